@@ -1,0 +1,187 @@
+import { and, eq, isNull, inArray, count } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { agents, apiKeys, owners, sessions } from "../db/schema";
+import { ApiError, conflict, notFound } from "../core/errors";
+import { now } from "../core/clock";
+import { newId, pbkdf2Hex, PBKDF2_ITERATIONS, randomBase62, sha256Hex, timingSafeEqualHex, toHex } from "../core/crypto";
+import { AGENT_KEY_PREFIX, SESSION_PREFIX } from "../core/auth";
+import type { AgentOut } from "./auth.schemas";
+
+const SESSION_TTL_MS = 30 * 86_400_000;
+const MAX_AGENTS_PER_OWNER = 100;
+const MAX_ACTIVE_KEYS_PER_AGENT = 10;
+export const KEY_DISPLAY_CHARS = 8;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A fresh agent key: shown once, stored only as its SHA-256. */
+export async function mintKey() {
+  const key = AGENT_KEY_PREFIX + randomBase62(32);
+  return { key, hash: await sha256Hex(key), prefix: key.slice(0, KEY_DISPLAY_CHARS) };
+}
+
+async function startSession(db: Db, ownerId: string) {
+  const token = SESSION_PREFIX + randomBase62(32);
+  const t = now();
+  await db.insert(sessions).values({ tokenHash: await sha256Hex(token), ownerId, createdAt: t, expiresAt: t + SESSION_TTL_MS });
+  return token;
+}
+
+export async function signup(db: Db, email: string, password: string) {
+  const salt = toHex(crypto.getRandomValues(new Uint8Array(16)));
+  const hash = await pbkdf2Hex(password, salt, PBKDF2_ITERATIONS);
+  const id = newId("own_");
+  const inserted = await db
+    .insert(owners)
+    .values({ id, email, passwordHash: hash, passwordSalt: salt, passwordIterations: PBKDF2_ITERATIONS, createdAt: now() })
+    .onConflictDoNothing({ target: owners.email })
+    .returning({ id: owners.id });
+  if (inserted.length === 0) throw conflict("An account with this email already exists");
+  return { token: await startSession(db, id), owner: { id, email, plan: "FREE" } };
+}
+
+// A fixed dummy hash keeps the timing of "no such email" close to "wrong password".
+const DUMMY_SALT = "00".repeat(16);
+
+export async function login(db: Db, email: string, password: string) {
+  const owner = await db.query.owners.findFirst({ where: eq(owners.email, email) });
+  const hash = await pbkdf2Hex(password, owner?.passwordSalt ?? DUMMY_SALT, owner?.passwordIterations ?? PBKDF2_ITERATIONS);
+  if (!owner || !timingSafeEqualHex(hash, owner.passwordHash)) {
+    throw new ApiError("UNAUTHENTICATED", "Email or password is wrong");
+  }
+  return { token: await startSession(db, owner.id), owner: { id: owner.id, email: owner.email, plan: owner.plan } };
+}
+
+export async function logout(db: Db, sessionHash: string) {
+  await db.update(sessions).set({ revokedAt: now() }).where(eq(sessions.tokenHash, sessionHash));
+}
+
+async function keysByAgent(db: Db, agentIds: string[]) {
+  const map = new Map<string, AgentOut["keys"]>();
+  if (agentIds.length === 0) return map;
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(inArray(apiKeys.agentId, agentIds))
+    .orderBy(apiKeys.createdAt);
+  for (const r of rows) {
+    const list = map.get(r.agentId) ?? [];
+    list.push({ prefix: r.prefix, createdAt: iso(r.createdAt)!, revokedAt: iso(r.revokedAt) });
+    map.set(r.agentId, list);
+  }
+  return map;
+}
+
+type AgentRow = typeof agents.$inferSelect;
+const agentOut = (a: AgentRow, keys: AgentOut["keys"]): AgentOut => ({
+  id: a.id,
+  handle: a.handle,
+  name: a.name,
+  reputation: a.reputation,
+  createdAt: iso(a.createdAt)!,
+  keys,
+});
+
+export async function listAgents(db: Db, ownerId: string, page: { limit: number; offset: number }) {
+  const where = and(eq(agents.ownerId, ownerId), isNull(agents.deletedAt));
+  const [rows, [total]] = await db.batch([
+    db.select().from(agents).where(where).orderBy(agents.createdAt).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(agents).where(where),
+  ]);
+  const keys = await keysByAgent(db, rows.map((r) => r.id));
+  return { items: rows.map((r) => agentOut(r, keys.get(r.id) ?? [])), total: total?.n ?? 0 };
+}
+
+/** The owner's live agent, or 404 (another owner's agent is indistinguishable from none). */
+async function ownAgent(db: Db, ownerId: string, agentId: string): Promise<AgentRow> {
+  const a = await db.query.agents.findFirst({
+    where: and(eq(agents.id, agentId), eq(agents.ownerId, ownerId), isNull(agents.deletedAt)),
+  });
+  if (!a) throw notFound("Agent");
+  return a;
+}
+
+export async function createAgent(db: Db, ownerId: string, handle: string, name: string | null) {
+  const [existing] = await db
+    .select({ n: count() })
+    .from(agents)
+    .where(and(eq(agents.ownerId, ownerId), isNull(agents.deletedAt)));
+  if ((existing?.n ?? 0) >= MAX_AGENTS_PER_OWNER) throw conflict(`An account can have at most ${MAX_AGENTS_PER_OWNER} agents`);
+  const id = newId("agt_");
+  const t = now();
+  const k = await mintKey();
+  const inserted = await db
+    .insert(agents)
+    .values({ id, ownerId, handle, name, createdAt: t })
+    .onConflictDoNothing({ target: agents.handle })
+    .returning();
+  const agent = inserted[0];
+  if (!agent) throw conflict(`The handle @${handle} is taken`, { field: "handle" });
+  await db.insert(apiKeys).values({ keyHash: k.hash, prefix: k.prefix, agentId: id, ownerId, createdAt: t });
+  return {
+    agent: { id, handle, name, createdAt: iso(t)! },
+    apiKey: k.key,
+  };
+}
+
+export async function renameAgent(db: Db, ownerId: string, agentId: string, name: string | null) {
+  await ownAgent(db, ownerId, agentId);
+  const [row] = await db.update(agents).set({ name }).where(eq(agents.id, agentId)).returning();
+  const keys = await keysByAgent(db, [agentId]);
+  return { agent: agentOut(row!, keys.get(agentId) ?? []) };
+}
+
+export async function deleteAgent(db: Db, ownerId: string, agentId: string) {
+  await ownAgent(db, ownerId, agentId);
+  const t = now();
+  await db.batch([
+    db.update(agents).set({ deletedAt: t }).where(eq(agents.id, agentId)),
+    db.update(apiKeys).set({ revokedAt: t }).where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt))),
+  ]);
+  return { id: agentId, deleted: true };
+}
+
+export async function createKey(db: Db, ownerId: string, agentId: string) {
+  await ownAgent(db, ownerId, agentId);
+  const [active] = await db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt)));
+  if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS_PER_AGENT) {
+    throw conflict(`An agent can have at most ${MAX_ACTIVE_KEYS_PER_AGENT} active keys; revoke one first`);
+  }
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const k = await mintKey();
+    const t = now();
+    const rows = await db
+      .insert(apiKeys)
+      .values({ keyHash: k.hash, prefix: k.prefix, agentId, ownerId, createdAt: t })
+      .onConflictDoNothing()
+      .returning({ prefix: apiKeys.prefix });
+    if (rows.length) return { key: { prefix: k.prefix, createdAt: iso(t)!, revokedAt: null }, apiKey: k.key };
+  }
+  throw new ApiError("INTERNAL", "Could not mint a unique key");
+}
+
+export async function revokeKey(db: Db, ownerId: string, agentId: string, prefix: string) {
+  await ownAgent(db, ownerId, agentId);
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: now() })
+    .where(and(eq(apiKeys.agentId, agentId), eq(apiKeys.prefix, prefix), isNull(apiKeys.revokedAt)))
+    .returning({ prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt });
+  const r = rows[0];
+  if (!r) throw notFound("Active key with this prefix");
+  return { key: { prefix: r.prefix, createdAt: iso(r.createdAt)!, revokedAt: iso(r.revokedAt) } };
+}
+
+export async function getSettings(db: Db, ownerId: string) {
+  const o = await db.query.owners.findFirst({ where: eq(owners.id, ownerId) });
+  if (!o) throw notFound("Account");
+  return { settings: { email: o.email, plan: o.plan, refreshSchedule: o.refreshSchedule as never } };
+}
+
+export async function updateSettings(db: Db, ownerId: string, refreshSchedule: string | undefined) {
+  if (refreshSchedule) await db.update(owners).set({ refreshSchedule }).where(eq(owners.id, ownerId));
+  return getSettings(db, ownerId);
+}

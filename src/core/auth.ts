@@ -1,0 +1,100 @@
+import type { Env } from "../env";
+import { ApiError } from "./errors";
+import { sha256Hex } from "./crypto";
+import { now } from "./clock";
+import type { Access } from "./operation";
+import type { AgentPrincipal, OwnerPrincipal, Principal } from "./principal";
+
+export const AGENT_KEY_PREFIX = "lore_";
+export const SESSION_PREFIX = "lore_s_";
+export const SESSION_COOKIE = "lore_session";
+
+type Credential = { kind: "agent" | "session"; token: string } | null;
+
+/** Reads the one credential a request carries: Bearer, x-service-key, or the session cookie. */
+export function readCredential(headers: Headers): Credential {
+  const auth = headers.get("authorization");
+  let token: string | undefined;
+  if (auth) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw new ApiError("UNAUTHENTICATED", "Authorization header must be 'Bearer <key>'");
+    token = m[1];
+  }
+  token ??= headers.get("x-service-key")?.trim() || undefined;
+  if (!token) {
+    const cookie = headers.get("cookie");
+    const m = cookie && new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(cookie);
+    if (m?.[1]) token = decodeURIComponent(m[1]);
+  }
+  if (!token) return null;
+  if (token.startsWith(SESSION_PREFIX)) return { kind: "session", token };
+  return { kind: "agent", token };
+}
+
+async function agentFromKey(env: Env, key: string): Promise<AgentPrincipal | null> {
+  if (!key.startsWith(AGENT_KEY_PREFIX) || key.length > 200) return null;
+  const hash = await sha256Hex(key);
+  const row = await env.DB.prepare(
+    `SELECT k.prefix, a.id AS agent_id, a.handle, o.id AS owner_id, o.plan, o.plan_period_end
+       FROM api_keys k JOIN agents a ON a.id = k.agent_id JOIN owners o ON o.id = a.owner_id
+      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND a.deleted_at IS NULL`,
+  )
+    .bind(hash)
+    .first<{ prefix: string; agent_id: string; handle: string; owner_id: string; plan: string; plan_period_end: number | null }>();
+  if (!row) return null;
+  return {
+    kind: "agent",
+    agentId: row.agent_id,
+    handle: row.handle,
+    ownerId: row.owner_id,
+    plan: row.plan,
+    planPeriodEnd: row.plan_period_end,
+    keyPrefix: row.prefix,
+  };
+}
+
+async function ownerFromSession(env: Env, token: string): Promise<OwnerPrincipal | null> {
+  const hash = await sha256Hex(token);
+  const row = await env.DB.prepare(
+    `SELECT o.id, o.email FROM sessions s JOIN owners o ON o.id = s.owner_id
+      WHERE s.token_hash = ? AND s.revoked_at IS NULL AND s.expires_at > ?`,
+  )
+    .bind(hash, now())
+    .first<{ id: string; email: string }>();
+  return row ? { kind: "owner", ownerId: row.id, email: row.email, sessionHash: hash } : null;
+}
+
+/**
+ * The one auth path, for REST routes and the MCP endpoint alike. Agent endpoints take agent keys
+ * (a session token is 401); dashboard endpoints take session tokens (an agent key is 403);
+ * public endpoints take anything and resolve it when present and valid.
+ */
+export async function authenticate(env: Env, headers: Headers, access: Access): Promise<Principal | null> {
+  const cred = readCredential(headers);
+  if (access === "public") {
+    if (!cred) return null;
+    return cred.kind === "agent" ? agentFromKey(env, cred.token) : ownerFromSession(env, cred.token);
+  }
+  if (!cred) {
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      access === "agent"
+        ? "An agent key is required: send 'Authorization: Bearer <key>' or 'x-service-key: <key>'"
+        : "A dashboard session is required: log in with POST /v1/auth/login",
+    );
+  }
+  if (access === "agent") {
+    if (cred.kind === "session") {
+      throw new ApiError("UNAUTHENTICATED", "Agent endpoints need an agent key, not a dashboard session token");
+    }
+    const agent = await agentFromKey(env, cred.token);
+    if (!agent) throw new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked");
+    return agent;
+  }
+  if (cred.kind === "agent") {
+    throw new ApiError("FORBIDDEN", "Dashboard endpoints need a session token; agent keys cannot manage accounts");
+  }
+  const owner = await ownerFromSession(env, cred.token);
+  if (!owner) throw new ApiError("UNAUTHENTICATED", "The session is unknown, expired or logged out");
+  return owner;
+}

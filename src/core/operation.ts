@@ -1,0 +1,119 @@
+import { z } from "zod";
+import type { Env } from "../env";
+import type { Db } from "../db/client";
+import type { AgentPrincipal, OwnerPrincipal } from "./principal";
+import type { Metric } from "../quota/plans";
+
+/**
+ * One operation, one definition. Everything about a contract operation lives here: its REST
+ * method and path, its input schemas, who may call it, the metric it counts against, and its
+ * handler. core/rest.ts, core/mcp-tools.ts and core/openapi.ts are adapters generated from it,
+ * so the REST route, the MCP tool and the OpenAPI entry can never disagree.
+ */
+export type Access = "public" | "agent" | "owner";
+export type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+type Caller<A extends Access> = A extends "agent"
+  ? AgentPrincipal
+  : A extends "owner"
+    ? OwnerPrincipal
+    : AgentPrincipal | OwnerPrincipal | null;
+
+export interface OpContext<A extends Access = Access> {
+  env: Env;
+  db: Db;
+  caller: Caller<A>;
+  requestId: string;
+  /** Scheme and host the request came to, for absolute URLs in responses. */
+  origin: string;
+  via: "rest" | "mcp";
+  /** Background work that must finish after the response (ctx.waitUntil). */
+  waitUntil(p: Promise<unknown>): void;
+}
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+type Out<S> = S extends z.ZodType ? z.output<S> : {};
+
+export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B>;
+
+export interface McpBinding<I, Args extends AnyObject | undefined> {
+  /** Tool name from the contract's `service_` table. */
+  tool: string;
+  description: string;
+  /** Read-only tools are annotated so clients may call them without confirmation. */
+  readOnly?: boolean;
+  /** Idempotent writes (same call twice has no extra effect). */
+  idempotent?: boolean;
+  /** Arguments when they differ from the REST input (the contract names some differently). */
+  args?: Args;
+  /** Maps the tool's arguments to the operation's input; may look things up (slug → id). */
+  toInput?: (args: Args extends AnyObject ? z.output<Args> : never, ctx: OpContext) => Promise<I> | I;
+  /** Free tools (service_usage) do not count against API_CALLS or the per-minute rate. */
+  free?: boolean;
+}
+
+export interface Operation<
+  A extends Access = Access,
+  P extends AnyObject | undefined = AnyObject | undefined,
+  Q extends AnyObject | undefined = AnyObject | undefined,
+  B extends AnyObject | undefined = AnyObject | undefined,
+  O = unknown,
+  Args extends AnyObject | undefined = AnyObject | undefined,
+> {
+  /** Stable id, `area.verb` (also the OpenAPI operationId). */
+  id: string;
+  summary: string;
+  description?: string;
+  /** OpenAPI tag: the area. */
+  tag: string;
+  method: Method;
+  /** Path under /v1, Hono syntax (`/threads/:slug`). */
+  path: string;
+  access: A;
+  /**
+   * The daily metric this action consumes when it succeeds, beyond API_CALLS (which every
+   * admitted agent request consumes). Required so that counting can never be forgotten:
+   * write `null` for actions that only count as API calls.
+   */
+  metric: Metric | null;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Response schema: the OpenAPI response and the MCP tool's outputSchema. */
+  output: z.ZodType<O>;
+  status?: 200 | 201 | 202;
+  /** Response media type when it is not JSON (the handler then returns the body as a string). */
+  contentType?: string;
+  /** Third-party text (posts, messages, kb entries, release notes) is present in the result. */
+  untrusted?: boolean;
+  /** Bypasses per-minute and API_CALLS accounting (only GET /usage/today). */
+  uncounted?: boolean;
+  handler: (ctx: OpContext<A>, input: OpInput<P, Q, B>) => Promise<O>;
+  mcp?: McpBinding<OpInput<P, Q, B>, Args>;
+}
+
+// The loose form every adapter consumes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = Operation<Access, any, any, any, any, any>;
+
+/** Identity function that gives `handler` and `mcp.toInput` their inferred types. */
+export function defineOperation<
+  A extends Access,
+  O,
+  P extends AnyObject | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  B extends AnyObject | undefined = undefined,
+  Args extends AnyObject | undefined = undefined,
+>(op: Operation<A, P, Q, B, O, Args>): Operation<A, P, Q, B, O, Args> {
+  return op;
+}
+
+/** The MCP argument schema: the custom one, or path + query + body merged into one object. */
+export function mcpArgsSchema(op: AnyOperation): AnyObject {
+  if (op.mcp?.args) return op.mcp.args;
+  return z.object({
+    ...(op.params?.shape ?? {}),
+    ...(op.query?.shape ?? {}),
+    ...(op.body?.shape ?? {}),
+  });
+}

@@ -1,0 +1,108 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { zValidator } from "@hono/zod-validator";
+import type { z } from "zod";
+import type { AppEnv } from "./context";
+import type { AnyOperation, OpContext } from "./operation";
+import { authenticate } from "./auth";
+import { ApiError, validationError } from "./errors";
+import { admit, refund, rateLimitHeaders } from "../quota/quota.client";
+import { makeDb } from "../db/client";
+import type { AgentPrincipal } from "./principal";
+
+/** Resolves the caller the operation's access level asks for (the one auth path). */
+const authFor =
+  (op: AnyOperation): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access));
+    await next();
+  };
+
+/**
+ * Quota for agent requests: per-minute → API_CALLS → the action's own metric, all in one call to
+ * the account's AccountQuota object. The own metric is reserved up front (so parallel requests
+ * cannot overshoot) and given back when validation or the action fails.
+ */
+const quotaFor =
+  (op: AnyOperation): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const caller = c.get("caller");
+    if (op.access !== "agent" || caller?.kind !== "agent") return next();
+    const admission = await admit(c.env, caller, op.metric, !op.uncounted);
+    c.set("admission", admission);
+    await next();
+    if (c.error || c.res.status >= 400) {
+      c.executionCtx.waitUntil(refund(c.env, caller, admission, op.metric).catch(() => {}));
+    } else if (!op.uncounted) {
+      for (const [k, v] of Object.entries(rateLimitHeaders(admission.window))) c.header(k, v);
+    }
+  };
+
+const validate = (target: "param" | "query", schema: z.ZodType): MiddlewareHandler<AppEnv> =>
+  zValidator(target, schema, (result) => {
+    if (!result.success) throw validationError(result.error.issues, target);
+  }) as unknown as MiddlewareHandler<AppEnv>;
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * JSON bodies. Unlike hono's json validator this does not ignore a body sent without
+ * `Content-Type: application/json` (a common agent mistake): any body is parsed as JSON,
+ * malformed JSON is a 400, and an oversized body a 413, never a 500.
+ */
+const validateBody =
+  (schema: z.ZodType): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const declared = Number(c.req.header("content-length") ?? "0");
+    if (declared > MAX_BODY_BYTES) throw tooLarge();
+    const text = await c.req.text();
+    if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) throw tooLarge();
+    let value: unknown = {};
+    if (text.trim() !== "") {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new ApiError("VALIDATION_FAILED", "Malformed JSON in request body", {
+          issues: [{ path: "body", message: "not valid JSON" }],
+        });
+      }
+    }
+    const result = await schema.safeParseAsync(value);
+    if (!result.success) throw validationError(result.error.issues, "body");
+    c.req.addValidatedData("json", result.data as object);
+    await next();
+  };
+
+const tooLarge = () =>
+  new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
+
+export function opContext(c: import("./context").AppContext, caller: OpContext["caller"]): OpContext {
+  return {
+    env: c.env,
+    db: makeDb(c.env.DB),
+    caller,
+    requestId: c.get("requestId"),
+    origin: new URL(c.req.url).origin,
+    via: "rest",
+    waitUntil: (p) => c.executionCtx.waitUntil(p),
+  };
+}
+
+/** Mounts each operation as a REST route: auth → quota → validation → handler. */
+export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[]): void {
+  for (const op of ops) {
+    const chain: MiddlewareHandler<AppEnv>[] = [authFor(op), quotaFor(op)];
+    if (op.params) chain.push(validate("param", op.params));
+    if (op.query) chain.push(validate("query", op.query));
+    if (op.body) chain.push(validateBody(op.body));
+    app.on(op.method, [op.path], ...chain, async (c) => {
+      const input = {
+        ...(op.params ? (c.req.valid as (t: string) => object)("param") : {}),
+        ...(op.query ? (c.req.valid as (t: string) => object)("query") : {}),
+        ...(op.body ? (c.req.valid as (t: string) => object)("json") : {}),
+      };
+      const result = await op.handler(opContext(c, c.get("caller") as AgentPrincipal), input);
+      if (op.contentType) return c.body(result as string, op.status ?? 200, { "content-type": op.contentType });
+      return c.json(result as object, op.status ?? 200);
+    });
+  }
+}

@@ -1,0 +1,3 @@
+// Every area's tables, re-exported for drizzle-kit (which reads this file) and for the app.
+export * from "./identity";
+export * from "./chat";

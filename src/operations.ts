@@ -1,0 +1,11 @@
+import type { AnyOperation } from "./core/operation";
+import { authOperations } from "./auth/auth.ops";
+import { quotaOperations } from "./quota/quota.ops";
+import { setupOperations } from "./setup/setup.ops";
+
+/** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
+export const OPERATIONS: readonly AnyOperation[] = [
+  ...authOperations,
+  ...quotaOperations,
+  ...setupOperations,
+];

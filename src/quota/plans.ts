@@ -1,0 +1,104 @@
+/** The contract's plan table, exactly. `null` means unlimited. */
+export const METRICS = [
+  "QUESTIONS",
+  "POSTS",
+  "VOTES",
+  "CHAT_MESSAGES",
+  "FRESHNESS_CALLS",
+  "SKILL_INSTALLS",
+  "API_CALLS",
+] as const;
+export type Metric = (typeof METRICS)[number];
+
+export const METRIC_LABELS: Record<Metric, string> = {
+  QUESTIONS: "Questions",
+  POSTS: "Posts (answers, comments, replies)",
+  VOTES: "Votes",
+  CHAT_MESSAGES: "Chat messages",
+  FRESHNESS_CALLS: "Freshness / sync / advise calls",
+  SKILL_INSTALLS: "Skill installs",
+  API_CALLS: "API and MCP tool calls",
+};
+
+export const PLAN_IDS = ["FREE", "STARTER", "PRO", "EXPERT"] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+export interface Plan {
+  id: PlanId;
+  name: string;
+  priceUsdPerMonth: number;
+  perMinute: number;
+  daily: Record<Metric, number | null>;
+}
+
+export const PLANS: Record<PlanId, Plan> = {
+  FREE: {
+    id: "FREE",
+    name: "Free",
+    priceUsdPerMonth: 0,
+    perMinute: 20,
+    daily: {
+      QUESTIONS: 3,
+      POSTS: 15,
+      VOTES: 30,
+      CHAT_MESSAGES: 30,
+      FRESHNESS_CALLS: 50,
+      SKILL_INSTALLS: 20,
+      API_CALLS: 300,
+    },
+  },
+  STARTER: {
+    id: "STARTER",
+    name: "Starter",
+    priceUsdPerMonth: 10,
+    perMinute: 60,
+    daily: {
+      QUESTIONS: 10,
+      POSTS: 60,
+      VOTES: 100,
+      CHAT_MESSAGES: 150,
+      FRESHNESS_CALLS: 300,
+      SKILL_INSTALLS: 60,
+      API_CALLS: 3_000,
+    },
+  },
+  PRO: {
+    id: "PRO",
+    name: "Pro",
+    priceUsdPerMonth: 30,
+    perMinute: 150,
+    daily: {
+      QUESTIONS: 40,
+      POSTS: 300,
+      VOTES: 400,
+      CHAT_MESSAGES: 600,
+      FRESHNESS_CALLS: 2_000,
+      SKILL_INSTALLS: 250,
+      API_CALLS: 15_000,
+    },
+  },
+  EXPERT: {
+    id: "EXPERT",
+    name: "Expert",
+    priceUsdPerMonth: 50,
+    perMinute: 300,
+    daily: {
+      QUESTIONS: 150,
+      POSTS: 1_500,
+      VOTES: 2_000,
+      CHAT_MESSAGES: 3_000,
+      FRESHNESS_CALLS: null,
+      SKILL_INSTALLS: null,
+      API_CALLS: 100_000,
+    },
+  },
+};
+
+export const GRACE_MS = 3 * 86_400_000;
+
+/** The plan whose limits apply now: a paid plan holds until 3 days after its period ends. */
+export function effectivePlan(plan: string, periodEnd: number | null, at: number): PlanId {
+  if (plan === "FREE" || !(PLAN_IDS as readonly string[]).includes(plan)) return "FREE";
+  if (periodEnd !== null && at >= periodEnd + GRACE_MS) return "FREE";
+  return plan as PlanId;
+}

@@ -1,0 +1,88 @@
+import { exports } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { expect } from "vitest";
+
+export const BASE = "http://localhost";
+
+/** A request through the real Worker's fetch (real local D1, R2 and Durable Objects). */
+export async function call(
+  method: string,
+  path: string,
+  opts: { body?: unknown; key?: string; token?: string; headers?: Record<string, string>; raw?: string } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined = opts.raw;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await (exports as any).default.fetch(new Request(BASE + path, { method, headers, body }));
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+let seq = 0;
+const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export interface TestOwner {
+  token: string;
+  ownerId: string;
+  email: string;
+}
+export interface TestAgent {
+  id: string;
+  handle: string;
+  key: string;
+  owner: TestOwner;
+}
+
+export async function signup(email = `owner-${unique()}@example.com`): Promise<TestOwner> {
+  const r = await call("POST", "/v1/auth/signup", { body: { email, password: "correct horse battery" } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return { token: r.body.token, ownerId: r.body.owner.id, email };
+}
+
+export async function newAgent(owner?: TestOwner, handle = `a${unique()}`.slice(0, 30)): Promise<TestAgent> {
+  const o = owner ?? (await signup());
+  const r = await call("POST", "/v1/agents", { token: o.token, body: { handle } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return { id: r.body.agent.id, handle: r.body.agent.handle, key: r.body.apiKey, owner: o };
+}
+
+/** Expects the contract's error shape with this status and code; returns the body. */
+export function expectError(r: { status: number; body: any; headers: Headers }, status: number, code: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(r.body).toMatchObject({ error: { code, message: expect.any(String) } });
+  expect(Object.keys(r.body)).toEqual(["error"]);
+  expect(r.headers.get("x-request-id")).toBeTruthy();
+  return r.body;
+}
+
+/** A real MCP SDK v1 client (what most harnesses speak) connected through the Worker's fetch. */
+export async function mcpClient(key: string, header: "bearer" | "x-service-key" = "bearer") {
+  const client = new Client({ name: "lore-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/v1/mcp`), {
+    requestInit: {
+      headers: header === "bearer" ? { authorization: `Bearer ${key}` } : { "x-service-key": key },
+    },
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
+      (exports as any).default.fetch(new Request(input as any, init))) as typeof fetch,
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** The JSON payload of a tool result (the structured content). */
+export function toolJson(result: any) {
+  if (result.isError) return { error: JSON.parse(result.content[0].text).error };
+  return result.structuredContent;
+}
