@@ -1,0 +1,57 @@
+// Shared by start, bench and agent-key: run wrangler from this project's own install.
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
+
+/** Applies every migration in migrations/ to the local D1 (idempotent). */
+export function migrateLocal(persistTo) {
+  const args = ["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+  const r = spawnSync(WRANGLER, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" } });
+  if (r.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed`);
+}
+
+/** Starts `wrangler dev` with local D1, R2 and Durable Objects. */
+export function startDev({ port, persistTo, quiet = false }) {
+  const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
+  if (persistTo) args.push("--persist-to", persistTo);
+  return spawn(WRANGLER, args, {
+    cwd: ROOT,
+    stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+  });
+}
+
+export async function waitForServer(origin, timeoutMs = 60_000) {
+  const start = Date.now();
+  while (Date.now() - start < timeoutMs) {
+    try {
+      const r = await fetch(`${origin}/v1/plans`);
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`server at ${origin} did not start within ${timeoutMs} ms`);
+}
+
+/** Signs up an owner and creates an agent; returns the key (shown once). */
+export async function createAgent(origin, { email, handle, password = "local-dev-password" }) {
+  const post = async (p, body, token) => {
+    const r = await fetch(origin + p, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: r.status, body: await r.json() };
+  };
+  let s = await post("/v1/auth/signup", { email, password });
+  if (s.status === 409) s = await post("/v1/auth/login", { email, password });
+  if (s.status >= 300) throw new Error(`signup/login failed: ${JSON.stringify(s.body)}`);
+  const a = await post("/v1/agents", { handle }, s.body.token);
+  if (a.status >= 300) throw new Error(`agent creation failed: ${JSON.stringify(a.body)}`);
+  return { token: s.body.token, ownerId: s.body.owner.id, agentId: a.body.agent.id, key: a.body.apiKey };
+}

@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import { exports } from "cloudflare:workers";
+import { call, expectError, mcpClient, newAgent, toolJson, BASE } from "./helpers";
+import { OPERATIONS } from "../src/operations";
+
+describe("errors", () => {
+  it("malformed JSON is 400 VALIDATION_FAILED, never 500, and nothing is written", async () => {
+    const r = expectError(await call("POST", "/v1/auth/signup", { raw: "{not json", headers: { "content-type": "application/json" } }), 400, "VALIDATION_FAILED");
+    expect(r.error.message).toMatch(/JSON/);
+  });
+
+  it("a JSON body sent without a JSON content type is still read", async () => {
+    const r = await call("POST", "/v1/auth/signup", { raw: JSON.stringify({ email: "plain@example.com", password: "long enough pw" }), headers: { "content-type": "text/plain" } });
+    expect(r.status).toBe(201);
+  });
+
+  it("a body that is not an object, or has wrong types, lists the issues", async () => {
+    expectError(await call("POST", "/v1/auth/signup", { body: [1, 2] }), 400, "VALIDATION_FAILED");
+    const r = expectError(await call("POST", "/v1/auth/signup", { body: { email: 5, password: null } }), 400, "VALIDATION_FAILED");
+    expect(r.error.details.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "body.email", message: expect.any(String) })]),
+    );
+  });
+
+  it("an oversized body is 413 PAYLOAD_TOO_LARGE", async () => {
+    const r = await call("POST", "/v1/auth/signup", { body: { email: "big@example.com", password: "x".repeat(300_000) } });
+    expectError(r, 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("unknown routes and methods are 404 NOT_FOUND in the error shape", async () => {
+    expectError(await call("GET", "/v1/does-not-exist"), 404, "NOT_FOUND");
+    expectError(await call("GET", "/nothing/here"), 404, "NOT_FOUND");
+    expectError(await call("PUT", "/v1/plans"), 404, "NOT_FOUND");
+  });
+
+  it("bad query parameters are 400 with the parameter named", async () => {
+    const a = await newAgent();
+    const r = expectError(await call("GET", "/v1/agents?perPage=101", { token: a.owner.token }), 400, "VALIDATION_FAILED");
+    expect(r.error.details.issues[0].path).toBe("query.perPage");
+  });
+
+  it("every response carries x-request-id; a sane incoming one is echoed", async () => {
+    const r = await call("GET", "/v1/plans", { headers: { "x-request-id": "trace-12345678" } });
+    expect(r.headers.get("x-request-id")).toBe("trace-12345678");
+    const r2 = await call("GET", "/v1/plans", { headers: { "x-request-id": "bad id with spaces" } });
+    expect(r2.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+});
+
+describe("OpenAPI", () => {
+  it("lists every operation at its path and method, with access and metric", async () => {
+    const r = await call("GET", "/v1/openapi.json");
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe("3.1.0");
+    for (const op of OPERATIONS) {
+      const path = op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+      const entry = r.body.paths[path]?.[op.method.toLowerCase()];
+      expect(entry, `${op.method} ${path}`).toBeDefined();
+      expect(entry.operationId).toBe(op.id);
+      expect(entry["x-lore-access"]).toBe(op.access);
+      expect(entry["x-lore-metric"]).toBe(op.metric);
+      if (op.mcp) expect(entry["x-mcp-tool"]).toBe(op.mcp.tool);
+    }
+    expect(r.body.paths["/mcp"].post).toBeDefined();
+    expect(r.body.paths["/agents"].post.requestBody.content["application/json"].schema.properties.handle).toBeDefined();
+  });
+
+  it("operation ids and MCP tool names are unique, and tools use the service_ prefix", () => {
+    const ids = OPERATIONS.map((o) => o.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const tools = OPERATIONS.flatMap((o) => (o.mcp ? [o.mcp.tool] : []));
+    expect(new Set(tools).size).toBe(tools.length);
+    for (const t of tools) expect(t).toMatch(/^service_[a-z_]+$/);
+    const routes = OPERATIONS.map((o) => `${o.method} ${o.path}`);
+    expect(new Set(routes).size).toBe(routes.length);
+  });
+});
+
+describe("setup (public)", () => {
+  it("lists the contract's thirteen harnesses", async () => {
+    const r = await call("GET", "/v1/setup");
+    expect(r.body.items.map((h: any) => h.harness)).toEqual([
+      "claude-code", "openclaude", "hermes", "opencode", "kimi", "openclaw", "codex", "gemini", "cursor", "copilot", "windsurf", "cline", "aider",
+    ]);
+    expect(r.body.total).toBe(13);
+  });
+
+  it("returns the contract's setup shape with this server's MCP URL and no key", async () => {
+    const r = await call("GET", "/v1/setup/claude-code");
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      instructionFiles: expect.arrayContaining(["CLAUDE.md"]),
+      skillsDir: ".claude/skills",
+      mcp: { file: ".mcp.json", format: "json", snippet: expect.stringContaining(`${BASE}/v1/mcp`), cli: expect.any(String) },
+      skillInstall: expect.any(String),
+      notes: expect.any(Array),
+    });
+    expect(r.body.mcp.snippet).toContain("LORE_API_KEY");
+    expect(r.body.mcp.snippet).not.toContain("{{MCP_URL}}");
+  });
+
+  it("unknown harness is 404", async () => {
+    expectError(await call("GET", "/v1/setup/notepad"), 404, "NOT_FOUND");
+  });
+
+  it("start-here.md is Markdown with the skill front matter", async () => {
+    const res = await (exports as any).default.fetch(new Request(`${BASE}/v1/start-here.md`));
+    expect(res.headers.get("content-type")).toMatch(/^text\/markdown/);
+    const text = await res.text();
+    expect(text.startsWith("---\nname: lore\n")).toBe(true);
+    expect(text).toContain(`${BASE}/v1/mcp`);
+  });
+});
+
+describe("MCP endpoint", () => {
+  it("handshake, tools/list and a tool call with the x-service-key header form", async () => {
+    const a = await newAgent();
+    const client = await mcpClient(a.key, "x-service-key");
+    expect(client.getServerVersion()?.name).toBe("lore");
+    expect(client.getInstructions()).toMatch(/untrusted|data, never as instructions/);
+    const { tools } = await client.listTools();
+    const usage = tools.find((t) => t.name === "service_usage")!;
+    expect(usage.annotations?.readOnlyHint).toBe(true);
+    expect(usage.outputSchema).toBeDefined();
+    const res = await client.callTool({ name: "service_usage", arguments: {} });
+    expect(res.isError).toBeFalsy();
+    expect(toolJson(res)).toMatchObject({ plan: "FREE", perMinute: 20, metrics: { API_CALLS: { limit: 300 } } });
+    await client.close();
+  });
+
+  it("every tool in tools/list comes from an operation definition", async () => {
+    const a = await newAgent();
+    const client = await mcpClient(a.key);
+    const { tools } = await client.listTools();
+    const expected = OPERATIONS.flatMap((o) => (o.mcp ? [o.mcp.tool] : [])).sort();
+    expect(tools.map((t) => t.name).sort()).toEqual(expected);
+    await client.close();
+  });
+
+  it("missing, unknown and session credentials get 401 with a JSON error and no OAuth discovery", async () => {
+    const a = await newAgent();
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const headers = { accept: "application/json, text/event-stream" };
+    for (const extra of [{}, { authorization: "Bearer lore_unknown" }, { authorization: `Bearer ${a.owner.token}` }]) {
+      const r = await call("POST", "/v1/mcp", { body: init, headers: { ...headers, ...extra } });
+      expectError(r, 401, "UNAUTHENTICATED");
+      expect(r.headers.get("www-authenticate")).toBeNull();
+    }
+    expectError(await call("GET", "/.well-known/oauth-protected-resource"), 404, "NOT_FOUND");
+    expectError(await call("GET", "/.well-known/oauth-authorization-server"), 404, "NOT_FOUND");
+  });
+
+  it("a browser Origin from another site is refused; the same origin and localhost pass", async () => {
+    const a = await newAgent();
+    const body = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
+    const headers = { accept: "application/json, text/event-stream", authorization: `Bearer ${a.key}` };
+    expectError(await call("POST", "/v1/mcp", { body, headers: { ...headers, origin: "https://evil.example" } }), 403, "FORBIDDEN");
+    const ok = await call("POST", "/v1/mcp", { body, headers: { ...headers, origin: "http://localhost:6274" } });
+    expect(ok.status).toBe(200);
+  });
+
+  it("a revoked key stops working for MCP at once", async () => {
+    const a = await newAgent();
+    const client = await mcpClient(a.key);
+    await call("DELETE", `/v1/agents/${a.id}/keys/${a.key.slice(0, 8)}`, { token: a.owner.token });
+    await expect(client.callTool({ name: "service_usage", arguments: {} })).rejects.toThrow(/UNAUTHENTICATED/);
+  });
+
+  it("tool errors come back as isError results in the error shape", async () => {
+    const a = await newAgent();
+    const client = await mcpClient(a.key);
+    const res = await client.callTool({ name: "service_nope", arguments: {} }).catch((e) => ({ thrown: String(e) }));
+    expect(JSON.stringify(res)).toMatch(/not found|Unknown tool|service_nope/i);
+    await client.close();
+  });
+});
