@@ -1,11 +1,15 @@
 import type { AnyOperation } from "./core/operation";
 import { authOperations } from "./auth/auth.ops";
 import { quotaOperations } from "./quota/quota.ops";
+import { billingOperations } from "./billing/billing.ops";
 import { setupOperations } from "./setup/setup.ops";
+import { chatOperations } from "./chat/chat.ops";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
   ...authOperations,
   ...quotaOperations,
+  ...billingOperations,
   ...setupOperations,
+  ...chatOperations,
 ];

@@ -31,12 +31,28 @@ async function toOperationInput(op: AnyOperation, args: Record<string, unknown>,
   };
 }
 
+/**
+ * The caller's quota after this call, for the metric the tool used (its own metric, else
+ * API_CALLS), plus every metric the call touched and the per-minute window.
+ */
 function quotaMeta(op: AnyOperation, admission: Admission | null) {
   if (!admission) return undefined;
-  const remaining = Object.fromEntries(
-    Object.entries(admission.metrics).map(([m, s]) => [m, { used: s.used, limit: s.limit, remaining: s.limit === null ? null : Math.max(0, s.limit - s.used) }]),
-  );
-  return { plan: admission.plan, metric: op.metric ?? "API_CALLS", metrics: remaining, perMinuteRemaining: admission.window.remaining };
+  const state = (s: { used: number; limit: number | null }) => ({
+    used: s.used,
+    limit: s.limit,
+    remaining: s.limit === null ? null : Math.max(0, s.limit - s.used),
+  });
+  const metric = op.metric ?? "API_CALLS";
+  const own = admission.metrics[metric] ?? admission.metrics.API_CALLS;
+  return {
+    plan: admission.plan,
+    metric,
+    ...(own ? state(own) : {}),
+    resetsAt: admission.resetsAt,
+    free: !!(op.mcp?.free || op.uncounted),
+    metrics: Object.fromEntries(Object.entries(admission.metrics).map(([m, s]) => [m, state(s)])),
+    perMinute: admission.window,
+  };
 }
 
 function errorResult(err: ApiError) {
@@ -65,7 +81,8 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
       _meta: { ...(quota ? { "lore/quota": quota } : {}), ...(op.untrusted ? { "lore/untrusted": true } : {}) },
     };
   } catch (err) {
-    if (admission) ctx.waitUntil(refund(ctx.env, caller, admission, op.metric).catch(() => {}));
+    // Awaited so the reservation is back before the client sees the failure.
+    if (admission) await refund(ctx.env, caller, admission, op.metric).catch(() => {});
     if (err instanceof ApiError) return errorResult(err);
     console.error(JSON.stringify({ level: "error", requestId: ctx.requestId, tool: op.mcp?.tool, error: String(err) }));
     return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }));

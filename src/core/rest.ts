@@ -5,7 +5,7 @@ import type { AppEnv } from "./context";
 import type { AnyOperation, OpContext } from "./operation";
 import { authenticate } from "./auth";
 import { ApiError, validationError } from "./errors";
-import { admit, refund, rateLimitHeaders } from "../quota/quota.client";
+import { admit, refund, admissionHeaders } from "../quota/quota.client";
 import { makeDb } from "../db/client";
 import type { AgentPrincipal } from "./principal";
 
@@ -30,11 +30,10 @@ const quotaFor =
     const admission = await admit(c.env, caller, op.metric, !op.uncounted);
     c.set("admission", admission);
     await next();
-    if (c.error || c.res.status >= 400) {
-      c.executionCtx.waitUntil(refund(c.env, caller, admission, op.metric).catch(() => {}));
-    } else if (!op.uncounted) {
-      for (const [k, v] of Object.entries(rateLimitHeaders(admission.window))) c.header(k, v);
-    }
+    // Awaited, not waitUntil: a client retrying at once after a 400 must find its quota back.
+    if (c.error || c.res.status >= 400) await refund(c.env, caller, admission, op.metric).catch(() => {});
+    // A failed request still used a per-minute slot and an API call, so it reports them too.
+    if (!op.uncounted) for (const [k, v] of Object.entries(admissionHeaders(admission))) c.header(k, v);
   };
 
 const validate = (target: "param" | "query", schema: z.ZodType): MiddlewareHandler<AppEnv> =>

@@ -2,8 +2,10 @@ import type { Env } from "../env";
 import { ApiError } from "../core/errors";
 import { now } from "../core/clock";
 import type { AgentPrincipal } from "../core/principal";
-import { effectivePlan, type Metric } from "./plans";
-import type { AdmitResult } from "./quota.schemas";
+import { makeDb } from "../db/client";
+import { settle } from "../billing/billing.service";
+import { effectivePlan, type Metric, type PlanId } from "./plans";
+import type { AdmitResult, MetricState, RateWindow } from "./quota.schemas";
 
 /** The typed way into an account's AccountQuota object; routes never build stubs themselves. */
 export function quotaStub(env: Env, ownerId: string) {
@@ -12,47 +14,70 @@ export function quotaStub(env: Env, ownerId: string) {
 
 export type Admission = AdmitResult & { ok: true };
 
+/**
+ * The plan whose limits apply to the caller now. The principal carries the stored plan and period
+ * end; only once that period has ended is the subscription settled (renewed if ACTIVE, retired
+ * after the grace if not), so the usual request costs no extra query.
+ */
+export async function planFor(env: Env, caller: AgentPrincipal): Promise<PlanId> {
+  const at = now();
+  if (caller.plan !== "FREE" && caller.planPeriodEnd !== null && at >= caller.planPeriodEnd) {
+    const sub = await settle(makeDb(env.DB), caller.ownerId, at);
+    return effectivePlan(sub.plan, sub.periodEnd, at);
+  }
+  return effectivePlan(caller.plan, caller.planPeriodEnd, at);
+}
+
 /** Admits one request or throws the contract's 429. */
-export async function admit(
-  env: Env,
-  caller: AgentPrincipal,
-  metric: Metric | null,
-  counted: boolean,
-): Promise<Admission> {
-  const plan = effectivePlan(caller.plan, caller.planPeriodEnd, now());
+export async function admit(env: Env, caller: AgentPrincipal, metric: Metric | null, counted: boolean): Promise<Admission> {
+  const plan = await planFor(env, caller);
   const result = await quotaStub(env, caller.ownerId).admit({ plan, metric, counted });
   if (!result.ok) throw rateLimited(result);
   return result;
 }
 
-/** Gives back the action metric reserved by `admit` when the action did not succeed. */
+/**
+ * Gives back the action metric reserved by `admit` when the action did not succeed. Awaited by the
+ * adapters before they answer, so a client that retries at once after a 400 finds its quota back.
+ */
 export async function refund(env: Env, caller: AgentPrincipal, admission: Admission, metric: Metric | null) {
   if (!metric || metric === "API_CALLS") return;
   await quotaStub(env, caller.ownerId).refund(admission.day, metric);
 }
 
 function rateLimited(r: AdmitResult & { ok: false }): ApiError {
-  const what = r.metric === "PER_MINUTE" ? `${r.limit} requests per minute` : `${r.limit} ${r.metric} per day`;
-  const when =
+  const message =
     r.metric === "PER_MINUTE"
-      ? `retry in ${r.retryAfterSeconds} s`
-      : `the daily quota resets at ${r.resetsAt}`;
+      ? `Rate limit reached: PER_MINUTE limit of ${r.limit} requests per rolling minute on plan ${r.plan}. ` +
+        `Retry after ${r.retryAfterSeconds} s; daily quotas reset at ${r.resetsAt}. Do not retry in a loop.`
+      : `Daily quota reached: ${r.metric} limit of ${r.limit} per day on plan ${r.plan}. It resets at ${r.resetsAt} ` +
+        `(00:00 UTC, in ${r.retryAfterSeconds} s); stop this kind of action until then. Other actions keep working` +
+        (r.metric === "API_CALLS" ? " only for GET /v1/usage/today." : ".");
   return new ApiError(
     "RATE_LIMITED",
-    `Rate limit reached: ${r.metric} (${what}) on plan ${r.plan}; ${when}. Stop this kind of action until then; do not retry in a loop.`,
+    message,
     { metric: r.metric, limit: r.limit, plan: r.plan, resetsAt: r.resetsAt, retryAfterSeconds: r.retryAfterSeconds },
     {
       "Retry-After": String(r.retryAfterSeconds),
       "Cache-Control": "no-store",
-      ...rateLimitHeaders(r.window),
+      ...rateLimitHeaders(r.window, r.metrics.API_CALLS, r.resetsAt),
     },
   );
 }
 
-/** IETF draft-ietf-httpapi-ratelimit-headers (structured field form) for the per-minute window. */
-export function rateLimitHeaders(w: { limit: number; remaining: number; resetSeconds: number }) {
-  return {
-    "RateLimit-Policy": `"minute";q=${w.limit};w=60`,
-    RateLimit: `"minute";r=${w.remaining};t=${w.resetSeconds}`,
-  };
+/**
+ * IETF draft-ietf-httpapi-ratelimit-headers (structured-field form): the rolling per-minute window
+ * and, when it is limited, the daily API_CALLS quota (`t` = seconds until 00:00 UTC).
+ */
+export function rateLimitHeaders(w: RateWindow, api?: MetricState, resetsAt?: string) {
+  const policy = [`"minute";q=${w.limit};w=60`];
+  const state = [`"minute";r=${w.remaining};t=${w.resetSeconds}`];
+  if (api && api.limit !== null && resetsAt) {
+    const t = Math.max(0, Math.ceil((Date.parse(resetsAt) - now()) / 1000));
+    policy.push(`"day";q=${api.limit};w=86400`);
+    state.push(`"day";r=${Math.max(0, api.limit - api.used)};t=${t}`);
+  }
+  return { "RateLimit-Policy": policy.join(", "), RateLimit: state.join(", ") };
 }
+
+export const admissionHeaders = (a: Admission) => rateLimitHeaders(a.window, a.metrics.API_CALLS, a.resetsAt);

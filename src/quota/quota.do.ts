@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { now, nextUtcMidnight, utcDay, DAY_MS } from "../core/clock";
-import { METRICS, PLANS, type Metric, type PlanId } from "./plans";
-import type { AdmitRequest, AdmitResult, HistoryDay, RateWindow, UsageSnapshot } from "./quota.schemas";
+import { METRICS, PLANS, PLAN_IDS, type Metric, type PlanId } from "./plans";
+import type { AdmitRequest, AdmitResult, HistoryDay, MetricState, RateWindow, UsageSnapshot } from "./quota.schemas";
 
-const WINDOW_MS = 60_000;
+export const WINDOW_MS = 60_000;
+/** Longest history kept; GET /usage/history reads at most 90 days. */
 const HISTORY_DAYS = 400;
 
 /**
@@ -11,8 +12,12 @@ const HISTORY_DAYS = 400;
  * storage transaction with no outside I/O in between, and a Durable Object runs one such call at a
  * time, so parallel requests can never admit more than a limit.
  *
- * Storage: `counters(day, metric, used)` per UTC day (the history comes from the same rows) and
- * `admitted(ts)`, the timestamps of requests admitted in the last 60 seconds (the rolling window).
+ * Storage:
+ * - `counters(day, metric, used)`: per UTC day; today's rows are the quota, older rows the history.
+ * - `days(day, plan)`: the plan whose limits applied that day (for the history).
+ * - `admitted(ts)`: timestamps of requests admitted in the last 60 s (the rolling window). A
+ *   rolling log, not a fixed or approximated window: it is the only form that guarantees no
+ *   60-second span ever holds more than perMinute admissions, and it is at most perMinute rows.
  */
 export class AccountQuota extends DurableObject {
   private readonly sql: SqlStorage;
@@ -22,55 +27,64 @@ export class AccountQuota extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (
       day TEXT NOT NULL, metric TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (day, metric))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS days (day TEXT PRIMARY KEY, plan TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS admitted (id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL)`);
   }
 
+  /**
+   * Checks per-minute → API_CALLS → the action's own metric and, only when all pass, consumes
+   * them: a refused request consumes nothing. The own metric is a reservation that `refund`
+   * returns when the action fails.
+   */
   admit(req: AdmitRequest): AdmitResult {
-    return this.ctx.storage.transactionSync(() => {
+    return this.ctx.storage.transactionSync((): AdmitResult => {
       const t = now();
       const day = utcDay(t);
       const plan = PLANS[req.plan];
-      this.sql.exec("DELETE FROM admitted WHERE ts <= ?", t - WINDOW_MS);
+      const resetsAt = new Date(nextUtcMidnight(t)).toISOString();
+      this.expire(t);
+      const api = (): MetricState => ({ used: this.used(day, "API_CALLS"), limit: plan.daily.API_CALLS });
+      const untilMidnight = Math.max(1, Math.ceil((nextUtcMidnight(t) - t) / 1000));
       const refuse = (metric: Metric | "PER_MINUTE", limit: number, retryAfterSeconds: number): AdmitResult => ({
         ok: false,
         plan: req.plan,
         metric,
         limit,
         retryAfterSeconds,
-        resetsAt: new Date(nextUtcMidnight(t)).toISOString(),
+        resetsAt,
         window: this.window(plan.perMinute, t),
+        metrics: { API_CALLS: api() },
       });
-      const untilMidnight = Math.max(1, Math.ceil((nextUtcMidnight(t) - t) / 1000));
 
       if (req.counted) {
         const w = this.window(plan.perMinute, t);
-        if (w.remaining <= 0) return refuse("PER_MINUTE", plan.perMinute, w.resetSeconds);
+        if (w.remaining <= 0) return refuse("PER_MINUTE", plan.perMinute, this.secondsUntilSlot(plan.perMinute, t));
         const apiLimit = plan.daily.API_CALLS;
-        if (apiLimit !== null && this.used(day, "API_CALLS") >= apiLimit) {
-          return refuse("API_CALLS", apiLimit, untilMidnight);
-        }
+        if (apiLimit !== null && this.used(day, "API_CALLS") >= apiLimit) return refuse("API_CALLS", apiLimit, untilMidnight);
       }
-      if (req.metric && req.metric !== "API_CALLS") {
-        const limit = plan.daily[req.metric];
-        if (limit !== null && this.used(day, req.metric) >= limit) return refuse(req.metric, limit, untilMidnight);
+      const own = req.metric && req.metric !== "API_CALLS" ? req.metric : null;
+      if (own) {
+        const limit = plan.daily[own];
+        if (limit !== null && this.used(day, own) >= limit) return refuse(own, limit, untilMidnight);
       }
 
-      const metrics: AdmitResult & { ok: true } = {
-        ok: true,
-        day,
-        plan: req.plan,
-        window: undefined as unknown as RateWindow,
-        metrics: {},
-      };
+      const metrics: Partial<Record<Metric, MetricState>> = {};
       if (req.counted) {
         this.sql.exec("INSERT INTO admitted (ts) VALUES (?)", t);
-        metrics.metrics.API_CALLS = { used: this.bump(day, "API_CALLS", 1), limit: plan.daily.API_CALLS };
+        metrics.API_CALLS = { used: this.bump(day, "API_CALLS"), limit: plan.daily.API_CALLS };
+      } else {
+        metrics.API_CALLS = api();
       }
-      if (req.metric && req.metric !== "API_CALLS") {
-        metrics.metrics[req.metric] = { used: this.bump(day, req.metric, 1), limit: plan.daily[req.metric] };
+      if (own) metrics[own] = { used: this.bump(day, own), limit: plan.daily[own] };
+      if (req.counted || own) {
+        this.sql.exec(
+          `INSERT INTO days (day, plan) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET plan = excluded.plan
+            WHERE plan <> excluded.plan`,
+          day,
+          req.plan,
+        );
       }
-      metrics.window = this.window(plan.perMinute, t);
-      return metrics;
+      return { ok: true, day, plan: req.plan, resetsAt, window: this.window(plan.perMinute, t), metrics };
     });
   }
 
@@ -83,12 +97,9 @@ export class AccountQuota extends DurableObject {
     const t = now();
     const day = utcDay(t);
     const plan = PLANS[planId];
-    this.sql.exec("DELETE FROM admitted WHERE ts <= ?", t - WINDOW_MS);
+    this.expire(t);
     const used = Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<Metric, number>;
-    for (const row of this.sql.exec<{ metric: string; used: number }>(
-      "SELECT metric, used FROM counters WHERE day = ?",
-      day,
-    )) {
+    for (const row of this.sql.exec<{ metric: string; used: number }>("SELECT metric, used FROM counters WHERE day = ?", day)) {
       if (row.metric in used) used[row.metric as Metric] = row.used;
     }
     return {
@@ -105,19 +116,34 @@ export class AccountQuota extends DurableObject {
   history(days: number): HistoryDay[] {
     const t = now();
     const from = utcDay(t - (days - 1) * DAY_MS);
-    this.sql.exec("DELETE FROM counters WHERE day < ?", utcDay(t - HISTORY_DAYS * DAY_MS));
-    const byDay = new Map<string, Record<Metric, number>>();
+    const horizon = utcDay(t - HISTORY_DAYS * DAY_MS);
+    this.sql.exec("DELETE FROM counters WHERE day < ?", horizon);
+    this.sql.exec("DELETE FROM days WHERE day < ?", horizon);
+    const byDay = new Map<string, HistoryDay>();
     for (let i = 0; i < days; i++) {
-      byDay.set(utcDay(t - i * DAY_MS), Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<Metric, number>);
+      const date = utcDay(t - i * DAY_MS);
+      byDay.set(date, { date, plan: null, metrics: Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<Metric, number> });
     }
     for (const row of this.sql.exec<{ day: string; metric: string; used: number }>(
       "SELECT day, metric, used FROM counters WHERE day >= ?",
       from,
     )) {
       const rec = byDay.get(row.day);
-      if (rec && row.metric in rec) rec[row.metric as Metric] = row.used;
+      if (rec && row.metric in rec.metrics) rec.metrics[row.metric as Metric] = row.used;
     }
-    return [...byDay].map(([date, metrics]) => ({ date, metrics }));
+    for (const row of this.sql.exec<{ day: string; plan: string }>("SELECT day, plan FROM days WHERE day >= ?", from)) {
+      const rec = byDay.get(row.day);
+      if (rec && (PLAN_IDS as readonly string[]).includes(row.plan)) rec.plan = row.plan as PlanId;
+    }
+    return [...byDay.values()];
+  }
+
+  /**
+   * Drops admissions that left the window. Rows stamped after `t` go too: only a clock moved
+   * backwards (tests) produces them, and they must not pin the window shut.
+   */
+  private expire(t: number): void {
+    this.sql.exec("DELETE FROM admitted WHERE ts <= ? OR ts > ?", t - WINDOW_MS, t);
   }
 
   private used(day: string, metric: Metric): number {
@@ -125,17 +151,27 @@ export class AccountQuota extends DurableObject {
     return row?.used ?? 0;
   }
 
-  private bump(day: string, metric: Metric, by: number): number {
-    const row = this.sql
+  private bump(day: string, metric: Metric): number {
+    return this.sql
       .exec<{ used: number }>(
-        `INSERT INTO counters (day, metric, used) VALUES (?, ?, ?)
-         ON CONFLICT (day, metric) DO UPDATE SET used = used + excluded.used RETURNING used`,
+        `INSERT INTO counters (day, metric, used) VALUES (?, ?, 1)
+         ON CONFLICT (day, metric) DO UPDATE SET used = used + 1 RETURNING used`,
         day,
         metric,
-        by,
       )
-      .one();
-    return row.used;
+      .one().used;
+  }
+
+  /**
+   * Seconds until one more request fits: until the oldest admission leaves the window, or, when
+   * the window holds more than `limit` (the plan was just lowered), until enough of them have left.
+   */
+  private secondsUntilSlot(limit: number, t: number): number {
+    const n = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM admitted").one().n;
+    const row = this.sql
+      .exec<{ ts: number }>("SELECT ts FROM admitted ORDER BY ts, id LIMIT 1 OFFSET ?", Math.max(0, n - limit))
+      .toArray()[0];
+    return row ? Math.max(1, Math.ceil((row.ts + WINDOW_MS - t) / 1000)) : 1;
   }
 
   private window(limit: number, t: number): RateWindow {

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
-import { now } from "../core/clock";
-import { METRICS, METRIC_LABELS, PLANS, PLAN_IDS, effectivePlan } from "./plans";
-import { quotaStub } from "./quota.client";
+import { METRICS, METRIC_LABELS, PLANS, PLAN_IDS } from "./plans";
+import { planFor, quotaStub } from "./quota.client";
 
 const TAG = "usage";
 const limitOrNull = z.number().int().nullable();
@@ -50,7 +49,7 @@ export const usageToday = defineOperation({
     metrics: z.record(z.string(), z.object({ used: z.number().int(), limit: limitOrNull, label: z.string() })),
   }),
   handler: async (ctx) => {
-    const plan = effectivePlan(ctx.caller.plan, ctx.caller.planPeriodEnd, now());
+    const plan = await planFor(ctx.env, ctx.caller);
     const snap = await quotaStub(ctx.env, ctx.caller.ownerId).usage(plan);
     const metrics: Record<string, { used: number; limit: number | null; label: string }> = {};
     for (const m of METRICS) metrics[m] = { used: snap.used[m], limit: PLANS[plan].daily[m], label: METRIC_LABELS[m] };
@@ -70,4 +69,47 @@ export const usageToday = defineOperation({
   },
 });
 
-export const quotaOperations = [listPlans, usageToday];
+const metricDay = z.object({ used: z.number().int(), limit: limitOrNull });
+
+export const usageHistory = defineOperation({
+  id: "usage.history",
+  summary: "Daily usage of every metric for the last `days` UTC days (1–90, default 30), newest first, today included",
+  tag: TAG,
+  method: "GET",
+  path: "/usage/history",
+  access: "agent",
+  // An ordinary API call: counts against API_CALLS and the per-minute rate.
+  metric: null,
+  query: z.object({ days: z.coerce.number().int().min(1).max(90).default(30) }),
+  output: z.object({
+    plan: z.enum(PLAN_IDS),
+    days: z.array(
+      z.object({
+        date: z.string(),
+        plan: z.enum(PLAN_IDS),
+        metrics: z.record(z.enum(METRICS), metricDay),
+      }),
+    ),
+    total: z.number().int(),
+  }),
+  handler: async (ctx, input) => {
+    const plan = await planFor(ctx.env, ctx.caller);
+    const rows = await quotaStub(ctx.env, ctx.caller.ownerId).history(input.days);
+    const days = rows.map((r) => {
+      // A day without use has no recorded plan: today's limits are shown for it.
+      const dayPlan = r.plan ?? plan;
+      const metrics = Object.fromEntries(
+        METRICS.map((m) => [m, { used: r.metrics[m], limit: PLANS[dayPlan].daily[m] }]),
+      ) as Record<(typeof METRICS)[number], { used: number; limit: number | null }>;
+      return { date: r.date, plan: dayPlan, metrics };
+    });
+    return { plan, days, total: days.length };
+  },
+  mcp: {
+    tool: "service_usage_history",
+    description: "Your account's daily usage per metric for the last `days` days (1–90, default 30), newest first. Counts as an API call.",
+    readOnly: true,
+  },
+});
+
+export const quotaOperations = [listPlans, usageToday, usageHistory];

@@ -17,17 +17,19 @@ export interface MetricState {
 export interface RateWindow {
   limit: number;
   remaining: number;
-  /** Seconds until the oldest admitted request leaves the 60-second window. */
+  /** Seconds until the oldest admitted request leaves the 60-second window (0 when it is empty). */
   resetSeconds: number;
 }
 
 export type AdmitResult =
   | {
       ok: true;
+      /** The UTC day the request was counted on: a refund gives back to that day. */
       day: string;
       plan: PlanId;
+      resetsAt: string;
       window: RateWindow;
-      /** API_CALLS and, when the action has one, its own metric, after this request. */
+      /** API_CALLS (always) and, when the action has one, its own metric, after this request. */
       metrics: Partial<Record<Metric, MetricState>>;
     }
   | {
@@ -38,6 +40,8 @@ export type AdmitResult =
       retryAfterSeconds: number;
       resetsAt: string;
       window: RateWindow;
+      /** API_CALLS after this (refused) request, for the daily RateLimit policy. */
+      metrics: Partial<Record<Metric, MetricState>>;
     };
 
 export interface UsageSnapshot {
@@ -51,5 +55,7 @@ export interface UsageSnapshot {
 
 export interface HistoryDay {
   date: string;
+  /** The plan whose limits applied that day (the last one seen), null on days without use. */
+  plan: PlanId | null;
   metrics: Record<Metric, number>;
 }

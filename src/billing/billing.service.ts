@@ -1,0 +1,191 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { owners } from "../db/identity";
+import { now } from "../core/clock";
+import { badRequest, conflict, notFound } from "../core/errors";
+import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota/plans";
+import { billingProvider } from "./billing.provider";
+
+export const BILLING_STATUSES = ["ACTIVE", "CANCELED", "GRACE", "NONE"] as const;
+export type BillingStatus = (typeof BILLING_STATUSES)[number];
+
+/**
+ * The stored subscription (owners.plan, plan_status, plan_period_end). Stored status values:
+ * NONE (free), ACTIVE (renews at period end), CANCELED (runs to period end, then lapses),
+ * PAST_DUE (a renewal charge was declined: it lapses like CANCELED).
+ */
+export interface Subscription {
+  plan: string;
+  status: string;
+  periodEnd: number | null;
+}
+
+export interface BillingView {
+  plan: PlanId;
+  subscribedPlan: PlanId | null;
+  status: BillingStatus;
+  periodEnd: string | null;
+  graceEndsAt: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** `ms` plus `n` calendar months (UTC), the day clamped to the target month's length (Jan 31 → Feb 28). */
+export function addMonths(ms: number, n: number): number {
+  const d = new Date(ms);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() + n;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+}
+
+async function load(db: Db, ownerId: string): Promise<Subscription> {
+  const row = await db
+    .select({ plan: owners.plan, status: owners.planStatus, periodEnd: owners.planPeriodEnd })
+    .from(owners)
+    .where(eq(owners.id, ownerId))
+    .get();
+  if (!row) throw notFound("Account");
+  return row;
+}
+
+/** Matches the row only if nobody changed the subscription since `sub` was read (D1 has no transactions). */
+const unchanged = (ownerId: string, sub: Subscription) =>
+  and(
+    eq(owners.id, ownerId),
+    eq(owners.plan, sub.plan),
+    eq(owners.planStatus, sub.status),
+    sub.periodEnd === null ? isNull(owners.planPeriodEnd) : eq(owners.planPeriodEnd, sub.periodEnd),
+  );
+
+async function write(db: Db, ownerId: string, from: Subscription, to: Subscription): Promise<boolean> {
+  const rows = await db
+    .update(owners)
+    .set({ plan: to.plan, planStatus: to.status, planPeriodEnd: to.periodEnd })
+    .where(unchanged(ownerId, from))
+    .returning({ id: owners.id });
+  return rows.length > 0;
+}
+
+const isPaid = (sub: Subscription) => sub.plan !== "FREE" && sub.plan in PLANS;
+
+/**
+ * Brings the stored subscription up to `at`, lazily (there is no billing cron): an ACTIVE paid plan
+ * whose period ended is renewed for as many months as passed (the provider charges), so ACTIVE
+ * plans never lapse; a CANCELED or PAST_DUE plan past its grace is retired to FREE. Safe to call
+ * concurrently: every write is conditional on the row being unchanged, and the one writer that
+ * wins is the one that charges.
+ */
+export async function settle(db: Db, ownerId: string, at = now(), sub?: Subscription): Promise<Subscription> {
+  let cur = sub ?? (await load(db, ownerId));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (!isPaid(cur) || cur.periodEnd === null || at < cur.periodEnd) return cur;
+    let next: Subscription;
+    if (cur.status === "ACTIVE") {
+      let end = cur.periodEnd;
+      let periods = 0;
+      while (end <= at) {
+        end = addMonths(end, 1);
+        periods++;
+      }
+      next = { ...cur, periodEnd: end };
+      if (await write(db, ownerId, cur, next)) {
+        const plan = cur.plan as PlanId;
+        const charged = await billingProvider().charge({
+          ownerId,
+          plan,
+          amountUsd: PLANS[plan].priceUsdPerMonth * periods,
+          periodStart: cur.periodEnd,
+          periodEnd: end,
+          reason: "renew",
+        });
+        if (charged.ok) return next;
+        // Declined: the old period stands and the plan runs out through its grace.
+        const pastDue = { ...cur, status: "PAST_DUE" };
+        if (await write(db, ownerId, next, pastDue)) return pastDue;
+      }
+    } else if (at >= cur.periodEnd + GRACE_MS) {
+      next = { plan: "FREE", status: "NONE", periodEnd: null };
+      if (await write(db, ownerId, cur, next)) return next;
+    } else {
+      return cur; // in grace: nothing to store
+    }
+    cur = await load(db, ownerId);
+  }
+  return cur;
+}
+
+export function statusOf(sub: Subscription, at: number): BillingStatus {
+  if (effectivePlan(sub.plan, sub.periodEnd, at) === "FREE") return "NONE";
+  if (sub.periodEnd !== null && at >= sub.periodEnd) return "GRACE";
+  return sub.status === "CANCELED" ? "CANCELED" : "ACTIVE";
+}
+
+export function view(sub: Subscription, at: number): BillingView {
+  const status = statusOf(sub, at);
+  const paid = status !== "NONE";
+  return {
+    plan: effectivePlan(sub.plan, sub.periodEnd, at),
+    subscribedPlan: paid ? (sub.plan as PlanId) : null,
+    status,
+    periodEnd: paid ? iso(sub.periodEnd) : null,
+    graceEndsAt: paid && sub.periodEnd !== null ? iso(sub.periodEnd + GRACE_MS) : null,
+  };
+}
+
+export async function getBilling(db: Db, ownerId: string): Promise<BillingView> {
+  const at = now();
+  return view(await settle(db, ownerId, at), at);
+}
+
+/**
+ * Subscribes to a paid plan, active at once for one calendar month. The same plan while ACTIVE is
+ * a 409; the same plan while CANCELED (before its period ends) resumes it without a charge; any
+ * other change (another plan, or out of a grace period) starts a new month from now at full
+ * price (no proration).
+ */
+export async function subscribe(db: Db, ownerId: string, plan: PlanId): Promise<BillingView> {
+  if (plan === "FREE") {
+    throw badRequest("FREE is not a subscription: to leave a paid plan use POST /v1/billing/cancel", ["body", "plan"]);
+  }
+  const at = now();
+  const cur = await settle(db, ownerId, at);
+  const status = statusOf(cur, at);
+  if (cur.plan === plan && status === "ACTIVE") {
+    throw conflict(`Already subscribed to ${plan}; it renews on ${iso(cur.periodEnd)}`, { plan, periodEnd: iso(cur.periodEnd) });
+  }
+  if (cur.plan === plan && status === "CANCELED") {
+    const resumed = { ...cur, status: "ACTIVE" };
+    if (!(await write(db, ownerId, cur, resumed))) throw concurrentChange();
+    return view(resumed, at);
+  }
+  const next: Subscription = { plan, status: "ACTIVE", periodEnd: addMonths(at, 1) };
+  if (!(await write(db, ownerId, cur, next))) throw concurrentChange();
+  const charged = await billingProvider().charge({
+    ownerId,
+    plan,
+    amountUsd: PLANS[plan].priceUsdPerMonth,
+    periodStart: at,
+    periodEnd: next.periodEnd!,
+    reason: "subscribe",
+  });
+  if (!charged.ok) {
+    await write(db, ownerId, next, cur);
+    throw conflict(`The payment was declined: ${charged.reason}`);
+  }
+  return view(next, at);
+}
+
+/** Stops renewal: the paid plan holds until its period ends (then 3 days of grace), then FREE. */
+export async function cancel(db: Db, ownerId: string): Promise<BillingView> {
+  const at = now();
+  const cur = await settle(db, ownerId, at);
+  const status = statusOf(cur, at);
+  if (status === "NONE") throw conflict("There is no paid subscription to cancel");
+  if (cur.status !== "ACTIVE") return view(cur, at); // already canceled or past due: nothing renews
+  const canceled = { ...cur, status: "CANCELED", periodEnd: cur.periodEnd ?? at };
+  if (!(await write(db, ownerId, cur, canceled))) throw concurrentChange();
+  return view(canceled, at);
+}
+
+const concurrentChange = () => conflict("The subscription was changed by another request at the same time; read it and retry");
