@@ -1,5 +1,202 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { now } from "../core/clock";
+import { newId } from "../core/crypto";
+import type {
+  JoinRole,
+  MemberRecord,
+  MembershipRecord,
+  MessageRecord,
+  MessageType,
+  PostRequest,
+  PostResult,
+  ReadResult,
+} from "./chat.schemas";
 
-/** One per chat room: its messages, membership and ordering (built by the chat area). */
-export class ChatRoom extends DurableObject<Env> {}
+interface MessageRow extends Record<string, SqlStorageValue> {
+  id: string;
+  author_id: string;
+  author_handle: string;
+  content: string;
+  type: string;
+  mentions: string;
+  created_at: number;
+}
+
+interface MemberRow extends Record<string, SqlStorageValue> {
+  agent_id: string;
+  handle: string;
+  role: string;
+  joined_at: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const toMessage = (r: MessageRow): MessageRecord => ({
+  id: r.id,
+  authorId: r.author_id,
+  authorHandle: r.author_handle,
+  content: r.content,
+  type: r.type as MessageType,
+  mentions: JSON.parse(r.mentions) as string[],
+  createdAt: iso(r.created_at),
+});
+
+const MESSAGE_COLUMNS = "id, author_id, author_handle, content, type, mentions, created_at";
+
+/**
+ * One per room (keyed by the room's catalog slug): its messages and its membership.
+ *
+ * Ordering lives here and only here. `createdAt` is assigned inside one synchronous storage
+ * transaction as max(now, previous + 1 ms), and a Durable Object runs one such call at a time,
+ * so within a room `createdAt` strictly increases even for messages posted in the same
+ * millisecond. A client that polls with the newest `createdAt` it holds therefore never misses
+ * and never repeats a message. `created_at` is UNIQUE so storage itself refuses a tie.
+ *
+ * Storage: `messages` (all messages of the room, created_at in ms) and `members` (agent id →
+ * role). The room's slug is not stored: the Worker knows which room it asked for.
+ */
+export class ChatRoom extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS messages (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      id TEXT NOT NULL UNIQUE,
+      author_id TEXT NOT NULL,
+      author_handle TEXT NOT NULL,
+      content TEXT NOT NULL,
+      type TEXT NOT NULL,
+      mentions TEXT NOT NULL,
+      created_at INTEGER NOT NULL UNIQUE)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS members (
+      agent_id TEXT PRIMARY KEY,
+      handle TEXT NOT NULL,
+      role TEXT NOT NULL,
+      joined_at INTEGER NOT NULL)`);
+    this.sql.exec("CREATE INDEX IF NOT EXISTS members_handle ON members (handle)");
+  }
+
+  /**
+   * Appends a message. An observer is refused; an agent that has not joined becomes a
+   * participant (the contract's implicit join). Membership check, join and append are one
+   * transaction, so a concurrent leave or role change cannot interleave.
+   */
+  post(req: PostRequest): PostResult {
+    return this.ctx.storage.transactionSync((): PostResult => {
+      const member = this.memberRow(req.authorId);
+      if (member?.role === "OBSERVER") return { ok: false, reason: "OBSERVER" };
+      const t = now();
+      let joined = false;
+      if (!member) {
+        this.sql.exec(
+          "INSERT INTO members (agent_id, handle, role, joined_at) VALUES (?, ?, 'PARTICIPANT', ?)",
+          req.authorId,
+          req.authorHandle,
+          t,
+        );
+        joined = true;
+      }
+      const last = this.sql.exec<{ last: number | null }>("SELECT MAX(created_at) AS last FROM messages").one().last;
+      const createdAt = last === null ? t : Math.max(t, last + 1);
+      const id = newId("msg_");
+      this.sql.exec(
+        `INSERT INTO messages (id, author_id, author_handle, content, type, mentions, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        id,
+        req.authorId,
+        req.authorHandle,
+        req.content,
+        req.type,
+        JSON.stringify(req.mentions),
+        createdAt,
+      );
+      return {
+        ok: true,
+        joined,
+        message: {
+          id,
+          authorId: req.authorId,
+          authorHandle: req.authorHandle,
+          content: req.content,
+          type: req.type,
+          mentions: req.mentions,
+          createdAt: iso(createdAt),
+        },
+      };
+    });
+  }
+
+  /** The latest `limit` messages, oldest first, and the caller's membership. */
+  read(agentId: string, limit: number): ReadResult {
+    const rows = this.sql
+      .exec<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages ORDER BY created_at DESC LIMIT ?`, limit)
+      .toArray()
+      .reverse();
+    return { messages: rows.map(toMessage), hasMore: false, membership: this.membership(agentId) };
+  }
+
+  /**
+   * Messages with created_at strictly greater than `afterMs`, oldest first, at most `limit`;
+   * `hasMore` says the client should poll again at once with the last one's createdAt.
+   */
+  readAfter(agentId: string, afterMs: number, limit: number): ReadResult {
+    const rows = this.sql
+      .exec<MessageRow>(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE created_at > ? ORDER BY created_at ASC LIMIT ?`,
+        afterMs,
+        limit + 1,
+      )
+      .toArray();
+    const hasMore = rows.length > limit;
+    return { messages: rows.slice(0, limit).map(toMessage), hasMore, membership: this.membership(agentId) };
+  }
+
+  /** Joins with a role, or changes the role of an existing membership (keeping joinedAt). */
+  join(agentId: string, handle: string, role: JoinRole): MembershipRecord {
+    const row = this.sql
+      .exec<MemberRow>(
+        `INSERT INTO members (agent_id, handle, role, joined_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (agent_id) DO UPDATE SET role = excluded.role, handle = excluded.handle
+         RETURNING agent_id, handle, role, joined_at`,
+        agentId,
+        handle,
+        role,
+        now(),
+      )
+      .one();
+    return { role: row.role as JoinRole, joinedAt: iso(row.joined_at) };
+  }
+
+  /** Leaves the room; false when the agent was not a member. */
+  leave(agentId: string): boolean {
+    return this.sql.exec("DELETE FROM members WHERE agent_id = ? RETURNING agent_id", agentId).toArray().length > 0;
+  }
+
+  membership(agentId: string): MembershipRecord | null {
+    const row = this.memberRow(agentId);
+    return row ? { role: row.role as JoinRole, joinedAt: iso(row.joined_at) } : null;
+  }
+
+  /** Members whose handle starts with `prefix`, by handle, at most `limit`. */
+  members(prefix: string, limit: number): MemberRecord[] {
+    // Handles are [a-z0-9_-], all below U+007F, so this range is exactly "starts with prefix".
+    return this.sql
+      .exec<MemberRow>(
+        "SELECT agent_id, handle, role, joined_at FROM members WHERE handle >= ? AND handle < ? ORDER BY handle LIMIT ?",
+        prefix,
+        prefix + "\u007f",
+        limit,
+      )
+      .toArray()
+      .map((r) => ({ agentId: r.agent_id, handle: r.handle, role: r.role as JoinRole, joinedAt: iso(r.joined_at) }));
+  }
+
+  private memberRow(agentId: string): MemberRow | undefined {
+    return this.sql
+      .exec<MemberRow>("SELECT agent_id, handle, role, joined_at FROM members WHERE agent_id = ?", agentId)
+      .toArray()[0];
+  }
+}

@@ -1,0 +1,160 @@
+import { and, count, desc, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { agents, mentions } from "../db/schema";
+import { badRequest } from "../core/errors";
+import { now } from "../core/clock";
+import { newId } from "../core/crypto";
+import { MAX_MENTIONS, type MemberRecord, type MentionOut, type MessageOut, type MessageType } from "./chat.schemas";
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * `@handle` tags in a message, lowercased and distinct, in order of first appearance. A tag must
+ * not follow a word character, `.` or `@` (so `bob@example.com` is an address, not a tag) and
+ * must be a whole handle (a run longer than 32 characters is not a handle).
+ */
+const TAG = /(?<![A-Za-z0-9_.@-])@([A-Za-z0-9_-]{3,32})(?![A-Za-z0-9_-])/g;
+
+export function parseMentions(content: string, type: MessageType): string[] {
+  // Tags are not interpreted in CODE messages (contract): `@decorator` is code, not a person.
+  if (type === "CODE") return [];
+  const seen = new Set<string>();
+  for (const m of content.matchAll(TAG)) seen.add(m[1]!.toLowerCase());
+  const handles = [...seen];
+  if (handles.length > MAX_MENTIONS) {
+    throw badRequest(
+      `A message can tag at most ${MAX_MENTIONS} distinct @handles; this one tags ${handles.length}`,
+      ["body", "content"],
+    );
+  }
+  return handles;
+}
+
+/** The live agents among `handles`, in the order given; unknown and deleted handles drop out. */
+export async function resolveHandles(db: Db, handles: string[]): Promise<{ id: string; handle: string }[]> {
+  if (handles.length === 0) return [];
+  const rows = await db
+    .select({ id: agents.id, handle: agents.handle })
+    .from(agents)
+    .where(and(inArray(agents.handle, handles), isNull(agents.deletedAt)));
+  const byHandle = new Map(rows.map((r) => [r.handle, r]));
+  return handles.flatMap((h) => byHandle.get(h) ?? []);
+}
+
+/**
+ * One inbox row per tagged agent, in one statement, written after the room accepted the message.
+ * The author is not notified of its own tag.
+ */
+export async function recordMentions(db: Db, message: MessageOut, tagged: { id: string; handle: string }[]) {
+  const t = now();
+  const rows = tagged
+    .filter((a) => a.id !== message.author.id)
+    .map((a) => ({
+      id: newId("men_"),
+      agentId: a.id,
+      room: message.room,
+      messageId: message.id,
+      messageCreatedAt: message.createdAt,
+      authorId: message.author.id,
+      authorHandle: message.author.handle,
+      content: message.content,
+      createdAt: t,
+      readAt: null,
+    }));
+  if (rows.length > 0) await db.insert(mentions).values(rows);
+  return rows.length;
+}
+
+type MentionRow = typeof mentions.$inferSelect;
+const mentionOut = (r: MentionRow): MentionOut => ({
+  id: r.id,
+  room: r.room,
+  messageId: r.messageId,
+  author: { id: r.authorId, handle: r.authorHandle },
+  content: r.content,
+  createdAt: r.messageCreatedAt,
+  readAt: iso(r.readAt),
+});
+
+/** The caller's mentions, newest first, optionally only the unread ones. */
+export async function listMentions(db: Db, agentId: string, opts: { unreadOnly: boolean; limit: number; offset: number }) {
+  const where = opts.unreadOnly
+    ? and(eq(mentions.agentId, agentId), isNull(mentions.readAt))
+    : eq(mentions.agentId, agentId);
+  const [rows, [total]] = await db.batch([
+    db
+      .select()
+      .from(mentions)
+      .where(where)
+      .orderBy(desc(mentions.createdAt), desc(mentions.id))
+      .limit(opts.limit)
+      .offset(opts.offset),
+    db.select({ n: count() }).from(mentions).where(where),
+  ]);
+  return { items: rows.map(mentionOut), total: total?.n ?? 0 };
+}
+
+/**
+ * Marks the caller's unread mentions read: those in `ids`, or all when `ids` is omitted. Ids of
+ * other agents' mentions, unknown ids and already-read ones are not counted (and not touched).
+ */
+export async function markMentionsRead(db: Db, agentId: string, ids?: string[]): Promise<{ marked: number }> {
+  if (ids && ids.length === 0) return { marked: 0 };
+  const mine = and(eq(mentions.agentId, agentId), isNull(mentions.readAt));
+  // json_each binds the whole id list as one parameter (D1 allows 100 per statement).
+  const where = ids ? and(mine, sql`${mentions.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`) : mine;
+  const rows = await db.update(mentions).set({ readAt: now() }).where(where).returning({ id: mentions.id });
+  return { marked: rows.length };
+}
+
+/**
+ * The unread part of an agent's inbox: how many, and the newest `limit` of them. The sync
+ * response calls this (DESIGN.md §9: `mentions: {unread, items}`).
+ */
+export async function unreadMentions(db: Db, agentId: string, limit: number): Promise<{ unread: number; items: MentionOut[] }> {
+  const page = await listMentions(db, agentId, { unreadOnly: true, limit, offset: 0 });
+  return { unread: page.total, items: page.items };
+}
+
+/**
+ * Handle autocomplete: members of the room whose handle starts with `prefix` first (by handle),
+ * then other agents. A range on the unique handle index instead of LIKE, so it stays an index
+ * seek. The caller is left out: tagging yourself notifies nobody.
+ */
+export async function mentionable(
+  db: Db,
+  callerId: string,
+  members: MemberRecord[],
+  prefix: string,
+  limit: number,
+) {
+  const memberRole = new Map(members.filter((m) => m.agentId !== callerId).map((m) => [m.agentId, m.role]));
+  const cols = { id: agents.id, handle: agents.handle, name: agents.name };
+  const byPrefix = db
+    .select(cols)
+    .from(agents)
+    .where(and(gte(agents.handle, prefix), lt(agents.handle, prefix + "\u007f"), isNull(agents.deletedAt)))
+    .orderBy(agents.handle)
+    .limit(limit + memberRole.size + 1);
+  let liveMembers: { id: string; handle: string; name: string | null }[] = [];
+  let others: { id: string; handle: string; name: string | null }[];
+  if (memberRole.size > 0) {
+    const [m, o] = await db.batch([
+      db
+        .select(cols)
+        .from(agents)
+        .where(and(inArray(agents.id, [...memberRole.keys()]), isNull(agents.deletedAt)))
+        .orderBy(agents.handle),
+      byPrefix,
+    ]);
+    liveMembers = m;
+    others = o;
+  } else {
+    others = await byPrefix;
+  }
+  const items = [
+    ...liveMembers.map((a) => ({ ...a, role: memberRole.get(a.id)! })),
+    ...others.filter((a) => a.id !== callerId && !memberRole.has(a.id)).map((a) => ({ ...a, role: null })),
+  ];
+  return { items: items.slice(0, limit) };
+}
