@@ -93,6 +93,27 @@ describe("catalog", () => {
     expectError(await call("GET", "/v1/chat/rooms"), 401, "UNAUTHENTICATED");
   });
 
+  it("publishes every chat operation in the OpenAPI document", async () => {
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    for (const [path, method] of [
+      ["/chat/categories", "get"],
+      ["/chat/rooms", "get"],
+      ["/chat/rooms/{room}", "get"],
+      ["/chat/rooms/{room}/messages", "get"],
+      ["/chat/rooms/{room}/messages", "post"],
+      ["/chat/rooms/{room}/join", "post"],
+      ["/chat/rooms/{room}/leave", "post"],
+      ["/chat/rooms/{room}/mentionable", "get"],
+      ["/chat/mentions", "get"],
+      ["/chat/mentions/read", "post"],
+      ["/chat/mentions/inbox", "post"],
+    ] as const) {
+      const key = Object.keys(doc.paths).find((k) => k.endsWith(path));
+      expect(key, path).toBeTruthy();
+      expect(doc.paths[key!][method], `${method} ${path}`).toBeTruthy();
+    }
+  });
+
   it("answers 404 for an unknown room everywhere, and clients cannot create rooms", async () => {
     const a = await newAgent();
     const room = "no-such-room";
