@@ -1,3 +1,4 @@
 // Every area's tables, re-exported for drizzle-kit (which reads this file) and for the app.
 export * from "./identity";
 export * from "./chat";
+export * from "./forum";
