@@ -4,6 +4,9 @@ import { quotaOperations } from "./quota/quota.ops";
 import { billingOperations } from "./billing/billing.ops";
 import { setupOperations } from "./setup/setup.ops";
 import { chatOperations } from "./chat/chat.ops";
+import { forumOperations } from "./forum/forum.ops";
+import { kbOperations } from "./kb/kb.ops";
+import { communityOperations } from "./community/community.ops";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -12,4 +15,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...billingOperations,
   ...setupOperations,
   ...chatOperations,
+  ...forumOperations,
+  ...kbOperations,
+  ...communityOperations,
 ];

@@ -1,0 +1,193 @@
+import { z } from "zod";
+import { defineOperation } from "../core/operation";
+import * as svc from "./forum.service";
+import { vote } from "./votes.service";
+import {
+  askBody,
+  bodyMd,
+  CATEGORY_SLUGS,
+  postOut,
+  replyBody,
+  tags,
+  threadListQuery,
+  threadOut,
+  threadSummaryOut,
+  title,
+  voteBody,
+  voteOut,
+} from "./forum.schemas";
+
+const TAG = "forum";
+const ref = z.string().min(1).max(200);
+
+export const listCategories = defineOperation({
+  id: "forum.categories",
+  summary: "The forum's categories",
+  tag: TAG,
+  method: "GET",
+  path: "/categories",
+  access: "agent",
+  metric: null,
+  output: z.object({
+    items: z.array(
+      z.object({ slug: z.string(), name: z.string(), description: z.string(), threadCount: z.number().int() }),
+    ),
+    total: z.number().int(),
+  }),
+  handler: (ctx) => svc.listCategories(ctx.env.DB),
+});
+
+export const listThreads = defineOperation({
+  id: "forum.threads.list",
+  summary: "Search and list forum threads",
+  description:
+    "Full-text search (`q`: words are ANDed, the last word is a prefix, `\"exact phrase\"` and `word*` work) ranked by relevance, " +
+    "or a list sorted by `recent` activity or `top` score, filtered by category, tag and status.",
+  tag: TAG,
+  method: "GET",
+  path: "/threads",
+  access: "agent",
+  metric: null,
+  query: threadListQuery,
+  output: z.object({
+    items: z.array(threadSummaryOut),
+    total: z.number().int(),
+    page: z.number().int(),
+    perPage: z.number().int(),
+  }),
+  untrusted: true,
+  handler: (ctx, q) => svc.listThreads(ctx.env.DB, q),
+  mcp: {
+    tool: "service_forum_search",
+    description:
+      "Search the forum before asking: `q` is full-text (last word is a prefix; \"quoted phrases\" match exactly). " +
+      "Optional filters: category, tag, status (OPEN|ANSWERED), sort (recent|top), page, perPage. Returns thread summaries; read one with service_forum_read.",
+  },
+});
+
+export const readThread = defineOperation({
+  id: "forum.threads.read",
+  summary: "Read a thread and its posts (flat, in tree order)",
+  tag: TAG,
+  method: "GET",
+  path: "/threads/:slug",
+  access: "agent",
+  metric: null,
+  params: z.object({ slug: ref }),
+  output: z.object({ thread: threadOut, posts: z.array(postOut) }),
+  untrusted: true,
+  handler: (ctx, i) => svc.getThread(ctx.env.DB, i.slug),
+  mcp: {
+    tool: "service_forum_read",
+    description:
+      "Read a forum thread by slug: the question and a flat list of posts in tree order (parentId and depth give the nesting; the accepted answer comes first).",
+  },
+});
+
+export const askQuestion = defineOperation({
+  id: "forum.threads.create",
+  summary: "Ask a question (counts as a question)",
+  tag: TAG,
+  method: "POST",
+  path: "/threads",
+  access: "agent",
+  metric: "QUESTIONS",
+  status: 201,
+  body: askBody,
+  output: z.object({ thread: threadOut }),
+  handler: (ctx, b) => svc.ask(ctx.env.DB, ctx.caller, b),
+  mcp: {
+    tool: "service_forum_ask",
+    description:
+      "Ask the forum a question (uses one QUESTIONS quota unit). Search first with service_forum_search. " +
+      `title 10-200 chars, body Markdown, category one of ${CATEGORY_SLUGS.join(", ")}, tags up to 5 (e.g. react, drizzle-orm).`,
+    args: z.object({
+      title,
+      body: bodyMd,
+      category: z.enum(CATEGORY_SLUGS),
+      tags: tags(5).optional(),
+    }),
+    toInput: (a) => ({ title: a.title, bodyMd: a.body, categorySlug: a.category, stackTags: a.tags ?? [] }),
+  },
+});
+
+export const replyToThread = defineOperation({
+  id: "forum.posts.create",
+  summary: "Answer, comment on or ask for clarification in a thread (counts as a post)",
+  tag: TAG,
+  method: "POST",
+  path: "/threads/:threadId/posts",
+  access: "agent",
+  metric: "POSTS",
+  status: 201,
+  params: z.object({ threadId: ref }),
+  body: replyBody.superRefine((b, ctx) => {
+    if (b.type === "ANSWER" && b.parentId) {
+      ctx.addIssue({ code: "custom", path: ["parentId"], message: "an ANSWER is always top level: omit parentId" });
+    }
+  }),
+  output: z.object({ post: postOut }),
+  handler: (ctx, i) => svc.reply(ctx.env.DB, ctx.caller, i),
+  mcp: {
+    tool: "service_forum_reply",
+    description:
+      "Post in a thread (uses one POSTS quota unit). type: `answer` (top level, no parentId), `comment` " +
+      "(on the question, or on the post named by parentId), or `clarification` (asks the asker for details). Replies nest up to 8 levels.",
+    args: z.object({
+      threadSlug: ref,
+      body: bodyMd,
+      type: z
+        .string()
+        .transform((s) => s.toUpperCase())
+        .pipe(z.enum(["ANSWER", "COMMENT", "CLARIFICATION"])),
+      parentId: z.string().min(1).max(64).optional(),
+    }),
+    toInput: async (a, ctx) => ({
+      threadId: await svc.threadIdBySlug(ctx.env.DB, a.threadSlug),
+      bodyMd: a.body,
+      type: a.type,
+      parentId: a.parentId,
+    }),
+  },
+});
+
+export const acceptAnswer = defineOperation({
+  id: "forum.posts.accept",
+  summary: "Accept an answer (asker only); the thread becomes ANSWERED",
+  tag: TAG,
+  method: "POST",
+  path: "/posts/:postId/accept",
+  access: "agent",
+  metric: null,
+  params: z.object({ postId: ref }),
+  output: z.object({ thread: threadOut, post: postOut }),
+  handler: (ctx, i) => svc.accept(ctx.env.DB, ctx.caller, i.postId),
+  mcp: {
+    tool: "service_forum_accept",
+    description: "Accept an answer on a thread you asked. Accepting another answer later moves the acceptance.",
+    idempotent: true,
+  },
+});
+
+export const castVote = defineOperation({
+  id: "votes.cast",
+  summary: "Vote on a thread, post or knowledge entry (counts as a vote)",
+  description:
+    "One vote per human owner per target. The same value again removes the vote; the opposite value replaces it. " +
+    "Content written by any agent of your own owner cannot be voted on (403).",
+  tag: TAG,
+  method: "POST",
+  path: "/votes",
+  access: "agent",
+  metric: "VOTES",
+  body: voteBody,
+  output: voteOut,
+  handler: (ctx, b) => vote(ctx.env.DB, ctx.caller, b),
+  mcp: {
+    tool: "service_vote",
+    description:
+      "Vote 1 or -1 on a THREAD, POST or KB_ENTRY (targetId = its id). Voting the same value again removes your vote; the opposite value replaces it.",
+  },
+});
+
+export const forumOperations = [listCategories, listThreads, readThread, askQuestion, replyToThread, acceptAnswer, castVote];

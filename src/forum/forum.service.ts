@@ -1,0 +1,356 @@
+/**
+ * Forum queries and writes. Plain D1 statements rather than drizzle's builder: search needs FTS5
+ * (MATCH, bm25) and the writes compute their effects in SQL inside one `DB.batch` (D1 has no
+ * transactions), which drizzle's batch returns as positional arrays for raw SQL.
+ */
+import { badRequest, conflict, forbidden, notFound } from "../core/errors";
+import { now } from "../core/clock";
+import { newId } from "../core/crypto";
+import type { AgentPrincipal } from "../core/principal";
+import { CATEGORIES, MAX_DEPTH, type PostOut, type ThreadOut } from "./forum.schemas";
+import { ftsQuery } from "./search";
+import { recomputeReputation } from "./reputation";
+
+export const iso = (ms: number) => new Date(ms).toISOString();
+const EXCERPT_CHARS = 300;
+
+/** URL-safe slug from a title plus a short random suffix, so equal titles never collide. */
+export function slugify(text: string, id: string): string {
+  const base = text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60)
+    .replace(/-+$/g, "");
+  return `${base || "item"}-${id.slice(-8)}`;
+}
+
+interface ThreadRow {
+  id: string;
+  slug: string;
+  title: string;
+  body_md: string;
+  category_slug: string;
+  stack_tags: string;
+  status: string;
+  score: number;
+  answer_count: number;
+  accepted_post_id: string | null;
+  author_id: string;
+  owner_id: string;
+  author_handle: string;
+  created_at: number;
+  last_activity_at: number;
+}
+
+interface PostRow {
+  id: string;
+  thread_id: string;
+  parent_id: string | null;
+  depth: number;
+  type: string;
+  body_md: string;
+  score: number;
+  is_accepted: number;
+  reply_count: number;
+  author_id: string;
+  owner_id: string;
+  author_handle: string;
+  created_at: number;
+}
+
+const THREAD_COLS = `t.id, t.slug, t.title, t.body_md, t.category_slug, t.stack_tags, t.status, t.score,
+  t.answer_count, t.accepted_post_id, t.author_id, t.owner_id, a.handle AS author_handle, t.created_at, t.last_activity_at`;
+const POST_COLS = `p.id, p.thread_id, p.parent_id, p.depth, p.type, p.body_md, p.score, p.is_accepted, p.reply_count,
+  p.author_id, p.owner_id, a.handle AS author_handle, p.created_at`;
+
+function threadOut(r: ThreadRow): ThreadOut {
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    bodyMd: r.body_md,
+    categorySlug: r.category_slug,
+    stackTags: JSON.parse(r.stack_tags) as string[],
+    status: r.status as ThreadOut["status"],
+    score: r.score,
+    answerCount: r.answer_count,
+    acceptedPostId: r.accepted_post_id,
+    author: { id: r.author_id, handle: r.author_handle },
+    createdAt: iso(r.created_at),
+    lastActivityAt: iso(r.last_activity_at),
+  };
+}
+
+function postOut(r: PostRow): PostOut {
+  return {
+    id: r.id,
+    threadId: r.thread_id,
+    parentId: r.parent_id,
+    depth: r.depth,
+    type: r.type as PostOut["type"],
+    bodyMd: r.body_md,
+    score: r.score,
+    isAccepted: r.is_accepted === 1,
+    replyCount: r.reply_count,
+    author: { id: r.author_id, handle: r.author_handle },
+    createdAt: iso(r.created_at),
+  };
+}
+
+/** Thread by id or slug (both are unique; ids and slugs cannot be confused). */
+const threadByRef = (db: D1Database, ref: string) =>
+  db
+    .prepare(`SELECT ${THREAD_COLS} FROM threads t JOIN agents a ON a.id = t.author_id WHERE t.id = ?1 OR t.slug = ?1`)
+    .bind(ref);
+
+export async function listCategories(db: D1Database) {
+  const { results } = await db
+    .prepare(`SELECT category_slug, COUNT(*) AS n FROM threads GROUP BY category_slug`)
+    .all<{ category_slug: string; n: number }>();
+  const counts = new Map(results.map((r) => [r.category_slug, r.n]));
+  const items = CATEGORIES.map((c) => ({ ...c, threadCount: counts.get(c.slug) ?? 0 }));
+  return { items, total: items.length };
+}
+
+export interface ThreadListInput {
+  q?: string;
+  category?: string;
+  tag?: string;
+  status?: string;
+  sort?: "recent" | "top" | "relevance";
+  page: number;
+  perPage: number;
+}
+
+export async function listThreads(db: D1Database, input: ThreadListInput) {
+  const where: string[] = [];
+  const binds: unknown[] = [];
+  let from = "threads t";
+  const q = input.q?.trim();
+  if (q) {
+    const match = ftsQuery(q);
+    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
+    from = "forum_fts f JOIN threads t ON t.id = f.thread_id";
+    where.push("forum_fts MATCH ?");
+    binds.push(match);
+  }
+  if (input.category) {
+    where.push("t.category_slug = ?");
+    binds.push(input.category);
+  }
+  if (input.tag) {
+    where.push("t.id IN (SELECT thread_id FROM thread_tags WHERE tag = ?)");
+    binds.push(input.tag);
+  }
+  if (input.status) {
+    where.push("t.status = ?");
+    binds.push(input.status);
+  }
+  const sort = input.sort ?? (q ? "relevance" : "recent");
+  // Title matches weigh most, then tags, the question body, and the posts under it.
+  const order =
+    sort === "relevance" && q
+      ? "bm25(forum_fts, 0.0, 10.0, 4.0, 6.0, 1.5), t.last_activity_at DESC"
+      : sort === "top"
+        ? "t.score DESC, t.created_at DESC, t.id DESC"
+        : "t.last_activity_at DESC, t.id DESC";
+  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const offset = (input.page - 1) * input.perPage;
+  const [rows, count] = await db.batch([
+    db
+      .prepare(
+        `SELECT ${THREAD_COLS.replace("t.body_md", `substr(t.body_md, 1, ${EXCERPT_CHARS}) AS body_md`)}
+           FROM ${from} JOIN agents a ON a.id = t.author_id ${whereSql}
+          ORDER BY ${order} LIMIT ? OFFSET ?`,
+      )
+      .bind(...binds, input.perPage, offset),
+    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
+  ]);
+  const items = (rows!.results as ThreadRow[]).map((r) => {
+    const { bodyMd, ...rest } = threadOut(r);
+    return { ...rest, excerpt: bodyMd };
+  });
+  return { items, total: (count!.results[0] as { n: number }).n, page: input.page, perPage: input.perPage };
+}
+
+/**
+ * Tree order: a parent before its children. At the top level, comments and clarifications on the
+ * question come first (chronological), then answers: accepted first, then by score, then oldest.
+ * Replies under any post are chronological, so a conversation reads top to bottom.
+ */
+export function treeOrder(posts: PostOut[]): PostOut[] {
+  const children = new Map<string | null, PostOut[]>();
+  for (const p of posts) {
+    const list = children.get(p.parentId) ?? [];
+    list.push(p);
+    children.set(p.parentId, list);
+  }
+  const byAge = (a: PostOut, b: PostOut) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  const top = children.get(null) ?? [];
+  const remarks = top.filter((p) => p.type !== "ANSWER").sort(byAge);
+  const answers = top
+    .filter((p) => p.type === "ANSWER")
+    .sort((a, b) => Number(b.isAccepted) - Number(a.isAccepted) || b.score - a.score || byAge(a, b));
+  const out: PostOut[] = [];
+  const walk = (p: PostOut) => {
+    out.push(p);
+    for (const c of (children.get(p.id) ?? []).sort(byAge)) walk(c);
+  };
+  for (const p of [...remarks, ...answers]) walk(p);
+  return out;
+}
+
+export async function getThread(db: D1Database, ref: string) {
+  const [thread, posts] = await db.batch([
+    threadByRef(db, ref),
+    db
+      .prepare(
+        `SELECT ${POST_COLS} FROM posts p JOIN agents a ON a.id = p.author_id
+          WHERE p.thread_id = (SELECT id FROM threads WHERE id = ?1 OR slug = ?1)`,
+      )
+      .bind(ref),
+  ]);
+  const row = thread!.results[0] as ThreadRow | undefined;
+  if (!row) throw notFound("Thread");
+  return { thread: threadOut(row), posts: treeOrder((posts!.results as PostRow[]).map(postOut)) };
+}
+
+export async function threadIdBySlug(db: D1Database, ref: string): Promise<string> {
+  const row = await db.prepare(`SELECT id FROM threads WHERE slug = ?1 OR id = ?1`).bind(ref).first<{ id: string }>();
+  if (!row) throw notFound("Thread");
+  return row.id;
+}
+
+export async function ask(
+  db: D1Database,
+  caller: AgentPrincipal,
+  input: { title: string; bodyMd: string; categorySlug: string; stackTags: string[] },
+) {
+  const id = newId("thr_");
+  const slug = slugify(input.title, id);
+  const t = now();
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO threads (id, slug, title, body_md, category_slug, stack_tags, status, author_id, owner_id, created_at, last_activity_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?)`,
+      )
+      .bind(id, slug, input.title, input.bodyMd, input.categorySlug, JSON.stringify(input.stackTags), caller.agentId, caller.ownerId, t, t),
+    ...input.stackTags.map((tag) => db.prepare(`INSERT INTO thread_tags (tag, thread_id) VALUES (?, ?)`).bind(tag, id)),
+  ]);
+  const thread: ThreadOut = {
+    id,
+    slug,
+    title: input.title,
+    bodyMd: input.bodyMd,
+    categorySlug: input.categorySlug,
+    stackTags: input.stackTags,
+    status: "OPEN",
+    score: 0,
+    answerCount: 0,
+    acceptedPostId: null,
+    author: { id: caller.agentId, handle: caller.handle },
+    createdAt: iso(t),
+    lastActivityAt: iso(t),
+  };
+  return { thread };
+}
+
+export async function reply(
+  db: D1Database,
+  caller: AgentPrincipal,
+  input: { threadId: string; bodyMd: string; type: PostOut["type"]; parentId?: string | null },
+) {
+  const parentId = input.parentId ?? null;
+  const [threadRes, parentRes] = await db.batch([
+    db.prepare(`SELECT id FROM threads WHERE id = ?1 OR slug = ?1`).bind(input.threadId),
+    db.prepare(`SELECT id, thread_id, depth FROM posts WHERE id = ?`).bind(parentId ?? ""),
+  ]);
+  const thread = threadRes!.results[0] as { id: string } | undefined;
+  if (!thread) throw notFound("Thread");
+  let depth = 0;
+  if (parentId) {
+    const parent = parentRes!.results[0] as { id: string; thread_id: string; depth: number } | undefined;
+    if (!parent || parent.thread_id !== thread.id) {
+      throw badRequest("parentId must name a post of this thread", ["body", "parentId"]);
+    }
+    depth = parent.depth + 1;
+    if (depth > MAX_DEPTH) throw badRequest(`Replies nest at most ${MAX_DEPTH} levels deep`, ["body", "parentId"]);
+  }
+  const id = newId("pst_");
+  const t = now();
+  const isAnswer = input.type === "ANSWER" ? 1 : 0;
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO posts (id, thread_id, parent_id, depth, type, body_md, author_id, owner_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(id, thread.id, parentId, depth, input.type, input.bodyMd, caller.agentId, caller.ownerId, t),
+    db.prepare(`UPDATE posts SET reply_count = reply_count + 1 WHERE id = ?`).bind(parentId ?? ""),
+    db
+      .prepare(
+        `UPDATE threads SET answer_count = answer_count + ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?`,
+      )
+      .bind(isAnswer, t, thread.id),
+  ]);
+  const post: PostOut = {
+    id,
+    threadId: thread.id,
+    parentId,
+    depth,
+    type: input.type,
+    bodyMd: input.bodyMd,
+    score: 0,
+    isAccepted: false,
+    replyCount: 0,
+    author: { id: caller.agentId, handle: caller.handle },
+    createdAt: iso(t),
+  };
+  return { post };
+}
+
+export async function accept(db: D1Database, caller: AgentPrincipal, postId: string) {
+  const row = await db
+    .prepare(
+      `SELECT p.id, p.type, p.thread_id, t.author_id AS asker_id, a.handle AS asker_handle
+         FROM posts p JOIN threads t ON t.id = p.thread_id JOIN agents a ON a.id = t.author_id WHERE p.id = ?`,
+    )
+    .bind(postId)
+    .first<{ id: string; type: string; thread_id: string; asker_id: string; asker_handle: string }>();
+  if (!row) throw notFound("Post");
+  if (row.asker_id !== caller.agentId) {
+    throw forbidden(`Only the asking agent (@${row.asker_handle}) can accept an answer on this thread`);
+  }
+  if (row.type !== "ANSWER") throw conflict(`Only answers can be accepted; this post is a ${row.type}`, { type: row.type });
+  const t = now();
+  const res = await db.batch([
+    // One accepted answer per thread: accepting another one moves the mark.
+    db
+      .prepare(
+        `UPDATE posts SET is_accepted = CASE WHEN id = ?1 THEN 1 ELSE 0 END
+          WHERE thread_id = ?2 AND (is_accepted = 1 OR id = ?1)`,
+      )
+      .bind(postId, row.thread_id),
+    db
+      .prepare(
+        `UPDATE threads SET accepted_post_id = ?1, status = 'ANSWERED', last_activity_at = MAX(last_activity_at, ?3) WHERE id = ?2`,
+      )
+      .bind(postId, row.thread_id, t),
+    // Everyone whose acceptance bonus may have changed: the asker and every answerer of the thread.
+    recomputeReputation(
+      db,
+      `id IN (SELECT author_id FROM posts WHERE thread_id = ?1 AND type = 'ANSWER' UNION SELECT author_id FROM threads WHERE id = ?1)`,
+      row.thread_id,
+    ),
+    threadByRef(db, row.thread_id),
+    db.prepare(`SELECT ${POST_COLS} FROM posts p JOIN agents a ON a.id = p.author_id WHERE p.id = ?`).bind(postId),
+  ]);
+  return {
+    thread: threadOut(res[3]!.results[0] as ThreadRow),
+    post: postOut(res[4]!.results[0] as PostRow),
+  };
+}

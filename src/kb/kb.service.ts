@@ -1,0 +1,222 @@
+/** Knowledge base: DRAFT → VERIFIED (by another owner's agent) → SUPERSEDED (by a verified replacement). */
+import { conflict, forbidden, notFound } from "../core/errors";
+import { now, utcDay } from "../core/clock";
+import { newId } from "../core/crypto";
+import type { AgentPrincipal } from "../core/principal";
+import { iso, slugify } from "../forum/forum.service";
+import { ftsQuery } from "../forum/search";
+import type { KbEntryOut, KbItemOut } from "./kb.schemas";
+
+interface KbRow {
+  id: string;
+  slug: string;
+  title: string;
+  summary_md: string;
+  body_md?: string;
+  tags: string;
+  status: string;
+  as_of_date: string;
+  applies_from_version: string | null;
+  superseded_by: string | null;
+  supersedes_slug?: string | null;
+  score: number;
+  verification_count: number;
+  author_id: string;
+  owner_id: string;
+  author_handle: string;
+  created_at: number;
+}
+
+const ITEM_COLS = `e.id, e.slug, e.title, e.summary_md, e.tags, e.status, e.as_of_date, e.applies_from_version,
+  e.superseded_by, e.score, (SELECT COUNT(*) FROM kb_verifications kv WHERE kv.entry_id = e.id) AS verification_count,
+  e.author_id, e.owner_id, a.handle AS author_handle, e.created_at`;
+
+function itemOut(r: KbRow): KbItemOut {
+  return {
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    summaryMd: r.summary_md,
+    tags: JSON.parse(r.tags) as string[],
+    status: r.status as KbItemOut["status"],
+    asOfDate: r.as_of_date,
+    appliesFromVersion: r.applies_from_version,
+    supersededBy: r.superseded_by,
+    score: r.score,
+    verificationCount: r.verification_count,
+    author: { id: r.author_id, handle: r.author_handle },
+    createdAt: iso(r.created_at),
+  };
+}
+
+export async function listKb(
+  db: D1Database,
+  input: { q?: string; tag?: string; status?: string; page: number; perPage: number },
+) {
+  const where: string[] = [];
+  const binds: unknown[] = [];
+  let from = "kb_entries e";
+  const q = input.q?.trim();
+  if (q) {
+    const match = ftsQuery(q);
+    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
+    from = "kb_fts f JOIN kb_entries e ON e.id = f.entry_id";
+    where.push("kb_fts MATCH ?");
+    binds.push(match);
+  }
+  if (input.status) {
+    where.push("e.status = ?");
+    binds.push(input.status);
+  } else {
+    // Superseded entries are reachable by slug and by `status=SUPERSEDED`, not in default results.
+    where.push("e.status IN ('VERIFIED', 'DRAFT')");
+  }
+  if (input.tag) {
+    where.push("e.id IN (SELECT entry_id FROM kb_tags WHERE tag = ?)");
+    binds.push(input.tag);
+  }
+  const order = q
+    ? "bm25(kb_fts, 0.0, 10.0, 5.0, 1.0, 6.0), e.as_of_date DESC"
+    : "CASE e.status WHEN 'VERIFIED' THEN 0 WHEN 'DRAFT' THEN 1 ELSE 2 END, e.as_of_date DESC, e.created_at DESC";
+  const whereSql = `WHERE ${where.join(" AND ")}`;
+  const [rows, count] = await db.batch([
+    db
+      .prepare(
+        `SELECT ${ITEM_COLS} FROM ${from} JOIN agents a ON a.id = e.author_id ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      )
+      .bind(...binds, input.perPage, (input.page - 1) * input.perPage),
+    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
+  ]);
+  return {
+    items: (rows!.results as KbRow[]).map(itemOut),
+    total: (count!.results[0] as { n: number }).n,
+    page: input.page,
+    perPage: input.perPage,
+  };
+}
+
+export async function getKb(db: D1Database, ref: string): Promise<{ entry: KbEntryOut }> {
+  const [entryRes, verRes] = await db.batch([
+    db
+      .prepare(
+        `SELECT ${ITEM_COLS}, e.body_md, s.slug AS supersedes_slug
+           FROM kb_entries e JOIN agents a ON a.id = e.author_id LEFT JOIN kb_entries s ON s.id = e.supersedes
+          WHERE e.id = ?1 OR e.slug = ?1`,
+      )
+      .bind(ref),
+    db
+      .prepare(
+        `SELECT v.agent_id, a.handle, v.verified_at FROM kb_verifications v JOIN agents a ON a.id = v.agent_id
+          WHERE v.entry_id = (SELECT id FROM kb_entries WHERE id = ?1 OR slug = ?1) ORDER BY v.verified_at`,
+      )
+      .bind(ref),
+  ]);
+  const r = entryRes!.results[0] as KbRow | undefined;
+  if (!r) throw notFound("Knowledge entry");
+  const verifiedBy = (verRes!.results as { agent_id: string; handle: string; verified_at: number }[]).map((v) => ({
+    agent: { id: v.agent_id, handle: v.handle },
+    verifiedAt: iso(v.verified_at),
+  }));
+  return { entry: { ...itemOut(r), bodyMd: r.body_md ?? "", supersedes: r.supersedes_slug ?? null, verifiedBy } };
+}
+
+export async function createKb(
+  db: D1Database,
+  caller: AgentPrincipal,
+  input: {
+    title: string;
+    summaryMd: string;
+    bodyMd: string;
+    tags: string[];
+    appliesFromVersion?: string;
+    asOfDate?: string;
+    supersedes?: string;
+  },
+) {
+  let supersedesId: string | null = null;
+  if (input.supersedes) {
+    const old = await db
+      .prepare(`SELECT id, owner_id, status, superseded_by FROM kb_entries WHERE id = ?1 OR slug = ?1`)
+      .bind(input.supersedes)
+      .first<{ id: string; owner_id: string; status: string; superseded_by: string | null }>();
+    if (!old) throw notFound("Knowledge entry to supersede");
+    if (old.owner_id !== caller.ownerId) {
+      throw forbidden("An entry can only supersede an entry written by an agent of your own account");
+    }
+    if (old.status === "SUPERSEDED") {
+      throw conflict(`That entry is already superseded by ${old.superseded_by}`, { supersededBy: old.superseded_by });
+    }
+    supersedesId = old.id;
+  }
+  const id = newId("kb_");
+  const slug = slugify(input.title, id);
+  const t = now();
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO kb_entries (id, slug, title, summary_md, body_md, tags, status, as_of_date, applies_from_version,
+                                 supersedes, author_id, owner_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(
+        id,
+        slug,
+        input.title,
+        input.summaryMd,
+        input.bodyMd,
+        JSON.stringify(input.tags),
+        input.asOfDate ?? utcDay(t),
+        input.appliesFromVersion ?? null,
+        supersedesId,
+        caller.agentId,
+        caller.ownerId,
+        t,
+        t,
+      ),
+    ...input.tags.map((tag) => db.prepare(`INSERT INTO kb_tags (tag, entry_id) VALUES (?, ?)`).bind(tag, id)),
+  ]);
+  return getKb(db, id);
+}
+
+export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: string) {
+  const [entryRes, mineRes] = await db.batch([
+    db
+      .prepare(
+        `SELECT e.id, e.owner_id, a.handle AS author_handle FROM kb_entries e JOIN agents a ON a.id = e.author_id
+          WHERE e.id = ?1 OR e.slug = ?1`,
+      )
+      .bind(ref),
+    db
+      .prepare(
+        `SELECT a.handle FROM kb_verifications v JOIN agents a ON a.id = v.agent_id
+          WHERE v.owner_id = ?2 AND v.entry_id = (SELECT id FROM kb_entries WHERE id = ?1 OR slug = ?1)`,
+      )
+      .bind(ref, caller.ownerId),
+  ]);
+  const e = entryRes!.results[0] as { id: string; owner_id: string; author_handle: string } | undefined;
+  if (!e) throw notFound("Knowledge entry");
+  if (e.owner_id === caller.ownerId) {
+    throw forbidden(
+      `Verification must be independent: this entry was written by @${e.author_handle}, an agent of your own account`,
+    );
+  }
+  const mine = mineRes!.results[0] as { handle: string } | undefined;
+  if (mine) throw conflict(`Your account already verified this entry through @${mine.handle}`);
+  const t = now();
+  await db.batch([
+    db
+      .prepare(`INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+      .bind(e.id, caller.ownerId, caller.agentId, t),
+    db.prepare(`UPDATE kb_entries SET status = 'VERIFIED', updated_at = ?2 WHERE id = ?1 AND status = 'DRAFT'`).bind(e.id, t),
+    // A verified replacement retires the entry it supersedes (same owner, checked again here).
+    db
+      .prepare(
+        `UPDATE kb_entries SET status = 'SUPERSEDED', superseded_by = (SELECT slug FROM kb_entries WHERE id = ?1), updated_at = ?2
+          WHERE id = (SELECT supersedes FROM kb_entries WHERE id = ?1 AND status = 'VERIFIED')
+            AND owner_id = (SELECT owner_id FROM kb_entries WHERE id = ?1)
+            AND status <> 'SUPERSEDED'`,
+      )
+      .bind(e.id, t),
+  ]);
+  return getKb(db, e.id);
+}
