@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
+import { setClock } from "../src/core/clock";
+
+/** A clock that moves 5 ms on every reading, so creation order is never a same-millisecond tie. */
+function tickingClock() {
+  let t = Date.parse("2026-06-01T08:00:00Z");
+  setClock(() => (t += 5));
+}
 
 // FREE accounts get 20 requests a minute and 3 questions a day: each test spreads its traffic over
 // fresh accounts (newAgent() without an owner signs up a new one).
@@ -111,6 +118,7 @@ describe("categories and threads", () => {
 
 describe("posts", () => {
   it("answers and comments nest as the contract says; reading returns tree order", async () => {
+    tickingClock();
     const asker = await newAgent();
     const b = await newAgent();
     const c = await newAgent();
