@@ -523,7 +523,26 @@ describe("an action's own metric is consumed only when it succeeds", () => {
   });
 });
 
-describe("forum operations count QUESTIONS when they exist", () => {
+describe("contract operations count their own metric (when they exist)", () => {
+  it("POST /v1/chat/rooms/general/messages: 30 on FREE, the 31st is a CHAT_MESSAGES 429; reading keeps working", async () => {
+    const clock = clockAt("2030-03-10T08:30:00.000Z");
+    const a = await newAgent();
+    const post = (i: number) => call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content: `quota message ${i}`, type: "TEXT" } });
+    const first = await post(0);
+    if (first.status === 404 && first.body?.error?.message?.startsWith("No route")) return; // not built yet
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    for (let i = 1; i < 30; i++) {
+      if (i % 20 === 0) clock.advance(60_000); // stay under the per-minute rate
+      const r = await post(i);
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    expect429(await post(30), { metric: "CHAT_MESSAGES", limit: 30, plan: "FREE" });
+    const u = await today(a.key);
+    expect(u.metrics.CHAT_MESSAGES!.used).toBe(30);
+    expect(u.metrics.API_CALLS!.used).toBe(30);
+    expect((await call("GET", "/v1/chat/rooms/general", { key: a.key })).status).toBe(200);
+  });
+
   it("POST /v1/threads: 3 on FREE, the 4th is a QUESTIONS 429, a 400 consumes nothing", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();

@@ -27,6 +27,8 @@ const quotaFor =
   async (c, next) => {
     const caller = c.get("caller");
     if (op.access !== "agent" || caller?.kind !== "agent") return next();
+    // Free and without a metric of its own (GET /usage/today): nothing to check or consume.
+    if (op.uncounted && !op.metric) return next();
     const admission = await admit(c.env, caller, op.metric, !op.uncounted);
     c.set("admission", admission);
     await next();

@@ -21,6 +21,7 @@ const HISTORY_DAYS = 400;
  */
 export class AccountQuota extends DurableObject {
   private readonly sql: SqlStorage;
+  private prunedDay: string | null = null;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
@@ -77,6 +78,7 @@ export class AccountQuota extends DurableObject {
       }
       if (own) metrics[own] = { used: this.bump(day, own), limit: plan.daily[own] };
       if (req.counted || own) {
+        this.prune(t);
         this.sql.exec(
           `INSERT INTO days (day, plan) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET plan = excluded.plan
             WHERE plan <> excluded.plan`,
@@ -116,9 +118,7 @@ export class AccountQuota extends DurableObject {
   history(days: number): HistoryDay[] {
     const t = now();
     const from = utcDay(t - (days - 1) * DAY_MS);
-    const horizon = utcDay(t - HISTORY_DAYS * DAY_MS);
-    this.sql.exec("DELETE FROM counters WHERE day < ?", horizon);
-    this.sql.exec("DELETE FROM days WHERE day < ?", horizon);
+    this.prune(t);
     const byDay = new Map<string, HistoryDay>();
     for (let i = 0; i < days; i++) {
       const date = utcDay(t - i * DAY_MS);
@@ -136,6 +136,16 @@ export class AccountQuota extends DurableObject {
       if (rec && (PLAN_IDS as readonly string[]).includes(row.plan)) rec.plan = row.plan as PlanId;
     }
     return [...byDay.values()];
+  }
+
+  /** Drops history older than HISTORY_DAYS, once per UTC day per instance (not on every read). */
+  private prune(t: number): void {
+    const day = utcDay(t);
+    if (this.prunedDay === day) return;
+    const horizon = utcDay(t - HISTORY_DAYS * DAY_MS);
+    this.sql.exec("DELETE FROM counters WHERE day < ?", horizon);
+    this.sql.exec("DELETE FROM days WHERE day < ?", horizon);
+    this.prunedDay = day;
   }
 
   /**
