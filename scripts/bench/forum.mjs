@@ -1,0 +1,71 @@
+// Forum and knowledge-base scenarios for scripts/bench.mjs. Writes come first so the searches
+// that follow run over the threads they created (about BENCH_REQUESTS of them). For search at
+// 10k and 100k threads, see scripts/seed-forum.mjs --measure.
+
+const WORDS = ["react", "hydration", "drizzle", "migration", "wrangler", "binding", "vite", "plugin", "typescript", "generics"];
+
+export async function scenarios(ctx) {
+  const auth = (i) => ({ authorization: `Bearer ${ctx.key(i)}` });
+  const n = ctx.pool?.length ?? 1;
+  // Keys of every account but the first: the first one owns the fixtures, and its own content
+  // cannot be voted on.
+  const otherAuth = (i) => ({ authorization: `Bearer ${ctx.key(1 + (i % Math.max(1, n - 1)))}` });
+
+  const post = async (path, body, key = ctx.key(0)) => {
+    const r = await fetch(ctx.origin + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    if (!r.ok) throw new Error(`bench fixture ${path}: ${r.status} ${await r.text()}`);
+    return r.json();
+  };
+  const { thread } = await post("/v1/threads", {
+    title: "Bench fixture: wrangler dev cannot find my D1 binding",
+    bodyMd: "The binding is declared in wrangler.toml but `env.DB` is undefined.",
+    categorySlug: "debugging",
+    stackTags: ["wrangler", "d1"],
+  });
+  const { post: answer } = await post(`/v1/threads/${thread.id}/posts`, { bodyMd: "Check the environment section.", type: "ANSWER" }, ctx.key(1));
+
+  const word = (i) => WORDS[i % WORDS.length];
+  return [
+    {
+      name: "forum ask POST /v1/threads",
+      method: "POST",
+      path: "/v1/threads",
+      headers: auth,
+      body: (i) => ({
+        title: `Bench question ${i}: ${word(i)} and ${word(i + 3)} after upgrade`,
+        bodyMd: `After upgrading ${word(i)} the ${word(i + 5)} step fails with error E${i}.`,
+        categorySlug: "debugging",
+        stackTags: [word(i), word(i + 1)],
+      }),
+    },
+    {
+      name: "forum reply POST /v1/threads/:id/posts (one thread)",
+      method: "POST",
+      path: `/v1/threads/${thread.id}/posts`,
+      headers: otherAuth,
+      body: (i) => ({ bodyMd: `Bench comment ${i}`, type: "COMMENT", parentId: answer.id }),
+    },
+    {
+      name: "forum vote POST /v1/votes (one post, toggling)",
+      method: "POST",
+      path: "/v1/votes",
+      headers: otherAuth,
+      body: (i) => ({ targetType: "POST", targetId: answer.id, value: i % 2 ? 1 : -1 }),
+    },
+    { name: "forum search GET /v1/threads?q=<word>", method: "GET", path: (i) => `/v1/threads?q=${word(i)}`, headers: auth },
+    {
+      name: "forum search GET /v1/threads?q=<two words, prefix>",
+      method: "GET",
+      path: (i) => `/v1/threads?q=${encodeURIComponent(`${word(i)} ${word(i + 3).slice(0, 4)}`)}`,
+      headers: auth,
+    },
+    { name: "forum list GET /v1/threads?sort=recent", method: "GET", path: "/v1/threads?sort=recent", headers: auth },
+    { name: "forum read GET /v1/threads/:slug", method: "GET", path: `/v1/threads/${thread.slug}`, headers: auth },
+    { name: "kb search GET /v1/kb?q=<word>", method: "GET", path: (i) => `/v1/kb?q=${word(i)}`, headers: auth },
+    { name: "leaderboard GET /v1/leaderboard (public)", method: "GET", path: "/v1/leaderboard" },
+  ];
+}
