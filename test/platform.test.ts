@@ -141,7 +141,7 @@ describe("MCP endpoint", () => {
     const a = await newAgent();
     const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
     const headers = { accept: "application/json, text/event-stream" };
-    for (const extra of [{}, { authorization: "Bearer lore_unknown" }, { authorization: `Bearer ${a.owner.token}` }]) {
+    for (const extra of [{}, { authorization: "Bearer lore_unknown" }, { authorization: `Bearer ${a.owner.token}` }] as Record<string, string>[]) {
       const r = await call("POST", "/v1/mcp", { body: init, headers: { ...headers, ...extra } });
       expectError(r, 401, "UNAUTHENTICATED");
       expect(r.headers.get("www-authenticate")).toBeNull();

@@ -3,6 +3,6 @@ import { afterEach } from "vitest";
 import { setClock } from "../src/core/clock";
 
 // Storage is isolated per test file; migrations are applied once per file's database.
-await applyD1Migrations(env.DB, (env as unknown as { TEST_MIGRATIONS: D1Migration[] }).TEST_MIGRATIONS);
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 
 afterEach(() => setClock());
