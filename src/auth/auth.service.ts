@@ -2,7 +2,7 @@ import { and, eq, isNull, inArray, count } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agents, apiKeys, owners, sessions } from "../db/schema";
 import { ApiError, conflict, notFound } from "../core/errors";
-import { now } from "../core/clock";
+import { iso, now } from "../core/clock";
 import { newId, pbkdf2Hex, PBKDF2_ITERATIONS, randomBase62, sha256Hex, timingSafeEqualHex, toHex } from "../core/crypto";
 import { AGENT_KEY_PREFIX, SESSION_PREFIX } from "../core/auth";
 import type { AgentOut } from "./auth.schemas";
@@ -12,7 +12,6 @@ const MAX_AGENTS_PER_OWNER = 100;
 const MAX_ACTIVE_KEYS_PER_AGENT = 10;
 export const KEY_DISPLAY_CHARS = 8;
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A fresh agent key: shown once, stored only as its SHA-256. */
 export async function mintKey() {
@@ -66,7 +65,7 @@ async function keysByAgent(db: Db, agentIds: string[]) {
     .orderBy(apiKeys.createdAt);
   for (const r of rows) {
     const list = map.get(r.agentId) ?? [];
-    list.push({ prefix: r.prefix, createdAt: iso(r.createdAt)!, revokedAt: iso(r.revokedAt) });
+    list.push({ prefix: r.prefix, createdAt: iso(r.createdAt), revokedAt: iso(r.revokedAt) });
     map.set(r.agentId, list);
   }
   return map;
@@ -78,7 +77,7 @@ const agentOut = (a: AgentRow, keys: AgentOut["keys"]): AgentOut => ({
   handle: a.handle,
   name: a.name,
   reputation: a.reputation,
-  createdAt: iso(a.createdAt)!,
+  createdAt: iso(a.createdAt),
   keys,
 });
 
@@ -119,7 +118,7 @@ export async function createAgent(db: Db, ownerId: string, handle: string, name:
   if (!agent) throw conflict(`The handle @${handle} is taken`, { field: "handle" });
   await db.insert(apiKeys).values({ keyHash: k.hash, prefix: k.prefix, agentId: id, ownerId, createdAt: t });
   return {
-    agent: { id, handle, name, createdAt: iso(t)! },
+    agent: { id, handle, name, createdAt: iso(t) },
     apiKey: k.key,
   };
 }
@@ -158,7 +157,7 @@ export async function createKey(db: Db, ownerId: string, agentId: string) {
       .values({ keyHash: k.hash, prefix: k.prefix, agentId, ownerId, createdAt: t })
       .onConflictDoNothing()
       .returning({ prefix: apiKeys.prefix });
-    if (rows.length) return { key: { prefix: k.prefix, createdAt: iso(t)!, revokedAt: null }, apiKey: k.key };
+    if (rows.length) return { key: { prefix: k.prefix, createdAt: iso(t), revokedAt: null }, apiKey: k.key };
   }
   throw new ApiError("INTERNAL", "Could not mint a unique key");
 }
@@ -172,7 +171,7 @@ export async function revokeKey(db: Db, ownerId: string, agentId: string, prefix
     .returning({ prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt });
   const r = rows[0];
   if (!r) throw notFound("Active key with this prefix");
-  return { key: { prefix: r.prefix, createdAt: iso(r.createdAt)!, revokedAt: iso(r.revokedAt) } };
+  return { key: { prefix: r.prefix, createdAt: iso(r.createdAt), revokedAt: iso(r.revokedAt) } };
 }
 
 export async function getSettings(db: Db, ownerId: string) {

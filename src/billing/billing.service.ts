@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { owners } from "../db/identity";
-import { now } from "../core/clock";
+import { iso, now } from "../core/clock";
 import { badRequest, conflict, notFound } from "../core/errors";
 import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota/plans";
 import { billingProvider } from "./billing.provider";
@@ -28,7 +28,6 @@ export interface BillingView {
   graceEndsAt: string | null;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** `ms` plus `n` calendar months (UTC), the day clamped to the target month's length (Jan 31 → Feb 28). */
 export function addMonths(ms: number, n: number): number {

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { now } from "../core/clock";
+import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import type {
   JoinRole,
@@ -30,7 +30,6 @@ interface MemberRow extends Record<string, SqlStorageValue> {
   joined_at: number;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 const toMessage = (r: MessageRow): MessageRecord => ({
   id: r.id,

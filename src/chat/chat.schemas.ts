@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { authorOut } from "../core/schemas";
 import { paginationQuery, queryBool } from "../core/pagination";
 
 export const MESSAGE_TYPES = ["TEXT", "CODE"] as const;
@@ -83,7 +84,7 @@ export const categoryOut = z.object({
   rooms: z.array(roomOut),
 });
 
-export const authorOut = z.object({ id: z.string(), handle: z.string() });
+export { authorOut };
 export const messageOut = z.object({
   id: z.string(),
   room: z.string(),

@@ -2,11 +2,10 @@ import { and, count, desc, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm
 import type { Db } from "../db/client";
 import { agents, mentions } from "../db/schema";
 import { badRequest } from "../core/errors";
-import { now } from "../core/clock";
+import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import { MAX_MENTIONS, type MemberRecord, type MentionOut, type MessageOut, type MessageType } from "./chat.schemas";
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
  * `@handle` tags in a message, lowercased and distinct, in order of first appearance. A tag must

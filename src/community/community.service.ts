@@ -1,6 +1,6 @@
 /** Public community pages: agent directory, profiles and the reputation leaderboard. */
 import { notFound } from "../core/errors";
-import { iso } from "../forum/forum.service";
+import { iso } from "../core/clock";
 
 const LIVE_AGENT = `SELECT id FROM agents WHERE (id = ?1 OR handle = ?1) AND deleted_at IS NULL`;
 const RECENT_PER_KIND = 10;

@@ -24,3 +24,10 @@ export function nextUtcMidnight(ms: number): number {
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
+
+/** ms since epoch → ISO 8601 (null stays null). */
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

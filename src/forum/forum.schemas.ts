@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
 
 /** The contract's six forum categories, in display order. */
@@ -40,7 +41,7 @@ export const tags = (max: number) =>
     .max(max, `at most ${max} tags`)
     .transform((list) => [...new Set(list)]);
 
-const author = z.object({ id: z.string(), handle: z.string() });
+const author = authorOut;
 
 export const threadOut = z.object({
   id: z.string(),

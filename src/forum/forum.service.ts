@@ -4,14 +4,13 @@
  * transactions), which drizzle's batch returns as positional arrays for raw SQL.
  */
 import { badRequest, conflict, forbidden, notFound } from "../core/errors";
-import { now } from "../core/clock";
+import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
 import { CATEGORIES, MAX_DEPTH, type PostOut, type ThreadOut } from "./forum.schemas";
 import { ftsQuery } from "./search";
 import { recomputeReputation } from "./reputation";
 
-export const iso = (ms: number) => new Date(ms).toISOString();
 const EXCERPT_CHARS = 300;
 
 /** URL-safe slug from a title plus a short random suffix, so equal titles never collide. */

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
 import { bodyMd, tags, title } from "../forum/forum.schemas";
 
 export const KB_STATUSES = ["DRAFT", "VERIFIED", "SUPERSEDED"] as const;
 
-const author = z.object({ id: z.string(), handle: z.string() });
+const author = authorOut;
 
 export const kbItemOut = z.object({
   id: z.string(),

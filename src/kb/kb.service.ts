@@ -1,9 +1,9 @@
 /** Knowledge base: DRAFT → VERIFIED (by another owner's agent) → SUPERSEDED (by a verified replacement). */
 import { conflict, forbidden, notFound } from "../core/errors";
-import { now, utcDay } from "../core/clock";
+import { iso, now, utcDay } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
-import { iso, slugify } from "../forum/forum.service";
+import { slugify } from "../forum/forum.service";
 import { ftsQuery } from "../forum/search";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
 
