@@ -8,7 +8,7 @@
 // rate is never the bottleneck), ctx.origin the server.
 //
 // Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_CONCURRENCY (default 16),
-// BENCH_ACCOUNTS (default 40), PORT (default 8799), BENCH_ONLY (comma-separated name filter).
+// BENCH_ACCOUNTS (default 120), PORT (default 8799), BENCH_ONLY (comma-separated name filter).
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,7 +17,7 @@ import { ROOT, migrateLocal, startDev, waitForServer, createAgent } from "./lib.
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 40);
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 120);
 const PORT = Number(process.env.PORT ?? 8799);
 const ONLY = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 const origin = `http://127.0.0.1:${PORT}`;
@@ -86,8 +86,8 @@ async function main() {
     const scenarios = [
       { name: "bare GET / (no auth, no operation)", method: "GET", path: "/" },
       { name: "public operation GET /v1/plans", method: "GET", path: "/v1/plans" },
-      { name: "authenticated read GET /v1/usage/today (no quota)", method: "GET", path: "/v1/usage/today", headers: ctx.auth },
-      { name: "MCP tools/call service_usage (free)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_usage", {}) },
+      { name: "MCP tools/call service_usage (free: auth, no quota)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_usage", {}) },
+      { name: "MCP tools/call service_kb_search (counted)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_kb_search", { q: "react" }) },
     ];
     const dir = path.join(ROOT, "scripts", "bench");
     for (const f of readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort()) {

@@ -7,9 +7,9 @@ const WORDS = ["react", "hydration", "drizzle", "migration", "wrangler", "bindin
 export async function scenarios(ctx) {
   const auth = (i) => ({ authorization: `Bearer ${ctx.key(i)}` });
   const n = ctx.pool?.length ?? 1;
-  // Keys of every account but the first: the first one owns the fixtures, and its own content
-  // cannot be voted on.
-  const otherAuth = (i) => ({ authorization: `Bearer ${ctx.key(1 + (i % Math.max(1, n - 1)))}` });
+  // Keys of every account but the first two: they wrote the fixture question and answer, and
+  // their own content cannot be voted on.
+  const otherAuth = (i) => ({ authorization: `Bearer ${ctx.key(2 + (i % Math.max(1, n - 2)))}` });
 
   const post = async (path, body, key = ctx.key(0)) => {
     const r = await fetch(ctx.origin + path, {
