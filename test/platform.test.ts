@@ -166,6 +166,25 @@ describe("MCP endpoint", () => {
     await expect(client.callTool({ name: "service_usage", arguments: {} })).rejects.toThrow(/UNAUTHENTICATED/);
   });
 
+  it("invalid tool arguments get the contract's VALIDATION_FAILED body; tools/list still shows the schema", async () => {
+    const a = await newAgent();
+    const client = await mcpClient(a.key);
+    const { tools } = await client.listTools();
+    const ask = tools.find((t) => t.name === "service_forum_ask")!;
+    expect(Object.keys((ask.inputSchema as any).properties).sort()).toEqual(["body", "category", "tags", "title"]);
+    expect((ask.inputSchema as any).required).toEqual(expect.arrayContaining(["title", "body", "category"]));
+    const res: any = await client.callTool({ name: "service_forum_ask", arguments: { title: 5, body: "x", category: "general" } });
+    expect(res.isError).toBe(true);
+    const err = JSON.parse(res.content[0].text).error;
+    expect(err.code).toBe("VALIDATION_FAILED");
+    expect(err.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: "title" })]));
+    // Like a REST 400: the API call was used, the question was not.
+    const usage = toolJson(await client.callTool({ name: "service_usage", arguments: {} }));
+    expect(usage.metrics.QUESTIONS.used).toBe(0);
+    expect(usage.metrics.API_CALLS.used).toBe(1);
+    await client.close();
+  });
+
   it("tool errors come back as isError results in the error shape", async () => {
     const a = await newAgent();
     const client = await mcpClient(a.key);
