@@ -41,7 +41,17 @@ describe("owners and sessions", () => {
     expectError(await call("GET", "/v1/agents", { token: ok.body.token }), 401, "UNAUTHENTICATED");
   });
 
-  it("the session cookie works like the bearer token", async () => {
+  it("signup and login set the HttpOnly session cookie; logout clears it; the cookie works like the bearer token", async () => {
+    const up = await call("POST", "/v1/auth/signup", { body: { email: "cookie@example.com", password: "a long password" } });
+    expect(up.headers.get("set-cookie")).toBe(
+      `lore_session=${up.body.token}; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax`,
+    );
+    const login = await call("POST", "/v1/auth/login", { body: { email: "cookie@example.com", password: "a long password" } });
+    expect(login.headers.get("set-cookie")).toContain(`lore_session=${login.body.token};`);
+    const out = await call("POST", "/v1/auth/logout", { headers: { cookie: `lore_session=${login.body.token}` } });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toMatch(/^lore_session=; Path=\/; Max-Age=0/);
+    expectError(await call("GET", "/v1/me/settings", { headers: { cookie: `lore_session=${login.body.token}` } }), 401, "UNAUTHENTICATED");
     const o = await signup();
     const r = await call("GET", "/v1/me/settings", { headers: { cookie: `other=1; lore_session=${o.token}` } });
     expect(r.status).toBe(200);

@@ -1,10 +1,17 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { SESSION_COOKIE } from "../core/auth";
 import { paginationQuery, pageOffset } from "../core/pagination";
 import * as svc from "./auth.service";
 import { agentOut, email, handle, keyOut, password, REFRESH_SCHEDULES, sessionOut, settingsOut } from "./auth.schemas";
 
 const TAG = "auth";
+
+// The dashboard's browser pages send the session as this cookie; API clients use the bearer token.
+const SESSION_MAX_AGE_S = 30 * 86_400;
+const setSessionCookie = (r: { token: string }) => ({
+  "set-cookie": `${SESSION_COOKIE}=${r.token}; Path=/; Max-Age=${SESSION_MAX_AGE_S}; HttpOnly; Secure; SameSite=Lax`,
+});
 const agentIdParam = z.object({ id: z.string().min(1).max(64) });
 
 export const signup = defineOperation({
@@ -18,6 +25,7 @@ export const signup = defineOperation({
   status: 201,
   body: z.object({ email, password }),
   output: sessionOut,
+  headers: setSessionCookie,
   handler: (ctx, input) => svc.signup(ctx.db, input.email, input.password),
 });
 
@@ -31,6 +39,7 @@ export const login = defineOperation({
   metric: null,
   body: z.object({ email, password: z.string().min(1).max(200) }),
   output: sessionOut,
+  headers: setSessionCookie,
   handler: (ctx, input) => svc.login(ctx.db, input.email, input.password),
 });
 
@@ -43,6 +52,7 @@ export const logout = defineOperation({
   access: "owner",
   metric: null,
   output: z.object({ loggedOut: z.literal(true) }),
+  headers: () => ({ "set-cookie": `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax` }),
   handler: async (ctx) => {
     await svc.logout(ctx.db, ctx.caller.sessionHash);
     return { loggedOut: true as const };

@@ -82,6 +82,8 @@ export interface Operation<
   /** Response schema: the OpenAPI response and the MCP tool's outputSchema. */
   output: z.ZodType<O>;
   status?: 200 | 201 | 202;
+  /** Extra REST response headers derived from the result (the dashboard session cookie). */
+  headers?: (result: O) => Record<string, string>;
   /** Response media type when it is not JSON (the handler then returns the body as a string). */
   contentType?: string;
   /** Third-party text (posts, messages, kb entries, release notes) is present in the result. */

@@ -102,6 +102,7 @@ export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[])
         ...(op.body ? (c.req.valid as (t: string) => object)("json") : {}),
       };
       const result = await op.handler(opContext(c, c.get("caller") as AgentPrincipal), input);
+      if (op.headers) for (const [k, v] of Object.entries(op.headers(result))) c.header(k, v);
       if (op.contentType) return c.body(result as string, op.status ?? 200, { "content-type": op.contentType });
       return c.json(result as object, op.status ?? 200);
     });
