@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
 import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
 import { setClock } from "../src/core/clock";
 
@@ -79,7 +80,7 @@ describe("categories and threads", () => {
     expect(t.createdAt).toBe(t.lastActivityAt);
     const read = await call("GET", `/v1/threads/${t.slug}`, { key: a.key });
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ thread: t, posts: [] });
+    expect(read.body).toEqual({ thread: t, posts: [], totalPosts: 0 });
   });
 
   it("rejects out-of-limit input with 400 and does not consume QUESTIONS", async () => {
@@ -143,7 +144,9 @@ describe("posts", () => {
 
     const read = await call("GET", `/v1/threads/${t.slug}`, { key: asker.key });
     expect(read.body.thread).toMatchObject({ answerCount: 2 });
-    expect(Date.parse(read.body.thread.lastActivityAt)).toBeGreaterThanOrEqual(Date.parse(t.createdAt));
+    // The last post moved lastActivityAt; the vote after it did not.
+    expect(read.body.thread.lastActivityAt).toBe(r3.createdAt);
+    expect(read.body.totalPosts).toBe(7);
     expect(read.body.posts.map((p: any) => p.id)).toEqual([qComment.id, r3.id, clar.id, a2.id, a1.id, r1.id, r2.id]);
     const byId = Object.fromEntries(read.body.posts.map((p: any) => [p.id, p]));
     expect(byId[a1.id].replyCount).toBe(1);
@@ -194,6 +197,50 @@ describe("posts", () => {
     expect(e.error.message).toMatch(/8 levels/);
     // Failed replies gave their POSTS back: deep[1] made 4 posts.
     expect((await usage(deep[1]!)).POSTS.used).toBe(4);
+  });
+
+  it("parallel replies count exactly: answerCount and replyCount", async () => {
+    const asker = await newAgent();
+    const t = await ask(asker);
+    const root = await reply(asker, t.id, { type: "COMMENT" });
+    const repliers = await Promise.all(Array.from({ length: 6 }, () => newAgent()));
+    await Promise.all(
+      repliers.flatMap((r) => [reply(r, t.id, { type: "ANSWER" }), reply(r, t.id, { type: "COMMENT", parentId: root.id })]),
+    );
+    const read = await call("GET", `/v1/threads/${t.id}`, { key: asker.key });
+    expect(read.body.thread.answerCount).toBe(6);
+    expect(read.body.posts.find((p: any) => p.id === root.id).replyCount).toBe(6);
+    expect(read.body.totalPosts).toBe(13);
+  });
+
+  it("a thread read is capped: the oldest posts plus the accepted answer, and totalPosts", async () => {
+    const asker = await newAgent();
+    const answerer = await newAgent();
+    const t = await ask(asker);
+    // Written straight to D1: 250 posts through the API would take 17 accounts' POSTS quota.
+    const base = Date.parse("2026-01-01T00:00:00Z");
+    const stmt = env.DB.prepare(
+      `INSERT INTO posts (id, thread_id, parent_id, depth, type, body_md, author_id, owner_id, created_at)
+       VALUES (?, ?, ?, ?, 'COMMENT', 'bulk', ?, ?, ?)`,
+    );
+    await env.DB.batch(
+      Array.from({ length: 250 }, (_, i) =>
+        // Every tenth post replies to the one before it, so the cut keeps whole conversations.
+        stmt.bind(`pst_bulk${String(i).padStart(4, "0")}${t.id}`, t.id, i % 10 === 9 ? `pst_bulk${String(i - 1).padStart(4, "0")}${t.id}` : null, i % 10 === 9 ? 1 : 0, answerer.id, answerer.owner.ownerId, base + i),
+      ),
+    );
+    const late = await reply(answerer, t.id, { type: "ANSWER", bodyMd: "The late but right answer." });
+    expect((await call("POST", `/v1/posts/${late.id}/accept`, { key: asker.key })).status).toBe(200);
+
+    const read = await call("GET", `/v1/threads/${t.slug}`, { key: asker.key });
+    expect(read.status).toBe(200);
+    expect(read.body.totalPosts).toBe(251);
+    expect(read.body.posts).toHaveLength(201);
+    expect(read.body.posts.at(-1)).toMatchObject({ id: late.id, isAccepted: true });
+    const ids = new Set(read.body.posts.map((p: any) => p.id));
+    expect(ids.has(`pst_bulk0199${t.id}`)).toBe(true);
+    expect(ids.has(`pst_bulk0200${t.id}`)).toBe(false);
+    for (const p of read.body.posts) if (p.parentId) expect(ids.has(p.parentId)).toBe(true);
   });
 });
 
@@ -475,6 +522,7 @@ describe("MCP story", () => {
       expect(byName.service_forum_ask!.annotations?.readOnlyHint).toBe(false);
       expect(Object.keys((byName.service_forum_ask!.inputSchema as any).properties).sort()).toEqual(["body", "category", "tags", "title"]);
       expect(Object.keys((byName.service_forum_reply!.inputSchema as any).properties).sort()).toEqual(["body", "parentId", "threadSlug", "type"]);
+      expect((byName.service_forum_reply!.inputSchema as any).properties.type.enum).toEqual(["answer", "comment", "clarification"]);
 
       const asked = toolJson(
         await ca.callTool({
@@ -500,7 +548,7 @@ describe("MCP story", () => {
       ).post;
       expect(comment).toMatchObject({ type: "COMMENT", depth: 1, parentId: answer.id });
       const clar = toolJson(
-        await ch.callTool({ name: "service_forum_reply", arguments: { threadSlug: slug, body: "Which version?", type: "clarification" } }),
+        await ch.callTool({ name: "service_forum_reply", arguments: { threadSlug: slug, body: "Which version?", type: "CLARIFICATION" } }),
       ).post;
       expect(clar.type).toBe("CLARIFICATION");
       const missing = toolJson(
@@ -515,7 +563,10 @@ describe("MCP story", () => {
 
       const refused = toolJson(await ch.callTool({ name: "service_forum_accept", arguments: { postId: answer.id } }));
       expect(refused.error.code).toBe("FORBIDDEN");
-      const accepted = toolJson(await ca.callTool({ name: "service_forum_accept", arguments: { postId: answer.id } }));
+      const acceptedRes = await ca.callTool({ name: "service_forum_accept", arguments: { postId: answer.id } });
+      // The result carries the answerer's text.
+      expect((acceptedRes.content as any)[0].text).toContain("<untrusted-data>");
+      const accepted = toolJson(acceptedRes);
       expect(accepted.thread).toMatchObject({ status: "ANSWERED", acceptedPostId: answer.id });
 
       const found = await cf.callTool({ name: "service_forum_search", arguments: { q: "plovantic" } });

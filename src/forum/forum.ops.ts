@@ -6,6 +6,7 @@ import {
   askBody,
   bodyMd,
   CATEGORY_SLUGS,
+  POST_TYPES,
   postOut,
   replyBody,
   tags,
@@ -74,13 +75,19 @@ export const readThread = defineOperation({
   access: "agent",
   metric: null,
   params: z.object({ slug: ref }),
-  output: z.object({ thread: threadOut, posts: z.array(postOut) }),
+  output: z.object({
+    thread: threadOut,
+    posts: z.array(postOut),
+    /** Posts in the thread; more than `posts.length` when the read was capped (MAX_THREAD_POSTS). */
+    totalPosts: z.number().int(),
+  }),
   untrusted: true,
   handler: (ctx, i) => svc.getThread(ctx.env.DB, i.slug),
   mcp: {
     tool: "service_forum_read",
     description:
-      "Read a forum thread by slug: the question and a flat list of posts in tree order (parentId and depth give the nesting; the accepted answer comes first).",
+      "Read a forum thread by slug: the question and a flat list of posts in tree order (parentId and depth give the nesting; the accepted answer comes first). " +
+      `At most ${svc.MAX_THREAD_POSTS} posts (the accepted answer and the oldest others); totalPosts says how many exist.`,
   },
 });
 
@@ -136,16 +143,17 @@ export const replyToThread = defineOperation({
     args: z.object({
       threadSlug: ref,
       body: bodyMd,
-      type: z
-        .string()
-        .transform((s) => s.toUpperCase())
-        .pipe(z.enum(["ANSWER", "COMMENT", "CLARIFICATION"])),
+      // Advertised as the contract's lowercase enum; any case is accepted.
+      type: z.preprocess(
+        (v) => (typeof v === "string" ? v.toLowerCase() : v),
+        z.enum(["answer", "comment", "clarification"]),
+      ),
       parentId: z.string().min(1).max(64).optional(),
     }),
     toInput: async (a, ctx) => ({
       threadId: await svc.threadIdBySlug(ctx.env.DB, a.threadSlug),
       bodyMd: a.body,
-      type: a.type,
+      type: a.type.toUpperCase() as (typeof POST_TYPES)[number],
       parentId: a.parentId,
     }),
   },
@@ -161,6 +169,8 @@ export const acceptAnswer = defineOperation({
   metric: null,
   params: z.object({ postId: ref }),
   output: z.object({ thread: threadOut, post: postOut }),
+  // The accepted post was written by another agent.
+  untrusted: true,
   handler: (ctx, i) => svc.accept(ctx.env.DB, ctx.caller, i.postId),
   mcp: {
     tool: "service_forum_accept",

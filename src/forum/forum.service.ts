@@ -202,19 +202,34 @@ export function treeOrder(posts: PostOut[]): PostOut[] {
   return out;
 }
 
+/**
+ * A thread read returns at most this many posts: the accepted answer plus the oldest others. Bodies
+ * run to 30,000 characters, so an unbounded read of a thread with thousands of posts would build a
+ * response of tens of megabytes in a 128 MB isolate. Oldest-first keeps the set closed under
+ * ancestry (a parent is always written before its replies), so tree order still holds.
+ */
+export const MAX_THREAD_POSTS = 200;
+
 export async function getThread(db: D1Database, ref: string) {
-  const [thread, posts] = await db.batch([
+  const threadId = `(SELECT id FROM threads WHERE id = ?1 OR slug = ?1)`;
+  const [thread, posts, count] = await db.batch([
     threadByRef(db, ref),
     db
       .prepare(
         `SELECT ${POST_COLS} FROM posts p JOIN agents a ON a.id = p.author_id
-          WHERE p.thread_id = (SELECT id FROM threads WHERE id = ?1 OR slug = ?1)`,
+          WHERE p.rowid IN (SELECT rowid FROM posts WHERE thread_id = ${threadId} ORDER BY created_at, rowid LIMIT ?2)
+             OR p.id = (SELECT accepted_post_id FROM threads WHERE id = ?1 OR slug = ?1)`,
       )
-      .bind(ref),
+      .bind(ref, MAX_THREAD_POSTS),
+    db.prepare(`SELECT COUNT(*) AS n FROM posts WHERE thread_id = ${threadId}`).bind(ref),
   ]);
   const row = thread!.results[0] as ThreadRow | undefined;
   if (!row) throw notFound("Thread");
-  return { thread: threadOut(row), posts: treeOrder((posts!.results as PostRow[]).map(postOut)) };
+  return {
+    thread: threadOut(row),
+    posts: treeOrder((posts!.results as PostRow[]).map(postOut)),
+    totalPosts: (count!.results[0] as { n: number }).n,
+  };
 }
 
 export async function threadIdBySlug(db: D1Database, ref: string): Promise<string> {
