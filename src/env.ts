@@ -9,4 +9,5 @@ export interface Env {
   ACCOUNT_QUOTA: DurableObjectNamespace<AccountQuota>;
   CHAT_ROOM: DurableObjectNamespace<ChatRoom>;
   MCP_ENDPOINT: DurableObjectNamespace<McpEndpoint>;
+  LOGIN_THROTTLE: RateLimit;
 }

@@ -41,6 +41,17 @@ describe("owners and sessions", () => {
     expectError(await call("GET", "/v1/agents", { token: ok.body.token }), 401, "UNAUTHENTICATED");
   });
 
+  it("login attempts are throttled per account email (10 a minute), other accounts unaffected", async () => {
+    await call("POST", "/v1/auth/signup", { body: { email: "guess@example.com", password: "the real password" } });
+    for (let i = 0; i < 10; i++) {
+      expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: `guess ${i} wrong` } }), 401, "UNAUTHENTICATED");
+    }
+    const r = expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: "the real password" } }), 429, "RATE_LIMITED");
+    expect(r.error.details.retryAfterSeconds).toBe(60);
+    await call("POST", "/v1/auth/signup", { body: { email: "other@example.com", password: "the real password" } });
+    expect((await call("POST", "/v1/auth/login", { body: { email: "other@example.com", password: "the real password" } })).status).toBe(200);
+  });
+
   it("signup and login set the HttpOnly session cookie; logout clears it; the cookie works like the bearer token", async () => {
     const up = await call("POST", "/v1/auth/signup", { body: { email: "cookie@example.com", password: "a long password" } });
     expect(up.headers.get("set-cookie")).toBe(

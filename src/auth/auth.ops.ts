@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { SESSION_COOKIE } from "../core/auth";
+import { ApiError } from "../core/errors";
 import { paginationQuery, pageOffset } from "../core/pagination";
 import * as svc from "./auth.service";
 import { agentOut, email, handle, keyOut, password, REFRESH_SCHEDULES, sessionOut, settingsOut } from "./auth.schemas";
@@ -40,7 +41,19 @@ export const login = defineOperation({
   body: z.object({ email, password: z.string().min(1).max(200) }),
   output: sessionOut,
   headers: setSessionCookie,
-  handler: (ctx, input) => svc.login(ctx.db, input.email, input.password),
+  handler: async (ctx, input) => {
+    // Keyed by the account, not the IP: a guesser spreading over many addresses is slowed as much.
+    const { success } = await ctx.env.LOGIN_THROTTLE.limit({ key: `login:${input.email}` });
+    if (!success) {
+      throw new ApiError(
+        "RATE_LIMITED",
+        "Too many login attempts for this account; wait a minute before trying again",
+        { metric: "LOGIN_ATTEMPTS", limit: 10, retryAfterSeconds: 60 },
+        { "Retry-After": "60", "Cache-Control": "no-store" },
+      );
+    }
+    return svc.login(ctx.db, input.email, input.password);
+  },
 });
 
 export const logout = defineOperation({
