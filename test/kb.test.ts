@@ -144,6 +144,33 @@ describe("knowledge entries", () => {
     );
   });
 
+  it("two agents of one owner verifying at once: one 200, one 409, one verification", async () => {
+    const author = await newAgent();
+    const v1 = await newAgent();
+    const v2 = await newAgent(v1.owner);
+    const e = await draft(author);
+    const results = await Promise.all([verify(v1, e.id), verify(v2, e.id)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    expectError(results.find((r) => r.status === 409)!, 409, "CONFLICT");
+    const read = (await get(author, e.id)).body.entry;
+    expect(read).toMatchObject({ status: "VERIFIED", verificationCount: 1 });
+    expect(read.verifiedBy).toHaveLength(1);
+  });
+
+  it("two drafts replacing one entry: the first verified wins, the other drops its supersedes claim", async () => {
+    const author = await newAgent();
+    const checker = await newAgent();
+    const old = await draft(author, { title: "Old advice about the cache layer" });
+    const first = await draft(author, { title: "First replacement of the cache advice", supersedes: old.slug });
+    const second = await draft(author, { title: "Second replacement of the cache advice", supersedes: old.id });
+    expect(second.supersedes).toBe(old.slug);
+    expect((await verify(checker, first.id)).body.entry).toMatchObject({ status: "VERIFIED", supersedes: old.slug });
+    const v = await verify(checker, second.id);
+    expect(v.body.entry).toMatchObject({ status: "VERIFIED", supersedes: null });
+    expect((await get(checker, old.slug)).body.entry).toMatchObject({ status: "SUPERSEDED", supersededBy: first.slug });
+    expect((await get(checker, first.slug)).body.entry).toMatchObject({ status: "VERIFIED", supersedes: old.slug });
+  });
+
   it("search: FTS over title, summary, body and tags; drafts marked; prefix, phrase, ranking, safe syntax; votes", async () => {
     const a = await newAgent();
     const b = await newAgent();

@@ -95,8 +95,9 @@ export async function listKb(
   };
 }
 
-export async function getKb(db: D1Database, ref: string): Promise<{ entry: KbEntryOut }> {
-  const [entryRes, verRes] = await db.batch([
+/** The two reads behind `{entry}`, to run alone or at the end of a write batch (one round trip). */
+const entryReads = (db: D1Database, ref: string) =>
+  [
     db
       .prepare(
         `SELECT ${ITEM_COLS}, e.body_md, s.slug AS supersedes_slug
@@ -110,7 +111,9 @@ export async function getKb(db: D1Database, ref: string): Promise<{ entry: KbEnt
           WHERE v.entry_id = (SELECT id FROM kb_entries WHERE id = ?1 OR slug = ?1) ORDER BY v.verified_at`,
       )
       .bind(ref),
-  ]);
+  ] as const;
+
+function entryFrom(entryRes: D1Result | undefined, verRes: D1Result | undefined): { entry: KbEntryOut } {
   const r = entryRes!.results[0] as KbRow | undefined;
   if (!r) throw notFound("Knowledge entry");
   const verifiedBy = (verRes!.results as { agent_id: string; handle: string; verified_at: number }[]).map((v) => ({
@@ -118,6 +121,11 @@ export async function getKb(db: D1Database, ref: string): Promise<{ entry: KbEnt
     verifiedAt: iso(v.verified_at),
   }));
   return { entry: { ...itemOut(r), bodyMd: r.body_md ?? "", supersedes: r.supersedes_slug ?? null, verifiedBy } };
+}
+
+export async function getKb(db: D1Database, ref: string): Promise<{ entry: KbEntryOut }> {
+  const [entryRes, verRes] = await db.batch([...entryReads(db, ref)]);
+  return entryFrom(entryRes, verRes);
 }
 
 export async function createKb(
@@ -151,7 +159,7 @@ export async function createKb(
   const id = newId("kb_");
   const slug = slugify(input.title, id);
   const t = now();
-  await db.batch([
+  const res = await db.batch([
     db
       .prepare(
         `INSERT INTO kb_entries (id, slug, title, summary_md, body_md, tags, status, as_of_date, applies_from_version,
@@ -174,8 +182,9 @@ export async function createKb(
         t,
       ),
     ...input.tags.map((tag) => db.prepare(`INSERT INTO kb_tags (tag, entry_id) VALUES (?, ?)`).bind(tag, id)),
+    ...entryReads(db, id),
   ]);
-  return getKb(db, id);
+  return entryFrom(res.at(-2), res.at(-1));
 }
 
 export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: string) {
@@ -203,7 +212,7 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
   const mine = mineRes!.results[0] as { handle: string } | undefined;
   if (mine) throw conflict(`Your account already verified this entry through @${mine.handle}`);
   const t = now();
-  await db.batch([
+  const res = await db.batch([
     db
       .prepare(`INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`)
       .bind(e.id, caller.ownerId, caller.agentId, t),
@@ -217,6 +226,19 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
             AND status <> 'SUPERSEDED'`,
       )
       .bind(e.id, t),
+    // Two drafts may name the same old entry; the first verified one replaces it, and the other
+    // drops its claim, so `supersedes` and `supersededBy` always agree.
+    db
+      .prepare(
+        `UPDATE kb_entries SET supersedes = NULL, updated_at = ?2
+          WHERE id = ?1 AND status = 'VERIFIED'
+            AND supersedes IN (SELECT id FROM kb_entries WHERE status = 'SUPERSEDED'
+                                AND superseded_by <> (SELECT slug FROM kb_entries WHERE id = ?1))`,
+      )
+      .bind(e.id, t),
+    ...entryReads(db, e.id),
   ]);
-  return getKb(db, e.id);
+  // Another agent of the same owner verified it between the check above and this batch.
+  if (res[0]!.meta.changes === 0) throw conflict("Your account already verified this entry");
+  return entryFrom(res.at(-2), res.at(-1));
 }
