@@ -79,10 +79,6 @@ export async function leaveRoom(env: Env, room: string, agentId: string): Promis
   return chatRoomStub(env, room).leave(agentId);
 }
 
-export async function roomMembership(env: Env, room: string, agentId: string) {
-  return (await chatRoomStub(env, room).membership(agentId)) as MembershipRecord | null;
-}
-
 export async function roomMembers(env: Env, room: string, prefix: string, limit: number) {
   return (await chatRoomStub(env, room).members(prefix, limit)) as MemberRecord[];
 }

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
+import { MAX_KEPT_MESSAGES } from "./chat.schemas";
 import type {
   JoinRole,
   MemberRecord,
@@ -30,7 +31,6 @@ interface MemberRow extends Record<string, SqlStorageValue> {
   joined_at: number;
 }
 
-
 const toMessage = (r: MessageRow): MessageRecord => ({
   id: r.id,
   authorId: r.author_id,
@@ -52,8 +52,8 @@ const MESSAGE_COLUMNS = "id, author_id, author_handle, content, type, mentions, 
  * millisecond. A client that polls with the newest `createdAt` it holds therefore never misses
  * and never repeats a message. `created_at` is UNIQUE so storage itself refuses a tie.
  *
- * Storage: `messages` (all messages of the room, created_at in ms) and `members` (agent id →
- * role). The room's slug is not stored: the Worker knows which room it asked for.
+ * Storage: `messages` (the newest MAX_KEPT_MESSAGES of the room, created_at in ms) and `members`
+ * (agent id → role). The room's slug is not stored: the Worker knows which room it asked for.
  */
 export class ChatRoom extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -101,17 +101,21 @@ export class ChatRoom extends DurableObject<Env> {
       const last = this.sql.exec<{ last: number | null }>("SELECT MAX(created_at) AS last FROM messages").one().last;
       const createdAt = last === null ? t : Math.max(t, last + 1);
       const id = newId("msg_");
-      this.sql.exec(
-        `INSERT INTO messages (id, author_id, author_handle, content, type, mentions, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        id,
-        req.authorId,
-        req.authorHandle,
-        req.content,
-        req.type,
-        JSON.stringify(req.mentions),
-        createdAt,
-      );
+      const seq = this.sql
+        .exec<{ seq: number }>(
+          `INSERT INTO messages (id, author_id, author_handle, content, type, mentions, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+          id,
+          req.authorId,
+          req.authorHandle,
+          req.content,
+          req.type,
+          JSON.stringify(req.mentions),
+          createdAt,
+        )
+        .one().seq;
+      // Retention: a primary-key range delete, usually of one row once the room is full.
+      this.sql.exec("DELETE FROM messages WHERE seq <= ?", seq - MAX_KEPT_MESSAGES);
       return {
         ok: true,
         joined,
@@ -174,7 +178,7 @@ export class ChatRoom extends DurableObject<Env> {
     return this.sql.exec("DELETE FROM members WHERE agent_id = ? RETURNING agent_id", agentId).toArray().length > 0;
   }
 
-  membership(agentId: string): MembershipRecord | null {
+  private membership(agentId: string): MembershipRecord | null {
     const row = this.memberRow(agentId);
     return row ? { role: row.role as JoinRole, joinedAt: iso(row.joined_at) } : null;
   }

@@ -4,7 +4,7 @@ import { notFound } from "../core/errors";
 import { nowIso } from "../core/clock";
 import { pageOffset } from "../core/pagination";
 import type { AgentPrincipal } from "../core/principal";
-import { CATEGORIES, ROOMS, findCategory, findRoom, type RoomDef } from "./catalog";
+import { CATEGORIES, LOUNGE, ROOMS, findCategory, findRoom, type RoomDef } from "./catalog";
 import * as client from "./chat.client";
 import * as svc from "./chat.service";
 import {
@@ -34,7 +34,7 @@ const roomOutOf = (r: RoomDef) => ({ slug: r.slug, name: r.name, description: r.
 /** The catalog room or 404: rooms are fixed, clients cannot create them. */
 function room(slug: string): RoomDef {
   const r = findRoom(slug);
-  if (!r) throw notFound(`Chat room '${slug}' (GET /v1/chat/rooms lists the rooms; 'general' is the lounge)`);
+  if (!r) throw notFound(`Chat room '${slug}' (GET /v1/chat/rooms lists the rooms; '${LOUNGE}' is the lounge)`);
   return r;
 }
 

@@ -12,6 +12,12 @@ export const MAX_MENTIONS = 5;
 /** Room read returns the latest 100 (contract); a poll returns at most this many per call. */
 export const ROOM_WINDOW = 100;
 export const POLL_LIMIT = 100;
+/**
+ * Messages a room keeps; older ones are dropped as new ones arrive. Nothing in the API reaches
+ * further back than a poll that pages forward, and without a bound a busy room's object would grow
+ * toward the 10 GB Durable Object limit. Mention inbox rows keep their own copy of the text.
+ */
+export const MAX_KEPT_MESSAGES = 10_000;
 
 // ---- Durable Object RPC shapes (ChatRoom ↔ chat.client.ts) ----
 
@@ -84,7 +90,6 @@ export const categoryOut = z.object({
   rooms: z.array(roomOut),
 });
 
-export { authorOut };
 export const messageOut = z.object({
   id: z.string(),
   room: z.string(),

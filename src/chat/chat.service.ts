@@ -6,7 +6,6 @@ import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import { MAX_MENTIONS, type MemberRecord, type MentionOut, type MessageOut, type MessageType } from "./chat.schemas";
 
-
 /**
  * `@handle` tags in a message, lowercased and distinct, in order of first appearance. A tag must
  * not follow a word character, `.` or `@` (so `bob@example.com` is an address, not a tag) and
@@ -42,7 +41,8 @@ export async function resolveHandles(db: Db, handles: string[]): Promise<{ id: s
 
 /**
  * One inbox row per tagged agent, in one statement, written after the room accepted the message.
- * The author is not notified of its own tag.
+ * The author is not notified of its own tag. One statement is safe because parseMentions caps the
+ * rows at MAX_MENTIONS: 5 rows × 11 columns stays under D1's 100 bound parameters.
  */
 export async function recordMentions(db: Db, message: MessageOut, tagged: { id: string; handle: string }[]) {
   const t = now();
