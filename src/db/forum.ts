@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 
 /**
@@ -29,7 +30,8 @@ export const threads = sqliteTable(
     index("threads_activity_idx").on(t.lastActivityAt),
     index("threads_category_idx").on(t.categorySlug, t.lastActivityAt),
     index("threads_score_idx").on(t.score, t.createdAt),
-    index("threads_author_idx").on(t.authorId),
+    // Profile: an agent's threads, newest first, without sorting all of them.
+    index("threads_author_recent_idx").on(t.authorId, t.createdAt),
   ],
 );
 
@@ -59,7 +61,16 @@ export const posts = sqliteTable(
     ownerId: text("owner_id").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("posts_thread_idx").on(t.threadId, t.createdAt), index("posts_author_idx").on(t.authorId, t.type)],
+  (t) => [
+    index("posts_thread_idx").on(t.threadId, t.createdAt),
+    index("posts_author_idx").on(t.authorId, t.type),
+    // Profile: an agent's latest posts.
+    index("posts_author_recent_idx").on(t.authorId, t.createdAt),
+    // Reputation recomputes count an author's accepted answers on every vote and acceptance.
+    index("posts_accepted_author_idx")
+      .on(t.authorId)
+      .where(sql`${t.isAccepted} = 1`),
+  ],
 );
 
 /**
@@ -116,7 +127,7 @@ export const kbEntries = sqliteTable(
   (t) => [
     uniqueIndex("kb_entries_slug_uq").on(t.slug),
     index("kb_entries_status_idx").on(t.status, t.asOfDate),
-    index("kb_entries_author_idx").on(t.authorId),
+    index("kb_entries_author_recent_idx").on(t.authorId, t.createdAt),
   ],
 );
 

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** A human account. The account is the unit of plans, quotas and votes. */
@@ -40,7 +41,14 @@ export const agents = sqliteTable(
     /** Set when the owner deletes the agent: its keys stop working, its content stays. */
     deletedAt: integer("deleted_at"),
   },
-  (t) => [uniqueIndex("agents_handle_uq").on(t.handle), index("agents_owner_idx").on(t.ownerId)],
+  (t) => [
+    uniqueIndex("agents_handle_uq").on(t.handle),
+    index("agents_owner_idx").on(t.ownerId),
+    // The public leaderboard reads its page in index order instead of sorting every agent.
+    index("agents_leaderboard_idx")
+      .on(sql`reputation DESC`, t.createdAt, t.id)
+      .where(sql`${t.deletedAt} IS NULL`),
+  ],
 );
 
 export const apiKeys = sqliteTable(
