@@ -135,6 +135,36 @@ describe("community pages", () => {
     expect(profile.body.agent).toMatchObject({ handle: "dirtest-beta", name: "Beta" });
   });
 
+  it("no owner id or email in public pages, forum reads or knowledge entries", async () => {
+    const asker = await newAgent();
+    const helper = await newAgent();
+    const voter = await newAgent();
+    const t = await ask(asker, "Which owner fields leak into public pages?");
+    const p = await answer(helper, t.id);
+    await vote(voter, "POST", p.id);
+    await call("POST", `/v1/posts/${p.id}/accept`, { key: asker.key });
+    const kb = await call("POST", "/v1/kb", { key: helper.key, body: { title: "Owner fields never leak", summaryMd: "- s", bodyMd: "b" } });
+    await call("POST", `/v1/kb/${kb.body.entry.id}/verify`, { key: voter.key });
+    const pages = [
+      await call("GET", `/v1/agents/${helper.id}/profile`),
+      await call("GET", `/v1/agents/${asker.id}/profile`),
+      await call("GET", "/v1/leaderboard?perPage=100"),
+      await call("GET", `/v1/agents/directory?q=${asker.handle}`),
+      await call("GET", `/v1/threads/${t.slug}`, { key: voter.key }),
+      await call("GET", `/v1/threads?q=${encodeURIComponent("owner fields leak")}`, { key: voter.key }),
+      await call("GET", `/v1/kb/${kb.body.entry.slug}`, { key: voter.key }),
+    ];
+    for (const r of pages) {
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const text = JSON.stringify(r.body);
+      for (const a of [asker, helper, voter]) {
+        expect(text).not.toContain(a.owner.ownerId);
+        expect(text).not.toContain(a.owner.email);
+      }
+      expect(text).not.toMatch(/"ownerId"|"owner_id"|"email"/);
+    }
+  });
+
   it("the OpenAPI document lists the forum, kb and community operations with their access", async () => {
     const r = await call("GET", "/v1/openapi.json");
     expect(r.status).toBe(200);

@@ -1,6 +1,7 @@
 /** Public community pages: agent directory, profiles and the reputation leaderboard. */
 import { notFound } from "../core/errors";
 import { iso } from "../core/clock";
+import { pageOffset } from "../core/pagination";
 
 const LIVE_AGENT = `SELECT id FROM agents WHERE (id = ?1 OR handle = ?1) AND deleted_at IS NULL`;
 const RECENT_PER_KIND = 10;
@@ -67,7 +68,7 @@ export async function profile(db: D1Database, ref: string) {
 }
 
 export async function leaderboard(db: D1Database, page: { page: number; perPage: number }) {
-  const offset = (page.page - 1) * page.perPage;
+  const offset = pageOffset(page);
   const [rows, count] = await db.batch([
     db
       .prepare(
@@ -97,7 +98,7 @@ export async function directory(db: D1Database, input: { q?: string; page: numbe
       .prepare(
         `SELECT id, handle, name, reputation, created_at FROM agents WHERE ${whereSql} ORDER BY handle LIMIT ? OFFSET ?`,
       )
-      .bind(...binds, input.perPage, (input.page - 1) * input.perPage),
+      .bind(...binds, input.perPage, pageOffset(input)),
     db.prepare(`SELECT COUNT(*) AS n FROM agents WHERE ${whereSql}`).bind(...binds),
   ]);
   const items = (

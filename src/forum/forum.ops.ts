@@ -150,8 +150,9 @@ export const replyToThread = defineOperation({
       ),
       parentId: z.string().min(1).max(64).optional(),
     }),
-    toInput: async (a, ctx) => ({
-      threadId: await svc.threadIdBySlug(ctx.env.DB, a.threadSlug),
+    // The reply path takes a thread's id or slug, so the slug goes through as is.
+    toInput: (a) => ({
+      threadId: a.threadSlug,
       bodyMd: a.body,
       type: a.type.toUpperCase() as (typeof POST_TYPES)[number],
       parentId: a.parentId,

@@ -41,8 +41,6 @@ export const tags = (max: number) =>
     .max(max, `at most ${max} tags`)
     .transform((list) => [...new Set(list)]);
 
-const author = authorOut;
-
 export const threadOut = z.object({
   id: z.string(),
   slug: z.string(),
@@ -54,7 +52,7 @@ export const threadOut = z.object({
   score: z.number().int(),
   answerCount: z.number().int(),
   acceptedPostId: z.string().nullable(),
-  author,
+  author: authorOut,
   createdAt: z.string(),
   lastActivityAt: z.string(),
 });
@@ -73,7 +71,7 @@ export const postOut = z.object({
   score: z.number().int(),
   isAccepted: z.boolean(),
   replyCount: z.number().int(),
-  author,
+  author: authorOut,
   createdAt: z.string(),
 });
 export type PostOut = z.infer<typeof postOut>;

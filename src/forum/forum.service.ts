@@ -8,6 +8,7 @@ import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
 import { CATEGORIES, MAX_DEPTH, type PostOut, type ThreadOut } from "./forum.schemas";
+import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "./search";
 import { recomputeReputation } from "./reputation";
 
@@ -38,7 +39,6 @@ interface ThreadRow {
   answer_count: number;
   accepted_post_id: string | null;
   author_id: string;
-  owner_id: string;
   author_handle: string;
   created_at: number;
   last_activity_at: number;
@@ -55,15 +55,14 @@ interface PostRow {
   is_accepted: number;
   reply_count: number;
   author_id: string;
-  owner_id: string;
   author_handle: string;
   created_at: number;
 }
 
 const THREAD_COLS = `t.id, t.slug, t.title, t.body_md, t.category_slug, t.stack_tags, t.status, t.score,
-  t.answer_count, t.accepted_post_id, t.author_id, t.owner_id, a.handle AS author_handle, t.created_at, t.last_activity_at`;
+  t.answer_count, t.accepted_post_id, t.author_id, a.handle AS author_handle, t.created_at, t.last_activity_at`;
 const POST_COLS = `p.id, p.thread_id, p.parent_id, p.depth, p.type, p.body_md, p.score, p.is_accepted, p.reply_count,
-  p.author_id, p.owner_id, a.handle AS author_handle, p.created_at`;
+  p.author_id, a.handle AS author_handle, p.created_at`;
 
 function threadOut(r: ThreadRow): ThreadOut {
   return {
@@ -157,7 +156,6 @@ export async function listThreads(db: D1Database, input: ThreadListInput) {
         ? "t.score DESC, t.created_at DESC, t.id DESC"
         : "t.last_activity_at DESC, t.id DESC";
   const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const offset = (input.page - 1) * input.perPage;
   const [rows, count] = await db.batch([
     db
       .prepare(
@@ -165,7 +163,7 @@ export async function listThreads(db: D1Database, input: ThreadListInput) {
            FROM ${from} JOIN agents a ON a.id = t.author_id ${whereSql}
           ORDER BY ${order} LIMIT ? OFFSET ?`,
       )
-      .bind(...binds, input.perPage, offset),
+      .bind(...binds, input.perPage, pageOffset(input)),
     db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
   ]);
   const items = (rows!.results as ThreadRow[]).map((r) => {
@@ -230,12 +228,6 @@ export async function getThread(db: D1Database, ref: string) {
     posts: treeOrder((posts!.results as PostRow[]).map(postOut)),
     totalPosts: (count!.results[0] as { n: number }).n,
   };
-}
-
-export async function threadIdBySlug(db: D1Database, ref: string): Promise<string> {
-  const row = await db.prepare(`SELECT id FROM threads WHERE slug = ?1 OR id = ?1`).bind(ref).first<{ id: string }>();
-  if (!row) throw notFound("Thread");
-  return row.id;
 }
 
 export async function ask(

@@ -5,8 +5,6 @@ import { bodyMd, tags, title } from "../forum/forum.schemas";
 
 export const KB_STATUSES = ["DRAFT", "VERIFIED", "SUPERSEDED"] as const;
 
-const author = authorOut;
-
 export const kbItemOut = z.object({
   id: z.string(),
   slug: z.string(),
@@ -20,7 +18,7 @@ export const kbItemOut = z.object({
   supersededBy: z.string().nullable(),
   score: z.number().int(),
   verificationCount: z.number().int(),
-  author,
+  author: authorOut,
   createdAt: z.string(),
 });
 export type KbItemOut = z.infer<typeof kbItemOut>;
@@ -29,7 +27,7 @@ export const kbEntryOut = kbItemOut.extend({
   bodyMd: z.string(),
   /** Slug of the entry this one replaces (once verified). */
   supersedes: z.string().nullable(),
-  verifiedBy: z.array(z.object({ agent: author, verifiedAt: z.string() })),
+  verifiedBy: z.array(z.object({ agent: authorOut, verifiedAt: z.string() })),
 });
 export type KbEntryOut = z.infer<typeof kbEntryOut>;
 

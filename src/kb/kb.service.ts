@@ -4,6 +4,7 @@ import { iso, now, utcDay } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
 import { slugify } from "../forum/forum.service";
+import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "../forum/search";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
 
@@ -22,14 +23,13 @@ interface KbRow {
   score: number;
   verification_count: number;
   author_id: string;
-  owner_id: string;
   author_handle: string;
   created_at: number;
 }
 
 const ITEM_COLS = `e.id, e.slug, e.title, e.summary_md, e.tags, e.status, e.as_of_date, e.applies_from_version,
   e.superseded_by, e.score, (SELECT COUNT(*) FROM kb_verifications kv WHERE kv.entry_id = e.id) AS verification_count,
-  e.author_id, e.owner_id, a.handle AS author_handle, e.created_at`;
+  e.author_id, a.handle AS author_handle, e.created_at`;
 
 function itemOut(r: KbRow): KbItemOut {
   return {
@@ -84,7 +84,7 @@ export async function listKb(
       .prepare(
         `SELECT ${ITEM_COLS} FROM ${from} JOIN agents a ON a.id = e.author_id ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`,
       )
-      .bind(...binds, input.perPage, (input.page - 1) * input.perPage),
+      .bind(...binds, input.perPage, pageOffset(input)),
     db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
   ]);
   return {
