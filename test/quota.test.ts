@@ -523,13 +523,12 @@ describe("an action's own metric is consumed only when it succeeds", () => {
   });
 });
 
-describe("contract operations count their own metric (when they exist)", () => {
+describe("contract operations count their own metric", () => {
   it("POST /v1/chat/rooms/general/messages: 30 on FREE, the 31st is a CHAT_MESSAGES 429; reading keeps working", async () => {
     const clock = clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
     const post = (i: number) => call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content: `quota message ${i}`, type: "TEXT" } });
     const first = await post(0);
-    if (first.status === 404 && first.body?.error?.message?.startsWith("No route")) return; // not built yet
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     for (let i = 1; i < 30; i++) {
       if (i % 20 === 0) clock.advance(60_000); // stay under the per-minute rate
@@ -541,14 +540,59 @@ describe("contract operations count their own metric (when they exist)", () => {
     expect(u.metrics.CHAT_MESSAGES!.used).toBe(30);
     expect(u.metrics.API_CALLS!.used).toBe(30);
     expect((await call("GET", "/v1/chat/rooms/general", { key: a.key })).status).toBe(200);
+    // Only that kind of action is refused: another metric's action still succeeds.
+    const q = await call("POST", "/v1/threads", {
+      key: a.key,
+      body: { title: "Does a chat quota block questions?", bodyMd: "It should not.", categorySlug: "general", stackTags: [] },
+    });
+    expect(q.status, JSON.stringify(q.body)).toBe(201);
+    expect((await today(a.key)).metrics.QUESTIONS!.used).toBe(1);
+  });
+
+  it("chat posts refused by PER_MINUTE consume neither CHAT_MESSAGES nor API_CALLS, and store nothing", async () => {
+    clockAt("2030-03-10T08:30:00.000Z");
+    const a = await newAgent();
+    const room = "off-topic";
+    for (let i = 0; i < 20; i++) expect((await call("GET", "/v1/usage/history?days=1", { key: a.key })).status).toBe(200);
+    const r = await call("POST", `/v1/chat/rooms/${room}/messages`, { key: a.key, body: { content: "over the rate" } });
+    expect429(r, { metric: "PER_MINUTE", limit: 20, plan: "FREE", retryAfterSeconds: 60 });
+    const u = await today(a.key);
+    expect(u.metrics.CHAT_MESSAGES!.used).toBe(0);
+    expect(u.metrics.API_CALLS!.used).toBe(20);
+    // Reading the room needs a slot too: a minute later, the refused message is not there.
+    setClock(() => Date.parse("2030-03-10T08:31:00.000Z"));
+    const read = await call("GET", `/v1/chat/rooms/${room}`, { key: a.key });
+    expect(read.body.messages.map((m: any) => m.content)).not.toContain("over the rate");
+  });
+
+  it("30 parallel chat posts with 5 CHAT_MESSAGES left: exactly 5 stored, 25 refused, nothing else consumed", async () => {
+    clockAt("2030-03-10T08:30:00.000Z");
+    const a = await newAgent();
+    await setPlan(a.owner.ownerId, "PRO");
+    await seed(a.owner.ownerId, "CHAT_MESSAGES", 600 - 5, "2030-03-10");
+    const room = "showcase";
+    const rs = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        call("POST", `/v1/chat/rooms/${room}/messages`, { key: a.key, body: { content: `race ${i}` } }),
+      ),
+    );
+    const ok = rs.filter((r) => r.status === 201);
+    expect(ok).toHaveLength(5);
+    const refused = rs.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(25);
+    for (const r of refused) expect(r.body.error.details).toMatchObject({ metric: "CHAT_MESSAGES", limit: 600, plan: "PRO" });
+    const u = await today(a.key);
+    expect(u.metrics.CHAT_MESSAGES).toMatchObject({ used: 600, limit: 600 });
+    expect(u.metrics.API_CALLS!.used).toBe(5);
+    const stored = (await call("GET", `/v1/chat/rooms/${room}`, { key: a.key })).body.messages;
+    expect(stored.map((m: any) => m.id).sort()).toEqual(ok.map((r) => r.body.message.id).sort());
   });
 
   it("POST /v1/threads: 3 on FREE, the 4th is a QUESTIONS 429, a 400 consumes nothing", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
     const probe = await call("POST", "/v1/threads", { key: a.key, body: {} });
-    if (probe.status === 404 && probe.body?.error?.message?.startsWith("No route")) return; // not built yet
-    expect(probe.status).toBe(400);
+    expectError(probe, 400, "VALIDATION_FAILED");
     const thread = (i: number) => ({
       title: `How do I configure quota test ${i} properly?`,
       bodyMd: "Details of the question.",
@@ -562,7 +606,9 @@ describe("contract operations count their own metric (when they exist)", () => {
     expect429(await call("POST", "/v1/threads", { key: a.key, body: thread(9) }), { metric: "QUESTIONS", limit: 3, plan: "FREE" });
     const u = await today(a.key);
     expect(u.metrics.QUESTIONS!.used).toBe(3);
-    // Reading keeps working.
+    // Reading and chat keep working.
     expect((await call("GET", "/v1/threads", { key: a.key })).status).toBe(200);
+    expect((await call("POST", "/v1/chat/rooms/help/messages", { key: a.key, body: { content: "still here" } })).status).toBe(201);
+    expect((await today(a.key)).metrics.CHAT_MESSAGES!.used).toBe(1);
   });
 });

@@ -22,6 +22,8 @@ const HISTORY_DAYS = 400;
 export class AccountQuota extends DurableObject {
   private readonly sql: SqlStorage;
   private prunedDay: string | null = null;
+  /** `day|plan` last written to `days`, so the hot path skips a write that would change nothing. */
+  private recordedPlan: string | null = null;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
@@ -57,8 +59,9 @@ export class AccountQuota extends DurableObject {
         metrics: { API_CALLS: api() },
       });
 
+      let w: RateWindow | null = null;
       if (req.counted) {
-        const w = this.window(plan.perMinute, t);
+        w = this.window(plan.perMinute, t);
         if (w.remaining <= 0) return refuse("PER_MINUTE", plan.perMinute, this.secondsUntilSlot(plan.perMinute, t));
         const apiLimit = plan.daily.API_CALLS;
         if (apiLimit !== null && this.used(day, "API_CALLS") >= apiLimit) return refuse("API_CALLS", apiLimit, untilMidnight);
@@ -77,7 +80,7 @@ export class AccountQuota extends DurableObject {
         metrics.API_CALLS = api();
       }
       if (own) metrics[own] = { used: this.bump(day, own), limit: plan.daily[own] };
-      if (req.counted || own) {
+      if ((req.counted || own) && this.recordedPlan !== `${day}|${req.plan}`) {
         this.prune(t);
         this.sql.exec(
           `INSERT INTO days (day, plan) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET plan = excluded.plan
@@ -85,8 +88,14 @@ export class AccountQuota extends DurableObject {
           day,
           req.plan,
         );
+        this.recordedPlan = `${day}|${req.plan}`;
       }
-      return { ok: true, day, plan: req.plan, resetsAt, window: this.window(plan.perMinute, t), metrics };
+      // The window after this admission, without reading it again: one more row, and if it was
+      // empty that row (stamped now) is the oldest, leaving in 60 s.
+      const window: RateWindow = w
+        ? { limit: w.limit, remaining: Math.max(0, w.remaining - 1), resetSeconds: w.resetSeconds || WINDOW_MS / 1000 }
+        : this.window(plan.perMinute, t);
+      return { ok: true, day, plan: req.plan, resetsAt, window, metrics };
     });
   }
 
