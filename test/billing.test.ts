@@ -97,8 +97,6 @@ describe("billing with the local provider", () => {
     clockAt("2031-01-10T10:00:00.000Z");
     const a = await newAgent();
     const thread = (i: number) => ({ title: `Billing upgrade question number ${i}?`, bodyMd: "Body.", categorySlug: "general", stackTags: [] });
-    const probe = await call("POST", "/v1/threads", { key: a.key, body: {} });
-    if (probe.status === 404) return; // forum not built yet
     for (let i = 0; i < 3; i++) expect((await call("POST", "/v1/threads", { key: a.key, body: thread(i) })).status).toBe(201);
     expect((await call("POST", "/v1/threads", { key: a.key, body: thread(3) })).status).toBe(429);
     await subscribe(a.owner, "STARTER");
@@ -193,6 +191,39 @@ describe("billing with the local provider", () => {
     // Subscribing again works (the local provider is back).
     setBillingProvider();
     expect((await subscribe(a.owner, "PRO")).body).toMatchObject({ status: "ACTIVE", periodEnd: "2031-09-04T00:00:00.000Z" });
+  });
+
+  it("a provider that throws grants no unpaid period: subscribe is undone, renewal retried, agents keep working", async () => {
+    const clock = clockAt("2031-09-10T00:00:00.000Z");
+    const failing = () =>
+      setBillingProvider({
+        name: "down",
+        charge: async () => {
+          throw new Error("provider unreachable");
+        },
+      });
+    const a = await newAgent();
+    failing();
+    const r = await subscribe(a.owner, "PRO");
+    expectError(r, 500, "INTERNAL");
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
+    expect((await planSeenBy(a.key)).plan).toBe("FREE");
+
+    const charges = recordingProvider();
+    expect((await subscribe(a.owner, "PRO")).status).toBe(200);
+    const end = Date.parse("2031-10-10T00:00:00.000Z");
+    failing();
+    clock.set(end + DAY);
+    // The renewal fails: the agent is answered on the stored period (in grace: still PRO).
+    const seen = await call("GET", "/v1/usage/today", { key: a.key });
+    expect(seen.status).toBe(200);
+    expect(seen.body.plan).toBe("PRO");
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "PRO", status: "ACTIVE", periodEnd: end });
+    // Once the provider is back, the next request renews, charging once.
+    setBillingProvider({ name: "back", charge: async (req) => (charges.push(req), { ok: true, reference: "r" }) });
+    expect((await planSeenBy(a.key)).plan).toBe("PRO");
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "PRO", status: "ACTIVE", periodEnd: Date.parse("2031-11-10T00:00:00.000Z") });
+    expect(charges.map((c) => c.reason)).toEqual(["subscribe", "renew"]);
   });
 
   it("one account's subscription does not change another's limits", async () => {

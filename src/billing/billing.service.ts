@@ -4,7 +4,7 @@ import { owners } from "../db/identity";
 import { iso, now } from "../core/clock";
 import { badRequest, conflict, notFound } from "../core/errors";
 import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota/plans";
-import { billingProvider } from "./billing.provider";
+import { billingProvider, type ChargeRequest } from "./billing.provider";
 
 export const BILLING_STATUSES = ["ACTIVE", "CANCELED", "GRACE", "NONE"] as const;
 export type BillingStatus = (typeof BILLING_STATUSES)[number];
@@ -27,7 +27,6 @@ export interface BillingView {
   periodEnd: string | null;
   graceEndsAt: string | null;
 }
-
 
 /** `ms` plus `n` calendar months (UTC), the day clamped to the target month's length (Jan 31 → Feb 28). */
 export function addMonths(ms: number, n: number): number {
@@ -66,6 +65,20 @@ async function write(db: Db, ownerId: string, from: Subscription, to: Subscripti
   return rows.length > 0;
 }
 
+/**
+ * Charges for a period already written (writing first is what makes the winner of a race the only
+ * one that charges). A provider that throws (network, timeout) took no money as far as we know:
+ * the write is undone so that no period is granted unpaid, and a later request tries again.
+ */
+async function chargeOrUndo(db: Db, ownerId: string, written: Subscription, before: Subscription, req: ChargeRequest) {
+  try {
+    return await billingProvider().charge(req);
+  } catch (err) {
+    await write(db, ownerId, written, before);
+    throw err;
+  }
+}
+
 const isPaid = (sub: Subscription) => sub.plan !== "FREE" && sub.plan in PLANS;
 
 /**
@@ -90,7 +103,7 @@ export async function settle(db: Db, ownerId: string, at = now(), sub?: Subscrip
       next = { ...cur, periodEnd: end };
       if (await write(db, ownerId, cur, next)) {
         const plan = cur.plan as PlanId;
-        const charged = await billingProvider().charge({
+        const charged = await chargeOrUndo(db, ownerId, next, cur, {
           ownerId,
           plan,
           amountUsd: PLANS[plan].priceUsdPerMonth * periods,
@@ -160,7 +173,7 @@ export async function subscribe(db: Db, ownerId: string, plan: PlanId): Promise<
   }
   const next: Subscription = { plan, status: "ACTIVE", periodEnd: addMonths(at, 1) };
   if (!(await write(db, ownerId, cur, next))) throw concurrentChange();
-  const charged = await billingProvider().charge({
+  const charged = await chargeOrUndo(db, ownerId, next, cur, {
     ownerId,
     plan,
     amountUsd: PLANS[plan].priceUsdPerMonth,

@@ -22,7 +22,12 @@ export type Admission = AdmitResult & { ok: true };
 export async function planFor(env: Env, caller: AgentPrincipal): Promise<PlanId> {
   const at = now();
   if (caller.plan !== "FREE" && caller.planPeriodEnd !== null && at >= caller.planPeriodEnd) {
-    const sub = await settle(makeDb(env.DB), caller.ownerId, at);
+    // A billing failure (provider down) must not fail the agent's request: the stored period
+    // still decides (paid through the grace, FREE after), and the next request settles again.
+    const sub = await settle(makeDb(env.DB), caller.ownerId, at).catch((err) => {
+      console.error(JSON.stringify({ level: "error", what: "billing settle", ownerId: caller.ownerId, error: String(err) }));
+      return { plan: caller.plan, periodEnd: caller.planPeriodEnd };
+    });
     return effectivePlan(sub.plan, sub.periodEnd, at);
   }
   return effectivePlan(caller.plan, caller.planPeriodEnd, at);
