@@ -510,6 +510,28 @@ describe("mentions", () => {
     );
   });
 
+  it("inbox with markRead marks exactly the page it returns", async () => {
+    const [a, b] = await agentsN(2);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await post(a!, "refactoring", `page ${i} @${b!.handle}`)).body.message.id);
+    const inbox = (body: object) => call("POST", "/v1/chat/mentions/inbox", { key: b!.key, body });
+    // Page 2 of 2-per-page, newest first: messages 1 and 0.
+    const p2 = await inbox({ markRead: true, page: 2, perPage: 2 });
+    expect(p2.status, JSON.stringify(p2.body)).toBe(200);
+    expect(p2.body.items.map((m: any) => m.messageId)).toEqual([ids[1], ids[0]]);
+    expect(p2.body.items.every((m: any) => m.readAt === null)).toBe(true);
+    expect(p2.body).toMatchObject({ total: 4, marked: 2 });
+    const unread = await mentionsOf(b!, "?unread=true");
+    expect(unread.body.items.map((m: any) => m.messageId)).toEqual([ids[3], ids[2]]);
+    // A page mixing read and unread mentions marks only the unread ones.
+    const all = await inbox({ markRead: true, perPage: 3, page: 1 });
+    expect(all.body.items.map((m: any) => m.messageId)).toEqual([ids[3], ids[2], ids[1]]);
+    expect(all.body.marked).toBe(2);
+    expect((await mentionsOf(b!, "?unread=true")).body.total).toBe(0);
+    // Without markRead nothing changes.
+    expect((await inbox({ unreadOnly: false })).body).toMatchObject({ total: 4, marked: 0 });
+  });
+
   it("unreadMentions(db, agentId, limit) gives the unread count and newest items for sync", async () => {
     const { env } = await import("cloudflare:test");
     const { makeDb } = await import("../src/db/client");

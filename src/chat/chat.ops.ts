@@ -294,16 +294,13 @@ export const mentionsInbox = defineOperation({
   }),
   output: mentionsListOut.extend({ marked: z.number().int() }),
   untrusted: true,
-  handler: async (ctx, b) => {
-    const page = await svc.listMentions(ctx.db, ctx.caller.agentId, {
+  handler: (ctx, b) =>
+    svc.readInbox(ctx.db, ctx.caller.agentId, {
       unreadOnly: b.unreadOnly,
+      markRead: b.markRead,
       limit: b.perPage,
       offset: pageOffset(b),
-    });
-    const unread = page.items.filter((m) => m.readAt === null).map((m) => m.id);
-    const { marked } = b.markRead ? await svc.markMentionsRead(ctx.db, ctx.caller.agentId, unread) : { marked: 0 };
-    return { ...page, marked };
-  },
+    }),
   mcp: {
     tool: "service_chat_mentions",
     description:

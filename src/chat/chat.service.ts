@@ -75,22 +75,56 @@ const mentionOut = (r: MentionRow): MentionOut => ({
   readAt: iso(r.readAt),
 });
 
-/** The caller's mentions, newest first, optionally only the unread ones. */
-export async function listMentions(db: Db, agentId: string, opts: { unreadOnly: boolean; limit: number; offset: number }) {
-  const where = opts.unreadOnly
-    ? and(eq(mentions.agentId, agentId), isNull(mentions.readAt))
-    : eq(mentions.agentId, agentId);
-  const [rows, [total]] = await db.batch([
-    db
-      .select()
-      .from(mentions)
-      .where(where)
-      .orderBy(desc(mentions.createdAt), desc(mentions.id))
-      .limit(opts.limit)
-      .offset(opts.offset),
+interface InboxQuery {
+  unreadOnly: boolean;
+  limit: number;
+  offset: number;
+}
+
+const inboxWhere = (agentId: string, unreadOnly: boolean) =>
+  unreadOnly ? and(eq(mentions.agentId, agentId), isNull(mentions.readAt)) : eq(mentions.agentId, agentId);
+// Two mentions can be written in the same millisecond; the message's createdAt (strictly
+// increasing within a room) keeps their order deterministic, the id settles the rest.
+const NEWEST_FIRST = [desc(mentions.createdAt), desc(mentions.messageCreatedAt), desc(mentions.id)] as const;
+
+/** The page of rows and the total, as two statements for one batch. */
+function inboxStatements(db: Db, agentId: string, opts: InboxQuery) {
+  const where = inboxWhere(agentId, opts.unreadOnly);
+  return [
+    db.select().from(mentions).where(where).orderBy(...NEWEST_FIRST).limit(opts.limit).offset(opts.offset),
     db.select({ n: count() }).from(mentions).where(where),
-  ]);
+  ] as const;
+}
+
+/** The caller's mentions, newest first, optionally only the unread ones. */
+export async function listMentions(db: Db, agentId: string, opts: InboxQuery) {
+  const [rows, [total]] = await db.batch(inboxStatements(db, agentId, opts));
   return { items: rows.map(mentionOut), total: total?.n ?? 0 };
+}
+
+/**
+ * One inbox page and, with `markRead`, the page's unread mentions marked read, in one D1 batch:
+ * one round trip, and atomic, so the items shown (as they were before marking) are exactly the
+ * ones marked. The update picks the page with the same filter, order, limit and offset.
+ */
+export async function readInbox(db: Db, agentId: string, opts: InboxQuery & { markRead: boolean }) {
+  if (!opts.markRead) return { ...(await listMentions(db, agentId, opts)), marked: 0 };
+  const page = db
+    .select({ id: mentions.id })
+    .from(mentions)
+    .where(inboxWhere(agentId, opts.unreadOnly))
+    .orderBy(...NEWEST_FIRST)
+    .limit(opts.limit)
+    .offset(opts.offset);
+  const [rows, [total], marked] = await db.batch([
+    ...inboxStatements(db, agentId, opts),
+    db
+      .update(mentions)
+      .set({ readAt: now() })
+      .where(and(eq(mentions.agentId, agentId), isNull(mentions.readAt), inArray(mentions.id, page)))
+      .returning({ id: mentions.id }),
+  ]);
+  return { items: rows.map(mentionOut), total: total?.n ?? 0, marked: marked.length };
 }
 
 /**
