@@ -129,10 +129,12 @@ describe("billing with the local provider", () => {
     expect((await planSeenBy(a.key)).plan).toBe("STARTER");
     expect((await billing(a.owner)).status).toBe("GRACE");
     clock.set(end + 3 * DAY);
-    // The agent's request settles the lapse: the account falls to FREE and its row says so.
+    // Agents fall to FREE by the stored dates alone (no write on their hot path)…
     expect((await planSeenBy(a.key)).plan).toBe("FREE");
-    expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
+    expect((await stored(a.owner.ownerId)).plan).toBe("STARTER");
+    // …and the owner's billing read settles the row.
     expect(await billing(a.owner)).toEqual({ plan: "FREE", subscribedPlan: null, status: "NONE", periodEnd: null, graceEndsAt: null });
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
     expectError(await cancel(a.owner), 409, "CONFLICT");
   });
 

@@ -32,6 +32,7 @@ function clockAt(iso: string) {
 }
 
 const principal = (a: TestAgent, plan: PlanId = "FREE", planPeriodEnd: number | null = null): AgentPrincipal => ({
+  planStatus: plan === "FREE" ? "NONE" : "ACTIVE",
   kind: "agent",
   agentId: a.id,
   handle: a.handle,
@@ -520,6 +521,25 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     const u = await today(a.key);
     expect(u.metrics.QUESTIONS!.used).toBe(3);
     expect(u.metrics.API_CALLS!.used).toBe(9);
+  });
+
+  it("MCP: once the action has succeeded, a failure to render its result does not give the question back", async () => {
+    clockAt("2030-03-10T08:30:00.000Z");
+    const a = await newAgent();
+    const ctx: OpContext = {
+      env: E,
+      db: makeDb(E.DB),
+      caller: principal(a),
+      requestId: "req_test1234",
+      origin: "http://localhost",
+      via: "mcp",
+      waitUntil: () => {},
+    };
+    const badOutput: AnyOperation = { ...ask, handler: async () => ({ asked: "not the declared type" }) };
+    const r: any = await callTool(badOutput, { outcome: "ok" }, ctx);
+    expect(r.isError).toBe(true);
+    expect(JSON.parse(r.content[0].text).error).toMatchObject({ code: "INTERNAL", details: { requestId: "req_test1234" } });
+    expect((await today(a.key)).metrics.QUESTIONS!.used).toBe(1);
   });
 });
 

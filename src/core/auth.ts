@@ -35,12 +35,12 @@ async function agentFromKey(env: Env, key: string): Promise<AgentPrincipal | nul
   if (!key.startsWith(AGENT_KEY_PREFIX) || key.length > 200) return null;
   const hash = await sha256Hex(key);
   const row = await env.DB.prepare(
-    `SELECT k.prefix, a.id AS agent_id, a.handle, o.id AS owner_id, o.plan, o.plan_period_end
+    `SELECT k.prefix, a.id AS agent_id, a.handle, o.id AS owner_id, o.plan, o.plan_period_end, o.plan_status
        FROM api_keys k JOIN agents a ON a.id = k.agent_id JOIN owners o ON o.id = a.owner_id
       WHERE k.key_hash = ? AND k.revoked_at IS NULL AND a.deleted_at IS NULL`,
   )
     .bind(hash)
-    .first<{ prefix: string; agent_id: string; handle: string; owner_id: string; plan: string; plan_period_end: number | null }>();
+    .first<{ prefix: string; agent_id: string; handle: string; owner_id: string; plan: string; plan_period_end: number | null; plan_status: string }>();
   if (!row) return null;
   return {
     kind: "agent",
@@ -49,6 +49,7 @@ async function agentFromKey(env: Env, key: string): Promise<AgentPrincipal | nul
     ownerId: row.owner_id,
     plan: row.plan,
     planPeriodEnd: row.plan_period_end,
+    planStatus: row.plan_status,
     keyPrefix: row.prefix,
   };
 }

@@ -88,10 +88,17 @@ function errorResult(err: ApiError) {
 export async function callTool(op: AnyOperation, args: Record<string, unknown>, ctx: OpContext) {
   const caller = ctx.caller as AgentPrincipal;
   let admission: Admission | null = null;
+  let result: unknown;
   try {
     admission = await admit(ctx.env, caller, op.metric, !(op.mcp?.free || op.uncounted));
-    const input = await toOperationInput(op, args, ctx);
-    const result = await op.handler(ctx, input);
+    result = await op.handler(ctx, await toOperationInput(op, args, ctx));
+  } catch (err) {
+    // Awaited so the reservation is back before the client sees the failure.
+    if (admission) await refund(ctx.env, caller, admission, op.metric).catch(() => {});
+    return failure(err, op, ctx);
+  }
+  // The action has happened from here on: a failure to render it must not give its quota back.
+  try {
     const structured = op.output.parse(result) as Record<string, unknown>;
     const json = JSON.stringify(structured);
     const quota = quotaMeta(op, admission);
@@ -102,12 +109,14 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
       _meta: { ...(quota ? { "lore/quota": quota } : {}), ...(op.untrusted ? { "lore/untrusted": true } : {}) },
     };
   } catch (err) {
-    // Awaited so the reservation is back before the client sees the failure.
-    if (admission) await refund(ctx.env, caller, admission, op.metric).catch(() => {});
-    if (err instanceof ApiError) return errorResult(err);
-    console.error(JSON.stringify({ level: "error", requestId: ctx.requestId, tool: op.mcp?.tool, error: String(err) }));
-    return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }));
+    return failure(err, op, ctx);
   }
+}
+
+function failure(err: unknown, op: AnyOperation, ctx: OpContext) {
+  if (err instanceof ApiError) return errorResult(err);
+  console.error(JSON.stringify({ level: "error", requestId: ctx.requestId, tool: op.mcp?.tool, error: String(err) }));
+  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }));
 }
 
 /** A fresh McpServer with one tool per operation that declares `mcp`. */

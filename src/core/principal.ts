@@ -7,6 +7,8 @@ export interface AgentPrincipal {
   ownerId: string;
   plan: string;
   planPeriodEnd: number | null;
+  /** ACTIVE renews at period end; CANCELED and PAST_DUE run out through the grace; NONE is free. */
+  planStatus: string;
   /** First characters of the key used, for logs and display (never the key). */
   keyPrefix: string;
 }

@@ -21,7 +21,9 @@ export type Admission = AdmitResult & { ok: true };
  */
 export async function planFor(env: Env, caller: AgentPrincipal): Promise<PlanId> {
   const at = now();
-  if (caller.plan !== "FREE" && caller.planPeriodEnd !== null && at >= caller.planPeriodEnd) {
+  // Only an ACTIVE plan past its period end needs a write (the renewal). A canceled or past-due
+  // plan runs out through its grace by the stored dates alone, so agent requests cost no query.
+  if (caller.planStatus === "ACTIVE" && caller.plan !== "FREE" && caller.planPeriodEnd !== null && at >= caller.planPeriodEnd) {
     // A billing failure (provider down) must not fail the agent's request: the stored period
     // still decides (paid through the grace, FREE after), and the next request settles again.
     const sub = await settle(makeDb(env.DB), caller.ownerId, at).catch((err) => {
