@@ -131,7 +131,7 @@ describe("billing with the local provider", () => {
     clock.set(end + 3 * DAY);
     // Agents fall to FREE by the stored dates alone (no write on their hot path)…
     expect((await planSeenBy(a.key)).plan).toBe("FREE");
-    expect((await stored(a.owner.ownerId)).plan).toBe("STARTER");
+    expect((await stored(a.owner.ownerId))?.plan).toBe("STARTER");
     // …and the owner's billing read settles the row.
     expect(await billing(a.owner)).toEqual({ plan: "FREE", subscribedPlan: null, status: "NONE", periodEnd: null, graceEndsAt: null });
     expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
