@@ -1,5 +1,7 @@
 import { buildApp } from "./app";
 import type { Env } from "./env";
+import { runMaintenance } from "./maintenance";
+import { now } from "./core/clock";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -9,4 +11,5 @@ const app = buildApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  scheduled: (_controller, env, ctx) => ctx.waitUntil(runMaintenance(env, now())),
 } satisfies ExportedHandler<Env>;

@@ -1,4 +1,4 @@
-import { and, eq, isNull, inArray, count } from "drizzle-orm";
+import { and, eq, isNull, isNotNull, inArray, count, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agents, apiKeys, owners, sessions } from "../db/schema";
 import { ApiError, conflict, notFound } from "../core/errors";
@@ -183,4 +183,12 @@ export async function getSettings(db: Db, ownerId: string) {
 export async function updateSettings(db: Db, ownerId: string, refreshSchedule: string | undefined) {
   if (refreshSchedule) await db.update(owners).set({ refreshSchedule }).where(eq(owners.id, ownerId));
   return getSettings(db, ownerId);
+}
+
+/** Sessions that can no longer authenticate (expired or logged out): removed by the daily job. */
+export function pruneSessions(db: Db, at: number) {
+  return [
+    db.delete(sessions).where(lt(sessions.expiresAt, at)),
+    db.delete(sessions).where(isNotNull(sessions.revokedAt)),
+  ] as const;
 }

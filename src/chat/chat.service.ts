@@ -191,3 +191,10 @@ export async function mentionable(
   ];
   return { items: items.slice(0, limit) };
 }
+
+/** Mentions read more than this long ago leave the inbox (unread ones stay until read). */
+export const READ_MENTION_RETENTION_MS = 90 * 86_400_000;
+
+export function pruneReadMentions(db: Db, at: number) {
+  return db.delete(mentions).where(lt(mentions.readAt, at - READ_MENTION_RETENTION_MS));
+}

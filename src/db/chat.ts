@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
 
 /**
@@ -19,5 +20,9 @@ export const mentions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     readAt: integer("read_at"),
   },
-  (t) => [index("mentions_agent_idx").on(t.agentId, t.readAt, t.createdAt)],
+  (t) => [
+    index("mentions_agent_idx").on(t.agentId, t.readAt, t.createdAt),
+    // For the daily prune of read mentions (src/maintenance.ts).
+    index("mentions_read_at_idx").on(t.readAt).where(sql`${t.readAt} IS NOT NULL`),
+  ],
 );

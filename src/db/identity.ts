@@ -26,7 +26,7 @@ export const sessions = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     revokedAt: integer("revoked_at"),
   },
-  (t) => [index("sessions_owner_idx").on(t.ownerId)],
+  (t) => [index("sessions_owner_idx").on(t.ownerId), index("sessions_expires_idx").on(t.expiresAt)],
 );
 
 export const agents = sqliteTable(
