@@ -169,16 +169,19 @@ describe("billing with the local provider", () => {
     clock.set("2031-05-02T00:00:00.000Z");
     expect((await planSeenBy(a.key)).plan).toBe("STARTER");
     const b = await billing(a.owner);
-    expect(b).toMatchObject({ plan: "STARTER", status: "ACTIVE", periodEnd: "2031-05-28T10:00:00.000Z" });
+    // Periods count from the Jan 31 anchor: Feb 28, Mar 31, Apr 30, May 31 (no drift to the 28th).
+    expect(b).toMatchObject({ plan: "STARTER", status: "ACTIVE", periodEnd: "2031-05-31T10:00:00.000Z" });
     expect(charges.map((c) => [c.reason, c.amountUsd])).toEqual([
       ["subscribe", 10],
       ["renew", 30],
     ]);
     // Concurrent first requests after the period end charge once.
-    clock.set("2031-05-28T10:00:00.000Z");
+    clock.set("2031-05-31T10:00:00.000Z");
     await Promise.all([billing(a.owner), planSeenBy(a.key), planSeenBy(a.key), billing(a.owner)]);
     expect(charges).toHaveLength(3);
-    expect((await billing(a.owner)).periodEnd).toBe("2031-06-28T10:00:00.000Z");
+    expect((await billing(a.owner)).periodEnd).toBe("2031-06-30T10:00:00.000Z");
+    clock.set("2031-06-30T10:00:00.000Z");
+    expect((await billing(a.owner)).periodEnd).toBe("2031-07-31T10:00:00.000Z");
   });
 
   it("a declined renewal falls into grace, then FREE", async () => {

@@ -18,6 +18,8 @@ export interface Subscription {
   plan: string;
   status: string;
   periodEnd: number | null;
+  /** Start of the first period; null on free accounts (and on rows from before anchors existed). */
+  anchor: number | null;
 }
 
 export interface BillingView {
@@ -39,7 +41,7 @@ export function addMonths(ms: number, n: number): number {
 
 async function load(db: Db, ownerId: string): Promise<Subscription> {
   const row = await db
-    .select({ plan: owners.plan, status: owners.planStatus, periodEnd: owners.planPeriodEnd })
+    .select({ plan: owners.plan, status: owners.planStatus, periodEnd: owners.planPeriodEnd, anchor: owners.planAnchor })
     .from(owners)
     .where(eq(owners.id, ownerId))
     .get();
@@ -59,7 +61,7 @@ const unchanged = (ownerId: string, sub: Subscription) =>
 async function write(db: Db, ownerId: string, from: Subscription, to: Subscription): Promise<boolean> {
   const rows = await db
     .update(owners)
-    .set({ plan: to.plan, planStatus: to.status, planPeriodEnd: to.periodEnd })
+    .set({ plan: to.plan, planStatus: to.status, planPeriodEnd: to.periodEnd, planAnchor: to.anchor })
     .where(unchanged(ownerId, from))
     .returning({ id: owners.id });
   return rows.length > 0;
@@ -94,13 +96,16 @@ export async function settle(db: Db, ownerId: string, at = now(), sub?: Subscrip
     if (!isPaid(cur) || cur.periodEnd === null || at < cur.periodEnd) return cur;
     let next: Subscription;
     if (cur.status === "ACTIVE") {
-      let end = cur.periodEnd;
-      let periods = 0;
-      while (end <= at) {
-        end = addMonths(end, 1);
-        periods++;
-      }
-      next = { ...cur, periodEnd: end };
+      // Period ends are counted from the anchor, not chained from the last end, so a clamped
+      // short month (Feb 28) does not pull every later renewal to the 28th.
+      const anchor = cur.anchor ?? cur.periodEnd;
+      let current = 0;
+      while (addMonths(anchor, current) < cur.periodEnd) current++;
+      let k = current;
+      while (addMonths(anchor, k) <= at) k++;
+      const end = addMonths(anchor, k);
+      const periods = k - current;
+      next = { ...cur, periodEnd: end, anchor };
       if (await write(db, ownerId, cur, next)) {
         const plan = cur.plan as PlanId;
         const charged = await chargeOrUndo(db, ownerId, next, cur, {
@@ -117,7 +122,7 @@ export async function settle(db: Db, ownerId: string, at = now(), sub?: Subscrip
         if (await write(db, ownerId, next, pastDue)) return pastDue;
       }
     } else if (at >= cur.periodEnd + GRACE_MS) {
-      next = { plan: "FREE", status: "NONE", periodEnd: null };
+      next = { plan: "FREE", status: "NONE", periodEnd: null, anchor: null };
       if (await write(db, ownerId, cur, next)) return next;
     } else {
       return cur; // in grace: nothing to store
@@ -171,7 +176,7 @@ export async function subscribe(db: Db, ownerId: string, plan: PlanId): Promise<
     if (!(await write(db, ownerId, cur, resumed))) throw concurrentChange();
     return view(resumed, at);
   }
-  const next: Subscription = { plan, status: "ACTIVE", periodEnd: addMonths(at, 1) };
+  const next: Subscription = { plan, status: "ACTIVE", periodEnd: addMonths(at, 1), anchor: at };
   if (!(await write(db, ownerId, cur, next))) throw concurrentChange();
   const charged = await chargeOrUndo(db, ownerId, next, cur, {
     ownerId,

@@ -11,6 +11,11 @@ export const owners = sqliteTable("owners", {
   plan: text("plan").notNull().default("FREE"),
   /** ms since epoch; null for FREE. Paid limits hold until this + 3 days of grace. */
   planPeriodEnd: integer("plan_period_end"),
+  /**
+   * Start of the subscription's first period: renewals land on its day of the month (clamped in
+   * short months, Jan 31 → Feb 28 → Mar 31), so periods never drift.
+   */
+  planAnchor: integer("plan_anchor"),
   /** ACTIVE (renews), CANCELED (runs to period end), NONE (free). */
   planStatus: text("plan_status").notNull().default("NONE"),
   refreshSchedule: text("refresh_schedule").notNull().default("DAILY"),

@@ -1,0 +1,1 @@
+ALTER TABLE `owners` ADD `plan_anchor` integer;
