@@ -462,6 +462,17 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     return { status: res.status, body: await res.json<any>(), headers: res.headers };
   };
 
+  /** What McpEndpoint hands callTool for this agent. */
+  const mcpContext = (a: TestAgent): OpContext => ({
+    env: E,
+    db: makeDb(E.DB),
+    caller: principal(a),
+    requestId: "req_test1234",
+    origin: "http://localhost",
+    via: "mcp",
+    waitUntil: () => {},
+  });
+
   it("REST: 400 (schema and handler), 403, 404, 409 and 500 give the question back; 3 successes use it up", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
@@ -492,15 +503,7 @@ describe("an action's own metric is consumed only when it succeeds", () => {
   it("MCP: failing tool calls give the question back and report the remaining quota of their metric", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
-    const ctx: OpContext = {
-      env: E,
-      db: makeDb(E.DB),
-      caller: principal(a),
-      requestId: "req_test1234",
-      origin: "http://localhost",
-      via: "mcp",
-      waitUntil: () => {},
-    };
+    const ctx = mcpContext(a);
     for (const o of ["400", "403", "404", "409", "500"] as const) {
       const r: any = await callTool(ask, { outcome: o }, ctx);
       expect(r.isError).toBe(true);
@@ -526,15 +529,7 @@ describe("an action's own metric is consumed only when it succeeds", () => {
   it("MCP: once the action has succeeded, a failure to render its result does not give the question back", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
-    const ctx: OpContext = {
-      env: E,
-      db: makeDb(E.DB),
-      caller: principal(a),
-      requestId: "req_test1234",
-      origin: "http://localhost",
-      via: "mcp",
-      waitUntil: () => {},
-    };
+    const ctx = mcpContext(a);
     const badOutput: AnyOperation = { ...ask, handler: async () => ({ asked: "not the declared type" }) };
     const r: any = await callTool(badOutput, { outcome: "ok" }, ctx);
     expect(r.isError).toBe(true);
