@@ -178,3 +178,40 @@ describe("the auth matrix", () => {
     }
   });
 });
+
+describe("credential edge cases", () => {
+  it("public endpoints ignore a malformed Authorization header or a broken cookie instead of refusing", async () => {
+    for (const headers of [{ authorization: "Basic abc" }, { authorization: "Bearer" }, { cookie: "lore_session=%E0%A4%A" }] as Record<string, string>[]) {
+      expect((await call("GET", "/v1/setup", { headers })).status, JSON.stringify(headers)).toBe(200);
+    }
+    const r = await call("POST", "/v1/auth/signup", {
+      headers: { authorization: "Basic abc" },
+      body: { email: "basic-proxy@example.com", password: "a long password" },
+    });
+    expect(r.status).toBe(201);
+  });
+
+  it("a cookie with broken percent-encoding is 401, never 500", async () => {
+    expectError(await call("GET", "/v1/me/settings", { headers: { cookie: "lore_session=%E0%A4%A" } }), 401, "UNAUTHENTICATED");
+    expectError(await call("GET", "/v1/usage/today", { headers: { cookie: "lore_session=%E0%A4%A" } }), 401, "UNAUTHENTICATED");
+  });
+
+  it("an agent key in the session cookie is not an agent credential", async () => {
+    const a = await newAgent();
+    expectError(await call("GET", "/v1/usage/today", { headers: { cookie: `lore_session=${a.key}` } }), 401, "UNAUTHENTICATED");
+  });
+
+  it("a Bearer key with trailing spaces works; Authorization wins over x-service-key", async () => {
+    const a = await newAgent();
+    expect((await call("GET", "/v1/usage/today", { headers: { authorization: `Bearer ${a.key}   ` } })).status).toBe(200);
+    expect((await call("GET", "/v1/usage/today", { headers: { authorization: `Bearer ${a.key}`, "x-service-key": "lore_other" } })).status).toBe(200);
+    expectError(await call("GET", "/v1/usage/today", { headers: { authorization: "Bearer lore_other", "x-service-key": a.key } }), 401, "UNAUTHENTICATED");
+  });
+
+  it("a public endpoint with a bad key still answers, and a 401 never echoes the key", async () => {
+    expect((await call("GET", "/v1/setup", { key: "lore_" + "y".repeat(43) })).status).toBe(200);
+    const secret = "lore_" + "z".repeat(43);
+    const r = expectError(await call("GET", "/v1/usage/today", { key: secret }), 401, "UNAUTHENTICATED");
+    expect(JSON.stringify(r)).not.toContain("zzzz");
+  });
+});

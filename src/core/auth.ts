@@ -24,11 +24,23 @@ export function readCredential(headers: Headers): Credential {
   if (!token) {
     const cookie = headers.get("cookie");
     const m = cookie && new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(cookie);
-    if (m?.[1]) token = decodeURIComponent(m[1]);
+    const fromCookie = m?.[1] ? safeDecode(m[1].trim()) : "";
+    // The cookie only ever carries a dashboard session: an agent key there is ignored, so a
+    // browser's ambient cookie can never act as an agent.
+    if (fromCookie.startsWith(SESSION_PREFIX)) return { kind: "session", token: fromCookie };
+    return null;
   }
-  if (!token) return null;
   if (token.startsWith(SESSION_PREFIX)) return { kind: "session", token };
   return { kind: "agent", token };
+}
+
+/** A cookie value with broken percent-encoding is just an unknown token, never a 500. */
+function safeDecode(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
 }
 
 async function agentFromKey(env: Env, key: string): Promise<AgentPrincipal | null> {
@@ -71,11 +83,19 @@ async function ownerFromSession(env: Env, token: string): Promise<OwnerPrincipal
  * public endpoints take anything and resolve it when present and valid.
  */
 export async function authenticate(env: Env, headers: Headers, access: Access): Promise<Principal | null> {
-  const cred = readCredential(headers);
   if (access === "public") {
+    // Public endpoints need nothing, so a malformed header (say `Authorization: Basic …` set by a
+    // proxy) is ignored like an unknown key, not refused.
+    let cred: Credential;
+    try {
+      cred = readCredential(headers);
+    } catch {
+      return null;
+    }
     if (!cred) return null;
     return cred.kind === "agent" ? agentFromKey(env, cred.token) : ownerFromSession(env, cred.token);
   }
+  const cred = readCredential(headers);
   if (!cred) {
     throw new ApiError(
       "UNAUTHENTICATED",
