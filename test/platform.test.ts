@@ -27,6 +27,39 @@ describe("errors", () => {
     expectError(r, 413, "PAYLOAD_TOO_LARGE");
   });
 
+  it("a body of exactly the limit is read; one byte more is 413, with or without a Content-Length", async () => {
+    const LIMIT = 256 * 1024;
+    const exact = JSON.stringify({ email: "exact@example.com", password: "long enough pw", pad: "" });
+    const padded = exact.replace('"pad":""', `"pad":"${"p".repeat(LIMIT - exact.length)}"`);
+    expect(padded.length).toBe(LIMIT);
+    const ok = await call("POST", "/v1/auth/signup", { raw: padded, headers: { "content-type": "application/json" } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expectError(await call("POST", "/v1/auth/signup", { raw: padded + " ", headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
+    // A streamed (chunked) body has no Content-Length: it is cut off while reading.
+    const chunk = new TextEncoder().encode(" ".repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(ctl) {
+        if (sent++ < 64) ctl.enqueue(chunk);
+        else ctl.close();
+      },
+    });
+    const res = await (exports as any).default.fetch(
+      new Request(`${BASE}/v1/auth/signup`, { method: "POST", body: stream, duplex: "half" } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(sent).toBeLessThan(64);
+  });
+
+  it("a body that is not UTF-8 is 400, not 500", async () => {
+    const res = await (exports as any).default.fetch(
+      new Request(`${BASE}/v1/auth/signup`, { method: "POST", body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }),
+    );
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("VALIDATION_FAILED");
+  });
+
   it("unknown routes and methods are 404 NOT_FOUND in the error shape", async () => {
     expectError(await call("GET", "/v1/does-not-exist"), 404, "NOT_FOUND");
     expectError(await call("GET", "/nothing/here"), 404, "NOT_FOUND");
@@ -157,6 +190,50 @@ describe("MCP endpoint", () => {
     expectError(await call("POST", "/v1/mcp", { body, headers: { ...headers, origin: "https://evil.example" } }), 403, "FORBIDDEN");
     const ok = await call("POST", "/v1/mcp", { body, headers: { ...headers, origin: "http://localhost:6274" } });
     expect(ok.status).toBe(200);
+  });
+
+  it("stateless: GET, DELETE and other methods are 405 with a JSON-RPC body and an Allow header", async () => {
+    const a = await newAgent();
+    const headers = { accept: "application/json, text/event-stream", authorization: `Bearer ${a.key}` };
+    for (const method of ["GET", "DELETE", "PUT", "PATCH"]) {
+      const r = await call(method, "/v1/mcp", { headers });
+      expect(r.status, method).toBe(405);
+      expect(r.body).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number), message: expect.any(String) }, id: null });
+      expect(r.headers.get("allow")).toBe("POST, OPTIONS");
+      expect(r.headers.get("x-request-id")).toBeTruthy();
+    }
+  });
+
+  it("client-sent x-lore-principal and x-lore-origin are overwritten: the key decides who calls", async () => {
+    const a = await newAgent();
+    const victim = await newAgent();
+    const spoof = { kind: "agent", agentId: victim.id, handle: victim.handle, ownerId: victim.owner.ownerId, plan: "EXPERT", planPeriodEnd: null, planStatus: "ACTIVE", keyPrefix: "x" };
+    const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "service_usage", arguments: {} } };
+    const r = await call("POST", "/v1/mcp", {
+      body,
+      headers: {
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${a.key}`,
+        "x-lore-principal": JSON.stringify(spoof),
+        "x-lore-origin": "https://evil.example",
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-request-id")).toBeTruthy();
+    const data = JSON.parse(String(r.body).split("\n").find((l) => l.startsWith("data: "))!.slice(6));
+    expect(data.result.structuredContent.plan).toBe("FREE");
+    // Without a key, the spoofed principal gets nothing.
+    const anon = await call("POST", "/v1/mcp", { body, headers: { accept: "application/json, text/event-stream", "x-lore-principal": JSON.stringify(spoof) } });
+    expectError(anon, 401, "UNAUTHENTICATED");
+  });
+
+  it("an MCP body over 1 MiB is 413 in the error shape", async () => {
+    const a = await newAgent();
+    const r = await call("POST", "/v1/mcp", {
+      raw: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(1024 * 1024) } }),
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${a.key}` },
+    });
+    expectError(r, 413, "PAYLOAD_TOO_LARGE");
   });
 
   it("a revoked key stops working for MCP at once", async () => {

@@ -5,6 +5,7 @@ import type { AppEnv } from "./context";
 import type { AnyOperation, OpContext } from "./operation";
 import { authenticate } from "./auth";
 import { ApiError, validationError } from "./errors";
+import { readBodyLimited } from "./body";
 import { admit, refund, admissionHeaders } from "../quota/quota.client";
 import { makeDb } from "../db/client";
 import type { AgentPrincipal } from "./principal";
@@ -53,10 +54,15 @@ export const MAX_BODY_BYTES = 256 * 1024;
 const validateBody =
   (schema: z.ZodType): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > MAX_BODY_BYTES) throw tooLarge();
-    const text = await c.req.text();
-    if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) throw tooLarge();
+    const bytes = await readBodyLimited(c.req.raw, MAX_BODY_BYTES);
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    } catch {
+      throw new ApiError("VALIDATION_FAILED", "Request body is not valid UTF-8", {
+        issues: [{ path: "body", message: "not valid UTF-8" }],
+      });
+    }
     let value: unknown = {};
     if (text.trim() !== "") {
       try {
@@ -72,9 +78,6 @@ const validateBody =
     c.req.addValidatedData("json", result.data as object);
     await next();
   };
-
-const tooLarge = () =>
-  new ApiError("PAYLOAD_TOO_LARGE", `Request body is larger than ${MAX_BODY_BYTES} bytes`, { limit: MAX_BODY_BYTES });
 
 export function opContext(c: import("./context").AppContext, caller: OpContext["caller"]): OpContext {
   return {

@@ -1,0 +1,33 @@
+import { ApiError } from "./errors";
+
+/**
+ * Reads a request body, refusing it with 413 as soon as it passes `limit` bytes: a declared
+ * Content-Length over the limit is refused before reading, and a chunked body without one is
+ * cut off mid-stream instead of being buffered whole (Workers have 128 MB of memory).
+ */
+export async function readBodyLimited(req: Request, limit: number, what = "Request body"): Promise<Uint8Array> {
+  const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `${what} is larger than ${limit} bytes`, { limit });
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
