@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./core/context";
-import { ApiError } from "./core/errors";
+import { ApiError, ERROR_STATUS, type ErrorCode } from "./core/errors";
+import type { AnyOperation } from "./core/operation";
 import { mountOperations } from "./core/rest";
 import { buildOpenApi } from "./core/openapi";
 import { OPERATIONS } from "./operations";
@@ -15,6 +16,22 @@ function errorResponse(err: ApiError, requestId: string): Response {
     status: err.status,
     headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...err.headers },
   });
+}
+
+/**
+ * The methods each /v1 path answers (operations, the MCP endpoint, the OpenAPI document), for the
+ * 405 and OPTIONS answers of a known path called with another method.
+ */
+function allowedMethods(ops: readonly AnyOperation[]) {
+  const routes = [
+    ...ops.map((o) => ({ method: o.method as string, path: o.path })),
+    { method: "GET", path: "/openapi.json" },
+  ].map((r) => ({ method: r.method, re: new RegExp(`^/v1${r.path.replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`) }));
+  return (pathname: string): string[] => {
+    const methods = new Set(routes.filter((r) => r.re.test(pathname)).map((r) => r.method));
+    if (methods.has("GET")) methods.add("HEAD");
+    return [...methods];
+  };
 }
 
 /** Builds the app: request id → routes → one error renderer. Handlers throw; only onError renders. */
@@ -48,15 +65,23 @@ export function buildApp() {
   mountOperations(v1, OPERATIONS);
   app.route("/v1", v1);
 
+  // Rendered here rather than thrown, so the request-id middleware still adds its headers.
+  const allowed = allowedMethods(OPERATIONS);
   app.notFound((c) => {
-    throw new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+    const path = new URL(c.req.url).pathname;
+    const allow = allowed(path);
+    if (allow.length === 0) return errorResponse(new ApiError("NOT_FOUND", `No route for ${c.req.method} ${path}`), c.get("requestId"));
+    // A known path with another method: say which methods it takes (RFC 9110 §15.5.6).
+    if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: { allow: allow.join(", ") } });
+    const err = new ApiError("METHOD_NOT_ALLOWED", `${path} does not accept ${c.req.method}; use ${allow.join(", ")}`, { allow }, { allow: allow.join(", ") });
+    return errorResponse(err, c.get("requestId"));
   });
 
   app.onError((err, c) => {
     const requestId = c.get("requestId") ?? "unknown";
     if (err instanceof ApiError) return errorResponse(err, requestId);
     if (err instanceof HTTPException && err.status < 500) {
-      const code = err.status === 404 ? "NOT_FOUND" : err.status === 413 ? "PAYLOAD_TOO_LARGE" : "VALIDATION_FAILED";
+      const code = (Object.entries(ERROR_STATUS).find(([, s]) => s === err.status)?.[0] ?? "VALIDATION_FAILED") as ErrorCode;
       return errorResponse(new ApiError(code, err.message || "Bad request"), requestId);
     }
     // Never echo internals: the request id lets an operator find the log line.

@@ -60,10 +60,36 @@ describe("errors", () => {
     expect((await res.json()).error.code).toBe("VALIDATION_FAILED");
   });
 
-  it("unknown routes and methods are 404 NOT_FOUND in the error shape", async () => {
-    expectError(await call("GET", "/v1/does-not-exist"), 404, "NOT_FOUND");
-    expectError(await call("GET", "/nothing/here"), 404, "NOT_FOUND");
-    expectError(await call("PUT", "/v1/plans"), 404, "NOT_FOUND");
+  it("unknown routes are 404 NOT_FOUND in the error shape, with the same headers as any response", async () => {
+    for (const p of ["/v1/does-not-exist", "/nothing/here", "/v1", "/v1/plans/"]) {
+      const r = expectError(await call("GET", p), 404, "NOT_FOUND");
+      expect(r.error.message).toContain(p);
+    }
+    expect((await call("GET", "/v1/nope")).headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("a known path with another method is 405 METHOD_NOT_ALLOWED with Allow; OPTIONS lists the methods", async () => {
+    const r = await call("PUT", "/v1/plans");
+    expectError(r, 405, "METHOD_NOT_ALLOWED");
+    expect(r.headers.get("allow")).toBe("GET, HEAD");
+    const signup = await call("GET", "/v1/auth/signup");
+    expectError(signup, 405, "METHOD_NOT_ALLOWED");
+    expect(signup.headers.get("allow")).toBe("POST");
+    expect(signup.body.error.details.allow).toEqual(["POST"]);
+    const agent = await call("PUT", "/v1/agents/agt_123");
+    expect(agent.status).toBe(405);
+    expect(agent.headers.get("allow")?.split(", ").sort()).toEqual(["DELETE", "PATCH"]);
+    const opt = await call("OPTIONS", "/v1/threads");
+    expect(opt.status).toBe(204);
+    expect(opt.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
+    expect(opt.headers.get("x-request-id")).toBeTruthy();
+  });
+
+  it("HEAD on a GET route answers like GET without a body", async () => {
+    const res = await (exports as any).default.fetch(new Request(`${BASE}/v1/plans`, { method: "HEAD" }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    expect(await res.text()).toBe("");
   });
 
   it("bad query parameters are 400 with the parameter named", async () => {
