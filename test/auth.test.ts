@@ -215,3 +215,25 @@ describe("credential edge cases", () => {
     expect(JSON.stringify(r)).not.toContain("zzzz");
   });
 });
+
+describe("session cookie CSRF guard", () => {
+  it("a state-changing dashboard request carried only by the cookie must come from this origin", async () => {
+    const o = await signup();
+    const cookie = `lore_session=${o.token}`;
+    const body = { handle: `csrf${Date.now().toString(36)}` };
+    for (const headers of [
+      { cookie, origin: "https://evil.example" },
+      { cookie, origin: "http://sub.localhost" },
+      { cookie, "sec-fetch-site": "same-site" },
+    ] as Record<string, string>[]) {
+      const r = expectError(await call("POST", "/v1/agents", { headers, body }), 403, "FORBIDDEN");
+      expect(r.error.message).toMatch(/cookie/);
+    }
+    expect((await call("GET", "/v1/agents", { token: o.token })).body.total).toBe(0);
+    // Same origin, no Origin at all (curl), or a bearer token from anywhere: allowed.
+    expect((await call("POST", "/v1/agents", { headers: { cookie, origin: "http://localhost" }, body })).status).toBe(201);
+    expect((await call("GET", "/v1/agents", { headers: { cookie, origin: "https://evil.example" } })).status).toBe(200);
+    expect((await call("PATCH", "/v1/me/settings", { headers: { cookie }, body: { refreshSchedule: "WEEKLY" } })).status).toBe(200);
+    expect((await call("PATCH", "/v1/me/settings", { token: o.token, headers: { origin: "https://evil.example" }, body: { refreshSchedule: "DAILY" } })).status).toBe(200);
+  });
+});

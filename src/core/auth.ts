@@ -82,6 +82,24 @@ async function ownerFromSession(env: Env, token: string): Promise<OwnerPrincipal
  * (a session token is 401); dashboard endpoints take session tokens (an agent key is 403);
  * public endpoints take anything and resolve it when present and valid.
  */
+/**
+ * CSRF guard for the one ambient credential, the session cookie: a state-changing request that
+ * authenticates only by the cookie must come from this origin. SameSite=Lax already keeps the
+ * cookie off cross-site POSTs; this also covers sibling subdomains (same-site, other origin), which
+ * matters because JSON bodies are read whatever their Content-Type.
+ */
+export function checkCookieOrigin(req: Request): void {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return;
+  const h = req.headers;
+  if (h.get("authorization") || h.get("x-service-key")?.trim() || !h.get("cookie")?.includes(`${SESSION_COOKIE}=`)) return;
+  const origin = h.get("origin");
+  const self = new URL(req.url).origin;
+  const fetchSite = h.get("sec-fetch-site");
+  if ((origin && origin !== self) || (!origin && fetchSite && fetchSite !== "same-origin" && fetchSite !== "none")) {
+    throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must come from this site's own pages");
+  }
+}
+
 export async function authenticate(env: Env, headers: Headers, access: Access): Promise<Principal | null> {
   if (access === "public") {
     // Public endpoints need nothing, so a malformed header (say `Authorization: Basic …` set by a
