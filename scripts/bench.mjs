@@ -94,7 +94,8 @@ async function main() {
       const mod = await import(pathToFileURL(path.join(dir, f)).href);
       if (typeof mod.scenarios === "function") scenarios.push(...(await mod.scenarios({ ...ctx, mcpCall, mcpHeaders })));
     }
-    const chosen = ONLY ? scenarios.filter((s) => ONLY.some((o) => s.name.includes(o))) : scenarios;
+    // The bare route is always measured first: every ratio is against it.
+    const chosen = ONLY ? scenarios.filter((s, i) => i === 0 || ONLY.some((o) => s.name.includes(o))) : scenarios;
     // Warm up the isolate and the Durable Objects before measuring.
     for (const s of chosen.slice(0, 4)) await runScenario({ ...s }).catch(() => {});
     const results = [];

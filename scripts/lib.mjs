@@ -17,11 +17,17 @@ export function migrateLocal(persistTo) {
 export function startDev({ port, persistTo, quiet = false }) {
   const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
   if (persistTo) args.push("--persist-to", persistTo);
-  return spawn(WRANGLER, args, {
+  const child = spawn(WRANGLER, args, {
     cwd: ROOT,
     stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
   });
+  // Quiet still drains: an unread pipe fills (64 KiB of request log lines) and stalls wrangler.
+  if (quiet) {
+    child.stdout.resume();
+    child.stderr.resume();
+  }
+  return child;
 }
 
 export async function waitForServer(origin, timeoutMs = 60_000) {
