@@ -78,11 +78,6 @@ async function ownerFromSession(env: Env, token: string): Promise<OwnerPrincipal
 }
 
 /**
- * The one auth path, for REST routes and the MCP endpoint alike. Agent endpoints take agent keys
- * (a session token is 401); dashboard endpoints take session tokens (an agent key is 403);
- * public endpoints take anything and resolve it when present and valid.
- */
-/**
  * CSRF guard for the one ambient credential, the session cookie: a state-changing request that
  * authenticates only by the cookie must come from this origin. SameSite=Lax already keeps the
  * cookie off cross-site POSTs; this also covers sibling subdomains (same-site, other origin), which
@@ -100,6 +95,11 @@ export function checkCookieOrigin(req: Request): void {
   }
 }
 
+/**
+ * The one auth path, for REST routes and the MCP endpoint alike. Agent endpoints take agent keys
+ * (a session token is 401); dashboard endpoints take session tokens (an agent key is 403);
+ * public endpoints take anything and resolve it when present and valid.
+ */
 export async function authenticate(env: Env, headers: Headers, access: Access): Promise<Principal | null> {
   if (access === "public") {
     // Public endpoints need nothing, so a malformed header (say `Authorization: Basic …` set by a
