@@ -119,6 +119,15 @@ function failure(err: unknown, op: AnyOperation, ctx: OpContext) {
   return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }));
 }
 
+// A fresh McpServer is built per request; the operations and their schemas are not, so the
+// advertised argument schema is made once per operation.
+const advertisedSchemas = new WeakMap<AnyOperation, ReturnType<typeof advertised>>();
+function advertisedFor(op: AnyOperation) {
+  let schema = advertisedSchemas.get(op);
+  if (!schema) advertisedSchemas.set(op, (schema = advertised(mcpArgsSchema(op))));
+  return schema;
+}
+
 /** A fresh McpServer with one tool per operation that declares `mcp`. */
 export function buildMcpServer(ops: readonly AnyOperation[], ctxFor: () => OpContext): McpServer {
   const server = new McpServer(
@@ -139,7 +148,7 @@ export function buildMcpServer(ops: readonly AnyOperation[], ctxFor: () => OpCon
       {
         title: op.summary,
         description: op.mcp.description,
-        inputSchema: advertised(mcpArgsSchema(op)) as unknown as z.ZodObject,
+        inputSchema: advertisedFor(op) as unknown as z.ZodObject,
         outputSchema: op.output as z.ZodObject,
         annotations,
       },
