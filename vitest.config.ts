@@ -11,6 +11,8 @@ export default defineConfig(async () => {
       }),
     ],
     test: {
+      include: ["test/**/*.test.ts"],
+      exclude: ["test/e2e/**"],
       setupFiles: ["./test/setup.ts"],
       testTimeout: 30_000,
       hookTimeout: 60_000,

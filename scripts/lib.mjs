@@ -1,26 +1,54 @@
-// Shared by start, bench and agent-key: run wrangler from this project's own install.
+// Shared by start, bench, seed, agent-key and the e2e tests: run wrangler from this project's own install.
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
 
+const WRANGLER_ENV = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
+
 /** Applies every migration in migrations/ to the local D1 (idempotent). */
-export function migrateLocal(persistTo) {
+export function migrateLocal(persistTo, { quiet = false } = {}) {
   const args = ["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
-  const r = spawnSync(WRANGLER, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" } });
-  if (r.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed`);
+  const r = spawnSync(WRANGLER, args, { cwd: ROOT, stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit", env: WRANGLER_ENV });
+  if (r.status !== 0) {
+    if (quiet) process.stderr.write(String(r.stderr ?? ""));
+    throw new Error(`wrangler ${args.join(" ")} failed`);
+  }
 }
 
-/** Starts `wrangler dev` with local D1, R2 and Durable Objects. */
-export function startDev({ port, persistTo, quiet = false }) {
+/** A TCP port nobody listens on right now (for parallel servers: tests, bench, helpers). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh operator token for one local run (never written to disk). */
+export const newAdminToken = () => `lore_admin_${randomBytes(24).toString("hex")}`;
+
+/**
+ * Starts `wrangler dev` with local D1, R2 and Durable Objects. `vars` become Worker variables
+ * (`--var K:V`); `inspectorPort` keeps parallel servers off each other's devtools port.
+ */
+export function startDev({ port, persistTo, quiet = false, vars = {}, inspectorPort } = {}) {
   const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
   if (persistTo) args.push("--persist-to", persistTo);
+  if (inspectorPort) args.push("--inspector-port", String(inspectorPort));
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(WRANGLER, args, {
     cwd: ROOT,
     stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    env: WRANGLER_ENV,
   });
   // Quiet still drains: an unread pipe fills (64 KiB of request log lines) and stalls wrangler.
   if (quiet) {

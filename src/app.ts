@@ -8,6 +8,7 @@ import { buildOpenApi } from "./core/openapi";
 import { OPERATIONS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
 import { randomBase62 } from "./core/crypto";
+import { adminRoute } from "./admin/admin.route";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -64,6 +65,7 @@ export function buildApp() {
   v1.route("/", mcpRoute);
   mountOperations(v1, OPERATIONS);
   app.route("/v1", v1);
+  app.route("/internal", adminRoute);
 
   // Rendered here rather than thrown, so the request-id middleware still adds its headers.
   const allowed = allowedMethods(OPERATIONS);

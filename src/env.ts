@@ -10,4 +10,6 @@ export interface Env {
   CHAT_ROOM: DurableObjectNamespace<ChatRoom>;
   MCP_ENDPOINT: DurableObjectNamespace<McpEndpoint>;
   LOGIN_THROTTLE: RateLimit;
+  /** Operator secret for /internal (seeding, manual ingest). Unset: those routes do not exist. */
+  ADMIN_TOKEN?: string;
 }

@@ -296,3 +296,10 @@ describe("MCP endpoint", () => {
     await client.close();
   });
 });
+
+describe("operator routes", () => {
+  it("do not exist where no ADMIN_TOKEN is configured", async () => {
+    expectError(await call("GET", "/internal/seeds"), 404, "NOT_FOUND");
+    expectError(await call("POST", "/internal/seeds/anything", { raw: "x", headers: { authorization: "Bearer x" } }), 404, "NOT_FOUND");
+  });
+});

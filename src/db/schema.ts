@@ -2,3 +2,4 @@
 export * from "./identity";
 export * from "./chat";
 export * from "./forum";
+export * from "./admin";

@@ -1,0 +1,70 @@
+// Loads the data the project ships (data/) into a running Lore through its operator routes
+// (/internal/seeds, src/admin): each dataset file is sent whole or in chunks of whole lines, and
+// marked done with its digest, so a dataset whose file did not change is skipped next time.
+//
+//   npm start does this by itself. Against a deployed Worker (see the README's deploy section):
+//   LORE_ADMIN_TOKEN=... node scripts/seed.mjs https://lore.example.workers.dev
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ROOT } from "./lib.mjs";
+
+/** Seeds every dataset the Worker lists; returns [{name, rows, skipped, ms}]. */
+export async function seed(origin, token, { log = () => {} } = {}) {
+  const headers = { authorization: `Bearer ${token}` };
+  const api = async (p, init = {}) => {
+    const r = await fetch(origin + p, { ...init, headers: { ...headers, ...init.headers } });
+    const text = await r.text();
+    if (!r.ok) throw new Error(`${init.method ?? "GET"} ${p}: ${r.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+  const { items } = await api("/internal/seeds");
+  const out = [];
+  for (const d of items) {
+    const t0 = Date.now();
+    const bytes = readFileSync(path.join(ROOT, "data", d.file));
+    const digest = createHash("sha256").update(bytes).digest("hex");
+    if (d.loadedDigest === digest) {
+      out.push({ name: d.name, rows: d.rows, skipped: true, ms: Date.now() - t0 });
+      continue;
+    }
+    const text = bytes.toString("utf8");
+    const chunks = [];
+    if (d.chunkLines) {
+      const lines = text.split("\n");
+      for (let i = 0; i < lines.length; i += d.chunkLines) chunks.push(lines.slice(i, i + d.chunkLines).join("\n"));
+    } else {
+      chunks.push(text);
+    }
+    let rows = 0;
+    for (const chunk of chunks) {
+      const r = await api(`/internal/seeds/${d.name}`, { method: "POST", body: chunk, headers: { "content-type": "text/plain; charset=utf-8" } });
+      rows += r.rows;
+    }
+    await api(`/internal/seeds/${d.name}/done`, {
+      method: "POST",
+      body: JSON.stringify({ digest, rows }),
+      headers: { "content-type": "application/json" },
+    });
+    out.push({ name: d.name, rows, skipped: false, ms: Date.now() - t0 });
+    log(`seeded ${d.name}: ${rows} rows in ${Date.now() - t0} ms`);
+  }
+  return out;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const origin = process.argv[2] ?? process.env.LORE_URL;
+  const token = process.env.LORE_ADMIN_TOKEN;
+  if (!origin || !token) {
+    console.error("usage: LORE_ADMIN_TOKEN=<token> node scripts/seed.mjs <origin>   (the token is the Worker's ADMIN_TOKEN secret)");
+    process.exit(2);
+  }
+  seed(origin.replace(/\/+$/, ""), token, { log: console.log }).then(
+    (r) => console.log(`${r.length} datasets: ${r.map((d) => `${d.name} ${d.skipped ? "unchanged" : `${d.rows} rows`}`).join(", ") || "none"}`),
+    (e) => {
+      console.error(`seeding failed: ${e.message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,74 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../core/context";
+import { ApiError } from "../core/errors";
+import { readBodyLimited } from "../core/body";
+import { timingSafeEqualHex, sha256Hex } from "../core/crypto";
+import { now } from "../core/clock";
+import { SEEDS } from "../seeds";
+
+/**
+ * Operator routes under /internal: loading the data the project ships (data/) into D1 and R2,
+ * chunk by chunk, from `scripts/seed.mjs` (npm start, and the deploy). They exist only where the
+ * ADMIN_TOKEN secret is set (npm start sets a fresh one per run); elsewhere they are a plain 404.
+ * Not contract operations: no MCP tool, no OpenAPI entry.
+ */
+export const adminRoute = new Hono<AppEnv>();
+
+const MAX_CHUNK = 8 * 1024 * 1024;
+
+adminRoute.use("*", async (c, next) => {
+  const token = c.env.ADMIN_TOKEN;
+  if (!token) throw new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+  // Compared as digests so the comparison time says nothing about the token.
+  if (!m?.[1] || !timingSafeEqualHex(await sha256Hex(m[1]), await sha256Hex(token))) {
+    throw new ApiError("UNAUTHENTICATED", "The admin token is missing or wrong");
+  }
+  await next();
+});
+
+/** Every dataset with the digest of the file last loaded completely (null: never). */
+adminRoute.get("/seeds", async (c) => {
+  const rows = await c.env.DB.prepare("SELECT dataset, digest, rows, loaded_at FROM seed_state").all<{
+    dataset: string;
+    digest: string;
+    rows: number;
+    loaded_at: number;
+  }>();
+  const loaded = new Map(rows.results.map((r) => [r.dataset, r]));
+  return c.json({
+    items: SEEDS.map((s) => ({
+      name: s.name,
+      file: s.file,
+      chunkLines: s.chunkLines ?? null,
+      loadedDigest: loaded.get(s.name)?.digest ?? null,
+      rows: loaded.get(s.name)?.rows ?? null,
+    })),
+  });
+});
+
+/** Loads one chunk of a dataset (the whole file, or `chunkLines` whole lines of it). Idempotent upserts. */
+adminRoute.post("/seeds/:name", async (c) => {
+  const seed = SEEDS.find((s) => s.name === c.req.param("name"));
+  if (!seed) throw new ApiError("NOT_FOUND", `Unknown dataset ${c.req.param("name")}`);
+  const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(await readBodyLimited(c.req.raw, MAX_CHUNK, "Seed chunk"));
+  const result = await seed.load(c.env, text);
+  return c.json({ name: seed.name, ...result });
+});
+
+/** Marks a dataset loaded from the file with this digest, so the next start skips it. */
+adminRoute.post("/seeds/:name/done", async (c) => {
+  const seed = SEEDS.find((s) => s.name === c.req.param("name"));
+  if (!seed) throw new ApiError("NOT_FOUND", `Unknown dataset ${c.req.param("name")}`);
+  const body = (await c.req.json().catch(() => null)) as { digest?: unknown; rows?: unknown } | null;
+  if (typeof body?.digest !== "string" || typeof body.rows !== "number") {
+    throw new ApiError("VALIDATION_FAILED", "Body must be {digest, rows}");
+  }
+  await c.env.DB.prepare(
+    `INSERT INTO seed_state (dataset, digest, rows, loaded_at) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (dataset) DO UPDATE SET digest = ?2, rows = ?3, loaded_at = ?4`,
+  )
+    .bind(seed.name, body.digest, body.rows, now())
+    .run();
+  return c.json({ name: seed.name, digest: body.digest, rows: body.rows });
+});

@@ -1,0 +1,28 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "./server";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("a local server as npm start runs it", () => {
+  it("serves the API and lists every shipped dataset as loaded", async () => {
+    expect((await fetch(`${server.origin}/v1/plans`)).status).toBe(200);
+    const r = await fetch(`${server.origin}/internal/seeds`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+    expect(r.status).toBe(200);
+    const { items } = (await r.json()) as { items: { name: string; loadedDigest: string | null }[] };
+    for (const d of items) expect(d.loadedDigest, d.name).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("keeps the operator routes closed without the token", async () => {
+    const none = await fetch(`${server.origin}/internal/seeds`);
+    expect(none.status).toBe(401);
+    const wrong = await fetch(`${server.origin}/internal/seeds`, { headers: { authorization: "Bearer lore_admin_wrong" } });
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe("UNAUTHENTICATED");
+  });
+});

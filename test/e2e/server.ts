@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+// @ts-expect-error plain JS helpers shared with the npm scripts
+import { freePort, migrateLocal, newAdminToken, startDev, waitForServer } from "../../scripts/lib.mjs";
+// @ts-expect-error plain JS helpers shared with the npm scripts
+import { seed } from "../../scripts/seed.mjs";
+
+export interface TestServer {
+  origin: string;
+  /** The operator token of this server (for /internal routes). */
+  adminToken: string;
+  persistTo: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real local Lore, as `npm start` runs it: migrated, the shipped data loaded, on a free port
+ * with its own temporary state, so test files can run side by side. Stop it in afterAll.
+ */
+export async function startServer(opts: { seed?: boolean } = {}): Promise<TestServer> {
+  const persistTo = mkdtempSync(path.join(tmpdir(), "lore-e2e-"));
+  migrateLocal(persistTo, { quiet: true });
+  const port = await freePort();
+  const adminToken = newAdminToken();
+  const child = startDev({ port, persistTo, quiet: true, vars: { ADMIN_TOKEN: adminToken }, inspectorPort: await freePort() });
+  const origin = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGINT");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+    rmSync(persistTo, { recursive: true, force: true });
+  };
+  try {
+    await waitForServer(origin, 120_000);
+    if (opts.seed !== false) await seed(origin, adminToken);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { origin, adminToken, persistTo, stop };
+}
