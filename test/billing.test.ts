@@ -15,6 +15,7 @@ import {
 } from "./stripe-fake";
 import { setBillingProvider, type ChargeRequest } from "../src/billing/billing.provider";
 import { addMonths } from "../src/billing/billing.service";
+import { runMaintenance } from "../src/maintenance";
 import type { Env } from "../src/env";
 
 const E = env as unknown as Env;
@@ -723,6 +724,46 @@ describe("billing with Stripe", () => {
     expect(await limitsSeen(other.key)).toEqual(LIMITS.FREE);
     // Unhandled types are acknowledged and stored, so Stripe stops sending them.
     applied(await deliver(stripeEvent("customer.updated", { id: customer, object: "customer" })), "ignored");
+  });
+
+  it("a subscription whose first payment is pending grants nothing until it is active; a newer live subscription takes over", async () => {
+    const t0 = Date.parse("2031-11-15T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const a = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const sub = fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end: t0 + 30 * DAY, status: "incomplete" });
+    applied(await deliver(stripeEvent("customer.subscription.created", sub)));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+    expect(await mirror(a.owner.ownerId)).toMatchObject({ subscription_id: sub.id, status: "incomplete" });
+    // Still no live subscription: subscribing again opens Checkout, not the portal.
+    expect((await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } })).body.redirect.kind).toBe("checkout");
+    clock.set(t0 + 60_000);
+    applied(await deliver(stripeEvent("customer.subscription.updated", { ...clone(sub), status: "active" })));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+
+    // A second subscription (a second Checkout paid in another tab): the newer live one is followed,
+    // and the end of the older one does not take the plan away.
+    clock.set(t0 + DAY);
+    const second = fake.addSubscription({ customer, price: PRICE.EXPERT, start: t0 + DAY, end: t0 + 31 * DAY });
+    applied(await deliver(stripeEvent("customer.subscription.created", second)));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
+    const oldEnded = await deliver(stripeEvent("customer.subscription.deleted", { ...clone(sub), status: "canceled", ended_at: (t0 + DAY) / 1000 }));
+    expect(applied(oldEnded, "ignored").reason).toBe("not the subscription the owner's plan follows");
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
+  });
+
+  it("the daily job forgets event ids after 90 days", async () => {
+    const t = Date.parse("2032-01-01T00:00:00.000Z");
+    const insert = (id: string, receivedAt: number) =>
+      E.DB.prepare("INSERT INTO stripe_events (id, type, created, outcome, received_at) VALUES (?, 'invoice.paid', 0, 'applied', ?)").bind(id, receivedAt).run();
+    await insert("evt_prune_old", t - 91 * DAY);
+    await insert("evt_prune_kept", t - 89 * DAY);
+    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+    expect((await runMaintenance(E, t)).stripeEvents).toBeGreaterThanOrEqual(1);
+    expect(logs).toHaveBeenCalled();
+    expect(await eventRow("evt_prune_old")).toBeNull();
+    expect(await eventRow("evt_prune_kept")).not.toBeNull();
   });
 
   it("the secret key never reaches a response or a log; a Stripe outage during a webhook is a 500 that Stripe's retry recovers", async () => {

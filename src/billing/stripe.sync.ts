@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { stripeCustomers, stripeEvents } from "../db/billing";
 import { now } from "../core/clock";
@@ -238,3 +238,12 @@ export async function applyStripeSubscription(
   }
   throw new Error(`stripe subscription ${sub.id}: lost the apply race four times`);
 }
+
+/**
+ * Stripe retries a delivery for up to 3 days; 90 days of event ids is far more than replays need.
+ * An id pruned and then resent by hand is still judged by the mirror's ordering, so it cannot move
+ * the state backwards (daily job, src/maintenance.ts).
+ */
+export const STRIPE_EVENT_RETENTION_MS = 90 * 86_400_000;
+export const pruneStripeEvents = (db: Db, at: number) =>
+  db.delete(stripeEvents).where(lt(stripeEvents.receivedAt, at - STRIPE_EVENT_RETENTION_MS));
