@@ -324,6 +324,9 @@ describe("billing with Stripe", () => {
     // The webhook route does not exist without Stripe.
     expectError(await call("POST", "/v1/billing/webhooks/stripe", { body: {} }), 404, "NOT_FOUND");
     expectError(await call("POST", "/v1/billing/portal", { token: a.owner.token }), 409, "CONFLICT");
+    // Price ids alone (wrangler.toml [vars]) do not switch the provider.
+    const prices = { STRIPE_PRICE_STARTER: PRICE.STARTER, STRIPE_PRICE_PRO: PRICE.PRO, STRIPE_PRICE_EXPERT: PRICE.EXPERT };
+    expect((await call("GET", "/v1/billing", { token: a.owner.token, env: prices })).body.provider).toEqual(LOCAL);
 
     const partial = { STRIPE_SECRET_KEY: STRIPE_ENV.STRIPE_SECRET_KEY, STRIPE_PRICE_PRO: STRIPE_ENV.STRIPE_PRICE_PRO };
     const logs = vi.spyOn(console, "error").mockImplementation(() => {});

@@ -29,13 +29,14 @@ const value = (env: Env, name: (typeof STRIPE_VARS)[number]) => {
 };
 
 /**
- * The provider, chosen by configuration: none of the STRIPE_* variables set is the local provider
- * (npm start, tests); all of them set is Stripe. Some but not all is an error, never a fallback to
- * the local provider, which would hand out paid plans for free on a deployment meant to charge.
+ * The provider, chosen by configuration: without the two Stripe secrets, the local provider
+ * (npm start, tests; price ids alone, say in wrangler.toml's [vars], do not change that); with
+ * either secret, Stripe, which then needs every variable. A secret without the rest is an error,
+ * never a fallback to the local provider, which would hand out paid plans for free on a deployment
+ * meant to charge.
  */
 export function billingConfig(env: Env): BillingConfig {
-  const present = STRIPE_VARS.filter((n) => value(env, n) !== null);
-  if (present.length === 0) return { provider: "local" };
+  if (value(env, "STRIPE_SECRET_KEY") === null && value(env, "STRIPE_WEBHOOK_SECRET") === null) return { provider: "local" };
   const missing = STRIPE_VARS.filter((n) => value(env, n) === null);
   if (missing.length > 0) return { provider: "misconfigured", missing };
   return {
