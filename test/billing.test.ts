@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import Stripe from "stripe";
@@ -16,6 +17,8 @@ import {
 import { setBillingProvider, type ChargeRequest } from "../src/billing/billing.provider";
 import { addMonths } from "../src/billing/billing.service";
 import { runMaintenance } from "../src/maintenance";
+import { HANDLED_EVENTS } from "../src/billing/stripe.webhook";
+import readme from "../README.md?raw";
 import type { Env } from "../src/env";
 
 const E = env as unknown as Env;
@@ -324,6 +327,10 @@ describe("billing with Stripe", () => {
     // The webhook route does not exist without Stripe.
     expectError(await call("POST", "/v1/billing/webhooks/stripe", { body: {} }), 404, "NOT_FOUND");
     expectError(await call("POST", "/v1/billing/portal", { token: a.owner.token }), 409, "CONFLICT");
+    // The README's setup registers exactly the events the webhook acts on.
+    const setup = readme.slice(readme.indexOf("## Payments with Stripe"));
+    for (const type of HANDLED_EVENTS) expect(setup).toContain(`enabled_events[]=${type}`);
+    expect(setup.match(/enabled_events\[\]=/g)).toHaveLength(HANDLED_EVENTS.length);
     // Price ids alone (wrangler.toml [vars]) do not switch the provider.
     const prices = { STRIPE_PRICE_STARTER: PRICE.STARTER, STRIPE_PRICE_PRO: PRICE.PRO, STRIPE_PRICE_EXPERT: PRICE.EXPERT };
     expect((await call("GET", "/v1/billing", { token: a.owner.token, env: prices })).body.provider).toEqual(LOCAL);

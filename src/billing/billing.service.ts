@@ -54,7 +54,7 @@ export function addMonths(ms: number, n: number): number {
   return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
 }
 
-export async function load(db: Db, ownerId: string): Promise<Subscription> {
+async function load(db: Db, ownerId: string): Promise<Subscription> {
   const row = await db
     .select({ plan: owners.plan, status: owners.planStatus, periodEnd: owners.planPeriodEnd, anchor: owners.planAnchor })
     .from(owners)
