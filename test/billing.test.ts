@@ -303,6 +303,8 @@ describe("billing with Stripe", () => {
   let fake: FakeStripe;
   beforeEach(() => {
     fake = new FakeStripe();
+    // The webhook route logs one info line per event; keep the test output to failures.
+    vi.spyOn(console, "log").mockImplementation(() => {});
   });
   afterEach(() => {
     vi.restoreAllMocks();
@@ -456,7 +458,7 @@ describe("billing with Stripe", () => {
     applied(await hook(stripeEvent("invoice.paid", invoiceObject(sub, { paid: true, start: end, end: end2 }))));
     expect((await owner("GET", "/v1/billing")).body).toMatchObject({ plan: "PRO", status: "ACTIVE", periodEnd: iso(end2) });
 
-    if (env.LORE_TRANSCRIPT === "1") console.log(["Stripe flow against the recorded responses:", ...T].join("\n"));
+    if (env.LORE_TRANSCRIPT === "1") console.info(["Stripe flow against the recorded responses:", ...T].join("\n"));
   });
 
   it("a bad signature, an old timestamp or a body changed after signing is a 400 and changes nothing; credentials are not trusted", async () => {
