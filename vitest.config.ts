@@ -7,7 +7,8 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+        // LORE_TRANSCRIPT=1 makes test/billing.test.ts print the Stripe flow it runs.
+        miniflare: { bindings: { TEST_MIGRATIONS: migrations, LORE_TRANSCRIPT: process.env.LORE_TRANSCRIPT ?? "" } },
       }),
     ],
     test: {

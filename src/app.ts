@@ -9,6 +9,7 @@ import { OPERATIONS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
 import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
+import { stripeWebhookRoute } from "./billing/stripe.webhook";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -63,6 +64,8 @@ export function buildApp() {
   const v1 = new Hono<AppEnv>();
   v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin)));
   v1.route("/", mcpRoute);
+  // Stripe's signed events: no session or key, the raw body is verified (src/billing/stripe.webhook.ts).
+  v1.route("/", stripeWebhookRoute);
   mountOperations(v1, OPERATIONS);
   app.route("/v1", v1);
   app.route("/internal", adminRoute);

@@ -12,4 +12,14 @@ export interface Env {
   LOGIN_THROTTLE: RateLimit;
   /** Operator secret for /internal (seeding, manual ingest). Unset: those routes do not exist. */
   ADMIN_TOKEN?: string;
+  /**
+   * Stripe billing (src/billing/billing.config.ts). With the secret key, the webhook signing secret
+   * and a price id per paid plan set, billing uses Stripe Checkout, the Customer Portal and signed
+   * webhooks; with none of them set, the local provider. Secrets go in with `wrangler secret put`.
+   */
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+  STRIPE_PRICE_STARTER?: string;
+  STRIPE_PRICE_PRO?: string;
+  STRIPE_PRICE_EXPERT?: string;
 }

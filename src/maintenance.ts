@@ -2,6 +2,7 @@ import type { Env } from "./env";
 import { makeDb } from "./db/client";
 import { pruneSessions } from "./auth/auth.service";
 import { pruneReadMentions } from "./chat/chat.service";
+import { pruneStripeEvents } from "./billing/stripe.sync";
 
 /**
  * The daily job (cron in wrangler.toml): D1 rows that no longer serve anyone. The Durable Objects
@@ -9,8 +10,16 @@ import { pruneReadMentions } from "./chat/chat.service";
  */
 export async function runMaintenance(env: Env, at: number) {
   const db = makeDb(env.DB);
-  const [expired, revoked, mentions] = await db.batch([...pruneSessions(db, at), pruneReadMentions(db, at)]);
-  const result = { sessions: expired.meta.changes + revoked.meta.changes, mentions: mentions.meta.changes };
+  const [expired, revoked, mentions, stripeEvents] = await db.batch([
+    ...pruneSessions(db, at),
+    pruneReadMentions(db, at),
+    pruneStripeEvents(db, at),
+  ]);
+  const result = {
+    sessions: expired.meta.changes + revoked.meta.changes,
+    mentions: mentions.meta.changes,
+    stripeEvents: stripeEvents.meta.changes,
+  };
   console.log(JSON.stringify({ level: "info", what: "maintenance", ...result }));
   return result;
 }

@@ -1,13 +1,30 @@
-import { afterEach, describe, expect, it } from "vitest";
+/// <reference types="vite/client" />
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { call, expectError, newAgent, signup, type TestOwner } from "./helpers";
-import { setClock } from "../src/core/clock";
+import Stripe from "stripe";
+import { call, expectError, newAgent, signup, type TestAgent, type TestOwner } from "./helpers";
+import { now, setClock } from "../src/core/clock";
+import {
+  FakeStripe,
+  PRICE,
+  STRIPE_ENV,
+  checkoutCompletedObject,
+  deliver,
+  invoiceObject,
+  stripeEvent,
+  subscriptionObject,
+} from "./stripe-fake";
 import { setBillingProvider, type ChargeRequest } from "../src/billing/billing.provider";
 import { addMonths } from "../src/billing/billing.service";
+import { runMaintenance } from "../src/maintenance";
+import { HANDLED_EVENTS } from "../src/billing/stripe.webhook";
+import readme from "../README.md?raw";
 import type { Env } from "../src/env";
 
 const E = env as unknown as Env;
 const DAY = 86_400_000;
+const clone = <T>(x: T): T => structuredClone(x);
+const LOCAL = { name: "local", checkout: false, portal: false, directSwitch: true };
 
 function clockAt(iso: string) {
   let t = Date.parse(iso);
@@ -53,7 +70,7 @@ const stored = (ownerId: string) =>
 describe("billing with the local provider", () => {
   it("a new account is FREE with no subscription; owner session only", async () => {
     const a = await newAgent();
-    expect(await billing(a.owner)).toEqual({ plan: "FREE", subscribedPlan: null, status: "NONE", periodEnd: null, graceEndsAt: null });
+    expect(await billing(a.owner)).toEqual({ plan: "FREE", subscribedPlan: null, status: "NONE", periodEnd: null, graceEndsAt: null, provider: LOCAL });
     expectError(await call("GET", "/v1/billing"), 401, "UNAUTHENTICATED");
     expectError(await call("GET", "/v1/billing", { key: a.key }), 403, "FORBIDDEN");
     expectError(await call("POST", "/v1/billing/subscribe", { key: a.key, body: { plan: "PRO" } }), 403, "FORBIDDEN");
@@ -81,6 +98,8 @@ describe("billing with the local provider", () => {
       status: "ACTIVE",
       periodEnd: "2031-02-28T10:00:00.000Z", // one calendar month, clamped to February's end
       graceEndsAt: "2031-03-03T10:00:00.000Z",
+      provider: LOCAL,
+      redirect: null,
     });
     expect(charges).toMatchObject([{ plan: "PRO", amountUsd: 30, reason: "subscribe" }]);
     const u = await planSeenBy(a.key);
@@ -116,6 +135,7 @@ describe("billing with the local provider", () => {
       status: "CANCELED",
       periodEnd: "2031-04-15T12:00:00.000Z",
       graceEndsAt: "2031-04-18T12:00:00.000Z",
+      provider: LOCAL,
     });
     expect((await cancel(a.owner)).body.status).toBe("CANCELED"); // idempotent
     const end = Date.parse("2031-04-15T12:00:00.000Z");
@@ -133,7 +153,7 @@ describe("billing with the local provider", () => {
     expect((await planSeenBy(a.key)).plan).toBe("FREE");
     expect((await stored(a.owner.ownerId))?.plan).toBe("STARTER");
     // …and the owner's billing read settles the row.
-    expect(await billing(a.owner)).toEqual({ plan: "FREE", subscribedPlan: null, status: "NONE", periodEnd: null, graceEndsAt: null });
+    expect(await billing(a.owner)).toEqual({ plan: "FREE", subscribedPlan: null, status: "NONE", periodEnd: null, graceEndsAt: null, provider: LOCAL });
     expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
     expectError(await cancel(a.owner), 409, "CONFLICT");
   });
@@ -244,5 +264,550 @@ describe("billing with the local provider", () => {
     expect(new Date(addMonths(Date.parse("2032-01-31T23:59:59.000Z"), 1)).toISOString()).toBe("2032-02-29T23:59:59.000Z");
     expect(new Date(addMonths(Date.parse("2031-12-15T08:00:00.000Z"), 1)).toISOString()).toBe("2032-01-15T08:00:00.000Z");
     expect(new Date(addMonths(Date.parse("2031-03-31T00:00:00.000Z"), 1)).toISOString()).toBe("2031-04-30T00:00:00.000Z");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Stripe: Checkout, the Customer Portal and signed webhooks, against recorded responses.
+// ---------------------------------------------------------------------------------------------
+
+const sc = (method: string, path: string, opts: Parameters<typeof call>[2] = {}) => call(method, path, { ...opts, env: STRIPE_ENV });
+const stripeBilling = async (o: TestOwner) => {
+  const r = await sc("GET", "/v1/billing", { token: (await fresh(o)).token });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body;
+};
+/** What an agent of the account is admitted under on its next request. */
+const limitsSeen = async (key: string) => {
+  const r = await sc("GET", "/v1/usage/today", { key });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return { plan: r.body.plan, perMinute: r.body.perMinute, questions: r.body.metrics.QUESTIONS.limit, apiCalls: r.body.metrics.API_CALLS.limit };
+};
+const LIMITS = {
+  FREE: { plan: "FREE", perMinute: 20, questions: 3, apiCalls: 300 },
+  STARTER: { plan: "STARTER", perMinute: 60, questions: 10, apiCalls: 3000 },
+  PRO: { plan: "PRO", perMinute: 150, questions: 40, apiCalls: 15000 },
+  EXPERT: { plan: "EXPERT", perMinute: 300, questions: 150, apiCalls: 100000 },
+};
+const mirror = (ownerId: string) => E.DB.prepare("SELECT * FROM stripe_customers WHERE owner_id = ?").bind(ownerId).first<any>();
+const eventRow = (id: string) => E.DB.prepare("SELECT * FROM stripe_events WHERE id = ?").bind(id).first<any>();
+const eventCount = async () => (await E.DB.prepare("SELECT COUNT(*) AS n FROM stripe_events").first<{ n: number }>())!.n;
+const iso = (ms: number) => new Date(ms).toISOString();
+const applied = (r: { status: number; body: any }, outcome = "applied") => {
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect(r.body).toMatchObject({ received: true, outcome });
+  return r.body;
+};
+
+describe("billing with Stripe", () => {
+  let fake: FakeStripe;
+  beforeEach(() => {
+    fake = new FakeStripe();
+    // The webhook route logs one info line per event; keep the test output to failures.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    expect(fake.unexpected).toEqual([]);
+  });
+
+  /** Subscribe through Checkout and let Stripe confirm: checkout.session.completed, then subscription.created. */
+  async function subscribeViaCheckout(a: TestAgent, plan: "STARTER" | "PRO" | "EXPERT", start: number, end: number) {
+    const r = await sc("POST", "/v1/billing/subscribe", { token: (await fresh(a.owner)).token, body: { plan } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.redirect).toMatchObject({ kind: "checkout", url: expect.stringMatching(/^https:\/\/checkout\.stripe\.com\//) });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const sub = fake.addSubscription({ customer, price: PRICE[plan], start, end, metadata: { owner_id: a.owner.ownerId, plan } });
+    applied(await deliver(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: a.owner.ownerId, subscription: sub.id }), start)));
+    applied(await deliver(stripeEvent("customer.subscription.created", sub, start)));
+    return sub;
+  }
+
+  it("without the STRIPE_* configuration the local provider stays; a partial configuration is an error, never free plans", async () => {
+    const a = await newAgent();
+    expect((await billing(a.owner)).provider).toEqual(LOCAL);
+    // The webhook route does not exist without Stripe.
+    expectError(await call("POST", "/v1/billing/webhooks/stripe", { body: {} }), 404, "NOT_FOUND");
+    expectError(await call("POST", "/v1/billing/portal", { token: a.owner.token }), 409, "CONFLICT");
+    // The README's setup registers exactly the events the webhook acts on.
+    const setup = readme.slice(readme.indexOf("## Payments with Stripe"));
+    for (const type of HANDLED_EVENTS) expect(setup).toContain(`enabled_events[]=${type}`);
+    expect(setup.match(/enabled_events\[\]=/g)).toHaveLength(HANDLED_EVENTS.length);
+    // Price ids alone (wrangler.toml [vars]) do not switch the provider.
+    const prices = { STRIPE_PRICE_STARTER: PRICE.STARTER, STRIPE_PRICE_PRO: PRICE.PRO, STRIPE_PRICE_EXPERT: PRICE.EXPERT };
+    expect((await call("GET", "/v1/billing", { token: a.owner.token, env: prices })).body.provider).toEqual(LOCAL);
+
+    const partial = { STRIPE_SECRET_KEY: STRIPE_ENV.STRIPE_SECRET_KEY, STRIPE_PRICE_PRO: STRIPE_ENV.STRIPE_PRICE_PRO };
+    const logs = vi.spyOn(console, "error").mockImplementation(() => {});
+    for (const [method, path, body] of [["GET", "/v1/billing"], ["POST", "/v1/billing/subscribe", { plan: "PRO" }], ["POST", "/v1/billing/cancel"]] as const) {
+      const r = await call(method, path, { token: a.owner.token, body, env: partial });
+      const e = expectError(r, 500, "INTERNAL");
+      expect(JSON.stringify(e)).not.toContain("sk_test");
+    }
+    expect(JSON.stringify(logs.mock.calls)).toContain("STRIPE_WEBHOOK_SECRET");
+    expect(JSON.stringify(logs.mock.calls)).not.toContain(STRIPE_ENV.STRIPE_SECRET_KEY);
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
+    expect(fake.requests).toEqual([]);
+  });
+
+  it("subscribe answers with a Checkout URL and changes nothing; the plan changes when Stripe's signed events say so", async () => {
+    const t0 = Date.parse("2031-02-01T10:00:00.000Z");
+    clockAt(iso(t0));
+    const a = await newAgent();
+    const o = a.owner;
+    // Each step is also written to a transcript (printed with LORE_TRANSCRIPT=1).
+    const T = fake.transcript;
+    const owner = async (method: string, path: string, body?: unknown) => {
+      T.push(`owner → Lore   ${method} ${path}${body ? ` ${JSON.stringify(body)}` : ""}`);
+      const r = await sc(method, path, { token: (await fresh(o)).token, body });
+      T.push(`Lore → owner   ${r.status} ${JSON.stringify(r.body)}`);
+      return r;
+    };
+    const hook = async (ev: ReturnType<typeof stripeEvent>) => {
+      T.push(`Stripe → Lore  POST /v1/billing/webhooks/stripe  ${ev.type} (${ev.id}, created ${iso(ev.created * 1000)}), signed`);
+      const r = await deliver(ev);
+      T.push(`Lore → Stripe  ${r.status} ${JSON.stringify(r.body)}`);
+      return r;
+    };
+    const agent = async () => {
+      const l = await limitsSeen(a.key);
+      T.push(`agent → Lore   GET /v1/usage/today → ${JSON.stringify(l)}`);
+      return l;
+    };
+
+    expect((await owner("GET", "/v1/billing")).body).toEqual({
+      plan: "FREE",
+      subscribedPlan: null,
+      status: "NONE",
+      periodEnd: null,
+      graceEndsAt: null,
+      provider: { name: "stripe", checkout: true, portal: false, directSwitch: false },
+    });
+    expect(await agent()).toEqual(LIMITS.FREE);
+
+    const r = await owner("POST", "/v1/billing/subscribe", { plan: "PRO", returnPath: "/billing" });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ plan: "FREE", status: "NONE", provider: { portal: true }, redirect: { kind: "checkout" } });
+    expect(r.body.redirect.url).toMatch(/^https:\/\/checkout\.stripe\.com\/c\/pay\/cs_test_/);
+    // One customer for the owner, created once under an idempotency key, then the session.
+    const [cust] = fake.sent("POST", "/v1/customers");
+    expect(cust!.headers.get("authorization")).toBe(`Bearer ${STRIPE_ENV.STRIPE_SECRET_KEY}`);
+    expect(cust!.headers.get("stripe-version")).toBe("2026-10-28.endive");
+    expect(cust!.headers.get("idempotency-key")).toBe(`lore-customer-${o.ownerId}`);
+    expect(Object.fromEntries(cust!.params)).toEqual({ email: o.email, "metadata[owner_id]": o.ownerId });
+    const customer = (await mirror(o.ownerId)).customer_id;
+    expect(customer).toMatch(/^cus_/);
+    const [session] = fake.sent("POST", "/v1/checkout/sessions");
+    expect(Object.fromEntries(session!.params)).toEqual({
+      mode: "subscription",
+      customer,
+      client_reference_id: o.ownerId,
+      "line_items[0][price]": PRICE.PRO,
+      "line_items[0][quantity]": "1",
+      success_url: "http://localhost/billing?checkout=success",
+      cancel_url: "http://localhost/billing?checkout=canceled",
+      "metadata[owner_id]": o.ownerId,
+      "metadata[plan]": "PRO",
+      "subscription_data[metadata][owner_id]": o.ownerId,
+      "subscription_data[metadata][plan]": "PRO",
+    });
+    // Nothing is granted before Stripe confirms; a second subscribe reuses the customer.
+    expect(await agent()).toEqual(LIMITS.FREE);
+    expect((await owner("POST", "/v1/billing/subscribe", { plan: "PRO" })).status).toBe(200);
+    expect(fake.sent("POST", "/v1/customers")).toHaveLength(1);
+    expect(fake.sent("POST", "/v1/checkout/sessions")).toHaveLength(2);
+
+    // The owner pays: Stripe creates the subscription and sends its events.
+    T.push("(the owner pays on Stripe Checkout; Stripe creates the subscription)");
+    const end = Date.parse("2031-03-01T10:00:00.000Z");
+    const sub = fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end, metadata: { owner_id: o.ownerId, plan: "PRO" } });
+    const done = stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: o.ownerId, subscription: sub.id }));
+    const w = await hook(done);
+    expect(w.body).toEqual({ received: true, id: done.id, type: "checkout.session.completed", outcome: "applied" });
+    expect(fake.sent("GET", `/v1/subscriptions/${sub.id}`)).toHaveLength(1);
+    // The very next agent request is admitted under PRO.
+    expect(await agent()).toEqual(LIMITS.PRO);
+    expect((await owner("GET", "/v1/billing")).body).toEqual({
+      plan: "PRO",
+      subscribedPlan: "PRO",
+      status: "ACTIVE",
+      periodEnd: iso(end),
+      graceEndsAt: iso(end + 3 * DAY),
+      provider: { name: "stripe", checkout: true, portal: true, directSwitch: false },
+    });
+    expect(await mirror(o.ownerId)).toMatchObject({ subscription_id: sub.id, status: "active", price_id: PRICE.PRO, item_id: sub.items.data[0].id, event_at: Math.floor(t0 / 1000) });
+    expect(await eventRow(done.id)).toMatchObject({ type: "checkout.session.completed", owner_id: o.ownerId, outcome: "applied" });
+    applied(await hook(stripeEvent("customer.subscription.created", sub, t0)));
+    applied(await hook(stripeEvent("invoice.paid", invoiceObject(sub, { paid: true, start: t0, end }), t0)));
+    expect(await agent()).toEqual(LIMITS.PRO);
+    // The same plan again is a conflict; the portal opens for this customer.
+    expectError(await owner("POST", "/v1/billing/subscribe", { plan: "PRO" }), 409, "CONFLICT");
+    const portal = await owner("POST", "/v1/billing/portal", { returnPath: "/billing" });
+    expect(portal.status).toBe(200);
+    expect(portal.body.url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\//);
+    expect(Object.fromEntries(fake.sent("POST", "/v1/billing_portal/sessions")[0]!.params)).toEqual({ customer, return_url: "http://localhost/billing" });
+
+    // Renewal: Stripe moves the period and charges; Lore never renews by itself under Stripe.
+    const end2 = Date.parse("2031-04-01T10:00:00.000Z");
+    clockAt(iso(end + 60_000));
+    T.push(`(clock: ${iso(end + 60_000)}, one minute after the period end)`);
+    expect(await agent()).toEqual(LIMITS.PRO); // period ended, renewal not yet reported: the grace
+    expect(fake.requests.filter((x) => x.method === "POST" && x.path.startsWith("/v1/subscriptions"))).toHaveLength(0);
+    Object.assign(sub.items.data[0], { current_period_start: end / 1000, current_period_end: end2 / 1000 });
+    applied(await hook(stripeEvent("customer.subscription.updated", sub)));
+    applied(await hook(stripeEvent("invoice.paid", invoiceObject(sub, { paid: true, start: end, end: end2 }))));
+    expect((await owner("GET", "/v1/billing")).body).toMatchObject({ plan: "PRO", status: "ACTIVE", periodEnd: iso(end2) });
+
+    if (env.LORE_TRANSCRIPT === "1") console.info(["Stripe flow against the recorded responses:", ...T].join("\n"));
+  });
+
+  it("a bad signature, an old timestamp or a body changed after signing is a 400 and changes nothing; credentials are not trusted", async () => {
+    clockAt("2031-05-01T00:00:00.000Z");
+    const a = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "EXPERT" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const sub = fake.addSubscription({ customer, price: PRICE.EXPERT, start: now(), end: now() + 30 * DAY });
+    const ev = stripeEvent("customer.subscription.created", sub);
+    const before = await eventCount();
+
+    const refused = async (r: { status: number; body: any; headers: Headers }, why: RegExp) => {
+      const e = expectError(r, 400, "VALIDATION_FAILED");
+      expect(e.error.message).toMatch(why);
+      expect(e.error.details.issues[0].path).toBe("header.stripe-signature");
+    };
+    await refused(await deliver(ev, { secret: "whsec_NotTheRightSecret" }), /No signatures found matching/);
+    await refused(await deliver(ev, { tamper: (b) => b.replace(PRICE.EXPERT, PRICE.STARTER) }), /No signatures found matching/);
+    await refused(await deliver(ev, { signedAtMs: now() - 301_000 }), /Timestamp outside the tolerance zone/);
+    await refused(
+      await sc("POST", "/v1/billing/webhooks/stripe", { raw: JSON.stringify(ev), headers: { "content-type": "application/json" } }),
+      /No stripe-signature header/,
+    );
+    await refused(await sc("POST", "/v1/billing/webhooks/stripe", { raw: JSON.stringify(ev), headers: { "stripe-signature": "t=abc,v1=zz" } }), /Unable to extract timestamp|No signatures/);
+    // A session or an agent key does not stand in for the signature.
+    await refused(await sc("POST", "/v1/billing/webhooks/stripe", { raw: JSON.stringify(ev), token: a.owner.token }), /No stripe-signature header/);
+    await refused(await sc("POST", "/v1/billing/webhooks/stripe", { raw: JSON.stringify(ev), key: a.key }), /No stripe-signature header/);
+    // Correctly signed but not JSON.
+    const header = await Stripe.webhooks.generateTestHeaderStringAsync({
+      payload: "not json",
+      secret: STRIPE_ENV.STRIPE_WEBHOOK_SECRET,
+      timestamp: Math.floor(now() / 1000),
+      cryptoProvider: Stripe.createSubtleCryptoProvider(),
+    });
+    await refused(await sc("POST", "/v1/billing/webhooks/stripe", { raw: "not json", headers: { "stripe-signature": header } }), /not a Stripe event/);
+    const get = expectError(await sc("GET", "/v1/billing/webhooks/stripe"), 405, "METHOD_NOT_ALLOWED");
+    expect(get.error.details.allow).toEqual(["POST"]);
+
+    expect(await eventCount()).toBe(before);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+    // 299 s old is inside Stripe's 5-minute tolerance.
+    applied(await deliver(ev, { signedAtMs: now() - 299_000 }));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
+  });
+
+  it("a replayed event changes nothing, and two deliveries of one event at once apply it once", async () => {
+    const t0 = Date.parse("2031-06-01T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const a = await newAgent();
+    const sub = await subscribeViaCheckout(a, "STARTER", t0, Date.parse("2031-07-01T00:00:00.000Z"));
+    clock.set(t0 + 60_000);
+    const canceling = stripeEvent("customer.subscription.updated", { ...clone(sub), cancel_at_period_end: true, cancel_at: sub.items.data[0].current_period_end });
+    applied(await deliver(canceling));
+    expect((await stripeBilling(a.owner)).status).toBe("CANCELED");
+    clock.set(t0 + 120_000);
+    applied(await deliver(stripeEvent("customer.subscription.updated", sub)));
+    expect((await stripeBilling(a.owner)).status).toBe("ACTIVE");
+    // Stripe delivers the first event again (its retry, or a manual resend): nothing moves.
+    const replay = await deliver(canceling);
+    expect(replay.body).toEqual({ received: true, id: canceling.id, type: canceling.type, outcome: "duplicate" });
+    expect((await stripeBilling(a.owner)).status).toBe("ACTIVE");
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
+    expect((await E.DB.prepare("SELECT COUNT(*) AS n FROM stripe_events WHERE id = ?").bind(canceling.id).first<{ n: number }>())!.n).toBe(1);
+
+    clock.set(t0 + 180_000);
+    const upgrade = stripeEvent("customer.subscription.updated", subscriptionObject({ id: sub.id, customer: sub.customer, price: PRICE.PRO, start: t0, end: Date.parse("2031-07-01T00:00:00.000Z") }));
+    const both = await Promise.all([deliver(upgrade), deliver(upgrade)]);
+    expect(both.map((r) => r.body.outcome).sort()).toEqual(["applied", "duplicate"]);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+  });
+
+  it("events out of order: the subscription's own timestamps and final states decide", async () => {
+    const t0 = Date.parse("2031-07-01T00:00:00.000Z");
+    const end = Date.parse("2031-08-01T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const a = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const active = fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end });
+    const canceling = { ...clone(active), cancel_at_period_end: true, cancel_at: end / 1000, canceled_at: (t0 + 20_000) / 1000 };
+
+    // The cancellation (t0+20 s) arrives before the creation (t0).
+    clock.set(t0 + 30_000);
+    applied(await deliver(stripeEvent("customer.subscription.updated", canceling, t0 + 20_000)));
+    expect(await stripeBilling(a.owner)).toMatchObject({ plan: "PRO", status: "CANCELED", periodEnd: iso(end) });
+    const late = await deliver(stripeEvent("customer.subscription.created", active, t0));
+    expect(applied(late, "stale").reason).toBe("older than the state already applied");
+    expect((await stripeBilling(a.owner)).status).toBe("CANCELED");
+    // An invoice event older than the applied state is stale without asking Stripe.
+    const gets = fake.sent("GET", /^\/v1\/subscriptions\//).length;
+    applied(await deliver(stripeEvent("invoice.paid", invoiceObject(active, { paid: true, start: t0, end }), t0 + 1_000)), "stale");
+    expect(fake.sent("GET", /^\/v1\/subscriptions\//)).toHaveLength(gets);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+
+    // It ends at its period end; an update delivered after that, even stamped later, cannot revive it.
+    clock.set(end + 60_000);
+    const ended = { ...clone(canceling), status: "canceled", ended_at: end / 1000 };
+    applied(await deliver(stripeEvent("customer.subscription.deleted", ended, end)));
+    const revive = await deliver(stripeEvent("customer.subscription.updated", active, end + 30_000));
+    expect(applied(revive, "stale").reason).toBe("the subscription has already ended");
+    expect(await stripeBilling(a.owner)).toMatchObject({ plan: "PRO", status: "GRACE", periodEnd: iso(end), graceEndsAt: iso(end + 3 * DAY) });
+
+    // Two updates racing for one owner: whatever order they land in, the newer one stands.
+    const b = await newAgent();
+    const t1 = end + DAY;
+    clock.set(t1);
+    const subB = await subscribeViaCheckout(b, "STARTER", t1, t1 + 30 * DAY);
+    const older = stripeEvent("customer.subscription.updated", { ...clone(subB), cancel_at_period_end: true, cancel_at: subB.items.data[0].current_period_end }, t1 + 5_000);
+    const newer = stripeEvent("customer.subscription.updated", subscriptionObject({ id: subB.id, customer: subB.customer, price: PRICE.EXPERT, start: t1, end: t1 + 30 * DAY }), t1 + 9_000);
+    clock.set(t1 + 10_000);
+    const raced = await Promise.all([deliver(newer), deliver(older)]);
+    expect(raced.map((r) => r.status)).toEqual([200, 200]);
+    expect(await stripeBilling(b.owner)).toMatchObject({ plan: "EXPERT", status: "ACTIVE" });
+    expect(await limitsSeen(b.key)).toEqual(LIMITS.EXPERT);
+  });
+
+  it("a failed payment enters the 3-day grace, its end drops the plan to FREE, and a later payment restores it", async () => {
+    const p0 = Date.parse("2031-08-10T09:00:00.000Z");
+    const p1 = Date.parse("2031-09-10T09:00:00.000Z");
+    const p2 = Date.parse("2031-10-10T09:00:00.000Z");
+    const clock = clockAt(iso(p0));
+    const a = await newAgent();
+    const sub = await subscribeViaCheckout(a, "PRO", p0, p1);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+
+    // At p1 Stripe opens the next period and the card is declined: past_due, invoice.payment_failed.
+    clock.set(p1 + 3_600_000);
+    Object.assign(sub, { status: "past_due" });
+    Object.assign(sub.items.data[0], { current_period_start: p1 / 1000, current_period_end: p2 / 1000 });
+    applied(await deliver(stripeEvent("invoice.payment_failed", invoiceObject(sub, { paid: false, start: p1, end: p2 }))));
+    expect(await stripeBilling(a.owner)).toEqual({
+      plan: "PRO",
+      subscribedPlan: "PRO",
+      status: "GRACE",
+      periodEnd: iso(p1),
+      graceEndsAt: iso(p1 + 3 * DAY),
+      provider: { name: "stripe", checkout: true, portal: true, directSwitch: false },
+    });
+    expect(await stored(a.owner.ownerId)).toMatchObject({ plan: "PRO", status: "PAST_DUE", periodEnd: p1 });
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+    applied(await deliver(stripeEvent("customer.subscription.updated", sub)));
+    // Subscribing meanwhile sends the owner to the portal to fix the card, not to a second Checkout.
+    const fix = await sc("POST", "/v1/billing/subscribe", { token: (await fresh(a.owner)).token, body: { plan: "PRO" } });
+    expect(fix.body.redirect).toMatchObject({ kind: "portal" });
+    expect(fake.sent("POST", "/v1/billing_portal/sessions").at(-1)!.params.get("flow_data[type]")).toBe("payment_method_update");
+
+    clock.set(p1 + 3 * DAY - 1);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+    clock.set(p1 + 3 * DAY);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+    expect(await stripeBilling(a.owner)).toMatchObject({ plan: "FREE", subscribedPlan: null, status: "NONE", periodEnd: null });
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
+
+    // Stripe's retry succeeds on day 5: paid through p2 again.
+    clock.set(p1 + 5 * DAY);
+    Object.assign(sub, { status: "active" });
+    applied(await deliver(stripeEvent("invoice.paid", invoiceObject(sub, { paid: true, start: p1, end: p2 }))));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+    expect(await stripeBilling(a.owner)).toMatchObject({ plan: "PRO", status: "ACTIVE", periodEnd: iso(p2) });
+
+    // Retries exhausted another time: Stripe cancels it, paid only up to the unpaid period's start.
+    clock.set(p2 + 10 * DAY);
+    const p3 = Date.parse("2031-11-10T09:00:00.000Z");
+    Object.assign(sub, { status: "canceled", ended_at: (p2 + 10 * DAY) / 1000, canceled_at: (p2 + 10 * DAY) / 1000 });
+    sub.cancellation_details.reason = "payment_failed";
+    Object.assign(sub.items.data[0], { current_period_start: p2 / 1000, current_period_end: p3 / 1000 });
+    applied(await deliver(stripeEvent("customer.subscription.deleted", sub)));
+    expect(await stored(a.owner.ownerId)).toMatchObject({ plan: "PRO", status: "CANCELED", periodEnd: p2 });
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+  });
+
+  it("cancel sets the subscription to cancel at period end through Stripe; the plan holds, then grace, then FREE; resume works", async () => {
+    const p0 = Date.parse("2031-09-01T00:00:00.000Z");
+    const p1 = Date.parse("2031-10-01T00:00:00.000Z");
+    const clock = clockAt(iso(p0));
+    const a = await newAgent();
+    const sub = await subscribeViaCheckout(a, "STARTER", p0, p1);
+
+    clock.set(p0 + DAY);
+    const c = await sc("POST", "/v1/billing/cancel", { token: (await fresh(a.owner)).token });
+    expect(c.status, JSON.stringify(c.body)).toBe(200);
+    expect(c.body).toMatchObject({ plan: "STARTER", status: "CANCELED", periodEnd: iso(p1), graceEndsAt: iso(p1 + 3 * DAY) });
+    const [update] = fake.sent("POST", `/v1/subscriptions/${sub.id}`);
+    expect(Object.fromEntries(update!.params)).toEqual({ cancel_at_period_end: "true" });
+    // Canceling again asks Stripe nothing.
+    expect((await sc("POST", "/v1/billing/cancel", { token: a.owner.token })).body.status).toBe("CANCELED");
+    expect(fake.sent("POST", `/v1/subscriptions/${sub.id}`)).toHaveLength(1);
+    applied(await deliver(stripeEvent("customer.subscription.updated", fake.subscriptions.get(sub.id))));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
+
+    // Resuming before the end is one call; Stripe's answer is the new state.
+    const resumed = await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "STARTER" } });
+    expect(resumed.body).toMatchObject({ status: "ACTIVE", periodEnd: iso(p1), redirect: null });
+    expect(fake.sent("POST", `/v1/subscriptions/${sub.id}`).at(-1)!.params.get("cancel_at_period_end")).toBe("false");
+    expect((await sc("POST", "/v1/billing/cancel", { token: a.owner.token })).body.status).toBe("CANCELED");
+
+    // At the period end Stripe ends it: 3 days of grace with STARTER's limits, then FREE.
+    clock.set(p1 + 5_000);
+    const ended = { ...clone(fake.subscriptions.get(sub.id)), status: "canceled", ended_at: p1 / 1000 };
+    applied(await deliver(stripeEvent("customer.subscription.deleted", ended)));
+    expect(await stripeBilling(a.owner)).toMatchObject({ plan: "STARTER", status: "GRACE", periodEnd: iso(p1), graceEndsAt: iso(p1 + 3 * DAY) });
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
+    clock.set(p1 + 3 * DAY);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+    expect((await stripeBilling(a.owner)).status).toBe("NONE");
+    expectError(await sc("POST", "/v1/billing/cancel", { token: a.owner.token }), 409, "CONFLICT");
+    // Subscribing again starts a new Checkout for the same customer.
+    const again = await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    expect(again.body.redirect.kind).toBe("checkout");
+    expect(fake.sent("POST", "/v1/customers")).toHaveLength(1);
+  });
+
+  it("switching plans goes through the portal, and the quota follows the webhook on the next request", async () => {
+    const p0 = Date.parse("2031-10-05T00:00:00.000Z");
+    clockAt(iso(p0));
+    const a = await newAgent();
+    const sub = await subscribeViaCheckout(a, "STARTER", p0, p0 + 31 * DAY);
+    const thread = (i: number) => ({ title: `Stripe plan switch question ${i}?`, bodyMd: "Body.", categorySlug: "general", stackTags: [] });
+    for (let i = 0; i < 10; i++) expect((await sc("POST", "/v1/threads", { key: a.key, body: thread(i) })).status).toBe(201);
+    expectError(await sc("POST", "/v1/threads", { key: a.key, body: thread(10) }), 429, "RATE_LIMITED");
+
+    const r = await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO", returnPath: "/billing?tab=plan" } });
+    expect(r.body).toMatchObject({ plan: "STARTER", status: "ACTIVE", redirect: { kind: "portal", url: expect.stringMatching(/^https:\/\/billing\.stripe\.com\//) } });
+    expect(Object.fromEntries(fake.sent("POST", "/v1/billing_portal/sessions")[0]!.params)).toEqual({
+      customer: sub.customer,
+      return_url: "http://localhost/billing?tab=plan",
+      "flow_data[type]": "subscription_update_confirm",
+      "flow_data[subscription_update_confirm][subscription]": sub.id,
+      "flow_data[subscription_update_confirm][items][0][id]": sub.items.data[0].id,
+      "flow_data[subscription_update_confirm][items][0][price]": PRICE.PRO,
+      "flow_data[subscription_update_confirm][items][0][quantity]": "1",
+      "flow_data[after_completion][type]": "redirect",
+      "flow_data[after_completion][redirect][return_url]": "http://localhost/billing?tab=plan",
+    });
+    // Nothing changes until Stripe says so.
+    expectError(await sc("POST", "/v1/threads", { key: a.key, body: thread(10) }), 429, "RATE_LIMITED");
+    const upgraded = subscriptionObject({ id: sub.id, customer: sub.customer, price: PRICE.PRO, start: p0, end: p0 + 31 * DAY });
+    applied(await deliver(stripeEvent("customer.subscription.updated", upgraded)));
+    expect((await sc("POST", "/v1/threads", { key: a.key, body: thread(10) })).status).toBe(201);
+    expect((await sc("GET", "/v1/usage/today", { key: a.key })).body.metrics.QUESTIONS).toMatchObject({ used: 11, limit: 40 });
+
+    // The return path must stay on this site.
+    for (const returnPath of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "billing"]) {
+      expectError(await sc("POST", "/v1/billing/portal", { token: a.owner.token, body: { returnPath } }), 400, "VALIDATION_FAILED");
+    }
+    expectError(await sc("POST", "/v1/billing/portal", { key: a.key }), 403, "FORBIDDEN");
+  });
+
+  it("plans come only from Stripe's objects: unknown customers, foreign prices, mismatched checkouts and client metadata change nothing", async () => {
+    const t0 = Date.parse("2031-11-01T00:00:00.000Z");
+    clockAt(iso(t0));
+    const a = await newAgent();
+    const other = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "STARTER" } });
+    await sc("POST", "/v1/billing/subscribe", { token: other.owner.token, body: { plan: "STARTER" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+
+    const stranger = fake.addSubscription({ customer: "cus_NotLoresCustomer", price: PRICE.EXPERT, start: t0, end: t0 + 30 * DAY });
+    expect(applied(await deliver(stripeEvent("customer.subscription.created", stranger)), "ignored").reason).toBe("the customer is not one of Lore's");
+    const foreign = fake.addSubscription({ customer, price: "price_SomethingElseSold", start: t0, end: t0 + 30 * DAY });
+    expect(applied(await deliver(stripeEvent("customer.subscription.created", foreign)), "ignored").reason).toBe("no item of the subscription carries a Lore price");
+    // A checkout whose client_reference_id names another owner than its customer: not acted on.
+    const sub = fake.addSubscription({ customer, price: PRICE.EXPERT, start: t0, end: t0 + 30 * DAY });
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const mismatched = await deliver(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: other.owner.ownerId, subscription: sub.id })));
+    expect(applied(mismatched, "ignored").reason).toMatch(/do not name one Lore owner/);
+    expect(warn).toHaveBeenCalled();
+    expect(fake.sent("GET", /^\/v1\/subscriptions\//)).toHaveLength(0);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+    expect(await limitsSeen(other.key)).toEqual(LIMITS.FREE);
+    // Metadata claiming EXPERT on a STARTER price: the price decides.
+    const starter = fake.addSubscription({ customer, price: PRICE.STARTER, start: t0, end: t0 + 30 * DAY, metadata: { owner_id: other.owner.ownerId, plan: "EXPERT" } });
+    applied(await deliver(stripeEvent("customer.subscription.created", starter)));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
+    expect(await limitsSeen(other.key)).toEqual(LIMITS.FREE);
+    // Unhandled types are acknowledged and stored, so Stripe stops sending them.
+    applied(await deliver(stripeEvent("customer.updated", { id: customer, object: "customer" })), "ignored");
+  });
+
+  it("a subscription whose first payment is pending grants nothing until it is active; a newer live subscription takes over", async () => {
+    const t0 = Date.parse("2031-11-15T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const a = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const sub = fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end: t0 + 30 * DAY, status: "incomplete" });
+    applied(await deliver(stripeEvent("customer.subscription.created", sub)));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+    expect(await mirror(a.owner.ownerId)).toMatchObject({ subscription_id: sub.id, status: "incomplete" });
+    // Still no live subscription: subscribing again opens Checkout, not the portal.
+    expect((await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } })).body.redirect.kind).toBe("checkout");
+    clock.set(t0 + 60_000);
+    applied(await deliver(stripeEvent("customer.subscription.updated", { ...clone(sub), status: "active" })));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+
+    // A second subscription (a second Checkout paid in another tab): the newer live one is followed,
+    // and the end of the older one does not take the plan away.
+    clock.set(t0 + DAY);
+    const second = fake.addSubscription({ customer, price: PRICE.EXPERT, start: t0 + DAY, end: t0 + 31 * DAY });
+    applied(await deliver(stripeEvent("customer.subscription.created", second)));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
+    const oldEnded = await deliver(stripeEvent("customer.subscription.deleted", { ...clone(sub), status: "canceled", ended_at: (t0 + DAY) / 1000 }));
+    expect(applied(oldEnded, "ignored").reason).toBe("not the subscription the owner's plan follows");
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
+  });
+
+  it("the daily job forgets event ids after 90 days", async () => {
+    const t = Date.parse("2032-01-01T00:00:00.000Z");
+    const insert = (id: string, receivedAt: number) =>
+      E.DB.prepare("INSERT INTO stripe_events (id, type, created, outcome, received_at) VALUES (?, 'invoice.paid', 0, 'applied', ?)").bind(id, receivedAt).run();
+    await insert("evt_prune_old", t - 91 * DAY);
+    await insert("evt_prune_kept", t - 89 * DAY);
+    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+    expect((await runMaintenance(E, t)).stripeEvents).toBeGreaterThanOrEqual(1);
+    expect(logs).toHaveBeenCalled();
+    expect(await eventRow("evt_prune_old")).toBeNull();
+    expect(await eventRow("evt_prune_kept")).not.toBeNull();
+  });
+
+  it("the secret key never reaches a response or a log; a Stripe outage during a webhook is a 500 that Stripe's retry recovers", async () => {
+    const t0 = Date.parse("2031-12-01T00:00:00.000Z");
+    clockAt(iso(t0));
+    const a = await newAgent();
+    const lines: string[] = [];
+    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    }
+    fake.invalidKey();
+    const r = await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    const e = expectError(r, 500, "INTERNAL");
+    expect(e.error.message).toMatch(/nothing was changed/);
+    expect(JSON.stringify(r.body) + [...r.headers].join()).not.toContain(STRIPE_ENV.STRIPE_SECRET_KEY);
+    expect(lines.join("\n")).toContain("api_key_expired");
+    expect(lines.join("\n")).not.toContain(STRIPE_ENV.STRIPE_SECRET_KEY);
+    expect(await mirror(a.owner.ownerId)).toBeNull();
+
+    // Stripe is down while a checkout completes: 500, the event is not stored, the retry applies it.
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const sub = fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end: t0 + 31 * DAY });
+    const done = stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: a.owner.ownerId, subscription: sub.id }));
+    fake.outage();
+    expectError(await deliver(done), 500, "INTERNAL");
+    expect(await eventRow(done.id)).toBeNull();
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.FREE);
+    applied(await deliver(done));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+    const all = lines.join("\n");
+    expect(all).not.toContain(STRIPE_ENV.STRIPE_SECRET_KEY);
+    expect(all).not.toContain(STRIPE_ENV.STRIPE_WEBHOOK_SECRET);
   });
 });

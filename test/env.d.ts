@@ -3,5 +3,6 @@ type LoreBindings = import("../src/env").Env;
 declare namespace Cloudflare {
   interface Env extends LoreBindings {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    LORE_TRANSCRIPT: string;
   }
 }

@@ -1,25 +1,46 @@
 import { exports } from "cloudflare:workers";
+import { env as testEnv, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../src/index";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect } from "vitest";
 
 export const BASE = "http://localhost";
 
-/** A request through the real Worker's fetch (real local D1, R2 and Durable Objects). */
+/**
+ * A request through the real Worker's fetch (real local D1, R2 and Durable Objects). `env` adds or
+ * overrides bindings for this request only (the Stripe configuration, for instance): the Worker's
+ * own fetch handler is then called with the test environment plus those values.
+ */
 export async function call(
   method: string,
   path: string,
-  opts: { body?: unknown; key?: string; token?: string; headers?: Record<string, string>; raw?: string } = {},
+  opts: {
+    body?: unknown;
+    key?: string;
+    token?: string;
+    headers?: Record<string, string>;
+    raw?: string | Uint8Array;
+    env?: Record<string, unknown>;
+  } = {},
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined = opts.raw;
+  let body: string | Uint8Array | undefined = opts.raw;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await (exports as any).default.fetch(new Request(BASE + path, { method, headers, body }));
+  const request = new Request(BASE + path, { method, headers, body });
+  let res: Response;
+  if (opts.env) {
+    const ctx = createExecutionContext();
+    res = await worker.fetch!(request as any, { ...testEnv, ...opts.env } as any, ctx);
+    await waitOnExecutionContext(ctx);
+  } else {
+    res = await (exports as any).default.fetch(request);
+  }
   const text = await res.text();
   let parsed: unknown = text;
   try {

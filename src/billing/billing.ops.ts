@@ -1,9 +1,23 @@
 import { z } from "zod";
-import { defineOperation } from "../core/operation";
+import { defineOperation, type OpContext } from "../core/operation";
+import { badRequest, conflict } from "../core/errors";
 import { PLAN_IDS } from "../quota/plans";
 import { BILLING_STATUSES, cancel, getBilling, subscribe } from "./billing.service";
+import { requireBillingConfig, type PaidPlan } from "./billing.config";
+import { getStripeBilling, stripeCancel, stripePortal, stripeSubscribe } from "./stripe.service";
 
 const TAG = "billing";
+
+const providerOut = z.object({
+  /** `local` (plans change at once, no card) or `stripe` (Checkout, Customer Portal, webhooks). */
+  name: z.enum(["local", "stripe"]),
+  /** subscribe answers with `redirect`: a URL to send the browser to. */
+  checkout: z.boolean(),
+  /** POST /v1/billing/portal gives a Customer Portal URL. */
+  portal: z.boolean(),
+  /** subscribe changes the plan at once. */
+  directSwitch: z.boolean(),
+});
 
 const billingOut = z.object({
   /** The plan whose limits apply now (a lapsed plan keeps its limits through the grace period). */
@@ -12,43 +26,109 @@ const billingOut = z.object({
   status: z.enum(BILLING_STATUSES),
   periodEnd: z.string().nullable(),
   graceEndsAt: z.string().nullable(),
+  provider: providerOut,
 });
+
+const redirectOut = z
+  .object({ kind: z.enum(["checkout", "portal"]), url: z.string() })
+  .nullable()
+  .describe("Where to send the browser (Stripe); null when the change is already done");
+
+/** A path on this origin the owner is sent back to from Stripe (default `/`). */
+const returnPath = z
+  .string()
+  .max(512)
+  .regex(/^\/(?![/\\])[^\s\\]*$/, "a path on this site, starting with a single /")
+  .optional();
+
+const returnUrl = (ctx: OpContext, path: string | undefined) => {
+  const url = new URL(path ?? "/", ctx.origin);
+  if (url.origin !== ctx.origin) throw badRequest("returnPath must stay on this site", ["body", "returnPath"]);
+  return url.toString();
+};
+
+const ACCESS = "Dashboard only (session token); not counted against any quota.";
 
 export const getBillingOp = defineOperation({
   id: "billing.get",
-  summary: "The account's subscription: effective plan, subscribed plan, status, period end and grace end",
+  summary: "The account's subscription: effective plan, subscribed plan, status, period end, grace end and the billing provider",
+  description:
+    "Reads the owner's subscription (a plan past its grace is retired to FREE here). `provider` tells a page what it can do: " +
+    "with `local`, subscribe and cancel change the plan at once; with `stripe`, subscribe answers with a Checkout or portal URL " +
+    `and POST /v1/billing/portal opens the Customer Portal. ${ACCESS}`,
   tag: TAG,
   method: "GET",
   path: "/billing",
   access: "owner",
   metric: null,
   output: billingOut,
-  handler: (ctx) => getBilling(ctx.db, ctx.caller.ownerId),
+  handler: (ctx) => {
+    const cfg = requireBillingConfig(ctx.env);
+    return cfg.provider === "stripe" ? getStripeBilling(ctx.db, ctx.caller.ownerId) : getBilling(ctx.db, ctx.caller.ownerId);
+  },
 });
 
 export const subscribeOp = defineOperation({
   id: "billing.subscribe",
-  summary: "Subscribe to a paid plan (active at once, for one calendar month, renewing until canceled)",
+  summary: "Subscribe to a paid plan, or switch to another one",
+  description:
+    "Local provider: active at once for one calendar month, renewing until canceled (`redirect` is null). Stripe: answers " +
+    "with `redirect` = a Checkout URL (no subscription yet) or a Customer Portal URL that confirms the switch (another plan) " +
+    "or updates the card (payment past due); the plan changes only when Stripe confirms by webhook. The same plan again is " +
+    `409, or resumes a plan set to cancel. \`returnPath\` (default /) is where Stripe sends the owner back. ${ACCESS}`,
   tag: TAG,
   method: "POST",
   path: "/billing/subscribe",
   access: "owner",
   metric: null,
-  body: z.object({ plan: z.enum(PLAN_IDS) }),
-  output: billingOut,
-  handler: (ctx, input) => subscribe(ctx.db, ctx.caller.ownerId, input.plan),
+  body: z.object({ plan: z.enum(PLAN_IDS), returnPath }),
+  output: billingOut.extend({ redirect: redirectOut }),
+  handler: async (ctx, input) => {
+    const cfg = requireBillingConfig(ctx.env);
+    if (input.plan === "FREE") {
+      throw badRequest("FREE is not a subscription: to leave a paid plan use POST /v1/billing/cancel", ["body", "plan"]);
+    }
+    if (cfg.provider === "local") return { ...(await subscribe(ctx.db, ctx.caller.ownerId, input.plan)), redirect: null };
+    return stripeSubscribe(ctx.db, cfg, ctx.caller, input.plan as PaidPlan, { returnUrl: returnUrl(ctx, input.returnPath) });
+  },
 });
 
 export const cancelOp = defineOperation({
   id: "billing.cancel",
   summary: "Cancel renewal: the paid plan holds until its period ends, then 3 days of grace, then FREE",
+  description: `Under Stripe the subscription is set to cancel at period end through Stripe's API. Canceling again is a no-op; with no paid plan, 409. ${ACCESS}`,
   tag: TAG,
   method: "POST",
   path: "/billing/cancel",
   access: "owner",
   metric: null,
   output: billingOut,
-  handler: (ctx) => cancel(ctx.db, ctx.caller.ownerId),
+  handler: (ctx) => {
+    const cfg = requireBillingConfig(ctx.env);
+    return cfg.provider === "stripe" ? stripeCancel(ctx.db, cfg, ctx.caller.ownerId) : cancel(ctx.db, ctx.caller.ownerId);
+  },
 });
 
-export const billingOperations = [getBillingOp, subscribeOp, cancelOp];
+export const portalOp = defineOperation({
+  id: "billing.portal",
+  summary: "A Stripe Customer Portal URL for cards, invoices and cancelling",
+  description:
+    "Stripe only: a short-lived portal session for the owner's Stripe customer; `returnPath` (default /) is where the portal's " +
+    `back link goes. 409 under the local provider (it has no portal) and before the first subscription. ${ACCESS}`,
+  tag: TAG,
+  method: "POST",
+  path: "/billing/portal",
+  access: "owner",
+  metric: null,
+  body: z.object({ returnPath }),
+  output: z.object({ url: z.string() }),
+  handler: (ctx, input) => {
+    const cfg = requireBillingConfig(ctx.env);
+    if (cfg.provider === "local") {
+      throw conflict("The local billing provider has no customer portal: change plans with POST /v1/billing/subscribe and /v1/billing/cancel");
+    }
+    return stripePortal(ctx.db, cfg, ctx.caller.ownerId, { returnUrl: returnUrl(ctx, input.returnPath) });
+  },
+});
+
+export const billingOperations = [getBillingOp, subscribeOp, cancelOp, portalOp];

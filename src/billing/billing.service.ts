@@ -1,4 +1,5 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { owners } from "../db/identity";
 import { iso, now } from "../core/clock";
@@ -22,12 +23,26 @@ export interface Subscription {
   anchor: number | null;
 }
 
+/** Which provider is active and what a page can do with it (GET /v1/billing, README "Billing"). */
+export interface ProviderView {
+  name: "local" | "stripe";
+  /** POST /v1/billing/subscribe answers with a URL to send the browser to (Stripe Checkout, or the portal to switch plans). */
+  checkout: boolean;
+  /** POST /v1/billing/portal answers with a Stripe Customer Portal URL (cards, invoices, cancelling). */
+  portal: boolean;
+  /** subscribe changes the plan at once, without leaving the page. */
+  directSwitch: boolean;
+}
+
+export const LOCAL_PROVIDER: ProviderView = { name: "local", checkout: false, portal: false, directSwitch: true };
+
 export interface BillingView {
   plan: PlanId;
   subscribedPlan: PlanId | null;
   status: BillingStatus;
   periodEnd: string | null;
   graceEndsAt: string | null;
+  provider: ProviderView;
 }
 
 /** `ms` plus `n` calendar months (UTC), the day clamped to the target month's length (Jan 31 → Feb 28). */
@@ -58,13 +73,45 @@ const unchanged = (ownerId: string, sub: Subscription) =>
     sub.periodEnd === null ? isNull(owners.planPeriodEnd) : eq(owners.planPeriodEnd, sub.periodEnd),
   );
 
-async function write(db: Db, ownerId: string, from: Subscription, to: Subscription): Promise<boolean> {
-  const rows = await db
+export interface ApplyOptions {
+  /** Compare-and-set: change the row only if it still holds this state. */
+  expect?: Subscription;
+  /** A further condition the write needs (the Stripe mirror's apply token). */
+  guard?: SQL;
+  /** Statements run in the same atomic batch, before and after the owner's row. */
+  before?: BatchItem<"sqlite">[];
+  after?: BatchItem<"sqlite">[];
+}
+
+/**
+ * Every change of an owner's plan goes through here: the local provider's subscribe, cancel,
+ * renewals and lapses, and Stripe's webhooks and API answers. Agents read the plan from this row
+ * with their key on every request, so the very next request after a change is admitted under the
+ * new limits. (When the account's AccountQuota object starts caching the plan, issue 13, this is
+ * the one place that must tell it.) Returns whether the owner's row changed, and the results of
+ * the companion statements, which commit or fail together with it (one D1 batch).
+ */
+export async function applySubscriptionState(
+  db: Db,
+  ownerId: string,
+  to: Subscription,
+  opts: ApplyOptions = {},
+): Promise<{ applied: boolean; results: unknown[] }> {
+  const where = and(opts.expect ? unchanged(ownerId, opts.expect) : eq(owners.id, ownerId), opts.guard);
+  const update = db
     .update(owners)
     .set({ plan: to.plan, planStatus: to.status, planPeriodEnd: to.periodEnd, planAnchor: to.anchor })
-    .where(unchanged(ownerId, from))
+    .where(where)
     .returning({ id: owners.id });
-  return rows.length > 0;
+  const before = opts.before ?? [];
+  const items = [...before, update, ...(opts.after ?? [])] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+  const results = (await db.batch(items)) as unknown[];
+  const own = results[before.length] as { id: string }[];
+  return { applied: own.length > 0, results };
+}
+
+async function write(db: Db, ownerId: string, from: Subscription, to: Subscription): Promise<boolean> {
+  return (await applySubscriptionState(db, ownerId, to, { expect: from })).applied;
 }
 
 /**
@@ -84,18 +131,20 @@ async function chargeOrUndo(db: Db, ownerId: string, written: Subscription, befo
 const isPaid = (sub: Subscription) => sub.plan !== "FREE" && sub.plan in PLANS;
 
 /**
- * Brings the stored subscription up to `at`, lazily (there is no billing cron): an ACTIVE paid plan
- * whose period ended is renewed for as many months as passed (the provider charges), so ACTIVE
- * plans never lapse; a CANCELED or PAST_DUE plan past its grace is retired to FREE. Safe to call
- * concurrently: every write is conditional on the row being unchanged, and the one writer that
- * wins is the one that charges.
+ * Brings the stored subscription up to `at`, lazily (there is no billing cron): with `renew` (the
+ * local provider) an ACTIVE paid plan whose period ended is renewed for as many months as passed
+ * (the provider charges), so ACTIVE plans never lapse; a CANCELED or PAST_DUE plan past its grace
+ * is retired to FREE. Under Stripe (`renew: false`) Stripe renews and says so by webhook; until it
+ * does, an ended period runs out through its grace like any other. Safe to call concurrently:
+ * every write is conditional on the row being unchanged, and the one writer that wins is the one
+ * that charges.
  */
-export async function settle(db: Db, ownerId: string, at = now(), sub?: Subscription): Promise<Subscription> {
-  let cur = sub ?? (await load(db, ownerId));
+export async function settle(db: Db, ownerId: string, at: number, opts: { renew: boolean; sub?: Subscription }): Promise<Subscription> {
+  let cur = opts.sub ?? (await load(db, ownerId));
   for (let attempt = 0; attempt < 3; attempt++) {
     if (!isPaid(cur) || cur.periodEnd === null || at < cur.periodEnd) return cur;
     let next: Subscription;
-    if (cur.status === "ACTIVE") {
+    if (cur.status === "ACTIVE" && opts.renew) {
       // Period ends are counted from the anchor, not chained from the last end, so a clamped
       // short month (Feb 28) does not pull every later renewal to the 28th.
       const anchor = cur.anchor ?? cur.periodEnd;
@@ -138,7 +187,7 @@ export function statusOf(sub: Subscription, at: number): BillingStatus {
   return sub.status === "CANCELED" ? "CANCELED" : "ACTIVE";
 }
 
-export function view(sub: Subscription, at: number): BillingView {
+export function view(sub: Subscription, at: number, provider: ProviderView = LOCAL_PROVIDER): BillingView {
   const status = statusOf(sub, at);
   const paid = status !== "NONE";
   return {
@@ -147,12 +196,13 @@ export function view(sub: Subscription, at: number): BillingView {
     status,
     periodEnd: paid ? iso(sub.periodEnd) : null,
     graceEndsAt: paid && sub.periodEnd !== null ? iso(sub.periodEnd + GRACE_MS) : null,
+    provider,
   };
 }
 
 export async function getBilling(db: Db, ownerId: string): Promise<BillingView> {
   const at = now();
-  return view(await settle(db, ownerId, at), at);
+  return view(await settle(db, ownerId, at, { renew: true }), at);
 }
 
 /**
@@ -166,7 +216,7 @@ export async function subscribe(db: Db, ownerId: string, plan: PlanId): Promise<
     throw badRequest("FREE is not a subscription: to leave a paid plan use POST /v1/billing/cancel", ["body", "plan"]);
   }
   const at = now();
-  const cur = await settle(db, ownerId, at);
+  const cur = await settle(db, ownerId, at, { renew: true });
   const status = statusOf(cur, at);
   if (cur.plan === plan && status === "ACTIVE") {
     throw conflict(`Already subscribed to ${plan}; it renews on ${iso(cur.periodEnd)}`, { plan, periodEnd: iso(cur.periodEnd) });
@@ -196,7 +246,7 @@ export async function subscribe(db: Db, ownerId: string, plan: PlanId): Promise<
 /** Stops renewal: the paid plan holds until its period ends (then 3 days of grace), then FREE. */
 export async function cancel(db: Db, ownerId: string): Promise<BillingView> {
   const at = now();
-  const cur = await settle(db, ownerId, at);
+  const cur = await settle(db, ownerId, at, { renew: true });
   const status = statusOf(cur, at);
   if (status === "NONE") throw conflict("There is no paid subscription to cancel");
   if (cur.status !== "ACTIVE") return view(cur, at); // already canceled or past due: nothing renews

@@ -4,6 +4,7 @@ import { now } from "../core/clock";
 import type { AgentPrincipal } from "../core/principal";
 import { makeDb } from "../db/client";
 import { settle } from "../billing/billing.service";
+import { billingConfig } from "../billing/billing.config";
 import { effectivePlan, type Metric, type PlanId } from "./plans";
 import type { AdmitResult, MetricState, RateWindow } from "./quota.schemas";
 
@@ -23,10 +24,18 @@ export async function planFor(env: Env, caller: AgentPrincipal): Promise<PlanId>
   const at = now();
   // Only an ACTIVE plan past its period end needs a write (the renewal). A canceled or past-due
   // plan runs out through its grace by the stored dates alone, so agent requests cost no query.
-  if (caller.planStatus === "ACTIVE" && caller.plan !== "FREE" && caller.planPeriodEnd !== null && at >= caller.planPeriodEnd) {
+  // Under Stripe, Lore never renews: Stripe does, and its webhook moves the period end, so until
+  // then the stored dates decide here too.
+  if (
+    caller.planStatus === "ACTIVE" &&
+    caller.plan !== "FREE" &&
+    caller.planPeriodEnd !== null &&
+    at >= caller.planPeriodEnd &&
+    billingConfig(env).provider === "local"
+  ) {
     // A billing failure (provider down) must not fail the agent's request: the stored period
     // still decides (paid through the grace, FREE after), and the next request settles again.
-    const sub = await settle(makeDb(env.DB), caller.ownerId, at).catch((err) => {
+    const sub = await settle(makeDb(env.DB), caller.ownerId, at, { renew: true }).catch((err) => {
       console.error(JSON.stringify({ level: "error", what: "billing settle", ownerId: caller.ownerId, error: String(err) }));
       return { plan: caller.plan, periodEnd: caller.planPeriodEnd };
     });

@@ -18,12 +18,21 @@ export interface TestServer {
  * A real local Lore, as `npm start` runs it: migrated, the shipped data loaded, on a free port
  * with its own temporary state, so test files can run side by side. Stop it in afterAll.
  */
-export async function startServer(opts: { seed?: boolean } = {}): Promise<TestServer> {
+export async function startServer(
+  opts: {
+    seed?: boolean;
+    /** More Worker variables (the Stripe configuration, for instance). */
+    vars?: Record<string, string>;
+    /** Runs after the migrations, before the server starts (rows a test needs in the local D1). */
+    beforeStart?: (persistTo: string) => void;
+  } = {},
+): Promise<TestServer> {
   const persistTo = mkdtempSync(path.join(tmpdir(), "lore-e2e-"));
   migrateLocal(persistTo, { quiet: true });
+  opts.beforeStart?.(persistTo);
   const port = await freePort();
   const adminToken = newAdminToken();
-  const child = startDev({ port, persistTo, quiet: true, vars: { ADMIN_TOKEN: adminToken }, inspectorPort: await freePort() });
+  const child = startDev({ port, persistTo, quiet: true, vars: { ...opts.vars, ADMIN_TOKEN: adminToken }, inspectorPort: await freePort() });
   const origin = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null) {
