@@ -7,12 +7,12 @@
 export const CSS = `
 :root{--bg:#f7f7f8;--fg:#18181b;--muted:#5b5b66;--card:#fff;--line:#dedee3;--accent:#3f3fbf;--accent-fg:#fff;--ok:#1c7c4a;--warn:#a15c00;--bad:#b3261e;--code:#f0f0f3;color-scheme:light dark}
 @media (prefers-color-scheme:dark){:root{--bg:#121214;--fg:#ececf0;--muted:#a3a3ad;--card:#1b1b1f;--line:#34343b;--accent:#9a9aff;--accent-fg:#121214;--ok:#5fcf8f;--warn:#e5a44a;--bad:#ff8a80;--code:#26262c}}
-*{box-sizing:border-box}
+*{box-sizing:border-box}[hidden]{display:none!important}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--fg)}
 a{color:var(--accent)}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 code,pre,kbd{font:14px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{background:var(--code);padding:.75rem;border-radius:6px;overflow-x:auto;margin:0;white-space:pre-wrap;word-break:break-all}
+pre{background:var(--code);padding:.75rem;border-radius:6px;overflow-x:auto;margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 code{background:var(--code);padding:0 .25em;border-radius:4px}
 pre code{background:none;padding:0}
 h1{font-size:1.6rem;margin:.2rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5rem}h3{font-size:1.05rem;margin:0 0 .25rem}
@@ -28,10 +28,17 @@ h1{font-size:1.6rem;margin:.2rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5re
 main{max-width:60rem;margin:0 auto;padding:1.25rem}
 footer{max-width:60rem;margin:2rem auto;padding:0 1.25rem;color:var(--muted);font-size:.9rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:1rem;margin:0 0 1rem}
-.grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr))}
+.grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));margin:0 0 1rem}
 .grid .card{margin:0}
+.card>h2:first-child,.card>h3:first-child,.card>section>h2:first-child{margin-top:0}
+.stack>*+*{margin-top:.75rem}
+.plans{grid-template-columns:repeat(auto-fill,minmax(12.5rem,1fr))}
+.plans .card{display:flex;flex-direction:column}.plans .card.current{border-color:var(--accent);border-width:2px}
+.plans .price{font-size:1.3rem;margin:.25rem 0 .5rem}
+.plans dl{margin:0 0 1rem;flex:1}.plans dl div{display:flex;justify-content:space-between;gap:.5rem;border-bottom:1px solid var(--line);padding:.2rem 0;font-size:.9rem}
+.plans dt{color:var(--muted)}.plans dd{margin:0;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .muted{color:var(--muted)}.small{font-size:.875rem}
-.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
+.row{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-start}
 .row .field{flex:1 1 12rem;margin:0}
 .field{margin:0 0 .9rem}
 label{display:block;font-weight:600;margin:0 0 .2rem}
@@ -70,7 +77,7 @@ tr.current{background:var(--code)}
 .hero{padding:1rem 0}.hero p{font-size:1.1rem;max-width:40rem}
 ul.plain{list-style:none;padding:0;margin:0}ul.plain li{margin:.25rem 0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (max-width:40rem){main{padding:1rem .75rem}.top{padding:.6rem .75rem}.tabs{padding:0 .5rem}h1{font-size:1.35rem}.keybox{flex-direction:column}}
+@media (max-width:40rem){.account .who{display:none}main{padding:1rem .75rem}.top{padding:.6rem .75rem}.tabs{padding:0 .5rem}h1{font-size:1.35rem}.keybox{flex-direction:column}}
 `.trim();
 
 /**

@@ -44,7 +44,7 @@ export function UsageChart({ days, label }: { days: ChartDay[]; label: string })
       aria-label={`${label} per day from ${first} to ${last}: ${total} in all, at most ${maxUsed} in one day`}
     >
       <line class="axis" x1={PAD.left} y1={PAD.top + plotH} x2={W - PAD.right} y2={PAD.top + plotH} />
-      {[0, top / 2, top].map((v) => (
+      {(top >= 2 && Number.isInteger(top / 2) ? [0, top / 2, top] : [0, top]).map((v) => (
         <>
           <line class="axis" x1={PAD.left - 4} y1={y(v)} x2={PAD.left} y2={y(v)} />
           <text x={PAD.left - 6} y={y(v) + 4} text-anchor="end">
@@ -67,7 +67,8 @@ export function UsageChart({ days, label }: { days: ChartDay[]; label: string })
         </>
       ) : null}
       {series.map((d, i) =>
-        i % 7 === 0 || i === series.length - 1 ? (
+        // Weekly ticks counted back from today, so the last label never collides with another.
+        (series.length - 1 - i) % 7 === 0 ? (
           <text x={(PAD.left + i * slot + slot / 2).toFixed(1)} y={H - 6} text-anchor="middle">
             {d.date.slice(5)}
           </text>

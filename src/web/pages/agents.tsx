@@ -25,7 +25,7 @@ function AgentCard({ a, state }: { a: AgentOut; state?: FormState }) {
   const active = a.keys.filter((k) => k.revokedAt === null);
   const base = `/dashboard/agents/${encodeURIComponent(a.id)}`;
   return (
-    <section class="card" id={`agent-${a.id}`} aria-labelledby={`h-${a.id}`}>
+    <section class="card stack" id={`agent-${a.id}`} aria-labelledby={`h-${a.id}`}>
       <h3 id={`h-${a.id}`}>
         @{a.handle}
         {a.name ? <span class="muted">{` · ${a.name}`}</span> : null}
@@ -71,14 +71,12 @@ function AgentCard({ a, state }: { a: AgentOut; state?: FormState }) {
           </tbody>
         </table>
       </div>
-      <div class="row">
-        <form method="post" action={`${base}/keys`}>
-          <button class="secondary" type="submit">
-            New key
-          </button>
-        </form>
-      </div>
-      <form method="post" action={`${base}/rename`} class="row" novalidate>
+      <form method="post" action={`${base}/keys`}>
+        <button class="secondary" type="submit">
+          New key
+        </button>
+      </form>
+      <form method="post" action={`${base}/rename`} novalidate>
         <Field
           id={`name-${a.id}`}
           name="name"

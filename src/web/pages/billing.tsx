@@ -27,8 +27,8 @@ type Billing = Awaited<ReturnType<typeof getBillingOp.handler>>;
 
 /** What the button under a plan does, given the subscription (the operation decides; this only labels it). */
 function action(plan: PlanId, b: Billing): { label: string; enabled: boolean } {
-  if (plan === "FREE") return { label: b.status === "NONE" ? "Current plan" : "Cancel to return to Free", enabled: false };
-  if (b.subscribedPlan === plan && b.status === "ACTIVE") return { label: "Current plan", enabled: false };
+  if (plan === "FREE") return { label: b.status === "NONE" ? "Your plan" : "Cancel renewal above to return to Free", enabled: false };
+  if (b.subscribedPlan === plan && b.status === "ACTIVE") return { label: "Your plan", enabled: false };
   if (b.subscribedPlan === plan && b.status === "CANCELED") return { label: "Resume renewal", enabled: true };
   if (b.subscribedPlan === plan && b.status === "GRACE") return { label: "Renew", enabled: true };
   return { label: b.status === "NONE" ? "Subscribe" : "Switch", enabled: true };
@@ -100,63 +100,44 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
             Payments here go through the local provider: no card is charged, and a change applies at once for one calendar month.
           </p>
         ) : null}
-        <div class="table">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Per day (UTC)</th>
-                {plans.items.map((p) => (
-                  <th scope="col" class="num">
-                    {p.name}
-                    {p.id === b.plan ? <span class="sr"> (current)</span> : null}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <th scope="row">Price per month</th>
-                {plans.items.map((p) => (
-                  <td class="num">{`$${p.priceUsdPerMonth}`}</td>
-                ))}
-              </tr>
-              {METRICS.map((m) => (
-                <tr>
-                  <th scope="row">{METRIC_LABELS[m]}</th>
-                  {plans.items.map((p) => (
-                    <td class="num">{limitText(p.daily[m])}</td>
+        <ul class="grid plain plans">
+          {plans.items.map((p) => {
+            const a = action(p.id, b);
+            const current = p.id === b.plan;
+            return (
+              <li class={current ? "card current" : "card"} aria-labelledby={`plan-${p.id}`}>
+                <h3 id={`plan-${p.id}`}>
+                  {p.name} {current ? <span class="badge ok">current</span> : null}
+                </h3>
+                <p class="price">
+                  <strong>{`$${p.priceUsdPerMonth}`}</strong> <span class="muted">per month</span>
+                </p>
+                <dl>
+                  {METRICS.map((m) => (
+                    <div>
+                      <dt>{METRIC_LABELS[m]}</dt>
+                      <dd>{`${limitText(p.daily[m])}${p.daily[m] === null ? "" : " a day"}`}</dd>
+                    </div>
                   ))}
-                </tr>
-              ))}
-              <tr>
-                <th scope="row">Requests per minute</th>
-                {plans.items.map((p) => (
-                  <td class="num">{num(p.perMinute)}</td>
-                ))}
-              </tr>
-              <tr>
-                <td></td>
-                {plans.items.map((p) => {
-                  const a = action(p.id, b);
-                  return (
-                    <td class="num">
-                      {a.enabled ? (
-                        <form method="post" action="/dashboard/billing/subscribe">
-                          <input type="hidden" name="plan" value={p.id} />
-                          <button type="submit" aria-label={`${a.label}: ${p.name}, $${p.priceUsdPerMonth} per month`}>
-                            {a.label}
-                          </button>
-                        </form>
-                      ) : (
-                        <span class="muted small">{a.label}</span>
-                      )}
-                    </td>
-                  );
-                })}
-              </tr>
-            </tbody>
-          </table>
-        </div>
+                  <div>
+                    <dt>Requests per minute</dt>
+                    <dd>{num(p.perMinute)}</dd>
+                  </div>
+                </dl>
+                {a.enabled ? (
+                  <form method="post" action="/dashboard/billing/subscribe">
+                    <input type="hidden" name="plan" value={p.id} />
+                    <button type="submit" aria-label={`${a.label}: ${p.name}, $${p.priceUsdPerMonth} per month`}>
+                      {a.label}
+                    </button>
+                  </form>
+                ) : (
+                  <p class="muted small">{a.label}</p>
+                )}
+              </li>
+            );
+          })}
+        </ul>
         <p class="small muted">
           Switching to another plan starts a new month from now at its full price. A paid plan that is not renewed keeps its
           limits for 3 days after its period ends.
