@@ -96,6 +96,13 @@ async function sha256Base64(text: string): Promise<string> {
   return btoa(String.fromCharCode(...new Uint8Array(digest)));
 }
 
+/**
+ * Other origins a dashboard form may lead to. Chromium applies `form-action` to the redirect that
+ * answers a form post too, so a payment page reached by a POST → 303 (Stripe Checkout, the billing
+ * portal) must be listed here, exactly, or the browser stops at the redirect.
+ */
+export const FORM_TARGETS: readonly string[] = [];
+
 let policy: Promise<string> | undefined;
 
 /**
@@ -109,7 +116,7 @@ export function contentSecurityPolicy(): Promise<string> {
       `style-src 'sha256-${css}'`,
       `script-src 'sha256-${js}'`,
       "img-src data:",
-      "form-action 'self'",
+      ["form-action 'self'", ...FORM_TARGETS].join(" "),
       "frame-ancestors 'none'",
       "base-uri 'none'",
     ].join("; "),
