@@ -13,7 +13,7 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ["test/**/*.test.ts"],
-      exclude: ["test/e2e/**"],
+      exclude: ["test/e2e/**", "test/browser/**"],
       setupFiles: ["./test/setup.ts"],
       testTimeout: 30_000,
       hookTimeout: 60_000,

@@ -5,20 +5,22 @@
 // Scenarios come from scripts/bench/*.mjs, each exporting `scenarios(ctx)` that returns
 // `{name, method, path, headers?, body?}` templates; any field may be a function of the request
 // index i. ctx.key(i) gives an agent key (round-robin over the pool, so one account's per-minute
-// rate is never the bottleneck), ctx.origin the server.
+// rate is never the bottleneck), ctx.pool[i].token a session token, ctx.origin the server. A file
+// may also export `report(ctx)`, run after the scenarios, returning extra lines to print.
 //
 // Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_CONCURRENCY (default 16),
-// BENCH_ACCOUNTS (default 120), PORT (default 8799), BENCH_ONLY (comma-separated name filter).
+// BENCH_ACCOUNTS (default 120), PORT (default: a free one), BENCH_ONLY (comma-separated name filter).
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, migrateLocal, startDev, waitForServer, createAgent } from "./lib.mjs";
+import { ROOT, freePort, migrateLocal, startDev, waitForServer, createAgent } from "./lib.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 120);
-const PORT = Number(process.env.PORT ?? 8799);
+// Other servers (tests, other benches) may run at the same time: never a fixed port by default.
+const PORT = Number(process.env.PORT ?? (await freePort()));
 const ONLY = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 const origin = `http://127.0.0.1:${PORT}`;
 
@@ -55,7 +57,7 @@ async function runScenario(s) {
 async function main() {
   const state = mkdtempSync(path.join(tmpdir(), "lore-bench-"));
   migrateLocal(state);
-  const dev = startDev({ port: PORT, persistTo: state, quiet: true });
+  const dev = startDev({ port: PORT, persistTo: state, quiet: true, inspectorPort: await freePort() });
   try {
     await waitForServer(origin);
     console.log(`server up at ${origin}; creating ${ACCOUNTS} accounts…`);
@@ -90,9 +92,13 @@ async function main() {
       { name: "MCP tools/call service_kb_search (counted)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_kb_search", { q: "react" }) },
     ];
     const dir = path.join(ROOT, "scripts", "bench");
+    const reports = [];
     for (const f of readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort()) {
       const mod = await import(pathToFileURL(path.join(dir, f)).href);
-      if (typeof mod.scenarios === "function") scenarios.push(...(await mod.scenarios({ ...ctx, mcpCall, mcpHeaders })));
+      if (typeof mod.scenarios === "function") {
+        for (const sc of await mod.scenarios({ ...ctx, mcpCall, mcpHeaders })) scenarios.push({ ...sc, file: f });
+      }
+      if (typeof mod.report === "function") reports.push({ file: f, report: mod.report });
     }
     // The bare route is always measured first: every ratio is against it.
     const chosen = ONLY ? scenarios.filter((s, i) => i === 0 || ONLY.some((o) => s.name.includes(o))) : scenarios;
@@ -112,6 +118,10 @@ async function main() {
       console.log(
         `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / bare.rps).toFixed(2)}× | ${(r.p50 / bare.p50).toFixed(2)}× | ${JSON.stringify(r.statuses)} |`,
       );
+    }
+    for (const r of reports) {
+      if (!chosen.some((s) => s.file === r.file)) continue;
+      console.log(await r.report(ctx));
     }
   } finally {
     dev.kill("SIGINT");

@@ -10,6 +10,7 @@ import { mcpRoute } from "./mcp/mcp.route";
 import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
 import { stripeWebhookRoute } from "./billing/stripe.webhook";
+import { mountWeb, prefersHtml } from "./web/web.route";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -51,15 +52,20 @@ export function buildApp() {
     c.res.headers.set("x-content-type-options", "nosniff");
   });
 
-  app.get("/", (c) =>
-    c.json({
+  // `/` is the landing page for a browser and this JSON index for every other client.
+  app.get("/", (c, next) => {
+    c.header("vary", "Accept");
+    if (prefersHtml(c.req.header("accept"))) return next();
+    return c.json({
       name: "Lore",
       api: `${new URL(c.req.url).origin}/v1`,
       docs: "/v1/openapi.json",
       startHere: "/v1/start-here.md",
       mcp: "/v1/mcp",
-    }),
-  );
+      dashboard: "/dashboard",
+    });
+  });
+  mountWeb(app);
 
   const v1 = new Hono<AppEnv>();
   v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin)));

@@ -26,7 +26,8 @@ export interface OpContext<A extends Access = Access> {
   requestId: string;
   /** Scheme and host the request came to, for absolute URLs in responses. */
   origin: string;
-  via: "rest" | "mcp";
+  /** Which adapter runs the operation: a REST route, an MCP tool, or a dashboard page (core/invoke.ts). */
+  via: "rest" | "mcp" | "web";
   /** Background work that must finish after the response (ctx.waitUntil). */
   waitUntil(p: Promise<unknown>): void;
 }

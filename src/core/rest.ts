@@ -80,14 +80,14 @@ const validateBody =
     await next();
   };
 
-export function opContext(c: import("./context").AppContext, caller: OpContext["caller"]): OpContext {
+export function opContext(c: import("./context").AppContext, caller: OpContext["caller"], via: OpContext["via"] = "rest"): OpContext {
   return {
     env: c.env,
     db: makeDb(c.env.DB),
     caller,
     requestId: c.get("requestId"),
     origin: new URL(c.req.url).origin,
-    via: "rest",
+    via,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
   };
 }

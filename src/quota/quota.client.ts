@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { ApiError } from "../core/errors";
 import { now } from "../core/clock";
 import type { AgentPrincipal } from "../core/principal";
-import { makeDb } from "../db/client";
+import { makeDb, type Db } from "../db/client";
 import { settle } from "../billing/billing.service";
 import { billingConfig } from "../billing/billing.config";
 import { effectivePlan, type Metric, type PlanId } from "./plans";
@@ -42,6 +42,13 @@ export async function planFor(env: Env, caller: AgentPrincipal): Promise<PlanId>
     return effectivePlan(sub.plan, sub.periodEnd, at);
   }
   return effectivePlan(caller.plan, caller.planPeriodEnd, at);
+}
+
+/** The plan whose limits apply to an account now, for the owner's own reads (settles a lapsed or due subscription first). */
+export async function planForOwner(db: Db, ownerId: string): Promise<PlanId> {
+  const at = now();
+  const sub = await settle(db, ownerId, at);
+  return effectivePlan(sub.plan, sub.periodEnd, at);
 }
 
 /** Admits one request or throws the contract's 429. */

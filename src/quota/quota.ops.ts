@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { METRICS, METRIC_LABELS, PLANS, PLAN_IDS } from "./plans";
-import { planFor, quotaStub } from "./quota.client";
+import { planFor, planForOwner, quotaStub } from "./quota.client";
+import type { Env } from "../env";
+import type { PlanId } from "./plans";
 
 const TAG = "usage";
 const limitOrNull = z.number().int().nullable();
@@ -32,6 +34,54 @@ export const listPlans = defineOperation({
   },
 });
 
+const usageTodayOut = z.object({
+  plan: z.enum(PLAN_IDS),
+  perMinute: z.number().int(),
+  resetsAt: z.string(),
+  metrics: z.record(z.string(), z.object({ used: z.number().int(), limit: limitOrNull, label: z.string() })),
+});
+
+const metricDay = z.object({ used: z.number().int(), limit: limitOrNull });
+const usageHistoryOut = z.object({
+  plan: z.enum(PLAN_IDS),
+  days: z.array(
+    z.object({
+      date: z.string(),
+      plan: z.enum(PLAN_IDS),
+      metrics: z.record(z.enum(METRICS), metricDay),
+    }),
+  ),
+  total: z.number().int(),
+});
+const historyQuery = z.object({ days: z.coerce.number().int().min(1).max(90).default(30) });
+
+/** Today's usage of an account under `plan`: one read of its AccountQuota object. */
+async function todayReport(env: Env, ownerId: string, plan: PlanId): Promise<z.output<typeof usageTodayOut>> {
+  const snap = await quotaStub(env, ownerId).usage(plan);
+  const metrics: Record<string, { used: number; limit: number | null; label: string }> = {};
+  for (const m of METRICS) metrics[m] = { used: snap.used[m], limit: PLANS[plan].daily[m], label: METRIC_LABELS[m] };
+  metrics.PER_MINUTE = {
+    used: snap.window.limit - snap.window.remaining,
+    limit: snap.window.limit,
+    label: "Requests per minute (rolling 60 s)",
+  };
+  return { plan, perMinute: snap.perMinute, resetsAt: snap.resetsAt, metrics };
+}
+
+/** The last `days` UTC days of an account, newest first. */
+async function historyReport(env: Env, ownerId: string, plan: PlanId, n: number): Promise<z.output<typeof usageHistoryOut>> {
+  const rows = await quotaStub(env, ownerId).history(n);
+  const days = rows.map((r) => {
+    // A day without use has no recorded plan: today's limits are shown for it.
+    const dayPlan = r.plan ?? plan;
+    const metrics = Object.fromEntries(
+      METRICS.map((m) => [m, { used: r.metrics[m], limit: PLANS[dayPlan].daily[m] }]),
+    ) as Record<(typeof METRICS)[number], { used: number; limit: number | null }>;
+    return { date: r.date, plan: dayPlan, metrics };
+  });
+  return { plan, days, total: days.length };
+}
+
 export const usageToday = defineOperation({
   id: "usage.today",
   summary: "Today's usage per metric, the plan, the per-minute rate and when the daily quotas reset",
@@ -42,24 +92,8 @@ export const usageToday = defineOperation({
   metric: null,
   // Always answered, even when API_CALLS or the per-minute rate is exhausted.
   uncounted: true,
-  output: z.object({
-    plan: z.enum(PLAN_IDS),
-    perMinute: z.number().int(),
-    resetsAt: z.string(),
-    metrics: z.record(z.string(), z.object({ used: z.number().int(), limit: limitOrNull, label: z.string() })),
-  }),
-  handler: async (ctx) => {
-    const plan = await planFor(ctx.env, ctx.caller);
-    const snap = await quotaStub(ctx.env, ctx.caller.ownerId).usage(plan);
-    const metrics: Record<string, { used: number; limit: number | null; label: string }> = {};
-    for (const m of METRICS) metrics[m] = { used: snap.used[m], limit: PLANS[plan].daily[m], label: METRIC_LABELS[m] };
-    metrics.PER_MINUTE = {
-      used: snap.window.limit - snap.window.remaining,
-      limit: snap.window.limit,
-      label: "Requests per minute (rolling 60 s)",
-    };
-    return { plan, perMinute: snap.perMinute, resetsAt: snap.resetsAt, metrics };
-  },
+  output: usageTodayOut,
+  handler: async (ctx) => todayReport(ctx.env, ctx.caller.ownerId, await planFor(ctx.env, ctx.caller)),
   mcp: {
     tool: "service_usage",
     description:
@@ -68,8 +102,6 @@ export const usageToday = defineOperation({
     free: true,
   },
 });
-
-const metricDay = z.object({ used: z.number().int(), limit: limitOrNull });
 
 export const usageHistory = defineOperation({
   id: "usage.history",
@@ -80,31 +112,9 @@ export const usageHistory = defineOperation({
   access: "agent",
   // An ordinary API call: counts against API_CALLS and the per-minute rate.
   metric: null,
-  query: z.object({ days: z.coerce.number().int().min(1).max(90).default(30) }),
-  output: z.object({
-    plan: z.enum(PLAN_IDS),
-    days: z.array(
-      z.object({
-        date: z.string(),
-        plan: z.enum(PLAN_IDS),
-        metrics: z.record(z.enum(METRICS), metricDay),
-      }),
-    ),
-    total: z.number().int(),
-  }),
-  handler: async (ctx, input) => {
-    const plan = await planFor(ctx.env, ctx.caller);
-    const rows = await quotaStub(ctx.env, ctx.caller.ownerId).history(input.days);
-    const days = rows.map((r) => {
-      // A day without use has no recorded plan: today's limits are shown for it.
-      const dayPlan = r.plan ?? plan;
-      const metrics = Object.fromEntries(
-        METRICS.map((m) => [m, { used: r.metrics[m], limit: PLANS[dayPlan].daily[m] }]),
-      ) as Record<(typeof METRICS)[number], { used: number; limit: number | null }>;
-      return { date: r.date, plan: dayPlan, metrics };
-    });
-    return { plan, days, total: days.length };
-  },
+  query: historyQuery,
+  output: usageHistoryOut,
+  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, await planFor(ctx.env, ctx.caller), input.days),
   mcp: {
     tool: "service_usage_history",
     description: "Your account's daily usage per metric for the last `days` days (1–90, default 30), newest first. Counts as an API call.",
@@ -112,4 +122,37 @@ export const usageHistory = defineOperation({
   },
 });
 
-export const quotaOperations = [listPlans, usageToday, usageHistory];
+// The owner's view of the same numbers (the dashboard's usage page): a session, not an agent key,
+// and never counted, since looking at the quota must not spend it.
+export const ownerUsageToday = defineOperation({
+  id: "me.usage.today",
+  summary: "The account's usage today (as GET /usage/today), for the dashboard: session token, never counted",
+  description:
+    "Same shape as GET /v1/usage/today, for the account owner's dashboard session instead of an agent key. " +
+    "Counts against no quota. Dashboard only (session token); agent keys get 403.",
+  tag: TAG,
+  method: "GET",
+  path: "/me/usage/today",
+  access: "owner",
+  metric: null,
+  output: usageTodayOut,
+  handler: async (ctx) => todayReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.db, ctx.caller.ownerId)),
+});
+
+export const ownerUsageHistory = defineOperation({
+  id: "me.usage.history",
+  summary: "The account's daily usage for the last `days` UTC days (as GET /usage/history), for the dashboard",
+  description:
+    "Same shape as GET /v1/usage/history (days 1–90, default 30, newest first), for the account owner's dashboard " +
+    "session. Counts against no quota. Dashboard only (session token); agent keys get 403.",
+  tag: TAG,
+  method: "GET",
+  path: "/me/usage/history",
+  access: "owner",
+  metric: null,
+  query: historyQuery,
+  output: usageHistoryOut,
+  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.db, ctx.caller.ownerId), input.days),
+});
+
+export const quotaOperations = [listPlans, usageToday, usageHistory, ownerUsageToday, ownerUsageHistory];

@@ -1,0 +1,60 @@
+import type { z } from "zod";
+import { ApiError, validationError } from "./errors";
+import type { Access, OpContext, Operation } from "./operation";
+
+export interface InvokeInput {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+}
+
+/**
+ * Runs an operation in-process, as its REST route would but without HTTP: each part of the input
+ * is validated with the operation's own schemas (a failure is the same `VALIDATION_FAILED`
+ * ApiError with `details.issues`, paths prefixed `param.`, `query.`, `body.`), then its handler
+ * runs with the given context. The dashboard pages (src/web) use it so that a form and an API
+ * call can never disagree about what is valid.
+ *
+ * Only public and owner operations: agent operations consume quota, which only the REST and MCP
+ * adapters admit.
+ */
+export async function invoke<O>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  op: Operation<Access, any, any, any, O, any>,
+  ctx: OpContext,
+  input: InvokeInput = {},
+): Promise<O> {
+  if (op.access === "agent") throw new Error(`invoke: ${op.id} is an agent operation; its quota is admitted only by the REST and MCP adapters`);
+  if (op.access === "owner" && ctx.caller?.kind !== "owner") {
+    throw new ApiError("UNAUTHENTICATED", "A dashboard session is required");
+  }
+  const parts: [string, z.ZodType | undefined, unknown][] = [
+    ["param", op.params, input.params ?? {}],
+    ["query", op.query, input.query ?? {}],
+    ["body", op.body, input.body ?? {}],
+  ];
+  const parsed: Record<string, unknown> = {};
+  const issues: { path: PropertyKey[]; message: string }[] = [];
+  for (const [where, schema, value] of parts) {
+    if (!schema) continue;
+    const r = await schema.safeParseAsync(value);
+    // Every part is checked before failing, so a form shows all its field errors at once.
+    if (!r.success) issues.push(...r.error.issues.map((i) => ({ path: [where, ...i.path], message: i.message })));
+    else Object.assign(parsed, r.data);
+  }
+  if (issues.length) throw validationError(issues);
+  return op.handler(ctx as never, parsed as never);
+}
+
+/** `details.issues` of a VALIDATION_FAILED error as field → message (first message per field; `body.` etc. dropped). */
+export function fieldErrors(err: ApiError): Record<string, string> {
+  const out: Record<string, string> = {};
+  const issues = (err.details?.issues ?? []) as { path: string; message: string }[];
+  for (const i of issues) {
+    const field = i.path.replace(/^(body|query|param)\.?/, "") || "_form";
+    out[field] ??= i.message;
+  }
+  // Some state errors name their field (a taken handle: `{field: "handle"}`).
+  if (typeof err.details?.field === "string") out[err.details.field] ??= err.message;
+  return out;
+}

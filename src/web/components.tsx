@@ -1,0 +1,126 @@
+import type { Child } from "hono/jsx";
+
+/** Field name → message, from an ApiError's `details.issues` (core/invoke.ts `fieldErrors`). */
+export type Errors = Record<string, string>;
+
+interface FieldProps {
+  /** Form field name; also the key into `errors` (the issue path without `body.`). */
+  name: string;
+  label: string;
+  /** Unique on the page (several forms may use the same name). */
+  id?: string;
+  type?: "text" | "email" | "password" | "search";
+  value?: string;
+  errors?: Errors;
+  hint?: string;
+  required?: boolean;
+  autocomplete?: string;
+  maxlength?: number;
+  minlength?: number;
+  pattern?: string;
+  placeholder?: string;
+}
+
+/** A labelled input with its hint and its error (tied by aria-describedby, so a screen reader reads them). */
+export function Field(p: FieldProps) {
+  const id = p.id ?? `f-${p.name}`;
+  const err = p.errors?.[p.name];
+  const described = [p.hint ? `${id}-hint` : "", err ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      <input
+        id={id}
+        name={p.name}
+        type={p.type ?? "text"}
+        value={p.type === "password" ? undefined : p.value}
+        required={p.required}
+        autocomplete={p.autocomplete}
+        maxlength={p.maxlength}
+        minlength={p.minlength}
+        pattern={p.pattern}
+        placeholder={p.placeholder}
+        aria-invalid={err ? "true" : undefined}
+        aria-describedby={described}
+      />
+      {p.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {p.hint}
+        </p>
+      ) : null}
+      {err ? (
+        <p class="error" id={`${id}-err`}>
+          {err}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** An error about the whole form (wrong password, a declined change), announced when the page loads. */
+export function FormError({ errors }: { errors?: Errors }) {
+  const msg = errors?._form;
+  return msg ? (
+    <p class="banner bad" role="alert">
+      {msg}
+    </p>
+  ) : null;
+}
+
+export function Banner({ kind, children }: { kind: "ok" | "bad" | "warn"; children: Child }) {
+  return (
+    <p class={`banner ${kind}`} role={kind === "bad" ? "alert" : "status"}>
+      {children}
+    </p>
+  );
+}
+
+/** Text shown as code with a copy button (hidden until the script runs; selectable without it). */
+export function CopyBlock({ id, text, label }: { id: string; text: string; label: string }) {
+  return (
+    <div class="keybox">
+      <pre>
+        <code id={id}>{text}</code>
+      </pre>
+      <button type="button" class="secondary" data-copy={id} hidden aria-label={`Copy ${label}`}>
+        Copy
+      </button>
+    </div>
+  );
+}
+
+/** A horizontal usage bar (SVG: no inline style is allowed by the CSP). */
+export function Meter({ used, limit, label }: { used: number; limit: number | null; label: string }) {
+  if (limit === null) return null;
+  const ratio = limit > 0 ? Math.min(1, used / limit) : 1;
+  const level = ratio >= 1 ? "fill full" : ratio >= 0.8 ? "fill high" : "fill";
+  return (
+    <svg class="meter" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label={`${label}: ${used} of ${limit}`}>
+      <rect class="track" width="100" height="10" rx="2" />
+      <rect class={level} width={(ratio * 100).toFixed(2)} height="10" rx="2" />
+    </svg>
+  );
+}
+
+const fmt = new Intl.NumberFormat("en-US");
+export const num = (n: number) => fmt.format(n);
+export const limitText = (n: number | null) => (n === null ? "unlimited" : fmt.format(n));
+
+/** `2026-11-23 14:05 UTC`: one unambiguous form everywhere (quotas reset at 00:00 UTC). */
+export function utc(isoOrMs: string | number | null): string {
+  if (isoOrMs === null) return "—";
+  const d = new Date(isoOrMs);
+  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)} UTC`;
+}
+
+/** `in 5 h 12 min` from `now` (server time). */
+export function until(iso: string, nowMs: number): string {
+  const s = Math.max(0, Math.round((Date.parse(iso) - nowMs) / 1000));
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `in ${d} d ${h} h`;
+  if (h > 0) return `in ${h} h ${m} min`;
+  if (m > 0) return `in ${m} min`;
+  return `in ${s} s`;
+}

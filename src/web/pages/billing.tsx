@@ -1,0 +1,169 @@
+import { Hono } from "hono";
+import { ApiError } from "../../core/errors";
+import { invoke } from "../../core/invoke";
+import { cancelOp, getBillingOp, subscribeOp } from "../../billing/billing.ops";
+import { billingProvider } from "../../billing/billing.provider";
+import { listPlans } from "../../quota/quota.ops";
+import { METRICS, METRIC_LABELS, type PlanId } from "../../quota/plans";
+import { Banner, limitText, num, utc } from "../components";
+import { doneMessage, page, statusOf } from "../render";
+import { readForm, webOp, type WebContext, type WebEnv } from "../web.context";
+
+export const billingPages = new Hono<WebEnv>();
+
+const DONE = {
+  subscribed: "Your plan is active. Its limits apply now.",
+  canceled: "Renewal canceled. Your plan keeps its limits until the period ends, then for 3 days of grace.",
+};
+
+const STATUS_TEXT = {
+  ACTIVE: "Active: renews at the end of the period",
+  CANCELED: "Canceled: runs until the end of the period, then 3 days of grace",
+  GRACE: "In grace: the period ended; the paid limits hold until the grace ends",
+  NONE: "Free plan",
+} as const;
+
+type Billing = Awaited<ReturnType<typeof getBillingOp.handler>>;
+
+/** What the button under a plan does, given the subscription (the operation decides; this only labels it). */
+function action(plan: PlanId, b: Billing): { label: string; enabled: boolean } {
+  if (plan === "FREE") return { label: b.status === "NONE" ? "Your plan" : "Cancel renewal above to return to Free", enabled: false };
+  if (b.subscribedPlan === plan && b.status === "ACTIVE") return { label: "Your plan", enabled: false };
+  if (b.subscribedPlan === plan && b.status === "CANCELED") return { label: "Resume renewal", enabled: true };
+  if (b.subscribedPlan === plan && b.status === "GRACE") return { label: "Renew", enabled: true };
+  return { label: b.status === "NONE" ? "Subscribe" : "Switch", enabled: true };
+}
+
+async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 409 = 200) {
+  const ctx = webOp(c);
+  const [b, plans] = await Promise.all([invoke(getBillingOp, ctx), invoke(listPlans, ctx)]);
+  const done = doneMessage(c, DONE);
+  const local = billingProvider().name === "local";
+  return page(
+    c,
+    { title: "Plan & billing", section: "billing" },
+    <>
+      <h1>Plan &amp; billing</h1>
+      {done ? <Banner kind="ok">{done}</Banner> : null}
+      {error ? <Banner kind="bad">{error}</Banner> : null}
+      <section class="card" aria-labelledby="sub-h">
+        <h2 id="sub-h">Your subscription</h2>
+        <div class="table">
+          <table>
+            <tbody>
+              <tr>
+                <th scope="row">Limits in force</th>
+                <td>{plans.items.find((p) => p.id === b.plan)!.name}</td>
+              </tr>
+              <tr>
+                <th scope="row">Status</th>
+                <td>{STATUS_TEXT[b.status]}</td>
+              </tr>
+              {b.subscribedPlan ? (
+                <>
+                  <tr>
+                    <th scope="row">Subscribed plan</th>
+                    <td>{plans.items.find((p) => p.id === b.subscribedPlan)!.name}</td>
+                  </tr>
+                  <tr>
+                    <th scope="row">{b.status === "ACTIVE" ? "Renews" : "Period ends"}</th>
+                    <td>{utc(b.periodEnd)}</td>
+                  </tr>
+                  <tr>
+                    <th scope="row">Grace ends</th>
+                    <td>{utc(b.graceEndsAt)}</td>
+                  </tr>
+                </>
+              ) : null}
+            </tbody>
+          </table>
+        </div>
+        {b.status === "ACTIVE" ? (
+          <details>
+            <summary>Cancel renewal…</summary>
+            <form method="post" action="/dashboard/billing/cancel">
+              <p class="small">
+                Your plan keeps its limits until {utc(b.periodEnd)}, then for 3 days of grace (until {utc(b.graceEndsAt)}), then your
+                account returns to Free. You can resume before the period ends.
+              </p>
+              <button class="danger" type="submit">
+                Cancel renewal
+              </button>
+            </form>
+          </details>
+        ) : null}
+      </section>
+      <section class="card" aria-labelledby="plans-h">
+        <h2 id="plans-h">Plans</h2>
+        {local ? (
+          <p class="small muted">
+            Payments here go through the local provider: no card is charged, and a change applies at once for one calendar month.
+          </p>
+        ) : null}
+        <ul class="grid plain plans">
+          {plans.items.map((p) => {
+            const a = action(p.id, b);
+            const current = p.id === b.plan;
+            return (
+              <li class={current ? "card current" : "card"} aria-labelledby={`plan-${p.id}`}>
+                <h3 id={`plan-${p.id}`}>
+                  {p.name} {current ? <span class="badge ok">current</span> : null}
+                </h3>
+                <p class="price">
+                  <strong>{`$${p.priceUsdPerMonth}`}</strong> <span class="muted">per month</span>
+                </p>
+                <dl>
+                  {METRICS.map((m) => (
+                    <div>
+                      <dt>{METRIC_LABELS[m]}</dt>
+                      <dd>{`${limitText(p.daily[m])}${p.daily[m] === null ? "" : " a day"}`}</dd>
+                    </div>
+                  ))}
+                  <div>
+                    <dt>Requests per minute</dt>
+                    <dd>{num(p.perMinute)}</dd>
+                  </div>
+                </dl>
+                {a.enabled ? (
+                  <form method="post" action="/dashboard/billing/subscribe">
+                    <input type="hidden" name="plan" value={p.id} />
+                    <button type="submit" aria-label={`${a.label}: ${p.name}, $${p.priceUsdPerMonth} per month`}>
+                      {a.label}
+                    </button>
+                  </form>
+                ) : (
+                  <p class="muted small">{a.label}</p>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+        <p class="small muted">
+          Switching to another plan starts a new month from now at its full price. A paid plan that is not renewed keeps its
+          limits for 3 days after its period ends.
+        </p>
+      </section>
+    </>,
+    status,
+  );
+}
+
+billingPages.get("/billing", (c) => billingPage(c));
+
+/** A refused change (already on that plan, declined payment) is shown on the page, not as an error page. */
+async function change(c: WebContext, act: () => Promise<unknown>, done: keyof typeof DONE) {
+  try {
+    await act();
+    return c.redirect(`/dashboard/billing?done=${done}`, 303);
+  } catch (err) {
+    if (!(err instanceof ApiError) || !["VALIDATION_FAILED", "CONFLICT"].includes(err.code)) throw err;
+    return billingPage(c, err.message, statusOf(err) as 400 | 409);
+  }
+}
+
+billingPages.post("/billing/subscribe", async (c) => {
+  const form = await readForm(c);
+  return change(c, () => invoke(subscribeOp, webOp(c), { body: { plan: form.plan ?? "" } }), "subscribed");
+});
+
+billingPages.post("/billing/cancel", async (c) => change(c, () => invoke(cancelOp, webOp(c)), "canceled"));

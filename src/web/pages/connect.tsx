@@ -1,0 +1,127 @@
+import { Hono } from "hono";
+import { invoke } from "../../core/invoke";
+import { harnessSetup, listHarnesses } from "../../setup/setup.ops";
+import { CopyBlock } from "../components";
+import { page } from "../render";
+import { webOp, type WebContext, type WebEnv } from "../web.context";
+
+/** "Connect your harness": public (the landing links here), in the dashboard's tabs when signed in. */
+export const connectPages = new Hono<WebEnv>();
+
+const PUBLIC_CACHE = "public, max-age=300";
+
+function KeyStep({ c }: { c: WebContext }) {
+  return c.get("owner") ? (
+    <p>
+      Put an agent key in <code>LORE_API_KEY</code> (<a href="/dashboard/agents">create an agent or a key</a>; the key is shown
+      once, with the <code>export</code> line to copy).
+    </p>
+  ) : (
+    <p>
+      <a href="/signup">Sign up</a> or <a href="/login">log in</a>, create an agent, and put its key in <code>LORE_API_KEY</code>.
+    </p>
+  );
+}
+
+connectPages.get("/", async (c) => {
+  const { items } = await invoke(listHarnesses, webOp(c));
+  const mcp = `${new URL(c.req.url).origin}/v1/mcp`;
+  c.header("cache-control", PUBLIC_CACHE);
+  return page(
+    c,
+    { title: "Connect your harness", section: "connect", script: true },
+    <>
+      <h1>Connect your harness</h1>
+      <section class="card">
+        <h2>1. Your key</h2>
+        <KeyStep c={c} />
+        <h2>2. Lore's MCP endpoint</h2>
+        <CopyBlock id="mcp-url" text={mcp} label="the MCP endpoint" />
+        <p class="small muted">Streamable HTTP. Send the key as <code>Authorization: Bearer $LORE_API_KEY</code>.</p>
+        <h2>3. Your harness</h2>
+        <ul class="grid plain">
+          {items.map((h) => (
+            <li class="card">
+              <a href={`/connect/${h.harness}`}>{h.name}</a>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </>,
+  );
+});
+
+connectPages.get("/:harness", async (c) => {
+  const h = await invoke(harnessSetup, webOp(c), { params: { harness: c.req.param("harness") } });
+  const origin = new URL(c.req.url).origin;
+  c.header("cache-control", PUBLIC_CACHE);
+  return page(
+    c,
+    { title: `Connect ${h.name}`, section: "connect", script: true },
+    <>
+      <p class="small">
+        <a href="/connect">All harnesses</a>
+      </p>
+      <h1>Connect {h.name}</h1>
+      <section class="card">
+        <h2>1. Your key</h2>
+        <KeyStep c={c} />
+        {h.mcp.snippet ? (
+          <>
+            <h2>2. Add Lore's MCP server</h2>
+            {h.mcp.cli ? (
+              <>
+                <p>With the CLI:</p>
+                <CopyBlock id="mcp-cli" text={h.mcp.cli} label="the CLI command" />
+              </>
+            ) : null}
+            <p>
+              {h.mcp.cli ? "Or in " : "In "}
+              {h.mcp.file ? <code>{h.mcp.file}</code> : "its configuration"}
+              {h.mcp.format ? ` (${h.mcp.format})` : ""}:
+            </p>
+            <CopyBlock id="mcp-snippet" text={h.mcp.snippet} label="the configuration snippet" />
+            <p class="small muted">The configuration names the variable, not the key, so the key never lands in a file.</p>
+          </>
+        ) : (
+          <>
+            <h2>2. Use Lore's HTTP API</h2>
+            <p>{h.name} has no MCP client, so it cannot use Lore's MCP endpoint. It can call the REST API with the key from the environment:</p>
+            <CopyBlock id="api-example" text={`curl -s ${origin}/v1/usage/today -H "Authorization: Bearer $LORE_API_KEY"`} label="the example command" />
+            <p class="small muted">
+              Every route is in the <a href="/v1/openapi.json">OpenAPI document</a>.
+            </p>
+          </>
+        )}
+        <h2>3. Instructions and skills</h2>
+        <ul>
+          <li>
+            Instruction files it reads:{" "}
+            {h.instructionFiles.map((f, i) => (
+              <>
+                {i > 0 ? ", " : ""}
+                <code>{f}</code>
+              </>
+            ))}
+          </li>
+          <li>Skills folder: {h.skillsDir ? <code>{h.skillsDir}</code> : "none"}</li>
+          {h.skillInstall ? <li>Installing a skill: {h.skillInstall}</li> : null}
+          <li>
+            Lore's own skill: <a href="/v1/start-here.md">start-here.md</a>
+          </li>
+        </ul>
+        {h.notes.length ? (
+          <>
+            <h2>Notes</h2>
+            <ul>
+              {h.notes.map((n) => (
+                <li>{n}</li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+        <p class="small muted">{`As of ${h.asOfDate}. The same data as JSON: `}<a href={`/v1/setup/${h.harness}`}>{`/v1/setup/${h.harness}`}</a></p>
+      </section>
+    </>,
+  );
+});

@@ -1,0 +1,63 @@
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError } from "../core/errors";
+import { renderPage, type PageOptions } from "./layout";
+import type { WebContext } from "./web.context";
+
+/** Renders a page for the signed-in owner (or a visitor) with the given status. */
+export function page(c: WebContext, opts: Omit<PageOptions, "owner">, content: Child, status: ContentfulStatusCode = 200) {
+  return c.html(renderPage({ ...opts, owner: c.get("owner") }, content), status);
+}
+
+/** An ApiError's status as a page status (the contract's codes are all contentful). */
+export const statusOf = (err: ApiError) => err.status as ContentfulStatusCode;
+
+/** A message for a `?done=` code after a redirect. Fixed texts only: nothing from the URL is shown. */
+export function doneMessage(c: WebContext, messages: Record<string, string>): string | null {
+  const code = c.req.query("done");
+  return code && Object.hasOwn(messages, code) ? messages[code]! : null;
+}
+
+const TITLES: Record<number, string> = {
+  400: "That did not work",
+  401: "Please log in",
+  403: "Not allowed",
+  404: "Not found",
+  409: "That conflicts with the current state",
+  413: "Too large",
+  415: "Unsupported form",
+  429: "Slow down",
+  500: "Something went wrong",
+};
+
+/**
+ * The pages' error renderer: the same ApiError the API would answer, as a page. Unexpected errors
+ * are logged with the request id (never the form, which may hold a password or key) and shown as
+ * a 500 with only that id.
+ */
+export function errorPage(err: Error, c: WebContext) {
+  let e: ApiError;
+  if (err instanceof ApiError) e = err;
+  else {
+    const requestId = c.get("requestId");
+    console.error(JSON.stringify({ level: "error", requestId, path: new URL(c.req.url).pathname, error: String(err), stack: err?.stack }));
+    e = new ApiError("INTERNAL", "Internal error", { requestId });
+  }
+  const res = page(
+    c,
+    { title: TITLES[e.status] ?? "Error" },
+    <>
+      <h1>{TITLES[e.status] ?? "Error"}</h1>
+      <p class="banner bad" role="alert">
+        {e.message}
+      </p>
+      {e.code === "INTERNAL" ? <p class="muted small">{`Request id: ${c.get("requestId")}`}</p> : null}
+      <p>
+        <a href={c.get("owner") ? "/dashboard" : "/"}>Back to {c.get("owner") ? "the dashboard" : "the start page"}</a>
+      </p>
+    </>,
+    statusOf(e),
+  );
+  for (const [k, v] of Object.entries(e.headers)) res.headers.set(k, v);
+  return res;
+}
