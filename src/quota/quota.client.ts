@@ -45,9 +45,10 @@ export async function planFor(env: Env, caller: AgentPrincipal): Promise<PlanId>
 }
 
 /** The plan whose limits apply to an account now, for the owner's own reads (settles a lapsed or due subscription first). */
-export async function planForOwner(db: Db, ownerId: string): Promise<PlanId> {
+export async function planForOwner(env: Env, db: Db, ownerId: string): Promise<PlanId> {
   const at = now();
-  const sub = await settle(db, ownerId, at);
+  // As for agents: Lore renews only under the local provider; under Stripe the webhook does.
+  const sub = await settle(db, ownerId, at, { renew: billingConfig(env).provider === "local" });
   return effectivePlan(sub.plan, sub.periodEnd, at);
 }
 

@@ -136,7 +136,7 @@ export const ownerUsageToday = defineOperation({
   access: "owner",
   metric: null,
   output: usageTodayOut,
-  handler: async (ctx) => todayReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.db, ctx.caller.ownerId)),
+  handler: async (ctx) => todayReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.env, ctx.db, ctx.caller.ownerId)),
 });
 
 export const ownerUsageHistory = defineOperation({
@@ -152,7 +152,7 @@ export const ownerUsageHistory = defineOperation({
   metric: null,
   query: historyQuery,
   output: usageHistoryOut,
-  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.db, ctx.caller.ownerId), input.days),
+  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.env, ctx.db, ctx.caller.ownerId), input.days),
 });
 
 export const quotaOperations = [listPlans, usageToday, usageHistory, ownerUsageToday, ownerUsageHistory];
