@@ -561,7 +561,7 @@ describe("Lore's own skills", () => {
   it("publishes the starter skills through the normal path; all pass; loading twice adds nothing", async () => {
     const a = await newAgent();
     const payload = await starterPayload();
-    const names = [...new Set((JSON.parse(payload).files as { path: string }[]).map((f) => f.path.split("/")[0]))];
+    const names = [...new Set((JSON.parse(payload).files as { path: string }[]).map((f) => f.path.split("/")[0]!))];
     expect(names.length).toBeGreaterThanOrEqual(5);
     expect((await loadStarterSkills(env, payload)).rows).toBe(names.length);
     const versions = await countRows("SELECT COUNT(*) AS n FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE s.owner_id = ?", SYSTEM_OWNER_ID);

@@ -78,7 +78,10 @@ function hexToText(hex: string): string | null {
 export function findEncodedPayloads(text: string): EncodedPayload[] {
   const out: EncodedPayload[] = [];
   const push = (kind: PayloadKind, offset: number, length: number, decoded: string | null) => {
-    if (decoded && decoded.trim().length >= MIN_DECODED && out.length < MAX_PAYLOADS) out.push({ kind, offset, length, decoded });
+    if (!decoded || decoded.trim().length < MIN_DECODED || out.length >= MAX_PAYLOADS) return;
+    // Two patterns may see the same payload (`fromCharCode(...)` is also a code array): report it once.
+    if (out.some((p) => p.decoded === decoded && p.offset < offset + length && offset < p.offset + p.length)) return;
+    out.push({ kind, offset, length, decoded });
   };
   for (const m of text.matchAll(BASE64_TOKEN)) {
     const token = m[0];

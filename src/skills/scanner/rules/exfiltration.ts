@@ -5,10 +5,10 @@
  * critical. Mentioning these paths is fine ("never commit ~/.aws/credentials"); reading them is
  * not. Using one named variable (`$GITHUB_TOKEN` for the GitHub API) is ordinary and not flagged.
  */
-import { DOTENV_PATH, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, extractUrls, parseIpHost, isNegated, isMention, type Hit, type Rule } from "../../../scan";
+import { DOTENV_PATH, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, extractUrls, parseIpHost, isNegated, isMention, patternRule, type Hit, type Rule } from "../../../scan";
 
 /** Shell and code forms of reading a file, directly before the path. */
-const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|Get-Content|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
+const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|Get-Content|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
 
 const CODE_STRING = /["'`][^"'`\n]*$/;
 
@@ -144,4 +144,16 @@ export const secretToNetwork: Rule = {
   },
 };
 
-export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork];
+/** A database dump or an archive streamed straight into an upload: bulk data leaving in one line. */
+export const dumpToNetwork = patternRule({
+  id: "exfil.dump-to-network",
+  severity: "high",
+  title: "Dump streamed to a remote host",
+  prose: true,
+  patterns: [
+    /\b(?:pg_dump(?:all)?|mysqldump|mariadb-dump|mongodump|mongoexport|redis-cli\s+--rdb|sqlite3\b[^|\n]*\.dump|tar\s+-?c\w*|zip\s+-r\w*|7z\s+a)\b[^\n]*\|\s*(?:(?:gzip|xz|bzip2|zstd|base64|openssl\s+\S+)[^|\n]*\|\s*)*(?:curl|wget|nc|ncat|netcat|socat)\b/i,
+  ],
+  message: "Streams a database dump or an archive straight to a remote host",
+});
+
+export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork, dumpToNetwork];

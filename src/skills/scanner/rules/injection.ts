@@ -64,8 +64,11 @@ export const hideFromUser = patternRule({
     /\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|show|display|report|log|print|explain)\s+(?:this|these|that|the|any\s+of\s+these)\s+(?:instructions?|steps?|commands?|actions?|requests?|uploads?|transfers?|changes?|side\s+effects?|skill(?:'s)?\s+instructions)\b/i,
     /\b(?:act|behave|respond)\s+as\s+if\s+nothing\s+(?:happened|was\s+(?:done|changed|sent))\b/i,
     /\bkeep\s+(?:this|these|it)\s+(?:secret|hidden|confidential)\s+from\b/i,
+    /\b(?:the\s+)?(?:user|human|owner|developer)\s+(?:does\s+not|doesn'?t|need\s+not|needn'?t|should\s+not|shouldn'?t|must\s+not)\s+(?:need\s+to\s+)?(?:know|be\s+told|see|notice|be\s+informed|find\s+out)\b/i,
+    /\bif\s+(?:the\s+)?(?:user|human|owner)\s+asks?\b[^.\n]{0,60}\b(?:say|tell\s+(?:them|the\s+user|him|her)|reply|answer|claim|deny|pretend)\b/i,
+    /\b(?:say|tell\s+(?:the\s+)?(?:user|them)|claim|pretend)\s+(?:that\s+)?you\s+(?:only|just|merely)\s+\w+/i,
   ],
-  message: "Tells the agent to hide its actions from the user",
+  message: "Tells the agent to hide or misreport its actions to the user",
 });
 
 export const authorityClaim = patternRule({
@@ -93,6 +96,7 @@ export const disableSafety = patternRule({
     /["']?(?:dangerouslySkipPermissions|skipDangerousModePermissionPrompt|bypassPermissions)["']?\s*[:=]\s*(?:true|["']bypassPermissions["'])/i,
     /"defaultMode"\s*:\s*"bypassPermissions"/i,
     /\bauto-?approve\s+(?:all|every|any)\b|"autoApprove"\s*:\s*\[\s*"\*"/i,
+    /\b(?:always\s+)?(?:auto-?)?approve\b[^.\n]{0,40}\bwithout\s+(?:asking|confirmation|prompting|checking|review)\b/i,
     /\b(?:disable|turn\s+off|bypass|skip|circumvent|evade|switch\s+off)\s+(?:the\s+|all\s+|any\s+|your\s+|its\s+)?(?:safety|security|content|permission|approval|sandbox|confirmation|guardrail)\s*(?:checks?|guardrails?|filters?|restrictions?|prompts?|warnings?|scanners?|mechanisms?|polic(?:y|ies)|measures|features|controls?|rules|settings)\b/i,
     /\b(?:disable|turn\s+off|bypass|circumvent|evade)\s+(?:the\s+|your\s+)?(?:sandbox|guardrails|antivirus|anti-virus|windows\s+defender|defender|firewall|gatekeeper|selinux|apparmor|code\s+signing|edr)\b/i,
     /\bSet-MpPreference\b[^\n]*-Disable\w+\s+(?:\$true|1)\b|\bAdd-MpPreference\b[^\n]*-ExclusionPath\b/i,

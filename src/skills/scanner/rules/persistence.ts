@@ -57,15 +57,16 @@ export const startupItem: Rule = {
   },
 };
 
+const AGENT_FILES = String.raw`(?:${HOMEP}\/)?(?:\.claude\/settings(?:\.local)?\.json|\.claude\.json|\.mcp\.json|\.cursor\/mcp\.json|\.cursor\/rules\/[\w.-]*|\.codex\/config\.toml|\.gemini\/settings\.json|\.codeium\/windsurf\/mcp_config\.json|\.openclaude\.json|\.hermes\/config\.yaml|\.kimi\/mcp\.json|claude_desktop_config\.json|\.cursorrules|\.windsurfrules|\.clinerules|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.github\/copilot-instructions\.md)\b`;
+
 export const agentConfig = patternRule({
   id: "persistence.agent-config",
   severity: "medium",
   title: "Writes another agent's configuration",
   prose: true,
   patterns: [
-    new RegExp(
-      String.raw`${WRITE}(?:${HOMEP}\/)?(?:\.claude\/settings(?:\.local)?\.json|\.claude\.json|\.mcp\.json|\.cursor\/mcp\.json|\.cursor\/rules\/|\.codex\/config\.toml|\.gemini\/settings\.json|\.codeium\/windsurf\/mcp_config\.json|\.openclaude\.json|\.hermes\/config\.yaml|\.kimi\/mcp\.json|claude_desktop_config\.json|\.cursorrules|\.windsurfrules|\.clinerules|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.github\/copilot-instructions\.md)\b`,
-    ),
+    new RegExp(`${WRITE}${AGENT_FILES}`),
+    new RegExp(String.raw`\b(?:open|fopen)\(\s*["'\`]${AGENT_FILES}["'\`]\s*,\s*["'\`][wa]|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'\`]${AGENT_FILES}`),
   ],
   message: "Writes into an agent's configuration or instruction file, which steers every later session",
 });
