@@ -235,6 +235,7 @@ describe("publishing", () => {
     await bad(withMd({ path: "big.bin", content: big, encoding: "base64" }), 413, "PAYLOAD_TOO_LARGE", /5 MiB/);
     // Reserved: Lore's own skill name.
     await bad([{ path: "SKILL.md", content: skillMd("lore") }], 409, "CONFLICT", /reserved/);
+    await bad([{ path: "SKILL.md", content: skillMd("categories") }], 409, "CONFLICT", /reserved/);
     expect(await countRows("SELECT COUNT(*) AS n FROM skills")).toBe(skills);
     expect(await countRows("SELECT COUNT(*) AS n FROM skill_versions")).toBe(versions);
     // Exactly at the file limit is fine.

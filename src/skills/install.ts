@@ -30,6 +30,9 @@ const quote = (s: string) => (/^[\w@%+=:,./~-]+$/.test(s) ? s : `'${s.replaceAll
 /** Harnesses the CLI's `universal` agent (`.agents/skills`) reaches, for the no-harness answer. */
 const READS_AGENTS_DIR = HARNESSES.filter((h) => h.skillsCli?.dir === ".agents/skills").map((h) => h.id);
 
+/** False for a harness that cannot load skills at all (its install answer is a 409). */
+export const harnessLoadsSkills = (harnessId?: string) => !harnessId || !!HARNESSES.find((h) => h.id === harnessId)?.skillsDir;
+
 export function installAnswer(origin: string, skill: InstallTarget, harnessId?: string): InstallAnswer {
   const base = `${origin}/.well-known/agent-skills/${skill.name}`;
   const files = skill.files.map((f) => ({ path: f.path, url: `${base}/${f.path}`, size: f.size, digest: `sha256:${f.digest}` }));

@@ -42,7 +42,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const unsupported = harnesses.filter((h) => !SKILL_HARNESSES.includes(h));
   if (unsupported.length) throw badRequest(`${unsupported.join(", ")} cannot load skills`, ["harnesses"]);
   const tags = normalizeTags([...(input.tags ?? []), ...fm.tags], ["tags"]);
-  if (isReservedName(name)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved for Lore's own skill`, { name });
+  if (isReservedName(name)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
 
   const [existingRes, labelRes] = await db.batch([
     db.prepare(`SELECT s.id, s.owner_id, s.rendered, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(name),

@@ -12,7 +12,7 @@ import type { Finding, ScanStatus } from "../scan";
 import type { Capabilities, CapabilityChange } from "./scanner";
 import { LORE_SKILL, SYSTEM_OWNER_ID, loreSkill, type LoreSkill } from "./lore-skill";
 import { SKILL_CATEGORIES } from "./categories";
-import { installAnswer } from "./install";
+import { harnessLoadsSkills, installAnswer } from "./install";
 import type { SkillDetailOut, SkillItemOut, VersionOut } from "./skills.schemas";
 
 // ---- rows and their shapes --------------------------------------------------------------------
@@ -324,26 +324,35 @@ export async function mySkills(db: D1Database, ownerId: string, page: { page: nu
 // ---- install and reviews -----------------------------------------------------------------------
 
 export async function installSkill(db: D1Database, origin: string, slug: string, harness?: string) {
-  const r = await db
-    .prepare(`SELECT ${SKILL_COLS}, v.artifact_type, v.files, v.findings FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`)
-    .bind(slug)
-    .first<SkillRow & { artifact_type: string | null; files: string | null; findings: string | null }>();
+  // Lore's own skill is rendered: its scan is known without I/O (memoised per origin).
+  const lore = slug === LORE_SKILL ? await loreSkill(origin) : undefined;
+  const lorePassed = lore ? lore.scan.status === "passed" : true;
+  // One round trip: count the install only if the skill is installable, then read what the answer needs.
+  const [, rowRes] = await db.batch([
+    db
+      .prepare(
+        `UPDATE skills SET installs = installs + 1
+          WHERE slug = ?1 AND ?3 = 1 AND ((rendered = 0 AND latest_version_id IS NOT NULL AND security_status = 'passed') OR (rendered = 1 AND ?2 = 1))`,
+      )
+      .bind(slug, lorePassed ? 1 : 0, harnessLoadsSkills(harness) ? 1 : 0),
+    db.prepare(`SELECT ${SKILL_COLS}, v.artifact_type, v.files, v.findings FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(slug),
+  ]);
+  const r = rowRes!.results[0] as (SkillRow & { artifact_type: string | null; files: string | null; findings: string | null }) | undefined;
   if (!r || (!r.latest_version_id && !r.rendered)) throw notFound(`Skill '${slug}'`);
-  const lore = r.rendered ? await loreSkill(origin) : undefined;
-  const item = itemOut(r, lore);
-  const findings = lore ? lore.scan.findings : (JSON.parse(r.findings ?? "[]") as Finding[]);
+  const item = itemOut(r, r.rendered ? lore : undefined);
+  const findings = lore && r.rendered ? lore.scan.findings : (JSON.parse(r.findings ?? "[]") as Finding[]);
   const scan = { status: item.securityStatus, hash: item.securityScanHash!, findings };
   if (item.securityStatus !== "passed") {
     throw conflict(`Skill '${slug}' cannot be installed: its latest version's security scan is '${item.securityStatus}', and only 'passed' skills are installable`, {
       scan: { status: scan.status, hash: scan.hash, findings: findings.slice(0, 20) },
     });
   }
-  const target = lore
-    ? { name: slug, artifactType: "skill-md" as const, digest: scan.hash, files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }] }
-    : { name: slug, artifactType: r.artifact_type as "skill-md" | "archive", digest: scan.hash, files: JSON.parse(r.files!) as { path: string; size: number; digest: string }[] };
-  const answer = installAnswer(origin, target, harness);
-  await db.prepare(`UPDATE skills SET installs = installs + 1 WHERE id = ?`).bind(r.id).run();
-  return { skill: slug, version: item.latestVersion!, ...answer, scan };
+  const target =
+    lore && r.rendered
+      ? { name: slug, artifactType: "skill-md" as const, digest: scan.hash, files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }] }
+      : { name: slug, artifactType: r.artifact_type as "skill-md" | "archive", digest: scan.hash, files: JSON.parse(r.files!) as { path: string; size: number; digest: string }[] };
+  // A harness with no skills support (aider) gets a 409 here; the UPDATE above did not count it.
+  return { skill: slug, version: item.latestVersion!, ...installAnswer(origin, target, harness), scan };
 }
 
 export async function reviewSkill(db: D1Database, caller: AgentPrincipal, slug: string, input: { rating: number; succeeded: boolean; notes?: string }) {
@@ -511,5 +520,6 @@ export async function skillScanChangesSince(db: D1Database, origin: string, sinc
 }
 
 export { LORE_SKILL };
-export const isReservedName = (name: string) => name === LORE_SKILL;
+/** `lore` is Lore's own skill; `categories` would be shadowed by GET /v1/skills/categories. */
+export const isReservedName = (name: string) => name === LORE_SKILL || name === "categories";
 export const nameTaken = (name: string) => new ApiError("CONFLICT", `The skill name '${name}' belongs to another account; choose another name`, { name });
