@@ -26,6 +26,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersions?: number; budgetMs?: number } = {}) {
   const batch = opts.batch ?? 25;
   const max = opts.maxVersions ?? 1000;
+  // A wall-clock budget for this invocation, not business time: so Date.now(), not the injectable clock.
   const deadline = Date.now() + (opts.budgetMs ?? 60_000);
   const db = env.DB;
   let scanned = 0;
