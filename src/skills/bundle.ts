@@ -7,7 +7,7 @@ import { parse as parseYaml } from "yaml";
 import { gzipSync } from "fflate";
 import { ApiError, badRequest } from "../core/errors";
 import { sha256Hex } from "../core/crypto";
-import { kindFromPath, TEXT_KINDS } from "../scan";
+import { decodeBase64, kindFromPath, TEXT_KINDS } from "../scan";
 
 export const MAX_FILES = 100;
 export const MAX_BUNDLE_BYTES = 5 * 1024 * 1024;
@@ -72,17 +72,9 @@ export function pathProblem(path: string): string | null {
   return null;
 }
 
-function decodeBase64Strict(s: string): Uint8Array | null {
-  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return null;
-  try {
-    const bin = atob(s);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  } catch {
-    return null;
-  }
-}
+/** Standard base64 with padding and nothing else (no whitespace, no URL-safe alphabet). */
+const decodeBase64Strict = (s: string): Uint8Array | null =>
+  s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s) ? decodeBase64(s) : null;
 
 /** Decodes and checks every file; throws the contract's 400/413 with the offending path. */
 export async function decodeFiles(input: readonly FileInput[]): Promise<BundleFile[]> {
