@@ -5,10 +5,26 @@
 //   npm start does this by itself. Against a deployed Worker (see the README's deploy section):
 //   LORE_ADMIN_TOKEN=... node scripts/seed.mjs https://lore.example.workers.dev
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "./lib.mjs";
+
+/**
+ * A dataset's bytes: the file, or for a folder one JSON document `{files: [{path, content}]}`
+ * (every file under it, paths relative to it, content base64, sorted by path so the digest is stable).
+ */
+export function datasetBytes(file) {
+  const full = path.join(ROOT, "data", file);
+  if (!statSync(full).isDirectory()) return readFileSync(full);
+  const walk = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  const files = walk(full)
+    .map((p) => path.relative(full, p).split(path.sep).join("/"))
+    .sort()
+    .map((rel) => ({ path: rel, content: readFileSync(path.join(full, rel)).toString("base64") }));
+  return Buffer.from(JSON.stringify({ files }));
+}
 
 /** Seeds every dataset the Worker lists; returns [{name, rows, skipped, ms}]. */
 export async function seed(origin, token, { log = () => {} } = {}) {
@@ -23,7 +39,7 @@ export async function seed(origin, token, { log = () => {} } = {}) {
   const out = [];
   for (const d of items) {
     const t0 = Date.now();
-    const bytes = readFileSync(path.join(ROOT, "data", d.file));
+    const bytes = datasetBytes(d.file);
     const digest = createHash("sha256").update(bytes).digest("hex");
     if (d.loadedDigest === digest) {
       out.push({ name: d.name, rows: d.rows, skipped: true, ms: Date.now() - t0 });

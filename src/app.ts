@@ -11,6 +11,7 @@ import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
 import { stripeWebhookRoute } from "./billing/stripe.webhook";
 import { mountWeb, prefersHtml } from "./web/web.route";
+import { discoveryRoute } from "./skills/discovery.route";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -75,6 +76,8 @@ export function buildApp() {
   mountOperations(v1, OPERATIONS);
   app.route("/v1", v1);
   app.route("/internal", adminRoute);
+  // The skills discovery indexes and files (Agent Skills Discovery RFC), at the root as the RFC places them.
+  app.route("/.well-known", discoveryRoute);
 
   // Rendered here rather than thrown, so the request-id middleware still adds its headers.
   const allowed = allowedMethods(OPERATIONS);

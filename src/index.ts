@@ -2,6 +2,7 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
+import { rescanOutdated } from "./skills/rescan";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -11,5 +12,9 @@ const app = buildApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  scheduled: (_controller, env, ctx) => ctx.waitUntil(runMaintenance(env, now())),
+  scheduled: (_controller, env, ctx) => {
+    ctx.waitUntil(runMaintenance(env, now()));
+    // Stored skill versions scanned under an older ruleset are scanned again (newly flagged ones leave the index).
+    ctx.waitUntil(rescanOutdated(env));
+  },
 } satisfies ExportedHandler<Env>;

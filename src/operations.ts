@@ -7,6 +7,7 @@ import { chatOperations } from "./chat/chat.ops";
 import { forumOperations } from "./forum/forum.ops";
 import { kbOperations } from "./kb/kb.ops";
 import { communityOperations } from "./community/community.ops";
+import { skillsOperations } from "./skills/skills.ops";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -18,4 +19,5 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...forumOperations,
   ...kbOperations,
   ...communityOperations,
+  ...skillsOperations,
 ];

@@ -1,4 +1,5 @@
 import type { Env } from "./env";
+import { loadStarterSkills } from "./skills/seed";
 
 /**
  * The data the project ships in data/, loaded into local D1/R2 by `npm start` (scripts/seed.mjs
@@ -9,11 +10,17 @@ import type { Env } from "./env";
  */
 export interface SeedDataset {
   name: string;
-  /** Path under data/. */
+  /**
+   * Path under data/: a file, or a folder, which scripts/seed.mjs sends as one JSON document
+   * `{files: [{path, content}]}` (paths relative to the folder, content base64, sorted by path).
+   */
   file: string;
   /** Line-based files are sent in chunks of this many lines (D1 allows 1,000 queries per invocation). */
   chunkLines?: number;
   load(env: Env, text: string): Promise<{ rows: number }>;
 }
 
-export const SEEDS: readonly SeedDataset[] = [];
+export const SEEDS: readonly SeedDataset[] = [
+  // Lore's starter skills, published by the system account through the normal publish path (scan, R2, D1).
+  { name: "starter-skills", file: "skills", load: loadStarterSkills },
+];

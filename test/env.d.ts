@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // `env` from cloudflare:test / cloudflare:workers is typed as Cloudflare.Env: give it our bindings.
 type LoreBindings = import("../src/env").Env;
 declare namespace Cloudflare {

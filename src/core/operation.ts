@@ -80,6 +80,8 @@ export interface Operation<
   params?: P;
   query?: Q;
   body?: B;
+  /** Largest REST body this operation reads (default MAX_BODY_BYTES, 256 KiB); a larger one is 413. */
+  maxBodyBytes?: number;
   /** Response schema: the OpenAPI response and the MCP tool's outputSchema. */
   output: z.ZodType<O>;
   status?: 200 | 201 | 202;

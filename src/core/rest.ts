@@ -53,9 +53,9 @@ export const MAX_BODY_BYTES = 256 * 1024;
  * malformed JSON is a 400, and an oversized body a 413, never a 500.
  */
 const validateBody =
-  (schema: z.ZodType): MiddlewareHandler<AppEnv> =>
+  (schema: z.ZodType, limit = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    const bytes = await readBodyLimited(c.req.raw, MAX_BODY_BYTES);
+    const bytes = await readBodyLimited(c.req.raw, limit);
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -98,7 +98,7 @@ export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[])
     const chain: MiddlewareHandler<AppEnv>[] = [authFor(op), quotaFor(op)];
     if (op.params) chain.push(validate("param", op.params));
     if (op.query) chain.push(validate("query", op.query));
-    if (op.body) chain.push(validateBody(op.body));
+    if (op.body) chain.push(validateBody(op.body, op.maxBodyBytes));
     app.on(op.method, [op.path], ...chain, async (c) => {
       const input = {
         ...(op.params ? (c.req.valid as (t: string) => object)("param") : {}),

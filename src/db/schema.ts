@@ -4,3 +4,4 @@ export * from "./chat";
 export * from "./forum";
 export * from "./admin";
 export * from "./billing";
+export * from "./skills";

@@ -7,6 +7,12 @@ export interface HarnessSetup {
   skillsDir: string | null;
   mcp: { file: string | null; format: string; snippet: string; cli: string | null };
   skillInstall: string | null;
+  /**
+   * How the `skills` CLI (npm `skills`) installs into this harness: its agent id (`-a <agent>`),
+   * whether the harness only reads the user-level folder (`-g`), and the folder files land in.
+   * Null where the CLI has no agent for the harness, or the harness has no skills at all.
+   */
+  skillsCli: { agent: string; global: boolean; dir: string } | null;
   notes: string[];
 }
 

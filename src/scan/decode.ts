@@ -1,0 +1,107 @@
+/**
+ * Encoded payloads: text hidden as base64, hex escapes or character codes so that a reader (or a
+ * keyword rule) does not see it. `findEncodedPayloads` decodes what decodes to readable text and
+ * returns it with its position, so the caller scans the decoded text with the same rules. Data
+ * that decodes to bytes (images, digests, keys) is not text and is left alone: the point is the
+ * hidden instructions and commands, not every long token.
+ */
+import { printableRatio } from "./unicode";
+
+export type PayloadKind = "base64" | "hex" | "char-codes";
+
+export interface EncodedPayload {
+  kind: PayloadKind;
+  offset: number;
+  length: number;
+  decoded: string;
+}
+
+const MIN_BASE64 = 20;
+const MIN_DECODED = 8;
+const MAX_PAYLOADS = 200;
+
+/** Decodes standard or URL-safe base64 (padding optional); null when it is not base64. */
+export function decodeBase64(s: string): Uint8Array | null {
+  let b = s.replace(/[\s]/g, "").replace(/-/g, "+").replace(/_/g, "/");
+  if (/[^A-Za-z0-9+/=]/.test(b)) return null;
+  b = b.replace(/=+$/, "");
+  if (b.length % 4 === 1) return null;
+  b += "=".repeat((4 - (b.length % 4)) % 4);
+  try {
+    const bin = atob(b);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** UTF-8 text when the bytes are readable text, else null. */
+export function asReadableText(bytes: Uint8Array, minLength = MIN_DECODED): string | null {
+  if (bytes.length < minLength) return null;
+  let s: string;
+  try {
+    s = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+  return printableRatio(s) >= 0.95 ? s : null;
+}
+
+// A base64 token must look encoded, not like a long identifier: a mix of letter cases or digits
+// is required, and the caller's decoded-text test rejects whatever still slips through.
+const BASE64_TOKEN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])/g;
+const HEX_ESCAPES = /(?:\\x[0-9a-fA-F]{2}){6,}/g;
+const HEX_RUN = /(?<![0-9A-Za-z])(?:0x)?((?:[0-9a-fA-F]{2}){8,})(?![0-9A-Za-z])/g;
+const PERCENT_RUN = /(?:%[0-9a-fA-F]{2}){8,}/g;
+const FROM_CHAR_CODE = /fromCharCode\s*\(\s*((?:\d{1,6}\s*,\s*){3,}\d{1,6})\s*\)/g;
+const CHR_CHAIN = /chr\(\s*\d{1,6}\s*\)(?:\s*\+\s*chr\(\s*\d{1,6}\s*\)){3,}/gi;
+const PS_CHAR_CHAIN = /\[char\]\s*\d{1,6}(?:\s*\+\s*\[char\]\s*\d{1,6}){3,}/gi;
+// An array of small integers next to a decoder (`''.join(map(chr, [...]))`, `String.fromCharCode(...[...])`, `-join [char[]](...)`).
+const CODE_ARRAY = /(?:chr|fromCharCode|\[char\[\]\]|\[char\])[^\n[(]{0,20}[[(]\s*((?:\d{1,6}\s*,\s*){3,}\d{1,6})\s*[\])]/gi;
+
+function fromCodes(list: string): string | null {
+  const codes = list.split(/\s*,\s*/).map(Number);
+  if (codes.some((c) => !Number.isInteger(c) || c < 0 || c > 0x10ffff)) return null;
+  const s = String.fromCodePoint(...codes);
+  return printableRatio(s) >= 0.95 ? s : null;
+}
+
+function hexToText(hex: string): string | null {
+  if (hex.length % 2) return null;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return asReadableText(bytes);
+}
+
+export function findEncodedPayloads(text: string): EncodedPayload[] {
+  const out: EncodedPayload[] = [];
+  const push = (kind: PayloadKind, offset: number, length: number, decoded: string | null) => {
+    if (!decoded || decoded.trim().length < MIN_DECODED || out.length >= MAX_PAYLOADS) return;
+    // Two patterns may see the same payload (`fromCharCode(...)` is also a code array): report it once.
+    if (out.some((p) => p.decoded === decoded && p.offset < offset + length && offset < p.offset + p.length)) return;
+    out.push({ kind, offset, length, decoded });
+  };
+  for (const m of text.matchAll(BASE64_TOKEN)) {
+    const token = m[0];
+    if (token.length < MIN_BASE64) continue;
+    // Pure lowercase/uppercase words, paths and identifiers are not base64 in practice.
+    if (!/[A-Z]/.test(token) || !/[a-z]/.test(token)) continue;
+    if (/^[A-Za-z]+$/.test(token) && !/[A-Z][a-z]*[A-Z]/.test(token.slice(1))) continue;
+    const bytes = decodeBase64(token);
+    push("base64", m.index, token.length, bytes && asReadableText(bytes));
+  }
+  for (const m of text.matchAll(HEX_ESCAPES)) push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
+  for (const m of text.matchAll(HEX_RUN)) push("hex", m.index, m[0].length, hexToText(m[1]!));
+  for (const m of text.matchAll(PERCENT_RUN)) push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
+  for (const m of text.matchAll(FROM_CHAR_CODE)) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
+  for (const m of text.matchAll(CODE_ARRAY)) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
+  for (const m of text.matchAll(CHR_CHAIN)) {
+    push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
+  }
+  for (const m of text.matchAll(PS_CHAR_CHAIN)) {
+    push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
+  }
+  return out;
+}

@@ -1,0 +1,212 @@
+/**
+ * Where text sends things: URL extraction and a classification of hosts that matter for
+ * exfiltration and command-and-control. Raw IP addresses in any notation (dotted, decimal,
+ * hex, octal, IPv6), paste and file-drop sites, request collectors (webhook.site and friends),
+ * chat webhooks (Discord, Telegram, Slack, Teams), tunnels (ngrok, trycloudflare …), cloud
+ * metadata endpoints. Also the hosts of well-known installer scripts, which a caller may treat
+ * more leniently (`curl https://sh.rustup.rs | sh` is how Rust is installed).
+ */
+
+export interface UrlHit {
+  url: string;
+  host: string;
+  offset: number;
+  length: number;
+}
+
+const URL_RE = /\b(?:https?|wss?|ftp):\/\/[^\s"'`<>()[\]{}\\|^]+/gi;
+
+/** Every http(s)/ws(s)/ftp URL with its host (lowercased, brackets kept off IPv6). */
+export function extractUrls(text: string): UrlHit[] {
+  const out: UrlHit[] = [];
+  for (const m of text.matchAll(URL_RE)) {
+    const url = m[0].replace(/[.,;:!?]+$/, "");
+    const host = hostOf(url);
+    if (host) out.push({ url, host, offset: m.index, length: url.length });
+  }
+  return out;
+}
+
+function hostOf(url: string): string | null {
+  const m = /^[a-z]+:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^/:?#]+)/i.exec(url);
+  if (!m) return null;
+  return m[1]!.replace(/^\[|\]$/g, "").toLowerCase();
+}
+
+export type IpRange = "loopback" | "private" | "link-local" | "unspecified" | "metadata" | "public";
+
+export interface IpInfo {
+  /** Normalized form (dotted quad, or the IPv6 text). */
+  ip: string;
+  version: 4 | 6;
+  range: IpRange;
+  /** Written in a form other than a plain dotted quad (decimal, hex, octal): a sign of evasion. */
+  obfuscated: boolean;
+}
+
+function parseIpv4Part(p: string): number | null {
+  if (/^0x[0-9a-f]+$/i.test(p)) return parseInt(p, 16);
+  if (/^0[0-7]+$/.test(p)) return parseInt(p, 8);
+  if (/^(0|[1-9]\d*)$/.test(p)) return Number(p);
+  return null;
+}
+
+/** IPv4 in the forms `inet_aton` accepts (1–4 parts, each decimal, hex or octal). */
+function parseIpv4(host: string): { value: number; obfuscated: boolean } | null {
+  const parts = host.split(".");
+  if (parts.length < 1 || parts.length > 4 || parts.some((p) => p === "")) return null;
+  const nums = parts.map(parseIpv4Part);
+  if (nums.some((n) => n === null)) return null;
+  const n = nums as number[];
+  const last = n[n.length - 1]!;
+  const lastMax = 2 ** (8 * (5 - n.length)) - 1;
+  if (n.slice(0, -1).some((x) => x > 255) || last > lastMax) return null;
+  let value = 0;
+  for (const x of n.slice(0, -1)) value = value * 256 + x;
+  value = value * 2 ** (8 * (5 - n.length)) + last;
+  const plain = parts.length === 4 && parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p));
+  // A single decimal number below 256 is just a number, not an address anyone writes.
+  if (parts.length === 1 && !/^0x/i.test(parts[0]!) && value < 16_777_216) return null;
+  return { value, obfuscated: !plain };
+}
+
+function v4Range(v: number): IpRange {
+  const a = v >>> 24;
+  const b = (v >>> 16) & 255;
+  if (v === 0) return "unspecified";
+  if (a === 127) return "loopback";
+  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) {
+    // 100.100.100.200 is Alibaba Cloud's metadata service (inside the carrier-grade NAT range).
+    if (v === ((100 << 24) | (100 << 16) | (100 << 8) | 200) >>> 0) return "metadata";
+    return "private";
+  }
+  if (a === 169 && b === 254) return v === 0xa9fea9fe ? "metadata" : "link-local";
+  return "public";
+}
+
+function v6Range(ip: string): IpRange {
+  const s = ip.toLowerCase();
+  if (s === "::1") return "loopback";
+  if (s === "::") return "unspecified";
+  if (s === "fd00:ec2::254") return "metadata";
+  if (/^fe[89ab]/.test(s)) return "link-local";
+  if (/^f[cd]/.test(s)) return "private";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(s);
+  if (mapped) {
+    const v4 = parseIpv4(mapped[1]!);
+    if (v4) return v4Range(v4.value);
+  }
+  return "public";
+}
+
+const dotted = (v: number) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join(".");
+
+/** An IP literal host in any notation, with its range; null for a name. */
+export function parseIpHost(host: string): IpInfo | null {
+  const h = host.replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  if (h.includes(":")) {
+    if (!/^[0-9a-f:.]+$/i.test(h) || (h.match(/::/g)?.length ?? 0) > 1) return null;
+    return { ip: h.toLowerCase(), version: 6, range: v6Range(h), obfuscated: false };
+  }
+  const v4 = parseIpv4(h);
+  if (!v4) return null;
+  return { ip: dotted(v4.value), version: 4, range: v4Range(v4.value), obfuscated: v4.obfuscated };
+}
+
+export type HostKind = "raw-ip" | "metadata" | "paste" | "collector" | "chat-webhook" | "tunnel" | "installer" | "other";
+
+export interface HostClass {
+  kind: HostKind;
+  host: string;
+  ip?: IpInfo;
+  /** What the service is, for messages ("paste site pastebin.com"). */
+  label: string;
+}
+
+const matchesDomain = (host: string, domains: readonly string[]) =>
+  domains.some((d) => host === d || host.endsWith(`.${d}`));
+
+/** Paste and anonymous file-drop services: where stolen data is posted and second stages are hosted. */
+export const PASTE_HOSTS = [
+  "pastebin.com", "paste.ee", "pastebin.pl", "hastebin.com", "hastebin.skyra.pw", "ghostbin.com", "ghostbin.co",
+  "rentry.co", "rentry.org", "dpaste.com", "dpaste.org", "termbin.com", "paste.rs", "controlc.com",
+  "justpaste.it", "privatebin.net", "paste.mozilla.org", "ix.io", "sprunge.us", "0bin.net", "pastelink.net",
+  "transfer.sh", "0x0.st", "file.io", "tmpfiles.org", "temp.sh", "bashupload.com", "oshi.at", "catbox.moe",
+  "litterbox.catbox.moe", "gofile.io", "anonfiles.com", "uguu.se", "pixeldrain.com", "paste.c-net.org",
+] as const;
+
+/** Request collectors and out-of-band interaction catchers. */
+export const COLLECTOR_HOSTS = [
+  "webhook.site", "requestbin.com", "requestbin.net", "pipedream.net",
+  "requestcatcher.com", "hookbin.com", "beeceptor.com", "postb.in", "ptsv2.com", "ptsv3.com", "webhook.cool",
+  "typedwebhook.tools", "interact.sh", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.fun", "oast.me",
+  "oastify.com", "burpcollaborator.net", "canarytokens.com", "canarytokens.org", "dnslog.cn", "ceye.io",
+  "requestinspector.com", "mockbin.org", "webhookrelay.com", "ngrok-webhook.site",
+] as const;
+
+/** Tunnels that expose a machine (often an attacker's) under a throwaway public name. */
+export const TUNNEL_HOSTS = [
+  "ngrok.io", "ngrok.app", "ngrok-free.app", "ngrok.dev", "ngrok-free.dev", "trycloudflare.com", "loca.lt",
+  "localtunnel.me", "serveo.net", "serveousercontent.com", "localhost.run", "lhr.life", "lhr.rocks", "pinggy.io",
+  "pinggy.link", "a.pinggy.online", "bore.pub", "tunnelmole.net", "tunnelmole.com", "devtunnels.ms", "playit.gg",
+  "telebit.cloud", "localxpose.io", "loclx.io", "pagekite.me", "zrok.io", "share.zrok.io",
+] as const;
+
+/** Hosts that serve the official install scripts of widely used developer tools. */
+export const INSTALLER_HOSTS = [
+  "sh.rustup.rs", "rustup.rs", "bun.sh", "astral.sh", "deno.land", "deno.com", "get.docker.com", "get.pnpm.io",
+  "fnm.vercel.app", "get.volta.sh", "volta.sh", "install.python-poetry.org", "pyenv.run", "ollama.com",
+  "claude.ai", "opencode.ai", "cli.github.com", "sdk.cloud.google.com", "awscli.amazonaws.com", "get.helm.sh",
+  "raw.githubusercontent.com/nvm-sh/nvm", "raw.githubusercontent.com/Homebrew/install", "starship.rs",
+  "get.jetpack.io", "nixos.org", "install.determinate.systems", "dot.net", "cursor.com", "tailscale.com",
+  "mise.run", "get.rvm.io", "sh.vector.dev", "foundry.paradigm.xyz", "get.k3s.io", "rye.astral.sh",
+] as const;
+
+/** Classifies one URL (the path matters for chat webhooks and for installer scripts on shared hosts). */
+export function classifyUrl(url: string): HostClass {
+  const host = hostOf(url) ?? "";
+  const path = url.replace(/^[a-z]+:\/\/[^/]+/i, "");
+  const ip = parseIpHost(host);
+  if (ip) {
+    if (ip.range === "metadata") return { kind: "metadata", host, ip, label: `cloud metadata endpoint ${ip.ip}` };
+    return { kind: "raw-ip", host, ip, label: `raw IP address ${ip.ip}${ip.obfuscated ? ` (written as ${host})` : ""}` };
+  }
+  if (host === "metadata.google.internal" || host === "metadata" || host === "instance-data.ec2.internal") {
+    return { kind: "metadata", host, label: `cloud metadata endpoint ${host}` };
+  }
+  if ((matchesDomain(host, ["discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"]) && /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
+      (host === "api.telegram.org" && /^\/bot\d+:[\w-]+/i.test(path)) ||
+      (host === "hooks.slack.com" && /^\/(services|workflows|triggers)\/[A-Z0-9]+\//.test(path)) ||
+      (host.endsWith(".webhook.office.com") && /webhook/i.test(path))) {
+    return { kind: "chat-webhook", host, label: `chat webhook on ${host}` };
+  }
+  if (matchesDomain(host, PASTE_HOSTS)) return { kind: "paste", host, label: `paste/file-drop site ${host}` };
+  if (matchesDomain(host, COLLECTOR_HOSTS)) return { kind: "collector", host, label: `request collector ${host}` };
+  if (matchesDomain(host, TUNNEL_HOSTS)) return { kind: "tunnel", host, label: `tunnel ${host}` };
+  if (url.startsWith("https://")) {
+    const hostPath = `${host}${path}`;
+    if (INSTALLER_HOSTS.some((h) => (h.includes("/") ? hostPath.startsWith(h) : host === h || host.endsWith(`.${h}`)))) {
+      return { kind: "installer", host, label: `installer script host ${host}` };
+    }
+  }
+  return { kind: "other", host, label: host };
+}
+
+/** Hosts written outside URLs in network commands: `nc 203.0.113.5 4444`, `/dev/tcp/h/p`, `connect(("h", p))`, `user@h:`. */
+const SOCKET_HOST_RE =
+  /(?:\/dev\/(?:tcp|udp)\/([^/\s]+)\/\d+)|(?:\b(?:nc|ncat|netcat|telnet|socat)\b[^\n|;&]*?\s(\d[\d.]{6,}\d|0x[0-9a-f]+|\d{8,10})\s+\d{1,5}\b)|(?:(?:tcp4?|udp4?|TCP4?|UDP4?):(\d[\d.]{6,}\d):\d{1,5})|(?:connect\(\s*\(\s*["'](\d[\d.]{6,}\d)["']\s*,\s*\d{1,5})|(?:TCPClient\(\s*["'](\d[\d.]{6,}\d)["'])|(?:\b[\w.-]+@(\d{1,3}(?:\.\d{1,3}){3})(?=[:\s]))/g;
+
+export interface SocketHostHit {
+  host: string;
+  offset: number;
+  length: number;
+}
+
+export function extractSocketHosts(text: string): SocketHostHit[] {
+  const out: SocketHostHit[] = [];
+  for (const m of text.matchAll(SOCKET_HOST_RE)) {
+    const host = m.slice(1).find((g) => g !== undefined);
+    if (host) out.push({ host: host.toLowerCase(), offset: m.index, length: m[0].length });
+  }
+  return out;
+}

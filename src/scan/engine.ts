@@ -1,0 +1,201 @@
+/**
+ * The rule runner every scanner shares. A scanner is a list of rules over "targets" (a skill's
+ * files, an MCP server's tool descriptions: anything with a path and text or bytes). The runner
+ * gives each rule every line, then the whole text, then the hidden text inside it:
+ *   - text smuggled in tag characters or variation selectors, decoded;
+ *   - base64 / hex / character-code payloads that decode to readable text (two levels deep);
+ *   - whatever extra hidden regions the scanner names (`derive`, e.g. HTML comments in Markdown);
+ *   - each line again with invisible characters removed and compatibility forms folded, so
+ *     `ig<U+200B>nore previous instructions` or fullwidth letters do not slip past a keyword rule.
+ * A rule that fires on hidden text is raised to at least `high` (when it was medium or worse):
+ * hiding an instruction is itself the tell. Findings are de-duplicated per rule and line, capped
+ * per rule and file, and sorted worst first.
+ */
+import { LineIndex, excerpt, hasInvisible, normalizeForMatching, visible } from "./text";
+import { findHiddenUnicode } from "./unicode";
+import { findEncodedPayloads } from "./decode";
+import { maxSeverity, severityRank, sortFindings, type Finding, type Severity } from "./types";
+import type { FileKind } from "./files";
+
+export interface ScanTarget {
+  path: string;
+  kind: FileKind;
+  /** UTF-8 text of the file; null for binary content. */
+  text: string | null;
+  bytes?: Uint8Array;
+}
+
+/** One rule hit. `index`/`length` locate it in the line (line rules) or the text (text rules). */
+export interface Hit {
+  index?: number;
+  length?: number;
+  severity?: Severity;
+  message: string;
+}
+
+export interface LineContext {
+  target: ScanTarget;
+  lineNo: number;
+  /** True while the runner scans decoded or otherwise hidden text. */
+  hidden: boolean;
+}
+
+export interface TextContext {
+  target: ScanTarget;
+  lines: LineIndex;
+  hidden: boolean;
+}
+
+export interface Rule {
+  /** Stable id, `<scanner>.<group>.<name>`. */
+  id: string;
+  /** Default severity of a hit (a hit may set its own). */
+  severity: Severity;
+  title: string;
+  /** File kinds the rule reads; all text kinds when omitted. */
+  kinds?: readonly FileKind[];
+  /** Checks one line (long lines arrive in overlapping windows). */
+  line?(line: string, ctx: LineContext): Hit | Hit[] | null | undefined | void;
+  /** Checks the whole text (co-occurrence and multi-line constructs); `index` is a text offset. */
+  text?(text: string, ctx: TextContext): Hit[];
+  /** Checks raw bytes (binary files only). */
+  bytes?(bytes: Uint8Array, target: ScanTarget): Hit[];
+}
+
+/** Hidden text found inside a target, scanned like a file of its own and reported at `line` of the target. */
+export interface HiddenText {
+  text: string;
+  line: number;
+  /** How it was hidden, for messages: "base64", "tag characters", "an HTML comment". */
+  via: string;
+}
+
+export interface RunOptions {
+  /** Extra hidden regions of a target (domain-specific), beyond the Unicode and encoded payloads found here. */
+  derive?: (target: ScanTarget, lines: LineIndex) => HiddenText[];
+  /** At most this many findings per rule and file (default 10). */
+  perRuleFileCap?: number;
+  /** At most this many findings in all (default 200; the worst are kept). */
+  totalCap?: number;
+}
+
+const WINDOW = 4096;
+const OVERLAP = 256;
+const MAX_DEPTH = 2;
+
+function* windows(line: string): Generator<[string, number]> {
+  if (line.length <= WINDOW) {
+    yield [line, 0];
+    return;
+  }
+  for (let at = 0; at < line.length; at += WINDOW - OVERLAP) yield [line.slice(at, at + WINDOW), at];
+}
+
+const asArray = (h: Hit | Hit[] | null | undefined | void): Hit[] => (!h ? [] : Array.isArray(h) ? h : [h]);
+
+const appliesTo = (rule: Rule, kind: FileKind) => (rule.kinds ? rule.kinds.includes(kind) : kind !== "binary");
+
+/** Severity of a hit found in hidden text: anything that matters becomes at least high. */
+const hiddenSeverity = (s: Severity): Severity => (severityRank(s) >= severityRank("medium") ? maxSeverity(s, "high") : s);
+
+export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[], opts: RunOptions = {}): Finding[] {
+  const perCap = opts.perRuleFileCap ?? 10;
+  const byKey = new Map<string, Finding>();
+  const perRuleFile = new Map<string, number>();
+
+  const emit = (rule: Rule, path: string, line: number, hit: Hit, ex: string, hiddenVia: string | null) => {
+    let severity = hit.severity ?? rule.severity;
+    let message = hit.message;
+    if (hiddenVia) {
+      severity = hiddenSeverity(severity);
+      message = `Hidden in ${hiddenVia}: ${message}`;
+    }
+    const key = `${rule.id}\u0000${path}\u0000${line}`;
+    const prev = byKey.get(key);
+    if (prev) {
+      if (severityRank(severity) > severityRank(prev.severity)) byKey.set(key, { ...prev, severity, message, excerpt: ex });
+      return;
+    }
+    const countKey = `${rule.id}\u0000${path}`;
+    const n = perRuleFile.get(countKey) ?? 0;
+    if (n >= perCap) return;
+    perRuleFile.set(countKey, n + 1);
+    byKey.set(key, { ruleId: rule.id, severity, path, line, excerpt: ex, message });
+  };
+
+  /** Scans one text; `at` maps its lines to lines of the real file when it is hidden text. */
+  const scanText = (target: ScanTarget, text: string, hidden: { via: string; line: number } | null, depth: number) => {
+    const lines = new LineIndex(text);
+    const applicable = rules.filter((r) => appliesTo(r, target.kind));
+    const realLine = (n: number) => (hidden ? hidden.line : n);
+    const hiddenExcerpt = (ln: string, i = 0, len = 0) => (hidden ? `decoded: ${excerpt(ln, i, len)}` : excerpt(ln, i, len));
+    for (let n = 1; n <= lines.count; n++) {
+      const raw = lines.line(n);
+      if (!raw.trim()) continue;
+      const ctx: LineContext = { target, lineNo: realLine(n), hidden: !!hidden };
+      const fired = new Set<string>();
+      for (const rule of applicable) {
+        if (!rule.line) continue;
+        for (const [chunk, offset] of windows(raw)) {
+          for (const hit of asArray(rule.line(chunk, ctx))) {
+            fired.add(rule.id);
+            emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw, offset + (hit.index ?? 0), hit.length ?? 0), hidden?.via ?? null);
+          }
+        }
+      }
+      // The same line as a model reads it: invisible characters gone, fullwidth letters folded.
+      if (hasInvisible(raw) || /[^\x00-\x7f]/.test(raw)) {
+        const folded = normalizeForMatching(raw);
+        if (folded !== raw) {
+          for (const rule of applicable) {
+            if (!rule.line || fired.has(rule.id)) continue;
+            for (const [chunk] of windows(folded)) {
+              for (const hit of asArray(rule.line(chunk, ctx))) {
+                emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
+              }
+            }
+          }
+        }
+      }
+    }
+    for (const rule of applicable) {
+      if (!rule.text) continue;
+      for (const hit of rule.text(text, { target, lines, hidden: !!hidden })) {
+        const n = lines.lineOf(hit.index ?? 0);
+        const lineText = lines.line(n);
+        const col = (hit.index ?? 0) - lines.startOf(n);
+        emit(rule, target.path, realLine(n), hit, hiddenExcerpt(lineText, col, hit.length ?? 0), hidden?.via ?? null);
+      }
+    }
+    if (depth >= MAX_DEPTH) return;
+    const nested: HiddenText[] = [];
+    for (const run of findHiddenUnicode(text)) {
+      if (run.decoded && run.decoded.trim()) {
+        nested.push({ text: run.decoded, line: lines.lineOf(run.offset), via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors" });
+      }
+    }
+    for (const p of findEncodedPayloads(text)) {
+      nested.push({ text: p.decoded, line: lines.lineOf(p.offset), via: p.kind === "char-codes" ? "character codes" : p.kind });
+    }
+    if (depth === 0 && opts.derive) nested.push(...opts.derive(target, lines));
+    for (const h of nested) {
+      const via = hidden ? `${h.via} inside ${hidden.via}` : h.via;
+      scanText(target, h.text, { via, line: hidden ? hidden.line : h.line }, depth + 1);
+    }
+  };
+
+  for (const target of targets) {
+    if (target.text !== null) {
+      scanText(target, target.text, null, 0);
+    } else if (target.bytes) {
+      for (const rule of rules) {
+        if (!rule.bytes || !appliesTo(rule, "binary")) continue;
+        for (const hit of rule.bytes(target.bytes, target)) emit(rule, target.path, 1, hit, "", null);
+      }
+    }
+  }
+  const all = sortFindings([...byKey.values()]);
+  return all.slice(0, opts.totalCap ?? 200);
+}
+
+export { visible };

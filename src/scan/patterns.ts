@@ -1,0 +1,62 @@
+/** Building rules from regular expressions, the shape most rules take. */
+import type { Hit, LineContext, Rule } from "./engine";
+import type { FileKind } from "./files";
+import type { Severity } from "./types";
+import { isMention, isNegated } from "./prose";
+
+export interface PatternRuleSpec {
+  id: string;
+  severity: Severity;
+  title: string;
+  kinds?: readonly FileKind[];
+  /** Any of these on a line is a hit (the first match per pattern and line is reported). */
+  patterns: readonly RegExp[];
+  /** Text of the finding; may use the match. */
+  message: string | ((m: RegExpMatchArray, line: string) => string);
+  /**
+   * Prose rules skip a match negated in its clause ("never disable the sandbox") and report a
+   * quoted mention on a line that discusses it ("phrases such as 'ignore previous instructions'")
+   * as `info` only.
+   */
+  prose?: boolean;
+  /** A line matching this is not a hit (a known benign form). */
+  unless?: RegExp;
+  /** Decides the severity per match; null drops the match. */
+  severityFor?: (m: RegExpMatchArray, line: string, ctx: LineContext) => Severity | null;
+}
+
+const withGlobal = (re: RegExp) => (re.flags.includes("g") ? re : new RegExp(re.source, `${re.flags}g`));
+
+export function patternRule(spec: PatternRuleSpec): Rule {
+  const patterns = spec.patterns.map(withGlobal);
+  return {
+    id: spec.id,
+    severity: spec.severity,
+    title: spec.title,
+    kinds: spec.kinds,
+    line(line, ctx) {
+      if (spec.unless?.test(line)) return null;
+      const hits: Hit[] = [];
+      for (const re of patterns) {
+        for (const m of line.matchAll(re)) {
+          const index = m.index ?? 0;
+          let severity: Severity | null = spec.severity;
+          if (spec.prose) {
+            if (isNegated(line, index)) continue;
+            if (isMention(line, index, m[0].length)) severity = "info";
+          }
+          if (spec.severityFor && severity !== "info") severity = spec.severityFor(m, line, ctx);
+          if (!severity) continue;
+          hits.push({
+            index,
+            length: m[0].length,
+            severity,
+            message: typeof spec.message === "function" ? spec.message(m, line) : spec.message,
+          });
+          break;
+        }
+      }
+      return hits;
+    },
+  };
+}

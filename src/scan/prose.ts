@@ -1,0 +1,51 @@
+/**
+ * Reading intent in prose. The same words are an attack in one sentence and advice in another:
+ * "ignore previous instructions" is an injection, while `Never ignore the user's instructions`
+ * or `Flag phrases such as "ignore previous instructions"` are the opposite. These helpers let a
+ * rule tell a directive from a negated or quoted mention, so that security-minded text passes.
+ */
+
+const NEGATION = /\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|no|avoid(?:ing)?|without|refuse(?:s|d)?\s+to|stop|prevent(?:s|ing)?|nor)\b[^.!?;:]{0,40}$/i;
+
+/** The match at `index` is negated by a word shortly before it in the same clause ("never …", "do not …"). */
+export function isNegated(line: string, index: number): boolean {
+  return NEGATION.test(line.slice(Math.max(0, index - 60), index));
+}
+
+const META_CUE =
+  /\b(?:such as|like|e\.g\.|for example|for instance|phrases?|patterns?|strings?|examples?|detect(?:s|ed|ing|ion)?|flag(?:s|ged)?|watch (?:out )?for|look(?:s|ing)? for|beware|warn(?:s|ing)? about|attacks?|attackers?|injections?|malicious|refuse|reject|red flags?|indicators?|signatures?|common|known|typical|classic|scanner|scanning|rule)\b/i;
+
+/** Positions of a quote character that act as quotes (a single quote inside a word is an apostrophe). */
+function quotePositions(line: string, q: string): number[] {
+  const out: number[] = [];
+  for (let i = line.indexOf(q); i !== -1; i = line.indexOf(q, i + 1)) {
+    if (q === "'" && /\w/.test(line[i - 1] ?? "") && /\w/.test(line[i + 1] ?? "")) continue;
+    out.push(i);
+  }
+  return out;
+}
+
+/** The span [index, index + length) sits inside a quotation on its line. */
+export function isQuoted(line: string, index: number, length: number): boolean {
+  const end = index + Math.max(length, 1);
+  for (const q of ['"', "`", "'"]) {
+    const pos = quotePositions(line, q);
+    const before = pos.filter((p) => p < index).length;
+    if (before % 2 === 1 && pos.some((p) => p >= end - 1)) return true;
+  }
+  for (const [open, close] of [["\u201C", "\u201D"], ["\u2018", "\u2019"], ["«", "»"]] as const) {
+    const o = line.lastIndexOf(open, index);
+    if (o === -1) continue;
+    const c = line.indexOf(close, o);
+    if (c >= end - 1) return true;
+  }
+  return false;
+}
+
+/**
+ * The match is talked about rather than said: quoted on a line that discusses it ("phrases such
+ * as", "detect", "attack", …), or inside a Markdown blockquote/table row on such a line.
+ */
+export function isMention(line: string, index: number, length: number): boolean {
+  return META_CUE.test(line) && isQuoted(line, index, length);
+}

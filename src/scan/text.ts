@@ -1,0 +1,71 @@
+/** Line and excerpt helpers shared by every rule: findings point at a 1-based line with a short, readable excerpt. */
+
+/** Offsets where each line starts; `lineOf(offset)` is a binary search over them. */
+export class LineIndex {
+  private readonly starts: number[] = [0];
+  constructor(readonly text: string) {
+    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.starts.push(i + 1);
+  }
+  get count(): number {
+    return this.starts.length;
+  }
+  /** 1-based line number of a character offset. */
+  lineOf(offset: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+  /** Start offset of a 1-based line. */
+  startOf(line: number): number {
+    return this.starts[line - 1] ?? this.text.length;
+  }
+  /** Text of a 1-based line, without its line break. */
+  line(line: number): string {
+    const start = this.startOf(line);
+    const end = line < this.starts.length ? this.starts[line]! - 1 : this.text.length;
+    return this.text.slice(start, end).replace(/\r$/, "");
+  }
+}
+
+// Characters a reader cannot see: C0/C1 controls (but tab), zero-width and joiners, bidi controls,
+// soft hyphen, word joiner and invisible operators, BOM, variation selectors, tag characters.
+const INVISIBLE =
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]|\uDB40[\uDC00-\uDDEF]/g;
+
+/** Replaces every invisible character with `<U+XXXX>`, so an excerpt shows what is hidden. */
+export function visible(s: string): string {
+  return s.replace(INVISIBLE, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`);
+}
+
+/** Removes invisible characters and folds compatibility forms (fullwidth letters), for matching what a model would read. */
+export function normalizeForMatching(s: string): string {
+  return s.replace(INVISIBLE, "").normalize("NFKC");
+}
+
+export const hasInvisible = (s: string): boolean => {
+  INVISIBLE.lastIndex = 0;
+  const r = INVISIBLE.test(s);
+  INVISIBLE.lastIndex = 0;
+  return r;
+};
+
+export const EXCERPT_MAX = 200;
+
+/**
+ * A short excerpt of `line` around the match at [start, start + length), with hidden characters
+ * made visible and long lines cut with an ellipsis on either side.
+ */
+export function excerpt(line: string, start = 0, length = 0): string {
+  const text = line.replace(/\t/g, " ");
+  if (text.length <= EXCERPT_MAX) return visible(text.trim());
+  const center = start + Math.floor(length / 2);
+  let from = Math.max(0, center - EXCERPT_MAX / 2);
+  const to = Math.min(text.length, from + EXCERPT_MAX);
+  from = Math.max(0, to - EXCERPT_MAX);
+  return `${from > 0 ? "…" : ""}${visible(text.slice(from, to).trim())}${to < text.length ? "…" : ""}`;
+}

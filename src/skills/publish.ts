@@ -1,0 +1,125 @@
+/**
+ * Publishing a version: validate and decode the files, scan them (against the previous version's
+ * capabilities), build the artifact, store every blob in R2, then write the version and the
+ * catalog row in one atomic D1 batch. The scan runs before anything is visible; if R2 fails
+ * nothing reaches D1, and if D1 fails the blobs in R2 are unreferenced (content-addressed, so
+ * harmless, and reused if the same bytes are published again): no half-published version.
+ */
+import type { Env } from "../env";
+import { ApiError, badRequest } from "../core/errors";
+import { now } from "../core/clock";
+import { newId } from "../core/crypto";
+import { HARNESSES } from "../setup/setup.data";
+import { CATEGORY_SLUGS } from "./categories";
+import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
+import { putBlobs, blobKey } from "./storage";
+import { scanSkill, type Capabilities } from "./scanner";
+import { SKILL_COLS, VERSION_COLS, itemOut, isReservedName, nameTaken, notListedReason, versionOut, type SkillRow, type VersionRow } from "./skills.service";
+import { bumpCatalog } from "./discovery";
+
+export interface PublishInput {
+  category?: string;
+  harnesses?: string[];
+  tags?: string[];
+  files: FileInput[];
+}
+
+/** Harnesses that load skills: the default audience of a skill. */
+export const SKILL_HARNESSES = HARNESSES.filter((h) => h.skillsDir).map((h) => h.id);
+
+const SEARCH_BODY_MAX = 20_000;
+const SKILL_MD_STORED = 100_000;
+
+export async function publishSkill(env: Env, ownerId: string, input: PublishInput) {
+  const db = env.DB;
+  const bundle = await readBundle(input.files);
+  const fm = bundle.frontMatter;
+  const name = fm.name;
+  const category = input.category ?? fm.category;
+  if (!category) throw badRequest("A category is required (body 'category', or 'metadata.category' in SKILL.md)", ["category"]);
+  if (!CATEGORY_SLUGS.includes(category)) throw badRequest(`Unknown category '${category}' (see GET /v1/skills/categories)`, ["category"]);
+  const harnesses = [...new Set(input.harnesses ?? SKILL_HARNESSES)].sort();
+  const unsupported = harnesses.filter((h) => !SKILL_HARNESSES.includes(h));
+  if (unsupported.length) throw badRequest(`${unsupported.join(", ")} cannot load skills`, ["harnesses"]);
+  const tags = normalizeTags([...(input.tags ?? []), ...fm.tags], ["tags"]);
+  if (isReservedName(name)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
+
+  const [existingRes, labelRes] = await db.batch([
+    db.prepare(`SELECT s.id, s.owner_id, s.rendered, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(name),
+    db.prepare(`SELECT 1 AS x FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?) AND version = ?`).bind(name, fm.version ?? ""),
+  ]);
+  const existing = existingRes!.results[0] as { id: string; owner_id: string; rendered: number; capabilities: string | null } | undefined;
+  if (existing && (existing.owner_id !== ownerId || existing.rendered)) throw nameTaken(name);
+  if (fm.version && labelRes!.results.length) throw new ApiError("CONFLICT", `Version '${fm.version}' of '${name}' is already published; change the version in SKILL.md`, { name, version: fm.version });
+
+  const previous = existing?.capabilities ? (JSON.parse(existing.capabilities) as Capabilities) : null;
+  const scan = scanSkill(bundle.files, previous);
+  const artifact = await buildArtifact(bundle);
+  await putBlobs(env.SKILLS, [
+    ...bundle.files.map((f) => ({ digest: f.digest, bytes: f.bytes, contentType: contentTypeFor(f.path, f.text !== null) })),
+    { digest: artifact.digest, bytes: artifact.bytes, contentType: artifact.type === "archive" ? "application/gzip" : "text/markdown; charset=utf-8" },
+  ]);
+
+  const t = now();
+  const versionId = newId("skv_");
+  const scanHash = `sha256:${artifact.digest}`;
+  const body = bundle.skillMd.text.replace(/^---\r?\n[\s\S]*?\r?\n---[ \t]*\r?\n?/, "");
+  const files = bundle.files.map((f) => ({ path: f.path, size: f.bytes.byteLength, digest: f.digest, text: f.text !== null }));
+  const mine = `slug = ?1 AND owner_id = ?2 AND rendered = 0`;
+  const versionExists = `EXISTS (SELECT 1 FROM skill_versions WHERE id = ?3)`;
+  const stmts: D1PreparedStatement[] = [
+    db
+      .prepare(
+        `INSERT INTO skills (id, slug, owner_id, category, description, tags, harnesses, security_status, status_changed_at, search_body, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING`,
+      )
+      .bind(existing?.id ?? newId("skl_"), name, ownerId, category, fm.description, JSON.stringify(tags), JSON.stringify(harnesses), scan.status, t, body.slice(0, SEARCH_BODY_MAX), t, t),
+    db
+      .prepare(
+        `INSERT INTO skill_versions (id, skill_id, seq, version, status, findings, ruleset_version, scan_hash, artifact_type, artifact_key,
+                                     artifact_size, files, description, front_matter, capabilities, capability_changes, skill_md, published_by, created_at, scanned_at)
+         SELECT ?3, s.id, n.seq, COALESCE(?4, CAST(n.seq AS TEXT)), ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18
+           FROM skills s, (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1)) n
+          WHERE s.${mine}`,
+      )
+      .bind(
+        name, ownerId, versionId, fm.version, scan.status, JSON.stringify(scan.findings), scan.rulesetVersion, scanHash, artifact.type,
+        blobKey(artifact.digest), artifact.bytes.byteLength, JSON.stringify(files), fm.description, JSON.stringify(fm.raw),
+        JSON.stringify(scan.capabilities), JSON.stringify(scan.capabilityChanges), bundle.skillMd.text.slice(0, SKILL_MD_STORED), t,
+      ),
+    // SQLite evaluates every SET expression on the old row: the CASE sees the previous status.
+    db
+      .prepare(
+        `UPDATE skills SET latest_version_id = ?3, latest_version = (SELECT version FROM skill_versions WHERE id = ?3),
+                category = ?4, description = ?5, tags = ?6, harnesses = ?7,
+                status_changed_at = CASE WHEN latest_version_id IS NULL OR security_status <> ?8 THEN ?11 ELSE status_changed_at END,
+                security_status = ?8, security_scan_hash = ?9, search_body = ?10, updated_at = ?11
+          WHERE ${mine} AND ${versionExists}`,
+      )
+      .bind(name, ownerId, versionId, category, fm.description, JSON.stringify(tags), JSON.stringify(harnesses), scan.status, scanHash, body.slice(0, SEARCH_BODY_MAX), t),
+    db.prepare(`DELETE FROM skill_tags WHERE skill_id = (SELECT id FROM skills WHERE ${mine}) AND ${versionExists}`).bind(name, ownerId, versionId),
+    db.prepare(`DELETE FROM skill_harnesses WHERE skill_id = (SELECT id FROM skills WHERE ${mine}) AND ${versionExists}`).bind(name, ownerId, versionId),
+    ...tags.map((tag) => db.prepare(`INSERT INTO skill_tags (tag, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`).bind(name, ownerId, versionId, tag)),
+    ...harnesses.map((h) => db.prepare(`INSERT INTO skill_harnesses (harness, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`).bind(name, ownerId, versionId, h)),
+    db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?`).bind(name),
+    db.prepare(`SELECT ${VERSION_COLS} FROM skill_versions v WHERE v.id = ?`).bind(versionId),
+  ];
+  let res: D1Result[];
+  try {
+    res = await db.batch(stmts);
+  } catch (e) {
+    if (/UNIQUE constraint failed: skill_versions\.skill_id, skill_versions\.version/.test(String(e))) {
+      throw new ApiError("CONFLICT", `Version '${fm.version}' of '${name}' is already published; change the version in SKILL.md`, { name, version: fm.version });
+    }
+    throw e;
+  }
+  const skill = res.at(-2)!.results[0] as SkillRow;
+  const version = res.at(-1)!.results[0] as VersionRow | undefined;
+  // Another account took the name between the read above and this batch: every write was guarded, nothing of ours was written.
+  if (!version) throw nameTaken(name);
+  bumpCatalog();
+  return {
+    skill: { ...itemOut(skill), notListedReason: notListedReason(skill.security_status, true) },
+    version: versionOut(version),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Rescans after a rules change (the daily cron): every stored version scanned under another
+ * ruleset version is scanned again from its bytes in R2, latest versions first. A latest version
+ * whose status changes moves its skill's status (and `status_changed_at`), so a newly flagged
+ * skill leaves the discovery index and sync reports it. Bytes that no longer match their digest
+ * flag the version: what cannot be verified is not listed.
+ */
+import type { Env } from "../env";
+import { now } from "../core/clock";
+import { statusOf, type Finding } from "../scan";
+import { IntegrityError, getVerified } from "./storage";
+import { SKILL_RULESET, scanSkill, type Capabilities } from "./scanner";
+import { bumpCatalog } from "./discovery";
+
+interface Due {
+  id: string;
+  skill_id: string;
+  files: string;
+  status: string;
+  is_latest: number;
+  prev_caps: string | null;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersions?: number; budgetMs?: number } = {}) {
+  const batch = opts.batch ?? 25;
+  const max = opts.maxVersions ?? 1000;
+  // A wall-clock budget for this invocation, not business time: so Date.now(), not the injectable clock.
+  const deadline = Date.now() + (opts.budgetMs ?? 60_000);
+  const db = env.DB;
+  let scanned = 0;
+  let changed = 0;
+  const seen = new Set<string>();
+  while (scanned < max && Date.now() < deadline) {
+    const due = await db
+      .prepare(
+        `SELECT v.id, v.skill_id, v.files, v.status, (s.latest_version_id = v.id) AS is_latest,
+                (SELECT p.capabilities FROM skill_versions p WHERE p.skill_id = v.skill_id AND p.seq < v.seq ORDER BY p.seq DESC LIMIT 1) AS prev_caps
+           FROM skill_versions v JOIN skills s ON s.id = v.skill_id
+          WHERE v.ruleset_version <> ?
+          ORDER BY is_latest DESC, v.created_at DESC LIMIT ?`,
+      )
+      .bind(SKILL_RULESET.version, batch)
+      .all<Due>();
+    const rows = due.results.filter((r) => !seen.has(r.id));
+    if (rows.length === 0) break;
+    const t = now();
+    const stmts: D1PreparedStatement[] = [];
+    for (const v of rows) {
+      seen.add(v.id);
+      const list = JSON.parse(v.files) as { path: string; digest: string }[];
+      let status: string;
+      let findings: Finding[];
+      let caps: Capabilities | null = null;
+      let capChanges: unknown[] = [];
+      try {
+        const files = await Promise.all(
+          list.map(async (f) => {
+            const bytes = await getVerified(env.SKILLS, f.digest);
+            let text: string | null = null;
+            try {
+              text = utf8.decode(bytes);
+            } catch {
+              /* binary */
+            }
+            return { path: f.path, bytes, text };
+          }),
+        );
+        const scan = scanSkill(files, v.prev_caps ? (JSON.parse(v.prev_caps) as Capabilities) : null);
+        ({ status, findings } = scan);
+        caps = scan.capabilities;
+        capChanges = scan.capabilityChanges;
+      } catch (e) {
+        if (!(e instanceof IntegrityError)) throw e;
+        findings = [{ ruleId: "integrity.mismatch", severity: "critical", path: "", line: 0, excerpt: "", message: `Stored bytes failed verification: ${e.message}` }];
+        status = statusOf(findings);
+        console.error(JSON.stringify({ level: "error", what: "skill-integrity", version: v.id, error: e.message }));
+      }
+      if (status !== v.status) changed++;
+      stmts.push(
+        db
+          .prepare(
+            `UPDATE skill_versions SET status = ?, findings = ?, ruleset_version = ?, scanned_at = ?,
+                    capabilities = COALESCE(?, capabilities), capability_changes = COALESCE(?, capability_changes) WHERE id = ?`,
+          )
+          .bind(status, JSON.stringify(findings), SKILL_RULESET.version, t, caps && JSON.stringify(caps), caps && JSON.stringify(capChanges), v.id),
+      );
+      if (v.is_latest) {
+        stmts.push(
+          db
+            .prepare(
+              `UPDATE skills SET status_changed_at = CASE WHEN security_status <> ?1 THEN ?2 ELSE status_changed_at END, security_status = ?1
+                WHERE id = ?3 AND latest_version_id = ?4`,
+            )
+            .bind(status, t, v.skill_id, v.id),
+        );
+      }
+      scanned++;
+    }
+    await db.batch(stmts);
+    bumpCatalog();
+  }
+  const result = { rescanned: scanned, statusChanged: changed, ruleset: SKILL_RULESET.version };
+  if (scanned) console.log(JSON.stringify({ level: "info", what: "skills-rescan", ...result }));
+  return result;
+}

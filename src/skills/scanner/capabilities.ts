@@ -1,0 +1,141 @@
+/**
+ * What a skill can do, read from its files: run shell commands, reach hosts on the network, write
+ * files outside the project (absolute or home paths), read environment variables. Stored with each
+ * version; when a new version gains one the previous version did not have, the scan says so, so
+ * an update that quietly starts phoning home is visible in the version's findings and detail.
+ */
+import { NETWORK_SINK, extractUrls, LineIndex, excerpt, type Finding, type ScanTarget } from "../../scan";
+
+export interface Capabilities {
+  /** Runs shell commands: bundled scripts, process-spawning APIs, or shell blocks in its Markdown. */
+  shell: boolean;
+  /** Hosts it contacts, sorted; `*` when it sends requests to a URL built at run time. */
+  network: string[];
+  /** Writes files at absolute or home-relative paths (outside the project). */
+  writesOutside: boolean;
+  /** Environment variables it reads, sorted. */
+  envVars: string[];
+}
+
+export const NO_CAPABILITIES: Capabilities = { shell: false, network: [], writesOutside: false, envVars: [] };
+
+interface Where {
+  path: string;
+  line: number;
+  excerpt: string;
+}
+
+const SCRIPT_KINDS = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
+const SPAWN = /\b(?:subprocess\.\w+|os\.system|os\.popen|os\.exec\w*|pty\.spawn|child_process|execSync|spawnSync|execFile\w*|Bun\.spawn|Deno\.(?:run|Command)|Start-Process|Invoke-Expression|Runtime\.getRuntime\(\)\.exec|exec\.Command|system\s*\(|`[^`\n]*`\s*;)/;
+const SHELL_FENCE = /^\s*(?:```|~~~)\s*(?:bash|sh|shell|zsh|console|terminal|powershell|pwsh|ps1|cmd|bat)\b/i;
+const WRITE_TARGET = /(?:(?<![<>0-9&=-])>>?|\btee\s+(?:-a\s+)?|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'`]|\bopen\(\s*["'](?=[^"'\n]*["']\s*,\s*["'][wax])|\b(?:Set|Add)-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?)\s*["']?((?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:\w+|\/)[^\s"'`;&|)]*)/g;
+const ENV_READ = /\$\{([A-Z_][A-Z0-9_]{1,63})(?::?[-=?+][^}]*)?\}|\$([A-Z_][A-Z0-9_]{1,63})\b|\bos\.environ(?:\.get)?\s*[[(]\s*["']([A-Za-z_]\w*)["']|\bos\.getenv\(\s*["']([A-Za-z_]\w*)["']|\bprocess\.env(?:\.([A-Za-z_]\w*)|\[\s*["'`]([A-Za-z_]\w*)["'`]\s*\])|\$env:([A-Za-z_]\w*)|\bENV\[\s*["']([A-Za-z_]\w*)["']\s*\]|\bos\.Getenv\(\s*"([A-Za-z_]\w*)"|%([A-Z_][A-Z0-9_]{1,63})%/g;
+
+/** Variables every shell has; reading them says nothing about the skill. */
+const AMBIENT = new Set([
+  "HOME", "PATH", "PWD", "OLDPWD", "USER", "USERNAME", "LOGNAME", "SHELL", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "TERM",
+  "HOSTNAME", "EDITOR", "VISUAL", "PAGER", "CI", "RANDOM", "SECONDS", "LINENO", "BASH_SOURCE", "IFS", "PPID", "UID", "EUID",
+  "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "OSTYPE",
+  "SHLVL", "COLUMNS", "LINES", "NODE_ENV", "DEBUG", "VERBOSE", "NO_COLOR", "FORCE_COLOR",
+]);
+
+const excluded = (target: string) => /^\/dev\/(?:null|stdout|stderr|fd\/\d)$/.test(target);
+
+export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capabilities; where: Map<string, Where> } {
+  const where = new Map<string, Where>();
+  const note = (key: string, w: Where) => {
+    if (!where.has(key)) where.set(key, w);
+  };
+  let shell = false;
+  let writesOutside = false;
+  const hosts = new Set<string>();
+  const env = new Set<string>();
+  for (const t of targets) {
+    if (t.text === null) continue;
+    const lines = new LineIndex(t.text);
+    if (SCRIPT_KINDS.has(t.kind) && (t.kind === "shell" || t.kind === "powershell" || t.kind === "batch")) {
+      shell = true;
+      note("shell", { path: t.path, line: 1, excerpt: excerpt(lines.line(1)) });
+    }
+    let inShellFence = false;
+    for (let n = 1; n <= lines.count; n++) {
+      const line = lines.line(n);
+      const at = (index = 0, length = 0): Where => ({ path: t.path, line: n, excerpt: excerpt(line, index, length) });
+      if (/^\s*(?:```|~~~)/.test(line)) {
+        if (inShellFence) inShellFence = false;
+        else if (SHELL_FENCE.test(line)) inShellFence = true;
+        continue;
+      }
+      const spawn = SPAWN.exec(line);
+      if ((inShellFence && line.trim()) || (SCRIPT_KINDS.has(t.kind) && spawn)) {
+        shell = true;
+        note("shell", at(spawn?.index ?? 0));
+      }
+      const sink = NETWORK_SINK.exec(line);
+      const commandLike = t.kind !== "markdown" || inShellFence || /`[^`]*$/.test(line.slice(0, sink?.index ?? 0));
+      if (sink && commandLike) {
+        const urls = extractUrls(line);
+        if (urls.length === 0) {
+          hosts.add("*");
+          note("network:*", at(sink.index));
+        }
+        for (const u of urls) {
+          hosts.add(u.host);
+          note(`network:${u.host}`, at(u.offset, u.length));
+        }
+      }
+      if (t.kind !== "markdown" || inShellFence) {
+        for (const m of line.matchAll(WRITE_TARGET)) {
+          if (excluded(m[1]!)) continue;
+          writesOutside = true;
+          note("writesOutside", at(m.index, m[0].length));
+        }
+      }
+      if (t.kind !== "markdown" || inShellFence || /`/.test(line)) {
+        for (const m of line.matchAll(ENV_READ)) {
+          const name = m.slice(1).find(Boolean)!;
+          if (AMBIENT.has(name.toUpperCase())) continue;
+          env.add(name);
+          note(`env:${name}`, at(m.index, m[0].length));
+        }
+      }
+    }
+  }
+  return {
+    caps: { shell, network: [...hosts].sort(), writesOutside, envVars: [...env].sort() },
+    where,
+  };
+}
+
+export interface CapabilityChange {
+  capability: "shell" | "network" | "writesOutside" | "envVars";
+  added: string[];
+}
+
+/** What `next` can do that `prev` could not. */
+export function capabilityChanges(prev: Capabilities, next: Capabilities): CapabilityChange[] {
+  const out: CapabilityChange[] = [];
+  if (next.shell && !prev.shell) out.push({ capability: "shell", added: ["shell"] });
+  const newHosts = next.network.filter((h) => !prev.network.includes(h));
+  if (newHosts.length) out.push({ capability: "network", added: newHosts });
+  if (next.writesOutside && !prev.writesOutside) out.push({ capability: "writesOutside", added: ["writesOutside"] });
+  const newEnv = next.envVars.filter((v) => !prev.envVars.includes(v));
+  if (newEnv.length) out.push({ capability: "envVars", added: newEnv });
+  return out;
+}
+
+const DESCRIBE: Record<CapabilityChange["capability"], (added: string[]) => string> = {
+  shell: () => "This version runs shell commands; the previous version did not",
+  network: (a) => `This version contacts ${a.map((h) => (h === "*" ? "URLs built at run time" : h)).join(", ")}, which the previous version did not`,
+  writesOutside: () => "This version writes files outside the project (absolute or home paths); the previous version did not",
+  envVars: (a) => `This version reads environment variable${a.length > 1 ? "s" : ""} ${a.join(", ")}, which the previous version did not`,
+};
+
+/** One low-severity finding per gained capability, pointing at where it first appears. */
+export function capabilityFindings(changes: CapabilityChange[], where: Map<string, Where>): Finding[] {
+  return changes.map((c) => {
+    const key = c.capability === "network" ? `network:${c.added[0]}` : c.capability === "envVars" ? `env:${c.added[0]}` : c.capability;
+    const w = where.get(key) ?? { path: "SKILL.md", line: 1, excerpt: "" };
+    return { ruleId: `capability.added.${c.capability}`, severity: "low", path: w.path, line: w.line, excerpt: w.excerpt, message: DESCRIBE[c.capability](c.added) };
+  });
+}

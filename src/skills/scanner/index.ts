@@ -1,0 +1,83 @@
+/**
+ * The skill scanner: every rule group over SKILL.md and every bundled file, plus the capability
+ * diff against the previous version. Pure and deterministic: the same files (and previous
+ * capabilities) always give the same findings. See docs/scanner.md for the rules and their
+ * reasoning, and test/skills-scanner.test.ts for each rule's positive and negative cases and the
+ * labelled corpus.
+ */
+import { runRules, kindFromPath, statusOf, sortFindings, type Finding, type Rule, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
+import { INJECTION_RULES } from "./rules/injection";
+import { EXECUTION_RULES } from "./rules/execution";
+import { EGRESS_RULES } from "./rules/egress";
+import { EXFILTRATION_RULES } from "./rules/exfiltration";
+import { DESTRUCTIVE_RULES } from "./rules/destructive";
+import { PERSISTENCE_RULES } from "./rules/persistence";
+import { FILE_RULES } from "./rules/files";
+import { UNICODE_RULES } from "./rules/unicode";
+import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
+import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities, type CapabilityChange } from "./capabilities";
+
+/**
+ * Bump on every change to the rules: stored versions scanned under another version are rescanned
+ * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
+ */
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.23-1" };
+
+/**
+ * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
+ * commands, hidden Unicode). The MCP tool-description scanner can reuse them as they are.
+ */
+export const AGENT_TEXT_RULES: readonly Rule[] = [
+  ...INJECTION_RULES,
+  ...EXECUTION_RULES,
+  ...EGRESS_RULES,
+  ...EXFILTRATION_RULES,
+  ...DESTRUCTIVE_RULES,
+  ...PERSISTENCE_RULES,
+  ...UNICODE_RULES,
+  ...MARKDOWN_RULES,
+];
+
+export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...FILE_RULES];
+
+export interface SkillFileInput {
+  path: string;
+  bytes: Uint8Array;
+  /** The UTF-8 text when the file is text; null for binary content. */
+  text: string | null;
+}
+
+export interface SkillScan {
+  status: ScanStatus;
+  findings: Finding[];
+  rulesetVersion: string;
+  capabilities: Capabilities;
+  capabilityChanges: CapabilityChange[];
+}
+
+export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
+  return [...files]
+    .sort((a, b) => (a.path === "SKILL.md" ? -1 : b.path === "SKILL.md" ? 1 : a.path < b.path ? -1 : 1))
+    .map((f) => ({
+      path: f.path,
+      kind: f.text === null ? "binary" : (kindFromPath(f.path) ?? "text"),
+      text: f.text,
+      bytes: f.bytes,
+    }));
+}
+
+/**
+ * Scans a skill. `previous` is the capabilities of the version before (none for a first
+ * publish): what this version adds is reported as `capability.added.*` findings (low severity:
+ * shown, not blocking).
+ */
+export function scanSkill(files: readonly SkillFileInput[], previous: Capabilities | null = null): SkillScan {
+  const targets = toTargets(files);
+  const findings = runRules(SKILL_RULES, targets, { derive: markdownHidden });
+  const { caps, where } = detectCapabilities(targets);
+  const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
+  const all = sortFindings([...findings, ...capabilityFindings(changes, where)]);
+  return { status: statusOf(all), findings: all, rulesetVersion: SKILL_RULESET.version, capabilities: caps, capabilityChanges: changes };
+}
+
+export type { Capabilities, CapabilityChange } from "./capabilities";

@@ -1,0 +1,80 @@
+/**
+ * Where data goes: hard-coded destinations that legitimate skills have no reason to carry. Raw IP
+ * addresses (public ones: loopback and private addresses are local development), cloud metadata
+ * endpoints (credential theft from the instance), paste and file-drop sites, request collectors,
+ * chat webhooks with their tokens, tunnels, and DNS lookups built from command output (DNS
+ * exfiltration). A skill that posts to the user's own webhook takes it from an environment
+ * variable; one that carries its own collector URL is sending the user's data to its author.
+ */
+import { classifyUrl, extractSocketHosts, extractUrls, isNegated, parseIpHost, patternRule, type Hit, type Rule } from "../../../scan";
+
+const KIND_MESSAGE: Record<string, string> = {
+  "raw-ip": "Sends traffic to a hard-coded",
+  metadata: "Reaches the",
+  paste: "Uses the",
+  collector: "Sends data to the",
+  "chat-webhook": "Posts to a hard-coded",
+  tunnel: "Talks to a host behind the",
+};
+
+const KIND_RULE: Record<string, string> = {
+  "raw-ip": "egress.raw-ip",
+  metadata: "egress.cloud-metadata",
+  paste: "egress.paste-site",
+  collector: "egress.collector",
+  "chat-webhook": "egress.chat-webhook",
+  tunnel: "egress.tunnel",
+};
+
+function egressRule(kind: keyof typeof KIND_RULE, title: string): Rule {
+  return {
+    id: KIND_RULE[kind]!,
+    severity: "high",
+    title,
+    line(line) {
+      const hits: Hit[] = [];
+      for (const u of extractUrls(line)) {
+        const c = classifyUrl(u.url);
+        if (c.kind !== kind) continue;
+        if (c.kind === "raw-ip" && c.ip!.range !== "public") continue;
+        if (isNegated(line, u.offset)) continue;
+        hits.push({
+          index: u.offset,
+          length: u.length,
+          severity: c.ip?.obfuscated ? "critical" : "high",
+          message: `${KIND_MESSAGE[kind]} ${c.label}`,
+        });
+      }
+      if (kind === "raw-ip" || kind === "metadata") {
+        for (const s of extractSocketHosts(line)) {
+          const ip = parseIpHost(s.host);
+          if (!ip) continue;
+          const isMeta = ip.range === "metadata";
+          if ((kind === "metadata") !== isMeta || (!isMeta && ip.range !== "public")) continue;
+          hits.push({ index: s.offset, length: s.length, severity: ip.obfuscated ? "critical" : "high", message: `Opens a connection to ${isMeta ? "the cloud metadata endpoint" : "the raw IP address"} ${ip.ip}` });
+        }
+      }
+      return hits.slice(0, 3);
+    },
+  };
+}
+
+export const rawIp = egressRule("raw-ip", "Raw IP destination");
+export const cloudMetadata = egressRule("metadata", "Cloud metadata endpoint");
+export const pasteSite = egressRule("paste", "Paste or file-drop site");
+export const collector = egressRule("collector", "Request collector");
+export const chatWebhook = egressRule("chat-webhook", "Hard-coded chat webhook");
+export const tunnel = egressRule("tunnel", "Tunnel host");
+
+export const dnsExfil = patternRule({
+  id: "egress.dns-exfil",
+  severity: "high",
+  title: "DNS exfiltration",
+  patterns: [
+    /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*(?:\$\(|`)[^\n]*\)?\.[a-z0-9-]+\.[a-z]{2,}/i,
+    /\b(?:nslookup|dig|host|Resolve-DnsName)\b\s+["']?\$\{?\w+\}?\.[a-z0-9-]+\.[a-z]{2,}/i,
+  ],
+  message: "Builds a DNS name from local data and resolves it: data leaves in the query",
+});
+
+export const EGRESS_RULES: Rule[] = [rawIp, cloudMetadata, pasteSite, collector, chatWebhook, tunnel, dnsExfil];

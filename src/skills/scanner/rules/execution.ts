@@ -1,0 +1,159 @@
+/**
+ * Running code from elsewhere: remote scripts piped into a shell, downloads made executable and
+ * run, reverse shells, decoded payloads handed to an interpreter, password-protected archives
+ * (a way past scanners), crypto miners. Modelled on the malicious skills found on public skill
+ * registries in 2026 (fake "prerequisite" installers that fetch a second stage from a paste site
+ * or a raw IP, base64-wrapped `curl | bash` one-liners, password-protected zips) and on the
+ * classic reverse-shell cheat sheets.
+ */
+import { classifyUrl, extractUrls, isNegated, patternRule, type Hit, type Rule, type Severity } from "../../../scan";
+
+const SHELLS = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|da|k|fi|c|tc)?sh\b`;
+
+/** The URLs a pipe-to-shell line fetches: its severity depends on where they point. */
+function remoteSeverity(line: string): { severity: Severity; where: string } {
+  const urls = extractUrls(line).map((u) => ({ url: u.url, c: classifyUrl(u.url) }));
+  if (urls.length === 0) return { severity: "high", where: "a remote script" };
+  const bad = urls.find((u) => u.c.kind !== "other" && u.c.kind !== "installer");
+  if (bad) return { severity: "critical", where: bad.c.label };
+  if (urls.every((u) => u.c.kind === "installer")) return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
+  const plain = urls.find((u) => /^http:\/\//i.test(u.url));
+  if (plain) return { severity: "high", where: `${plain.c.host} over plain http` };
+  return { severity: "high", where: urls[0]!.c.host };
+}
+
+export const pipeToShell: Rule = {
+  id: "exec.pipe-to-shell",
+  severity: "high",
+  title: "Remote script piped to a shell",
+  line(line) {
+    const patterns = [
+      new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`, "i"),
+      /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
+      /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
+      /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
+      /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
+      /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
+      /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
+    ];
+    for (const re of patterns) {
+      const m = re.exec(line);
+      if (!m || isNegated(line, m.index)) continue;
+      const { severity, where } = remoteSeverity(line);
+      return {
+        index: m.index,
+        length: m[0].length,
+        severity,
+        message:
+          severity === "low"
+            ? `Pipes ${where} to a shell (a known installer; still review it)`
+            : `Pipes ${where} straight into an interpreter: the code that runs is never seen or scanned`,
+      };
+    }
+    return null;
+  },
+};
+
+const DOWNLOAD_TARGET =
+  /\b(?:curl\b[^\n]*?\s(?:-o|--output)\s+["']?([^\s"';&|]+)|wget\b[^\n]*?\s(?:-O|--output-document)\s+["']?([^\s"';&|]+)|(?:Invoke-WebRequest|iwr)\b[^\n]*?-OutFile\s+["']?([^\s"';&|]+)|urlretrieve\(\s*[^,]+,\s*["']([^"']+)["']|\.DownloadFile\(\s*[^,]+,\s*["']([^"']+)["'])/gi;
+
+const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
+
+export const downloadAndRun: Rule = {
+  id: "exec.download-and-run",
+  severity: "high",
+  title: "Download and run",
+  line(line) {
+    const patterns: [RegExp, string][] = [
+      [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
+      [/\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i, "Evaluates JavaScript fetched over the network"],
+      [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
+      [/\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i, "Runs an executable dropped in a temporary folder"],
+    ];
+    for (const [re, message] of patterns) {
+      const m = re.exec(line);
+      if (m && !isNegated(line, m.index)) return { index: m.index, length: m[0].length, message };
+    }
+    return null;
+  },
+  text(text) {
+    const hits: Hit[] = [];
+    const targets = new Map<string, number>();
+    for (const m of text.matchAll(DOWNLOAD_TARGET)) {
+      const target = m.slice(1).find(Boolean);
+      if (target && !/^-$|^\/dev\/null$/.test(target)) targets.set(basename(target), m.index);
+    }
+    for (const [name, at] of targets) {
+      if (name.length < 2) continue;
+      const esc = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      const run = new RegExp(
+        String.raw`(?:chmod\s+(?:[+ugoa]*x|[0-7]?[0-7][1357][0-7]*)\s+["']?[^\s"']*${esc}\b|(?:^|[\s;&|(])(?:\.\/|(?:ba|z)?sh\s+|python[23]?\s+|node\s+|perl\s+|Start-Process\s+|&\s+|os\.system\(\s*["'][^"']*|subprocess\.\w+\(\s*\[?\s*["'][^"']*)["']?[^\s"']*${esc}\b|\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec\s+\/i|dpkg\s+-i|rpm\s+-i\w*|open)\s+["']?[^\s"']*${esc}\b)`,
+        "i",
+      );
+      const r = run.exec(text.slice(at));
+      if (r) hits.push({ index: at + r.index, length: r[0].length, message: `Downloads ${name} and then runs it: code that was never scanned` });
+    }
+    return hits;
+  },
+};
+
+export const reverseShell = patternRule({
+  id: "exec.reverse-shell",
+  severity: "critical",
+  title: "Reverse shell",
+  patterns: [
+    /\b(?:ba)?sh\s+-i\s*[<>&]+\s*\/dev\/(?:tcp|udp)\//i,
+    /\/dev\/(?:tcp|udp)\/[^\s/]+\/\d+\s*0?[<>]&\s*1|\bexec\s+\d+<>\s*\/dev\/tcp\//i,
+    /\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*[ec]\s+["']?(?:\/bin\/|\/usr\/bin\/)?(?:ba|z)?sh\b|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-z]*[ec]\s+["']?(?:cmd|powershell)(?:\.exe)?\b/i,
+    /\bncat\b[^\n]*--(?:exec|sh-exec)\b/i,
+    /\bsocat\b[^\n]*\b(?:exec|system):[^\n]*(?:sh|bash|cmd)\b/i,
+    /\bmkfifo\s+\S+[^\n]*\|\s*(?:\/bin\/)?(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b/i,
+    /\bpty\.spawn\(\s*["'](?:\/bin\/)?(?:ba)?sh["']/i,
+    /\bos\.dup2\(\s*\w+\.fileno\(\)\s*,\s*[012]\s*\)/i,
+    /\bTCPSocket\.(?:open|new)\b[^\n]*\bexec\b[^\n]*\/bin\/(?:ba)?sh/i,
+    /\bNew-Object\s+(?:System\.)?Net\.Sockets\.TCPClient\s*\([^\n]*\bGetStream\(\)/i,
+    /\buse\s+Socket\s*;[^\n]*\bexec\s*\(\s*["']\/bin\/(?:ba)?sh/i,
+    /\bchild_process\b[^\n]*spawn\(\s*["']\/bin\/(?:ba)?sh["'][^\n]*\bpipe\(/i,
+  ],
+  message: "Opens a reverse shell: hands control of the machine to a remote host",
+});
+
+export const encodedExec = patternRule({
+  id: "exec.encoded-payload",
+  severity: "high",
+  title: "Decoded payload executed",
+  patterns: [
+    /\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z)?sh\b/i,
+    /\becho\s+["']?[A-Za-z0-9+/=]{16,}["']?\s*\|\s*base64\s+(?:-[a-z]*d[a-z]*|--decode)\b/i,
+    /\beval\s*\(\s*(?:atob|unescape|decodeURIComponent)\s*\(|\beval\s*\(\s*Buffer\.from\([^)]*["'](?:base64|hex)["']/i,
+    /\b(?:exec|eval)\s*\(\s*(?:base64\.(?:b64decode|b32decode|b85decode|urlsafe_b64decode)|codecs\.decode|zlib\.decompress|bytes\.fromhex|binascii\.unhexlify|marshal\.loads|bz2\.decompress|lzma\.decompress)\b/i,
+    /\b(?:exec|eval)\s*\(\s*["']{2}\.join\(|\b(?:exec|eval)\s*\(\s*compile\(/i,
+    /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,}/i,
+    /FromBase64String\([^\n]*(?:iex|Invoke-Expression|\|\s*&)|\b(?:iex|Invoke-Expression)\b[^\n]*FromBase64String/i,
+    /\|\s*rev\s*\|\s*(?:ba|z)?sh\b|\bxxd\s+-r\s+-p\b[^\n]*\|\s*(?:ba|z)?sh\b/i,
+    /\bprintf\s+["'](?:\\x[0-9a-f]{2}){4,}[^"']*["']\s*\|\s*(?:ba|z)?sh\b/i,
+    /\beval\s*\(\s*String\.fromCharCode\b|\bexec\s*\(\s*["']{0,2}\s*\.?join\(\s*(?:map\(\s*)?chr\b/i,
+  ],
+  message: "Decodes an obfuscated payload and executes it",
+});
+
+export const protectedArchive = patternRule({
+  id: "exec.protected-archive",
+  severity: "high",
+  title: "Password-protected archive",
+  patterns: [
+    /\bunzip\b[^\n]*\s-P\s*\S+|\b7z\s+[ex]\b[^\n]*\s-p\S+|\bunrar\b[^\n]*\s-p\S+/i,
+    /\b(?:archive|zip|rar|7z)\s+password\s*(?:is|:)\s*\S+/i,
+  ],
+  message: "Uses a password-protected archive, a common way to get a payload past scanners",
+});
+
+export const cryptoMiner = patternRule({
+  id: "exec.crypto-miner",
+  severity: "high",
+  title: "Cryptocurrency miner",
+  patterns: [/\bstratum\+(?:tcp|ssl|tls):\/\//i, /\b(?:xmrig|xmr-stak|minerd|cpuminer|cgminer|ethminer|nbminer|t-rex|phoenixminer)\b/i, /--donate-level\b/i],
+  message: "Runs or configures a cryptocurrency miner",
+});
+
+export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner];

@@ -1,0 +1,159 @@
+/**
+ * Secrets and exfiltration. Reading a credential store (SSH private keys, cloud credentials,
+ * keychains, browser profiles, wallets, other agents' MCP configs) is flagged on its own; a
+ * secret read or a whole-environment dump in a file that also sends data over the network is
+ * critical. Mentioning these paths is fine ("never commit ~/.aws/credentials"); reading them is
+ * not. Using one named variable (`$GITHUB_TOKEN` for the GitHub API) is ordinary and not flagged.
+ */
+import { DOTENV_PATH, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, extractUrls, parseIpHost, isNegated, isMention, patternRule, type Hit, type Rule } from "../../../scan";
+
+/** Shell and code forms of reading a file, directly before the path. */
+const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|Get-Content|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
+
+const CODE_STRING = /["'`][^"'`\n]*$/;
+
+interface SecretRead {
+  index: number;
+  length: number;
+  what: string;
+}
+
+/** Secret reads on a line: a secret path preceded by a read, or as a string literal in code. */
+function secretReads(line: string, code: boolean): SecretRead[] {
+  const out: SecretRead[] = [];
+  const re = new RegExp(SECRET_PATH.source, "gi");
+  for (const m of line.matchAll(re)) {
+    const before = line.slice(Math.max(0, m.index - 120), m.index);
+    const read = READ_BEFORE.test(before) || (code && CODE_STRING.test(before));
+    if (!read || isNegated(line, m.index) || isMention(line, m.index, m[0].length)) continue;
+    out.push({ index: m.index, length: m[0].length, what: m[0].trim() });
+  }
+  // Keychain dumps and credential-manager reads are reads whatever the path.
+  const kc = /\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)\b[^\n]*|\b(?:cmdkey\s+\/list|vaultcmd\s+\/list\w*|mimikatz|sekurlsa|lsass(?:\.exe)?\b[^\n]*(?:dump|minidump)|procdump\b[^\n]*lsass)\b/gi;
+  for (const m of line.matchAll(kc)) {
+    // One named item (`-s <service>`) is how a tool reads its own stored token; a dump or an unnamed search is not.
+    if (/find-(?:generic|internet)-password/i.test(m[0]) && /\s-s\s+\S+/.test(m[0])) continue;
+    if (isNegated(line, m.index)) continue;
+    out.push({ index: m.index, length: m[0].length, what: m[0].split(/\s+/).slice(0, 2).join(" ") });
+  }
+  return out;
+}
+
+const CODE_KINDS = new Set(["python", "javascript", "ruby", "perl", "php", "go", "powershell"]);
+
+export const secretRead: Rule = {
+  id: "secrets.read",
+  severity: "high",
+  title: "Reads credentials or private data",
+  line(line, ctx) {
+    return secretReads(line, CODE_KINDS.has(ctx.target.kind)).map((r) => ({
+      index: r.index,
+      length: r.length,
+      message: `Reads ${r.what}: credentials or private data the skill has no business opening`,
+    }));
+  },
+};
+
+/** `.env` files hold the project's secrets; loading them for the project is normal, sending them is not. */
+export const dotenvRead: Rule = {
+  id: "secrets.dotenv",
+  severity: "low",
+  title: "Reads a .env file",
+  line(line) {
+    const m = DOTENV_PATH.exec(line);
+    if (!m) return null;
+    const before = line.slice(Math.max(0, m.index - 80), m.index);
+    if (!/\b(?:cat|less|head|tail|cp|scp|base64|xxd|Get-Content|type|open|readFile\w*|read_text|curl|upload|send|exfiltrate)\b[^\n|;&]{0,40}$|[@<]\s*["']?\.?\/?$/i.test(before)) return null;
+    if (isNegated(line, m.index)) return null;
+    const sent = NETWORK_SINK.test(line) && UPLOAD_FLAG.test(line);
+    return {
+      index: m.index,
+      length: m[0].length,
+      severity: sent ? "critical" : "low",
+      message: sent ? "Sends the project's .env file (its secrets) over the network" : "Reads the project's .env file (it usually holds secrets)",
+    };
+  },
+};
+
+/** The whole environment (every secret in it) serialised or listed. */
+const ENV_DUMP =
+  /\b(?:printenv|env)\b\s*(?:\||>|$)|\bset\s*>\s*\S|JSON\.stringify\(\s*process\.env\s*\)|\b(?:Object\.(?:entries|keys|values)|Object\.assign\(\s*\{\}\s*,)\s*\(?\s*process\.env\b|json\.dumps\(\s*(?:dict\()?\s*os\.environ\b|\b(?:str|dict|repr)\(\s*os\.environ\s*\)|os\.environ\.items\(\)|\bos\.Environ\(\)|Get-ChildItem\s+env:|\b(?:gci|dir|ls)\s+env:|\[Environment\]::GetEnvironmentVariables\(\)|ENV\.to_h\b|%ENV\b/i;
+
+export const envDump: Rule = {
+  id: "exfil.env-dump",
+  severity: "low",
+  title: "Dumps the environment",
+  line(line) {
+    const m = ENV_DUMP.exec(line);
+    if (!m || isNegated(line, m.index)) return null;
+    const sent = NETWORK_SINK.test(line.slice(m.index));
+    return {
+      index: m.index,
+      length: m[0].length,
+      severity: sent ? "critical" : "low",
+      message: sent
+        ? "Sends the whole environment (every API key and token in it) over the network"
+        : "Collects the whole environment, which holds every API key and token of the session",
+    };
+  },
+};
+
+/** Network sinks in a text that point somewhere other than this machine. */
+function remoteSinks(text: string): { index: number }[] {
+  const out: { index: number }[] = [];
+  const re = new RegExp(NETWORK_SINK.source, "gi");
+  for (const m of text.matchAll(re)) {
+    const rest = text.slice(m.index, text.indexOf("\n", m.index) === -1 ? undefined : text.indexOf("\n", m.index));
+    const urls = extractUrls(rest);
+    const local = urls.length > 0 && urls.every((u) => {
+      const ip = parseIpHost(u.host);
+      return u.host === "localhost" || (ip !== null && ip.range === "loopback");
+    });
+    if (!local) out.push({ index: m.index });
+  }
+  return out;
+}
+
+/**
+ * Co-occurrence: a file that reads secrets or dumps the environment and also sends data over
+ * the network is exfiltrating, even when the two happen lines apart through a variable.
+ */
+export const secretToNetwork: Rule = {
+  id: "exfil.secrets-to-network",
+  severity: "critical",
+  title: "Secrets sent over the network",
+  text(text, ctx) {
+    const sinks = remoteSinks(text);
+    if (sinks.length === 0) return [];
+    const hits: Hit[] = [];
+    const code = CODE_KINDS.has(ctx.target.kind);
+    for (let n = 1; n <= ctx.lines.count && hits.length < 3; n++) {
+      const line = ctx.lines.line(n);
+      const start = ctx.lines.startOf(n);
+      const reads = secretReads(line, code);
+      const dump = ENV_DUMP.exec(line);
+      const first = reads[0] ?? (dump && !isNegated(line, dump.index) ? { index: dump.index, length: dump[0].length, what: "the whole environment" } : null);
+      if (!first) continue;
+      hits.push({
+        index: start + first.index,
+        length: first.length,
+        message: `Reads ${first.what} and the same file sends data over the network: exfiltration`,
+      });
+    }
+    return hits;
+  },
+};
+
+/** A database dump or an archive streamed straight into an upload: bulk data leaving in one line. */
+export const dumpToNetwork = patternRule({
+  id: "exfil.dump-to-network",
+  severity: "high",
+  title: "Dump streamed to a remote host",
+  prose: true,
+  patterns: [
+    /\b(?:pg_dump(?:all)?|mysqldump|mariadb-dump|mongodump|mongoexport|redis-cli\s+--rdb|sqlite3\b[^|\n]*\.dump|tar\s+-?c\w*|zip\s+-r\w*|7z\s+a)\b[^\n]*\|\s*(?:(?:gzip|xz|bzip2|zstd|base64|openssl\s+\S+)[^|\n]*\|\s*)*(?:curl|wget|nc|ncat|netcat|socat)\b/i,
+  ],
+  message: "Streams a database dump or an archive straight to a remote host",
+});
+
+export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork, dumpToNetwork];

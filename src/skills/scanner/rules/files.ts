@@ -1,0 +1,38 @@
+/**
+ * What a skill bundles besides text: executables (ELF, PE, Mach-O, Java classes, WebAssembly)
+ * run code nobody can read, and archives hide files from the scanner. A skill is instructions and
+ * scripts; it has no need to ship compiled code.
+ */
+import { archiveFormat, executableFormat, type Rule } from "../../../scan";
+
+const EXECUTABLE_EXT = /\.(?:exe|dll|so|dylib|bin|elf|com|scr|msi|pyc|pyo|class|jar|node|wasm|apk|app|dmg|pkg|deb|rpm)$/i;
+const ARCHIVE_EXT = /\.(?:zip|tar|tgz|gz|bz2|xz|7z|rar|zst)$/i;
+
+export const bundledExecutable: Rule = {
+  id: "files.executable",
+  severity: "high",
+  title: "Bundled executable",
+  kinds: ["binary"],
+  bytes(bytes, target) {
+    const format = executableFormat(bytes);
+    if (format) return [{ message: `Bundles a compiled program (${format}) that cannot be reviewed or scanned` }];
+    if (EXECUTABLE_EXT.test(target.path)) return [{ message: `Bundles a compiled or packaged program (${target.path.split(".").pop()}) that cannot be reviewed or scanned` }];
+    return [];
+  },
+};
+
+export const bundledArchive: Rule = {
+  id: "files.archive",
+  severity: "medium",
+  title: "Bundled archive",
+  kinds: ["binary"],
+  bytes(bytes, target) {
+    const format = archiveFormat(bytes);
+    if (format || ARCHIVE_EXT.test(target.path)) {
+      return [{ message: `Bundles ${format ?? "an archive"}: the files inside it are not scanned` }];
+    }
+    return [];
+  },
+};
+
+export const FILE_RULES: Rule[] = [bundledExecutable, bundledArchive];

@@ -1,0 +1,123 @@
+/**
+ * Prompt injection and concealment: text that tries to replace the agent's instructions, claims
+ * authority it does not have, tells the agent to hide what it does from its user, or to switch
+ * off the checks that protect the user. Prose rules: a negated directive ("never …") is not a
+ * hit, and a quoted mention on a line that discusses attacks is reported as info only.
+ * Modelled on published prompt-injection research (Greshake et al. 2023 "indirect prompt
+ * injection"; Invariant Labs 2025 "tool poisoning": `<IMPORTANT>` blocks that say "do not
+ * mention this to the user"; Pillar Security 2025 "Rules File Backdoor").
+ */
+import { patternRule, type Rule } from "../../../scan";
+
+export const overrideInstructions = patternRule({
+  id: "injection.override",
+  severity: "high",
+  title: "Instruction override",
+  prose: true,
+  patterns: [
+    /\b(?:ignore|disregard|forget|override|overrule|bypass|abandon)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|initial|system|developer|safety|existing)\s+(?:instructions?|prompts?|rules|directives?|guidelines|guidance|context|messages?|constraints|programming|policies|polic(?:y|ies))\b/i,
+    /\b(?:ignore|disregard|forget)\s+(?:everything|all(?:\s+that)?)\s+(?:you(?:'ve|\s+have|\s+were)?\s+(?:been\s+)?(?:told|instructed|given)|above|before|previously|so\s+far)\b/i,
+    /\bdisregard\s+(?:your|the)\s+(?:system\s+prompt|instructions|guidelines|rules|training)\b/i,
+    /\byour\s+(?:new|real|true|actual|updated)\s+(?:instructions?|purpose|objective|goal|task|directive|role)s?\s+(?:is|are|:)/i,
+    /\byou\s+are\s+(?:now\s+)?(?:DAN\b|in\s+(?:developer|god|jailbreak|unrestricted)\s+mode|jailbroken|no\s+longer\s+(?:bound|restricted|an?\s+(?:AI|assistant))|free\s+(?:of|from)\s+(?:all\s+)?(?:restrictions|rules|guidelines))/i,
+    /\b(?:enter|enable|activate|switch\s+to)\s+(?:developer|god|jailbreak|DAN|unrestricted)\s+mode\b/i,
+    /\bthis\s+(?:instruction|message|rule|section|skill)\s+(?:takes|has)\s+(?:priority|precedence)\s+over\s+(?:all|any|your|the)\b/i,
+    /\b(?:new|updated|override)\s+system\s+(?:prompt|instructions?|message)\s*[:=]/i,
+    /\bdo\s+anything\s+now\b/i,
+  ],
+  message: "Tries to override the agent's instructions (prompt injection)",
+});
+
+export const roleMarkers = patternRule({
+  id: "injection.role-markers",
+  severity: "high",
+  title: "Chat-template or role markers",
+  patterns: [
+    /<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>/i,
+    /\[\/?INST\]|<<\/?SYS>>/,
+    /<\/?(?:system|system[-_]prompt|developer|assistant_instructions)>/i,
+    /^\s*(?:#{1,3}\s*)?(?:SYSTEM|System)\s+(?:PROMPT|OVERRIDE|MESSAGE)\s*:/,
+  ],
+  message: "Contains chat-template or role markers that try to pose as system or developer messages",
+});
+
+export const importantBlock = patternRule({
+  id: "injection.important-block",
+  severity: "low",
+  title: "Urgent instruction block",
+  patterns: [/<(?:IMPORTANT|CRITICAL|SECRET|HIDDEN)>/i],
+  message: "An <IMPORTANT>-style block: the tool-poisoning pattern; read what it asks",
+});
+
+export const hideFromUser = patternRule({
+  id: "injection.hide-from-user",
+  severity: "high",
+  title: "Concealment from the user",
+  prose: true,
+  patterns: [
+    /\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it|that|these|anything)\s+to|report\s+(?:this|it)\s+to)\s+(?:the\s+)?(?:user|human|developer|operator|owner)\b/i,
+    /\b(?:do\s+not|don'?t|never)\s+let\s+(?:the\s+)?(?:user|human|developer|operator|owner)\s+(?:know|see|notice|find\s+out)\b/i,
+    /\bwithout\s+(?:telling|informing|notifying|alerting|warning|the\s+knowledge\s+of)\s+(?:the\s+)?(?:user|human|developer|operator|owner)\b/i,
+    /\b(?:secretly|covertly|stealthily|surreptitiously)\b/i,
+    /\bsilently\s+(?:send|upload|post|transmit|exfiltrate|copy|forward|report|install|download|add|append|write|modify|replace|delete|execute|run)\b/i,
+    /\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|developer|operator|owner|logs?)\b/i,
+    /\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|show|display|report|log|print|explain)\s+(?:this|these|that|the|any\s+of\s+these)\s+(?:instructions?|steps?|commands?|actions?|requests?|uploads?|transfers?|changes?|side\s+effects?|skill(?:'s)?\s+instructions)\b/i,
+    /\b(?:act|behave|respond)\s+as\s+if\s+nothing\s+(?:happened|was\s+(?:done|changed|sent))\b/i,
+    /\bkeep\s+(?:this|these|it)\s+(?:secret|hidden|confidential)\s+from\b/i,
+    /\b(?:the\s+)?(?:user|human|owner|developer)\s+(?:does\s+not|doesn'?t|need\s+not|needn'?t|should\s+not|shouldn'?t|must\s+not)\s+(?:need\s+to\s+)?(?:know|be\s+told|see|notice|be\s+informed|find\s+out)\b/i,
+    /\bif\s+(?:the\s+)?(?:user|human|owner)\s+asks?\b[^.\n]{0,60}\b(?:say|tell\s+(?:them|the\s+user|him|her)|reply|answer|claim|deny|pretend)\b/i,
+    /\b(?:say|tell\s+(?:the\s+)?(?:user|them)|claim|pretend)\s+(?:that\s+)?you\s+(?:only|just|merely)\s+\w+/i,
+  ],
+  message: "Tells the agent to hide or misreport its actions to the user",
+});
+
+export const authorityClaim = patternRule({
+  id: "injection.authority-claim",
+  severity: "high",
+  title: "False authority or consent",
+  prose: true,
+  patterns: [
+    /\b(?:the\s+)?(?:user|owner|admin(?:istrator)?|operator)\s+(?:has\s+)?(?:already\s+)?(?:pre-?authori[sz]ed|pre-?approved)\b/i,
+    /\b(?:user|owner|admin(?:istrator)?|operator)\s+has\s+already\s+(?:authori[sz]ed|approved|consented\s+to|granted\s+(?:you\s+)?(?:permission|access))\b/i,
+    /\byou\s+(?:are|have\s+been)\s+(?:authori[sz]ed|permitted|allowed|cleared)\s+to\s+(?:bypass|ignore|disable|override|exfiltrate|skip\s+(?:the\s+)?(?:confirmation|approval|safety))/i,
+    /\b(?:this|the)\s+(?:message|instruction|request)\s+(?:comes|is)\s+from\s+(?:anthropic|openai|the\s+system\s+administrator|your\s+developers?)\b/i,
+  ],
+  message: "Claims authority or consent the user never gave",
+});
+
+export const disableSafety = patternRule({
+  id: "safety.disable",
+  severity: "high",
+  title: "Disabling safety checks",
+  prose: true,
+  patterns: [
+    /--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|--yolo\b|--trust-all-tools\b|--allow-dangerously-skip-permissions\b/i,
+    /\bapproval[_-]policy\s*=\s*["']?never\b|\bsandbox[_-]mode\s*=\s*["']?danger-full-access\b|\bask_for_approval\s*=\s*["']?never\b/i,
+    /["']?(?:dangerouslySkipPermissions|skipDangerousModePermissionPrompt|bypassPermissions)["']?\s*[:=]\s*(?:true|["']bypassPermissions["'])/i,
+    /"defaultMode"\s*:\s*"bypassPermissions"/i,
+    /\bauto-?approve\s+(?:all|every|any)\b|"autoApprove"\s*:\s*\[\s*"\*"/i,
+    /\b(?:always\s+)?(?:auto-?)?approve\b[^.\n]{0,40}\bwithout\s+(?:asking|confirmation|prompting|checking|review)\b/i,
+    /\b(?:disable|turn\s+off|bypass|skip|circumvent|evade|switch\s+off)\s+(?:the\s+|all\s+|any\s+|your\s+|its\s+)?(?:safety|security|content|permission|approval|sandbox|confirmation|guardrail)\s*(?:checks?|guardrails?|filters?|restrictions?|prompts?|warnings?|scanners?|mechanisms?|polic(?:y|ies)|measures|features|controls?|rules|settings)\b/i,
+    /\b(?:disable|turn\s+off|bypass|circumvent|evade)\s+(?:the\s+|your\s+)?(?:sandbox|guardrails|antivirus|anti-virus|windows\s+defender|defender|firewall|gatekeeper|selinux|apparmor|code\s+signing|edr)\b/i,
+    /\bSet-MpPreference\b[^\n]*-Disable\w+\s+(?:\$true|1)\b|\bAdd-MpPreference\b[^\n]*-ExclusionPath\b/i,
+    /\bsetenforce\s+0\b|\bspctl\s+--master-disable\b|\bcsrutil\s+disable\b/i,
+    /\bxattr\s+(?:-\w+\s+)*com\.apple\.quarantine\b|\bxattr\s+-c\w*\s/i,
+    /\bufw\s+disable\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:firewalld|apparmor|auditd|falcon-sensor)\b|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off\b/i,
+  ],
+  message: "Tells the agent to switch off permission prompts, sandboxing or security tools",
+});
+
+export const antiForensics = patternRule({
+  id: "injection.cover-tracks",
+  severity: "high",
+  title: "Covering tracks",
+  patterns: [
+    /\bhistory\s+-c\b|\bunset\s+HISTFILE\b|\bHISTFILE=\/dev\/null\b|\bset\s+\+o\s+history\b/i,
+    /\brm\s+(?:-\w+\s+)*["']?(?:~|\$HOME)\/\.(?:bash|zsh)_history\b|>\s*~\/\.(?:bash|zsh)_history\b/i,
+    /\b(?:cover|erase|remove|clean\s+up)\s+(?:your\s+|the\s+|all\s+)?(?:tracks|traces|evidence)\b/i,
+    /\bClear-EventLog\b|\bwevtutil\s+cl\b|\bClear-History\b/i,
+  ],
+  message: "Erases shell history or logs to hide what was done",
+});
+
+export const INJECTION_RULES: Rule[] = [overrideInstructions, roleMarkers, importantBlock, hideFromUser, authorityClaim, disableSafety, antiForensics];

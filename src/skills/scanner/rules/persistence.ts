@@ -1,0 +1,74 @@
+/**
+ * Persistence and privilege: changes that outlive the task. Backdoor keys in authorized_keys,
+ * sudoers entries, setuid bits, startup items (cron, launchd, systemd, Windows Run keys, shell
+ * start-up files that fetch code), and writes into other agents' configuration or instruction
+ * files (which would steer every later session). Adding a PATH line to ~/.bashrc is ordinary.
+ */
+import { isNegated, patternRule, type Rule } from "../../../scan";
+
+const WRITE = String.raw`(?:>>?|\btee\s+(?:-a\s+)?|\bappendFile(?:Sync)?\(\s*|\bwriteFile(?:Sync)?\(\s*|\bopen\([^\n)]*["'][wa]\+?["']|\bAdd-Content\s+(?:-Path\s+)?|\bSet-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?|\bcp\s+\S+\s+|\bmv\s+\S+\s+|\bln\s+-s\w*\s+\S+\s+)\s*["']?`;
+const HOMEP = String.raw`(?:~|\$HOME|\$\{HOME\}|"\$HOME"|%USERPROFILE%|\$env:USERPROFILE|\/root|\/home\/[^/\s]+|\/Users\/[^/\s]+)`;
+
+export const backdoorAccess = patternRule({
+  id: "persistence.backdoor-access",
+  severity: "critical",
+  title: "Backdoor access",
+  prose: true,
+  patterns: [
+    new RegExp(String.raw`${WRITE}[^\n]*\.ssh\/authorized_keys\b|\bssh-copy-id\b[^\n]*-i\s+\S+\.pub\s+\S+@(?:\d{1,3}\.){3}\d{1,3}`),
+    /\bauthorized_keys\b[^\n]*<<|echo\s+["']?ssh-(?:rsa|ed25519|dss)\s+AAAA[^\n]*>>/,
+    /NOPASSWD\s*:\s*ALL[^\n]*(?:>>|\btee\b)|(?:>>|\btee\s+-a)\s*\/etc\/sudoers/,
+    /\bchmod\s+(?:u\+s|\+s|4[0-7]{3})\s+\S+|\bsetcap\s+\S*cap_setuid/,
+    /\buseradd\b[^\n]*-o\s+-u\s*0\b/,
+  ],
+  message: "Creates a way back into the machine (authorized key, sudoers entry, setuid root)",
+});
+
+export const startupItem: Rule = {
+  id: "persistence.startup",
+  severity: "medium",
+  title: "Startup item",
+  line(line) {
+    const patterns: RegExp[] = [
+      new RegExp(String.raw`${WRITE}${HOMEP}\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|bash_login|config\/fish\/config\.fish)\b|${WRITE}\/etc\/(?:profile|bash\.bashrc|zshrc|environment|rc\.local)\b|${WRITE}\$PROFILE\b`),
+      /\bcrontab\s+(?:-\w+\s+)*-\s*(?:$|[;&|)])|\(\s*crontab\s+-l[^)]*;\s*echo\b|\|\s*crontab\s+-(?:\s|$)|@reboot\b|(?:>>?|\btee\b)\s*\/etc\/cron/,
+      /Library\/(?:LaunchAgents|LaunchDaemons)\/|\blaunchctl\s+(?:load|bootstrap)\b/,
+      /\/etc\/systemd\/system\/[\w@.-]+\.service|\bsystemctl\s+(?:--user\s+)?enable\b/,
+      /\bschtasks\s+\/create\b|\bRegister-ScheduledTask\b|\\CurrentVersion\\Run(?:Once)?\b|\bNew-ItemProperty\b[^\n]*\\Run\b|\bStartup\\[^\n]*\.(?:lnk|bat|vbs|exe)\b/i,
+    ];
+    for (const re of patterns) {
+      const m = re.exec(line);
+      if (!m || isNegated(line, m.index)) continue;
+      // What the item runs decides: a PATH line is setup, a network fetch or an encoded blob is a foothold.
+      const fetches = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|DownloadString|base64|python[23]?\s+-c|\/dev\/tcp)\b|https?:\/\//i.test(line);
+      const benignShellRc = re === patterns[0] && !fetches;
+      return {
+        index: m.index,
+        length: m[0].length,
+        severity: fetches ? "high" : benignShellRc ? "low" : "medium",
+        message: fetches
+          ? "Installs a startup item that fetches or decodes code on every start"
+          : benignShellRc
+            ? "Changes a shell start-up file"
+            : "Installs a startup item that runs on every boot or login",
+      };
+    }
+    return null;
+  },
+};
+
+const AGENT_FILES = String.raw`(?:${HOMEP}\/)?(?:\.claude\/settings(?:\.local)?\.json|\.claude\.json|\.mcp\.json|\.cursor\/mcp\.json|\.cursor\/rules\/[\w.-]*|\.codex\/config\.toml|\.gemini\/settings\.json|\.codeium\/windsurf\/mcp_config\.json|\.openclaude\.json|\.hermes\/config\.yaml|\.kimi\/mcp\.json|claude_desktop_config\.json|\.cursorrules|\.windsurfrules|\.clinerules|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.github\/copilot-instructions\.md)\b`;
+
+export const agentConfig = patternRule({
+  id: "persistence.agent-config",
+  severity: "medium",
+  title: "Writes another agent's configuration",
+  prose: true,
+  patterns: [
+    new RegExp(`${WRITE}${AGENT_FILES}`),
+    new RegExp(String.raw`\b(?:open|fopen)\(\s*["'\`]${AGENT_FILES}["'\`]\s*,\s*["'\`][wa]|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'\`]${AGENT_FILES}`),
+  ],
+  message: "Writes into an agent's configuration or instruction file, which steers every later session",
+});
+
+export const PERSISTENCE_RULES: Rule[] = [backdoorAccess, startupItem, agentConfig];
