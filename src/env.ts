@@ -12,4 +12,8 @@ export interface Env {
   LOGIN_THROTTLE: RateLimit;
   /** Operator secret for /internal (seeding, manual ingest). Unset: those routes do not exist. */
   ADMIN_TOKEN?: string;
+  /** Contact for the User-Agent of outbound source clients (crates.io requires one): an email or URL. */
+  SOURCE_CONTACT?: string;
+  /** Optional GitHub token for the releases ingest (5,000 requests/hour instead of 60). */
+  GITHUB_TOKEN?: string;
 }

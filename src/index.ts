@@ -2,6 +2,7 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
+import { INGEST_CRON, runIngest } from "./freshness/ingest";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -11,5 +12,6 @@ const app = buildApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  scheduled: (_controller, env, ctx) => ctx.waitUntil(runMaintenance(env, now())),
+  scheduled: (controller, env, ctx) =>
+    ctx.waitUntil(controller.cron === INGEST_CRON ? runIngest(env, now()) : runMaintenance(env, now())),
 } satisfies ExportedHandler<Env>;

@@ -7,6 +7,9 @@ import { chatOperations } from "./chat/chat.ops";
 import { forumOperations } from "./forum/forum.ops";
 import { kbOperations } from "./kb/kb.ops";
 import { communityOperations } from "./community/community.ops";
+import { freshnessOperations } from "./freshness/freshness.ops";
+import { modelOperations } from "./models/models.ops";
+import { packageOperations } from "./packages/packages.ops";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -18,4 +21,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...forumOperations,
   ...kbOperations,
   ...communityOperations,
+  ...freshnessOperations,
+  ...modelOperations,
+  ...packageOperations,
 ];

@@ -3,3 +3,4 @@ export * from "./identity";
 export * from "./chat";
 export * from "./forum";
 export * from "./admin";
+export * from "./freshness";

@@ -1,0 +1,312 @@
+/**
+ * The pre-install package check. Offline facts come from D1 in one batch (malicious reports,
+ * hallucinated names, popular names and their typo neighbours, stored advisories, cached registry
+ * answers); only names without a fresh cached answer go to their registry, in parallel, within a
+ * subrequest budget, each with a timeout. A registry that cannot be reached never yields `ok` and
+ * never `block` on a guess: the answer is `warn` with the reason, unless an offline fact decides.
+ */
+import { DAY_MS, iso, now } from "../core/clock";
+import type { Env } from "../env";
+import { packageKey } from "../freshness/topics";
+import { cleanVersion, inSnapshotVersions, osvAffects, type Ecosystem } from "../freshness/versions";
+import { ADV_COLS, type MaliciousRow } from "../freshness/advisories";
+import { cratesLookup } from "../sources/crates";
+import { goLookup, isRetracted } from "../sources/goproxy";
+import { SourceError, sourceCtx, type Lookup, type PackageFacts, type SourceCtx } from "../sources/http";
+import { npmLookup } from "../sources/npm";
+import { pypiLookup } from "../sources/pypi";
+import { classify, neighbourKeys, TYPO_MESSAGES, type TypoKind } from "./typo";
+import type { CheckResult } from "./packages.schemas";
+
+/** Workers allow 50 subrequests per request on the free plan (1,000 paid); stay under the lower one. */
+export const SUBREQUEST_BUDGET = 40;
+const CONCURRENCY = 6;
+const COST: Record<Ecosystem, number> = { npm: 1, cargo: 1, pypi: 2, go: 4 };
+const NEW_PACKAGE_DAYS = 30;
+export const CACHE_TTL = { found: 6 * 3600_000, foundPopular: 24 * 3600_000, missing: 3600_000 };
+
+const NAME_RULES: Record<Ecosystem, RegExp> = {
+  npm: /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/i,
+  pypi: /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$/i,
+  cargo: /^[a-z][a-z0-9_-]{0,63}$/i,
+  go: /^[a-z0-9.-]+\.[a-z]{2,}(?:\/[A-Za-z0-9._~+-]+)*$/i,
+};
+
+export type Lookuper = (eco: Ecosystem, name: string, ctx: SourceCtx, popular: boolean) => Promise<Lookup>;
+
+export const registryLookup: Lookuper = (eco, name, ctx, popular) => {
+  switch (eco) {
+    case "npm":
+      // Popular packages need no dates (they are not new) and their full documents are huge.
+      return npmLookup(name, ctx, { full: !popular });
+    case "pypi":
+      return pypiLookup(name, ctx);
+    case "go":
+      return goLookup(name, ctx);
+    case "cargo":
+      return cratesLookup(name, ctx);
+  }
+};
+
+interface Entry {
+  i: number;
+  name: string;
+  eco: Ecosystem;
+  key: string;
+  version?: string;
+  validName: boolean;
+}
+
+type Cached = { status: "found"; facts: PackageFacts; fetchedAt: number } | { status: "missing"; source: string; detail: string; fetchedAt: number };
+type Outcome = Cached | { status: "error"; reason: string } | { status: "skipped" };
+
+const pairKey = (eco: string, key: string) => `${eco}\u0000${key}`;
+
+/** One D1 batch: every offline fact the check needs for all names. */
+async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
+  const pairs = [...new Set(entries.map((e) => pairKey(e.eco, e.key)))].map((s) => s.split("\u0000"));
+  const keys: [string, string][] = [];
+  for (const e of entries) for (const k of neighbourKeys(e.eco, e.key, true)) keys.push([e.eco, k]);
+  const p = JSON.stringify(pairs);
+  const join = (t: string, col = "name_key") => `JOIN ${t} ON ${t.split(" ")[1]}.ecosystem = json_extract(j.value, '$[0]') AND ${t.split(" ")[1]}.${col} = json_extract(j.value, '$[1]')`;
+  const [mal, hall, pop, near, cache, adv] = await db.batch([
+    db.prepare(`SELECT m.* FROM json_each(?1) j ${join("malicious_packages m")}`).bind(p),
+    db.prepare(`SELECT h.* FROM json_each(?1) j ${join("hallucinated_names h")}`).bind(p),
+    db.prepare(`SELECT p.ecosystem, p.name_key, p.rank FROM json_each(?1) j ${join("popular_names p")}`).bind(p),
+    db
+      .prepare(
+        `SELECT DISTINCT k.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_keys k", "key")}
+           JOIN popular_names p ON p.ecosystem = k.ecosystem AND p.rank = k.rank`,
+      )
+      .bind(JSON.stringify(keys)),
+    db.prepare(`SELECT c.ecosystem, c.name_key, c.status, c.data, c.fetched_at FROM json_each(?1) j ${join("registry_cache c")} WHERE c.expires_at > ?2`).bind(p, at),
+    db.prepare(`SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`).bind(p),
+  ]);
+  const group = <T extends { ecosystem?: string; name_key?: string; eco?: string; key?: string }>(rows: T[]) => {
+    const m = new Map<string, T[]>();
+    for (const r of rows) {
+      const k = pairKey((r.ecosystem ?? r.eco)!, (r.name_key ?? r.key)!);
+      m.set(k, [...(m.get(k) ?? []), r]);
+    }
+    return m;
+  };
+  return {
+    malicious: group(mal!.results as unknown as MaliciousRow[]),
+    hallucinated: new Map((hall!.results as { ecosystem: string; name_key: string; suggestion: string; note: string; source: string }[]).map((h) => [pairKey(h.ecosystem, h.name_key), h])),
+    popular: new Map((pop!.results as { ecosystem: string; name_key: string; rank: number }[]).map((r) => [pairKey(r.ecosystem, r.name_key), r.rank])),
+    near: (near!.results as { ecosystem: string; name: string; name_key: string; rank: number }[]),
+    cache: new Map(
+      (cache!.results as { ecosystem: string; name_key: string; status: string; data: string; fetched_at: number }[]).map((c) => [
+        pairKey(c.ecosystem, c.name_key),
+        { ...(JSON.parse(c.data) as object), status: c.status, fetchedAt: c.fetched_at } as Cached,
+      ]),
+    ),
+    advisories: group(adv!.results as unknown as { eco: string; key: string; id: string; summary: string | null; ranges: string; versions: string }[]),
+  };
+}
+
+/** Runs `fn` over items with at most `limit` in flight. */
+async function pool<T>(items: T[], limit: number, fn: (t: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+export interface CheckOptions {
+  lookup?: Lookuper;
+  ctx?: SourceCtx;
+  waitUntil?: (p: Promise<unknown>) => void;
+}
+
+export async function checkPackages(env: Env, packages: { name: string; ecosystem: Ecosystem; version?: string }[], opts: CheckOptions = {}): Promise<{ results: CheckResult[] }> {
+  const at = now();
+  const db = env.DB;
+  const entries: Entry[] = packages.map((p, i) => ({
+    i,
+    name: p.name,
+    eco: p.ecosystem,
+    key: packageKey(p.ecosystem, p.name),
+    version: p.version,
+    validName: NAME_RULES[p.ecosystem].test(p.name) && (p.ecosystem !== "npm" || p.name.length <= 214),
+  }));
+  const facts = await offlineFacts(db, entries, at);
+
+  // Which names go to their registry: valid, not cached, not already decided by an offline fact.
+  const outcomes = new Map<string, Outcome>();
+  const toFetch: Entry[] = [];
+  for (const e of entries) {
+    const k = pairKey(e.eco, e.key);
+    if (outcomes.has(k) || toFetch.some((t) => pairKey(t.eco, t.key) === k)) continue;
+    const cached = facts.cache.get(k);
+    if (cached) outcomes.set(k, cached);
+    else if (!e.validName || facts.hallucinated.has(k) || (facts.malicious.get(k) ?? []).some((m) => m.versions === "*")) outcomes.set(k, { status: "skipped" });
+    else toFetch.push(e);
+  }
+  const ctx = opts.ctx ?? sourceCtx(env, 4_000);
+  const lookup = opts.lookup ?? registryLookup;
+  let budget = SUBREQUEST_BUDGET;
+  const fetched: { e: Entry; r: Cached }[] = [];
+  const planned = toFetch.filter((e) => {
+    if (budget < COST[e.eco]) {
+      outcomes.set(pairKey(e.eco, e.key), { status: "error", reason: "not looked up: this request reached its registry lookup budget; check it again in a separate request" });
+      return false;
+    }
+    budget -= COST[e.eco];
+    return true;
+  });
+  await pool(planned, CONCURRENCY, async (e) => {
+    const k = pairKey(e.eco, e.key);
+    try {
+      const r = await lookup(e.eco, e.name, ctx, facts.popular.has(k));
+      const c: Cached = r.status === "found" ? { status: "found", facts: r.facts, fetchedAt: at } : { status: "missing", source: r.source, detail: r.detail, fetchedAt: at };
+      outcomes.set(k, c);
+      fetched.push({ e, r: c });
+    } catch (err) {
+      const reason = err instanceof SourceError ? err.message : `${e.eco} registry: ${(err as Error)?.message ?? "lookup failed"}`;
+      outcomes.set(k, { status: "error", reason });
+    }
+  });
+  if (fetched.length) {
+    const rows = fetched.map(({ e, r }) => {
+      const ttl = r.status === "missing" ? CACHE_TTL.missing : facts.popular.has(pairKey(e.eco, e.key)) ? CACHE_TTL.foundPopular : CACHE_TTL.found;
+      const { status, fetchedAt: _f, ...data } = r;
+      return [e.eco, e.key, status, JSON.stringify(data), at, at + ttl];
+    });
+    const write = db
+      .prepare(
+        `INSERT INTO registry_cache (ecosystem, name_key, status, data, fetched_at, expires_at)
+         SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
+                json_extract(value, '$[4]'), json_extract(value, '$[5]') FROM json_each(?1) WHERE true
+         ON CONFLICT (ecosystem, name_key) DO UPDATE SET status = excluded.status, data = excluded.data, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
+      )
+      .bind(JSON.stringify(rows))
+      .run()
+      .catch((err) => console.error(JSON.stringify({ level: "error", what: "registry_cache write", error: String(err) })));
+    if (opts.waitUntil) opts.waitUntil(write);
+    else await write;
+  }
+  return { results: entries.map((e) => verdictFor(e, facts, outcomes.get(pairKey(e.eco, e.key)) ?? { status: "skipped" }, at)) };
+}
+
+type Facts = Awaited<ReturnType<typeof offlineFacts>>;
+
+function bestImitation(e: Entry, facts: Facts): { target: string; kind: TypoKind } | null {
+  let best: { target: string; kind: TypoKind; rank: number } | null = null;
+  for (const n of facts.near) {
+    if (n.ecosystem !== e.eco || n.name_key === e.key) continue;
+    const kind = classify(e.eco, e.key, n.name_key);
+    if (kind && (!best || n.rank < best.rank)) best = { target: n.name, kind, rank: n.rank };
+  }
+  return best;
+}
+
+function verdictFor(e: Entry, facts: Facts, outcome: Outcome, at: number): CheckResult {
+  const k = pairKey(e.eco, e.key);
+  const block: CheckResult["reasons"] = [];
+  const warn: CheckResult["reasons"] = [];
+  const result: CheckResult = { name: e.name, ecosystem: e.eco, verdict: "ok", reasons: [], exists: null };
+  if (e.version) result.version = e.version;
+  const advisories: string[] = [];
+  const unverified: string[] = [];
+  const popularRank = facts.popular.get(k);
+
+  if (!e.validName) {
+    block.push({ code: "INVALID_NAME", message: `"${e.name}" is not a valid ${e.eco} package name, so it cannot be installed from the registry as written` });
+    result.exists = false;
+  }
+  const hall = facts.hallucinated.get(k);
+  if (hall) {
+    block.push({ code: "HALLUCINATED", message: `"${e.name}" is a name coding models are known to invent: ${hall.note} Use "${hall.suggestion}". (${hall.source})` });
+    result.suggestion = hall.suggestion;
+  }
+
+  const found = outcome.status === "found" ? outcome.facts : null;
+  const version = e.version ? (cleanVersion(e.eco, e.version) ?? e.version) : null;
+  // The version whose safety is judged: the requested one, else the latest the registry offers.
+  const judged = version ?? found?.latestVersion ?? null;
+
+  for (const m of facts.malicious.get(k) ?? []) {
+    const id = m.mal_id ?? `${m.origin} report`;
+    const target = m.summary_kind?.startsWith("typosquat:") ? m.summary_kind.slice(10) : null;
+    if (target && !result.suggestion) {
+      result.suggestion = target;
+      result.imitates = target;
+    }
+    const hit = m.versions === "*" ? true : judged ? inSnapshotVersions(e.eco, judged, m.versions) : null;
+    if (hit === true) {
+      block.push({ code: "MALICIOUS", message: `reported malicious (${id}${m.versions === "*" ? ", every version" : `, versions ${m.versions}`}${target ? `, a typosquat of "${target}"` : ""}; source: OpenSSF malicious-packages, ${m.origin})` });
+      if (m.mal_id) advisories.push(m.mal_id);
+    } else if (m.versions === "?" && popularRank === undefined) {
+      block.push({ code: "MALICIOUS", message: `reported malicious (${id}; affected versions not known, so every version is treated as affected; source: OpenSSF malicious-packages, ${m.origin})` });
+      if (m.mal_id) advisories.push(m.mal_id);
+    } else {
+      warn.push({ code: "MALICIOUS_VERSIONS", message: `some versions were reported malicious (${id}: ${m.versions === "?" ? "versions not known" : m.versions}); ${judged ? `${judged} is not among them` : "pin a version that is not among them"}` });
+      if (m.mal_id) advisories.push(m.mal_id);
+    }
+  }
+
+  if (outcome.status === "missing") {
+    result.exists = false;
+    block.push({ code: "NOT_FOUND", message: `${outcome.detail} (${outcome.source}, checked ${iso(outcome.fetchedAt)})` });
+    result.source = outcome.source;
+    result.checkedAt = iso(outcome.fetchedAt);
+  } else if (outcome.status === "error") {
+    warn.push({ code: outcome.reason.startsWith("not looked up") ? "NOT_CHECKED" : "REGISTRY_UNREACHABLE", message: `could not verify with the ${e.eco} registry: ${outcome.reason}` });
+  } else if (found) {
+    result.exists = true;
+    result.source = found.source;
+    result.checkedAt = iso(outcome.status === "found" ? outcome.fetchedAt : at);
+    if (found.latestVersion) result.latestVersion = found.latestVersion;
+    if (found.firstPublished) result.firstPublished = found.firstPublished;
+    if (found.securityHolder) {
+      block.push({ code: "SECURITY_HOLDER", message: `npm removed this package for security reasons and holds the name with a "${found.latestVersion}" stub (security holding package); it has no real code` });
+    }
+    if (found.quarantined) {
+      block.push({ code: "QUARANTINED", message: "PyPI quarantined this project (reported malicious): nothing can be installed from it" });
+    }
+    if (version && !found.securityHolder && !found.quarantined && !found.versions.some((v) => v === e.version || v === version || cleanVersion(e.eco, v) === version)) {
+      block.push({ code: "VERSION_NOT_FOUND", message: `version ${e.version} does not exist${found.latestVersion ? `; the latest is ${found.latestVersion}` : ""}` });
+    }
+    const depMsg = judged ? found.deprecated[judged] : undefined;
+    if (depMsg) warn.push({ code: "DEPRECATED", message: `${judged} is deprecated: ${depMsg}` });
+    else if (found.packageDeprecated) warn.push({ code: "DEPRECATED", message: `deprecated: ${found.packageDeprecated}` });
+    if (judged) {
+      const yank = Object.entries(found.yanked).find(([v]) => v === judged || (e.eco === "go" && isRetracted(judged, v)));
+      if (yank) warn.push({ code: "YANKED", message: `${judged} was ${e.eco === "go" ? "retracted" : "yanked"}${yank[1] ? `: ${yank[1]}` : ""}` });
+      if (found.installScripts.includes(judged)) warn.push({ code: "INSTALL_SCRIPTS", message: `${judged} runs install scripts (preinstall/install/postinstall) when installed` });
+    }
+    if (found.firstPublished && found.datesTrusted) {
+      const ageDays = (at - Date.parse(found.firstPublished)) / DAY_MS;
+      if (ageDays < NEW_PACKAGE_DAYS) warn.push({ code: "NEW_PACKAGE", message: `first published ${found.firstPublished.slice(0, 10)}, less than ${NEW_PACKAGE_DAYS} days ago` });
+    } else if (!found.datesTrusted) {
+      unverified.push("firstPublished", ...(e.eco === "npm" ? ["deprecated"] : []));
+      // A popular name is not new, whatever the dates say; anything else could be.
+      if (popularRank === undefined) warn.push({ code: "UNVERIFIED_DATES", message: "the registry answered without trustworthy publish dates (a mirror), so Lore could not verify how new this package is" });
+    }
+  }
+
+  if (judged) {
+    for (const a of facts.advisories.get(k) ?? []) {
+      if (osvAffects(e.eco, judged, { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) }) && !advisories.includes(a.id)) {
+        advisories.push(a.id);
+        warn.push({ code: "VULNERABLE", message: `${judged} is affected by ${a.id}${a.summary ? `: ${a.summary}` : ""}` });
+      }
+    }
+  }
+
+  if (popularRank === undefined) {
+    const imit = bestImitation(e, facts);
+    if (imit) {
+      warn.push({ code: "TYPOSQUAT", message: `"${e.name}" is ${TYPO_MESSAGES[imit.kind](imit.target)}; did you mean "${imit.target}"?` });
+      result.imitates = imit.target;
+      result.suggestion ??= imit.target;
+    }
+  }
+
+  result.reasons = [...block, ...warn];
+  result.verdict = block.length ? "block" : warn.length ? "warn" : "ok";
+  if (advisories.length) result.advisories = [...new Set(advisories)];
+  if (unverified.length) result.unverified = [...new Set(unverified)];
+  return result;
+}

@@ -1,0 +1,136 @@
+/**
+ * Typosquat detection against the popular-name lists (data/packages/popular-*.txt), in the spirit
+ * of typogard/typomania and PyPI's typosnyper: one edit (insert, delete, substitute, swap of
+ * neighbours), separators (`cross-env` / `crossenv`), homoglyphs (`rеact` with a Cyrillic е,
+ * `0`/`o`, `rn`/`m`), swapped words (`dateutil-python`), noise suffixes (`requests2`, `lodash-js`),
+ * npm scope look-alikes (`@type/node`) and Go owner look-alikes (`boltdb-go/bolt`).
+ *
+ * Fast on the hot path without loading a list into memory: every popular name is stored with its
+ * neighbour keys (`popular_keys`, built at seed time by `neighbourKeys`). A candidate computes its
+ * own keys; two names one trick apart always share a key (symmetric deletion: `jinja2` and `jinj2a`
+ * both give `jinja`), so one indexed lookup finds every possible target, and `classify` confirms.
+ */
+import { distance } from "fastest-levenshtein";
+import type { Ecosystem } from "../freshness/versions";
+
+/** Deletion keys only for names this long: shorter ones collide with too many real names. */
+const MIN_TYPO_LENGTH = 4;
+
+// Letters from other scripts that render like ASCII (Unicode confusables, the common subset).
+const HOMOGLYPHS: Record<string, string> = {
+  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x",
+  і: "i", ї: "i", ј: "j", ѕ: "s", ԁ: "d", ԛ: "q", ԝ: "w", ɡ: "g", ո: "n", ս: "u", օ: "o", ℓ: "l",
+  α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ω: "w",
+  ı: "i", ł: "l", ø: "o", đ: "d", ß: "ss", "ⅰ": "i", "ｌ": "l",
+};
+
+const stripSeparators = (k: string) => k.replace(/[-_.@/\s]/g, "");
+
+/** ASCII look-alike skeleton: homoglyphs mapped, diacritics dropped, `0`→`o`, `1`→`l`, `rn`→`m`, `vv`→`w`. */
+export function skeleton(k: string): string {
+  let s = "";
+  for (const ch of k.normalize("NFKD").replace(/\p{M}/gu, "")) s += HOMOGLYPHS[ch] ?? ch;
+  return stripSeparators(s.toLowerCase())
+    .replace(/0/g, "o")
+    .replace(/[1|]/g, "l")
+    .replace(/rn/g, "m")
+    .replace(/vv/g, "w");
+}
+
+const words = (k: string) => k.split(/[-_.\/]+/).filter(Boolean);
+const sortedWords = (k: string) => [...words(k)].sort().join("-");
+
+function deletions(k: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < k.length; i++) out.push(k.slice(0, i) + k.slice(i + 1));
+  return out;
+}
+
+/** `@scope/name` → [scope, name]; null for unscoped names. */
+const scopeOf = (k: string): [string, string] | null => {
+  const m = /^@([^/]+)\/(.+)$/.exec(k);
+  return m ? [m[1]!, m[2]!] : null;
+};
+
+/** Go `host/owner/repo[/...]` → host and repo with the owner left out, for owner look-alikes. */
+const goRepoKey = (k: string) => {
+  const parts = k.split("/");
+  return parts.length >= 3 ? `${parts[0]}/${parts.slice(2).join("/")}` : null;
+};
+
+/** Variants without common noise (`-js`, `2`, `python-`…), looked up as exact popular names. */
+function noiseVariants(eco: Ecosystem, k: string): string[] {
+  const out = new Set<string>();
+  const suffixes = [/[-_.]?\d$/, /[-_.]?js$/, /[-_.]node$/, /[-_.]?cli$/];
+  const pySuffixes = [/[-_.]?py$/, /[-_.]python$/, /[-_.]?py3$/];
+  const prefixes = eco === "pypi" ? [/^py(thon)?[-_.]?/] : eco === "npm" ? [/^node[-_.]/] : [];
+  for (const re of [...suffixes, ...(eco === "pypi" ? pySuffixes : []), ...prefixes]) {
+    const v = k.replace(re, "");
+    if (v !== k && v.length >= 3) out.add(v);
+  }
+  return [...out];
+}
+
+/**
+ * The keys of a name (a popular one at seed time, a candidate at check time). Kinds: `d:` the
+ * name and its one-character deletions; `s:` the homoglyph/separator skeleton; `w:` sorted words;
+ * `b:` an npm scoped name's bare name; `g:` a Go path without its owner.
+ */
+export function neighbourKeys(eco: Ecosystem, k: string, candidate = false): string[] {
+  const keys = new Set<string>([`d:${k}`, `s:${skeleton(k)}`]);
+  if (k.length >= MIN_TYPO_LENGTH) for (const d of deletions(k)) keys.add(`d:${d}`);
+  if (words(k).length >= 2) keys.add(`w:${sortedWords(k)}`);
+  const scoped = eco === "npm" ? scopeOf(k) : null;
+  if (scoped) keys.add(`b:${scoped[1]}`);
+  if (eco === "go") {
+    const g = goRepoKey(k);
+    if (g) keys.add(`g:${g}`);
+  }
+  if (candidate) for (const v of noiseVariants(eco, k)) keys.add(`d:${v}`);
+  return [...keys];
+}
+
+export type TypoKind = "typo" | "separator" | "homoglyph" | "swapped-words" | "noise" | "scope" | "owner";
+
+const adjacentSwap = (a: string, b: string) => {
+  if (a.length !== b.length) return false;
+  const diff: number[] = [];
+  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+  return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
+};
+
+/** How candidate `c` imitates popular name `t` (both keys), or null when it does not. */
+export function classify(eco: Ecosystem, c: string, t: string): TypoKind | null {
+  if (c === t) return null;
+  const sc = stripSeparators(c);
+  const st = stripSeparators(t);
+  if (sc === st) return "separator";
+  if (skeleton(c) === skeleton(t)) return "homoglyph";
+  if (words(c).length >= 2 && sortedWords(c) === sortedWords(t)) return "swapped-words";
+  if (Math.min(c.length, t.length) >= MIN_TYPO_LENGTH && (distance(c, t) <= 1 || adjacentSwap(c, t))) return "typo";
+  if (noiseVariants(eco, c).includes(t)) return "noise";
+  if (eco === "npm") {
+    const a = scopeOf(c);
+    const b = scopeOf(t);
+    if (a && b && a[1] === b[1] && a[0] !== b[0] && (distance(a[0], b[0]) <= 2 || skeleton(a[0]) === skeleton(b[0]))) return "scope";
+  }
+  if (eco === "go") {
+    const pc = c.split("/");
+    const pt = t.split("/");
+    if (pc.length >= 3 && pt.length >= 3 && pc[0] === pt[0] && pc.slice(2).join("/") === pt.slice(2).join("/")) {
+      const [oc, ot] = [pc[1]!, pt[1]!];
+      if (oc !== ot && (oc.includes(ot) || ot.includes(oc) || distance(oc, ot) <= 2)) return "owner";
+    }
+  }
+  return null;
+}
+
+export const TYPO_MESSAGES: Record<TypoKind, (t: string) => string> = {
+  typo: (t) => `one character away from the popular package "${t}"`,
+  separator: (t) => `the popular package "${t}" with different separators`,
+  homoglyph: (t) => `looks like the popular package "${t}" (look-alike characters)`,
+  "swapped-words": (t) => `the words of the popular package "${t}" in another order`,
+  noise: (t) => `the popular package "${t}" with an extra prefix or suffix`,
+  scope: (t) => `the popular scoped package "${t}" under a look-alike scope`,
+  owner: (t) => `the popular module "${t}" under a look-alike owner`,
+};
