@@ -215,10 +215,18 @@ export function inOsvRange(eco: Ecosystem, version: string, range: OsvRange): bo
   return affected;
 }
 
+/** Equal in the ecosystem's order (PyPI `2.10` = `2.10.0`), or the same string when either is unreadable. */
+export function sameVersion(eco: Ecosystem, a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = cleanVersion(eco, a);
+  const y = cleanVersion(eco, b);
+  return !!x && !!y && compareVersions(eco, x, y) === 0;
+}
+
 /** Whether `version` is affected by one OSV `affected[]` entry (explicit versions or ranges). */
 export function osvAffects(eco: Ecosystem, version: string, affected: { ranges: OsvRange[]; versions: string[] }): boolean {
   const clean = cleanVersion(eco, version) ?? version;
-  if (affected.versions.some((v) => v === version || v === clean || (cleanVersion(eco, v) !== null && cleanVersion(eco, v) === clean))) return true;
+  if (affected.versions.some((v) => sameVersion(eco, v, version))) return true;
   return affected.ranges.some((r) => inOsvRange(eco, clean, r));
 }
 
@@ -233,7 +241,7 @@ export function inSnapshotVersions(eco: Ecosystem, version: string, spec: string
   const clean = cleanVersion(eco, version) ?? version;
   for (const part of s.split(",").map((p) => p.trim()).filter(Boolean)) {
     if (!/^[<>=]/.test(part)) {
-      if (part === version || cleanVersion(eco, part) === clean) return true;
+      if (sameVersion(eco, part, version)) return true;
       continue;
     }
     const events: OsvEvent[] = [];

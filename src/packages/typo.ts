@@ -107,13 +107,13 @@ export function classify(eco: Ecosystem, c: string, t: string): TypoKind | null 
   if (sc === st) return "separator";
   if (skeleton(c) === skeleton(t)) return "homoglyph";
   if (words(c).length >= 2 && sortedWords(c) === sortedWords(t)) return "swapped-words";
-  if (Math.min(c.length, t.length) >= MIN_TYPO_LENGTH && (distance(c, t) <= 1 || adjacentSwap(c, t))) return "typo";
-  if (noiseVariants(eco, c).includes(t)) return "noise";
   if (eco === "npm") {
     const a = scopeOf(c);
     const b = scopeOf(t);
     if (a && b && a[1] === b[1] && a[0] !== b[0] && (distance(a[0], b[0]) <= 2 || skeleton(a[0]) === skeleton(b[0]))) return "scope";
   }
+  if (Math.min(c.length, t.length) >= MIN_TYPO_LENGTH && (distance(c, t) <= 1 || adjacentSwap(c, t))) return "typo";
+  if (noiseVariants(eco, c).includes(t)) return "noise";
   if (eco === "go") {
     const pc = c.split("/");
     const pt = t.split("/");

@@ -23,6 +23,8 @@ export function checkRepoUrl(raw: string): RepoCheck {
   const s = raw.trim();
   if (s.length > 300) return { ok: false, reason: "URL is longer than 300 characters" };
   if (/[\s\\]/.test(s)) return { ok: false, reason: "URL must not contain spaces or backslashes" };
+  // Dot segments (also percent-encoded) would be resolved away by the parser: refuse them outright.
+  if (/\/(\.|%2e){1,2}(\/|$|\?|#)/i.test(s)) return { ok: false, reason: "must be a repository URL without . or .. path segments" };
   let u: URL;
   try {
     u = new URL(s);
