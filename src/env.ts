@@ -16,4 +16,6 @@ export interface Env {
   SOURCE_CONTACT?: string;
   /** Optional GitHub token for the releases ingest (5,000 requests/hour instead of 60). */
   GITHUB_TOKEN?: string;
+  /** Registry subrequests one package check may make (default 40, under the free plan's 50). */
+  PACKAGE_CHECK_SUBREQUESTS?: string;
 }

@@ -18,7 +18,10 @@ import { pypiLookup } from "../sources/pypi";
 import { classify, neighbourKeys, TYPO_MESSAGES, type TypoKind } from "./typo";
 import type { CheckResult } from "./packages.schemas";
 
-/** Workers allow 50 subrequests per request on the free plan (1,000 paid); stay under the lower one. */
+/**
+ * Workers allow 50 subrequests per request on the free plan (far more on paid plans): by default a
+ * check stays under the lower limit; `PACKAGE_CHECK_SUBREQUESTS` raises it where the plan allows.
+ */
 export const SUBREQUEST_BUDGET = 40;
 const CONCURRENCY = 6;
 const COST: Record<Ecosystem, number> = { npm: 1, cargo: 1, pypi: 2, go: 4 };
@@ -117,6 +120,8 @@ export interface CheckOptions {
   lookup?: Lookuper;
   ctx?: SourceCtx;
   waitUntil?: (p: Promise<unknown>) => void;
+  /** Registry subrequests this check may make (default: PACKAGE_CHECK_SUBREQUESTS or SUBREQUEST_BUDGET). */
+  budget?: number;
 }
 
 export async function checkPackages(env: Env, packages: { name: string; ecosystem: Ecosystem; version?: string }[], opts: CheckOptions = {}): Promise<{ results: CheckResult[] }> {
@@ -145,7 +150,7 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   }
   const ctx = opts.ctx ?? sourceCtx(env, 4_000);
   const lookup = opts.lookup ?? registryLookup;
-  let budget = SUBREQUEST_BUDGET;
+  let budget = opts.budget ?? (Number(env.PACKAGE_CHECK_SUBREQUESTS) || SUBREQUEST_BUDGET);
   const fetched: { e: Entry; r: Cached }[] = [];
   const planned = toFetch.filter((e) => {
     if (budget < COST[e.eco]) {
@@ -240,10 +245,12 @@ function verdictFor(e: Entry, facts: Facts, outcome: Outcome, at: number): Check
     } else if (m.versions === "?" && popularRank === undefined) {
       block.push({ code: "MALICIOUS", message: `reported malicious (${id}; affected versions not known, so every version is treated as affected; source: OpenSSF malicious-packages, ${m.origin})` });
       if (m.mal_id) advisories.push(m.mal_id);
-    } else {
-      warn.push({ code: "MALICIOUS_VERSIONS", message: `some versions were reported malicious (${id}: ${m.versions === "?" ? "versions not known" : m.versions}); ${judged ? `${judged} is not among them` : "pin a version that is not among them"}` });
+    } else if (hit === null) {
+      // Versions not known (a popular name with compromised releases), or no version to judge.
+      warn.push({ code: "MALICIOUS_VERSIONS", message: `some versions were reported malicious (${id}: ${m.versions === "?" ? "which ones is not known" : m.versions}); ${m.versions === "?" ? "check the release you install against the report" : "pin a version that is not among them"}` });
       if (m.mal_id) advisories.push(m.mal_id);
     }
+    // hit === false: the version judged is not among the reported ones; nothing to say.
   }
 
   if (outcome.status === "missing") {
@@ -295,7 +302,7 @@ function verdictFor(e: Entry, facts: Facts, outcome: Outcome, at: number): Check
     }
   }
 
-  if (popularRank === undefined) {
+  if (popularRank === undefined && !hall) {
     const imit = bestImitation(e, facts);
     if (imit) {
       warn.push({ code: "TYPOSQUAT", message: `"${e.name}" is ${TYPO_MESSAGES[imit.kind](imit.target)}; did you mean "${imit.target}"?` });
