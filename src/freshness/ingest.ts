@@ -167,10 +167,12 @@ async function maliciousStep(db: D1Database, eco: Ecosystem, ctx: SourceCtx, at:
     after = r?.m ? `${r.m}T23:59:59Z` : "2024-01-01T00:00:00Z";
   }
   const ids = await osvModifiedSince(OSV_ECOSYSTEM[eco], after, ctx, "MAL-", 50);
-  const records = (await Promise.all(ids.map((x) => osvVuln(x.id, ctx)))).filter((r): r is OsvRecord => !!r);
+  let failed = 0;
+  const records = (await Promise.all(ids.map((x) => osvVuln(x.id, ctx).catch(() => (failed++, null))))).filter((r): r is OsvRecord => !!r);
   const stmts = osvStatements(db, records, at);
   if (stmts.length) await db.batch(stmts);
-  return { topic: eco, items: records.length, cursor: ids[0]?.modified ?? after };
+  // The cursor moves only when every record arrived, so a failed one is fetched again next run.
+  return { topic: eco, items: records.length, cursor: failed ? after : (ids[0]?.modified ?? after), ...(failed ? { error: `${failed} of ${ids.length} MAL- records could not be fetched` } : {}) };
 }
 
 /** models.dev prices and limits, merged under curated facts (curated lifecycle and benchmarks are kept). */
