@@ -223,12 +223,14 @@ CREATE INDEX `popular_names_key_idx` ON `popular_names` (`ecosystem`, `name_key`
 --> statement-breakpoint
 -- Typo-neighbour keys of every popular name (symmetric-delete keys, separator-free and homoglyph
 -- skeletons, sorted words, npm bare names): a candidate's own keys find every popular name one
--- edit or one trick away with a single indexed lookup (src/packages/typo.ts).
+-- edit or one trick away with a single indexed lookup (src/packages/typo.ts). Keys are stored as
+-- 32-bit hashes (a third of the size of the text); a collision only adds a candidate that
+-- classify() then rejects.
 CREATE TABLE `popular_keys` (
 	`ecosystem` text NOT NULL,
-	`key` text NOT NULL,
+	`key_hash` integer NOT NULL,
 	`rank` integer NOT NULL,
-	PRIMARY KEY(`ecosystem`, `key`, `rank`)
+	PRIMARY KEY(`ecosystem`, `key_hash`, `rank`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `hallucinated_names` (

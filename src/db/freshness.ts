@@ -169,8 +169,8 @@ export const popularNames = sqliteTable(
 
 export const popularKeys = sqliteTable(
   "popular_keys",
-  { ecosystem: text("ecosystem").notNull(), key: text("key").notNull(), rank: integer("rank").notNull() },
-  (t) => [primaryKey({ columns: [t.ecosystem, t.key, t.rank] })],
+  { ecosystem: text("ecosystem").notNull(), keyHash: integer("key_hash").notNull(), rank: integer("rank").notNull() },
+  (t) => [primaryKey({ columns: [t.ecosystem, t.keyHash, t.rank] })],
 );
 
 export const hallucinatedNames = sqliteTable(

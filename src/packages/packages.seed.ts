@@ -8,7 +8,7 @@ import { bulkStatements, dataLines, jsonCols } from "../core/bulk";
 import { now } from "../core/clock";
 import { packageKey } from "../freshness/topics";
 import type { Ecosystem } from "../freshness/versions";
-import { neighbourKeys } from "./typo";
+import { keyHash, neighbourKeys } from "./typo";
 
 const SNAPSHOT_ECOSYSTEMS: Record<string, Ecosystem> = { npm: "npm", pypi: "pypi", go: "go", cargo: "cargo" };
 
@@ -59,7 +59,7 @@ export function popularLoader(eco: Ecosystem) {
       seen.add(key);
       const rank = i + 1;
       named.push([rank, name, key]);
-      for (const k of neighbourKeys(eco, key)) keyed.push([k, rank]);
+      for (const h of new Set(neighbourKeys(eco, key).map(keyHash))) keyed.push([h, rank]);
     });
     await env.DB.batch([
       env.DB.prepare("DELETE FROM popular_names WHERE ecosystem = ?").bind(eco),
@@ -67,7 +67,7 @@ export function popularLoader(eco: Ecosystem) {
       ...bulkStatements(env.DB, `INSERT INTO popular_names (ecosystem, rank, name, name_key) SELECT ?2, ${jsonCols(3)} FROM json_each(?1)`, named, [eco]),
       ...bulkStatements(
         env.DB,
-        `INSERT OR IGNORE INTO popular_keys (ecosystem, key, rank) SELECT ?2, ${jsonCols(2)} FROM json_each(?1)`,
+        `INSERT OR IGNORE INTO popular_keys (ecosystem, key_hash, rank) SELECT ?2, ${jsonCols(2)} FROM json_each(?1)`,
         keyed,
         [eco],
         800_000,

@@ -15,7 +15,7 @@ import { goLookup, isRetracted } from "../sources/goproxy";
 import { SourceError, sourceCtx, type Lookup, type PackageFacts, type SourceCtx } from "../sources/http";
 import { npmLookup } from "../sources/npm";
 import { pypiLookup } from "../sources/pypi";
-import { classify, neighbourKeys, TYPO_MESSAGES, type TypoKind } from "./typo";
+import { classify, keyHash, neighbourKeys, TYPO_MESSAGES, type TypoKind } from "./typo";
 import type { CheckResult } from "./packages.schemas";
 
 /**
@@ -68,8 +68,8 @@ const pairKey = (eco: string, key: string) => `${eco}\u0000${key}`;
 /** One D1 batch: every offline fact the check needs for all names. */
 async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
   const pairs = [...new Set(entries.map((e) => pairKey(e.eco, e.key)))].map((s) => s.split("\u0000"));
-  const keys: [string, string][] = [];
-  for (const e of entries) for (const k of neighbourKeys(e.eco, e.key, true)) keys.push([e.eco, k]);
+  const keys = new Map<string, [string, number]>();
+  for (const e of entries) for (const k of neighbourKeys(e.eco, e.key, true)) keys.set(`${e.eco}:${k}`, [e.eco, keyHash(k)]);
   const p = JSON.stringify(pairs);
   const join = (t: string, col = "name_key") => `JOIN ${t} ON ${t.split(" ")[1]}.ecosystem = json_extract(j.value, '$[0]') AND ${t.split(" ")[1]}.${col} = json_extract(j.value, '$[1]')`;
   const [mal, hall, pop, near, cache, adv] = await db.batch([
@@ -78,10 +78,10 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
     db.prepare(`SELECT p.ecosystem, p.name_key, p.rank FROM json_each(?1) j ${join("popular_names p")}`).bind(p),
     db
       .prepare(
-        `SELECT DISTINCT k.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_keys k", "key")}
+        `SELECT DISTINCT k.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_keys k", "key_hash")}
            JOIN popular_names p ON p.ecosystem = k.ecosystem AND p.rank = k.rank`,
       )
-      .bind(JSON.stringify(keys)),
+      .bind(JSON.stringify([...keys.values()])),
     db.prepare(`SELECT c.ecosystem, c.name_key, c.status, c.data, c.fetched_at FROM json_each(?1) j ${join("registry_cache c")} WHERE c.expires_at > ?2`).bind(p, at),
     db.prepare(`SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`).bind(p),
   ]);

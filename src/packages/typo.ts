@@ -134,3 +134,13 @@ export const TYPO_MESSAGES: Record<TypoKind, (t: string) => string> = {
   scope: (t) => `the popular scoped package "${t}" under a look-alike scope`,
   owner: (t) => `the popular module "${t}" under a look-alike owner`,
 };
+
+/** FNV-1a, 32-bit signed: how neighbour keys are stored and looked up (popular_keys.key_hash). */
+export function keyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
