@@ -243,12 +243,17 @@ CREATE TABLE `hallucinated_names` (
 	PRIMARY KEY(`ecosystem`, `name_key`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
--- Registry answers per package (status found | missing), JSON facts, and when they go stale.
+-- Registry answers per package (status found | missing) and when they go stale: `data` is a small
+-- summary, `versions` every version's canonical key (JSON array) and `flags` the per-version facts
+-- (deprecated, yanked, install scripts) of the versions that have any, so a warm check reads
+-- only what it needs in SQL instead of parsing thousands of versions per package.
 CREATE TABLE `registry_cache` (
 	`ecosystem` text NOT NULL,
 	`name_key` text NOT NULL,
 	`status` text NOT NULL,
 	`data` text NOT NULL,
+	`versions` text DEFAULT '[]' NOT NULL,
+	`flags` text DEFAULT '{}' NOT NULL,
 	`fetched_at` integer NOT NULL,
 	`expires_at` integer NOT NULL,
 	PRIMARY KEY(`ecosystem`, `name_key`)

@@ -238,6 +238,20 @@ describe("POST /v1/packages/check", () => {
     const r = await check(a, [{ name: "react" }, { name: "lore-fixture-nothing" }]);
     expect(r.body.results.map((x: { verdict: string }) => x.verdict)).toEqual(["ok", "block"]);
     expect(mock.calls.length).toBe(2);
+    // Version questions are answered from the cached version list and per-version flags.
+    mock.restore();
+    mock = mockFetch({ "https://registry.npmjs.org/request": json(request), "https://registry.npmjs.org/lore-fixture-brand-new": json(newPackage) });
+    await checkPackages(env, [{ name: "request", ecosystem: "npm" }, { name: "lore-fixture-brand-new", ecosystem: "npm" }]);
+    const v = await check(a, [
+      { name: "react", version: "18.2.0" },
+      { name: "react", version: "v18.2.0" },
+      { name: "react", version: "99.0.0" },
+      { name: "request", version: "2.88.0" },
+      { name: "lore-fixture-brand-new", version: "1.0.0" },
+      { name: "lore-fixture-brand-new", version: "1.0.1" },
+    ]);
+    expect(v.body.results.map((x: { reasons: { code: string }[] }) => codes(x))).toEqual([[], [], ["VERSION_NOT_FOUND"], ["DEPRECATED"], ["NEW_PACKAGE"], ["INSTALL_SCRIPTS", "NEW_PACKAGE"]]);
+    expect(mock.calls.length).toBe(2);
   });
 
   it("validates input (1–100 packages, known ecosystems) with 400, consuming nothing; needs a key", async () => {

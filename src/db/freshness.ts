@@ -193,6 +193,8 @@ export const registryCache = sqliteTable(
     nameKey: text("name_key").notNull(),
     status: text("status").notNull(),
     data: text("data").notNull(),
+    versions: text("versions").notNull().default("[]"),
+    flags: text("flags").notNull().default("{}"),
     fetchedAt: integer("fetched_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
   },

@@ -162,11 +162,6 @@ export function upgradeView(topic: string, ecosystem: Ecosystem, yourVersion: st
   };
 }
 
-async function lastIngest(db: D1Database, topic: string): Promise<string | null> {
-  const r = await db.prepare("SELECT max(last_ok_at) AS t FROM ingest_status WHERE topic = ?").bind(topic).first<{ t: number | null }>();
-  return r?.t ? iso(r.t) : null;
-}
-
 export async function getFreshness(
   db: D1Database,
   input: { topic?: string; ecosystem?: string; since?: string; version?: string; page: number; perPage: number },
@@ -205,7 +200,7 @@ export async function getFreshness(
   const [rels, deps, topicRow] = await db.batch([
     db.prepare(`SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic = ?`).bind(topic),
     db.prepare(`SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d WHERE d.topic = ? AND d.removed_in IS NOT NULL`).bind(topic),
-    db.prepare(`SELECT topic, tracked FROM fresh_topics WHERE topic = ?`).bind(topic),
+    db.prepare(`SELECT t.tracked, (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = ?1) AS last_ok_at FROM (SELECT ?1 AS topic) q LEFT JOIN fresh_topics t ON t.topic = q.topic`).bind(topic),
   ]);
   const all = changesOf(sortReleases(rels!.results as unknown as ReleaseRowDb[]));
   const latest = latestOf(all);
@@ -217,7 +212,8 @@ export async function getFreshness(
     list = [...view.releases].reverse();
   }
   if (input.since) list = list.filter((c) => c.date !== null && c.date >= input.since!);
-  const tracked = (topicRow!.results[0] as { tracked: number } | undefined)?.tracked === 1;
+  const meta = topicRow!.results[0] as { tracked: number | null; last_ok_at: number | null } | undefined;
+  const tracked = meta?.tracked === 1;
   return {
     topic,
     ecosystem: eco,
@@ -230,7 +226,7 @@ export async function getFreshness(
     total: list.length,
     page: input.page,
     perPage: input.perPage,
-    lastIngestAt: await lastIngest(db, topic),
+    lastIngestAt: meta?.last_ok_at ? iso(meta.last_ok_at) : null,
   };
 }
 

@@ -81,6 +81,25 @@ export function pinnedVersion(eco: Ecosystem, v: string): string | null {
   return null;
 }
 
+/**
+ * A version's canonical key: equal keys for equal versions (PyPI `2.0` = `2.0.0`, npm `v1.2.3` =
+ * `1.2.3`), so versions can be matched as plain strings (in SQL too). Unreadable versions keep
+ * their trimmed text.
+ */
+export function versionKey(eco: Ecosystem, v: string): string {
+  const s = v.trim();
+  if (eco === "pypi") {
+    const p = pep440.explain(s);
+    if (!p) return s;
+    const release = [...p.release];
+    while (release.length > 1 && release.at(-1) === 0) release.pop();
+    // The library's types say arrays; at run time post and dev are numbers (or null).
+    const x = p as unknown as { pre: (string | number)[] | null; post: number | null; dev: number | null };
+    return `${p.epoch ? `${p.epoch}!` : ""}${release.join(".")}${x.pre ? x.pre.join("") : ""}${x.post !== null ? `.post${x.post}` : ""}${x.dev !== null ? `.dev${x.dev}` : ""}${p.local ? `+${p.local}` : ""}`.toLowerCase();
+  }
+  return cleanVersion(eco, s) ?? s;
+}
+
 /** Sign of a - b in the ecosystem's order; both must be valid (see cleanVersion). */
 export function compareVersions(eco: Ecosystem, a: string, b: string): number {
   switch (eco) {

@@ -6,9 +6,10 @@
  * never `block` on a guess: the answer is `warn` with the reason, unless an offline fact decides.
  */
 import { DAY_MS, iso, now } from "../core/clock";
+import { jsonCols } from "../core/bulk";
 import type { Env } from "../env";
 import { packageKey } from "../freshness/topics";
-import { cleanVersion, inSnapshotVersions, osvAffects, type Ecosystem } from "../freshness/versions";
+import { cleanVersion, inSnapshotVersions, osvAffects, versionKey, type Ecosystem } from "../freshness/versions";
 import { ADV_COLS, type MaliciousRow } from "../freshness/advisories";
 import { cratesLookup } from "../sources/crates";
 import { goLookup, isRetracted } from "../sources/goproxy";
@@ -57,20 +58,74 @@ interface Entry {
   eco: Ecosystem;
   key: string;
   version?: string;
+  /** The requested version's canonical key (versionKey), matched as a string in SQL. */
+  vkey: string | null;
   validName: boolean;
 }
 
-type Cached = { status: "found"; facts: PackageFacts; fetchedAt: number } | { status: "missing"; source: string; detail: string; fetchedAt: number };
-type Outcome = Cached | { status: "error"; reason: string } | { status: "skipped" };
+/** What the cache keeps of a registry answer besides the version list and per-version flags. */
+interface Summary {
+  name: string;
+  latestVersion: string | null;
+  latestKey: string | null;
+  firstPublished: string | null;
+  datesTrusted: boolean;
+  packageDeprecated: string | null;
+  securityHolder: boolean;
+  quarantined: boolean;
+  source: string;
+  /** Go `retract` entries (versions and `[a, b]` ranges). */
+  retracted: string[];
+}
+/** Per-version facts: d = deprecation message, y = yank/retraction reason, i = runs install scripts. */
+interface Flags {
+  d?: string;
+  y?: string;
+  i?: 1;
+}
+type Found = { status: "found"; summary: Summary; fetchedAt: number; versionFound: boolean | null; flags: Flags | null };
+type Missing = { status: "missing"; source: string; detail: string; fetchedAt: number };
+type Outcome = Found | Missing | { status: "error"; reason: string } | { status: "skipped" };
 
 const pairKey = (eco: string, key: string) => `${eco}\u0000${key}`;
+const entryKey = (eco: string, key: string, vkey: string | null) => `${eco}\u0000${key}\u0000${vkey ?? ""}`;
 
-/** One D1 batch: every offline fact the check needs for all names. */
+/** The cache form of a registry answer: summary, canonical version keys, flags of the versions that have any. */
+function toCache(eco: Ecosystem, f: PackageFacts): { summary: Summary; versions: string[]; flags: Record<string, Flags> } {
+  const flags: Record<string, Flags> = {};
+  const flag = (v: string) => (flags[versionKey(eco, v)] ??= {});
+  for (const [v, msg] of Object.entries(f.deprecated)) flag(v).d = msg;
+  const retracted: string[] = [];
+  for (const [v, why] of Object.entries(f.yanked)) {
+    if (eco === "go" && v.startsWith("[")) retracted.push(v);
+    else flag(v).y = why;
+  }
+  for (const v of f.installScripts) flag(v).i = 1;
+  return {
+    summary: {
+      name: f.name,
+      latestVersion: f.latestVersion,
+      latestKey: f.latestVersion ? versionKey(eco, f.latestVersion) : null,
+      firstPublished: f.firstPublished,
+      datesTrusted: f.datesTrusted,
+      packageDeprecated: f.packageDeprecated,
+      securityHolder: f.securityHolder,
+      quarantined: f.quarantined,
+      source: f.source,
+      retracted,
+    },
+    versions: [...new Set(f.versions.map((v) => versionKey(eco, v)))],
+    flags,
+  };
+}
+
+/** One D1 batch: every offline fact the check needs for all names (and the cached registry answers). */
 async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
   const pairs = [...new Set(entries.map((e) => pairKey(e.eco, e.key)))].map((s) => s.split("\u0000"));
   const keys = new Map<string, [string, number]>();
   for (const e of entries) for (const k of neighbourKeys(e.eco, e.key, true)) keys.set(`${e.eco}:${k}`, [e.eco, keyHash(k)]);
   const p = JSON.stringify(pairs);
+  const withVersions = JSON.stringify([...new Set(entries.map((e) => entryKey(e.eco, e.key, e.vkey)))].map((s) => s.split("\u0000").map((x, i) => (i === 2 && x === "" ? null : x))));
   const join = (t: string, col = "name_key") => `JOIN ${t} ON ${t.split(" ")[1]}.ecosystem = json_extract(j.value, '$[0]') AND ${t.split(" ")[1]}.${col} = json_extract(j.value, '$[1]')`;
   const [mal, hall, pop, near, cache, adv] = await db.batch([
     db.prepare(`SELECT m.* FROM json_each(?1) j ${join("malicious_packages m")}`).bind(p),
@@ -82,7 +137,16 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
            JOIN popular_names p ON p.ecosystem = k.ecosystem AND p.rank = k.rank`,
       )
       .bind(JSON.stringify([...keys.values()])),
-    db.prepare(`SELECT c.ecosystem, c.name_key, c.status, c.data, c.fetched_at FROM json_each(?1) j ${join("registry_cache c")} WHERE c.expires_at > ?2`).bind(p, at),
+    // The version checks run in SQL over the stored version list: no per-request parse of it.
+    db
+      .prepare(
+        `SELECT c.ecosystem, c.name_key, json_extract(j.value, '$[2]') AS vkey, c.status, c.data, c.fetched_at,
+                CASE WHEN json_extract(j.value, '$[2]') IS NULL THEN NULL
+                     ELSE EXISTS (SELECT 1 FROM json_each(c.versions) v WHERE v.value = json_extract(j.value, '$[2]')) END AS version_found,
+                json_extract(c.flags, '$."' || coalesce(json_extract(j.value, '$[2]'), json_extract(c.data, '$.latestKey'), '') || '"') AS flags
+           FROM json_each(?1) j ${join("registry_cache c")} WHERE c.expires_at > ?2`,
+      )
+      .bind(withVersions, at),
     db.prepare(`SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`).bind(p),
   ]);
   const group = <T extends { ecosystem?: string; name_key?: string; eco?: string; key?: string }>(rows: T[]) => {
@@ -93,17 +157,22 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
     }
     return m;
   };
+  const cached = new Map<string, Found | Missing>();
+  for (const c of cache!.results as { ecosystem: string; name_key: string; vkey: string | null; status: string; data: string; fetched_at: number; version_found: number | null; flags: string | null }[]) {
+    const data = JSON.parse(c.data);
+    cached.set(
+      entryKey(c.ecosystem, c.name_key, c.vkey),
+      c.status === "found"
+        ? { status: "found", summary: data as Summary, fetchedAt: c.fetched_at, versionFound: c.version_found === null ? null : !!c.version_found, flags: c.flags ? (JSON.parse(c.flags) as Flags) : null }
+        : { status: "missing", source: data.source, detail: data.detail, fetchedAt: c.fetched_at },
+    );
+  }
   return {
     malicious: group(mal!.results as unknown as MaliciousRow[]),
     hallucinated: new Map((hall!.results as { ecosystem: string; name_key: string; suggestion: string; note: string; source: string }[]).map((h) => [pairKey(h.ecosystem, h.name_key), h])),
     popular: new Map((pop!.results as { ecosystem: string; name_key: string; rank: number }[]).map((r) => [pairKey(r.ecosystem, r.name_key), r.rank])),
-    near: (near!.results as { ecosystem: string; name: string; name_key: string; rank: number }[]),
-    cache: new Map(
-      (cache!.results as { ecosystem: string; name_key: string; status: string; data: string; fetched_at: number }[]).map((c) => [
-        pairKey(c.ecosystem, c.name_key),
-        { ...(JSON.parse(c.data) as object), status: c.status, fetchedAt: c.fetched_at } as Cached,
-      ]),
-    ),
+    near: near!.results as { ecosystem: string; name: string; name_key: string; rank: number }[],
+    cached,
     advisories: group(adv!.results as unknown as { eco: string; key: string; id: string; summary: string | null; ranges: string; versions: string }[]),
   };
 }
@@ -111,9 +180,11 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
 /** Runs `fn` over items with at most `limit` in flight. */
 async function pool<T>(items: T[], limit: number, fn: (t: T) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 export interface CheckOptions {
@@ -133,57 +204,64 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     eco: p.ecosystem,
     key: packageKey(p.ecosystem, p.name),
     version: p.version,
-    validName: NAME_RULES[p.ecosystem].test(p.name) && (p.ecosystem !== "npm" || p.name.length <= 214),
+    vkey: p.version ? versionKey(p.ecosystem, p.version) : null,
+    validName: NAME_RULES[p.ecosystem].test(p.name),
   }));
   const facts = await offlineFacts(db, entries, at);
 
   // Which names go to their registry: valid, not cached, not already decided by an offline fact.
   const outcomes = new Map<string, Outcome>();
+  const fresh = new Map<string, ReturnType<typeof toCache> | Missing | { status: "error"; reason: string }>();
   const toFetch: Entry[] = [];
+  const queued = new Set<string>();
   for (const e of entries) {
     const k = pairKey(e.eco, e.key);
-    if (outcomes.has(k) || toFetch.some((t) => pairKey(t.eco, t.key) === k)) continue;
-    const cached = facts.cache.get(k);
-    if (cached) outcomes.set(k, cached);
-    else if (!e.validName || facts.hallucinated.has(k) || (facts.malicious.get(k) ?? []).some((m) => m.versions === "*")) outcomes.set(k, { status: "skipped" });
-    else toFetch.push(e);
+    const cached = facts.cached.get(entryKey(e.eco, e.key, e.vkey));
+    if (cached) outcomes.set(entryKey(e.eco, e.key, e.vkey), cached);
+    else if (!e.validName || facts.hallucinated.has(k) || (facts.malicious.get(k) ?? []).some((m) => m.versions === "*")) outcomes.set(entryKey(e.eco, e.key, e.vkey), { status: "skipped" });
+    else if (!queued.has(k)) {
+      queued.add(k);
+      toFetch.push(e);
+    }
   }
   const ctx = opts.ctx ?? sourceCtx(env, 4_000);
   const lookup = opts.lookup ?? registryLookup;
   let budget = opts.budget ?? (Number(env.PACKAGE_CHECK_SUBREQUESTS) || SUBREQUEST_BUDGET);
-  const fetched: { e: Entry; r: Cached }[] = [];
   const planned = toFetch.filter((e) => {
     if (budget < COST[e.eco]) {
-      outcomes.set(pairKey(e.eco, e.key), { status: "error", reason: "not looked up: this request reached its registry lookup budget; check it again in a separate request" });
+      fresh.set(pairKey(e.eco, e.key), { status: "error", reason: "not looked up: this request reached its registry lookup budget; check it again in a separate request" });
       return false;
     }
     budget -= COST[e.eco];
     return true;
   });
+  const rows: unknown[][] = [];
   await pool(planned, CONCURRENCY, async (e) => {
     const k = pairKey(e.eco, e.key);
     try {
       const r = await lookup(e.eco, e.name, ctx, facts.popular.has(k));
-      const c: Cached = r.status === "found" ? { status: "found", facts: r.facts, fetchedAt: at } : { status: "missing", source: r.source, detail: r.detail, fetchedAt: at };
-      outcomes.set(k, c);
-      fetched.push({ e, r: c });
+      if (r.status === "found") {
+        const c = toCache(e.eco, r.facts);
+        fresh.set(k, c);
+        const ttl = facts.popular.has(k) ? CACHE_TTL.foundPopular : CACHE_TTL.found;
+        rows.push([e.eco, e.key, "found", JSON.stringify(c.summary), JSON.stringify(c.versions), JSON.stringify(c.flags), at, at + ttl]);
+      } else {
+        const m: Missing = { status: "missing", source: r.source, detail: r.detail, fetchedAt: at };
+        fresh.set(k, m);
+        rows.push([e.eco, e.key, "missing", JSON.stringify({ source: r.source, detail: r.detail }), "[]", "{}", at, at + CACHE_TTL.missing]);
+      }
     } catch (err) {
       const reason = err instanceof SourceError ? err.message : `${e.eco} registry: ${(err as Error)?.message ?? "lookup failed"}`;
-      outcomes.set(k, { status: "error", reason });
+      fresh.set(k, { status: "error", reason });
     }
   });
-  if (fetched.length) {
-    const rows = fetched.map(({ e, r }) => {
-      const ttl = r.status === "missing" ? CACHE_TTL.missing : facts.popular.has(pairKey(e.eco, e.key)) ? CACHE_TTL.foundPopular : CACHE_TTL.found;
-      const { status, fetchedAt: _f, ...data } = r;
-      return [e.eco, e.key, status, JSON.stringify(data), at, at + ttl];
-    });
+  if (rows.length) {
     const write = db
       .prepare(
-        `INSERT INTO registry_cache (ecosystem, name_key, status, data, fetched_at, expires_at)
-         SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
-                json_extract(value, '$[4]'), json_extract(value, '$[5]') FROM json_each(?1) WHERE true
-         ON CONFLICT (ecosystem, name_key) DO UPDATE SET status = excluded.status, data = excluded.data, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
+        `INSERT INTO registry_cache (ecosystem, name_key, status, data, versions, flags, fetched_at, expires_at)
+         SELECT ${jsonCols(8)} FROM json_each(?1) WHERE true
+         ON CONFLICT (ecosystem, name_key) DO UPDATE SET status = excluded.status, data = excluded.data, versions = excluded.versions,
+           flags = excluded.flags, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
       )
       .bind(JSON.stringify(rows))
       .run()
@@ -191,7 +269,18 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     if (opts.waitUntil) opts.waitUntil(write);
     else await write;
   }
-  return { results: entries.map((e) => verdictFor(e, facts, outcomes.get(pairKey(e.eco, e.key)) ?? { status: "skipped" }, at)) };
+  const outcomeOf = (e: Entry): Outcome => {
+    const known = outcomes.get(entryKey(e.eco, e.key, e.vkey));
+    if (known) return known;
+    const f = fresh.get(pairKey(e.eco, e.key));
+    if (!f) return { status: "skipped" };
+    if ("summary" in f) {
+      const judgedKey = e.vkey ?? f.summary.latestKey;
+      return { status: "found", summary: f.summary, fetchedAt: at, versionFound: e.vkey ? f.versions.includes(e.vkey) : null, flags: judgedKey ? (f.flags[judgedKey] ?? null) : null };
+    }
+    return f;
+  };
+  return { results: entries.map((e) => verdictFor(e, facts, outcomeOf(e), at)) };
 }
 
 type Facts = Awaited<ReturnType<typeof offlineFacts>>;
@@ -226,10 +315,11 @@ function verdictFor(e: Entry, facts: Facts, outcome: Outcome, at: number): Check
     result.suggestion = hall.suggestion;
   }
 
-  const found = outcome.status === "found" ? outcome.facts : null;
+  const found = outcome.status === "found" ? outcome : null;
+  const sum = found?.summary ?? null;
   const version = e.version ? (cleanVersion(e.eco, e.version) ?? e.version) : null;
   // The version whose safety is judged: the requested one, else the latest the registry offers.
-  const judged = version ?? found?.latestVersion ?? null;
+  const judged = version ?? sum?.latestVersion ?? null;
 
   for (const m of facts.malicious.get(k) ?? []) {
     const id = m.mal_id ?? `${m.origin} report`;
@@ -260,33 +350,33 @@ function verdictFor(e: Entry, facts: Facts, outcome: Outcome, at: number): Check
     result.checkedAt = iso(outcome.fetchedAt);
   } else if (outcome.status === "error") {
     warn.push({ code: outcome.reason.startsWith("not looked up") ? "NOT_CHECKED" : "REGISTRY_UNREACHABLE", message: `could not verify with the ${e.eco} registry: ${outcome.reason}` });
-  } else if (found) {
+  } else if (found && sum) {
     result.exists = true;
-    result.source = found.source;
-    result.checkedAt = iso(outcome.status === "found" ? outcome.fetchedAt : at);
-    if (found.latestVersion) result.latestVersion = found.latestVersion;
-    if (found.firstPublished) result.firstPublished = found.firstPublished;
-    if (found.securityHolder) {
-      block.push({ code: "SECURITY_HOLDER", message: `npm removed this package for security reasons and holds the name with a "${found.latestVersion}" stub (security holding package); it has no real code` });
+    result.source = sum.source;
+    result.checkedAt = iso(found.fetchedAt);
+    if (sum.latestVersion) result.latestVersion = sum.latestVersion;
+    if (sum.firstPublished) result.firstPublished = sum.firstPublished;
+    if (sum.securityHolder) {
+      block.push({ code: "SECURITY_HOLDER", message: `npm removed this package for security reasons and holds the name with a "${sum.latestVersion}" stub (security holding package); it has no real code` });
     }
-    if (found.quarantined) {
+    if (sum.quarantined) {
       block.push({ code: "QUARANTINED", message: "PyPI quarantined this project (reported malicious): nothing can be installed from it" });
     }
-    if (version && !found.securityHolder && !found.quarantined && !found.versions.some((v) => v === e.version || v === version || cleanVersion(e.eco, v) === version)) {
-      block.push({ code: "VERSION_NOT_FOUND", message: `version ${e.version} does not exist${found.latestVersion ? `; the latest is ${found.latestVersion}` : ""}` });
+    if (version && !sum.securityHolder && !sum.quarantined && found.versionFound === false) {
+      block.push({ code: "VERSION_NOT_FOUND", message: `version ${e.version} does not exist${sum.latestVersion ? `; the latest is ${sum.latestVersion}` : ""}` });
     }
-    const depMsg = judged ? found.deprecated[judged] : undefined;
-    if (depMsg) warn.push({ code: "DEPRECATED", message: `${judged} is deprecated: ${depMsg}` });
-    else if (found.packageDeprecated) warn.push({ code: "DEPRECATED", message: `deprecated: ${found.packageDeprecated}` });
+    const flags = found.flags ?? {};
+    if (flags.d) warn.push({ code: "DEPRECATED", message: `${judged} is deprecated: ${flags.d}` });
+    else if (sum.packageDeprecated) warn.push({ code: "DEPRECATED", message: `deprecated: ${sum.packageDeprecated}` });
     if (judged) {
-      const yank = Object.entries(found.yanked).find(([v]) => v === judged || (e.eco === "go" && isRetracted(judged, v)));
-      if (yank) warn.push({ code: "YANKED", message: `${judged} was ${e.eco === "go" ? "retracted" : "yanked"}${yank[1] ? `: ${yank[1]}` : ""}` });
-      if (found.installScripts.includes(judged)) warn.push({ code: "INSTALL_SCRIPTS", message: `${judged} runs install scripts (preinstall/install/postinstall) when installed` });
+      const range = e.eco === "go" ? sum.retracted.find((r) => isRetracted(judged, r)) : undefined;
+      if (flags.y !== undefined || range) warn.push({ code: "YANKED", message: `${judged} was ${e.eco === "go" ? "retracted" : "yanked"}${flags.y ? `: ${flags.y}` : range ? ` (retract ${range})` : ""}` });
+      if (flags.i) warn.push({ code: "INSTALL_SCRIPTS", message: `${judged} runs install scripts (preinstall/install/postinstall) when installed` });
     }
-    if (found.firstPublished && found.datesTrusted) {
-      const ageDays = (at - Date.parse(found.firstPublished)) / DAY_MS;
-      if (ageDays < NEW_PACKAGE_DAYS) warn.push({ code: "NEW_PACKAGE", message: `first published ${found.firstPublished.slice(0, 10)}, less than ${NEW_PACKAGE_DAYS} days ago` });
-    } else if (!found.datesTrusted) {
+    if (sum.firstPublished && sum.datesTrusted) {
+      const ageDays = (at - Date.parse(sum.firstPublished)) / DAY_MS;
+      if (ageDays < NEW_PACKAGE_DAYS) warn.push({ code: "NEW_PACKAGE", message: `first published ${sum.firstPublished.slice(0, 10)}, less than ${NEW_PACKAGE_DAYS} days ago` });
+    } else if (!sum.datesTrusted) {
       unverified.push("firstPublished", ...(e.eco === "npm" ? ["deprecated"] : []));
       // A popular name is not new, whatever the dates say; anything else could be.
       if (popularRank === undefined) warn.push({ code: "UNVERIFIED_DATES", message: "the registry answered without trustworthy publish dates (a mirror), so Lore could not verify how new this package is" });
