@@ -5,7 +5,7 @@ import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "../forum/search";
 import { checkRepoUrl } from "../sources/safe-url";
 import type { ChangeOut, DeprecationOut, TopicOut } from "./freshness.schemas";
-import { foldDisplay, packageKey, resolveTopics } from "./topics";
+import { foldDisplay, packageKey, resolveTopics, topicCandidates, topicExpr } from "./topics";
 import { cleanVersion, compareVersions, isBreakingBump, majorOf, parseEcosystem, pinnedVersion, type Ecosystem } from "./versions";
 
 export interface ReleaseRowDb {
@@ -187,9 +187,22 @@ export async function getFreshness(
       total: (count!.results[0] as { n: number }).n,
     };
   }
-  const [ref] = await resolveTopics(db, [{ name: input.topic, ecosystem: ecoIn }]);
-  const topic = ref!.topic;
-  const eco = ecoOf(ref!.ecosystem);
+  // Topic resolution, releases, removals and metadata in one batch (one round trip).
+  const tc = topicCandidates(input.topic, ecoIn);
+  const q = `WITH q AS (SELECT ${topicExpr("?1", "?2")} AS topic)`;
+  const [rels, deps, topicRow] = await db.batch([
+    db.prepare(`${q} SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic = (SELECT topic FROM q)`).bind(tc.candidates, tc.fallback),
+    db.prepare(`${q} SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d WHERE d.topic = (SELECT topic FROM q) AND d.removed_in IS NOT NULL`).bind(tc.candidates, tc.fallback),
+    db
+      .prepare(
+        `${q} SELECT q.topic, t.ecosystem, t.tracked, (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = q.topic) AS last_ok_at
+           FROM q LEFT JOIN fresh_topics t ON t.topic = q.topic`,
+      )
+      .bind(tc.candidates, tc.fallback),
+  ]);
+  const meta = topicRow!.results[0] as { topic: string; ecosystem: string | null; tracked: number | null; last_ok_at: number | null };
+  const topic = meta.topic;
+  const eco = meta.ecosystem ? ecoOf(meta.ecosystem) : tc.fallbackEcosystem;
   let yourVersion: string | null = null;
   if (input.version) {
     yourVersion = pinnedVersion(eco, input.version);
@@ -197,11 +210,6 @@ export async function getFreshness(
       throw new ApiError("VALIDATION_FAILED", `"${input.version}" is not a ${eco} version`, { issues: [{ path: "query.version", message: `not a valid ${eco} version` }] });
     }
   }
-  const [rels, deps, topicRow] = await db.batch([
-    db.prepare(`SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic = ?`).bind(topic),
-    db.prepare(`SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d WHERE d.topic = ? AND d.removed_in IS NOT NULL`).bind(topic),
-    db.prepare(`SELECT t.tracked, (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = ?1) AS last_ok_at FROM (SELECT ?1 AS topic) q LEFT JOIN fresh_topics t ON t.topic = q.topic`).bind(topic),
-  ]);
   const all = changesOf(sortReleases(rels!.results as unknown as ReleaseRowDb[]));
   const latest = latestOf(all);
   let list = [...all].reverse();
@@ -212,8 +220,7 @@ export async function getFreshness(
     list = [...view.releases].reverse();
   }
   if (input.since) list = list.filter((c) => c.date !== null && c.date >= input.since!);
-  const meta = topicRow!.results[0] as { tracked: number | null; last_ok_at: number | null } | undefined;
-  const tracked = meta?.tracked === 1;
+  const tracked = meta.tracked === 1;
   return {
     topic,
     ecosystem: eco,
@@ -226,7 +233,7 @@ export async function getFreshness(
     total: list.length,
     page: input.page,
     perPage: input.perPage,
-    lastIngestAt: meta?.last_ok_at ? iso(meta.last_ok_at) : null,
+    lastIngestAt: meta.last_ok_at ? iso(meta.last_ok_at) : null,
   };
 }
 

@@ -112,4 +112,25 @@ export async function resolveTopics(
   });
 }
 
+/**
+ * The same resolution as resolveTopics for one name, as an SQL expression (for `WITH q AS (SELECT
+ * <expr> AS topic)`), so a read can resolve its topic inside its own batch: one round trip.
+ * `?N` is the candidates parameter (JSON [[ecosystem, alias, requiredTopicEcosystem|null], …] in
+ * priority order), `?M` the default topic.
+ */
+export function topicCandidates(name: string, ecosystem: Ecosystem | null): { candidates: string; fallback: string; fallbackEcosystem: Ecosystem } {
+  const c: [string, string, string | null][] = [];
+  if (ecosystem) for (const k of aliasKeys(ecosystem, name)) c.push([ecosystem, k, null]);
+  else for (const eco of ["npm", "pypi", "go", "cargo"] as const) c.push([eco, packageKey(eco, name), null]);
+  for (const k of [foldDisplay(name), name.trim().toLowerCase()]) c.push(["", k, ecosystem]);
+  const eco = ecosystem ?? "npm";
+  return { candidates: JSON.stringify(c), fallback: defaultTopic(eco, name), fallbackEcosystem: eco };
+}
+
+export const topicExpr = (candidates: string, fallback: string) => `coalesce((SELECT a.topic FROM json_each(${candidates}) j
+    JOIN fresh_aliases a ON a.ecosystem = json_extract(j.value, '$[0]') AND a.alias = json_extract(j.value, '$[1]')
+    JOIN fresh_topics t ON t.topic = a.topic
+   WHERE json_extract(j.value, '$[2]') IS NULL OR t.ecosystem = json_extract(j.value, '$[2]')
+   ORDER BY j.key LIMIT 1), ${fallback})`;
+
 export { parseEcosystem };
