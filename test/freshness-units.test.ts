@@ -377,6 +377,26 @@ describe("source clients against recorded responses", () => {
     expect(await osvModifiedSince("npm", "2026-11-01T00:00:00Z", ctx)).toEqual([{ id: "MAL-2026-99999", modified: "2026-11-20T10:00:00Z" }]);
   });
 
+  it("every client turns a hung connection into a timeout and a non-JSON body into 'malformed'", async () => {
+    const cases: [string, () => Promise<unknown>][] = [
+      ["https://proxy.golang.org/github.com/gin-gonic/gin/@latest", () => goLookup("github.com/gin-gonic/gin", ctx)],
+      ["https://crates.io/api/v1/crates/serde", () => cratesLookup("serde", ctx)],
+      ["https://api.osv.dev/v1/vulns/GHSA-x", () => osvVuln("GHSA-x", ctx)],
+      ["https://api.osv.dev/v1/query", () => osvQueryPackage("npm", "express", ctx)],
+      ["https://api.github.com/repos/honojs/hono/releases", () => githubReleases("honojs/hono", ctx)],
+      ["https://models.dev/api.json", () => modelsDevCatalog(ctx)],
+    ];
+    for (const [url, run] of cases) {
+      mock = mockFetch({ [url]: hang, "https://proxy.golang.org/github.com/gin-gonic/gin/@v/list": text(ginList) });
+      await expect(run(), url).rejects.toMatchObject({ kind: "timeout" });
+      mock.restore();
+      mock = mockFetch({ [url]: text("<html>rate limited</html>"), "https://proxy.golang.org/github.com/gin-gonic/gin/@v/list": text(ginList) });
+      await expect(run(), url).rejects.toMatchObject({ kind: "malformed" });
+      mock.restore();
+      mock = null;
+    }
+  });
+
   it("GitHub releases and models.dev", async () => {
     mock = mockFetch({
       "https://api.github.com/repos/honojs/hono/releases": json(honoReleases),
