@@ -62,6 +62,8 @@ CREATE TABLE `fresh_releases` (
 --> statement-breakpoint
 CREATE INDEX `fresh_releases_ingested_idx` ON `fresh_releases` (`ingested_at`);
 --> statement-breakpoint
+CREATE INDEX `fresh_releases_date_idx` ON `fresh_releases` (`date`);
+--> statement-breakpoint
 CREATE TABLE `fresh_deprecations` (
 	`id` text PRIMARY KEY NOT NULL,
 	`topic` text NOT NULL,
