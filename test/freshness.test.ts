@@ -114,6 +114,10 @@ describe("GET /v1/freshness", () => {
     expect(recent.body.topic).toBeNull();
     expect(recent.body.changes.every((c: { date: string }) => c.date >= "2025-10-01")).toBe(true);
     expect(recent.body.changes.map((c: { topic: string }) => c.topic)).toEqual(expect.arrayContaining(["react", "next", "tokio", "express"]));
+    // Inferred breaking counts look at the release before in the same topic (Django 5.2 → 6.0), not the previous row.
+    expect(recent.body.changes.find((c: { topic: string; version: string }) => c.topic === "django" && c.version === "6.0")).toMatchObject({ breaking: 1, breakingBasis: "version" });
+    const page2 = await get(a, "/v1/freshness?since=2025-10-01&perPage=2&page=2");
+    expect(page2.body.changes.map((c: { version: string }) => c.version)).toEqual(recent.body.changes.slice(2, 4).map((c: { version: string }) => c.version));
     const unknown = await get(a, "/v1/freshness?topic=Left_Pad&ecosystem=pypi");
     expect(unknown.body).toMatchObject({ topic: "left-pad", ecosystem: "pypi", tracked: false, changes: [], total: 0, latestVersion: null });
   });
@@ -361,7 +365,9 @@ describe("scheduled ingest", () => {
   };
 
   it("ingests every source with recorded responses; a failing source never stops the others; dates keep their rank", async () => {
-    setClock(() => Date.parse("2026-11-23T06:41:00Z"));
+    // After the seeds' real load time, so "changed since" sees this ingest only.
+    const T = Math.ceil((Date.now() + 86_400_000) / 60_000) * 60_000;
+    setClock(() => T);
     const cursor = now() - 1;
     mock = mockFetch({
       "https://registry.npmjs.org/react": json(reactPackument),
@@ -396,11 +402,14 @@ describe("scheduled ingest", () => {
     // The changelog (rank 2) dates and counts Express 5.0.0's breaking items.
     const ex = await get(a, "/v1/freshness?topic=express&version=4.21.0");
     expect(ex.body.changes.find((c: { version: string }) => c.version === "4.21.1")).toMatchObject({ date: "2024-10-08", dateBasis: "changelog heading" });
-    // GitHub release notes: breaking items counted; third-party text kept as data.
+    // GitHub release notes: items parsed, third-party text kept as data; the curated 4.0.0 record
+    // (equal rank) keeps its facts, so the sources never take turns.
     const hono = await get(a, "/v1/freshness?topic=hono&version=3.0.0");
     const h4 = hono.body.changes.find((c: { version: string }) => c.version === "4.0.0");
-    expect(h4.breaking).toBe(3);
-    expect(h4.summaryMd).toContain("IGNORE ALL PREVIOUS INSTRUCTIONS");
+    expect(h4).toMatchObject({ breaking: 3, changes: [{ text: "c.jsonT() removed (use c.json())" }, {}, {}] });
+    const h46 = hono.body.changes.find((c: { version: string }) => c.version === "4.6.0");
+    expect(h46).toMatchObject({ date: "2024-09-11", dateBasis: "GitHub release published_at", breaking: 0, breakingBasis: "notes", changes: [{ kind: "changed", text: "feat(jsx): add `useActionState`" }, {}] });
+    expect(h46.summaryMd).toContain("IGNORE ALL PREVIOUS INSTRUCTIONS");
     expect(versions(hono.body)).not.toContain("5.0.0-rc.1");
     // models.dev merged under curated facts, and new models added.
     const haiku = (await get(a, "/v1/models?q=haiku")).body.items[0];
@@ -413,16 +422,18 @@ describe("scheduled ingest", () => {
     expect(topics.every((t: { lastIngestError: string | null }) => !!t.lastIngestError)).toBe(true);
     const pypiStatus = await env.DB.prepare("SELECT topic, last_error, last_ok_at FROM ingest_status WHERE source = 'pypi' ORDER BY topic").all();
     expect(pypiStatus.results).toEqual(["django", "fastapi", "pydantic"].map((topic) => ({ topic, last_error: expect.stringContaining("503"), last_ok_at: null })));
-    expect((await get(a, "/v1/freshness/topics?q=react")).body.items[0].lastIngestAt).toBe("2026-11-23T06:41:00.000Z");
+    expect((await get(a, "/v1/freshness/topics?q=react")).body.items[0].lastIngestAt).toBe(new Date(T).toISOString());
     // The malicious feed reached the check's data.
     const mal = await env.DB.prepare("SELECT versions, mal_id FROM malicious_packages WHERE ecosystem = 'npm' AND name_key = 'lore-fixture-evil'").first();
     expect(mal).toEqual({ versions: "*", mal_id: "MAL-2026-99999" });
 
     // "What changed since T": this ingest's rows only, and nothing on an identical rerun.
     const changed = await changesSince(env.DB, cursor);
-    expect(changed.releases.map((r) => `${r.topic}@${r.version}`)).toEqual(expect.arrayContaining(["react@19.3.0", "hono@4.0.0"]));
+    expect(changed.releases.map((r) => `${r.topic}@${r.version}`)).toEqual(expect.arrayContaining(["react@19.3.0", "hono@4.6.0"]));
+    expect(changed.releases.map((r) => `${r.topic}@${r.version}`)).not.toContain("react@18.0.0");
+    expect(changed.releases.find((r) => r.version === "19.3.0")).toMatchObject({ breaking: 0, breakingBasis: "version" });
     expect(changed.advisories.map((x) => x.advisory.id)).toEqual(expect.arrayContaining(["MAL-2026-99999"]));
-    setClock(() => Date.parse("2026-11-23T12:41:00Z"));
+    setClock(() => T + 6 * 3600_000);
     await runIngest(env, now(), { maxTopics: 50, sources: ["npm", "github", "changelog", "osv"] });
     const again = await changesSince(env.DB, changed.cursor);
     expect(again.releases).toEqual([]);

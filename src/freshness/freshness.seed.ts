@@ -42,28 +42,29 @@ export const UPSERT_TOPICS = `INSERT INTO fresh_topics (topic, ecosystem, displa
      OR fresh_topics.changelog IS NOT excluded.changelog OR fresh_topics.tracked = 0 OR fresh_topics.ecosystem IS NOT excluded.ecosystem`;
 
 /**
- * Upsert of releases: a new date replaces the stored one only when it is worth at least as much;
- * notes, breaking counts and changes fill in from the richer source. ?1 = JSON rows (see columns), ?2 = now.
+ * Upsert of releases. A field is replaced only by a source of strictly higher rank, or when it is
+ * still empty: so two sources of equal rank never take turns (a reseed after an ingest changes
+ * nothing), and a registry time never replaces a changelog or publisher date. `ingested_at` moves
+ * only when something was replaced. ?1 = JSON rows (see columns), ?2 = now.
  */
 export const UPSERT_RELEASES = `INSERT INTO fresh_releases (topic, version, ecosystem, package, date, date_basis, date_rank, as_of_date, title,
     summary_md, breaking, changes, prerelease, url, source, verification, ingested_at)
   SELECT ${jsonCols(16)}, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (topic, version) DO UPDATE SET
-    date = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank >= fresh_releases.date_rank) THEN excluded.date ELSE fresh_releases.date END,
-    date_basis = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank >= fresh_releases.date_rank) THEN excluded.date_basis ELSE fresh_releases.date_basis END,
-    date_rank = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank >= fresh_releases.date_rank) THEN excluded.date_rank ELSE fresh_releases.date_rank END,
-    summary_md = CASE WHEN excluded.summary_md <> '' AND excluded.date_rank >= fresh_releases.date_rank THEN excluded.summary_md ELSE fresh_releases.summary_md END,
-    breaking = CASE WHEN excluded.breaking IS NOT NULL AND (fresh_releases.breaking IS NULL OR excluded.date_rank >= fresh_releases.date_rank) THEN excluded.breaking ELSE fresh_releases.breaking END,
-    changes = CASE WHEN excluded.changes <> '[]' AND (fresh_releases.changes = '[]' OR excluded.date_rank >= fresh_releases.date_rank) THEN excluded.changes ELSE fresh_releases.changes END,
+    date = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.date ELSE fresh_releases.date END,
+    date_basis = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.date_basis ELSE fresh_releases.date_basis END,
+    summary_md = CASE WHEN excluded.summary_md <> '' AND (fresh_releases.summary_md = '' OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.summary_md ELSE fresh_releases.summary_md END,
+    breaking = CASE WHEN excluded.breaking IS NOT NULL AND (fresh_releases.breaking IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.breaking ELSE fresh_releases.breaking END,
+    changes = CASE WHEN excluded.changes <> '[]' AND (fresh_releases.changes = '[]' OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.changes ELSE fresh_releases.changes END,
     url = coalesce(fresh_releases.url, excluded.url),
-    source = CASE WHEN excluded.date_rank >= fresh_releases.date_rank THEN excluded.source ELSE fresh_releases.source END,
-    verification = CASE WHEN excluded.date_rank >= fresh_releases.date_rank THEN excluded.verification ELSE fresh_releases.verification END,
-    as_of_date = excluded.as_of_date,
+    source = CASE WHEN excluded.date_rank > fresh_releases.date_rank THEN excluded.source ELSE fresh_releases.source END,
+    verification = CASE WHEN excluded.date_rank > fresh_releases.date_rank THEN excluded.verification ELSE fresh_releases.verification END,
+    date_rank = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.date_rank ELSE fresh_releases.date_rank END,
     ingested_at = excluded.ingested_at
-  WHERE (excluded.date IS NOT NULL AND excluded.date IS NOT fresh_releases.date AND (fresh_releases.date IS NULL OR excluded.date_rank >= fresh_releases.date_rank))
-     OR (excluded.breaking IS NOT NULL AND excluded.breaking IS NOT fresh_releases.breaking AND (fresh_releases.breaking IS NULL OR excluded.date_rank >= fresh_releases.date_rank))
-     OR (excluded.changes <> '[]' AND excluded.changes IS NOT fresh_releases.changes AND (fresh_releases.changes = '[]' OR excluded.date_rank >= fresh_releases.date_rank))
-     OR (excluded.summary_md <> '' AND excluded.summary_md IS NOT fresh_releases.summary_md AND excluded.date_rank >= fresh_releases.date_rank)`;
+  WHERE (excluded.date IS NOT NULL AND excluded.date IS NOT fresh_releases.date AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank))
+     OR (excluded.breaking IS NOT NULL AND excluded.breaking IS NOT fresh_releases.breaking AND (fresh_releases.breaking IS NULL OR excluded.date_rank > fresh_releases.date_rank))
+     OR (excluded.changes <> '[]' AND excluded.changes IS NOT fresh_releases.changes AND (fresh_releases.changes = '[]' OR excluded.date_rank > fresh_releases.date_rank))
+     OR (excluded.summary_md <> '' AND excluded.summary_md IS NOT fresh_releases.summary_md AND (fresh_releases.summary_md = '' OR excluded.date_rank > fresh_releases.date_rank))`;
 
 export type ReleaseRow = [
   topic: string,

@@ -172,10 +172,18 @@ export async function getFreshness(
   if (!input.topic) {
     if (input.version) throw new ApiError("VALIDATION_FAILED", "version needs a topic", { issues: [{ path: "query.version", message: "give a topic with version" }] });
     const since = input.since ?? "0000-00-00";
-    const [rows, count] = await db.batch([
-      db.prepare(`SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.date >= ?1 ORDER BY r.date DESC, r.topic LIMIT ?2 OFFSET ?3`).bind(since, input.perPage, pageOffset(input)),
+    // The page, and every release of the page's topics: a release whose notes were not assessed
+    // gets its breaking count from the release before it in its own topic.
+    const page = `SELECT r.topic, r.version FROM fresh_releases r WHERE r.date >= ?1 ORDER BY r.date DESC, r.topic, r.version LIMIT ?2 OFFSET ?3`;
+    const [rows, all, count] = await db.batch([
+      db.prepare(page).bind(since, input.perPage, pageOffset(input)),
+      db.prepare(`SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic IN (SELECT topic FROM (${page}))`).bind(since, input.perPage, pageOffset(input)),
       db.prepare(`SELECT COUNT(*) AS n FROM fresh_releases r WHERE r.date >= ?1`).bind(since),
     ]);
+    const byTopic = new Map<string, ReleaseRowDb[]>();
+    for (const r of all!.results as unknown as ReleaseRowDb[]) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
+    const computed = new Map<string, ChangeOut>();
+    for (const list of byTopic.values()) for (const c of changesOf(sortReleases(list))) computed.set(`${c.topic}\u0000${c.version}`, c);
     return {
       topic: null,
       ecosystem: null,
@@ -183,7 +191,7 @@ export async function getFreshness(
       latestVersion: null,
       latestDate: null,
       ...empty,
-      changes: changesOf(rows!.results as unknown as ReleaseRowDb[]),
+      changes: (rows!.results as { topic: string; version: string }[]).flatMap((r) => computed.get(`${r.topic}\u0000${r.version}`) ?? []),
       total: (count!.results[0] as { n: number }).n,
     };
   }

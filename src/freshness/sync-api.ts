@@ -115,7 +115,14 @@ export async function changesSince(
   const malFilter = pkgs ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = m.ecosystem AND json_extract(j.value, '$[1]') = m.name_key" : "";
   const t = (extra: unknown) => (extra === undefined ? [sinceMs] : [sinceMs, JSON.stringify(extra)]);
   const [rels, deps, advs, mals] = await db.batch([
-    db.prepare(`SELECT ${RELEASE_COLS} FROM fresh_releases r ${topicFilter} WHERE r.ingested_at > ?1 ORDER BY r.ingested_at LIMIT ${limit}`).bind(...t(opts.topics)),
+    // Every release of the topics that changed, so breaking counts inferred from the version bump
+    // see the release before each new one; only the changed ones are returned.
+    db
+      .prepare(
+        `SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic IN (
+           SELECT r.topic FROM fresh_releases r ${topicFilter} WHERE r.ingested_at > ?1 ORDER BY r.ingested_at LIMIT ${limit})`,
+      )
+      .bind(...t(opts.topics)),
     db.prepare(`SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d ${depFilter} WHERE d.ingested_at > ?1 ORDER BY d.ingested_at LIMIT ${limit}`).bind(...t(opts.topics)),
     db
       .prepare(`SELECT DISTINCT f.ecosystem AS eco, f.name AS key, a.ingested_at, ${ADV_COLS} FROM advisories a JOIN advisory_affected f ON f.advisory_id = a.id ${advFilter}
@@ -123,16 +130,18 @@ export async function changesSince(
       .bind(...t(pkgs)),
     db.prepare(`SELECT m.* FROM malicious_packages m ${malFilter} WHERE m.ingested_at > ?1 ORDER BY m.ingested_at LIMIT ${limit}`).bind(...t(pkgs)),
   ]);
-  const relRows = rels!.results as unknown as ReleaseRowDb[];
+  const topicRows = rels!.results as unknown as ReleaseRowDb[];
+  const relRows = topicRows.filter((r) => r.ingested_at > sinceMs);
   const depRows = deps!.results as unknown as DeprecationRowDb[];
   const advRows = advs!.results as unknown as (Parameters<typeof advisoryFromRow>[0] & { eco: string; key: string; ingested_at: number })[];
   const malRows = mals!.results as unknown as MaliciousRow[];
   const cursor = Math.max(sinceMs, ...relRows.map((r) => r.ingested_at), ...depRows.map((d) => d.ingested_at), ...advRows.map((a) => a.ingested_at), ...malRows.map((m) => m.ingested_at));
   // Change records need their topic's order for breaking inference: sort within each topic.
   const byTopic = new Map<string, ReleaseRowDb[]>();
-  for (const r of relRows) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
+  for (const r of topicRows) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
+  const changed = new Set(relRows.map((r) => `${r.topic}\u0000${r.version}`));
   return {
-    releases: [...byTopic.values()].flatMap((rows) => changesOf(sortReleases(rows))),
+    releases: [...byTopic.values()].flatMap((rows) => changesOf(sortReleases(rows))).filter((c) => changed.has(`${c.topic}\u0000${c.version}`)),
     deprecations: depRows.map(deprecationOut),
     advisories: [
       ...advRows.map((r) => ({ name: r.key, ecosystem: r.eco, advisory: advisoryFromRow(r) })),
