@@ -38,7 +38,7 @@ CREATE TABLE `fresh_tracking_requests` (
 ) WITHOUT ROWID;
 --> statement-breakpoint
 -- `date_rank`: how much the date is worth (3 publisher blog/curated, 2 changelog heading,
--- 1 GitHub release, 0 registry publish time); an ingest never replaces a date by a weaker one.
+-- 1 GitHub release, 0 registry publish time); a stored fact is replaced only by a stronger source.
 CREATE TABLE `fresh_releases` (
 	`topic` text NOT NULL,
 	`version` text NOT NULL,

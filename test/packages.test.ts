@@ -252,6 +252,35 @@ describe("POST /v1/packages/check", () => {
     ]);
     expect(v.body.results.map((x: { reasons: { code: string }[] }) => codes(x))).toEqual([[], [], ["VERSION_NOT_FOUND"], ["DEPRECATED"], ["NEW_PACKAGE"], ["INSTALL_SCRIPTS", "NEW_PACKAGE"]]);
     expect(mock.calls.length).toBe(2);
+    // Ranges and dist-tags are judged at the version a fresh install would pick.
+    const ranges = await check(a, [
+      { name: "react", version: "^18.2.0" },
+      { name: "react", version: "^99.0.0" },
+      { name: "react", version: "latest" },
+      { name: "request", version: "~2.88.0" },
+      { name: "lore-fixture-brand-new", version: ">=1.0.0 <1.0.1" },
+    ]);
+    expect(ranges.body.results.map((x: { resolvedVersion?: string; reasons: { code: string }[] }) => [x.resolvedVersion ?? null, codes(x)])).toEqual([
+      ["18.3.1", []],
+      [null, ["VERSION_NOT_FOUND"]],
+      ["19.3.1", []],
+      ["2.88.2", ["DEPRECATED"]],
+      ["1.0.0", ["NEW_PACKAGE"]],
+    ]);
+    expect(ranges.body.results[1].reasons[0].message).toContain("no published version satisfies ^99.0.0");
+    // PyPI: `==` pins exactly (a yanked pin is reported); a range skips yanked releases, as pip does.
+    mock.restore();
+    mock = mockFetch({ "https://pypi.org/pypi/requests/json": json(requestsJson), "https://pypi.org/simple/requests/": json(requestsSimple) });
+    const py = await check(a, [
+      { name: "requests", ecosystem: "pypi", version: "==2.32.0" },
+      { name: "requests", ecosystem: "pypi", version: ">=0.1,<2.32.2" },
+      { name: "requests", ecosystem: "pypi", version: "~=2.32" },
+    ]);
+    expect(py.body.results.map((x: { resolvedVersion?: string; reasons: { code: string }[] }) => [x.resolvedVersion ?? null, codes(x)])).toEqual([
+      [null, ["YANKED"]],
+      ["0.2.0", []],
+      ["2.32.3", []],
+    ]);
   });
 
   it("validates input (1–100 packages, known ecosystems) with 400, consuming nothing; needs a key", async () => {

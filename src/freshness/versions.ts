@@ -276,3 +276,29 @@ export function inSnapshotVersions(eco: Ecosystem, version: string, spec: string
   }
   return false;
 }
+
+/**
+ * A version requirement that is not one exact version: a semver range (`^4.17.0`, `~1.2`, `>=2 <3`)
+ * or a PEP 440 specifier (`>=2.0,<3`, `~=2.0`). Returns the best (highest) version of `versions`
+ * that satisfies it, preferring stable releases, or null when none does; undefined when `spec` is
+ * not a range in this ecosystem.
+ */
+export function resolveRange(eco: Ecosystem, spec: string, versions: string[]): string | null | undefined {
+  const s = spec.trim();
+  try {
+    if (eco === "npm" || eco === "cargo") {
+      const range = semver.validRange(eco === "cargo" && /^\d/.test(s) ? `^${s}` : s);
+      if (!range) return undefined;
+      return semver.maxSatisfying(versions.filter((v) => semver.valid(v)), range) ?? null;
+    }
+    if (eco === "pypi") {
+      if (!/[<>=!~]/.test(s) || !pep440.validRange(s)) return undefined;
+      const valid = versions.filter((v) => pep440.valid(v));
+      const stable = valid.filter((v) => !isPrerelease("pypi", v));
+      return pep440.maxSatisfying(stable, s) ?? pep440.maxSatisfying(valid, s, { prereleases: true }) ?? null;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}

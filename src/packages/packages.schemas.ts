@@ -20,6 +20,7 @@ export const checkBody = z.object({
       z.object({
         name: z.string().trim().min(1, "must not be empty").max(214, "at most 214 characters"),
         ecosystem: ecosystemIn,
+        /** One version, or a range (`^4.17.0`, `>=2,<3`) or npm dist-tag, judged at the version it resolves to. */
         version: z.string().trim().min(1).max(128).optional(),
       }),
     )
@@ -58,6 +59,8 @@ export const checkResultOut = z.object({
   /** null when no registry could be asked and no offline fact decides it. */
   exists: z.boolean().nullable(),
   latestVersion: z.string().optional(),
+  /** For a range or dist-tag in `version`: the version a fresh install would pick (the one judged). */
+  resolvedVersion: z.string().optional(),
   firstPublished: z.string().optional(),
   /** The package to use instead (the real name behind a typosquat or a hallucinated name). */
   suggestion: z.string().optional(),

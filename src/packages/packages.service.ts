@@ -9,7 +9,7 @@ import { DAY_MS, iso, now } from "../core/clock";
 import { jsonCols } from "../core/bulk";
 import type { Env } from "../env";
 import { packageKey } from "../freshness/topics";
-import { cleanVersion, inSnapshotVersions, osvAffects, versionKey, type Ecosystem } from "../freshness/versions";
+import { cleanVersion, inSnapshotVersions, osvAffects, resolveRange, versionKey, type Ecosystem } from "../freshness/versions";
 import { ADV_COLS, type MaliciousRow } from "../freshness/advisories";
 import { cratesLookup } from "../sources/crates";
 import { goLookup, isRetracted } from "../sources/goproxy";
@@ -58,8 +58,12 @@ interface Entry {
   eco: Ecosystem;
   key: string;
   version?: string;
-  /** The requested version's canonical key (versionKey), matched as a string in SQL. */
+  /** The requested version's canonical key (versionKey), matched as a string in SQL; null for ranges and tags. */
   vkey: string | null;
+  /** A range or dist-tag instead of one version (`^4.17.0`, `>=2,<3`, `latest`), resolved against the version list. */
+  range: string | null;
+  /** The version the range resolved to (set after the lookups). */
+  resolved?: string | null;
   validName: boolean;
 }
 
@@ -77,11 +81,15 @@ interface Summary {
   /** Go `retract` entries (versions and `[a, b]` ranges). */
   retracted: string[];
 }
-/** Per-version facts: d = deprecation message, y = yank/retraction reason, i = runs install scripts. */
+/**
+ * Per-version facts: d = deprecation message, y = yank/retraction reason, i = runs install scripts,
+ * v = the version as published when its canonical key differs (PyPI `2.0.0` is keyed `2`).
+ */
 interface Flags {
   d?: string;
   y?: string;
   i?: 1;
+  v?: string;
 }
 type Found = { status: "found"; summary: Summary; fetchedAt: number; versionFound: boolean | null; flags: Flags | null };
 type Missing = { status: "missing"; source: string; detail: string; fetchedAt: number };
@@ -101,6 +109,7 @@ function toCache(eco: Ecosystem, f: PackageFacts): { summary: Summary; versions:
     else flag(v).y = why;
   }
   for (const v of f.installScripts) flag(v).i = 1;
+  for (const v of f.versions) if (versionKey(eco, v) !== v) flag(v).v = v;
   return {
     summary: {
       name: f.name,
@@ -198,15 +207,20 @@ export interface CheckOptions {
 export async function checkPackages(env: Env, packages: { name: string; ecosystem: Ecosystem; version?: string }[], opts: CheckOptions = {}): Promise<{ results: CheckResult[] }> {
   const at = now();
   const db = env.DB;
-  const entries: Entry[] = packages.map((p, i) => ({
-    i,
-    name: p.name,
-    eco: p.ecosystem,
-    key: packageKey(p.ecosystem, p.name),
-    version: p.version,
-    vkey: p.version ? versionKey(p.ecosystem, p.version) : null,
-    validName: NAME_RULES[p.ecosystem].test(p.name),
-  }));
+  const entries: Entry[] = packages.map((p, i) => {
+    const exact = p.version ? (cleanVersion(p.ecosystem, p.version) ?? pinnedExact(p.ecosystem, p.version)) : null;
+    const range = p.version && !exact && isRequirement(p.ecosystem, p.version) ? p.version : null;
+    return {
+      i,
+      name: p.name,
+      eco: p.ecosystem,
+      key: packageKey(p.ecosystem, p.name),
+      version: p.version,
+      vkey: p.version && !range ? versionKey(p.ecosystem, exact ?? p.version) : null,
+      range,
+      validName: NAME_RULES[p.ecosystem].test(p.name),
+    };
+  });
   const facts = await offlineFacts(db, entries, at);
 
   // Which names go to their registry: valid, not cached, not already decided by an offline fact.
@@ -280,7 +294,63 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     }
     return f;
   };
-  return { results: entries.map((e) => verdictFor(e, facts, outcomeOf(e), at)) };
+  const resolvedOutcomes = await resolveRanges(db, entries, outcomeOf, fresh);
+  return { results: entries.map((e) => verdictFor(e, facts, resolvedOutcomes.get(e) ?? outcomeOf(e), at)) };
+}
+
+/** `==2.0` (PyPI) names one version; anything else that is not a version is a range or a tag. */
+function pinnedExact(eco: Ecosystem, v: string): string | null {
+  const m = eco === "pypi" ? /^===?\s*([^,;\s*]+)$/.exec(v.trim()) : null;
+  return m && cleanVersion(eco, m[1]!) ? m[1]! : null;
+}
+
+const isRequirement = (eco: Ecosystem, v: string) => resolveRange(eco, v, []) !== undefined || (eco === "npm" && /^[a-z][a-z0-9._-]*$/i.test(v.trim()));
+
+/**
+ * Ranges and dist-tags: the version a fresh install would pick (the highest satisfying one; the
+ * `latest` tag is the registry's latest), with that version's flags. One extra statement, only
+ * for cached packages asked with a range.
+ */
+async function resolveRanges(
+  db: D1Database,
+  entries: Entry[],
+  outcomeOf: (e: Entry) => Outcome,
+  fresh: Map<string, ReturnType<typeof toCache> | Missing | { status: "error"; reason: string }>,
+): Promise<Map<Entry, Outcome>> {
+  const out = new Map<Entry, Outcome>();
+  const ranged = entries.filter((e) => e.range && outcomeOf(e).status === "found");
+  if (!ranged.length) return out;
+  const need = ranged.filter((e) => !fresh.has(pairKey(e.eco, e.key)));
+  const stored = new Map<string, { versions: string[]; flags: Record<string, Flags> }>();
+  if (need.length) {
+    const rows = await db
+      .prepare(
+        `SELECT c.ecosystem, c.name_key, c.versions, c.flags FROM json_each(?1) j
+           JOIN registry_cache c ON c.ecosystem = json_extract(j.value, '$[0]') AND c.name_key = json_extract(j.value, '$[1]')`,
+      )
+      .bind(JSON.stringify(need.map((e) => [e.eco, e.key])))
+      .all<{ ecosystem: string; name_key: string; versions: string; flags: string }>();
+    for (const r of rows.results) stored.set(pairKey(r.ecosystem, r.name_key), { versions: JSON.parse(r.versions), flags: JSON.parse(r.flags) });
+  }
+  for (const e of ranged) {
+    const o = outcomeOf(e) as Found;
+    const f = fresh.get(pairKey(e.eco, e.key));
+    const data = f && "summary" in f ? { versions: f.versions, flags: f.flags } : stored.get(pairKey(e.eco, e.key));
+    if (!data) continue;
+    const spec = e.range!.trim();
+    // Installers skip yanked releases unless pinned exactly (PEP 592; cargo likewise).
+    const candidates = e.eco === "pypi" || e.eco === "cargo" ? data.versions.filter((v) => data.flags[v]?.y === undefined) : data.versions;
+    const resolved = e.eco === "npm" && spec === "latest" ? o.summary.latestVersion : resolveRange(e.eco, spec, candidates);
+    if (resolved === undefined) {
+      // A dist-tag other than latest: its target is not kept; judge the latest and say so.
+      e.resolved = o.summary.latestVersion;
+      out.set(e, { ...o, versionFound: null });
+      continue;
+    }
+    e.resolved = resolved ? (data.flags[resolved]?.v ?? resolved) : null;
+    out.set(e, { ...o, versionFound: resolved !== null, flags: resolved ? (data.flags[versionKey(e.eco, resolved)] ?? null) : null });
+  }
+  return out;
 }
 
 type Facts = Awaited<ReturnType<typeof offlineFacts>>;
@@ -317,8 +387,9 @@ function verdictFor(e: Entry, facts: Facts, outcome: Outcome, at: number): Check
 
   const found = outcome.status === "found" ? outcome : null;
   const sum = found?.summary ?? null;
-  const version = e.version ? (cleanVersion(e.eco, e.version) ?? e.version) : null;
-  // The version whose safety is judged: the requested one, else the latest the registry offers.
+  const version = e.range ? (e.resolved ?? null) : e.version ? (cleanVersion(e.eco, e.version) ?? pinnedExact(e.eco, e.version) ?? e.version) : null;
+  // The version whose safety is judged: the requested one (a range: the version it resolves to),
+  // else the latest the registry offers.
   const judged = version ?? sum?.latestVersion ?? null;
 
   for (const m of facts.malicious.get(k) ?? []) {
@@ -362,9 +433,10 @@ function verdictFor(e: Entry, facts: Facts, outcome: Outcome, at: number): Check
     if (sum.quarantined) {
       block.push({ code: "QUARANTINED", message: "PyPI quarantined this project (reported malicious): nothing can be installed from it" });
     }
-    if (version && !sum.securityHolder && !sum.quarantined && found.versionFound === false) {
-      block.push({ code: "VERSION_NOT_FOUND", message: `version ${e.version} does not exist${sum.latestVersion ? `; the latest is ${sum.latestVersion}` : ""}` });
+    if (e.version && !sum.securityHolder && !sum.quarantined && found.versionFound === false) {
+      block.push({ code: "VERSION_NOT_FOUND", message: `${e.range ? `no published version satisfies ${e.version}` : `version ${e.version} does not exist`}${sum.latestVersion ? `; the latest is ${sum.latestVersion}` : ""}` });
     }
+    if (e.range && e.resolved) result.resolvedVersion = e.resolved;
     const flags = found.flags ?? {};
     if (flags.d) warn.push({ code: "DEPRECATED", message: `${judged} is deprecated: ${flags.d}` });
     else if (sum.packageDeprecated) warn.push({ code: "DEPRECATED", message: `deprecated: ${sum.packageDeprecated}` });
