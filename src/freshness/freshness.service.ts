@@ -400,3 +400,36 @@ export async function requestTracking(db: D1Database, ownerId: string, input: { 
   const merged = res.slice(2, 2 + unique.length).some((r) => ((r.results[0] as { requests: number } | undefined)?.requests ?? 1) > 1);
   return { topic: topicOut(res.at(-1)!.results[0] as unknown as TopicRowDb), merged, accepted: unique };
 }
+
+/**
+ * Operator: track a topic (or approve a requested one): its ecosystem, packages, aliases and
+ * sources. Tracking requests never do this by themselves, because a user-supplied repository must
+ * not become the source of a topic's facts without review.
+ */
+export async function trackTopic(
+  db: D1Database,
+  input: { topic: string; ecosystem: string; packages: string[]; aliases?: string[]; repo?: string | null; changelog?: string | null },
+) {
+  const eco = parseEcosystem(input.ecosystem);
+  if (!eco) throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo");
+  const topic = input.topic.trim().toLowerCase();
+  if (!/^[a-z0-9@][a-z0-9@/._~-]{0,213}$/.test(topic) || !input.packages.length) throw new ApiError("VALIDATION_FAILED", "topic must be a package name and packages must not be empty");
+  if (input.repo && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(input.repo)) throw new ApiError("VALIDATION_FAILED", "repo must be owner/name on GitHub");
+  if (input.changelog && !checkRepoUrl(input.changelog.replace(/\/blob\/.*$/, "")).ok) throw new ApiError("VALIDATION_FAILED", "changelog must be a file on a public code host");
+  const t = now();
+  const aliases = [...new Set([topic, ...input.packages, ...(input.aliases ?? [])])];
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO fresh_topics (topic, ecosystem, display_name, packages, repo, changelog, tracked, created_at, updated_at) VALUES (?1, ?2, ?1, ?3, ?4, ?5, 1, ?6, ?6)
+         ON CONFLICT (topic) DO UPDATE SET ecosystem = excluded.ecosystem, packages = excluded.packages, repo = excluded.repo,
+           changelog = excluded.changelog, tracked = 1, updated_at = excluded.updated_at`,
+      )
+      .bind(topic, eco, JSON.stringify(input.packages), input.repo ?? null, input.changelog ?? null, t),
+    ...aliases.flatMap((a) => [
+      db.prepare("INSERT OR REPLACE INTO fresh_aliases (ecosystem, alias, topic) VALUES (?, ?, ?)").bind(eco, packageKey(eco, a), topic),
+      db.prepare("INSERT OR REPLACE INTO fresh_aliases (ecosystem, alias, topic) VALUES ('', ?, ?)").bind(foldDisplay(a), topic),
+    ]),
+  ]);
+  return (await listTopics(db, { q: topic, page: 1, perPage: 1 })).items[0]!;
+}

@@ -45,6 +45,22 @@ describe("shipped freshness and package data on a local server", () => {
     expect(m.body.items.map((x: { id: string }) => x.id)).toContain("anthropic/claude-opus-4-5-20251101");
   });
 
+  it("a tracking request waits for an operator, who approves it through /internal/topics", async () => {
+    const req = await api("/v1/freshness/topics", { method: "POST", body: JSON.stringify({ topic: "drizzle-orm", sources: [{ repoUrl: "https://github.com/drizzle-team/drizzle-orm" }] }) });
+    expect(req.status).toBe(202);
+    expect(req.body.topic.status).toBe("requested");
+    const ok = await fetch(`${server.origin}/internal/topics`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ topic: "drizzle-orm", ecosystem: "npm", packages: ["drizzle-orm"], aliases: ["drizzle"], repo: "drizzle-team/drizzle-orm" }),
+    });
+    expect(ok.status).toBe(200);
+    const t = (await api("/v1/freshness/topics?q=drizzle")).body.items[0];
+    expect(t).toMatchObject({ topic: "drizzle-orm", status: "tracked", aliases: expect.arrayContaining(["drizzle"]), sources: expect.arrayContaining([{ kind: "repo", url: "https://github.com/drizzle-team/drizzle-orm" }]) });
+    const noToken = await fetch(`${server.origin}/internal/topics`, { method: "POST", body: "{}" });
+    expect(noToken.status).toBe(401);
+  });
+
   it("blocks malicious and hallucinated names from the offline data alone", async () => {
     const r = await api("/v1/packages/check", {
       method: "POST",
