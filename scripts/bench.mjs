@@ -14,7 +14,8 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, freePort, migrateLocal, startDev, waitForServer, createAgent } from "./lib.mjs";
+import { ROOT, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken } from "./lib.mjs";
+import { seed } from "./seed.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -57,9 +58,14 @@ async function runScenario(s) {
 async function main() {
   const state = mkdtempSync(path.join(tmpdir(), "lore-bench-"));
   migrateLocal(state);
-  const dev = startDev({ port: PORT, persistTo: state, quiet: true, inspectorPort: await freePort() });
+  // The shipped data (data/) is loaded as npm start loads it, so scenarios read real data.
+  const adminToken = newAdminToken();
+  const dev = startDev({ port: PORT, persistTo: state, quiet: true, vars: { ADMIN_TOKEN: adminToken }, inspectorPort: await freePort() });
   try {
     await waitForServer(origin);
+    const t0 = Date.now();
+    await seed(origin, adminToken);
+    console.log(`shipped data loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     console.log(`server up at ${origin}; creating ${ACCOUNTS} accounts…`);
     const pool = [];
     for (let a = 0; a < ACCOUNTS; a++) {

@@ -22,4 +22,10 @@ export interface Env {
   STRIPE_PRICE_STARTER?: string;
   STRIPE_PRICE_PRO?: string;
   STRIPE_PRICE_EXPERT?: string;
+  /** Contact for the User-Agent of outbound source clients (crates.io requires one): an email or URL. */
+  SOURCE_CONTACT?: string;
+  /** Optional GitHub token for the releases ingest (5,000 requests/hour instead of 60). */
+  GITHUB_TOKEN?: string;
+  /** Registry subrequests one package check may make (default 40, under the free plan's 50). */
+  PACKAGE_CHECK_SUBREQUESTS?: string;
 }

@@ -8,6 +8,9 @@ import { forumOperations } from "./forum/forum.ops";
 import { kbOperations } from "./kb/kb.ops";
 import { communityOperations } from "./community/community.ops";
 import { skillsOperations } from "./skills/skills.ops";
+import { freshnessOperations } from "./freshness/freshness.ops";
+import { modelOperations } from "./models/models.ops";
+import { packageOperations } from "./packages/packages.ops";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -20,4 +23,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...kbOperations,
   ...communityOperations,
   ...skillsOperations,
+  ...freshnessOperations,
+  ...modelOperations,
+  ...packageOperations,
 ];

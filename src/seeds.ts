@@ -1,5 +1,8 @@
 import type { Env } from "./env";
 import { loadStarterSkills } from "./skills/seed";
+import { loadDeprecations, loadReleases } from "./freshness/freshness.seed";
+import { loadModels } from "./models/models.seed";
+import { loadHallucinated, loadMalicious, popularLoader } from "./packages/packages.seed";
 
 /**
  * The data the project ships in data/, loaded into local D1/R2 by `npm start` (scripts/seed.mjs
@@ -23,4 +26,16 @@ export interface SeedDataset {
 export const SEEDS: readonly SeedDataset[] = [
   // Lore's starter skills, published by the system account through the normal publish path (scan, R2, D1).
   { name: "starter-skills", file: "skills", load: loadStarterSkills },
+  // Freshness and models (issue 11): curated, dated facts; small files loaded whole.
+  { name: "freshness-releases", file: "freshness/releases.json", load: loadReleases },
+  { name: "freshness-deprecations", file: "freshness/deprecations.json", load: loadDeprecations },
+  { name: "models", file: "freshness/models.json", load: loadModels },
+  // Package check: the OpenSSF malicious snapshot (~33k rows, 4,000 lines per chunk: one json_each
+  // statement each) and the popular-name lists (each loaded whole, atomically, with its typo keys).
+  { name: "packages-malicious", file: "packages/malicious.tsv", chunkLines: 4000, load: loadMalicious },
+  { name: "packages-popular-npm", file: "packages/popular-npm.txt", load: popularLoader("npm") },
+  { name: "packages-popular-pypi", file: "packages/popular-pypi.txt", load: popularLoader("pypi") },
+  { name: "packages-popular-cargo", file: "packages/popular-cargo.txt", load: popularLoader("cargo") },
+  { name: "packages-popular-go", file: "packages/popular-go.txt", load: popularLoader("go") },
+  { name: "packages-hallucinated", file: "packages/hallucinated.json", load: loadHallucinated },
 ];

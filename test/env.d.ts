@@ -7,3 +7,9 @@ declare namespace Cloudflare {
     LORE_TRANSCRIPT: string;
   }
 }
+
+// Vite's `?raw` imports (fixtures and shipped data files as text).
+declare module "*?raw" {
+  const text: string;
+  export default text;
+}

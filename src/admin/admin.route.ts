@@ -5,6 +5,8 @@ import { readBodyLimited } from "../core/body";
 import { timingSafeEqualHex, sha256Hex } from "../core/crypto";
 import { now } from "../core/clock";
 import { SEEDS } from "../seeds";
+import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness/ingest";
+import { trackTopic } from "../freshness/freshness.service";
 
 /**
  * Operator routes under /internal: loading the data the project ships (data/) into D1 and R2,
@@ -71,4 +73,30 @@ adminRoute.post("/seeds/:name/done", async (c) => {
     .bind(seed.name, body.digest, body.rows, now())
     .run();
   return c.json({ name: seed.name, digest: body.digest, rows: body.rows });
+});
+
+/** Runs the freshness ingest now (what the cron runs), optionally only some sources: {sources?, maxTopics?}. */
+adminRoute.post("/ingest", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { sources?: unknown; maxTopics?: unknown };
+  const sources = Array.isArray(body.sources) ? body.sources.filter((s): s is IngestSource => (INGEST_SOURCES as readonly unknown[]).includes(s)) : undefined;
+  const maxTopics = typeof body.maxTopics === "number" && body.maxTopics > 0 ? Math.min(body.maxTopics, 200) : undefined;
+  return c.json(await runIngest(c.env, now(), { sources, maxTopics }));
+});
+
+/** Tracks a topic, or approves a requested one: {topic, ecosystem, packages, aliases?, repo?, changelog?}. */
+adminRoute.post("/topics", async (c) => {
+  const b = (await c.req.json().catch(() => null)) as Record<string, unknown> | null;
+  const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : null);
+  if (!b || typeof b.topic !== "string" || typeof b.ecosystem !== "string" || !strings(b.packages)) {
+    throw new ApiError("VALIDATION_FAILED", "Body must be {topic, ecosystem, packages: string[], aliases?, repo?, changelog?}");
+  }
+  const topic = await trackTopic(c.env.DB, {
+    topic: b.topic,
+    ecosystem: b.ecosystem,
+    packages: strings(b.packages)!,
+    aliases: strings(b.aliases) ?? [],
+    repo: typeof b.repo === "string" ? b.repo : null,
+    changelog: typeof b.changelog === "string" ? b.changelog : null,
+  });
+  return c.json({ topic });
 });

@@ -5,3 +5,4 @@ export * from "./forum";
 export * from "./admin";
 export * from "./billing";
 export * from "./skills";
+export * from "./freshness";

@@ -1,0 +1,265 @@
+/**
+ * Security advisories (OSV records) and the malicious-package reports, stored once and matched
+ * against pinned versions with each ecosystem's own range rules. The functions at the bottom are
+ * what sync (issue 12) calls: a whole stack in one D1 round trip, never a query per dependency.
+ */
+import { z } from "zod";
+import { bulkStatements, jsonCols } from "../core/bulk";
+import { packageKey } from "./topics";
+import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "./versions";
+import type { OsvRecord } from "../sources/osv";
+
+export const advisoryOut = z.object({
+  id: z.string(),
+  aliases: z.array(z.string()),
+  summary: z.string().nullable(),
+  /** LOW | MODERATE | HIGH | CRITICAL when the source gives a label (GHSA); MALICIOUS for MAL- reports. */
+  severity: z.string().nullable(),
+  cvssVector: z.string().nullable(),
+  published: z.string().nullable(),
+  modified: z.string().nullable(),
+  malicious: z.boolean(),
+  url: z.string(),
+  source: z.string(),
+});
+export type AdvisoryOut = z.infer<typeof advisoryOut>;
+
+export const vulnerabilityOut = z.object({
+  name: z.string(),
+  ecosystem: z.string(),
+  version: z.string(),
+  advisory: advisoryOut,
+  /** Versions that fix it (empty: no fix published, or every version is affected). */
+  fixedVersions: z.array(z.string()),
+});
+export type VulnerabilityOut = z.infer<typeof vulnerabilityOut>;
+
+const OSV_ECOS: Record<string, Ecosystem> = { npm: "npm", PyPI: "pypi", Go: "go", "crates.io": "cargo" };
+
+function severityOf(r: OsvRecord): { label: string | null; vector: string | null } {
+  const label = (r.database_specific?.severity as string | undefined) ?? null;
+  const pick = (t: string) => r.severity?.find((s) => s.type === t)?.score ?? null;
+  return { label: r.id.startsWith("MAL-") ? "MALICIOUS" : label ? label.toUpperCase() : null, vector: pick("CVSS_V3") ?? pick("CVSS_V4") ?? pick("CVSS_V2") };
+}
+
+/** The statements that store OSV records (withdrawn ones are deleted, not stored). */
+export function osvStatements(db: D1Database, records: OsvRecord[], at: number): D1PreparedStatement[] {
+  const adv: unknown[][] = [];
+  const affected: unknown[][] = [];
+  const mal: unknown[][] = [];
+  const withdrawn: string[] = [];
+  for (const r of records) {
+    if (r.withdrawn) {
+      withdrawn.push(r.id);
+      continue;
+    }
+    const sev = severityOf(r);
+    const url = r.references?.find((x) => x.type === "ADVISORY")?.url ?? `https://osv.dev/vulnerability/${r.id}`;
+    adv.push([r.id, JSON.stringify(r.aliases ?? []), r.summary ?? null, (r.details ?? "").slice(0, 4000), sev.label, sev.vector, r.published ?? null, r.modified, r.id.startsWith("MAL-") ? 1 : 0, url, `https://osv.dev/vulnerability/${r.id}`]);
+    const perPkg = new Map<string, { eco: Ecosystem; name: string; raw: string; ranges: OsvRange[]; versions: string[]; fixed: string[] }>();
+    for (const a of r.affected ?? []) {
+      const eco = OSV_ECOS[a.package?.ecosystem ?? ""];
+      if (!eco || !a.package?.name) continue;
+      const key = `${eco}\u0000${packageKey(eco, a.package.name)}`;
+      const cur = perPkg.get(key) ?? { eco, name: packageKey(eco, a.package.name), raw: a.package.name, ranges: [], versions: [], fixed: [] };
+      for (const rg of a.ranges ?? []) {
+        if (rg.type === "GIT") continue;
+        cur.ranges.push({ type: rg.type, events: rg.events });
+        for (const e of rg.events) if (e.fixed) cur.fixed.push(e.fixed);
+      }
+      cur.versions.push(...(a.versions ?? []));
+      perPkg.set(key, cur);
+    }
+    for (const p of perPkg.values()) {
+      affected.push([r.id, p.eco, p.name, JSON.stringify(p.ranges), JSON.stringify(p.versions), JSON.stringify([...new Set(p.fixed)])]);
+      if (r.id.startsWith("MAL-")) {
+        const all = p.ranges.some((rg) => rg.events.some((e) => e.introduced === "0") && !rg.events.some((e) => e.fixed || e.last_affected || e.limit));
+        mal.push([p.eco, p.name, r.id, p.raw, all || (!p.versions.length && !p.ranges.length) ? "*" : p.versions.join(",") || "?", r.id, r.modified.slice(0, 10), /typosquat/i.test(r.details ?? "") ? "typosquat" : null, "osv"]);
+      }
+    }
+  }
+  const ids = records.filter((r) => !r.withdrawn).map((r) => r.id);
+  return [
+    ...(withdrawn.length
+      ? [
+          db.prepare("DELETE FROM advisory_affected WHERE advisory_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
+          db.prepare("DELETE FROM advisories WHERE id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
+          db.prepare("DELETE FROM malicious_packages WHERE mal_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
+        ]
+      : []),
+    ...bulkStatements(
+      db,
+      `INSERT INTO advisories (id, aliases, summary, details, severity, cvss_vector, published, modified, malicious, url, source, ingested_at)
+       SELECT ${jsonCols(11)}, ?2 FROM json_each(?1) WHERE true
+       ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details,
+         severity = excluded.severity, cvss_vector = excluded.cvss_vector, published = excluded.published, modified = excluded.modified,
+         malicious = excluded.malicious, url = excluded.url, ingested_at = excluded.ingested_at
+       WHERE advisories.modified IS NOT excluded.modified`,
+      adv,
+      [at],
+    ),
+    ...(ids.length ? [db.prepare("DELETE FROM advisory_affected WHERE advisory_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(ids))] : []),
+    ...bulkStatements(db, `INSERT OR REPLACE INTO advisory_affected (advisory_id, ecosystem, name, ranges, versions, fixed) SELECT ${jsonCols(6)} FROM json_each(?1)`, affected),
+    ...bulkStatements(
+      db,
+      `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
+       SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true
+       ON CONFLICT (ecosystem, name_key, record) DO UPDATE SET versions = excluded.versions, modified = excluded.modified, ingested_at = excluded.ingested_at
+       WHERE malicious_packages.versions IS NOT excluded.versions OR malicious_packages.modified IS NOT excluded.modified`,
+      mal,
+      [at],
+    ),
+  ];
+}
+
+interface AdvRowDb {
+  id: string;
+  aliases: string;
+  summary: string | null;
+  severity: string | null;
+  cvss_vector: string | null;
+  published: string | null;
+  modified: string | null;
+  malicious: number;
+  url: string | null;
+  source: string;
+}
+export const ADV_COLS = "a.id, a.aliases, a.summary, a.severity, a.cvss_vector, a.published, a.modified, a.malicious, a.url, a.source";
+
+export const advisoryFromRow = (r: AdvRowDb): AdvisoryOut => ({
+  id: r.id,
+  aliases: JSON.parse(r.aliases),
+  summary: r.summary,
+  severity: r.severity,
+  cvssVector: r.cvss_vector,
+  published: r.published,
+  modified: r.modified,
+  malicious: !!r.malicious,
+  url: r.url ?? `https://osv.dev/vulnerability/${r.id}`,
+  source: r.source,
+});
+
+export interface MaliciousRow {
+  ecosystem: string;
+  name_key: string;
+  name: string;
+  versions: string;
+  mal_id: string | null;
+  modified: string | null;
+  summary_kind: string | null;
+  origin: string;
+  ingested_at: number;
+}
+
+/** A malicious-snapshot row as an advisory (its MAL- id, or a stable id from its origin when it has none). */
+export function maliciousAdvisory(m: MaliciousRow): AdvisoryOut {
+  const id = m.mal_id ?? `MAL-UNNUMBERED:${m.ecosystem}:${m.name}`;
+  const target = m.summary_kind?.startsWith("typosquat:") ? ` (typosquat of ${m.summary_kind.slice(10)})` : m.summary_kind === "typosquat" ? " (typosquat)" : "";
+  return {
+    id,
+    aliases: [],
+    summary: `Reported malicious package${target}; affected versions: ${m.versions === "*" ? "all" : m.versions === "?" ? "not known" : m.versions}`,
+    severity: "MALICIOUS",
+    cvssVector: null,
+    published: m.modified,
+    modified: m.modified,
+    malicious: true,
+    url: m.mal_id ? `https://osv.dev/vulnerability/${m.mal_id}` : "https://github.com/ossf/malicious-packages",
+    source: m.origin === "osv" ? "https://osv.dev" : `https://github.com/ossf/malicious-packages (snapshot ${m.origin})`,
+  };
+}
+
+export interface StackEntry {
+  name: string;
+  version: string;
+  ecosystem?: string;
+}
+
+/**
+ * Advisories that affect the pinned versions of a stack (up to 500 entries): OSV records by their
+ * ranges and explicit versions, and malicious-package reports by their versions. Two statements in
+ * one D1 batch, whatever the stack size. Entries whose version cannot be read are skipped.
+ */
+export async function advisoriesForStack(db: D1Database, stack: StackEntry[]): Promise<VulnerabilityOut[]> {
+  const entries = stack.flatMap((s) => {
+    const eco = parseEcosystem(s.ecosystem);
+    if (!eco) return [];
+    const version = pinnedVersion(eco, s.version);
+    return version ? [{ eco, name: s.name, key: packageKey(eco, s.name), version }] : [];
+  });
+  if (!entries.length) return [];
+  const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))].map((s) => s.split("\u0000")));
+  const [aff, mal] = await db.batch([
+    db
+      .prepare(
+        `SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS}
+           FROM json_each(?1) j
+           JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
+           JOIN advisories a ON a.id = f.advisory_id`,
+      )
+      .bind(pairs),
+    db
+      .prepare(
+        `SELECT m.* FROM json_each(?1) j
+           JOIN malicious_packages m ON m.ecosystem = json_extract(j.value, '$[0]') AND m.name_key = json_extract(j.value, '$[1]')`,
+      )
+      .bind(pairs),
+  ]);
+  const out: VulnerabilityOut[] = [];
+  const affRows = aff!.results as unknown as (AdvRowDb & { eco: string; key: string; ranges: string; versions: string; fixed: string })[];
+  const malRows = mal!.results as unknown as MaliciousRow[];
+  for (const e of entries) {
+    const seen = new Set<string>();
+    for (const r of affRows) {
+      if (r.eco !== e.eco || r.key !== e.key || seen.has(r.id)) continue;
+      if (osvAffects(e.eco, e.version, { ranges: JSON.parse(r.ranges), versions: JSON.parse(r.versions) })) {
+        seen.add(r.id);
+        out.push({ name: e.name, ecosystem: e.eco, version: e.version, advisory: advisoryFromRow(r), fixedVersions: JSON.parse(r.fixed) });
+      }
+    }
+    for (const m of malRows) {
+      if (m.ecosystem !== e.eco || m.name_key !== e.key) continue;
+      const adv = maliciousAdvisory(m);
+      if (seen.has(adv.id)) continue;
+      // `?`: the report does not say which versions; sync reports it (a human must look), the check warns.
+      if (inSnapshotVersions(e.eco, e.version, m.versions) !== false) {
+        seen.add(adv.id);
+        out.push({ name: e.name, ecosystem: e.eco, version: e.version, advisory: adv, fixedVersions: [] });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Advisories published (or, for snapshot rows without a date, ingested) after `since` (ISO date or
+ * timestamp), optionally only for these packages. Newest first, at most `limit`.
+ */
+export async function advisoriesSince(
+  db: D1Database,
+  since: string,
+  opts: { packages?: { name: string; ecosystem?: string }[]; limit?: number } = {},
+): Promise<{ name: string; ecosystem: string; advisory: AdvisoryOut }[]> {
+  const limit = Math.min(opts.limit ?? 200, 1000);
+  const filter = opts.packages?.flatMap((p) => {
+    const eco = parseEcosystem(p.ecosystem);
+    return eco ? [[eco, packageKey(eco, p.name)]] : [];
+  });
+  const join = filter ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = f.ecosystem AND json_extract(j.value, '$[1]') = f.name" : "";
+  const joinM = filter ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = m.ecosystem AND json_extract(j.value, '$[1]') = m.name_key" : "";
+  const binds = filter ? [since, JSON.stringify(filter)] : [since];
+  const [adv, mal] = await db.batch([
+    db
+      .prepare(`SELECT DISTINCT f.ecosystem AS eco, f.name AS key, ${ADV_COLS} FROM advisories a JOIN advisory_affected f ON f.advisory_id = a.id ${join}
+                 WHERE a.published > ?1 AND a.malicious = 0 ORDER BY a.published DESC LIMIT ${limit}`)
+      .bind(...binds),
+    db
+      .prepare(`SELECT m.* FROM malicious_packages m ${joinM} WHERE coalesce(m.modified, '') > substr(?1, 1, 10) ORDER BY m.modified DESC LIMIT ${limit}`)
+      .bind(...binds),
+  ]);
+  const items = [
+    ...(adv!.results as unknown as (AdvRowDb & { eco: string; key: string })[]).map((r) => ({ name: r.key, ecosystem: r.eco, advisory: advisoryFromRow(r) })),
+    ...(mal!.results as unknown as MaliciousRow[]).map((m) => ({ name: m.name, ecosystem: m.ecosystem, advisory: maliciousAdvisory(m) })),
+  ];
+  return items.sort((a, b) => (b.advisory.published ?? "").localeCompare(a.advisory.published ?? "")).slice(0, limit);
+}

@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { defineOperation } from "../core/operation";
+import * as svc from "./freshness.service";
+import { deprecationOut, deprecationsQuery, freshnessOut, freshnessQuery, topicOut, topicsQuery, trackBody } from "./freshness.schemas";
+
+const TAG = "freshness";
+
+export const getFreshness = defineOperation({
+  id: "freshness.get",
+  summary: "Dated release changes of a topic, or since a date",
+  description:
+    "`topic` is a package or project name (aliases resolve: `react-dom` → `react`, `Next.js` → `next`); `ecosystem` " +
+    "(npm default, pypi, go, cargo) picks the package namespace. With `version` the answer is for the caller: the releases in " +
+    "(version, latest] in the ecosystem's own version order, each with its breaking-change count, their total, and the " +
+    "deprecated APIs removed in between. `since` (YYYY-MM-DD) keeps changes dated on or after it; without `topic`, the newest " +
+    "changes of every topic. Release notes are third-party text. Costs one FRESHNESS_CALLS. Agent key required.",
+  tag: TAG,
+  method: "GET",
+  path: "/freshness",
+  access: "agent",
+  metric: "FRESHNESS_CALLS",
+  query: freshnessQuery,
+  output: freshnessOut,
+  untrusted: true,
+  handler: (ctx, q) => svc.getFreshness(ctx.env.DB, q),
+  mcp: {
+    tool: "service_freshness",
+    description:
+      "Dated release changes for a library topic (react, next, django, tokio…). Pass `version` (what you have installed) to get only " +
+      "the releases after it, with breaking-change counts and removed APIs; `since` (YYYY-MM-DD) for changes after a date. Costs one FRESHNESS_CALLS.",
+  },
+});
+
+export const getDeprecations = defineOperation({
+  id: "freshness.deprecations",
+  summary: "Deprecated or removed APIs with their replacements",
+  description:
+    "Full-text search (`q`, bm25 over API names, replacements and notes) and/or a `topic`; `status` filters " +
+    "(deprecated, removed, renamed, moved, incompatible). Each record: {topic, api, status, since, removedIn, replacement, asOfDate, source}. " +
+    "Costs one FRESHNESS_CALLS. Agent key required.",
+  tag: TAG,
+  method: "GET",
+  path: "/freshness/deprecations",
+  access: "agent",
+  metric: "FRESHNESS_CALLS",
+  query: deprecationsQuery,
+  output: z.object({ items: z.array(deprecationOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
+  untrusted: true,
+  handler: (ctx, q) => svc.searchDeprecations(ctx.env.DB, q),
+  mcp: {
+    tool: "service_deprecations",
+    description:
+      "Is this API deprecated or removed, and what replaces it? Search by `q` (e.g. 'ReactDOM.render', 'BaseModel.dict') and/or `topic`. Costs one FRESHNESS_CALLS.",
+  },
+});
+
+export const listTopics = defineOperation({
+  id: "freshness.topics",
+  summary: "Tracked topics with their ecosystems, sources and last ingest",
+  description:
+    "Topics Lore tracks (and ones requested for tracking), each with its ecosystem, packages, aliases, sources, latest known version " +
+    "and last successful ingest. Filters: `q` (topic or alias prefix), `ecosystem`, `status`. Costs one FRESHNESS_CALLS. Agent key required.",
+  tag: TAG,
+  method: "GET",
+  path: "/freshness/topics",
+  access: "agent",
+  metric: "FRESHNESS_CALLS",
+  query: topicsQuery,
+  output: z.object({ items: z.array(topicOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
+  handler: (ctx, q) => svc.listTopics(ctx.env.DB, q),
+});
+
+export const requestTracking = defineOperation({
+  id: "freshness.track",
+  summary: "Request tracking of a topic from public repositories",
+  description:
+    "Body {topic, ecosystem?, sources: [{repoUrl}]} (1–5 sources). Each repoUrl must be an https URL of a repository on github.com, " +
+    "gitlab.com or codeberg.org, with no credentials, port, IP address or private name (anything else is 400). A repeated request " +
+    "merges into the stored one (`merged: true`). Answers 202: the topic is queued for the scheduled ingest. Costs one FRESHNESS_CALLS. Agent key required.",
+  tag: TAG,
+  method: "POST",
+  path: "/freshness/topics",
+  access: "agent",
+  metric: "FRESHNESS_CALLS",
+  status: 202,
+  body: trackBody,
+  output: z.object({ topic: topicOut, merged: z.boolean(), accepted: z.array(z.string()) }),
+  handler: (ctx, b) => svc.requestTracking(ctx.env.DB, ctx.caller.ownerId, b),
+});
+
+export const freshnessOperations = [getFreshness, getDeprecations, listTopics, requestTracking];

@@ -1,0 +1,136 @@
+/**
+ * Topics: canonical lowercase names (`react`, `next`, `drizzle-orm`) that packages of an ecosystem
+ * map to through a curated alias table (`react-dom`, `@types/react` → `react`; `Next.js` → `next`).
+ * Names the table does not know stay their own topic, normalised the ecosystem's way.
+ */
+import type { Ecosystem } from "./versions";
+import { goModuleMajor, parseEcosystem } from "./versions";
+
+/** PEP 503: runs of `-`, `_`, `.` become one `-`, lowercase. */
+export const pep503 = (name: string) => name.trim().replace(/[-_.]+/g, "-").toLowerCase();
+
+/**
+ * The key a package is known by in its ecosystem: npm lowercase (scopes kept), PyPI PEP 503,
+ * crates lowercase with `_` as `-` (crates.io treats them as one name), Go module paths lowercase
+ * (proxy paths are case-encoded, and GitHub owners are case-insensitive).
+ */
+export function packageKey(eco: Ecosystem, name: string): string {
+  const n = name.trim();
+  switch (eco) {
+    case "npm":
+      return n.toLowerCase();
+    case "pypi":
+      return pep503(n);
+    case "cargo":
+      return n.toLowerCase().replace(/_/g, "-");
+    case "go":
+      return n.toLowerCase().replace(/\/+$/, "");
+  }
+}
+
+/** Display-name folding (`Next.js`, `nextjs`, `next-js` → `nextjs`), for display aliases only. */
+export const foldDisplay = (s: string) => s.trim().toLowerCase().replace(/[\s._-]+/g, "");
+
+/** `@types/react` → `react`; `@types/babel__core` → `@babel/core` (DefinitelyTyped's scoped form). */
+export function stripTypesScope(name: string): string {
+  const m = /^@types\/(.+)$/.exec(name);
+  if (!m) return name;
+  const inner = m[1]!;
+  const scoped = /^([^_]+)__(.+)$/.exec(inner);
+  return scoped ? `@${scoped[1]}/${scoped[2]}` : inner;
+}
+
+/** The topic an unknown package becomes: its key, without `@types/` or a Go `/vN` major suffix. */
+export function defaultTopic(eco: Ecosystem, name: string): string {
+  const key = packageKey(eco, name);
+  if (eco === "npm") return stripTypesScope(key);
+  if (eco === "go") return goModuleMajor(key).base;
+  return key;
+}
+
+/** The alias keys to look up for a name, most specific first. */
+export function aliasKeys(eco: Ecosystem, name: string): string[] {
+  const key = packageKey(eco, name);
+  const keys = [key];
+  if (eco === "npm") keys.push(stripTypesScope(key));
+  if (eco === "go") keys.push(goModuleMajor(key).base);
+  return [...new Set(keys)];
+}
+
+export interface TopicRef {
+  topic: string;
+  ecosystem: string;
+  /** True when the alias table knows the name (a tracked topic), false when it is its own topic. */
+  known: boolean;
+}
+
+/**
+ * Resolves many (ecosystem, name) pairs to topics with one D1 query: exact ecosystem aliases first,
+ * then display-name aliases of a topic in the same ecosystem (or any, when `ecosystem` is null:
+ * a free-text topic like `Next.js` in a freshness read).
+ */
+export async function resolveTopics(
+  db: D1Database,
+  items: { name: string; ecosystem: Ecosystem | null }[],
+): Promise<TopicRef[]> {
+  const lookups: [string, string][] = [];
+  for (const it of items) {
+    if (it.ecosystem) for (const k of aliasKeys(it.ecosystem, it.name)) lookups.push([it.ecosystem, k]);
+    else for (const eco of ["npm", "pypi", "go", "cargo"] as const) lookups.push([eco, packageKey(eco, it.name)]);
+    lookups.push(["", foldDisplay(it.name)]);
+    lookups.push(["", it.name.trim().toLowerCase()]);
+  }
+  const rows = lookups.length
+    ? (
+        await db
+          .prepare(
+            `SELECT a.ecosystem AS alias_eco, a.alias, a.topic, t.ecosystem
+               FROM json_each(?1) j
+               JOIN fresh_aliases a ON a.ecosystem = json_extract(j.value, '$[0]') AND a.alias = json_extract(j.value, '$[1]')
+               JOIN fresh_topics t ON t.topic = a.topic`,
+          )
+          .bind(JSON.stringify(lookups))
+          .all<{ alias_eco: string; alias: string; topic: string; ecosystem: string }>()
+      ).results
+    : [];
+  const byKey = new Map(rows.map((r) => [`${r.alias_eco}\u0000${r.alias}`, r]));
+  return items.map((it) => {
+    const ecos = it.ecosystem ? [it.ecosystem] : (["npm", "pypi", "go", "cargo"] as const);
+    for (const eco of ecos) {
+      const keys = it.ecosystem ? aliasKeys(eco, it.name) : [packageKey(eco, it.name)];
+      for (const k of keys) {
+        const hit = byKey.get(`${eco}\u0000${k}`);
+        if (hit) return { topic: hit.topic, ecosystem: hit.ecosystem, known: true };
+      }
+    }
+    for (const k of [foldDisplay(it.name), it.name.trim().toLowerCase()]) {
+      const hit = byKey.get(`\u0000${k}`);
+      if (hit && (!it.ecosystem || hit.ecosystem === it.ecosystem)) return { topic: hit.topic, ecosystem: hit.ecosystem, known: true };
+    }
+    const eco = it.ecosystem ?? "npm";
+    return { topic: defaultTopic(eco, it.name), ecosystem: eco, known: false };
+  });
+}
+
+/**
+ * The same resolution as resolveTopics for one name, as an SQL expression (for `WITH q AS (SELECT
+ * <expr> AS topic)`), so a read can resolve its topic inside its own batch: one round trip.
+ * `?N` is the candidates parameter (JSON [[ecosystem, alias, requiredTopicEcosystem|null], …] in
+ * priority order), `?M` the default topic.
+ */
+export function topicCandidates(name: string, ecosystem: Ecosystem | null): { candidates: string; fallback: string; fallbackEcosystem: Ecosystem } {
+  const c: [string, string, string | null][] = [];
+  if (ecosystem) for (const k of aliasKeys(ecosystem, name)) c.push([ecosystem, k, null]);
+  else for (const eco of ["npm", "pypi", "go", "cargo"] as const) c.push([eco, packageKey(eco, name), null]);
+  for (const k of [foldDisplay(name), name.trim().toLowerCase()]) c.push(["", k, ecosystem]);
+  const eco = ecosystem ?? "npm";
+  return { candidates: JSON.stringify(c), fallback: defaultTopic(eco, name), fallbackEcosystem: eco };
+}
+
+export const topicExpr = (candidates: string, fallback: string) => `coalesce((SELECT a.topic FROM json_each(${candidates}) j
+    JOIN fresh_aliases a ON a.ecosystem = json_extract(j.value, '$[0]') AND a.alias = json_extract(j.value, '$[1]')
+    JOIN fresh_topics t ON t.topic = a.topic
+   WHERE json_extract(j.value, '$[2]') IS NULL OR t.ecosystem = json_extract(j.value, '$[2]')
+   ORDER BY j.key LIMIT 1), ${fallback})`;
+
+export { parseEcosystem };

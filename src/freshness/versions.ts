@@ -1,0 +1,304 @@
+/**
+ * Version order and OSV range matching, each ecosystem by its own rules:
+ *   npm, cargo  semver (`semver`), where a 0.x minor bump is breaking (`^0.2.3` = `<0.3.0`);
+ *   pypi        PEP 440 (`@renovatebot/pep440`): `2.0` = `2.0.0`, `2.0rc1` < `2.0` < `2.0.post1`, epochs;
+ *   go          Go semver: a `v` prefix, `+incompatible` builds, pseudo-versions are prereleases,
+ *               and a major version >= 2 lives at its own module path (`…/v2`).
+ */
+import semver from "semver";
+import * as pep440 from "@renovatebot/pep440";
+
+export const ECOSYSTEMS = ["npm", "pypi", "go", "cargo"] as const;
+export type Ecosystem = (typeof ECOSYSTEMS)[number];
+
+const ECOSYSTEM_ALIASES: Record<string, Ecosystem> = {
+  npm: "npm",
+  pypi: "pypi",
+  python: "pypi",
+  pip: "pypi",
+  go: "go",
+  golang: "go",
+  cargo: "cargo",
+  "crates.io": "cargo",
+  crates: "cargo",
+  rust: "cargo",
+};
+
+/** `PyPI`, `crates.io`, `Go` (OSV spellings) and the contract's `npm|pypi|go|cargo` → ours. */
+export function parseEcosystem(s: string | undefined | null): Ecosystem | null {
+  if (!s) return "npm";
+  return ECOSYSTEM_ALIASES[s.trim().toLowerCase()] ?? null;
+}
+
+/** OSV's ecosystem strings (case-sensitive there). */
+export const OSV_ECOSYSTEM: Record<Ecosystem, string> = { npm: "npm", pypi: "PyPI", go: "Go", cargo: "crates.io" };
+
+const goToSemver = (v: string): string | null => {
+  const m = /^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)(\+incompatible)?$/.exec(v.trim());
+  return m ? m[1]! : null;
+};
+
+/** A version in the ecosystem's canonical form, or null when it is not a version there. */
+export function cleanVersion(eco: Ecosystem, v: string): string | null {
+  const s = v.trim();
+  if (!s || s.length > 128) return null;
+  switch (eco) {
+    case "npm":
+    case "cargo": {
+      const p = semver.valid(s.replace(/^[=v]+/, ""));
+      return p;
+    }
+    case "pypi":
+      return pep440.valid(s) ? s : null;
+    case "go": {
+      const g = goToSemver(s);
+      if (!g || !semver.valid(g)) return null;
+      return s.startsWith("v") ? s : `v${s}`;
+    }
+  }
+}
+
+/**
+ * The version a stack entry pins: an exact version as is, or for a range (`^1.2.3`, `~=2.0`,
+ * `>=1.4`) its lowest matching version, the one a fresh install could still resolve to.
+ */
+export function pinnedVersion(eco: Ecosystem, v: string): string | null {
+  const exact = cleanVersion(eco, v);
+  if (exact) return exact;
+  try {
+    if (eco === "npm" || eco === "cargo") {
+      const r = semver.validRange(eco === "cargo" && /^\d/.test(v.trim()) ? `^${v.trim()}` : v.trim());
+      const min = r ? semver.minVersion(r) : null;
+      return min ? min.version : null;
+    }
+    if (eco === "pypi") {
+      const m = /^(?:==|~=|>=|===)\s*([^,;\s]+)/.exec(v.trim());
+      return m && pep440.valid(m[1]!) ? m[1]! : null;
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/**
+ * A version's canonical key: equal keys for equal versions (PyPI `2.0` = `2.0.0`, npm `v1.2.3` =
+ * `1.2.3`), so versions can be matched as plain strings (in SQL too). Unreadable versions keep
+ * their trimmed text.
+ */
+export function versionKey(eco: Ecosystem, v: string): string {
+  const s = v.trim();
+  if (eco === "pypi") {
+    const p = pep440.explain(s);
+    if (!p) return s;
+    const release = [...p.release];
+    while (release.length > 1 && release.at(-1) === 0) release.pop();
+    // The library's types say arrays; at run time post and dev are numbers (or null).
+    const x = p as unknown as { pre: (string | number)[] | null; post: number | null; dev: number | null };
+    return `${p.epoch ? `${p.epoch}!` : ""}${release.join(".")}${x.pre ? x.pre.join("") : ""}${x.post !== null ? `.post${x.post}` : ""}${x.dev !== null ? `.dev${x.dev}` : ""}${p.local ? `+${p.local}` : ""}`.toLowerCase();
+  }
+  return cleanVersion(eco, s) ?? s;
+}
+
+/** Sign of a - b in the ecosystem's order; both must be valid (see cleanVersion). */
+export function compareVersions(eco: Ecosystem, a: string, b: string): number {
+  switch (eco) {
+    case "npm":
+    case "cargo":
+      return semver.compare(a.replace(/^[=v]+/, ""), b.replace(/^[=v]+/, ""));
+    case "pypi":
+      return pep440.compare(a, b);
+    case "go":
+      return semver.compare(goToSemver(a) ?? "0.0.0", goToSemver(b) ?? "0.0.0");
+  }
+}
+
+export function isPrerelease(eco: Ecosystem, v: string): boolean {
+  if (eco === "pypi") {
+    const p = pep440.explain(v);
+    return !!p && (p.is_prerelease || p.is_devrelease);
+  }
+  const s = eco === "go" ? goToSemver(v) : v.replace(/^[=v]+/, "");
+  return !!s && (semver.prerelease(s)?.length ?? 0) > 0;
+}
+
+/** Major version (Go: from the version, which must agree with the module path's /vN). */
+export function majorOf(eco: Ecosystem, v: string): number | null {
+  if (eco === "pypi") {
+    const p = pep440.explain(v);
+    return p ? (p.release[0] ?? 0) : null;
+  }
+  const s = eco === "go" ? goToSemver(v) : v.replace(/^[=v]+/, "");
+  return s && semver.valid(s) ? semver.major(s) : null;
+}
+
+/**
+ * Whether going from `prev` to `next` may break callers by the version numbers alone: a new
+ * major; for semver ecosystems also a 0.x minor bump (and 0.0.x patch). PyPI projects are often not
+ * semver (Django's A.0), so only the first release segment counts there.
+ */
+export function isBreakingBump(eco: Ecosystem, prev: string, next: string): boolean {
+  if (eco === "pypi") {
+    const a = pep440.explain(prev);
+    const b = pep440.explain(next);
+    if (!a || !b) return false;
+    if ((b.epoch ?? 0) !== (a.epoch ?? 0)) return true;
+    const [a0 = 0, a1 = 0] = a.release;
+    const [b0 = 0, b1 = 0] = b.release;
+    return b0 > a0 || (a0 === 0 && b0 === 0 && b1 > a1);
+  }
+  const p = eco === "go" ? goToSemver(prev) : prev.replace(/^[=v]+/, "");
+  const n = eco === "go" ? goToSemver(next) : next.replace(/^[=v]+/, "");
+  if (!p || !n || !semver.valid(p) || !semver.valid(n)) return false;
+  if (semver.major(n) > semver.major(p)) return true;
+  if (semver.major(n) === 0 && semver.major(p) === 0) {
+    if (semver.minor(n) > semver.minor(p)) return true;
+    if (semver.minor(n) === 0 && semver.minor(p) === 0 && semver.patch(n) > semver.patch(p)) return true;
+  }
+  return false;
+}
+
+/**
+ * Go: `github.com/foo/bar/v3` is major 3 of `github.com/foo/bar`. Returns the path without the
+ * major suffix and the major it names (1 when none; gopkg.in's `.v3` form too).
+ */
+export function goModuleMajor(path: string): { base: string; major: number } {
+  const m = /^(.*)\/v(\d+)$/.exec(path);
+  if (m && Number(m[2]) >= 2) return { base: m[1]!, major: Number(m[2]) };
+  const g = /^(gopkg\.in\/.*)\.v(\d+)$/.exec(path);
+  if (g) return { base: g[1]!, major: Number(g[2]) };
+  return { base: path, major: 1 };
+}
+
+/** Whether a Go version may live at this module path (v2+ needs /vN unless `+incompatible`). */
+export function goVersionFitsPath(path: string, version: string): boolean {
+  const major = majorOf("go", version);
+  if (major === null) return false;
+  const { major: pathMajor } = goModuleMajor(path);
+  if (major >= 2) return pathMajor === major || (pathMajor === 1 && version.endsWith("+incompatible"));
+  return pathMajor === 1 && !version.endsWith("+incompatible");
+}
+
+// ---- OSV ranges -------------------------------------------------------------------------------
+
+export interface OsvEvent {
+  introduced?: string;
+  fixed?: string;
+  last_affected?: string;
+  limit?: string;
+}
+export interface OsvRange {
+  type: string;
+  events: OsvEvent[];
+}
+
+/** Compares within one OSV range: SEMVER ranges use semver whatever the ecosystem (no `v`). */
+function rangeCompare(eco: Ecosystem, type: string, a: string, b: string): number | null {
+  if (type === "SEMVER") {
+    const x = semver.valid(a.replace(/^v/, "")) ?? goToSemver(a);
+    const y = semver.valid(b.replace(/^v/, "")) ?? goToSemver(b);
+    return x && y ? semver.compare(x, y) : null;
+  }
+  const x = cleanVersion(eco, a);
+  const y = cleanVersion(eco, b);
+  return x && y ? compareVersions(eco, x, y) : null;
+}
+
+/**
+ * OSV's evaluation (ossf.github.io/osv-schema, "Evaluation"): walk the events in version order;
+ * `introduced` (`"0"` = from the first version) turns affected on, `fixed` off at that version,
+ * `last_affected` off after it; `limit` bounds the whole range (versions >= a limit are never
+ * affected; `"*"` is no limit). GIT ranges are commits, not versions: they never match here.
+ */
+export function inOsvRange(eco: Ecosystem, version: string, range: OsvRange): boolean {
+  if (range.type !== "SEMVER" && range.type !== "ECOSYSTEM") return false;
+  const cmp = (a: string, b: string) => rangeCompare(eco, range.type, a, b);
+  if (cmp(version, version) === null) return false;
+  const limits = range.events.map((e) => e.limit).filter((l): l is string => typeof l === "string" && l !== "*");
+  if (limits.length && !limits.some((l) => (cmp(version, l) ?? 1) < 0)) return false;
+  const events = range.events
+    .filter((e) => e.introduced !== undefined || e.fixed !== undefined || e.last_affected !== undefined)
+    .map((e) => ({ e, v: (e.introduced ?? e.fixed ?? e.last_affected)! }))
+    .filter(({ v }) => v === "0" || cmp(v, v) !== null)
+    .sort((a, b) => (a.v === "0" ? -1 : b.v === "0" ? 1 : cmp(a.v, b.v)!));
+  let affected = false;
+  for (const { e, v } of events) {
+    if (e.introduced !== undefined) {
+      if (v === "0" || cmp(version, v)! >= 0) affected = true;
+    } else if (e.fixed !== undefined) {
+      if (cmp(version, v)! >= 0) affected = false;
+    } else if (e.last_affected !== undefined) {
+      if (cmp(version, v)! > 0) affected = false;
+    }
+  }
+  return affected;
+}
+
+/** Equal in the ecosystem's order (PyPI `2.10` = `2.10.0`), or the same string when either is unreadable. */
+export function sameVersion(eco: Ecosystem, a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = cleanVersion(eco, a);
+  const y = cleanVersion(eco, b);
+  return !!x && !!y && compareVersions(eco, x, y) === 0;
+}
+
+/** Whether `version` is affected by one OSV `affected[]` entry (explicit versions or ranges). */
+export function osvAffects(eco: Ecosystem, version: string, affected: { ranges: OsvRange[]; versions: string[] }): boolean {
+  const clean = cleanVersion(eco, version) ?? version;
+  if (affected.versions.some((v) => sameVersion(eco, v, version))) return true;
+  return affected.ranges.some((r) => inOsvRange(eco, clean, r));
+}
+
+/**
+ * The shipped malicious snapshot writes versions as `*` (all), `?` (unknown), or a comma list of
+ * versions and ranges (`>=1.0.0 <1.2.0`, `<=2.0.0`). Returns true/false, or null for `?`.
+ */
+export function inSnapshotVersions(eco: Ecosystem, version: string, spec: string): boolean | null {
+  const s = spec.trim();
+  if (s === "*") return true;
+  if (s === "?" || s === "") return null;
+  const clean = cleanVersion(eco, version) ?? version;
+  for (const part of s.split(",").map((p) => p.trim()).filter(Boolean)) {
+    if (!/^[<>=]/.test(part)) {
+      if (sameVersion(eco, part, version)) return true;
+      continue;
+    }
+    const events: OsvEvent[] = [];
+    for (const bound of part.split(/\s+/)) {
+      const m = /^(>=|<=|<)(.+)$/.exec(bound);
+      if (!m) continue;
+      if (m[1] === ">=") events.push({ introduced: m[2]! });
+      else if (m[1] === "<") events.push({ fixed: m[2]! });
+      else events.push({ last_affected: m[2]! });
+    }
+    if (!events.some((e) => e.introduced !== undefined)) events.unshift({ introduced: "0" });
+    if (inOsvRange(eco, clean, { type: "ECOSYSTEM", events })) return true;
+  }
+  return false;
+}
+
+/**
+ * A version requirement that is not one exact version: a semver range (`^4.17.0`, `~1.2`, `>=2 <3`)
+ * or a PEP 440 specifier (`>=2.0,<3`, `~=2.0`). Returns the best (highest) version of `versions`
+ * that satisfies it, preferring stable releases, or null when none does; undefined when `spec` is
+ * not a range in this ecosystem.
+ */
+export function resolveRange(eco: Ecosystem, spec: string, versions: string[]): string | null | undefined {
+  const s = spec.trim();
+  try {
+    if (eco === "npm" || eco === "cargo") {
+      const range = semver.validRange(eco === "cargo" && /^\d/.test(s) ? `^${s}` : s);
+      if (!range) return undefined;
+      return semver.maxSatisfying(versions.filter((v) => semver.valid(v)), range) ?? null;
+    }
+    if (eco === "pypi") {
+      if (!/[<>=!~]/.test(s) || !pep440.validRange(s)) return undefined;
+      const valid = versions.filter((v) => pep440.valid(v));
+      const stable = valid.filter((v) => !isPrerelease("pypi", v));
+      return pep440.maxSatisfying(stable, s) ?? pep440.maxSatisfying(valid, s, { prereleases: true }) ?? null;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,136 @@
+/** Models: prices, limits, lifecycle and coding benchmarks, every fact dated and sourced. */
+import { jsonCols } from "../core/bulk";
+import { pageOffset } from "../core/pagination";
+import { ftsQuery } from "../forum/search";
+import type { ModelOut } from "./models.schemas";
+
+export type ModelFacts = ModelOut;
+
+/** The stored row of a model (see UPSERT_MODELS for the column order). */
+export function modelRow(m: ModelFacts): unknown[] {
+  return [
+    m.id,
+    m.provider,
+    m.apiModelId,
+    m.name,
+    JSON.stringify(m.aliases),
+    m.releaseDate.value,
+    m.releaseDate.notes,
+    m.pricing ? JSON.stringify(m.pricing) : null,
+    m.limits.context,
+    m.limits.input,
+    m.limits.output,
+    JSON.stringify(m.lifecycle),
+    m.lifecycle.status,
+    m.lifecycle.retirementDate,
+    JSON.stringify(m.benchmarks),
+    JSON.stringify(m.sources),
+    m.sources[0] ?? m.lifecycle.source,
+    JSON.stringify({ releaseDate: { asOf: m.releaseDate.asOf, source: m.releaseDate.source }, limits: { asOf: m.limits.asOf, source: m.limits.source, notes: m.limits.notes } }),
+    m.origin,
+  ];
+}
+
+/** ?1 = JSON rows from modelRow, ?2 = now; `ingested_at` moves only when a fact changed. */
+export const UPSERT_MODELS = `INSERT INTO models (id, provider, api_model_id, name, aliases, release_date, release_date_notes, pricing,
+    context_window, max_input_tokens, max_output_tokens, lifecycle, lifecycle_status, retirement_date, benchmarks, sources, source,
+    facts_as_of, origin, ingested_at)
+  SELECT ${jsonCols(19)}, ?2 FROM json_each(?1) WHERE true
+  ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, api_model_id = excluded.api_model_id, name = excluded.name,
+    aliases = excluded.aliases, release_date = excluded.release_date, release_date_notes = excluded.release_date_notes,
+    pricing = excluded.pricing, context_window = excluded.context_window, max_input_tokens = excluded.max_input_tokens,
+    max_output_tokens = excluded.max_output_tokens, lifecycle = excluded.lifecycle, lifecycle_status = excluded.lifecycle_status,
+    retirement_date = excluded.retirement_date, benchmarks = excluded.benchmarks, sources = excluded.sources, source = excluded.source,
+    facts_as_of = excluded.facts_as_of, origin = excluded.origin, ingested_at = excluded.ingested_at
+  WHERE models.name IS NOT excluded.name OR models.aliases IS NOT excluded.aliases OR models.release_date IS NOT excluded.release_date
+     OR models.pricing IS NOT excluded.pricing OR models.context_window IS NOT excluded.context_window
+     OR models.max_output_tokens IS NOT excluded.max_output_tokens OR models.max_input_tokens IS NOT excluded.max_input_tokens
+     OR models.lifecycle IS NOT excluded.lifecycle OR models.benchmarks IS NOT excluded.benchmarks OR models.sources IS NOT excluded.sources`;
+
+interface ModelRow {
+  id: string;
+  provider: string;
+  api_model_id: string;
+  name: string;
+  aliases: string;
+  release_date: string | null;
+  release_date_notes: string | null;
+  pricing: string | null;
+  context_window: number | null;
+  max_input_tokens: number | null;
+  max_output_tokens: number | null;
+  lifecycle: string;
+  benchmarks: string;
+  sources: string;
+  facts_as_of: string;
+  origin: string;
+}
+
+export function modelOut(r: ModelRow): ModelOut {
+  const asOf = JSON.parse(r.facts_as_of) as { releaseDate: { asOf: string; source: string }; limits: { asOf: string; source: string; notes: string | null } };
+  return {
+    id: r.id,
+    provider: r.provider,
+    apiModelId: r.api_model_id,
+    name: r.name,
+    aliases: JSON.parse(r.aliases),
+    releaseDate: { value: r.release_date, notes: r.release_date_notes, ...asOf.releaseDate },
+    pricing: r.pricing ? JSON.parse(r.pricing) : null,
+    limits: { context: r.context_window, input: r.max_input_tokens, output: r.max_output_tokens, notes: asOf.limits.notes, asOf: asOf.limits.asOf, source: asOf.limits.source },
+    lifecycle: JSON.parse(r.lifecycle),
+    benchmarks: JSON.parse(r.benchmarks),
+    sources: JSON.parse(r.sources),
+    origin: r.origin as ModelOut["origin"],
+  };
+}
+
+const COLS = `m.id, m.provider, m.api_model_id, m.name, m.aliases, m.release_date, m.release_date_notes, m.pricing, m.context_window,
+  m.max_input_tokens, m.max_output_tokens, m.lifecycle, m.benchmarks, m.sources, m.facts_as_of, m.origin`;
+
+/** `q` is full text over names, ids, aliases and provider (bm25); filters by provider and lifecycle status. */
+export async function searchModels(
+  db: D1Database,
+  input: { q?: string; provider?: string; status?: string; page: number; perPage: number },
+) {
+  const where: string[] = [];
+  const binds: unknown[] = [];
+  let from = "models m";
+  const q = input.q?.trim();
+  if (q) {
+    const match = ftsQuery(q);
+    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
+    from = "models_fts f JOIN models m ON m.id = f.model_id";
+    where.push("models_fts MATCH ?");
+    binds.push(match);
+  }
+  if (input.provider) {
+    where.push("m.provider = ?");
+    binds.push(input.provider);
+  }
+  if (input.status) {
+    where.push("m.lifecycle_status = ?");
+    binds.push(input.status);
+  }
+  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const order = q ? "bm25(models_fts, 0.0, 10.0, 8.0, 2.0), m.release_date DESC" : "m.release_date DESC, m.id";
+  const [rows, count] = await db.batch([
+    db.prepare(`SELECT ${COLS} FROM ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`).bind(...binds, input.perPage, pageOffset(input)),
+    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
+  ]);
+  return {
+    items: (rows!.results as unknown as ModelRow[]).map(modelOut),
+    total: (count!.results[0] as { n: number }).n,
+    page: input.page,
+    perPage: input.perPage,
+  };
+}
+
+/** Stored models by id (for the models.dev ingest's merge with curated facts). */
+export async function modelsById(db: D1Database, ids: string[]): Promise<Map<string, ModelOut>> {
+  if (!ids.length) return new Map();
+  const rows = await db
+    .prepare(`SELECT ${COLS} FROM json_each(?1) j JOIN models m ON m.id = j.value`)
+    .bind(JSON.stringify(ids))
+    .all<ModelRow>();
+  return new Map(rows.results.map((r) => [r.id, modelOut(r)]));
+}

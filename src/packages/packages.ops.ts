@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { defineOperation } from "../core/operation";
+import { checkBody, checkResultOut } from "./packages.schemas";
+import { checkPackages } from "./packages.service";
+
+export const checkPackagesOp = defineOperation({
+  id: "packages.check",
+  summary: "Check package names (and versions) before installing them",
+  description:
+    "For 1–100 packages ({name, ecosystem: npm (default) | pypi | go | cargo, version?}) returns a verdict each: " +
+    "`block` (the name or version does not exist, it is reported malicious (OpenSSF MAL- records, npm security-holder stubs, " +
+    "PyPI quarantine), or it is a name coding models are known to invent), `warn` (deprecated, yanked, first published less " +
+    "than 30 days ago, install scripts, a known vulnerability, one edit or a separator/scope/homoglyph trick away from a popular " +
+    "name, or the registry could not be reached), else `ok`. Reasons carry a code and a message; typosquats name the package " +
+    "they imitate. Registry answers are cached (6–24 h; 1 h for missing names). Costs one FRESHNESS_CALLS per request. Agent key required.",
+  tag: "packages",
+  method: "POST",
+  path: "/packages/check",
+  access: "agent",
+  metric: "FRESHNESS_CALLS",
+  body: checkBody,
+  output: z.object({ results: z.array(checkResultOut) }),
+  handler: (ctx, b) => checkPackages(ctx.env, b.packages, { waitUntil: ctx.waitUntil }),
+  mcp: {
+    tool: "service_check_packages",
+    description:
+      "Check package names before you install them: packages [{name, ecosystem (npm|pypi|go|cargo, default npm), version?}], up to 100. " +
+      "Do not install anything with verdict `block`; read the reasons of `warn` first (a typosquat names the real package in `suggestion`). Costs one FRESHNESS_CALLS.",
+    readOnly: true,
+    idempotent: true,
+  },
+});
+
+export const packageOperations = [checkPackagesOp];

@@ -1,0 +1,458 @@
+// Freshness, deprecations, topics, tracking requests, models, the functions sync will call, and the
+// scheduled ingest, through the real Worker with the shipped data loaded by its seed loaders.
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
+import { json, mockFetch, text } from "./fixtures/mock";
+import { now, setClock } from "../src/core/clock";
+import { loadDeprecations, loadReleases } from "../src/freshness/freshness.seed";
+import { loadModels } from "../src/models/models.seed";
+import { loadMalicious } from "../src/packages/packages.seed";
+import { osvStatements } from "../src/freshness/advisories";
+import { advisoriesForStack, advisoriesSince, changesSince, normaliseStack, releasesForStack } from "../src/freshness/sync-api";
+import { INGEST_CRON, runIngest } from "../src/freshness/ingest";
+import worker from "../src/index";
+import type { OsvRecord } from "../src/sources/osv";
+import releases from "../data/freshness/releases.json?raw";
+import deprecations from "../data/freshness/deprecations.json?raw";
+import models from "../data/freshness/models.json?raw";
+import osvExpress from "./fixtures/osv/express.query.json?raw";
+import osvExpress2 from "./fixtures/osv/express.query.page2.json?raw";
+import osvPypi from "./fixtures/osv/pypi-range.json?raw";
+import osvGo from "./fixtures/osv/go-range.json?raw";
+import osvCargo from "./fixtures/osv/cargo-limit.json?raw";
+import osvMal from "./fixtures/osv/MAL-2026-99999.json?raw";
+import osvCsv from "./fixtures/osv/npm.modified_id.csv?raw";
+import honoReleases from "./fixtures/github/hono.releases.json?raw";
+import expressHistory from "./fixtures/changelog/express-history.md?raw";
+import modelsDev from "./fixtures/modelsdev/api.json?raw";
+
+beforeAll(async () => {
+  await loadReleases(env, releases);
+  await loadDeprecations(env, deprecations);
+  await loadModels(env, models);
+  // Two malicious rows the sync functions must see (debug 4.4.2 is in the shipped snapshot).
+  await loadMalicious(env, "ecosystem\tname\tversions\tid\tmodified\tsummary_kind\torigin\nnpm\tdebug\t4.4.2\t\t\t\themachandsai@2025-12-24\n");
+  const records = [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns, JSON.parse(osvPypi), JSON.parse(osvGo), JSON.parse(osvCargo)] as OsvRecord[];
+  await env.DB.batch(osvStatements(env.DB, records, Date.parse("2026-11-01T00:00:00Z")));
+});
+
+let mock: ReturnType<typeof mockFetch> | null = null;
+afterEach(() => {
+  mock?.restore();
+  mock = null;
+});
+
+const get = (a: TestAgent, path: string) => call("GET", path, { key: a.key });
+const usage = async (a: TestAgent) => (await call("GET", "/v1/usage/today", { key: a.key })).body.metrics.FRESHNESS_CALLS.used;
+const versions = (b: { changes: { version: string }[] }) => b.changes.map((c) => c.version);
+
+describe("GET /v1/freshness", () => {
+  it("answers for the caller's version: releases in (version, latest], breaking counts, removed APIs (npm)", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/freshness?topic=react&version=18.2.0");
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ topic: "react", ecosystem: "npm", tracked: true, latestVersion: "19.2.0", latestDate: "2025-10-01", yourVersion: "18.2.0" });
+    expect(versions(r.body)).toEqual(["19.2.0", "19.0.0"]);
+    expect(r.body.upgrade).toMatchObject({ from: "18.2.0", to: "19.2.0", releases: 2, breaking: 2, upToDate: false });
+    expect(r.body.upgrade.removedDeprecations.map((d: { id: string }) => d.id).sort()).toEqual(["react-dom-hydrate", "react-dom-render"]);
+    const major = r.body.changes[1];
+    expect(major).toMatchObject({
+      topic: "react",
+      version: "19.0.0",
+      date: "2024-12-05",
+      asOfDate: "2026-11-22",
+      breaking: 2,
+      breakingBasis: "notes",
+      source: "https://react.dev/blog/2024/12/05/react-19",
+      changes: [{ kind: "breaking", breaking: true, text: expect.stringContaining("ReactDOM.render removed") }, { kind: "breaking", breaking: true, text: expect.any(String) }],
+    });
+    // Up to date: nothing to read.
+    const cur = await get(a, "/v1/freshness?topic=react&version=19.2.0");
+    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: true });
+    expect(cur.body.changes).toEqual([]);
+    expect(await usage(a)).toBe(2);
+  });
+
+  it("resolves aliases (react-dom, @types/react, Next.js) and uses each ecosystem's order", async () => {
+    const a = await newAgent();
+    for (const t of ["react-dom", "@types/react", "ReactJS"]) expect((await get(a, `/v1/freshness?topic=${encodeURIComponent(t)}`)).body.topic).toBe("react");
+    expect((await get(a, "/v1/freshness?topic=Next.js")).body.topic).toBe("next");
+    // PyPI, PEP 440: Django is not semver; 5.2 and 6.0 were not assessed, so the bump decides.
+    const dj = await get(a, "/v1/freshness?topic=Django&ecosystem=pypi&version=4.2");
+    expect(versions(dj.body)).toEqual(["6.0", "5.2", "5.0"]);
+    expect(dj.body.changes.map((c: { breaking: number; breakingBasis: string }) => [c.breaking, c.breakingBasis])).toEqual([[1, "version"], [0, "version"], [3, "notes"]]);
+    expect(dj.body.upgrade).toMatchObject({ breaking: 4, removedDeprecations: [{ id: "django-timezone-utc", removedIn: "5.0" }] });
+    // PEP 440: 1.10 < 2.0 (as numbers, not strings).
+    const pyd = await get(a, "/v1/freshness?topic=pydantic&ecosystem=pypi&version=1.10");
+    expect(versions(pyd.body)).toEqual(["2.12.0", "2.0"]);
+    expect(pyd.body.upgrade.breaking).toBe(3);
+    // 0.x: FastAPI's 0.137.0 breaks in a minor bump, from its notes.
+    const fa = await get(a, "/v1/freshness?topic=fastapi&ecosystem=pypi&version=0.100.0");
+    expect(fa.body.upgrade).toMatchObject({ releases: 1, breaking: 1 });
+    // Go: v-prefixed semver.
+    const gin = await get(a, "/v1/freshness?topic=github.com/gin-gonic/gin&ecosystem=go&version=v1.9.0");
+    expect(gin.body).toMatchObject({ topic: "gin", latestVersion: "v1.11.0" });
+    expect(versions(gin.body)).toEqual(["v1.11.0", "v1.10.0"]);
+    expect((await get(a, "/v1/freshness?topic=github.com/gin-gonic/gin/v2&ecosystem=go&version=1.9.0")).body.topic).toBe("gin");
+    // Cargo, 0.x rule: tokio 0.2 → 0.3 breaks, delay_for was removed (renamed) in 0.3.0.
+    const tok = await get(a, "/v1/freshness?topic=tokio&ecosystem=cargo&version=0.2.22");
+    expect(versions(tok.body)).toEqual(["1.48.0", "1.0.0", "0.3.0"]);
+    expect(tok.body.upgrade).toMatchObject({ breaking: 2, removedDeprecations: [{ id: "tokio-delay-for" }] });
+    // A breaking change in a minor release, from the notes (Express 5.2.0).
+    const ex = await get(a, "/v1/freshness?topic=express&version=5.1.0");
+    expect(ex.body.changes.map((c: { version: string; breaking: number }) => [c.version, c.breaking])).toEqual([["5.2.1", 0], ["5.2.0", 1]]);
+    // A range pins its lowest version.
+    expect((await get(a, "/v1/freshness?topic=next&version=%5E15.0.0")).body.yourVersion).toBe("15.0.0");
+  });
+
+  it("filters by since, lists recent changes without a topic, keeps unknown names as their own topic", async () => {
+    const a = await newAgent();
+    const n = await get(a, "/v1/freshness?topic=next&since=2025-01-01");
+    expect(versions(n.body)).toEqual(["16.0.0"]);
+    const recent = await get(a, "/v1/freshness?since=2025-10-01&perPage=50");
+    expect(recent.body.topic).toBeNull();
+    expect(recent.body.changes.every((c: { date: string }) => c.date >= "2025-10-01")).toBe(true);
+    expect(recent.body.changes.map((c: { topic: string }) => c.topic)).toEqual(expect.arrayContaining(["react", "next", "tokio", "express"]));
+    // Inferred breaking counts look at the release before in the same topic (Django 5.2 → 6.0), not the previous row.
+    expect(recent.body.changes.find((c: { topic: string; version: string }) => c.topic === "django" && c.version === "6.0")).toMatchObject({ breaking: 1, breakingBasis: "version" });
+    const page2 = await get(a, "/v1/freshness?since=2025-10-01&perPage=2&page=2");
+    expect(page2.body.changes.map((c: { version: string }) => c.version)).toEqual(recent.body.changes.slice(2, 4).map((c: { version: string }) => c.version));
+    const unknown = await get(a, "/v1/freshness?topic=Left_Pad&ecosystem=pypi");
+    expect(unknown.body).toMatchObject({ topic: "left-pad", ecosystem: "pypi", tracked: false, changes: [], total: 0, latestVersion: null });
+  });
+
+  it("rejects bad input with 400 and consumes nothing", async () => {
+    const a = await newAgent();
+    expectError(await get(a, "/v1/freshness?topic=react&version=not-a-version"), 400, "VALIDATION_FAILED");
+    expectError(await get(a, "/v1/freshness?topic=django&ecosystem=pypi&version=1.2.3.4.5.x"), 400, "VALIDATION_FAILED");
+    expectError(await get(a, "/v1/freshness?topic=react&since=yesterday"), 400, "VALIDATION_FAILED");
+    expectError(await get(a, "/v1/freshness?topic=react&ecosystem=maven"), 400, "VALIDATION_FAILED");
+    expectError(await get(a, "/v1/freshness?version=1.0.0"), 400, "VALIDATION_FAILED");
+    expectError(await call("GET", "/v1/freshness?topic=react"), 401, "UNAUTHENTICATED");
+    expect(await usage(a)).toBe(0);
+  });
+});
+
+describe("GET /v1/freshness/deprecations", () => {
+  it("full-text search over API names and replacements, by topic and status", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/freshness/deprecations?q=ReactDOM.render");
+    expect(r.status).toBe(200);
+    expect(r.body.items[0]).toMatchObject({
+      id: "react-dom-render",
+      topic: "react",
+      api: "ReactDOM.render (import {render} from 'react-dom')",
+      status: "removed",
+      since: "18.0.0",
+      removedIn: "19.0.0",
+      replacement: expect.stringContaining("createRoot"),
+      asOfDate: "2026-11-22",
+      source: expect.stringContaining("react.dev"),
+    });
+    const byReplacement = await get(a, "/v1/freshness/deprecations?q=model_dump");
+    expect(byReplacement.body.items.map((d: { id: string }) => d.id)).toContain("pydantic-dict");
+    const topic = await get(a, "/v1/freshness/deprecations?topic=zod");
+    expect(topic.body.total).toBe(4);
+    const removed = await get(a, "/v1/freshness/deprecations?status=removed&perPage=100");
+    expect(removed.body.items.every((d: { status: string }) => d.status === "removed")).toBe(true);
+    for (const q of ['"', "AND(", "*", "NEAR(a b", "'; DROP TABLE fresh_deprecations; --"]) {
+      const x = await get(a, `/v1/freshness/deprecations?q=${encodeURIComponent(q)}`);
+      expect(x.status, q).toBe(200);
+    }
+    expect(await usage(a)).toBe(4 + 5);
+  });
+});
+
+describe("topics and tracking requests", () => {
+  it("lists tracked topics with ecosystems, aliases, sources and latest versions", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/freshness/topics?perPage=100");
+    expect(r.status).toBe(200);
+    const react = r.body.items.find((t: { topic: string }) => t.topic === "react");
+    expect(react).toMatchObject({
+      ecosystem: "npm",
+      status: "tracked",
+      packages: ["react", "react-dom"],
+      aliases: expect.arrayContaining(["@types/react", "react-dom", "reactjs"]),
+      sources: [{ kind: "repo", url: "https://github.com/facebook/react" }, { kind: "changelog", url: expect.any(String) }],
+      latestVersion: "19.2.0",
+      releaseCount: 3,
+      deprecationCount: 3,
+    });
+    expect((await get(a, "/v1/freshness/topics?ecosystem=pypi")).body.items.map((t: { topic: string }) => t.topic)).toEqual(["django", "fastapi", "pydantic"]);
+    expect((await get(a, "/v1/freshness/topics?q=nextjs")).body.items.map((t: { topic: string }) => t.topic)).toEqual(["next"]);
+  });
+
+  it("records a tracking request, merges duplicates, and refuses SSRF attempts without consuming quota", async () => {
+    const a = await newAgent();
+    const b = await newAgent();
+    const body = { topic: "Drizzle-ORM", sources: [{ repoUrl: "https://github.com/drizzle-team/drizzle-orm" }] };
+    const first = await call("POST", "/v1/freshness/topics", { key: a.key, body });
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body).toMatchObject({ merged: false, accepted: ["https://github.com/drizzle-team/drizzle-orm"], topic: { topic: "drizzle-orm", status: "requested", sources: [{ kind: "requested", url: "https://github.com/drizzle-team/drizzle-orm", requests: 1 }] } });
+    const again = await call("POST", "/v1/freshness/topics", { key: b.key, body: { topic: "drizzle-orm", sources: [{ repoUrl: "https://GITHUB.com/drizzle-team/drizzle-orm.git" }] } });
+    expect(again.body).toMatchObject({ merged: true, topic: { sources: [{ url: "https://github.com/drizzle-team/drizzle-orm", requests: 2 }] } });
+    expect((await get(a, "/v1/freshness/topics?status=requested")).body.items.map((t: { topic: string }) => t.topic)).toContain("drizzle-orm");
+    const ssrf = [
+      "http://github.com/a/b",
+      "https://2130706433/a/b",
+      "https://0x7f000001/a/b",
+      "https://[::1]/a/b",
+      "https://[0:0:0:0:0:ffff:a9fe:a9fe]/a/b",
+      "https://localhost/a/b",
+      "https://169.254.169.254/latest/meta-data",
+      "https://user:token@github.com/a/b",
+      "https://github.com:8080/a/b",
+      "https://github.com.attacker.example/a/b",
+    ];
+    for (const repoUrl of ssrf) {
+      const r = await call("POST", "/v1/freshness/topics", { key: a.key, body: { topic: "evil", sources: [{ repoUrl }] } });
+      expect(expectError(r, 400, "VALIDATION_FAILED").error.details.issues[0].path, repoUrl).toBe("body.sources.0.repoUrl");
+    }
+    // A good and a bad URL together: nothing is written.
+    const mixed = await call("POST", "/v1/freshness/topics", { key: a.key, body: { topic: "half", sources: [{ repoUrl: "https://github.com/a/b" }, { repoUrl: "https://10.0.0.1/a/b" }] } });
+    expectError(mixed, 400, "VALIDATION_FAILED");
+    expect((await get(a, "/v1/freshness/topics?q=half")).body.total).toBe(0);
+    expectError(await call("POST", "/v1/freshness/topics", { key: a.key, body: { topic: "x", sources: [] } }), 400, "VALIDATION_FAILED");
+    expect(await usage(a)).toBe(1 + 1 + 1);
+  });
+});
+
+describe("GET /v1/models", () => {
+  it("searches models with dated, sourced prices, limits, lifecycle and benchmarks", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/models?q=haiku");
+    expect(r.status).toBe(200);
+    expect(r.body.items[0]).toMatchObject({
+      id: "anthropic/claude-haiku-4-5-20251001",
+      name: "Claude Haiku 4.5",
+      aliases: ["claude-haiku-4-5"],
+      releaseDate: { value: "2025-10-15", asOf: "2026-11-22", source: expect.stringContaining("models.dev") },
+      pricing: { currency: "USD", unit: "per million tokens", input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, asOf: "2026-11-22" },
+      limits: { context: 200000, output: 64000, asOf: "2026-11-22" },
+      lifecycle: { status: "active", retirementDate: null },
+      benchmarks: [{ name: "SWE-bench Verified", score: 73.3, metric: "% resolved", reportedBy: "vendor (Anthropic)", asOf: "2026-11-22", source: expect.stringContaining("anthropic.com") }],
+      origin: "curated",
+    });
+    const gpt5 = (await get(a, "/v1/models?q=gpt-5")).body.items[0];
+    expect(gpt5).toMatchObject({ id: "openai/gpt-5", lifecycle: { status: "deprecated", retirementDate: "2026-12-11", deprecationAnnounced: "2026-06-11" } });
+    expect((await get(a, "/v1/models?q=claude-sonnet-4-5")).body.items[0].id).toBe("anthropic/claude-sonnet-4-5-20250929");
+    const retired = await get(a, "/v1/models?status=retired&perPage=100");
+    expect(retired.body.items.length).toBeGreaterThan(3);
+    expect(retired.body.items.every((m: { lifecycle: { status: string } }) => m.lifecycle.status === "retired")).toBe(true);
+    expect((await get(a, "/v1/models?provider=google")).body.total).toBe(2);
+    const tiered = (await get(a, "/v1/models?q=gemini 2.5 pro")).body.items[0];
+    expect(tiered.pricing.tiers).toEqual([{ appliesWhen: "prompt > 200000 tokens", input: 2.5, output: 15, cacheRead: 0.25 }]);
+    expect((await get(a, "/v1/models?q=nosuchmodelxyz")).body).toMatchObject({ items: [], total: 0 });
+    expect(await usage(a)).toBe(7);
+  });
+});
+
+describe("quota: one FRESHNESS_CALLS per call; a refused or failed call consumes nothing", () => {
+  it("counts every endpoint once, refuses at the daily limit with 429, and a 429 consumes nothing", async () => {
+    const a = await newAgent();
+    mock = mockFetch({});
+    const base = Date.parse("2026-11-23T01:00:00Z");
+    let i = 0;
+    // FREE: 20 requests a minute, 50 FRESHNESS_CALLS a day: move the clock so only the daily limit bites.
+    const tick = () => setClock(() => base + i++ * 4_000);
+    const endpoints: [string, string, unknown?][] = [
+      ["GET", "/v1/freshness?topic=react"],
+      ["GET", "/v1/freshness/deprecations?q=render"],
+      ["GET", "/v1/freshness/topics"],
+      ["POST", "/v1/freshness/topics", { topic: "hono", sources: [{ repoUrl: "https://github.com/honojs/hono" }] }],
+      ["GET", "/v1/models?q=gpt"],
+      ["POST", "/v1/packages/check", { packages: [{ name: "rustdecimal", ecosystem: "cargo" }] }],
+    ];
+    for (const [n, [method, path, body]] of endpoints.entries()) {
+      tick();
+      const r = await call(method, path, { key: a.key, body });
+      expect(r.status, path).toBeLessThan(300);
+      expect(await usage(a), path).toBe(n + 1);
+    }
+    while ((await usage(a)) < 50) {
+      tick();
+      expect((await get(a, "/v1/freshness/topics?perPage=1")).status).toBe(200);
+    }
+    tick();
+    const refused = expectError(await get(a, "/v1/models"), 429, "RATE_LIMITED");
+    expect(refused.error.details).toMatchObject({ metric: "FRESHNESS_CALLS", limit: 50, plan: "FREE" });
+    tick();
+    expectError(await call("POST", "/v1/packages/check", { key: a.key, body: { packages: [{ name: "react" }] } }), 429, "RATE_LIMITED");
+    expect(await usage(a)).toBe(50);
+    // Other kinds of action keep working.
+    tick();
+    expect((await call("GET", "/v1/kb", { key: a.key })).status).toBe(200);
+  });
+});
+
+describe("MCP tools", () => {
+  it("service_freshness, service_deprecations, service_models: same answers; release notes in the untrusted envelope", async () => {
+    const a = await newAgent();
+    const client = await mcpClient(a.key);
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(["service_freshness", "service_deprecations", "service_models", "service_check_packages"]));
+    const f = await client.callTool({ name: "service_freshness", arguments: { topic: "react", version: "18.2.0" } });
+    expect(toolJson(f)).toMatchObject({ topic: "react", upgrade: { breaking: 2 } });
+    expect((f.content as { text: string }[])[0]!.text).toContain("<untrusted-data>");
+    expect((f._meta as Record<string, unknown>)["lore/untrusted"]).toBe(true);
+    const d = toolJson(await client.callTool({ name: "service_deprecations", arguments: { q: "BaseModel.dict" } }));
+    expect(d.items[0].id).toBe("pydantic-dict");
+    const m = toolJson(await client.callTool({ name: "service_models", arguments: { q: "o3" } }));
+    expect(m.items[0].id).toBe("openai/o3");
+    const bad = toolJson(await client.callTool({ name: "service_freshness", arguments: { topic: "react", version: "nope" } }));
+    expect(bad.error.code).toBe("VALIDATION_FAILED");
+    await client.close();
+    expect(await usage(a)).toBe(3);
+  });
+});
+
+describe("functions for sync (issue 12)", () => {
+  it("normalises a 500-entry stack to topics and answers releases and advisories in one batch each", async () => {
+    const stack = [
+      { name: "react", version: "18.2.0" },
+      { name: "react-dom", version: "^18.3.1" },
+      { name: "@types/react", version: "18.2.0" },
+      { name: "Django", version: "4.2", ecosystem: "pypi" },
+      { name: "github.com/gin-gonic/gin", version: "v1.9.0", ecosystem: "go" },
+      { name: "tokio", version: "0.2.5", ecosystem: "cargo" },
+      { name: "express", version: "4.19.1" },
+      { name: "jinja2", version: "2.10.0", ecosystem: "pypi" },
+      { name: "debug", version: "4.4.2" },
+      { name: "left-pad", version: "1.3.0" },
+      { name: "x", version: "1.0.0", ecosystem: "maven" },
+      ...Array.from({ length: 489 }, (_, i) => ({ name: `lore-filler-${i}`, version: "1.0.0" })),
+    ];
+    const t0 = performance.now();
+    const norm = await normaliseStack(env.DB, stack);
+    expect(norm.length).toBe(499);
+    expect(norm.slice(0, 4).map((e) => [e.topic, e.known, e.pinned])).toEqual([["react", true, "18.2.0"], ["react", true, "18.3.1"], ["react", true, "18.2.0"], ["django", true, "4.2"]]);
+    expect(norm[9]).toMatchObject({ topic: "left-pad", known: false });
+    const views = await releasesForStack(env.DB, norm);
+    const react = views.find((v) => v.topic === "react")!;
+    expect(react).toMatchObject({ yourVersion: "18.2.0", latestVersion: "19.2.0", breaking: 2 });
+    expect(views.find((v) => v.topic === "gin")).toMatchObject({ releases: [{ version: "v1.10.0" }, { version: "v1.11.0" }], breaking: 0 });
+    const vulns = await advisoriesForStack(env.DB, stack);
+    const ids = vulns.map((v) => `${v.name}@${v.version}:${v.advisory.id}`).sort();
+    expect(ids).toEqual([
+      "debug@4.4.2:MAL-UNNUMBERED:npm:debug",
+      "express@4.19.1:GHSA-qw6h-vgh9-j6wx",
+      "express@4.19.1:GHSA-rv95-896h-c2vc",
+      "github.com/gin-gonic/gin@v1.9.0:GO-fixture-1",
+      "jinja2@2.10.0:PYSEC-fixture-1",
+      "tokio@0.2.5:RUSTSEC-fixture-1",
+    ]);
+    expect(vulns.find((v) => v.advisory.id === "GHSA-rv95-896h-c2vc")).toMatchObject({ fixedVersions: ["4.19.2", "5.0.0-beta.3"], advisory: { severity: "MODERATE", aliases: ["CVE-2024-29041"], cvssVector: expect.stringMatching(/^CVSS:3.1/) } });
+    // The withdrawn record was never stored; last_affected is inclusive; limit bounds.
+    const more = await advisoriesForStack(env.DB, [{ name: "express", version: "3.21.2" }, { name: "express", version: "4.20.0" }, { name: "tokio", version: "0.3.0", ecosystem: "cargo" }, { name: "tokio", version: "1.18.5", ecosystem: "cargo" }]);
+    expect(more.map((v) => `${v.version}:${v.advisory.id}`)).toEqual(["3.21.2:GHSA-fixture-last-affected", "3.21.2:GHSA-qw6h-vgh9-j6wx", "3.21.2:GHSA-rv95-896h-c2vc"]);
+    console.log(`[freshness.test] 500-entry stack: normalise + releases + advisories in ${(performance.now() - t0).toFixed(0)} ms`);
+    const since = await advisoriesSince(env.DB, "2025-01-01");
+    expect(since.map((x) => x.advisory.id)).toEqual(expect.arrayContaining(["GHSA-fixture-last-affected", "PYSEC-fixture-1", "GO-fixture-1", "RUSTSEC-fixture-1"]));
+    expect(since.map((x) => x.advisory.id)).not.toContain("GHSA-rv95-896h-c2vc");
+    const forGin = await advisoriesSince(env.DB, "2020-01-01", { packages: [{ name: "github.com/gin-gonic/gin", ecosystem: "go" }] });
+    expect(forGin.map((x) => x.advisory.id)).toEqual(["GO-fixture-1"]);
+  });
+});
+
+describe("scheduled ingest", () => {
+  const reactPackument = {
+    name: "react",
+    "dist-tags": { latest: "19.3.0" },
+    versions: { "19.0.0": {}, "19.2.0": {}, "19.3.0": {}, "19.4.0-canary-abc": {} },
+    time: { created: "2011-10-26T17:46:21.942Z", modified: "2026-11-20T00:00:00.000Z", "19.0.0": "2024-12-06T00:00:00.000Z", "19.2.0": "2025-10-01T16:00:00.000Z", "19.3.0": "2026-11-10T12:00:00.000Z", "19.4.0-canary-abc": "2026-11-21T00:00:00.000Z" },
+  };
+
+  it("ingests every source with recorded responses; a failing source never stops the others; dates keep their rank", async () => {
+    // After the seeds' real load time, so "changed since" sees this ingest only.
+    const T = Math.ceil((Date.now() + 86_400_000) / 60_000) * 60_000;
+    setClock(() => T);
+    const cursor = now() - 1;
+    mock = mockFetch({
+      "https://registry.npmjs.org/react": json(reactPackument),
+      "https://registry.npmjs.org/express": json({ name: "express", "dist-tags": { latest: "5.2.1" }, versions: { "5.2.1": {} }, time: { created: "2010-12-29T19:38:25.450Z", modified: "2025-12-01T00:00:00.000Z", "5.2.1": "2025-12-01T20:00:00.000Z" } }),
+      "https://api.github.com/repos/honojs/hono/releases": json(honoReleases),
+      "https://raw.githubusercontent.com/expressjs/express/master/History.md": text(expressHistory),
+      "https://api.osv.dev/v1/query": async (req) => {
+        const body = (await req.json()) as { package: { name: string } };
+        return json(body.package.name === "express" ? { vulns: JSON.parse(osvExpress2).vulns } : {})();
+      },
+      "https://osv-vulnerabilities.storage.googleapis.com/npm/modified_id.csv": text(osvCsv),
+      "https://api.osv.dev/v1/vulns/MAL-2026-99999": json(osvMal),
+      "https://models.dev/api.json": json(modelsDev),
+      "https://pypi.org/": text("service unavailable", 503),
+    });
+    const report = await runIngest(env, now(), { maxTopics: 50 });
+    const by = Object.fromEntries(report.sources.map((s) => [s.source, s]));
+    expect(by.npm!.ok).toBeGreaterThanOrEqual(2);
+    expect(by.pypi!.failed).toBe(3);
+    expect(by.pypi!.errors[0]).toContain("503");
+    expect(by.github!.items).toBeGreaterThan(0);
+    expect(by["models.dev"]).toMatchObject({ ok: 1, items: 3 });
+    expect(by["osv-malicious"]!.items).toBe(1);
+
+    const a = await newAgent();
+    const react = await get(a, "/v1/freshness?topic=react&version=19.0.0");
+    // The curated blog date (2024-12-05) wins over the registry's time (2024-12-06); a registry-only release keeps the registry date.
+    expect((await get(a, "/v1/freshness?topic=react&version=18.3.1")).body.changes.find((c: { version: string }) => c.version === "19.0.0")).toMatchObject({ date: "2024-12-05", dateBasis: expect.stringContaining("blog") });
+    expect(react.body).toMatchObject({ latestVersion: "19.3.0" });
+    expect(react.body.changes[0]).toMatchObject({ version: "19.3.0", date: "2026-11-10", dateBasis: "npm registry publish time", breakingBasis: "version", breaking: 0 });
+    expect(versions(react.body)).not.toContain("19.4.0-canary-abc");
+    // The changelog (rank 2) dates and counts Express 5.0.0's breaking items.
+    const ex = await get(a, "/v1/freshness?topic=express&version=4.21.0");
+    expect(ex.body.changes.find((c: { version: string }) => c.version === "4.21.1")).toMatchObject({ date: "2024-10-08", dateBasis: "changelog heading" });
+    // GitHub release notes: items parsed, third-party text kept as data; the curated 4.0.0 record
+    // (equal rank) keeps its facts, so the sources never take turns.
+    const hono = await get(a, "/v1/freshness?topic=hono&version=3.0.0");
+    const h4 = hono.body.changes.find((c: { version: string }) => c.version === "4.0.0");
+    expect(h4).toMatchObject({ breaking: 3, changes: [{ text: "c.jsonT() removed (use c.json())" }, {}, {}] });
+    const h46 = hono.body.changes.find((c: { version: string }) => c.version === "4.6.0");
+    expect(h46).toMatchObject({ date: "2024-09-11", dateBasis: "GitHub release published_at", breaking: 0, breakingBasis: "notes", changes: [{ kind: "changed", text: "feat(jsx): add `useActionState`" }, {}] });
+    expect(h46.summaryMd).toContain("IGNORE ALL PREVIOUS INSTRUCTIONS");
+    expect(versions(hono.body)).not.toContain("5.0.0-rc.1");
+    // models.dev merged under curated facts, and new models added.
+    const haiku = (await get(a, "/v1/models?q=haiku")).body.items[0];
+    expect(haiku).toMatchObject({ origin: "curated", releaseDate: { value: "2025-10-15" }, benchmarks: [{ score: 73.3 }] });
+    expect((await get(a, "/v1/models?q=fixture")).body.items.map((m: { id: string; lifecycle: { status: string } }) => [m.id, m.lifecycle.status])).toEqual(
+      expect.arrayContaining([["anthropic/claude-fixture-new", "unknown"], ["openai/gpt-fixture-old", "deprecated"]]),
+    );
+    // Per-topic status and errors.
+    const topics = (await get(a, "/v1/freshness/topics?ecosystem=pypi")).body.items;
+    expect(topics.every((t: { lastIngestError: string | null }) => !!t.lastIngestError)).toBe(true);
+    const pypiStatus = await env.DB.prepare("SELECT topic, last_error, last_ok_at FROM ingest_status WHERE source = 'pypi' ORDER BY topic").all();
+    expect(pypiStatus.results).toEqual(["django", "fastapi", "pydantic"].map((topic) => ({ topic, last_error: expect.stringContaining("503"), last_ok_at: null })));
+    expect((await get(a, "/v1/freshness/topics?q=react")).body.items[0].lastIngestAt).toBe(new Date(T).toISOString());
+    // The malicious feed reached the check's data.
+    const mal = await env.DB.prepare("SELECT versions, mal_id FROM malicious_packages WHERE ecosystem = 'npm' AND name_key = 'lore-fixture-evil'").first();
+    expect(mal).toEqual({ versions: "*", mal_id: "MAL-2026-99999" });
+
+    // "What changed since T": this ingest's rows only, and nothing on an identical rerun.
+    const changed = await changesSince(env.DB, cursor);
+    expect(changed.releases.map((r) => `${r.topic}@${r.version}`)).toEqual(expect.arrayContaining(["react@19.3.0", "hono@4.6.0"]));
+    expect(changed.releases.map((r) => `${r.topic}@${r.version}`)).not.toContain("react@18.0.0");
+    expect(changed.releases.find((r) => r.version === "19.3.0")).toMatchObject({ breaking: 0, breakingBasis: "version" });
+    expect(changed.advisories.map((x) => x.advisory.id)).toEqual(expect.arrayContaining(["MAL-2026-99999"]));
+    setClock(() => T + 6 * 3600_000);
+    await runIngest(env, now(), { maxTopics: 50, sources: ["npm", "github", "changelog", "osv"] });
+    const again = await changesSince(env.DB, changed.cursor);
+    expect(again.releases).toEqual([]);
+    expect(again.advisories).toEqual([]);
+    expect(again.cursor).toBe(changed.cursor);
+    // Reloading the unchanged seed changes nothing either.
+    await loadReleases(env, releases);
+    expect((await changesSince(env.DB, changed.cursor)).releases).toEqual([]);
+  });
+
+  it("the Worker's scheduled handler runs the ingest on its cron and the maintenance otherwise", async () => {
+    mock = mockFetch({});
+    const waits: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => waits.push(p), passThroughOnException() {} } as unknown as ExecutionContext;
+    await worker.scheduled!({ cron: INGEST_CRON, scheduledTime: Date.now(), noRetry() {} } as ScheduledController, env, ctx);
+    const report = (await waits[0]) as { sources: { source: string; failed: number }[] };
+    expect(report.sources.map((s) => s.source)).toContain("osv-malicious");
+    expect(report.sources.every((s) => s.failed >= 0)).toBe(true);
+    await worker.scheduled!({ cron: "17 3 * * *", scheduledTime: Date.now(), noRetry() {} } as ScheduledController, env, ctx);
+    expect(await waits[1]).toMatchObject({ sessions: expect.any(Number) });
+  });
+});
