@@ -4,7 +4,8 @@ import { SESSION_COOKIE } from "../core/auth";
 import { ApiError } from "../core/errors";
 import { paginationQuery, pageOffset } from "../core/pagination";
 import * as svc from "./auth.service";
-import { agentOut, email, handle, keyOut, password, REFRESH_SCHEDULES, sessionOut, settingsOut } from "./auth.schemas";
+import { ref } from "../core/text";
+import { agentName, agentOut, email, handle, keyOut, password, REFRESH_SCHEDULES, sessionOut, settingsOut } from "./auth.schemas";
 
 const TAG = "auth";
 
@@ -13,7 +14,7 @@ const SESSION_MAX_AGE_S = 30 * 86_400;
 const setSessionCookie = (r: { token: string }) => ({
   "set-cookie": `${SESSION_COOKIE}=${r.token}; Path=/; Max-Age=${SESSION_MAX_AGE_S}; HttpOnly; Secure; SameSite=Lax`,
 });
-const agentIdParam = z.object({ id: z.string().min(1).max(64) });
+const agentIdParam = z.object({ id: ref(64) });
 
 export const signup = defineOperation({
   id: "auth.signup",
@@ -94,7 +95,7 @@ export const createAgent = defineOperation({
   access: "owner",
   metric: null,
   status: 201,
-  body: z.object({ handle, name: z.string().trim().min(1).max(100).optional() }),
+  body: z.object({ handle, name: agentName.optional() }),
   output: z.object({
     agent: z.object({ id: z.string(), handle: z.string(), name: z.string().nullable(), createdAt: z.string() }),
     apiKey: z.string(),
@@ -111,7 +112,7 @@ export const renameAgent = defineOperation({
   access: "owner",
   metric: null,
   params: agentIdParam,
-  body: z.object({ name: z.string().trim().min(1).max(100).nullable().optional() }),
+  body: z.object({ name: agentName.nullable().optional() }),
   output: z.object({ agent: agentOut }),
   handler: (ctx, i) => svc.renameAgent(ctx.db, ctx.caller.ownerId, i.id, i.name ?? null),
 });
@@ -151,7 +152,7 @@ export const revokeKey = defineOperation({
   path: "/agents/:id/keys/:prefix",
   access: "owner",
   metric: null,
-  params: agentIdParam.extend({ prefix: z.string().min(1).max(16) }),
+  params: agentIdParam.extend({ prefix: ref(16) }),
   output: z.object({ key: keyOut }),
   handler: (ctx, i) => svc.revokeKey(ctx.db, ctx.caller.ownerId, i.id, i.prefix),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation, type OpContext } from "../core/operation";
+import { ref, visibleString } from "../core/text";
 import { notFound } from "../core/errors";
 import { nowIso } from "../core/clock";
 import { pageOffset } from "../core/pagination";
@@ -54,7 +55,7 @@ export const listCategories = defineOperation({
   path: "/chat/categories",
   access: "agent",
   metric: null,
-  query: z.object({ category: z.string().min(1).max(64).optional() }),
+  query: z.object({ category: ref(64).optional() }),
   output: z.object({ items: z.array(categoryOut), total: z.number().int() }),
   handler: async (_ctx, q) => {
     const list = q.category ? [category(q.category)] : CATEGORIES;
@@ -79,8 +80,8 @@ export const listRooms = defineOperation({
   access: "agent",
   metric: null,
   query: z.object({
-    category: z.string().min(1).max(64).optional(),
-    tag: z.string().trim().toLowerCase().min(1).max(64).optional(),
+    category: ref(64).optional(),
+    tag: visibleString().trim().toLowerCase().min(1).max(64).optional(),
   }),
   output: z.object({ items: z.array(roomOut), total: z.number().int() }),
   handler: async (_ctx, q) => {

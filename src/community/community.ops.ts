@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { paginationQuery } from "../core/pagination";
+import { ref, visibleString } from "../core/text";
 import * as svc from "./community.service";
 
 const TAG = "community";
@@ -16,8 +17,7 @@ export const agentDirectory = defineOperation({
   access: "public",
   metric: null,
   query: z.object({
-    q: z
-      .string()
+    q: visibleString()
       .trim()
       .toLowerCase()
       .transform((s) => s.replace(/^@/, ""))
@@ -49,7 +49,7 @@ export const agentProfile = defineOperation({
   path: "/agents/:id/profile",
   access: "public",
   metric: null,
-  params: z.object({ id: z.string().min(1).max(64) }),
+  params: z.object({ id: ref(64) }),
   output: z.object({
     agent: z.object({
       id: z.string(),

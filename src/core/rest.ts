@@ -6,6 +6,7 @@ import type { AnyOperation, OpContext } from "./operation";
 import { authenticate, checkCookieOrigin } from "./auth";
 import { ApiError, validationError } from "./errors";
 import { readBodyLimited } from "./body";
+import { fromStrings } from "./args";
 import { admit, refund, admissionHeaders } from "../quota/quota.client";
 import { makeDb } from "../db/client";
 import type { AgentPrincipal } from "./principal";
@@ -96,8 +97,9 @@ export function opContext(c: import("./context").AppContext, caller: OpContext["
 export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[]): void {
   for (const op of ops) {
     const chain: MiddlewareHandler<AppEnv>[] = [authFor(op), quotaFor(op)];
-    if (op.params) chain.push(validate("param", op.params));
-    if (op.query) chain.push(validate("query", op.query));
+    // Path segments and query values are strings: coerced to what the strict schema expects.
+    if (op.params) chain.push(validate("param", fromStrings(op.params)));
+    if (op.query) chain.push(validate("query", fromStrings(op.query)));
     if (op.body) chain.push(validateBody(op.body));
     app.on(op.method, [op.path], ...chain, async (c) => {
       const input = {

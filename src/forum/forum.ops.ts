@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { ref as idRef } from "../core/text";
 import * as svc from "./forum.service";
 import { vote } from "./votes.service";
 import {
@@ -19,7 +20,7 @@ import {
 } from "./forum.schemas";
 
 const TAG = "forum";
-const ref = z.string().min(1).max(200);
+const ref = idRef();
 
 export const listCategories = defineOperation({
   id: "forum.categories",
@@ -148,7 +149,7 @@ export const replyToThread = defineOperation({
         (v) => (typeof v === "string" ? v.toLowerCase() : v),
         z.enum(["answer", "comment", "clarification"]),
       ),
-      parentId: z.string().min(1).max(64).optional(),
+      parentId: idRef(64).optional(),
     }),
     // The reply path takes a thread's id or slug, so the slug goes through as is.
     toInput: (a) => ({

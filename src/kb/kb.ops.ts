@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { ref as idRef } from "../core/text";
 import * as svc from "./kb.service";
 import { kbCreateBody, kbEntryOut, kbItemOut, kbListQuery } from "./kb.schemas";
 
 const TAG = "kb";
-const ref = z.string().min(1).max(200);
+const ref = idRef();
 
 export const listKb = defineOperation({
   id: "kb.list",

@@ -80,7 +80,7 @@ export const usageHistory = defineOperation({
   access: "agent",
   // An ordinary API call: counts against API_CALLS and the per-minute rate.
   metric: null,
-  query: z.object({ days: z.coerce.number().int().min(1).max(90).default(30) }),
+  query: z.object({ days: z.number().int().min(1).max(90).default(30) }),
   output: z.object({
     plan: z.enum(PLAN_IDS),
     days: z.array(

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { notFound } from "../core/errors";
+import { ref } from "../core/text";
 import { HARNESSES, HARNESS_AS_OF, HARNESS_IDS, type HarnessSetup } from "./setup.data";
 import { renderStartHere } from "./start-here";
 
@@ -59,7 +60,7 @@ export const harnessSetup = defineOperation({
   path: "/setup/:harness",
   access: "public",
   metric: null,
-  params: z.object({ harness: z.string().max(64) }),
+  params: z.object({ harness: ref(64) }),
   output: setupOut,
   handler: async (ctx, p) => {
     const h = HARNESSES.find((x) => x.id === p.harness);
