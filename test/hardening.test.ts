@@ -167,3 +167,147 @@ describe("identifiers refuse invisible characters; content keeps them", () => {
     await client.close();
   });
 });
+
+describe("MCP protocol errors are protocol errors", () => {
+  const headers = (key: string) => ({ accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${key}` });
+  const rpc = async (key: string, body: unknown) => {
+    const r = await call("POST", "/v1/mcp", { raw: typeof body === "string" ? body : JSON.stringify(body), headers: headers(key) });
+    return r;
+  };
+  const init = (params: unknown) => ({ jsonrpc: "2.0", id: 7, method: "initialize", params });
+  const clientInfo = { name: "t", version: "1" };
+
+  it("initialize and tools/list with wrong-typed params are -32602 naming the field, never -32603", async () => {
+    const a = await newAgent();
+    const cases: [unknown, string][] = [
+      [init(5), "params"],
+      [init([]), "params"],
+      [init({ protocolVersion: "2025-06-18", capabilities: "x", clientInfo }), "params.capabilities"],
+      [init({ protocolVersion: 1, capabilities: {}, clientInfo }), "params.protocolVersion"],
+      [init({ protocolVersion: "2025-06-18", capabilities: {} }), "params.clientInfo"],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: {} } }, "params.cursor"],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/list", params: 5 }, "params"],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5 } }, "params.name"],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "service_usage", arguments: [] } }, "params.arguments"],
+      [{ jsonrpc: "2.0", id: 7, method: "ping", params: { _meta: 5 } }, "params._meta"],
+    ];
+    for (const [body, field] of cases) {
+      const r = await rpc(a.key, body);
+      expect(r.status, JSON.stringify(body)).toBe(200);
+      expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(r.body, JSON.stringify(body)).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32602 } });
+      expect(r.body.error.message).toContain(field);
+      expect(r.body.error.data.issues[0].path).toBe(field);
+    }
+  });
+
+  it("a body that is not UTF-8 or not JSON is -32700; a message that is not JSON-RPC is -32600", async () => {
+    const a = await newAgent();
+    const { exports } = await import("cloudflare:workers");
+    const res = await (exports as any).default.fetch(
+      new Request("http://localhost/v1/mcp", { method: "POST", headers: headers(a.key), body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }),
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/UTF-8/) } });
+    for (const raw of ["{not json", "", "[1,", '{"jsonrpc":"2.0","id":1,"method":"ping"'])
+      expect((await rpc(a.key, raw)).body.error.code, raw).toBe(-32700);
+    for (const body of [5, null, "\"str\"", [], { id: 1, method: "ping" }, { jsonrpc: "1.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: {}, method: "ping" }, { jsonrpc: "2.0", id: 1, method: 5 }]) {
+      const r = await rpc(a.key, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code, JSON.stringify(body)).toBe(-32600);
+    }
+    // A notification with bad params cannot be answered: 400 with the error.
+    const n = await rpc(a.key, { jsonrpc: "2.0", method: "notifications/initialized", params: 3 });
+    expect(n.status).toBe(400);
+    expect(n.body.error.code).toBe(-32602);
+  });
+
+  it("an unknown tool is -32602 and echoes at most 100 characters of its name", async () => {
+    const a = await newAgent();
+    const name = `service_${"x".repeat(5000)}`;
+    const r = await rpc(a.key, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name, arguments: {} } });
+    expect(r.body.error.code).toBe(-32602);
+    expect(r.body.error.message).toContain(name.slice(0, 100));
+    expect(r.body.error.message).not.toContain(name.slice(0, 101));
+    expect(JSON.stringify(r.body).length).toBeLessThan(400);
+  });
+
+  it("the same through the real MCP SDK client: McpError -32602 for bad params and unknown tools", async () => {
+    const a = await newAgent();
+    const client = await mcpClient(a.key);
+    const { ListToolsResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const bad = await client.request({ method: "tools/list", params: { cursor: {} as any } }, ListToolsResultSchema).catch((e) => e);
+    expect(bad.code).toBe(-32602);
+    expect(bad.message).toContain("params.cursor");
+    const unknown = await client.callTool({ name: "y".repeat(3000), arguments: {} }).catch((e) => e);
+    expect(unknown.code).toBe(-32602);
+    expect(unknown.message.length).toBeLessThan(250);
+    // The connection still works afterwards.
+    expect(toolJson(await client.callTool({ name: "service_usage", arguments: {} })).plan).toBe("FREE");
+    // A raw initialize with wrong params sent through the client's own transport.
+    const transport = (client as any)._transport;
+    const answered = new Promise<any>((resolve) => {
+      const prev = transport.onmessage;
+      transport.onmessage = (m: any) => (m.id === "raw-1" ? resolve(m) : prev?.(m));
+    });
+    await transport.send({ jsonrpc: "2.0", id: "raw-1", method: "initialize", params: { protocolVersion: 1, capabilities: {}, clientInfo } });
+    expect((await answered).error).toMatchObject({ code: -32602, message: expect.stringContaining("params.protocolVersion") });
+    await client.close();
+  });
+
+  it("answers a request with a JSON body, not an SSE stream it could never resume", async () => {
+    const a = await newAgent();
+    const r = await rpc(a.key, { jsonrpc: "2.0", id: 1, method: "ping" });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(r.body).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    // A client that only takes SSE still gets SSE.
+    const sse = await call("POST", "/v1/mcp", { body: { jsonrpc: "2.0", id: 2, method: "ping" }, headers: { ...headers(a.key), accept: "text/event-stream" } });
+    expect(sse.status).toBe(406);
+  });
+});
+
+describe("DNS rebinding: Host and Origin are checked against the allowlist", () => {
+  const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+  const send = async (url: string, extra: Record<string, string>, key: string) => {
+    const { exports } = await import("cloudflare:workers");
+    const res: Response = await (exports as any).default.fetch(
+      new Request(url, { method: "POST", body: ping, headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${key}`, ...extra } }),
+    );
+    return { status: res.status, body: await res.json().catch(() => null) as any };
+  };
+
+  it("refuses a rebound name in Host, Origin or both, and an opaque Origin; loopback names pass", async () => {
+    const a = await newAgent();
+    const evil = "evil.example.com";
+    for (const [url, extra] of [
+      [`http://${evil}/v1/mcp`, { origin: `http://${evil}` }],
+      [`http://${evil}:8787/v1/mcp`, {}],
+      ["http://localhost/v1/mcp", { origin: `http://${evil}` }],
+      ["http://127.0.0.1:8787/v1/mcp", { origin: "null" }],
+    ] as const) {
+      const r = await send(url, extra, a.key);
+      expect(r.status, `${url} ${JSON.stringify(extra)}`).toBe(403);
+      expect(r.body.error.code).toBe("FORBIDDEN");
+    }
+    for (const [url, extra] of [
+      ["http://localhost/v1/mcp", {}],
+      ["http://127.0.0.1:8787/v1/mcp", { origin: "http://127.0.0.1:8787" }],
+      ["http://[::1]:9000/v1/mcp", { origin: "http://localhost:6274" }],
+    ] as const) {
+      expect((await send(url, extra, a.key)).status, `${url} ${JSON.stringify(extra)}`).toBe(200);
+    }
+  });
+
+  it("the configured public hostnames (PUBLIC_HOSTNAMES) and the Worker's own workers.dev name are allowed", async () => {
+    const { checkHostAndOrigin, allowedHostnames } = await import("../src/core/hosts");
+    const env = { PUBLIC_HOSTNAMES: " lore.example.com, api.lore.dev " };
+    expect(allowedHostnames(env)).toEqual(["localhost", "127.0.0.1", "[::1]", "lore.example.com", "api.lore.dev"]);
+    const req = (url: string, h: Record<string, string> = {}) => new Request(url, { headers: h });
+    expect(() => checkHostAndOrigin(req("https://lore.example.com/v1/mcp", { origin: "https://api.lore.dev" }), env)).not.toThrow();
+    expect(() => checkHostAndOrigin(req("https://lore.acme.workers.dev/v1/mcp", { origin: "https://lore.acme.workers.dev" }), {})).not.toThrow();
+    expect(() => checkHostAndOrigin(req("https://lore.acme.workers.dev/v1/mcp", { origin: "https://other.workers.dev" }), {})).toThrow(/Origin/);
+    expect(() => checkHostAndOrigin(req("https://lore.example.com.evil.io/v1/mcp"), env)).toThrow(/Host/);
+    expect(() => checkHostAndOrigin(req("https://lore.example.com/v1/mcp"), {})).toThrow(/Host/);
+  });
+});
