@@ -5,7 +5,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from "./core/errors";
 import type { AnyOperation } from "./core/operation";
 import { mountOperations } from "./core/rest";
 import { buildOpenApi } from "./core/openapi";
-import { OPERATIONS } from "./operations";
+import { OPERATIONS, TAGS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
 import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
@@ -61,7 +61,7 @@ export function buildApp() {
   );
 
   const v1 = new Hono<AppEnv>();
-  v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin)));
+  v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin, TAGS)));
   v1.route("/", mcpRoute);
   mountOperations(v1, OPERATIONS);
   app.route("/v1", v1);

@@ -311,3 +311,138 @@ describe("DNS rebinding: Host and Origin are checked against the allowlist", () 
     expect(() => checkHostAndOrigin(req("https://lore.example.com/v1/mcp"), {})).toThrow(/Host/);
   });
 });
+
+describe("sign-up is throttled per client IP", () => {
+  it("a burst of sign-ups from one address gets 429 in the contract's shape after 10; other addresses are unaffected", async () => {
+    const ip = "203.0.113.9";
+    const up = (n: number, from: string) =>
+      call("POST", "/v1/auth/signup", { body: { email: `burst-${from}-${n}@example.com`, password: "a long password" }, headers: { "cf-connecting-ip": from } });
+    for (let i = 0; i < 10; i++) expect((await up(i, ip)).status, `sign-up ${i}`).toBe(201);
+    const r = await up(10, ip);
+    const body = expectError(r, 429, "RATE_LIMITED");
+    expect(body.error.details).toEqual({ metric: "SIGNUP_ATTEMPTS", limit: 10, retryAfterSeconds: 60 });
+    expect(r.headers.get("retry-after")).toBe("60");
+    // Nothing was written for the refused one.
+    expectError(await call("POST", "/v1/auth/login", { body: { email: `burst-${ip}-10@example.com`, password: "a long password" } }), 401, "UNAUTHENTICATED");
+    expect((await up(0, "198.51.100.4")).status).toBe(201);
+  });
+});
+
+describe("the OpenAPI document is complete", () => {
+  const STATUS_OF: Record<string, number> = {
+    VALIDATION_FAILED: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405,
+    CONFLICT: 409, PAYLOAD_TOO_LARGE: 413, RATE_LIMITED: 429, INTERNAL: 500,
+  };
+  const entryOf = (doc: any, op: (typeof OPERATIONS)[number]) => doc.paths[op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")][op.method.toLowerCase()];
+
+  it("every operation says what it does; every tag is described; info has contact and license", async () => {
+    const { TAGS } = await import("../src/operations");
+    const missing = OPERATIONS.filter((op) => !op.description || op.description.trim().length < 20).map((op) => op.id);
+    expect(missing, "operations without a description of their own").toEqual([]);
+    const tags = [...new Set(OPERATIONS.map((o) => o.tag))];
+    expect(tags.filter((t) => !TAGS[t]), "tags without a description in src/operations.ts TAGS").toEqual([]);
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    expect(doc.info.contact.url).toBeTruthy();
+    expect(doc.info.license).toMatchObject({ name: expect.any(String), url: expect.any(String) });
+    for (const t of doc.tags) expect(t.description, t.name).toBeTruthy();
+    for (const op of OPERATIONS) {
+      const e = entryOf(doc, op);
+      expect(e.description, op.id).toContain(op.description);
+      expect(e.description, op.id).toMatch(/\*\*Access:\*\*.*\*\*Quota:\*\*/s);
+    }
+  });
+
+  it("lists every status the adapters can answer for each operation, with the error schema and headers", async () => {
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    for (const op of OPERATIONS) {
+      const e = entryOf(doc, op);
+      const expected = new Set<number>([op.status ?? 200, 405, 500]);
+      if (op.params || op.query || op.body) expected.add(400);
+      if (op.access !== "public") expected.add(401);
+      if (op.access === "owner") expected.add(403);
+      if (op.params) expected.add(404);
+      if (op.body) expected.add(413);
+      if (op.access === "agent" && !(op.uncounted && !op.metric)) expected.add(429);
+      for (const code of Object.keys(op.errors ?? {})) expected.add(STATUS_OF[code]!);
+      expect(Object.keys(e.responses).map(Number).sort(), op.id).toEqual([...expected].sort());
+      for (const [status, r] of Object.entries<any>(e.responses)) {
+        expect(r.headers["x-request-id"], `${op.id} ${status}`).toBeDefined();
+        if (Number(status) >= 400) {
+          expect(r.content["application/json"].schema.$ref, `${op.id} ${status}`).toMatch(/#\/components\/schemas\/(Error|RateLimitedError)$/);
+        }
+      }
+      if (e.responses["429"]) expect(e.responses["429"].headers["Retry-After"], op.id).toBeDefined();
+      if (op.access === "agent" && !op.uncounted) expect(e.responses[String(op.status ?? 200)].headers.RateLimit, op.id).toBeDefined();
+      expect(e.responses["405"].headers.Allow, op.id).toBeDefined();
+    }
+    expect(doc.components.headers.RateLimit).toBeDefined();
+    expect(doc.components.headers["RateLimitPolicy"]).toBeDefined();
+  });
+
+  it("probing every operation with missing, wrong and malformed credentials and input only ever answers listed statuses, never a 5xx", async () => {
+    const { env } = await import("cloudflare:test");
+    const { exports } = await import("cloudflare:workers");
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    const a = await newAgent();
+    await env.DB.prepare("UPDATE owners SET plan = 'EXPERT' WHERE id = ?").bind(a.owner.ownerId).run();
+    const creds: Record<string, Record<string, string>> = {
+      none: {},
+      malformed: { authorization: "Basic Zm9vOmJhcg==" },
+      agent: { authorization: `Bearer ${a.key}` },
+      session: { authorization: `Bearer ${a.owner.token}` },
+      unknownKey: { authorization: "Bearer lore_0000000000000000000000000000000000000000000" },
+    };
+    const wrongValue = (s: any): unknown => {
+      const t = s?.type ?? s?.anyOf?.[0]?.type;
+      return t === "string" ? 12345 : t === "integer" || t === "number" ? "not-a-number" : t === "boolean" ? "yes" : t === "array" ? "not-an-array" : t === "object" ? 5 : null;
+    };
+    let requests = 0;
+    const unlisted: string[] = [];
+    const fiveHundreds: string[] = [];
+    // logout ends the session the other probes use, so it goes last.
+    const ops = [...OPERATIONS].sort((x, y) => Number(x.id === "auth.logout") - Number(y.id === "auth.logout"));
+    for (const op of ops) {
+      const entry = entryOf(doc, op);
+      const listed = new Set(Object.keys(entry.responses).map(Number));
+      const params = (value: string) => op.path.replace(/:([A-Za-z0-9_]+)/g, () => encodeURIComponent(value));
+      const right = op.access === "owner" ? creds.session! : creds.agent!;
+      const probes: { label: string; method: string; path: string; headers: Record<string, string>; body?: BodyInit }[] = [];
+      for (const [name, h] of Object.entries(creds)) probes.push({ label: name, method: op.method, path: params("zz-unknown-1"), headers: h, body: op.body ? "{}" : undefined });
+      probes.push({ label: "invisible param", method: op.method, path: params("bad\u200Bslug"), headers: right, body: op.body ? "{}" : undefined });
+      probes.push({ label: "long param", method: op.method, path: params("x".repeat(300)), headers: right, body: op.body ? "{}" : undefined });
+      for (const p of (entry.parameters ?? []).filter((p: any) => p.in === "query")) {
+        probes.push({ label: `query ${p.name}`, method: op.method, path: `${params("zz-unknown-2")}?${p.name}=${encodeURIComponent(String(wrongValue(p.schema) ?? "x"))}`, headers: right });
+        probes.push({ label: `query ${p.name} twice`, method: op.method, path: `${params("zz-unknown-2")}?${p.name}=1&${p.name}=2`, headers: right });
+      }
+      if (op.body) {
+        const schema = entry.requestBody.content["application/json"].schema;
+        for (const raw of ["{not json", "[]", "null", "5", '"s"']) probes.push({ label: `body ${raw}`, method: op.method, path: params("zz-unknown-3"), headers: right, body: raw });
+        probes.push({ label: "body not UTF-8", method: op.method, path: params("zz-unknown-3"), headers: right, body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+        probes.push({ label: "body too large", method: op.method, path: params("zz-unknown-3"), headers: right, body: JSON.stringify({ pad: "p".repeat(300_000) }) });
+        for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
+          probes.push({ label: `body.${name} wrong type`, method: op.method, path: params("zz-unknown-3"), headers: right, body: JSON.stringify({ [name]: wrongValue(prop) }) });
+        }
+      }
+      const other = ["GET", "POST", "PUT", "PATCH", "DELETE"].find((m) => !OPERATIONS.some((o) => o.path === op.path && o.method === m))!;
+      probes.push({ label: `method ${other}`, method: other, path: params("zz-unknown-4"), headers: right });
+      for (const p of probes) {
+        const res: Response = await (exports as any).default.fetch(
+          new Request(`http://localhost/v1${p.path}`, { method: p.method, headers: { "content-type": "application/json", ...p.headers }, body: p.body }),
+        );
+        requests++;
+        const text = await res.text();
+        const where = `${op.id} [${p.label}] ${p.method} → ${res.status} ${text.slice(0, 160)}`;
+        if (res.status >= 500) fiveHundreds.push(where);
+        else if (!listed.has(res.status)) unlisted.push(where);
+        if (res.status >= 400) {
+          expect(JSON.parse(text), where).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
+          expect(STATUS_OF[JSON.parse(text).error.code], where).toBe(res.status);
+        }
+      }
+    }
+    console.log(`REST probe: ${requests} requests over ${OPERATIONS.length} operations, ${fiveHundreds.length} 5xx, ${unlisted.length} unlisted statuses`);
+    expect(fiveHundreds).toEqual([]);
+    expect(unlisted).toEqual([]);
+    expect(requests).toBeGreaterThan(OPERATIONS.length * 8);
+  });
+});

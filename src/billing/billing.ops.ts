@@ -17,6 +17,8 @@ const billingOut = z.object({
 export const getBillingOp = defineOperation({
   id: "billing.get",
   summary: "The account's subscription: effective plan, subscribed plan, status, period end and grace end",
+  description:
+    "The account's subscription: the plan whose limits apply now, the subscribed plan, its status, the end of the paid period and the end of the grace.",
   tag: TAG,
   method: "GET",
   path: "/billing",
@@ -29,6 +31,11 @@ export const getBillingOp = defineOperation({
 export const subscribeOp = defineOperation({
   id: "billing.subscribe",
   summary: "Subscribe to a paid plan (active at once, for one calendar month, renewing until canceled)",
+  description:
+    "Subscribes to a paid plan (STARTER, PRO or EXPERT); it applies at once for one calendar month and renews until canceled.",
+  errors: {
+    CONFLICT: "already subscribed to this plan, the payment was declined, or another request changed the subscription at the same time",
+  },
   tag: TAG,
   method: "POST",
   path: "/billing/subscribe",
@@ -42,6 +49,11 @@ export const subscribeOp = defineOperation({
 export const cancelOp = defineOperation({
   id: "billing.cancel",
   summary: "Cancel renewal: the paid plan holds until its period ends, then 3 days of grace, then FREE",
+  description:
+    "Stops the renewal: the paid plan holds until its period ends, then for 3 days of grace, then the account is on FREE.",
+  errors: {
+    CONFLICT: "there is no paid subscription to cancel, or another request changed it at the same time",
+  },
   tag: TAG,
   method: "POST",
   path: "/billing/cancel",

@@ -89,6 +89,7 @@ export function opContext(c: import("./context").AppContext, caller: OpContext["
     requestId: c.get("requestId"),
     origin: new URL(c.req.url).origin,
     via: "rest",
+    clientIp: c.req.header("cf-connecting-ip") ?? null,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
   };
 }

@@ -9,6 +9,8 @@ const limitOrNull = z.number().int().nullable();
 export const listPlans = defineOperation({
   id: "plans.list",
   summary: "The plan catalog: prices, daily limits (null = unlimited) and the per-minute rate",
+  description:
+    "The plan catalog: each plan's monthly price, daily limit per metric (null means unlimited) and per-minute rate.",
   tag: TAG,
   method: "GET",
   path: "/plans",
@@ -35,6 +37,8 @@ export const listPlans = defineOperation({
 export const usageToday = defineOperation({
   id: "usage.today",
   summary: "Today's usage per metric, the plan, the per-minute rate and when the daily quotas reset",
+  description:
+    "Today's usage of every daily metric with its limit, the per-minute window (`PER_MINUTE`), the plan and when the daily quotas reset (00:00 UTC). Answered even when every quota is exhausted.",
   tag: TAG,
   method: "GET",
   path: "/usage/today",
@@ -74,6 +78,8 @@ const metricDay = z.object({ used: z.number().int(), limit: limitOrNull });
 export const usageHistory = defineOperation({
   id: "usage.history",
   summary: "Daily usage of every metric for the last `days` UTC days (1–90, default 30), newest first, today included",
+  description:
+    "The account's usage of every metric per UTC day for the last `days` days (1–90, default 30), newest first, today included, with each day's plan limits.",
   tag: TAG,
   method: "GET",
   path: "/usage/history",

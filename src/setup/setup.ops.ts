@@ -37,6 +37,8 @@ function forOrigin(h: HarnessSetup, origin: string) {
 export const listHarnesses = defineOperation({
   id: "setup.list",
   summary: "Supported agent harnesses",
+  description:
+    "The agent harnesses Lore has setup advice for, each with the URL of its setup data.",
   tag: TAG,
   method: "GET",
   path: "/setup",
@@ -55,6 +57,8 @@ export const listHarnesses = defineOperation({
 export const harnessSetup = defineOperation({
   id: "setup.get",
   summary: "How to connect one harness: instruction files, skills folder, MCP config",
+  description:
+    "How to connect one harness: its instruction files, its skills folder, its MCP configuration file with a ready snippet for this server (the key stays an environment variable) and its skill install command.",
   tag: TAG,
   method: "GET",
   path: "/setup/:harness",
@@ -72,6 +76,8 @@ export const harnessSetup = defineOperation({
 export const startHere = defineOperation({
   id: "setup.startHere",
   summary: "The service's own skill as one Markdown file",
+  description:
+    "The service's own skill as one Markdown file with YAML front matter: what Lore offers, how to authenticate, the rules for third-party content and quotas.",
   tag: TAG,
   method: "GET",
   path: "/start-here.md",
