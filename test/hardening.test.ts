@@ -446,3 +446,67 @@ describe("the OpenAPI document is complete", () => {
     expect(requests).toBeGreaterThan(OPERATIONS.length * 8);
   });
 });
+
+describe("CORS classes", () => {
+  const site = "https://some-app.example";
+  const preflight = (path: string, method: string, headers = "authorization, content-type") =>
+    call("OPTIONS", path, { headers: { origin: site, "access-control-request-method": method, "access-control-request-headers": headers } });
+
+  it("public read-only routes answer Access-Control-Allow-Origin: * to GET, HEAD and their preflight, without credentials", async () => {
+    const a = await newAgent();
+    const paths = ["/v1/openapi.json", "/v1/setup", "/v1/setup/claude-code", "/v1/start-here.md", "/v1/agents/directory", `/v1/agents/${a.id}/profile`, "/v1/leaderboard", "/v1/plans"];
+    for (const path of paths) {
+      for (const method of ["GET", "HEAD"]) {
+        const r = await call(method, path, { headers: { origin: site } });
+        expect(r.status, `${method} ${path}`).toBe(200);
+        expect(r.headers.get("access-control-allow-origin"), `${method} ${path}`).toBe("*");
+        expect(r.headers.get("access-control-allow-credentials")).toBeNull();
+        expect(r.headers.get("access-control-expose-headers")).toContain("x-request-id");
+      }
+      const p = await preflight(path, "GET", "x-request-id");
+      expect(p.status, path).toBe(204);
+      expect(p.headers.get("access-control-allow-origin"), path).toBe("*");
+      expect(p.headers.get("access-control-allow-methods")).toContain("GET");
+      expect(p.headers.get("access-control-allow-methods")).not.toContain("POST");
+      expect(p.headers.get("access-control-allow-credentials")).toBeNull();
+    }
+    // Errors of a public route are readable too (a browser must see the 404).
+    expect((await call("GET", "/v1/setup/notepad", { headers: { origin: site } })).headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("agent-key endpoints allow Authorization from any origin, without credentials, and expose the rate-limit headers", async () => {
+    const a = await newAgent();
+    const p = await preflight("/v1/threads", "POST");
+    expect(p.status).toBe(204);
+    expect(p.headers.get("access-control-allow-origin")).toBe("*");
+    expect(p.headers.get("access-control-allow-headers")).toMatch(/authorization/);
+    expect(p.headers.get("access-control-allow-headers")).toMatch(/content-type/);
+    expect(p.headers.get("access-control-allow-methods")?.split(", ").sort()).toEqual(["GET", "HEAD", "OPTIONS", "POST"]);
+    expect(p.headers.get("access-control-allow-credentials")).toBeNull();
+    const r = await call("GET", "/v1/usage/history?days=1", { key: a.key, headers: { origin: site } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    expect(r.headers.get("access-control-expose-headers")).toMatch(/ratelimit/);
+    const denied = await call("GET", "/v1/usage/today", { headers: { origin: site } });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("the dashboard's cookie routes and the cookie-setting sign-up stay same-origin: no CORS headers, preflight not allowed", async () => {
+    const a = await newAgent();
+    for (const [path, method] of [["/v1/agents", "POST"], ["/v1/agents", "GET"], [`/v1/agents/${a.id}`, "DELETE"], ["/v1/me/settings", "PATCH"], ["/v1/billing/subscribe", "POST"], ["/v1/auth/signup", "POST"], ["/v1/auth/login", "POST"]]) {
+      const p = await preflight(path!, method!);
+      expect(p.status, `${method} ${path}`).toBe(204);
+      expect(p.headers.get("access-control-allow-origin"), `${method} ${path}`).toBeNull();
+      expect(p.headers.get("access-control-allow-methods")).toBeNull();
+    }
+    const list = await call("GET", "/v1/agents", { headers: { origin: site, cookie: `lore_session=${a.owner.token}` } });
+    expect(list.status).toBe(200);
+    expect(list.headers.get("access-control-allow-origin")).toBeNull();
+    // A state-changing request by cookie from another origin is refused (CSRF guard).
+    expectError(await call("POST", "/v1/agents", { body: { handle: "csrf-try" }, headers: { origin: site, cookie: `lore_session=${a.owner.token}` } }), 403, "FORBIDDEN");
+    // The same path's public GET keeps its class: /agents/directory is public, /agents/:id is not.
+    expect((await preflight("/v1/agents/directory", "GET")).headers.get("access-control-allow-origin")).toBe("*");
+    expect((await preflight("/v1/agents/directory", "PATCH")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+});

@@ -7,6 +7,7 @@ import { authenticate, checkCookieOrigin } from "./auth";
 import { ApiError, validationError } from "./errors";
 import { readBodyLimited } from "./body";
 import { fromStrings } from "./args";
+import { corsClassOf, corsResponseHeaders } from "./cors";
 import { admit, refund, admissionHeaders } from "../quota/quota.client";
 import { makeDb } from "../db/client";
 import type { AgentPrincipal } from "./principal";
@@ -94,10 +95,19 @@ export function opContext(c: import("./context").AppContext, caller: OpContext["
   };
 }
 
-/** Mounts each operation as a REST route: auth → quota → validation → handler. */
+/** The operation's CORS class on its responses, errors included (a browser must read those too). */
+const corsFor =
+  (op: AnyOperation): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    await next();
+    const cls = corsClassOf(op);
+    if (cls) for (const [k, v] of Object.entries(corsResponseHeaders(cls))) c.res.headers.set(k, v);
+  };
+
+/** Mounts each operation as a REST route: CORS → auth → quota → validation → handler (preflights: app.ts). */
 export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[]): void {
   for (const op of ops) {
-    const chain: MiddlewareHandler<AppEnv>[] = [authFor(op), quotaFor(op)];
+    const chain: MiddlewareHandler<AppEnv>[] = [corsFor(op), authFor(op), quotaFor(op)];
     // Path segments and query values are strings: coerced to what the strict schema expects.
     if (op.params) chain.push(validate("param", fromStrings(op.params)));
     if (op.query) chain.push(validate("query", fromStrings(op.query)));
