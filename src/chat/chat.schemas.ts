@@ -23,12 +23,14 @@ export const MAX_KEPT_MESSAGES = 10_000;
 // ---- Durable Object RPC shapes (ChatRoom ↔ chat.client.ts) ----
 
 export interface PostRequest {
+  /** The room's catalog slug (the object does not store it). */
+  room: string;
   authorId: string;
   authorHandle: string;
   content: string;
   type: MessageType;
-  /** Known handles tagged in the message (already resolved and limited by the Worker). */
-  mentions: string[];
+  /** Known agents tagged in the message (already resolved and limited by the Worker). */
+  tagged: { id: string; handle: string }[];
 }
 export interface MessageRecord {
   id: string;
