@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, migrateLocal, startDev, waitForServer, createAgent } from "./lib.mjs";
+import { ROOT, migrateLocal, startDev, waitForServer, createAgent, runMain } from "./lib.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -120,7 +120,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runMain(main, "[bench]");
