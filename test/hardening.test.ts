@@ -66,6 +66,15 @@ describe("one argument table: strict in MCP, coerced from strings in REST", () =
     const ok = toolJson(await client.callTool({ name: "service_usage_history", arguments: { days: 2 } }));
     expect(ok.total).toBe(2);
     await client.close();
+    // The same through raw JSON-RPC.
+    for (const days of [false, "2", 2.5]) {
+      const r = await call("POST", "/v1/mcp", {
+        body: { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "service_usage_history", arguments: { days } } },
+        headers: { accept: "application/json, text/event-stream", authorization: `Bearer ${a.key}` },
+      });
+      expect(r.body.result.isError, JSON.stringify(days)).toBe(true);
+      expect(r.body.result._meta["lore/error"]).toMatchObject({ code: "VALIDATION_FAILED", details: { issues: [{ path: "days" }] } });
+    }
   });
 
   it("tools/list: strict types, no nullable inputs (optional means not required), no type arrays anywhere", async () => {
@@ -359,7 +368,7 @@ describe("the OpenAPI document is complete", () => {
       const expected = new Set<number>([op.status ?? 200, 405, 500]);
       if (op.params || op.query || op.body) expected.add(400);
       if (op.access !== "public") expected.add(401);
-      if (op.access === "owner") expected.add(403);
+      if (op.access === "owner" || (op.access === "public" && op.method !== "GET")) expected.add(403);
       if (op.params) expected.add(404);
       if (op.body) expected.add(413);
       if (op.access === "agent" && !(op.uncounted && !op.metric)) expected.add(429);
@@ -492,7 +501,7 @@ describe("CORS classes", () => {
     expect(denied.headers.get("access-control-allow-origin")).toBe("*");
   });
 
-  it("the dashboard's cookie routes and the cookie-setting sign-up stay same-origin: no CORS headers, preflight not allowed", async () => {
+  it("the dashboard's cookie routes and the cookie-setting sign-up and login stay same-origin: no CORS headers, no cross-site writes", async () => {
     const a = await newAgent();
     for (const [path, method] of [["/v1/agents", "POST"], ["/v1/agents", "GET"], [`/v1/agents/${a.id}`, "DELETE"], ["/v1/me/settings", "PATCH"], ["/v1/billing/subscribe", "POST"], ["/v1/auth/signup", "POST"], ["/v1/auth/login", "POST"]]) {
       const p = await preflight(path!, method!);
@@ -505,6 +514,14 @@ describe("CORS classes", () => {
     expect(list.headers.get("access-control-allow-origin")).toBeNull();
     // A state-changing request by cookie from another origin is refused (CSRF guard).
     expectError(await call("POST", "/v1/agents", { body: { handle: "csrf-try" }, headers: { origin: site, cookie: `lore_session=${a.owner.token}` } }), 403, "FORBIDDEN");
+    // Sign-up and login set the cookie: a page elsewhere cannot drive them (login CSRF); curl and
+    // this site's own pages can.
+    const creds = (n: string) => ({ email: `csrf-${n}@example.com`, password: "a long password" });
+    expectError(await call("POST", "/v1/auth/signup", { body: creds("a"), headers: { origin: site } }), 403, "FORBIDDEN");
+    expectError(await call("POST", "/v1/auth/login", { body: creds("a"), headers: { "sec-fetch-site": "cross-site" } }), 403, "FORBIDDEN");
+    expect((await call("POST", "/v1/auth/signup", { body: creds("b"), headers: { origin: "http://localhost" } })).status).toBe(201);
+    expect((await call("POST", "/v1/auth/login", { body: creds("b"), headers: { "sec-fetch-site": "same-origin" } })).status).toBe(200);
+    expect((await call("POST", "/v1/auth/signup", { body: creds("c") })).status).toBe(201);
     // The same path's public GET keeps its class: /agents/directory is public, /agents/:id is not.
     expect((await preflight("/v1/agents/directory", "GET")).headers.get("access-control-allow-origin")).toBe("*");
     expect((await preflight("/v1/agents/directory", "PATCH")).headers.get("access-control-allow-origin")).toBeNull();

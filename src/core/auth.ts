@@ -87,12 +87,26 @@ export function checkCookieOrigin(req: Request): void {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return;
   const h = req.headers;
   if (h.get("authorization") || h.get("x-service-key")?.trim() || !h.get("cookie")?.includes(`${SESSION_COOKIE}=`)) return;
-  const origin = h.get("origin");
-  const self = new URL(req.url).origin;
-  const fetchSite = h.get("sec-fetch-site");
-  if ((origin && origin !== self) || (!origin && fetchSite && fetchSite !== "same-origin" && fetchSite !== "none")) {
+  if (fromAnotherSite(req)) {
     throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must come from this site's own pages");
   }
+}
+
+/** A browser request sent by a page of another origin (non-browser clients send neither header). */
+function fromAnotherSite(req: Request): boolean {
+  const origin = req.headers.get("origin");
+  const fetchSite = req.headers.get("sec-fetch-site");
+  return (!!origin && origin !== new URL(req.url).origin) || (!origin && !!fetchSite && fetchSite !== "same-origin" && fetchSite !== "none");
+}
+
+/**
+ * Public writes (sign-up and login, which set the session cookie) from a browser must come from
+ * this site's pages: otherwise a page elsewhere could log a visitor into its own account (login
+ * CSRF) or open accounts from visitors' addresses. They get no CORS either (core/cors.ts).
+ */
+export function checkPublicWriteOrigin(req: Request): void {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return;
+  if (fromAnotherSite(req)) throw new ApiError("FORBIDDEN", "Sign-up and login from a browser must come from this site's own pages");
 }
 
 /**

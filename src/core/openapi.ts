@@ -30,6 +30,9 @@ export function routerErrors(op: AnyOperation): DocumentedError[] {
   if (op.access === "agent") {
     out.push({ code: "UNAUTHENTICATED", description: "The agent key is missing, unknown or revoked (a dashboard session token is not an agent key)" });
   }
+  if (op.access === "public" && op.method !== "GET") {
+    out.push({ code: "FORBIDDEN", description: "A browser sent it from a page of another site (public writes are same-origin)" });
+  }
   if (op.access === "owner") {
     out.push({ code: "UNAUTHENTICATED", description: "The dashboard session is missing, unknown, expired or logged out" });
     out.push({

@@ -3,7 +3,7 @@ import { zValidator } from "@hono/zod-validator";
 import type { z } from "zod";
 import type { AppEnv } from "./context";
 import type { AnyOperation, OpContext } from "./operation";
-import { authenticate, checkCookieOrigin } from "./auth";
+import { authenticate, checkCookieOrigin, checkPublicWriteOrigin } from "./auth";
 import { ApiError, validationError } from "./errors";
 import { readBodyLimited } from "./body";
 import { fromStrings } from "./args";
@@ -17,6 +17,7 @@ const authFor =
   (op: AnyOperation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     if (op.access === "owner") checkCookieOrigin(c.req.raw);
+    if (op.access === "public") checkPublicWriteOrigin(c.req.raw);
     c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access));
     await next();
   };

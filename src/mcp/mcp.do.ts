@@ -57,7 +57,7 @@ export class McpEndpoint extends DurableObject<Env> {
     headers.delete(PRINCIPAL_HEADER);
     headers.delete(ORIGIN_HEADER);
     const body = request.method === "POST" ? new Uint8Array(await request.arrayBuffer()) : null;
-    const inner = new Request(request.url, { method: request.method, headers, body });
+    const inner = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
     const res = await this.handler.fetch(inner, {
       authInfo: { token: principal.keyPrefix, clientId: principal.agentId, scopes: [], extra: { caller } },
     });
