@@ -449,7 +449,34 @@ describe("the OpenAPI document is complete", () => {
         }
       }
     }
-    console.log(`REST probe: ${requests} requests over ${OPERATIONS.length} operations, ${fiveHundreds.length} 5xx, ${unlisted.length} unlisted statuses`);
+    // The MCP endpoint's HTTP answers are listed too.
+    const mcpListed = new Set(Object.keys(doc.paths["/mcp"].post.responses).map(Number));
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const key = { authorization: `Bearer ${a.key}` };
+    const both = { accept: "application/json, text/event-stream" };
+    for (const [label, method, headers, body] of [
+      ["ok", "POST", { ...key, ...both, "content-type": "application/json" }, ping],
+      ["no content-type", "POST", { ...key, ...both }, ping],
+      ["text/plain", "POST", { ...key, ...both, "content-type": "text/plain" }, ping],
+      ["accept json only", "POST", { ...key, accept: "application/json", "content-type": "application/json" }, ping],
+      ["no accept", "POST", { ...key, "content-type": "application/json" }, ping],
+      ["no key", "POST", { ...both, "content-type": "application/json" }, ping],
+      ["session", "POST", { authorization: `Bearer ${a.owner.token}`, ...both }, ping],
+      ["bad json", "POST", { ...key, ...both, "content-type": "application/json" }, "{"],
+      ["notification", "POST", { ...key, ...both, "content-type": "application/json" }, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })],
+      ["too large", "POST", { ...key, ...both, "content-type": "application/json" }, JSON.stringify({ pad: "p".repeat(1_100_000) })],
+      ["evil origin", "POST", { ...key, ...both, origin: "https://evil.example" }, ping],
+      ["GET", "GET", { ...key, accept: "text/event-stream" }, undefined],
+      ["DELETE", "DELETE", { ...key }, undefined],
+      ["PUT", "PUT", { ...key }, undefined],
+    ] as [string, string, Record<string, string>, string | undefined][]) {
+      const res: Response = await (exports as any).default.fetch(new Request("http://localhost/v1/mcp", { method, headers, body }));
+      requests++;
+      const where = `mcp.endpoint [${label}] → ${res.status} ${(await res.text()).slice(0, 160)}`;
+      if (res.status >= 500) fiveHundreds.push(where);
+      else if (!mcpListed.has(res.status)) unlisted.push(where);
+    }
+    console.log(`REST probe: ${requests} requests over ${OPERATIONS.length} operations and /mcp, ${fiveHundreds.length} 5xx, ${unlisted.length} unlisted statuses`);
     expect(fiveHundreds).toEqual([]);
     expect(unlisted).toEqual([]);
     expect(requests).toBeGreaterThan(OPERATIONS.length * 8);

@@ -242,6 +242,8 @@ export function buildOpenApi(ops: readonly AnyOperation[], origin: string, tags:
   const paths: Record<string, Record<string, object>> = {};
   for (const op of ops) (paths[openApiPath(op.path)] ??= {})[op.method.toLowerCase()] = operationEntry(op);
 
+  // The MCP route's HTTP errors carry no quota headers: quota is reported inside tool results.
+  const MCP_ROUTE = { access: "public", method: "POST" } as AnyOperation;
   paths["/mcp"] = {
     post: {
       operationId: "mcp.endpoint",
@@ -271,22 +273,28 @@ export function buildOpenApi(ops: readonly AnyOperation[], origin: string, tags:
           headers: { "x-request-id": ref("headers", "RequestId") },
           content: { "application/json": { schema: { type: "object", additionalProperties: true } } },
         },
-        "401": errorResponse({ access: "agent" } as AnyOperation, { code: "UNAUTHENTICATED", description: "The agent key is missing, unknown or revoked" }),
-        "403": errorResponse({ access: "agent" } as AnyOperation, {
+        "401": errorResponse(MCP_ROUTE, { code: "UNAUTHENTICATED", description: "The agent key is missing, unknown or revoked" }),
+        "403": errorResponse(MCP_ROUTE, {
           code: "FORBIDDEN",
           description: "The Host or Origin is not one of this service's hostnames (DNS-rebinding protection)",
         }),
-        "405": errorResponse({ access: "agent" } as AnyOperation, {
-          code: "METHOD_NOT_ALLOWED",
-          description: "Only POST carries messages (stateless server: no GET stream, no DELETE)",
-        }),
+        "405": {
+          description: "Only POST carries messages (a stateless server: no GET stream, no DELETE); a JSON-RPC error body, and `Allow`.",
+          headers: { "x-request-id": ref("headers", "RequestId"), Allow: ref("headers", "Allow") },
+          content: { "application/json": { schema: { type: "object", additionalProperties: true } } },
+        },
         "406": {
           description: "The Accept header must allow both application/json and text/event-stream.",
           headers: { "x-request-id": ref("headers", "RequestId") },
           content: { "application/json": { schema: { type: "object", additionalProperties: true } } },
         },
-        "413": errorResponse({ access: "agent" } as AnyOperation, { code: "PAYLOAD_TOO_LARGE", description: "The body is over 1 MiB" }),
-        "500": errorResponse({ access: "agent" } as AnyOperation, { code: "INTERNAL", description: "Something unexpected failed" }),
+        "413": errorResponse(MCP_ROUTE, { code: "PAYLOAD_TOO_LARGE", description: "The body is over 1 MiB" }),
+        "415": {
+          description: "The Content-Type must be application/json (a JSON-RPC error body).",
+          headers: { "x-request-id": ref("headers", "RequestId") },
+          content: { "application/json": { schema: { type: "object", additionalProperties: true } } },
+        },
+        "500": errorResponse(MCP_ROUTE, { code: "INTERNAL", description: "Something unexpected failed" }),
       },
       "x-lore-access": "agent",
     },
@@ -304,7 +312,7 @@ export function buildOpenApi(ops: readonly AnyOperation[], origin: string, tags:
           headers: { "x-request-id": ref("headers", "RequestId") },
           content: { "application/json": { schema: { type: "object", additionalProperties: true } } },
         },
-        "405": errorResponse({ access: "public" } as AnyOperation, {
+        "405": errorResponse({ access: "public", method: "GET" } as AnyOperation, {
           code: "METHOD_NOT_ALLOWED",
           description: "The path exists but does not take this method; `Allow` lists the methods it takes",
         }),
