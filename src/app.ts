@@ -5,11 +5,11 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from "./core/errors";
 import type { AnyOperation } from "./core/operation";
 import { mountOperations } from "./core/rest";
 import { buildOpenApi } from "./core/openapi";
+import { corsClassOf, isPreflight, preflightResponse, publicReadCors, type CorsClass } from "./core/cors";
 import { OPERATIONS, TAGS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
 import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
-import { corsClassOf, isPreflight, preflightResponse, publicReadCors, type CorsClass } from "./core/cors";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 

@@ -78,35 +78,40 @@ async function ownerFromSession(env: Env, token: string): Promise<OwnerPrincipal
 }
 
 /**
+ * Whether a request came from this origin's own pages, as far as the browser tells: `Origin` when
+ * it is sent, else `Sec-Fetch-Site` (neither can be set by page script). A request carrying
+ * neither is not from a browser (curl, an SDK) and passes.
+ */
+export function fromThisOrigin(req: Request): boolean {
+  const h = req.headers;
+  const origin = h.get("origin");
+  const fetchSite = h.get("sec-fetch-site");
+  // Chromium sends `Origin: null` on a same-origin form post when the page's referrer policy is
+  // no-referrer (and from sandboxed frames, data: URLs…): only Sec-Fetch-Site can tell them apart.
+  if (origin === "null") return fetchSite === "same-origin";
+  if (origin) return origin === new URL(req.url).origin;
+  return !fetchSite || fetchSite === "same-origin" || fetchSite === "none";
+}
+
+const CROSS_ORIGIN_MESSAGE =
+  "This request must come from this site's own pages: state-changing requests carried by the session cookie, and the dashboard's forms, refuse other origins";
+
+/** For the dashboard's own forms (login and signup included, against login CSRF): 403 unless from this origin. */
+export function assertFromThisOrigin(req: Request): void {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return;
+  if (!fromThisOrigin(req)) throw new ApiError("FORBIDDEN", CROSS_ORIGIN_MESSAGE);
+}
+
+/**
  * CSRF guard for the one ambient credential, the session cookie: a state-changing request that
  * authenticates only by the cookie must come from this origin. SameSite=Lax already keeps the
  * cookie off cross-site POSTs; this also covers sibling subdomains (same-site, other origin), which
  * matters because JSON bodies are read whatever their Content-Type.
  */
 export function checkCookieOrigin(req: Request): void {
-  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return;
   const h = req.headers;
   if (h.get("authorization") || h.get("x-service-key")?.trim() || !h.get("cookie")?.includes(`${SESSION_COOKIE}=`)) return;
-  if (fromAnotherSite(req)) {
-    throw new ApiError("FORBIDDEN", "A request authenticated by the session cookie must come from this site's own pages");
-  }
-}
-
-/** A browser request sent by a page of another origin (non-browser clients send neither header). */
-function fromAnotherSite(req: Request): boolean {
-  const origin = req.headers.get("origin");
-  const fetchSite = req.headers.get("sec-fetch-site");
-  return (!!origin && origin !== new URL(req.url).origin) || (!origin && !!fetchSite && fetchSite !== "same-origin" && fetchSite !== "none");
-}
-
-/**
- * Public writes (sign-up and login, which set the session cookie) from a browser must come from
- * this site's pages: otherwise a page elsewhere could log a visitor into its own account (login
- * CSRF) or open accounts from visitors' addresses. They get no CORS either (core/cors.ts).
- */
-export function checkPublicWriteOrigin(req: Request): void {
-  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return;
-  if (fromAnotherSite(req)) throw new ApiError("FORBIDDEN", "Sign-up and login from a browser must come from this site's own pages");
+  assertFromThisOrigin(req);
 }
 
 /**

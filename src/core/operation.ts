@@ -31,10 +31,10 @@ export interface OpContext<A extends Access = Access> {
   /** Scheme and host the request came to, for absolute URLs in responses. */
   origin: string;
   via: "rest" | "mcp";
-  /** The client's IP address (`CF-Connecting-IP`), for abuse throttles; null when unknown (MCP, tests). */
-  clientIp?: string | null;
   /** Background work that must finish after the response (ctx.waitUntil). */
   waitUntil(p: Promise<unknown>): void;
+  /** The client's IP address (`CF-Connecting-IP`), for abuse throttles; null when unknown (MCP, tests). */
+  clientIp?: string | null;
 }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;

@@ -3,7 +3,7 @@ import { zValidator } from "@hono/zod-validator";
 import type { z } from "zod";
 import type { AppEnv } from "./context";
 import type { AnyOperation, OpContext } from "./operation";
-import { authenticate, checkCookieOrigin, checkPublicWriteOrigin } from "./auth";
+import { assertFromThisOrigin, authenticate, checkCookieOrigin } from "./auth";
 import { ApiError, validationError } from "./errors";
 import { readBodyLimited } from "./body";
 import { fromStrings } from "./args";
@@ -17,7 +17,9 @@ const authFor =
   (op: AnyOperation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     if (op.access === "owner") checkCookieOrigin(c.req.raw);
-    if (op.access === "public") checkPublicWriteOrigin(c.req.raw);
+    // Public writes (sign-up and login set the session cookie): a page of another site may not
+    // send them (login CSRF, accounts opened from visitors' addresses); they get no CORS either.
+    if (op.access === "public") assertFromThisOrigin(c.req.raw);
     c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access));
     await next();
   };
@@ -91,8 +93,8 @@ export function opContext(c: import("./context").AppContext, caller: OpContext["
     requestId: c.get("requestId"),
     origin: new URL(c.req.url).origin,
     via: "rest",
-    clientIp: c.req.header("cf-connecting-ip") ?? null,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
+    clientIp: c.req.header("cf-connecting-ip") ?? null,
   };
 }
 

@@ -75,8 +75,8 @@ export class McpEndpoint extends DurableObject<Env> {
       requestId: info.requestId,
       origin: info.origin,
       via: "mcp",
-      clientIp: null,
       waitUntil: (p) => this.ctx.waitUntil(p),
+      clientIp: null,
     };
   }
 }
