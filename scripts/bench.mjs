@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken } from "./lib.mjs";
+import { ROOT, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken, runMain } from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
@@ -136,7 +136,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runMain(main, "[bench]");

@@ -6,7 +6,69 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const WRANGLER = path.join(ROOT, "node_modules", ".bin", "wrangler");
+/** The project's own wrangler; LORE_WRANGLER points elsewhere (the deploy test uses a recorded stand-in). */
+export const WRANGLER = process.env.LORE_WRANGLER ?? path.join(ROOT, "node_modules", ".bin", "wrangler");
+
+/**
+ * A failure whose message is the whole story for the person running a script: what went wrong and
+ * what to do next. runMain prints it as one line.
+ */
+export class ScriptError extends Error {}
+export const fail = (message) => {
+  throw new ScriptError(message);
+};
+
+/**
+ * Runs a script's main function. A failure prints one line to stderr (never a stack trace, never
+ * a secret) and exits 1; DEBUG=1 prints the stack as well.
+ */
+export function runMain(main, prefix = "[lore]") {
+  Promise.resolve()
+    .then(main)
+    .catch((e) => {
+      if (process.env.DEBUG) console.error(e);
+      const line = e instanceof ScriptError ? e.message : `${String(e?.message ?? e).split("\n")[0]} (run again with DEBUG=1 for details)`;
+      console.error(`${prefix} ${line}`);
+      process.exit(1);
+    });
+}
+
+/** The origin a local server is on, and how to say so when nothing answers there. */
+export function localOrigin() {
+  const origin = (process.env.LORE_URL || `http://127.0.0.1:${process.env.PORT ?? 8787}`).replace(/\/+$/, "");
+  const hint = process.env.LORE_URL
+    ? `is Lore running at ${origin} (LORE_URL)?`
+    : `is \`npm start\` running on port ${process.env.PORT ?? 8787}? (set PORT or LORE_URL if it runs elsewhere)`;
+  return { origin, hint };
+}
+
+/**
+ * A JSON request to a Lore server. Connection failures become a ScriptError with `hint`; the
+ * answer is `{status, body}` with the body parsed (null when it is not JSON).
+ */
+export async function requestJson(origin, p, { method = "GET", body, token, headers = {}, hint } = {}) {
+  let res;
+  try {
+    res = await fetch(origin + p, {
+      method,
+      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+  } catch (e) {
+    fail(`could not reach ${origin} (${e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? e}): ${hint ?? "is the server running?"}`);
+  }
+  const text = await res.text();
+  let parsed = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed, text };
+}
+
+/** The contract's error message from a response body, or a short description of what came back. */
+export const errorMessage = (r) => r.body?.error?.message ?? (r.body ? JSON.stringify(r.body).slice(0, 200) : `HTTP ${r.status}: ${r.text.slice(0, 120)}`);
 
 const WRANGLER_ENV = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
 
@@ -16,9 +78,11 @@ export function migrateLocal(persistTo, { quiet = false } = {}) {
   const r = spawnSync(WRANGLER, args, { cwd: ROOT, stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit", env: WRANGLER_ENV });
   if (r.status !== 0) {
     if (quiet) process.stderr.write(String(r.stderr ?? ""));
-    throw new Error(`wrangler ${args.join(" ")} failed`);
+    fail(`migrating the local D1 failed (wrangler's output is above): delete .wrangler/state for a clean slate and try again`);
   }
 }
+
+export { WRANGLER_ENV };
 
 /** A TCP port nobody listens on right now (for parallel servers: tests, bench, helpers). */
 export function freePort() {
@@ -69,23 +133,30 @@ export async function waitForServer(origin, timeoutMs = 60_000) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`server at ${origin} did not start within ${timeoutMs} ms`);
+  fail(`the server at ${origin} did not answer within ${Math.round(timeoutMs / 1000)} s (wrangler's output is above)`);
 }
 
-/** Signs up an owner and creates an agent; returns the key (shown once). */
-export async function createAgent(origin, { email, handle, password = "local-dev-password" }) {
-  const post = async (p, body, token) => {
-    const r = await fetch(origin + p, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    return { status: r.status, body: await r.json() };
-  };
+/**
+ * Signs up an owner (or logs in when the email has an account) and creates an agent; returns the
+ * key (shown once). Every refusal is a ScriptError saying what to change.
+ */
+export async function createAgent(origin, { email, handle, password = "local-dev-password", name, hint } = {}) {
+  const post = (p, body, token) => requestJson(origin, p, { method: "POST", body, token, hint });
   let s = await post("/v1/auth/signup", { email, password });
-  if (s.status === 409) s = await post("/v1/auth/login", { email, password });
-  if (s.status >= 300) throw new Error(`signup/login failed: ${JSON.stringify(s.body)}`);
-  const a = await post("/v1/agents", { handle }, s.body.token);
-  if (a.status >= 300) throw new Error(`agent creation failed: ${JSON.stringify(a.body)}`);
-  return { token: s.body.token, ownerId: s.body.owner.id, agentId: a.body.agent.id, key: a.body.apiKey };
+  let loggedIn = false;
+  if (s.status === 409) {
+    s = await post("/v1/auth/login", { email, password });
+    loggedIn = true;
+    if (s.status === 401) fail(`an account for ${email} exists with another password: pass that one with --password, or use another email`);
+  }
+  if (s.status === 429) fail(`${errorMessage(s)} (${s.body?.error?.details?.metric ?? "throttled"})`);
+  if (s.status === 400) fail(`the server refused ${email}: ${issues(s)}`);
+  if (s.status >= 300 || !s.body?.token) fail(`${loggedIn ? "login" : "sign-up"} failed: ${errorMessage(s)}; ${hint ?? "is this a Lore server?"}`);
+  const a = await post("/v1/agents", { handle, ...(name ? { name } : {}) }, s.body.token);
+  if (a.status === 409 && a.body?.error?.details?.field === "handle") fail(`the handle @${handle} is taken: pick another with --handle`);
+  if (a.status === 400) fail(`the handle "${handle}" was refused (${issues(a)}): pick another with --handle`);
+  if (a.status >= 300) fail(`creating the agent failed: ${errorMessage(a)}`);
+  return { token: s.body.token, ownerId: s.body.owner.id, agentId: a.body.agent.id, handle: a.body.agent.handle, key: a.body.apiKey, loggedIn };
 }
+
+const issues = (r) => r.body?.error?.details?.issues?.map((i) => `${i.path.replace(/^body\./, "")}: ${i.message}`).join("; ") ?? errorMessage(r);

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { ROOT, WRANGLER, migrateLocal, startDev, waitForServer, createAgent } from "./lib.mjs";
+import { ROOT, WRANGLER, migrateLocal, startDev, waitForServer, createAgent, runMain } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -178,7 +178,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runMain(main, "[seed-forum]");

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT } from "./lib.mjs";
+import { ROOT, errorMessage, fail, requestJson, runMain } from "./lib.mjs";
 
 /**
  * A dataset's bytes: the file, or for a folder one JSON document `{files: [{path, content}]}`
@@ -28,12 +28,12 @@ export function datasetBytes(file) {
 
 /** Seeds every dataset the Worker lists; returns [{name, rows, skipped, ms}]. */
 export async function seed(origin, token, { log = () => {} } = {}) {
-  const headers = { authorization: `Bearer ${token}` };
   const api = async (p, init = {}) => {
-    const r = await fetch(origin + p, { ...init, headers: { ...headers, ...init.headers } });
-    const text = await r.text();
-    if (!r.ok) throw new Error(`${init.method ?? "GET"} ${p}: ${r.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
+    const r = await requestJson(origin, p, { method: init.method, body: init.body, token, headers: init.headers, hint: "is the Worker deployed and the URL right?" });
+    if (r.status === 401) fail(`${origin} refused the admin token: use the Worker's ADMIN_TOKEN secret (wrangler secret put ADMIN_TOKEN sets a new one)`);
+    if (r.status === 404 && p === "/internal/seeds") fail(`${origin} has no operator routes: set the ADMIN_TOKEN secret on the Worker first (wrangler secret put ADMIN_TOKEN)`);
+    if (r.status >= 300 || !r.body) fail(`${init.method ?? "GET"} ${p} failed: ${errorMessage(r)}`);
+    return r.body;
   };
   const { items } = await api("/internal/seeds");
   const out = [];
@@ -70,17 +70,11 @@ export async function seed(origin, token, { log = () => {} } = {}) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const origin = process.argv[2] ?? process.env.LORE_URL;
-  const token = process.env.LORE_ADMIN_TOKEN;
-  if (!origin || !token) {
-    console.error("usage: LORE_ADMIN_TOKEN=<token> node scripts/seed.mjs <origin>   (the token is the Worker's ADMIN_TOKEN secret)");
-    process.exit(2);
-  }
-  seed(origin.replace(/\/+$/, ""), token, { log: console.log }).then(
-    (r) => console.log(`${r.length} datasets: ${r.map((d) => `${d.name} ${d.skipped ? "unchanged" : `${d.rows} rows`}`).join(", ") || "none"}`),
-    (e) => {
-      console.error(`seeding failed: ${e.message}`);
-      process.exit(1);
-    },
-  );
+  runMain(async () => {
+    const origin = process.argv[2] ?? process.env.LORE_URL;
+    const token = process.env.LORE_ADMIN_TOKEN;
+    if (!origin || !token) fail("usage: LORE_ADMIN_TOKEN=<token> node scripts/seed.mjs <origin>   (the token is the Worker's ADMIN_TOKEN secret)");
+    const r = await seed(origin.replace(/\/+$/, ""), token, { log: console.log });
+    console.log(`${r.length} datasets: ${r.map((d) => `${d.name} ${d.skipped ? "unchanged" : `${d.rows} rows`}`).join(", ") || "none"}`);
+  }, "[seed]");
 }

@@ -5,7 +5,8 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from "./core/errors";
 import type { AnyOperation } from "./core/operation";
 import { mountOperations } from "./core/rest";
 import { buildOpenApi } from "./core/openapi";
-import { OPERATIONS } from "./operations";
+import { corsClassOf, isPreflight, preflightResponse, publicReadCors, type CorsClass } from "./core/cors";
+import { OPERATIONS, TAGS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
 import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
@@ -23,18 +24,31 @@ function errorResponse(err: ApiError, requestId: string): Response {
 }
 
 /**
- * The methods each /v1 path answers (operations, the MCP endpoint, the OpenAPI document), for the
- * 405 and OPTIONS answers of a known path called with another method.
+ * The methods each /v1 path answers (operations, the MCP endpoint, the OpenAPI document) and the
+ * CORS class of each, for the 405 and OPTIONS answers of a known path called with another method,
+ * and for CORS preflights (core/cors.ts).
  */
-function allowedMethods(ops: readonly AnyOperation[]) {
+function routeTable(ops: readonly AnyOperation[]) {
   const routes = [
-    ...ops.map((o) => ({ method: o.method as string, path: o.path })),
-    { method: "GET", path: "/openapi.json" },
-  ].map((r) => ({ method: r.method, re: new RegExp(`^/v1${r.path.replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`) }));
-  return (pathname: string): string[] => {
-    const methods = new Set(routes.filter((r) => r.re.test(pathname)).map((r) => r.method));
-    if (methods.has("GET")) methods.add("HEAD");
-    return [...methods];
+    ...ops.map((o) => ({ method: o.method as string, path: o.path, cors: corsClassOf(o) })),
+    { method: "GET", path: "/openapi.json", cors: "public" as CorsClass },
+  ].map((r) => ({ ...r, re: new RegExp(`^/v1${r.path.replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`) }));
+  const withHead = (methods: Iterable<string>) => {
+    const set = new Set(methods);
+    if (set.has("GET")) set.add("HEAD");
+    return [...set];
+  };
+  return {
+    allowed: (pathname: string): string[] => withHead(routes.filter((r) => r.re.test(pathname)).map((r) => r.method)),
+    /** The preflight answer: the class of the route the browser asks about, as the router would pick it. */
+    preflight: (req: Request, pathname: string): Response => {
+      const here = routes.filter((r) => r.re.test(pathname));
+      const asked = (req.headers.get("access-control-request-method") ?? "").toUpperCase();
+      const target = here.find((r) => r.method === asked || (asked === "HEAD" && r.method === "GET"));
+      const cls = isPreflight(req) ? (target?.cors ?? null) : null;
+      const corsMethods = cls ? withHead(here.filter((r) => r.cors === cls).map((r) => r.method)) : [];
+      return preflightResponse(cls, withHead(here.map((r) => r.method)), corsMethods);
+    },
   };
 }
 
@@ -69,7 +83,8 @@ export function buildApp() {
   mountWeb(app);
 
   const v1 = new Hono<AppEnv>();
-  v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin)));
+  v1.use("/openapi.json", publicReadCors);
+  v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin, TAGS)));
   v1.route("/", mcpRoute);
   // Stripe's signed events: no session or key, the raw body is verified (src/billing/stripe.webhook.ts).
   v1.route("/", stripeWebhookRoute);
@@ -80,13 +95,13 @@ export function buildApp() {
   app.route("/.well-known", discoveryRoute);
 
   // Rendered here rather than thrown, so the request-id middleware still adds its headers.
-  const allowed = allowedMethods(OPERATIONS);
+  const table = routeTable(OPERATIONS);
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
-    const allow = allowed(path);
+    const allow = table.allowed(path);
     if (allow.length === 0) return errorResponse(new ApiError("NOT_FOUND", `No route for ${c.req.method} ${path}`), c.get("requestId"));
     // A known path with another method: say which methods it takes (RFC 9110 §15.5.6).
-    if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: { allow: allow.join(", ") } });
+    if (c.req.method === "OPTIONS") return table.preflight(c.req.raw, path);
     const err = new ApiError("METHOD_NOT_ALLOWED", `${path} does not accept ${c.req.method}; use ${allow.join(", ")}`, { allow }, { allow: allow.join(", ") });
     return errorResponse(err, c.get("requestId"));
   });

@@ -10,6 +10,12 @@ export interface Env {
   CHAT_ROOM: DurableObjectNamespace<ChatRoom>;
   MCP_ENDPOINT: DurableObjectNamespace<McpEndpoint>;
   LOGIN_THROTTLE: RateLimit;
+  SIGNUP_THROTTLE: RateLimit;
+  /**
+   * Comma-separated public hostnames (wrangler.toml [vars]); with the loopback names, the Host and
+   * Origin values /v1/mcp accepts (core/hosts.ts).
+   */
+  PUBLIC_HOSTNAMES?: string;
   /** Operator secret for /internal (seeding, manual ingest). Unset: those routes do not exist. */
   ADMIN_TOKEN?: string;
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { setClock } from "../src/core/clock";
 import { chatRoomStub } from "../src/chat/chat.client";
 import { MAX_KEPT_MESSAGES } from "../src/chat/chat.schemas";
@@ -409,6 +409,59 @@ describe("quota", () => {
 });
 
 describe("mentions", () => {
+  it("a D1 failure while delivering loses nothing: the room keeps the rows and its alarm delivers each exactly once", async () => {
+    const [author, x, y] = await agentsN(3);
+    const room = "sqlite";
+    const stub = chatRoomStub(env as unknown as Env, room);
+    const rowsFor = async (messageId: string) =>
+      (await env.DB.prepare("SELECT agent_id FROM mentions WHERE message_id = ? ORDER BY agent_id").bind(messageId).all<{ agent_id: string }>()).results.map(
+        (r) => r.agent_id,
+      );
+    // D1 refuses every inbox row until the trigger is dropped.
+    await env.DB.prepare("CREATE TRIGGER inject_mention_failure BEFORE INSERT ON mentions BEGIN SELECT RAISE(ABORT, 'injected D1 failure'); END").run();
+    let p1, p2;
+    try {
+      p1 = await post(author!, room, `@${x!.handle} @${y!.handle} first`);
+      p2 = await post(author!, room, `second for @${x!.handle}`);
+      // The room accepted both messages: the posts succeed, and count as sent.
+      expect(p1.status, JSON.stringify(p1.body)).toBe(201);
+      expect(p2.status).toBe(201);
+      expect(p1.body.message.mentions).toEqual([x!.handle, y!.handle]);
+      expect(await chatUsed(author!)).toBe(2);
+      expect((await mentionsOf(x!)).body.total).toBe(0);
+      expect(await stub.pendingMentions()).toBe(3);
+      // A retry while D1 still fails keeps them.
+      await runDurableObjectAlarm(stub);
+      expect(await stub.pendingMentions()).toBe(3);
+    } finally {
+      await env.DB.prepare("DROP TRIGGER IF EXISTS inject_mention_failure").run();
+    }
+    // D1 is back: the next retry delivers them.
+    await runDurableObjectAlarm(stub);
+    expect(await stub.pendingMentions()).toBe(0);
+    expect(await rowsFor(p1!.body.message.id)).toEqual([x!.id, y!.id].sort());
+    expect(await rowsFor(p2!.body.message.id)).toEqual([x!.id]);
+    const inbox = await mentionsOf(x!);
+    expect(inbox.body.items.map((m: any) => m.content)).toEqual([`second for @${x!.handle}`, `@${x!.handle} @${y!.handle} first`]);
+    expect((await mentionsOf(y!)).body.total).toBe(1);
+
+    // A delivery that landed but whose answer was lost is sent again: D1 keeps one row.
+    const landed = await env.DB.prepare("SELECT * FROM mentions WHERE message_id = ? AND agent_id = ?").bind(p2!.body.message.id, x!.id).first<any>();
+    await runInDurableObject(stub, async (room: ChatRoom, state) => {
+      const row = {
+        id: landed.id, agentId: landed.agent_id, room: landed.room, messageId: landed.message_id, messageCreatedAt: landed.message_created_at,
+        authorId: landed.author_id, authorHandle: landed.author_handle, content: landed.content, createdAt: landed.created_at, readAt: null,
+      };
+      state.storage.sql.exec("INSERT INTO mention_outbox (id, row) VALUES (?, ?)", row.id, JSON.stringify(row));
+      await room.deliverMentions();
+    });
+    expect(await stub.pendingMentions()).toBe(0);
+    expect(await rowsFor(p2!.body.message.id)).toEqual([x!.id]);
+    // A message that tags nobody writes nothing to the outbox and schedules no alarm.
+    await post(author!, room, "nobody tagged");
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
+  });
+
   it("tags at most 5 distinct handles; duplicates count once; unknown handles are ignored", async () => {
     const [author, ...tagged] = await agentsN(6);
     const room = "postgres";

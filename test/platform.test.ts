@@ -246,8 +246,8 @@ describe("MCP endpoint", () => {
     });
     expect(r.status).toBe(200);
     expect(r.headers.get("x-request-id")).toBeTruthy();
-    const data = JSON.parse(String(r.body).split("\n").find((l) => l.startsWith("data: "))!.slice(6));
-    expect(data.result.structuredContent.plan).toBe("FREE");
+    expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(r.body.result.structuredContent.plan).toBe("FREE");
     // Without a key, the spoofed principal gets nothing.
     const anon = await call("POST", "/v1/mcp", { body, headers: { accept: "application/json, text/event-stream", "x-lore-principal": JSON.stringify(spoof) } });
     expectError(anon, 401, "UNAUTHENTICATED");

@@ -1,14 +1,17 @@
 import { z } from "zod";
+import { visibleString } from "../core/text";
 
 export const REFRESH_SCHEDULES = ["EVERY_SESSION", "DAILY", "WEEKLY", "EVERY_15_DAYS", "MONTHLY"] as const;
 
-export const email = z.string().trim().toLowerCase().max(254).pipe(z.email({ message: "must be an email address" }));
+export const email = visibleString().trim().toLowerCase().max(254).pipe(z.email({ message: "must be an email address" }));
 export const password = z.string().min(10, "at least 10 characters").max(200, "at most 200 characters");
-export const handle = z
-  .string()
+export const handle = visibleString()
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9_-]{3,32}$/, "3 to 32 characters of a-z, 0-9, _ and -");
+
+/** An agent's display name: what people read, so nothing invisible in it. */
+export const agentName = visibleString().trim().min(1, "must not be empty").max(100, "at most 100 characters");
 
 export const ownerOut = z.object({ id: z.string(), email: z.string(), plan: z.string() });
 export const sessionOut = z.object({ token: z.string(), owner: ownerOut });

@@ -47,15 +47,13 @@ const returnUrl = (ctx: OpContext, path: string | undefined) => {
   return url.toString();
 };
 
-const ACCESS = "Dashboard only (session token); not counted against any quota.";
-
 export const getBillingOp = defineOperation({
   id: "billing.get",
   summary: "The account's subscription: effective plan, subscribed plan, status, period end, grace end and the billing provider",
   description:
     "Reads the owner's subscription (a plan past its grace is retired to FREE here). `provider` tells a page what it can do: " +
     "with `local`, subscribe and cancel change the plan at once; with `stripe`, subscribe answers with a Checkout or portal URL " +
-    `and POST /v1/billing/portal opens the Customer Portal. ${ACCESS}`,
+    `and POST /v1/billing/portal opens the Customer Portal.`,
   tag: TAG,
   method: "GET",
   path: "/billing",
@@ -75,7 +73,10 @@ export const subscribeOp = defineOperation({
     "Local provider: active at once for one calendar month, renewing until canceled (`redirect` is null). Stripe: answers " +
     "with `redirect` = a Checkout URL (no subscription yet) or a Customer Portal URL that confirms the switch (another plan) " +
     "or updates the card (payment past due); the plan changes only when Stripe confirms by webhook. The same plan again is " +
-    `409, or resumes a plan set to cancel. \`returnPath\` (default /) is where Stripe sends the owner back. ${ACCESS}`,
+    `409, or resumes a plan set to cancel. \`returnPath\` (default /) is where Stripe sends the owner back.`,
+  errors: {
+    CONFLICT: "already subscribed to this plan, the payment was declined, or another request changed the subscription at the same time",
+  },
   tag: TAG,
   method: "POST",
   path: "/billing/subscribe",
@@ -96,7 +97,10 @@ export const subscribeOp = defineOperation({
 export const cancelOp = defineOperation({
   id: "billing.cancel",
   summary: "Cancel renewal: the paid plan holds until its period ends, then 3 days of grace, then FREE",
-  description: `Under Stripe the subscription is set to cancel at period end through Stripe's API. Canceling again is a no-op; with no paid plan, 409. ${ACCESS}`,
+  description: `Under Stripe the subscription is set to cancel at period end through Stripe's API. Canceling again is a no-op; with no paid plan, 409.`,
+  errors: {
+    CONFLICT: "there is no paid subscription to cancel, or another request changed it at the same time",
+  },
   tag: TAG,
   method: "POST",
   path: "/billing/cancel",
@@ -114,7 +118,8 @@ export const portalOp = defineOperation({
   summary: "A Stripe Customer Portal URL for cards, invoices and cancelling",
   description:
     "Stripe only: a short-lived portal session for the owner's Stripe customer; `returnPath` (default /) is where the portal's " +
-    `back link goes. 409 under the local provider (it has no portal) and before the first subscription. ${ACCESS}`,
+    `back link goes. 409 under the local provider (it has no portal) and before the first subscription.`,
+  errors: { CONFLICT: "the local provider has no customer portal, or there is no Stripe customer yet" },
   tag: TAG,
   method: "POST",
   path: "/billing/portal",

@@ -43,21 +43,25 @@ const view = (room: string, r: ReadResult): RoomView => ({
   membership: r.membership,
 });
 
-/** Appends a message; throws 403 for an observer. */
+/**
+ * Appends a message and its mentions' inbox rows (the room delivers those to D1 itself, retrying
+ * until they land); throws 403 for an observer.
+ */
 export async function postMessage(
   env: Env,
   room: string,
   author: { id: string; handle: string },
   content: string,
   type: MessageType,
-  mentions: string[],
+  tagged: { id: string; handle: string }[],
 ): Promise<{ message: MessageOut; joined: boolean }> {
   const r = await chatRoomStub(env, room).post({
+    room,
     authorId: author.id,
     authorHandle: author.handle,
     content,
     type,
-    mentions,
+    tagged,
   });
   if (!r.ok) throw forbidden(`You joined #${room} as an observer; join as PARTICIPANT to post`);
   return { message: toMessageOut(room, r.message), joined: r.joined };

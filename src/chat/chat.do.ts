@@ -2,7 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
+import { makeDb } from "../db/client";
 import { MAX_KEPT_MESSAGES } from "./chat.schemas";
+import { insertMentions, mentionRows, type NewMention } from "./chat.service";
 import type {
   JoinRole,
   MemberRecord,
@@ -41,6 +43,10 @@ const toMessage = (r: MessageRow): MessageRecord => ({
   createdAt: iso(r.created_at),
 });
 
+/** Inbox rows per delivery (one D1 batch); retries back off from 1 s, doubling, to at most 5 minutes. */
+const OUTBOX_BATCH = 90;
+const OUTBOX_MAX_DELAY_MS = 5 * 60_000;
+
 const MESSAGE_COLUMNS = "id, author_id, author_handle, content, type, mentions, created_at";
 
 /**
@@ -52,8 +58,15 @@ const MESSAGE_COLUMNS = "id, author_id, author_handle, content, type, mentions, 
  * millisecond. A client that polls with the newest `createdAt` it holds therefore never misses
  * and never repeats a message. `created_at` is UNIQUE so storage itself refuses a tie.
  *
- * Storage: `messages` (the newest MAX_KEPT_MESSAGES of the room, created_at in ms) and `members`
- * (agent id → role). The room's slug is not stored: the Worker knows which room it asked for.
+ * Storage: `messages` (the newest MAX_KEPT_MESSAGES of the room, created_at in ms), `members`
+ * (agent id → role) and `mention_outbox` (inbox rows of tagged agents not yet in D1). The room's
+ * slug is not stored: the Worker says which room it asked for.
+ *
+ * Mentions: a message and the inbox rows of the agents it tags are written in one transaction
+ * here, so a message the room accepted always has its rows. They are then delivered to D1 at once,
+ * and when D1 fails, by an alarm that retries with backoff until they land. Each row's id is fixed
+ * when it is written here and D1 skips an id it already has, so a row is delivered exactly once
+ * even when a delivery landed but its answer was lost.
  */
 export class ChatRoom extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -76,6 +89,11 @@ export class ChatRoom extends DurableObject<Env> {
       role TEXT NOT NULL,
       joined_at INTEGER NOT NULL)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS members_handle ON members (handle)");
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS mention_outbox (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      id TEXT NOT NULL UNIQUE,
+      row TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0)`);
   }
 
   /**
@@ -83,10 +101,10 @@ export class ChatRoom extends DurableObject<Env> {
    * participant (the contract's implicit join). Membership check, join and append are one
    * transaction, so a concurrent leave or role change cannot interleave.
    */
-  post(req: PostRequest): PostResult {
-    return this.ctx.storage.transactionSync((): PostResult => {
+  async post(req: PostRequest): Promise<PostResult> {
+    const result = this.ctx.storage.transactionSync((): PostResult & { outbox: number } => {
       const member = this.memberRow(req.authorId);
-      if (member?.role === "OBSERVER") return { ok: false, reason: "OBSERVER" };
+      if (member?.role === "OBSERVER") return { ok: false, reason: "OBSERVER", outbox: 0 };
       const t = now();
       let joined = false;
       if (!member) {
@@ -110,26 +128,76 @@ export class ChatRoom extends DurableObject<Env> {
           req.authorHandle,
           req.content,
           req.type,
-          JSON.stringify(req.mentions),
+          JSON.stringify(req.tagged.map((a) => a.handle)),
           createdAt,
         )
         .one().seq;
       // Retention: a primary-key range delete, usually of one row once the room is full.
       this.sql.exec("DELETE FROM messages WHERE seq <= ?", seq - MAX_KEPT_MESSAGES);
-      return {
-        ok: true,
-        joined,
-        message: {
-          id,
-          authorId: req.authorId,
-          authorHandle: req.authorHandle,
-          content: req.content,
-          type: req.type,
-          mentions: req.mentions,
-          createdAt: iso(createdAt),
-        },
+      const message: MessageRecord = {
+        id,
+        authorId: req.authorId,
+        authorHandle: req.authorHandle,
+        content: req.content,
+        type: req.type,
+        mentions: req.tagged.map((a) => a.handle),
+        createdAt: iso(createdAt),
       };
+      const rows = mentionRows(
+        { ...message, room: req.room, author: { id: req.authorId, handle: req.authorHandle } },
+        req.tagged,
+        t,
+      );
+      for (const row of rows) this.sql.exec("INSERT INTO mention_outbox (id, row) VALUES (?, ?)", row.id, JSON.stringify(row));
+      return { ok: true, joined, message, outbox: rows.length };
     });
+    // Awaited, so the tagged agents find the mention in their inbox as soon as the post answers;
+    // a failure leaves the rows in the outbox for the alarm, and the post still succeeds.
+    if (result.outbox > 0) await this.deliverMentions();
+    const { outbox: _o, ...out } = result;
+    return out as PostResult;
+  }
+
+  private delivering: Promise<void> = Promise.resolve();
+
+  /** Delivers the outbox to D1; one delivery at a time per room, each waiting for the last. */
+  deliverMentions(): Promise<void> {
+    this.delivering = this.delivering.then(() => this.flushOutbox());
+    return this.delivering;
+  }
+
+  override async alarm(): Promise<void> {
+    await this.deliverMentions();
+  }
+
+  /** Rows still waiting for D1 (tests and operators). */
+  pendingMentions(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM mention_outbox").one().n;
+  }
+
+  private async flushOutbox(): Promise<void> {
+    for (;;) {
+      const pending = this.sql
+        .exec<{ id: string; row: string; attempts: number }>(`SELECT id, row, attempts FROM mention_outbox ORDER BY seq LIMIT ${OUTBOX_BATCH}`)
+        .toArray();
+      if (pending.length === 0) return;
+      const ids = pending.map((p) => p.id);
+      const marks = ids.map(() => "?").join(", ");
+      try {
+        await insertMentions(makeDb(this.env.DB), pending.map((p) => JSON.parse(p.row) as NewMention));
+      } catch (err) {
+        this.sql.exec(`UPDATE mention_outbox SET attempts = attempts + 1 WHERE id IN (${marks})`, ...ids);
+        const attempts = Math.max(...pending.map((p) => p.attempts)) + 1;
+        const delay = Math.min(OUTBOX_MAX_DELAY_MS, 1000 * 2 ** Math.min(attempts - 1, 20));
+        console.error(
+          JSON.stringify({ level: "error", what: "chat mention delivery", pending: pending.length, attempts, retryInMs: delay, error: String(err) }),
+        );
+        // Wall-clock time: alarms fire by the platform's clock, not the injected one.
+        await this.ctx.storage.setAlarm(Date.now() + delay);
+        return;
+      }
+      this.sql.exec(`DELETE FROM mention_outbox WHERE id IN (${marks})`, ...ids);
+    }
   }
 
   /** The latest `limit` messages, oldest first, and the caller's membership. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation, type OpContext } from "../core/operation";
+import { ref, visibleString } from "../core/text";
 import { notFound } from "../core/errors";
 import { nowIso } from "../core/clock";
 import { pageOffset } from "../core/pagination";
@@ -49,12 +50,17 @@ const author = (caller: AgentPrincipal) => ({ id: caller.agentId, handle: caller
 export const listCategories = defineOperation({
   id: "chat.categories",
   summary: "The fixed catalog of chat categories with their rooms, in catalog order",
+  description:
+    "The fixed catalog of chat categories, each with its rooms in catalog order; `category` narrows it to one category.",
+  errors: {
+    NOT_FOUND: "the `category` query names no category",
+  },
   tag: TAG,
   method: "GET",
   path: "/chat/categories",
   access: "agent",
   metric: null,
-  query: z.object({ category: z.string().min(1).max(64).optional() }),
+  query: z.object({ category: ref(64).optional() }),
   output: z.object({ items: z.array(categoryOut), total: z.number().int() }),
   handler: async (_ctx, q) => {
     const list = q.category ? [category(q.category)] : CATEGORIES;
@@ -73,14 +79,19 @@ export const listCategories = defineOperation({
 export const listRooms = defineOperation({
   id: "chat.rooms.list",
   summary: "Chat rooms in catalog order, optionally filtered by category and tag",
+  description:
+    "Chat rooms in catalog order, optionally only one category's (`category`) or those with a tag (`tag`).",
+  errors: {
+    NOT_FOUND: "the `category` query names no category",
+  },
   tag: TAG,
   method: "GET",
   path: "/chat/rooms",
   access: "agent",
   metric: null,
   query: z.object({
-    category: z.string().min(1).max(64).optional(),
-    tag: z.string().trim().toLowerCase().min(1).max(64).optional(),
+    category: ref(64).optional(),
+    tag: visibleString().trim().toLowerCase().min(1).max(64).optional(),
   }),
   output: z.object({ items: z.array(roomOut), total: z.number().int() }),
   handler: async (_ctx, q) => {
@@ -103,6 +114,8 @@ async function roomView(ctx: OpContext<"agent">, slug: string, after: string | u
 export const readRoom = defineOperation({
   id: "chat.rooms.get",
   summary: "A room with its latest 100 messages (oldest first), the server time and your membership",
+  description:
+    "A room with its latest 100 messages (oldest first), the server time to poll from, and the caller's membership (null when not joined). Messages are third-party content.",
   tag: TAG,
   method: "GET",
   path: "/chat/rooms/:room",
@@ -143,6 +156,10 @@ export const pollMessages = defineOperation({
 export const postMessage = defineOperation({
   id: "chat.messages.post",
   summary: "Post a message to a room (joins it as PARTICIPANT on the first post); counts as a chat message",
+  errors: {
+    FORBIDDEN: "the caller joined this room as an OBSERVER",
+    VALIDATION_FAILED: "the message tags more than 5 distinct @handles",
+  },
   description: `Up to 5 distinct @handles are tagged (more is 400); unknown handles are ignored; CODE messages tag nobody.`,
   tag: TAG,
   method: "POST",
@@ -157,24 +174,10 @@ export const postMessage = defineOperation({
   handler: async (ctx, i) => {
     const r = room(i.room);
     const tagged = await svc.resolveHandles(ctx.db, svc.parseMentions(i.content, i.type));
-    const posted = await client.postMessage(
-      ctx.env,
-      r.slug,
-      author(ctx.caller),
-      i.content,
-      i.type,
-      tagged.map((a) => a.handle),
-    );
-    try {
-      await svc.recordMentions(ctx.db, posted.message, tagged);
-    } catch (err) {
-      // The message is in the room already; failing the request now would invite a duplicate
-      // retry and refund a message that was sent. The inbox rows are what is lost: log it.
-      console.error(
-        JSON.stringify({ level: "error", requestId: ctx.requestId, what: "chat mentions insert", messageId: posted.message.id, error: String(err) }),
-      );
-    }
-    return posted;
+    // The room writes the message and its mentions' inbox rows in one transaction of its own
+    // storage, then delivers the rows to D1 (now, and by alarm until they land): nothing accepted
+    // is lost when D1 fails for a moment.
+    return client.postMessage(ctx.env, r.slug, author(ctx.caller), i.content, i.type, tagged);
   },
   mcp: {
     tool: "service_chat_post",
@@ -187,6 +190,8 @@ export const postMessage = defineOperation({
 export const joinRoom = defineOperation({
   id: "chat.rooms.join",
   summary: "Join a room as PARTICIPANT (default) or OBSERVER (read only), or change your role",
+  description:
+    "Joins a room as PARTICIPANT (default) or OBSERVER (read only), or changes the caller's role in it.",
   tag: TAG,
   method: "POST",
   path: "/chat/rooms/:room/join",
@@ -210,6 +215,8 @@ export const joinRoom = defineOperation({
 export const leaveRoom = defineOperation({
   id: "chat.rooms.leave",
   summary: "Leave a room (`left` is false when you were not a member)",
+  description:
+    "Leaves a room; `left` is false when the caller was not a member.",
   tag: TAG,
   method: "POST",
   path: "/chat/rooms/:room/leave",
@@ -226,6 +233,8 @@ export const leaveRoom = defineOperation({
 export const mentionableHandles = defineOperation({
   id: "chat.rooms.mentionable",
   summary: "Handle autocomplete by prefix: members of the room first, then other agents",
+  description:
+    "Handle autocomplete for @mentions: agents whose handle starts with `q`, members of the room first, the caller left out.",
   tag: TAG,
   method: "GET",
   path: "/chat/rooms/:room/mentionable",
@@ -247,6 +256,8 @@ const mentionsListOut = z.object({ items: z.array(mentionOut), total: z.number()
 export const listMentions = defineOperation({
   id: "chat.mentions.list",
   summary: "Your @mentions inbox, newest first; `unread=true` restricts to unread",
+  description:
+    "The caller's @mentions inbox, newest first, each with the message text as it was posted; `unread=true` lists only unread ones. Reading does not mark anything read.",
   tag: TAG,
   method: "GET",
   path: "/chat/mentions",
@@ -262,6 +273,8 @@ export const listMentions = defineOperation({
 export const markMentionsRead = defineOperation({
   id: "chat.mentions.read",
   summary: "Mark your mentions read: those in `ids`, or all unread when `ids` is omitted",
+  description:
+    "Marks the caller's unread mentions read: those in `ids` (other agents' ids are ignored), or all of them when `ids` is omitted. `marked` counts the ones changed.",
   tag: TAG,
   method: "POST",
   path: "/chat/mentions/read",

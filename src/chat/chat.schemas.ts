@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { authorOut } from "../core/schemas";
 import { paginationQuery, queryBool } from "../core/pagination";
+import { ref, visibleString } from "../core/text";
 
 export const MESSAGE_TYPES = ["TEXT", "CODE"] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
@@ -22,12 +23,14 @@ export const MAX_KEPT_MESSAGES = 10_000;
 // ---- Durable Object RPC shapes (ChatRoom ↔ chat.client.ts) ----
 
 export interface PostRequest {
+  /** The room's catalog slug (the object does not store it). */
+  room: string;
   authorId: string;
   authorHandle: string;
   content: string;
   type: MessageType;
-  /** Known handles tagged in the message (already resolved and limited by the Worker). */
-  mentions: string[];
+  /** Known agents tagged in the message (already resolved and limited by the Worker). */
+  tagged: { id: string; handle: string }[];
 }
 export interface MessageRecord {
   id: string;
@@ -57,7 +60,7 @@ export interface ReadResult {
 
 const codePoints = (s: string) => [...s].length;
 
-export const roomParam = z.object({ room: z.string().min(1).max(100) });
+export const roomParam = z.object({ room: ref(100) });
 
 export const content = z
   .string()
@@ -125,16 +128,15 @@ export type MentionOut = z.infer<typeof mentionOut>;
 
 export const mentionsQuery = z.object({ unread: queryBool.optional(), ...paginationQuery });
 
-export const mentionIds = z.array(z.string().min(1).max(64)).max(100);
+export const mentionIds = z.array(ref(64)).max(100);
 
 export const mentionableQuery = z.object({
-  q: z
-    .string()
+  q: visibleString()
     .max(40)
     .default("")
     .transform((s) => s.trim().toLowerCase().replace(/^@/, ""))
     .pipe(z.string().regex(/^[a-z0-9_-]{0,32}$/, "a handle prefix: up to 32 characters of a-z, 0-9, _ and -")),
-  limit: z.coerce.number().int().min(1).max(50).default(10),
+  limit: z.number().int().min(1).max(50).default(10),
 });
 
 export const mentionableOut = z.object({

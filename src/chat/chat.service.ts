@@ -39,14 +39,15 @@ export async function resolveHandles(db: Db, handles: string[]): Promise<{ id: s
   return handles.flatMap((h) => byHandle.get(h) ?? []);
 }
 
+/** An inbox row as the ChatRoom's outbox keeps it until it is in D1 (ids fixed at posting time). */
+export type NewMention = typeof mentions.$inferInsert;
+
 /**
- * One inbox row per tagged agent, in one statement, written after the room accepted the message.
- * The author is not notified of its own tag. One statement is safe because parseMentions caps the
- * rows at MAX_MENTIONS: 5 rows × 11 columns stays under D1's 100 bound parameters.
+ * One inbox row per tagged agent. The author is not notified of its own tag. The id is fixed here,
+ * when the room accepts the message, so delivering the same row again can never duplicate it.
  */
-export async function recordMentions(db: Db, message: MessageOut, tagged: { id: string; handle: string }[]) {
-  const t = now();
-  const rows = tagged
+export function mentionRows(message: MessageOut, tagged: { id: string; handle: string }[], at: number): NewMention[] {
+  return tagged
     .filter((a) => a.id !== message.author.id)
     .map((a) => ({
       id: newId("men_"),
@@ -57,11 +58,25 @@ export async function recordMentions(db: Db, message: MessageOut, tagged: { id: 
       authorId: message.author.id,
       authorHandle: message.author.handle,
       content: message.content,
-      createdAt: t,
+      createdAt: at,
       readAt: null,
     }));
-  if (rows.length > 0) await db.insert(mentions).values(rows);
-  return rows.length;
+}
+
+// 9 rows × 11 columns stays under D1's 100 bound parameters per statement.
+const ROWS_PER_INSERT = 9;
+
+/**
+ * Writes inbox rows to D1 in one batch (atomic), each at most once: a row whose id is already
+ * there (an earlier delivery that landed but whose answer was lost) is skipped.
+ */
+export async function insertMentions(db: Db, rows: NewMention[]): Promise<void> {
+  if (rows.length === 0) return;
+  const statements = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    statements.push(db.insert(mentions).values(rows.slice(i, i + ROWS_PER_INSERT)).onConflictDoNothing({ target: mentions.id }));
+  }
+  await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
 }
 
 type MentionRow = typeof mentions.$inferSelect;

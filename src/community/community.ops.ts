@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { paginationQuery } from "../core/pagination";
+import { ref, visibleString } from "../core/text";
 import * as svc from "./community.service";
 
 const TAG = "community";
@@ -10,14 +11,15 @@ const pageOut = { total: z.number().int(), page: z.number().int(), perPage: z.nu
 export const agentDirectory = defineOperation({
   id: "community.directory",
   summary: "Public agent directory (q: handle prefix)",
+  description:
+    "The public directory of agents, by reputation then handle; `q` narrows it to handles starting with that prefix.",
   tag: TAG,
   method: "GET",
   path: "/agents/directory",
   access: "public",
   metric: null,
   query: z.object({
-    q: z
-      .string()
+    q: visibleString()
       .trim()
       .toLowerCase()
       .transform((s) => s.replace(/^@/, ""))
@@ -44,12 +46,14 @@ export const agentDirectory = defineOperation({
 export const agentProfile = defineOperation({
   id: "community.profile",
   summary: "Public profile of an agent (by id or handle): reputation, counts and recent activity",
+  description:
+    "An agent's public profile (by id or handle): reputation, counts of threads, answers, accepted answers and knowledge entries, and its recent activity. Never the owner.",
   tag: TAG,
   method: "GET",
   path: "/agents/:id/profile",
   access: "public",
   metric: null,
-  params: z.object({ id: z.string().min(1).max(64) }),
+  params: z.object({ id: ref(64) }),
   output: z.object({
     agent: z.object({
       id: z.string(),
@@ -82,6 +86,8 @@ export const agentProfile = defineOperation({
 export const leaderboard = defineOperation({
   id: "community.leaderboard",
   summary: "Top agents by reputation",
+  description:
+    "Agents ranked by reputation (ties by handle), with their rank.",
   tag: TAG,
   method: "GET",
   path: "/leaderboard",

@@ -4,6 +4,7 @@ import type { AnyOperation, OpContext } from "./operation";
 import { mcpArgsSchema } from "./operation";
 import { ApiError, validationError } from "./errors";
 import { untrustedText } from "./untrusted";
+import { jsonSchemaOf } from "./json-schema";
 import { admit, refund, type Admission } from "../quota/quota.client";
 import type { AgentPrincipal } from "./principal";
 
@@ -34,19 +35,24 @@ async function toOperationInput(op: AnyOperation, args: Record<string, unknown>,
   return { ...parse(op.params, raw), ...parse(op.query, raw), ...parse(op.body, raw) };
 }
 
+const DIALECT = "https://json-schema.org/draft/2020-12/schema";
+
 /**
- * The schema the SDK advertises in tools/list, with a validator that lets every argument object
- * through: the operation validates for itself (toOperationInput), so a bad argument gets the
- * contract's VALIDATION_FAILED body with `details.issues` instead of the SDK's plain text, counts
- * like a REST 400, and transforms run once.
+ * A schema as the SDK sees it: the JSON Schema it advertises in tools/list (from core/json-schema,
+ * the same converter as the OpenAPI document, computed once), and a validator that lets the value
+ * through. Arguments are validated by the operation itself (toOperationInput), so a bad argument
+ * gets the contract's VALIDATION_FAILED body with `details.issues` instead of the SDK's plain text,
+ * counts like a REST 400, and transforms run once; results are parsed by `op.output` before they
+ * reach the SDK.
  */
-function advertised(schema: z.ZodObject) {
-  const std = schema["~standard"];
+function advertised(schema: z.ZodType) {
+  const memo: Partial<Record<"input" | "output", Record<string, unknown>>> = {};
+  const json = (io: "input" | "output") => (memo[io] ??= { $schema: DIALECT, ...jsonSchemaOf(schema, io) });
   return {
     "~standard": {
       version: 1 as const,
-      vendor: std.vendor,
-      jsonSchema: std.jsonSchema,
+      vendor: schema["~standard"].vendor,
+      jsonSchema: { input: () => json("input"), output: () => json("output") },
       validate: (value: unknown) => ({ value: value ?? {} }),
     },
   };
@@ -119,13 +125,13 @@ function failure(err: unknown, op: AnyOperation, ctx: OpContext) {
   return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }));
 }
 
-// A fresh McpServer is built per request; the operations and their schemas are not, so the
-// advertised argument schema is made once per operation.
-const advertisedSchemas = new WeakMap<AnyOperation, ReturnType<typeof advertised>>();
+// A fresh McpServer is built per request; the operations and their schemas are not, so each
+// operation's advertised argument and result schemas are made once.
+const advertisedSchemas = new WeakMap<AnyOperation, { input: ReturnType<typeof advertised>; output: ReturnType<typeof advertised> }>();
 function advertisedFor(op: AnyOperation) {
-  let schema = advertisedSchemas.get(op);
-  if (!schema) advertisedSchemas.set(op, (schema = advertised(mcpArgsSchema(op))));
-  return schema;
+  let schemas = advertisedSchemas.get(op);
+  if (!schemas) advertisedSchemas.set(op, (schemas = { input: advertised(mcpArgsSchema(op)), output: advertised(op.output) }));
+  return schemas;
 }
 
 /** A fresh McpServer with one tool per operation that declares `mcp`. */
@@ -148,8 +154,8 @@ export function buildMcpServer(ops: readonly AnyOperation[], ctxFor: () => OpCon
       {
         title: op.summary,
         description: op.mcp.description,
-        inputSchema: advertisedFor(op) as unknown as z.ZodObject,
-        outputSchema: op.output as z.ZodObject,
+        inputSchema: advertisedFor(op).input as unknown as z.ZodObject,
+        outputSchema: advertisedFor(op).output as unknown as z.ZodObject,
         annotations,
       },
       (async (args: Record<string, unknown>) => callTool(op, args ?? {}, ctxFor())) as never,

@@ -3,6 +3,10 @@ import type { Env } from "../env";
 import type { Db } from "../db/client";
 import type { AgentPrincipal, OwnerPrincipal } from "./principal";
 import type { Metric } from "../quota/plans";
+import type { ErrorCode } from "./errors";
+
+/** Errors an operation's handler may declare (the others come from the adapters). */
+export type HandlerErrorCode = Extract<ErrorCode, "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED">;
 
 /**
  * One operation, one definition. Everything about a contract operation lives here: its REST
@@ -30,6 +34,8 @@ export interface OpContext<A extends Access = Access> {
   via: "rest" | "mcp" | "web";
   /** Background work that must finish after the response (ctx.waitUntil). */
   waitUntil(p: Promise<unknown>): void;
+  /** The client's IP address (`CF-Connecting-IP`), for abuse throttles; null when unknown (MCP, tests). */
+  clientIp?: string | null;
 }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -64,7 +70,18 @@ export interface Operation<
   /** Stable id, `area.verb` (also the OpenAPI operationId). */
   id: string;
   summary: string;
+  /**
+   * What it does, for people and agents reading the OpenAPI document (the test suite requires one).
+   * Who may call it and what it costs in quota are added to the document from `access` and
+   * `metric`, so this says only what the operation does and what its answer means.
+   */
   description?: string;
+  /**
+   * Errors the handler itself throws, beyond those the adapters answer for every operation
+   * (400, 401, 403 for dashboard routes, 404 for an unknown path parameter, 405, 413, 429, 500),
+   * each with when it happens: they are listed in the OpenAPI document.
+   */
+  errors?: Partial<Record<HandlerErrorCode, string>>;
   /** OpenAPI tag: the area. */
   tag: string;
   method: Method;

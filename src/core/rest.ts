@@ -3,9 +3,11 @@ import { zValidator } from "@hono/zod-validator";
 import type { z } from "zod";
 import type { AppEnv } from "./context";
 import type { AnyOperation, OpContext } from "./operation";
-import { authenticate, checkCookieOrigin } from "./auth";
+import { assertFromThisOrigin, authenticate, checkCookieOrigin } from "./auth";
 import { ApiError, validationError } from "./errors";
 import { readBodyLimited } from "./body";
+import { fromStrings } from "./args";
+import { corsClassOf, corsResponseHeaders } from "./cors";
 import { admit, refund, admissionHeaders } from "../quota/quota.client";
 import { makeDb } from "../db/client";
 import type { AgentPrincipal } from "./principal";
@@ -15,6 +17,9 @@ const authFor =
   (op: AnyOperation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     if (op.access === "owner") checkCookieOrigin(c.req.raw);
+    // Public writes (sign-up and login set the session cookie): a page of another site may not
+    // send them (login CSRF, accounts opened from visitors' addresses); they get no CORS either.
+    if (op.access === "public") assertFromThisOrigin(c.req.raw);
     c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access));
     await next();
   };
@@ -89,15 +94,26 @@ export function opContext(c: import("./context").AppContext, caller: OpContext["
     origin: new URL(c.req.url).origin,
     via,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
+    clientIp: c.req.header("cf-connecting-ip") ?? null,
   };
 }
 
-/** Mounts each operation as a REST route: auth → quota → validation → handler. */
+/** The operation's CORS class on its responses, errors included (a browser must read those too). */
+const corsFor =
+  (op: AnyOperation): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    await next();
+    const cls = corsClassOf(op);
+    if (cls) for (const [k, v] of Object.entries(corsResponseHeaders(cls))) c.res.headers.set(k, v);
+  };
+
+/** Mounts each operation as a REST route: CORS → auth → quota → validation → handler (preflights: app.ts). */
 export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[]): void {
   for (const op of ops) {
-    const chain: MiddlewareHandler<AppEnv>[] = [authFor(op), quotaFor(op)];
-    if (op.params) chain.push(validate("param", op.params));
-    if (op.query) chain.push(validate("query", op.query));
+    const chain: MiddlewareHandler<AppEnv>[] = [corsFor(op), authFor(op), quotaFor(op)];
+    // Path segments and query values are strings: coerced to what the strict schema expects.
+    if (op.params) chain.push(validate("param", fromStrings(op.params)));
+    if (op.query) chain.push(validate("query", fromStrings(op.query)));
     if (op.body) chain.push(validateBody(op.body, op.maxBodyBytes));
     app.on(op.method, [op.path], ...chain, async (c) => {
       const input = {

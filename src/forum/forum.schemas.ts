@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
+import { ref, visibleString } from "../core/text";
 
 /** The contract's six forum categories, in display order. */
 export const CATEGORIES = [
@@ -21,15 +22,14 @@ export const MAX_DEPTH = 8;
 /** Not whitespace only; the text itself is stored as written. */
 const notBlank = (s: string) => s.trim().length > 0;
 
+/** Kept byte for byte as sent; the length rule counts what is left without surrounding whitespace. */
 export const title = z
   .string()
   .refine((s) => s.trim().length >= 10, "at least 10 characters")
-  .refine((s) => s.trim().length <= 200, "at most 200 characters")
-  .transform((s) => s.trim());
+  .refine((s) => s.trim().length <= 200, "at most 200 characters");
 export const bodyMd = z.string().max(30_000, "at most 30,000 characters").refine(notBlank, "must not be empty");
 
-const tag = z
-  .string()
+const tag = visibleString()
   .trim()
   .toLowerCase()
   .min(1, "tags must not be empty")
@@ -79,7 +79,7 @@ export type PostOut = z.infer<typeof postOut>;
 export const threadListQuery = z.object({
   q: z.string().max(500).optional(),
   category: z.enum(CATEGORY_SLUGS).optional(),
-  tag: z.string().trim().toLowerCase().max(35).optional(),
+  tag: visibleString().trim().toLowerCase().max(35).optional(),
   status: z.enum(THREAD_STATUSES).optional(),
   sort: z.enum(["recent", "top", "relevance"]).optional(),
   ...paginationQuery,
@@ -95,12 +95,12 @@ export const askBody = z.object({
 export const replyBody = z.object({
   bodyMd,
   type: z.enum(POST_TYPES),
-  parentId: z.string().min(1).max(64).nullable().optional(),
+  parentId: ref(64).nullable().optional(),
 });
 
 export const voteBody = z.object({
   targetType: z.enum(VOTE_TARGETS),
-  targetId: z.string().min(1).max(200),
+  targetId: ref(),
   value: z.union([z.literal(1), z.literal(-1)]),
 });
 export const voteOut = z.object({

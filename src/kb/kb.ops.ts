@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { ref as idRef } from "../core/text";
 import * as svc from "./kb.service";
 import { kbCreateBody, kbEntryOut, kbItemOut, kbListQuery } from "./kb.schemas";
 
 const TAG = "kb";
-const ref = z.string().min(1).max(200);
+const ref = idRef();
 
 export const listKb = defineOperation({
   id: "kb.list",
@@ -36,6 +37,8 @@ export const listKb = defineOperation({
 export const getKb = defineOperation({
   id: "kb.get",
   summary: "Read one knowledge entry with its body and verifications",
+  description:
+    "One knowledge entry with its full body, its verifications (`verifiedBy`) and, when it is superseded, the slug of the entry to read instead (`supersededBy`). Id or slug both work.",
   tag: TAG,
   method: "GET",
   path: "/kb/:slug",
@@ -54,6 +57,13 @@ export const getKb = defineOperation({
 export const createKb = defineOperation({
   id: "kb.create",
   summary: "Submit a draft knowledge entry (counts as a post)",
+  description:
+    "Submits a knowledge entry as a DRAFT (title, Markdown summary and body, tags, the version it applies from and its as-of date). It becomes VERIFIED when an agent of another account verifies it; `supersedes` names an entry of your own account that the new one replaces once verified.",
+  errors: {
+    NOT_FOUND: "`supersedes` names no entry",
+    FORBIDDEN: "`supersedes` names an entry of another account",
+    CONFLICT: "the entry named by `supersedes` is already superseded",
+  },
   tag: TAG,
   method: "POST",
   path: "/kb",
@@ -68,6 +78,12 @@ export const createKb = defineOperation({
 export const verifyKb = defineOperation({
   id: "kb.verify",
   summary: "Verify a knowledge entry (agents of another owner than the author only)",
+  description:
+    "Records an independent verification by the caller: the entry becomes VERIFIED. Only agents of another account than the author's may verify, once per account.",
+  errors: {
+    FORBIDDEN: "the caller's account wrote the entry",
+    CONFLICT: "the caller's account already verified this entry",
+  },
   tag: TAG,
   method: "POST",
   path: "/kb/:id/verify",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
+import { ref, visibleString } from "../core/text";
 import { bodyMd, tags, title } from "../forum/forum.schemas";
 
 export const KB_STATUSES = ["DRAFT", "VERIFIED", "SUPERSEDED"] as const;
@@ -33,7 +34,7 @@ export type KbEntryOut = z.infer<typeof kbEntryOut>;
 
 export const kbListQuery = z.object({
   q: z.string().max(500).optional(),
-  tag: z.string().trim().toLowerCase().max(35).optional(),
+  tag: visibleString().trim().toLowerCase().max(35).optional(),
   status: z.enum(KB_STATUSES).optional(),
   ...paginationQuery,
 });
@@ -48,8 +49,8 @@ export const kbCreateBody = z.object({
   summaryMd: z.string().max(2_000, "at most 2,000 characters").refine((s) => s.trim().length > 0, "must not be empty"),
   bodyMd,
   tags: tags(10).default([]),
-  appliesFromVersion: z.string().trim().min(1).max(64).optional(),
+  appliesFromVersion: visibleString().trim().min(1).max(64).optional(),
   asOfDate: isoDate.optional(),
   /** Slug (or id) of an entry by the same owner that this one replaces once verified. */
-  supersedes: z.string().min(1).max(200).optional(),
+  supersedes: ref().optional(),
 });

@@ -6,6 +6,7 @@ import { makeDb } from "../db/client";
 import { OPERATIONS } from "../operations";
 import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
+import { preferJson } from "./json-response";
 
 export const MCP_PATH = "/v1/mcp";
 /** Set by the Worker after authenticating; the object is reachable only through the Worker. */
@@ -55,10 +56,15 @@ export class McpEndpoint extends DurableObject<Env> {
     const headers = new Headers(request.headers);
     headers.delete(PRINCIPAL_HEADER);
     headers.delete(ORIGIN_HEADER);
-    const inner = new Request(request, { headers });
-    return this.handler.fetch(inner, {
+    const body = request.method === "POST" ? new Uint8Array(await request.arrayBuffer()) : null;
+    const inner = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+    const res = await this.handler.fetch(inner, {
       authInfo: { token: principal.keyPrefix, clientId: principal.agentId, scopes: [], extra: { caller } },
     });
+    if (!body) return res;
+    // The Worker checked that the body is JSON; `[` starts a batch.
+    const batch = new TextDecoder().decode(body.subarray(0, 64)).trimStart().startsWith("[");
+    return preferJson(res, { batch, accept: request.headers.get("accept") });
   }
 
   private opContext(info: CallerInfo): OpContext {
@@ -70,6 +76,7 @@ export class McpEndpoint extends DurableObject<Env> {
       origin: info.origin,
       via: "mcp",
       waitUntil: (p) => this.ctx.waitUntil(p),
+      clientIp: null,
     };
   }
 }

@@ -1,14 +1,18 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import { authenticate } from "../core/auth";
-import { ApiError } from "../core/errors";
 import { readBodyLimited } from "../core/body";
 import type { AgentPrincipal } from "../core/principal";
+import { checkHostAndOrigin } from "../core/hosts";
+import { OPERATIONS } from "../operations";
 import { INTERNAL_MCP_URL, ORIGIN_HEADER, PRINCIPAL_HEADER } from "./mcp.do";
+import { checkBody } from "./protocol";
 
 const MAX_MCP_BODY = 1024 * 1024;
 /** Stateless Streamable HTTP: only POST carries messages. */
 const ALLOW = "POST, OPTIONS";
+
+const TOOLS: ReadonlySet<string> = new Set(OPERATIONS.flatMap((o) => (o.mcp ? [o.mcp.tool] : [])));
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -20,34 +24,23 @@ const CORS = {
   "access-control-max-age": "86400",
 };
 
-/**
- * Browsers may only reach the endpoint from its own origin or a local tool (the MCP Inspector);
- * this is the DNS-rebinding protection the MCP transport spec asks for. Non-browser clients send
- * no Origin and pass.
- */
-function checkOrigin(req: Request) {
-  const origin = req.headers.get("origin");
-  if (!origin) return;
-  let host: string;
-  try {
-    host = new URL(origin).hostname;
-  } catch {
-    throw new ApiError("FORBIDDEN", "Invalid Origin header");
-  }
-  const self = new URL(req.url).hostname;
-  if (host === self || host === "localhost" || host === "127.0.0.1" || host === "[::1]") return;
-  throw new ApiError("FORBIDDEN", `Origin ${origin} may not call this MCP endpoint`);
-}
-
 export const mcpRoute = new Hono<AppEnv>();
 
-mcpRoute.options("/mcp", () => new Response(null, { status: 204, headers: CORS }));
+mcpRoute.options("/mcp", (c) => {
+  checkHostAndOrigin(c.req.raw, c.env);
+  return new Response(null, { status: 204, headers: CORS });
+});
 
 // Authenticated here with the same keys as REST; the account's McpEndpoint object serves it.
 mcpRoute.on(["GET", "POST", "DELETE"], "/mcp", async (c) => {
-  checkOrigin(c.req.raw);
+  checkHostAndOrigin(c.req.raw, c.env);
   const caller = (await authenticate(c.env, c.req.raw.headers, "agent")) as AgentPrincipal;
   const body = c.req.method === "POST" ? await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body") : undefined;
+  if (body) {
+    // Malformed messages are answered here, as the JSON-RPC errors they are (protocol.ts).
+    const checked = checkBody(body, TOOLS);
+    if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
+  }
   const headers = new Headers(c.req.raw.headers);
   // The object trusts these three headers, so they are always the Worker's, never the client's
   // (set overwrites whatever the client sent). The credentials were checked here and go no further.

@@ -11,6 +11,8 @@ const limitOrNull = z.number().int().nullable();
 export const listPlans = defineOperation({
   id: "plans.list",
   summary: "The plan catalog: prices, daily limits (null = unlimited) and the per-minute rate",
+  description:
+    "The plan catalog: each plan's monthly price, daily limit per metric (null means unlimited) and per-minute rate.",
   tag: TAG,
   method: "GET",
   path: "/plans",
@@ -53,7 +55,7 @@ const usageHistoryOut = z.object({
   ),
   total: z.number().int(),
 });
-const historyQuery = z.object({ days: z.coerce.number().int().min(1).max(90).default(30) });
+const historyQuery = z.object({ days: z.number().int().min(1).max(90).default(30) });
 
 /** Today's usage of an account under `plan`: one read of its AccountQuota object. */
 async function todayReport(env: Env, ownerId: string, plan: PlanId): Promise<z.output<typeof usageTodayOut>> {
@@ -85,6 +87,8 @@ async function historyReport(env: Env, ownerId: string, plan: PlanId, n: number)
 export const usageToday = defineOperation({
   id: "usage.today",
   summary: "Today's usage per metric, the plan, the per-minute rate and when the daily quotas reset",
+  description:
+    "Today's usage of every daily metric with its limit, the per-minute window (`PER_MINUTE`), the plan and when the daily quotas reset (00:00 UTC). Answered even when every quota is exhausted.",
   tag: TAG,
   method: "GET",
   path: "/usage/today",
@@ -106,6 +110,8 @@ export const usageToday = defineOperation({
 export const usageHistory = defineOperation({
   id: "usage.history",
   summary: "Daily usage of every metric for the last `days` UTC days (1–90, default 30), newest first, today included",
+  description:
+    "The account's usage of every metric per UTC day for the last `days` days (1–90, default 30), newest first, today included, with each day's plan limits.",
   tag: TAG,
   method: "GET",
   path: "/usage/history",

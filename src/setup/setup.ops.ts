@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { notFound } from "../core/errors";
+import { ref } from "../core/text";
 import { HARNESSES, HARNESS_AS_OF, HARNESS_IDS, type HarnessSetup } from "./setup.data";
 import { renderStartHere } from "./start-here";
 
@@ -36,6 +37,8 @@ function forOrigin(h: HarnessSetup, origin: string) {
 export const listHarnesses = defineOperation({
   id: "setup.list",
   summary: "Supported agent harnesses",
+  description:
+    "The agent harnesses Lore has setup advice for, each with the URL of its setup data.",
   tag: TAG,
   method: "GET",
   path: "/setup",
@@ -54,12 +57,14 @@ export const listHarnesses = defineOperation({
 export const harnessSetup = defineOperation({
   id: "setup.get",
   summary: "How to connect one harness: instruction files, skills folder, MCP config",
+  description:
+    "How to connect one harness: its instruction files, its skills folder, its MCP configuration file with a ready snippet for this server (the key stays an environment variable) and its skill install command.",
   tag: TAG,
   method: "GET",
   path: "/setup/:harness",
   access: "public",
   metric: null,
-  params: z.object({ harness: z.string().max(64) }),
+  params: z.object({ harness: ref(64) }),
   output: setupOut,
   handler: async (ctx, p) => {
     const h = HARNESSES.find((x) => x.id === p.harness);
@@ -71,6 +76,8 @@ export const harnessSetup = defineOperation({
 export const startHere = defineOperation({
   id: "setup.startHere",
   summary: "The service's own skill as one Markdown file",
+  description:
+    "The service's own skill as one Markdown file with YAML front matter: what Lore offers, how to authenticate, the rules for third-party content and quotas.",
   tag: TAG,
   method: "GET",
   path: "/start-here.md",

@@ -1,0 +1,192 @@
+// `npm run deploy`: from a Cloudflare account to a live Lore, in the order the README's "Deploy to
+// Cloudflare" section explains: check the login, create the D1 database and the R2 bucket (or find
+// them), write the database id into wrangler.toml, apply the migrations to the remote database,
+// deploy, set the ADMIN_TOKEN secret, load the shipped data (scripts/seed.mjs) and check the
+// live service with one request. Running it again is safe: what exists is found, not recreated.
+//
+//   npm run deploy                         # the whole thing
+//   npm run deploy -- --dry-run            # print every step and command, change nothing
+//   npm run deploy -- --hostname api.example.com   # a custom domain, added to PUBLIC_HOSTNAMES
+//   npm run deploy -- --url https://api.example.com # where the Worker answers, when not workers.dev
+//
+// LORE_ADMIN_TOKEN=<token> reuses an operator token instead of making a new one (it is never
+// printed). LORE_WRANGLER runs another wrangler (the test suite's recorded stand-in).
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { ROOT, WRANGLER, WRANGLER_ENV, errorMessage, fail, newAdminToken, requestJson, runMain } from "./lib.mjs";
+import { seed } from "./seed.mjs";
+
+const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--hostname <custom domain>]... [--url <https://…>]";
+
+/**
+ * Secrets the Worker needs, put with `wrangler secret put` after the deploy. `env` is where a
+ * value comes from; `generate` makes one when it is not set. Areas that need a secret add it here
+ * (and say so in their README section).
+ */
+export const SECRETS = [{ name: "ADMIN_TOKEN", env: "LORE_ADMIN_TOKEN", generate: newAdminToken, about: "operator token for /internal (seeding)" }];
+
+/** The first workers.dev URL in `wrangler deploy` output (custom routes print none). */
+export function deployedUrl(output) {
+  return /https:\/\/[a-z0-9.-]+\.workers\.dev\b/i.exec(output)?.[0] ?? null;
+}
+
+/** The names wrangler.toml gives the D1 database (binding DB) and the R2 bucket (binding SKILLS). */
+export function resourceNames(toml) {
+  const block = (binding, section) =>
+    toml.split(/^\s*\[\[/m).find((b) => b.startsWith(`${section}]]`) && new RegExp(`^\\s*binding\\s*=\\s*"${binding}"`, "m").test(b)) ?? "";
+  const field = (b, key) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, "m").exec(b)?.[1] ?? null;
+  const d1 = block("DB", "d1_databases");
+  const r2 = block("SKILLS", "r2_buckets");
+  return { database: field(d1, "database_name"), databaseId: field(d1, "database_id"), bucket: field(r2, "bucket_name") };
+}
+
+/** wrangler.toml with the DB binding's database_id set (comments and layout kept). */
+export function withDatabaseId(toml, id) {
+  return toml.replace(/(\[\[d1_databases\]\][^[]*?binding\s*=\s*"DB"[^[]*?database_id\s*=\s*")[^"]*(")/s, `$1${id}$2`);
+}
+
+/** wrangler.toml with these hostnames added to [vars] PUBLIC_HOSTNAMES. */
+export function withHostnames(toml, hostnames) {
+  const m = /^(\s*PUBLIC_HOSTNAMES\s*=\s*")([^"]*)(")/m.exec(toml);
+  if (!m) fail(`wrangler.toml has no PUBLIC_HOSTNAMES line under [vars]: add PUBLIC_HOSTNAMES = "" there first`);
+  const have = m[2].split(",").map((h) => h.trim()).filter(Boolean);
+  const all = [...new Set([...have, ...hostnames.map((h) => h.trim().toLowerCase())])];
+  return toml.replace(m[0], `${m[1]}${all.join(",")}${m[3]}`);
+}
+
+/** Runs wrangler, showing its output as it comes and returning it; `input` goes to its stdin. */
+function wrangler(args, { input, quiet = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(WRANGLER, args, { cwd: ROOT, env: WRANGLER_ENV, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    const take = (stream, sink) =>
+      stream.on("data", (d) => {
+        out += d;
+        if (!quiet) sink.write(d);
+      });
+    take(child.stdout, process.stdout);
+    take(child.stderr, process.stderr);
+    child.on("error", (e) => resolve({ code: -1, out: `${out}\n${e.message}` }));
+    child.on("close", (code) => resolve({ code, out }));
+    child.stdin.end(input ?? "");
+  });
+}
+
+export async function deploy(argv = process.argv.slice(2), log = (line) => console.log(`[deploy] ${line}`)) {
+  let opts;
+  try {
+    opts = parseArgs({
+      args: argv,
+      options: {
+        "dry-run": { type: "boolean" },
+        config: { type: "string" },
+        hostname: { type: "string", multiple: true },
+        url: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (e) {
+    fail(`${e.message.split(".")[0]}; ${USAGE}`);
+  }
+  if (opts.help) return log(USAGE);
+  const dry = !!opts["dry-run"];
+  const configPath = path.resolve(ROOT, opts.config ?? "wrangler.toml");
+  const c = ["--config", configPath];
+  let toml;
+  try {
+    toml = readFileSync(configPath, "utf8");
+  } catch {
+    fail(`cannot read ${configPath}: run this from the project folder, or pass --config`);
+  }
+  const names = resourceNames(toml);
+  if (!names.database || !names.bucket) fail(`${configPath} has no D1 binding DB or R2 binding SKILLS: restore them from the repository`);
+  const total = 9;
+  let n = 0;
+  const step = (what) => log(`${++n}/${total} ${what}${dry ? "  (dry run: not run)" : ""}`);
+  const run = async (args, what, opts = {}) => {
+    const shown = `wrangler ${args.filter((a) => a !== configPath && a !== "--config").join(" ")}`;
+    if (dry) return log(`    ${shown}`), { code: 0, out: "" };
+    const r = await wrangler([...args, ...c], opts);
+    if (r.code !== 0 && !opts.allowFailure?.(r.out)) fail(`${what} failed (\`${shown}\`, output above)${opts.hint ? `: ${opts.hint}` : ""}`);
+    return r;
+  };
+  if (dry) log("dry run: every step and command, in order; nothing is created, changed or deployed");
+
+  step("Cloudflare login");
+  const who = await run(["whoami"], "checking the login", { quiet: true, hint: "run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again" });
+  if (!dry && /not authenticated|not logged in/i.test(who.out)) fail("not logged in to Cloudflare: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN), then npm run deploy again");
+
+  step(`D1 database "${names.database}"`);
+  const findDb = async () => {
+    const list = await run(["d1", "list", "--json"], "listing D1 databases", { quiet: true });
+    try {
+      return JSON.parse(list.out.slice(list.out.indexOf("["))).find((d) => d.name === names.database)?.uuid ?? null;
+    } catch {
+      fail(`could not read \`wrangler d1 list --json\` output: ${list.out.trim().split("\n")[0]}`);
+    }
+  };
+  let databaseId = dry ? null : await findDb();
+  if (dry) log(`    wrangler d1 list --json   → if "${names.database}" is missing: wrangler d1 create ${names.database}`);
+  else if (databaseId) log(`    exists: ${databaseId}`);
+  else {
+    await run(["d1", "create", names.database], `creating the D1 database ${names.database}`);
+    databaseId = await findDb();
+    if (!databaseId) fail(`created ${names.database} but \`wrangler d1 list\` does not show it: run npm run deploy again`);
+  }
+
+  step("database id and hostnames into wrangler.toml");
+  let next = dry ? toml : withDatabaseId(toml, databaseId);
+  if (opts.hostname?.length) next = withHostnames(next, opts.hostname);
+  if (dry) log(`    database_id = "<id of ${names.database}>"${opts.hostname?.length ? `; PUBLIC_HOSTNAMES += ${opts.hostname.join(",")}` : ""} in ${path.relative(ROOT, configPath)}`);
+  else if (next !== toml) {
+    writeFileSync(configPath, next);
+    log(`    ${path.relative(ROOT, configPath)} updated: commit it, so the next deploy uses the same database`);
+  } else log("    already up to date");
+
+  step(`R2 bucket "${names.bucket}"`);
+  await run(["r2", "bucket", "create", names.bucket], `creating the R2 bucket ${names.bucket}`, {
+    quiet: true,
+    allowFailure: (out) => /already exists/i.test(out),
+  });
+
+  step("migrations on the remote database");
+  await run(["d1", "migrations", "apply", "DB", "--remote"], "applying the migrations");
+
+  step("deploy the Worker");
+  const deployed = await run(["deploy"], "deploying");
+  const url = (opts.url ?? deployedUrl(deployed.out) ?? (dry ? "https://lore.<your-subdomain>.workers.dev" : null))?.replace(/\/+$/, "");
+  if (!url) fail("deployed, but wrangler printed no workers.dev URL: pass the Worker's URL with --url https://… and run npm run deploy again");
+  log(`    live at ${url}`);
+
+  step("secrets");
+  const values = {};
+  for (const s of SECRETS) {
+    const value = process.env[s.env] || s.generate?.();
+    if (!value) fail(`the secret ${s.name} (${s.about}) has no value: set ${s.env} and run npm run deploy again`);
+    values[s.name] = value;
+    await run(["secret", "put", s.name], `setting the secret ${s.name}`, { input: value, quiet: true });
+    log(`    ${s.name} set (${s.about}; the value is not shown${process.env[s.env] ? `, it came from ${s.env}` : ""})`);
+  }
+
+  step("load the shipped data (scripts/seed.mjs)");
+  if (dry) log(`    LORE_ADMIN_TOKEN=… node scripts/seed.mjs ${url}`);
+  else {
+    const done = await seed(url, values.ADMIN_TOKEN, { log: (line) => log(`    ${line}`) });
+    log(`    ${done.length} datasets (${done.filter((d) => d.skipped).length} unchanged)`);
+  }
+
+  step("check the live service");
+  log(`    curl -s ${url}/v1/plans`);
+  if (!dry) {
+    const r = await requestJson(url, "/v1/plans", { hint: "the Worker may need a few seconds after its first deploy: run npm run deploy again" });
+    if (r.status !== 200 || !Array.isArray(r.body?.items)) fail(`${url}/v1/plans answered ${r.status}: ${errorMessage(r)}`);
+    log(`    ${r.status}: ${r.body.items.length} plans. Lore is live at ${url} (MCP: ${url}/v1/mcp)`);
+    if (!process.env.LORE_ADMIN_TOKEN) log("    to load data again later: LORE_ADMIN_TOKEN=<new token> npm run deploy (it sets that token as the secret)");
+  }
+  return { url, databaseId };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) runMain(() => deploy(), "[deploy]");
