@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ApiError, validationError } from "./errors";
 import type { Access, OpContext, Operation } from "./operation";
+import { fromStrings } from "./args";
 
 export interface InvokeInput {
   params?: Record<string, unknown>;
@@ -29,8 +30,9 @@ export async function invoke<O>(
     throw new ApiError("UNAUTHENTICATED", "A dashboard session is required");
   }
   const parts: [string, z.ZodType | undefined, unknown][] = [
-    ["param", op.params, input.params ?? {}],
-    ["query", op.query, input.query ?? {}],
+    // Form fields and URL parts are strings, as on the REST route: coerced the same way.
+    ["param", op.params && fromStrings(op.params), input.params ?? {}],
+    ["query", op.query && fromStrings(op.query), input.query ?? {}],
     ["body", op.body, input.body ?? {}],
   ];
   const parsed: Record<string, unknown> = {};
