@@ -52,6 +52,22 @@ function routeTable(ops: readonly AnyOperation[]) {
   };
 }
 
+/**
+ * The OpenAPI document depends only on the origin (its `servers`), and building it walks every
+ * operation's schemas (tens of ms of CPU), so each origin's serialised document is kept per
+ * isolate. The Host header is the client's: the memo is bounded so varying it grows nothing.
+ */
+const openApiMemo = new Map<string, string>();
+function openApiJson(origin: string): string {
+  let json = openApiMemo.get(origin);
+  if (json === undefined) {
+    if (openApiMemo.size >= 8) openApiMemo.clear();
+    json = JSON.stringify(buildOpenApi(OPERATIONS, origin, TAGS));
+    openApiMemo.set(origin, json);
+  }
+  return json;
+}
+
 /** Builds the app: request id → routes → one error renderer. Handlers throw; only onError renders. */
 export function buildApp() {
   const app = new Hono<AppEnv>();
@@ -84,7 +100,7 @@ export function buildApp() {
 
   const v1 = new Hono<AppEnv>();
   v1.use("/openapi.json", publicReadCors);
-  v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin, TAGS)));
+  v1.get("/openapi.json", (c) => c.body(openApiJson(new URL(c.req.url).origin), 200, { "content-type": "application/json" }));
   v1.route("/", mcpRoute);
   // Stripe's signed events: no session or key, the raw body is verified (src/billing/stripe.webhook.ts).
   v1.route("/", stripeWebhookRoute);
