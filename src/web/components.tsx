@@ -138,3 +138,25 @@ export function Pager({ base, page: p, perPage, total, label = "Pages" }: { base
     </nav>
   );
 }
+
+const ESCAPED_BYTES: Record<string, number> = { "&": 5, "<": 4, ">": 4, '"': 6, "'": 5 };
+const utf8Bytes = (cp: number) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
+
+/**
+ * Third-party text cut so that, escaped into the page, it takes at most `maxBytes` (an ellipsis
+ * marks the cut). Budgets in bytes, not characters, keep a page's weight bounded whatever the text
+ * holds: 1,000 quotes would otherwise become 6,000 bytes of `&quot;`.
+ */
+export function fit(text: string, maxBytes: number): string {
+  let used = 0;
+  let cut = -1;
+  let i = 0;
+  for (const ch of text) {
+    used += ESCAPED_BYTES[ch] ?? utf8Bytes(ch.codePointAt(0)!);
+    // Where to cut if the whole does not fit: the last point that leaves room for the ellipsis (3 bytes).
+    if (cut < 0 && used > maxBytes - 3) cut = i;
+    if (used > maxBytes) return `${text.slice(0, cut)}…`;
+    i += ch.length;
+  }
+  return text;
+}

@@ -9,7 +9,7 @@ import { SKILL_CATEGORIES } from "../../skills/categories";
 import { SKILL_HARNESSES } from "../../skills/publish";
 import { HARNESSES } from "../../setup/setup.data";
 import { SEVERITIES, type Finding, type Severity } from "../../scan";
-import { Banner, FormError, Pager, num, utc, type Errors } from "../components";
+import { Banner, FormError, Pager, fit, num, utc, type Errors } from "../components";
 import { page, statusOf } from "../render";
 import { readMultipart, webOp, type WebContext, type WebEnv } from "../web.context";
 import { base64, skillFiles, type UploadedFile } from "../upload";
@@ -25,11 +25,16 @@ export const skillPages = new Hono<WebEnv>();
 type MySkill = z.infer<typeof mySkillOut>;
 type Version = MySkill["versions"][number];
 
+/**
+ * How much of each list a page shows, and how many bytes (escaped) each piece of third-party text
+ * may take: a page stays under 50 KB whatever a skill holds (test/web.test.ts publishes the
+ * heaviest skill the operation accepts and weighs every page).
+ */
 const PER_PAGE = 10;
-const FINDINGS_PER_PAGE = 25;
-const VERSIONS_SHOWN = 50;
-/** Excerpts are at most 200 characters before hidden characters are spelled out (`<U+200B>`); a page stays small whatever they hold. */
-const EXCERPT_SHOWN = 240;
+const FINDINGS_PER_PAGE = 10;
+const VERSIONS_SHOWN = 20;
+const FILES_SHOWN = 20;
+const BYTES = { description: 1200, cardDescription: 400, excerpt: 480, message: 480, cardMessage: 300, path: 160, list: 400 } as const;
 /** The upload's body: the operation's 5 MiB of files plus each part's headers and the form fields. */
 const UPLOAD_LIMIT = MAX_BUNDLE_BYTES + 1024 * 1024;
 
@@ -60,7 +65,15 @@ function findingsSummary(findings: readonly Finding[]): string {
   return `${num(findings.length)} ${findings.length === 1 ? "finding" : "findings"}: ${parts.join(", ")}`;
 }
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+/** Severity, rule and place of a finding. */
+function FindingHead({ f }: { f: Finding }) {
+  return (
+    <>
+      <span class={`badge ${SEVERITY_BADGE[f.severity]}`}>{f.severity}</span> <code>{f.ruleId}</code>{" "}
+      <span class="muted">{`${fit(f.path, BYTES.path)}:${f.line}`}</span>
+    </>
+  );
+}
 
 function Findings({ findings, start = 0 }: { findings: readonly Finding[]; start?: number }) {
   if (findings.length === 0) return <p class="muted">The scan found nothing to report.</p>;
@@ -68,14 +81,13 @@ function Findings({ findings, start = 0 }: { findings: readonly Finding[]; start
     <ol class="findings plain" start={start + 1}>
       {findings.map((f) => (
         <li>
-          <p class="line">
-            <span class={`badge ${SEVERITY_BADGE[f.severity]}`}>{f.severity}</span> <code>{f.ruleId}</code>{" "}
-            <span class="muted">{`${f.path}:${f.line}`}</span>
+          <p>
+            <FindingHead f={f} />
           </p>
-          <p>{f.message}</p>
+          <p>{fit(f.message, BYTES.message)}</p>
           {f.excerpt ? (
             <pre>
-              <code>{clip(f.excerpt, EXCERPT_SHOWN)}</code>
+              <code>{fit(f.excerpt, BYTES.excerpt)}</code>
             </pre>
           ) : null}
         </li>
@@ -95,13 +107,13 @@ function Capabilities({ v }: { v: Version }) {
         {c.shell ? "Runs shell commands" : "Runs no shell commands"} {isNew("shell")}
       </li>
       <li>
-        {hosts.length ? `Network: ${clip(hosts.join(", "), 300)}` : "Contacts no network host"} {isNew("network")}
+        {hosts.length ? `Network: ${fit(hosts.join(", "), BYTES.list)}` : "Contacts no network host"} {isNew("network")}
       </li>
       <li>
         {c.writesOutside ? "Writes files outside the project" : "Writes only inside the project"} {isNew("writesOutside")}
       </li>
       <li>
-        {c.envVars.length ? `Reads environment variables: ${clip(c.envVars.join(", "), 300)}` : "Reads no environment variables"} {isNew("envVars")}
+        {c.envVars.length ? `Reads environment variables: ${fit(c.envVars.join(", "), BYTES.list)}` : "Reads no environment variables"} {isNew("envVars")}
       </li>
     </ul>
   );
@@ -132,7 +144,7 @@ function SkillCard({ s, origin }: { s: MySkill; origin: string }) {
       <h2 id={`h-${s.slug}`}>
         <a href={detailHref(s.slug)}>{s.name}</a> <StatusBadge status={s.securityStatus} /> <ListedBadge s={s} />
       </h2>
-      <p>{s.description}</p>
+      <p>{fit(s.description, BYTES.cardDescription)}</p>
       <Listing s={s} origin={origin} />
       {latest ? (
         <>
@@ -140,12 +152,19 @@ function SkillCard({ s, origin }: { s: MySkill; origin: string }) {
             {`Version ${latest.version} · published ${utc(latest.createdAt)} · ${findingsSummary(latest.findings)} · ${s.category}`}
             {s.tags.length ? ` · tags: ${s.tags.join(", ")}` : ""}
           </p>
-          {latest.findings.length ? <Findings findings={latest.findings.slice(0, 3)} /> : null}
+          {latest.findings[0] ? (
+            <p class="small">
+              {latest.findings.length > 1 ? "Worst: " : null}
+              <FindingHead f={latest.findings[0]} />
+              <br />
+              {fit(latest.findings[0].message, BYTES.cardMessage)}
+            </p>
+          ) : null}
         </>
       ) : null}
       <p>
         <a href={detailHref(s.slug)}>
-          {`Scan details${latest && latest.findings.length > 3 ? ` (all ${num(latest.findings.length)} findings)` : ""} and ${s.versions.length === 1 ? "the version" : `all ${num(s.versions.length)} versions`}`}
+          {`Scan details${latest?.findings.length ? `, ${latest.findings.length === 1 ? "the finding" : `all ${num(latest.findings.length)} findings`}` : ""} and ${s.versions.length === 1 ? "the version" : `all ${num(s.versions.length)} versions`}`}
           <span class="sr">{` of ${s.name}`}</span>
         </a>
       </p>
@@ -213,7 +232,7 @@ skillPages.get("/skills/view/:slug", async (c) => {
         {s.name} <StatusBadge status={s.securityStatus} /> <ListedBadge s={s} />
       </h1>
       {justPublished ? <Banner kind={v.status === "passed" ? "ok" : v.status === "warn" ? "warn" : "bad"}>{PUBLISHED(v, s)}</Banner> : null}
-      <p>{s.description}</p>
+      <p>{fit(s.description, BYTES.description)}</p>
       <Listing s={s} origin={ctx.origin} />
       <p class="small muted">
         {`Category ${s.category} · ${s.harnesses.length} ${s.harnesses.length === 1 ? "harness" : "harnesses"}: ${s.harnesses.map((h) => harnessName.get(h) ?? h).join(", ")}`}
@@ -235,14 +254,15 @@ skillPages.get("/skills/view/:slug", async (c) => {
           <details>
             <summary>{`${v.files.length} ${v.files.length === 1 ? "file" : "files"}`}</summary>
             <ul class="plain small">
-              {v.files.map((f) => (
+              {v.files.slice(0, FILES_SHOWN).map((f) => (
                 <li>
-                  <code>{f.path}</code> <span class="muted">{`${num(f.size)} bytes`}</span>
+                  <code>{fit(f.path, BYTES.path)}</code> <span class="muted">{`${num(f.size)} bytes`}</span>
                 </li>
               ))}
             </ul>
+            {v.files.length > FILES_SHOWN ? <p class="small muted">{`The first ${FILES_SHOWN} of ${num(v.files.length)} files.`}</p> : null}
           </details>
-          <h3 id="findings">{findingsSummary(v.findings)}</h3>
+          <h3 id="findings">{v.findings.length ? findingsSummary(v.findings) : "No findings"}</h3>
           <Findings findings={v.findings.slice((findingsPage - 1) * FINDINGS_PER_PAGE, findingsPage * FINDINGS_PER_PAGE)} start={(findingsPage - 1) * FINDINGS_PER_PAGE} />
           <Pager base={`${base}?version=${v.seq}`} page={findingsPage} perPage={FINDINGS_PER_PAGE} total={v.findings.length} label="Pages of findings" />
         </section>
@@ -390,7 +410,9 @@ function publishPage(c: WebContext, state: PublishState = { values: {}, errors: 
           </p>
           <Err id="f-tags" msg={errors.tags} />
         </div>
-        <button type="submit">Publish and scan</button>
+        <button id="publish" type="submit">
+          Publish and scan
+        </button>
       </form>
     </>,
     status,
