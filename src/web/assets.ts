@@ -79,7 +79,7 @@ ul.plain{list-style:none;padding:0;margin:0}ul.plain li{margin:.25rem 0}
 .findings li{border-top:1px solid var(--line);padding:.5rem 0}.findings p{margin:.2rem 0}
 p code,li code,.digest{overflow-wrap:anywhere}
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:0 1rem}
-input[type=file]{width:100%;max-width:100%;font:inherit}fieldset{min-width:0}
+input[type=file]{width:100%;max-width:100%;font:inherit}fieldset{min-width:0}fieldset>.hint{margin:0 0 .6rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){.account .who{display:none}main{padding:1rem .75rem}.top{padding:.6rem .75rem}.tabs{padding:0 .5rem}h1{font-size:1.35rem}.keybox{flex-direction:column}}
 `.trim();

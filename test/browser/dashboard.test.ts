@@ -220,6 +220,7 @@ describe("the owners' dashboard in Chromium", () => {
     expect(tooBig.status()).toBe(413);
     await page.waitForLoadState();
     expect(await page.locator("#files-err").textContent()).toBe("The upload is over 6 MiB: a skill's files total at most 5 MiB");
+    await page.goto(`${origin}/dashboard/skills/publish`);
 
     // The folder: Chromium names each file by its relative path, the folder's name first
     // (`web-benign-…/scripts/check.sh`); the skill's paths are relative to the folder holding SKILL.md.
