@@ -58,6 +58,23 @@ export const mine = defineOperation({
   handler: (ctx, q) => svc.mySkills(ctx.env.DB, ctx.caller.ownerId, q),
 });
 
+export const mineOne = defineOperation({
+  id: "skills.mineOne",
+  summary: "One of your published skills, with every version's scan (dashboard)",
+  description:
+    "One skill of the account by name: every version (status, findings, capabilities and their changes, files, artifact digest) " +
+    "and `notListedReason` when it is not in the discovery indexes. Another account's skill is 404. Dashboard session only; no quota.",
+  errors: { NOT_FOUND: "this account has no skill with that name" },
+  tag: TAG,
+  method: "GET",
+  path: "/me/skills/:slug",
+  access: "owner",
+  metric: null,
+  params: slugParam,
+  output: mySkillOut,
+  handler: (ctx, p) => svc.mySkill(ctx.env.DB, ctx.caller.ownerId, p.slug),
+});
+
 export const search = defineOperation({
   id: "skills.search",
   summary: "Search the skills catalog",
@@ -192,4 +209,4 @@ export const review = defineOperation({
   },
 });
 
-export const skillsOperations = [publish, mine, search, categories, get, install, review];
+export const skillsOperations = [publish, mine, mineOne, search, categories, get, install, review];

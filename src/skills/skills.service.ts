@@ -321,6 +321,23 @@ export async function mySkills(db: D1Database, ownerId: string, page: { page: nu
   };
 }
 
+/** One of the owner's skills by name, with every version's scan: another account's skill (or Lore's own) is not found. */
+export async function mySkill(db: D1Database, ownerId: string, slug: string) {
+  const [rows, vers] = await db.batch([
+    db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?1 AND s.owner_id = ?2 AND s.rendered = 0`).bind(slug, ownerId),
+    db
+      .prepare(`SELECT ${VERSION_COLS} FROM skill_versions v WHERE v.skill_id = (SELECT id FROM skills WHERE slug = ?1 AND owner_id = ?2 AND rendered = 0) ORDER BY v.seq DESC`)
+      .bind(slug, ownerId),
+  ]);
+  const s = rows!.results[0] as SkillRow | undefined;
+  if (!s) throw notFound(`Skill '${slug}' of this account`);
+  return {
+    ...itemOut(s),
+    notListedReason: notListedReason(s.security_status, s.latest_version_id !== null),
+    versions: (vers!.results as VersionRow[]).map(versionOut),
+  };
+}
+
 // ---- install and reviews -----------------------------------------------------------------------
 
 export async function installSkill(db: D1Database, origin: string, slug: string, harness?: string) {

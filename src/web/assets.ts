@@ -76,6 +76,10 @@ tr.current{background:var(--code)}
 .pick{display:flex;flex-wrap:wrap;gap:.25rem .75rem;margin:0 0 .5rem}.pick a[aria-current=true]{font-weight:700;color:var(--fg)}
 .hero{padding:1rem 0}.hero p{font-size:1.1rem;max-width:40rem}
 ul.plain{list-style:none;padding:0;margin:0}ul.plain li{margin:.25rem 0}
+.findings li{border-top:1px solid var(--line);padding:.5rem 0}.findings p{margin:.2rem 0}
+p code,li code,.digest{overflow-wrap:anywhere}
+.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:0 1rem}
+input[type=file]{width:100%;max-width:100%;font:inherit}fieldset{min-width:0}fieldset>.hint{margin:0 0 .6rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){.account .who{display:none}main{padding:1rem .75rem}.top{padding:.6rem .75rem}.tabs{padding:0 .5rem}h1{font-size:1.35rem}.keybox{flex-direction:column}}
 `.trim();
@@ -99,27 +103,34 @@ async function sha256Base64(text: string): Promise<string> {
 /**
  * Other origins a dashboard form may lead to. Chromium applies `form-action` to the redirect that
  * answers a form post too, so a payment page reached by a POST → 303 (Stripe Checkout, the billing
- * portal) must be listed here, exactly, or the browser stops at the redirect.
+ * portal) must be named in the policy of the page whose form it is, exactly. Only the billing page
+ * names them, and only under the Stripe provider (it sets `formTargets`); every other page keeps
+ * `form-action 'self'`.
  */
-export const FORM_TARGETS: readonly string[] = [];
+export const STRIPE_FORM_TARGETS: readonly string[] = ["https://checkout.stripe.com", "https://billing.stripe.com"];
 
-let policy: Promise<string> | undefined;
+const policies = new Map<string, Promise<string>>();
 
 /**
  * The pages' Content-Security-Policy: nothing loads but the two hashed inline blocks; forms post
- * only here; no page can be framed; no `<base>` can redirect relative links.
+ * only here (and to `formTargets`); no page can be framed; no `<base>` can redirect relative links.
  */
-export function contentSecurityPolicy(): Promise<string> {
-  policy ??= Promise.all([sha256Base64(CSS), sha256Base64(SCRIPT)]).then(([css, js]) =>
-    [
-      "default-src 'none'",
-      `style-src 'sha256-${css}'`,
-      `script-src 'sha256-${js}'`,
-      "img-src data:",
-      ["form-action 'self'", ...FORM_TARGETS].join(" "),
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-    ].join("; "),
-  );
+export function contentSecurityPolicy(formTargets: readonly string[] = []): Promise<string> {
+  const key = formTargets.join(" ");
+  let policy = policies.get(key);
+  if (!policy) {
+    policy = Promise.all([sha256Base64(CSS), sha256Base64(SCRIPT)]).then(([css, js]) =>
+      [
+        "default-src 'none'",
+        `style-src 'sha256-${css}'`,
+        `script-src 'sha256-${js}'`,
+        "img-src data:",
+        ["form-action 'self'", ...formTargets].join(" "),
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+      ].join("; "),
+    );
+    policies.set(key, policy);
+  }
   return policy;
 }

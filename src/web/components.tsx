@@ -124,3 +124,39 @@ export function until(iso: string, nowMs: number): string {
   if (m > 0) return `in ${m} min`;
   return `in ${s} s`;
 }
+
+/** Previous / next links for a paginated list (`base` keeps its own query; `page=` is added). */
+export function Pager({ base, page: p, perPage, total, label = "Pages" }: { base: string; page: number; perPage: number; total: number; label?: string }) {
+  const last = Math.max(1, Math.ceil(total / perPage));
+  if (last === 1) return null;
+  const sep = base.includes("?") ? "&" : "?";
+  return (
+    <nav class="row" aria-label={label}>
+      {p > 1 ? <a href={`${base}${sep}page=${p - 1}`}>Previous</a> : null}
+      <span class="muted">{`Page ${p} of ${last}`}</span>
+      {p < last ? <a href={`${base}${sep}page=${p + 1}`}>Next</a> : null}
+    </nav>
+  );
+}
+
+const ESCAPED_BYTES: Record<string, number> = { "&": 5, "<": 4, ">": 4, '"': 6, "'": 5 };
+const utf8Bytes = (cp: number) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
+
+/**
+ * Third-party text cut so that, escaped into the page, it takes at most `maxBytes` (an ellipsis
+ * marks the cut). Budgets in bytes, not characters, keep a page's weight bounded whatever the text
+ * holds: 1,000 quotes would otherwise become 6,000 bytes of `&quot;`.
+ */
+export function fit(text: string, maxBytes: number): string {
+  let used = 0;
+  let cut = -1;
+  let i = 0;
+  for (const ch of text) {
+    used += ESCAPED_BYTES[ch] ?? utf8Bytes(ch.codePointAt(0)!);
+    // Where to cut if the whole does not fit: the last point that leaves room for the ellipsis (3 bytes).
+    if (cut < 0 && used > maxBytes - 3) cut = i;
+    if (used > maxBytes) return `${text.slice(0, cut)}…`;
+    i += ch.length;
+  }
+  return text;
+}

@@ -13,6 +13,7 @@ export interface NavItem {
 export const DASHBOARD_NAV: readonly NavItem[] = [
   { key: "overview", href: "/dashboard", label: "Overview" },
   { key: "agents", href: "/dashboard/agents", label: "Agents" },
+  { key: "skills", href: "/dashboard/skills", label: "Skills" },
   { key: "usage", href: "/dashboard/usage", label: "Usage" },
   { key: "billing", href: "/dashboard/billing", label: "Plan & billing" },
   { key: "settings", href: "/dashboard/settings", label: "Settings" },

@@ -3,13 +3,17 @@ import type { AppVariables } from "../core/context";
 import type { Env } from "../env";
 import type { OwnerPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
-import { ApiError } from "../core/errors";
+import { ApiError, badRequest } from "../core/errors";
 import { assertFromThisOrigin, authenticate, SESSION_COOKIE } from "../core/auth";
 import { readBodyLimited } from "../core/body";
 import { opContext } from "../core/rest";
 import { contentSecurityPolicy } from "./assets";
 
-export type WebEnv = { Bindings: Env; Variables: AppVariables & { owner: OwnerPrincipal | null } };
+export type WebEnv = {
+  Bindings: Env;
+  /** `formTargets`: other origins this page's forms may lead to (the CSP's `form-action`, see assets.ts). */
+  Variables: AppVariables & { owner: OwnerPrincipal | null; formTargets?: readonly string[] };
+};
 export type WebContext = Context<WebEnv>;
 
 /** The operation context for a page: the signed-in owner (or nobody), run `via: "web"`. */
@@ -23,7 +27,7 @@ export const pageHeaders: MiddlewareHandler<WebEnv> = async (c, next) => {
   await next();
   const h = c.res.headers;
   if (!(h.get("content-type") ?? "").startsWith("text/html")) return;
-  h.set("content-security-policy", await contentSecurityPolicy());
+  h.set("content-security-policy", await contentSecurityPolicy(c.get("formTargets")));
   h.set("x-frame-options", "DENY");
   // `same-origin` still sends a real Origin on the pages' own form posts (only `no-referrer`
   // turns it into `Origin: null`), and nothing about the dashboard to other sites.
@@ -85,6 +89,23 @@ export async function readForm(c: WebContext): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(new TextDecoder().decode(bytes))) out[k] ??= v;
   return out;
+}
+
+/**
+ * A `multipart/form-data` body (the skill upload form) as FormData: 415 for another type, 413 past
+ * `limit` bytes (cut off while reading, never buffered whole), 400 when it is not valid multipart.
+ */
+export async function readMultipart(c: WebContext, limit: number): Promise<FormData> {
+  const type = c.req.header("content-type") ?? "";
+  if (type.split(";")[0]!.trim().toLowerCase() !== "multipart/form-data") {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "This form is sent as multipart/form-data");
+  }
+  const bytes = await readBodyLimited(c.req.raw, limit, "The upload");
+  try {
+    return await new Response(bytes, { headers: { "content-type": type } }).formData();
+  } catch {
+    throw badRequest("The upload is not a valid multipart/form-data body");
+  }
 }
 
 /** A value to show back in a form after an error; passwords are never echoed. */

@@ -1,20 +1,31 @@
 import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { invoke } from "../../core/invoke";
-import { cancelOp, getBillingOp, subscribeOp } from "../../billing/billing.ops";
-import { billingProvider } from "../../billing/billing.provider";
+import { cancelOp, getBillingOp, portalOp, subscribeOp } from "../../billing/billing.ops";
 import { listPlans } from "../../quota/quota.ops";
 import { METRICS, METRIC_LABELS, type PlanId } from "../../quota/plans";
 import { Banner, limitText, num, utc } from "../components";
 import { doneMessage, page, statusOf } from "../render";
+import { STRIPE_FORM_TARGETS } from "../assets";
 import { readForm, webOp, type WebContext, type WebEnv } from "../web.context";
 
 export const billingPages = new Hono<WebEnv>();
 
 const DONE = {
   subscribed: "Your plan is active. Its limits apply now.",
+  resumed: "Renewal resumed: your plan renews at the end of the period.",
   canceled: "Renewal canceled. Your plan keeps its limits until the period ends, then for 3 days of grace.",
+  stripe: "Back from Stripe. Changes made there show here as soon as Stripe confirms them (usually within seconds): reload to see them.",
 };
+
+/** Where Stripe sends the owner back; Checkout adds `checkout=success|canceled` (billing.ops `returnPath`). */
+const RETURN_PATH = "/dashboard/billing?done=stripe";
+
+/** The codes Stripe Checkout's return adds; fixed texts, nothing from the URL is shown. */
+const CHECKOUT = {
+  success: { kind: "ok", text: "Payment received by Stripe. Your new plan applies as soon as Stripe confirms it (usually within seconds): reload to see it." },
+  canceled: { kind: "warn", text: "Checkout canceled: nothing was charged and your plan is unchanged." },
+} as const;
 
 const STATUS_TEXT = {
   ACTIVE: "Active: renews at the end of the period",
@@ -37,13 +48,19 @@ function action(plan: PlanId, b: Billing): { label: string; enabled: boolean } {
 async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 409 = 200) {
   const ctx = webOp(c);
   const [b, plans] = await Promise.all([invoke(getBillingOp, ctx), invoke(listPlans, ctx)]);
-  const done = doneMessage(c, DONE);
-  const local = billingProvider().name === "local";
+  const checkout = c.req.query("checkout");
+  const back = checkout && Object.hasOwn(CHECKOUT, checkout) ? CHECKOUT[checkout as keyof typeof CHECKOUT] : null;
+  const done = back ? null : doneMessage(c, DONE);
+  const local = b.provider.name === "local";
+  // Under Stripe this page's forms end on Stripe's pages (POST → 303 → Checkout or the portal):
+  // its form-action must name them (assets.ts), and only this page's does.
+  if (b.provider.name === "stripe") c.set("formTargets", STRIPE_FORM_TARGETS);
   return page(
     c,
     { title: "Plan & billing", section: "billing" },
     <>
       <h1>Plan &amp; billing</h1>
+      {back ? <Banner kind={back.kind}>{back.text}</Banner> : null}
       {done ? <Banner kind="ok">{done}</Banner> : null}
       {error ? <Banner kind="bad">{error}</Banner> : null}
       <section class="card" aria-labelledby="sub-h">
@@ -78,6 +95,16 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
             </tbody>
           </table>
         </div>
+        {b.provider.portal ? (
+          <form method="post" action="/dashboard/billing/portal">
+            <p class="small muted">Cards, invoices, plan changes and cancelling, on Stripe's billing portal.</p>
+            <p>
+              <button class="secondary" type="submit">
+                Manage billing
+              </button>
+            </p>
+          </form>
+        ) : null}
         {b.status === "ACTIVE" ? (
           <details>
             <summary>Cancel renewal…</summary>
@@ -99,7 +126,12 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
           <p class="small muted">
             Payments here go through the local provider: no card is charged, and a change applies at once for one calendar month.
           </p>
-        ) : null}
+        ) : (
+          <p class="small muted">
+            Payments go through Stripe: subscribing opens Stripe Checkout, and switching plans opens Stripe's billing portal to confirm.
+            Your plan changes as soon as Stripe confirms the payment.
+          </p>
+        )}
         <ul class="grid plain plans">
           {plans.items.map((p) => {
             const a = action(p.id, b);
@@ -139,8 +171,10 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
           })}
         </ul>
         <p class="small muted">
-          Switching to another plan starts a new month from now at its full price. A paid plan that is not renewed keeps its
-          limits for 3 days after its period ends.
+          {local
+            ? "Switching to another plan starts a new month from now at its full price. "
+            : "Stripe settles a switch on your next invoice (the difference for the rest of the period). "}
+          A paid plan that is not renewed keeps its limits for 3 days after its period ends.
         </p>
       </section>
     </>,
@@ -150,11 +184,14 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
 
 billingPages.get("/billing", (c) => billingPage(c));
 
-/** A refused change (already on that plan, declined payment) is shown on the page, not as an error page. */
-async function change(c: WebContext, act: () => Promise<unknown>, done: keyof typeof DONE) {
+/**
+ * Runs a change; a refused one (already on that plan, no Stripe customer yet) is shown on the page,
+ * not as an error page. `act` answers where to go: back to this page with a code, or (Stripe) a
+ * Checkout or portal URL.
+ */
+async function change(c: WebContext, act: () => Promise<string>) {
   try {
-    await act();
-    return c.redirect(`/dashboard/billing?done=${done}`, 303);
+    return c.redirect(await act(), 303);
   } catch (err) {
     if (!(err instanceof ApiError) || !["VALIDATION_FAILED", "CONFLICT"].includes(err.code)) throw err;
     return billingPage(c, err.message, statusOf(err) as 400 | 409);
@@ -163,7 +200,21 @@ async function change(c: WebContext, act: () => Promise<unknown>, done: keyof ty
 
 billingPages.post("/billing/subscribe", async (c) => {
   const form = await readForm(c);
-  return change(c, () => invoke(subscribeOp, webOp(c), { body: { plan: form.plan ?? "" } }), "subscribed");
+  return change(c, async () => {
+    const r = await invoke(subscribeOp, webOp(c), { body: { plan: form.plan ?? "", returnPath: RETURN_PATH } });
+    // Stripe: Checkout (no subscription yet) or the portal's confirm-switch page. Otherwise the change is done.
+    if (r.redirect) return r.redirect.url;
+    return `/dashboard/billing?done=${r.provider.name === "local" ? "subscribed" : "resumed"}`;
+  });
 });
 
-billingPages.post("/billing/cancel", async (c) => change(c, () => invoke(cancelOp, webOp(c)), "canceled"));
+billingPages.post("/billing/cancel", async (c) =>
+  change(c, async () => {
+    await invoke(cancelOp, webOp(c));
+    return "/dashboard/billing?done=canceled";
+  }),
+);
+
+billingPages.post("/billing/portal", async (c) =>
+  change(c, async () => (await invoke(portalOp, webOp(c), { body: { returnPath: RETURN_PATH } })).url),
+);
