@@ -316,10 +316,13 @@ describe("billing with Stripe", () => {
     const r = await sc("POST", "/v1/billing/subscribe", { token: (await fresh(a.owner)).token, body: { plan } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.redirect).toMatchObject({ kind: "checkout", url: expect.stringMatching(/^https:\/\/checkout\.stripe\.com\//) });
-    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const { customer_id: customer, checkout_session_id: session } = await mirror(a.owner.ownerId);
     const sub = fake.addSubscription({ customer, price: PRICE[plan], start, end, metadata: { owner_id: a.owner.ownerId, plan } });
-    applied(await deliver(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: a.owner.ownerId, subscription: sub.id }), start)));
+    fake.completeSession(session, sub.id);
+    applied(await deliver(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: a.owner.ownerId, subscription: sub.id, session }), start)));
     applied(await deliver(stripeEvent("customer.subscription.created", sub, start)));
+    // Paid: the session is no longer the owner's open one.
+    expect(await mirror(a.owner.ownerId)).toMatchObject({ checkout_session_id: null, checkout_plan: null, checkout_expires_at: null });
     return sub;
   }
 
@@ -398,7 +401,13 @@ describe("billing with Stripe", () => {
     const customer = (await mirror(o.ownerId)).customer_id;
     expect(customer).toMatch(/^cus_/);
     const [session] = fake.sent("POST", "/v1/checkout/sessions");
+    // Open for 60 to 70 minutes (Stripe allows 30 minutes to 24 hours), under a key of the owner, the plan and the generation.
+    const expiresAt = Number(session!.params.get("expires_at"));
+    expect(expiresAt * 1000 - t0).toBeGreaterThanOrEqual(60 * 60_000);
+    expect(expiresAt * 1000 - t0).toBeLessThan(70 * 60_000);
+    expect(session!.headers.get("idempotency-key")).toMatch(new RegExp(`^lore-checkout-${o.ownerId}-PRO-g0-[0-9a-f]{16}$`));
     expect(Object.fromEntries(session!.params)).toEqual({
+      expires_at: String(expiresAt),
       mode: "subscription",
       customer,
       client_reference_id: o.ownerId,
@@ -411,17 +420,23 @@ describe("billing with Stripe", () => {
       "subscription_data[metadata][owner_id]": o.ownerId,
       "subscription_data[metadata][plan]": "PRO",
     });
-    // Nothing is granted before Stripe confirms; a second subscribe reuses the customer.
+    // Nothing is granted before Stripe confirms; a second subscribe reuses the customer and hands
+    // out the same open session (Stripe is asked whether it is still open), never a second one.
     expect(await agent()).toEqual(LIMITS.FREE);
-    expect((await owner("POST", "/v1/billing/subscribe", { plan: "PRO" })).status).toBe(200);
+    const again = await owner("POST", "/v1/billing/subscribe", { plan: "PRO" });
+    expect(again.status).toBe(200);
+    expect(again.body.redirect).toEqual(r.body.redirect);
     expect(fake.sent("POST", "/v1/customers")).toHaveLength(1);
-    expect(fake.sent("POST", "/v1/checkout/sessions")).toHaveLength(2);
+    expect(fake.sent("POST", "/v1/checkout/sessions")).toHaveLength(1);
+    const sessionId = (await mirror(o.ownerId)).checkout_session_id;
+    expect(fake.sent("GET", `/v1/checkout/sessions/${sessionId}`)).toHaveLength(1);
 
     // The owner pays: Stripe creates the subscription and sends its events.
     T.push("(the owner pays on Stripe Checkout; Stripe creates the subscription)");
     const end = Date.parse("2031-03-01T10:00:00.000Z");
     const sub = fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end, metadata: { owner_id: o.ownerId, plan: "PRO" } });
-    const done = stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: o.ownerId, subscription: sub.id }));
+    fake.completeSession(sessionId, sub.id);
+    const done = stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: o.ownerId, subscription: sub.id, session: sessionId }));
     const w = await hook(done);
     expect(w.body).toEqual({ received: true, id: done.id, type: "checkout.session.completed", outcome: "applied" });
     expect(fake.sent("GET", `/v1/subscriptions/${sub.id}`)).toHaveLength(1);
@@ -658,6 +673,7 @@ describe("billing with Stripe", () => {
     // At the period end Stripe ends it: 3 days of grace with STARTER's limits, then FREE.
     clock.set(p1 + 5_000);
     const ended = { ...clone(fake.subscriptions.get(sub.id)), status: "canceled", ended_at: p1 / 1000 };
+    fake.subscriptions.set(sub.id, ended);
     applied(await deliver(stripeEvent("customer.subscription.deleted", ended)));
     expect(await stripeBilling(a.owner)).toMatchObject({ plan: "STARTER", status: "GRACE", periodEnd: iso(p1), graceEndsAt: iso(p1 + 3 * DAY) });
     expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
@@ -738,7 +754,7 @@ describe("billing with Stripe", () => {
     applied(await deliver(stripeEvent("customer.updated", { id: customer, object: "customer" })), "ignored");
   });
 
-  it("a subscription whose first payment is pending grants nothing until it is active; a newer live subscription takes over", async () => {
+  it("a subscription whose first payment is pending grants nothing until it is active; a successor of one set to end takes over", async () => {
     const t0 = Date.parse("2031-11-15T00:00:00.000Z");
     const clock = clockAt(iso(t0));
     const a = await newAgent();
@@ -751,18 +767,25 @@ describe("billing with Stripe", () => {
     // Still no live subscription: subscribing again opens Checkout, not the portal.
     expect((await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } })).body.redirect.kind).toBe("checkout");
     clock.set(t0 + 60_000);
-    applied(await deliver(stripeEvent("customer.subscription.updated", { ...clone(sub), status: "active" })));
+    sub.status = "active";
+    applied(await deliver(stripeEvent("customer.subscription.updated", clone(sub))));
     expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
 
-    // A second subscription (a second Checkout paid in another tab): the newer live one is followed,
-    // and the end of the older one does not take the plan away.
+    // The owner sets it to end; a new subscription made by hand in Stripe's Dashboard is its
+    // successor, not a duplicate: it is followed, nothing is canceled, and the end of the older
+    // one does not take the plan away. (Two that both renew: the next test.)
     clock.set(t0 + DAY);
+    expect((await sc("POST", "/v1/billing/cancel", { token: a.owner.token })).body.status).toBe("CANCELED");
+    applied(await deliver(stripeEvent("customer.subscription.updated", clone(fake.subscriptions.get(sub.id)))));
     const second = fake.addSubscription({ customer, price: PRICE.EXPERT, start: t0 + DAY, end: t0 + 31 * DAY });
     applied(await deliver(stripeEvent("customer.subscription.created", second)));
     expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
-    const oldEnded = await deliver(stripeEvent("customer.subscription.deleted", { ...clone(sub), status: "canceled", ended_at: (t0 + DAY) / 1000 }));
+    clock.set(t0 + 30 * DAY);
+    const oldEnded = await deliver(stripeEvent("customer.subscription.deleted", { ...clone(fake.subscriptions.get(sub.id)), status: "canceled", ended_at: (t0 + 30 * DAY) / 1000 }));
     expect(applied(oldEnded, "ignored").reason).toBe("not the subscription the owner's plan follows");
     expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
+    expect(fake.sent("DELETE", /^\/v1\/subscriptions\//)).toHaveLength(0);
+    expect((await stripeBilling(a.owner)).notices).toBeUndefined();
   });
 
   it("the daily job forgets event ids after 90 days", async () => {

@@ -19,6 +19,16 @@ const providerOut = z.object({
   directSwitch: z.boolean(),
 });
 
+const noticeOut = z.object({
+  /** `duplicate_subscription_canceled`: a second live subscription was canceled at Stripe, its unused time credited. */
+  kind: z.enum(["duplicate_subscription_canceled"]),
+  at: z.string().describe("When it happened (ISO 8601)"),
+  message: z.string().describe("What happened and what it means for the owner, in a sentence or three"),
+  subscriptionId: z.string().nullable().describe("The Stripe subscription it is about (the canceled duplicate)"),
+  keptSubscriptionId: z.string().nullable().describe("The Stripe subscription the plan follows"),
+  plan: z.enum(PLAN_IDS).nullable().describe("The canceled duplicate's plan"),
+});
+
 const billingOut = z.object({
   /** The plan whose limits apply now (a lapsed plan keeps its limits through the grace period). */
   plan: z.enum(PLAN_IDS),
@@ -27,6 +37,13 @@ const billingOut = z.object({
   periodEnd: z.string().nullable(),
   graceEndsAt: z.string().nullable(),
   provider: providerOut,
+  notices: z
+    .array(noticeOut)
+    .optional()
+    .describe(
+      "GET /v1/billing under Stripe, present only when there is something to tell: what Lore did to the billing without being asked " +
+        "(a duplicate subscription canceled at Stripe), newest first, the last 90 days, at most 10",
+    ),
 });
 
 const redirectOut = z

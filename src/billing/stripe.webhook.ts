@@ -10,7 +10,7 @@ import { makeDb } from "../db/client";
 import { stripeEvents } from "../db/billing";
 import { billingConfig, requireBillingConfig, type StripeConfig } from "./billing.config";
 import { retrieveSubscription, verifyWebhook } from "./stripe.client";
-import { applyStripeSubscription, mirrorByCustomer, recordEvent, type EventRef, type Outcome } from "./stripe.sync";
+import { applyStripeSubscription, clearCheckoutSession, mirrorByCustomer, recordEvent, type EventRef, type Outcome } from "./stripe.sync";
 
 export const STRIPE_WEBHOOK_PATH = "/billing/webhooks/stripe";
 /** Stripe's event payloads are far smaller; anything larger is not one. */
@@ -86,6 +86,8 @@ async function dispatch(db: Db, cfg: StripeConfig, event: Stripe.Event, ref: Eve
         console.warn(JSON.stringify({ level: "warn", what: "stripe checkout for an unknown owner", event: event.id, session: session.id }));
         return ignore(db, ref, "the customer and client_reference_id do not name one Lore owner");
       }
+      // Paid: the owner's open session is no longer one to hand out again.
+      await clearCheckoutSession(db, mirror.ownerId, session.id);
       if (mirror.subscriptionId === subId && mirror.eventAt > event.created) {
         return recordStale(db, ref, mirror.ownerId);
       }
