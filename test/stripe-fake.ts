@@ -182,7 +182,7 @@ export class FakeStripe {
       }
       const key = r.headers.get("idempotency-key");
       this.transcript.push(
-        `    Lore ⇒ Stripe API  ${r.method} ${r.path}${text ? `  ${[...r.params].map(([k, v]) => `${k}=${v}`).join(" ")}` : ""}${key?.startsWith("lore-") ? `  [Idempotency-Key: ${key}]` : ""}`,
+        `    Lore ⇒ Stripe API  ${r.method} ${r.path}${key?.startsWith("lore-") ? `  [Idempotency-Key: ${key}]` : ""}${text ? `  ${[...r.params].map(([k, v]) => `${k}=${v}`).join(" ")}` : ""}`,
       );
       this.transcript.push(`    Stripe API ⇒ Lore  ${reply.status} ${summary(reply.body)}${reply.headers?.["idempotent-replayed"] ? "  (Idempotent-Replayed: the first answer to this key)" : ""}`);
       // Built here, inside the mock, so every request gets a fresh body stream.
