@@ -88,11 +88,14 @@ export const subscribeOp = defineOperation({
   summary: "Subscribe to a paid plan, or switch to another one",
   description:
     "Local provider: active at once for one calendar month, renewing until canceled (`redirect` is null). Stripe: answers " +
-    "with `redirect` = a Checkout URL (no subscription yet) or a Customer Portal URL that confirms the switch (another plan) " +
+    "with `redirect` = a Checkout URL (no subscription yet; the owner's open session for the same plan is handed out again, one for " +
+    "another plan is expired first) or a Customer Portal URL that confirms the switch (another plan) " +
     "or updates the card (payment past due); the plan changes only when Stripe confirms by webhook. The same plan again is " +
     `409, or resumes a plan set to cancel. \`returnPath\` (default /) is where Stripe sends the owner back.`,
   errors: {
-    CONFLICT: "already subscribed to this plan, the payment was declined, or another request changed the subscription at the same time",
+    CONFLICT:
+      "already subscribed to this plan (also when Stripe lists a subscription its webhooks have not brought yet), the payment was declined, " +
+      "or another request changed the subscription or the checkout at the same time",
   },
   tag: TAG,
   method: "POST",

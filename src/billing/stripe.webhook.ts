@@ -120,8 +120,8 @@ async function recordStale(db: Db, ref: EventRef, ownerId: string): Promise<Outc
 /**
  * `POST /v1/billing/webhooks/stripe`: Stripe's signed events. It takes no session or key and
  * trusts nothing but the signature over the raw body. It exists only where Stripe is configured
- * (elsewhere a plain 404). Answers 200 once the event is stored (applied, stale, ignored or a
- * duplicate), 400 for a bad or old signature, and 500 when the event could not be handled, so that
+ * (elsewhere a plain 404). Answers 200 once the event is stored (applied, stale, ignored,
+ * canceled_duplicate or a duplicate), 400 for a bad or old signature, and 500 when the event could not be handled, so that
  * Stripe delivers it again.
  */
 export const stripeWebhookRoute = new Hono<AppEnv>();
