@@ -316,10 +316,13 @@ describe("billing with Stripe", () => {
     const r = await sc("POST", "/v1/billing/subscribe", { token: (await fresh(a.owner)).token, body: { plan } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.redirect).toMatchObject({ kind: "checkout", url: expect.stringMatching(/^https:\/\/checkout\.stripe\.com\//) });
-    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const { customer_id: customer, checkout_session_id: session } = await mirror(a.owner.ownerId);
     const sub = fake.addSubscription({ customer, price: PRICE[plan], start, end, metadata: { owner_id: a.owner.ownerId, plan } });
-    applied(await deliver(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: a.owner.ownerId, subscription: sub.id }), start)));
+    fake.completeSession(session, sub.id);
+    applied(await deliver(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: a.owner.ownerId, subscription: sub.id, session }), start)));
     applied(await deliver(stripeEvent("customer.subscription.created", sub, start)));
+    // Paid: the session is no longer the owner's open one.
+    expect(await mirror(a.owner.ownerId)).toMatchObject({ checkout_session_id: null, checkout_plan: null, checkout_expires_at: null });
     return sub;
   }
 
@@ -398,7 +401,13 @@ describe("billing with Stripe", () => {
     const customer = (await mirror(o.ownerId)).customer_id;
     expect(customer).toMatch(/^cus_/);
     const [session] = fake.sent("POST", "/v1/checkout/sessions");
+    // Open for 60 to 70 minutes (Stripe allows 30 minutes to 24 hours), under a key of the owner, the plan and the generation.
+    const expiresAt = Number(session!.params.get("expires_at"));
+    expect(expiresAt * 1000 - t0).toBeGreaterThanOrEqual(60 * 60_000);
+    expect(expiresAt * 1000 - t0).toBeLessThan(70 * 60_000);
+    expect(session!.headers.get("idempotency-key")).toMatch(new RegExp(`^lore-checkout-${o.ownerId}-PRO-g0-[0-9a-f]{16}$`));
     expect(Object.fromEntries(session!.params)).toEqual({
+      expires_at: String(expiresAt),
       mode: "subscription",
       customer,
       client_reference_id: o.ownerId,
@@ -411,17 +420,23 @@ describe("billing with Stripe", () => {
       "subscription_data[metadata][owner_id]": o.ownerId,
       "subscription_data[metadata][plan]": "PRO",
     });
-    // Nothing is granted before Stripe confirms; a second subscribe reuses the customer.
+    // Nothing is granted before Stripe confirms; a second subscribe reuses the customer and hands
+    // out the same open session (Stripe is asked whether it is still open), never a second one.
     expect(await agent()).toEqual(LIMITS.FREE);
-    expect((await owner("POST", "/v1/billing/subscribe", { plan: "PRO" })).status).toBe(200);
+    const again = await owner("POST", "/v1/billing/subscribe", { plan: "PRO" });
+    expect(again.status).toBe(200);
+    expect(again.body.redirect).toEqual(r.body.redirect);
     expect(fake.sent("POST", "/v1/customers")).toHaveLength(1);
-    expect(fake.sent("POST", "/v1/checkout/sessions")).toHaveLength(2);
+    expect(fake.sent("POST", "/v1/checkout/sessions")).toHaveLength(1);
+    const sessionId = (await mirror(o.ownerId)).checkout_session_id;
+    expect(fake.sent("GET", `/v1/checkout/sessions/${sessionId}`)).toHaveLength(1);
 
     // The owner pays: Stripe creates the subscription and sends its events.
     T.push("(the owner pays on Stripe Checkout; Stripe creates the subscription)");
     const end = Date.parse("2031-03-01T10:00:00.000Z");
     const sub = fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end, metadata: { owner_id: o.ownerId, plan: "PRO" } });
-    const done = stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: o.ownerId, subscription: sub.id }));
+    fake.completeSession(sessionId, sub.id);
+    const done = stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: o.ownerId, subscription: sub.id, session: sessionId }));
     const w = await hook(done);
     expect(w.body).toEqual({ received: true, id: done.id, type: "checkout.session.completed", outcome: "applied" });
     expect(fake.sent("GET", `/v1/subscriptions/${sub.id}`)).toHaveLength(1);
@@ -658,6 +673,7 @@ describe("billing with Stripe", () => {
     // At the period end Stripe ends it: 3 days of grace with STARTER's limits, then FREE.
     clock.set(p1 + 5_000);
     const ended = { ...clone(fake.subscriptions.get(sub.id)), status: "canceled", ended_at: p1 / 1000 };
+    fake.subscriptions.set(sub.id, ended);
     applied(await deliver(stripeEvent("customer.subscription.deleted", ended)));
     expect(await stripeBilling(a.owner)).toMatchObject({ plan: "STARTER", status: "GRACE", periodEnd: iso(p1), graceEndsAt: iso(p1 + 3 * DAY) });
     expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
@@ -738,7 +754,7 @@ describe("billing with Stripe", () => {
     applied(await deliver(stripeEvent("customer.updated", { id: customer, object: "customer" })), "ignored");
   });
 
-  it("a subscription whose first payment is pending grants nothing until it is active; a newer live subscription takes over", async () => {
+  it("a subscription whose first payment is pending grants nothing until it is active; a successor of one set to end takes over", async () => {
     const t0 = Date.parse("2031-11-15T00:00:00.000Z");
     const clock = clockAt(iso(t0));
     const a = await newAgent();
@@ -751,17 +767,393 @@ describe("billing with Stripe", () => {
     // Still no live subscription: subscribing again opens Checkout, not the portal.
     expect((await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } })).body.redirect.kind).toBe("checkout");
     clock.set(t0 + 60_000);
-    applied(await deliver(stripeEvent("customer.subscription.updated", { ...clone(sub), status: "active" })));
+    sub.status = "active";
+    applied(await deliver(stripeEvent("customer.subscription.updated", clone(sub))));
     expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
 
-    // A second subscription (a second Checkout paid in another tab): the newer live one is followed,
-    // and the end of the older one does not take the plan away.
+    // The owner sets it to end; a new subscription made by hand in Stripe's Dashboard is its
+    // successor, not a duplicate: it is followed, nothing is canceled, and the end of the older
+    // one does not take the plan away. (Two that both renew: the next test.)
     clock.set(t0 + DAY);
+    expect((await sc("POST", "/v1/billing/cancel", { token: a.owner.token })).body.status).toBe("CANCELED");
+    applied(await deliver(stripeEvent("customer.subscription.updated", clone(fake.subscriptions.get(sub.id)))));
     const second = fake.addSubscription({ customer, price: PRICE.EXPERT, start: t0 + DAY, end: t0 + 31 * DAY });
     applied(await deliver(stripeEvent("customer.subscription.created", second)));
     expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
-    const oldEnded = await deliver(stripeEvent("customer.subscription.deleted", { ...clone(sub), status: "canceled", ended_at: (t0 + DAY) / 1000 }));
+    clock.set(t0 + 30 * DAY);
+    const oldEnded = await deliver(stripeEvent("customer.subscription.deleted", { ...clone(fake.subscriptions.get(sub.id)), status: "canceled", ended_at: (t0 + 30 * DAY) / 1000 }));
     expect(applied(oldEnded, "ignored").reason).toBe("not the subscription the owner's plan follows");
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
+    expect(fake.sent("DELETE", /^\/v1\/subscriptions\//)).toHaveLength(0);
+    expect((await stripeBilling(a.owner)).notices).toBeUndefined();
+  });
+
+  /** The steps of a flow, as owner, agent, Stripe's API and Stripe's webhooks see them (printed with LORE_TRANSCRIPT=1). */
+  function narrate(a: TestAgent) {
+    const T = fake.transcript;
+    const owner = async (method: string, path: string, body?: unknown) => {
+      T.push(`owner → Lore   ${method} ${path}${body ? ` ${JSON.stringify(body)}` : ""}`);
+      const r = await sc(method, path, { token: (await fresh(a.owner)).token, body });
+      T.push(`Lore → owner   ${r.status} ${JSON.stringify(r.body)}`);
+      return r;
+    };
+    const hook = async (ev: ReturnType<typeof stripeEvent>) => {
+      T.push(`Stripe → Lore  POST /v1/billing/webhooks/stripe  ${ev.type} (${ev.id}, ${(ev.data.object as any).id}, created ${iso(ev.created * 1000)}), signed`);
+      const r = await deliver(ev);
+      T.push(`Lore → Stripe  ${r.status} ${JSON.stringify(r.body)}`);
+      return r;
+    };
+    const agent = async () => {
+      const l = await limitsSeen(a.key);
+      T.push(`agent → Lore   GET /v1/usage/today → ${JSON.stringify(l)}`);
+      return l;
+    };
+    // Bound now: a test may silence the console later to read its log lines.
+    const info = console.info.bind(console);
+    const print = (title: string) => {
+      if (env.LORE_TRANSCRIPT === "1") info([title, ...T].join("\n"));
+    };
+    return { T, owner, hook, agent, print };
+  }
+
+  /** Checkout Sessions Stripe would still let someone pay, for one customer. */
+  const openSessions = (customer: string) =>
+    [...fake.sessions.values()].filter((x) => x.customer === customer && x.status === "open" && now() < x.expires_at * 1000);
+
+  it("two Subscribe clicks before the first webhook get one Checkout Session: reused while open, expired before another plan's, never reused once expired or paid", async () => {
+    const t0 = Date.parse("2032-02-01T10:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const a = await newAgent();
+    const o = a.owner;
+    const { T, owner, hook, agent, print } = narrate(a);
+
+    T.push("(two tabs: the owner clicks Subscribe PRO in both before either answer is back)");
+    const [r1, r2] = await Promise.all([owner("POST", "/v1/billing/subscribe", { plan: "PRO" }), owner("POST", "/v1/billing/subscribe", { plan: "PRO" })]);
+    expect([r1.status, r2.status]).toEqual([200, 200]);
+    expect(r1.body.redirect).toMatchObject({ kind: "checkout", url: expect.stringMatching(/^https:\/\/checkout\.stripe\.com\//) });
+    expect(r2.body.redirect).toEqual(r1.body.redirect);
+    // Both asked Stripe under one idempotency key with the same parameters: one customer, one session.
+    const m1 = await mirror(o.ownerId);
+    const customer = m1.customer_id;
+    expect(new Set(fake.sent("POST", "/v1/checkout/sessions").map((x) => x.headers.get("idempotency-key"))).size).toBe(1);
+    expect([...fake.sessions.values()]).toHaveLength(1);
+    const [pro] = [...fake.sessions.values()];
+    expect(r1.body.redirect.url).toBe(pro.url);
+    expect(m1).toMatchObject({ checkout_session_id: pro.id, checkout_plan: "PRO", checkout_expires_at: pro.expires_at * 1000, checkout_generation: 1 });
+
+    T.push("(the back button: Subscribe PRO again a minute later)");
+    clock.set(t0 + 60_000);
+    const r3 = await owner("POST", "/v1/billing/subscribe", { plan: "PRO" });
+    expect(r3.body.redirect).toEqual(r1.body.redirect);
+    expect(fake.sent("GET", `/v1/checkout/sessions/${pro.id}`)).toHaveLength(1);
+    expect(fake.sent("POST", "/v1/checkout/sessions").length).toBeLessThanOrEqual(2);
+    expect(fake.sessions.size).toBe(1);
+    expect(await agent()).toEqual(LIMITS.FREE);
+
+    T.push("(the owner changes their mind: Subscribe EXPERT; the PRO session is expired first, so it can no longer be paid)");
+    const r4 = await owner("POST", "/v1/billing/subscribe", { plan: "EXPERT" });
+    expect(r4.body.redirect.kind).toBe("checkout");
+    expect(r4.body.redirect.url).not.toBe(r1.body.redirect.url);
+    expect(fake.sent("POST", `/v1/checkout/sessions/${pro.id}/expire`)).toHaveLength(1);
+    expect(fake.sessions.get(pro.id)).toMatchObject({ status: "expired", url: null });
+    const expert = openSessions(customer);
+    expect(expert).toHaveLength(1);
+    expect(fake.sent("POST", "/v1/checkout/sessions").at(-1)!.params.get("line_items[0][price]")).toBe(PRICE.EXPERT);
+    expect(fake.sent("POST", "/v1/checkout/sessions").at(-1)!.headers.get("idempotency-key")).toMatch(new RegExp(`^lore-checkout-${o.ownerId}-EXPERT-g1-`));
+    expect(await mirror(o.ownerId)).toMatchObject({ checkout_session_id: expert[0].id, checkout_plan: "EXPERT", checkout_generation: 2 });
+
+    T.push("(10 minutes before that session expires: not handed out again, replaced)");
+    clock.set(expert[0].expires_at * 1000 - 10 * 60_000);
+    const r5 = await owner("POST", "/v1/billing/subscribe", { plan: "EXPERT" });
+    expect(r5.body.redirect.url).not.toBe(r4.body.redirect.url);
+    expect(fake.sent("POST", `/v1/checkout/sessions/${expert[0].id}/expire`)).toHaveLength(1);
+    const replaced = openSessions(customer);
+    expect(replaced.map((x) => x.url)).toEqual([r5.body.redirect.url]);
+
+    T.push("(two hours later, long expired; two tabs with different return pages click at once)");
+    clock.set(replaced[0].expires_at * 1000 + 2 * 3_600_000);
+    const expires = fake.sent("POST", /\/expire$/).length;
+    const [r6, r7] = await Promise.all([
+      owner("POST", "/v1/billing/subscribe", { plan: "EXPERT", returnPath: "/dashboard/billing" }),
+      owner("POST", "/v1/billing/subscribe", { plan: "EXPERT", returnPath: "/welcome" }),
+    ]);
+    // Different parameters, so Stripe made two sessions; one was stored and handed to both, the
+    // other expired before anyone saw it. Nothing was asked to expire the long-expired one.
+    expect(r6.body.redirect.url).toBe(r7.body.redirect.url);
+    const live = openSessions(customer);
+    expect(live.map((x) => x.url)).toEqual([r6.body.redirect.url]);
+    expect(fake.sent("POST", /\/expire$/).length - expires).toBeLessThanOrEqual(1);
+    expect(fake.sent("POST", `/v1/checkout/sessions/${replaced[0].id}/expire`)).toHaveLength(0);
+    expect((await mirror(o.ownerId)).checkout_session_id).toBe(live[0].id);
+    // The customer's live subscriptions were asked for before each new session (none yet).
+    expect(fake.sent("GET", "/v1/subscriptions").every((x) => x.params.get("customer") === customer && x.params.get("limit") === "100")).toBe(true);
+    expect(fake.sent("GET", "/v1/subscriptions").length).toBeGreaterThanOrEqual(3);
+
+    T.push("(the owner pays that session; they click Subscribe EXPERT again before Stripe's webhook arrives)");
+    const paidAt = now();
+    const sub = fake.addSubscription({ customer, price: PRICE.EXPERT, start: paidAt, end: paidAt + 31 * DAY });
+    fake.completeSession(live[0].id, sub.id);
+    const again = await owner("POST", "/v1/billing/subscribe", { plan: "EXPERT" });
+    // The completed session is not handed out: Stripe's list shows the subscription, which the
+    // mirror takes at once, and the answer is the one for an existing subscription.
+    const e = expectError(again, 409, "CONFLICT");
+    expect(e.error.message).toMatch(/Already subscribed to EXPERT/);
+    expect(await mirror(o.ownerId)).toMatchObject({ subscription_id: sub.id, status: "active", checkout_session_id: null, event_at: 0 });
+    expect(await agent()).toEqual(LIMITS.EXPERT);
+
+    T.push("(Stripe's webhooks arrive)");
+    applied(await hook(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: o.ownerId, subscription: sub.id, session: live[0].id }), paidAt)));
+    applied(await hook(stripeEvent("customer.subscription.created", sub, paidAt)));
+    expect(await agent()).toEqual(LIMITS.EXPERT);
+    const sw = await owner("POST", "/v1/billing/subscribe", { plan: "PRO" });
+    expect(sw.body.redirect.kind).toBe("portal");
+    // One subscription at Stripe, nothing canceled, no session left open.
+    expect([...fake.subscriptions.values()].filter((x) => x.customer === customer)).toHaveLength(1);
+    expect(fake.sent("DELETE", /^\/v1\/subscriptions\//)).toHaveLength(0);
+    expect(openSessions(customer)).toHaveLength(0);
+    print("Double click against the recorded responses:");
+  });
+
+  it("before a Checkout Lore asks Stripe for the customer's live subscriptions: one the webhooks have not brought is answered as existing", async () => {
+    const t0 = Date.parse("2032-03-01T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const a = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    // The first session expires; a subscription appears at Stripe whose webhooks are lost (an
+    // endpoint outage, or made by hand in Stripe's Dashboard). Also an ended and an incomplete one.
+    clock.set(t0 + 3 * 3_600_000);
+    fake.addSubscription({ customer, price: PRICE.STARTER, start: t0 - 60 * DAY, end: t0 - 30 * DAY, status: "canceled", endedAt: t0 - 30 * DAY });
+    fake.addSubscription({ customer, price: PRICE.PRO, start: t0, end: t0 + 30 * DAY, status: "incomplete_expired" });
+    const sub = fake.addSubscription({ customer, price: PRICE.PRO, start: t0 + 3_600_000, end: t0 + 30 * DAY });
+    const sessions = fake.sent("POST", "/v1/checkout/sessions").length;
+    expectError(await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } }), 409, "CONFLICT");
+    const [list] = fake.sent("GET", "/v1/subscriptions");
+    expect(Object.fromEntries(list!.params)).toEqual({ customer, limit: "100" });
+    expect(fake.sent("POST", "/v1/checkout/sessions")).toHaveLength(sessions);
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+    expect(await mirror(a.owner.ownerId)).toMatchObject({ subscription_id: sub.id, status: "active", checkout_session_id: null });
+    // Another plan: the portal's switch for that subscription.
+    const sw = await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "EXPERT" } });
+    expect(sw.body.redirect.kind).toBe("portal");
+    expect(fake.sent("POST", "/v1/billing_portal/sessions").at(-1)!.params.get("flow_data[subscription_update_confirm][subscription]")).toBe(sub.id);
+    // Its webhook, late, applies as usual.
+    applied(await deliver(stripeEvent("customer.subscription.created", sub, t0 + 3_600_000)));
+
+    // Past due at Stripe: the portal's card update, not a second Checkout.
+    const b = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: b.owner.token, body: { plan: "STARTER" } });
+    const customerB = (await mirror(b.owner.ownerId)).customer_id;
+    clock.set(t0 + 6 * 3_600_000);
+    fake.addSubscription({ customer: customerB, price: PRICE.STARTER, start: t0 - 30 * DAY, end: t0, status: "past_due" });
+    const fix = await sc("POST", "/v1/billing/subscribe", { token: b.owner.token, body: { plan: "STARTER" } });
+    expect(fix.body.redirect.kind).toBe("portal");
+    expect(fake.sent("POST", "/v1/billing_portal/sessions").at(-1)!.params.get("flow_data[type]")).toBe("payment_method_update");
+
+    // Two live ones at Stripe (from before this check existed): the older is kept, the newer
+    // canceled as a duplicate, and the owner is answered for the one kept.
+    const c = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: c.owner.token, body: { plan: "STARTER" } });
+    const customerC = (await mirror(c.owner.ownerId)).customer_id;
+    clock.set(t0 + 9 * 3_600_000);
+    const older = fake.addSubscription({ customer: customerC, price: PRICE.PRO, start: t0 + 7 * 3_600_000, end: t0 + 31 * DAY });
+    const newer = fake.addSubscription({ customer: customerC, price: PRICE.EXPERT, start: t0 + 8 * 3_600_000, end: t0 + 31 * DAY });
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const r = await sc("POST", "/v1/billing/subscribe", { token: c.owner.token, body: { plan: "STARTER" } });
+    expect(r.body).toMatchObject({ plan: "PRO", status: "ACTIVE", redirect: { kind: "portal" } });
+    expect(fake.sent("DELETE", `/v1/subscriptions/${newer.id}`)).toHaveLength(1);
+    expect(fake.subscriptions.get(newer.id).status).toBe("canceled");
+    expect(fake.subscriptions.get(older.id).status).toBe("active");
+    expect(await limitsSeen(c.key)).toEqual(LIMITS.PRO);
+    expect((await stripeBilling(c.owner)).notices).toMatchObject([{ kind: "duplicate_subscription_canceled", subscriptionId: newer.id, keptSubscriptionId: older.id, plan: "EXPERT" }]);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  it("a second live subscription is canceled at Stripe with its unused time credited, logged with its ids and shown to the owner; its later events change nothing", async () => {
+    const t0 = Date.parse("2032-04-01T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const a = await newAgent();
+    const o = a.owner;
+    const { T, owner, hook, agent, print } = narrate(a);
+    const lines: string[] = [];
+    for (const level of ["log", "info", "warn", "error"] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    }
+    T.push("(the owner subscribes to PRO through Checkout and pays; Stripe's events arrive)");
+    const first = await subscribeViaCheckout(a, "PRO", t0, t0 + 30 * DAY);
+    const customer = first.customer;
+    expect(await agent()).toEqual(LIMITS.PRO);
+
+    T.push("(a second subscription, EXPERT, is paid for the same customer: a Checkout opened before this fix in another tab, or one made by hand in Stripe's Dashboard)");
+    clock.set(t0 + 2 * 3_600_000);
+    const second = fake.addSubscription({ customer, price: PRICE.EXPERT, start: now(), end: now() + 30 * DAY, metadata: { owner_id: o.ownerId, plan: "EXPERT" } });
+    const secondAsPaid = clone(second);
+    const created = stripeEvent("customer.subscription.created", secondAsPaid);
+    const reads = fake.sent("GET", `/v1/subscriptions/${first.id}`).length;
+    const w = await hook(created);
+    expect(w.body).toEqual({
+      received: true,
+      id: created.id,
+      type: "customer.subscription.created",
+      outcome: "canceled_duplicate",
+      reason: `a second live subscription beside ${first.id}: canceled at Stripe, unused time credited`,
+    });
+    // Lore read the kept one from Stripe before canceling anything, then canceled the newer one at once.
+    expect(fake.sent("GET", `/v1/subscriptions/${first.id}`)).toHaveLength(reads + 1);
+    const dels = fake.sent("DELETE", `/v1/subscriptions/${second.id}`);
+    expect(dels).toHaveLength(1);
+    expect(dels[0]!.headers.get("idempotency-key")).toBe(`lore-duplicate-cancel-${second.id}`);
+    expect(Object.fromEntries(dels[0]!.params)).toEqual({
+      prorate: "true",
+      invoice_now: "true",
+      "cancellation_details[comment]": `Duplicate subscription: this customer already has ${first.id} (PRO). Canceled by Lore; the unused time is credited.`,
+    });
+    expect(fake.subscriptions.get(second.id)).toMatchObject({ status: "canceled", cancellation_details: { reason: "cancellation_requested" } });
+    expect(fake.subscriptions.get(first.id).status).toBe("active");
+    // The plan follows the first one, untouched.
+    expect(await agent()).toEqual(LIMITS.PRO);
+    expect(await mirror(o.ownerId)).toMatchObject({ subscription_id: first.id, status: "active", price_id: PRICE.PRO });
+    expect(await eventRow(created.id)).toMatchObject({ owner_id: o.ownerId, outcome: expect.stringMatching(/^canceled_duplicate: /) });
+    // Logged with the ids (never a secret) …
+    const logged = lines.filter((l) => l.includes("stripe duplicate subscription canceled"));
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0]!)).toEqual({
+      level: "warn",
+      what: "stripe duplicate subscription canceled",
+      owner: o.ownerId,
+      customer,
+      canceled: second.id,
+      canceledPlan: "EXPERT",
+      kept: first.id,
+      keptPlan: "PRO",
+      status: "canceled",
+    });
+    // … and shown to the owner.
+    const b = await owner("GET", "/v1/billing");
+    expect(b.body).toMatchObject({ plan: "PRO", subscribedPlan: "PRO", status: "ACTIVE", periodEnd: iso(t0 + 30 * DAY) });
+    expect(b.body.notices).toEqual([
+      {
+        kind: "duplicate_subscription_canceled",
+        at: iso(now()),
+        subscriptionId: second.id,
+        keptSubscriptionId: first.id,
+        plan: "EXPERT",
+        message: expect.stringMatching(new RegExp(`canceled ${second.id} at Stripe at once; its unused time is credited to your Stripe balance`)),
+      },
+    ]);
+
+    T.push("(the duplicate's other events: a replay, its checkout, its invoice, a late copy still saying active, its deletion)");
+    expect((await hook(created)).body.outcome).toBe("duplicate");
+    const session = `cs_test_Tsecond${Date.now()}`;
+    expect(applied(await hook(stripeEvent("checkout.session.completed", checkoutCompletedObject({ customer, ownerId: o.ownerId, subscription: second.id, session }))), "ignored").reason).toBe(
+      "not the subscription the owner's plan follows",
+    );
+    expect(applied(await hook(stripeEvent("invoice.paid", invoiceObject(secondAsPaid, { paid: true, start: now(), end: now() + 30 * DAY }))), "ignored").reason).toBe(
+      "not the subscription the owner's plan follows",
+    );
+    expect(applied(await hook(stripeEvent("customer.subscription.updated", secondAsPaid)), "ignored").reason).toBe("a duplicate subscription Lore has canceled");
+    applied(await hook(stripeEvent("customer.subscription.deleted", clone(fake.subscriptions.get(second.id)))), "ignored");
+    expect(fake.sent("DELETE", /^\/v1\/subscriptions\//)).toHaveLength(1);
+    expect(await agent()).toEqual(LIMITS.PRO);
+    expect((await stripeBilling(o)).notices).toHaveLength(1);
+    expect(lines.join("\n")).not.toContain(STRIPE_ENV.STRIPE_SECRET_KEY);
+    expect(lines.join("\n")).not.toContain(STRIPE_ENV.STRIPE_WEBHOOK_SECRET);
+    print("Duplicate subscription against the recorded responses:");
+  });
+
+  it("duplicates whatever the order: the older subscription is kept, the mirror is checked against Stripe first, and racing events cancel once", async () => {
+    const t0 = Date.parse("2032-05-01T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+
+    // The newer one's event arrives first and is followed; the older one's then displaces it.
+    const a = await newAgent();
+    await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "STARTER" } });
+    const customer = (await mirror(a.owner.ownerId)).customer_id;
+    const older = fake.addSubscription({ customer, price: PRICE.STARTER, start: t0 + 60_000, end: t0 + 31 * DAY });
+    const newer = fake.addSubscription({ customer, price: PRICE.PRO, start: t0 + 120_000, end: t0 + 31 * DAY });
+    clock.set(t0 + 180_000);
+    applied(await deliver(stripeEvent("customer.subscription.created", newer, t0 + 120_000)));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.PRO);
+    applied(await deliver(stripeEvent("customer.subscription.created", older, t0 + 60_000)));
+    expect(fake.sent("DELETE", `/v1/subscriptions/${newer.id}`)).toHaveLength(1);
+    expect(fake.sent("DELETE", `/v1/subscriptions/${older.id}`)).toHaveLength(0);
+    expect(await mirror(a.owner.ownerId)).toMatchObject({ subscription_id: older.id, status: "active" });
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
+    expect((await stripeBilling(a.owner)).notices).toMatchObject([{ subscriptionId: newer.id, keptSubscriptionId: older.id, plan: "PRO" }]);
+    // The canceled one's own events are about a subscription the plan does not follow.
+    applied(await deliver(stripeEvent("customer.subscription.deleted", clone(fake.subscriptions.get(newer.id)))), "ignored");
+    applied(await deliver(stripeEvent("customer.subscription.updated", older, t0 + 60_000)));
+    expect(await limitsSeen(a.key)).toEqual(LIMITS.STARTER);
+
+    // The mirror is behind: the followed subscription ended at Stripe, its webhook not yet in.
+    // A new one is its successor, not a duplicate: nothing is canceled.
+    const b = await newAgent();
+    const subB = await subscribeViaCheckout(b, "PRO", t0, t0 + 30 * DAY);
+    clock.set(t0 + 3 * DAY);
+    Object.assign(fake.subscriptions.get(subB.id), { status: "canceled", ended_at: (t0 + 3 * DAY) / 1000, canceled_at: (t0 + 3 * DAY) / 1000 });
+    const nextB = fake.addSubscription({ customer: subB.customer, price: PRICE.EXPERT, start: t0 + 3 * DAY, end: t0 + 33 * DAY });
+    applied(await deliver(stripeEvent("customer.subscription.created", nextB)));
+    expect(fake.sent("GET", `/v1/subscriptions/${subB.id}`).length).toBeGreaterThanOrEqual(1);
+    expect(fake.sent("DELETE", /^\/v1\/subscriptions\//)).toHaveLength(1); // only a's
+    expect(await mirror(b.owner.ownerId)).toMatchObject({ subscription_id: nextB.id, status: "active" });
+    expect(await limitsSeen(b.key)).toEqual(LIMITS.EXPERT);
+    expect((await stripeBilling(b.owner)).notices).toBeUndefined();
+
+    // Two events of one duplicate handled at the same moment: Stripe cancels it once (one
+    // idempotency key), one notice, the plan untouched.
+    const c = await newAgent();
+    const subC = await subscribeViaCheckout(c, "STARTER", t0 + 3 * DAY, t0 + 33 * DAY);
+    clock.set(t0 + 4 * DAY);
+    const dup = fake.addSubscription({ customer: subC.customer, price: PRICE.STARTER, start: now(), end: now() + 30 * DAY });
+    const raced = await Promise.all([
+      deliver(stripeEvent("customer.subscription.created", dup)),
+      deliver(stripeEvent("invoice.paid", invoiceObject(dup, { paid: true, start: now(), end: now() + 30 * DAY }))),
+    ]);
+    expect(raced.map((r) => r.status)).toEqual([200, 200]);
+    expect(raced.map((r) => r.body.outcome)).toContain("canceled_duplicate");
+    const dels = fake.sent("DELETE", `/v1/subscriptions/${dup.id}`);
+    expect(dels.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(dels.map((x) => x.headers.get("idempotency-key")))).toEqual(new Set([`lore-duplicate-cancel-${dup.id}`]));
+    expect(fake.subscriptions.get(dup.id).status).toBe("canceled");
+    expect(fake.subscriptions.get(subC.id).status).toBe("active");
+    expect((await stripeBilling(c.owner)).notices).toHaveLength(1);
+    expect(await limitsSeen(c.key)).toEqual(LIMITS.STARTER);
+  });
+
+  it("Stripe failing while expiring a session or canceling a duplicate is a 500 that changes nothing; the retry completes it", async () => {
+    const t0 = Date.parse("2032-06-01T00:00:00.000Z");
+    const clock = clockAt(iso(t0));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const a = await newAgent();
+    const r = await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } });
+    const before = await mirror(a.owner.ownerId);
+    fake.outage();
+    const failed = expectError(await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "EXPERT" } }), 500, "INTERNAL");
+    expect(failed.error.message).toMatch(/nothing was changed/);
+    expect(JSON.stringify(errors.mock.calls)).toContain("checkout.sessions.expire");
+    // The PRO session is still the open one, still open at Stripe, and still handed out.
+    expect(await mirror(a.owner.ownerId)).toEqual(before);
+    expect((await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "PRO" } })).body.redirect).toEqual(r.body.redirect);
+    expect(fake.sent("POST", "/v1/checkout/sessions")).toHaveLength(1);
+    const sw = await sc("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan: "EXPERT" } });
+    expect(sw.body.redirect.kind).toBe("checkout");
+    expect(openSessions(before.customer_id).map((x) => x.url)).toEqual([sw.body.redirect.url]);
+
+    // A duplicate whose cancel fails: the event is not stored, so Stripe's retry cancels it.
+    const sub = fake.addSubscription({ customer: before.customer_id, price: PRICE.EXPERT, start: t0, end: t0 + 30 * DAY });
+    applied(await deliver(stripeEvent("customer.subscription.created", sub)));
+    clock.set(t0 + 3_600_000);
+    const dup = fake.addSubscription({ customer: before.customer_id, price: PRICE.PRO, start: now(), end: now() + 30 * DAY });
+    const ev = stripeEvent("customer.subscription.created", dup);
+    fake.outage(); // the read of the kept subscription fails
+    expectError(await deliver(ev), 500, "INTERNAL");
+    expect(await eventRow(ev.id)).toBeNull();
+    expect(fake.subscriptions.get(dup.id).status).toBe("active");
+    expect((await stripeBilling(a.owner)).notices).toBeUndefined();
+    applied(await deliver(ev), "canceled_duplicate");
+    expect(fake.subscriptions.get(dup.id).status).toBe("canceled");
     expect(await limitsSeen(a.key)).toEqual(LIMITS.EXPERT);
   });
 

@@ -7,6 +7,12 @@ import portalFx from "./fixtures/stripe/billing_portal_session.json";
 import subscriptionFx from "./fixtures/stripe/subscription.json";
 import invoiceFx from "./fixtures/stripe/invoice.json";
 import apiKeyErrorFx from "./fixtures/stripe/error_invalid_api_key.json";
+import checkoutExpiredFx from "./fixtures/stripe/checkout_session_expired.json";
+import subscriptionListFx from "./fixtures/stripe/subscription_list.json";
+import subscriptionCanceledFx from "./fixtures/stripe/subscription_canceled.json";
+import notOpenErrorFx from "./fixtures/stripe/error_checkout_session_not_open.json";
+import noSuchSubscriptionFx from "./fixtures/stripe/error_no_such_subscription.json";
+import idempotencyErrorFx from "./fixtures/stripe/error_idempotency_key_reused.json";
 import { now } from "../src/core/clock";
 import { call } from "./helpers";
 
@@ -90,8 +96,9 @@ export function invoiceObject(sub: any, opts: { paid: boolean; start: number; en
   return inv;
 }
 
-export function checkoutCompletedObject(opts: { customer: string; ownerId: string; subscription: string }): any {
+export function checkoutCompletedObject(opts: { customer: string; ownerId: string; subscription: string; session?: string }): any {
   const s: any = clone(checkoutCompletedFx);
+  if (opts.session) s.id = opts.session;
   s.customer = opts.customer;
   s.client_reference_id = opts.ownerId;
   s.subscription = opts.subscription;
@@ -139,23 +146,30 @@ export async function deliver(
 /**
  * Stripe's API for one test: `fetch` replaced, answering from the recorded responses in
  * test/fixtures/stripe (ids and fields adjusted to what the request asked). Subscriptions the test
- * creates are served by GET and changed by POST /v1/subscriptions/:id. Any other request is kept
- * in `unexpected` and answered 404, so the test fails instead of reaching the network.
+ * creates are served by GET, listed by GET /v1/subscriptions?customer=, changed by POST and
+ * canceled by DELETE /v1/subscriptions/:id; Checkout Sessions are kept, served by GET, expired by
+ * POST …/expire and by their `expires_at` on Lore's clock. Idempotency keys behave as Stripe's do:
+ * the same key with the same parameters gets the first answer again (`Idempotent-Replayed: true`),
+ * with other parameters a 400 `idempotency_error`. Any other request is kept in `unexpected` and
+ * answered 404, so the test fails instead of reaching the network.
  */
 export class FakeStripe {
   readonly requests: StripeRequest[] = [];
   readonly unexpected: string[] = [];
   readonly transcript: string[] = [];
   readonly subscriptions = new Map<string, any>();
+  readonly sessions = new Map<string, any>();
   /** Answers the next request with this instead (an outage, a bad key). */
   failNext: Reply | null = null;
   private customers = 0;
+  private idempotent = new Map<string, { signature: string; reply: Reply }>();
 
   constructor() {
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const req = new Request(input as any, init);
       const url = new URL(req.url);
-      const text = req.method === "GET" ? url.search.slice(1) : new TextDecoder().decode(await req.arrayBuffer());
+      // GET and DELETE carry their parameters in the query string (the SDK's encoding), POST in the body.
+      const text = req.method === "GET" || req.method === "DELETE" ? url.search.slice(1) : new TextDecoder().decode(await req.arrayBuffer());
       const r: StripeRequest = { method: req.method, path: url.pathname, params: new URLSearchParams(text), headers: req.headers };
       let reply: Reply;
       if (url.origin !== "https://api.stripe.com") {
@@ -163,11 +177,14 @@ export class FakeStripe {
         reply = { status: 404, body: { error: { type: "invalid_request_error", message: "not Stripe" } } };
       } else {
         this.requests.push(r);
-        reply = this.failNext ?? this.answer(r);
+        reply = this.failNext ?? this.idempotently(r, () => this.answer(r));
         this.failNext = null;
       }
-      this.transcript.push(`    Lore ⇒ Stripe API  ${r.method} ${r.path}${text ? `  ${[...r.params].map(([k, v]) => `${k}=${v}`).join(" ")}` : ""}`);
-      this.transcript.push(`    Stripe API ⇒ Lore  ${reply.status} ${summary(reply.body)}`);
+      const key = r.headers.get("idempotency-key");
+      this.transcript.push(
+        `    Lore ⇒ Stripe API  ${r.method} ${r.path}${key?.startsWith("lore-") ? `  [Idempotency-Key: ${key}]` : ""}${text ? `  ${[...r.params].map(([k, v]) => `${k}=${v}`).join(" ")}` : ""}`,
+      );
+      this.transcript.push(`    Stripe API ⇒ Lore  ${reply.status} ${summary(reply.body)}${reply.headers?.["idempotent-replayed"] ? "  (Idempotent-Replayed: the first answer to this key)" : ""}`);
       // Built here, inside the mock, so every request gets a fresh body stream.
       return new Response(JSON.stringify(reply.body), {
         status: reply.status,
@@ -184,6 +201,38 @@ export class FakeStripe {
   addSubscription(spec: SubscriptionSpec) {
     const s = subscriptionObject(spec);
     this.subscriptions.set(s.id, s);
+    return s;
+  }
+
+  /** The owner pays on Checkout: the session completes with the subscription Stripe created. */
+  completeSession(id: string, subscriptionId: string) {
+    const s = this.sessions.get(id);
+    if (!s) throw new Error(`no checkout session ${id}`);
+    Object.assign(s, { status: "complete", payment_status: "paid", url: null, subscription: subscriptionId });
+    return clone(s);
+  }
+
+  /** Stripe's idempotency: a key's first answer is kept (the body and status) and given again for the same request. */
+  private idempotently(r: StripeRequest, answer: () => Reply): Reply {
+    const key = r.headers.get("idempotency-key");
+    if (!key || r.method === "GET") return answer();
+    const signature = `${r.method} ${r.path} ${[...r.params].map(([k, v]) => `${k}=${v}`).sort().join("&")}`;
+    const prior = this.idempotent.get(key);
+    if (prior && prior.signature !== signature) {
+      const body: any = clone(idempotencyErrorFx);
+      body.error.message = body.error.message.replace("lore-checkout-placeholder", key);
+      return { status: 400, body };
+    }
+    if (prior) return { ...prior.reply, body: clone(prior.reply.body), headers: { ...prior.reply.headers, "idempotent-replayed": "true" } };
+    const reply = answer();
+    this.idempotent.set(key, { signature, reply: { ...reply, body: clone(reply.body) } });
+    return reply;
+  }
+
+  /** A session past its `expires_at` (Lore's clock stands in for Stripe's) is expired. */
+  private session(id: string) {
+    const s = this.sessions.get(id);
+    if (s?.status === "open" && now() >= s.expires_at * 1000) Object.assign(s, { status: "expired", url: null });
     return s;
   }
 
@@ -210,6 +259,15 @@ export class FakeStripe {
     }
     if (r.method === "POST" && r.path === "/v1/checkout/sessions") {
       const s: any = clone(checkoutFx);
+      s.created = sec(now());
+      const expires = p.has("expires_at") ? Number(p.get("expires_at")) : s.created + 86_400;
+      if (expires - s.created < 1800 || expires - s.created > 86_400) {
+        return {
+          status: 400,
+          body: { error: { type: "invalid_request_error", param: "expires_at", message: "The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation." } },
+        };
+      }
+      s.expires_at = expires;
       s.id = `cs_test_T${uid()}`;
       s.customer = p.get("customer");
       s.client_reference_id = p.get("client_reference_id");
@@ -217,7 +275,37 @@ export class FakeStripe {
       s.cancel_url = p.get("cancel_url");
       s.metadata = { owner_id: p.get("metadata[owner_id]"), plan: p.get("metadata[plan]") };
       s.url = `https://checkout.stripe.com/c/pay/${s.id}`;
-      return { status: 200, body: s };
+      this.sessions.set(s.id, s);
+      return { status: 200, body: clone(s) };
+    }
+    const cs = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(r.path);
+    if (cs) {
+      const s = this.session(cs[1]!);
+      if (!s) return { status: 404, body: { error: { type: "invalid_request_error", code: "resource_missing", param: "session", message: `No such checkout.session: '${cs[1]}'` } } };
+      if (r.method === "GET" && !cs[2]) return { status: 200, body: clone(s) };
+      if (r.method === "POST" && cs[2]) {
+        if (s.status !== "open") {
+          const body: any = clone(notOpenErrorFx);
+          body.error.message = body.error.message.replace("`complete`", `\`${s.status}\``);
+          return { status: 400, body };
+        }
+        // The expired session as Stripe answers it (checkout_session_expired.json): no URL any more.
+        Object.assign(s, { status: checkoutExpiredFx.status, url: checkoutExpiredFx.url });
+        return { status: 200, body: clone(s) };
+      }
+    }
+    if (r.method === "GET" && r.path === "/v1/subscriptions") {
+      const status = p.get("status");
+      const limit = Number(p.get("limit") ?? 10);
+      const all = [...this.subscriptions.values()]
+        .filter((x) => x.customer === p.get("customer"))
+        // Without a status Stripe lists every subscription that is not canceled.
+        .filter((x) => (status === "all" ? true : status ? x.status === status : x.status !== "canceled"))
+        .sort((a, b) => b.created - a.created);
+      const list: any = clone(subscriptionListFx);
+      list.data = all.slice(0, limit).map(clone);
+      list.has_more = all.length > limit;
+      return { status: 200, body: list };
     }
     if (r.method === "POST" && r.path === "/v1/billing_portal/sessions") {
       const s: any = clone(portalFx);
@@ -231,6 +319,19 @@ export class FakeStripe {
     if (m) {
       const sub = this.subscriptions.get(m[1]!);
       if (!sub) return { status: 404, body: { error: { type: "invalid_request_error", code: "resource_missing", message: `No such subscription: '${m[1]}'` } } };
+      if (r.method === "DELETE") {
+        // Canceling a canceled subscription: Stripe answers as if it did not exist.
+        if (sub.status === "canceled" || sub.status === "incomplete_expired") {
+          const body: any = clone(noSuchSubscriptionFx);
+          body.error.message = `No such subscription: '${sub.id}'`;
+          return { status: 404, body };
+        }
+        const t = sec(now());
+        Object.assign(sub, { status: subscriptionCanceledFx.status, canceled_at: t, ended_at: t, cancel_at_period_end: false, cancel_at: null });
+        sub.cancellation_details = { ...subscriptionCanceledFx.cancellation_details, comment: p.get("cancellation_details[comment]") };
+        if (p.get("invoice_now") === "true") sub.latest_invoice = `in_T${uid()}`;
+        return { status: 200, body: clone(sub) };
+      }
       if (r.method === "POST" && p.has("cancel_at_period_end")) {
         const cancel = p.get("cancel_at_period_end") === "true";
         sub.cancel_at_period_end = cancel;
@@ -253,6 +354,9 @@ function summary(body: any): string {
     bits.push(`status=${body.status}`, `price=${i.price.id}`, `period=${new Date(i.current_period_start * 1000).toISOString().slice(0, 10)}..${new Date(i.current_period_end * 1000).toISOString().slice(0, 10)}`);
     if (body.cancel_at_period_end) bits.push("cancel_at_period_end");
   }
+  if (body?.object === "checkout.session") bits.push(`status=${body.status}`);
+  if (body?.object === "list") bits.push(`[${body.data.map((x: any) => `${x.id} ${x.status}`).join(", ")}]`);
+  if (body?.object === "subscription" && body.status === "canceled" && body.cancellation_details?.comment) bits.push(`comment="${body.cancellation_details.comment}"`);
   if (body?.url) bits.push(body.url);
   return bits.filter(Boolean).join(" ");
 }

@@ -19,6 +19,16 @@ const providerOut = z.object({
   directSwitch: z.boolean(),
 });
 
+const noticeOut = z.object({
+  /** `duplicate_subscription_canceled`: a second live subscription was canceled at Stripe, its unused time credited. */
+  kind: z.enum(["duplicate_subscription_canceled"]),
+  at: z.string().describe("When it happened (ISO 8601)"),
+  message: z.string().describe("What happened and what it means for the owner, in a sentence or three"),
+  subscriptionId: z.string().nullable().describe("The Stripe subscription it is about (the canceled duplicate)"),
+  keptSubscriptionId: z.string().nullable().describe("The Stripe subscription the plan follows"),
+  plan: z.enum(PLAN_IDS).nullable().describe("The canceled duplicate's plan"),
+});
+
 const billingOut = z.object({
   /** The plan whose limits apply now (a lapsed plan keeps its limits through the grace period). */
   plan: z.enum(PLAN_IDS),
@@ -27,6 +37,13 @@ const billingOut = z.object({
   periodEnd: z.string().nullable(),
   graceEndsAt: z.string().nullable(),
   provider: providerOut,
+  notices: z
+    .array(noticeOut)
+    .optional()
+    .describe(
+      "GET /v1/billing under Stripe, present only when there is something to tell: what Lore did to the billing without being asked " +
+        "(a duplicate subscription canceled at Stripe), newest first, the last 90 days, at most 10",
+    ),
 });
 
 const redirectOut = z
@@ -71,11 +88,14 @@ export const subscribeOp = defineOperation({
   summary: "Subscribe to a paid plan, or switch to another one",
   description:
     "Local provider: active at once for one calendar month, renewing until canceled (`redirect` is null). Stripe: answers " +
-    "with `redirect` = a Checkout URL (no subscription yet) or a Customer Portal URL that confirms the switch (another plan) " +
+    "with `redirect` = a Checkout URL (no subscription yet; the owner's open session for the same plan is handed out again, one for " +
+    "another plan is expired first) or a Customer Portal URL that confirms the switch (another plan) " +
     "or updates the card (payment past due); the plan changes only when Stripe confirms by webhook. The same plan again is " +
     `409, or resumes a plan set to cancel. \`returnPath\` (default /) is where Stripe sends the owner back.`,
   errors: {
-    CONFLICT: "already subscribed to this plan, the payment was declined, or another request changed the subscription at the same time",
+    CONFLICT:
+      "already subscribed to this plan (also when Stripe lists a subscription its webhooks have not brought yet), the payment was declined, " +
+      "or another request changed the subscription or the checkout at the same time",
   },
   tag: TAG,
   method: "POST",

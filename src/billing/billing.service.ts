@@ -36,6 +36,20 @@ export interface ProviderView {
 
 export const LOCAL_PROVIDER: ProviderView = { name: "local", checkout: false, portal: false, directSwitch: true };
 
+/** Something Lore did to the owner's billing without being asked (GET /v1/billing `notices`). */
+export interface BillingNotice {
+  kind: "duplicate_subscription_canceled";
+  /** When it happened (ISO 8601). */
+  at: string;
+  message: string;
+  /** The Stripe subscription it is about (the canceled duplicate). */
+  subscriptionId: string | null;
+  /** The Stripe subscription the plan follows (kept). */
+  keptSubscriptionId: string | null;
+  /** The canceled duplicate's plan. */
+  plan: PlanId | null;
+}
+
 export interface BillingView {
   plan: PlanId;
   subscribedPlan: PlanId | null;
@@ -43,6 +57,8 @@ export interface BillingView {
   periodEnd: string | null;
   graceEndsAt: string | null;
   provider: ProviderView;
+  /** GET /v1/billing only, and only when there is something to tell: newest first. */
+  notices?: BillingNotice[];
 }
 
 /** `ms` plus `n` calendar months (UTC), the day clamped to the target month's length (Jan 31 → Feb 28). */

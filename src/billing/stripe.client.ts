@@ -92,23 +92,108 @@ export interface CheckoutRequest {
   plan: PaidPlan;
   successUrl: string;
   cancelUrl: string;
+  /** s since epoch: when Stripe expires the session (30 min to 24 h after creation). */
+  expiresAt: number;
+  /**
+   * Two requests with the same key get the same session from Stripe instead of two (Stripe answers
+   * a repeated key with the first answer, for 24 hours, if the parameters are the same).
+   */
+  idempotencyKey: string;
 }
 
+export interface CheckoutSession {
+  id: string;
+  /** open, complete or expired */
+  status: string;
+  url: string | null;
+  /** ms since epoch */
+  expiresAt: number;
+}
+
+const sessionOf = (s: Stripe.Checkout.Session): CheckoutSession => ({
+  id: s.id,
+  status: s.status ?? "open",
+  url: s.url,
+  expiresAt: s.expires_at * 1000,
+});
+
 /** A Checkout Session in subscription mode for the plan's configured price. */
-export function createCheckoutSession(cfg: StripeConfig, req: CheckoutRequest): Promise<{ id: string; url: string; expiresAt: number }> {
+export function createCheckoutSession(cfg: StripeConfig, req: CheckoutRequest): Promise<CheckoutSession & { url: string }> {
   return call(cfg, "checkout.sessions.create", async (s) => {
-    const session = await s.checkout.sessions.create({
-      mode: "subscription",
-      customer: req.customerId,
-      client_reference_id: req.ownerId,
-      line_items: [{ price: cfg.prices[req.plan], quantity: 1 }],
-      success_url: req.successUrl,
-      cancel_url: req.cancelUrl,
-      metadata: { owner_id: req.ownerId, plan: req.plan },
-      subscription_data: { metadata: { owner_id: req.ownerId, plan: req.plan } },
-    });
+    const session = await s.checkout.sessions.create(
+      {
+        mode: "subscription",
+        customer: req.customerId,
+        client_reference_id: req.ownerId,
+        line_items: [{ price: cfg.prices[req.plan], quantity: 1 }],
+        success_url: req.successUrl,
+        cancel_url: req.cancelUrl,
+        expires_at: req.expiresAt,
+        metadata: { owner_id: req.ownerId, plan: req.plan },
+        subscription_data: { metadata: { owner_id: req.ownerId, plan: req.plan } },
+      },
+      { idempotencyKey: req.idempotencyKey },
+    );
     if (!session.url) throw new Error(`checkout session ${session.id} has no url`);
-    return { id: session.id, url: session.url, expiresAt: session.expires_at };
+    return { ...sessionOf(session), url: session.url };
+  });
+}
+
+/** A Checkout Session as Stripe has it now (open, complete or expired). */
+export function retrieveCheckoutSession(cfg: StripeConfig, id: string): Promise<CheckoutSession> {
+  return call(cfg, "checkout.sessions.retrieve", async (s) => sessionOf(await s.checkout.sessions.retrieve(id)));
+}
+
+const isInvalidRequest = (err: unknown) => (err as { type?: string })?.type === "StripeInvalidRequestError";
+
+/**
+ * Expires an open Checkout Session, so that nobody can pay it any more. Stripe refuses to expire
+ * a session that is not open (already expired, or complete: paid): then its status as Stripe has
+ * it is the answer, so the caller knows whether a payment happened. Any other failure is a 500.
+ */
+export function expireCheckoutSession(cfg: StripeConfig, id: string): Promise<CheckoutSession> {
+  return call(cfg, "checkout.sessions.expire", async (s) => {
+    try {
+      return sessionOf(await s.checkout.sessions.expire(id));
+    } catch (err) {
+      if (!isInvalidRequest(err)) throw err;
+      const now = sessionOf(await s.checkout.sessions.retrieve(id));
+      if (now.status === "open") throw err;
+      return now;
+    }
+  });
+}
+
+/**
+ * The customer's subscriptions that have not been canceled (Stripe's default for this list, so a
+ * long history of canceled ones cannot push a live one off the page), newest first. 100 is
+ * Stripe's page maximum; an owner has one, two in the rare duplicate.
+ */
+export function listSubscriptions(cfg: StripeConfig, customerId: string): Promise<Stripe.Subscription[]> {
+  return call(cfg, "subscriptions.list", async (s) => (await s.subscriptions.list({ customer: customerId, limit: 100 })).data);
+}
+
+/**
+ * Cancels a duplicate subscription at once. `prorate` credits the unused time of the current
+ * period and `invoice_now` settles it on a final invoice now: its negative total goes to the
+ * customer's Stripe balance, which pays their next invoices. The comment is shown in Stripe's
+ * Dashboard. The idempotency key makes a repeated webhook get Stripe's first answer; a
+ * subscription already canceled (Stripe answers 404 for it) is read back instead.
+ */
+export function cancelDuplicateSubscription(cfg: StripeConfig, id: string, comment: string): Promise<Stripe.Subscription> {
+  return call(cfg, "subscriptions.cancel", async (s) => {
+    try {
+      return await s.subscriptions.cancel(
+        id,
+        { prorate: true, invoice_now: true, cancellation_details: { comment } },
+        { idempotencyKey: `lore-duplicate-cancel-${id}` },
+      );
+    } catch (err) {
+      if (!isInvalidRequest(err)) throw err;
+      const now = await s.subscriptions.retrieve(id);
+      if (now.status !== "canceled" && now.status !== "incomplete_expired") throw err;
+      return now;
+    }
   });
 }
 

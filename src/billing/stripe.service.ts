@@ -1,13 +1,32 @@
-import { eq } from "drizzle-orm";
+import type Stripe from "stripe";
+import { and, desc, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { owners } from "../db/identity";
-import { stripeCustomers } from "../db/billing";
+import { billingNotices, stripeCustomers } from "../db/billing";
 import { iso, now } from "../core/clock";
 import { conflict, notFound } from "../core/errors";
-import { settle, statusOf, view, type BillingView, type ProviderView, type Subscription } from "./billing.service";
+import { settle, statusOf, view, type BillingNotice, type BillingView, type ProviderView, type Subscription } from "./billing.service";
+import type { PlanId } from "../quota/plans";
 import { planForPrice, type PaidPlan, type StripeConfig } from "./billing.config";
-import { createCheckoutSession, createPortalSession, setCancelAtPeriodEnd } from "./stripe.client";
-import { applyStripeSubscription, ensureCustomer, LIVE_STATUSES, UNPAID_STATUSES, type Mirror } from "./stripe.sync";
+import {
+  createCheckoutSession,
+  createPortalSession,
+  expireCheckoutSession,
+  listSubscriptions,
+  retrieveCheckoutSession,
+  setCancelAtPeriodEnd,
+  type CheckoutSession,
+} from "./stripe.client";
+import {
+  applyStripeSubscription,
+  clearCheckoutSession,
+  ensureCustomer,
+  LIVE_STATUSES,
+  mirrorByOwner,
+  planItem,
+  UNPAID_STATUSES,
+  type Mirror,
+} from "./stripe.sync";
 
 /**
  * Billing under Stripe. The owner's plan changes only when Stripe says so: by a signed webhook, or
@@ -40,10 +59,39 @@ async function read(db: Db, ownerId: string): Promise<{ sub: Subscription; mirro
 const liveSubscription = (m: Mirror | undefined): (Mirror & { subscriptionId: string }) | null =>
   m?.subscriptionId && LIVE_STATUSES.has(m.status ?? "") ? (m as Mirror & { subscriptionId: string }) : null;
 
+/** Notices are shown for this long (the table keeps them). */
+export const NOTICE_WINDOW_MS = 90 * 86_400_000;
+const MAX_NOTICES = 10;
+
 export async function getStripeBilling(db: Db, ownerId: string): Promise<BillingView> {
   const at = now();
-  const { sub, mirror } = await read(db, ownerId);
-  return view(await settle(db, ownerId, at, { renew: false, sub }), at, providerView(mirror));
+  const [[row], [mirror], notices] = await db.batch([
+    db
+      .select({ plan: owners.plan, status: owners.planStatus, periodEnd: owners.planPeriodEnd, anchor: owners.planAnchor })
+      .from(owners)
+      .where(eq(owners.id, ownerId)),
+    db.select().from(stripeCustomers).where(eq(stripeCustomers.ownerId, ownerId)),
+    db
+      .select()
+      .from(billingNotices)
+      .where(and(eq(billingNotices.ownerId, ownerId), gte(billingNotices.createdAt, at - NOTICE_WINDOW_MS)))
+      .orderBy(desc(billingNotices.createdAt), desc(billingNotices.id))
+      .limit(MAX_NOTICES),
+  ]);
+  if (!row) throw notFound("Account");
+  const out = view(await settle(db, ownerId, at, { renew: false, sub: row }), at, providerView(mirror));
+  if (notices.length === 0) return out;
+  return {
+    ...out,
+    notices: notices.map((n) => ({
+      kind: n.kind as BillingNotice["kind"],
+      at: iso(n.createdAt)!,
+      message: n.message,
+      subscriptionId: n.subscriptionId,
+      keptSubscriptionId: n.keptSubscriptionId,
+      plan: (n.plan as PlanId | null) ?? null,
+    })),
+  };
 }
 
 export interface ReturnUrls {
@@ -57,11 +105,80 @@ const withQuery = (url: string, key: string, value: string) => {
   return u.toString();
 };
 
+/** How long a Checkout Session stays open (Stripe allows 30 minutes to 24 hours). */
+export const CHECKOUT_TTL_MS = 60 * 60_000;
 /**
- * Without a live subscription: a Checkout Session for the plan's price (the owner's customer,
- * created once; the owner id as `client_reference_id`). With one on another plan: a portal link
- * that confirms the switch (Stripe prorates as the portal is configured). On the same plan: 409 if
- * it renews, resumed at once if it was set to cancel. Unpaid: the portal's card update.
+ * Its end is rounded up to the next 10 minutes, so that two requests a moment apart send Stripe
+ * the very same parameters under the same idempotency key and get the very same session.
+ */
+const CHECKOUT_ROUND_MS = 10 * 60_000;
+/** An open session with less time left than this is not handed out again: it is expired and replaced. */
+export const CHECKOUT_REUSE_MIN_MS = 15 * 60_000;
+/**
+ * A stored session is expired at Stripe (not only forgotten) until this long after its
+ * `expires_at`, in case Stripe's clock or its expiry job runs behind Lore's.
+ */
+const EXPIRY_SLACK_MS = 10 * 60_000;
+
+const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * The idempotency key of a new Checkout Session: the owner, the plan and the open-session
+ * generation (the compare-and-set below moves it on every session stored, so a key is never
+ * reused for a later session), plus a digest of the other parameters: requests that differ in
+ * them (another return page, or either side of a 10-minute boundary) would be refused by Stripe
+ * under one key, so they get their own session, and the compare-and-set keeps one.
+ */
+async function checkoutKey(ownerId: string, plan: PaidPlan, generation: number, params: unknown): Promise<string> {
+  const digest = hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(params)))).slice(0, 16);
+  return `lore-checkout-${ownerId}-${plan}-g${generation}-${digest}`;
+}
+
+/** Stores a new open session if nobody stored one since `generation` was read (compare-and-set). */
+async function storeCheckoutSession(db: Db, ownerId: string, generation: number, plan: PaidPlan, session: CheckoutSession): Promise<boolean> {
+  const won = await db
+    .update(stripeCustomers)
+    .set({
+      checkoutSessionId: session.id,
+      checkoutPlan: plan,
+      checkoutExpiresAt: session.expiresAt,
+      checkoutGeneration: sql`${stripeCustomers.checkoutGeneration} + 1`,
+      updatedAt: now(),
+    })
+    .where(and(eq(stripeCustomers.ownerId, ownerId), eq(stripeCustomers.checkoutGeneration, generation)))
+    .returning({ ownerId: stripeCustomers.ownerId });
+  return won.length > 0;
+}
+
+const checkoutRedirect = (url: string): Redirect => ({ kind: "checkout", url });
+
+/**
+ * The live subscriptions carrying a Lore price that Stripe has for the customer, oldest first.
+ * The mirror learns of a subscription only by webhook, seconds (or, when deliveries fail, hours)
+ * after it is paid; Stripe's list is the truth before a Checkout is opened.
+ */
+async function liveAtStripe(cfg: StripeConfig, customerId: string): Promise<Stripe.Subscription[]> {
+  const subs = await listSubscriptions(cfg, customerId);
+  return subs
+    .filter((s) => LIVE_STATUSES.has(s.status) && planItem(cfg, s) !== null)
+    .sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * Without a live subscription: Stripe Checkout, with at most one open session per owner.
+ * - An open session for the same plan (stored with its expiry) is handed out again while Stripe
+ *   says it is open and has 15 minutes left; one for another plan, or about to expire, is expired
+ *   at Stripe first, so it can no longer be paid. A completed or expired one is never reused.
+ * - Before a session is created, Stripe is asked for the customer's live subscriptions: one the
+ *   webhooks have not brought yet is applied to the mirror, and the owner is answered as for an
+ *   existing subscription (no second Checkout).
+ * - The session is created under an idempotency key of the owner, plan and open-session
+ *   generation, and stored by a compare-and-set on that generation: of two requests racing, one
+ *   stores its session; the other hands out the same session (same key, same parameters: Stripe
+ *   answered both with it), or expires its own unused one and starts over.
+ * With a live subscription on another plan: a portal link that confirms the switch (Stripe
+ * prorates as the portal is configured). On the same plan: 409 if it renews, resumed at once if it
+ * was set to cancel. Unpaid: the portal's card update.
  */
 export async function stripeSubscribe(
   db: Db,
@@ -71,23 +188,67 @@ export async function stripeSubscribe(
   urls: ReturnUrls,
 ): Promise<BillingView & { redirect: Redirect }> {
   const at = now();
-  const { sub, mirror } = await read(db, owner.ownerId);
-  const cur = await settle(db, owner.ownerId, at, { renew: false, sub });
-  const live = liveSubscription(mirror);
+  let { sub, mirror } = await read(db, owner.ownerId);
+  let cur = await settle(db, owner.ownerId, at, { renew: false, sub });
+  let live = liveSubscription(mirror);
 
   if (!live) {
-    const customer = mirror ?? (await ensureCustomer(db, cfg, owner));
-    const session = await createCheckoutSession(cfg, {
-      ownerId: owner.ownerId,
-      customerId: customer.customerId,
-      plan,
-      successUrl: withQuery(urls.returnUrl, "checkout", "success"),
-      cancelUrl: withQuery(urls.returnUrl, "checkout", "canceled"),
-    });
-    return { ...view(cur, at, providerView(customer)), redirect: { kind: "checkout", url: session.url } };
+    const created = !mirror;
+    let m = mirror ?? (await ensureCustomer(db, cfg, owner));
+    const answer = (url: string) => ({ ...view(cur, at, providerView(m)), redirect: checkoutRedirect(url) });
+    checkout: for (let attempt = 0; attempt < 3; attempt++) {
+      // 1. The open session: handed out again, or expired before another is made.
+      if (m.checkoutSessionId) {
+        const id = m.checkoutSessionId;
+        const fresh = (m.checkoutExpiresAt ?? 0) - at >= CHECKOUT_REUSE_MIN_MS;
+        if (m.checkoutPlan === plan && fresh) {
+          const s = await retrieveCheckoutSession(cfg, id);
+          if (s.status === "open" && s.url && s.expiresAt - at >= CHECKOUT_REUSE_MIN_MS) return answer(s.url);
+          // Completed (paid: step 2 finds its subscription) or expired: not reused.
+          if (s.status === "open") await expireCheckoutSession(cfg, id);
+        } else if ((m.checkoutExpiresAt ?? 0) + EXPIRY_SLACK_MS > at) {
+          await expireCheckoutSession(cfg, id);
+        }
+        await clearCheckoutSession(db, owner.ownerId, id);
+      }
+      // 2. A live subscription Stripe has and the mirror does not (yet): no second Checkout.
+      if (!created) {
+        const found = await liveAtStripe(cfg, m.customerId);
+        if (found.length > 0) {
+          // Oldest first: the one kept if there are two (the others are canceled as duplicates).
+          for (const s of found) await applyStripeSubscription(db, cfg, s, null);
+          ({ sub, mirror } = await read(db, owner.ownerId));
+          cur = await settle(db, owner.ownerId, at, { renew: false, sub });
+          live = liveSubscription(mirror);
+          if (!live) throw conflict("Stripe shows a subscription for this account that is still being set up; try again in a minute");
+          break checkout;
+        }
+      }
+      // 3. A new session, stored by compare-and-set on the generation read.
+      const generation = m.checkoutGeneration;
+      const params = {
+        successUrl: withQuery(urls.returnUrl, "checkout", "success"),
+        cancelUrl: withQuery(urls.returnUrl, "checkout", "canceled"),
+        expiresAt: Math.ceil((at + CHECKOUT_TTL_MS) / CHECKOUT_ROUND_MS) * (CHECKOUT_ROUND_MS / 1000),
+      };
+      const session = await createCheckoutSession(cfg, {
+        ownerId: owner.ownerId,
+        customerId: m.customerId,
+        plan,
+        ...params,
+        idempotencyKey: await checkoutKey(owner.ownerId, plan, generation, params),
+      });
+      if (await storeCheckoutSession(db, owner.ownerId, generation, plan, session)) return answer(session.url);
+      // Another request stored a session first. The same one (Stripe answered both requests with
+      // it): hand it out. Another one: ours was never handed out; expire it and start over.
+      m = (await mirrorByOwner(db, owner.ownerId))!;
+      if (m.checkoutSessionId === session.id) return answer(session.url);
+      await expireCheckoutSession(cfg, session.id);
+    }
+    if (!live) throw conflict("Another request for this account is changing its checkout at the same time; try again");
   }
 
-  const pv = providerView(live);
+  const pv = providerView(mirror);
   if (UNPAID_STATUSES.has(live.status ?? "")) {
     const url = await createPortalSession(cfg, live.customerId, urls.returnUrl, { type: "payment_method" });
     return { ...view(cur, at, pv), redirect: { kind: "portal", url } };

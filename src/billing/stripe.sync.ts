@@ -1,11 +1,11 @@
 import type Stripe from "stripe";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { stripeCustomers, stripeEvents } from "../db/billing";
+import { billingNotices, stripeCustomers, stripeEvents } from "../db/billing";
 import { now } from "../core/clock";
 import { applySubscriptionState, type Subscription } from "./billing.service";
 import { planForPrice, type PaidPlan, type StripeConfig } from "./billing.config";
-import { createCustomer } from "./stripe.client";
+import { cancelDuplicateSubscription, createCustomer, retrieveSubscription } from "./stripe.client";
 
 /** The owner's Stripe customer and the mirror of the subscription their plan follows. */
 export type Mirror = typeof stripeCustomers.$inferSelect;
@@ -36,6 +36,16 @@ export async function ensureCustomer(db: Db, cfg: StripeConfig, owner: { ownerId
   if (!row) throw new Error("stripe customer row missing after insert");
   return row;
 }
+
+/**
+ * Forgets the owner's stored open Checkout Session if it is still `sessionId` (it completed,
+ * expired, or was expired by Lore). Conditional on the id, so it never clears a newer session.
+ */
+export const clearCheckoutSession = (db: Db, ownerId: string, sessionId: string) =>
+  db
+    .update(stripeCustomers)
+    .set({ checkoutSessionId: null, checkoutPlan: null, checkoutExpiresAt: null, updatedAt: now() })
+    .where(and(eq(stripeCustomers.ownerId, ownerId), eq(stripeCustomers.checkoutSessionId, sessionId)));
 
 export interface PlanItem {
   plan: PaidPlan;
@@ -101,7 +111,7 @@ export function stateFor(sub: Stripe.Subscription, item: PlanItem, previous: Mir
   }
 }
 
-export type Outcome = { outcome: "applied" | "stale" | "ignored"; reason?: string; ownerId?: string };
+export type Outcome = { outcome: "applied" | "stale" | "ignored" | "canceled_duplicate"; reason?: string; ownerId?: string };
 export interface EventRef {
   id: string;
   type: string;
@@ -109,15 +119,26 @@ export interface EventRef {
   created: number;
 }
 
-type Verdict = { outcome: "apply"; item: PlanItem; mirror: Mirror } | (Outcome & { outcome: "stale" | "ignored" });
+type Verdict =
+  | { outcome: "apply"; item: PlanItem; mirror: Mirror }
+  /** The owner already has another live, renewing subscription: a duplicate, resolved at Stripe. */
+  | { outcome: "two-live"; item: PlanItem; mirror: Mirror & { subscriptionId: string } }
+  | (Outcome & { outcome: "stale" | "ignored" });
+
+/** Renews at its period end (not set to cancel at period end or at a date). */
+const renews = (sub: Stripe.Subscription) => !sub.cancel_at_period_end && sub.cancel_at === null;
 
 /**
  * Whether a subscription object should change the owner's state. Events arrive out of order and
  * more than once, so the subscription's own facts decide: an event older than the newest one
  * applied is stale; an ended subscription never comes back; of two subscriptions of one owner the
- * live one, then the newer one, is followed.
+ * live one is followed. Two live ones that both renew bill the owner twice: that is a duplicate
+ * ("two-live", resolved by resolveTwoLive). One set to end and one that renews are a predecessor
+ * and its successor: the renewing one is followed. Of two that are neither, the newer one.
+ * `replace` (after Stripe said the followed one is no longer live and renewing, but it could not
+ * be applied) lets the incoming one take over.
  */
-function judge(cfg: StripeConfig, sub: Stripe.Subscription, mirror: Mirror | undefined, eventAt: number | null): Verdict {
+function judge(cfg: StripeConfig, sub: Stripe.Subscription, mirror: Mirror | undefined, eventAt: number | null, replace = false): Verdict {
   if (!mirror) return { outcome: "ignored", reason: "the customer is not one of Lore's" };
   const item = planItem(cfg, sub);
   if (!item) return { outcome: "ignored", reason: "no item of the subscription carries a Lore price", ownerId: mirror.ownerId };
@@ -128,15 +149,96 @@ function judge(cfg: StripeConfig, sub: Stripe.Subscription, mirror: Mirror | und
     if (ENDED_STATUSES.has(mirror.status ?? "") && !ENDED_STATUSES.has(sub.status)) {
       return { outcome: "stale", reason: "the subscription has already ended", ownerId: mirror.ownerId };
     }
-  } else if (mirror.subscriptionId !== null) {
+  } else if (mirror.subscriptionId !== null && !replace) {
     const currentLive = LIVE_STATUSES.has(mirror.status ?? "");
     const incomingLive = LIVE_STATUSES.has(sub.status);
-    const newer = sub.created >= (mirror.subscriptionCreated ?? 0);
-    if (!(incomingLive && !currentLive) && !(incomingLive === currentLive && newer)) {
-      return { outcome: "ignored", reason: "not the subscription the owner's plan follows", ownerId: mirror.ownerId };
+    const notFollowed = { outcome: "ignored", reason: "not the subscription the owner's plan follows", ownerId: mirror.ownerId } as const;
+    if (incomingLive && currentLive) {
+      const incomingRenews = renews(sub);
+      const currentRenews = !mirror.cancelAtPeriodEnd;
+      if (incomingRenews && currentRenews) return { outcome: "two-live", item, mirror: mirror as Mirror & { subscriptionId: string } };
+      if (incomingRenews !== currentRenews) return incomingRenews ? { outcome: "apply", item, mirror } : notFollowed;
     }
+    const newer = sub.created >= (mirror.subscriptionCreated ?? 0);
+    if (!(incomingLive && !currentLive) && !(incomingLive === currentLive && newer)) return notFollowed;
   }
   return { outcome: "apply", item, mirror };
+}
+
+export const duplicateNoticeId = (subscriptionId: string) => `duplicate:${subscriptionId}`;
+
+type TwoLive =
+  /** This subscription was already canceled by Lore as a duplicate (a repeated or late event). */
+  | { kind: "known-duplicate" }
+  /** The followed one is no longer live and renewing at Stripe (the mirror was behind): not a duplicate. */
+  | { kind: "followed-changed"; followed: Stripe.Subscription }
+  /** The incoming one was the newer: canceled at Stripe; the followed one stays. */
+  | { kind: "canceled-incoming"; kept: string }
+  /** The followed one was the newer: canceled at Stripe (its canceled state is in `canceled`); the incoming one takes over. */
+  | { kind: "canceled-followed"; canceled: Stripe.Subscription };
+
+/**
+ * Two live, renewing subscriptions for one owner (two Checkouts paid in two tabs, or one created
+ * by hand in Stripe's Dashboard): both would be billed, and the owner can use only one plan. The
+ * mirror may be behind Stripe, so the followed one is read from Stripe first: a paying
+ * subscription is never canceled on a stale copy. If both are live and renewing, the newer one
+ * is canceled at once with the unused time credited (cancelDuplicateSubscription), and the older
+ * is kept: whichever of their events arrives first, and however many handlers race, the same one
+ * is canceled. The cancellation is logged (ids only) and recorded as a notice for the owner
+ * (GET /v1/billing `notices`).
+ */
+async function resolveTwoLive(
+  db: Db,
+  cfg: StripeConfig,
+  incoming: Stripe.Subscription,
+  mirror: Mirror & { subscriptionId: string },
+): Promise<TwoLive> {
+  const known = await db.select({ id: billingNotices.id }).from(billingNotices).where(eq(billingNotices.id, duplicateNoticeId(incoming.id))).get();
+  if (known) return { kind: "known-duplicate" };
+  const followed = await retrieveSubscription(cfg, mirror.subscriptionId);
+  const followedItem = planItem(cfg, followed);
+  if (!LIVE_STATUSES.has(followed.status) || !renews(followed) || !followedItem) return { kind: "followed-changed", followed };
+
+  const incomingNewer = incoming.created > followed.created || (incoming.created === followed.created && incoming.id > followed.id);
+  const [dup, kept] = incomingNewer ? [incoming, followed] : [followed, incoming];
+  const dupPlan = planItem(cfg, dup)!.plan;
+  const keptPlan = planItem(cfg, kept)!.plan;
+  const canceled = await cancelDuplicateSubscription(
+    cfg,
+    dup.id,
+    `Duplicate subscription: this customer already has ${kept.id} (${keptPlan}). Canceled by Lore; the unused time is credited.`,
+  );
+  const t = now();
+  await db
+    .insert(billingNotices)
+    .values({
+      id: duplicateNoticeId(dup.id),
+      ownerId: mirror.ownerId,
+      kind: "duplicate_subscription_canceled",
+      subscriptionId: dup.id,
+      keptSubscriptionId: kept.id,
+      plan: dupPlan,
+      message:
+        `A second subscription (${dupPlan}, ${dup.id}) was started while your ${keptPlan} subscription (${kept.id}) was live, ` +
+        `so you would have been billed twice. Lore canceled ${dup.id} at Stripe at once; its unused time is credited to your ` +
+        `Stripe balance, which pays your next invoices. Your plan follows ${kept.id} (${keptPlan}).`,
+      createdAt: t,
+    })
+    .onConflictDoNothing();
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      what: "stripe duplicate subscription canceled",
+      owner: mirror.ownerId,
+      customer: mirror.customerId,
+      canceled: dup.id,
+      canceledPlan: dupPlan,
+      kept: kept.id,
+      keptPlan,
+      status: canceled.status,
+    }),
+  );
+  return incomingNewer ? { kind: "canceled-incoming", kept: kept.id } : { kind: "canceled-followed", canceled };
 }
 
 /** Stores a verified event once (a second insert of the id fails: the caller answers "duplicate"). */
@@ -171,9 +273,27 @@ export async function applyStripeSubscription(
   event?: EventRef,
 ): Promise<Outcome> {
   const customerId = typeof sub.customer === "string" ? sub.customer : sub.customer?.id;
-  for (let attempt = 0; attempt < 4; attempt++) {
+  let replace = false;
+  for (let attempt = 0; attempt < 6; attempt++) {
     const found = customerId ? await mirrorByCustomer(db, customerId) : undefined;
-    const verdict = judge(cfg, sub, found, eventAt);
+    const verdict = judge(cfg, sub, found, eventAt, replace);
+    if (verdict.outcome === "two-live") {
+      const ownerId = verdict.mirror.ownerId;
+      const r = await resolveTwoLive(db, cfg, sub, verdict.mirror);
+      if (r.kind === "known-duplicate" || r.kind === "canceled-incoming") {
+        const o: Outcome =
+          r.kind === "known-duplicate"
+            ? { outcome: "ignored", reason: "a duplicate subscription Lore has canceled", ownerId }
+            : { outcome: "canceled_duplicate", reason: `a second live subscription beside ${r.kept}: canceled at Stripe, unused time credited`, ownerId };
+        if (event) await recordEvent(db, event, o);
+        return o;
+      }
+      // The followed subscription's state as Stripe has it now goes first (Stripe's answer, so the
+      // ordering stamp does not move); then this one is judged again against it.
+      const first = await applyStripeSubscription(db, cfg, r.kind === "followed-changed" ? r.followed : r.canceled, null);
+      if (first.outcome !== "applied") replace = true;
+      continue;
+    }
     if (verdict.outcome !== "apply") {
       if (event) await recordEvent(db, event, verdict);
       return verdict;
@@ -236,7 +356,7 @@ export async function applyStripeSubscription(
     }
     if ((results[0] as unknown[]).length > 0) return done;
   }
-  throw new Error(`stripe subscription ${sub.id}: lost the apply race four times`);
+  throw new Error(`stripe subscription ${sub.id}: lost the apply race six times`);
 }
 
 /**

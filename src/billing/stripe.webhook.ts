@@ -10,7 +10,7 @@ import { makeDb } from "../db/client";
 import { stripeEvents } from "../db/billing";
 import { billingConfig, requireBillingConfig, type StripeConfig } from "./billing.config";
 import { retrieveSubscription, verifyWebhook } from "./stripe.client";
-import { applyStripeSubscription, mirrorByCustomer, recordEvent, type EventRef, type Outcome } from "./stripe.sync";
+import { applyStripeSubscription, clearCheckoutSession, mirrorByCustomer, recordEvent, type EventRef, type Outcome } from "./stripe.sync";
 
 export const STRIPE_WEBHOOK_PATH = "/billing/webhooks/stripe";
 /** Stripe's event payloads are far smaller; anything larger is not one. */
@@ -86,6 +86,8 @@ async function dispatch(db: Db, cfg: StripeConfig, event: Stripe.Event, ref: Eve
         console.warn(JSON.stringify({ level: "warn", what: "stripe checkout for an unknown owner", event: event.id, session: session.id }));
         return ignore(db, ref, "the customer and client_reference_id do not name one Lore owner");
       }
+      // Paid: the owner's open session is no longer one to hand out again.
+      await clearCheckoutSession(db, mirror.ownerId, session.id);
       if (mirror.subscriptionId === subId && mirror.eventAt > event.created) {
         return recordStale(db, ref, mirror.ownerId);
       }
@@ -118,8 +120,8 @@ async function recordStale(db: Db, ref: EventRef, ownerId: string): Promise<Outc
 /**
  * `POST /v1/billing/webhooks/stripe`: Stripe's signed events. It takes no session or key and
  * trusts nothing but the signature over the raw body. It exists only where Stripe is configured
- * (elsewhere a plain 404). Answers 200 once the event is stored (applied, stale, ignored or a
- * duplicate), 400 for a bad or old signature, and 500 when the event could not be handled, so that
+ * (elsewhere a plain 404). Answers 200 once the event is stored (applied, stale, ignored,
+ * canceled_duplicate or a duplicate), 400 for a bad or old signature, and 500 when the event could not be handled, so that
  * Stripe delivers it again.
  */
 export const stripeWebhookRoute = new Hono<AppEnv>();

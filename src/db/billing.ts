@@ -27,6 +27,16 @@ export const stripeCustomers = sqliteTable(
     eventAt: integer("event_at").notNull().default(0),
     /** Random per apply: the compare-and-set that lets only one of two racing applies win. */
     applyToken: text("apply_token"),
+    /**
+     * The owner's open Checkout Session (migration 0014): handed out again while open for the same
+     * plan, expired before a session for another plan is created.
+     */
+    checkoutSessionId: text("checkout_session_id"),
+    checkoutPlan: text("checkout_plan"),
+    /** ms since epoch (Stripe's `expires_at`). */
+    checkoutExpiresAt: integer("checkout_expires_at"),
+    /** Sessions stored so far: the idempotency key of the next creation and the compare-and-set that stores it. */
+    checkoutGeneration: integer("checkout_generation").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -47,4 +57,29 @@ export const stripeEvents = sqliteTable(
     receivedAt: integer("received_at").notNull(),
   },
   (t) => [index("stripe_events_received_idx").on(t.receivedAt)],
+);
+
+/**
+ * What Lore did to an owner's billing without being asked (migration 0014), shown in GET
+ * /v1/billing `notices`: a duplicate subscription canceled at Stripe. The id names what it is
+ * about (`duplicate:<subscription id>`), so a repeated webhook records it once.
+ */
+export const billingNotices = sqliteTable(
+  "billing_notices",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => owners.id),
+    /** duplicate_subscription_canceled */
+    kind: text("kind").notNull(),
+    /** The subscription the notice is about (the canceled duplicate). */
+    subscriptionId: text("subscription_id"),
+    /** The subscription the owner's plan follows and that was kept. */
+    keptSubscriptionId: text("kept_subscription_id"),
+    plan: text("plan"),
+    message: text("message").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("billing_notices_owner_idx").on(t.ownerId, t.createdAt)],
 );
