@@ -892,6 +892,14 @@ describe("plan and billing under Stripe", () => {
     const pro = await browse("GET", "/dashboard/billing", S);
     expect(pro.html).toContain("Active: renews at the end of the period");
     expect(pro.html).toContain("Manage billing");
+    expect(pro.html).not.toContain("A second subscription");
+    // A second live subscription for the same customer is canceled at Stripe, and the page says so.
+    const dup = fake.addSubscription({ customer: mirror!.customer_id, price: PRICE.EXPERT, start: t, end: t + 30 * DAY_MS });
+    expect((await deliver(stripeEvent("customer.subscription.created", dup))).body.outcome).toBe("canceled_duplicate");
+    const noticed = await browse("GET", "/dashboard/billing", S);
+    expect(noticed.html).toContain(`A second subscription (EXPERT, ${dup.id})`);
+    expect(noticed.html).toContain("banner warn");
+    expect(noticed.html).toContain("Active: renews at the end of the period");
     const portal = await browse("POST", "/dashboard/billing/portal", S);
     expect(portal.status).toBe(303);
     expect(portal.location).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\//);

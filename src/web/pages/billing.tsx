@@ -63,6 +63,12 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
       {back ? <Banner kind={back.kind}>{back.text}</Banner> : null}
       {done ? <Banner kind="ok">{done}</Banner> : null}
       {error ? <Banner kind="bad">{error}</Banner> : null}
+      {/* What Lore did without being asked (a duplicate Stripe subscription canceled): newest first. */}
+      {(b.notices ?? []).map((n) => (
+        <Banner kind="warn">
+          {utc(n.at)}: {n.message}
+        </Banner>
+      ))}
       <section class="card" aria-labelledby="sub-h">
         <h2 id="sub-h">Your subscription</h2>
         <div class="table">
