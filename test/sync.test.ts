@@ -11,6 +11,7 @@ import type { OsvRecord } from "../src/sources/osv";
 import { runSync } from "../src/sync/sync.service";
 import { pruneSyncData } from "../src/sync/maintenance";
 import { loadStarterSkills } from "../src/skills/seed";
+import { starterSkillsPayload } from "./data-helpers";
 import type { AgentPrincipal } from "../src/core/principal";
 import releases from "../data/freshness/releases.json?raw";
 import deprecations from "../data/freshness/deprecations.json?raw";
@@ -29,19 +30,9 @@ beforeAll(async () => {
   await loadMalicious(env, "ecosystem\tname\tversions\tid\tmodified\tsummary_kind\torigin\nnpm\tdebug\t4.4.2\t\t\t\themachandsai@2025-12-24\n");
   const records = [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns, JSON.parse(osvPypi), JSON.parse(osvGo), JSON.parse(osvCargo)] as OsvRecord[];
   await env.DB.batch(osvStatements(env.DB, records, T0 - 30 * DAY_MS));
-  await loadStarterSkills(env, starterPayload());
+  await loadStarterSkills(env, starterSkillsPayload());
   setClock();
 });
-
-/** The data/skills folder as scripts/seed.mjs sends it (npm start publishes Lore's own skills so). */
-function starterPayload(): string {
-  const modules = import.meta.glob("../data/skills/**/*", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
-  const b64 = (t: string) => btoa(String.fromCharCode(...new TextEncoder().encode(t)));
-  const files = Object.entries(modules)
-    .map(([p, text]) => ({ path: p.replace("../data/skills/", ""), content: b64(text) }))
-    .sort((a, b) => (a.path < b.path ? -1 : 1));
-  return JSON.stringify({ files });
-}
 
 let clock = T0;
 const at = (ms: number) => {

@@ -194,12 +194,12 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
     input.stack && input.installedSkills
       ? Promise.resolve(null)
       : db.batch([
-          db.prepare(`SELECT DISTINCT topic FROM sync_stack_entries WHERE agent_id = ? AND known = 1`).bind(caller.agentId),
+          db.prepare(`SELECT DISTINCT topic FROM sync_stack_entries WHERE agent_id = ?`).bind(caller.agentId),
           db.prepare(`SELECT name FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`).bind(caller.agentId),
         ]),
     input.stack ? normaliseStack(db, input.stack) : Promise.resolve(null),
   ]);
-  const topics = normalised ? [...new Set(normalised.filter((e) => e.known).map((e) => e.topic))] : ((stored?.[0]?.results ?? []) as { topic: string }[]).map((r) => r.topic);
+  const topics = normalised ? [...new Set(normalised.map((e) => e.topic))] : ((stored?.[0]?.results ?? []) as { topic: string }[]).map((r) => r.topic);
   const installed = (input.installedSkills ?? ((stored?.[1]?.results ?? []) as { name: string }[]).map((r) => r.name)).map((n) => n.trim().toLowerCase());
 
   const proposals: ProposalOut[] = [];

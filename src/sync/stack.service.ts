@@ -98,7 +98,8 @@ export async function agentStack(db: D1Database, ownerId: string, agentId: strin
   return {
     ...syncState(row),
     entries: keyed.map((e) => {
-      const v = viewOf.get(e.topic);
+      // A topic without release data (untracked) has no "behind".
+      const v = viewOf.get(e.topic)?.latestVersion ? viewOf.get(e.topic) : undefined;
       const mine = vulns.filter((x) => x.ecosystem === e.ecosystem && packageKey(x.ecosystem as Ecosystem, x.name) === e.key && x.version === e.pinned);
       return {
         name: e.name,

@@ -162,7 +162,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   } else entries = stored;
   const stackChanged = !!normalised && (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));
 
-  const installed = input.installedSkills ? [...new Set(input.installedSkills.map((n) => n.trim()))] : storedSkills.map((s) => s.name);
+  const installed = input.installedSkills ? [...new Set(input.installedSkills.map((n) => n.trim().toLowerCase()))] : storedSkills.map((s) => s.name);
   const storedSkillSeen = new Map(storedSkills.map((s) => [s.name.toLowerCase(), s.first_seen_at]));
   const skillsChanged = !!input.installedSkills && (installed.length !== storedSkills.length || installed.some((n, i) => n !== storedSkills[i]!.name));
   const skillFirstSeen = (name: string) => storedSkillSeen.get(name.toLowerCase()) ?? at;
@@ -209,7 +209,6 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const completeTopics = new Set(delta ? [...newTopics, ...movedTopics] : topics);
   const readableEntries = entries.filter((e) => e.pinned);
   const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.ecosystem}\u0000${e.key}`))].map((p) => p.split("\u0000")));
-  const knownTopics = [...new Set(entries.filter((e) => e.known).map((e) => e.topic))];
   // The earliest change-log position each question needs (null: it is not asked).
   const advFrom = !full ? urgentFrom : delta ? Math.min(sinceUrgent!, lastFullSeq ?? sinceUrgent!) : lastFullSeq;
   const skillFrom = !full ? urgentFrom : delta ? since : null;
@@ -234,7 +233,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
     skillFrom === null
       ? constantRead(new Map<string, number>())
       : changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'skill' AND seq > ?1 GROUP BY scope`, [skillFrom]),
-    full ? recommendSkillsRead(db, origin, knownTopics, installed, RECOMMENDATIONS_SHOWN) : constantRead([]),
+    full ? recommendSkillsRead(db, origin, topics, installed, RECOMMENDATIONS_SHOWN) : constantRead([]),
     full && !delta ? verifiedForTagsRead(db, topics, KNOWLEDGE_SHOWN) : constantRead<KbItemOut[]>([]),
     full && delta ? changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'kb' AND seq > ?1 GROUP BY scope LIMIT ${DELTA_LIMIT}`, [since]) : constantRead(new Map<string, number>()),
     // Release and deprecation changes of the topics this delta does not send whole.

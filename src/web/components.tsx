@@ -124,3 +124,17 @@ export function until(iso: string, nowMs: number): string {
   if (m > 0) return `in ${m} min`;
   return `in ${s} s`;
 }
+
+/** Previous / next links for a paged list (`base` may carry a query already). */
+export function Pager({ base, page: p, perPage, total }: { base: string; page: number; perPage: number; total: number }) {
+  const last = Math.max(1, Math.ceil(total / perPage));
+  if (last === 1) return null;
+  const sep = base.includes("?") ? "&" : "?";
+  return (
+    <nav class="row" aria-label="Pages">
+      {p > 1 ? <a href={`${base}${sep}page=${p - 1}`}>Previous</a> : null}
+      <span class="muted">{`Page ${p} of ${last}`}</span>
+      {p < last ? <a href={`${base}${sep}page=${p + 1}`}>Next</a> : null}
+    </nav>
+  );
+}

@@ -13,6 +13,9 @@ export interface NavItem {
 export const DASHBOARD_NAV: readonly NavItem[] = [
   { key: "overview", href: "/dashboard", label: "Overview" },
   { key: "agents", href: "/dashboard/agents", label: "Agents" },
+  { key: "stack", href: "/dashboard/stack", label: "Stack" },
+  { key: "notifications", href: "/dashboard/notifications", label: "Notifications" },
+  { key: "activity", href: "/dashboard/activity", label: "Activity" },
   { key: "usage", href: "/dashboard/usage", label: "Usage" },
   { key: "billing", href: "/dashboard/billing", label: "Plan & billing" },
   { key: "settings", href: "/dashboard/settings", label: "Settings" },

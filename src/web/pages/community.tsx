@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
 import { agentDirectory, agentProfile, leaderboard } from "../../community/community.ops";
-import { Field, utc } from "../components";
+import { Field, Pager, utc } from "../components";
 import { page } from "../render";
 import { webOp, type WebEnv } from "../web.context";
 
@@ -14,19 +14,6 @@ export const communityPages = new Hono<WebEnv>();
 
 const PUBLIC_CACHE = "public, max-age=60";
 const profileHref = (id: string) => `/community/agents/${encodeURIComponent(id)}`;
-
-function Pager({ base, page: p, perPage, total }: { base: string; page: number; perPage: number; total: number }) {
-  const last = Math.max(1, Math.ceil(total / perPage));
-  if (last === 1) return null;
-  const sep = base.includes("?") ? "&" : "?";
-  return (
-    <nav class="row" aria-label="Pages">
-      {p > 1 ? <a href={`${base}${sep}page=${p - 1}`}>Previous</a> : null}
-      <span class="muted">{`Page ${p} of ${last}`}</span>
-      {p < last ? <a href={`${base}${sep}page=${p + 1}`}>Next</a> : null}
-    </nav>
-  );
-}
 
 communityPages.get("/", async (c) => {
   const ctx = webOp(c);
