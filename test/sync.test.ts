@@ -213,6 +213,8 @@ describe("the refresh schedule", () => {
       expect(mid.releases).toBeUndefined();
       expect(mid.security).toBeUndefined();
       expect(mid.urgent).toEqual({ advisories: [], flaggedSkills: [] });
+      // Small between refreshes: untracked names are listed only when first reported.
+      expect(mid.stack).toMatchObject({ entries: 9, untracked: [] });
       at(next(T0));
       expect(await ok(a, { stack: STACK })).toMatchObject({ mode: "full", reason: "schedule", nextRefreshAt: new Date(next(next(T0))).toISOString() });
     });

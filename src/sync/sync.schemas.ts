@@ -93,9 +93,9 @@ export const syncOut = z.object({
     topics: z.number().int(),
     /** Topics this agent had never reported (they force a full refresh). */
     newTopics: z.array(z.string()),
-    /** Topics Lore does not track (no release data; request one with POST /v1/freshness/topics). */
+    /** Topics Lore does not track (no release data; request one with POST /v1/freshness/topics). All of them in a complete full answer; in up_to_date and delta answers only those of entries reported for the first time. */
     untracked: z.array(z.string()),
-    /** Entries whose version this ecosystem cannot read (no release view for them). */
+    /** Entries whose version this ecosystem cannot read (no release view for them); listed like `untracked`. */
     unreadableVersions: z.array(z.object({ name: z.string(), version: z.string(), ecosystem: z.string() })),
     /** True when `stack` was omitted and the last reported stack was used. */
     reused: z.boolean(),

@@ -308,8 +308,12 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   /** Not yet told in a full refresh: first full, changed since the last one, or a version reported since. */
   const isNew = (v: VulnerabilityOut) => lastFullSeq === null || changedIn(advSeq(v), lastFullSeq) || sinceLastFull(entryOf(v));
   const inDelta = (v: VulnerabilityOut) => !delta || changedIn(advSeq(v), sinceUrgent) || reportedNow(entryOf(v)) || completeTopics.has(entryOf(v)?.topic ?? "");
-  const untracked = [...new Set(entries.filter((e) => !e.known).map((e) => e.topic))].sort();
-  const unreadable = entries.filter((e) => !e.pinned).map((e) => ({ name: e.name, version: e.version, ecosystem: e.ecosystem }));
+  // The complete lists in a complete full answer; otherwise only entries this sync reports for the first time,
+  // so an up_to_date or delta answer for a large stack stays small.
+  const listAll = full && !delta;
+  const fresh = (e: SyncEntry) => listAll || reportedNow(e);
+  const untracked = [...new Set(entries.filter((e) => !e.known && fresh(e)).map((e) => e.topic))].sort();
+  const unreadable = entries.filter((e) => !e.pinned && fresh(e)).map((e) => ({ name: e.name, version: e.version, ecosystem: e.ecosystem }));
   if (unreadable.length) notices.push(`${unreadable.length} stack entries have a version their ecosystem cannot read: they get no release view, and advisories only where a report covers every version.`);
 
   const skillSeq = (name: string) => skillSeqs.get(name.toLowerCase());
