@@ -496,6 +496,8 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   for (const n of advice.notes) io.out(`note: ${n}`);
   for (const w of p.writes) {
     io.out(`# ${w.proposal.title}: ${w.proposal.reason}`);
+    // What the harness needs besides the file (approving a project server, trusting the folder…).
+    if (w.proposal.kind === "mcp_server") for (const n of w.proposal.notes) io.out(`#   note: ${n}`);
     io.out(unifiedDiff(w.file, w.before, w.after));
     io.out("");
   }
