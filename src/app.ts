@@ -13,6 +13,8 @@ import { adminRoute } from "./admin/admin.route";
 import { stripeWebhookRoute } from "./billing/stripe.webhook";
 import { mountWeb, prefersHtml } from "./web/web.route";
 import { discoveryRoute } from "./skills/discovery.route";
+import { setActivitySink } from "./core/activity";
+import { storeActivity } from "./sync/activity.service";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -71,6 +73,8 @@ function openApiJson(origin: string): string {
 /** Builds the app: request id → routes → one error renderer. Handlers throw; only onError renders. */
 export function buildApp() {
   const app = new Hono<AppEnv>();
+  // Successful agent actions land in the owner's activity feed (GET /v1/me/activity).
+  setActivitySink(storeActivity);
 
   app.use(async (c, next) => {
     const incoming = c.req.header("x-request-id");

@@ -4,6 +4,7 @@ import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
 import { rescanOutdated } from "./skills/rescan";
 import { INGEST_CRON, runIngest } from "./freshness/ingest";
+import { pruneSyncData } from "./sync/maintenance";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -21,5 +22,7 @@ export default {
     ctx.waitUntil(runMaintenance(env, now()));
     // Stored skill versions scanned under an older ruleset are scanned again (newly flagged ones leave the index).
     ctx.waitUntil(rescanOutdated(env));
+    // Sync's change log (90 days), read notifications and old activity.
+    ctx.waitUntil(pruneSyncData(env, now()));
   },
 } satisfies ExportedHandler<Env>;

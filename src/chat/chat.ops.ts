@@ -179,6 +179,13 @@ export const postMessage = defineOperation({
     // is lost when D1 fails for a moment.
     return client.postMessage(ctx.env, r.slug, author(ctx.caller), i.content, i.type, tagged);
   },
+  activity: (_i, r) => ({
+    kind: "CHAT_MESSAGE",
+    summary: `Posted in #${r.message.room}${r.message.mentions.length ? ` (tagged ${r.message.mentions.map((h) => `@${h}`).join(", ")})` : ""}`,
+    targetType: "CHAT_MESSAGE",
+    targetId: r.message.id,
+    url: `/v1/chat/rooms/${r.message.room}`,
+  }),
   mcp: {
     tool: "service_chat_post",
     description:

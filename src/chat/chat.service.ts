@@ -4,6 +4,7 @@ import { agents, mentions } from "../db/schema";
 import { badRequest } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
+import type { BatchRead } from "../core/batch";
 import { MAX_MENTIONS, type MemberRecord, type MentionOut, type MessageOut, type MessageType } from "./chat.schemas";
 
 /**
@@ -212,4 +213,34 @@ export const READ_MENTION_RETENTION_MS = 90 * 86_400_000;
 
 export function pruneReadMentions(db: Db, at: number) {
   return db.delete(mentions).where(lt(mentions.readAt, at - READ_MENTION_RETENTION_MS));
+}
+
+/**
+ * The same unread part of the inbox as a read that joins the caller's one D1 batch (sync reads a
+ * whole stack's answer in one round trip): the newest `limit` unread mentions and their count.
+ */
+export function unreadMentionsRead(d1: D1Database, agentId: string, limit: number): BatchRead<{ unread: number; items: MentionOut[] }> {
+  return {
+    statements: [
+      d1
+        .prepare(
+          `SELECT id, room, message_id, message_created_at, author_id, author_handle, content, read_at FROM mentions
+            WHERE agent_id = ?1 AND read_at IS NULL ORDER BY created_at DESC, message_created_at DESC, id DESC LIMIT ?2`,
+        )
+        .bind(agentId, limit),
+      d1.prepare(`SELECT COUNT(*) AS n FROM mentions WHERE agent_id = ?1 AND read_at IS NULL`).bind(agentId),
+    ],
+    read: ([rows, count]) => ({
+      unread: (count!.results[0] as { n: number }).n,
+      items: (rows!.results as { id: string; room: string; message_id: string; message_created_at: string; author_id: string; author_handle: string; content: string; read_at: number | null }[]).map((r) => ({
+        id: r.id,
+        room: r.room,
+        messageId: r.message_id,
+        author: { id: r.author_id, handle: r.author_handle },
+        content: r.content,
+        createdAt: r.message_created_at,
+        readAt: iso(r.read_at),
+      })),
+    }),
+  };
 }

@@ -5,6 +5,7 @@ import { mcpArgsSchema } from "./operation";
 import { ApiError, validationError } from "./errors";
 import { untrustedText } from "./untrusted";
 import { jsonSchemaOf } from "./json-schema";
+import { recordActivity } from "./activity";
 import { admit, refund, type Admission } from "../quota/quota.client";
 import type { AgentPrincipal } from "./principal";
 
@@ -97,7 +98,9 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
   let result: unknown;
   try {
     admission = await admit(ctx.env, caller, op.metric, !(op.mcp?.free || op.uncounted));
-    result = await op.handler(ctx, await toOperationInput(op, args, ctx));
+    const input = await toOperationInput(op, args, ctx);
+    result = await op.handler(ctx, input);
+    recordActivity(op, ctx, input, result);
   } catch (err) {
     // Awaited so the reservation is back before the client sees the failure.
     if (admission) await refund(ctx.env, caller, admission, op.metric).catch(() => {});

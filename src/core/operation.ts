@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import type { AgentPrincipal, OwnerPrincipal } from "./principal";
 import type { Metric } from "../quota/plans";
 import type { ErrorCode } from "./errors";
+import type { ActivityEntry } from "./activity";
 
 /** Errors an operation's handler may declare (the others come from the adapters). */
 export type HandlerErrorCode = Extract<ErrorCode, "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED">;
@@ -111,6 +112,8 @@ export interface Operation<
   /** Bypasses per-minute and API_CALLS accounting (only GET /usage/today). */
   uncounted?: boolean;
   handler: (ctx: OpContext<A>, input: OpInput<P, Q, B>) => Promise<O>;
+  /** What a successful agent call adds to the owner's activity feed (core/activity.ts); null for nothing. */
+  activity?: (input: OpInput<P, Q, B>, result: O) => ActivityEntry | null;
   mcp?: McpBinding<OpInput<P, Q, B>, Args>;
 }
 

@@ -10,6 +10,7 @@ import { fromStrings } from "./args";
 import { corsClassOf, corsResponseHeaders } from "./cors";
 import { admit, refund, admissionHeaders } from "../quota/quota.client";
 import { makeDb } from "../db/client";
+import { recordActivity } from "./activity";
 import type { AgentPrincipal } from "./principal";
 
 /** Resolves the caller the operation's access level asks for (the one auth path). */
@@ -121,7 +122,9 @@ export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[])
         ...(op.query ? (c.req.valid as (t: string) => object)("query") : {}),
         ...(op.body ? (c.req.valid as (t: string) => object)("json") : {}),
       };
-      const result = await op.handler(opContext(c, c.get("caller") as AgentPrincipal), input);
+      const ctx = opContext(c, c.get("caller") as AgentPrincipal);
+      const result = await op.handler(ctx, input);
+      recordActivity(op, ctx, input, result);
       if (op.headers) for (const [k, v] of Object.entries(op.headers(result))) c.header(k, v);
       if (op.contentType) return c.body(result as string, op.status ?? 200, { "content-type": op.contentType });
       return c.json(result as object, op.status ?? 200);

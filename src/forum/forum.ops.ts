@@ -110,6 +110,7 @@ export const askQuestion = defineOperation({
   body: askBody,
   output: z.object({ thread: threadOut }),
   handler: (ctx, b) => svc.ask(ctx.env.DB, ctx.caller, b),
+  activity: (_b, r) => ({ kind: "QUESTION", summary: `Asked: ${r.thread.title}`, targetType: "THREAD", targetId: r.thread.id, url: `/v1/threads/${r.thread.slug}` }),
   mcp: {
     tool: "service_forum_ask",
     description:
@@ -147,6 +148,7 @@ export const replyToThread = defineOperation({
   }),
   output: z.object({ post: postOut }),
   handler: (ctx, i) => svc.reply(ctx.env.DB, ctx.caller, i),
+  activity: (i, r) => ({ kind: "POST", summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}`, targetType: "POST", targetId: r.post.id, url: `/v1/threads/${r.post.threadId}` }),
   mcp: {
     tool: "service_forum_reply",
     description:
@@ -216,6 +218,12 @@ export const castVote = defineOperation({
   body: voteBody,
   output: voteOut,
   handler: (ctx, b) => vote(ctx.env.DB, ctx.caller, b),
+  activity: (b, r) => ({
+    kind: "VOTE",
+    summary: r.value === 0 ? `Removed its vote on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}` : `Voted ${r.value > 0 ? "+1" : "-1"} on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}`,
+    targetType: b.targetType,
+    targetId: b.targetId,
+  }),
   mcp: {
     tool: "service_vote",
     description:

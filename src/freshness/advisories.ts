@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";
+import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { packageKey } from "./topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "./versions";
 import type { OsvRecord } from "../sources/osv";
@@ -112,7 +113,7 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number):
   ];
 }
 
-interface AdvRowDb {
+export interface AdvRowDb {
   id: string;
   aliases: string;
   summary: string | null;
@@ -175,50 +176,48 @@ export interface StackEntry {
   ecosystem?: string;
 }
 
-/**
- * Advisories that affect the pinned versions of a stack (up to 500 entries): OSV records by their
- * ranges and explicit versions, and malicious-package reports by their versions. Two statements in
- * one D1 batch, whatever the stack size. Entries whose version cannot be read are skipped.
- */
-export async function advisoriesForStack(db: D1Database, stack: StackEntry[]): Promise<VulnerabilityOut[]> {
-  const entries = stack.flatMap((s) => {
+/** An OSV affected row joined with its advisory, as the stack queries read it. */
+export type AffectedRow = AdvRowDb & { eco: string; key: string; ranges: string; versions: string; fixed: string };
+
+/** The entries of a stack that can be matched: known ecosystem, readable version. */
+function matchable(stack: StackEntry[]) {
+  return stack.flatMap((s) => {
     const eco = parseEcosystem(s.ecosystem);
     if (!eco) return [];
     const version = pinnedVersion(eco, s.version);
     return version ? [{ eco, name: s.name, key: packageKey(eco, s.name), version }] : [];
   });
-  if (!entries.length) return [];
-  const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))].map((s) => s.split("\u0000")));
-  const [aff, mal] = await db.batch([
-    db
-      .prepare(
-        `SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS}
-           FROM json_each(?1) j
-           JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
-           JOIN advisories a ON a.id = f.advisory_id`,
-      )
-      .bind(pairs),
-    db
-      .prepare(
-        `SELECT m.* FROM json_each(?1) j
-           JOIN malicious_packages m ON m.ecosystem = json_extract(j.value, '$[0]') AND m.name_key = json_extract(j.value, '$[1]')`,
-      )
-      .bind(pairs),
-  ]);
+}
+
+/**
+ * Which of the given advisory rows affect which entries (OSV ranges and explicit versions with the
+ * ecosystem's own order; malicious reports by their versions). Pure: sync's notification sweep
+ * reuses it on rows it selected itself.
+ */
+export function matchAdvisories(stack: StackEntry[], affRows: AffectedRow[], malRows: MaliciousRow[]): VulnerabilityOut[] {
   const out: VulnerabilityOut[] = [];
-  const affRows = aff!.results as unknown as (AdvRowDb & { eco: string; key: string; ranges: string; versions: string; fixed: string })[];
-  const malRows = mal!.results as unknown as MaliciousRow[];
-  for (const e of entries) {
+  const group = <R,>(rows: R[], key: (r: R) => string) => {
+    const by = new Map<string, R[]>();
+    for (const r of rows) {
+      const k = key(r);
+      const list = by.get(k);
+      if (list) list.push(r);
+      else by.set(k, [r]);
+    }
+    return by;
+  };
+  const affBy = group(affRows, (r) => `${r.eco}\u0000${r.key}`);
+  const malBy = group(malRows, (m) => `${m.ecosystem}\u0000${m.name_key}`);
+  for (const e of matchable(stack)) {
     const seen = new Set<string>();
-    for (const r of affRows) {
-      if (r.eco !== e.eco || r.key !== e.key || seen.has(r.id)) continue;
+    for (const r of affBy.get(`${e.eco}\u0000${e.key}`) ?? []) {
+      if (seen.has(r.id)) continue;
       if (osvAffects(e.eco, e.version, { ranges: JSON.parse(r.ranges), versions: JSON.parse(r.versions) })) {
         seen.add(r.id);
         out.push({ name: e.name, ecosystem: e.eco, version: e.version, advisory: advisoryFromRow(r), fixedVersions: JSON.parse(r.fixed) });
       }
     }
-    for (const m of malRows) {
-      if (m.ecosystem !== e.eco || m.name_key !== e.key) continue;
+    for (const m of malBy.get(`${e.eco}\u0000${e.key}`) ?? []) {
       const adv = maliciousAdvisory(m);
       if (seen.has(adv.id)) continue;
       // `?`: the report does not say which versions; sync reports it (a human must look), the check warns.
@@ -230,6 +229,45 @@ export async function advisoriesForStack(db: D1Database, stack: StackEntry[]): P
   }
   return out;
 }
+
+/** The columns of an affected row joined with its advisory (`f` = advisory_affected, `a` = advisories). */
+export const AFFECTED_COLS = `f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS}`;
+
+/**
+ * Advisories that affect the pinned versions of a stack (up to 500 entries), as a read that can
+ * join another caller's batch: two statements, whatever the stack size.
+ */
+export function advisoriesForStackRead(db: D1Database, stack: StackEntry[]): BatchRead<VulnerabilityOut[]> {
+  const entries = matchable(stack);
+  if (!entries.length) return constantRead([]);
+  const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))].map((s) => s.split("\u0000")));
+  return {
+    statements: [
+      db
+        .prepare(
+          `SELECT ${AFFECTED_COLS}
+             FROM json_each(?1) j
+             JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
+             JOIN advisories a ON a.id = f.advisory_id`,
+        )
+        .bind(pairs),
+      db
+        .prepare(
+          `SELECT m.* FROM json_each(?1) j
+             JOIN malicious_packages m ON m.ecosystem = json_extract(j.value, '$[0]') AND m.name_key = json_extract(j.value, '$[1]')`,
+        )
+        .bind(pairs),
+    ],
+    read: ([aff, mal]) => matchAdvisories(stack, aff!.results as unknown as AffectedRow[], mal!.results as unknown as MaliciousRow[]),
+  };
+}
+
+/**
+ * Advisories that affect the pinned versions of a stack (up to 500 entries): OSV records by their
+ * ranges and explicit versions, and malicious-package reports by their versions. Two statements in
+ * one D1 batch, whatever the stack size. Entries whose version cannot be read are skipped.
+ */
+export const advisoriesForStack = (db: D1Database, stack: StackEntry[]): Promise<VulnerabilityOut[]> => runRead(db, advisoriesForStackRead(db, stack));
 
 /**
  * Advisories published (or, for snapshot rows without a date, ingested) after `since` (ISO date or

@@ -5,18 +5,21 @@
  *   normaliseStack(db, stack)            → entries with topic, ecosystem, pinned version
  *   releasesForStack(db, entries)        → per topic: releases in (yourVersion, latest], breaking total, removed APIs
  *   advisoriesForStack(db, stack)        → advisories affecting the pinned versions, with fixed versions
+ *   …Read(db, …)                         → the same two as BatchReads, to join the caller's one batch
+ *   matchAdvisories(stack, rows, mal)    → the version-exact matching alone, on rows the caller selected
  *   advisoriesSince(db, isoDate, opts)   → advisories published after a date (optionally for these packages)
  *   changesSince(db, ms, opts)           → releases, deprecations and advisories Lore ingested after `ms`
  */
 import { z } from "zod";
 import { iso } from "../core/clock";
-import { advisoriesForStack, advisoriesSince, advisoryFromRow, ADV_COLS, maliciousAdvisory, type AdvisoryOut, type MaliciousRow, type StackEntry } from "./advisories";
+import { constantRead, runRead, type BatchRead } from "../core/batch";
+import { advisoriesForStack, advisoriesForStackRead, advisoriesSince, advisoryFromRow, ADV_COLS, AFFECTED_COLS, maliciousAdvisory, matchAdvisories, type AdvisoryOut, type AffectedRow, type MaliciousRow, type StackEntry } from "./advisories";
 import { changesOf, DEPRECATION_COLS, deprecationOut, RELEASE_COLS, sortReleases, upgradeView, type DeprecationRowDb, type ReleaseRowDb, type UpgradeView } from "./freshness.service";
 import type { ChangeOut, DeprecationOut } from "./freshness.schemas";
 import { packageKey, resolveTopics } from "./topics";
 import { parseEcosystem, pinnedVersion, type Ecosystem } from "./versions";
 
-export { advisoriesForStack, advisoriesSince, type StackEntry, type UpgradeView };
+export { advisoriesForStack, advisoriesForStackRead, advisoriesSince, matchAdvisories, AFFECTED_COLS, type AffectedRow, type MaliciousRow, type StackEntry, type UpgradeView };
 
 export const MAX_STACK = 500;
 
@@ -54,11 +57,11 @@ export async function normaliseStack(db: D1Database, stack: StackEntry[]): Promi
 
 /**
  * For each entry with a readable version: the releases after it up to the latest known one (with
- * their changes and breaking counts), and the deprecated APIs removed in that interval. Two
- * statements in one batch. Several entries of one topic (react + react-dom) give one view, for the
- * lowest pinned version.
+ * their changes and breaking counts), and the deprecated APIs removed in that interval, as a read
+ * that can join another caller's batch. Two statements. Several entries of one topic (react +
+ * react-dom) give one view, for the lowest pinned version.
  */
-export async function releasesForStack(db: D1Database, entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[]): Promise<UpgradeView[]> {
+export function releasesForStackRead(db: D1Database, entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[]): BatchRead<UpgradeView[]> {
   const byTopic = new Map<string, { ecosystem: Ecosystem; versions: string[] }>();
   for (const e of entries) {
     if (!e.pinned) continue;
@@ -66,25 +69,42 @@ export async function releasesForStack(db: D1Database, entries: Pick<NormalisedS
     cur.versions.push(e.pinned);
     byTopic.set(e.topic, cur);
   }
-  if (!byTopic.size) return [];
+  if (!byTopic.size) return constantRead([]);
   const topics = JSON.stringify([...byTopic.keys()]);
-  const [rels, deps] = await db.batch([
-    db.prepare(`SELECT ${RELEASE_COLS} FROM json_each(?1) j JOIN fresh_releases r ON r.topic = j.value`).bind(topics),
-    db.prepare(`SELECT ${DEPRECATION_COLS} FROM json_each(?1) j JOIN fresh_deprecations d ON d.topic = j.value WHERE d.removed_in IS NOT NULL`).bind(topics),
-  ]);
-  const relByTopic = new Map<string, ReleaseRowDb[]>();
-  for (const r of rels!.results as unknown as ReleaseRowDb[]) relByTopic.set(r.topic, [...(relByTopic.get(r.topic) ?? []), r]);
-  const depByTopic = new Map<string, DeprecationRowDb[]>();
-  for (const d of deps!.results as unknown as DeprecationRowDb[]) depByTopic.set(d.topic, [...(depByTopic.get(d.topic) ?? []), d]);
-  const out: UpgradeView[] = [];
-  for (const [topic, { ecosystem, versions }] of byTopic) {
-    const changes = changesOf(sortReleases(relByTopic.get(topic) ?? []));
-    const views = versions.map((v) => upgradeView(topic, ecosystem, v, changes, depByTopic.get(topic) ?? []));
-    // The entry furthest behind decides what the caller must read.
-    out.push(views.sort((a, b) => b.releases.length - a.releases.length)[0]!);
-  }
-  return out;
+  return {
+    statements: [
+      db.prepare(`SELECT ${RELEASE_COLS} FROM json_each(?1) j JOIN fresh_releases r ON r.topic = j.value`).bind(topics),
+      db.prepare(`SELECT ${DEPRECATION_COLS} FROM json_each(?1) j JOIN fresh_deprecations d ON d.topic = j.value WHERE d.removed_in IS NOT NULL`).bind(topics),
+    ],
+    read: ([rels, deps]) => {
+      const relByTopic = groupBy(rels!.results as unknown as ReleaseRowDb[], (r) => r.topic);
+      const depByTopic = groupBy(deps!.results as unknown as DeprecationRowDb[], (d) => d.topic);
+      const out: UpgradeView[] = [];
+      for (const [topic, { ecosystem, versions }] of byTopic) {
+        const changes = changesOf(sortReleases(relByTopic.get(topic) ?? []));
+        const views = versions.map((v) => upgradeView(topic, ecosystem, v, changes, depByTopic.get(topic) ?? []));
+        // The entry furthest behind decides what the caller must read.
+        out.push(views.sort((a, b) => b.releases.length - a.releases.length)[0]!);
+      }
+      return out;
+    },
+  };
 }
+
+function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
+  const by = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = by.get(k);
+    if (list) list.push(r);
+    else by.set(k, [r]);
+  }
+  return by;
+}
+
+/** releasesForStackRead on its own: one batch of two statements. */
+export const releasesForStack = (db: D1Database, entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[]): Promise<UpgradeView[]> =>
+  runRead(db, releasesForStackRead(db, entries));
 
 export const changesSinceOut = z.object({
   releases: z.array(z.custom<ChangeOut>()),

@@ -73,6 +73,7 @@ export const createKb = defineOperation({
   body: kbCreateBody,
   output: z.object({ entry: kbEntryOut }),
   handler: (ctx, b) => svc.createKb(ctx.env.DB, ctx.caller, b),
+  activity: (_b, r) => ({ kind: "KNOWLEDGE", summary: `Submitted a knowledge draft: ${r.entry.title}`, targetType: "KB_ENTRY", targetId: r.entry.id, url: `/v1/kb/${r.entry.slug}` }),
 });
 
 export const verifyKb = defineOperation({
@@ -92,6 +93,7 @@ export const verifyKb = defineOperation({
   params: z.object({ id: ref }),
   output: z.object({ entry: kbEntryOut }),
   handler: (ctx, i) => svc.verifyKb(ctx.env.DB, ctx.caller, i.id),
+  activity: (_i, r) => ({ kind: "KNOWLEDGE", summary: `Verified a knowledge entry: ${r.entry.title}`, targetType: "KB_ENTRY", targetId: r.entry.id, url: `/v1/kb/${r.entry.slug}` }),
 });
 
 export const kbOperations = [listKb, getKb, createKb, verifyKb];

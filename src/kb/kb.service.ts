@@ -7,6 +7,7 @@ import { slugify } from "../forum/forum.service";
 import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "../forum/search";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
+import { constantRead, type BatchRead } from "../core/batch";
 
 interface KbRow {
   id: string;
@@ -241,4 +242,40 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
   // Another agent of the same owner verified it between the check above and this batch.
   if (res[0]!.meta.changes === 0) throw conflict("Your account already verified this entry");
   return entryFrom(res.at(-2), res.at(-1));
+}
+
+// ---- for sync (issue 12): reads that join the caller's one batch ---------------------------------
+
+/**
+ * VERIFIED entries tagged with any of `tags` (a stack's topics: canonical lowercase names, any
+ * number of them), newest as-of date first, at most `limit`. One statement.
+ */
+export function verifiedForTagsRead(db: D1Database, tags: readonly string[], limit = 50): BatchRead<KbItemOut[]> {
+  const wanted = [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))];
+  if (!wanted.length || limit <= 0) return constantRead([]);
+  return {
+    statements: [
+      db
+        .prepare(
+          `SELECT ${ITEM_COLS} FROM kb_entries e JOIN agents a ON a.id = e.author_id
+            WHERE e.status = 'VERIFIED' AND e.id IN (SELECT t.entry_id FROM json_each(?1) j JOIN kb_tags t ON t.tag = j.value)
+            ORDER BY e.as_of_date DESC, e.created_at DESC LIMIT ?2`,
+        )
+        .bind(JSON.stringify(wanted), limit),
+    ],
+    read: ([res]) => (res!.results as unknown as KbRow[]).map(itemOut),
+  };
+}
+
+/** Entries by id, whatever their status (a sync delta reports entries verified or superseded since). One statement. */
+export function kbItemsByIdsRead(db: D1Database, ids: readonly string[]): BatchRead<KbItemOut[]> {
+  if (!ids.length) return constantRead([]);
+  return {
+    statements: [
+      db
+        .prepare(`SELECT ${ITEM_COLS} FROM json_each(?1) j JOIN kb_entries e ON e.id = j.value JOIN agents a ON a.id = e.author_id ORDER BY e.as_of_date DESC`)
+        .bind(JSON.stringify([...new Set(ids)])),
+    ],
+    read: ([res]) => (res!.results as unknown as KbRow[]).map(itemOut),
+  };
 }

@@ -1,55 +1,30 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { notFound } from "../core/errors";
+import { now } from "../core/clock";
 import { ref } from "../core/text";
-import { HARNESSES, HARNESS_AS_OF, HARNESS_IDS, type HarnessSetup } from "./setup.data";
+import { HARNESSES, HARNESS_IDS, setupFor } from "./setup.data";
 import { renderStartHere } from "./start-here";
+import { adviseBody, adviseOut, setupOut } from "./setup.schemas";
+import { advise as runAdvise } from "./advise";
 
 const TAG = "setup";
-
-const setupOut = z.object({
-  harness: z.enum(HARNESS_IDS),
-  name: z.string(),
-  asOfDate: z.string(),
-  instructionFiles: z.array(z.string()),
-  skillsDir: z.string().nullable(),
-  mcp: z.object({ file: z.string().nullable(), format: z.string(), snippet: z.string(), cli: z.string().nullable() }),
-  skillInstall: z.string().nullable(),
-  notes: z.array(z.string()),
-});
-
-/** Fills the endpoint URL into a harness's MCP snippet; the key stays an environment variable. */
-function forOrigin(h: HarnessSetup, origin: string) {
-  const url = `${origin}/v1/mcp`;
-  const fill = (s: string | null) => (s === null ? null : s.replaceAll("{{MCP_URL}}", url));
-  return {
-    harness: h.id as (typeof HARNESS_IDS)[number],
-    name: h.name,
-    asOfDate: HARNESS_AS_OF,
-    instructionFiles: h.instructionFiles,
-    skillsDir: h.skillsDir,
-    mcp: { file: h.mcp.file, format: h.mcp.format, snippet: fill(h.mcp.snippet)!, cli: fill(h.mcp.cli) },
-    skillInstall: h.skillInstall,
-    notes: h.notes,
-  };
-}
 
 export const listHarnesses = defineOperation({
   id: "setup.list",
   summary: "Supported agent harnesses",
-  description:
-    "The agent harnesses Lore has setup advice for, each with the URL of its setup data.",
+  description: "The agent harnesses Lore has setup advice for, each with the URL of its setup data.",
   tag: TAG,
   method: "GET",
   path: "/setup",
   access: "public",
   metric: null,
   output: z.object({
-    items: z.array(z.object({ harness: z.string(), name: z.string(), url: z.string() })),
+    items: z.array(z.object({ harness: z.string(), name: z.string(), url: z.string(), mcp: z.boolean(), skills: z.boolean() })),
     total: z.number().int(),
   }),
   handler: async (ctx) => {
-    const items = HARNESSES.map((h) => ({ harness: h.id, name: h.name, url: `${ctx.origin}/v1/setup/${h.id}` }));
+    const items = HARNESSES.map((h) => ({ harness: h.id, name: h.name, url: `${ctx.origin}/v1/setup/${h.id}`, mcp: h.mcp.snippet !== null, skills: h.skillsDir !== null }));
     return { items, total: items.length };
   },
 });
@@ -58,7 +33,10 @@ export const harnessSetup = defineOperation({
   id: "setup.get",
   summary: "How to connect one harness: instruction files, skills folder, MCP config",
   description:
-    "How to connect one harness: its instruction files, its skills folder, its MCP configuration file with a ready snippet for this server (the key stays an environment variable) and its skill install command.",
+    "How to connect one harness: the instruction files it reads, its skills folder, its MCP configuration file with a ready snippet " +
+    "for this server (the key stays an environment variable, except where the harness expands none: `literalKey`) and its CLI command, " +
+    "and how it installs skills. A harness without MCP or skills support (aider) has those fields null.",
+  errors: { NOT_FOUND: "the harness is not one of the supported ones" },
   tag: TAG,
   method: "GET",
   path: "/setup/:harness",
@@ -69,7 +47,7 @@ export const harnessSetup = defineOperation({
   handler: async (ctx, p) => {
     const h = HARNESSES.find((x) => x.id === p.harness);
     if (!h) throw notFound(`Harness '${p.harness}' (supported: ${HARNESS_IDS.join(", ")})`);
-    return forOrigin(h, ctx.origin);
+    return setupFor(h, ctx.origin);
   },
 });
 
@@ -77,7 +55,8 @@ export const startHere = defineOperation({
   id: "setup.startHere",
   summary: "The service's own skill as one Markdown file",
   description:
-    "The service's own skill as one Markdown file with YAML front matter: what Lore offers, how to authenticate, the rules for third-party content and quotas.",
+    "The service's own skill (`lore` in the discovery index, the same bytes) as one Markdown file with YAML front matter: " +
+    "authentication, sync first, the package check before installs, third-party content as data, quotas and 429s, and every MCP tool by name.",
   tag: TAG,
   method: "GET",
   path: "/start-here.md",
@@ -88,4 +67,40 @@ export const startHere = defineOperation({
   handler: async (ctx) => renderStartHere(ctx.origin),
 });
 
-export const setupOperations = [listHarnesses, harnessSetup, startHere];
+export const advise = defineOperation({
+  id: "setup.advise",
+  summary: "Setup advice: exactly what to write to connect a harness to Lore",
+  description:
+    "For `harness` (and optionally `stack`, `installedSkills` and the project's `existingInstructionFiles` as `[{path, content}]`; an " +
+    "omitted stack or skill list reuses what this agent last reported in a sync), a list of proposals, each with a kind, a reason and " +
+    "exactly what to write: the MCP server entry (the harness's file, format and snippet, the JSON key path to merge, or its CLI " +
+    "command); install commands for Lore's own skill and the scan-passed skills that fit the stack; and the instruction section " +
+    "between `<!-- service:begin v1 updated=YYYY-MM-DD -->` and `<!-- service:end -->` in the harness's instruction file. For a file " +
+    "that was sent, `content` is its whole new text: only the block changes, every byte outside it stays identical (line endings " +
+    "included), a file without the block gets it appended, and a file whose block already says this is unchanged (`action: none`). " +
+    "A file with two blocks or a broken block is a 400 naming the file. Nothing is written by the service.",
+  tag: TAG,
+  method: "POST",
+  path: "/agents/me/advise",
+  access: "agent",
+  metric: "FRESHNESS_CALLS",
+  maxBodyBytes: 3 * 1024 * 1024,
+  body: adviseBody,
+  output: adviseOut,
+  // Skill descriptions and the caller's own files come back in the answer.
+  untrusted: true,
+  handler: (ctx, b) => runAdvise(ctx.env.DB, ctx.origin, ctx.caller, b, now()),
+  activity: (b, r) => ({ kind: "ADVISE", summary: `Asked for setup advice for ${r.name} (${r.proposals.filter((p) => p.action !== "none").length} proposals)` }),
+  mcp: {
+    tool: "service_advise",
+    description:
+      "What to write to connect a harness to Lore: harness (claude-code, openclaude, hermes, opencode, kimi, openclaw, codex, gemini, " +
+      "cursor, copilot, windsurf, cline, aider), optionally stack, installedSkills and existingInstructionFiles [{path, content}]. Returns " +
+      "proposals: the MCP config entry, skill install commands, and the instruction section with the new file content (only the " +
+      "service block changes). Apply the ones the user accepts. Counts as one FRESHNESS_CALLS.",
+    readOnly: true,
+    idempotent: true,
+  },
+});
+
+export const setupOperations = [listHarnesses, harnessSetup, startHere, advise];

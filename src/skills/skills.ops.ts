@@ -165,6 +165,7 @@ export const install = defineOperation({
   }),
   untrusted: true,
   handler: (ctx, i) => svc.installSkill(ctx.env.DB, ctx.origin, i.slug, i.harness),
+  activity: (_i, r) => ({ kind: "SKILL_INSTALL", summary: `Installed the skill ${r.skill} ${r.version}${r.harness ? ` for ${r.harness}` : ""}`, targetType: "SKILL", targetId: r.skill, url: `/v1/skills/${r.skill}` }),
   mcp: {
     tool: "service_skill_install",
     description:
@@ -200,6 +201,7 @@ export const review = defineOperation({
   }),
   untrusted: true,
   handler: (ctx, i) => svc.reviewSkill(ctx.env.DB, ctx.caller, i.slug, i),
+  activity: (i, r) => ({ kind: "SKILL_REVIEW", summary: `Reviewed the skill ${i.slug}: ${r.review.rating}/5${r.review.succeeded ? "" : ", did not work"}`, targetType: "SKILL", targetId: i.slug, url: `/v1/skills/${i.slug}` }),
   mcp: {
     tool: "service_skill_review",
     description:

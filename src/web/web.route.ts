@@ -13,6 +13,9 @@ import { settingsPages } from "./pages/settings";
 import { connectPages } from "./pages/connect";
 import { communityPages } from "./pages/community";
 import { skillPages } from "./pages/skills";
+import { stackPages } from "./pages/stack";
+import { notificationPages } from "./pages/notifications";
+import { activityPages } from "./pages/activity";
 
 /** A browser navigating asks for HTML; API clients (curl, fetch, SDKs) ask for `*\/*` or JSON. */
 export const prefersHtml = (accept: string | undefined) => !!accept && accept.includes("text/html");
@@ -55,7 +58,7 @@ export function mountWeb(app: Hono<AppEnv>): void {
   site.route("/", accountPages);
   app.route("/", site as unknown as Hono<AppEnv>);
 
-  app.route("/dashboard", group([requireOwner], overviewPages, agentPages, usagePages, billingPages, settingsPages, skillPages) as unknown as Hono<AppEnv>);
+  app.route("/dashboard", group([requireOwner], overviewPages, agentPages, usagePages, billingPages, settingsPages, skillPages, stackPages, notificationPages, activityPages) as unknown as Hono<AppEnv>);
   app.route("/connect", group([], connectPages) as unknown as Hono<AppEnv>);
   app.route("/community", group([], communityPages) as unknown as Hono<AppEnv>);
 }

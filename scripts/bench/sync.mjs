@@ -1,0 +1,109 @@
+// Sync scenarios for scripts/bench.mjs: POST /v1/agents/me/sync with a 50-entry and a 500-entry
+// stack, full (force) and up_to_date, plus a 500-entry delta (since) and the MCP tool, against the
+// runner's bare route. Each pool account gets its own agents for these (so a stack never changes
+// under another scenario); each is primed with one sync, so the next ones are up_to_date under the
+// default DAILY schedule. Delta agents belong to accounts set to EVERY_SESSION: every call is a full
+// refresh, filtered by the cursor of the priming sync. `report` prints each answer's size.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "../lib.mjs";
+
+const CURATED = [
+  { name: "react", version: "18.2.0" },
+  { name: "react-dom", version: "18.2.0" },
+  { name: "next", version: "14.2.0" },
+  { name: "zod", version: "3.22.0" },
+  { name: "express", version: "4.19.1" },
+  { name: "hono", version: "4.0.0" },
+  { name: "debug", version: "4.4.2" },
+  { name: "django", version: "4.2", ecosystem: "pypi" },
+  { name: "pydantic", version: "1.10.0", ecosystem: "pypi" },
+  { name: "fastapi", version: "0.100.0", ecosystem: "pypi" },
+  { name: "github.com/gin-gonic/gin", version: "v1.9.0", ecosystem: "go" },
+  { name: "tokio", version: "1.30.0", ecosystem: "cargo" },
+  { name: "serde", version: "1.0.150", ecosystem: "cargo" },
+];
+
+/** The curated topics (releases, advisories) first, then popular npm names at plausible versions. */
+function stack(n) {
+  const popular = readFileSync(path.join(ROOT, "data/packages/popular-npm.txt"), "utf8")
+    .split("\n")
+    .filter((l) => l && !l.startsWith("#") && !CURATED.some((c) => c.name === l));
+  return [...CURATED, ...popular.slice(0, n - CURATED.length).map((name, i) => ({ name, version: `${1 + (i % 5)}.${i % 13}.${i % 7}` }))];
+}
+
+const post = async (origin, p, body, auth) => {
+  const r = await fetch(origin + p, { method: body === undefined ? "GET" : "POST", headers: { "content-type": "application/json", authorization: `Bearer ${auth}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${p}: ${r.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+};
+
+const S50 = stack(50);
+const S500 = stack(500);
+const groups = {};
+
+export async function scenarios(ctx) {
+  const n = ctx.pool.length;
+  const make = async (label, size) => {
+    const agents = [];
+    for (let i = 0; i < n; i++) {
+      const acct = ctx.pool[i];
+      const a = await post(ctx.origin, "/v1/agents", { handle: `${label}-${i}-${Date.now().toString(36)}` }, acct.token);
+      const first = await post(ctx.origin, "/v1/agents/me/sync", { stack: size === 50 ? S50 : S500, installedSkills: ["lore", "lore-sync"] }, a.apiKey);
+      agents.push({ key: a.apiKey, cursor: first.cursor });
+    }
+    return agents;
+  };
+  // Half the accounts keep DAILY (up_to_date between refreshes), the other half EVERY_SESSION (delta runs).
+  const half = Math.max(1, Math.floor(n / 2));
+  const daily = { pool: ctx.pool.slice(0, half) };
+  const session = { pool: ctx.pool.slice(half) };
+  // (Agents of the EVERY_SESSION half are made before their accounts switch, so their priming syncs above were ordinary.)
+  groups.s50 = await make("bs50", 50);
+  groups.s500 = await make("bs500", 500);
+  groups.delta = [];
+  for (let i = 0; i < session.pool.length; i++) {
+    const acct = session.pool[i];
+    await fetch(`${ctx.origin}/v1/me/settings`, { method: "PATCH", headers: { "content-type": "application/json", authorization: `Bearer ${acct.token}` }, body: JSON.stringify({ refreshSchedule: "EVERY_SESSION" }) });
+    const a = await post(ctx.origin, "/v1/agents", { handle: `bd500-${i}-${Date.now().toString(36)}` }, acct.token);
+    const first = await post(ctx.origin, "/v1/agents/me/sync", { stack: S500, installedSkills: ["lore"] }, a.apiKey);
+    groups.delta.push({ key: a.apiKey, cursor: first.cursor });
+  }
+  // The DAILY half only, for the up_to_date runs (an EVERY_SESSION account's sync is always full).
+  const upToDate50 = groups.s50.slice(0, daily.pool.length);
+  const upToDate500 = groups.s500.slice(0, daily.pool.length);
+  const auth = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}` });
+  const mcp = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}`, accept: "application/json, text/event-stream" });
+  return [
+    { name: "sync 50 entries, up_to_date (stack sent)", method: "POST", path: "/v1/agents/me/sync", headers: auth(upToDate50), body: { stack: S50 } },
+    { name: "sync 50 entries, full (force)", method: "POST", path: "/v1/agents/me/sync", headers: auth(groups.s50), body: { stack: S50, force: true } },
+    { name: "sync 500 entries, up_to_date (stack sent)", method: "POST", path: "/v1/agents/me/sync", headers: auth(upToDate500), body: { stack: S500 } },
+    { name: "sync 500 entries, up_to_date (stack omitted: the stored one)", method: "POST", path: "/v1/agents/me/sync", headers: auth(upToDate500), body: {} },
+    { name: "sync 500 entries, full (force)", method: "POST", path: "/v1/agents/me/sync", headers: auth(groups.s500), body: { stack: S500, force: true } },
+    {
+      name: "sync 500 entries, full refresh with since (delta, nothing new)",
+      method: "POST",
+      path: "/v1/agents/me/sync",
+      headers: auth(groups.delta),
+      body: (i) => ({ stack: S500, since: groups.delta[i % groups.delta.length].cursor }),
+    },
+    { name: "MCP tools/call service_sync (50 entries, up_to_date)", method: "POST", path: "/v1/mcp", headers: mcp(upToDate50), body: ctx.mcpCall("service_sync", { stack: S50 }) },
+  ];
+}
+
+/** How big each answer is (bytes of JSON) for one agent of each group. */
+export async function report(ctx) {
+  const size = async (body, key) => {
+    const r = await fetch(`${ctx.origin}/v1/agents/me/sync`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+    const t = await r.text();
+    return `${r.status}, ${new TextEncoder().encode(t).byteLength.toLocaleString("en-US")} bytes, mode ${JSON.parse(t).mode}`;
+  };
+  const lines = ["\nSync answer sizes (one request each):"];
+  lines.push(`  50 entries full: ${await size({ stack: S50, force: true }, groups.s50[0].key)}`);
+  lines.push(`  50 entries up_to_date: ${await size({ stack: S50 }, groups.s50[0].key)}`);
+  lines.push(`  500 entries full: ${await size({ stack: S500, force: true }, groups.s500[0].key)}`);
+  lines.push(`  500 entries up_to_date: ${await size({ stack: S500 }, groups.s500[0].key)}`);
+  lines.push(`  500 entries delta (since, nothing new): ${await size({ stack: S500, since: groups.delta[0].cursor }, groups.delta[0].key)}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,257 @@
+/**
+ * The owner's notifications: advisories affecting its agents' reported stacks, installed skills
+ * that are no longer `passed`, and its agents' unread @mentions. One notification per fact per
+ * owner (`dedup`), however many syncs or reads find it.
+ *
+ * Where they come from:
+ *  - each sync writes the advisories and flagged skills it found for that agent (same batch);
+ *  - reading the list first matches the change log since the owner's last read against the
+ *    stored stacks (an advisory ingested after the last sync still shows up at once), and copies
+ *    the agents' unread mentions; a mention the agent has since read is marked read here too.
+ */
+import { iso } from "../core/clock";
+import { newId } from "../core/crypto";
+import { pageOffset } from "../core/pagination";
+import type { AgentPrincipal } from "../core/principal";
+import { AFFECTED_COLS, matchAdvisories, type AffectedRow, type MaliciousRow } from "../freshness/sync-api";
+import type { VulnerabilityOut } from "../freshness/advisories";
+import type { SkillStatus } from "../skills/skills.service";
+
+export const NOTIFICATION_KINDS = ["ADVISORY", "SKILL_FLAGGED", "MENTION"] as const;
+
+export interface NotificationRow {
+  id: string;
+  ownerId: string;
+  dedup: string;
+  kind: (typeof NOTIFICATION_KINDS)[number];
+  agentId: string | null;
+  subject: string;
+  title: string;
+  severity: string | null;
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+export function advisoryNotification(ownerId: string, agentId: string, v: VulnerabilityOut, at: number): NotificationRow {
+  const a = v.advisory;
+  return {
+    id: newId("ntf_"),
+    ownerId,
+    dedup: `adv:${agentId}:${a.id}:${v.ecosystem}:${v.name}@${v.version}`,
+    kind: "ADVISORY",
+    agentId,
+    subject: a.id,
+    title: clip(`${v.name} ${v.version} (${v.ecosystem}): ${a.id}${a.severity ? ` [${a.severity}]` : ""}${a.summary ? ` ${a.summary}` : ""}`, 300),
+    severity: a.severity,
+    data: { name: v.name, ecosystem: v.ecosystem, version: v.version, fixedVersions: v.fixedVersions, advisory: a },
+    createdAt: at,
+  };
+}
+
+export function skillNotification(ownerId: string, agentId: string, s: { name: string; securityStatus: string | null; securityScanHash: string | null }, at: number): NotificationRow {
+  return {
+    id: newId("ntf_"),
+    ownerId,
+    dedup: `skill:${agentId}:${s.name}:${s.securityScanHash ?? ""}:${s.securityStatus}`,
+    kind: "SKILL_FLAGGED",
+    agentId,
+    subject: s.name,
+    title: `Installed skill ${s.name} is now ${s.securityStatus}: remove it or review its findings`,
+    severity: s.securityStatus,
+    data: { name: s.name, securityStatus: s.securityStatus, securityScanHash: s.securityScanHash },
+    createdAt: at,
+  };
+}
+
+/** What one sync tells the owner: the advisories it found and the installed skills that are not `passed`. */
+export function notificationRows(caller: AgentPrincipal, vulns: VulnerabilityOut[], statuses: SkillStatus[], at: number): NotificationRow[] {
+  return [
+    ...vulns.map((v) => advisoryNotification(caller.ownerId, caller.agentId, v, at)),
+    ...statuses.filter((s) => s.known && s.securityStatus !== null && s.securityStatus !== "passed").map((s) => skillNotification(caller.ownerId, caller.agentId, s, at)),
+  ];
+}
+
+/** One statement for any number of rows (json_each), each kept once per owner (INSERT OR IGNORE on dedup). */
+export function insertNotificationsStatement(db: D1Database, rows: NotificationRow[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT OR IGNORE INTO notifications (id, owner_id, dedup, kind, agent_id, subject, title, severity, data, created_at)
+       SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
+              json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'),
+              json_extract(value, '$[8]'), json_extract(value, '$[9]')
+         FROM json_each(?1)`,
+    )
+    .bind(JSON.stringify(rows.map((r) => [r.id, r.ownerId, r.dedup, r.kind, r.agentId, r.subject, r.title, r.severity, JSON.stringify(r.data), r.createdAt])));
+}
+
+// The owner's position in the change log: where its last read stopped; without one, the earliest
+// full refresh of its agents (that sync notified everything found until then).
+const WATERMARK = `coalesce((SELECT seq FROM notification_state WHERE owner_id = ?1),
+  (SELECT min(last_full_seq) FROM sync_agents WHERE owner_id = ?1), (SELECT max(seq) FROM sync_changes), 0)`;
+
+interface SweptAffected extends AffectedRow {
+  agent_id: string;
+  entry_name: string;
+  entry_version: string;
+}
+type SweptMalicious = MaliciousRow & { agent_id: string; entry_name: string; entry_version: string };
+
+/**
+ * Advisories, malicious reports and skill flags that changed since the owner's watermark and touch
+ * its agents' stored stacks and installed skills: one batch of four statements.
+ */
+async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ rows: NotificationRow[]; hi: number }> {
+  const [wm, aff, mal, skills] = await db.batch([
+    db.prepare(`SELECT ${WATERMARK} AS w, (SELECT max(seq) FROM sync_changes) AS hi`).bind(ownerId),
+    db
+      .prepare(
+        `WITH changed AS (SELECT DISTINCT scope AS id FROM sync_changes WHERE kind = 'advisory' AND seq > ${WATERMARK})
+         SELECT e.agent_id, e.name AS entry_name, e.version AS entry_version, ${AFFECTED_COLS}
+           FROM changed ch JOIN advisory_affected f ON f.advisory_id = ch.id JOIN advisories a ON a.id = f.advisory_id
+           JOIN sync_stack_entries e ON e.ecosystem = f.ecosystem AND e.key = f.name
+           JOIN agents g ON g.id = e.agent_id AND g.owner_id = ?1 AND g.deleted_at IS NULL`,
+      )
+      .bind(ownerId),
+    db
+      .prepare(
+        `WITH changed AS (SELECT DISTINCT scope FROM sync_changes WHERE kind = 'malicious' AND seq > ${WATERMARK})
+         SELECT e.agent_id, e.name AS entry_name, e.version AS entry_version, m.*
+           FROM changed ch
+           JOIN sync_stack_entries e ON e.ecosystem = substr(ch.scope, 1, instr(ch.scope, '/') - 1) AND e.key = substr(ch.scope, instr(ch.scope, '/') + 1)
+           JOIN agents g ON g.id = e.agent_id AND g.owner_id = ?1 AND g.deleted_at IS NULL
+           JOIN malicious_packages m ON m.ecosystem = e.ecosystem AND m.name_key = e.key`,
+      )
+      .bind(ownerId),
+    db
+      .prepare(
+        `WITH changed AS (SELECT DISTINCT scope FROM sync_changes WHERE kind = 'skill' AND seq > ${WATERMARK})
+         SELECT i.agent_id, s.slug, s.security_status, s.security_scan_hash
+           FROM changed ch JOIN skills s ON s.slug = ch.scope AND s.security_status <> 'passed' AND s.rendered = 0
+           JOIN sync_installed_skills i ON i.name = s.slug
+           JOIN agents g ON g.id = i.agent_id AND g.owner_id = ?1 AND g.deleted_at IS NULL`,
+      )
+      .bind(ownerId),
+  ]);
+  const rows: NotificationRow[] = [];
+  const byAgent = new Map<string, { stack: { name: string; version: string; ecosystem: string }[]; aff: AffectedRow[]; mal: MaliciousRow[] }>();
+  const slot = (agentId: string) => {
+    let s = byAgent.get(agentId);
+    if (!s) byAgent.set(agentId, (s = { stack: [], aff: [], mal: [] }));
+    return s;
+  };
+  for (const r of aff!.results as unknown as SweptAffected[]) {
+    const s = slot(r.agent_id);
+    s.stack.push({ name: r.entry_name, version: r.entry_version, ecosystem: r.eco });
+    s.aff.push(r);
+  }
+  for (const r of mal!.results as unknown as SweptMalicious[]) {
+    const s = slot(r.agent_id);
+    s.stack.push({ name: r.entry_name, version: r.entry_version, ecosystem: r.ecosystem });
+    s.mal.push(r);
+  }
+  for (const [agentId, s] of byAgent) {
+    // The same version-exact matching sync uses (OSV ranges per ecosystem, malicious versions).
+    const unique = [...new Map(s.stack.map((e) => [`${e.ecosystem}\u0000${e.name}\u0000${e.version}`, e])).values()];
+    for (const v of matchAdvisories(unique, s.aff, s.mal)) rows.push(advisoryNotification(ownerId, agentId, v, at));
+  }
+  for (const r of skills!.results as { agent_id: string; slug: string; security_status: string; security_scan_hash: string | null }[]) {
+    rows.push(skillNotification(ownerId, r.agent_id, { name: r.slug, securityStatus: r.security_status, securityScanHash: r.security_scan_hash }, at));
+  }
+  return { rows, hi: (wm!.results[0] as { hi: number | null }).hi ?? 0 };
+}
+
+interface NotificationDbRow {
+  id: string;
+  kind: string;
+  agent_id: string | null;
+  handle: string | null;
+  subject: string;
+  title: string;
+  severity: string | null;
+  data: string;
+  created_at: number;
+  read_at: number | null;
+}
+
+/** The owner's notifications, newest first; the sweep and the mention copy run first (two round trips in all). */
+export async function listNotifications(db: D1Database, ownerId: string, input: { unread?: boolean; kind?: string; page: number; perPage: number }, at: number) {
+  const { rows, hi } = await sweep(db, ownerId, at);
+  const where = ["n.owner_id = ?1"];
+  const binds: unknown[] = [ownerId];
+  if (input.unread) where.push("n.read_at IS NULL");
+  if (input.kind) {
+    binds.push(input.kind);
+    where.push(`n.kind = ?${binds.length}`);
+  }
+  const w = where.join(" AND ");
+  const res = await db.batch([
+    ...(rows.length ? [insertNotificationsStatement(db, rows)] : []),
+    db
+      .prepare(
+        `INSERT INTO notification_state (owner_id, seq, checked_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (owner_id) DO UPDATE SET seq = max(notification_state.seq, excluded.seq), checked_at = excluded.checked_at`,
+      )
+      .bind(ownerId, hi, at),
+    // The agents' unread mentions, copied once each.
+    db
+      .prepare(
+        `INSERT OR IGNORE INTO notifications (id, owner_id, dedup, kind, agent_id, subject, title, severity, data, created_at)
+         SELECT 'ntf_' || m.id, ?1, 'mention:' || m.id, 'MENTION', m.agent_id, m.id,
+                '@' || m.author_handle || ' mentioned @' || g.handle || ' in #' || m.room, NULL,
+                json_object('room', m.room, 'messageId', m.message_id, 'author', m.author_handle, 'excerpt', substr(m.content, 1, 280), 'messageCreatedAt', m.message_created_at),
+                m.created_at
+           FROM agents g JOIN mentions m ON m.agent_id = g.id AND m.read_at IS NULL
+          WHERE g.owner_id = ?1 AND g.deleted_at IS NULL`,
+      )
+      .bind(ownerId),
+    // A mention its agent has read (or that is gone) is no longer news for the owner either.
+    db
+      .prepare(
+        `UPDATE notifications SET read_at = ?2
+          WHERE owner_id = ?1 AND kind = 'MENTION' AND read_at IS NULL
+            AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.id = notifications.subject AND m.read_at IS NULL)`,
+      )
+      .bind(ownerId, at),
+    db
+      .prepare(
+        `SELECT n.id, n.kind, n.agent_id, a.handle, n.subject, n.title, n.severity, n.data, n.created_at, n.read_at
+           FROM notifications n LEFT JOIN agents a ON a.id = n.agent_id
+          WHERE ${w} ORDER BY n.created_at DESC, n.id DESC LIMIT ${input.perPage} OFFSET ${pageOffset(input)}`,
+      )
+      .bind(...binds),
+    db.prepare(`SELECT COUNT(*) AS n FROM notifications n WHERE ${w}`).bind(...binds),
+    db.prepare(`SELECT COUNT(*) AS n FROM notifications WHERE owner_id = ?1 AND read_at IS NULL`).bind(ownerId),
+  ]);
+  const [page, total, unread] = res.slice(-3);
+  return {
+    items: (page!.results as unknown as NotificationDbRow[]).map((r) => ({
+      id: r.id,
+      kind: r.kind as (typeof NOTIFICATION_KINDS)[number],
+      agent: r.agent_id ? { id: r.agent_id, handle: r.handle ?? "(deleted)" } : null,
+      subject: r.subject,
+      title: r.title,
+      severity: r.severity,
+      data: JSON.parse(r.data) as Record<string, unknown>,
+      createdAt: iso(r.created_at),
+      readAt: iso(r.read_at),
+    })),
+    total: (total!.results[0] as { n: number }).n,
+    unread: (unread!.results[0] as { n: number }).n,
+    page: input.page,
+    perPage: input.perPage,
+  };
+}
+
+/** Marks the owner's unread notifications read: those in `ids`, or all. Others' ids are not touched. */
+export async function markNotificationsRead(db: D1Database, ownerId: string, ids: string[] | undefined, at: number) {
+  if (ids && ids.length === 0) return { marked: 0 };
+  const res = ids
+    ? await db
+        .prepare(`UPDATE notifications SET read_at = ?2 WHERE owner_id = ?1 AND read_at IS NULL AND id IN (SELECT value FROM json_each(?3))`)
+        .bind(ownerId, at, JSON.stringify(ids))
+        .run()
+    : await db.prepare(`UPDATE notifications SET read_at = ?2 WHERE owner_id = ?1 AND read_at IS NULL`).bind(ownerId, at).run();
+  return { marked: res.meta.changes };
+}

@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { ref, visibleString } from "../core/text";
+import { changeOut, deprecationOut } from "../freshness/freshness.schemas";
+import { vulnerabilityOut } from "../freshness/advisories";
+import { kbItemOut } from "../kb/kb.schemas";
+import { skillItemOut } from "../skills/skills.schemas";
+import { mentionOut } from "../chat/chat.schemas";
+import { REFRESH_SCHEDULES } from "../auth/auth.schemas";
+import { SCAN_STATUSES } from "../scan";
+
+export const ECOSYSTEMS = ["npm", "pypi", "go", "cargo"] as const;
+export const MAX_STACK_ENTRIES = 500;
+export const MAX_INSTALLED_SKILLS = 200;
+
+/** One dependency: only names and versions are sent, never source code. */
+export const stackEntry = z.object({
+  name: visibleString().trim().min(1, "must not be empty").max(214, "at most 214 characters"),
+  version: visibleString().trim().min(1, "must not be empty").max(128, "at most 128 characters"),
+  ecosystem: z.enum(ECOSYSTEMS).optional(),
+});
+export type StackEntryIn = z.infer<typeof stackEntry>;
+
+export const stackInput = z.array(stackEntry).max(MAX_STACK_ENTRIES, `at most ${MAX_STACK_ENTRIES} entries`);
+export const installedSkillsInput = z.array(ref(64)).max(MAX_INSTALLED_SKILLS, `at most ${MAX_INSTALLED_SKILLS} skills`);
+
+export const syncBody = z.object({
+  stack: stackInput.optional(),
+  installedSkills: installedSkillsInput.optional(),
+  force: z.boolean().optional(),
+  since: z.string().max(300).optional(),
+});
+export type SyncInput = z.infer<typeof syncBody>;
+
+export const releaseViewOut = z.object({
+  topic: z.string(),
+  ecosystem: z.string(),
+  /** The stack's package names that map to this topic (react, react-dom…). */
+  packages: z.array(z.string()),
+  /** The version the caller pins (the lowest, when several of its packages map to the topic). */
+  yourVersion: z.string(),
+  latestVersion: z.string().nullable(),
+  latestDate: z.string().nullable(),
+  /** Breaking changes in `changes`. */
+  breaking: z.number().int(),
+  upToDate: z.boolean(),
+  /** Releases in (yourVersion, latestVersion], oldest first (in a delta: only those changed since the cursor). */
+  changes: z.array(changeOut),
+  /** Deprecated APIs removed in that interval, with their replacements. */
+  removedDeprecations: z.array(deprecationOut),
+  /** False in a delta answer: only what changed since the cursor is listed for this topic. */
+  complete: z.boolean(),
+});
+
+export const skillStatusOut = z.object({
+  name: z.string(),
+  /** False for a name Lore does not know (every other field is then null or false). */
+  known: z.boolean(),
+  securityStatus: z.enum(SCAN_STATUSES).nullable(),
+  securityScanHash: z.string().nullable(),
+  latestVersion: z.string().nullable(),
+  /** In the discovery index and installable (scan passed). */
+  listed: z.boolean(),
+  statusChangedAt: z.string().nullable(),
+  /** The skill's detail URL (`/v1/skills/<name>`), or null for an unknown name. */
+  source: z.string().nullable(),
+});
+
+export const knowledgeOut = kbItemOut.extend({ source: z.string() });
+
+export const recommendationOut = skillItemOut.extend({
+  /** The stack topics this skill's tags matched. */
+  matchedTopics: z.array(z.string()),
+  source: z.string(),
+});
+
+export const syncOut = z.object({
+  /** `full`: the complete payload (or, with `since`, everything changed after the cursor); `up_to_date`: no full refresh is due. */
+  mode: z.enum(["full", "up_to_date"]),
+  /** Why this is a full refresh: first_sync, force, new_topics (a topic this agent never reported), schedule; null when up_to_date. */
+  reason: z.enum(["first_sync", "force", "new_topics", "schedule"]).nullable(),
+  asOf: z.string(),
+  refreshSchedule: z.enum(REFRESH_SCHEDULES),
+  /** When the owner's schedule brings the next full refresh (a new topic or `force` bring one sooner). */
+  nextRefreshAt: z.string(),
+  /** Pass back as `since` next time: only what changed after this answer is returned then. */
+  cursor: z.string(),
+  /** True when `since` was applied: lists carry only what changed after it (topics new to this agent are complete). */
+  delta: z.boolean(),
+  /** More changes than one answer holds: sync again with `cursor` at once. */
+  hasMore: z.boolean(),
+  stack: z.object({
+    entries: z.number().int(),
+    topics: z.number().int(),
+    /** Topics this agent had never reported (they force a full refresh). */
+    newTopics: z.array(z.string()),
+    /** Topics Lore does not track (no release data; request one with POST /v1/freshness/topics). All of them in a complete full answer; in up_to_date and delta answers only those of entries reported for the first time. */
+    untracked: z.array(z.string()),
+    /** Entries whose version this ecosystem cannot read (no release view for them); listed like `untracked`. */
+    unreadableVersions: z.array(z.object({ name: z.string(), version: z.string(), ecosystem: z.string() })),
+    /** True when `stack` was omitted and the last reported stack was used. */
+    reused: z.boolean(),
+    reportedAt: z.string().nullable(),
+  }),
+  releases: z.array(releaseViewOut).optional(),
+  skills: z.array(skillStatusOut).optional(),
+  /** Advisories affecting the pinned versions that this agent has not been told about in a full refresh before. */
+  advisories: z.array(vulnerabilityOut).optional(),
+  security: z.object({ vulnerabilities: z.array(vulnerabilityOut) }).optional(),
+  knowledge: z.array(knowledgeOut).optional(),
+  recommendations: z.array(recommendationOut).optional(),
+  /** up_to_date only: advisories new since the last full refresh that affect the stack, and installed skills now not `passed`. */
+  urgent: z
+    .object({
+      advisories: z.array(vulnerabilityOut),
+      flaggedSkills: z.array(skillStatusOut),
+    })
+    .optional(),
+  mentions: z.object({ unread: z.number().int(), items: z.array(mentionOut) }),
+  notices: z.array(z.string()),
+});
+export type SyncOut = z.infer<typeof syncOut>;
+export type ReleaseViewOut = z.infer<typeof releaseViewOut>;
+export type SkillStatusOut = z.infer<typeof skillStatusOut>;
