@@ -1,3 +1,4 @@
+import { exports } from "cloudflare:workers";
 import { env as testEnv } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BASE, call, expectError, newAgent, signup } from "./helpers";
