@@ -6,7 +6,7 @@
 import type { Env } from "../env";
 import { bulkStatements, dataLines, jsonCols } from "../core/bulk";
 import { now } from "../core/clock";
-import { packageKey } from "../freshness/topics";
+import { packageKey, registryKey } from "../freshness/topics";
 import { parseEcosystem, type Ecosystem } from "../freshness/versions";
 import { keyHash, neighbourKeys } from "./typo";
 
@@ -88,8 +88,9 @@ export function popularLoader(eco: Ecosystem) {
     const seen = new Set<string>();
     names.forEach((name, i) => {
       const key = packageKey(eco, name);
-      if (seen.has(key)) return;
-      seen.add(key);
+      // One row per name as the registry tells names apart: `JSONStream` and `jsonstream` would be two.
+      if (seen.has(registryKey(eco, name))) return;
+      seen.add(registryKey(eco, name));
       const rank = i + 1;
       named.push([rank, name, key]);
       for (const h of new Set(neighbourKeys(eco, key).map(keyHash))) keyed.push([h, rank]);
