@@ -34,4 +34,6 @@ export interface Env {
   GITHUB_TOKEN?: string;
   /** Registry subrequests one package check may make (default 40, under the free plan's 50). */
   PACKAGE_CHECK_SUBREQUESTS?: string;
+  /** Registry subrequests one run of the registry-cache warm-up may make (default 40; WARM_CRON runs it every 10 minutes). */
+  REGISTRY_WARM_SUBREQUESTS?: string;
 }

@@ -5,6 +5,7 @@ import { now } from "./core/clock";
 import { rescanOutdated } from "./skills/rescan";
 import { INGEST_CRON, runIngest } from "./freshness/ingest";
 import { pruneSyncData } from "./sync/maintenance";
+import { WARM_CRON, warmRegistryCache } from "./packages/warm";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -17,6 +18,11 @@ export default {
   scheduled: (controller, env, ctx) => {
     if (controller.cron === INGEST_CRON) {
       ctx.waitUntil(runIngest(env, now()));
+      return;
+    }
+    // The package check's registry cache, warmed for the popular lists (src/packages/warm.ts).
+    if (controller.cron === WARM_CRON) {
+      ctx.waitUntil(warmRegistryCache(env, now()));
       return;
     }
     ctx.waitUntil(runMaintenance(env, now()));

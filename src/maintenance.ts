@@ -3,6 +3,7 @@ import { makeDb } from "./db/client";
 import { pruneSessions } from "./auth/auth.service";
 import { pruneReadMentions } from "./chat/chat.service";
 import { pruneStripeEvents } from "./billing/stripe.sync";
+import { pruneRegistryCache } from "./packages/warm";
 
 /**
  * The daily job (cron in wrangler.toml): D1 rows that no longer serve anyone. The Durable Objects
@@ -10,15 +11,17 @@ import { pruneStripeEvents } from "./billing/stripe.sync";
  */
 export async function runMaintenance(env: Env, at: number) {
   const db = makeDb(env.DB);
-  const [expired, revoked, mentions, stripeEvents] = await db.batch([
+  const [expired, revoked, mentions, stripeEvents, registryRows] = await db.batch([
     ...pruneSessions(db, at),
     pruneReadMentions(db, at),
     pruneStripeEvents(db, at),
+    pruneRegistryCache(db, at),
   ]);
   const result = {
     sessions: expired.meta.changes + revoked.meta.changes,
     mentions: mentions.meta.changes,
     stripeEvents: stripeEvents.meta.changes,
+    registryCache: registryRows.meta.changes,
   };
   console.log(JSON.stringify({ level: "info", what: "maintenance", ...result }));
   return result;

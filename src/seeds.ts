@@ -2,7 +2,7 @@ import type { Env } from "./env";
 import { loadStarterSkills } from "./skills/seed";
 import { loadDeprecations, loadReleases } from "./freshness/freshness.seed";
 import { loadModels } from "./models/models.seed";
-import { loadHallucinated, loadMalicious, popularLoader } from "./packages/packages.seed";
+import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "./packages/packages.seed";
 
 /**
  * The data the project ships in data/, loaded into local D1/R2 by `npm start` (scripts/seed.mjs
@@ -33,6 +33,8 @@ export const SEEDS: readonly SeedDataset[] = [
   // Package check: the OpenSSF malicious snapshot (~33k rows, 4,000 lines per chunk: one json_each
   // statement each) and the popular-name lists (each loaded whole, atomically, with its typo keys).
   { name: "packages-malicious", file: "packages/malicious.tsv", chunkLines: 4000, load: loadMalicious },
+  // The malicious names among the curated package-check facts (some are not in the partial snapshot).
+  { name: "packages-malicious-curated", file: "freshness/package-checks.json", load: loadCuratedMalicious },
   { name: "packages-popular-npm", file: "packages/popular-npm.txt", load: popularLoader("npm") },
   { name: "packages-popular-pypi", file: "packages/popular-pypi.txt", load: popularLoader("pypi") },
   { name: "packages-popular-cargo", file: "packages/popular-cargo.txt", load: popularLoader("cargo") },

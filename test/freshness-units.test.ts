@@ -2,7 +2,10 @@
 // changelog parsers, typosquat classification, the SSRF guard, and every source client against
 // recorded responses (404, 410, timeouts, malformed bodies, security holders).
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanVersion, compareVersions, goVersionFitsPath, inOsvRange, inSnapshotVersions, isBreakingBump, osvAffects, pinnedVersion, type OsvRange } from "../src/freshness/versions";
+import { cargoRange, cleanVersion, compareVersions, goVersionFitsPath, inOsvRange, inSnapshotVersions, isBreakingBump, isGoPseudoVersion, osvAffects, parseVersionSpec, pinnedVersion, resolveRange, versionKey, type OsvRange } from "../src/freshness/versions";
+import { packageKey, registryKey } from "../src/freshness/topics";
+import { registryProbe } from "../src/packages/packages.service";
+import tagsDoc from "./fixtures/npm/tags.json?raw";
 import { parseChangelog, parseDate, parseReleaseNotes, versionFromTag } from "../src/freshness/changelog";
 import { classify, neighbourKeys, skeleton } from "../src/packages/typo";
 import { checkRepoUrl, RedirectRefused, safeFetch } from "../src/sources/safe-url";
@@ -102,6 +105,88 @@ describe("version order per ecosystem", () => {
     expect(goVersionFitsPath("github.com/foo/bar", "v2.1.0")).toBe(false);
     expect(goVersionFitsPath("github.com/foo/bar", "v2.1.0+incompatible")).toBe(true);
     expect(goVersionFitsPath("github.com/foo/bar/v3", "v2.1.0")).toBe(false);
+  });
+});
+
+describe("version requirements per ecosystem", () => {
+  it("Cargo: comma-separated comparators, caret by default, ~, =, *; npm-only syntax refused", () => {
+    expect(cargoRange(">=1.0, <2")).toBe(">=1.0 <2");
+    expect(cargoRange("1.2")).toBe("^1.2");
+    expect(cargoRange("1.2.3, <1.5")).toBe("^1.2.3 <1.5");
+    expect(cargoRange(">= 1.2 , < 1.5")).toBe(">=1.2 <1.5");
+    expect(cargoRange("~1.2.3")).toBe("~1.2.3");
+    expect(cargoRange("=1.2.3")).toBe("=1.2.3");
+    expect(cargoRange("*")).toBe("*");
+    expect(cargoRange("1.*")).toBe("1.*");
+    for (const bad of [">=1 <2", "1.0 || 2.0", "1 - 2", "", ">=1.0,", ">=1.*", "latest"]) expect(cargoRange(bad), bad).toBeNull();
+    const vs = ["0.2.3", "0.2.9", "0.3.0", "1.0.0", "1.4.0", "1.9.9", "2.0.0"];
+    expect(resolveRange("cargo", ">=1.0, <2", vs)).toBe("1.9.9");
+    expect(resolveRange("cargo", "0.2.3", vs)).toBe("0.2.9");
+    expect(resolveRange("cargo", "0.2", vs)).toBe("0.2.9");
+    expect(resolveRange("cargo", "~1", vs)).toBe("1.9.9");
+    expect(resolveRange("cargo", ">=3", vs)).toBeNull();
+    expect(resolveRange("cargo", ">=1 <2", vs)).toBeUndefined();
+    expect(pinnedVersion("cargo", ">=1.4, <2")).toBe("1.4.0");
+    expect(parseVersionSpec("cargo", "1.0.228")).toEqual({ kind: "exact", version: "1.0.228" });
+    expect(parseVersionSpec("cargo", ">=1.0 <2")).toMatchObject({ kind: "invalid" });
+  });
+
+  it("npm: versions, ranges and dist-tags; a range picks the latest tag when it fits, then non-deprecated versions", () => {
+    expect(parseVersionSpec("npm", "=18.2.0")).toEqual({ kind: "exact", version: "18.2.0" });
+    expect(parseVersionSpec("npm", "18.x")).toEqual({ kind: "range", spec: "18.x" });
+    expect(parseVersionSpec("npm", "next")).toEqual({ kind: "tag", tag: "next" });
+    expect(parseVersionSpec("npm", "a b")).toMatchObject({ kind: "invalid" });
+    const vs = ["1.0.0", "1.1.0", "2.0.0", "2.1.0", "2.2.0", "3.0.0-rc.1"];
+    expect(resolveRange("npm", "^2.0.0", vs, { latest: "2.1.0" })).toBe("2.1.0");
+    expect(resolveRange("npm", "^2.0.0", vs)).toBe("2.2.0");
+    expect(resolveRange("npm", "^1.0.0", vs, { deprecated: (v) => v === "1.1.0" })).toBe("1.0.0");
+    expect(resolveRange("npm", "^1.0.0", vs, { deprecated: () => true })).toBe("1.1.0");
+    expect(resolveRange("npm", "*", vs, { latest: "2.1.0" })).toBe("2.1.0");
+  });
+
+  it("PyPI: PEP 440 specifiers (~=, ==N.*, !=, comma lists) and their lower bounds", () => {
+    expect(parseVersionSpec("pypi", "==2.0")).toEqual({ kind: "exact", version: "2.0" });
+    expect(parseVersionSpec("pypi", "===2.0")).toEqual({ kind: "exact", version: "2.0" });
+    expect(parseVersionSpec("pypi", "==2.*")).toEqual({ kind: "range", spec: "==2.*" });
+    expect(parseVersionSpec("pypi", "~=1")).toMatchObject({ kind: "invalid" });
+    const vs = ["1.0", "1.5", "2.0", "2.0.1", "2.1rc1", "2.2", "3.0a1"];
+    expect(resolveRange("pypi", "~=2.0", vs)).toBe("2.2");
+    expect(resolveRange("pypi", "==1.*", vs)).toBe("1.5");
+    expect(resolveRange("pypi", "!=2.2,>=2", vs)).toBe("2.0.1");
+    expect(resolveRange("pypi", ">=2.1rc1", vs)).toBe("3.0a1");
+    expect(resolveRange("pypi", ">=2.5", vs)).toBe("3.0a1");
+    expect(resolveRange("pypi", ">=3", vs)).toBeNull();
+    expect(pinnedVersion("pypi", "==1.*")).toBe("1");
+    expect(pinnedVersion("pypi", "!=2.0.1, >=2.0")).toBe("2.0");
+    expect(pinnedVersion("pypi", "<3")).toBeNull();
+  });
+
+  it("Go: pseudo-versions, +incompatible keyed as its tag, queries by Go's rules", () => {
+    expect(isGoPseudoVersion("v0.0.0-20191109021931-daa7c04131f5")).toBe(true);
+    expect(isGoPseudoVersion("v1.2.4-0.20240101000000-abcdefabcdef")).toBe(true);
+    expect(isGoPseudoVersion("v1.2.4-pre.0.20240101000000-abcdefabcdef")).toBe(true);
+    expect(isGoPseudoVersion("v2.1.1-0.20240101000000-abcdefabcdef+incompatible")).toBe(true);
+    expect(isGoPseudoVersion("v1.2.3-rc.1")).toBe(false);
+    expect(versionKey("go", "v2.0.0+incompatible")).toBe("v2.0.0");
+    expect(versionKey("go", "2.0.0")).toBe("v2.0.0");
+    expect(parseVersionSpec("go", "v0.0.0-20191109021931-daa7c04131f5")).toMatchObject({ kind: "exact" });
+    expect(parseVersionSpec("go", "master")).toEqual({ kind: "probe", query: "master" });
+    expect(parseVersionSpec("go", "v1.2")).toEqual({ kind: "range", spec: "v1.2" });
+    const vs = ["v1.0.0", "v1.1.0", "v1.1.1", "v1.2.0-rc.1", "v1.2.0", "v1.3.0"];
+    expect(resolveRange("go", "v1.1", vs)).toBe("v1.1.1");
+    expect(resolveRange("go", ">=v1.1.0", vs)).toBe("v1.1.0");
+    expect(resolveRange("go", ">v1.1.1", vs)).toBe("v1.2.0");
+    expect(resolveRange("go", "<=v1.2.0", vs)).toBe("v1.2.0");
+    expect(resolveRange("go", "latest", vs, { latest: "v1.3.0" })).toBe("v1.3.0");
+    expect(pinnedVersion("go", ">=v1.2.0")).toBe("v1.2.0");
+  });
+
+  it("registry identity: npm and Go exact, PyPI and crates folded as their registries fold", () => {
+    expect(registryKey("npm", " JSONStream ")).toBe("JSONStream");
+    expect(packageKey("npm", "JSONStream")).toBe("jsonstream");
+    expect(registryKey("go", "github.com/Sirupsen/logrus/")).toBe("github.com/Sirupsen/logrus");
+    expect(registryKey("pypi", "Typing_Extensions")).toBe("typing-extensions");
+    expect(registryKey("cargo", "Serde_Json")).toBe("serde-json");
   });
 });
 
@@ -274,6 +359,8 @@ describe("source clients against recorded responses", () => {
       "https://registry.npmjs.org/request": json(request),
       "https://registry.npmjs.org/lore-fixture-brand-new": json(newPackage),
       "https://registry.npmjs.org/lore-fixture-gone": json(unpublished),
+      "https://registry.npmjs.org/lore-fixture-tags": json(tagsDoc),
+      "https://registry.npmjs.org/lore-fixture-corgi": json({ name: "lore-fixture-corgi", modified: "2026-11-01T00:00:00.000Z", "dist-tags": { latest: "1.0.0", next: "2.0.0-rc.1" }, versions: { "1.0.0": {}, "2.0.0-rc.1": {} } }),
       "https://registry.npmjs.org/nope-404": json(npmNotFound, 404),
       "https://registry.npmjs.org/nope-410": json(npmNotFound, 410),
       "https://registry.npmjs.org/broken": text(malformed, 200),
@@ -290,6 +377,12 @@ describe("source clients against recorded responses", () => {
     const req = await npmLookup("request", ctx);
     expect(req.status === "found" && req.facts.deprecated["2.88.2"]).toMatch(/deprecated/);
     expect(req.status === "found" && req.facts.packageDeprecated).toMatch(/deprecated/);
+    const reactTags = react.status === "found" ? react.facts : null;
+    // The mirror keeps only `latest`: its tags are marked incomplete.
+    expect(reactTags).toMatchObject({ distTags: { latest: "19.3.1" }, distTagsComplete: false });
+    expect(await npmLookup("lore-fixture-tags", ctx)).toMatchObject({ status: "found", facts: { distTags: { latest: "2.1.0", next: "3.0.0-rc.2", canary: "3.0.0-canary.7", beta: "3.0.0-beta.1", "v2-next": "2.2.0" }, distTagsComplete: true } });
+    // The registry's abbreviated document has no `time` but a top-level `modified`: its tags are whole.
+    expect(await npmLookup("lore-fixture-corgi", ctx, { full: false })).toMatchObject({ status: "found", facts: { datesTrusted: false, distTags: { next: "2.0.0-rc.1" }, distTagsComplete: true } });
     const fresh = await npmLookup("lore-fixture-brand-new", ctx);
     expect(fresh).toMatchObject({ status: "found", facts: { installScripts: ["1.0.1"], firstPublished: "2026-11-15T10:00:00.000Z" } });
     expect((await npmLookup("lore-fixture-gone", ctx)).status).toBe("missing");
@@ -340,6 +433,16 @@ describe("source clients against recorded responses", () => {
     expect(g).toMatchObject({ status: "found", facts: { latestVersion: "v1.11.0", firstPublished: "2021-11-24T13:55:49.000Z", packageDeprecated: null } });
     expect((await goLookup("github.com/Lore-fixture/nothing", ctx)).status).toBe("missing");
     expect((await goLookup("github.com/lore-fixture/removed", ctx)).status).toBe("missing");
+    // Version queries go to `.info` with the same case encoding (a branch name may have capitals).
+    mock.restore();
+    mock = mockFetch({
+      "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/v0.0.0-20191109021931-daa7c04131f5.info": json({ Version: "v0.0.0-20191109021931-daa7c04131f5", Time: "2019-11-09T02:19:31Z" }),
+      "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/!release-1.info": json({ Version: "v1.2.4-0.20240101000000-abcdefabcdef", Time: "2024-01-01T00:00:00Z" }),
+      "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/nope.info": text("not found: unknown revision nope", 404),
+    });
+    expect(await registryProbe("github.com/Lore-fixture/mod", "v0.0.0-20191109021931-daa7c04131f5", ctx)).toEqual({ version: "v0.0.0-20191109021931-daa7c04131f5" });
+    expect(await registryProbe("github.com/Lore-fixture/mod", "Release-1", ctx)).toEqual({ version: "v1.2.4-0.20240101000000-abcdefabcdef" });
+    expect(await registryProbe("github.com/Lore-fixture/mod", "nope", ctx)).toBeNull();
     const mod = parseGoMod(deprecatedMod);
     expect(mod.deprecated).toBe("use github.com/lore-fixture/newthing instead.");
     expect(mod.retracted).toEqual(["v1.0.1", "[v1.1.0, v1.1.5]", "v0.9.0"]);

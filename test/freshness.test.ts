@@ -69,9 +69,17 @@ describe("GET /v1/freshness", () => {
     });
     // Up to date: nothing to read.
     const cur = await get(a, "/v1/freshness?topic=react&version=19.2.0");
-    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: true });
+    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: true, versionKnown: true, note: null });
     expect(cur.body.changes).toEqual([]);
-    expect(await usage(a)).toBe(2);
+    // A version above every known release is not "up to date": Lore does not know it, and says so.
+    const ahead = await get(a, "/v1/freshness?topic=react&version=20.0.0");
+    expect(ahead.body.upgrade).toMatchObject({ from: "20.0.0", to: "19.2.0", toDate: "2025-10-01", releases: 0, upToDate: null, versionKnown: false });
+    expect(ahead.body.upgrade.note).toBe(
+      "20.0.0 is not a react release Lore knows: it is newer than the latest known release, 19.2.0 (2025-10-01). It may be a release Lore has not ingested yet, or a version that does not exist.",
+    );
+    // An unlisted version below the latest is still answered (Lore's release list may be partial).
+    expect((await get(a, "/v1/freshness?topic=react&version=18.3.0")).body.upgrade).toMatchObject({ releases: 2, upToDate: false, versionKnown: false, note: null });
+    expect(await usage(a)).toBe(4);
   });
 
   it("resolves aliases (react-dom, @types/react, Next.js) and uses each ecosystem's order", async () => {
@@ -331,7 +339,8 @@ describe("functions for sync (issue 12)", () => {
     expect(norm[9]).toMatchObject({ topic: "left-pad", known: false });
     const views = await releasesForStack(env.DB, norm);
     const react = views.find((v) => v.topic === "react")!;
-    expect(react).toMatchObject({ yourVersion: "18.2.0", latestVersion: "19.2.0", breaking: 2 });
+    // 18.2.0 is not among the curated react releases (18.0.0, 19.0.0, 19.2.0): answered, and said to be unlisted.
+    expect(react).toMatchObject({ yourVersion: "18.2.0", latestVersion: "19.2.0", breaking: 2, upToDate: false, versionKnown: false, note: null });
     expect(views.find((v) => v.topic === "gin")).toMatchObject({ releases: [{ version: "v1.10.0" }, { version: "v1.11.0" }], breaking: 0 });
     const vulns = await advisoriesForStack(env.DB, stack);
     const ids = vulns.map((v) => `${v.name}@${v.version}:${v.advisory.id}`).sort();

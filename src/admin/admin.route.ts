@@ -7,6 +7,7 @@ import { now } from "../core/clock";
 import { SEEDS } from "../seeds";
 import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness/ingest";
 import { trackTopic } from "../freshness/freshness.service";
+import { warmRegistryCache } from "../packages/warm";
 
 /**
  * Operator routes under /internal: loading the data the project ships (data/) into D1 and R2,
@@ -81,6 +82,13 @@ adminRoute.post("/ingest", async (c) => {
   const sources = Array.isArray(body.sources) ? body.sources.filter((s): s is IngestSource => (INGEST_SOURCES as readonly unknown[]).includes(s)) : undefined;
   const maxTopics = typeof body.maxTopics === "number" && body.maxTopics > 0 ? Math.min(body.maxTopics, 200) : undefined;
   return c.json(await runIngest(c.env, now(), { sources, maxTopics }));
+});
+
+/** Runs one registry-cache warm-up now (what WARM_CRON runs): {budget?}. */
+adminRoute.post("/registry-warm", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { budget?: unknown };
+  const budget = typeof body.budget === "number" && body.budget > 0 ? Math.min(Math.floor(body.budget), 1000) : undefined;
+  return c.json(await warmRegistryCache(c.env, now(), { budget }));
 });
 
 /** Tracks a topic, or approves a requested one: {topic, ecosystem, packages, aliases?, repo?, changelog?}. */

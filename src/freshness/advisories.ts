@@ -165,9 +165,28 @@ export function maliciousAdvisory(m: MaliciousRow): AdvisoryOut {
     published: m.modified,
     modified: m.modified,
     malicious: true,
-    url: m.mal_id ? `https://osv.dev/vulnerability/${m.mal_id}` : "https://github.com/ossf/malicious-packages",
-    source: m.origin === "osv" ? "https://osv.dev" : `https://github.com/ossf/malicious-packages (snapshot ${m.origin})`,
+    url: m.mal_id ? `https://osv.dev/vulnerability/${m.mal_id}` : m.origin.startsWith("package-checks@") ? registryPage(m.ecosystem, m.name) : "https://github.com/ossf/malicious-packages",
+    source:
+      m.origin === "osv"
+        ? "https://osv.dev"
+        : m.origin.startsWith("package-checks@")
+          ? `Lore's curated package facts (${m.origin})`
+          : `https://github.com/ossf/malicious-packages (snapshot ${m.origin})`,
   };
+}
+
+/** The registry's public page of a package (the source of a curated fact without an OSV id). */
+function registryPage(eco: string, name: string): string {
+  switch (eco) {
+    case "pypi":
+      return `https://pypi.org/project/${name}/`;
+    case "cargo":
+      return `https://crates.io/crates/${name}`;
+    case "go":
+      return `https://pkg.go.dev/${name}`;
+    default:
+      return `https://www.npmjs.com/package/${name}`;
+  }
 }
 
 export interface StackEntry {

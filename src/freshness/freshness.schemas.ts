@@ -67,12 +67,18 @@ export const freshnessQuery = z.object({
 
 export const upgradeOut = z.object({
   from: z.string(),
+  /** The latest release Lore knows, and its date. */
   to: z.string().nullable(),
+  toDate: z.string().nullable(),
   /** Releases in (from, to]. */
   releases: z.number().int(),
   breaking: z.number().int(),
   removedDeprecations: z.array(deprecationOut),
-  upToDate: z.boolean(),
+  /** null when `from` is newer than every release Lore knows (see `note`): not known, so not said to be current. */
+  upToDate: z.boolean().nullable(),
+  /** Whether `from` is one of the releases Lore knows. */
+  versionKnown: z.boolean(),
+  note: z.string().nullable(),
 });
 
 export const freshnessOut = z.object({

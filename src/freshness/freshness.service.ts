@@ -134,7 +134,12 @@ export interface UpgradeView {
   releases: ChangeOut[];
   breaking: number;
   removedDeprecations: DeprecationOut[];
-  upToDate: boolean;
+  /** null when yourVersion is newer than every release Lore knows: not known, so not "up to date". */
+  upToDate: boolean | null;
+  /** Whether yourVersion is among the releases Lore knows. */
+  versionKnown: boolean;
+  /** Said when yourVersion is newer than every known release (with the latest known and its date). */
+  note: string | null;
 }
 
 /** The caller's view of one topic: releases after its version up to latest, breaking total, removals in between. */
@@ -149,6 +154,10 @@ export function upgradeView(topic: string, ecosystem: Ecosystem, yourVersion: st
         return !!v && compareVersions(ecosystem, v, yourVersion) > 0 && compareVersions(ecosystem, v, latest.version) <= 0;
       })
     : [];
+  const versionKnown = changes.some((c) => compareVersions(ecosystem, c.version, yourVersion) === 0);
+  // A version above every known release is either one Lore has not ingested yet or one that does
+  // not exist: Lore cannot say it is current.
+  const ahead = !!latest && !versionKnown && compareVersions(ecosystem, yourVersion, latest.version) > 0;
   return {
     topic,
     ecosystem,
@@ -158,7 +167,11 @@ export function upgradeView(topic: string, ecosystem: Ecosystem, yourVersion: st
     releases: inRange,
     breaking: inRange.reduce((n, c) => n + c.breaking, 0),
     removedDeprecations: removed.map(deprecationOut),
-    upToDate: inRange.length === 0,
+    upToDate: ahead ? null : inRange.length === 0,
+    versionKnown,
+    note: ahead
+      ? `${yourVersion} is not a ${topic} release Lore knows: it is newer than the latest known release, ${latest!.version}${latest!.date ? ` (${latest!.date})` : ""}. It may be a release Lore has not ingested yet, or a version that does not exist.`
+      : null,
   };
 }
 
@@ -224,7 +237,17 @@ export async function getFreshness(
   let upgrade = null;
   if (yourVersion) {
     const view = upgradeView(topic, eco, yourVersion, all, deps!.results as unknown as DeprecationRowDb[]);
-    upgrade = { from: yourVersion, to: view.latestVersion, releases: view.releases.length, breaking: view.breaking, removedDeprecations: view.removedDeprecations, upToDate: view.upToDate };
+    upgrade = {
+      from: yourVersion,
+      to: view.latestVersion,
+      toDate: view.latestDate,
+      releases: view.releases.length,
+      breaking: view.breaking,
+      removedDeprecations: view.removedDeprecations,
+      upToDate: view.upToDate,
+      versionKnown: view.versionKnown,
+      note: view.note,
+    };
     list = [...view.releases].reverse();
   }
   if (input.since) list = list.filter((c) => c.date !== null && c.date >= input.since!);

@@ -10,9 +10,10 @@ import { goModuleMajor, parseEcosystem } from "./versions";
 export const pep503 = (name: string) => name.trim().replace(/[-_.]+/g, "-").toLowerCase();
 
 /**
- * The key a package is known by in its ecosystem: npm lowercase (scopes kept), PyPI PEP 503,
- * crates lowercase with `_` as `-` (crates.io treats them as one name), Go module paths lowercase
- * (proxy paths are case-encoded, and GitHub owners are case-insensitive).
+ * The folded key of a package name: npm lowercase (scopes kept), PyPI PEP 503, crates lowercase
+ * with `_` as `-` (crates.io treats them as one name), Go module paths lowercase (GitHub owners are
+ * case-insensitive). Topics, aliases and the offline lists use it; the registry cache does not
+ * (npm and Go names are case-sensitive there: registryKey).
  */
 export function packageKey(eco: Ecosystem, name: string): string {
   const n = name.trim();
@@ -25,6 +26,27 @@ export function packageKey(eco: Ecosystem, name: string): string {
       return n.toLowerCase().replace(/_/g, "-");
     case "go":
       return n.toLowerCase().replace(/\/+$/, "");
+  }
+}
+
+/**
+ * The name as the registry itself tells packages apart, for its cache and for deduping lookups.
+ * npm and the Go module proxy are case-sensitive: `Chalk` is not `chalk` (npm answers 404 for it),
+ * `JSONStream` and `jsonstream` are two packages, and `github.com/Sirupsen/logrus` is a module path
+ * of its own. PyPI (PEP 503) and crates.io (case and `-`/`_`) fold names themselves, so their
+ * folded key is their identity. packageKey (folded) stays the key for topics and for the offline
+ * lists (popular, typo neighbours, malicious, hallucinated), where a case variant must be found.
+ */
+export function registryKey(eco: Ecosystem, name: string): string {
+  const n = name.trim();
+  switch (eco) {
+    case "npm":
+      return n;
+    case "go":
+      return n.replace(/\/+$/, "");
+    case "pypi":
+    case "cargo":
+      return packageKey(eco, n);
   }
 }
 

@@ -60,20 +60,29 @@ export function cleanVersion(eco: Ecosystem, v: string): string | null {
 
 /**
  * The version a stack entry pins: an exact version as is, or for a range (`^1.2.3`, `~=2.0`,
- * `>=1.4`) its lowest matching version, the one a fresh install could still resolve to.
+ * `>=1.4`, Cargo's `>=1.2, <1.5`) its lowest matching version, the one a fresh install could still
+ * resolve to. PyPI: the lower bound of the specifier list (`>=`, `~=`, `==`, `===`, `==2.1.*`, `>`).
  */
 export function pinnedVersion(eco: Ecosystem, v: string): string | null {
   const exact = cleanVersion(eco, v);
   if (exact) return exact;
   try {
     if (eco === "npm" || eco === "cargo") {
-      const r = semver.validRange(eco === "cargo" && /^\d/.test(v.trim()) ? `^${v.trim()}` : v.trim());
+      const r = eco === "cargo" ? cargoRange(v) : semver.validRange(v.trim());
       const min = r ? semver.minVersion(r) : null;
       return min ? min.version : null;
     }
     if (eco === "pypi") {
-      const m = /^(?:==|~=|>=|===)\s*([^,;\s]+)/.exec(v.trim());
-      return m && pep440.valid(m[1]!) ? m[1]! : null;
+      if (!pep440.validRange(v.trim())) return null;
+      for (const clause of v.split(",")) {
+        const m = /^\s*(===|==|~=|>=|>)\s*([^\s]+?)(\.\*)?\s*$/.exec(clause);
+        if (m && pep440.valid(m[2]!)) return m[2]!;
+      }
+      return null;
+    }
+    if (eco === "go") {
+      const m = /^(?:>=|>)\s*(v?\d+\.\d+\.\d+\S*)$/.exec(v.trim());
+      return m ? cleanVersion("go", m[1]!) : null;
     }
   } catch {
     return null;
@@ -97,6 +106,9 @@ export function versionKey(eco: Ecosystem, v: string): string {
     const x = p as unknown as { pre: (string | number)[] | null; post: number | null; dev: number | null };
     return `${p.epoch ? `${p.epoch}!` : ""}${release.join(".")}${x.pre ? x.pre.join("") : ""}${x.post !== null ? `.post${x.post}` : ""}${x.dev !== null ? `.dev${x.dev}` : ""}${p.local ? `+${p.local}` : ""}`.toLowerCase();
   }
+  // Go: `v2.0.0` and `v2.0.0+incompatible` name the same tag of a module path (only one of them can
+  // exist there), and the go command accepts the first for the second.
+  if (eco === "go") return cleanVersion(eco, s)?.replace(/\+incompatible$/, "") ?? s;
   return cleanVersion(eco, s) ?? s;
 }
 
@@ -278,24 +290,152 @@ export function inSnapshotVersions(eco: Ecosystem, version: string, spec: string
 }
 
 /**
- * A version requirement that is not one exact version: a semver range (`^4.17.0`, `~1.2`, `>=2 <3`)
- * or a PEP 440 specifier (`>=2.0,<3`, `~=2.0`). Returns the best (highest) version of `versions`
- * that satisfies it, preferring stable releases, or null when none does; undefined when `spec` is
- * not a range in this ecosystem.
+ * A Cargo version requirement (doc.rust-lang.org/cargo/reference/specifying-dependencies.html) as
+ * a node-semver range, or null when Cargo would refuse it. Comparators are separated by commas
+ * (`>=1.2, <1.5`); one without an operator is a caret requirement (`1.2` = `^1.2`); `~`, `=`, `*`
+ * and `1.*` mean what they mean in npm. npm-only syntax (`||`, `1 - 2`, space-separated
+ * comparators) is not Cargo's.
  */
-export function resolveRange(eco: Ecosystem, spec: string, versions: string[]): string | null | undefined {
+export function cargoRange(spec: string): string | null {
+  const parts = spec.split(",").map((p) => p.trim());
+  if (!parts.length || parts.some((p) => !p)) return null;
+  const out: string[] = [];
+  for (const p of parts) {
+    const m = /^(\^|~|=|>=|<=|>|<)?\s*(\*|[xX]|\d+(?:\.(?:\d+|\*|[xX]))?(?:\.(?:\d+|\*|[xX]))?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/.exec(p);
+    if (!m) return null;
+    const [, op, v] = m;
+    const wildcard = /(^|\.)[*xX]/.test(v!);
+    if (op && wildcard && op !== "=") return null;
+    out.push(op ? `${op}${v}` : wildcard ? v! : `^${v}`);
+  }
+  const joined = out.join(" ");
+  return semver.validRange(joined) ? joined : null;
+}
+
+/** Go pseudo-version (`v0.0.0-20191109021931-daa7c04131f5`, `v1.2.4-0.2024…-abcdef123456`), per cmd/go's pattern. */
+export const isGoPseudoVersion = (v: string) => /^v\d+\.(?:0\.0-|\d+\.\d+-(?:[^+]*\.)?0\.)\d{14}-[A-Za-z0-9]+(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/.test(v.trim());
+
+/**
+ * What a requested `version` means in its ecosystem:
+ *   exact  one version (npm/cargo `1.2.3`, `=1.2.3`; PyPI `2.0`, `==2.0`, `===2.0`; Go `v1.2.3`,
+ *          a pseudo-version, `v2.0.0+incompatible`). Cargo's bare `1.2.3` names that release here
+ *          (write `^1.2.3` for the requirement Cargo.toml's bare form means).
+ *   range  npm semver range; Cargo requirement (`>=1.0, <2`, `1.2`, `~1.2.3`, `*`); PEP 440
+ *          specifiers (`~=2.0`, `==1.*`, `!=2.0.1,>=2`); Go queries (`latest`, `upgrade`, `v1`,
+ *          `v1.2`, `<v1.3.0`, `>=v1.2.0`).
+ *   tag    npm dist-tag (`latest`, `next`, `canary`): anything url-safe that is not a range.
+ *   probe  Go branch or commit (`master`, `a1b2c3d`), resolved by the proxy's `.info`.
+ *   invalid  not a version there, with the reason.
+ */
+export type VersionSpec =
+  | { kind: "exact"; version: string }
+  | { kind: "range"; spec: string }
+  | { kind: "tag"; tag: string }
+  | { kind: "probe"; query: string }
+  | { kind: "invalid"; reason: string };
+
+export function parseVersionSpec(eco: Ecosystem, raw: string): VersionSpec {
+  const s = raw.trim();
+  switch (eco) {
+    case "npm": {
+      const exact = cleanVersion(eco, s);
+      if (exact) return { kind: "exact", version: exact };
+      if (semver.validRange(s)) return { kind: "range", spec: s };
+      // npm refuses dist-tags that are valid ranges and tags that need URL encoding.
+      if (/^[A-Za-z0-9][A-Za-z0-9._~-]*$/.test(s)) return { kind: "tag", tag: s };
+      return { kind: "invalid", reason: `"${s}" is not an npm version, range or dist-tag` };
+    }
+    case "cargo": {
+      const exact = cleanVersion(eco, s);
+      if (exact) return { kind: "exact", version: exact };
+      if (cargoRange(s)) return { kind: "range", spec: s };
+      return { kind: "invalid", reason: `"${s}" is not a Cargo version requirement (comparators are separated by commas, as in ">=1.2, <1.5")` };
+    }
+    case "pypi": {
+      const pinned = /^===?\s*([^,;\s*]+)$/.exec(s);
+      if (pinned && pep440.valid(pinned[1]!)) return { kind: "exact", version: pinned[1]! };
+      if (pep440.valid(s)) return { kind: "exact", version: s };
+      if (/[<>=!~]/.test(s) && pep440.validRange(s)) return { kind: "range", spec: s };
+      return { kind: "invalid", reason: `"${s}" is not a PEP 440 version or specifier` };
+    }
+    case "go": {
+      const exact = cleanVersion(eco, s);
+      if (exact) return { kind: "exact", version: exact };
+      if (s === "latest" || s === "upgrade" || /^v\d+(\.\d+)?$/.test(s) || /^(<=|>=|<|>)v?\d+\.\d+\.\d+[0-9A-Za-z.+-]*$/.test(s)) return { kind: "range", spec: s };
+      if (s === "patch" || s === "none") return { kind: "invalid", reason: `"${s}" is relative to the version your go.mod requires; give that version instead` };
+      if (/^[A-Za-z0-9][A-Za-z0-9._\/+-]{0,99}$/.test(s)) return { kind: "probe", query: s };
+      return { kind: "invalid", reason: `"${s}" is not a Go version or version query` };
+    }
+  }
+}
+
+/**
+ * Go version queries (go.dev/ref/mod#version-queries) over a module's versions (retracted ones
+ * already left out): `latest`/`upgrade` = the given latest; a prefix (`v1`, `v1.2`) = its highest
+ * version; `<`/`<=` the highest below, `>`/`>=` the LOWEST above (Go's rule: the closest to the
+ * target). Releases are preferred over prereleases.
+ */
+function goQuery(spec: string, versions: string[], latest: string | null): string | null {
+  if (spec === "latest" || spec === "upgrade") return latest;
+  const valid = versions.filter((v) => cleanVersion("go", v)).sort((a, b) => compareVersions("go", a, b));
+  const prefer = (list: string[], pickLast: boolean) => {
+    const stable = list.filter((v) => !isPrerelease("go", v));
+    const from = stable.length ? stable : list;
+    return (pickLast ? from.at(-1) : from[0]) ?? null;
+  };
+  const prefix = /^v(\d+)(?:\.(\d+))?$/.exec(spec);
+  if (prefix) {
+    return prefer(
+      valid.filter((v) => majorOf("go", v) === Number(prefix[1]) && (prefix[2] === undefined || semver.minor(goToSemver(v)!) === Number(prefix[2]))),
+      true,
+    );
+  }
+  const cmp = /^(<=|>=|<|>)(.+)$/.exec(spec);
+  const target = cmp ? cleanVersion("go", cmp[2]!.startsWith("v") ? cmp[2]! : `v${cmp[2]}`) : null;
+  if (!cmp || !target) return null;
+  const c = (v: string) => compareVersions("go", v, target);
+  const op = cmp[1]!;
+  const list = valid.filter((v) => (op === "<" ? c(v) < 0 : op === "<=" ? c(v) <= 0 : op === ">" ? c(v) > 0 : c(v) >= 0));
+  return prefer(list, op.startsWith("<"));
+}
+
+/**
+ * A version requirement that is not one exact version: an npm semver range (`^4.17.0`, `~1.2`,
+ * `>=2 <3`), a Cargo requirement (`>=1.0, <2`), a PEP 440 specifier (`>=2.0,<3`, `~=2.0`) or a Go
+ * query (`latest`, `v1.2`, `>=v1.2.0`). Returns the version of `versions` a fresh install would
+ * pick, or null when none satisfies it; undefined when `spec` is not a range in this ecosystem.
+ * npm picks as npm-pick-manifest does: the `latest` tag when it satisfies the range and is not
+ * deprecated, else the highest satisfying version, non-deprecated ones first. Cargo and PyPI pick
+ * the highest (stable releases first); Go follows its query rules (`opts.latest` is `@latest`).
+ */
+export function resolveRange(eco: Ecosystem, spec: string, versions: string[], opts: { latest?: string | null; deprecated?: (v: string) => boolean } = {}): string | null | undefined {
   const s = spec.trim();
   try {
     if (eco === "npm" || eco === "cargo") {
-      const range = semver.validRange(eco === "cargo" && /^\d/.test(s) ? `^${s}` : s);
+      const range = eco === "cargo" ? cargoRange(s) : semver.validRange(s);
       if (!range) return undefined;
-      return semver.maxSatisfying(versions.filter((v) => semver.valid(v)), range) ?? null;
+      const fits = versions.filter((v) => semver.valid(v) && semver.satisfies(v, range));
+      if (eco === "cargo") return semver.maxSatisfying(fits, range) ?? null;
+      const deprecated = opts.deprecated ?? (() => false);
+      if (opts.latest && fits.includes(opts.latest) && !deprecated(opts.latest)) return opts.latest;
+      const fresh = fits.filter((v) => !deprecated(v));
+      return semver.maxSatisfying(fresh.length ? fresh : fits, range) ?? null;
     }
     if (eco === "pypi") {
       if (!/[<>=!~]/.test(s) || !pep440.validRange(s)) return undefined;
       const valid = versions.filter((v) => pep440.valid(v));
+      // A specifier that names a prerelease admits prereleases (PEP 440, "Handling of pre-releases").
+      const mentionsPre = s.split(",").some((c) => {
+        const v = c.replace(/^\s*(===|==|~=|!=|>=|<=|>|<)\s*/, "").replace(/\.\*\s*$/, "").trim();
+        return pep440.valid(v) && isPrerelease("pypi", v);
+      });
       const stable = valid.filter((v) => !isPrerelease("pypi", v));
+      if (mentionsPre) return pep440.maxSatisfying(valid, s, { prereleases: true }) ?? null;
       return pep440.maxSatisfying(stable, s) ?? pep440.maxSatisfying(valid, s, { prereleases: true }) ?? null;
+    }
+    if (eco === "go") {
+      if (parseVersionSpec("go", s).kind !== "range") return undefined;
+      return goQuery(s, versions, opts.latest ?? null);
     }
   } catch {
     return undefined;

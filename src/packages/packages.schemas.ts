@@ -20,7 +20,11 @@ export const checkBody = z.object({
       z.object({
         name: z.string().trim().min(1, "must not be empty").max(214, "at most 214 characters"),
         ecosystem: ecosystemIn,
-        /** One version, or a range (`^4.17.0`, `>=2,<3`) or npm dist-tag, judged at the version it resolves to. */
+        /**
+         * One version, or a requirement judged at the version it resolves to: an npm range or dist-tag
+         * (`^4.17.0`, `next`), a Cargo requirement (`>=1.0, <2`), PEP 440 specifiers (`~=2.0`,
+         * `==1.*`), a Go query, pseudo-version, branch or commit (`latest`, `v1.2`, `v0.0.0-2024…`).
+         */
         version: z.string().trim().min(1).max(128).optional(),
       }),
     )
@@ -47,6 +51,7 @@ export const REASON_CODES = [
   "VULNERABLE",
   "REGISTRY_UNREACHABLE",
   "UNVERIFIED_DATES",
+  "UNVERIFIED_TAG",
   "NOT_CHECKED",
 ] as const;
 
@@ -59,7 +64,7 @@ export const checkResultOut = z.object({
   /** null when no registry could be asked and no offline fact decides it. */
   exists: z.boolean().nullable(),
   latestVersion: z.string().optional(),
-  /** For a range or dist-tag in `version`: the version a fresh install would pick (the one judged). */
+  /** For a range, dist-tag or query in `version` (or a Go `+incompatible` release): the version a fresh install would pick (the one judged). */
   resolvedVersion: z.string().optional(),
   firstPublished: z.string().optional(),
   /** The package to use instead (the real name behind a typosquat or a hallucinated name). */

@@ -6,8 +6,8 @@
 import type { Env } from "../env";
 import { bulkStatements, dataLines, jsonCols } from "../core/bulk";
 import { now } from "../core/clock";
-import { packageKey } from "../freshness/topics";
-import type { Ecosystem } from "../freshness/versions";
+import { packageKey, registryKey } from "../freshness/topics";
+import { parseEcosystem, type Ecosystem } from "../freshness/versions";
 import { keyHash, neighbourKeys } from "./typo";
 
 const SNAPSHOT_ECOSYSTEMS: Record<string, Ecosystem> = { npm: "npm", pypi: "pypi", go: "go", cargo: "cargo" };
@@ -43,6 +43,39 @@ export async function loadMalicious(env: Env, text: string): Promise<{ rows: num
   return { rows: rows.length };
 }
 
+interface PackageChecksFile {
+  as_of: string;
+  packages: {
+    ecosystem: string;
+    name: string;
+    expected: { malicious?: boolean; malicious_history?: boolean; advisory_ids?: string[]; affected_versions?: string[]; typosquat_of?: string };
+  }[];
+}
+
+/**
+ * The malicious packages named in data/freshness/package-checks.json (Lore's curated, sourced
+ * package facts; `0requests`, MAL-2026-15859, is not in the partial OpenSSF snapshot), loaded into
+ * the same table the check reads. A row the snapshot or the OSV ingest already holds (same MAL- id)
+ * is left as they wrote it, so loading both in either order, and again, changes nothing.
+ */
+export async function loadCuratedMalicious(env: Env, text: string): Promise<{ rows: number }> {
+  const file = JSON.parse(text) as PackageChecksFile;
+  const origin = `package-checks@${file.as_of}`;
+  const rows = file.packages.flatMap((p) => {
+    const eco = parseEcosystem(p.ecosystem);
+    if (!eco || !(p.expected.malicious || p.expected.malicious_history)) return [];
+    const id = p.expected.advisory_ids?.find((a) => a.startsWith("MAL-")) ?? "";
+    const versions = p.expected.affected_versions?.length ? p.expected.affected_versions.join(",") : "*";
+    const kind = p.expected.typosquat_of ? `typosquat:${p.expected.typosquat_of}` : null;
+    return [[eco, packageKey(eco, p.name), maliciousRecordKey(id, origin, versions), p.name, versions, id || null, null, kind, origin]];
+  });
+  const sql = `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
+    SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true ON CONFLICT (ecosystem, name_key, record) DO NOTHING`;
+  const stmts = bulkStatements(env.DB, sql, rows, [now()]);
+  if (stmts.length) await env.DB.batch(stmts);
+  return { rows: rows.length };
+}
+
 /**
  * A whole popular-name list, most popular first (rank = line order). The list and its keys are
  * replaced in one atomic batch, so a rerun leaves exactly the same rows.
@@ -55,8 +88,9 @@ export function popularLoader(eco: Ecosystem) {
     const seen = new Set<string>();
     names.forEach((name, i) => {
       const key = packageKey(eco, name);
-      if (seen.has(key)) return;
-      seen.add(key);
+      // One row per name as the registry tells names apart: `JSONStream` and `jsonstream` would be two.
+      if (seen.has(registryKey(eco, name))) return;
+      seen.add(registryKey(eco, name));
       const rank = i + 1;
       named.push([rank, name, key]);
       for (const h of new Set(neighbourKeys(eco, key).map(keyHash))) keyed.push([h, rank]);

@@ -114,7 +114,8 @@ function oneEdit(eco: Ecosystem, c: string, t: string): boolean {
   return distance(x, y) <= 1 || adjacentSwap(x, y);
 }
 
-export type TypoKind = "typo" | "separator" | "homoglyph" | "swapped-words" | "noise" | "scope" | "owner";
+/** `case`: the same name with other capitals, a different package where names are case-sensitive (npm, Go). */
+export type TypoKind = "typo" | "separator" | "homoglyph" | "swapped-words" | "noise" | "scope" | "owner" | "case";
 
 const adjacentSwap = (a: string, b: string) => {
   if (a.length !== b.length) return false;
@@ -159,6 +160,7 @@ export const TYPO_MESSAGES: Record<TypoKind, (t: string) => string> = {
   noise: (t) => `the popular package "${t}" with an extra prefix or suffix`,
   scope: (t) => `the popular scoped package "${t}" under a look-alike scope`,
   owner: (t) => `the popular module "${t}" under a look-alike owner`,
+  case: (t) => `the popular package "${t}" with other capital letters (a different name to the registry)`,
 };
 
 /** FNV-1a, 32-bit signed: how neighbour keys are stored and looked up (popular_keys.key_hash). */

@@ -85,6 +85,10 @@ export interface PackageFacts {
   /** PyPI quarantined the project (reported malicious; nothing installable). */
   quarantined: boolean;
   source: string;
+  /** npm dist-tags (`latest`, `next`, `canary`…) and their versions. */
+  distTags?: Record<string, string>;
+  /** False when the document came from a mirror that keeps only some tags (npm: no `time.created` / `modified`). */
+  distTagsComplete?: boolean;
 }
 
 export type Lookup = { status: "found"; facts: PackageFacts } | { status: "missing"; source: string; detail: string };

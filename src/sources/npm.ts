@@ -23,6 +23,8 @@ interface Manifest {
 }
 export interface Packument {
   name?: string;
+  /** Top level of the abbreviated document only. */
+  modified?: string;
   "dist-tags"?: Record<string, string>;
   versions?: Record<string, Manifest>;
   time?: Record<string, unknown> & { created?: string; modified?: string; unpublished?: unknown };
@@ -72,6 +74,10 @@ export function npmFacts(doc: Packument, url: string): PackageFacts | null {
     securityHolder: isSecurityHolder(latest, doc.versions?.[latest]),
     quarantined: false,
     source: url,
+    distTags: Object.fromEntries(Object.entries(doc["dist-tags"] ?? {}).filter((e): e is [string, string] => typeof e[1] === "string")),
+    // The registry's full document has time.created, its abbreviated one a top-level `modified`;
+    // a mirror that rewrites metadata has neither, and keeps only the `latest` tag.
+    distTagsComplete: typeof doc.time?.created === "string" || typeof doc.modified === "string",
   };
 }
 

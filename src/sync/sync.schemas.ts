@@ -42,7 +42,11 @@ export const releaseViewOut = z.object({
   latestDate: z.string().nullable(),
   /** Breaking changes in `changes`. */
   breaking: z.number().int(),
-  upToDate: z.boolean(),
+  /** null when yourVersion is newer than every release Lore knows (then `note` says so). */
+  upToDate: z.boolean().nullable(),
+  /** Whether yourVersion is among the releases Lore knows. */
+  versionKnown: z.boolean(),
+  note: z.string().nullable(),
   /** Releases in (yourVersion, latestVersion], oldest first (in a delta: only those changed since the cursor). */
   changes: z.array(changeOut),
   /** Deprecated APIs removed in that interval, with their replacements. */

@@ -93,6 +93,8 @@ function viewOut(v: UpgradeView, packages: string[], complete: boolean): Release
     latestDate: v.latestDate,
     breaking: v.releases.reduce((n, c) => n + c.breaking, 0),
     upToDate: v.upToDate,
+    versionKnown: v.versionKnown,
+    note: v.note,
     changes: v.releases,
     removedDeprecations: v.removedDeprecations,
     complete,
