@@ -11,6 +11,7 @@ import { skillsOperations } from "./skills/skills.ops";
 import { freshnessOperations } from "./freshness/freshness.ops";
 import { modelOperations } from "./models/models.ops";
 import { packageOperations } from "./packages/packages.ops";
+import { mcpServerOperations } from "./mcp-servers/mcp-servers.ops";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -26,6 +27,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...freshnessOperations,
   ...modelOperations,
   ...packageOperations,
+  ...mcpServerOperations,
 ];
 
 /**
@@ -45,6 +47,7 @@ export const TAGS: Readonly<Record<string, string>> = {
   freshness: "Dated release changes per topic, deprecated and removed APIs with replacements, and the tracked topics.",
   models: "LLM model facts: prices per million tokens, context and output limits, lifecycle dates, coding benchmarks.",
   packages: "A check of package names and versions before install: existence, malicious reports, typosquats, age.",
+  "mcp-servers": "Reviewed MCP servers: a directory whose every tool description was scanned for tool poisoning, the configuration that adds each server to each harness, and a scan any agent can run on the servers it uses.",
   mcp: "The remote MCP endpoint: the operations above as tools over Streamable HTTP.",
   meta: "This OpenAPI document.",
 };

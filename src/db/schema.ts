@@ -6,3 +6,4 @@ export * from "./admin";
 export * from "./billing";
 export * from "./skills";
 export * from "./freshness";
+export * from "./mcp-servers";

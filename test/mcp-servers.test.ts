@@ -1,0 +1,277 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
+import JSON5 from "json5";
+import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
+import { loadMcpServers } from "../src/mcp-servers/seed";
+import { HARNESSES, HARNESS_IDS } from "../src/setup/setup.data";
+import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../src/setup/mcp-config";
+import { serverKey } from "../src/mcp-servers/install";
+import seedText from "../data/mcp-servers.json?raw";
+
+const SEED = JSON.parse(seedText) as { name: string; tools?: unknown[]; remotes?: unknown[]; packages?: unknown[] }[];
+
+function parseSnippet(c: HarnessMcpConfig): any {
+  switch (c.format) {
+    case "json":
+      return JSON.parse(c.snippet!);
+    case "json5":
+      return JSON5.parse(c.snippet!);
+    case "toml":
+      return parseToml(c.snippet!);
+    case "yaml":
+      return parseYaml(c.snippet!);
+    default:
+      throw new Error(`no format for ${c.harness}`);
+  }
+}
+
+/** The server entry inside a parsed snippet, following the harness's path (mcpServers, mcp.servers, mcp_servers …). */
+function entryOf(c: HarnessMcpConfig, doc: any, key: string) {
+  const facts = (HARNESSES.find((h) => h.id === c.harness) as any).mcpConfig;
+  let node = doc;
+  for (const k of facts.path) node = node[k];
+  return node[key];
+}
+
+let agent: TestAgent;
+
+beforeAll(async () => {
+  await loadMcpServers(env, seedText);
+  agent = await newAgent();
+  await env.DB.prepare("UPDATE owners SET plan = 'EXPERT' WHERE id = ?").bind(agent.owner.ownerId).run();
+});
+
+describe("seed: the shipped directory loads through the upsert path and is scanned", () => {
+  it("every seed record is stored with its scan; reloading changes nothing", async () => {
+    const n = await env.DB.prepare("SELECT COUNT(*) AS n, SUM(security_status = 'passed') AS passed, SUM(tools_known) AS known FROM mcp_servers").first<{ n: number; passed: number; known: number }>();
+    expect(n!.n).toBe(SEED.length);
+    const withTools = SEED.filter((s) => (s.tools?.length ?? 0) > 0).length;
+    expect(n!.known).toBe(withTools);
+    // Servers whose tools were read all pass (the scanner's real-server check); the rest are unreviewed: warn.
+    expect(n!.passed).toBe(withTools);
+    const scans = await env.DB.prepare("SELECT COUNT(*) AS n FROM mcp_scans").first<{ n: number }>();
+    await loadMcpServers(env, seedText);
+    const again = await env.DB.prepare("SELECT COUNT(*) AS n FROM mcp_scans").first<{ n: number }>();
+    expect(again!.n).toBe(scans!.n);
+    const unread = await env.DB.prepare("SELECT security_status, security_findings FROM mcp_servers WHERE tools_known = 0 LIMIT 1").first<{ security_status: string; security_findings: string }>();
+    expect(unread!.security_status).toBe("warn");
+    expect(JSON.parse(unread!.security_findings)[0].ruleId).toBe("review.tools-unread");
+  });
+});
+
+describe("directory: GET /v1/mcp-servers", () => {
+  it("needs an agent key and counts one API call", async () => {
+    expectError(await call("GET", "/v1/mcp-servers"), 401, "UNAUTHENTICATED");
+    const before = (await call("GET", "/v1/usage/today", { key: agent.key })).body.metrics.API_CALLS.used;
+    const r = await call("GET", "/v1/mcp-servers", { key: agent.key });
+    expect(r.status).toBe(200);
+    const after = (await call("GET", "/v1/usage/today", { key: agent.key })).body.metrics.API_CALLS.used;
+    expect(after - before).toBe(1);
+    expect(Object.keys(r.body).sort()).toEqual(["items", "page", "perPage", "total"]);
+    expect(r.body.total).toBe(SEED.length);
+    expect(Object.keys(r.body.items[0]).sort()).toEqual(
+      ["description", "name", "registryStatus", "repository", "reviewedAt", "scannedAt", "securityStatus", "slug", "title", "toolCount", "toolsComplete", "transports", "updatedAt", "version", "websiteUrl"].sort(),
+    );
+  });
+
+  it("pages with total; perPage at most 100; page past the end is empty", async () => {
+    const p1 = await call("GET", "/v1/mcp-servers?perPage=10&page=1", { key: agent.key });
+    const p2 = await call("GET", "/v1/mcp-servers?perPage=10&page=2", { key: agent.key });
+    expect(p1.body.items).toHaveLength(10);
+    expect(p1.body.total).toBe(SEED.length);
+    const slugs = new Set([...p1.body.items, ...p2.body.items].map((x: any) => x.slug));
+    expect(slugs.size).toBe(20);
+    const last = await call("GET", `/v1/mcp-servers?perPage=10&page=${Math.ceil(SEED.length / 10) + 1}`, { key: agent.key });
+    expect(last.body).toMatchObject({ items: [], total: SEED.length });
+    expectError(await call("GET", "/v1/mcp-servers?perPage=101", { key: agent.key }), 400, "VALIDATION_FAILED");
+    expectError(await call("GET", "/v1/mcp-servers?page=0", { key: agent.key }), 400, "VALIDATION_FAILED");
+  });
+
+  it("filters: security=passed and transport; other values are 400", async () => {
+    const passed = await call("GET", "/v1/mcp-servers?security=passed&perPage=100", { key: agent.key });
+    expect(passed.body.total).toBe(SEED.filter((s) => (s.tools?.length ?? 0) > 0).length);
+    expect(passed.body.items.every((x: any) => x.securityStatus === "passed")).toBe(true);
+    for (const transport of ["stdio", "streamable-http", "sse"]) {
+      const r = await call("GET", `/v1/mcp-servers?transport=${transport}&perPage=100`, { key: agent.key });
+      expect(r.status).toBe(200);
+      expect(r.body.items.every((x: any) => x.transports.includes(transport))).toBe(true);
+      expect(r.body.total).toBe(r.body.items.length);
+    }
+    // No seed server offers the older SSE transport (the registry ingest test adds one and finds it).
+    const sse = await call("GET", "/v1/mcp-servers?transport=sse", { key: agent.key });
+    expect(sse.body).toMatchObject({ items: [], total: 0 });
+    const remoteOnly = await call("GET", "/v1/mcp-servers?transport=stdio&perPage=100", { key: agent.key });
+    expect(remoteOnly.body.items.some((x: any) => x.name === "com.neon/mcp")).toBe(false);
+    const both = await call("GET", "/v1/mcp-servers?transport=streamable-http&security=passed&perPage=100", { key: agent.key });
+    expect(both.body.items.every((x: any) => x.securityStatus === "passed" && x.transports.includes("streamable-http"))).toBe(true);
+    expectError(await call("GET", "/v1/mcp-servers?transport=websocket", { key: agent.key }), 400, "VALIDATION_FAILED");
+    expectError(await call("GET", "/v1/mcp-servers?security=flagged", { key: agent.key }), 400, "VALIDATION_FAILED");
+  });
+
+  it("q searches names, titles, descriptions and tool names with bm25; any input is safe", async () => {
+    const byTitle = await call("GET", "/v1/mcp-servers?q=playwright", { key: agent.key });
+    expect(byTitle.body.items[0].name).toBe("io.github.microsoft/playwright-mcp");
+    const byTool = await call("GET", "/v1/mcp-servers?q=browser_snapshot", { key: agent.key });
+    expect(byTool.body.items.map((x: any) => x.name)).toContain("io.github.microsoft/playwright-mcp");
+    const byToolWords = await call("GET", "/v1/mcp-servers?q=git_commit", { key: agent.key });
+    expect(byToolWords.body.items[0].name).toBe("io.github.modelcontextprotocol/server-git");
+    const byDescription = await call("GET", "/v1/mcp-servers?q=knowledge graph", { key: agent.key });
+    expect(byDescription.body.items.map((x: any) => x.name)).toContain("io.github.modelcontextprotocol/server-memory");
+    const prefix = await call("GET", "/v1/mcp-servers?q=kubern", { key: agent.key });
+    expect(prefix.body.items.map((x: any) => x.name)).toContain("io.github.containers/kubernetes-mcp-server");
+    const byName = await call("GET", "/v1/mcp-servers?q=io.github.github", { key: agent.key });
+    expect(byName.body.items[0].name).toBe("io.github.github/github-mcp-server");
+    for (const q of ['"unbalanced', "a OR b NOT", "*", "NEAR(x y)", "col:val", "-", "ü"]) {
+      const r = await call("GET", `/v1/mcp-servers?q=${encodeURIComponent(q)}`, { key: agent.key });
+      expect(r.status, q).toBe(200);
+    }
+    const none = await call("GET", "/v1/mcp-servers?q=zzzznotaserver", { key: agent.key });
+    expect(none.body).toMatchObject({ items: [], total: 0 });
+    const paged = await call("GET", "/v1/mcp-servers?q=search&perPage=2", { key: agent.key });
+    expect(paged.body.items).toHaveLength(2);
+    expect(paged.body.total).toBeGreaterThan(2);
+  });
+});
+
+describe("detail: GET /v1/mcp-servers/:slug", () => {
+  it("the record in server.json vocabulary, tools, findings, review note, scans and 13 harness configurations", async () => {
+    const r = await call("GET", "/v1/mcp-servers/io.github.modelcontextprotocol--server-filesystem", { key: agent.key });
+    expect(r.status).toBe(200);
+    expect(r.body.server).toMatchObject({
+      slug: "io.github.modelcontextprotocol--server-filesystem",
+      name: "io.github.modelcontextprotocol/server-filesystem",
+      version: "0.6.3",
+      repository: { url: "https://github.com/modelcontextprotocol/servers", source: "github", subfolder: "src/filesystem" },
+      packages: [{ registryType: "npm", identifier: "@modelcontextprotocol/server-filesystem", version: "0.6.3", transport: { type: "stdio" } }],
+      transports: ["stdio"],
+      source: "seed",
+    });
+    expect(r.body.tools.map((t: any) => t.name)).toContain("read_text_file");
+    expect(r.body.securityStatus).toBe("passed");
+    expect(r.body.toolsHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(r.body.review.note).toContain("tools read from the source");
+    expect(r.body.scans[0]).toMatchObject({ seq: 1, reason: "seed", status: "passed", toolsHash: r.body.toolsHash });
+    expect(r.body.install.target).toMatchObject({ kind: "package", transport: "stdio", registryType: "npm", identifier: "@modelcontextprotocol/server-filesystem", version: "0.6.3" });
+    expect(r.body.install.harnesses.map((h: any) => h.harness)).toEqual([...HARNESS_IDS]);
+    const claude = r.body.install.harnesses.find((h: any) => h.harness === "claude-code");
+    expect(JSON.parse(claude.snippet)).toEqual({ mcpServers: { filesystem: { type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem@0.6.3"] } } });
+    expect(claude.cli).toBe("claude mcp add --transport stdio --scope user filesystem -- npx -y @modelcontextprotocol/server-filesystem@0.6.3");
+    const aider = r.body.install.harnesses.find((h: any) => h.harness === "aider");
+    expect(aider).toMatchObject({ supported: false, snippet: null, file: null });
+    expect(aider.notes[0]).toMatch(/no MCP client/);
+  });
+
+  it("the registry name works as the slug (URL-encoded); one harness with ?harness=; unknown is 404", async () => {
+    const r = await call("GET", `/v1/mcp-servers/${encodeURIComponent("io.github.github/github-mcp-server")}?harness=codex`, { key: agent.key });
+    expect(r.status).toBe(200);
+    expect(r.body.install.harnesses).toHaveLength(1);
+    const codex = r.body.install.harnesses[0];
+    expect(codex).toMatchObject({ harness: "codex", format: "toml", file: ".codex/config.toml", userFile: "~/.codex/config.toml" });
+    expect(parseToml(codex.snippet)).toEqual({ mcp_servers: { github: { url: "https://api.githubcopilot.com/mcp/", bearer_token_env_var: "GITHUB_TOKEN" } } });
+    expect(codex.cli).toBe("codex mcp add github --url https://api.githubcopilot.com/mcp/ --bearer-token-env-var GITHUB_TOKEN");
+    expect(r.body.findings.map((f: any) => f.ruleId)).toContain("review.tools-partial");
+    expectError(await call("GET", "/v1/mcp-servers/io.example--nothing", { key: agent.key }), 404, "NOT_FOUND");
+    expectError(await call("GET", "/v1/mcp-servers/x?harness=vim", { key: agent.key }), 400, "VALIDATION_FAILED");
+    expectError(await call("GET", "/v1/mcp-servers/bad%E2%80%8Bslug", { key: agent.key }), 400, "VALIDATION_FAILED");
+  });
+
+  it("every server's configuration parses in each harness's own format and names the server's endpoint or package", async () => {
+    for (const s of SEED) {
+      const r = await call("GET", `/v1/mcp-servers/${encodeURIComponent(s.name)}`, { key: agent.key });
+      expect(r.status, s.name).toBe(200);
+      const key = serverKey(s.name);
+      for (const c of r.body.install.harnesses as HarnessMcpConfig[]) {
+        if (!c.supported) {
+          expect(c.snippet, `${s.name} ${c.harness}`).toBeNull();
+          expect(c.notes.length).toBeGreaterThan(0);
+          continue;
+        }
+        const doc = parseSnippet(c);
+        const entry = entryOf(c, doc, key);
+        expect(entry, `${s.name} ${c.harness}`).toBeDefined();
+        const text = JSON.stringify(entry);
+        if (r.body.install.target.url) expect(text, `${s.name} ${c.harness}`).toContain(r.body.install.target.url);
+        if (r.body.install.target.identifier) expect(text, `${s.name} ${c.harness}`).toContain(r.body.install.target.identifier.split(":")[0]);
+      }
+    }
+  });
+});
+
+describe("the per-harness renderer (src/setup/mcp-config.ts)", () => {
+  const lore: McpConfigInput = {
+    key: "lore",
+    target: { kind: "remote", transport: "streamable-http", url: "{{MCP_URL}}", headers: [{ name: "Authorization", prefix: "Bearer ", env: "LORE_API_KEY", placeholder: "<your-api-key>" }] },
+  };
+
+  it("reproduces the hand-checked snippet each harness ships for Lore itself (data/harnesses.json mcp.snippet)", () => {
+    for (const h of HARNESSES) {
+      const c = renderMcpConfig(h.id, lore)!;
+      if (!h.mcp.file) {
+        expect(c.supported, h.id).toBe(false);
+        continue;
+      }
+      expect(c.format, h.id).toBe(h.mcp.format);
+      expect(c.file, h.id).toBe(h.mcp.file);
+      const mine = parseSnippet(c);
+      const shipped = parseSnippet({ ...c, snippet: h.mcp.snippet });
+      expect(mine, h.id).toEqual(shipped);
+    }
+  });
+
+  it("header secrets use each harness's own variable syntax; Codex names the variable; no-interpolation harnesses get a placeholder", () => {
+    const input: McpConfigInput = { key: "acme", target: { kind: "remote", transport: "streamable-http", url: "https://mcp.acme.example/mcp", headers: [{ name: "Authorization", prefix: "Bearer ", env: "ACME_TOKEN" }, { name: "X-Region", value: "eu" }] } };
+    const by = Object.fromEntries(renderMcpConfigs(input).map((c) => [c.harness, c]));
+    const header = (id: string) => entryOf(by[id]!, parseSnippet(by[id]!), "acme").headers?.Authorization;
+    expect(header("claude-code")).toBe("Bearer ${ACME_TOKEN}");
+    expect(header("gemini")).toBe("Bearer ${ACME_TOKEN}");
+    expect(header("hermes")).toBe("Bearer ${ACME_TOKEN}");
+    expect(header("openclaw")).toBe("Bearer ${ACME_TOKEN}");
+    expect(header("cursor")).toBe("Bearer ${env:ACME_TOKEN}");
+    expect(header("windsurf")).toBe("Bearer ${env:ACME_TOKEN}");
+    expect(header("cline")).toBe("Bearer ${env:ACME_TOKEN}");
+    expect(header("opencode")).toBe("Bearer {env:ACME_TOKEN}");
+    expect(header("kimi")).toBe("Bearer <your-acme-token>");
+    expect(header("copilot")).toBe("Bearer <your-acme-token>");
+    expect(by.kimi!.notes.join(" ")).toMatch(/does not expand environment variables/);
+    const codex = entryOf(by.codex!, parseSnippet(by.codex!), "acme");
+    expect(codex).toEqual({ url: "https://mcp.acme.example/mcp", bearer_token_env_var: "ACME_TOKEN", http_headers: { "X-Region": "eu" } });
+    expect(by.codex!.cli).toBeNull();
+    expect(entryOf(by.opencode!, parseSnippet(by.opencode!), "acme")).toMatchObject({ type: "remote", enabled: true, oauth: false });
+    expect(entryOf(by.windsurf!, parseSnippet(by.windsurf!), "acme").serverUrl).toBe("https://mcp.acme.example/mcp");
+    expect(entryOf(by.cline!, parseSnippet(by.cline!), "acme")).toMatchObject({ type: "streamableHttp", disabled: false, autoApprove: [] });
+    expect(by["claude-code"]!.cli).toBe("claude mcp add --transport http --scope user acme https://mcp.acme.example/mcp --header 'Authorization: Bearer ${ACME_TOKEN}' --header 'X-Region: eu'");
+    for (const c of Object.values(by)) expect(c.snippet ?? "", c.harness).not.toMatch(/ACME_TOKEN=|Bearer [a-z0-9]{20,}/);
+  });
+
+  it("a non-bearer secret header in Codex maps to env_http_headers and says what the variable must hold", () => {
+    const c = renderMcpConfig("codex", { key: "x", target: { kind: "remote", transport: "streamable-http", url: "https://x.example/mcp", headers: [{ name: "X-Api-Key", env: "X_KEY" }, { name: "Authorization", env: "X_AUTH", prefix: "Token " }] } })!;
+    expect(parseToml(c.snippet!)).toEqual({ mcp_servers: { x: { url: "https://x.example/mcp", env_http_headers: { "X-Api-Key": "X_KEY", Authorization: "X_AUTH" } } } });
+    expect(c.notes.join(" ")).toContain('set it to "Token <value>"');
+  });
+
+  it("stdio servers: command, args and env in each harness's shape (opencode: one command array; Codex forwards secrets by name)", () => {
+    const input: McpConfigInput = { key: "db", target: { kind: "stdio", command: "uvx", args: ["db-mcp==1.2.0", "--read-only"], env: [{ name: "DB_URL", secret: true }, { name: "LOG_LEVEL", value: "info" }] } };
+    const by = Object.fromEntries(renderMcpConfigs(input).map((c) => [c.harness, c]));
+    expect(entryOf(by["claude-code"]!, parseSnippet(by["claude-code"]!), "db")).toEqual({ type: "stdio", command: "uvx", args: ["db-mcp==1.2.0", "--read-only"], env: { DB_URL: "${DB_URL}", LOG_LEVEL: "info" } });
+    expect(entryOf(by.opencode!, parseSnippet(by.opencode!), "db")).toEqual({ type: "local", command: ["uvx", "db-mcp==1.2.0", "--read-only"], enabled: true, environment: { DB_URL: "{env:DB_URL}", LOG_LEVEL: "info" } });
+    expect(entryOf(by.codex!, parseSnippet(by.codex!), "db")).toEqual({ command: "uvx", args: ["db-mcp==1.2.0", "--read-only"], env: { LOG_LEVEL: "info" }, env_vars: ["DB_URL"] });
+    expect(entryOf(by.copilot!, parseSnippet(by.copilot!), "db")).toMatchObject({ type: "local", env: { DB_URL: "${DB_URL}" }, tools: ["*"] });
+    expect(entryOf(by.kimi!, parseSnippet(by.kimi!), "db").env.DB_URL).toBe("<your-db-url>");
+    expect(entryOf(by.hermes!, parseSnippet(by.hermes!), "db")).toEqual({ command: "uvx", args: ["db-mcp==1.2.0", "--read-only"], env: { DB_URL: "${DB_URL}", LOG_LEVEL: "info" } });
+    expect(entryOf(by.openclaw!, parseSnippet(by.openclaw!), "db").env.DB_URL).toBe("${DB_URL}");
+    expect(by["claude-code"]!.cli).toBe("claude mcp add --transport stdio --scope user --env 'DB_URL=${DB_URL}' --env LOG_LEVEL=info db -- uvx db-mcp==1.2.0 --read-only");
+    expect(by.codex!.cli).toBeNull();
+    expect(by.aider!.supported).toBe(false);
+  });
+
+  it("an SSE-only server: Codex says it cannot connect; the others mark the transport", () => {
+    const by = Object.fromEntries(renderMcpConfigs({ key: "old", target: { kind: "remote", transport: "sse", url: "https://old.example/sse" } }).map((c) => [c.harness, c]));
+    expect(by.codex).toMatchObject({ supported: false, snippet: null });
+    expect(by.codex!.notes[0]).toMatch(/Streamable HTTP servers only/);
+    expect(entryOf(by["claude-code"]!, parseSnippet(by["claude-code"]!), "old").type).toBe("sse");
+    expect(entryOf(by.cline!, parseSnippet(by.cline!), "old").type).toBe("sse");
+    expect(entryOf(by.kimi!, parseSnippet(by.kimi!), "old").transport).toBe("sse");
+  });
+});
