@@ -29,6 +29,7 @@ CREATE TABLE `mcp_servers` (
 	`tools_known` integer DEFAULT 0 NOT NULL,
 	`tools_complete` integer,
 	`tools_source` text,
+	`tools_origin` text,
 	`tools_note` text,
 	`tools_hash` text,
 	`tools_version` text,

@@ -4,6 +4,7 @@ import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
 import { rescanOutdated } from "./skills/rescan";
 import { INGEST_CRON, runIngest } from "./freshness/ingest";
+import { runMcpIngest } from "./mcp-servers/ingest";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -21,5 +22,7 @@ export default {
     ctx.waitUntil(runMaintenance(env, now()));
     // Stored skill versions scanned under an older ruleset are scanned again (newly flagged ones leave the index).
     ctx.waitUntil(rescanOutdated(env));
+    // The MCP servers directory: rescans after a rules change, the official registry's new and changed records, live tool lists.
+    ctx.waitUntil(runMcpIngest(env, now()).catch((e) => console.error(JSON.stringify({ level: "error", what: "mcp-ingest", error: String(e) }))));
   },
 } satisfies ExportedHandler<Env>;

@@ -7,6 +7,7 @@ import { now } from "../core/clock";
 import { SEEDS } from "../seeds";
 import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness/ingest";
 import { trackTopic } from "../freshness/freshness.service";
+import { runMcpIngest } from "../mcp-servers/ingest";
 
 /**
  * Operator routes under /internal: loading the data the project ships (data/) into D1 and R2,
@@ -81,6 +82,13 @@ adminRoute.post("/ingest", async (c) => {
   const sources = Array.isArray(body.sources) ? body.sources.filter((s): s is IngestSource => (INGEST_SOURCES as readonly unknown[]).includes(s)) : undefined;
   const maxTopics = typeof body.maxTopics === "number" && body.maxTopics > 0 ? Math.min(body.maxTopics, 200) : undefined;
   return c.json(await runIngest(c.env, now(), { sources, maxTopics }));
+});
+
+/** Runs the MCP servers directory's refresh now (what the daily cron runs): {maxPages?, maxToolFetches?}. */
+adminRoute.post("/mcp-ingest", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { maxPages?: unknown; maxToolFetches?: unknown };
+  const num = (v: unknown, max: number) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? Math.min(v, max) : undefined);
+  return c.json(await runMcpIngest(c.env, now(), { maxPages: num(body.maxPages, 100), maxToolFetches: num(body.maxToolFetches, 100) }));
 });
 
 /** Tracks a topic, or approves a requested one: {topic, ecosystem, packages, aliases?, repo?, changelog?}. */

@@ -46,6 +46,8 @@ export const mcpServers = sqliteTable(
     /** True: the whole list; false: a subset; null: unknown. */
     toolsComplete: integer("tools_complete", { mode: "boolean" }),
     toolsSource: text("tools_source"),
+    /** review (read from the source by Lore), live (the server's own tools/list), publisher (listed in the registry record). */
+    toolsOrigin: text("tools_origin"),
     toolsNote: text("tools_note"),
     /** `sha256:<hex>` of the instructions and tools (scanner/hash.ts). */
     toolsHash: text("tools_hash"),

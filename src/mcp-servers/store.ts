@@ -25,6 +25,7 @@ export interface StoredRow {
   tools_known: number;
   tools_complete: number | null;
   tools_source: string | null;
+  tools_origin: string | null;
   tools_note: string | null;
   tools_hash: string | null;
   tools_version: string | null;
@@ -48,11 +49,19 @@ export interface UpsertReport {
   changedTools: number;
 }
 
+export type ToolOrigin = "review" | "live" | "publisher";
+
 export interface ToolUpdate {
   tools: McpToolInput[];
   instructions?: string;
   complete: boolean | null;
+  /** Where the list came from, in words (shown with the record). */
   source: string;
+  /**
+   * What kind of source: a change between two lists of the same kind is a change of the server;
+   * moving from Lore's reading of the source to the server's own tools/list is not (no rug-pull finding).
+   */
+  origin: ToolOrigin;
   note?: string | null;
 }
 
@@ -79,7 +88,7 @@ export function sortMcpFindings(list: McpFinding[]): McpFinding[] {
 async function readStored(db: D1Database, ids: string[], slugs: string[]) {
   const [rows, taken] = await db.batch([
     db.prepare(
-      `SELECT id, slug, name, version, source, instructions, tools, tools_known, tools_complete, tools_source, tools_note, tools_hash, tools_version,
+      `SELECT id, slug, name, version, source, instructions, tools, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
               tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, review_note, reviewed_at, scanned_at, status_changed_at
          FROM mcp_servers WHERE id IN (SELECT value FROM json_each(?1))`,
     ).bind(JSON.stringify(ids)),
@@ -93,10 +102,10 @@ async function readStored(db: D1Database, ids: string[], slugs: string[]) {
 
 const UPSERT_SERVER = `INSERT INTO mcp_servers (id, slug, name, title, description, version, website_url, repository, remotes, packages,
     has_stdio, has_http, has_sse, registry_status, registry_status_message, published_at, registry_updated_at, source, license,
-    instructions, tools, tool_names, tool_count, tools_known, tools_complete, tools_source, tools_note, tools_hash, tools_version,
+    instructions, tools, tool_names, tool_count, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
     tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, scanned_at, status_changed_at,
     review_note, reviewed_at, created_at, updated_at)
-  SELECT ${jsonCols(38)}, ?2, ?2 FROM json_each(?1) WHERE true
+  SELECT ${jsonCols(39)}, ?2, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, name = excluded.name, title = excluded.title, description = excluded.description,
     version = excluded.version, website_url = excluded.website_url, repository = excluded.repository, remotes = excluded.remotes,
     packages = excluded.packages, has_stdio = excluded.has_stdio, has_http = excluded.has_http, has_sse = excluded.has_sse,
@@ -104,7 +113,7 @@ const UPSERT_SERVER = `INSERT INTO mcp_servers (id, slug, name, title, descripti
     published_at = excluded.published_at, registry_updated_at = excluded.registry_updated_at, source = excluded.source,
     license = coalesce(excluded.license, mcp_servers.license), instructions = excluded.instructions, tools = excluded.tools,
     tool_names = excluded.tool_names, tool_count = excluded.tool_count, tools_known = excluded.tools_known,
-    tools_complete = excluded.tools_complete, tools_source = excluded.tools_source, tools_note = excluded.tools_note,
+    tools_complete = excluded.tools_complete, tools_source = excluded.tools_source, tools_origin = excluded.tools_origin, tools_note = excluded.tools_note,
     tools_hash = excluded.tools_hash, tools_version = excluded.tools_version, tools_fetched_at = excluded.tools_fetched_at,
     security_status = excluded.security_status, security_findings = excluded.security_findings,
     change_findings = excluded.change_findings, ruleset_version = excluded.ruleset_version, scanned_at = excluded.scanned_at,
@@ -143,6 +152,7 @@ interface Evaluation {
   known: boolean;
   complete: boolean | null;
   toolsSource: string | null;
+  toolsOrigin: string | null;
   toolsNote: string | null;
   hash: string | null;
   toolsVersion: string | null;
@@ -169,7 +179,7 @@ async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null,
   const toolsNote = fresh ? (fresh.note ?? null) : (stored?.tools_note ?? null);
   const hash = known ? await toolsHash({ instructions: instructions ?? undefined, tools }) : null;
   const rescanned = !stored || stored.tools_hash !== hash || stored.ruleset_version !== MCP_RULESET.version;
-  const toolsChanged = !!(stored && stored.tools_known === 1 && fresh && stored.tools_hash !== hash);
+  const toolsChanged = !!(stored && stored.tools_known === 1 && fresh && stored.tools_hash !== hash && (stored.tools_origin ?? "review") === fresh.origin);
   let content = contentOf(stored);
   let changes = stored ? (JSON.parse(stored.change_findings) as McpFinding[]) : [];
   if (rescanned) {
@@ -201,6 +211,7 @@ async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null,
     known,
     complete,
     toolsSource: fresh ? fresh.source : (stored?.tools_source ?? null),
+    toolsOrigin: fresh ? fresh.origin : (stored?.tools_origin ?? null),
     toolsNote,
     hash,
     toolsVersion: fresh ? version : (stored?.tools_version ?? null),
@@ -246,7 +257,7 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
       continue;
     }
     const fresh: ToolUpdate | null = r.tools
-      ? { tools: r.tools, instructions: r.instructions, complete: r.toolsComplete ?? null, source: r.toolsSource ?? `the ${r.source} record`, note: r.toolsNote ?? null }
+      ? { tools: r.tools, instructions: r.instructions, complete: r.toolsComplete ?? null, source: r.toolsSource ?? `the ${r.source} record`, origin: r.source === "seed" ? "review" : "publisher", note: r.toolsNote ?? null }
       : null;
     const e = await evaluate(stored, fresh, r.version, opts.at);
     const t = transportsOf(r);
@@ -258,7 +269,7 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
       JSON.stringify(r.remotes), JSON.stringify(r.packages), t.stdio ? 1 : 0, t.http ? 1 : 0, t.sse ? 1 : 0,
       r.registry?.status ?? "active", r.registry?.statusMessage ?? null, r.registry?.publishedAt ?? null, r.registry?.updatedAt ?? null,
       r.source, r.license, e.instructions, JSON.stringify(e.tools), e.tools.map((x) => x.name).join(" "), e.tools.length, e.known ? 1 : 0,
-      e.complete === null ? null : e.complete ? 1 : 0, e.toolsSource, e.toolsNote, e.hash, e.toolsVersion, stored?.tools_fetched_at ?? null,
+      e.complete === null ? null : e.complete ? 1 : 0, e.toolsSource, e.toolsOrigin, e.toolsNote, e.hash, e.toolsVersion, stored?.tools_fetched_at ?? null,
       e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), MCP_RULESET.version, e.scannedAt, e.statusChangedAt,
       r.review?.note ?? null, r.review?.reviewedAt || null,
     ]);
@@ -305,11 +316,12 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
         .prepare(
           `UPDATE mcp_servers SET instructions = ?2, tools = ?3, tool_names = ?4, tool_count = ?5, tools_known = 1, tools_complete = ?6,
              tools_source = ?7, tools_note = ?8, tools_hash = ?9, tools_version = ?10, tools_fetched_at = ?11, security_status = ?12,
-             security_findings = ?13, change_findings = ?14, ruleset_version = ?15, scanned_at = ?16, status_changed_at = ?17, updated_at = ?11
+             security_findings = ?13, change_findings = ?14, ruleset_version = ?15, scanned_at = ?16, status_changed_at = ?17, updated_at = ?11,
+             tools_origin = ?18
            WHERE id = ?1`,
         )
         .bind(id, e.instructions, JSON.stringify(e.tools), e.tools.map((x) => x.name).join(" "), e.tools.length, e.complete === null ? null : e.complete ? 1 : 0,
-          e.toolsSource, e.toolsNote, e.hash, e.toolsVersion, at, e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), MCP_RULESET.version, e.scannedAt, e.statusChangedAt),
+          e.toolsSource, e.toolsNote, e.hash, e.toolsVersion, at, e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), MCP_RULESET.version, e.scannedAt, e.statusChangedAt, e.toolsOrigin),
     );
     if (e.rescanned) scanRows.push([id, stored.version, e.hash, MCP_RULESET.version, e.status, e.findings.length + e.changes.length, JSON.stringify(e.changes), "tools"]);
   }
