@@ -4,7 +4,7 @@ import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
 import { rescanOutdated } from "./skills/rescan";
 import { INGEST_CRON, runIngest } from "./freshness/ingest";
-import { runMcpIngest } from "./mcp-servers/ingest";
+import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers/ingest";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -15,6 +15,12 @@ const app = buildApp();
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   scheduled: (controller, env, ctx) => {
+    // The MCP servers directory, daily in an invocation of its own (its own subrequest and CPU budget):
+    // rescans after a rules change, the official registry's new and changed records, live tool lists.
+    if (controller.cron === MCP_INGEST_CRON) {
+      ctx.waitUntil(runMcpIngest(env, now()).catch((e) => console.error(JSON.stringify({ level: "error", what: "mcp-ingest", error: String(e) }))));
+      return;
+    }
     if (controller.cron === INGEST_CRON) {
       ctx.waitUntil(runIngest(env, now()));
       return;
@@ -22,7 +28,5 @@ export default {
     ctx.waitUntil(runMaintenance(env, now()));
     // Stored skill versions scanned under an older ruleset are scanned again (newly flagged ones leave the index).
     ctx.waitUntil(rescanOutdated(env));
-    // The MCP servers directory: rescans after a rules change, the official registry's new and changed records, live tool lists.
-    ctx.waitUntil(runMcpIngest(env, now()).catch((e) => console.error(JSON.stringify({ level: "error", what: "mcp-ingest", error: String(e) }))));
   },
 } satisfies ExportedHandler<Env>;

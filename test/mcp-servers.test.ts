@@ -637,3 +637,26 @@ describe("registry ingest (recorded responses): pages, a failing page, malformed
     expect(self.securityStatus).toBe("passed");
   });
 });
+
+describe("scheduling", () => {
+  it("the Worker runs the directory refresh on its own daily cron, and the maintenance cron does not reach the registry", async () => {
+    const { createExecutionContext, createScheduledController, waitOnExecutionContext } = await import("cloudflare:test");
+    const { default: worker } = await import("../src/index");
+    const { MCP_INGEST_CRON } = await import("../src/mcp-servers/ingest");
+    const mock = mockFetch({ "https://registry.modelcontextprotocol.io/v0.1/servers": json({ servers: [], metadata: {} }) });
+    try {
+      let ctx = createExecutionContext();
+      await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "17 3 * * *" }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(mock.calls.filter((u) => u.includes("registry.modelcontextprotocol.io"))).toEqual([]);
+      ctx = createExecutionContext();
+      await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: MCP_INGEST_CRON }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(mock.calls.filter((u) => u.includes("registry.modelcontextprotocol.io")).length).toBeGreaterThan(0);
+    } finally {
+      mock.restore();
+    }
+    const toml = (await import("../wrangler.toml?raw")).default;
+    expect(toml).toContain(`"${MCP_INGEST_CRON}"`);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * The directory's daily refresh (the daily cron, src/index.ts):
+ * The directory's daily refresh (its own daily cron, MCP_INGEST_CRON, src/index.ts):
  *   1. servers scanned under an older ruleset are rescanned from their stored tools;
  *   2. the official registry's list API is paged: a full crawl of the latest versions the first
  *      time, then `updated_since` the start of the last complete crawl (deleted entries included,
@@ -16,6 +16,9 @@ import { MCP_REGISTRY, registryPage } from "../sources/mcp-registry";
 import { fetchRemoteTools } from "../sources/mcp-remote";
 import { parseRegistryEntry, toolList, type RemoteRecord, type ServerRecord } from "./records";
 import { applyToolLists, rescanOutdated, upsertServers, type ToolUpdate } from "./store";
+
+/** The directory's daily cron in wrangler.toml (src/index.ts dispatches on it). */
+export const MCP_INGEST_CRON = "23 4 * * *";
 
 const STATE_ID = "official";
 const UPSERT_CHUNK = 40;

@@ -8,7 +8,7 @@
  * other tools, vouch for themselves, name fixed destinations, imitate other tools' names.
  * docs/scanner.md explains the weighting; each rule's cases sit beside it (rules/*.cases.ts).
  */
-import { runRules, severityRank, statusOf, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
+import { findEncodedPayloads, findHiddenUnicode, runRules, severityRank, statusOf, type Finding, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
 import { AGENT_TEXT_RULES, SKILL_RULESET } from "../../skills/scanner";
 import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { REQUEST_RULES } from "./rules/requests";
@@ -59,6 +59,16 @@ interface Where {
   order: number;
 }
 
+/**
+ * Rules that can fire on a single token (a tool or property name, an enum value, a default): the
+ * ones that read characters and URLs, not prose. A token with nothing hidden in it gets only these;
+ * everything else, and every token that decodes to hidden text, gets every rule.
+ */
+const TOKEN_RULE_IDS = new Set(["unicode.hidden", "mcp.control-characters", "egress.raw-ip", "egress.cloud-metadata", "egress.paste-site", "egress.collector", "egress.chat-webhook", "egress.tunnel"]);
+
+const isPlainToken = (text: string) =>
+  text.length <= 256 && !/\s/.test(text) && findEncodedPayloads(text).length === 0 && !findHiddenUnicode(text).some((r) => r.decoded);
+
 export interface ScanOptions {
   /** More tool names to treat as well known (other servers' tools in the directory). */
   knownTools?: readonly string[];
@@ -88,7 +98,22 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   }
   const own = new Set(input.tools.map((t) => normalizeToolName(t.name)));
   const rules: Rule[] = [...AGENT_TEXT_RULES, ...MCP_STATIC_RULES, shadowingRule(own)];
-  const raw = runRules(rules, targets, { derive: markdownHidden, totalCap: 1000 });
+  const tokenRules = rules.filter((r) => TOKEN_RULE_IDS.has(r.id));
+  // Servers repeat the same parameter descriptions across tools: each distinct text is scanned once.
+  const byText = new Map<string, { first: ScanTarget; paths: string[] }>();
+  for (const t of targets) {
+    const k = `${t.kind}\u0000${t.text}`;
+    const seen = byText.get(k);
+    if (seen) seen.paths.push(t.path);
+    else byText.set(k, { first: t, paths: [t.path] });
+  }
+  const unique = [...byText.values()];
+  const plainToken = unique.map((u) => isPlainToken(u.first.text!));
+  const full = unique.filter((_u, i) => !plainToken[i]).map((u) => u.first);
+  const tokens = unique.filter((_u, i) => plainToken[i]).map((u) => u.first);
+  const once: Finding[] = [...runRules(rules, full, { derive: markdownHidden, totalCap: 1000 }), ...runRules(tokenRules, tokens, { totalCap: 1000 })];
+  const copies = new Map(unique.map((u) => [u.first.path, u.paths]));
+  const raw = once.flatMap((f) => (copies.get(f.path) ?? [f.path]).map((path) => ({ ...f, path })));
 
   const findings: (McpFinding & { order: number })[] = [];
   for (const f of raw) {

@@ -29,7 +29,8 @@ export function skeleton(name: string): string {
 const plain = (n: string) => normalizeToolName(n).replace(/_/g, "");
 const KNOWN_BY_SKELETON = new Map<string, string>();
 for (const k of KNOWN_TOOLS) if (!KNOWN_BY_SKELETON.has(skeleton(k))) KNOWN_BY_SKELETON.set(skeleton(k), k);
-const KNOWN_PLAIN = new Set(KNOWN_TOOLS.map(plain));
+const KNOWN_PLAIN_LIST = KNOWN_TOOLS.map((k) => [k, plain(k)] as const);
+const KNOWN_PLAIN = new Set(KNOWN_PLAIN_LIST.map(([, p]) => p));
 
 export interface NameFinding {
   index: number;
@@ -51,11 +52,13 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
   const out: NameFinding[] = [];
   const ownPlain = new Set(names.map(plain));
   const extraBySkeleton = new Map(extraKnown.map((k) => [skeleton(k), k]));
+  const skeletons = names.map(skeleton);
+  const plains = names.map(plain);
   names.forEach((name, index) => {
     const nonAscii = /[^\x00-\x7f]/.test(name);
-    const sk = skeleton(name);
-    const np = plain(name);
-    const siblings = names.filter((o, j) => j !== index && skeleton(o) === sk && plain(o) !== np);
+    const sk = skeletons[index]!;
+    const np = plains[index]!;
+    const siblings = names.filter((_o, j) => j !== index && skeletons[j] === sk && plains[j] !== np);
     const known = KNOWN_BY_SKELETON.get(sk) ?? extraBySkeleton.get(sk);
     const target = siblings[0] ?? (known && plain(known) !== np ? known : undefined);
     const excerpt = visible(name);
@@ -81,7 +84,7 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       return;
     }
     if (KNOWN_PLAIN.has(np) || ownPlain.size === 0) return;
-    const miss = KNOWN_TOOLS.find((k) => !ownPlain.has(plain(k)) && nearMiss(np, plain(k)));
+    const miss = KNOWN_PLAIN_LIST.find(([, p]) => p.length === np.length && !ownPlain.has(p) && nearMiss(np, p))?.[0];
     if (miss) out.push({ index, severity: "medium", message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`, excerpt });
   });
   return out;

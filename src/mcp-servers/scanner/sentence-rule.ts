@@ -21,6 +21,17 @@ export interface SentenceRuleSpec {
   check(sentence: string, ctx: TextContext): SentenceHit | null;
 }
 
+// Every sentence rule reads the same text in turn: split it once.
+let lastText: string | null = null;
+let lastSentences: ReturnType<typeof sentences> = [];
+function sentencesOf(text: string) {
+  if (text !== lastText) {
+    lastText = text;
+    lastSentences = sentences(text);
+  }
+  return lastSentences;
+}
+
 export function sentenceRule(spec: SentenceRuleSpec): Rule {
   return {
     id: spec.id,
@@ -28,7 +39,7 @@ export function sentenceRule(spec: SentenceRuleSpec): Rule {
     title: spec.title,
     text(text, ctx) {
       const hits: Hit[] = [];
-      for (const s of sentences(text)) {
+      for (const s of sentencesOf(text)) {
         const h = spec.check(s.text, ctx);
         if (!h) continue;
         hits.push({ index: s.start + h.index, length: h.length, severity: h.severity, message: h.message });
@@ -39,11 +50,22 @@ export function sentenceRule(spec: SentenceRuleSpec): Rule {
   };
 }
 
+const GLOBAL = new WeakMap<RegExp, RegExp>();
+/** The global-flag twin of a pattern, compiled once. */
+export const global = (re: RegExp): RegExp => {
+  let g = GLOBAL.get(re);
+  if (!g) GLOBAL.set(re, (g = re.flags.includes("g") ? re : new RegExp(re.source, `${re.flags}g`)));
+  g.lastIndex = 0;
+  return g;
+};
+
 /** First match of `re` in `s` that is neither negated nor a quoted mention, or null. */
 export function directive(s: string, re: RegExp): RegExpMatchArray | null {
-  const g = new RegExp(re.source, re.flags.includes("g") ? re.flags : `${re.flags}g`);
-  for (const m of s.matchAll(g)) {
+  const g = global(re);
+  for (let m = g.exec(s); m !== null; m = g.exec(s)) {
+    if (m[0].length === 0) g.lastIndex++;
     if (isNegated(s, m.index) || isMention(s, m.index, m[0].length)) continue;
+    g.lastIndex = 0;
     return m;
   }
   return null;
@@ -51,7 +73,8 @@ export function directive(s: string, re: RegExp): RegExpMatchArray | null {
 
 /** First match of `re` in `s` (negation does not matter: a source is a source). */
 export function find(s: string, re: RegExp): RegExpMatchArray | null {
-  const g = new RegExp(re.source, re.flags.includes("g") ? re.flags : `${re.flags}g`);
-  for (const m of s.matchAll(g)) return m;
-  return null;
+  const g = global(re);
+  const m = g.exec(s);
+  g.lastIndex = 0;
+  return m;
 }

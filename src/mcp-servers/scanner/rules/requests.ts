@@ -8,7 +8,7 @@
  * says it is gathered from the machine or wholesale ("all API keys", "from the environment").
  */
 import { DOTENV_PATH, SECRET_PATH, isNegated } from "../../../scan";
-import { directive, find, sentenceRule } from "../sentence-rule";
+import { directive, find, global, sentenceRule } from "../sentence-rule";
 import { ALL_OF, CONVERSATION, CREDENTIAL, CREDENTIAL_SOURCE, MACHINE_CREDENTIAL, OUTSIDE_FILE, PRIVATE_TO_PUBLIC, READ_FILE, SINK, TOOL_RESULTS } from "../vocab";
 
 function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
@@ -22,8 +22,7 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
   if (dotenv && READ_FILE.test(s.slice(0, dotenv.index))) return { m: dotenv, what: "the project's .env file (its secrets)" };
   const machine = find(s, MACHINE_CREDENTIAL);
   if (machine) return { m: machine, what: `${machine[0].trim()} from the machine` };
-  const g = new RegExp(CREDENTIAL.source, "gi");
-  for (const c of s.matchAll(g)) {
+  for (const c of s.matchAll(global(CREDENTIAL))) {
     if (ALL_OF.test(s.slice(Math.max(0, c.index - 40), c.index)) || CREDENTIAL_SOURCE.test(s)) {
       return { m: c, what: `credentials (${c[0].trim()}) gathered from the machine` };
     }

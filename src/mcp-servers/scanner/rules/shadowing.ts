@@ -11,7 +11,7 @@
  * forbidding or disparaging the others is not.
  */
 import { patternRule, type Rule } from "../../../scan";
-import { directive, sentenceRule } from "../sentence-rule";
+import { directive, global, sentenceRule } from "../sentence-rule";
 import { EMAIL } from "../vocab";
 import { KNOWN_TOOL_SET, normalizeToolName } from "../known-tools";
 
@@ -71,8 +71,7 @@ function foreignTools(s: string, own: ReadonlySet<string>): RegExpMatchArray | n
 const SELF_OBJECT = /^\s*(?:this|these|the\s+present)\s+(?:tool|function|server)s?\b/i;
 
 function modification(s: string): RegExpMatchArray | null {
-  const g = new RegExp(MODIFY.source, "gi");
-  for (const m of s.matchAll(g)) {
+  for (const m of s.matchAll(global(MODIFY))) {
     if (SELF_OBJECT.test(s.slice(m.index + m[0].length))) continue;
     return m;
   }
