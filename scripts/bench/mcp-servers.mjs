@@ -49,3 +49,33 @@ export async function scenarios(ctx) {
     { name: "MCP tools/call service_mcp_scan (30 tools)", method: "POST", path: "/v1/mcp", headers: ctx.mcpHeaders, body: ctx.mcpCall("service_mcp_scan", scanBody) },
   ];
 }
+
+/** One request at a time (p50 of 40 each): what a request costs without contention, beside the bare route. */
+export async function report(ctx) {
+  const auth = { authorization: `Bearer ${ctx.key(0)}` };
+  const body = JSON.stringify(thirtyTools());
+  const list = await fetch(`${ctx.origin}/v1/mcp-servers?perPage=1`, { headers: auth }).then((r) => r.json());
+  const slug = list.items[0].slug;
+  const cases = [
+    ["bare GET /", () => fetch(`${ctx.origin}/`)],
+    ["search ?q=browser", () => fetch(`${ctx.origin}/v1/mcp-servers?q=browser`, { headers: auth })],
+    ["detail (13 configs)", () => fetch(`${ctx.origin}/v1/mcp-servers/${slug}`, { headers: auth })],
+    ["scan, 30 tools", () => fetch(`${ctx.origin}/v1/mcp-servers/scan`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body })],
+  ];
+  const lines = ["\n| MCP servers, one request at a time | p50 ms | vs bare |", "|---|---|---|"];
+  let bare = 0;
+  for (const [name, f] of cases) {
+    const lat = [];
+    for (let i = 0; i < 40; i++) {
+      const t = performance.now();
+      const r = await f();
+      await r.arrayBuffer();
+      lat.push(performance.now() - t);
+    }
+    lat.sort((a, b) => a - b);
+    const p50 = lat[20];
+    if (!bare) bare = p50;
+    lines.push(`| ${name} | ${p50.toFixed(1)} | ${(p50 / bare).toFixed(1)}× |`);
+  }
+  return lines.join("\n");
+}

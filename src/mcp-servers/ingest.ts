@@ -22,6 +22,8 @@ export const MCP_INGEST_CRON = "23 4 * * *";
 
 const STATE_ID = "official";
 const UPSERT_CHUNK = 40;
+/** The largest tool list (JSON) stored for one server. */
+const MAX_STORED_TOOLS = 1_000_000;
 /** A server's live tool list is read again after this long. */
 const TOOLS_REFRESH_MS = 7 * 24 * 3600 * 1000;
 
@@ -94,10 +96,17 @@ async function ingestRegistry(env: Env, at: number, opts: McpIngestOptions, repo
       if (r.ok) records.push(r.record);
       else report.registry.malformed.push(r.reason);
     }
-    for (let i = 0; i < records.length; i += UPSERT_CHUNK) {
-      const u = await upsertServers(env, records.slice(i, i + UPSERT_CHUNK), { at, reason: "registry" });
-      report.registry.inserted += u.inserted;
-      report.registry.updated += u.updated;
+    try {
+      for (let i = 0; i < records.length; i += UPSERT_CHUNK) {
+        const u = await upsertServers(env, records.slice(i, i + UPSERT_CHUNK), { at, reason: "registry" });
+        report.registry.inserted += u.inserted;
+        report.registry.updated += u.updated;
+      }
+    } catch (e) {
+      // Each chunk is one atomic batch: what was written stays, and this page is read again next time.
+      report.registry.error = `storing page ${page + 1}: ${String((e as Error).message ?? e)}`;
+      await saveState(db, { cursor, runStartedAt, lastError: report.registry.error }, at);
+      return;
     }
     report.registry.servers += records.length;
     cursor = got.nextCursor;
@@ -149,6 +158,8 @@ async function ingestTools(env: Env, at: number, opts: McpIngestOptions, report:
     try {
       const got = await fetchRemoteTools(remote.url, ctx, opts.fetcher);
       const tools = toolList(got.tools) ?? [];
+      // A D1 row holds at most 2 MB: a list that would not fit is refused, not truncated.
+      if (JSON.stringify(tools).length + (got.instructions?.length ?? 0) > MAX_STORED_TOOLS) throw new Error(`the tool list is larger than ${MAX_STORED_TOOLS} characters`);
       updates.set(row.id, {
         tools,
         instructions: got.instructions?.slice(0, 65_536),
@@ -163,7 +174,13 @@ async function ingestTools(env: Env, at: number, opts: McpIngestOptions, report:
     }
   }
   report.tools.fetched = updates.size;
-  if (updates.size || failed.length) report.tools.changed = (await applyToolLists(env, updates, failed, at)).changedTools;
+  if (updates.size || failed.length) {
+    try {
+      report.tools.changed = (await applyToolLists(env, updates, failed, at)).changedTools;
+    } catch (e) {
+      report.tools.failed.push({ name: "(storing tool lists)", error: String((e as Error).message ?? e) });
+    }
+  }
 }
 
 export async function runMcpIngest(env: Env, at: number, opts: McpIngestOptions = {}): Promise<McpIngestReport> {
