@@ -32,6 +32,8 @@ export interface Env {
   SOURCE_CONTACT?: string;
   /** Optional GitHub token for the releases ingest (5,000 requests/hour instead of 60). */
   GITHUB_TOKEN?: string;
+  /** The MCP registry the daily directory ingest reads (default https://registry.modelcontextprotocol.io). */
+  MCP_REGISTRY_URL?: string;
   /** Registry subrequests one package check may make (default 40, under the free plan's 50). */
   PACKAGE_CHECK_SUBREQUESTS?: string;
   /** Registry subrequests one run of the registry-cache warm-up may make (default 40; WARM_CRON runs it every 10 minutes). */

@@ -6,6 +6,7 @@ import { rescanOutdated } from "./skills/rescan";
 import { INGEST_CRON, runIngest } from "./freshness/ingest";
 import { pruneSyncData } from "./sync/maintenance";
 import { WARM_CRON, warmRegistryCache } from "./packages/warm";
+import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers/ingest";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
@@ -16,6 +17,12 @@ const app = buildApp();
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   scheduled: (controller, env, ctx) => {
+    // The MCP servers directory, daily in an invocation of its own (its own subrequest and CPU budget):
+    // rescans after a rules change, the official registry's new and changed records, live tool lists.
+    if (controller.cron === MCP_INGEST_CRON) {
+      ctx.waitUntil(runMcpIngest(env, now()).catch((e) => console.error(JSON.stringify({ level: "error", what: "mcp-ingest", error: String(e) }))));
+      return;
+    }
     if (controller.cron === INGEST_CRON) {
       ctx.waitUntil(runIngest(env, now()));
       return;

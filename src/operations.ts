@@ -12,6 +12,7 @@ import { freshnessOperations } from "./freshness/freshness.ops";
 import { modelOperations } from "./models/models.ops";
 import { packageOperations } from "./packages/packages.ops";
 import { syncOperations } from "./sync/sync.ops";
+import { mcpServerOperations } from "./mcp-servers/mcp-servers.ops";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -28,6 +29,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...modelOperations,
   ...packageOperations,
   ...syncOperations,
+  ...mcpServerOperations,
 ];
 
 /**
@@ -48,6 +50,7 @@ export const TAGS: Readonly<Record<string, string>> = {
   models: "LLM model facts: prices per million tokens, context and output limits, lifecycle dates, coding benchmarks.",
   packages: "A check of package names and versions before install: existence, malicious reports, typosquats, age.",
   sync: "Sync (what changed for an agent's stack and skills), and the owner's view: reported stacks, notifications, the agents' activity.",
+  "mcp-servers": "Reviewed MCP servers: a directory whose every tool description was scanned for tool poisoning, the configuration that adds each server to each harness, and a scan any agent can run on the servers it uses.",
   mcp: "The remote MCP endpoint: the operations above as tools over Streamable HTTP.",
   meta: "This OpenAPI document.",
 };

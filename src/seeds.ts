@@ -3,6 +3,7 @@ import { loadStarterSkills } from "./skills/seed";
 import { loadDeprecations, loadReleases } from "./freshness/freshness.seed";
 import { loadModels } from "./models/models.seed";
 import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "./packages/packages.seed";
+import { loadMcpServers } from "./mcp-servers/seed";
 
 /**
  * The data the project ships in data/, loaded into local D1/R2 by `npm start` (scripts/seed.mjs
@@ -40,4 +41,6 @@ export const SEEDS: readonly SeedDataset[] = [
   { name: "packages-popular-cargo", file: "packages/popular-cargo.txt", load: popularLoader("cargo") },
   { name: "packages-popular-go", file: "packages/popular-go.txt", load: popularLoader("go") },
   { name: "packages-hallucinated", file: "packages/hallucinated.json", load: loadHallucinated },
+  // Reviewed MCP servers (issue 14): server.json facts and the tools read from each source, upserted and scanned like registry records.
+  { name: "mcp-servers", file: "mcp-servers.json", load: loadMcpServers },
 ];

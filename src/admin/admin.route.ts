@@ -8,6 +8,7 @@ import { SEEDS } from "../seeds";
 import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness/ingest";
 import { trackTopic } from "../freshness/freshness.service";
 import { warmRegistryCache } from "../packages/warm";
+import { runMcpIngest } from "../mcp-servers/ingest";
 
 /**
  * Operator routes under /internal: loading the data the project ships (data/) into D1 and R2,
@@ -89,6 +90,13 @@ adminRoute.post("/registry-warm", async (c) => {
   const body = (await c.req.json().catch(() => ({}))) as { budget?: unknown };
   const budget = typeof body.budget === "number" && body.budget > 0 ? Math.min(Math.floor(body.budget), 1000) : undefined;
   return c.json(await warmRegistryCache(c.env, now(), { budget }));
+});
+
+/** Runs the MCP servers directory's refresh now (what the daily cron runs): {maxPages?, maxToolFetches?}. */
+adminRoute.post("/mcp-ingest", async (c) => {
+  const body = (await c.req.json().catch(() => ({}))) as { maxPages?: unknown; maxToolFetches?: unknown };
+  const num = (v: unknown, max: number) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? Math.min(v, max) : undefined);
+  return c.json(await runMcpIngest(c.env, now(), { maxPages: num(body.maxPages, 100), maxToolFetches: num(body.maxToolFetches, 100) }));
 });
 
 /** Tracks a topic, or approves a requested one: {topic, ecosystem, packages, aliases?, repo?, changelog?}. */

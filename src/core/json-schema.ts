@@ -8,6 +8,9 @@ import { z } from "zod";
  *   `anyOf: [{type: "string"}, {type: "null"}]`: legal either way, but clients that map tool
  *   schemas onto a single-`type` dialect (Gemini function declarations, the MCP Inspector's
  *   portability check) reject or warn on the array form.
+ * - `additionalProperties: {}` (zod's spelling of a free-form object's `z.unknown()` values) becomes
+ *   `additionalProperties: true`: the same contract, in the form the MCP Inspector's portability
+ *   check does not warn about (an empty schema "carries no validation keyword").
  * - A record keyed by an enum (`z.record(z.enum([...]), v)`) lists its keys under `required`
  *   but not under `properties`; it is written as an object with those properties, so every
  *   required property is defined (the OpenAPI linters check this).
@@ -27,6 +30,7 @@ export function portable(value: unknown): unknown {
   for (const k of MAP_KEYS) {
     if (isNode(node[k])) node[k] = Object.fromEntries(Object.entries(node[k] as Node).map(([p, v]) => [p, portable(v)]));
   }
+  if (isNode(node.additionalProperties) && Object.keys(node.additionalProperties).length === 0) node = { ...node, additionalProperties: true };
   node = enumRecordAsProperties(node);
   if (Array.isArray(node.type)) node = splitTypes(node);
   return node;

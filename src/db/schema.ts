@@ -7,3 +7,4 @@ export * from "./billing";
 export * from "./skills";
 export * from "./freshness";
 export * from "./sync";
+export * from "./mcp-servers";

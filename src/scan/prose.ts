@@ -49,3 +49,46 @@ export function isQuoted(line: string, index: number, length: number): boolean {
 export function isMention(line: string, index: number, length: number): boolean {
   return META_CUE.test(line) && isQuoted(line, index, length);
 }
+
+export interface Sentence {
+  /** Offset of the sentence's first character in the text. */
+  start: number;
+  text: string;
+}
+
+/**
+ * The sentences of a text, for rules that need two things said together ("read the key … and
+ * pass it as …"): split after `.`, `!` or `?` followed by white space, at blank lines and at list
+ * items, never longer than `max` characters (a long run is cut into overlapping windows, so a
+ * text without punctuation cannot hide a pair by being long).
+ */
+export function sentences(text: string, max = 600): Sentence[] {
+  const out: Sentence[] = [];
+  const push = (start: number, end: number) => {
+    const raw = text.slice(start, end);
+    const lead = raw.length - raw.trimStart().length;
+    const body = raw.trim();
+    if (!body) return;
+    const at = start + lead;
+    if (body.length <= max) {
+      out.push({ start: at, text: body });
+      return;
+    }
+    const step = Math.floor(max * 0.75);
+    for (let i = 0; i < body.length; i += step) {
+      out.push({ start: at + i, text: body.slice(i, i + max) });
+      if (i + max >= body.length) break;
+    }
+  };
+  // A sentence ends after terminal punctuation (not inside a number or a file name such as
+  // `config.toml`), at a blank line, or where a new list item or heading begins.
+  const BOUNDARY = /[.!?](?=\s|$)|\n\s*\n|\n(?=\s*(?:[-*+•]|\d+[.)]|#{1,6})\s)/g;
+  let start = 0;
+  for (const m of text.matchAll(BOUNDARY)) {
+    const end = m.index + (m[0].startsWith("\n") ? 0 : 1);
+    push(start, end);
+    start = m.index + m[0].length;
+  }
+  push(start, text.length);
+  return out;
+}

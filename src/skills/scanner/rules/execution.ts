@@ -22,21 +22,23 @@ function remoteSeverity(line: string): { severity: Severity; where: string } {
   return { severity: "high", where: urls[0]!.c.host };
 }
 
+// Compiled once, not on every line.
+const PIPE_TO_SHELL: readonly RegExp[] = [
+  new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`, "i"),
+  /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
+  /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
+  /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
+  /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
+  /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
+  /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
+];
+
 export const pipeToShell: Rule = {
   id: "exec.pipe-to-shell",
   severity: "high",
   title: "Remote script piped to a shell",
   line(line) {
-    const patterns = [
-      new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`, "i"),
-      /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
-      /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
-      /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
-      /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
-      /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
-      /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
-    ];
-    for (const re of patterns) {
+    for (const re of PIPE_TO_SHELL) {
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;
       const { severity, where } = remoteSeverity(line);

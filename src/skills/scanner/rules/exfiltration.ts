@@ -18,11 +18,16 @@ interface SecretRead {
   what: string;
 }
 
+// Compiled once: this runs on every line of every file (and every tool description).
+const SECRET_PATH_G = new RegExp(SECRET_PATH.source, "gi");
+
 /** Secret reads on a line: a secret path preceded by a read, or as a string literal in code. */
 function secretReads(line: string, code: boolean): SecretRead[] {
   const out: SecretRead[] = [];
-  const re = new RegExp(SECRET_PATH.source, "gi");
-  for (const m of line.matchAll(re)) {
+  const re = SECRET_PATH_G;
+  re.lastIndex = 0;
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+    if (m[0].length === 0) re.lastIndex++;
     const before = line.slice(Math.max(0, m.index - 120), m.index);
     const read = READ_BEFORE.test(before) || (code && CODE_STRING.test(before));
     if (!read || isNegated(line, m.index) || isMention(line, m.index, m[0].length)) continue;

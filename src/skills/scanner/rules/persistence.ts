@@ -24,18 +24,21 @@ export const backdoorAccess = patternRule({
   message: "Creates a way back into the machine (authorized key, sudoers entry, setuid root)",
 });
 
+// Compiled once, not on every line.
+const STARTUP: readonly RegExp[] = [
+  new RegExp(String.raw`${WRITE}${HOMEP}\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|bash_login|config\/fish\/config\.fish)\b|${WRITE}\/etc\/(?:profile|bash\.bashrc|zshrc|environment|rc\.local)\b|${WRITE}\$PROFILE\b`),
+  /\bcrontab\s+(?:-\w+\s+)*-\s*(?:$|[;&|)])|\(\s*crontab\s+-l[^)]*;\s*echo\b|\|\s*crontab\s+-(?:\s|$)|@reboot\b|(?:>>?|\btee\b)\s*\/etc\/cron/,
+  /Library\/(?:LaunchAgents|LaunchDaemons)\/|\blaunchctl\s+(?:load|bootstrap)\b/,
+  /\/etc\/systemd\/system\/[\w@.-]+\.service|\bsystemctl\s+(?:--user\s+)?enable\b/,
+  /\bschtasks\s+\/create\b|\bRegister-ScheduledTask\b|\\CurrentVersion\\Run(?:Once)?\b|\bNew-ItemProperty\b[^\n]*\\Run\b|\bStartup\\[^\n]*\.(?:lnk|bat|vbs|exe)\b/i,
+];
+
 export const startupItem: Rule = {
   id: "persistence.startup",
   severity: "medium",
   title: "Startup item",
   line(line) {
-    const patterns: RegExp[] = [
-      new RegExp(String.raw`${WRITE}${HOMEP}\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|bash_login|config\/fish\/config\.fish)\b|${WRITE}\/etc\/(?:profile|bash\.bashrc|zshrc|environment|rc\.local)\b|${WRITE}\$PROFILE\b`),
-      /\bcrontab\s+(?:-\w+\s+)*-\s*(?:$|[;&|)])|\(\s*crontab\s+-l[^)]*;\s*echo\b|\|\s*crontab\s+-(?:\s|$)|@reboot\b|(?:>>?|\btee\b)\s*\/etc\/cron/,
-      /Library\/(?:LaunchAgents|LaunchDaemons)\/|\blaunchctl\s+(?:load|bootstrap)\b/,
-      /\/etc\/systemd\/system\/[\w@.-]+\.service|\bsystemctl\s+(?:--user\s+)?enable\b/,
-      /\bschtasks\s+\/create\b|\bRegister-ScheduledTask\b|\\CurrentVersion\\Run(?:Once)?\b|\bNew-ItemProperty\b[^\n]*\\Run\b|\bStartup\\[^\n]*\.(?:lnk|bat|vbs|exe)\b/i,
-    ];
+    const patterns = STARTUP;
     for (const re of patterns) {
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;

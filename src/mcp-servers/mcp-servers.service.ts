@@ -1,0 +1,194 @@
+/**
+ * The directory's reads: search (FTS5 with bm25 over name, title, description and tool names;
+ * filters by scan status and transport; pages with a total) and one server's detail with its
+ * tools, findings, review, scan history and the configuration for every harness. One D1 round
+ * trip each (a batch).
+ */
+import { iso } from "../core/clock";
+import { notFound } from "../core/errors";
+import { pageOffset } from "../core/pagination";
+import { ftsQuery } from "../forum/search";
+import type { ScanStatus } from "../scan";
+import { renderMcpConfig, renderMcpConfigs } from "../setup/mcp-config";
+import type { McpFinding, McpToolInput } from "./scanner";
+import { installInput } from "./install";
+import type { PackageRecord, RemoteRecord } from "./records";
+import type { ServerDetailOut, ServerItemOut } from "./mcp-servers.schemas";
+
+interface ItemRow {
+  slug: string;
+  name: string;
+  title: string | null;
+  description: string;
+  version: string;
+  repository: string | null;
+  website_url: string | null;
+  has_stdio: number;
+  has_http: number;
+  has_sse: number;
+  security_status: string;
+  tool_count: number;
+  tools_known: number;
+  tools_complete: number | null;
+  registry_status: string;
+  reviewed_at: string | null;
+  scanned_at: number;
+  updated_at: number;
+}
+
+interface DetailRow extends ItemRow {
+  id: string;
+  remotes: string;
+  packages: string;
+  license: string | null;
+  source: string;
+  registry_status_message: string | null;
+  published_at: string | null;
+  registry_updated_at: string | null;
+  instructions: string | null;
+  tools: string;
+  tools_source: string | null;
+  tools_note: string | null;
+  tools_hash: string | null;
+  security_findings: string;
+  change_findings: string;
+  ruleset_version: string;
+  review_note: string | null;
+}
+
+const ITEM_COLS = `s.slug, s.name, s.title, s.description, s.version, s.repository, s.website_url, s.has_stdio, s.has_http, s.has_sse,
+  s.security_status, s.tool_count, s.tools_known, s.tools_complete, s.registry_status, s.reviewed_at, s.scanned_at, s.updated_at`;
+
+const transportsOf = (r: Pick<ItemRow, "has_stdio" | "has_http" | "has_sse">) =>
+  [r.has_stdio ? "stdio" : null, r.has_http ? "streamable-http" : null, r.has_sse ? "sse" : null].filter((x): x is "stdio" | "streamable-http" | "sse" => x !== null);
+
+function itemOut(r: ItemRow): ServerItemOut {
+  return {
+    slug: r.slug,
+    name: r.name,
+    title: r.title,
+    description: r.description,
+    version: r.version,
+    repository: r.repository ? JSON.parse(r.repository) : null,
+    websiteUrl: r.website_url,
+    transports: transportsOf(r),
+    securityStatus: r.security_status as ScanStatus,
+    toolCount: r.tool_count,
+    toolsComplete: r.tools_known ? (r.tools_complete === null ? null : r.tools_complete === 1) : null,
+    registryStatus: r.registry_status === "deprecated" ? "deprecated" : "active",
+    reviewedAt: r.reviewed_at,
+    scannedAt: iso(r.scanned_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export interface ListInput {
+  q?: string;
+  security?: "passed";
+  transport?: "stdio" | "streamable-http" | "sse";
+  page: number;
+  perPage: number;
+}
+
+const TRANSPORT_COLUMN = { stdio: "s.has_stdio", "streamable-http": "s.has_http", sse: "s.has_sse" } as const;
+
+export async function searchServers(db: D1Database, input: ListInput) {
+  const where = ["s.registry_status <> 'deleted'"];
+  const binds: unknown[] = [];
+  let from = "mcp_servers s";
+  const q = input.q?.trim();
+  if (q) {
+    const match = ftsQuery(q);
+    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
+    from = "mcp_servers_fts f JOIN mcp_servers s ON s.rowid = f.rowid";
+    where.push("mcp_servers_fts MATCH ?");
+    binds.push(match);
+  }
+  if (input.security) where.push("s.security_status = 'passed'");
+  if (input.transport) where.push(`${TRANSPORT_COLUMN[input.transport]} = 1`);
+  // bm25 weights: name 8, title 10, description 4, tool names 2 (server_id is unindexed).
+  const order = q ? "bm25(mcp_servers_fts, 0.0, 8.0, 10.0, 4.0, 2.0), s.name" : "coalesce(s.title, s.name) COLLATE NOCASE, s.name";
+  const whereSql = where.join(" AND ");
+  const [rows, count] = await db.batch([
+    db.prepare(`SELECT ${ITEM_COLS} FROM ${from} WHERE ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`).bind(...binds, input.perPage, pageOffset(input)),
+    db.prepare(`SELECT COUNT(*) AS n FROM ${from} WHERE ${whereSql}`).bind(...binds),
+  ]);
+  return {
+    items: (rows!.results as unknown as ItemRow[]).map(itemOut),
+    total: (count!.results[0] as { n: number }).n,
+    page: input.page,
+    perPage: input.perPage,
+  };
+}
+
+/** A server by slug, or by its registry name (`io.github.owner/server`, URL-encoded in the path). */
+export async function getServer(db: D1Database, slugOrName: string, harness?: string): Promise<ServerDetailOut> {
+  const [found, scans] = await db.batch([
+    db
+      .prepare(
+        `SELECT s.id, ${ITEM_COLS}, s.remotes, s.packages, s.license, s.source, s.registry_status_message, s.published_at, s.registry_updated_at,
+                s.instructions, s.tools, s.tools_source, s.tools_note, s.tools_hash, s.security_findings, s.change_findings, s.ruleset_version, s.review_note
+           FROM mcp_servers s WHERE (s.slug = ?1 OR s.name = ?1) AND s.registry_status <> 'deleted' LIMIT 1`,
+      )
+      .bind(slugOrName),
+    db
+      .prepare(
+        `SELECT c.seq, c.scanned_at, c.version, c.tools_hash, c.status, c.findings_count, c.reason, c.changes FROM mcp_scans c
+           JOIN mcp_servers s ON s.id = c.server_id WHERE (s.slug = ?1 OR s.name = ?1) ORDER BY c.seq DESC LIMIT 10`,
+      )
+      .bind(slugOrName),
+  ]);
+  const r = (found!.results as unknown as DetailRow[])[0];
+  if (!r) throw notFound(`MCP server '${slugOrName}'`);
+  const remotes = JSON.parse(r.remotes) as RemoteRecord[];
+  const packages = JSON.parse(r.packages) as PackageRecord[];
+  const install = installInput({ name: r.name, remotes, packages });
+  const configs = install.input
+    ? harness
+      ? [renderMcpConfig(harness, install.input)!]
+      : renderMcpConfigs(install.input)
+    : [];
+  const findings = [...(JSON.parse(r.change_findings) as McpFinding[]), ...(JSON.parse(r.security_findings) as McpFinding[])];
+  const order = ["critical", "high", "medium", "low", "info"];
+  findings.sort((a, b) => order.indexOf(a.severity) - order.indexOf(b.severity));
+  const registry = r.source === "registry" || r.published_at ? { status: r.registry_status === "deprecated" ? ("deprecated" as const) : ("active" as const), statusMessage: r.registry_status_message, publishedAt: r.published_at, updatedAt: r.registry_updated_at } : null;
+  return {
+    server: {
+      slug: r.slug,
+      name: r.name,
+      title: r.title,
+      description: r.description,
+      version: r.version,
+      websiteUrl: r.website_url,
+      repository: r.repository ? JSON.parse(r.repository) : null,
+      remotes,
+      packages,
+      license: r.license,
+      transports: transportsOf(r),
+      source: r.source === "registry" ? "registry" : "seed",
+      _meta: { "io.modelcontextprotocol.registry/official": registry },
+    },
+    tools: JSON.parse(r.tools) as McpToolInput[] as ServerDetailOut["tools"],
+    instructions: r.instructions,
+    toolsComplete: r.tools_known ? (r.tools_complete === null ? null : r.tools_complete === 1) : null,
+    toolsSource: r.tools_source,
+    toolsNote: r.tools_note,
+    toolsHash: r.tools_hash,
+    securityStatus: r.security_status as ScanStatus,
+    findings,
+    rulesetVersion: r.ruleset_version,
+    scannedAt: iso(r.scanned_at),
+    review: r.review_note ? { note: r.review_note, reviewedAt: r.reviewed_at } : null,
+    scans: (scans!.results as { seq: number; scanned_at: number; version: string; tools_hash: string | null; status: string; findings_count: number; reason: string; changes: string }[]).map((c) => ({
+      seq: c.seq,
+      scannedAt: iso(c.scanned_at),
+      version: c.version,
+      toolsHash: c.tools_hash,
+      status: c.status as ScanStatus,
+      findingsCount: c.findings_count,
+      reason: c.reason,
+      changes: JSON.parse(c.changes) as McpFinding[],
+    })),
+    install: { target: install.target, notes: install.notes, harnesses: configs },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * A tool name imitating another tool: look-alike letters from other scripts (`reаd_file` with a
+ * Cyrillic а), digits for letters (`send_emai1`), invisible characters, or a near miss of a
+ * widely used tool (`create_pul_request`). The model picks tools by name and description; a
+ * name that reads as another server's tool can take its calls. Names that differ only in case or
+ * separators (`read-file`) or in a plural are ordinary and pass. MCP asks for names of
+ * `[A-Za-z0-9_.-]`, 1-128 characters; anything else is noted.
+ */
+import { distance } from "fastest-levenshtein";
+import { hasInvisible, visible, type Severity } from "../../scan";
+import { KNOWN_TOOLS, normalizeToolName } from "./known-tools";
+
+// Letters of other scripts (and Latin variants) that render like ASCII letters.
+const CONFUSABLE: Record<string, string> = {
+  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x", і: "i", ї: "i",
+  ј: "j", ѕ: "s", ԁ: "d", ӏ: "l", ԛ: "q", ԝ: "w", һ: "h", ո: "n", ս: "u", օ: "o", ց: "g",
+  α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ω: "w", γ: "y",
+  ı: "i", ł: "l", ɑ: "a", ɡ: "g", ʟ: "l", ɩ: "i", ɪ: "i", ᴏ: "o", ꓲ: "l", ǀ: "l",
+};
+
+/** What a name looks like: other scripts' look-alikes and digit-for-letter swaps folded, case and separators dropped. */
+export function skeleton(name: string): string {
+  let s = name.normalize("NFKC").replace(/I/g, "l");
+  s = [...s.toLowerCase()].map((c) => CONFUSABLE[c] ?? c).join("");
+  s = s.replace(/0/g, "o").replace(/1/g, "l").replace(/3/g, "e").replace(/5/g, "s").replace(/rn/g, "m").replace(/vv/g, "w");
+  return s.replace(/[\s._-]+/g, "");
+}
+
+const plain = (n: string) => normalizeToolName(n).replace(/_/g, "");
+const KNOWN_BY_SKELETON = new Map<string, string>();
+for (const k of KNOWN_TOOLS) if (!KNOWN_BY_SKELETON.has(skeleton(k))) KNOWN_BY_SKELETON.set(skeleton(k), k);
+const KNOWN_PLAIN_LIST = KNOWN_TOOLS.map((k) => [k, plain(k)] as const);
+const KNOWN_PLAIN = new Set(KNOWN_PLAIN_LIST.map(([, p]) => p));
+
+export interface NameFinding {
+  index: number;
+  severity: Severity;
+  message: string;
+  excerpt: string;
+}
+
+/** One letter changed or two swapped, not added or dropped (plurals and suffixes are ordinary). */
+function nearMiss(a: string, b: string): boolean {
+  if (a.length !== b.length || a.length < 8) return false;
+  if (distance(a, b) === 1) return true;
+  const diff = [...a].map((c, i) => (c === b[i] ? -1 : i)).filter((i) => i >= 0);
+  return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
+}
+
+/** Findings on each tool's name, given every tool name of the server (an impostor may imitate a sibling). */
+export function checkNames(names: readonly string[], extraKnown: readonly string[] = []): NameFinding[] {
+  const out: NameFinding[] = [];
+  const ownPlain = new Set(names.map(plain));
+  const extraBySkeleton = new Map(extraKnown.map((k) => [skeleton(k), k]));
+  const skeletons = names.map(skeleton);
+  const plains = names.map(plain);
+  names.forEach((name, index) => {
+    const nonAscii = /[^\x00-\x7f]/.test(name);
+    const sk = skeletons[index]!;
+    const np = plains[index]!;
+    const siblings = names.filter((_o, j) => j !== index && skeletons[j] === sk && plains[j] !== np);
+    const known = KNOWN_BY_SKELETON.get(sk) ?? extraBySkeleton.get(sk);
+    const target = siblings[0] ?? (known && plain(known) !== np ? known : undefined);
+    const excerpt = visible(name);
+    if (target) {
+      out.push({
+        index,
+        severity: nonAscii || hasInvisible(name) ? "high" : "medium",
+        message: `Tool name "${excerpt}" imitates "${target}" (${nonAscii ? "look-alike letters from another script" : "digits or letter pairs standing in for letters"})`,
+        excerpt,
+      });
+      return;
+    }
+    if (hasInvisible(name)) {
+      out.push({ index, severity: "high", message: "Invisible characters in a tool name: two names that look the same are different tools", excerpt });
+      return;
+    }
+    if (nonAscii) {
+      out.push({ index, severity: "medium", message: "Non-ASCII letters in a tool name (MCP tool names are ASCII): they can make it look like another tool", excerpt });
+      return;
+    }
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
+      out.push({ index, severity: "low", message: "Not a portable MCP tool name (letters, digits, '_', '-', '.'; at most 128)", excerpt });
+      return;
+    }
+    if (KNOWN_PLAIN.has(np) || ownPlain.size === 0) return;
+    const miss = KNOWN_PLAIN_LIST.find(([, p]) => p.length === np.length && !ownPlain.has(p) && nearMiss(np, p))?.[0];
+    if (miss) out.push({ index, severity: "medium", message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`, excerpt });
+  });
+  return out;
+}

@@ -1,0 +1,43 @@
+/**
+ * Trust claims: a tool that vouches for itself ("verified by Anthropic", "pre-approved by your
+ * administrator") or talks the model out of asking the user ("no need to confirm"). A tool cannot
+ * grant itself trust; only the user and the client can. Descriptions that say a call is read-only
+ * or "safe to call repeatedly" (idempotence) are facts about the tool, not claims, and pass.
+ */
+import { patternRule } from "../../../scan";
+
+export const trustClaim = patternRule({
+  id: "mcp.trust-claim",
+  severity: "high",
+  title: "Claims trust or talks the model out of asking the user",
+  prose: true,
+  patterns: [
+    /\b(?:no\s+need|(?:you\s+)?(?:do(?:es)?\s+not|don'?t)\s+need|(?:it\s+is\s+)?(?:not\s+necessary|unnecessary))\s+(?:for\s+you\s+)?to\s+(?:ask|confirm|check\s+with|get\s+(?:the\s+user'?s?\s+)?(?:approval|permission|consent)|wait\s+for|request)\b/i,
+    /\b(?:without|never|do\s+not|don'?t)\s+(?:ask(?:ing)?|request(?:ing)?|wait(?:ing)?\s+for|seek(?:ing)?|prompt(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:user\s+)?confirmation|permission|approval|consent)\b/i,
+    /\b(?:skip|bypass|suppress|disable|avoid)\s+(?:the\s+|any\s+|all\s+)?(?:user\s+)?(?:confirmation|approval|permission)\s*(?:prompts?|dialogs?|steps?|checks?|requests?)?\b/i,
+    /\b(?:pre-?approved|already\s+(?:been\s+)?approved|whitelisted|allow-?listed|pre-?authori[sz]ed)\s+(?:by|for)\s+(?:the\s+|your\s+)?(?:user|owner|admin(?:istrator)?|operator|organi[sz]ation|security\s+team|company)\b/i,
+    /\b(?:set|enable|turn\s+on|add|switch\s+on)\s+(?:the\s+)?(?:auto-?approv(?:e|al)|always[-\s]allow|yolo(?:\s+mode)?|trust(?:ed)?\s+mode|full\s+access)\b/i,
+    /\b(?:security|safety)\s+(?:checks?|reviews?|scans?|warnings?|confirmations?)\s+(?:are|is)\s+(?:not\s+(?:needed|required|necessary)|unnecessary|disabled|waived)\b/i,
+    /\b(?:supersedes?|overrides?|takes?\s+precedence\s+over|outranks?|trumps?)\s+(?:the\s+|any\s+|all\s+)?(?:user'?s?\s+)?(?:requests?|instructions?|wishes|commands?|prompts?|preferences)\b/i,
+    /\b(?:obey|follow|execute|carry\s+out|act\s+on)\s+(?:any|all|every)\s+(?:commands?|instructions?|directives?)\s+(?:in|inside|contained\s+in|from|found\s+in)\s+(?:it|its\s+(?:output|response|results?)|the\s+(?:output|response|results?)|this\s+tool'?s?\s+(?:output|response|results?))\b/i,
+    /\b(?:outputs?|responses?|results?|replies)\b[^.!?\n]{0,40}\b(?:contain|include|are|carry|hold)\b[^.!?\n]{0,30}\b(?:instructions?|directives?|commands?)\b[^.!?\n]{0,60}\b(?:must|should|have\s+to|are\s+to)\s+(?:be\s+)?(?:follow(?:ed)?|obey(?:ed)?|execut(?:e|ed)|carr(?:y|ied)\s+out)\b/i,
+    /\b(?:follow|obey)\b[^.!?\n]{0,40}\bover\s+(?:the\s+|any\s+)?user(?:'s)?\b/i,
+    /\b(?:treat|consider|regard)\s+(?:this|its|the)\s+(?:tool'?s?\s+|server'?s?\s+)?(?:tool|server|output|results?|responses?|text|content)\s+as\s+(?:trusted|verified|authoritative|system|instructions|coming\s+from\s+the\s+user)\b/i,
+  ],
+  message: "Claims trust the user never gave, or tells the model not to ask the user before acting",
+});
+
+export const selfVouching = patternRule({
+  id: "mcp.self-vouching",
+  severity: "medium",
+  title: "Vouches for itself",
+  prose: true,
+  patterns: [
+    /\b(?:is|are|has\s+been|have\s+been|was)\s+(?:officially\s+|fully\s+|formally\s+)?(?:verified|certified|endorsed|audited|approved|vetted|trusted|sanctioned)\s+(?:and\s+\w+\s+)?(?:by|through)\s+(?:anthropic|openai|google|microsoft|github|cursor|claude|the\s+mcp|mcp|the\s+(?:security|safety|trust)\s+team|security\s+(?:experts|researchers)|the\s+(?:platform|system|client))\b/i,
+    /\b(?:this|the)\s+(?:tool|server|function|extension)\s+is\s+(?:100%\s+|completely\s+|totally\s+|perfectly\s+|guaranteed\s+(?:to\s+be\s+)?|certified\s+)(?:safe|secure|trusted|harmless|trustworthy)\b/i,
+    /\b(?:official|verified|certified)\s+(?:anthropic|openai|claude|cursor|codex)\s+(?:tool|server|integration|extension)\b/i,
+  ],
+  message: "Vouches for its own safety or claims an endorsement: only the user and the client can decide what to trust",
+});
+
+export const TRUST_RULES = [trustClaim, selfVouching];

@@ -1,0 +1,96 @@
+/**
+ * The text inside a tool's JSON Schema: every description, title, default, enum value, example
+ * and property name, with its JSON path (`inputSchema.properties.to.default`), so the rules read
+ * what the model reads there too. Poisoning hides in property descriptions as easily as in the
+ * tool description, and a default can pre-fill where a message goes.
+ */
+import { visible, type Severity } from "../../scan";
+import { EMAIL, isLocalDestination } from "./vocab";
+
+export interface SchemaText {
+  path: string;
+  text: string;
+  /** Descriptions are prose (Markdown); other strings are values. */
+  prose: boolean;
+}
+
+/** Keys whose values are schema machinery, not text anyone reads. */
+const STRUCTURAL = new Set(["type", "format", "$schema", "$ref", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "pattern", "contentEncoding", "contentMediaType", "required"]);
+const PROSE = new Set(["description", "title", "$comment", "markdownDescription"]);
+const MAX_STRINGS = 2000;
+
+const segment = (k: string) => (/^[A-Za-z_$][\w$-]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
+
+/** Every readable string in a schema, depth first, with its path. Bounded: the API has already refused deeper or larger schemas. */
+export function schemaTexts(schema: unknown, root: string, maxDepth = 64): SchemaText[] {
+  const out: SchemaText[] = [];
+  const walk = (v: unknown, path: string, key: string | null, depth: number, inProperties: boolean) => {
+    if (out.length >= MAX_STRINGS || depth > maxDepth) return;
+    if (typeof v === "string") {
+      if (key !== null && STRUCTURAL.has(key)) return;
+      out.push({ path, text: v, prose: key !== null && PROSE.has(key) });
+      return;
+    }
+    if (Array.isArray(v)) {
+      if (key !== null && STRUCTURAL.has(key)) return;
+      v.forEach((x, i) => walk(x, `${path}[${i}]`, key, depth + 1, false));
+      return;
+    }
+    if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        const p = `${path}${segment(k)}`;
+        // Property names are read by the model as much as their descriptions.
+        if (inProperties) out.push({ path: p, text: k, prose: false });
+        walk(x, p, inProperties ? null : k, depth + 1, !inProperties && (k === "properties" || k === "patternProperties" || k === "$defs" || k === "definitions"));
+      }
+    }
+  };
+  walk(schema, root, null, 0, false);
+  return out;
+}
+
+const RECIPIENT_KEY = /^(?:to|cc|bcc|recipients?|forward_?to|reply_?to|send_?to|email|emails|email_?address(?:es)?|phone|phone_?number|webhook(?:_?url)?|callback(?:_?url)?|notify(?:_?url)?|report(?:_?url)?|upload(?:_?url)?|target(?:_?url)?|destination|dest(?:ination)?_?(?:url|address)?|exfil\w*)$/i;
+
+export interface DestinationFinding {
+  path: string;
+  severity: Severity;
+  message: string;
+  excerpt: string;
+}
+
+/** A recipient-like property whose default, const or only enum value is a fixed address or URL. */
+export function fixedDestinations(schema: unknown, root: string): DestinationFinding[] {
+  const out: DestinationFinding[] = [];
+  const visit = (node: unknown, path: string, depth: number) => {
+    if (!node || typeof node !== "object" || depth > 64 || out.length >= 10) return;
+    const obj = node as Record<string, unknown>;
+    const props = obj.properties;
+    if (props && typeof props === "object" && !Array.isArray(props)) {
+      for (const [name, def] of Object.entries(props as Record<string, unknown>)) {
+        const p = `${path}.properties${segment(name)}`;
+        if (RECIPIENT_KEY.test(name.replace(/-/g, "_")) && def && typeof def === "object") {
+          const d = def as Record<string, unknown>;
+          const fixed: [string, unknown][] = [["default", d.default], ["const", d.const]];
+          if (Array.isArray(d.enum) && d.enum.length === 1) fixed.push(["enum[0]", d.enum[0]]);
+          for (const [k, value] of fixed) {
+            const values = Array.isArray(value) ? value : [value];
+            const hit = values.find((x): x is string => typeof x === "string" && (EMAIL.test(x) || /^https?:\/\//i.test(x)) && !isLocalDestination(x));
+            if (hit) {
+              out.push({ path: `${p}.${k}`, severity: "high", message: `The "${name}" argument is pre-filled with ${hit}: messages or data go there unless the model overrides it`, excerpt: visible(hit) });
+              break;
+            }
+          }
+        }
+        visit(def, p, depth + 1);
+      }
+    }
+    for (const k of ["items", "additionalProperties", "not", "if", "then", "else"]) if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
+    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => visit(x, `${path}.${k}[${i}]`, depth + 1));
+    for (const k of ["$defs", "definitions"]) {
+      const defs = obj[k];
+      if (defs && typeof defs === "object") for (const [n, x] of Object.entries(defs as Record<string, unknown>)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
+    }
+  };
+  visit(schema, root, 0);
+  return out;
+}

@@ -1,0 +1,80 @@
+/**
+ * Rules that read a sentence at a time: the MCP rules fire on two things said together (a
+ * secret and a way to pass it on; another tool and a change to what it does), which a single
+ * regular expression over a line would miss when the sentence wraps, and would overreach on
+ * when two unrelated sentences share a line.
+ */
+import { isMention, isNegated, sentences, type Hit, type Rule, type Severity, type TextContext } from "../../scan";
+
+export interface SentenceHit {
+  /** Offset inside the sentence. */
+  index: number;
+  length: number;
+  severity?: Severity;
+  message: string;
+}
+
+export interface SentenceRuleSpec {
+  id: string;
+  severity: Severity;
+  title: string;
+  check(sentence: string, ctx: TextContext): SentenceHit | null;
+}
+
+// Every sentence rule reads the same text in turn: split it once.
+let lastText: string | null = null;
+let lastSentences: ReturnType<typeof sentences> = [];
+function sentencesOf(text: string) {
+  if (text !== lastText) {
+    lastText = text;
+    lastSentences = sentences(text);
+  }
+  return lastSentences;
+}
+
+export function sentenceRule(spec: SentenceRuleSpec): Rule {
+  return {
+    id: spec.id,
+    severity: spec.severity,
+    title: spec.title,
+    text(text, ctx) {
+      const hits: Hit[] = [];
+      for (const s of sentencesOf(text)) {
+        const h = spec.check(s.text, ctx);
+        if (!h) continue;
+        hits.push({ index: s.start + h.index, length: h.length, severity: h.severity, message: h.message });
+        if (hits.length >= 10) break;
+      }
+      return hits;
+    },
+  };
+}
+
+const GLOBAL = new WeakMap<RegExp, RegExp>();
+/** The global-flag twin of a pattern, compiled once. */
+export const global = (re: RegExp): RegExp => {
+  let g = GLOBAL.get(re);
+  if (!g) GLOBAL.set(re, (g = re.flags.includes("g") ? re : new RegExp(re.source, `${re.flags}g`)));
+  g.lastIndex = 0;
+  return g;
+};
+
+/** First match of `re` in `s` that is neither negated nor a quoted mention, or null. */
+export function directive(s: string, re: RegExp): RegExpMatchArray | null {
+  const g = global(re);
+  for (let m = g.exec(s); m !== null; m = g.exec(s)) {
+    if (m[0].length === 0) g.lastIndex++;
+    if (isNegated(s, m.index) || isMention(s, m.index, m[0].length)) continue;
+    g.lastIndex = 0;
+    return m;
+  }
+  return null;
+}
+
+/** First match of `re` in `s` (negation does not matter: a source is a source). */
+export function find(s: string, re: RegExp): RegExpMatchArray | null {
+  const g = global(re);
+  const m = g.exec(s);
+  g.lastIndex = 0;
+  return m;
+}
