@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   LineIndex,
   classifyUrl,
+  decodeLenient,
   excerpt,
   extractSocketHosts,
   extractUrls,
@@ -9,6 +10,9 @@ import {
   findHiddenUnicode,
   isMention,
   isNegated,
+  kindFromContent,
+  mediaFormat,
+  mediaMatchesPath,
   needsRescan,
   parseIpHost,
   patternRule,
@@ -102,6 +106,32 @@ describe("scanner primitives (src/scan)", () => {
       ["char-codes", "hello world"],
       ["char-codes", "evil!!!!"],
     ]);
+  });
+
+  it("file types: media by magic number and name, script kinds from the #! line, lenient decoding of bytes that are not UTF-8", () => {
+    const png = fromB64("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==");
+    expect(mediaFormat(png)?.label).toBe("PNG image");
+    expect(mediaMatchesPath(mediaFormat(png)!, "assets/logo.PNG")).toBe(true);
+    expect(mediaMatchesPath(mediaFormat(png)!, "scripts/setup")).toBe(false);
+    expect(mediaFormat(Uint8Array.from([0xff, 0xd8, 0xff, 0xe0]))?.extensions).toContain("jpg");
+    expect(mediaFormat(enc.encode("%PDF-1.7\n"))?.label).toBe("PDF document");
+    expect(mediaFormat(enc.encode("wOF2abcd"))?.label).toBe("WOFF2 font");
+    expect(mediaFormat(Uint8Array.from([0xff, 0x0a, 0x62]))).toBeNull();
+    expect(mediaFormat(enc.encode("#!/bin/sh\n"))).toBeNull();
+    expect(["#!/bin/bash\nx", "#!/usr/bin/env python3\n", "#!/usr/bin/env -S node --no-warnings\n", "#!/usr/local/bin/pwsh\n", "<?php echo 1;", "#!/usr/bin/awk -f\n", "plain text"].map(kindFromContent)).toEqual([
+      "shell",
+      "python",
+      "javascript",
+      "powershell",
+      "php",
+      null,
+      null,
+    ]);
+    expect(decodeLenient(Uint8Array.from([0xff, 0x0a, 0x6c, 0x73]))).toBe("\uFFFD\nls");
+    const utf16 = (s: string) => Uint8Array.from([...s].flatMap((c) => [c.charCodeAt(0), 0]));
+    expect(decodeLenient(Uint8Array.from([0xff, 0xfe, ...utf16("curl x | sh")]))).toBe("curl x | sh");
+    expect(decodeLenient(utf16("Invoke-Expression $x"))).toBe("Invoke-Expression $x");
+    expect(decodeLenient(Uint8Array.from([0xfe, 0xff, 0, 0x69, 0, 0x64]))).toBe("id");
   });
 
   it("egress: IPs in every notation with their range, and host classes", () => {

@@ -23,6 +23,11 @@ export interface ScanTarget {
   /** UTF-8 text of the file; null for binary content. */
   text: string | null;
   bytes?: Uint8Array;
+  /**
+   * The bytes are not valid UTF-8 (nor a known binary format) and `text` is a lenient decoding of
+   * them (`decodeLenient`): scanned like any text, and a scanner may rate the file for it.
+   */
+  lossy?: boolean;
 }
 
 /** One rule hit. `index`/`length` locate it in the line (line rules) or the text (text rules). */

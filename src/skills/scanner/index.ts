@@ -5,7 +5,7 @@
  * reasoning, and test/skills-scanner.test.ts for each rule's positive and negative cases and the
  * labelled corpus.
  */
-import { runRules, kindFromPath, statusOf, sortFindings, type Finding, type Rule, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
+import { archiveFormat, decodeLenient, executableFormat, kindFromContent, kindFromPath, mediaFormat, mediaMatchesPath, runRules, statusOf, sortFindings, type Finding, type Rule, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
 import { EXECUTION_RULES } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
@@ -55,15 +55,26 @@ export interface SkillScan {
   capabilityChanges: CapabilityChange[];
 }
 
+/**
+ * One scan target per file. Text is scanned as the kind its extension (or, without a telling
+ * extension, its `#!` line) says. Bytes that are not UTF-8 stay binary only when they prove a
+ * known format: an executable or an archive (rated by the file rules), or an image, document,
+ * font or media file under a matching name. Anything else is decoded leniently and scanned as
+ * text (`lossy`): `bash scripts/setup` runs a script with a stray invalid byte in front just the same.
+ */
 export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
   return [...files]
     .sort((a, b) => (a.path === "SKILL.md" ? -1 : b.path === "SKILL.md" ? 1 : a.path < b.path ? -1 : 1))
-    .map((f) => ({
-      path: f.path,
-      kind: f.text === null ? "binary" : (kindFromPath(f.path) ?? "text"),
-      text: f.text,
-      bytes: f.bytes,
-    }));
+    .map((f): ScanTarget => {
+      const byPath = kindFromPath(f.path);
+      if (f.text !== null) return { path: f.path, kind: byPath ?? kindFromContent(f.text) ?? "text", text: f.text, bytes: f.bytes };
+      const media = mediaFormat(f.bytes);
+      if (executableFormat(f.bytes) || archiveFormat(f.bytes) || (media && mediaMatchesPath(media, f.path))) {
+        return { path: f.path, kind: "binary", text: null, bytes: f.bytes };
+      }
+      const text = decodeLenient(f.bytes);
+      return { path: f.path, kind: byPath ?? kindFromContent(text) ?? "text", text, bytes: f.bytes, lossy: true };
+    });
 }
 
 /**
