@@ -64,7 +64,46 @@ export const cloudMetadata = egressRule("metadata", "Cloud metadata endpoint");
 export const pasteSite = egressRule("paste", "Paste or file-drop site");
 export const collector = egressRule("collector", "Request collector");
 export const chatWebhook = egressRule("chat-webhook", "Hard-coded chat webhook");
-export const tunnel = egressRule("tunnel", "Tunnel host");
+const tunnelUrls = egressRule("tunnel", "Tunnel host");
+
+/** Ports that give a remote party a shell or a desktop on this machine. */
+const REMOTE_ACCESS: Record<string, string> = { "22": "SSH server", "23": "telnet server", "3389": "remote desktop", "5900": "VNC server", "5985": "WinRM", "5986": "WinRM" };
+const SSH_REVERSE = /\bssh\b[^\n|;&]*?\s-[a-zA-Z]*R\s*(?:[\w.*-]+:|\[[^\]]*\]:)?\d+:(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|[\w.-]+):(\d+)\b/i;
+const TUNNEL_TOOL = /\bngrok\s+tcp\s+(?:[\w.-]+:)?(\d+)\b|\bbore\s+local\s+(\d+)\b|\bcloudflared\b[^\n]*--url\s+(?:tcp|ssh|rdp):\/\/[\w.[\]:-]*?:(\d+)\b|\bzrok\s+share\b[^\n]*tcpTunnel\b[^\n]*:(\d+)\b|\bpinggy\b[^\n]*-R\s*0?:?[\w.-]*:(\d+)/i;
+
+/**
+ * Tunnels: talking to a host behind a throwaway tunnel name (someone else's machine, often a
+ * command server), and opening one from this machine: `ssh -R 80:localhost:22 serveo.net` or
+ * `ngrok tcp 22` hands the user's SSH server (or desktop) to whoever holds the other end. Sharing
+ * a dev server through a tunnel (`ngrok http 3000`) is ordinary and only noted.
+ */
+export const tunnel: Rule = {
+  id: tunnelUrls.id,
+  severity: tunnelUrls.severity,
+  title: "Tunnel host or reverse tunnel",
+  line(line, ctx) {
+    const hits = [...((tunnelUrls.line!(line, ctx) as Hit[] | null) ?? [])];
+    const m = SSH_REVERSE.exec(line) ?? TUNNEL_TOOL.exec(line);
+    if (m && !isNegated(line, m.index)) {
+      const port = m.slice(1).find(Boolean)!;
+      const service = REMOTE_ACCESS[port];
+      const hosts = [...line.matchAll(/(?:@|\s)((?:[\w-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})\b/gi)].map((h) => h[1]!.toLowerCase());
+      const viaTunnel = /\b(?:ngrok|bore|cloudflared|zrok|pinggy)\b/i.test(m[0]) || hosts.some((h) => classifyUrl(`https://${h}/`).kind === "tunnel");
+      const publicIp = hosts.some((h) => parseIpHost(h)?.range === "public");
+      if (service) {
+        hits.push({
+          index: m.index,
+          length: m[0].length,
+          severity: viaTunnel || publicIp ? "high" : "medium",
+          message: `Exposes this machine's ${service} (port ${port}) to ${viaTunnel ? "the internet through a public tunnel" : "a remote host"}: whoever holds the other end can log in`,
+        });
+      } else if (viaTunnel) {
+        hits.push({ index: m.index, length: m[0].length, severity: "low", message: `Shares local port ${port} through a public tunnel` });
+      }
+    }
+    return hits;
+  },
+};
 
 export const dnsExfil = patternRule({
   id: "egress.dns-exfil",

