@@ -20,6 +20,9 @@ export const destructiveDelete = patternRule({
     new RegExp(String.raw`\bRemove-Item\b[^\n]*-Recurse\b[^\n]*\s${ROOTISH}${END}|\bRemove-Item\s+${ROOTISH}\s[^\n]*-Recurse\b`, "i"),
     /\b(?:rd|rmdir)\s+\/s\s+\/q\s+[A-Za-z]:\\?(?:\s|$)|\bdel\s+\/[fsq]\s+\/[fsq]\s+\/[fsq]\s+[A-Za-z]:\\/i,
     /\bshutil\.rmtree\(\s*(?:["']\/["']|os\.path\.expanduser\(\s*["']~["']\s*\)|Path\.home\(\)|["']~["'])\s*\)|\bfs\.rm(?:Sync)?\(\s*(?:["']\/["']|os\.homedir\(\))[^\n]*recursive/i,
+    // The instruction itself (the Amazon Q extension wiper prompt, 2025).
+    /\b(?:wipe|erase|clean|reset|restore|return)\s+(?:the\s+|this\s+|your\s+|their\s+|the\s+user'?s\s+)?(?:system|machine|computer|disk|drive|laptop|workstation)\s+(?:back\s+)?to\s+(?:a\s+|its\s+)?(?:near[- ])?factory(?:[- ](?:state|settings|defaults|condition))?\b/i,
+    /\bdelete\s+(?:all\s+)?(?:the\s+)?(?:user'?s\s+)?(?:file[- ]?system|files|home\s+(?:directory|folder))\s+and\s+(?:all\s+)?(?:the\s+)?cloud\s+resources\b/i,
   ],
   message: "Deletes the root file system or the user's home folder",
 });
@@ -80,4 +83,26 @@ export const killAll = patternRule({
   message: "Kills every process the user owns",
 });
 
-export const DESTRUCTIVE_RULES: Rule[] = [destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll];
+/**
+ * Destroying a cloud account's resources in bulk: every instance, users, whole projects or
+ * resource groups, every Kubernetes namespace. Tearing down one named test stack with a
+ * confirmation is ordinary; these forms take everything or skip the confirmation.
+ */
+export const cloudDestroy = patternRule({
+  id: "destructive.cloud",
+  severity: "high",
+  title: "Destroys cloud resources",
+  prose: true,
+  patterns: [
+    /\baws\b[^\n]*\bec2\s+terminate-instances\b[^\n]*\$\(\s*aws\b[^\n]*describe-instances\b/i,
+    /\baws\b[^\n]*\biam\s+delete-(?:user|role|account-alias|group)\b|\baws\b[^\n]*\borganizations\s+(?:close-account|remove-account-from-organization)\b/i,
+    /\baws\b[^\n]*\bs3\s+(?:rb\s+s3:\/\/\S+\s+--force|rm\s+s3:\/\/\$\{?\w+\}?\/?\s+--recursive)\b/i,
+    /\bgcloud\s+projects\s+delete\b|\bgcloud\b[^\n]*\binstances\s+delete\b[^\n]*\$\(/i,
+    /\baz\s+group\s+delete\b[^\n]*(?:--yes|-y)\b[^\n]*(?:--no-wait)?|\baz\s+group\s+list\b[^\n]*\|[^\n]*\baz\s+group\s+delete\b/i,
+    /\bkubectl\s+delete\s+(?:ns|namespaces?|all|pv|pvc|deployments?)\b[^\n]*(?:--all\b[^\n]*(?:-A|--all-namespaces)\b|(?:-A|--all-namespaces)\b[^\n]*--all\b)|\bkubectl\s+delete\s+(?:ns|namespaces?)\s+--all\b/i,
+    /\bdoctl\s+compute\s+droplet\s+delete\b[^\n]*\$\(|\bterraform\s+destroy\b[^\n]*-auto-approve\b[^\n]*(?:prod|production)/i,
+  ],
+  message: "Destroys cloud resources in bulk (every instance, users, whole projects or namespaces)",
+});
+
+export const DESTRUCTIVE_RULES: Rule[] = [destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll, cloudDestroy];

@@ -6,7 +6,7 @@
  * or a raw IP, base64-wrapped `curl | bash` one-liners, password-protected zips) and on the
  * classic reverse-shell cheat sheets.
  */
-import { classifyUrl, extractUrls, isNegated, patternRule, type HiddenText, type Hit, type LineIndex, type Rule, type ScanTarget, type Severity } from "../../../scan";
+import { classifyUrl, extractUrls, isMention, isNegated, patternRule, type HiddenText, type Hit, type LineIndex, type Rule, type ScanTarget, type Severity } from "../../../scan";
 
 const SHELLS = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|da|k|fi|c|tc)?sh\b`;
 
@@ -39,11 +39,15 @@ export const pipeToShell: Rule = {
   id: "exec.pipe-to-shell",
   severity: "high",
   title: "Remote script piped to a shell",
-  line(line) {
+  line(line, ctx) {
     const patterns = PIPE_TO_SHELL;
     for (const re of patterns) {
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;
+      // Prose that quotes the pattern to warn about it ("install steps such as "curl … | sh"").
+      if ((ctx.target.kind === "markdown" || ctx.target.kind === "text") && isMention(line, m.index, m[0].length)) {
+        return { index: m.index, length: m[0].length, severity: "info", message: "Quotes a pipe-to-shell command as an example" };
+      }
       const { severity, where } = remoteSeverity(line);
       return {
         index: m.index,
@@ -243,4 +247,24 @@ export const installHook: Rule = {
   },
 };
 
-export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner, installHook];
+const CLIPBOARD_READ = /\b(?:pbpaste|xclip\b[^\n]*-o|xsel\b[^\n]*(?:-o|--output)|wl-paste|Get-Clipboard|clipboard\.(?:readText|paste)|pyperclip\.paste|GetClipboardData)\b/i;
+const CLIPBOARD_WRITE = /\b(?:pbcopy|xclip\b(?![^\n]*-o)|xsel\b[^\n]*(?:-i|--input|-b)|wl-copy|Set-Clipboard|clipboard\.(?:writeText|copy)|pyperclip\.copy|SetClipboardData)\b/i;
+const WALLET = /\b0x[a-fA-F0-9]{40}\b|\bbc1[ac-hj-np-z02-9]{25,60}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\bT[1-9A-HJ-NP-Za-km-z]{33}\b|\b[1-9A-HJ-NP-Za-km-z]{43,44}\b/;
+
+/**
+ * A clipper: reads the clipboard and writes a hard-coded wallet address back, so a payment the
+ * user pastes goes to the attacker (a staple of crypto-stealing malware).
+ */
+export const clipboardHijack: Rule = {
+  id: "exec.clipboard-hijack",
+  severity: "high",
+  title: "Clipboard hijacking",
+  text(text) {
+    if (!CLIPBOARD_READ.test(text) || !CLIPBOARD_WRITE.test(text)) return [];
+    const m = WALLET.exec(text);
+    if (!m) return [];
+    return [{ index: m.index, length: m[0].length, message: "Reads the clipboard and writes a hard-coded wallet address back: payments the user pastes go to someone else" }];
+  },
+};
+
+export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner, installHook, clipboardHijack];

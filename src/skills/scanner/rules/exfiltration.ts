@@ -18,15 +18,27 @@ interface SecretRead {
   what: string;
 }
 
-/** Secret reads on a line: a secret path preceded by a read, or as a string literal in code. */
-function secretReads(line: string, code: boolean): SecretRead[] {
+/** Secret-scanning tools pointed at the whole home folder or disk: a harvest, not a project check. */
+const HARVEST =
+  /\b(?:trufflehog\s+(?:filesystem|fs)|gitleaks\s+(?:detect|dir)\b[^\n]*--source[=\s]+|noseyparker\s+scan|detect-secrets\s+scan)\s+["']?(?:~|\$HOME|\$\{HOME\}|\/(?:home|Users|root)?\/?)(?:["'\s]|$)|\bfind\s+(?:~|\$HOME|\/)\S*\s[^\n|;]*-i?name\s+["']?(?:id_rsa|id_ed25519|\*\.pem|\*\.key|\.env|wallet\.dat|\*\.kdbx|keystore\.json|credentials)["']?/gi;
+
+/**
+ * Secret reads on a line: a secret path preceded by a read, or as a string literal in code, and
+ * secret harvesting over the home folder. A quoted path counts as talked about (not read) only in
+ * prose: in a script or a config file a quoted path is a string the code uses.
+ */
+function secretReads(line: string, code: boolean, prose = !code): SecretRead[] {
   const out: SecretRead[] = [];
   const re = new RegExp(SECRET_PATH.source, "gi");
   for (const m of line.matchAll(re)) {
     const before = line.slice(Math.max(0, m.index - 120), m.index);
     const read = READ_BEFORE.test(before) || (code && CODE_STRING.test(before));
-    if (!read || isNegated(line, m.index) || isMention(line, m.index, m[0].length)) continue;
+    if (!read || isNegated(line, m.index) || (prose && isMention(line, m.index, m[0].length))) continue;
     out.push({ index: m.index, length: m[0].length, what: m[0].trim() });
+  }
+  for (const m of line.matchAll(HARVEST)) {
+    if (isNegated(line, m.index)) continue;
+    out.push({ index: m.index, length: m[0].length, what: "every secret under the home folder (a secret scanner or a find over ~)" });
   }
   // Keychain dumps and credential-manager reads are reads whatever the path.
   const kc = /\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)\b[^\n]*|\b(?:cmdkey\s+\/list|vaultcmd\s+\/list\w*|mimikatz|sekurlsa|lsass(?:\.exe)?\b[^\n]*(?:dump|minidump)|procdump\b[^\n]*lsass)\b/gi;
@@ -40,13 +52,15 @@ function secretReads(line: string, code: boolean): SecretRead[] {
 }
 
 const CODE_KINDS = new Set(["python", "javascript", "ruby", "perl", "php", "go", "powershell"]);
+/** Where a quoted path can be a mention ("never commit `~/.aws/credentials`") rather than a string a program uses. */
+const PROSE_KINDS = new Set(["markdown", "text", "html"]);
 
 export const secretRead: Rule = {
   id: "secrets.read",
   severity: "high",
   title: "Reads credentials or private data",
   line(line, ctx) {
-    return secretReads(line, CODE_KINDS.has(ctx.target.kind)).map((r) => ({
+    return secretReads(line, CODE_KINDS.has(ctx.target.kind), PROSE_KINDS.has(ctx.target.kind)).map((r) => ({
       index: r.index,
       length: r.length,
       message: `Reads ${r.what}: credentials or private data the skill has no business opening`,
@@ -127,10 +141,11 @@ export const secretToNetwork: Rule = {
     if (sinks.length === 0) return [];
     const hits: Hit[] = [];
     const code = CODE_KINDS.has(ctx.target.kind);
+    const prose = PROSE_KINDS.has(ctx.target.kind);
     for (let n = 1; n <= ctx.lines.count && hits.length < 3; n++) {
       const line = ctx.lines.line(n);
       const start = ctx.lines.startOf(n);
-      const reads = secretReads(line, code);
+      const reads = secretReads(line, code, prose);
       const dump = ENV_DUMP.exec(line);
       const first = reads[0] ?? (dump && !isNegated(line, dump.index) ? { index: dump.index, length: dump[0].length, what: "the whole environment" } : null);
       if (!first) continue;
@@ -240,4 +255,72 @@ export const tokenToHost: Rule = {
   },
 };
 
-export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork, dumpToNetwork, tokenToHost];
+/**
+ * Asking for a password the user thinks something else needs: an osascript dialog with a hidden
+ * answer (how the AMOS stealer delivered through fake skills phishes the login password), a fake
+ * sudo prompt or a `sudo` wrapper in a start-up file, a git credential helper that copies what git
+ * hands it. A script that reads its own password with `read -s` for a login it makes is ordinary.
+ */
+export const credentialCapture = patternRule({
+  id: "secrets.credential-capture",
+  severity: "high",
+  title: "Captures a password",
+  prose: true,
+  patterns: [
+    /\bdisplay\s+dialog\b[^\n]*\bhidden\s+answer\b/i,
+    /\b(?:zenity|kdialog|yad)\b[^\n]*--password\b[^\n]*(?:\||>|\$\(|`)|\$\(\s*(?:zenity|kdialog|yad)\b[^\n]*--password\b/i,
+    /\bread\s+(?:-\w+\s+)*-s\b[^\n]*\[sudo\]|\bread\s+(?:-\w+\s+)*-s\b[^\n]*password\s+for\s+\$(?:USER|\{USER\}|LOGNAME)/i,
+    /(?:^|[\s;{])(?:function\s+)?sudo\s*\(\s*\)\s*\{|\balias\s+sudo\s*=\s*["'][^"'\n]*\bread\b/i,
+    /\bcredential\.helper\b\s*=?\s*["']?!(?:[^\n]*\b(?:curl|wget|nc|ncat|tee|base64)\b|[^\n]*>>)/i,
+  ],
+  message: "Captures a password or credential the user types or git hands over (a fake prompt or a credential tap)",
+});
+
+/** A Markdown image or link the agent is told to render with data filled into its URL. */
+const DATA_URL = /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]*=(?:\{[^}\s]*\}|<[^>\s]*>|\$\{?\w+\}?|\[[^\]\s]*\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}|\.\.\.|…)[^)\s]*\)/;
+const SECRET_WORDS = /\.env\b|\benvironment\b|\bsecrets?\b|\btokens?\b|\bapi[ _-]?keys?\b|\bpasswords?\b|\bcredentials?\b|\bid_rsa\b|\bssh\s+keys?\b|\bcookies?\b|\bconversation\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\bprivate\b/i;
+const FILL = /\b(?:replac|fill|substitut|put|insert|append|encod|set|add|include)\w*/i;
+
+/**
+ * Data leaving through a URL the chat client fetches on its own: an image (or link) whose query
+ * the agent is told to fill with secrets, the conversation or the system prompt (Rehberger's
+ * Markdown-image exfiltration; EchoLeak, CVE-2025-32711; CamoLeak, 2025). A templated image URL
+ * alone (`?id={userId}` in docs) is not a finding; being told to put secrets into it is.
+ */
+export const markdownImageExfil: Rule = {
+  id: "exfil.markdown-image",
+  severity: "high",
+  title: "Data smuggled out in an image URL",
+  kinds: ["markdown", "text", "html"],
+  text(text, ctx) {
+    const hits: Hit[] = [];
+    for (let n = 1; n <= ctx.lines.count && hits.length < 3; n++) {
+      const line = ctx.lines.line(n);
+      const m = DATA_URL.exec(line);
+      if (!m || isNegated(line, m.index)) continue;
+      // The instruction that fills it: on the same line or the few around it.
+      const near = [n - 3, n - 2, n - 1, n, n + 1, n + 2, n + 3].filter((k) => k >= 1 && k <= ctx.lines.count).map((k) => ctx.lines.line(k)).join("\n");
+      if (!(FILL.test(near) && SECRET_WORDS.test(near))) continue;
+      hits.push({ index: ctx.lines.startOf(n) + m.index, length: m[0].length, message: "Tells the agent to put secrets or conversation data into an image or link URL that the chat client fetches: exfiltration without any tool call" });
+    }
+    return hits;
+  },
+};
+
+/**
+ * Private data moved somewhere public: the user's private repositories, files or messages put into
+ * a pull request, issue, comment or public page (Invariant Labs' GitHub MCP exploit, 2025).
+ */
+export const privateToPublic = patternRule({
+  id: "exfil.private-to-public",
+  severity: "high",
+  title: "Private data published",
+  prose: true,
+  patterns: [
+    /\b(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b[^.\n]{0,80}\b(?:private\s+(?:repositories|repos|projects|files|data|keys|messages|notes|documents)|(?:including|even)\s+private\s+ones)\b[^.\n]{0,100}\b(?:pull\s+requests?|PRs?|issues?|comments?|descriptions?|public\s+\w+|gists?|README)\b/i,
+    /\b(?:pull\s+requests?|PRs?|issues?|comments?|gists?|public\s+\w+)\b[^.\n]{0,60}\b(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b[^.\n]{0,80}\b(?:private\s+(?:repositories|repos|projects|files|data|keys|messages|notes|documents)|(?:including|even)\s+private\s+ones)\b/i,
+  ],
+  message: "Tells the agent to copy the user's private data into something public (a pull request, issue, comment or public page)",
+});
+
+export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork, dumpToNetwork, tokenToHost, credentialCapture, markdownImageExfil, privateToPublic];

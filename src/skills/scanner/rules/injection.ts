@@ -24,6 +24,12 @@ export const overrideInstructions = patternRule({
     /\bthis\s+(?:instruction|message|rule|section|skill)\s+(?:takes|has)\s+(?:priority|precedence)\s+over\s+(?:all|any|your|the)\b/i,
     /\b(?:new|updated|override)\s+system\s+(?:prompt|instructions?|message)\s*[:=]/i,
     /\bdo\s+anything\s+now\b/i,
+    // The same in other languages: Chinese, Japanese, Korean, Spanish, Portuguese, French, German, Italian, Russian.
+    /(?:忽略|忽视|无视|忘记|忘掉)(?:掉)?(?:你)?(?:之前|以前|先前|上面|以上|前面|此前)的?(?:所有|全部|一切)?(?:的)?(?:指令|指示|说明|规则|提示|命令)/,
+    /(?:以前|これまで|前|上記)の(?:すべての|全ての)?(?:指示|命令|ルール)を(?:すべて|全て)?無視|이전의?\s*(?:모든\s*)?(?:지시|지침|명령)(?:을|를)?\s*무시/,
+    /\b(?:ignora|olvida|ignore|ignorez|oublie[zs]?|ignoriere|vergiss|ignora(?:re)?|dimentica)\s+(?:todas\s+|todos\s+|toutes\s+|tous\s+|alle\s+|tutte\s+)?(?:las\s+|los\s+|as\s+|os\s+|les\s+|die\s+|deine\s+|le\s+)?(?:instrucciones|instruções|instructions|consignes|Anweisungen|Anleitungen|istruzioni|reglas|regras|règles|Regeln)\s+(?:anteriores|previas|précédentes|vorherigen|bisherigen|precedenti)\b/i,
+    /\b(?:ignoriere|ignorieren\s+Sie|vergiss|vergessen\s+Sie)\s+(?:alle\s+)?(?:deine\s+|die\s+|Ihre\s+)?(?:vorherigen|bisherigen|früheren|obigen)\s+(?:Anweisungen|Anleitungen|Instruktionen|Regeln|Vorgaben)\b/i,
+    /\b(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние|прошлые)\s+(?:инструкции|указания|правила)/i,
   ],
   message: "Tries to override the agent's instructions (prompt injection)",
 });
@@ -67,6 +73,10 @@ export const hideFromUser = patternRule({
     /\b(?:the\s+)?(?:user|human|owner|developer)\s+(?:does\s+not|doesn'?t|need\s+not|needn'?t|should\s+not|shouldn'?t|must\s+not)\s+(?:need\s+to\s+)?(?:know|be\s+told|see|notice|be\s+informed|find\s+out)\b/i,
     /\bif\s+(?:the\s+)?(?:user|human|owner)\s+asks?\b[^.\n]{0,60}\b(?:say|tell\s+(?:them|the\s+user|him|her)|reply|answer|claim|deny|pretend)\b/i,
     /\b(?:say|tell\s+(?:the\s+)?(?:user|them)|claim|pretend)\s+(?:that\s+)?you\s+(?:only|just|merely)\s+\w+/i,
+    /\b(?:do\s+not|don'?t|never)\s+(?:bring\s+(?:it|this|that|them)\s+up|mention\s+(?:it|this|that|them))\b[^.\n]{0,30}\b(?:in|to)\s+(?:your\s+|the\s+)?(?:summary|summaries|reply|replies|response|answer|report|output|user)\b|\b(?:do\s+not|don'?t|never)\s+bring\s+(?:it|this|that)\s+up\b/i,
+    /\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog|commit\s+message)/i,
+    // Concealment in other languages: "do not tell the user".
+    /不要(?:告诉|告知|通知|让)用户|别(?:告诉|让)用户|ユーザーに(?:は)?(?:伝え|知らせ|言わ)ないで|사용자에게\s*(?:알리지|말하지)\s*마|\bno\s+(?:le\s+)?(?:digas|informes|menciones)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b|\bne\s+(?:le\s+)?dis\s+(?:rien\s+)?(?:pas\s+)?à\s+l'utilisat(?:eur|rice)\b|\b(?:sag|sagen\s+Sie)\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nichts\b|\bне\s+(?:говори|сообщай)\s+пользователю\b/i,
   ],
   message: "Tells the agent to hide or misreport its actions to the user",
 });

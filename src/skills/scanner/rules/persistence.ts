@@ -42,15 +42,20 @@ export const startupItem: Rule = {
       // What the item runs decides: a PATH line is setup, a network fetch or an encoded blob is a foothold.
       const fetches = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|DownloadString|base64|python[23]?\s+-c|\/dev\/tcp)\b|https?:\/\//i.test(line);
       const benignShellRc = re === patterns[0] && !fetches;
+      // A cron entry written out on the line, running named local tools from visible places, is a scheduled job, not a foothold.
+      const visibleCron = re === patterns[1] && /\becho\s+["'](?:@\w+|(?:[\d*\/,-]+\s+){5})/.test(line) && !fetches && !/(?:^|[\s'"])(?:\/tmp|\/dev\/shm|\/var\/tmp|[^\s'"]*\/\.[\w.-]+\/[\w.-]+)(?:[\s'";]|$)|\b(?:nohup|disown|setsid)\b|&\s*["']/.test(line);
+      const low = benignShellRc || visibleCron;
       return {
         index: m.index,
         length: m[0].length,
-        severity: fetches ? "high" : benignShellRc ? "low" : "medium",
+        severity: fetches ? "high" : low ? "low" : "medium",
         message: fetches
           ? "Installs a startup item that fetches or decodes code on every start"
           : benignShellRc
             ? "Changes a shell start-up file"
-            : "Installs a startup item that runs on every boot or login",
+            : visibleCron
+              ? "Adds a scheduled job (its command is shown here)"
+              : "Installs a startup item that runs on every boot or login",
       };
     }
     return null;
