@@ -8,12 +8,14 @@ import {
   extractUrls,
   findEncodedPayloads,
   findHiddenUnicode,
+  hasTrigger,
   isMention,
   isNegated,
   kindFromContent,
   mediaFormat,
   mediaMatchesPath,
   needsRescan,
+  normalizeForMatching,
   parseIpHost,
   patternRule,
   runRules,
@@ -22,7 +24,7 @@ import {
   visible,
   type Finding,
 } from "../src/scan";
-import { SKILL_RULES, SKILL_RULESET, scanSkill, type SkillFileInput } from "../src/skills/scanner";
+import { SKILL_RULES, SKILL_RULESET, scanSkill, skillHidden, toTargets, type SkillFileInput } from "../src/skills/scanner";
 import { RULE_CASES } from "./fixtures/skill-rule-cases";
 import { CORPUS } from "./fixtures/skill-corpus";
 import { HELDOUT } from "./fixtures/skill-heldout";
@@ -236,6 +238,39 @@ describe("skill rules: each rule's positive and negative cases", () => {
       ["capability.added.writesOutside", "low", "scripts/go.sh", 2],
     ]);
     expect(scanSkill(v2files, v2.capabilities).capabilityChanges).toEqual([]);
+  });
+
+  it("triggers never change a finding: gated and ungated scans agree on every case, and every hit is on a line with a trigger", () => {
+    const skills: SkillFileInput[][] = [
+      ...Object.values(RULE_CASES).flatMap((c) => [...c.flag, ...c.pass].map(caseFiles)),
+      ...[...CORPUS, ...HELDOUT].map((s) => Object.entries(s.files).map(([p, c]) => file(p, c))),
+    ];
+    // Variants a gate could get wrong: other letter cases, words glued to punctuation, fullwidth letters.
+    const variants = (t: string) => [t.toUpperCase(), t.replace(/ /g, "  "), `x${t}`, `(${t})`, t.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))];
+    for (const c of Object.values(RULE_CASES).flatMap((x) => x.flag)) {
+      if (c.startsWith("path:") && c.includes("base64:")) continue;
+      for (const v of variants(c.replace(/^path: \S+\n/, ""))) skills.push(caseFiles(c.startsWith("path:") ? `${c.split("\n")[0]}\n${v}` : v));
+    }
+    let hits = 0;
+    for (const files of skills) {
+      const targets = toTargets(files);
+      expect(runRules(SKILL_RULES, targets, { derive: skillHidden })).toEqual(runRules(SKILL_RULES, targets, { derive: skillHidden, ungated: true }));
+      for (const t of targets) {
+        if (t.text === null) continue;
+        for (const raw of t.text.split("\n")) {
+          for (const line of new Set([raw, normalizeForMatching(raw)])) {
+            for (const rule of SKILL_RULES) {
+              if (!rule.line || !rule.triggers) continue;
+              const out = rule.line(line, { target: t, lineNo: 1, hidden: false });
+              if (!out || (Array.isArray(out) && out.length === 0)) continue;
+              hits++;
+              expect(hasTrigger(line, rule.triggers), `${rule.id} fired on a line without a trigger: ${JSON.stringify(line)}`).toBe(true);
+            }
+          }
+        }
+      }
+    }
+    expect(hits).toBeGreaterThan(300);
   });
 
   it("is deterministic", () => {

@@ -12,6 +12,7 @@ export const destructiveDelete = patternRule({
   id: "destructive.delete",
   severity: "critical",
   title: "Deletes the system or the home folder",
+  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud"],
   prose: true,
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
@@ -31,6 +32,7 @@ export const diskWipe = patternRule({
   id: "destructive.disk-wipe",
   severity: "critical",
   title: "Wipes a disk",
+  triggers: ["mkfs", "/dev/", "diskutil", "format", "cipher"],
   prose: true,
   patterns: [
     /\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*\/dev\//,
@@ -48,6 +50,7 @@ export const forkBomb = patternRule({
   id: "destructive.fork-bomb",
   severity: "critical",
   title: "Fork bomb",
+  triggers: [":()", "%0|%0", "fork("],
   patterns: [/:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/, /%0\|%0/, /\bwhile\s*\(\s*true\s*\)\s*\{?\s*fork\(\)/i],
   message: "A fork bomb: exhausts the machine's processes",
 });
@@ -56,6 +59,7 @@ export const permissionsOpen = patternRule({
   id: "destructive.permissions",
   severity: "high",
   title: "Opens permissions on the system",
+  triggers: ["chmod", "chown"],
   prose: true,
   patterns: [
     new RegExp(String.raw`\bchmod\s+(?:-\w+\s+)*(?:0?777|a\+rwx|ugo\+rwx)\s+(?:-\w+\s+)*${ROOTISH}${END}`),
@@ -69,6 +73,7 @@ export const forcePush = patternRule({
   id: "destructive.force-push",
   severity: "medium",
   title: "Force-push over a shared branch",
+  triggers: ["push"],
   prose: true,
   patterns: [/\bgit\s+push\b[^\n]*(?:\s--force(?!-with-lease)\b|\s-f\b)[^\n]*\b(?:main|master|trunk|production|release)\b/],
   message: "Force-pushes over a shared branch, destroying others' history",
@@ -78,6 +83,7 @@ export const killAll = patternRule({
   id: "destructive.kill-all",
   severity: "high",
   title: "Kills every process",
+  triggers: ["kill"],
   prose: true,
   patterns: [/\bkill\s+-9\s+-1\b/, /\bkillall5\b/, /\btaskkill\b[^\n]*\/f[^\n]*\/im\s+\*/i],
   message: "Kills every process the user owns",
@@ -92,6 +98,7 @@ export const cloudDestroy = patternRule({
   id: "destructive.cloud",
   severity: "high",
   title: "Destroys cloud resources",
+  triggers: ["aws", "gcloud", "\\baz", "kubectl", "doctl", "terraform"],
   prose: true,
   patterns: [
     /\baws\b[^\n]*\bec2\s+terminate-instances\b[^\n]*\$\(\s*aws\b[^\n]*describe-instances\b/i,

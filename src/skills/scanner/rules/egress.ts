@@ -26,15 +26,39 @@ const KIND_RULE: Record<string, string> = {
   tunnel: "egress.tunnel",
 };
 
+/** URLs need `://`; the socket forms (`/dev/tcp/…`, `nc h p`, `tcp:h:p`, `connect((…`, `user@ip`) have their own words. */
+const URL_TRIGGERS = ["://"];
+const SOCKET_TRIGGERS = ["://", "/dev/", "\\bnc", "netcat", "telnet", "socat", "tcp", "udp", "connect(", "@"];
+
+// The engine gives each line to every egress rule in turn: extract and classify its URLs once.
+let lastLine: string | null = null;
+let lastUrls: { u: ReturnType<typeof extractUrls>[number]; c: ReturnType<typeof classifyUrl> }[] = [];
+let lastSocketLine: string | null = null;
+let lastSockets: ReturnType<typeof extractSocketHosts> = [];
+function classifiedUrls(line: string) {
+  if (line !== lastLine) {
+    lastUrls = extractUrls(line).map((u) => ({ u, c: classifyUrl(u.url) }));
+    lastLine = line;
+  }
+  return lastUrls;
+}
+function socketHosts(line: string) {
+  if (line !== lastSocketLine) {
+    lastSockets = extractSocketHosts(line);
+    lastSocketLine = line;
+  }
+  return lastSockets;
+}
+
 function egressRule(kind: keyof typeof KIND_RULE, title: string): Rule {
   return {
     id: KIND_RULE[kind]!,
     severity: "high",
     title,
+    triggers: kind === "raw-ip" || kind === "metadata" ? SOCKET_TRIGGERS : URL_TRIGGERS,
     line(line) {
       const hits: Hit[] = [];
-      for (const u of extractUrls(line)) {
-        const c = classifyUrl(u.url);
+      for (const { u, c } of classifiedUrls(line)) {
         if (c.kind !== kind) continue;
         if (c.kind === "raw-ip" && c.ip!.range !== "public") continue;
         if (isNegated(line, u.offset)) continue;
@@ -46,7 +70,7 @@ function egressRule(kind: keyof typeof KIND_RULE, title: string): Rule {
         });
       }
       if (kind === "raw-ip" || kind === "metadata") {
-        for (const s of extractSocketHosts(line)) {
+        for (const s of socketHosts(line)) {
           const ip = parseIpHost(s.host);
           if (!ip) continue;
           const isMeta = ip.range === "metadata";
@@ -81,6 +105,7 @@ export const tunnel: Rule = {
   id: tunnelUrls.id,
   severity: tunnelUrls.severity,
   title: "Tunnel host or reverse tunnel",
+  triggers: ["://", "ssh", "ngrok", "bore", "cloudflared", "zrok", "pinggy"],
   line(line, ctx) {
     const hits = [...((tunnelUrls.line!(line, ctx) as Hit[] | null) ?? [])];
     const m = SSH_REVERSE.exec(line) ?? TUNNEL_TOOL.exec(line);
@@ -109,6 +134,7 @@ export const dnsExfil = patternRule({
   id: "egress.dns-exfil",
   severity: "high",
   title: "DNS exfiltration",
+  triggers: ["nslookup", "dig", "host", "drill", "resolve-dnsname"],
   patterns: [
     /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*(?:\$\(|`)[^\n]*\)?\.[a-z0-9-]+\.[a-z]{2,}/i,
     /\b(?:nslookup|dig|host|Resolve-DnsName)\b\s+["']?\$\{?\w+\}?\.[a-z0-9-]+\.[a-z]{2,}/i,

@@ -5,12 +5,21 @@
  * critical. Mentioning these paths is fine ("never commit ~/.aws/credentials"); reading them is
  * not. Using one named variable (`$GITHUB_TOKEN` for the GitHub API) is ordinary and not flagged.
  */
-import { DOTENV_PATH, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, extractUrls, parseIpHost, isNegated, isMention, patternRule, type Hit, type Rule } from "../../../scan";
+import { DOTENV_PATH, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, extractUrls, parseIpHost, isNegated, isMention, hasTrigger, patternRule, triggerLineSets, triggerLines, type Hit, type Rule } from "../../../scan";
 
 /** Shell and code forms of reading a file, directly before the path. */
 const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|grep|egrep|fgrep|zgrep|rg|ag|awk|gawk|sed|jq|yq|cut|sort|uniq|dd|sqlite3|Get-Content|Select-String|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
 
 const CODE_STRING = /["'`][^"'`\n]*$/;
+
+/** Every secret path, harvest tool and credential-store command contains one of these (see `Rule.triggers`). */
+const SECRET_TRIGGERS = [
+  ".ssh", ".aws", "gcloud", ".azure", ".kube", ".docker", "netrc", ".pgpass", ".git-credentials", "hosts.yml", ".npmrc", ".pypirc",
+  "credentials", ".gnupg", "/etc/", "keychain", "chrom", "bravesoftware", "edge", "opera software", "vivaldi", "yandex", "firefox",
+  "logins.json", "key3.db", "key4.db", "cookies.sqlite", "wallet", ".electrum", "solana", ".ethereum", "nkbihf", ".bitcoin", "mcp.json",
+  "mcp_config", "claude_desktop", "trufflehog", "gitleaks", "noseyparker", "detect-secrets", "find", "security", "cmdkey", "vaultcmd",
+  "mimikatz", "sekurlsa", "lsass", "procdump",
+];
 
 interface SecretRead {
   index: number;
@@ -59,6 +68,7 @@ export const secretRead: Rule = {
   id: "secrets.read",
   severity: "high",
   title: "Reads credentials or private data",
+  triggers: SECRET_TRIGGERS,
   line(line, ctx) {
     return secretReads(line, CODE_KINDS.has(ctx.target.kind), PROSE_KINDS.has(ctx.target.kind)).map((r) => ({
       index: r.index,
@@ -73,6 +83,7 @@ export const dotenvRead: Rule = {
   id: "secrets.dotenv",
   severity: "low",
   title: "Reads a .env file",
+  triggers: [".env"],
   line(line) {
     const m = DOTENV_PATH.exec(line);
     if (!m) return null;
@@ -97,6 +108,7 @@ export const envDump: Rule = {
   id: "exfil.env-dump",
   severity: "low",
   title: "Dumps the environment",
+  triggers: ["env", "set"],
   line(line) {
     const m = ENV_DUMP.exec(line);
     if (!m || isNegated(line, m.index)) return null;
@@ -113,19 +125,30 @@ export const envDump: Rule = {
 };
 
 /** Network sinks in a text that point somewhere other than this machine. */
-function remoteSinks(text: string): { index: number }[] {
-  const out: { index: number }[] = [];
+/** Whether the text sends something anywhere but this machine (a network sink whose line does not only name localhost). */
+function hasRemoteSink(text: string): boolean {
   const re = new RegExp(NETWORK_SINK.source, "gi");
   for (const m of text.matchAll(re)) {
-    const rest = text.slice(m.index, text.indexOf("\n", m.index) === -1 ? undefined : text.indexOf("\n", m.index));
-    const urls = extractUrls(rest);
+    const end = text.indexOf("\n", m.index);
+    const urls = extractUrls(text.slice(m.index, end === -1 ? undefined : end));
     const local = urls.length > 0 && urls.every((u) => {
       const ip = parseIpHost(u.host);
       return u.host === "localhost" || (ip !== null && ip.range === "loopback");
     });
-    if (!local) out.push({ index: m.index });
+    if (!local) return true;
   }
-  return out;
+  return false;
+}
+
+/** Lines that can hold a secret read, and lines that can hold an environment dump (the triggers of secrets.read and exfil.env-dump). */
+const DUMP_TRIGGERS = ["env", "set"];
+const READ_AND_DUMP = [SECRET_TRIGGERS, DUMP_TRIGGERS];
+
+const WINDOW = 4096;
+/** A line in overlapping windows, as the engine gives long lines to line rules. */
+function* lineWindows(line: string): Generator<[string, number]> {
+  if (line.length <= WINDOW) yield [line, 0];
+  else for (let at = 0; at < line.length; at += WINDOW - 256) yield [line.slice(at, at + WINDOW), at];
 }
 
 /**
@@ -137,17 +160,38 @@ export const secretToNetwork: Rule = {
   severity: "critical",
   title: "Secrets sent over the network",
   text(text, ctx) {
-    const sinks = remoteSinks(text);
-    if (sinks.length === 0) return [];
     const hits: Hit[] = [];
     const code = CODE_KINDS.has(ctx.target.kind);
     const prose = PROSE_KINDS.has(ctx.target.kind);
-    for (let n = 1; n <= ctx.lines.count && hits.length < 3; n++) {
+    // Reads first (only lines with a trigger can hold one), then whether anything is sent at all.
+    const [readLines, dumpLines] = triggerLineSets(text, ctx.lines, READ_AND_DUMP) as [Set<number>, Set<number>];
+    for (const n of [...new Set([...readLines, ...dumpLines])].sort((a, b) => a - b)) {
+      if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
       const start = ctx.lines.startOf(n);
-      const reads = secretReads(line, code, prose);
-      const dump = ENV_DUMP.exec(line);
-      const first = reads[0] ?? (dump && !isNegated(line, dump.index) ? { index: dump.index, length: dump[0].length, what: "the whole environment" } : null);
+      // Long lines in windows, each looked at only when it holds a trigger (a 5 MB line is not one regex's job).
+      const chunks = [...lineWindows(line)];
+      let first: SecretRead | null = null;
+      if (readLines.has(n)) {
+        for (const [chunk, offset] of chunks) {
+          if (chunks.length > 1 && !hasTrigger(chunk, SECRET_TRIGGERS)) continue;
+          const r = secretReads(chunk, code, prose)[0];
+          if (r) {
+            first = { ...r, index: offset + r.index };
+            break;
+          }
+        }
+      }
+      if (!first && dumpLines.has(n)) {
+        for (const [chunk, offset] of chunks) {
+          if (chunks.length > 1 && !hasTrigger(chunk, DUMP_TRIGGERS)) continue;
+          const dump = ENV_DUMP.exec(chunk);
+          if (dump && !isNegated(chunk, dump.index)) {
+            first = { index: offset + dump.index, length: dump[0].length, what: "the whole environment" };
+            break;
+          }
+        }
+      }
       if (!first) continue;
       hits.push({
         index: start + first.index,
@@ -155,7 +199,7 @@ export const secretToNetwork: Rule = {
         message: `Reads ${first.what} and the same file sends data over the network: exfiltration`,
       });
     }
-    return hits;
+    return hits.length && hasRemoteSink(text) ? hits : [];
   },
 };
 
@@ -164,6 +208,7 @@ export const dumpToNetwork = patternRule({
   id: "exfil.dump-to-network",
   severity: "high",
   title: "Dump streamed to a remote host",
+  triggers: ["pg_dump", "mysqldump", "mariadb-dump", "mongodump", "mongoexport", "redis-cli", "sqlite3", "\\btar", "\\bzip", "7z"],
   prose: true,
   patterns: [
     /\b(?:pg_dump(?:all)?|mysqldump|mariadb-dump|mongodump|mongoexport|redis-cli\s+--rdb|sqlite3\b[^|\n]*\.dump|tar\s+-?c\w*|zip\s+-r\w*|7z\s+a)\b[^\n]*\|\s*(?:(?:gzip|xz|bzip2|zstd|base64|openssl\s+\S+)[^|\n]*\|\s*)*(?:curl|wget|nc|ncat|netcat|socat)\b/i,
@@ -208,6 +253,16 @@ const SENDS = new RegExp(`${NETWORK_SINK.source}|\\bhttps?\\.get\\s*\\(|\\brequi
 /** A token spliced into a URL literal (query, path or header of a request someone else receives). */
 const IN_URL = /https?:\/\/[^\s"'`]*(?:\$\{?|\{|%)\s*[\w.$()[\]'"]*$|["'`]https?:\/\/[^"'`\s]*["'`]\s*\+\s*[^\n]{0,40}$/;
 
+/** Every token source above contains one of these. */
+const TOKEN_TRIGGERS = [
+  "gh", "gcloud", "aws", "az", "heroku", "fly", "npm", "github_token", "gh_token", "github_pat", "gh_pat", "npm_token", "node_auth_token",
+  "npm_auth_token", "pypi_token", "pypi_api_token", "twine_password", "cargo_registry_token", "aws_secret_access_key", "aws_session_token",
+];
+const URL_TRIGGER = ["://"];
+const TOKEN_OR_URL = [TOKEN_TRIGGERS, URL_TRIGGER];
+/** An identifier as a carried variable is written: `$T`, `${T}` or `t` (not inside another word). */
+const IDENTIFIER = /(?<![\w$])\$?\{?([A-Za-z_]\w*)/g;
+
 const belongs = (host: string, home: readonly string[]) => {
   const ip = parseIpHost(host);
   if (host === "localhost" || host.endsWith(".localhost") || (ip && ip.range !== "public" && ip.range !== "metadata")) return true;
@@ -227,13 +282,23 @@ export const tokenToHost: Rule = {
   text(text, ctx) {
     const hits: Hit[] = [];
     const held = new Map<string, TokenSource>();
-    for (let n = 1; n <= ctx.lines.count && hits.length < 3; n++) {
+    // Only lines that name a token source or carry a URL matter; in line order, so assignments come before uses.
+    const [tokenLines, urlLines] = triggerLineSets(text, ctx.lines, TOKEN_OR_URL) as [Set<number>, Set<number>];
+    const visit = new Set([...tokenLines, ...urlLines]);
+    for (const n of [...visit].sort((a, b) => a - b)) {
+      if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
       const direct = TOKEN_SOURCES.filter((t) => t.re.test(line));
       // A variable that takes a token here carries it to later lines.
       const assigned = /^\s*(?:export\s+|local\s+|readonly\s+|const\s+|let\s+|var\s+)?\$?([A-Za-z_]\w*)\s*:?=/.exec(line);
       if (assigned && direct.length) held.set(assigned[1]!, direct[0]!);
-      const carried = [...held].filter(([name]) => name !== assigned?.[1] && new RegExp(`(?<![\\w$])\\$?\\{?${name}\\b`).test(line)).map(([, t]) => t);
+      const carried: TokenSource[] = [];
+      if (held.size) {
+        for (const m of line.matchAll(IDENTIFIER)) {
+          const t = m[1] !== assigned?.[1] ? held.get(m[1]!) : undefined;
+          if (t && !carried.includes(t)) carried.push(t);
+        }
+      }
       const sources = [...direct, ...carried];
       if (!sources.length) continue;
       const urls = extractUrls(line);
@@ -255,16 +320,11 @@ export const tokenToHost: Rule = {
   },
 };
 
-/**
- * Asking for a password the user thinks something else needs: an osascript dialog with a hidden
- * answer (how the AMOS stealer delivered through fake skills phishes the login password), a fake
- * sudo prompt or a `sudo` wrapper in a start-up file, a git credential helper that copies what git
- * hands it. A script that reads its own password with `read -s` for a login it makes is ordinary.
- */
 export const credentialCapture = patternRule({
   id: "secrets.credential-capture",
   severity: "high",
   title: "Captures a password",
+  triggers: ["dialog", "password", "sudo", "credential.helper"],
   prose: true,
   patterns: [
     /\bdisplay\s+dialog\b[^\n]*\bhidden\s+answer\b/i,
@@ -279,6 +339,7 @@ export const credentialCapture = patternRule({
 /** A Markdown image or link the agent is told to render with data filled into its URL. */
 const DATA_URL = /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]*=(?:\{[^}\s]*\}|<[^>\s]*>|\$\{?\w+\}?|\[[^\]\s]*\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}|\.\.\.|…)[^)\s]*\)/;
 const SECRET_WORDS = /\.env\b|\benvironment\b|\bsecrets?\b|\btokens?\b|\bapi[ _-]?keys?\b|\bpasswords?\b|\bcredentials?\b|\bid_rsa\b|\bssh\s+keys?\b|\bcookies?\b|\bconversation\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\bprivate\b/i;
+const LINK_TRIGGER = ["]("];
 const FILL = /\b(?:replac|fill|substitut|put|insert|append|encod|set|add|include)\w*/i;
 
 /**
@@ -294,7 +355,8 @@ export const markdownImageExfil: Rule = {
   kinds: ["markdown", "text", "html"],
   text(text, ctx) {
     const hits: Hit[] = [];
-    for (let n = 1; n <= ctx.lines.count && hits.length < 3; n++) {
+    for (const n of [...triggerLines(text, ctx.lines, LINK_TRIGGER)].sort((a, b) => a - b)) {
+      if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
       const m = DATA_URL.exec(line);
       if (!m || isNegated(line, m.index)) continue;
@@ -315,6 +377,7 @@ export const privateToPublic = patternRule({
   id: "exfil.private-to-public",
   severity: "high",
   title: "Private data published",
+  triggers: ["private"],
   prose: true,
   patterns: [
     /\b(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b[^.\n]{0,80}\b(?:private\s+(?:repositories|repos|projects|files|data|keys|messages|notes|documents)|(?:including|even)\s+private\s+ones)\b[^.\n]{0,100}\b(?:pull\s+requests?|PRs?|issues?|comments?|descriptions?|public\s+\w+|gists?|README)\b/i,

@@ -13,6 +13,7 @@ export const overrideInstructions = patternRule({
   id: "injection.override",
   severity: "high",
   title: "Instruction override",
+  triggers: ["ignor", "disregard", "forget", "override", "overrule", "bypass", "abandon", "instruction", "purpose", "objective", "goal", "task", "directive", "role", "dan", "developer", "god", "jailbr", "unrestricted", "longer", "free", "priority", "precedence", "system", "anything", "忽略", "忽视", "无视", "忘记", "忘掉", "無視", "무시", "olvida", "oubli", "vergiss", "vergess", "dimentica", "игнорир", "забудь"],
   prose: true,
   patterns: [
     /\b(?:ignore|disregard|forget|override|overrule|bypass|abandon)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|initial|system|developer|safety|existing)\s+(?:instructions?|prompts?|rules|directives?|guidelines|guidance|context|messages?|constraints|programming|policies|polic(?:y|ies))\b/i,
@@ -29,7 +30,8 @@ export const overrideInstructions = patternRule({
     /(?:以前|これまで|前|上記)の(?:すべての|全ての)?(?:指示|命令|ルール)を(?:すべて|全て)?無視|이전의?\s*(?:모든\s*)?(?:지시|지침|명령)(?:을|를)?\s*무시/,
     /\b(?:ignora|olvida|ignore|ignorez|oublie[zs]?|ignoriere|vergiss|ignora(?:re)?|dimentica)\s+(?:todas\s+|todos\s+|toutes\s+|tous\s+|alle\s+|tutte\s+)?(?:las\s+|los\s+|as\s+|os\s+|les\s+|die\s+|deine\s+|le\s+)?(?:instrucciones|instruções|instructions|consignes|Anweisungen|Anleitungen|istruzioni|reglas|regras|règles|Regeln)\s+(?:anteriores|previas|précédentes|vorherigen|bisherigen|precedenti)\b/i,
     /\b(?:ignoriere|ignorieren\s+Sie|vergiss|vergessen\s+Sie)\s+(?:alle\s+)?(?:deine\s+|die\s+|Ihre\s+)?(?:vorherigen|bisherigen|früheren|obigen)\s+(?:Anweisungen|Anleitungen|Instruktionen|Regeln|Vorgaben)\b/i,
-    /\b(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние|прошлые)\s+(?:инструкции|указания|правила)/i,
+    // (\b does not work around Cyrillic letters: they are not \w.)
+    /(?<![А-Яа-яЁё])(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние|прошлые)\s+(?:инструкции|указания|правила)/i,
   ],
   message: "Tries to override the agent's instructions (prompt injection)",
 });
@@ -38,6 +40,7 @@ export const roleMarkers = patternRule({
   id: "injection.role-markers",
   severity: "high",
   title: "Chat-template or role markers",
+  triggers: ["<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>", "system", "developer", "assistant_instructions"],
   patterns: [
     /<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>/i,
     /\[\/?INST\]|<<\/?SYS>>/,
@@ -51,6 +54,7 @@ export const importantBlock = patternRule({
   id: "injection.important-block",
   severity: "low",
   title: "Urgent instruction block",
+  triggers: ["<important>", "<critical>", "<secret>", "<hidden>"],
   patterns: [/<(?:IMPORTANT|CRITICAL|SECRET|HIDDEN)>/i],
   message: "An <IMPORTANT>-style block: the tool-poisoning pattern; read what it asks",
 });
@@ -59,6 +63,7 @@ export const hideFromUser = patternRule({
   id: "injection.hide-from-user",
   severity: "high",
   title: "Concealment from the user",
+  triggers: ["user", "human", "developer", "operator", "owner", "secretly", "covertly", "stealthily", "surreptitiously", "silently", "hide", "conceal", "not", "don", "never", "nothing", "keep", "leave", "only", "just", "merely", "用户", "ユーザー", "사용자", "usuari", "utilisat", "benutzer", "nutzer", "anwender", "пользовател"],
   prose: true,
   patterns: [
     /\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it|that|these|anything)\s+to|report\s+(?:this|it)\s+to)\s+(?:the\s+)?(?:user|human|developer|operator|owner)\b/i,
@@ -76,7 +81,7 @@ export const hideFromUser = patternRule({
     /\b(?:do\s+not|don'?t|never)\s+(?:bring\s+(?:it|this|that|them)\s+up|mention\s+(?:it|this|that|them))\b[^.\n]{0,30}\b(?:in|to)\s+(?:your\s+|the\s+)?(?:summary|summaries|reply|replies|response|answer|report|output|user)\b|\b(?:do\s+not|don'?t|never)\s+bring\s+(?:it|this|that)\s+up\b/i,
     /\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog|commit\s+message)/i,
     // Concealment in other languages: "do not tell the user".
-    /不要(?:告诉|告知|通知|让)用户|别(?:告诉|让)用户|ユーザーに(?:は)?(?:伝え|知らせ|言わ)ないで|사용자에게\s*(?:알리지|말하지)\s*마|\bno\s+(?:le\s+)?(?:digas|informes|menciones)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b|\bne\s+(?:le\s+)?dis\s+(?:rien\s+)?(?:pas\s+)?à\s+l'utilisat(?:eur|rice)\b|\b(?:sag|sagen\s+Sie)\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nichts\b|\bне\s+(?:говори|сообщай)\s+пользователю\b/i,
+    /不要(?:告诉|告知|通知|让)用户|别(?:告诉|让)用户|ユーザーに(?:は)?(?:伝え|知らせ|言わ)ないで|사용자에게\s*(?:알리지|말하지)\s*마|\bno\s+(?:le\s+)?(?:digas|informes|menciones)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b|\bne\s+(?:le\s+)?dis\s+(?:rien\s+)?(?:pas\s+)?à\s+l'utilisat(?:eur|rice)\b|\b(?:sag|sagen\s+Sie)\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nichts\b|(?<![А-Яа-яЁё])не\s+(?:говори|сообщай)\s+пользователю(?![А-Яа-яЁё])/i,
   ],
   message: "Tells the agent to hide or misreport its actions to the user",
 });
@@ -85,6 +90,7 @@ export const authorityClaim = patternRule({
   id: "injection.authority-claim",
   severity: "high",
   title: "False authority or consent",
+  triggers: ["pre", "already", "authori", "permitted", "allowed", "cleared", "anthropic", "openai", "administrator", "developer"],
   prose: true,
   patterns: [
     /\b(?:the\s+)?(?:user|owner|admin(?:istrator)?|operator)\s+(?:has\s+)?(?:already\s+)?(?:pre-?authori[sz]ed|pre-?approved)\b/i,
@@ -99,6 +105,7 @@ export const disableSafety = patternRule({
   id: "safety.disable",
   severity: "high",
   title: "Disabling safety checks",
+  triggers: ["dangerously", "yolo", "trust-all-tools", "approval", "sandbox", "skipdangerous", "bypasspermissions", "approve", "safety", "security", "content", "permission", "confirmation", "guardrail", "antivirus", "anti-virus", "defender", "firewall", "gatekeeper", "selinux", "apparmor", "signing", "edr", "mppreference", "setenforce", "spctl", "csrutil", "xattr", "ufw", "systemctl", "netsh", "bash(", "allow"],
   prose: true,
   patterns: [
     /--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|--yolo\b|--trust-all-tools\b|--allow-dangerously-skip-permissions\b/i,
@@ -131,6 +138,7 @@ export const tlsDisable = patternRule({
   id: "safety.tls-disable",
   severity: "high",
   title: "TLS certificate checks turned off",
+  triggers: ["strict-ssl", "sslverify", "node_tls", "git_ssl", "pythonhttpsverify", "ca_bundle", "unverified_context", "ssl_verify", "trusted-host", ".curlrc"],
   prose: true,
   patterns: [
     /\b(?:npm|yarn|pnpm)\s+config\s+set\s+(?:--global\s+)?strict-ssl\s+(?:false|0)\b|^\s*strict-ssl\s*=\s*false\b/i,
@@ -148,6 +156,7 @@ export const antiForensics = patternRule({
   id: "injection.cover-tracks",
   severity: "high",
   title: "Covering tracks",
+  triggers: ["history", "histfile", "tracks", "traces", "evidence", "clear-eventlog", "wevtutil"],
   patterns: [
     /\bhistory\s+-c\b|\bunset\s+HISTFILE\b|\bHISTFILE=\/dev\/null\b|\bset\s+\+o\s+history\b/i,
     /\brm\s+(?:-\w+\s+)*["']?(?:~|\$HOME)\/\.(?:bash|zsh)_history\b|>\s*~\/\.(?:bash|zsh)_history\b/i,

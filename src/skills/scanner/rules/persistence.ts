@@ -13,6 +13,7 @@ export const backdoorAccess = patternRule({
   id: "persistence.backdoor-access",
   severity: "critical",
   title: "Backdoor access",
+  triggers: ["authorized_keys", "ssh-", "nopasswd", "sudoers", "chmod", "setcap", "useradd"],
   prose: true,
   patterns: [
     new RegExp(String.raw`${WRITE}[^\n]*\.ssh\/authorized_keys\b|\bssh-copy-id\b[^\n]*-i\s+\S+\.pub\s+\S+@(?:\d{1,3}\.){3}\d{1,3}`),
@@ -28,6 +29,7 @@ export const startupItem: Rule = {
   id: "persistence.startup",
   severity: "medium",
   title: "Startup item",
+  triggers: ["bashrc", "zshrc", "profile", "zshenv", "bash_login", "config.fish", "environment", "rc.local", "crontab", "@reboot", "/etc/cron", "launchagents", "launchdaemons", "launchctl", "systemd", "systemctl", "schtasks", "register-scheduledtask", "currentversion", "new-itemproperty", "startup\\"],
   line(line) {
     const patterns: RegExp[] = [
       new RegExp(String.raw`${WRITE}${HOMEP}\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|bash_login|config\/fish\/config\.fish)\b|${WRITE}\/etc\/(?:profile|bash\.bashrc|zshrc|environment|rc\.local)\b|${WRITE}\$PROFILE\b`),
@@ -68,6 +70,7 @@ export const agentConfig = patternRule({
   id: "persistence.agent-config",
   severity: "medium",
   title: "Writes another agent's configuration",
+  triggers: [".claude", "mcp", ".cursor", ".codex", ".gemini", ".codeium", ".openclaude", ".hermes", ".kimi", "claude_desktop", "rules", "claude.md", "agents.md", "gemini.md", "copilot-instructions"],
   prose: true,
   patterns: [
     new RegExp(`${WRITE}${AGENT_FILES}`),
