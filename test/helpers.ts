@@ -104,6 +104,11 @@ export async function mcpClient(key: string, header: "bearer" | "x-service-key" 
 
 /** The JSON payload of a tool result (the structured content). */
 export function toolJson(result: any) {
-  if (result.isError) return { error: JSON.parse(result.content[0].text).error };
+  if (result.isError) {
+    // An untrusted operation's error comes fenced like its results (src/core/untrusted.ts).
+    const text: string = result.content[0].text;
+    const fenced = /<untrusted-data>\n([\s\S]*)\n<\/untrusted-data>$/.exec(text);
+    return { error: JSON.parse(fenced ? fenced[1]! : text).error };
+  }
   return result.structuredContent;
 }

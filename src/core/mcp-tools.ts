@@ -83,11 +83,13 @@ function quotaMeta(op: AnyOperation, admission: Admission | null) {
   };
 }
 
-function errorResult(err: ApiError) {
+/** An error as a tool result; an untrusted operation's error can quote third-party text, so it is fenced like its results. */
+function errorResult(err: ApiError, untrusted = false) {
+  const json = JSON.stringify(err.toBody());
   return {
     isError: true,
-    content: [{ type: "text" as const, text: JSON.stringify(err.toBody()) }],
-    _meta: { "lore/error": err.toBody().error },
+    content: [{ type: "text" as const, text: untrusted ? untrustedText(json) : json }],
+    _meta: { "lore/error": err.toBody().error, ...(untrusted ? { "lore/untrusted": true } : {}) },
   };
 }
 
@@ -123,9 +125,9 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
 }
 
 function failure(err: unknown, op: AnyOperation, ctx: OpContext) {
-  if (err instanceof ApiError) return errorResult(err);
+  if (err instanceof ApiError) return errorResult(err, op.untrusted);
   console.error(JSON.stringify({ level: "error", requestId: ctx.requestId, tool: op.mcp?.tool, error: String(err) }));
-  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }));
+  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }), op.untrusted);
 }
 
 // A fresh McpServer is built per request; the operations and their schemas are not, so each

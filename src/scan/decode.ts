@@ -40,6 +40,17 @@ export function decodeBase64(s: string): Uint8Array | null {
 /** UTF-8 text when the bytes are readable text, else null. */
 export function asReadableText(bytes: Uint8Array, minLength = MIN_DECODED): string | null {
   if (bytes.length < minLength) return null;
+  // Each control byte decodes to one character that is not printable, and there are at most as
+  // many characters as bytes: past 5% of the bytes the text cannot be 95% printable. Random data
+  // (a key, a digest, an image) is ~13% control bytes, so it is rejected here without decoding.
+  let controls = 0;
+  const limit = bytes.length * 0.05;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if ((b < 0x20 && b !== 9 && b !== 10 && b !== 13) || b === 0x7f) {
+      if (++controls > limit) return null;
+    }
+  }
   let s: string;
   try {
     s = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -60,6 +71,47 @@ const CHR_CHAIN = /chr\(\s*\d{1,6}\s*\)(?:\s*\+\s*chr\(\s*\d{1,6}\s*\)){3,}/gi;
 const PS_CHAR_CHAIN = /\[char\]\s*\d{1,6}(?:\s*\+\s*\[char\]\s*\d{1,6}){3,}/gi;
 // An array of small integers next to a decoder (`''.join(map(chr, [...]))`, `String.fromCharCode(...[...])`, `-join [char[]](...)`).
 const CODE_ARRAY = /(?:chr|fromCharCode|\[char\[\]\]|\[char\])[^\n[(]{0,20}[[(]\s*((?:\d{1,6}\s*,\s*){3,}\d{1,6})\s*[\])]/gi;
+
+/** Whether the text has 16 hex digits in a row (what a hex run needs): one loop, no regex backtracking per position. */
+function hasHex16(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i) | 32;
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) {
+      if (++run >= 16) return true;
+    } else run = 0;
+  }
+  return false;
+}
+
+const isB64Unit = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
+
+/**
+ * The matches of BASE64_TOKEN, found by one walk over the text: a run of 20 or more base64 units
+ * (standard or URL-safe) that no such unit precedes, with up to two `=` after it and no base64
+ * unit or `=` after those.
+ */
+export function* base64Tokens(text: string): Generator<{ index: number; token: string }> {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isB64Unit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isB64Unit(text.charCodeAt(i))) i++;
+    const runEnd = i;
+    let eq = 0;
+    while (i < n && text.charCodeAt(i) === 61 && eq < 3) {
+      eq++;
+      i++;
+    }
+    if (runEnd - start < 20 || eq > 2) continue;
+    if (eq > 0 && i < n && isB64Unit(text.charCodeAt(i))) continue;
+    yield { index: start, token: text.slice(start, i) };
+  }
+}
 
 function fromCodes(list: string): string | null {
   const codes = list.split(/\s*,\s*/).map(Number);
@@ -83,8 +135,10 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
     if (out.some((p) => p.decoded === decoded && p.offset < offset + length && offset < p.offset + p.length)) return;
     out.push({ kind, offset, length, decoded });
   };
-  for (const m of text.matchAll(BASE64_TOKEN)) {
-    const token = m[0];
+  // Once MAX_PAYLOADS are found nothing more is kept: stop decoding.
+  for (const m of base64Tokens(text)) {
+    if (out.length >= MAX_PAYLOADS) return out;
+    const token = m.token;
     if (token.length < MIN_BASE64) continue;
     // Pure lowercase/uppercase words, paths and identifiers are not base64 in practice.
     if (!/[A-Z]/.test(token) || !/[a-z]/.test(token)) continue;
@@ -92,15 +146,15 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
     const bytes = decodeBase64(token);
     push("base64", m.index, token.length, bytes && asReadableText(bytes));
   }
-  for (const m of text.matchAll(HEX_ESCAPES)) push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
-  for (const m of text.matchAll(HEX_RUN)) push("hex", m.index, m[0].length, hexToText(m[1]!));
-  for (const m of text.matchAll(PERCENT_RUN)) push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
-  for (const m of text.matchAll(FROM_CHAR_CODE)) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
-  for (const m of text.matchAll(CODE_ARRAY)) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
-  for (const m of text.matchAll(CHR_CHAIN)) {
+  for (const m of out.length < MAX_PAYLOADS ? text.includes("\\x") ? text.matchAll(HEX_ESCAPES) : [] : []) push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? hasHex16(text) ? text.matchAll(HEX_RUN) : [] : []) push("hex", m.index, m[0].length, hexToText(m[1]!));
+  for (const m of out.length < MAX_PAYLOADS ? text.includes("%") ? text.matchAll(PERCENT_RUN) : [] : []) push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? text.includes("fromCharCode") ? text.matchAll(FROM_CHAR_CODE) : [] : []) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
+  for (const m of out.length < MAX_PAYLOADS ? /chr|fromcharcode|\[char/i.test(text) ? text.matchAll(CODE_ARRAY) : [] : []) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
+  for (const m of out.length < MAX_PAYLOADS ? /chr\(/i.test(text) ? text.matchAll(CHR_CHAIN) : [] : []) {
     push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
   }
-  for (const m of text.matchAll(PS_CHAR_CHAIN)) {
+  for (const m of out.length < MAX_PAYLOADS ? /\[char\]/i.test(text) ? text.matchAll(PS_CHAR_CHAIN) : [] : []) {
     push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
   }
   return out;

@@ -160,6 +160,7 @@ export const INSTALLER_HOSTS = [
   "raw.githubusercontent.com/nvm-sh/nvm", "raw.githubusercontent.com/Homebrew/install", "starship.rs",
   "get.jetpack.io", "nixos.org", "install.determinate.systems", "dot.net", "cursor.com", "tailscale.com",
   "mise.run", "get.rvm.io", "sh.vector.dev", "foundry.paradigm.xyz", "get.k3s.io", "rye.astral.sh",
+  "get.scoop.sh", "community.chocolatey.org", "get.sdkman.io", "install.julialang.org",
 ] as const;
 
 /** Classifies one URL (the path matters for chat webhooks and for installer scripts on shared hosts). */

@@ -16,6 +16,7 @@ import { findHiddenUnicode } from "./unicode";
 import { findEncodedPayloads } from "./decode";
 import { maxSeverity, severityRank, sortFindings, type Finding, type Severity } from "./types";
 import type { FileKind } from "./files";
+import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
 
 export interface ScanTarget {
   path: string;
@@ -23,6 +24,11 @@ export interface ScanTarget {
   /** UTF-8 text of the file; null for binary content. */
   text: string | null;
   bytes?: Uint8Array;
+  /**
+   * The bytes are not valid UTF-8 (nor a known binary format) and `text` is a lenient decoding of
+   * them (`decodeLenient`): scanned like any text, and a scanner may rate the file for it.
+   */
+  lossy?: boolean;
 }
 
 /** One rule hit. `index`/`length` locate it in the line (line rules) or the text (text rules). */
@@ -54,6 +60,12 @@ export interface Rule {
   title: string;
   /** File kinds the rule reads; all text kinds when omitted. */
   kinds?: readonly FileKind[];
+  /**
+   * Lowercase literals at least one of which occurs in every line `line` can flag (`\b` in front:
+   * at the start of a word). The engine then calls `line` only on lines that contain one
+   * (src/scan/triggers.ts). Omit to see every line.
+   */
+  triggers?: readonly string[];
   /** Checks one line (long lines arrive in overlapping windows). */
   line?(line: string, ctx: LineContext): Hit | Hit[] | null | undefined | void;
   /** Checks the whole text (co-occurrence and multi-line constructs); `index` is a text offset. */
@@ -77,6 +89,8 @@ export interface RunOptions {
   perRuleFileCap?: number;
   /** At most this many findings in all (default 200; the worst are kept). */
   totalCap?: number;
+  /** Run every line rule on every line, ignoring `triggers` (for tests that check the triggers). */
+  ungated?: boolean;
 }
 
 const WINDOW = 4096;
@@ -98,10 +112,42 @@ const appliesTo = (rule: Rule, kind: FileKind) => (rule.kinds ? rule.kinds.inclu
 /** Severity of a hit found in hidden text: anything that matters becomes at least high. */
 const hiddenSeverity = (s: Severity): Severity => (severityRank(s) >= severityRank("medium") ? maxSeverity(s, "high") : s);
 
+/** Characters other than printable ASCII, tab and line breaks: a line with one may read differently once folded. */
+const NOT_PLAIN = /[^\t\n\r\x20-\x7e]+|\r(?!\n)/g;
+
+const compiledFor = new WeakMap<readonly Rule[], Compiled>();
+const triggerListsFor = new WeakMap<readonly Rule[], (readonly string[] | undefined)[]>();
+
+function compiledRules(rules: readonly Rule[]): Compiled {
+  let compiled = compiledFor.get(rules);
+  if (!compiled) compiledFor.set(rules, (compiled = compileTriggers(rules.map((r) => r.triggers))));
+  return compiled;
+}
+
+/** Per rule index, the lines of `text` holding one of its triggers (one shared pass, src/scan/triggers.ts). */
+function candidates(rules: readonly Rule[], text: string, lines: LineIndex): (Set<number> | null)[] {
+  let lists = triggerListsFor.get(rules);
+  if (!lists) triggerListsFor.set(rules, (lists = rules.map((r) => r.triggers)));
+  const present = lists.filter((l): l is readonly string[] => !!l);
+  const sets = triggerLineSets(text, lines, present);
+  let k = 0;
+  return lists.map((l) => (l ? sets[k++]! : null));
+}
+
 export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[], opts: RunOptions = {}): Finding[] {
   const perCap = opts.perRuleFileCap ?? 10;
   const byKey = new Map<string, Finding>();
   const perRuleFile = new Map<string, number>();
+  const indexOf = new Map(rules.map((r, i) => [r, i]));
+  const gated = !opts.ungated && rules.some((r) => r.triggers);
+  const countKeys = new Map<string, string[]>();
+  /** A rule with its quota of findings for this file used up cannot add one on a line it has not flagged. */
+  const spent = (rule: Rule, path: string, line: number) => {
+    let keys = countKeys.get(path);
+    if (!keys) countKeys.set(path, (keys = rules.map((r) => `${r.id}\u0000${path}`)));
+    const key = keys[indexOf.get(rule)!]!;
+    return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
+  };
 
   const emit = (rule: Rule, path: string, line: number, hit: Hit, ex: string, hiddenVia: string | null) => {
     let severity = hit.severity ?? rule.severity;
@@ -127,17 +173,51 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   const scanText = (target: ScanTarget, text: string, hidden: { via: string; line: number } | null, depth: number) => {
     const lines = new LineIndex(text);
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
+    const lineRules = applicable.filter((r) => r.line);
     const realLine = (n: number) => (hidden ? hidden.line : n);
     const hiddenExcerpt = (ln: string, i = 0, len = 0) => (hidden ? `decoded: ${excerpt(ln, i, len)}` : excerpt(ln, i, len));
-    for (let n = 1; n <= lines.count; n++) {
+    const cands = gated ? candidates(rules, text, lines) : null;
+    const compiled = gated ? compiledRules(rules) : null;
+    const ungatedRules = lineRules.filter((r) => !cands || !r.triggers);
+    const gatedRules = lineRules.filter((r) => cands && r.triggers);
+    // The gated rules each line can fire on, from each rule's trigger lines.
+    const perLine = new Map<number, Rule[]>();
+    if (cands) {
+      for (const r of gatedRules) {
+        for (const n of cands[indexOf.get(r)!]!) {
+          const list = perLine.get(n);
+          if (list) list.push(r);
+          else perLine.set(n, [r]);
+        }
+      }
+    }
+    const NO_RULES: Rule[] = [];
+    // Which lines to visit: all of them while an ungated rule applies; else those with a trigger and
+    // those that change when folded (non-ASCII or invisible characters).
+    let visit: Iterable<number>;
+    if (ungatedRules.length) {
+      visit = (function* () {
+        for (let n = 1; n <= lines.count; n++) yield n;
+      })();
+    } else {
+      const todo = new Set<number>(perLine.keys());
+      const lineOf = lines.cursor();
+      for (const m of text.matchAll(NOT_PLAIN)) todo.add(lineOf(m.index));
+      visit = [...todo].sort((a, b) => a - b);
+    }
+    for (const n of visit) {
       const raw = lines.line(n);
       if (!raw.trim()) continue;
       const ctx: LineContext = { target, lineNo: realLine(n), hidden: !!hidden };
       const fired = new Set<string>();
-      for (const rule of applicable) {
-        if (!rule.line) continue;
-        for (const [chunk, offset] of windows(raw)) {
-          for (const hit of asArray(rule.line(chunk, ctx))) {
+      const lineGated = perLine.get(n) ?? NO_RULES;
+      for (const [chunk, offset] of windows(raw)) {
+        // A long line arrives in windows: each window is gated on its own words.
+        const own = compiled && raw.length > WINDOW ? ownersIn(compiled, chunk) : null;
+        const here = own ? gatedRules.filter((r) => own.has(indexOf.get(r)!)) : lineGated;
+        for (const rule of ungatedRules.length ? [...ungatedRules, ...here] : here) {
+          if (spent(rule, target.path, realLine(n))) continue;
+          for (const hit of asArray(rule.line!(chunk, ctx))) {
             fired.add(rule.id);
             emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw, offset + (hit.index ?? 0), hit.length ?? 0), hidden?.via ?? null);
           }
@@ -147,10 +227,11 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       if (hasInvisible(raw) || /[^\x00-\x7f]/.test(raw)) {
         const folded = normalizeForMatching(raw);
         if (folded !== raw) {
-          for (const rule of applicable) {
-            if (!rule.line || fired.has(rule.id)) continue;
-            for (const [chunk] of windows(folded)) {
-              for (const hit of asArray(rule.line(chunk, ctx))) {
+          for (const [chunk] of windows(folded)) {
+            const own = compiled ? ownersIn(compiled, chunk) : null;
+            for (const rule of lineRules) {
+              if (fired.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, realLine(n))) continue;
+              for (const hit of asArray(rule.line!(chunk, ctx))) {
                 emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }
             }

@@ -70,3 +70,114 @@ export function archiveFormat(bytes: Uint8Array): string | null {
   if (bytes.length > 262 && String.fromCharCode(...bytes.subarray(257, 262)) === "ustar") return "tar archive";
   return null;
 }
+
+/** An inert data format (image, document, font, audio, video) and the extensions it is published under. */
+export interface MediaFormat {
+  label: string;
+  extensions: readonly string[];
+}
+
+const ascii = (bytes: Uint8Array, at: number, s: string) => {
+  for (let i = 0; i < s.length; i++) if (bytes[at + i] !== s.charCodeAt(i)) return false;
+  return true;
+};
+
+/**
+ * Images, PDFs, fonts, audio and video by magic number. A binary file is only taken as data when
+ * its bytes prove one of these and its name agrees (`mediaMatchesPath`); anything else that is not
+ * UTF-8 may be a script with a stray byte in front, so scanners read it as text.
+ */
+export function mediaFormat(bytes: Uint8Array): MediaFormat | null {
+  const b = (i: number) => bytes[i] ?? -1;
+  if (b(0) === 0x89 && ascii(bytes, 1, "PNG\r\n\x1a\n")) return { label: "PNG image", extensions: ["png", "apng"] };
+  if (b(0) === 0xff && b(1) === 0xd8 && b(2) === 0xff) return { label: "JPEG image", extensions: ["jpg", "jpeg", "jpe", "jfif"] };
+  if (ascii(bytes, 0, "GIF87a") || ascii(bytes, 0, "GIF89a")) return { label: "GIF image", extensions: ["gif"] };
+  if (ascii(bytes, 0, "RIFF") && ascii(bytes, 8, "WEBP")) return { label: "WebP image", extensions: ["webp"] };
+  if (ascii(bytes, 0, "RIFF") && ascii(bytes, 8, "WAVE")) return { label: "WAV audio", extensions: ["wav"] };
+  if (ascii(bytes, 0, "BM") && bytes.length > 26 && b(14) >= 12) return { label: "BMP image", extensions: ["bmp", "dib"] };
+  if (b(0) === 0 && b(1) === 0 && (b(2) === 1 || b(2) === 2) && b(3) === 0) return { label: "icon", extensions: ["ico", "cur"] };
+  if ((ascii(bytes, 0, "II") && b(2) === 42 && b(3) === 0) || (ascii(bytes, 0, "MM") && b(2) === 0 && b(3) === 42)) return { label: "TIFF image", extensions: ["tif", "tiff"] };
+  if (ascii(bytes, 0, "%PDF-")) return { label: "PDF document", extensions: ["pdf"] };
+  if (ascii(bytes, 0, "wOFF")) return { label: "WOFF font", extensions: ["woff"] };
+  if (ascii(bytes, 0, "wOF2")) return { label: "WOFF2 font", extensions: ["woff2"] };
+  if ((b(0) === 0 && b(1) === 1 && b(2) === 0 && b(3) === 0) || ascii(bytes, 0, "true")) return { label: "TrueType font", extensions: ["ttf"] };
+  if (ascii(bytes, 0, "OTTO")) return { label: "OpenType font", extensions: ["otf"] };
+  if (ascii(bytes, 0, "ttcf")) return { label: "font collection", extensions: ["ttc"] };
+  if (ascii(bytes, 4, "ftyp")) {
+    const brand = String.fromCharCode(b(8), b(9), b(10), b(11));
+    if (/^(?:avif|avis)$/.test(brand)) return { label: "AVIF image", extensions: ["avif"] };
+    if (/^(?:heic|heix|mif1|msf1|hevc)$/.test(brand)) return { label: "HEIF image", extensions: ["heic", "heif"] };
+    return { label: "MP4/QuickTime media", extensions: ["mp4", "m4v", "m4a", "mov", "3gp"] };
+  }
+  if (ascii(bytes, 0, "ID3") || (b(0) === 0xff && (b(1) & 0xe0) === 0xe0)) return { label: "MP3 audio", extensions: ["mp3"] };
+  if (ascii(bytes, 0, "OggS")) return { label: "Ogg media", extensions: ["ogg", "oga", "ogv", "opus"] };
+  if (ascii(bytes, 0, "fLaC")) return { label: "FLAC audio", extensions: ["flac"] };
+  if (b(0) === 0x1a && b(1) === 0x45 && b(2) === 0xdf && b(3) === 0xa3) return { label: "Matroska/WebM media", extensions: ["webm", "mkv", "mka"] };
+  return null;
+}
+
+/** The file's extension is one its media format is published under (a PNG named `setup` is not an image to a shell). */
+export function mediaMatchesPath(format: MediaFormat, path: string): boolean {
+  const base = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+  const dot = base.lastIndexOf(".");
+  return dot > 0 && format.extensions.includes(base.slice(dot + 1));
+}
+
+const SHEBANG_KINDS: [RegExp, FileKind][] = [
+  [/^(?:ba|z|da|k|c|tc|fi|a)?sh$|^busybox$/, "shell"],
+  [/^python[\d.]*$|^pypy[\d.]*$|^uv$/, "python"],
+  [/^(?:node|nodejs|deno|bun|tsx|ts-node|zx)$/, "javascript"],
+  [/^ruby[\d.]*$/, "ruby"],
+  [/^perl[\d.]*$/, "perl"],
+  [/^php[\d.]*$/, "php"],
+  [/^(?:pwsh|powershell)(?:\.exe)?$/, "powershell"],
+];
+
+/** What a file without a telling extension is, from its first line (`#!/usr/bin/env python3`, `<?php`). */
+export function kindFromContent(text: string): FileKind | null {
+  const first = text.slice(0, 200).replace(/^\uFEFF/, "");
+  if (first.startsWith("<?php")) return "php";
+  if (!first.startsWith("#!")) return null;
+  const words = first.slice(2, (first + "\n").indexOf("\n")).trim().split(/\s+/);
+  let prog = words[0]?.slice(words[0].lastIndexOf("/") + 1) ?? "";
+  // `#!/usr/bin/env -S python3 -u`: the program is the first word that is not an option of env.
+  if (prog === "env") prog = words.slice(1).find((w) => !w.startsWith("-") && !w.includes("=")) ?? "";
+  for (const [re, kind] of SHEBANG_KINDS) if (re.test(prog)) return kind;
+  return null;
+}
+
+/**
+ * Text from bytes that are not valid UTF-8, so nothing goes unread: UTF-16 (with a byte-order
+ * mark, or by the pattern of zero bytes) as UTF-16, anything else as UTF-8 with each invalid byte
+ * replaced by U+FFFD (`bash` runs the rest of such a file all the same).
+ */
+export function decodeLenient(bytes: Uint8Array): string {
+  const b = (i: number) => bytes[i] ?? -1;
+  const utf16 = (le: boolean, from: number) => {
+    let body = bytes.subarray(from, from + ((bytes.length - from) & ~1));
+    if (!le) {
+      const swapped = new Uint8Array(body.length);
+      for (let i = 0; i + 1 < body.length; i += 2) {
+        swapped[i] = body[i + 1]!;
+        swapped[i + 1] = body[i]!;
+      }
+      body = swapped;
+    }
+    return new TextDecoder("utf-16le", { fatal: false, ignoreBOM: true }).decode(body);
+  };
+  if (b(0) === 0xff && b(1) === 0xfe) return utf16(true, 2);
+  if (b(0) === 0xfe && b(1) === 0xff) return utf16(false, 2);
+  const sample = Math.min(bytes.length & ~1, 4096);
+  if (sample >= 8) {
+    let zeroEven = 0;
+    let zeroOdd = 0;
+    for (let i = 0; i < sample; i += 2) {
+      if (bytes[i] === 0) zeroEven++;
+      if (bytes[i + 1] === 0) zeroOdd++;
+    }
+    const pairs = sample / 2;
+    if (zeroOdd > pairs * 0.4 && zeroEven < pairs * 0.05) return utf16(true, 0);
+    if (zeroEven > pairs * 0.4 && zeroOdd < pairs * 0.05) return utf16(false, 0);
+  }
+  return new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(bytes);
+}

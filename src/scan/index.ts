@@ -12,3 +12,4 @@ export * from "./prose";
 export * from "./engine";
 export * from "./patterns";
 export * from "./vocab";
+export * from "./triggers";

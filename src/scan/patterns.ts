@@ -23,6 +23,8 @@ export interface PatternRuleSpec {
   unless?: RegExp;
   /** Decides the severity per match; null drops the match. */
   severityFor?: (m: RegExpMatchArray, line: string, ctx: LineContext) => Severity | null;
+  /** See `Rule.triggers`: literals at least one of which every match contains (lowercase; `\b` in front: at a word start). */
+  triggers?: readonly string[];
 }
 
 const withGlobal = (re: RegExp) => (re.flags.includes("g") ? re : new RegExp(re.source, `${re.flags}g`));
@@ -34,16 +36,16 @@ export function patternRule(spec: PatternRuleSpec): Rule {
     severity: spec.severity,
     title: spec.title,
     kinds: spec.kinds,
+    triggers: spec.triggers,
     line(line, ctx) {
       if (spec.unless?.test(line)) return null;
       const hits: Hit[] = [];
       for (const re of patterns) {
-        // exec with lastIndex, not matchAll: matchAll clones the expression on every call, and rules
-        // run once per pattern per line, which made the cloning most of a scan's time.
+        // exec on the rule's own global regex (not matchAll, which copies it on every line).
         re.lastIndex = 0;
-        for (let m = re.exec(line); m !== null; m = re.exec(line)) {
-          if (m[0].length === 0) re.lastIndex++;
-          const index = m.index ?? 0;
+        for (let m = re.exec(line); m; m = re.exec(line)) {
+          if (m[0] === "") re.lastIndex++;
+          const index = m.index;
           let severity: Severity | null = spec.severity;
           if (spec.prose) {
             if (isNegated(line, index)) continue;

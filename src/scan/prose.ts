@@ -47,8 +47,11 @@ export function isQuoted(line: string, index: number, length: number): boolean {
  * as", "detect", "attack", …), or inside a Markdown blockquote/table row on such a line.
  */
 export function isMention(line: string, index: number, length: number): boolean {
-  return META_CUE.test(line) && isQuoted(line, index, length);
+  // Cue words inside a URL or host name (`https://common-cdn.example.net`) say nothing about the sentence.
+  return META_CUE.test(line.replace(URL_LIKE, " ")) && isQuoted(line, index, length);
 }
+
+const URL_LIKE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>]+|\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/[^\s"'`<>]*)?/gi;
 
 export interface Sentence {
   /** Offset of the sentence's first character in the text. */

@@ -55,7 +55,11 @@ function codePointBefore(text: string, offset: number): string {
 /** Byte a variation selector carries: VS1–16 → 0–15, VS17–256 → 16–255 (the "emoji smuggling" scheme). */
 const vsByte = (cp: number): number => (cp <= 0xfe0f ? cp - 0xfe00 : cp - 0xe0100 + 16);
 
+/** Any character `kindOf` reports (a BOM counts wherever it is): texts without one need no walk. */
+const ANY_HIDDEN = /[\u180E\u200B-\u200D\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFE00-\uFE0F\uFEFF]|\uDB40[\uDC00-\uDDEF]/;
+
 export function findHiddenUnicode(text: string): HiddenRun[] {
+  if (!ANY_HIDDEN.test(text)) return [];
   const runs: HiddenRun[] = [];
   let current: (HiddenRun & { cps: number[] }) | null = null;
   const close = () => {

@@ -45,3 +45,10 @@ export const NETWORK_SINK =
 
 /** Data-sending options of curl/wget and friends (a request body or an upload). */
 export const UPLOAD_FLAG = /(?:\s-d\b|\s-F\b|\s-T\b|--data(?:-binary|-raw|-urlencode)?\b|--form\b|--upload-file\b|--post-(?:data|file)\b|-X\s*(?:POST|PUT)\b|method\s*[:=]\s*["'](?:POST|PUT)|\.post\(|-Method\s+(?:Post|Put)|-Body\b|-InFile\b)/i;
+
+/** Literals every `NETWORK_SINK` match contains (for `triggerLines`, src/scan/triggers.ts). */
+export const NETWORK_SINK_TRIGGERS: readonly string[] = [
+  "curl", "wget", "\\bnc", "netcat", "socat", "telnet", "scp", "rsync", "sftp", "ftp", "http", "requests.", "urllib", "urlopen", "aiohttp",
+  "axios", "xmlhttprequest", "sendbeacon", "invoke-webrequest", "invoke-restmethod", "iwr", "irm", "net.webclient", "upload", "smtplib",
+  "sendmail", "nslookup", "dig", "socket.", "net.", "fetch", "/dev/tcp", "/dev/udp",
+];

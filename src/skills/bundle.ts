@@ -3,7 +3,7 @@
  * its discovery artifact (the SKILL.md bytes, or a deterministic .tar.gz of every file). Pure: no
  * storage here, so the same code serves the publish route, the seed loader and the rescan.
  */
-import { parse as parseYaml } from "yaml";
+import { isAlias, isScalar, parseDocument, type Document } from "yaml";
 import { gzipSync } from "fflate";
 import { ApiError, badRequest } from "../core/errors";
 import { sha256Hex } from "../core/crypto";
@@ -40,6 +40,8 @@ export interface FrontMatter {
   tags: string[];
   category: string | null;
   raw: Record<string, unknown>;
+  /** `raw` as JSON, made while parsing: front matter that cannot be stored (circular aliases) is a 400 there. */
+  rawJson: string;
 }
 
 export interface Bundle {
@@ -144,18 +146,46 @@ export function normalizeTags(tags: readonly string[], where: (string | number)[
   return [...out];
 }
 
+/**
+ * The version label as the author wrote it. YAML reads `version: 1.10` as the float 1.1 and
+ * `version: 2.0` as the integer 2; a version label is text, so a plain scalar keeps its source.
+ */
+function versionLabel(doc: Document, path: string[]): string | null | undefined {
+  let node = doc.getIn(path, true) as unknown;
+  if (isAlias(node)) node = node.resolve(doc);
+  if (node === undefined) return undefined;
+  if (isScalar(node)) {
+    if (node.value === null || node.value === undefined) return null;
+    if (typeof node.value === "string") return node.value;
+    if (node.type === "PLAIN" && typeof node.source === "string") return node.source;
+    return String(node.value);
+  }
+  // A mapping or a list: not a label (refused below).
+  return node === null ? null : "[not a scalar]";
+}
+
 /** Parses and checks SKILL.md's YAML front matter (agentskills.io: `name`, `description`). */
 export function parseFrontMatter(text: string): FrontMatter {
   const where = ["files", "SKILL.md"];
   const m = FRONT_MATTER.exec(text);
   if (!m) throw badRequest("SKILL.md must start with YAML front matter between '---' lines (no byte-order mark before it)", where);
+  let doc: Document;
   let data: unknown;
+  let rawJson: string;
   try {
-    data = parseYaml(m[1]!, { schema: "core", maxAliasCount: 50, uniqueKeys: true, prettyErrors: false });
+    doc = parseDocument(m[1]!, { schema: "core", uniqueKeys: true, prettyErrors: false });
+    if (doc.errors.length) throw doc.errors[0]!;
+    data = doc.toJS({ maxAliasCount: 50 });
   } catch (e) {
     throw badRequest(`SKILL.md front matter is not valid YAML: ${(e as Error).message.split("\n")[0]}`, where);
   }
   if (!data || typeof data !== "object" || Array.isArray(data)) throw badRequest("SKILL.md front matter must be a YAML mapping", where);
+  try {
+    // Stored as JSON with the version: an alias that contains itself has no JSON form.
+    rawJson = JSON.stringify(data);
+  } catch {
+    throw badRequest("SKILL.md front matter must not contain circular aliases (an anchor used inside itself)", where);
+  }
   const fm = data as Record<string, unknown>;
   const name = fm.name;
   if (typeof name !== "string" || name.length < 1 || name.length > 64 || !NAME_RE.test(name)) {
@@ -169,13 +199,10 @@ export function parseFrontMatter(text: string): FrontMatter {
     throw badRequest(`SKILL.md front matter 'description' must be a non-empty string of at most ${MAX_DESCRIPTION} characters`, [...where, "description"]);
   }
   const metadata = fm.metadata && typeof fm.metadata === "object" && !Array.isArray(fm.metadata) ? (fm.metadata as Record<string, unknown>) : {};
-  const rawVersion = fm.version ?? metadata.version;
-  let version: string | null = null;
-  if (rawVersion !== undefined && rawVersion !== null) {
-    version = String(rawVersion);
-    if (!/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/.test(version)) {
-      throw badRequest("SKILL.md 'version' must be 1-64 characters of letters, digits, '.', '+', '_' or '-'", [...where, "version"]);
-    }
+  const top = versionLabel(doc, ["version"]);
+  const version = top ?? (fm.metadata === metadata ? versionLabel(doc, ["metadata", "version"]) ?? null : null);
+  if (version !== null && !/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/.test(version)) {
+    throw badRequest("SKILL.md 'version' must be 1-64 characters of letters, digits, '.', '+', '_' or '-'", [...where, "version"]);
   }
   const category = typeof metadata.category === "string" ? metadata.category : null;
   return {
@@ -185,6 +212,7 @@ export function parseFrontMatter(text: string): FrontMatter {
     tags: normalizeTags(asTags(metadata.tags), [...where, "metadata", "tags"]),
     category,
     raw: fm,
+    rawJson,
   };
 }
 

@@ -30,6 +30,12 @@ export const SKILL_HARNESSES = HARNESSES.filter((h) => h.skillsDir).map((h) => h
 const SEARCH_BODY_MAX = 20_000;
 const SKILL_MD_STORED = 100_000;
 
+/** Version labels that are whole numbers (at most 15 digits, so the cast is exact): automatic labels go above them. */
+const NUMERIC_LABEL = `version <> '' AND version NOT GLOB '*[^0-9]*' AND length(version) <= 15`;
+
+const labelTaken = (name: string, version: string) =>
+  new ApiError("CONFLICT", `Version '${version}' of '${name}' is already published; change the version in SKILL.md`, { name, version });
+
 export async function publishSkill(env: Env, ownerId: string, input: PublishInput) {
   const db = env.DB;
   const bundle = await readBundle(input.files);
@@ -46,11 +52,22 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
 
   const [existingRes, labelRes] = await db.batch([
     db.prepare(`SELECT s.id, s.owner_id, s.rendered, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(name),
-    db.prepare(`SELECT 1 AS x FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?) AND version = ?`).bind(name, fm.version ?? ""),
+    // What the label needs: whether the author's label is taken, and the numbers already used as labels.
+    db
+      .prepare(
+        `SELECT COALESCE(MAX(seq), 0) AS seq, COALESCE(MAX(CASE WHEN ${NUMERIC_LABEL} THEN CAST(version AS INTEGER) END), 0) AS top,
+                COALESCE(SUM(version = ?2), 0) AS taken
+           FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1)`,
+      )
+      .bind(name, fm.version ?? ""),
   ]);
   const existing = existingRes!.results[0] as { id: string; owner_id: string; rendered: number; capabilities: string | null } | undefined;
   if (existing && (existing.owner_id !== ownerId || existing.rendered)) throw nameTaken(name);
-  if (fm.version && labelRes!.results.length) throw new ApiError("CONFLICT", `Version '${fm.version}' of '${name}' is already published; change the version in SKILL.md`, { name, version: fm.version });
+  const used = labelRes!.results[0] as { seq: number; top: number; taken: number };
+  if (fm.version && used.taken) throw labelTaken(name, fm.version);
+  // Without a label from the author, the next number that is neither this version's sequence number
+  // nor below a number already used as a label: `version: 2` on the first publish makes the next one "3".
+  const label = fm.version ?? String(Math.max(used.seq + 1, used.top + 1));
 
   const previous = existing?.capabilities ? (JSON.parse(existing.capabilities) as Capabilities) : null;
   const scan = scanSkill(bundle.files, previous);
@@ -78,13 +95,13 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
       .prepare(
         `INSERT INTO skill_versions (id, skill_id, seq, version, status, findings, ruleset_version, scan_hash, artifact_type, artifact_key,
                                      artifact_size, files, description, front_matter, capabilities, capability_changes, skill_md, published_by, created_at, scanned_at)
-         SELECT ?3, s.id, n.seq, COALESCE(?4, CAST(n.seq AS TEXT)), ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18
+         SELECT ?3, s.id, n.seq, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18
            FROM skills s, (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1)) n
           WHERE s.${mine}`,
       )
       .bind(
-        name, ownerId, versionId, fm.version, scan.status, JSON.stringify(scan.findings), scan.rulesetVersion, scanHash, artifact.type,
-        blobKey(artifact.digest), artifact.bytes.byteLength, JSON.stringify(files), fm.description, JSON.stringify(fm.raw),
+        name, ownerId, versionId, label, scan.status, JSON.stringify(scan.findings), scan.rulesetVersion, scanHash, artifact.type,
+        blobKey(artifact.digest), artifact.bytes.byteLength, JSON.stringify(files), fm.description, fm.rawJson,
         JSON.stringify(scan.capabilities), JSON.stringify(scan.capabilityChanges), bundle.skillMd.text.slice(0, SKILL_MD_STORED), t,
       ),
     // SQLite evaluates every SET expression on the old row: the CASE sees the previous status.
@@ -108,8 +125,11 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   try {
     res = await db.batch(stmts);
   } catch (e) {
-    if (/UNIQUE constraint failed: skill_versions\.skill_id, skill_versions\.version/.test(String(e))) {
-      throw new ApiError("CONFLICT", `Version '${fm.version}' of '${name}' is already published; change the version in SKILL.md`, { name, version: fm.version });
+    const unique = /UNIQUE constraint failed: skill_versions\.skill_id, skill_versions\.(version|seq)/.exec(String(e));
+    if (unique) {
+      // Another publish of this skill got in between the read above and this batch.
+      if (fm.version && unique[1] === "version") throw labelTaken(name, fm.version);
+      throw new ApiError("CONFLICT", `Another version of '${name}' was published at the same moment; publish again`, { name, version: label });
     }
     throw e;
   }

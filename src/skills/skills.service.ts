@@ -40,6 +40,7 @@ export interface SkillRow {
   updated_at: number;
 }
 
+/** The columns a version's API shape needs (`versionOut`), without its SKILL.md text (up to 100 KB). */
 export interface VersionRow {
   id: string;
   skill_id: string;
@@ -50,13 +51,10 @@ export interface VersionRow {
   ruleset_version: string;
   scan_hash: string;
   artifact_type: string;
-  artifact_key: string;
   artifact_size: number;
   files: string;
-  description: string;
   capabilities: string;
   capability_changes: string;
-  skill_md: string;
   created_at: number;
   scanned_at: number;
 }
@@ -65,9 +63,9 @@ export const SKILL_COLS = `s.id, s.slug, s.owner_id, s.category, s.description, 
   s.latest_version, s.security_status, s.security_scan_hash, s.status_changed_at, s.rendered, s.installs, s.review_count,
   s.rating_sum, s.success_count, s.created_at, s.updated_at`;
 
+/** Exactly the columns of `VersionRow`: lists of versions (an owner's skills, a publish's answer) never read `skill_md`. */
 export const VERSION_COLS = `v.id, v.skill_id, v.seq, v.version, v.status, v.findings, v.ruleset_version, v.scan_hash,
-  v.artifact_type, v.artifact_key, v.artifact_size, v.files, v.description, v.capabilities, v.capability_changes,
-  v.skill_md, v.created_at, v.scanned_at`;
+  v.artifact_type, v.artifact_size, v.files, v.capabilities, v.capability_changes, v.created_at, v.scanned_at`;
 
 export const LORE_VERSION = "live";
 
@@ -209,7 +207,7 @@ const SKILL_MD_SHOWN = 64 * 1024;
 export async function getSkill(db: D1Database, origin: string, slug: string): Promise<SkillDetailOut> {
   const [skillRes, latestRes, versionsRes, reviewsRes] = await db.batch([
     db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?`).bind(slug),
-    db.prepare(`SELECT ${VERSION_COLS} FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(slug),
+    db.prepare(`SELECT ${VERSION_COLS}, v.skill_md FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(slug),
     db
       .prepare(
         `SELECT v.version, v.seq, v.status, v.scan_hash, v.ruleset_version, json_array_length(v.findings) AS findings_count,
@@ -258,7 +256,7 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
       reviews,
     };
   }
-  const latest = latestRes!.results[0] as VersionRow | undefined;
+  const latest = latestRes!.results[0] as (VersionRow & { skill_md: string }) | undefined;
   if (!latest) throw notFound(`Skill '${slug}'`);
   const v = versionOut(latest);
   const item = itemOut(r);
@@ -361,8 +359,11 @@ export async function installSkill(db: D1Database, origin: string, slug: string,
   const findings = lore && r.rendered ? lore.scan.findings : (JSON.parse(r.findings ?? "[]") as Finding[]);
   const scan = { status: item.securityStatus, hash: item.securityScanHash!, findings };
   if (item.securityStatus !== "passed") {
-    throw conflict(`Skill '${slug}' cannot be installed: its latest version's security scan is '${item.securityStatus}', and only 'passed' skills are installable`, {
-      scan: { status: scan.status, hash: scan.hash, findings: findings.slice(0, 20) },
+    // Error details reach MCP clients as plain text: where each finding is and how bad, never the
+    // flagged skill's own words (excerpts, messages that quote decoded text). The detail
+    // (GET /v1/skills/<slug>) shows them, inside the untrusted envelope over MCP.
+    throw conflict(`Skill '${slug}' cannot be installed: its latest version's security scan is '${item.securityStatus}', and only 'passed' skills are installable; see the findings in GET /v1/skills/${slug}`, {
+      scan: { status: scan.status, hash: scan.hash, findings: findings.slice(0, 20).map(({ ruleId, severity, path, line }) => ({ ruleId, severity, path, line })) },
     });
   }
   const target =

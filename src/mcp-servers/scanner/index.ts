@@ -33,7 +33,7 @@ export { toolsHash } from "./hash";
  * Bump on every change to the MCP rules. The skills ruleset is part of the version because the
  * agent-text rules are shared: a change there rescans MCP servers too (the daily job).
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.24-1+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.24-2+${SKILL_RULESET.version}` };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
@@ -66,8 +66,9 @@ interface Where {
  */
 const TOKEN_RULE_IDS = new Set(["unicode.hidden", "mcp.control-characters", "egress.raw-ip", "egress.cloud-metadata", "egress.paste-site", "egress.collector", "egress.chat-webhook", "egress.tunnel"]);
 
+// Printable ASCII only: Chinese or Japanese prose has no spaces either, and must get every rule.
 const isPlainToken = (text: string) =>
-  text.length <= 256 && !/\s/.test(text) && findEncodedPayloads(text).length === 0 && !findHiddenUnicode(text).some((r) => r.decoded);
+  text.length <= 256 && /^[\x21-\x7e]*$/.test(text) && findEncodedPayloads(text).length === 0 && !findHiddenUnicode(text).some((r) => r.decoded);
 
 export interface ScanOptions {
   /** More tool names to treat as well known (other servers' tools in the directory). */

@@ -4,7 +4,7 @@
  * version; when a new version gains one the previous version did not have, the scan says so, so
  * an update that quietly starts phoning home is visible in the version's findings and detail.
  */
-import { NETWORK_SINK, extractUrls, LineIndex, excerpt, type Finding, type ScanTarget } from "../../scan";
+import { NETWORK_SINK, NETWORK_SINK_TRIGGERS, extractUrls, LineIndex, excerpt, triggerLineSets, type Finding, type ScanTarget } from "../../scan";
 
 export interface Capabilities {
   /** Runs shell commands: bundled scripts, process-spawning APIs, or shell blocks in its Markdown. */
@@ -30,6 +30,15 @@ const SPAWN = /\b(?:subprocess\.\w+|os\.system|os\.popen|os\.exec\w*|pty\.spawn|
 const SHELL_FENCE = /^\s*(?:```|~~~)\s*(?:bash|sh|shell|zsh|console|terminal|powershell|pwsh|ps1|cmd|bat)\b/i;
 const WRITE_TARGET = /(?:(?<![<>0-9&=-])>>?|\btee\s+(?:-a\s+)?|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'`]|\bopen\(\s*["'](?=[^"'\n]*["']\s*,\s*["'][wax])|\b(?:Set|Add)-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?)\s*["']?((?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:\w+|\/)[^\s"'`;&|)]*)/g;
 const ENV_READ = /\$\{([A-Z_][A-Z0-9_]{1,63})(?::?[-=?+][^}]*)?\}|\$([A-Z_][A-Z0-9_]{1,63})\b|\bos\.environ(?:\.get)?\s*[[(]\s*["']([A-Za-z_]\w*)["']|\bos\.getenv\(\s*["']([A-Za-z_]\w*)["']|\bprocess\.env(?:\.([A-Za-z_]\w*)|\[\s*["'`]([A-Za-z_]\w*)["'`]\s*\])|\$env:([A-Za-z_]\w*)|\bENV\[\s*["']([A-Za-z_]\w*)["']\s*\]|\bos\.Getenv\(\s*"([A-Za-z_]\w*)"|%([A-Z_][A-Z0-9_]{1,63})%/g;
+
+/** Literals each pattern's matches contain, so the per-line loop skips lines none can match. */
+const SPAWN_TRIGGERS = [
+  "subprocess", "os.system", "os.popen", "os.exec", "pty.spawn", "child_process", "execsync", "spawnsync", "execfile", "bun.spawn", "deno.",
+  "start-process", "invoke-expression", "runtime.getruntime", "exec.command", "system", "`",
+];
+const WRITE_TRIGGERS = [">", "tee", "writefile", "appendfile", "open(", "set-content", "add-content", "out-file"];
+const ENV_TRIGGERS = ["$", "environ", "getenv", "process.env", "env[", "%"];
+const CAPABILITY_TRIGGERS = [SPAWN_TRIGGERS, NETWORK_SINK_TRIGGERS, WRITE_TRIGGERS, ENV_TRIGGERS];
 
 /** Variables every shell has; reading them says nothing about the skill. */
 const AMBIENT = new Set([
@@ -57,8 +66,15 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
       shell = true;
       note("shell", { path: t.path, line: 1, excerpt: excerpt(lines.line(1)) });
     }
+    // Each pattern runs only on the lines that hold one of its words (src/scan/triggers.ts).
+    const [spawnLines, sinkLines, writeAny, envLines] = triggerLineSets(t.text, lines, CAPABILITY_TRIGGERS) as [Set<number>, Set<number>, Set<number>, Set<number>];
+    const writeLines = t.kind !== "markdown" || /```|~~~/.test(t.text) ? writeAny : new Set<number>();
     let inShellFence = false;
     for (let n = 1; n <= lines.count; n++) {
+      const start = lines.startOf(n);
+      const c = t.text.charCodeAt(start);
+      // Cheap exits: a line none of the patterns can match, outside a shell fence, that opens no fence.
+      if (!inShellFence && !spawnLines.has(n) && !sinkLines.has(n) && !writeLines.has(n) && !envLines.has(n) && c !== 96 && c !== 126 && c !== 32 && c !== 9) continue;
       const line = lines.line(n);
       const at = (index = 0, length = 0): Where => ({ path: t.path, line: n, excerpt: excerpt(line, index, length) });
       if (/^\s*(?:```|~~~)/.test(line)) {
@@ -66,12 +82,12 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
         else if (SHELL_FENCE.test(line)) inShellFence = true;
         continue;
       }
-      const spawn = SPAWN.exec(line);
+      const spawn = spawnLines.has(n) ? SPAWN.exec(line) : null;
       if ((inShellFence && line.trim()) || (SCRIPT_KINDS.has(t.kind) && spawn)) {
         shell = true;
         note("shell", at(spawn?.index ?? 0));
       }
-      const sink = NETWORK_SINK.exec(line);
+      const sink = sinkLines.has(n) ? NETWORK_SINK.exec(line) : null;
       const commandLike = t.kind !== "markdown" || inShellFence || /`[^`]*$/.test(line.slice(0, sink?.index ?? 0));
       if (sink && commandLike) {
         const urls = extractUrls(line);
@@ -84,14 +100,14 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
           note(`network:${u.host}`, at(u.offset, u.length));
         }
       }
-      if (t.kind !== "markdown" || inShellFence) {
+      if ((t.kind !== "markdown" || inShellFence) && writeLines.has(n)) {
         for (const m of line.matchAll(WRITE_TARGET)) {
           if (excluded(m[1]!)) continue;
           writesOutside = true;
           note("writesOutside", at(m.index, m[0].length));
         }
       }
-      if (t.kind !== "markdown" || inShellFence || /`/.test(line)) {
+      if ((t.kind !== "markdown" || inShellFence || /`/.test(line)) && envLines.has(n)) {
         for (const m of line.matchAll(ENV_READ)) {
           const name = m.slice(1).find(Boolean)!;
           if (AMBIENT.has(name.toUpperCase())) continue;

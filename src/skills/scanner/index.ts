@@ -5,9 +5,9 @@
  * reasoning, and test/skills-scanner.test.ts for each rule's positive and negative cases and the
  * labelled corpus.
  */
-import { runRules, kindFromPath, statusOf, sortFindings, type Finding, type Rule, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
+import { archiveFormat, decodeLenient, executableFormat, kindFromContent, kindFromPath, mediaFormat, mediaMatchesPath, runRules, statusOf, sortFindings, type Finding, type LineIndex, type Rule, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
-import { EXECUTION_RULES } from "./rules/execution";
+import { EXECUTION_RULES, reversedStrings } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
@@ -21,7 +21,7 @@ import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilit
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.23-1" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.24-2" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -55,15 +55,29 @@ export interface SkillScan {
   capabilityChanges: CapabilityChange[];
 }
 
+/**
+ * One scan target per file. Text is scanned as the kind its extension (or, without a telling
+ * extension, its `#!` line) says. Bytes that are not UTF-8 stay binary only when they prove a
+ * known format: an executable or an archive (rated by the file rules), or an image, document,
+ * font or media file under a matching name. Anything else is decoded leniently and scanned as
+ * text (`lossy`): `bash scripts/setup` runs a script with a stray invalid byte in front just the same.
+ */
+/** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed strings. */
+export const skillHidden = (target: ScanTarget, lines: LineIndex) => [...markdownHidden(target, lines), ...reversedStrings(target, lines)];
+
 export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
   return [...files]
     .sort((a, b) => (a.path === "SKILL.md" ? -1 : b.path === "SKILL.md" ? 1 : a.path < b.path ? -1 : 1))
-    .map((f) => ({
-      path: f.path,
-      kind: f.text === null ? "binary" : (kindFromPath(f.path) ?? "text"),
-      text: f.text,
-      bytes: f.bytes,
-    }));
+    .map((f): ScanTarget => {
+      const byPath = kindFromPath(f.path);
+      if (f.text !== null) return { path: f.path, kind: byPath ?? kindFromContent(f.text) ?? "text", text: f.text, bytes: f.bytes };
+      const media = mediaFormat(f.bytes);
+      if (executableFormat(f.bytes) || archiveFormat(f.bytes) || (media && mediaMatchesPath(media, f.path))) {
+        return { path: f.path, kind: "binary", text: null, bytes: f.bytes };
+      }
+      const text = decodeLenient(f.bytes);
+      return { path: f.path, kind: byPath ?? kindFromContent(text) ?? "text", text, bytes: f.bytes, lossy: true };
+    });
 }
 
 /**
@@ -73,7 +87,7 @@ export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
  */
 export function scanSkill(files: readonly SkillFileInput[], previous: Capabilities | null = null): SkillScan {
   const targets = toTargets(files);
-  const findings = runRules(SKILL_RULES, targets, { derive: markdownHidden });
+  const findings = runRules(SKILL_RULES, targets, { derive: skillHidden });
   const { caps, where } = detectCapabilities(targets);
   const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
   const all = sortFindings([...findings, ...capabilityFindings(changes, where)]);

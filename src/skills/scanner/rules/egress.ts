@@ -26,15 +26,39 @@ const KIND_RULE: Record<string, string> = {
   tunnel: "egress.tunnel",
 };
 
+/** URLs need `://`; the socket forms (`/dev/tcp/…`, `nc h p`, `tcp:h:p`, `connect((…`, `user@ip`) have their own words. */
+const URL_TRIGGERS = ["://"];
+const SOCKET_TRIGGERS = ["://", "/dev/", "\\bnc", "netcat", "telnet", "socat", "tcp", "udp", "connect(", "@"];
+
+// The engine gives each line to every egress rule in turn: extract and classify its URLs once.
+let lastLine: string | null = null;
+let lastUrls: { u: ReturnType<typeof extractUrls>[number]; c: ReturnType<typeof classifyUrl> }[] = [];
+let lastSocketLine: string | null = null;
+let lastSockets: ReturnType<typeof extractSocketHosts> = [];
+function classifiedUrls(line: string) {
+  if (line !== lastLine) {
+    lastUrls = extractUrls(line).map((u) => ({ u, c: classifyUrl(u.url) }));
+    lastLine = line;
+  }
+  return lastUrls;
+}
+function socketHosts(line: string) {
+  if (line !== lastSocketLine) {
+    lastSockets = extractSocketHosts(line);
+    lastSocketLine = line;
+  }
+  return lastSockets;
+}
+
 function egressRule(kind: keyof typeof KIND_RULE, title: string): Rule {
   return {
     id: KIND_RULE[kind]!,
     severity: "high",
     title,
+    triggers: kind === "raw-ip" || kind === "metadata" ? SOCKET_TRIGGERS : URL_TRIGGERS,
     line(line) {
       const hits: Hit[] = [];
-      for (const u of extractUrls(line)) {
-        const c = classifyUrl(u.url);
+      for (const { u, c } of classifiedUrls(line)) {
         if (c.kind !== kind) continue;
         if (c.kind === "raw-ip" && c.ip!.range !== "public") continue;
         if (isNegated(line, u.offset)) continue;
@@ -46,7 +70,7 @@ function egressRule(kind: keyof typeof KIND_RULE, title: string): Rule {
         });
       }
       if (kind === "raw-ip" || kind === "metadata") {
-        for (const s of extractSocketHosts(line)) {
+        for (const s of socketHosts(line)) {
           const ip = parseIpHost(s.host);
           if (!ip) continue;
           const isMeta = ip.range === "metadata";
@@ -64,12 +88,53 @@ export const cloudMetadata = egressRule("metadata", "Cloud metadata endpoint");
 export const pasteSite = egressRule("paste", "Paste or file-drop site");
 export const collector = egressRule("collector", "Request collector");
 export const chatWebhook = egressRule("chat-webhook", "Hard-coded chat webhook");
-export const tunnel = egressRule("tunnel", "Tunnel host");
+const tunnelUrls = egressRule("tunnel", "Tunnel host");
+
+/** Ports that give a remote party a shell or a desktop on this machine. */
+const REMOTE_ACCESS: Record<string, string> = { "22": "SSH server", "23": "telnet server", "3389": "remote desktop", "5900": "VNC server", "5985": "WinRM", "5986": "WinRM" };
+const SSH_REVERSE = /\bssh\b[^\n|;&]*?\s-[a-zA-Z]*R\s*(?:[\w.*-]+:|\[[^\]]*\]:)?\d+:(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|[\w.-]+):(\d+)\b/i;
+const TUNNEL_TOOL = /\bngrok\s+tcp\s+(?:[\w.-]+:)?(\d+)\b|\bbore\s+local\s+(\d+)\b|\bcloudflared\b[^\n]*--url\s+(?:tcp|ssh|rdp):\/\/[\w.[\]:-]*?:(\d+)\b|\bzrok\s+share\b[^\n]*tcpTunnel\b[^\n]*:(\d+)\b|\bpinggy\b[^\n]*-R\s*0?:?[\w.-]*:(\d+)/i;
+
+/**
+ * Tunnels: talking to a host behind a throwaway tunnel name (someone else's machine, often a
+ * command server), and opening one from this machine: `ssh -R 80:localhost:22 serveo.net` or
+ * `ngrok tcp 22` hands the user's SSH server (or desktop) to whoever holds the other end. Sharing
+ * a dev server through a tunnel (`ngrok http 3000`) is ordinary and only noted.
+ */
+export const tunnel: Rule = {
+  id: tunnelUrls.id,
+  severity: tunnelUrls.severity,
+  title: "Tunnel host or reverse tunnel",
+  triggers: ["://", "ssh", "ngrok", "bore", "cloudflared", "zrok", "pinggy"],
+  line(line, ctx) {
+    const hits = [...((tunnelUrls.line!(line, ctx) as Hit[] | null) ?? [])];
+    const m = SSH_REVERSE.exec(line) ?? TUNNEL_TOOL.exec(line);
+    if (m && !isNegated(line, m.index)) {
+      const port = m.slice(1).find(Boolean)!;
+      const service = REMOTE_ACCESS[port];
+      const hosts = [...line.matchAll(/(?:@|\s)((?:[\w-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})\b/gi)].map((h) => h[1]!.toLowerCase());
+      const viaTunnel = /\b(?:ngrok|bore|cloudflared|zrok|pinggy)\b/i.test(m[0]) || hosts.some((h) => classifyUrl(`https://${h}/`).kind === "tunnel");
+      const publicIp = hosts.some((h) => parseIpHost(h)?.range === "public");
+      if (service) {
+        hits.push({
+          index: m.index,
+          length: m[0].length,
+          severity: viaTunnel || publicIp ? "high" : "medium",
+          message: `Exposes this machine's ${service} (port ${port}) to ${viaTunnel ? "the internet through a public tunnel" : "a remote host"}: whoever holds the other end can log in`,
+        });
+      } else if (viaTunnel) {
+        hits.push({ index: m.index, length: m[0].length, severity: "low", message: `Shares local port ${port} through a public tunnel` });
+      }
+    }
+    return hits;
+  },
+};
 
 export const dnsExfil = patternRule({
   id: "egress.dns-exfil",
   severity: "high",
   title: "DNS exfiltration",
+  triggers: ["nslookup", "dig", "host", "drill", "resolve-dnsname"],
   patterns: [
     /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*(?:\$\(|`)[^\n]*\)?\.[a-z0-9-]+\.[a-z]{2,}/i,
     /\b(?:nslookup|dig|host|Resolve-DnsName)\b\s+["']?\$\{?\w+\}?\.[a-z0-9-]+\.[a-z]{2,}/i,

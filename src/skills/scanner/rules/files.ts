@@ -35,4 +35,19 @@ export const bundledArchive: Rule = {
   },
 };
 
-export const FILE_RULES: Rule[] = [bundledExecutable, bundledArchive];
+/**
+ * Bytes that are neither UTF-8 text nor a format they prove (see `toTargets`): scanned as text
+ * with the invalid bytes replaced, and never listed as they are. Nobody can review such a file in
+ * a browser or an editor, and a shell or an interpreter still runs what it holds.
+ */
+export const unknownBinary: Rule = {
+  id: "files.unknown-binary",
+  severity: "medium",
+  title: "Binary file of unknown type",
+  text(_text, ctx) {
+    if (!ctx.target.lossy || ctx.hidden) return [];
+    return [{ index: 0, length: 0, message: "Not UTF-8 text and not a recognised image, document, font or media file: scanned as text with its invalid bytes replaced; publish text as UTF-8" }];
+  },
+};
+
+export const FILE_RULES: Rule[] = [bundledExecutable, bundledArchive, unknownBinary];

@@ -13,6 +13,7 @@ export const overrideInstructions = patternRule({
   id: "injection.override",
   severity: "high",
   title: "Instruction override",
+  triggers: ["ignor", "disregard", "forget", "override", "overrule", "bypass", "abandon", "instruction", "purpose", "objective", "goal", "task", "directive", "role", "dan", "developer", "god", "jailbr", "unrestricted", "longer", "free", "priority", "precedence", "system", "anything", "忽略", "忽视", "无视", "忘记", "忘掉", "無視", "무시", "olvida", "oubli", "vergiss", "vergess", "dimentica", "игнорир", "забудь"],
   prose: true,
   patterns: [
     /\b(?:ignore|disregard|forget|override|overrule|bypass|abandon)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|initial|system|developer|safety|existing)\s+(?:instructions?|prompts?|rules|directives?|guidelines|guidance|context|messages?|constraints|programming|policies|polic(?:y|ies))\b/i,
@@ -24,6 +25,13 @@ export const overrideInstructions = patternRule({
     /\bthis\s+(?:instruction|message|rule|section|skill)\s+(?:takes|has)\s+(?:priority|precedence)\s+over\s+(?:all|any|your|the)\b/i,
     /\b(?:new|updated|override)\s+system\s+(?:prompt|instructions?|message)\s*[:=]/i,
     /\bdo\s+anything\s+now\b/i,
+    // The same in other languages: Chinese, Japanese, Korean, Spanish, Portuguese, French, German, Italian, Russian.
+    /(?:忽略|忽视|无视|忘记|忘掉)(?:掉)?(?:你)?(?:之前|以前|先前|上面|以上|前面|此前)的?(?:所有|全部|一切)?(?:的)?(?:指令|指示|说明|规则|提示|命令)/,
+    /(?:以前|これまで|前|上記)の(?:すべての|全ての)?(?:指示|命令|ルール)を(?:すべて|全て)?無視|이전의?\s*(?:모든\s*)?(?:지시|지침|명령)(?:을|를)?\s*무시/,
+    /\b(?:ignora|olvida|ignore|ignorez|oublie[zs]?|ignoriere|vergiss|ignora(?:re)?|dimentica)\s+(?:todas\s+|todos\s+|toutes\s+|tous\s+|alle\s+|tutte\s+)?(?:las\s+|los\s+|as\s+|os\s+|les\s+|die\s+|deine\s+|le\s+)?(?:instrucciones|instruções|instructions|consignes|Anweisungen|Anleitungen|istruzioni|reglas|regras|règles|Regeln)\s+(?:anteriores|previas|précédentes|vorherigen|bisherigen|precedenti)\b/i,
+    /\b(?:ignoriere|ignorieren\s+Sie|vergiss|vergessen\s+Sie)\s+(?:alle\s+)?(?:deine\s+|die\s+|Ihre\s+)?(?:vorherigen|bisherigen|früheren|obigen)\s+(?:Anweisungen|Anleitungen|Instruktionen|Regeln|Vorgaben)\b/i,
+    // (\b does not work around Cyrillic letters: they are not \w.)
+    /(?<![А-Яа-яЁё])(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние|прошлые)\s+(?:инструкции|указания|правила)/i,
   ],
   message: "Tries to override the agent's instructions (prompt injection)",
 });
@@ -32,6 +40,7 @@ export const roleMarkers = patternRule({
   id: "injection.role-markers",
   severity: "high",
   title: "Chat-template or role markers",
+  triggers: ["<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>", "system", "developer", "assistant_instructions"],
   patterns: [
     /<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>/i,
     /\[\/?INST\]|<<\/?SYS>>/,
@@ -45,6 +54,7 @@ export const importantBlock = patternRule({
   id: "injection.important-block",
   severity: "low",
   title: "Urgent instruction block",
+  triggers: ["<important>", "<critical>", "<secret>", "<hidden>"],
   patterns: [/<(?:IMPORTANT|CRITICAL|SECRET|HIDDEN)>/i],
   message: "An <IMPORTANT>-style block: the tool-poisoning pattern; read what it asks",
 });
@@ -53,6 +63,7 @@ export const hideFromUser = patternRule({
   id: "injection.hide-from-user",
   severity: "high",
   title: "Concealment from the user",
+  triggers: ["user", "human", "developer", "operator", "owner", "secretly", "covertly", "stealthily", "surreptitiously", "silently", "hide", "conceal", "not", "don", "never", "nothing", "keep", "leave", "only", "just", "merely", "用户", "ユーザー", "사용자", "usuari", "utilisat", "benutzer", "nutzer", "anwender", "пользовател"],
   prose: true,
   patterns: [
     /\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it|that|these|anything)\s+to|report\s+(?:this|it)\s+to)\s+(?:the\s+)?(?:user|human|developer|operator|owner)\b/i,
@@ -67,6 +78,10 @@ export const hideFromUser = patternRule({
     /\b(?:the\s+)?(?:user|human|owner|developer)\s+(?:does\s+not|doesn'?t|need\s+not|needn'?t|should\s+not|shouldn'?t|must\s+not)\s+(?:need\s+to\s+)?(?:know|be\s+told|see|notice|be\s+informed|find\s+out)\b/i,
     /\bif\s+(?:the\s+)?(?:user|human|owner)\s+asks?\b[^.\n]{0,60}\b(?:say|tell\s+(?:them|the\s+user|him|her)|reply|answer|claim|deny|pretend)\b/i,
     /\b(?:say|tell\s+(?:the\s+)?(?:user|them)|claim|pretend)\s+(?:that\s+)?you\s+(?:only|just|merely)\s+\w+/i,
+    /\b(?:do\s+not|don'?t|never)\s+(?:bring\s+(?:it|this|that|them)\s+up|mention\s+(?:it|this|that|them))\b[^.\n]{0,30}\b(?:in|to)\s+(?:your\s+|the\s+)?(?:summary|summaries|reply|replies|response|answer|report|output|user)\b|\b(?:do\s+not|don'?t|never)\s+bring\s+(?:it|this|that)\s+up\b/i,
+    /\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog|commit\s+message)/i,
+    // Concealment in other languages: "do not tell the user".
+    /不要(?:告诉|告知|通知|让)用户|别(?:告诉|让)用户|ユーザーに(?:は)?(?:伝え|知らせ|言わ)ないで|사용자에게\s*(?:알리지|말하지)\s*마|\bno\s+(?:le\s+)?(?:digas|informes|menciones)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b|\bne\s+(?:le\s+)?dis\s+(?:rien\s+)?(?:pas\s+)?à\s+l'utilisat(?:eur|rice)\b|\b(?:sag|sagen\s+Sie)\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nichts\b|(?<![А-Яа-яЁё])не\s+(?:говори|сообщай)\s+пользователю(?![А-Яа-яЁё])/i,
   ],
   message: "Tells the agent to hide or misreport its actions to the user",
 });
@@ -75,6 +90,7 @@ export const authorityClaim = patternRule({
   id: "injection.authority-claim",
   severity: "high",
   title: "False authority or consent",
+  triggers: ["pre", "already", "authori", "permitted", "allowed", "cleared", "anthropic", "openai", "administrator", "developer"],
   prose: true,
   patterns: [
     /\b(?:the\s+)?(?:user|owner|admin(?:istrator)?|operator)\s+(?:has\s+)?(?:already\s+)?(?:pre-?authori[sz]ed|pre-?approved)\b/i,
@@ -89,6 +105,7 @@ export const disableSafety = patternRule({
   id: "safety.disable",
   severity: "high",
   title: "Disabling safety checks",
+  triggers: ["dangerously", "yolo", "trust-all-tools", "approval", "sandbox", "skipdangerous", "bypasspermissions", "approve", "safety", "security", "content", "permission", "confirmation", "guardrail", "antivirus", "anti-virus", "defender", "firewall", "gatekeeper", "selinux", "apparmor", "signing", "edr", "mppreference", "setenforce", "spctl", "csrutil", "xattr", "ufw", "systemctl", "netsh", "bash(", "allow"],
   prose: true,
   patterns: [
     /--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|--yolo\b|--trust-all-tools\b|--allow-dangerously-skip-permissions\b/i,
@@ -103,14 +120,43 @@ export const disableSafety = patternRule({
     /\bsetenforce\s+0\b|\bspctl\s+--master-disable\b|\bcsrutil\s+disable\b/i,
     /\bxattr\s+(?:-\w+\s+)*com\.apple\.quarantine\b|\bxattr\s+-c\w*\s/i,
     /\bufw\s+disable\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:firewalld|apparmor|auditd|falcon-sensor)\b|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off\b/i,
+    // Every shell command pre-approved: `Bash(*)` or a bare `Bash` in an allow list, `--allowedTools Bash`, `--permission-mode bypassPermissions`.
+    /\bBash\(\s*\*(?:\s*:\s*\*)?\s*\)|["']allow["']\s*:\s*\[[^\]]*["']Bash(?:\(\s*\))?["']/,
+    /--allowed-?tools[\s=]+["']?(?:[\w(),:* -]*,\s*)?Bash\b(?!\()/i,
+    /--permission-mode[\s=]+["']?bypassPermissions\b/i,
   ],
   message: "Tells the agent to switch off permission prompts, sandboxing or security tools",
+});
+
+/**
+ * Certificate checks switched off for good: every later download (packages, scripts, updates) can
+ * then be swapped by anyone on the path. Settings that persist (package-manager and git config,
+ * exported variables, start-up files, Python's global context) are high; the same switch for one
+ * command is medium. `curl -k` against a local server is ordinary and not flagged.
+ */
+export const tlsDisable = patternRule({
+  id: "safety.tls-disable",
+  severity: "high",
+  title: "TLS certificate checks turned off",
+  triggers: ["strict-ssl", "sslverify", "node_tls", "git_ssl", "pythonhttpsverify", "ca_bundle", "unverified_context", "ssl_verify", "trusted-host", ".curlrc"],
+  prose: true,
+  patterns: [
+    /\b(?:npm|yarn|pnpm)\s+config\s+set\s+(?:--global\s+)?strict-ssl\s+(?:false|0)\b|^\s*strict-ssl\s*=\s*false\b/i,
+    /\bgit\s+config\s+(?:--global|--system)\s+http\.(?:[^\s.]+\.)?sslVerify\s+(?:false|0|no|off)\b|^\s*sslVerify\s*=\s*false\b/i,
+    /\bexport\s+(?:NODE_TLS_REJECT_UNAUTHORIZED=["']?0|GIT_SSL_NO_VERIFY=["']?(?:1|true)|PYTHONHTTPSVERIFY=["']?0|(?:CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE)=["']{2}(?:\s|$))|\$env:NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0|\bsetx\s+NODE_TLS_REJECT_UNAUTHORIZED\s+0\b/i,
+    /\bprocess\.env\.NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["'`]?0|\bssl\._create_default_https_context\s*=\s*ssl\._create_unverified_context\b/,
+    /\bconda\s+config\s+--set\s+ssl_verify\s+(?:false|no|0)\b|\bpip\s+config\s+set\s+\S*trusted-host\b|\becho\s+["']?(?:insecure|-k)["']?\s*>>?\s*~\/\.curlrc\b/i,
+    /\bgit\s+(?:-c\s+\S+\s+)*-c\s+http\.sslVerify=(?:false|0)\b|(?:^|[;&|\s])(?:NODE_TLS_REJECT_UNAUTHORIZED=["']?0|GIT_SSL_NO_VERIFY=["']?(?:1|true))\s+\w/i,
+  ],
+  severityFor: (m) => (/^\s*(?:git\s+(?:-c\s+\S+\s+)*-c\s|[;&|]?\s*(?:NODE_TLS|GIT_SSL))/i.test(m[0]) && !/^\s*export\b/i.test(m[0]) ? "medium" : "high"),
+  message: "Turns off TLS certificate checks: packages, scripts and updates downloaded afterwards can be tampered with in transit",
 });
 
 export const antiForensics = patternRule({
   id: "injection.cover-tracks",
   severity: "high",
   title: "Covering tracks",
+  triggers: ["history", "histfile", "tracks", "traces", "evidence", "clear-eventlog", "wevtutil"],
   patterns: [
     /\bhistory\s+-c\b|\bunset\s+HISTFILE\b|\bHISTFILE=\/dev\/null\b|\bset\s+\+o\s+history\b/i,
     /\brm\s+(?:-\w+\s+)*["']?(?:~|\$HOME)\/\.(?:bash|zsh)_history\b|>\s*~\/\.(?:bash|zsh)_history\b/i,
@@ -120,4 +166,4 @@ export const antiForensics = patternRule({
   message: "Erases shell history or logs to hide what was done",
 });
 
-export const INJECTION_RULES: Rule[] = [overrideInstructions, roleMarkers, importantBlock, hideFromUser, authorityClaim, disableSafety, antiForensics];
+export const INJECTION_RULES: Rule[] = [overrideInstructions, roleMarkers, importantBlock, hideFromUser, authorityClaim, disableSafety, tlsDisable, antiForensics];

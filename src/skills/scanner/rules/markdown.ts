@@ -5,18 +5,86 @@
  */
 import type { HiddenText, LineIndex, Rule, ScanTarget } from "../../../scan";
 
-const HTML_COMMENT = /<!--([\s\S]*?)-->/g;
-const LINK_COMMENT = /^\s*\[(?:\/\/|comment|_)\]:\s*#\s*(?:\(([^)\n]*)\)|"([^"\n]*)")/gim;
-const INVISIBLE_ELEMENT = /<(\w+)[^>]*style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0+)?(?![.\d]))[^"']*["'][^>]*>([\s\S]*?)<\/\1>/gi;
+const LINK_COMMENT = /^[ \t]*\[(?:\/\/|comment|_)\]:\s*#\s*(?:\(([^)\n]*)\)|"([^"\n]*)")/gim;
+const HIDDEN_STYLE = /style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0+)?(?![.\d]))[^"']*["']/i;
+const MAX_TAG = 2000;
+
+/** HTML comments, each to the first `-->` after it (an unclosed one hides nothing more: the search stops). */
+function htmlComments(text: string, out: { text: string; at: number }[]) {
+  for (let open = text.indexOf("<!--"); open !== -1; ) {
+    const close = text.indexOf("-->", open + 4);
+    if (close === -1) return;
+    out.push({ text: text.slice(open + 4, close), at: open });
+    open = text.indexOf("<!--", close + 3);
+  }
+}
+
+/**
+ * Elements styled invisible (`display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`) and
+ * their content up to the matching closing tag. Closing tags are indexed once, so the work is one
+ * pass however many elements never close.
+ */
+function invisibleElements(text: string, out: { text: string; at: number }[]) {
+  if (!/style/i.test(text)) return;
+  let closers: Map<string, number[]> | null = null;
+  for (let lt = text.indexOf("<"); lt !== -1; ) {
+    const name = /^<(\w+)/.exec(text.slice(lt, lt + 100))?.[1];
+    let end = -1;
+    if (name) {
+      // The opening tag ends at the first `>` outside quotes.
+      let quote = "";
+      for (let i = lt + 1 + name.length; i < text.length && i - lt < MAX_TAG; i++) {
+        const c = text[i]!;
+        if (quote) {
+          if (c === quote) quote = "";
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === ">") {
+          end = i + 1;
+          break;
+        } else if (c === "<") break;
+      }
+    }
+    if (name && end !== -1 && HIDDEN_STYLE.test(text.slice(lt, end))) {
+      if (!closers) {
+        closers = new Map();
+        for (const m of text.matchAll(/<\/(\w+)>/g)) {
+          const k = m[1]!.toLowerCase();
+          const list = closers.get(k) ?? [];
+          list.push(m.index);
+          closers.set(k, list);
+        }
+      }
+      const list = closers.get(name.toLowerCase()) ?? [];
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid]! < end) lo = mid + 1;
+        else hi = mid;
+      }
+      const close = list[lo];
+      if (close !== undefined) {
+        out.push({ text: text.slice(end, close), at: lt });
+        lt = text.indexOf("<", close + name.length + 3);
+        continue;
+      }
+    }
+    lt = text.indexOf("<", lt + 1);
+  }
+}
 
 /** The hidden regions of a Markdown or HTML file, for the engine to scan. */
 export function markdownHidden(target: ScanTarget, lines: LineIndex): HiddenText[] {
   if ((target.kind !== "markdown" && target.kind !== "html") || !target.text) return [];
   const out: HiddenText[] = [];
   const text = target.text;
-  for (const m of text.matchAll(HTML_COMMENT)) out.push({ text: m[1] ?? "", line: lines.lineOf(m.index), via: "an HTML comment" });
-  for (const m of text.matchAll(LINK_COMMENT)) out.push({ text: m[1] ?? m[2] ?? "", line: lines.lineOf(m.index), via: "a Markdown comment" });
-  for (const m of text.matchAll(INVISIBLE_ELEMENT)) out.push({ text: m[2] ?? "", line: lines.lineOf(m.index), via: "an invisible element" });
+  const comments: { text: string; at: number }[] = [];
+  htmlComments(text, comments);
+  for (const c of comments) out.push({ text: c.text, line: lines.lineOf(c.at), via: "an HTML comment" });
+  for (const m of text.includes("]:") ? text.matchAll(LINK_COMMENT) : []) out.push({ text: m[1] ?? m[2] ?? "", line: lines.lineOf(m.index), via: "a Markdown comment" });
+  const elements: { text: string; at: number }[] = [];
+  invisibleElements(text, elements);
+  for (const e of elements) out.push({ text: e.text, line: lines.lineOf(e.at), via: "an invisible element" });
   return out.filter((h) => h.text.trim().length > 0);
 }
 

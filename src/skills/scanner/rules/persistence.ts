@@ -13,6 +13,7 @@ export const backdoorAccess = patternRule({
   id: "persistence.backdoor-access",
   severity: "critical",
   title: "Backdoor access",
+  triggers: ["authorized_keys", "ssh-", "nopasswd", "sudoers", "chmod", "setcap", "useradd"],
   prose: true,
   patterns: [
     new RegExp(String.raw`${WRITE}[^\n]*\.ssh\/authorized_keys\b|\bssh-copy-id\b[^\n]*-i\s+\S+\.pub\s+\S+@(?:\d{1,3}\.){3}\d{1,3}`),
@@ -37,6 +38,7 @@ export const startupItem: Rule = {
   id: "persistence.startup",
   severity: "medium",
   title: "Startup item",
+  triggers: ["bashrc", "zshrc", "profile", "zshenv", "bash_login", "config.fish", "environment", "rc.local", "crontab", "@reboot", "/etc/cron", "launchagents", "launchdaemons", "launchctl", "systemd", "systemctl", "schtasks", "register-scheduledtask", "currentversion", "new-itemproperty", "startup\\"],
   line(line) {
     const patterns = STARTUP;
     for (const re of patterns) {
@@ -45,15 +47,20 @@ export const startupItem: Rule = {
       // What the item runs decides: a PATH line is setup, a network fetch or an encoded blob is a foothold.
       const fetches = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|DownloadString|base64|python[23]?\s+-c|\/dev\/tcp)\b|https?:\/\//i.test(line);
       const benignShellRc = re === patterns[0] && !fetches;
+      // A cron entry written out on the line, running named local tools from visible places, is a scheduled job, not a foothold.
+      const visibleCron = re === patterns[1] && /\becho\s+["'](?:@\w+|(?:[\d*\/,-]+\s+){5})/.test(line) && !fetches && !/(?:^|[\s'"])(?:\/tmp|\/dev\/shm|\/var\/tmp|[^\s'"]*\/\.[\w.-]+\/[\w.-]+)(?:[\s'";]|$)|\b(?:nohup|disown|setsid)\b|&\s*["']/.test(line);
+      const low = benignShellRc || visibleCron;
       return {
         index: m.index,
         length: m[0].length,
-        severity: fetches ? "high" : benignShellRc ? "low" : "medium",
+        severity: fetches ? "high" : low ? "low" : "medium",
         message: fetches
           ? "Installs a startup item that fetches or decodes code on every start"
           : benignShellRc
             ? "Changes a shell start-up file"
-            : "Installs a startup item that runs on every boot or login",
+            : visibleCron
+              ? "Adds a scheduled job (its command is shown here)"
+              : "Installs a startup item that runs on every boot or login",
       };
     }
     return null;
@@ -66,6 +73,7 @@ export const agentConfig = patternRule({
   id: "persistence.agent-config",
   severity: "medium",
   title: "Writes another agent's configuration",
+  triggers: [".claude", "mcp", ".cursor", ".codex", ".gemini", ".codeium", ".openclaude", ".hermes", ".kimi", "claude_desktop", "rules", "claude.md", "agents.md", "gemini.md", "copilot-instructions"],
   prose: true,
   patterns: [
     new RegExp(`${WRITE}${AGENT_FILES}`),

@@ -1,0 +1,233 @@
+/**
+ * Trigger words: a cheap first pass that tells the engine which lines a rule can fire on at all.
+ * A rule that declares `triggers` (lowercase literals, at least one of which occurs in every line
+ * the rule can flag) is only run on lines that contain one; every trigger of every rule is found in
+ * one pass of one regular expression over the lowercased text. This is what keeps a 5 MiB skill a
+ * fraction of a second instead of running hundreds of regular expressions on every line.
+ *
+ * A trigger is a plain substring, or, written with a leading `\b`, a substring that starts a word
+ * (the character before it is not a letter, digit or underscore). Triggers never change what a rule
+ * finds: they must be a necessary condition of its `line` (test/scanner.test.ts checks every hit of
+ * the corpus against them, and the whole corpus gated against ungated).
+ */
+import type { LineIndex } from "./text";
+
+interface Literal {
+  text: string;
+  /** Must start a word (only when no owner wants it as a plain substring). */
+  wordStart: boolean;
+  owners: number[];
+}
+
+export interface Compiled {
+  /** Literals of two or more units by their first two (lowered) units when both are ASCII: a 16 Ki-entry table of bucket numbers + 1. */
+  asciiPairs: Int32Array;
+  buckets: Literal[][];
+  /** The same for pairs with a non-ASCII unit (CJK and Cyrillic triggers). */
+  otherPairs: Map<number, Literal[]>;
+  /** One-unit literals by their unit. */
+  singles: Map<number, Literal[]>;
+  singleFlags: Uint8Array;
+  hasOther: boolean;
+  /** Two-unit ASCII literals by pair (a sparse table: most pairs start none). */
+  twoFlags: Uint8Array;
+  /** Hashes of the first three lowered units of every longer literal: most positions of any text start none. */
+  triFlags: Uint8Array;
+}
+
+const TRI_BITS = 18;
+const TRI_MASK = (1 << TRI_BITS) - 1;
+const triHash = (a: number, b: number, c: number) => (Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK;
+
+let LOWER: Uint16Array | null = null;
+/** Each UTF-16 unit lowercased when that gives one unit (A→a, И→и), else itself: the folding regexes' `i` flag does. */
+function lowerTable(): Uint16Array {
+  if (LOWER) return LOWER;
+  const t = new Uint16Array(65536);
+  for (let c = 0; c < 65536; c++) {
+    const l = c >= 0xd800 && c <= 0xdfff ? String.fromCharCode(c) : String.fromCharCode(c).toLowerCase();
+    t[c] = l.length === 1 ? l.charCodeAt(0) : c;
+  }
+  return (LOWER = t);
+}
+
+/** Lowercases a string the way triggers are matched (unit by unit), so offsets stay those of the original. */
+export function asciiLower(s: string): string {
+  const t = lowerTable();
+  let out = "";
+  for (let i = 0; i < s.length; i += 4096) out += String.fromCharCode(...Array.from(s.slice(i, i + 4096), (c) => t[c.charCodeAt(0)]!));
+  return out;
+}
+
+const isWordUnit = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+
+/**
+ * Compiles trigger lists (one per owner). Every literal is checked at every position where its
+ * first two units occur, so a position reports the owners of all literals found there.
+ */
+export function compileTriggers(lists: readonly (readonly string[] | undefined)[]): Compiled {
+  const byText = new Map<string, { owners: Set<number>; wordStart: boolean; plain: boolean }>();
+  lists.forEach((list, owner) => {
+    for (const t of list ?? []) {
+      const wordStart = t.startsWith("\\b");
+      const text = asciiLower(wordStart ? t.slice(2) : t);
+      if (!text) throw new Error(`empty trigger for owner ${owner}`);
+      const e = byText.get(text) ?? { owners: new Set<number>(), wordStart: false, plain: false };
+      e.owners.add(owner);
+      if (wordStart) e.wordStart = true;
+      else e.plain = true;
+      byText.set(text, e);
+    }
+  });
+  const compiled: Compiled = {
+    asciiPairs: new Int32Array(1 << 14),
+    buckets: [],
+    otherPairs: new Map(),
+    singles: new Map(),
+    singleFlags: new Uint8Array(65536),
+    hasOther: false,
+    twoFlags: new Uint8Array(1 << 14),
+    triFlags: new Uint8Array(1 << TRI_BITS),
+  };
+  for (const [text, e] of byText) {
+    const lit: Literal = { text, wordStart: !e.plain && isWordUnit(text.charCodeAt(0)), owners: [...e.owners] };
+    const a = text.charCodeAt(0);
+    if (text.length === 1) {
+      compiled.singles.set(a, [...(compiled.singles.get(a) ?? []), lit]);
+      compiled.singleFlags[a] = 1;
+      continue;
+    }
+    const b = text.charCodeAt(1);
+    if (text.length === 2 && a < 128 && b < 128) compiled.twoFlags[(a << 7) | b] = 1;
+    if (text.length >= 3) compiled.triFlags[triHash(a, b, text.charCodeAt(2))] = 1;
+    if (text.length === 2 && (a >= 128 || b >= 128)) compiled.hasOther = true;
+    if (a < 128 && b < 128) {
+      const k = (a << 7) | b;
+      if (!compiled.asciiPairs[k]) compiled.asciiPairs[k] = compiled.buckets.push([]);
+      compiled.buckets[compiled.asciiPairs[k]! - 1]!.push(lit);
+    } else {
+      const k = a * 65536 + b;
+      compiled.otherPairs.set(k, [...(compiled.otherPairs.get(k) ?? []), lit]);
+      compiled.hasOther = true;
+    }
+  }
+  return compiled;
+}
+
+/**
+ * Calls `found(offset, owners)` for each position of `text` where triggers occur, with the owners
+ * of every trigger found there; `found` returning true stops the search.
+ */
+export function eachTrigger(compiled: Compiled, text: string, found: (offset: number, owners: readonly number[]) => boolean | void): void {
+  const L = lowerTable();
+  const { singleFlags, twoFlags, triFlags, hasOther } = compiled;
+  const n = text.length;
+  if (n === 0) return;
+  let a = L[text.charCodeAt(0)]!;
+  let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
+  for (let i = 0; i < n; i++) {
+    const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
+    // Most positions end here: no one-unit trigger, no two-unit trigger, and no longer trigger starts with these three units.
+    if (
+      singleFlags[a] !== 0 ||
+      (b >= 0 && (a < 128 && b < 128 ? twoFlags[(a << 7) | b] !== 0 : hasOther)) ||
+      (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)
+    ) {
+      const owners = ownersAt(compiled, text, i, a, b, L);
+      if (owners && found(i, owners) === true) return;
+    }
+    a = b;
+    b = c;
+  }
+}
+
+const lower = (L: Uint16Array, c: number) => L[c]!;
+
+/** The owners of every trigger that occurs at `i` (whose first two lowered units are `a`, `b`). */
+function ownersAt(compiled: Compiled, text: string, i: number, a: number, b: number, L: Uint16Array): number[] | null {
+  const { asciiPairs, buckets, otherPairs, singles, singleFlags } = compiled;
+  const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
+  let owners: number[] | null = null;
+  if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) (owners ??= []).push(...lit.owners);
+  if (b < 0) return owners;
+  const bucket = a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
+  if (!bucket) return owners;
+  const n = text.length;
+  for (const lit of bucket) {
+    if (lit.wordStart && !wordStart) continue;
+    const len = lit.text.length;
+    if (i + len > n) continue;
+    let k = 2;
+    while (k < len && lower(L, text.charCodeAt(i + k)) === lit.text.charCodeAt(k)) k++;
+    if (k === len) (owners ??= []).push(...lit.owners);
+  }
+  return owners;
+}
+
+const single = new WeakMap<readonly string[], Compiled>();
+
+// One pass per text for every trigger list in use: the lists register themselves on first use,
+// and a text's line sets are kept with its LineIndex, so the engine and every rule that looks at
+// the same text share a single pass.
+const registry: (readonly string[])[] = [];
+const registered = new Map<readonly string[], number>();
+let compiledAll: Compiled | null = null;
+/** Each text's pass, kept with its line index (which the engine hands to every rule of that text) and dropped with it. */
+const passes = new WeakMap<LineIndex, { size: number; sets: Set<number>[] }>();
+
+function ownerOf(list: readonly string[]): number {
+  let i = registered.get(list);
+  if (i === undefined) {
+    registered.set(list, (i = registry.push(list) - 1));
+    compiledAll = null;
+  }
+  return i;
+}
+
+function passFor(text: string, lines: LineIndex): Set<number>[] {
+  const hit = lines.text === text ? passes.get(lines) : undefined;
+  if (hit && hit.size === registry.length) return hit.sets;
+  compiledAll ??= compileTriggers(registry);
+  const sets = registry.map(() => new Set<number>());
+  const lineOf = lines.cursor();
+  eachTrigger(compiledAll, text, (offset, owners) => {
+    const line = lineOf(offset);
+    for (const o of owners) sets[o]!.add(line);
+  });
+  if (lines.text === text) passes.set(lines, { size: registry.length, sets });
+  return sets;
+}
+
+/** Lines (1-based) of `text` that contain one of `triggers` (pass the same array each time: it is cached by identity). */
+export function triggerLines(text: string, lines: LineIndex, triggers: readonly string[]): Set<number> {
+  const owner = ownerOf(triggers);
+  return passFor(text, lines)[owner]!;
+}
+
+/** For each list of triggers, the lines of `text` that contain one of them. */
+export function triggerLineSets(text: string, lines: LineIndex, lists: readonly (readonly string[])[]): Set<number>[] {
+  const owners = lists.map(ownerOf);
+  const sets = passFor(text, lines);
+  return owners.map((o) => sets[o]!);
+}
+
+/** Whether `text` contains one of `triggers`. */
+export function hasTrigger(text: string, triggers: readonly string[]): boolean {
+  let compiled = single.get(triggers);
+  if (!compiled) single.set(triggers, (compiled = compileTriggers([triggers])));
+  let hit = false;
+  eachTrigger(compiled, text, () => {
+    hit = true;
+    return true;
+  });
+  return hit;
+}
+
+/** Rules by index whose triggers occur in `text` (a short text: a line, a window of one). */
+export function ownersIn(compiled: Compiled, text: string): Set<number> {
+  const out = new Set<number>();
+  eachTrigger(compiled, text, (_offset, owners) => {
+    for (const o of owners) out.add(o);
+  });
+  return out;
+}
