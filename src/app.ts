@@ -10,6 +10,7 @@ import { OPERATIONS, TAGS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
 import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
+import { benchRoute } from "./admin/bench.route";
 import { stripeWebhookRoute } from "./billing/stripe.webhook";
 import { mountWeb, prefersHtml } from "./web/web.route";
 import { discoveryRoute } from "./skills/discovery.route";
@@ -90,6 +91,8 @@ export function buildApp() {
   v1.route("/", stripeWebhookRoute);
   mountOperations(v1, OPERATIONS);
   app.route("/v1", v1);
+  // Before the operator routes: the bench's floors must not pay for the admin token check.
+  app.route("/internal/bench", benchRoute);
   app.route("/internal", adminRoute);
   // The skills discovery indexes and files (Agent Skills Discovery RFC), at the root as the RFC places them.
   app.route("/.well-known", discoveryRoute);

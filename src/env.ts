@@ -28,6 +28,8 @@ export interface Env {
   STRIPE_PRICE_STARTER?: string;
   STRIPE_PRICE_PRO?: string;
   STRIPE_PRICE_EXPERT?: string;
+  /** "1" only in `npm run bench`'s own server: mounts the bench floors (src/admin/bench.route.ts). */
+  BENCH_ROUTES?: string;
   /** Contact for the User-Agent of outbound source clients (crates.io requires one): an email or URL. */
   SOURCE_CONTACT?: string;
   /** Optional GitHub token for the releases ingest (5,000 requests/hour instead of 60). */

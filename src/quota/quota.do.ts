@@ -99,6 +99,11 @@ export class AccountQuota extends DurableObject {
     });
   }
 
+  /** The cheapest possible call: the bench's floor for one Durable Object round trip (src/admin/bench.route.ts). */
+  ping(): number {
+    return 1;
+  }
+
   /** Gives back a reserved action metric when the action failed. Only that day's counter moves. */
   refund(day: string, metric: Metric): void {
     this.sql.exec("UPDATE counters SET used = used - 1 WHERE day = ? AND metric = ? AND used > 0", day, metric);
