@@ -3,9 +3,12 @@
 // CPU per request against its floor: a route of the same Worker that does only the storage round
 // trips a request of that kind cannot avoid (src/admin/bench.route.ts). Not a test: budgets live here.
 //
+// Each scenario runs interleaved with its floor (BENCH_ROUNDS rounds of floor, then scenario), so
+// both meet the same load on a shared machine.
+//
 // Worker CPU is read from /proc/<pid>/stat (utime + stime) of the workerd process that runs the
 // Worker and its Durable Objects (wrangler dev runs a second workerd for its HTTP proxy: that one is
-// not counted), before and after each scenario, divided by the requests. It is CPU time, so other
+// not counted), around each chunk of requests, divided by the requests. It is CPU time, so other
 // load on the machine changes it far less than it changes requests/s.
 //
 // Scenarios come from scripts/bench/*.mjs, each exporting `scenarios(ctx)` that returns
@@ -16,7 +19,7 @@
 // session token, ctx.origin the server. A file may also export `report(ctx)`, run after the
 // scenarios, returning extra lines to print.
 //
-// Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_CONCURRENCY (default 16),
+// Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_ROUNDS (default 5), BENCH_CONCURRENCY (default 16),
 // BENCH_ACCOUNTS (default 120), PORT (default: a free one), BENCH_ONLY (comma-separated parts of
 // scenario names, or tags: `BENCH_ONLY=core` runs the request-path set of issue 13).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -28,6 +31,7 @@ import { ROOT, fail, freePort, migrateLocal, startDev, waitForServer, createAgen
 import { seed } from "./seed.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 120);
 // Other servers (tests, other benches) may run at the same time: never a fixed port by default.
@@ -85,14 +89,14 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-async function runScenario(s, pid) {
-  const lat = [];
-  const statuses = new Map();
-  let next = 0;
+/** Runs `count` requests of a scenario (indices from `from`) at CONCURRENCY; adds to `acc`. */
+async function runChunk(s, pid, from, count, acc) {
+  let next = from;
+  const end = from + count;
   const cpu0 = cpuMs(pid);
   const t0 = performance.now();
   async function worker() {
-    while (next < REQUESTS) {
+    while (next < end) {
       const i = next++;
       const body = at(s.body, i);
       const headers = { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...at(s.headers, i) };
@@ -103,16 +107,39 @@ async function runScenario(s, pid) {
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
       await res.arrayBuffer();
-      lat.push(performance.now() - start);
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      acc.lat.push(performance.now() - start);
+      acc.statuses.set(res.status, (acc.statuses.get(res.status) ?? 0) + 1);
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const secs = (performance.now() - t0) / 1000;
-  const cpu = (cpuMs(pid) - cpu0) / REQUESTS;
-  lat.sort((a, b) => a - b);
+  acc.secs += (performance.now() - t0) / 1000;
+  acc.cpu += cpuMs(pid) - cpu0;
+  acc.n += count;
+}
+
+const newAcc = () => ({ lat: [], statuses: new Map(), secs: 0, cpu: 0, n: 0 });
+function summary(name, acc) {
+  const lat = [...acc.lat].sort((a, b) => a - b);
   const pct = (p) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))];
-  return { name: s.name, rps: REQUESTS / secs, p50: pct(50), p99: pct(99), cpu, statuses: Object.fromEntries(statuses) };
+  return { name, rps: acc.n / acc.secs, p50: pct(50), p99: pct(99), cpu: acc.cpu / acc.n, statuses: Object.fromEntries(acc.statuses) };
+}
+
+/**
+ * A scenario and its floor, interleaved: ROUNDS rounds of (floor chunk, scenario chunk), so both
+ * see the same machine. Other work on a shared machine then moves both sides alike, and the ratios
+ * stay comparable from run to run even when the absolute numbers do not.
+ */
+async function runPaired(s, floor, pid) {
+  const a = newAcc();
+  const b = newAcc();
+  const per = Math.ceil(REQUESTS / ROUNDS);
+  for (let r = 0, done = 0; done < REQUESTS; r++) {
+    const count = Math.min(per, REQUESTS - done);
+    await runChunk(floor, pid, done, count, a);
+    await runChunk(s, pid, done, count, b);
+    done += count;
+  }
+  return { floor: summary(floor.name, a), scenario: summary(s.name, b) };
 }
 
 const floorOf = (s) => s.floor ?? (JSON.stringify(at(s.headers, 0) ?? {}).includes("uthorization") ? "do-d1" : "bare");
@@ -196,38 +223,25 @@ async function main() {
     const floorsUsed = [...new Set(chosen.map(floorOf))];
     const floorScenario = (f) => ({ name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` });
     // Warm up the isolate, the Durable Objects and every floor before measuring.
-    for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)]) await runScenario(s, pid).catch(() => {});
-    // Floors are measured before and after the scenarios; the ratios use the mean of the two, and
-    // a large difference between them says the machine was disturbed during the run.
-    const floorRuns = {};
-    for (const f of floorsUsed) floorRuns[f] = [await runScenario(floorScenario(f), pid)];
+    for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)]) await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});
     const results = [];
     for (const s of chosen) {
-      const r = await runScenario(s, pid);
-      results.push({ ...r, floor: floorOf(s) });
-      console.log(`  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}`);
-    }
-    for (const f of floorsUsed) floorRuns[f].push(await runScenario(floorScenario(f), pid));
-    const floors = Object.fromEntries(
-      floorsUsed.map((f) => {
-        const [a, b] = floorRuns[f];
-        return [f, { rps: (a.rps + b.rps) / 2, cpu: (a.cpu + b.cpu) / 2, p50: (a.p50 + b.p50) / 2, runs: [a, b] }];
-      }),
-    );
-    console.log(`\n${REQUESTS} requests per scenario, concurrency ${CONCURRENCY}, ${ACCOUNTS} accounts; CPU = the Worker's workerd process\n`);
-    console.log("| floor | req/s (before / after the scenarios) | CPU ms/req (before / after) |");
-    console.log("|---|---|---|");
-    for (const f of floorsUsed) {
-      const [a, b] = floors[f].runs;
-      console.log(`| ${FLOORS[f].name} | ${a.rps.toFixed(0)} / ${b.rps.toFixed(0)} | ${a.cpu.toFixed(3)} / ${b.cpu.toFixed(3)} |`);
-    }
-    console.log("");
-    console.log("| scenario | floor | req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | p50 ms | p99 ms | statuses |");
-    console.log("|---|---|---|---|---|---|---|---|---|---|");
-    for (const r of results) {
-      const fl = floors[r.floor];
+      const { floor, scenario: r } = await runPaired(s, floorScenario(floorOf(s)), pid);
+      results.push({ ...r, floor: floorOf(s), fl: floor });
       console.log(
-        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${(r.rps / fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${fl.cpu.toFixed(3)} | ${(r.cpu / fl.cpu).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} |`,
+        `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
+          `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req`,
+      );
+    }
+    console.log(
+      `\n${REQUESTS} requests per scenario and as many of its floor, interleaved in ${ROUNDS} rounds; concurrency ${CONCURRENCY}; ${ACCOUNTS} accounts; ` +
+        `CPU = the workerd process that runs the Worker and its Durable Objects\n`,
+    );
+    console.log("| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | p50 ms | p99 ms | statuses |");
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+    for (const r of results) {
+      console.log(
+        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${(r.rps / r.fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${(r.cpu / r.fl.cpu).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} |`,
       );
     }
     for (const r of reports) {
