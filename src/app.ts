@@ -14,6 +14,7 @@ import { benchRoute } from "./admin/bench.route";
 import { stripeWebhookRoute } from "./billing/stripe.webhook";
 import { mountWeb, prefersHtml } from "./web/web.route";
 import { discoveryRoute } from "./skills/discovery.route";
+import { quotaGate } from "./quota/quota.client";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -62,7 +63,6 @@ export function buildApp() {
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(12)}`;
     c.set("requestId", requestId);
     c.set("caller", null);
-    c.set("admission", null);
     await next();
     c.res.headers.set("x-request-id", requestId);
     c.res.headers.set("x-content-type-options", "nosniff");
@@ -86,10 +86,11 @@ export function buildApp() {
   const v1 = new Hono<AppEnv>();
   v1.use("/openapi.json", publicReadCors);
   v1.get("/openapi.json", (c) => c.json(buildOpenApi(OPERATIONS, new URL(c.req.url).origin, TAGS)));
-  v1.route("/", mcpRoute);
+  v1.route("/", mcpRoute(quotaGate));
   // Stripe's signed events: no session or key, the raw body is verified (src/billing/stripe.webhook.ts).
   v1.route("/", stripeWebhookRoute);
-  mountOperations(v1, OPERATIONS);
+  // The one admission step of agent requests: core declares it, the quota area implements it.
+  mountOperations(v1, OPERATIONS, quotaGate);
   app.route("/v1", v1);
   // Before the operator routes: the bench's floors must not pay for the admin token check.
   app.route("/internal/bench", benchRoute);

@@ -7,7 +7,6 @@ import { INGEST_CRON, runIngest } from "./freshness/ingest";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
-export { McpEndpoint } from "./mcp/mcp.do";
 
 const app = buildApp();
 

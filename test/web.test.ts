@@ -52,7 +52,7 @@ async function signupForm(email = `web-${uniq()}@example.com`) {
   return { email, cookie, token: cookie.slice("lore_session=".length) };
 }
 
-const KEY_RE = /lore_[A-Za-z0-9]{43}/g;
+const KEY_RE = /lore_[A-Za-z0-9]{43}_own_[a-z0-9]+/g;
 
 /** Creates an agent through the form; returns the key read from the page. */
 async function createAgentForm(cookie: string, handle = `w${uniq()}`, name = "") {

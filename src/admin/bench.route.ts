@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
+import { accountStub } from "../quota/account";
 
 /**
  * The floors `npm run bench` measures every scenario against (scripts/bench.mjs): a Worker route
@@ -20,7 +21,7 @@ benchRoute.use("*", async (c, next) => {
 
 /** One AccountQuota object per `n` (the bench spreads over as many as it has accounts), as real requests do. */
 const quota = (c: { env: AppEnv["Bindings"]; req: { query(k: string): string | undefined } }, salt = "") =>
-  c.env.ACCOUNT_QUOTA.get(c.env.ACCOUNT_QUOTA.idFromName(`bench-floor-${salt}${c.req.query("n") ?? "0"}`));
+  accountStub(c.env, `bench-floor-${salt}${c.req.query("n") ?? "0"}`);
 
 const selectOne = (c: { env: AppEnv["Bindings"] }) => c.env.DB.prepare("SELECT 1 AS one").first<number>("one");
 

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { makeDb, type Db } from "../db/client";
+import type { Env } from "../env";
 import { owners } from "../db/identity";
 import { stripeCustomers } from "../db/billing";
 import { iso, now } from "../core/clock";
@@ -40,10 +41,10 @@ async function read(db: Db, ownerId: string): Promise<{ sub: Subscription; mirro
 const liveSubscription = (m: Mirror | undefined): (Mirror & { subscriptionId: string }) | null =>
   m?.subscriptionId && LIVE_STATUSES.has(m.status ?? "") ? (m as Mirror & { subscriptionId: string }) : null;
 
-export async function getStripeBilling(db: Db, ownerId: string): Promise<BillingView> {
+export async function getStripeBilling(env: Env, ownerId: string): Promise<BillingView> {
   const at = now();
-  const { sub, mirror } = await read(db, ownerId);
-  return view(await settle(db, ownerId, at, { renew: false, sub }), at, providerView(mirror));
+  const { sub, mirror } = await read(makeDb(env.DB), ownerId);
+  return view(await settle(env, ownerId, at, { renew: false, sub }), at, providerView(mirror));
 }
 
 export interface ReturnUrls {
@@ -64,15 +65,16 @@ const withQuery = (url: string, key: string, value: string) => {
  * it renews, resumed at once if it was set to cancel. Unpaid: the portal's card update.
  */
 export async function stripeSubscribe(
-  db: Db,
+  env: Env,
   cfg: StripeConfig,
   owner: { ownerId: string; email: string },
   plan: PaidPlan,
   urls: ReturnUrls,
 ): Promise<BillingView & { redirect: Redirect }> {
   const at = now();
+  const db = makeDb(env.DB);
   const { sub, mirror } = await read(db, owner.ownerId);
-  const cur = await settle(db, owner.ownerId, at, { renew: false, sub });
+  const cur = await settle(env, owner.ownerId, at, { renew: false, sub });
   const live = liveSubscription(mirror);
 
   if (!live) {
@@ -97,7 +99,7 @@ export async function stripeSubscribe(
       throw conflict(`Already subscribed to ${plan}; it renews on ${iso(live.periodEnd)}`, { plan, periodEnd: iso(live.periodEnd) });
     }
     // Set to cancel: resuming is one API call, and Stripe's answer is the new state.
-    await applyStripeSubscription(db, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, false), null);
+    await applyStripeSubscription(env, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, false), null);
     const after = await read(db, owner.ownerId);
     return { ...view(after.sub, at, providerView(after.mirror)), redirect: null };
   }
@@ -112,15 +114,16 @@ export async function stripeSubscribe(
 }
 
 /** Cancel at period end through Stripe's API; the plan holds to the period end, then the grace. */
-export async function stripeCancel(db: Db, cfg: StripeConfig, ownerId: string): Promise<BillingView> {
+export async function stripeCancel(env: Env, cfg: StripeConfig, ownerId: string): Promise<BillingView> {
   const at = now();
+  const db = makeDb(env.DB);
   const { sub, mirror } = await read(db, ownerId);
-  const cur = await settle(db, ownerId, at, { renew: false, sub });
+  const cur = await settle(env, ownerId, at, { renew: false, sub });
   if (statusOf(cur, at) === "NONE") throw conflict("There is no paid subscription to cancel");
   const live = liveSubscription(mirror);
   // Already set to cancel, or nothing renews (ended, or a plan from before Stripe): a no-op.
   if (!live || live.cancelAtPeriodEnd) return view(cur, at, providerView(mirror));
-  await applyStripeSubscription(db, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, true), null);
+  await applyStripeSubscription(env, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, true), null);
   const after = await read(db, ownerId);
   return view(after.sub, at, providerView(after.mirror));
 }
