@@ -28,15 +28,19 @@ export interface Admission {
   used: Record<Metric, number>;
 }
 
-/** What one admission answers: who is calling, their quota, and where their D1 reads start. */
-export interface Admitted {
+/** Who is calling (a verified key), and where their D1 reads start. */
+export interface Verified {
   caller: AgentPrincipal;
-  admission: Admission;
   /**
    * The newest D1 bookmark of the account's writes (null: none recorded). The request's D1 session
    * starts there, so an agent reads its own writes even when a replica serves it.
    */
   bookmark: string | null;
+}
+
+/** What one admission answers: the verified caller and their quota right after this request. */
+export interface Admitted extends Verified {
+  admission: Admission;
 }
 
 export interface AdmitRequest {
@@ -59,6 +63,11 @@ export interface AdmitRequest {
 export interface Gate {
   /** Throws UNAUTHENTICATED (unknown or revoked key) or RATE_LIMITED (the contract's 429). */
   admit(env: Env, key: string, want: AdmitRequest): Promise<Admitted>;
+  /**
+   * The same round trip for requests that cost nothing and need no quota (MCP initialize, ping and
+   * tools/list; a public operation called with a key): the key only. Throws UNAUTHENTICATED.
+   */
+  verify(env: Env, key: string): Promise<Verified>;
   /** Gives the action's metric back after the action failed; awaited before the answer. */
   refund(env: Env, admitted: Admitted, metric: Metric | null): Promise<void>;
   /** Records the D1 bookmark of a write made for the account, so its next requests read it. */

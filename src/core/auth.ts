@@ -147,7 +147,7 @@ export async function authenticate(env: Env, headers: Headers, access: "public" 
     if (!cred) return null;
     if (cred.kind === "session") return ownerFromSession(env, cred.token);
     if (!gate) return null;
-    return gate.admit(env, cred.token, { metric: null, counted: false }).then(
+    return gate.verify(env, cred.token).then(
       (a) => a.caller,
       () => null,
     );

@@ -54,11 +54,13 @@ async function viaSdk(request: Request, body: Uint8Array, call: ToolCall): Promi
 
 /**
  * What the SDK answers to one request that calls no tool (initialize for a protocol version, the
- * tool list), remembered per isolate: those answers depend on nothing but the server's definition
- * and the version asked for, so computing them once is exact. Bounded by the supported versions.
+ * tool list), remembered per isolate as JSON text: those answers depend on nothing but the
+ * server's definition and the version asked for, so computing them once is exact, and the tool
+ * list (some 60 tools with their schemas) is not serialized again for every request. Bounded by
+ * the supported versions.
  */
-const remembered = new Map<string, Promise<unknown>>();
-function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<unknown> {
+const remembered = new Map<string, Promise<string>>();
+function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<string> {
   let p = remembered.get(cacheKey);
   if (!p) {
     const body = new TextEncoder().encode(JSON.stringify({ ...message, id: 1 }));
@@ -70,7 +72,7 @@ function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<
     p = viaSdk(request, body, call).then(async (res) => {
       const json = (await res.json()) as { result?: unknown };
       if (res.status !== 200 || json.result === undefined) throw new Error(`MCP ${message.method}: the SDK answered ${res.status}`);
-      return json.result;
+      return JSON.stringify(json.result);
     });
     p.catch(() => remembered.delete(cacheKey));
     remembered.set(cacheKey, p);
@@ -124,7 +126,7 @@ function refused(err: ApiError, requestId: string) {
  * tools/call costs one admission (the same round trip, counting) and the operation's own work.
  */
 export async function serveMcp(request: Request, body: Uint8Array, parsed: unknown, call: ToolCall): Promise<Response> {
-  const verify = () => call.gate.admit(call.env, call.key, { metric: null, counted: false });
+  const verify = () => call.gate.verify(call.env, call.key);
   try {
     if (!answerable(request, parsed)) {
       await verify();
@@ -132,6 +134,8 @@ export async function serveMcp(request: Request, body: Uint8Array, parsed: unkno
     }
     const msg = parsed;
     const reply = (result: unknown) => json({ jsonrpc: "2.0", id: msg.id, result });
+    const replyText = (result: string) =>
+      new Response(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`, { headers: { "content-type": "application/json" } });
     switch (msg.method) {
       case "tools/call": {
         const params = msg.params as { name: string; arguments?: Record<string, unknown> };
@@ -141,11 +145,11 @@ export async function serveMcp(request: Request, body: Uint8Array, parsed: unkno
         await verify();
         const asked = (msg.params as { protocolVersion: string }).protocolVersion;
         const version = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
-        return reply(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
+        return replyText(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
       }
       case "tools/list":
         await verify();
-        return reply(await sdkResult("tools/list", { jsonrpc: "2.0", method: "tools/list" }, call));
+        return replyText(await sdkResult("tools/list", { jsonrpc: "2.0", method: "tools/list" }, call));
       case "ping":
         await verify();
         return reply({});

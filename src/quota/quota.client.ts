@@ -72,6 +72,12 @@ async function admit(env: Env, key: string, want: AdmitRequest): Promise<Admitte
 /** The quota area's side of core's admission step (core/admission.ts), handed to the adapters by app.ts. */
 export const quotaGate: Gate = {
   admit,
+  async verify(env, key) {
+    const r0 = await route(env, key);
+    const r = r0 ? await accountStub(env, r0.ownerId).verify({ ownerId: r0.ownerId, keyHash: r0.hash }) : null;
+    if (!r?.ok) throw unknownKey();
+    return { caller: r.caller, bookmark: r.bookmark };
+  },
   async refund(env, admitted, metric) {
     if (!metric || metric === "API_CALLS") return;
     await accountStub(env, admitted.caller.ownerId).refund(admitted.admission.day, metric);

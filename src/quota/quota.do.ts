@@ -2,8 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { now, nextUtcMidnight, utcDay, DAY_MS } from "../core/clock";
 import type { Admission, MetricState, RateWindow } from "../core/admission";
+import type { AgentPrincipal } from "../core/principal";
 import { METRICS, PLANS, PLAN_IDS, effectivePlan, type Metric, type PlanId } from "./plans";
-import type { AccountAdmit, AccountAdmitResult, AccountPlanResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
+import type { AccountAdmit, AccountAdmitResult, AccountPlanResult, AccountVerifyResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
 
 export const WINDOW_MS = 60_000;
 /** Longest history kept; GET /usage/history reads at most 90 days. */
@@ -96,21 +97,29 @@ export class AccountQuota extends DurableObject<Env> {
     if (req.renewDue && renewalDue(acct, t)) return { ok: false, reason: "settle" };
     const r = this.check(effectivePlan(acct.plan, acct.periodEnd, t), req.metric, req.counted, t);
     if (!r.ok) return { ok: false, reason: "limited", refusal: r.refusal };
+    return { ok: true, caller: this.principal(key), admission: r.admission, bookmark: this.bookmark };
+  }
+
+  private principal(key: KeyRow): AgentPrincipal {
+    const acct = this.account!;
     return {
-      ok: true,
-      caller: {
-        kind: "agent",
-        agentId: key.agentId,
-        handle: key.handle,
-        ownerId: acct.ownerId,
-        plan: acct.plan,
-        planPeriodEnd: acct.periodEnd,
-        planStatus: acct.status,
-        keyPrefix: key.prefix,
-      },
-      admission: r.admission,
-      bookmark: this.bookmark,
+      kind: "agent",
+      agentId: key.agentId,
+      handle: key.handle,
+      ownerId: acct.ownerId,
+      plan: acct.plan,
+      planPeriodEnd: acct.periodEnd,
+      planStatus: acct.status,
+      keyPrefix: key.prefix,
     };
+  }
+
+  /** The key only: the principal and the bookmark, nothing read or counted (requests that cost nothing). */
+  async verify(req: { ownerId: string; keyHash: string }): Promise<AccountVerifyResult> {
+    if (!(await this.ready(req.ownerId))) return { ok: false };
+    const key = this.keys.get(req.keyHash);
+    if (!key) return { ok: false };
+    return { ok: true, caller: this.principal(key), bookmark: this.bookmark };
   }
 
   /** The plan whose limits apply to the account now (the owner's dashboard), with the same renewal rule as `admit`. */
