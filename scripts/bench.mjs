@@ -200,6 +200,26 @@ async function main() {
         tags: ["core"],
       },
       { name: "MCP tools/call service_usage (free: auth, no quota)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_usage", {}), floor: "do" },
+      // The same two requests as a batch of one, which the endpoint leaves to the MCP SDK (a fresh
+      // McpServer, its transport, the SSE stream turned into JSON): what answering directly saves.
+      {
+        name: "MCP tools/list through the SDK (a batch of one)",
+        method: "POST",
+        path: "/v1/mcp",
+        headers: mcpHeaders,
+        body: (i) => [{ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }],
+        floor: "do",
+        tags: ["mcp-sdk"],
+      },
+      {
+        name: "MCP tools/call service_kb_search through the SDK (a batch of one)",
+        method: "POST",
+        path: "/v1/mcp",
+        headers: mcpHeaders,
+        body: (i) => [mcpCall("service_kb_search", { q: "react" })(i)],
+        floor: "do",
+        tags: ["mcp-sdk"],
+      },
       {
         name: "MCP tools/call service_kb_search (counted read tool)",
         method: "POST",

@@ -8,7 +8,6 @@ import { buildOpenApi } from "./core/openapi";
 import { corsClassOf, isPreflight, preflightResponse, publicReadCors, type CorsClass } from "./core/cors";
 import { OPERATIONS, TAGS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
-import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
 import { benchRoute } from "./admin/bench.route";
 import { stripeWebhookRoute } from "./billing/stripe.webhook";
@@ -60,7 +59,7 @@ export function buildApp() {
 
   app.use(async (c, next) => {
     const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(12)}`;
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
     c.set("requestId", requestId);
     c.set("caller", null);
     await next();

@@ -48,6 +48,9 @@ interface AccountRow {
  * - `admitted(ts)`: timestamps of requests admitted in the last 60 s (the rolling window). A
  *   rolling log, not a fixed or approximated window: it is the only form that guarantees no
  *   60-second span ever holds more than perMinute admissions, and it is at most perMinute rows.
+ *
+ * The window and today's counters are also held in memory, written through to SQLite in the same
+ * transaction as each change, so an admission runs two or three writes and no reads.
  * - `bookmark`: the newest D1 bookmark of a write made for the account, where its requests' D1
  *   sessions start (so an agent reads its own writes from any replica).
  */
@@ -60,6 +63,10 @@ export class AccountQuota extends DurableObject<Env> {
   private keys = new Map<string, KeyRow>();
   private bookmark: string | null = null;
   private missingUntil = 0;
+  /** The `admitted` rows, ascending (expired ones dropped as they are seen). */
+  private admittedTs: number[] = [];
+  /** Today's `counters` rows. */
+  private counts: { day: string; used: Record<Metric, number> } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -75,6 +82,7 @@ export class AccountQuota extends DurableObject<Env> {
       hash TEXT PRIMARY KEY, agent_id TEXT NOT NULL, handle TEXT NOT NULL, prefix TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS bookmark (id INTEGER PRIMARY KEY CHECK (id = 1), value TEXT NOT NULL)`);
     this.readCopy();
+    this.admittedTs = this.sql.exec<{ ts: number }>("SELECT ts FROM admitted ORDER BY ts, id").toArray().map((r) => r.ts);
   }
 
   /**
@@ -150,6 +158,7 @@ export class AccountQuota extends DurableObject<Env> {
   /** Gives back a reserved action metric when the action failed. Only that day's counter moves. */
   refund(day: string, metric: Metric): void {
     this.sql.exec("UPDATE counters SET used = used - 1 WHERE day = ? AND metric = ? AND used > 0", day, metric);
+    if (this.counts?.day === day) this.counts.used[metric] = Math.max(0, this.counts.used[metric] - 1);
   }
 
   /** The cheapest possible call: the bench's floor for one Durable Object round trip (src/admin/bench.route.ts). */
@@ -211,7 +220,7 @@ export class AccountQuota extends DurableObject<Env> {
       const plan = PLANS[planId];
       const resetsAt = new Date(nextUtcMidnight(t)).toISOString();
       this.expire(t);
-      const used = this.today(day);
+      const used = { ...this.today(day) };
       const win = this.window(plan.perMinute, t);
       const untilMidnight = Math.max(1, Math.ceil((nextUtcMidnight(t) - t) / 1000));
       const api = (): MetricState => ({ used: used.API_CALLS, limit: plan.daily.API_CALLS });
@@ -232,9 +241,9 @@ export class AccountQuota extends DurableObject<Env> {
 
       if (counted) {
         this.sql.exec("INSERT INTO admitted (ts) VALUES (?)", t);
-        used.API_CALLS = this.bump(day, "API_CALLS");
+        used.API_CALLS = this.bump(day, "API_CALLS", used.API_CALLS);
       }
-      if (own) used[own] = this.bump(day, own);
+      if (own) used[own] = this.bump(day, own, used[own]);
       if ((counted || own) && this.recordedPlan !== `${day}|${planId}`) {
         this.prune(t);
         this.sql.exec(
@@ -252,6 +261,9 @@ export class AccountQuota extends DurableObject<Env> {
       const window: RateWindow = counted
         ? { limit: win.limit, remaining: Math.max(0, win.remaining - 1), resetSeconds: win.resetSeconds || WINDOW_MS / 1000 }
         : win;
+      // Memory follows only once every write of the transaction has gone through.
+      if (counted) this.admittedTs.push(t);
+      this.counts = { day, used: { ...used } };
       return { ok: true as const, admission: { day, plan: planId, resetsAt, window, metrics, used } };
     });
   }
@@ -349,27 +361,32 @@ export class AccountQuota extends DurableObject<Env> {
    * backwards (tests) produces them, and they must not pin the window shut.
    */
   private expire(t: number): void {
-    this.sql.exec("DELETE FROM admitted WHERE ts <= ? OR ts > ?", t - WINDOW_MS, t);
+    const from = t - WINDOW_MS;
+    if (this.admittedTs.every((ts) => ts > from && ts <= t)) return;
+    this.sql.exec("DELETE FROM admitted WHERE ts <= ? OR ts > ?", from, t);
+    this.admittedTs = this.admittedTs.filter((ts) => ts > from && ts <= t);
   }
 
-  /** Every daily counter of `day` (zeros for metrics not used yet). */
+  /** Every daily counter of `day` (zeros for metrics not used yet): read once a day, then kept. */
   private today(day: string): Record<Metric, number> {
+    if (this.counts?.day === day) return this.counts.used;
     const used = zeros();
     for (const row of this.sql.exec<{ metric: string; used: number }>("SELECT metric, used FROM counters WHERE day = ?", day)) {
       if (row.metric in used) used[row.metric as Metric] = row.used;
     }
+    this.counts = { day, used };
     return used;
   }
 
-  private bump(day: string, metric: Metric): number {
-    return this.sql
-      .exec<{ used: number }>(
-        `INSERT INTO counters (day, metric, used) VALUES (?, ?, 1)
-         ON CONFLICT (day, metric) DO UPDATE SET used = used + 1 RETURNING used`,
-        day,
-        metric,
-      )
-      .one().used;
+  /** One more of `metric` on `day`, whose count is `before`: the row is written, the new count returned. */
+  private bump(day: string, metric: Metric, before: number): number {
+    this.sql.exec(
+      `INSERT INTO counters (day, metric, used) VALUES (?, ?, 1)
+       ON CONFLICT (day, metric) DO UPDATE SET used = used + 1`,
+      day,
+      metric,
+    );
+    return before + 1;
   }
 
   /**
@@ -377,19 +394,14 @@ export class AccountQuota extends DurableObject<Env> {
    * the window holds more than `limit` (the plan was just lowered), until enough of them have left.
    */
   private secondsUntilSlot(limit: number, t: number): number {
-    const n = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM admitted").one().n;
-    const row = this.sql
-      .exec<{ ts: number }>("SELECT ts FROM admitted ORDER BY ts, id LIMIT 1 OFFSET ?", Math.max(0, n - limit))
-      .toArray()[0];
-    return row ? Math.max(1, Math.ceil((row.ts + WINDOW_MS - t) / 1000)) : 1;
+    const ts = this.admittedTs[Math.max(0, this.admittedTs.length - limit)];
+    return ts === undefined ? 1 : Math.max(1, Math.ceil((ts + WINDOW_MS - t) / 1000));
   }
 
   private window(limit: number, t: number): RateWindow {
-    const row = this.sql
-      .exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(ts) AS oldest FROM admitted")
-      .one();
-    const resetSeconds = row.oldest === null ? 0 : Math.max(1, Math.ceil((row.oldest + WINDOW_MS - t) / 1000));
-    return { limit, remaining: Math.max(0, limit - row.n), resetSeconds };
+    const oldest = this.admittedTs[0];
+    const resetSeconds = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + WINDOW_MS - t) / 1000));
+    return { limit, remaining: Math.max(0, limit - this.admittedTs.length), resetSeconds };
   }
 }
 
