@@ -24,14 +24,16 @@ export interface RequestD1 {
 const WRITES = /^\s*(?:with\b[\s\S]*?\b)?(?:insert|update|delete|replace|create|drop|alter)\b/i;
 
 export function openSession(db: D1Database, start: string): RequestD1 {
-  const session = db.withSession(start);
+  // Opened on first use: many requests (usage, chat) never touch D1.
+  let session: D1DatabaseSession | null = null;
+  const open = () => (session ??= db.withSession(start));
   let wrote = false;
   const binding = {
     prepare(query: string) {
       if (!wrote && WRITES.test(query)) wrote = true;
-      return session.prepare(query);
+      return open().prepare(query);
     },
-    batch: <T>(statements: D1PreparedStatement[]) => session.batch<T>(statements),
+    batch: <T>(statements: D1PreparedStatement[]) => open().batch<T>(statements),
     // Schema scripts and exports are not request work: they keep the plain binding.
     exec(query: string) {
       wrote = true;
@@ -45,7 +47,7 @@ export function openSession(db: D1Database, start: string): RequestD1 {
     get wrote() {
       return wrote;
     },
-    bookmark: () => session.getBookmark(),
+    bookmark: () => session?.getBookmark() ?? null,
   };
 }
 

@@ -21,9 +21,25 @@ export { accountStub as quotaStub };
 const legacyRoutes = new Map<string, string>();
 const LEGACY_ROUTES_MAX = 5_000;
 
+/**
+ * Recently seen keys' SHA-256, per isolate, so a busy agent's requests do not hash its key each
+ * time. A hash says nothing about whether the key still works (the account's object decides).
+ */
+const hashes = new Map<string, string>();
+const HASHES_MAX = 2_000;
+async function hashOf(key: string): Promise<string> {
+  let hash = hashes.get(key);
+  if (!hash) {
+    hash = await sha256Hex(key);
+    if (hashes.size >= HASHES_MAX) hashes.delete(hashes.keys().next().value!);
+    hashes.set(key, hash);
+  }
+  return hash;
+}
+
 /** The account a key belongs to and its SHA-256, or null for a key no account has. */
 async function route(env: Env, key: string): Promise<{ ownerId: string; hash: string } | null> {
-  const hash = await sha256Hex(key);
+  const hash = await hashOf(key);
   const named = accountOfKey(key);
   if (named) return { ownerId: named, hash };
   let ownerId = legacyRoutes.get(hash);

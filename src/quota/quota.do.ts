@@ -215,7 +215,9 @@ export class AccountQuota extends DurableObject<Env> {
     counted: boolean,
     t: number,
   ): { ok: true; admission: Admission } | { ok: false; refusal: Refusal } {
-    return this.ctx.storage.transactionSync(() => {
+    // A free request writes nothing (unless the window has rows to drop): no transaction needed.
+    const run = <T>(fn: () => T): T => (counted || metric ? this.ctx.storage.transactionSync(fn) : fn());
+    return run(() => {
       const day = utcDay(t);
       const plan = PLANS[planId];
       const resetsAt = new Date(nextUtcMidnight(t)).toISOString();
