@@ -1,23 +1,37 @@
 // `npm run bench`: starts its own local server (wrangler dev, fresh state in a temp folder),
-// creates a pool of accounts, then measures requests/s and p50/p99 latency of each scenario
-// against a bare route on the same server, printing the ratios. Not a test: budgets live here.
+// creates a pool of accounts, then measures each scenario's requests/s, p50/p99 latency and worker
+// CPU per request against its floor: a route of the same Worker that does only the storage round
+// trips a request of that kind cannot avoid (src/admin/bench.route.ts). Not a test: budgets live here.
+//
+// Each scenario runs interleaved with its floor (BENCH_ROUNDS rounds of floor, then scenario), so
+// both meet the same load on a shared machine.
+//
+// Worker CPU is read from /proc/<pid>/stat (utime + stime) of the workerd process that runs the
+// Worker and its Durable Objects (wrangler dev runs a second workerd for its HTTP proxy: that one is
+// not counted), around each chunk of requests, divided by the requests. It is CPU time, so other
+// load on the machine changes it far less than it changes requests/s.
 //
 // Scenarios come from scripts/bench/*.mjs, each exporting `scenarios(ctx)` that returns
-// `{name, method, path, headers?, body?}` templates; any field may be a function of the request
-// index i. ctx.key(i) gives an agent key (round-robin over the pool, so one account's per-minute
-// rate is never the bottleneck), ctx.pool[i].token a session token, ctx.origin the server. A file
-// may also export `report(ctx)`, run after the scenarios, returning extra lines to print.
+// `{name, method, path, headers?, body?, floor?, tags?}` templates; any field may be a function of
+// the request index i. `floor` names the scenario's floor (FLOORS below; default "bare" for
+// requests without a key, "do-d1" for agent requests). ctx.key(i) gives an agent key (round-robin
+// over the pool, so one account's per-minute rate is never the bottleneck), ctx.pool[i].token a
+// session token, ctx.origin the server. A file may also export `report(ctx)`, run after the
+// scenarios, returning extra lines to print.
 //
-// Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_CONCURRENCY (default 16),
-// BENCH_ACCOUNTS (default 120), PORT (default: a free one), BENCH_ONLY (comma-separated name filter).
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+// Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_ROUNDS (default 5), BENCH_CONCURRENCY (default 16),
+// BENCH_ACCOUNTS (default 120), PORT (default: a free one), BENCH_ONLY (comma-separated parts of
+// scenario names, or tags: `BENCH_ONLY=core` runs the request-path set of issue 13).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken, runMain } from "./lib.mjs";
+import { ROOT, fail, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken, runMain } from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 120);
 // Other servers (tests, other benches) may run at the same time: never a fixed port by default.
@@ -25,15 +39,64 @@ const PORT = Number(process.env.PORT ?? (await freePort()));
 const ONLY = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 const origin = `http://127.0.0.1:${PORT}`;
 
+/** The floors: the same Worker doing only the storage work (src/admin/bench.route.ts). */
+const FLOORS = {
+  bare: { name: "floor: bare route", path: "/internal/bench/bare" },
+  d1: { name: "floor: one D1 SELECT 1", path: "/internal/bench/d1" },
+  do: { name: "floor: one Durable Object RPC", path: "/internal/bench/do" },
+  "do-d1": { name: "floor: one Durable Object RPC + one D1 SELECT 1", path: "/internal/bench/do-d1" },
+  do2: { name: "floor: two Durable Object RPCs", path: "/internal/bench/do2" },
+};
+
 const at = (v, i) => (typeof v === "function" ? v(i) : v);
 
-async function runScenario(s) {
-  const lat = [];
-  const statuses = new Map();
-  let next = 0;
+/** The workerd process that runs the Worker (not the one serving wrangler's proxy on PORT). */
+function workerdPid(rootPid) {
+  const children = new Map();
+  for (const d of readdirSync("/proc").filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* gone */
+    }
+  }
+  const found = [];
+  const walk = (pid) => {
+    for (const c of children.get(pid) ?? []) {
+      let cmd = "";
+      try {
+        cmd = readFileSync(`/proc/${c}/cmdline`, "utf8").replaceAll("\0", " ");
+      } catch {
+        continue;
+      }
+      if (/\/workerd\s+serve\b/.test(cmd) && !cmd.includes(`--socket-addr=entry=127.0.0.1:${PORT} `)) found.push(c);
+      walk(c);
+    }
+  };
+  walk(rootPid);
+  if (found.length !== 1) fail(`expected one workerd process running the Worker under wrangler (pid ${rootPid}), found ${found.length}`);
+  return found[0];
+}
+
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim() || 100);
+/** CPU time (user + system) the process has used so far, in ms. */
+function cpuMs(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), counted from the state field (3).
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** Runs `count` requests of a scenario (indices from `from`) at CONCURRENCY; adds to `acc`. */
+async function runChunk(s, pid, from, count, acc) {
+  let next = from;
+  const end = from + count;
+  const cpu0 = cpuMs(pid);
   const t0 = performance.now();
   async function worker() {
-    while (next < REQUESTS) {
+    while (next < end) {
       const i = next++;
       const body = at(s.body, i);
       const headers = { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...at(s.headers, i) };
@@ -44,29 +107,62 @@ async function runScenario(s) {
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
       await res.arrayBuffer();
-      lat.push(performance.now() - start);
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      acc.lat.push(performance.now() - start);
+      acc.statuses.set(res.status, (acc.statuses.get(res.status) ?? 0) + 1);
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const secs = (performance.now() - t0) / 1000;
-  lat.sort((a, b) => a - b);
-  const pct = (p) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))];
-  return { name: s.name, rps: REQUESTS / secs, p50: pct(50), p99: pct(99), statuses: Object.fromEntries(statuses) };
+  acc.secs += (performance.now() - t0) / 1000;
+  acc.cpu += cpuMs(pid) - cpu0;
+  acc.n += count;
 }
+
+const newAcc = () => ({ lat: [], statuses: new Map(), secs: 0, cpu: 0, n: 0 });
+function summary(name, acc) {
+  const lat = [...acc.lat].sort((a, b) => a - b);
+  const pct = (p) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))];
+  return { name, rps: acc.n / acc.secs, p50: pct(50), p99: pct(99), cpu: acc.cpu / acc.n, statuses: Object.fromEntries(acc.statuses) };
+}
+
+/**
+ * A scenario and its floor, interleaved: ROUNDS rounds of (floor chunk, scenario chunk), so both
+ * see the same machine. Other work on a shared machine then moves both sides alike, and the ratios
+ * stay comparable from run to run even when the absolute numbers do not.
+ */
+async function runPaired(s, floor, pid) {
+  const a = newAcc();
+  const b = newAcc();
+  const per = Math.ceil(REQUESTS / ROUNDS);
+  for (let r = 0, done = 0; done < REQUESTS; r++) {
+    const count = Math.min(per, REQUESTS - done);
+    await runChunk(floor, pid, done, count, a);
+    await runChunk(s, pid, done, count, b);
+    done += count;
+  }
+  return { floor: summary(floor.name, a), scenario: summary(s.name, b) };
+}
+
+const floorOf = (s) => s.floor ?? (JSON.stringify(at(s.headers, 0) ?? {}).includes("uthorization") ? "do-d1" : "bare");
 
 async function main() {
   const state = mkdtempSync(path.join(tmpdir(), "lore-bench-"));
   migrateLocal(state);
   // The shipped data (data/) is loaded as npm start loads it, so scenarios read real data.
   const adminToken = newAdminToken();
-  const dev = startDev({ port: PORT, persistTo: state, quiet: true, vars: { ADMIN_TOKEN: adminToken }, inspectorPort: await freePort() });
+  const dev = startDev({
+    port: PORT,
+    persistTo: state,
+    quiet: true,
+    vars: { ADMIN_TOKEN: adminToken, BENCH_ROUTES: "1" },
+    inspectorPort: await freePort(),
+  });
   try {
     await waitForServer(origin);
+    const pid = workerdPid(dev.pid);
     const t0 = Date.now();
     await seed(origin, adminToken);
     console.log(`shipped data loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    console.log(`server up at ${origin}; creating ${ACCOUNTS} accounts…`);
+    console.log(`server up at ${origin} (Worker in workerd pid ${pid}); creating ${ACCOUNTS} accounts…`);
     const pool = [];
     for (let a = 0; a < ACCOUNTS; a++) {
       const acct = await createAgent(origin, { email: `bench${a}@example.com`, handle: `bench-${a}` });
@@ -92,10 +188,47 @@ async function main() {
     });
     const mcpHeaders = (i) => ({ ...ctx.auth(i), accept: "application/json, text/event-stream" });
     const scenarios = [
-      { name: "bare GET / (no auth, no operation)", method: "GET", path: "/" },
-      { name: "public operation GET /v1/plans", method: "GET", path: "/v1/plans" },
-      { name: "MCP tools/call service_usage (free: auth, no quota)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_usage", {}) },
-      { name: "MCP tools/call service_kb_search (counted)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_kb_search", { q: "react" }) },
+      { name: "bare GET / (no auth, no operation)", method: "GET", path: "/", floor: "bare" },
+      { name: "public operation GET /v1/plans", method: "GET", path: "/v1/plans", floor: "bare", tags: ["core"] },
+      {
+        name: "MCP tools/list",
+        method: "POST",
+        path: "/v1/mcp",
+        headers: mcpHeaders,
+        body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }),
+        floor: "do",
+        tags: ["core"],
+      },
+      { name: "MCP tools/call service_usage (free: auth, no quota)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_usage", {}), floor: "do" },
+      // The same two requests as a batch of one, which the endpoint leaves to the MCP SDK (a fresh
+      // McpServer, its transport, the SSE stream turned into JSON): what answering directly saves.
+      {
+        name: "MCP tools/list through the SDK (a batch of one)",
+        method: "POST",
+        path: "/v1/mcp",
+        headers: mcpHeaders,
+        body: (i) => [{ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }],
+        floor: "do",
+        tags: ["mcp-sdk"],
+      },
+      {
+        name: "MCP tools/call service_kb_search through the SDK (a batch of one)",
+        method: "POST",
+        path: "/v1/mcp",
+        headers: mcpHeaders,
+        body: (i) => [mcpCall("service_kb_search", { q: "react" })(i)],
+        floor: "do",
+        tags: ["mcp-sdk"],
+      },
+      {
+        name: "MCP tools/call service_kb_search (counted read tool)",
+        method: "POST",
+        path: "/v1/mcp",
+        headers: mcpHeaders,
+        body: mcpCall("service_kb_search", { q: "react" }),
+        floor: "do",
+        tags: ["core"],
+      },
     ];
     const dir = path.join(ROOT, "scripts", "bench");
     const reports = [];
@@ -106,23 +239,29 @@ async function main() {
       }
       if (typeof mod.report === "function") reports.push({ file: f, report: mod.report });
     }
-    // The bare route is always measured first: every ratio is against it.
-    const chosen = ONLY ? scenarios.filter((s, i) => i === 0 || ONLY.some((o) => s.name.includes(o))) : scenarios;
-    // Warm up the isolate and the Durable Objects before measuring.
-    for (const s of chosen.slice(0, 4)) await runScenario({ ...s }).catch(() => {});
+    const chosen = ONLY ? scenarios.filter((s) => ONLY.some((o) => s.name.includes(o) || s.tags?.includes(o))) : scenarios;
+    const floorsUsed = [...new Set(chosen.map(floorOf))];
+    const floorScenario = (f) => ({ name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` });
+    // Warm up the isolate, the Durable Objects and every floor before measuring.
+    for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)]) await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});
     const results = [];
     for (const s of chosen) {
-      const r = await runScenario(s);
-      results.push(r);
-      console.log(`  ${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}`);
+      const { floor, scenario: r } = await runPaired(s, floorScenario(floorOf(s)), pid);
+      results.push({ ...r, floor: floorOf(s), fl: floor });
+      console.log(
+        `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
+          `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req`,
+      );
     }
-    const bare = results[0];
-    console.log(`\n${REQUESTS} requests per scenario, concurrency ${CONCURRENCY}, ${ACCOUNTS} accounts\n`);
-    console.log("| scenario | req/s | p50 ms | p99 ms | req/s vs bare | p50 vs bare | statuses |");
-    console.log("|---|---|---|---|---|---|---|");
+    console.log(
+      `\n${REQUESTS} requests per scenario and as many of its floor, interleaved in ${ROUNDS} rounds; concurrency ${CONCURRENCY}; ${ACCOUNTS} accounts; ` +
+        `CPU = the workerd process that runs the Worker and its Durable Objects\n`,
+    );
+    console.log("| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | p50 ms | p99 ms | statuses |");
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|");
     for (const r of results) {
       console.log(
-        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / bare.rps).toFixed(2)}× | ${(r.p50 / bare.p50).toFixed(2)}× | ${JSON.stringify(r.statuses)} |`,
+        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${(r.rps / r.fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${(r.cpu / r.fl.cpu).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} |`,
       );
     }
     for (const r of reports) {

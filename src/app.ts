@@ -8,13 +8,14 @@ import { buildOpenApi } from "./core/openapi";
 import { corsClassOf, isPreflight, preflightResponse, publicReadCors, type CorsClass } from "./core/cors";
 import { OPERATIONS, TAGS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
-import { randomBase62 } from "./core/crypto";
 import { adminRoute } from "./admin/admin.route";
+import { benchRoute } from "./admin/bench.route";
 import { stripeWebhookRoute } from "./billing/stripe.webhook";
 import { mountWeb, prefersHtml } from "./web/web.route";
 import { discoveryRoute } from "./skills/discovery.route";
 import { setActivitySink } from "./core/activity";
 import { storeActivity } from "./sync/activity.service";
+import { quotaGate } from "./quota/quota.client";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -78,10 +79,9 @@ export function buildApp() {
 
   app.use(async (c, next) => {
     const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(12)}`;
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
     c.set("requestId", requestId);
     c.set("caller", null);
-    c.set("admission", null);
     await next();
     c.res.headers.set("x-request-id", requestId);
     c.res.headers.set("x-content-type-options", "nosniff");
@@ -105,11 +105,14 @@ export function buildApp() {
   const v1 = new Hono<AppEnv>();
   v1.use("/openapi.json", publicReadCors);
   v1.get("/openapi.json", (c) => c.body(openApiJson(new URL(c.req.url).origin), 200, { "content-type": "application/json" }));
-  v1.route("/", mcpRoute);
+  v1.route("/", mcpRoute(quotaGate));
   // Stripe's signed events: no session or key, the raw body is verified (src/billing/stripe.webhook.ts).
   v1.route("/", stripeWebhookRoute);
-  mountOperations(v1, OPERATIONS);
+  // The one admission step of agent requests: core declares it, the quota area implements it.
+  mountOperations(v1, OPERATIONS, quotaGate);
   app.route("/v1", v1);
+  // Before the operator routes: the bench's floors must not pay for the admin token check.
+  app.route("/internal/bench", benchRoute);
   app.route("/internal", adminRoute);
   // The skills discovery indexes and files (Agent Skills Discovery RFC), at the root as the RFC places them.
   app.route("/.well-known", discoveryRoute);

@@ -1,14 +1,15 @@
-import type { AccountQuota } from "./quota/quota.do";
-import type { ChatRoom } from "./chat/chat.do";
-import type { McpEndpoint } from "./mcp/mcp.do";
-
-/** Bindings declared in wrangler.toml. */
+/**
+ * Bindings declared in wrangler.toml. The Durable Object namespaces are declared without their
+ * classes, so this file (which core imports) depends on no area: each area's typed client gives
+ * its stubs their class (src/quota/account.ts, src/chat/chat.client.ts).
+ */
 export interface Env {
   DB: D1Database;
   SKILLS: R2Bucket;
-  ACCOUNT_QUOTA: DurableObjectNamespace<AccountQuota>;
-  CHAT_ROOM: DurableObjectNamespace<ChatRoom>;
-  MCP_ENDPOINT: DurableObjectNamespace<McpEndpoint>;
+  /** AccountQuota (src/quota/quota.do.ts), one per account. */
+  ACCOUNT_QUOTA: DurableObjectNamespace;
+  /** ChatRoom (src/chat/chat.do.ts), one per room. */
+  CHAT_ROOM: DurableObjectNamespace;
   LOGIN_THROTTLE: RateLimit;
   SIGNUP_THROTTLE: RateLimit;
   /**
@@ -18,6 +19,8 @@ export interface Env {
   PUBLIC_HOSTNAMES?: string;
   /** Operator secret for /internal (seeding, manual ingest). Unset: those routes do not exist. */
   ADMIN_TOKEN?: string;
+  /** "1" only in `npm run bench`'s own server: mounts the bench floors (src/admin/bench.route.ts). */
+  BENCH_ROUTES?: string;
   /**
    * Stripe billing (src/billing/billing.config.ts). With the secret key, the webhook signing secret
    * and a price id per paid plan set, billing uses Stripe Checkout, the Customer Portal and signed

@@ -10,7 +10,6 @@ import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers/ingest";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
-export { McpEndpoint } from "./mcp/mcp.do";
 
 const app = buildApp();
 

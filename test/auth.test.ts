@@ -76,8 +76,10 @@ describe("agents and keys", () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       agent: { id: expect.any(String), handle: "scout_1", name: "Scout", createdAt: expect.any(String) },
-      apiKey: expect.stringMatching(/^lore_[0-9A-Za-z]{43}$/),
+      apiKey: expect.stringMatching(/^lore_[0-9A-Za-z]{43}_own_[0-9a-z]+$/),
     });
+    // The key names its account in clear after its 256-bit secret: the Worker routes it without a lookup.
+    expect(r.body.apiKey.endsWith(`_${o.ownerId}`)).toBe(true);
     const keys = await env.DB.prepare("SELECT * FROM api_keys WHERE agent_id = ?").bind(r.body.agent.id).all<any>();
     expect(keys.results).toHaveLength(1);
     expect(keys.results[0].prefix).toBe(r.body.apiKey.slice(0, 8));

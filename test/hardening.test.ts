@@ -394,6 +394,9 @@ describe("the OpenAPI document is complete", () => {
     const doc = (await call("GET", "/v1/openapi.json")).body;
     const a = await newAgent();
     await env.DB.prepare("UPDATE owners SET plan = 'EXPERT' WHERE id = ?").bind(a.owner.ownerId).run();
+    // The account's object holds the plan agents are admitted under: told, as every plan change tells it.
+    const { refreshAccount } = await import("../src/quota/account");
+    await refreshAccount(env as never, a.owner.ownerId);
     const creds: Record<string, Record<string, string>> = {
       none: {},
       malformed: { authorization: "Basic Zm9vOmJhcg==" },

@@ -281,10 +281,10 @@ describe("MCP endpoint", () => {
     const err = JSON.parse(res.content[0].text).error;
     expect(err.code).toBe("VALIDATION_FAILED");
     expect(err.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: "title" })]));
-    // Like a REST 400: the API call was used, the question was not.
+    // Like a REST schema 400: answered before the admission, so nothing at all was used.
     const usage = toolJson(await client.callTool({ name: "service_usage", arguments: {} }));
     expect(usage.metrics.QUESTIONS.used).toBe(0);
-    expect(usage.metrics.API_CALLS.used).toBe(1);
+    expect(usage.metrics.API_CALLS.used).toBe(0);
     await client.close();
   });
 

@@ -5,15 +5,16 @@ import { z } from "zod";
 import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
 import { setClock } from "../src/core/clock";
 import { METRICS, PLANS, effectivePlan, type Metric, type PlanId } from "../src/quota/plans";
-import { admit, quotaStub, refund } from "../src/quota/quota.client";
+import { quotaGate, quotaStub } from "../src/quota/quota.client";
+import { refreshAccount } from "../src/quota/account";
 import { AccountQuota } from "../src/quota/quota.do";
+import type { AccountAdmitResult } from "../src/quota/quota.schemas";
+import { sha256Hex } from "../src/core/crypto";
 import { ApiError } from "../src/core/errors";
-import { defineOperation, type AnyOperation, type OpContext } from "../src/core/operation";
+import { defineOperation, type AnyOperation } from "../src/core/operation";
 import { mountOperations } from "../src/core/rest";
-import { callTool } from "../src/core/mcp-tools";
-import { makeDb } from "../src/db/client";
+import { callTool, type ToolCall } from "../src/core/mcp-tools";
 import type { AppEnv } from "../src/core/context";
-import type { AgentPrincipal } from "../src/core/principal";
 import type { Env } from "../src/env";
 
 const E = env as unknown as Env;
@@ -31,22 +32,25 @@ function clockAt(iso: string) {
   };
 }
 
-const principal = (a: TestAgent, plan: PlanId = "FREE", planPeriodEnd: number | null = null): AgentPrincipal => ({
-  planStatus: plan === "FREE" ? "NONE" : "ACTIVE",
-  kind: "agent",
-  agentId: a.id,
-  handle: a.handle,
-  ownerId: a.owner.ownerId,
-  plan,
-  planPeriodEnd,
-  keyPrefix: a.key.slice(0, 8),
-});
-
+/** Sets the plan in D1 and tells the account's object, as every plan change of the service does. */
 async function setPlan(ownerId: string, plan: PlanId, periodEnd: number | null = null) {
   await E.DB.prepare("UPDATE owners SET plan = ?, plan_period_end = ?, plan_status = ? WHERE id = ?")
     .bind(plan, periodEnd, plan === "FREE" ? "NONE" : "ACTIVE", ownerId)
     .run();
+  await refreshAccount(E, ownerId);
 }
+
+type Ask = (metric: Metric | null, counted: boolean) => Promise<AccountAdmitResult>;
+
+/** The object's own admit for the agent's key, called inside the object (no round trip per call). */
+async function inObject(a: TestAgent, fn: (ask: Ask, q: AccountQuota) => Promise<void>) {
+  const keyHash = await sha256Hex(a.key);
+  await runInDurableObject(quotaStub(E, a.owner.ownerId), async (q: AccountQuota) =>
+    fn((metric, counted) => q.admit({ ownerId: a.owner.ownerId, keyHash, metric, counted, renewDue: false }), q),
+  );
+}
+
+const admit = (a: TestAgent, metric: Metric | null, counted: boolean) => quotaGate.admit(E, a.key, { metric, counted });
 
 /** Sets today's counter directly in the account's object (to reach a limit without N requests). */
 async function seed(ownerId: string, metric: Metric, used: number, day?: string) {
@@ -134,24 +138,25 @@ describe("AccountQuota: every daily metric admits exactly its limit", () => {
       it(`${planId} ${metric}: N admitted, N+1 refused with the full 429, nothing consumed by the refusal`, async () => {
         clockAt("2030-03-10T12:00:00.000Z");
         const a = await newAgent();
+        if (planId !== "FREE") await setPlan(a.owner.ownerId, planId, Date.parse("2030-04-01T00:00:00.000Z"));
         const limit = PLANS[planId].daily[metric]!;
         // Isolated from API_CALLS and the per-minute rate: the action's own metric only.
-        await runInDurableObject(quotaStub(E, a.owner.ownerId), async (q: AccountQuota) => {
+        await inObject(a, async (ask, q) => {
           for (let i = 1; i <= limit; i++) {
-            const r = q.admit({ plan: planId, metric, counted: false });
+            const r = await ask(metric, false);
             expect(r.ok).toBe(true);
-            if (r.ok) expect(r.metrics[metric]).toEqual({ used: i, limit });
+            if (r.ok) expect(r.admission.metrics[metric]).toEqual({ used: i, limit });
           }
-          const refused = q.admit({ plan: planId, metric, counted: false });
-          expect(refused).toMatchObject({ ok: false, metric, limit, plan: planId, resetsAt: "2030-03-11T00:00:00.000Z", retryAfterSeconds: 12 * 3600 });
+          const refused = await ask(metric, false);
+          expect(refused).toMatchObject({ ok: false, reason: "limited", refusal: { metric, limit, plan: planId, resetsAt: "2030-03-11T00:00:00.000Z", retryAfterSeconds: 12 * 3600 } });
           expect(q.usage(planId).used[metric]).toBe(limit);
           // Exhausting one metric refuses only that kind of action.
-          for (const other of DAILY.filter((m) => m !== metric)) expect(q.admit({ plan: planId, metric: other, counted: false }).ok).toBe(true);
-          expect(q.admit({ plan: planId, metric: null, counted: true }).ok).toBe(true);
+          for (const other of DAILY.filter((m) => m !== metric)) expect((await ask(other, false)).ok).toBe(true);
+          expect((await ask(null, true)).ok).toBe(true);
         });
-        // The client turns the refusal into the contract's 429 (a counted request: API_CALLS not consumed).
+        // The gate turns the refusal into the contract's 429 (a counted request: API_CALLS not consumed).
         const before = (await today(a.key)).metrics.API_CALLS!.used;
-        const err = await admit(E, principal(a, planId), metric, true).catch((e) => e);
+        const err = (await admit(a, metric, true).catch((e: unknown) => e)) as ApiError;
         expect(err).toBeInstanceOf(ApiError);
         const res = new Response(JSON.stringify(err.toBody()), { status: err.status, headers: { ...err.headers, "x-request-id": "req_test1234" } });
         expect429({ status: res.status, body: await res.json(), headers: res.headers }, { metric, limit, plan: planId, resetsAt: "2030-03-11T00:00:00.000Z", retryAfterSeconds: 43200 });
@@ -163,11 +168,12 @@ describe("AccountQuota: every daily metric admits exactly its limit", () => {
   it("unlimited (null) metrics never refuse: EXPERT freshness and skill installs", async () => {
     clockAt("2030-03-10T12:00:00.000Z");
     const a = await newAgent();
-    await runInDurableObject(quotaStub(E, a.owner.ownerId), async (q: AccountQuota) => {
+    await setPlan(a.owner.ownerId, "EXPERT");
+    await inObject(a, async (ask) => {
       for (const metric of ["FRESHNESS_CALLS", "SKILL_INSTALLS"] as const) {
-        for (let i = 0; i < 2500; i++) expect(q.admit({ plan: "EXPERT", metric, counted: false }).ok).toBe(true);
-        const r = q.admit({ plan: "EXPERT", metric, counted: false });
-        expect(r.ok && r.metrics[metric]).toEqual({ used: 2501, limit: null });
+        for (let i = 0; i < 2500; i++) expect((await ask(metric, false)).ok).toBe(true);
+        const r = await ask(metric, false);
+        expect(r.ok && r.admission.metrics[metric]).toEqual({ used: 2501, limit: null });
       }
     });
   });
@@ -175,8 +181,7 @@ describe("AccountQuota: every daily metric admits exactly its limit", () => {
   it("60 parallel reservations of QUESTIONS on FREE admit exactly 3", async () => {
     clockAt("2030-03-10T12:00:00.000Z");
     const a = await newAgent();
-    const p = principal(a);
-    const results = await Promise.allSettled(Array.from({ length: 60 }, () => admit(E, p, "QUESTIONS", false)));
+    const results = await Promise.allSettled(Array.from({ length: 60 }, () => admit(a, "QUESTIONS", false)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(3);
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(rejected).toHaveLength(57);
@@ -186,11 +191,10 @@ describe("AccountQuota: every daily metric admits exactly its limit", () => {
   it("a refund gives back to the day the reservation was made, even after midnight", async () => {
     const clock = clockAt("2030-03-10T23:59:59.500Z");
     const a = await newAgent();
-    const p = principal(a);
-    const adm = await admit(E, p, "QUESTIONS", false);
+    const adm = await admit(a, "QUESTIONS", false);
     clock.set("2030-03-11T00:00:00.500Z");
-    await admit(E, p, "QUESTIONS", false);
-    await refund(E, p, adm, "QUESTIONS");
+    await admit(a, "QUESTIONS", false);
+    await quotaGate.refund(E, adm, "QUESTIONS");
     const days = await quotaStub(E, a.owner.ownerId).history(2);
     expect(days.map((d) => [d.date, d.metrics.QUESTIONS])).toEqual([
       ["2030-03-11", 1],
@@ -201,14 +205,17 @@ describe("AccountQuota: every daily metric admits exactly its limit", () => {
   it("a lowered per-minute limit waits until enough admissions leave the window", async () => {
     const clock = clockAt("2030-03-10T12:00:00.000Z");
     const a = await newAgent();
-    await runInDurableObject(quotaStub(E, a.owner.ownerId), async (q: AccountQuota) => {
+    await setPlan(a.owner.ownerId, "STARTER", Date.parse("2030-04-01T00:00:00.000Z"));
+    await inObject(a, async (ask) => {
       for (let i = 0; i < 30; i++) {
-        expect(q.admit({ plan: "STARTER", metric: null, counted: true }).ok).toBe(true);
+        expect((await ask(null, true)).ok).toBe(true);
         clock.advance(1000);
       }
+    });
+    await setPlan(a.owner.ownerId, "FREE");
+    await inObject(a, async (ask) => {
       // 30 in the window, FREE allows 20: the 11th oldest (t0 + 10 s) must leave first.
-      const r = q.admit({ plan: "FREE", metric: null, counted: true });
-      expect(r).toMatchObject({ ok: false, metric: "PER_MINUTE", limit: 20, retryAfterSeconds: 40 });
+      expect(await ask(null, true)).toMatchObject({ ok: false, refusal: { metric: "PER_MINUTE", limit: 20, retryAfterSeconds: 40 } });
     });
   });
 });
@@ -307,7 +314,7 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
     expect(Object.keys(err.details).sort()).toEqual([...DETAIL_KEYS].sort());
     expect((tool as any)._meta["lore/error"]).toEqual(err);
     // Own-metric actions are refused by API_CALLS first.
-    expect(await admit(E, principal(a), "QUESTIONS", true).catch((e) => e.details.metric)).toBe("API_CALLS");
+    expect(await admit(a, "QUESTIONS", true).catch((e: ApiError) => e.details?.metric)).toBe("API_CALLS");
     // Free: usage/today over REST and service_usage over MCP.
     const u = await today(a.key);
     expect(u.metrics.API_CALLS).toMatchObject({ used: 300, limit: 300 });
@@ -445,10 +452,9 @@ describe("an action's own metric is consumed only when it succeeds", () => {
   app.use(async (c, next) => {
     c.set("requestId", "req_test1234");
     c.set("caller", null);
-    c.set("admission", null);
     await next();
   });
-  mountOperations(app, [ask]);
+  mountOperations(app, [ask], quotaGate);
   app.onError((err) => {
     const e = err instanceof ApiError ? err : new ApiError("INTERNAL", "Internal error");
     return new Response(JSON.stringify(e.toBody()), { status: e.status, headers: e.headers });
@@ -462,22 +468,26 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     return { status: res.status, body: await res.json<any>(), headers: res.headers };
   };
 
-  /** What McpEndpoint hands callTool for this agent. */
-  const mcpContext = (a: TestAgent): OpContext => ({
+  /** What the MCP endpoint hands callTool for this agent's request. */
+  const mcpContext = (a: TestAgent): ToolCall => ({
+    gate: quotaGate,
     env: E,
-    db: makeDb(E.DB),
-    caller: principal(a),
+    key: a.key,
     requestId: "req_test1234",
     origin: "http://localhost",
-    via: "mcp",
     waitUntil: () => {},
   });
 
-  it("REST: 400 (schema and handler), 403, 404, 409 and 500 give the question back; 3 successes use it up", async () => {
+  it("REST: a schema 400 is answered before admission and consumes nothing; a handler's 400, 403, 404, 409 and 500 give the question back; 3 successes use it up", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
-    expect((await post(a.key, { outcome: "ok", title: "x" })).status).toBe(400); // schema: title too short
-    expect((await post(a.key, "not an object")).status).toBe(400);
+    // Validation needs no storage, so it comes first: no API call, no per-minute slot, no RateLimit headers.
+    for (const bad of [{ outcome: "ok", title: "x" }, "not an object"]) {
+      const r = await post(a.key, bad);
+      expect(r.status).toBe(400);
+      expect(r.headers.get("ratelimit")).toBeNull();
+    }
+    expect((await today(a.key)).metrics.API_CALLS!.used).toBe(0);
     for (const o of ["400", "403", "404", "409", "500"] as const) {
       const r = await post(a.key, { outcome: o });
       expect(r.status).toBe(o === "500" ? 500 : Number(o));
@@ -486,7 +496,7 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     }
     let u = await today(a.key);
     expect(u.metrics.QUESTIONS!.used).toBe(0);
-    expect(u.metrics.API_CALLS!.used).toBe(7);
+    expect(u.metrics.API_CALLS!.used).toBe(5);
     for (let i = 0; i < 3; i++) expect((await post(a.key, { outcome: "ok" })).status).toBe(201);
     const refused = await post(a.key, { outcome: "ok" });
     expect429(
@@ -497,7 +507,7 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     expect((await post(a.key, { outcome: "409" })).status).toBe(429);
     u = await today(a.key);
     expect(u.metrics.QUESTIONS!.used).toBe(3);
-    expect(u.metrics.API_CALLS!.used).toBe(10);
+    expect(u.metrics.API_CALLS!.used).toBe(8);
   });
 
   it("MCP: failing tool calls give the question back and report the remaining quota of their metric", async () => {
@@ -508,12 +518,16 @@ describe("an action's own metric is consumed only when it succeeds", () => {
       const r: any = await callTool(ask, { outcome: o }, ctx);
       expect(r.isError).toBe(true);
     }
-    expect(((await callTool(ask, { outcome: "ok", title: "x" }, ctx)) as any).isError).toBe(true);
-    expect((await today(a.key)).metrics.QUESTIONS!.used).toBe(0);
+    // A bad argument is answered before admission: nothing consumed.
+    const bad: any = await callTool(ask, { outcome: "ok", title: "x" }, ctx);
+    expect(bad.isError).toBe(true);
+    expect(JSON.parse(bad.content[0].text).error.code).toBe("VALIDATION_FAILED");
+    expect(bad._meta["lore/quota"]).toBeUndefined();
+    expect((await today(a.key)).metrics).toMatchObject({ QUESTIONS: { used: 0 }, API_CALLS: { used: 5 } });
     for (let i = 1; i <= 3; i++) {
       const r: any = await callTool(ask, { outcome: "ok" }, ctx);
       expect(r.isError).toBeFalsy();
-      expect(r._meta["lore/quota"]).toMatchObject({ metric: "QUESTIONS", used: i, limit: 3, remaining: 3 - i, metrics: { QUESTIONS: { remaining: 3 - i }, API_CALLS: { used: 6 + i } } });
+      expect(r._meta["lore/quota"]).toMatchObject({ metric: "QUESTIONS", used: i, limit: 3, remaining: 3 - i, metrics: { QUESTIONS: { remaining: 3 - i }, API_CALLS: { used: 5 + i } } });
     }
     const refused: any = await callTool(ask, { outcome: "ok" }, ctx);
     expect(refused.isError).toBe(true);
@@ -523,7 +537,7 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     expect(body.error.message).toContain("2030-03-11T00:00:00.000Z");
     const u = await today(a.key);
     expect(u.metrics.QUESTIONS!.used).toBe(3);
-    expect(u.metrics.API_CALLS!.used).toBe(9);
+    expect(u.metrics.API_CALLS!.used).toBe(8);
   });
 
   it("MCP: once the action has succeeded, a failure to render its result does not give the question back", async () => {

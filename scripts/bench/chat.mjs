@@ -17,18 +17,24 @@ export async function scenarios(ctx) {
       path: `/v1/chat/rooms/${ROOM}/messages`,
       headers: auth,
       body: (i) => ({ content: `bench message ${i}`, type: "TEXT" }),
+      // Admission in the account's object, then the room's object.
+      floor: "do2",
+      tags: ["core"],
     },
     {
       name: "chat poll GET /v1/chat/rooms/general/messages?after= (one room)",
       method: "GET",
       path: `/v1/chat/rooms/${ROOM}/messages?after=${encodeURIComponent(after)}`,
       headers: auth,
+      floor: "do2",
     },
     {
       name: "chat read GET /v1/chat/rooms/general (latest 100)",
       method: "GET",
       path: `/v1/chat/rooms/${ROOM}`,
       headers: auth,
+      floor: "do2",
+      tags: ["core"],
     },
   ];
 }

@@ -56,7 +56,7 @@ export async function scenarios(ctx) {
       headers: otherAuth,
       body: (i) => ({ targetType: "POST", targetId: answer.id, value: i % 2 ? 1 : -1 }),
     },
-    { name: "forum search GET /v1/threads?q=<word>", method: "GET", path: (i) => `/v1/threads?q=${word(i)}`, headers: auth },
+    { name: "forum search GET /v1/threads?q=<word>", method: "GET", path: (i) => `/v1/threads?q=${word(i)}`, headers: auth, tags: ["core"] },
     {
       name: "forum search GET /v1/threads?q=<two words, prefix>",
       method: "GET",
@@ -65,7 +65,7 @@ export async function scenarios(ctx) {
     },
     { name: "forum list GET /v1/threads?sort=recent", method: "GET", path: "/v1/threads?sort=recent", headers: auth },
     { name: "forum read GET /v1/threads/:slug", method: "GET", path: `/v1/threads/${thread.slug}`, headers: auth },
-    { name: "kb search GET /v1/kb?q=<word>", method: "GET", path: (i) => `/v1/kb?q=${word(i)}`, headers: auth },
-    { name: "leaderboard GET /v1/leaderboard (public)", method: "GET", path: "/v1/leaderboard" },
+    { name: "kb search GET /v1/kb?q=<word>", method: "GET", path: (i) => `/v1/kb?q=${word(i)}`, headers: auth, tags: ["core"] },
+    { name: "leaderboard GET /v1/leaderboard (public)", method: "GET", path: "/v1/leaderboard", floor: "d1" },
   ];
 }

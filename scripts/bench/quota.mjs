@@ -12,6 +12,7 @@ export async function scenarios(ctx) {
       method: "GET",
       path: "/v1/usage/history?days=7",
       headers: auth,
+      floor: "do2",
     },
     {
       // Uncounted (always answered): auth + one read of the account's object.
@@ -19,6 +20,9 @@ export async function scenarios(ctx) {
       method: "GET",
       path: "/v1/usage/today",
       headers: auth,
+      // One read of the account's object is all it needs.
+      floor: "do",
+      tags: ["core"],
     },
   ];
 }

@@ -140,7 +140,7 @@ export const createAgent = defineOperation({
     agent: z.object({ id: z.string(), handle: z.string(), name: z.string().nullable(), createdAt: z.string() }),
     apiKey: z.string(),
   }),
-  handler: (ctx, b) => svc.createAgent(ctx.db, ctx.caller.ownerId, b.handle, b.name ?? null),
+  handler: (ctx, b) => svc.createAgent(ctx.env, ctx.db, ctx.caller.ownerId, b.handle, b.name ?? null),
 });
 
 export const renameAgent = defineOperation({
@@ -171,7 +171,7 @@ export const deleteAgent = defineOperation({
   metric: null,
   params: agentIdParam,
   output: z.object({ id: z.string(), deleted: z.literal(true) }),
-  handler: async (ctx, i) => svc.deleteAgent(ctx.db, ctx.caller.ownerId, i.id) as Promise<{ id: string; deleted: true }>,
+  handler: async (ctx, i) => svc.deleteAgent(ctx.env, ctx.db, ctx.caller.ownerId, i.id) as Promise<{ id: string; deleted: true }>,
 });
 
 export const createKey = defineOperation({
@@ -190,7 +190,7 @@ export const createKey = defineOperation({
   status: 201,
   params: agentIdParam,
   output: z.object({ key: keyOut, apiKey: z.string() }),
-  handler: (ctx, i) => svc.createKey(ctx.db, ctx.caller.ownerId, i.id),
+  handler: (ctx, i) => svc.createKey(ctx.env, ctx.db, ctx.caller.ownerId, i.id),
 });
 
 export const revokeKey = defineOperation({
@@ -205,7 +205,7 @@ export const revokeKey = defineOperation({
   metric: null,
   params: agentIdParam.extend({ prefix: ref(16) }),
   output: z.object({ key: keyOut }),
-  handler: (ctx, i) => svc.revokeKey(ctx.db, ctx.caller.ownerId, i.id, i.prefix),
+  handler: (ctx, i) => svc.revokeKey(ctx.env, ctx.db, ctx.caller.ownerId, i.id, i.prefix),
 });
 
 export const getSettings = defineOperation({

@@ -1,10 +1,12 @@
 import { and, eq, isNull, isNotNull, inArray, count, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
+import type { Env } from "../env";
 import { agents, apiKeys, owners, sessions } from "../db/schema";
 import { ApiError, conflict, notFound } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { newId, pbkdf2Hex, PBKDF2_ITERATIONS, randomBase62, sha256Hex, timingSafeEqualHex, toHex } from "../core/crypto";
-import { AGENT_KEY_PREFIX, SESSION_PREFIX } from "../core/auth";
+import { agentKeyFor, SESSION_PREFIX } from "../core/auth";
+import { refreshAccount } from "../quota/account";
 import type { AgentOut } from "./auth.schemas";
 
 const SESSION_TTL_MS = 30 * 86_400_000;
@@ -13,9 +15,12 @@ const MAX_ACTIVE_KEYS_PER_AGENT = 10;
 export const KEY_DISPLAY_CHARS = 8;
 
 
-/** A fresh agent key: shown once, stored only as its SHA-256. */
-export async function mintKey() {
-  const key = AGENT_KEY_PREFIX + randomBase62(32);
+/**
+ * A fresh agent key for an account (`lore_<256-bit secret>_<account id>`, core/auth.ts): shown
+ * once, stored only as its SHA-256 (in D1, and in the account's AccountQuota object).
+ */
+export async function mintKey(ownerId: string) {
+  const key = agentKeyFor(ownerId, randomBase62(32));
   return { key, hash: await sha256Hex(key), prefix: key.slice(0, KEY_DISPLAY_CHARS) };
 }
 
@@ -100,7 +105,13 @@ async function ownAgent(db: Db, ownerId: string, agentId: string): Promise<Agent
   return a;
 }
 
-export async function createAgent(db: Db, ownerId: string, handle: string, name: string | null) {
+/*
+ * Agents and keys are written to D1 (the record) and then the account's AccountQuota object is
+ * told (refreshAccount) before the change is answered: a new key works, and a revoked or deleted
+ * one is refused, on the very next request in every isolate.
+ */
+
+export async function createAgent(env: Env, db: Db, ownerId: string, handle: string, name: string | null) {
   const [existing] = await db
     .select({ n: count() })
     .from(agents)
@@ -108,7 +119,7 @@ export async function createAgent(db: Db, ownerId: string, handle: string, name:
   if ((existing?.n ?? 0) >= MAX_AGENTS_PER_OWNER) throw conflict(`An account can have at most ${MAX_AGENTS_PER_OWNER} agents`);
   const id = newId("agt_");
   const t = now();
-  const k = await mintKey();
+  const k = await mintKey(ownerId);
   const inserted = await db
     .insert(agents)
     .values({ id, ownerId, handle, name, createdAt: t })
@@ -117,6 +128,7 @@ export async function createAgent(db: Db, ownerId: string, handle: string, name:
   const agent = inserted[0];
   if (!agent) throw conflict(`The handle @${handle} is taken`, { field: "handle" });
   await db.insert(apiKeys).values({ keyHash: k.hash, prefix: k.prefix, agentId: id, ownerId, createdAt: t });
+  await refreshAccount(env, ownerId);
   return {
     agent: { id, handle, name, createdAt: iso(t) },
     apiKey: k.key,
@@ -130,17 +142,18 @@ export async function renameAgent(db: Db, ownerId: string, agentId: string, name
   return { agent: agentOut(row!, keys.get(agentId) ?? []) };
 }
 
-export async function deleteAgent(db: Db, ownerId: string, agentId: string) {
+export async function deleteAgent(env: Env, db: Db, ownerId: string, agentId: string) {
   await ownAgent(db, ownerId, agentId);
   const t = now();
   await db.batch([
     db.update(agents).set({ deletedAt: t }).where(eq(agents.id, agentId)),
     db.update(apiKeys).set({ revokedAt: t }).where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt))),
   ]);
+  await refreshAccount(env, ownerId);
   return { id: agentId, deleted: true };
 }
 
-export async function createKey(db: Db, ownerId: string, agentId: string) {
+export async function createKey(env: Env, db: Db, ownerId: string, agentId: string) {
   await ownAgent(db, ownerId, agentId);
   const [active] = await db
     .select({ n: count() })
@@ -150,25 +163,31 @@ export async function createKey(db: Db, ownerId: string, agentId: string) {
     throw conflict(`An agent can have at most ${MAX_ACTIVE_KEYS_PER_AGENT} active keys; revoke one first`);
   }
   for (let attempt = 0; attempt < 3; attempt++) {
-    const k = await mintKey();
+    const k = await mintKey(ownerId);
     const t = now();
     const rows = await db
       .insert(apiKeys)
       .values({ keyHash: k.hash, prefix: k.prefix, agentId, ownerId, createdAt: t })
       .onConflictDoNothing()
       .returning({ prefix: apiKeys.prefix });
-    if (rows.length) return { key: { prefix: k.prefix, createdAt: iso(t), revokedAt: null }, apiKey: k.key };
+    if (rows.length) {
+      await refreshAccount(env, ownerId);
+      return { key: { prefix: k.prefix, createdAt: iso(t), revokedAt: null }, apiKey: k.key };
+    }
   }
   throw new ApiError("INTERNAL", "Could not mint a unique key");
 }
 
-export async function revokeKey(db: Db, ownerId: string, agentId: string, prefix: string) {
+export async function revokeKey(env: Env, db: Db, ownerId: string, agentId: string, prefix: string) {
   await ownAgent(db, ownerId, agentId);
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: now() })
     .where(and(eq(apiKeys.agentId, agentId), eq(apiKeys.prefix, prefix), isNull(apiKeys.revokedAt)))
     .returning({ prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt });
+  // Told even when nothing was left to revoke here: a retry after an answer that failed (the
+  // object could not be told) must still make the object drop the key.
+  await refreshAccount(env, ownerId);
   const r = rows[0];
   if (!r) throw notFound("Active key with this prefix");
   return { key: { prefix: r.prefix, createdAt: iso(r.createdAt), revokedAt: iso(r.revokedAt) } };

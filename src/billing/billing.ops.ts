@@ -79,7 +79,7 @@ export const getBillingOp = defineOperation({
   output: billingOut,
   handler: (ctx) => {
     const cfg = requireBillingConfig(ctx.env);
-    return cfg.provider === "stripe" ? getStripeBilling(ctx.db, ctx.caller.ownerId) : getBilling(ctx.db, ctx.caller.ownerId);
+    return cfg.provider === "stripe" ? getStripeBilling(ctx.env, ctx.caller.ownerId) : getBilling(ctx.env, ctx.caller.ownerId);
   },
 });
 
@@ -109,8 +109,8 @@ export const subscribeOp = defineOperation({
     if (input.plan === "FREE") {
       throw badRequest("FREE is not a subscription: to leave a paid plan use POST /v1/billing/cancel", ["body", "plan"]);
     }
-    if (cfg.provider === "local") return { ...(await subscribe(ctx.db, ctx.caller.ownerId, input.plan)), redirect: null };
-    return stripeSubscribe(ctx.db, cfg, ctx.caller, input.plan as PaidPlan, { returnUrl: returnUrl(ctx, input.returnPath) });
+    if (cfg.provider === "local") return { ...(await subscribe(ctx.env, ctx.caller.ownerId, input.plan)), redirect: null };
+    return stripeSubscribe(ctx.env, cfg, ctx.caller, input.plan as PaidPlan, { returnUrl: returnUrl(ctx, input.returnPath) });
   },
 });
 
@@ -129,7 +129,7 @@ export const cancelOp = defineOperation({
   output: billingOut,
   handler: (ctx) => {
     const cfg = requireBillingConfig(ctx.env);
-    return cfg.provider === "stripe" ? stripeCancel(ctx.db, cfg, ctx.caller.ownerId) : cancel(ctx.db, ctx.caller.ownerId);
+    return cfg.provider === "stripe" ? stripeCancel(ctx.env, cfg, ctx.caller.ownerId) : cancel(ctx.env, ctx.caller.ownerId);
   },
 });
 

@@ -1,11 +1,13 @@
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../db/client";
+import { makeDb, type Db } from "../db/client";
+import type { Env } from "../env";
 import { owners } from "../db/identity";
 import { iso, now } from "../core/clock";
 import { badRequest, conflict, notFound } from "../core/errors";
 import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota/plans";
 import { billingProvider, type ChargeRequest } from "./billing.provider";
+import { refreshAccount } from "../quota/account";
 
 export const BILLING_STATUSES = ["ACTIVE", "CANCELED", "GRACE", "NONE"] as const;
 export type BillingStatus = (typeof BILLING_STATUSES)[number];
@@ -101,18 +103,19 @@ export interface ApplyOptions {
 
 /**
  * Every change of an owner's plan goes through here: the local provider's subscribe, cancel,
- * renewals and lapses, and Stripe's webhooks and API answers. Agents read the plan from this row
- * with their key on every request, so the very next request after a change is admitted under the
- * new limits. (When the account's AccountQuota object starts caching the plan, issue 13, this is
- * the one place that must tell it.) Returns whether the owner's row changed, and the results of
- * the companion statements, which commit or fail together with it (one D1 batch).
+ * renewals and lapses, and Stripe's webhooks and API answers. The owner's row in D1 is the record;
+ * the account's AccountQuota object holds the copy agents are admitted under, so a change that
+ * applied tells the object before it returns, and the very next request is admitted under the new
+ * limits. Returns whether the owner's row changed, and the results of the companion statements,
+ * which commit or fail together with it (one D1 batch).
  */
 export async function applySubscriptionState(
-  db: Db,
+  env: Env,
   ownerId: string,
   to: Subscription,
   opts: ApplyOptions = {},
 ): Promise<{ applied: boolean; results: unknown[] }> {
+  const db = makeDb(env.DB);
   const where = and(opts.expect ? unchanged(ownerId, opts.expect) : eq(owners.id, ownerId), opts.guard);
   const update = db
     .update(owners)
@@ -123,11 +126,12 @@ export async function applySubscriptionState(
   const items = [...before, update, ...(opts.after ?? [])] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
   const results = (await db.batch(items)) as unknown[];
   const own = results[before.length] as { id: string }[];
+  if (own.length > 0) await refreshAccount(env, ownerId);
   return { applied: own.length > 0, results };
 }
 
-async function write(db: Db, ownerId: string, from: Subscription, to: Subscription): Promise<boolean> {
-  return (await applySubscriptionState(db, ownerId, to, { expect: from })).applied;
+async function write(env: Env, ownerId: string, from: Subscription, to: Subscription): Promise<boolean> {
+  return (await applySubscriptionState(env, ownerId, to, { expect: from })).applied;
 }
 
 /**
@@ -135,11 +139,11 @@ async function write(db: Db, ownerId: string, from: Subscription, to: Subscripti
  * one that charges). A provider that throws (network, timeout) took no money as far as we know:
  * the write is undone so that no period is granted unpaid, and a later request tries again.
  */
-async function chargeOrUndo(db: Db, ownerId: string, written: Subscription, before: Subscription, req: ChargeRequest) {
+async function chargeOrUndo(env: Env, ownerId: string, written: Subscription, before: Subscription, req: ChargeRequest) {
   try {
     return await billingProvider().charge(req);
   } catch (err) {
-    await write(db, ownerId, written, before);
+    await write(env, ownerId, written, before);
     throw err;
   }
 }
@@ -155,7 +159,8 @@ const isPaid = (sub: Subscription) => sub.plan !== "FREE" && sub.plan in PLANS;
  * every write is conditional on the row being unchanged, and the one writer that wins is the one
  * that charges.
  */
-export async function settle(db: Db, ownerId: string, at: number, opts: { renew: boolean; sub?: Subscription }): Promise<Subscription> {
+export async function settle(env: Env, ownerId: string, at: number, opts: { renew: boolean; sub?: Subscription }): Promise<Subscription> {
+  const db = makeDb(env.DB);
   let cur = opts.sub ?? (await load(db, ownerId));
   for (let attempt = 0; attempt < 3; attempt++) {
     if (!isPaid(cur) || cur.periodEnd === null || at < cur.periodEnd) return cur;
@@ -171,9 +176,9 @@ export async function settle(db: Db, ownerId: string, at: number, opts: { renew:
       const end = addMonths(anchor, k);
       const periods = k - current;
       next = { ...cur, periodEnd: end, anchor };
-      if (await write(db, ownerId, cur, next)) {
+      if (await write(env, ownerId, cur, next)) {
         const plan = cur.plan as PlanId;
-        const charged = await chargeOrUndo(db, ownerId, next, cur, {
+        const charged = await chargeOrUndo(env, ownerId, next, cur, {
           ownerId,
           plan,
           amountUsd: PLANS[plan].priceUsdPerMonth * periods,
@@ -184,11 +189,11 @@ export async function settle(db: Db, ownerId: string, at: number, opts: { renew:
         if (charged.ok) return next;
         // Declined: the old period stands and the plan runs out through its grace.
         const pastDue = { ...cur, status: "PAST_DUE" };
-        if (await write(db, ownerId, next, pastDue)) return pastDue;
+        if (await write(env, ownerId, next, pastDue)) return pastDue;
       }
     } else if (at >= cur.periodEnd + GRACE_MS) {
       next = { plan: "FREE", status: "NONE", periodEnd: null, anchor: null };
-      if (await write(db, ownerId, cur, next)) return next;
+      if (await write(env, ownerId, cur, next)) return next;
     } else {
       return cur; // in grace: nothing to store
     }
@@ -216,9 +221,9 @@ export function view(sub: Subscription, at: number, provider: ProviderView = LOC
   };
 }
 
-export async function getBilling(db: Db, ownerId: string): Promise<BillingView> {
+export async function getBilling(env: Env, ownerId: string): Promise<BillingView> {
   const at = now();
-  return view(await settle(db, ownerId, at, { renew: true }), at);
+  return view(await settle(env, ownerId, at, { renew: true }), at);
 }
 
 /**
@@ -227,24 +232,24 @@ export async function getBilling(db: Db, ownerId: string): Promise<BillingView> 
  * other change (another plan, or out of a grace period) starts a new month from now at full
  * price (no proration).
  */
-export async function subscribe(db: Db, ownerId: string, plan: PlanId): Promise<BillingView> {
+export async function subscribe(env: Env, ownerId: string, plan: PlanId): Promise<BillingView> {
   if (plan === "FREE") {
     throw badRequest("FREE is not a subscription: to leave a paid plan use POST /v1/billing/cancel", ["body", "plan"]);
   }
   const at = now();
-  const cur = await settle(db, ownerId, at, { renew: true });
+  const cur = await settle(env, ownerId, at, { renew: true });
   const status = statusOf(cur, at);
   if (cur.plan === plan && status === "ACTIVE") {
     throw conflict(`Already subscribed to ${plan}; it renews on ${iso(cur.periodEnd)}`, { plan, periodEnd: iso(cur.periodEnd) });
   }
   if (cur.plan === plan && status === "CANCELED") {
     const resumed = { ...cur, status: "ACTIVE" };
-    if (!(await write(db, ownerId, cur, resumed))) throw concurrentChange();
+    if (!(await write(env, ownerId, cur, resumed))) throw concurrentChange();
     return view(resumed, at);
   }
   const next: Subscription = { plan, status: "ACTIVE", periodEnd: addMonths(at, 1), anchor: at };
-  if (!(await write(db, ownerId, cur, next))) throw concurrentChange();
-  const charged = await chargeOrUndo(db, ownerId, next, cur, {
+  if (!(await write(env, ownerId, cur, next))) throw concurrentChange();
+  const charged = await chargeOrUndo(env, ownerId, next, cur, {
     ownerId,
     plan,
     amountUsd: PLANS[plan].priceUsdPerMonth,
@@ -253,21 +258,21 @@ export async function subscribe(db: Db, ownerId: string, plan: PlanId): Promise<
     reason: "subscribe",
   });
   if (!charged.ok) {
-    await write(db, ownerId, next, cur);
+    await write(env, ownerId, next, cur);
     throw conflict(`The payment was declined: ${charged.reason}`);
   }
   return view(next, at);
 }
 
 /** Stops renewal: the paid plan holds until its period ends (then 3 days of grace), then FREE. */
-export async function cancel(db: Db, ownerId: string): Promise<BillingView> {
+export async function cancel(env: Env, ownerId: string): Promise<BillingView> {
   const at = now();
-  const cur = await settle(db, ownerId, at, { renew: true });
+  const cur = await settle(env, ownerId, at, { renew: true });
   const status = statusOf(cur, at);
   if (status === "NONE") throw conflict("There is no paid subscription to cancel");
   if (cur.status !== "ACTIVE") return view(cur, at); // already canceled or past due: nothing renews
   const canceled = { ...cur, status: "CANCELED", periodEnd: cur.periodEnd ?? at };
-  if (!(await write(db, ownerId, cur, canceled))) throw concurrentChange();
+  if (!(await write(env, ownerId, cur, canceled))) throw concurrentChange();
   return view(canceled, at);
 }
 

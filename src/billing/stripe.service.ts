@@ -1,6 +1,7 @@
 import type Stripe from "stripe";
 import { and, desc, eq, gte, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { makeDb, type Db } from "../db/client";
+import type { Env } from "../env";
 import { owners } from "../db/identity";
 import { billingNotices, stripeCustomers } from "../db/billing";
 import { iso, now } from "../core/clock";
@@ -63,7 +64,8 @@ const liveSubscription = (m: Mirror | undefined): (Mirror & { subscriptionId: st
 export const NOTICE_WINDOW_MS = 90 * 86_400_000;
 const MAX_NOTICES = 10;
 
-export async function getStripeBilling(db: Db, ownerId: string): Promise<BillingView> {
+export async function getStripeBilling(env: Env, ownerId: string): Promise<BillingView> {
+  const db = makeDb(env.DB);
   const at = now();
   const [[row], [mirror], notices] = await db.batch([
     db
@@ -79,7 +81,7 @@ export async function getStripeBilling(db: Db, ownerId: string): Promise<Billing
       .limit(MAX_NOTICES),
   ]);
   if (!row) throw notFound("Account");
-  const out = view(await settle(db, ownerId, at, { renew: false, sub: row }), at, providerView(mirror));
+  const out = view(await settle(env, ownerId, at, { renew: false, sub: row }), at, providerView(mirror));
   if (notices.length === 0) return out;
   return {
     ...out,
@@ -181,15 +183,16 @@ async function liveAtStripe(cfg: StripeConfig, customerId: string): Promise<Stri
  * was set to cancel. Unpaid: the portal's card update.
  */
 export async function stripeSubscribe(
-  db: Db,
+  env: Env,
   cfg: StripeConfig,
   owner: { ownerId: string; email: string },
   plan: PaidPlan,
   urls: ReturnUrls,
 ): Promise<BillingView & { redirect: Redirect }> {
   const at = now();
+  const db = makeDb(env.DB);
   let { sub, mirror } = await read(db, owner.ownerId);
-  let cur = await settle(db, owner.ownerId, at, { renew: false, sub });
+  let cur = await settle(env, owner.ownerId, at, { renew: false, sub });
   let live = liveSubscription(mirror);
 
   if (!live) {
@@ -216,9 +219,9 @@ export async function stripeSubscribe(
         const found = await liveAtStripe(cfg, m.customerId);
         if (found.length > 0) {
           // Oldest first: the one kept if there are two (the others are canceled as duplicates).
-          for (const s of found) await applyStripeSubscription(db, cfg, s, null);
+          for (const s of found) await applyStripeSubscription(env, cfg, s, null);
           ({ sub, mirror } = await read(db, owner.ownerId));
-          cur = await settle(db, owner.ownerId, at, { renew: false, sub });
+          cur = await settle(env, owner.ownerId, at, { renew: false, sub });
           live = liveSubscription(mirror);
           if (!live) throw conflict("Stripe shows a subscription for this account that is still being set up; try again in a minute");
           break checkout;
@@ -258,7 +261,7 @@ export async function stripeSubscribe(
       throw conflict(`Already subscribed to ${plan}; it renews on ${iso(live.periodEnd)}`, { plan, periodEnd: iso(live.periodEnd) });
     }
     // Set to cancel: resuming is one API call, and Stripe's answer is the new state.
-    await applyStripeSubscription(db, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, false), null);
+    await applyStripeSubscription(env, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, false), null);
     const after = await read(db, owner.ownerId);
     return { ...view(after.sub, at, providerView(after.mirror)), redirect: null };
   }
@@ -273,15 +276,16 @@ export async function stripeSubscribe(
 }
 
 /** Cancel at period end through Stripe's API; the plan holds to the period end, then the grace. */
-export async function stripeCancel(db: Db, cfg: StripeConfig, ownerId: string): Promise<BillingView> {
+export async function stripeCancel(env: Env, cfg: StripeConfig, ownerId: string): Promise<BillingView> {
   const at = now();
+  const db = makeDb(env.DB);
   const { sub, mirror } = await read(db, ownerId);
-  const cur = await settle(db, ownerId, at, { renew: false, sub });
+  const cur = await settle(env, ownerId, at, { renew: false, sub });
   if (statusOf(cur, at) === "NONE") throw conflict("There is no paid subscription to cancel");
   const live = liveSubscription(mirror);
   // Already set to cancel, or nothing renews (ended, or a plan from before Stripe): a no-op.
   if (!live || live.cancelAtPeriodEnd) return view(cur, at, providerView(mirror));
-  await applyStripeSubscription(db, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, true), null);
+  await applyStripeSubscription(env, cfg, await setCancelAtPeriodEnd(cfg, live.subscriptionId, true), null);
   const after = await read(db, ownerId);
   return view(after.sub, at, providerView(after.mirror));
 }

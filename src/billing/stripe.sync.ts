@@ -1,6 +1,7 @@
 import type Stripe from "stripe";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { makeDb, type Db } from "../db/client";
+import type { Env } from "../env";
 import { billingNotices, stripeCustomers, stripeEvents } from "../db/billing";
 import { now } from "../core/clock";
 import { applySubscriptionState, type Subscription } from "./billing.service";
@@ -266,12 +267,13 @@ export function recordEvent(db: Db, event: EventRef, outcome: Outcome) {
  * does not move.
  */
 export async function applyStripeSubscription(
-  db: Db,
+  env: Env,
   cfg: StripeConfig,
   sub: Stripe.Subscription,
   eventAt: number | null,
   event?: EventRef,
 ): Promise<Outcome> {
+  const db = makeDb(env.DB);
   const customerId = typeof sub.customer === "string" ? sub.customer : sub.customer?.id;
   let replace = false;
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -290,7 +292,7 @@ export async function applyStripeSubscription(
       }
       // The followed subscription's state as Stripe has it now goes first (Stripe's answer, so the
       // ordering stamp does not move); then this one is judged again against it.
-      const first = await applyStripeSubscription(db, cfg, r.kind === "followed-changed" ? r.followed : r.canceled, null);
+      const first = await applyStripeSubscription(env, cfg, r.kind === "followed-changed" ? r.followed : r.canceled, null);
       if (first.outcome !== "applied") replace = true;
       continue;
     }
@@ -349,7 +351,7 @@ export async function applyStripeSubscription(
     const state = stateFor(sub, item, mirror);
     let results: unknown[];
     if (state) {
-      results = (await applySubscriptionState(db, ownerId, state, { guard: won, before: [setMirror], after: record })).results;
+      results = (await applySubscriptionState(env, ownerId, state, { guard: won, before: [setMirror], after: record })).results;
     } else {
       // Never paid (incomplete): followed in the mirror, the owner's plan untouched.
       results = (await db.batch([setMirror, ...record])) as unknown[];

@@ -5,8 +5,8 @@ import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
 import { readBodyLimited } from "../core/body";
 import { now } from "../core/clock";
-import type { Db } from "../db/client";
-import { makeDb } from "../db/client";
+import { makeDb, type Db } from "../db/client";
+import type { Env } from "../env";
 import { stripeEvents } from "../db/billing";
 import { billingConfig, requireBillingConfig, type StripeConfig } from "./billing.config";
 import { retrieveSubscription, verifyWebhook } from "./stripe.client";
@@ -53,11 +53,12 @@ async function ignore(db: Db, ref: EventRef, reason: string, ownerId?: string): 
  * unless the mirror already holds a newer state of it. Plans come only from the subscription's own
  * price ids; nothing in the event that a client could have chosen (metadata, amounts) sets a plan.
  */
-export async function handleStripeEvent(db: Db, cfg: StripeConfig, event: Stripe.Event): Promise<WebhookResult> {
+export async function handleStripeEvent(env: Env, cfg: StripeConfig, event: Stripe.Event): Promise<WebhookResult> {
+  const db = makeDb(env.DB);
   if (await seen(db, event.id)) return { outcome: "duplicate" };
   const ref: EventRef = { id: event.id, type: event.type, created: event.created };
   try {
-    const { outcome, reason } = await dispatch(db, cfg, event, ref);
+    const { outcome, reason } = await dispatch(env, db, cfg, event, ref);
     return reason ? { outcome, reason } : { outcome };
   } catch (err) {
     // Two deliveries of one event at once: the loser's batch fails on the event's primary key.
@@ -66,14 +67,14 @@ export async function handleStripeEvent(db: Db, cfg: StripeConfig, event: Stripe
   }
 }
 
-async function dispatch(db: Db, cfg: StripeConfig, event: Stripe.Event, ref: EventRef): Promise<Outcome> {
+async function dispatch(env: Env, db: Db, cfg: StripeConfig, event: Stripe.Event, ref: EventRef): Promise<Outcome> {
   switch (event.type) {
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
     case "customer.subscription.paused":
     case "customer.subscription.resumed":
-      return applyStripeSubscription(db, cfg, event.data.object, event.created, ref);
+      return applyStripeSubscription(env, cfg, event.data.object, event.created, ref);
 
     case "checkout.session.completed": {
       const session = event.data.object;
@@ -91,7 +92,7 @@ async function dispatch(db: Db, cfg: StripeConfig, event: Stripe.Event, ref: Eve
       if (mirror.subscriptionId === subId && mirror.eventAt > event.created) {
         return recordStale(db, ref, mirror.ownerId);
       }
-      return applyStripeSubscription(db, cfg, await retrieveSubscription(cfg, subId), event.created, ref);
+      return applyStripeSubscription(env, cfg, await retrieveSubscription(cfg, subId), event.created, ref);
     }
 
     case "invoice.paid":
@@ -103,7 +104,7 @@ async function dispatch(db: Db, cfg: StripeConfig, event: Stripe.Event, ref: Eve
       const mirror = customerId ? await mirrorByCustomer(db, customerId) : undefined;
       if (!mirror) return ignore(db, ref, "the customer is not one of Lore's");
       if (mirror.subscriptionId === subId && mirror.eventAt > event.created) return recordStale(db, ref, mirror.ownerId);
-      return applyStripeSubscription(db, cfg, await retrieveSubscription(cfg, subId), event.created, ref);
+      return applyStripeSubscription(env, cfg, await retrieveSubscription(cfg, subId), event.created, ref);
     }
 
     default:
@@ -137,7 +138,7 @@ stripeWebhookRoute.all(STRIPE_WEBHOOK_PATH, async (c) => {
   const stripe = requireBillingConfig(c.env) as StripeConfig;
   const body = await readBodyLimited(c.req.raw, MAX_WEBHOOK_BYTES, "Webhook body");
   const event = await verifyWebhook(stripe, body, c.req.header("stripe-signature") ?? null, now());
-  const result = await handleStripeEvent(makeDb(c.env.DB), stripe, event);
+  const result = await handleStripeEvent(c.env, stripe, event);
   console.log(JSON.stringify({ level: "info", what: "stripe webhook", event: event.id, type: event.type, ...result }));
   return c.json({ received: true, id: event.id, type: event.type, ...result });
 });

@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { forbidden } from "../core/errors";
+import type { ChatRoom } from "./chat.do";
 import type {
   JoinRole,
   MemberRecord,
@@ -13,10 +14,10 @@ import type {
 /**
  * The typed way into a room's ChatRoom object; operations never build stubs themselves. Callers
  * pass a slug that is already known to be in the catalog, so no storage is created for unknown
- * names.
+ * names. env.ts declares the binding without the class (core depends on no area): the type is given here.
  */
-export function chatRoomStub(env: Env, room: string) {
-  return env.CHAT_ROOM.get(env.CHAT_ROOM.idFromName(room));
+export function chatRoomStub(env: Env, room: string): DurableObjectStub<ChatRoom> {
+  return env.CHAT_ROOM.get(env.CHAT_ROOM.idFromName(room)) as unknown as DurableObjectStub<ChatRoom>;
 }
 
 export function toMessageOut(room: string, m: MessageRecord): MessageOut {

@@ -2,12 +2,34 @@ import type { Env } from "../env";
 import { ApiError } from "./errors";
 import { sha256Hex } from "./crypto";
 import { now } from "./clock";
-import type { Access } from "./operation";
-import type { AgentPrincipal, OwnerPrincipal, Principal } from "./principal";
+import type { Gate } from "./admission";
+import type { OwnerPrincipal, Principal } from "./principal";
 
 export const AGENT_KEY_PREFIX = "lore_";
 export const SESSION_PREFIX = "lore_s_";
 export const SESSION_COOKIE = "lore_session";
+
+/**
+ * Agent keys name their account in clear after the secret: `lore_<secret>_<account id>`, the
+ * secret 43 base62 characters (256 bits). The Worker thus knows which AccountQuota object to ask
+ * without a lookup; the object holds the SHA-256 of the account's live keys and decides. The
+ * secret comes first so the 8-character display prefix (`lore_` and 3 secret characters) still
+ * tells an agent's keys apart. Keys from before this format (`lore_` + 43 characters, no account)
+ * keep working: one D1 read routes them.
+ */
+const ROUTED_KEY = /^lore_([0-9A-Za-z]{43})_([a-z0-9_]{1,64})$/;
+
+/** A new agent key for an account, from 43 base62 characters of secret. */
+export function agentKeyFor(ownerId: string, secret: string): string {
+  const key = `${AGENT_KEY_PREFIX}${secret}_${ownerId}`;
+  if (!ROUTED_KEY.test(key)) throw new Error("agentKeyFor: the secret must be 43 base62 characters and the account id [a-z0-9_]");
+  return key;
+}
+
+/** The account a key names, or null (a key from before keys named their account, or no key at all). */
+export function accountOfKey(key: string): string | null {
+  return ROUTED_KEY.exec(key)?.[2] ?? null;
+}
 
 type Credential = { kind: "agent" | "session"; token: string } | null;
 
@@ -41,29 +63,6 @@ function safeDecode(v: string): string {
   } catch {
     return v;
   }
-}
-
-async function agentFromKey(env: Env, key: string): Promise<AgentPrincipal | null> {
-  if (!key.startsWith(AGENT_KEY_PREFIX) || key.length > 200) return null;
-  const hash = await sha256Hex(key);
-  const row = await env.DB.prepare(
-    `SELECT k.prefix, a.id AS agent_id, a.handle, o.id AS owner_id, o.plan, o.plan_period_end, o.plan_status
-       FROM api_keys k JOIN agents a ON a.id = k.agent_id JOIN owners o ON o.id = a.owner_id
-      WHERE k.key_hash = ? AND k.revoked_at IS NULL AND a.deleted_at IS NULL`,
-  )
-    .bind(hash)
-    .first<{ prefix: string; agent_id: string; handle: string; owner_id: string; plan: string; plan_period_end: number | null; plan_status: string }>();
-  if (!row) return null;
-  return {
-    kind: "agent",
-    agentId: row.agent_id,
-    handle: row.handle,
-    ownerId: row.owner_id,
-    plan: row.plan,
-    planPeriodEnd: row.plan_period_end,
-    planStatus: row.plan_status,
-    keyPrefix: row.prefix,
-  };
 }
 
 async function ownerFromSession(env: Env, token: string): Promise<OwnerPrincipal | null> {
@@ -114,12 +113,28 @@ export function checkCookieOrigin(req: Request): void {
   assertFromThisOrigin(req);
 }
 
+const KEY_REQUIRED = "An agent key is required: send 'Authorization: Bearer <key>' or 'x-service-key: <key>'";
+
 /**
- * The one auth path, for REST routes and the MCP endpoint alike. Agent endpoints take agent keys
- * (a session token is 401); dashboard endpoints take session tokens (an agent key is 403);
- * public endpoints take anything and resolve it when present and valid.
+ * The agent key a request carries, for agent endpoints and /v1/mcp: 401 when there is none or it
+ * is a dashboard session token. Only its presence and form are checked here, without storage: the
+ * key is verified by the account's AccountQuota object in the same call that admits the request
+ * (`Gate.admit`, core/admission.ts), after the input has been validated.
  */
-export async function authenticate(env: Env, headers: Headers, access: Access): Promise<Principal | null> {
+export function agentKeyOf(headers: Headers): string {
+  const cred = readCredential(headers);
+  if (!cred) throw new ApiError("UNAUTHENTICATED", KEY_REQUIRED);
+  if (cred.kind === "session") throw new ApiError("UNAUTHENTICATED", "Agent endpoints need an agent key, not a dashboard session token");
+  if (!cred.token.startsWith(AGENT_KEY_PREFIX) || cred.token.length > 200) throw new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked");
+  return cred.token;
+}
+
+/**
+ * The one auth path for dashboard and public endpoints (agent endpoints: `agentKeyOf`, then the
+ * admission). Dashboard endpoints take session tokens (an agent key is 403); public endpoints take
+ * anything and resolve it when present and valid (an agent key through the gate, free of charge).
+ */
+export async function authenticate(env: Env, headers: Headers, access: "public" | "owner", gate?: Gate): Promise<Principal | null> {
   if (access === "public") {
     // Public endpoints need nothing, so a malformed header (say `Authorization: Basic …` set by a
     // proxy) is ignored like an unknown key, not refused.
@@ -130,25 +145,15 @@ export async function authenticate(env: Env, headers: Headers, access: Access): 
       return null;
     }
     if (!cred) return null;
-    return cred.kind === "agent" ? agentFromKey(env, cred.token) : ownerFromSession(env, cred.token);
-  }
-  const cred = readCredential(headers);
-  if (!cred) {
-    throw new ApiError(
-      "UNAUTHENTICATED",
-      access === "agent"
-        ? "An agent key is required: send 'Authorization: Bearer <key>' or 'x-service-key: <key>'"
-        : "A dashboard session is required: log in with POST /v1/auth/login",
+    if (cred.kind === "session") return ownerFromSession(env, cred.token);
+    if (!gate) return null;
+    return gate.verify(env, cred.token).then(
+      (a) => a.caller,
+      () => null,
     );
   }
-  if (access === "agent") {
-    if (cred.kind === "session") {
-      throw new ApiError("UNAUTHENTICATED", "Agent endpoints need an agent key, not a dashboard session token");
-    }
-    const agent = await agentFromKey(env, cred.token);
-    if (!agent) throw new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked");
-    return agent;
-  }
+  const cred = readCredential(headers);
+  if (!cred) throw new ApiError("UNAUTHENTICATED", "A dashboard session is required: log in with POST /v1/auth/login");
   if (cred.kind === "agent") {
     throw new ApiError("FORBIDDEN", "Dashboard endpoints need a session token; agent keys cannot manage accounts");
   }

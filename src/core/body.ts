@@ -7,9 +7,16 @@ import { ApiError } from "./errors";
  */
 export async function readBodyLimited(req: Request, limit: number, what = "Request body"): Promise<Uint8Array> {
   const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `${what} is larger than ${limit} bytes`, { limit });
-  const declared = Number(req.headers.get("content-length") ?? "0");
+  const header = req.headers.get("content-length");
+  const declared = Number(header ?? "0");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   if (!req.body) return new Uint8Array(0);
+  // A declared length within the limit frames the body (HTTP never delivers more): read it whole.
+  if (header !== null && Number.isInteger(declared) && declared >= 0) {
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    if (bytes.byteLength > limit) throw tooLarge();
+    return bytes;
+  }
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

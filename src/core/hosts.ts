@@ -8,12 +8,22 @@ import { ApiError } from "./errors";
  * script writes the workers.dev one there, add custom domains yourself).
  */
 export function allowedHostnames(env: Pick<Env, "PUBLIC_HOSTNAMES">): string[] {
-  const configured = (env.PUBLIC_HOSTNAMES ?? "")
-    .split(",")
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  return [...localhostAllowedHostnames(), ...configured];
+  const raw = env.PUBLIC_HOSTNAMES ?? "";
+  let names = parsed.get(raw);
+  if (!names) {
+    const configured = raw
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
+    names = [...localhostAllowedHostnames(), ...configured];
+    if (parsed.size > 8) parsed.clear();
+    parsed.set(raw, names);
+  }
+  return [...names];
 }
+
+/** The list for each PUBLIC_HOSTNAMES value seen (one, outside tests), so a request does not parse it again. */
+const parsed = new Map<string, string[]>();
 
 /**
  * DNS-rebinding protection (MCP transport spec): a page on evil.example.com whose name was made to

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Env } from "../env";
 import type { Db } from "../db/client";
 import type { AgentPrincipal, OwnerPrincipal } from "./principal";
-import type { Metric } from "../quota/plans";
+import type { Metric } from "./metrics";
+import type { Admission } from "./admission";
 import type { ErrorCode } from "./errors";
 import type { ActivityEntry } from "./activity";
 
@@ -24,6 +25,11 @@ type Caller<A extends Access> = A extends "agent"
     ? OwnerPrincipal
     : AgentPrincipal | OwnerPrincipal | null;
 
+/**
+ * What a handler gets. `env.DB` and `db` are the request's D1 session (core/d1.ts): reads may be
+ * served by a replica near the caller, and an agent reads its own writes. Read and write D1 only
+ * through them (never a binding kept from elsewhere), so every area gets this by using `ctx`.
+ */
 export interface OpContext<A extends Access = Access> {
   env: Env;
   db: Db;
@@ -37,6 +43,8 @@ export interface OpContext<A extends Access = Access> {
   waitUntil(p: Promise<unknown>): void;
   /** The client's IP address (`CF-Connecting-IP`), for abuse throttles; null when unknown (MCP, tests). */
   clientIp?: string | null;
+  /** Agent requests (REST or MCP): the account's quota right after this request was admitted. */
+  admission?: Admission;
 }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;

@@ -1,50 +1,67 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import type { z } from "zod";
-import type { AppEnv } from "./context";
+import type { AppContext, AppEnv } from "./context";
 import type { AnyOperation, OpContext } from "./operation";
-import { assertFromThisOrigin, authenticate, checkCookieOrigin } from "./auth";
+import type { Gate } from "./admission";
+import { agentKeyOf, assertFromThisOrigin, authenticate, checkCookieOrigin } from "./auth";
 import { ApiError, validationError } from "./errors";
 import { readBodyLimited } from "./body";
 import { fromStrings } from "./args";
 import { corsClassOf, corsResponseHeaders } from "./cors";
-import { admit, refund, admissionHeaders } from "../quota/quota.client";
-import { makeDb } from "../db/client";
+import { openSession } from "./d1";
+import { makeOpContext } from "./op-context";
 import { recordActivity } from "./activity";
-import type { AgentPrincipal } from "./principal";
 
-/** Resolves the caller the operation's access level asks for (the one auth path). */
-const authFor =
-  (op: AnyOperation): MiddlewareHandler<AppEnv> =>
+/**
+ * Who may call, before anything is read: agent operations need an agent key (present and well
+ * formed; the account's object verifies it when it admits the request, after validation), dashboard
+ * operations a live session, public ones resolve whatever credential is present.
+ */
+const callerFor =
+  (op: AnyOperation, gate: Gate): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
+    if (op.access === "agent") {
+      c.set("key", agentKeyOf(c.req.raw.headers));
+      return next();
+    }
     if (op.access === "owner") checkCookieOrigin(c.req.raw);
     // Public writes (sign-up and login set the session cookie): a page of another site may not
     // send them (login CSRF, accounts opened from visitors' addresses); they get no CORS either.
     if (op.access === "public") assertFromThisOrigin(c.req.raw);
-    c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access));
+    c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access, gate));
     await next();
   };
 
 /**
- * Quota for agent requests: per-minute → API_CALLS → the action's own metric, all in one call to
- * the account's AccountQuota object. The own metric is reserved up front (so parallel requests
- * cannot overshoot) and given back when validation or the action fails.
+ * The admission step of agent requests, once the input is valid: one call to the account's
+ * AccountQuota object verifies the key and checks per-minute → API_CALLS → the action's own metric
+ * (reserved up front, so parallel requests cannot overshoot). A failed action gets its metric back
+ * before the answer; a successful one that wrote records its D1 bookmark in the same object, so the
+ * account's next request reads it.
  */
-const quotaFor =
-  (op: AnyOperation): MiddlewareHandler<AppEnv> =>
+const admitFor =
+  (op: AnyOperation, gate: Gate): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    const caller = c.get("caller");
-    if (op.access !== "agent" || caller?.kind !== "agent") return next();
-    // Free and without a metric of its own (GET /usage/today): nothing to check or consume.
-    if (op.uncounted && !op.metric) return next();
-    const admission = await admit(c.env, caller, op.metric, !op.uncounted);
-    c.set("admission", admission);
+    const admitted = await gate.admit(c.env, c.get("key")!, { metric: op.metric, counted: !op.uncounted });
+    const d1 = openSession(c.env.DB, admitted.bookmark ?? "first-unconstrained");
+    c.set("caller", admitted.caller);
+    c.set("admitted", admitted);
+    c.set("d1", d1);
     await next();
-    // Awaited, not waitUntil: a client retrying at once after a 400 must find its quota back.
-    if (c.error || c.res.status >= 400) await refund(c.env, caller, admission, op.metric).catch(() => {});
+    if (c.error || c.res.status >= 400) {
+      // Awaited, not waitUntil: a client retrying at once after a failure must find its quota back.
+      await gate.refund(c.env, admitted, op.metric).catch(() => {});
+    } else if (d1.wrote) {
+      const bookmark = d1.bookmark();
+      if (bookmark) await gate.remember(c.env, admitted, bookmark).catch((err) => logBookmark(c, err));
+    }
     // A failed request still used a per-minute slot and an API call, so it reports them too.
-    if (!op.uncounted) for (const [k, v] of Object.entries(admissionHeaders(admission))) c.header(k, v);
+    if (!op.uncounted) for (const [k, v] of Object.entries(gate.headers(admitted.admission))) c.header(k, v);
   };
+
+const logBookmark = (c: AppContext, err: unknown) =>
+  console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), what: "remember D1 bookmark", error: String(err) }));
 
 const validate = (target: "param" | "query", schema: z.ZodType): MiddlewareHandler<AppEnv> =>
   zValidator(target, schema, (result) => {
@@ -86,17 +103,19 @@ const validateBody =
     await next();
   };
 
-export function opContext(c: import("./context").AppContext, caller: OpContext["caller"], via: OpContext["via"] = "rest"): OpContext {
-  return {
+/** The context for an operation run by this request (REST routes and dashboard pages). */
+export function opContext(c: AppContext, caller: OpContext["caller"], via: OpContext["via"] = "rest"): OpContext {
+  return makeOpContext({
     env: c.env,
-    db: makeDb(c.env.DB),
     caller,
     requestId: c.get("requestId"),
     origin: new URL(c.req.url).origin,
     via,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
-  };
+    d1: c.get("d1"),
+    admission: c.get("admitted")?.admission,
+  });
 }
 
 /** The operation's CORS class on its responses, errors included (a browser must read those too). */
@@ -108,21 +127,29 @@ const corsFor =
     if (cls) for (const [k, v] of Object.entries(corsResponseHeaders(cls))) c.res.headers.set(k, v);
   };
 
-/** Mounts each operation as a REST route: CORS → auth → quota → validation → handler (preflights: app.ts). */
-export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[]): void {
+/**
+ * Mounts each operation as a REST route (preflights: app.ts). Agent operations: CORS → the key's
+ * presence → validation → admission (the one round trip that verifies the key and counts) →
+ * handler. Others: CORS → session or public caller → validation → handler. Validation needs no
+ * storage, so a malformed request is answered 400 before anything is read or counted.
+ */
+export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[], gate: Gate): void {
   for (const op of ops) {
-    const chain: MiddlewareHandler<AppEnv>[] = [corsFor(op), authFor(op), quotaFor(op)];
+    const chain: MiddlewareHandler<AppEnv>[] = [corsFor(op), callerFor(op, gate)];
     // Path segments and query values are strings: coerced to what the strict schema expects.
     if (op.params) chain.push(validate("param", fromStrings(op.params)));
     if (op.query) chain.push(validate("query", fromStrings(op.query)));
     if (op.body) chain.push(validateBody(op.body, op.maxBodyBytes));
+    if (op.access === "agent") chain.push(admitFor(op, gate));
+    // Public reads may be served by any replica; dashboard requests read the primary.
+    else if (op.access === "public") chain.push(async (c, next) => (c.set("d1", openSession(c.env.DB, "first-unconstrained")), next()));
     app.on(op.method, [op.path], ...chain, async (c) => {
       const input = {
         ...(op.params ? (c.req.valid as (t: string) => object)("param") : {}),
         ...(op.query ? (c.req.valid as (t: string) => object)("query") : {}),
         ...(op.body ? (c.req.valid as (t: string) => object)("json") : {}),
       };
-      const ctx = opContext(c, c.get("caller") as AgentPrincipal);
+      const ctx = opContext(c, c.get("caller"));
       const result = await op.handler(ctx, input);
       recordActivity(op, ctx, input, result);
       if (op.headers) for (const [k, v] of Object.entries(op.headers(result))) c.header(k, v);

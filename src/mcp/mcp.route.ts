@@ -1,18 +1,15 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../core/context";
-import { authenticate } from "../core/auth";
+import type { Gate } from "../core/admission";
+import { agentKeyOf } from "../core/auth";
 import { readBodyLimited } from "../core/body";
-import type { AgentPrincipal } from "../core/principal";
 import { checkHostAndOrigin } from "../core/hosts";
-import { OPERATIONS } from "../operations";
-import { INTERNAL_MCP_URL, ORIGIN_HEADER, PRINCIPAL_HEADER } from "./mcp.do";
 import { checkBody } from "./protocol";
+import { serveMcp, TOOLS } from "./endpoint";
 
 const MAX_MCP_BODY = 1024 * 1024;
 /** Stateless Streamable HTTP: only POST carries messages. */
 const ALLOW = "POST, OPTIONS";
-
-const TOOLS: ReadonlySet<string> = new Set(OPERATIONS.flatMap((o) => (o.mcp ? [o.mcp.tool] : [])));
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -24,43 +21,47 @@ const CORS = {
   "access-control-max-age": "86400",
 };
 
-export const mcpRoute = new Hono<AppEnv>();
+const methodNotAllowed = () =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null }, { status: 405, headers: { ...CORS, allow: ALLOW } });
 
-mcpRoute.options("/mcp", (c) => {
-  checkHostAndOrigin(c.req.raw, c.env);
-  return new Response(null, { status: 204, headers: CORS });
-});
+/**
+ * /v1/mcp, served by the Worker itself (stateless: no session, nothing an object would have to
+ * hold). Every request: Host and Origin checked (DNS rebinding), the agent key present, the body
+ * checked as JSON-RPC (protocol.ts); then the endpoint (endpoint.ts) verifies the key in the
+ * account's object as part of the request's one admission.
+ */
+export function mcpRoute(gate: Gate): Hono<AppEnv> {
+  const route = new Hono<AppEnv>();
 
-// Authenticated here with the same keys as REST; the account's McpEndpoint object serves it.
-mcpRoute.on(["GET", "POST", "DELETE"], "/mcp", async (c) => {
-  checkHostAndOrigin(c.req.raw, c.env);
-  const caller = (await authenticate(c.env, c.req.raw.headers, "agent")) as AgentPrincipal;
-  const body = c.req.method === "POST" ? await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body") : undefined;
-  if (body) {
-    // Malformed messages are answered here, as the JSON-RPC errors they are (protocol.ts).
+  route.options("/mcp", (c) => {
+    checkHostAndOrigin(c.req.raw, c.env);
+    return new Response(null, { status: 204, headers: CORS });
+  });
+
+  route.on(["GET", "POST", "DELETE"], "/mcp", async (c) => {
+    checkHostAndOrigin(c.req.raw, c.env);
+    const key = agentKeyOf(c.req.raw.headers);
+    // Stateless: there is no server stream to GET and no session to DELETE.
+    if (c.req.method !== "POST") return methodNotAllowed();
+    const body = await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body");
+    // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
     const checked = checkBody(body, TOOLS);
     if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
-  }
-  const headers = new Headers(c.req.raw.headers);
-  // The object trusts these three headers, so they are always the Worker's, never the client's
-  // (set overwrites whatever the client sent). The credentials were checked here and go no further.
-  headers.set(PRINCIPAL_HEADER, JSON.stringify(caller));
-  headers.set("x-request-id", c.get("requestId"));
-  headers.set(ORIGIN_HEADER, new URL(c.req.url).origin);
-  for (const h of ["authorization", "x-service-key", "cookie"]) headers.delete(h);
-  const stub = c.env.MCP_ENDPOINT.get(c.env.MCP_ENDPOINT.idFromName(caller.ownerId));
-  const res = await stub.fetch(new Request(INTERNAL_MCP_URL, { method: c.req.method, headers, body }));
-  const out = new Response(res.body, res);
-  for (const [k, v] of Object.entries(CORS)) out.headers.set(k, v);
-  // Stateless: GET (server stream) and DELETE (end session) are 405, which must say what is allowed.
-  if (out.status === 405) out.headers.set("allow", ALLOW);
-  return out;
-});
+    const res = await serveMcp(c.req.raw, body, checked.parsed, {
+      gate,
+      env: c.env,
+      key,
+      requestId: c.get("requestId"),
+      origin: new URL(c.req.url).origin,
+      waitUntil: (p) => c.executionCtx.waitUntil(p),
+    });
+    const out = new Response(res.body, res);
+    for (const [k, v] of Object.entries(CORS)) out.headers.set(k, v);
+    if (out.status === 405) out.headers.set("allow", ALLOW);
+    return out;
+  });
 
-// Any other method (PUT, PATCH…): the same JSON-RPC 405 the transport gives GET and DELETE.
-mcpRoute.all("/mcp", (c) =>
-  c.json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null }, 405, {
-    ...CORS,
-    allow: ALLOW,
-  }),
-);
+  // Any other method (PUT, PATCH…): the same JSON-RPC 405 the transport gives GET and DELETE.
+  route.all("/mcp", () => methodNotAllowed());
+  return route;
+}

@@ -1,14 +1,8 @@
+import { METRICS, type Metric } from "../core/metrics";
+
+export { METRICS, type Metric };
+
 /** The contract's plan table, exactly. `null` means unlimited. */
-export const METRICS = [
-  "QUESTIONS",
-  "POSTS",
-  "VOTES",
-  "CHAT_MESSAGES",
-  "FRESHNESS_CALLS",
-  "SKILL_INSTALLS",
-  "API_CALLS",
-] as const;
-export type Metric = (typeof METRICS)[number];
 
 export const METRIC_LABELS: Record<Metric, string> = {
   QUESTIONS: "Questions",

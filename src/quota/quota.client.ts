@@ -1,75 +1,122 @@
 import type { Env } from "../env";
-import { ApiError } from "../core/errors";
+import { ApiError, notFound } from "../core/errors";
 import { now } from "../core/clock";
-import type { AgentPrincipal } from "../core/principal";
-import { makeDb, type Db } from "../db/client";
+import { accountOfKey } from "../core/auth";
+import { sha256Hex } from "../core/crypto";
+import type { Admission, Admitted, AdmitRequest, Gate, MetricState, RateWindow } from "../core/admission";
 import { settle } from "../billing/billing.service";
 import { billingConfig } from "../billing/billing.config";
-import { effectivePlan, type Metric, type PlanId } from "./plans";
-import type { AdmitResult, MetricState, RateWindow } from "./quota.schemas";
+import type { PlanId } from "./plans";
+import type { Refusal } from "./quota.schemas";
+import { accountStub, refreshAccount } from "./account";
 
-/** The typed way into an account's AccountQuota object; routes never build stubs themselves. */
-export function quotaStub(env: Env, ownerId: string) {
-  return env.ACCOUNT_QUOTA.get(env.ACCOUNT_QUOTA.idFromName(ownerId));
-}
-
-export type Admission = AdmitResult & { ok: true };
+export { accountStub as quotaStub };
 
 /**
- * The plan whose limits apply to the caller now. The principal carries the stored plan and period
- * end; only once that period has ended is the subscription settled (renewed if ACTIVE, retired
- * after the grace if not), so the usual request costs no extra query.
+ * Keys from before keys named their account (`lore_` + 43 characters) are routed by one D1 read,
+ * remembered per isolate: a key never moves to another account, and whether it still works is
+ * the account object's answer on every request, so the remembered route cannot outlive a
+ * revocation.
  */
-export async function planFor(env: Env, caller: AgentPrincipal): Promise<PlanId> {
-  const at = now();
-  // Only an ACTIVE plan past its period end needs a write (the renewal). A canceled or past-due
-  // plan runs out through its grace by the stored dates alone, so agent requests cost no query.
-  // Under Stripe, Lore never renews: Stripe does, and its webhook moves the period end, so until
-  // then the stored dates decide here too.
-  if (
-    caller.planStatus === "ACTIVE" &&
-    caller.plan !== "FREE" &&
-    caller.planPeriodEnd !== null &&
-    at >= caller.planPeriodEnd &&
-    billingConfig(env).provider === "local"
-  ) {
-    // A billing failure (provider down) must not fail the agent's request: the stored period
-    // still decides (paid through the grace, FREE after), and the next request settles again.
-    const sub = await settle(makeDb(env.DB), caller.ownerId, at, { renew: true }).catch((err) => {
-      console.error(JSON.stringify({ level: "error", what: "billing settle", ownerId: caller.ownerId, error: String(err) }));
-      return { plan: caller.plan, periodEnd: caller.planPeriodEnd };
-    });
-    return effectivePlan(sub.plan, sub.periodEnd, at);
+const legacyRoutes = new Map<string, string>();
+const LEGACY_ROUTES_MAX = 5_000;
+
+/**
+ * Recently seen keys' SHA-256, per isolate, so a busy agent's requests do not hash its key each
+ * time. A hash says nothing about whether the key still works (the account's object decides).
+ */
+const hashes = new Map<string, string>();
+const HASHES_MAX = 2_000;
+async function hashOf(key: string): Promise<string> {
+  let hash = hashes.get(key);
+  if (!hash) {
+    hash = await sha256Hex(key);
+    if (hashes.size >= HASHES_MAX) hashes.delete(hashes.keys().next().value!);
+    hashes.set(key, hash);
   }
-  return effectivePlan(caller.plan, caller.planPeriodEnd, at);
+  return hash;
 }
 
-/** The plan whose limits apply to an account now, for the owner's own reads (settles a lapsed or due subscription first). */
-export async function planForOwner(env: Env, db: Db, ownerId: string): Promise<PlanId> {
-  const at = now();
-  // As for agents: Lore renews only under the local provider; under Stripe the webhook does.
-  const sub = await settle(db, ownerId, at, { renew: billingConfig(env).provider === "local" });
-  return effectivePlan(sub.plan, sub.periodEnd, at);
+/** The account a key belongs to and its SHA-256, or null for a key no account has. */
+async function route(env: Env, key: string): Promise<{ ownerId: string; hash: string } | null> {
+  const hash = await hashOf(key);
+  const named = accountOfKey(key);
+  if (named) return { ownerId: named, hash };
+  let ownerId = legacyRoutes.get(hash);
+  if (!ownerId) {
+    const found = await env.DB.prepare("SELECT owner_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").bind(hash).first<string>("owner_id");
+    if (!found) return null;
+    if (legacyRoutes.size >= LEGACY_ROUTES_MAX) legacyRoutes.delete(legacyRoutes.keys().next().value!);
+    legacyRoutes.set(hash, (ownerId = found));
+  }
+  return { ownerId, hash };
 }
 
-/** Admits one request or throws the contract's 429. */
-export async function admit(env: Env, caller: AgentPrincipal, metric: Metric | null, counted: boolean): Promise<Admission> {
-  const plan = await planFor(env, caller);
-  const result = await quotaStub(env, caller.ownerId).admit({ plan, metric, counted });
-  if (!result.ok) throw rateLimited(result);
-  return result;
-}
+const unknownKey = () => new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked");
+
+/** Lore renews subscriptions itself only under the local provider; under Stripe the webhooks do. */
+const renewsLocally = (env: Env) => billingConfig(env).provider === "local";
 
 /**
- * Gives back the action metric reserved by `admit` when the action did not succeed. Awaited by the
- * adapters before they answer, so a client that retries at once after a 400 finds its quota back.
+ * Settles a subscription whose period ended (the local provider renews it and charges) and tells
+ * the account's object the result. A billing failure must not fail the agent's request: it is
+ * logged, and the stored period decides (paid through the grace, FREE after).
  */
-export async function refund(env: Env, caller: AgentPrincipal, admission: Admission, metric: Metric | null) {
-  if (!metric || metric === "API_CALLS") return;
-  await quotaStub(env, caller.ownerId).refund(admission.day, metric);
+async function renew(env: Env, ownerId: string): Promise<void> {
+  try {
+    await settle(env, ownerId, now(), { renew: true });
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", what: "billing settle", ownerId, error: String(err) }));
+  }
+  await refreshAccount(env, ownerId).catch(() => {});
 }
 
-function rateLimited(r: AdmitResult & { ok: false }): ApiError {
+async function admit(env: Env, key: string, want: AdmitRequest): Promise<Admitted> {
+  const r0 = await route(env, key);
+  if (!r0) throw unknownKey();
+  const stub = accountStub(env, r0.ownerId);
+  const ask = { ownerId: r0.ownerId, keyHash: r0.hash, metric: want.metric, counted: want.counted };
+  let r = await stub.admit({ ...ask, renewDue: renewsLocally(env) });
+  if (!r.ok && r.reason === "settle") {
+    await renew(env, r0.ownerId);
+    r = await stub.admit({ ...ask, renewDue: false });
+  }
+  if (r.ok) return { caller: r.caller, admission: r.admission, bookmark: r.bookmark };
+  throw r.reason === "limited" ? rateLimited(r.refusal) : unknownKey();
+}
+
+/** The quota area's side of core's admission step (core/admission.ts), handed to the adapters by app.ts. */
+export const quotaGate: Gate = {
+  admit,
+  async verify(env, key) {
+    const r0 = await route(env, key);
+    const r = r0 ? await accountStub(env, r0.ownerId).verify({ ownerId: r0.ownerId, keyHash: r0.hash }) : null;
+    if (!r?.ok) throw unknownKey();
+    return { caller: r.caller, bookmark: r.bookmark };
+  },
+  async refund(env, admitted, metric) {
+    if (!metric || metric === "API_CALLS") return;
+    await accountStub(env, admitted.caller.ownerId).refund(admitted.admission.day, metric);
+  },
+  async remember(env, admitted, bookmark) {
+    await accountStub(env, admitted.caller.ownerId).remember(bookmark);
+  },
+  headers: (a: Admission) => rateLimitHeaders(a.window, a.metrics.API_CALLS, a.resetsAt),
+};
+
+/** The plan whose limits apply to an account now, for the owner's own reads (renewing a due local subscription first). */
+export async function planForOwner(env: Env, ownerId: string): Promise<PlanId> {
+  const stub = accountStub(env, ownerId);
+  let r = await stub.plan({ ownerId, renewDue: renewsLocally(env) });
+  if (!r.ok && r.reason === "settle") {
+    await renew(env, ownerId);
+    r = await stub.plan({ ownerId, renewDue: false });
+  }
+  if (!r.ok) throw notFound("Account");
+  return r.plan;
+}
+
+function rateLimited(r: Refusal): ApiError {
   const message =
     r.metric === "PER_MINUTE"
       ? `Rate limit reached: PER_MINUTE limit of ${r.limit} requests per rolling minute on plan ${r.plan}. ` +
@@ -103,5 +150,3 @@ export function rateLimitHeaders(w: RateWindow, api?: MetricState, resetsAt?: st
   }
   return { "RateLimit-Policy": policy.join(", "), RateLimit: state.join(", ") };
 }
-
-export const admissionHeaders = (a: Admission) => rateLimitHeaders(a.window, a.metrics.API_CALLS, a.resetsAt);

@@ -1,107 +1,169 @@
 import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
 import { now, nextUtcMidnight, utcDay, DAY_MS } from "../core/clock";
-import { METRICS, PLANS, PLAN_IDS, type Metric, type PlanId } from "./plans";
-import type { AdmitRequest, AdmitResult, HistoryDay, MetricState, RateWindow, UsageSnapshot } from "./quota.schemas";
+import type { Admission, MetricState, RateWindow } from "../core/admission";
+import type { AgentPrincipal } from "../core/principal";
+import { METRICS, PLANS, PLAN_IDS, effectivePlan, type Metric, type PlanId } from "./plans";
+import type { AccountAdmit, AccountAdmitResult, AccountPlanResult, AccountVerifyResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
 
 export const WINDOW_MS = 60_000;
 /** Longest history kept; GET /usage/history reads at most 90 days. */
 const HISTORY_DAYS = 400;
+/**
+ * The account copy (plan, live keys) is read again from D1 once it is this old. Every change of
+ * it tells the object at once; this only bounds how long a change the object could not be told
+ * about (it was unreachable, and that request answered 500) stays unseen.
+ */
+export const COPY_MAX_AGE_MS = 3_600_000;
+/** An owner id that does not exist is remembered this long, so made-up keys do not each cost a D1 read. */
+const MISSING_TTL_MS = 60_000;
+
+interface KeyRow {
+  agentId: string;
+  handle: string;
+  prefix: string;
+}
+interface AccountRow {
+  ownerId: string;
+  plan: string;
+  status: string;
+  periodEnd: number | null;
+  loadedAt: number;
+}
 
 /**
- * One per account (shared by all its agents). Every check-and-consume runs inside one synchronous
- * storage transaction with no outside I/O in between, and a Durable Object runs one such call at a
- * time, so parallel requests can never admit more than a limit.
+ * One per account (shared by all its agents): the one stop of every agent request. It verifies the
+ * key and admits the request in one call, so a request reaches no other storage before its own
+ * work. Every check-and-consume runs inside one synchronous storage transaction with no outside I/O
+ * in between, and a Durable Object runs one such call at a time, so parallel requests can never
+ * admit more than a limit.
  *
  * Storage:
+ * - `account` (one row) and `keys`: a copy of the account's plan and period and of the SHA-256 of
+ *   each live key with its agent, handle and display prefix. D1 stays the source of record: every
+ *   change there (keys, agents, plan) tells this object before it is answered (`refresh`), and an
+ *   object that holds nothing reads its account from D1 on first use.
  * - `counters(day, metric, used)`: per UTC day; today's rows are the quota, older rows the history.
  * - `days(day, plan)`: the plan whose limits applied that day (for the history).
  * - `admitted(ts)`: timestamps of requests admitted in the last 60 s (the rolling window). A
  *   rolling log, not a fixed or approximated window: it is the only form that guarantees no
  *   60-second span ever holds more than perMinute admissions, and it is at most perMinute rows.
+ *
+ * The window and today's counters are also held in memory, written through to SQLite in the same
+ * transaction as each change, so an admission runs two or three writes and no reads.
+ * - `bookmark`: the newest D1 bookmark of a write made for the account, where its requests' D1
+ *   sessions start (so an agent reads its own writes from any replica).
  */
-export class AccountQuota extends DurableObject {
+export class AccountQuota extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private prunedDay: string | null = null;
   /** `day|plan` last written to `days`, so the hot path skips a write that would change nothing. */
   private recordedPlan: string | null = null;
+  private account: AccountRow | null = null;
+  private keys = new Map<string, KeyRow>();
+  private bookmark: string | null = null;
+  private missingUntil = 0;
+  /** The `admitted` rows, ascending (expired ones dropped as they are seen). */
+  private admittedTs: number[] = [];
+  /** Today's `counters` rows. */
+  private counts: { day: string; used: Record<Metric, number> } | null = null;
 
-  constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (
       day TEXT NOT NULL, metric TEXT NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (day, metric))`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS days (day TEXT PRIMARY KEY, plan TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS admitted (id INTEGER PRIMARY KEY AUTOINCREMENT, ts INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS account (
+      id INTEGER PRIMARY KEY CHECK (id = 1), owner_id TEXT NOT NULL, plan TEXT NOT NULL, status TEXT NOT NULL,
+      period_end INTEGER, loaded_at INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS keys (
+      hash TEXT PRIMARY KEY, agent_id TEXT NOT NULL, handle TEXT NOT NULL, prefix TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS bookmark (id INTEGER PRIMARY KEY CHECK (id = 1), value TEXT NOT NULL)`);
+    this.readCopy();
+    this.admittedTs = this.sql.exec<{ ts: number }>("SELECT ts FROM admitted ORDER BY ts, id").toArray().map((r) => r.ts);
   }
 
   /**
-   * Checks per-minute → API_CALLS → the action's own metric and, only when all pass, consumes
-   * them: a refused request consumes nothing. The own metric is a reservation that `refund`
-   * returns when the action fails.
+   * The one call of an agent request: verifies the key (by its SHA-256) against the account's live
+   * keys, then checks per-minute → API_CALLS → the action's own metric and, only when all pass,
+   * consumes them (a refused request consumes nothing). The own metric is a reservation that
+   * `refund` returns when the action fails. Answers the principal, the quota after this request
+   * and the account's D1 bookmark.
+   *
+   * With `renewDue` (the local billing provider renews lazily), an ACTIVE paid plan whose period
+   * has ended is not admitted under: the answer asks the caller to settle the subscription in D1
+   * first (which tells this object the new period) and to ask again.
    */
-  admit(req: AdmitRequest): AdmitResult {
-    return this.ctx.storage.transactionSync((): AdmitResult => {
-      const t = now();
-      const day = utcDay(t);
-      const plan = PLANS[req.plan];
-      const resetsAt = new Date(nextUtcMidnight(t)).toISOString();
-      this.expire(t);
-      const api = (): MetricState => ({ used: this.used(day, "API_CALLS"), limit: plan.daily.API_CALLS });
-      const untilMidnight = Math.max(1, Math.ceil((nextUtcMidnight(t) - t) / 1000));
-      const refuse = (metric: Metric | "PER_MINUTE", limit: number, retryAfterSeconds: number): AdmitResult => ({
-        ok: false,
-        plan: req.plan,
-        metric,
-        limit,
-        retryAfterSeconds,
-        resetsAt,
-        window: this.window(plan.perMinute, t),
-        metrics: { API_CALLS: api() },
-      });
+  async admit(req: AccountAdmit): Promise<AccountAdmitResult> {
+    if (!(await this.ready(req.ownerId))) return { ok: false, reason: "unauthenticated" };
+    const key = this.keys.get(req.keyHash);
+    if (!key) return { ok: false, reason: "unauthenticated" };
+    const acct = this.account!;
+    const t = now();
+    if (req.renewDue && renewalDue(acct, t)) return { ok: false, reason: "settle" };
+    const r = this.check(effectivePlan(acct.plan, acct.periodEnd, t), req.metric, req.counted, t);
+    if (!r.ok) return { ok: false, reason: "limited", refusal: r.refusal };
+    return { ok: true, caller: this.principal(key), admission: r.admission, bookmark: this.bookmark };
+  }
 
-      let w: RateWindow | null = null;
-      if (req.counted) {
-        w = this.window(plan.perMinute, t);
-        if (w.remaining <= 0) return refuse("PER_MINUTE", plan.perMinute, this.secondsUntilSlot(plan.perMinute, t));
-        const apiLimit = plan.daily.API_CALLS;
-        if (apiLimit !== null && this.used(day, "API_CALLS") >= apiLimit) return refuse("API_CALLS", apiLimit, untilMidnight);
-      }
-      const own = req.metric && req.metric !== "API_CALLS" ? req.metric : null;
-      if (own) {
-        const limit = plan.daily[own];
-        if (limit !== null && this.used(day, own) >= limit) return refuse(own, limit, untilMidnight);
-      }
+  private principal(key: KeyRow): AgentPrincipal {
+    const acct = this.account!;
+    return {
+      kind: "agent",
+      agentId: key.agentId,
+      handle: key.handle,
+      ownerId: acct.ownerId,
+      plan: acct.plan,
+      planPeriodEnd: acct.periodEnd,
+      planStatus: acct.status,
+      keyPrefix: key.prefix,
+    };
+  }
 
-      const metrics: Partial<Record<Metric, MetricState>> = {};
-      if (req.counted) {
-        this.sql.exec("INSERT INTO admitted (ts) VALUES (?)", t);
-        metrics.API_CALLS = { used: this.bump(day, "API_CALLS"), limit: plan.daily.API_CALLS };
-      } else {
-        metrics.API_CALLS = api();
-      }
-      if (own) metrics[own] = { used: this.bump(day, own), limit: plan.daily[own] };
-      if ((req.counted || own) && this.recordedPlan !== `${day}|${req.plan}`) {
-        this.prune(t);
-        this.sql.exec(
-          `INSERT INTO days (day, plan) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET plan = excluded.plan
-            WHERE plan <> excluded.plan`,
-          day,
-          req.plan,
-        );
-        this.recordedPlan = `${day}|${req.plan}`;
-      }
-      // The window after this admission, without reading it again: one more row, and if it was
-      // empty that row (stamped now) is the oldest, leaving in 60 s.
-      const window: RateWindow = w
-        ? { limit: w.limit, remaining: Math.max(0, w.remaining - 1), resetSeconds: w.resetSeconds || WINDOW_MS / 1000 }
-        : this.window(plan.perMinute, t);
-      return { ok: true, day, plan: req.plan, resetsAt, window, metrics };
-    });
+  /** The key only: the principal and the bookmark, nothing read or counted (requests that cost nothing). */
+  async verify(req: { ownerId: string; keyHash: string }): Promise<AccountVerifyResult> {
+    if (!(await this.ready(req.ownerId))) return { ok: false };
+    const key = this.keys.get(req.keyHash);
+    if (!key) return { ok: false };
+    return { ok: true, caller: this.principal(key), bookmark: this.bookmark };
+  }
+
+  /** The plan whose limits apply to the account now (the owner's dashboard), with the same renewal rule as `admit`. */
+  async plan(req: { ownerId: string; renewDue: boolean }): Promise<AccountPlanResult> {
+    if (!(await this.ready(req.ownerId))) return { ok: false, reason: "unknown" };
+    const acct = this.account!;
+    const t = now();
+    if (req.renewDue && renewalDue(acct, t)) return { ok: false, reason: "settle" };
+    return { ok: true, plan: effectivePlan(acct.plan, acct.periodEnd, t) };
+  }
+
+  /**
+   * D1 changed for this account (a key or an agent created, revoked or deleted; the plan changed):
+   * read the copy again before answering, so the very next request sees the change.
+   */
+  async refresh(ownerId: string): Promise<void> {
+    if (this.account && this.account.ownerId !== ownerId) return;
+    await this.load(ownerId);
+  }
+
+  /** Records the D1 bookmark of a write made for the account; bookmarks sort in time order, the newest is kept. */
+  remember(bookmark: string): void {
+    if (this.bookmark !== null && bookmark <= this.bookmark) return;
+    this.sql.exec("INSERT INTO bookmark (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value", bookmark);
+    this.bookmark = bookmark;
   }
 
   /** Gives back a reserved action metric when the action failed. Only that day's counter moves. */
   refund(day: string, metric: Metric): void {
     this.sql.exec("UPDATE counters SET used = used - 1 WHERE day = ? AND metric = ? AND used > 0", day, metric);
+    if (this.counts?.day === day) this.counts.used[metric] = Math.max(0, this.counts.used[metric] - 1);
+  }
+
+  /** The cheapest possible call: the bench's floor for one Durable Object round trip (src/admin/bench.route.ts). */
+  ping(): number {
+    return 1;
   }
 
   usage(planId: PlanId): UsageSnapshot {
@@ -109,17 +171,13 @@ export class AccountQuota extends DurableObject {
     const day = utcDay(t);
     const plan = PLANS[planId];
     this.expire(t);
-    const used = Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<Metric, number>;
-    for (const row of this.sql.exec<{ metric: string; used: number }>("SELECT metric, used FROM counters WHERE day = ?", day)) {
-      if (row.metric in used) used[row.metric as Metric] = row.used;
-    }
     return {
       day,
       plan: planId,
       perMinute: plan.perMinute,
       resetsAt: new Date(nextUtcMidnight(t)).toISOString(),
       window: this.window(plan.perMinute, t),
-      used,
+      used: this.today(day),
     };
   }
 
@@ -131,7 +189,7 @@ export class AccountQuota extends DurableObject {
     const byDay = new Map<string, HistoryDay>();
     for (let i = 0; i < days; i++) {
       const date = utcDay(t - i * DAY_MS);
-      byDay.set(date, { date, plan: null, metrics: Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<Metric, number> });
+      byDay.set(date, { date, plan: null, metrics: zeros() });
     }
     for (const row of this.sql.exec<{ day: string; metric: string; used: number }>(
       "SELECT day, metric, used FROM counters WHERE day >= ?",
@@ -145,6 +203,149 @@ export class AccountQuota extends DurableObject {
       if (rec && (PLAN_IDS as readonly string[]).includes(row.plan)) rec.plan = row.plan as PlanId;
     }
     return [...byDay.values()];
+  }
+
+  /**
+   * Checks and consumes in one synchronous transaction: per-minute → API_CALLS → the own metric.
+   * Today's counters are read once; the window after admission is derived, not read again.
+   */
+  private check(
+    planId: PlanId,
+    metric: Metric | null,
+    counted: boolean,
+    t: number,
+  ): { ok: true; admission: Admission } | { ok: false; refusal: Refusal } {
+    // A free request writes nothing (unless the window has rows to drop): no transaction needed.
+    const run = <T>(fn: () => T): T => (counted || metric ? this.ctx.storage.transactionSync(fn) : fn());
+    return run(() => {
+      const day = utcDay(t);
+      const plan = PLANS[planId];
+      const resetsAt = new Date(nextUtcMidnight(t)).toISOString();
+      this.expire(t);
+      const used = { ...this.today(day) };
+      const win = this.window(plan.perMinute, t);
+      const untilMidnight = Math.max(1, Math.ceil((nextUtcMidnight(t) - t) / 1000));
+      const api = (): MetricState => ({ used: used.API_CALLS, limit: plan.daily.API_CALLS });
+      const refuse = (m: Metric | "PER_MINUTE", limit: number, retryAfterSeconds: number) => ({
+        ok: false as const,
+        refusal: { plan: planId, metric: m, limit, retryAfterSeconds, resetsAt, window: win, metrics: { API_CALLS: api() } },
+      });
+      if (counted) {
+        if (win.remaining <= 0) return refuse("PER_MINUTE", plan.perMinute, this.secondsUntilSlot(plan.perMinute, t));
+        const apiLimit = plan.daily.API_CALLS;
+        if (apiLimit !== null && used.API_CALLS >= apiLimit) return refuse("API_CALLS", apiLimit, untilMidnight);
+      }
+      const own = metric && metric !== "API_CALLS" ? metric : null;
+      if (own) {
+        const limit = plan.daily[own];
+        if (limit !== null && used[own] >= limit) return refuse(own, limit, untilMidnight);
+      }
+
+      if (counted) {
+        this.sql.exec("INSERT INTO admitted (ts) VALUES (?)", t);
+        used.API_CALLS = this.bump(day, "API_CALLS", used.API_CALLS);
+      }
+      if (own) used[own] = this.bump(day, own, used[own]);
+      if ((counted || own) && this.recordedPlan !== `${day}|${planId}`) {
+        this.prune(t);
+        this.sql.exec(
+          `INSERT INTO days (day, plan) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET plan = excluded.plan
+            WHERE plan <> excluded.plan`,
+          day,
+          planId,
+        );
+        this.recordedPlan = `${day}|${planId}`;
+      }
+      const metrics: Partial<Record<Metric, MetricState>> = { API_CALLS: api() };
+      if (own) metrics[own] = { used: used[own], limit: plan.daily[own] };
+      // The window after this admission, without reading it again: one more row, and if it was
+      // empty that row (stamped now) is the oldest, leaving in 60 s.
+      const window: RateWindow = counted
+        ? { limit: win.limit, remaining: Math.max(0, win.remaining - 1), resetSeconds: win.resetSeconds || WINDOW_MS / 1000 }
+        : win;
+      // Memory follows only once every write of the transaction has gone through.
+      if (counted) this.admittedTs.push(t);
+      this.counts = { day, used: { ...used } };
+      return { ok: true as const, admission: { day, plan: planId, resetsAt, window, metrics, used } };
+    });
+  }
+
+  /** The account copy is usable: loaded (from this object's storage or, when it holds nothing or is old, from D1). */
+  private async ready(ownerId: string): Promise<boolean> {
+    const t = now();
+    if (this.account) {
+      // Named by its owner id, so another id never reaches it; if one did, it would not be this account.
+      if (this.account.ownerId !== ownerId) return false;
+      if (t - this.account.loadedAt < COPY_MAX_AGE_MS && t >= this.account.loadedAt) return true;
+    } else if (t < this.missingUntil) {
+      return false;
+    }
+    await this.load(ownerId);
+    return this.account !== null && this.account.ownerId === ownerId;
+  }
+
+  /**
+   * Reads the account from D1 (the primary: plain binding, no session) and replaces the copy. No
+   * other call runs meanwhile (blockConcurrencyWhile), so a change told to the object while it
+   * reads cannot be overwritten by an older read: writers change D1 first and tell the object
+   * after, and that call waits for this one.
+   */
+  private async load(ownerId: string): Promise<void> {
+    let failure: unknown = null;
+    await this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        const [owner, keys] = await this.env.DB.batch([
+          this.env.DB.prepare("SELECT plan, plan_status, plan_period_end FROM owners WHERE id = ?").bind(ownerId),
+          this.env.DB.prepare(
+            `SELECT k.key_hash, k.prefix, k.agent_id, a.handle
+               FROM agents a JOIN api_keys k ON k.agent_id = a.id
+              WHERE a.owner_id = ? AND a.deleted_at IS NULL AND k.revoked_at IS NULL`,
+          ).bind(ownerId),
+        ]);
+        const o = (owner!.results as { plan: string; plan_status: string; plan_period_end: number | null }[])[0];
+        const t = now();
+        if (!o) {
+          this.missingUntil = t + MISSING_TTL_MS;
+          return;
+        }
+        const rows = keys!.results as { key_hash: string; prefix: string; agent_id: string; handle: string }[];
+        this.ctx.storage.transactionSync(() => {
+          this.sql.exec(
+            `INSERT INTO account (id, owner_id, plan, status, period_end, loaded_at) VALUES (1, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, plan = excluded.plan, status = excluded.status,
+               period_end = excluded.period_end, loaded_at = excluded.loaded_at`,
+            ownerId,
+            o.plan,
+            o.plan_status,
+            o.plan_period_end,
+            t,
+          );
+          this.sql.exec("DELETE FROM keys");
+          for (const k of rows) this.sql.exec("INSERT INTO keys (hash, agent_id, handle, prefix) VALUES (?, ?, ?, ?)", k.key_hash, k.agent_id, k.handle, k.prefix);
+        });
+        this.missingUntil = 0;
+        this.readCopy();
+      } catch (err) {
+        // Thrown out of blockConcurrencyWhile it would reset the object; the caller gets it instead.
+        failure = err;
+      }
+    });
+    if (failure) throw failure;
+  }
+
+  /** The account copy from this object's own storage into memory. */
+  private readCopy(): void {
+    const a = this.sql
+      .exec<{ owner_id: string; plan: string; status: string; period_end: number | null; loaded_at: number }>(
+        "SELECT owner_id, plan, status, period_end, loaded_at FROM account WHERE id = 1",
+      )
+      .toArray()[0];
+    this.account = a ? { ownerId: a.owner_id, plan: a.plan, status: a.status, periodEnd: a.period_end, loadedAt: a.loaded_at } : null;
+    this.keys = new Map();
+    for (const k of this.sql.exec<{ hash: string; agent_id: string; handle: string; prefix: string }>("SELECT hash, agent_id, handle, prefix FROM keys")) {
+      this.keys.set(k.hash, { agentId: k.agent_id, handle: k.handle, prefix: k.prefix });
+    }
+    this.bookmark = this.sql.exec<{ value: string }>("SELECT value FROM bookmark WHERE id = 1").toArray()[0]?.value ?? null;
   }
 
   /** Drops history older than HISTORY_DAYS, once per UTC day per instance (not on every read). */
@@ -162,23 +363,32 @@ export class AccountQuota extends DurableObject {
    * backwards (tests) produces them, and they must not pin the window shut.
    */
   private expire(t: number): void {
-    this.sql.exec("DELETE FROM admitted WHERE ts <= ? OR ts > ?", t - WINDOW_MS, t);
+    const from = t - WINDOW_MS;
+    if (this.admittedTs.every((ts) => ts > from && ts <= t)) return;
+    this.sql.exec("DELETE FROM admitted WHERE ts <= ? OR ts > ?", from, t);
+    this.admittedTs = this.admittedTs.filter((ts) => ts > from && ts <= t);
   }
 
-  private used(day: string, metric: Metric): number {
-    const row = this.sql.exec<{ used: number }>("SELECT used FROM counters WHERE day = ? AND metric = ?", day, metric).toArray()[0];
-    return row?.used ?? 0;
+  /** Every daily counter of `day` (zeros for metrics not used yet): read once a day, then kept. */
+  private today(day: string): Record<Metric, number> {
+    if (this.counts?.day === day) return this.counts.used;
+    const used = zeros();
+    for (const row of this.sql.exec<{ metric: string; used: number }>("SELECT metric, used FROM counters WHERE day = ?", day)) {
+      if (row.metric in used) used[row.metric as Metric] = row.used;
+    }
+    this.counts = { day, used };
+    return used;
   }
 
-  private bump(day: string, metric: Metric): number {
-    return this.sql
-      .exec<{ used: number }>(
-        `INSERT INTO counters (day, metric, used) VALUES (?, ?, 1)
-         ON CONFLICT (day, metric) DO UPDATE SET used = used + 1 RETURNING used`,
-        day,
-        metric,
-      )
-      .one().used;
+  /** One more of `metric` on `day`, whose count is `before`: the row is written, the new count returned. */
+  private bump(day: string, metric: Metric, before: number): number {
+    this.sql.exec(
+      `INSERT INTO counters (day, metric, used) VALUES (?, ?, 1)
+       ON CONFLICT (day, metric) DO UPDATE SET used = used + 1`,
+      day,
+      metric,
+    );
+    return before + 1;
   }
 
   /**
@@ -186,18 +396,18 @@ export class AccountQuota extends DurableObject {
    * the window holds more than `limit` (the plan was just lowered), until enough of them have left.
    */
   private secondsUntilSlot(limit: number, t: number): number {
-    const n = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM admitted").one().n;
-    const row = this.sql
-      .exec<{ ts: number }>("SELECT ts FROM admitted ORDER BY ts, id LIMIT 1 OFFSET ?", Math.max(0, n - limit))
-      .toArray()[0];
-    return row ? Math.max(1, Math.ceil((row.ts + WINDOW_MS - t) / 1000)) : 1;
+    const ts = this.admittedTs[Math.max(0, this.admittedTs.length - limit)];
+    return ts === undefined ? 1 : Math.max(1, Math.ceil((ts + WINDOW_MS - t) / 1000));
   }
 
   private window(limit: number, t: number): RateWindow {
-    const row = this.sql
-      .exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(ts) AS oldest FROM admitted")
-      .one();
-    const resetSeconds = row.oldest === null ? 0 : Math.max(1, Math.ceil((row.oldest + WINDOW_MS - t) / 1000));
-    return { limit, remaining: Math.max(0, limit - row.n), resetSeconds };
+    const oldest = this.admittedTs[0];
+    const resetSeconds = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + WINDOW_MS - t) / 1000));
+    return { limit, remaining: Math.max(0, limit - this.admittedTs.length), resetSeconds };
   }
 }
+
+const zeros = () => Object.fromEntries(METRICS.map((m) => [m, 0])) as Record<Metric, number>;
+
+/** An ACTIVE paid plan whose period has ended: the local provider renews it before admitting under it. */
+const renewalDue = (a: AccountRow, t: number) => a.status === "ACTIVE" && a.plan !== "FREE" && a.periodEnd !== null && t >= a.periodEnd;

@@ -1,9 +1,13 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { METRICS, METRIC_LABELS, PLANS, PLAN_IDS } from "./plans";
-import { planFor, planForOwner, quotaStub } from "./quota.client";
+import { planForOwner } from "./quota.client";
+import { accountStub } from "./account";
 import type { Env } from "../env";
-import type { PlanId } from "./plans";
+import type { Metric, PlanId } from "./plans";
+import type { Admission } from "../core/admission";
+import type { OpContext } from "../core/operation";
+import type { UsageSnapshot } from "./quota.schemas";
 
 const TAG = "usage";
 const limitOrNull = z.number().int().nullable();
@@ -57,9 +61,19 @@ const usageHistoryOut = z.object({
 });
 const historyQuery = z.object({ days: z.number().int().min(1).max(90).default(30) });
 
-/** Today's usage of an account under `plan`: one read of its AccountQuota object. */
-async function todayReport(env: Env, ownerId: string, plan: PlanId): Promise<z.output<typeof usageTodayOut>> {
-  const snap = await quotaStub(env, ownerId).usage(plan);
+/** Today's usage as the admission of this very request saw it: no further call. */
+const fromAdmission = (a: Admission): UsageSnapshot => ({
+  day: a.day,
+  plan: a.plan as PlanId,
+  perMinute: a.window.limit,
+  resetsAt: a.resetsAt,
+  window: a.window,
+  used: a.used as Record<Metric, number>,
+});
+
+/** Today's usage of an account: the admission's answer for agents, one read of its AccountQuota object for the owner. */
+function todayReport(snap: UsageSnapshot): z.output<typeof usageTodayOut> {
+  const plan = snap.plan;
   const metrics: Record<string, { used: number; limit: number | null; label: string }> = {};
   for (const m of METRICS) metrics[m] = { used: snap.used[m], limit: PLANS[plan].daily[m], label: METRIC_LABELS[m] };
   metrics.PER_MINUTE = {
@@ -72,7 +86,7 @@ async function todayReport(env: Env, ownerId: string, plan: PlanId): Promise<z.o
 
 /** The last `days` UTC days of an account, newest first. */
 async function historyReport(env: Env, ownerId: string, plan: PlanId, n: number): Promise<z.output<typeof usageHistoryOut>> {
-  const rows = await quotaStub(env, ownerId).history(n);
+  const rows = await accountStub(env, ownerId).history(n);
   const days = rows.map((r) => {
     // A day without use has no recorded plan: today's limits are shown for it.
     const dayPlan = r.plan ?? plan;
@@ -82,6 +96,12 @@ async function historyReport(env: Env, ownerId: string, plan: PlanId, n: number)
     return { date: r.date, plan: dayPlan, metrics };
   });
   return { plan, days, total: days.length };
+}
+
+/** Agent operations are admitted before their handler runs, which leaves the quota on the context. */
+function admissionOf(ctx: OpContext): Admission {
+  if (!ctx.admission) throw new Error("usage operations run only through the REST and MCP adapters, which admit them");
+  return ctx.admission;
 }
 
 export const usageToday = defineOperation({
@@ -97,7 +117,7 @@ export const usageToday = defineOperation({
   // Always answered, even when API_CALLS or the per-minute rate is exhausted.
   uncounted: true,
   output: usageTodayOut,
-  handler: async (ctx) => todayReport(ctx.env, ctx.caller.ownerId, await planFor(ctx.env, ctx.caller)),
+  handler: async (ctx) => todayReport(fromAdmission(admissionOf(ctx))),
   mcp: {
     tool: "service_usage",
     description:
@@ -120,7 +140,7 @@ export const usageHistory = defineOperation({
   metric: null,
   query: historyQuery,
   output: usageHistoryOut,
-  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, await planFor(ctx.env, ctx.caller), input.days),
+  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, admissionOf(ctx).plan as PlanId, input.days),
   mcp: {
     tool: "service_usage_history",
     description: "Your account's daily usage per metric for the last `days` days (1–90, default 30), newest first. Counts as an API call.",
@@ -142,7 +162,7 @@ export const ownerUsageToday = defineOperation({
   access: "owner",
   metric: null,
   output: usageTodayOut,
-  handler: async (ctx) => todayReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.env, ctx.db, ctx.caller.ownerId)),
+  handler: async (ctx) => todayReport(await accountStub(ctx.env, ctx.caller.ownerId).usage(await planForOwner(ctx.env, ctx.caller.ownerId))),
 });
 
 export const ownerUsageHistory = defineOperation({
@@ -158,7 +178,7 @@ export const ownerUsageHistory = defineOperation({
   metric: null,
   query: historyQuery,
   output: usageHistoryOut,
-  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.env, ctx.db, ctx.caller.ownerId), input.days),
+  handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, await planForOwner(ctx.env, ctx.caller.ownerId), input.days),
 });
 
 export const quotaOperations = [listPlans, usageToday, usageHistory, ownerUsageToday, ownerUsageHistory];

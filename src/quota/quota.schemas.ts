@@ -1,48 +1,44 @@
+import type { Admission, MetricState, RateWindow } from "../core/admission";
+import type { AgentPrincipal } from "../core/principal";
 import type { Metric, PlanId } from "./plans";
 
-/** What the Worker asks the AccountQuota object for one request. */
-export interface AdmitRequest {
-  plan: PlanId;
+export type { MetricState, RateWindow };
+
+/** What the Worker asks the account's AccountQuota object for one agent request. */
+export interface AccountAdmit {
+  /** The account the key names (or, for a key from before routed keys, the one D1 names). */
+  ownerId: string;
+  /** SHA-256 hex of the key: the key itself never leaves the Worker. */
+  keyHash: string;
   /** The action's own metric, reserved now and refunded if the action fails. */
   metric: Metric | null;
-  /** false for free MCP tools (service_usage) and GET /usage/today. */
+  /** false for free requests (GET /usage/today, service_usage, MCP initialize and tools/list). */
   counted: boolean;
+  /** The local billing provider renews lazily: an ACTIVE plan past its period end is settled first. */
+  renewDue: boolean;
 }
 
-export interface MetricState {
-  used: number;
-  limit: number | null;
-}
-
-export interface RateWindow {
+/** Why a request was refused a quota: the contract's 429 details, and the headers' window. */
+export interface Refusal {
+  plan: PlanId;
+  metric: Metric | "PER_MINUTE";
   limit: number;
-  remaining: number;
-  /** Seconds until the oldest admitted request leaves the 60-second window (0 when it is empty). */
-  resetSeconds: number;
+  retryAfterSeconds: number;
+  resetsAt: string;
+  window: RateWindow;
+  /** API_CALLS after this (refused) request, for the daily RateLimit policy. */
+  metrics: Partial<Record<Metric, MetricState>>;
 }
 
-export type AdmitResult =
-  | {
-      ok: true;
-      /** The UTC day the request was counted on: a refund gives back to that day. */
-      day: string;
-      plan: PlanId;
-      resetsAt: string;
-      window: RateWindow;
-      /** API_CALLS (always) and, when the action has one, its own metric, after this request. */
-      metrics: Partial<Record<Metric, MetricState>>;
-    }
-  | {
-      ok: false;
-      plan: PlanId;
-      metric: Metric | "PER_MINUTE";
-      limit: number;
-      retryAfterSeconds: number;
-      resetsAt: string;
-      window: RateWindow;
-      /** API_CALLS after this (refused) request, for the daily RateLimit policy. */
-      metrics: Partial<Record<Metric, MetricState>>;
-    };
+export type AccountAdmitResult =
+  | { ok: true; caller: AgentPrincipal; admission: Admission; bookmark: string | null }
+  | { ok: false; reason: "unauthenticated" }
+  | { ok: false; reason: "settle" }
+  | { ok: false; reason: "limited"; refusal: Refusal };
+
+export type AccountVerifyResult = { ok: true; caller: AgentPrincipal; bookmark: string | null } | { ok: false };
+
+export type AccountPlanResult = { ok: true; plan: PlanId } | { ok: false; reason: "unknown" | "settle" };
 
 export interface UsageSnapshot {
   day: string;

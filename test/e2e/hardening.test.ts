@@ -63,7 +63,7 @@ describe("the README quick start, as written", () => {
 
     const a = await sh(byScript!, env);
     expect(a.code, a.stderr).toBe(0);
-    const scriptKey = /export LORE_API_KEY=(lore_[0-9A-Za-z]+)/.exec(a.stdout)?.[1];
+    const scriptKey = /export LORE_API_KEY=(lore_[0-9A-Za-z_]+)/.exec(a.stdout)?.[1];
     expect(scriptKey).toBeTruthy();
     // The session token manages the whole account: never printed.
     expect(a.stdout).not.toMatch(/lore_s_/);

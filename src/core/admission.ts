@@ -1,0 +1,77 @@
+import type { Env } from "../env";
+import type { Metric } from "./metrics";
+import type { AgentPrincipal } from "./principal";
+
+export interface MetricState {
+  used: number;
+  limit: number | null;
+}
+
+export interface RateWindow {
+  limit: number;
+  remaining: number;
+  /** Seconds until the oldest admitted request leaves the 60-second window (0 when it is empty). */
+  resetSeconds: number;
+}
+
+/** The account's quota right after one admission: what the RateLimit headers, the MCP quota meta and GET /usage/today report. */
+export interface Admission {
+  /** The UTC day the request was counted on: a refund gives back to that day. */
+  day: string;
+  /** The plan whose limits applied. */
+  plan: string;
+  resetsAt: string;
+  window: RateWindow;
+  /** API_CALLS (always) and, when the action has one, its own metric, after this request. */
+  metrics: Partial<Record<Metric, MetricState>>;
+  /** Every daily counter of the day, after this request. */
+  used: Record<Metric, number>;
+}
+
+/** Who is calling (a verified key), and where their D1 reads start. */
+export interface Verified {
+  caller: AgentPrincipal;
+  /**
+   * The newest D1 bookmark of the account's writes (null: none recorded). The request's D1 session
+   * starts there, so an agent reads its own writes even when a replica serves it.
+   */
+  bookmark: string | null;
+}
+
+/** What one admission answers: the verified caller and their quota right after this request. */
+export interface Admitted extends Verified {
+  admission: Admission;
+}
+
+export interface AdmitRequest {
+  /** The action's own metric, reserved now and refunded if the action fails; null: API_CALLS only. */
+  metric: Metric | null;
+  /** false: free (GET /usage/today, service_usage, MCP initialize and tools/list): nothing is consumed. */
+  counted: boolean;
+}
+
+/**
+ * The one admission step of every agent request, REST route or MCP tool call alike. Core declares
+ * it and the adapters call it; the quota area implements it (src/quota/quota.client.ts) and app.ts
+ * hands that implementation to the adapters, so core never depends on an area.
+ *
+ * `admit` is one round trip to the account's AccountQuota object, which verifies the key, checks
+ * per-minute → API_CALLS → the action's metric and consumes them, and answers the principal.
+ * Input is validated before it (validation needs no storage), so a malformed request never
+ * reaches the object.
+ */
+export interface Gate {
+  /** Throws UNAUTHENTICATED (unknown or revoked key) or RATE_LIMITED (the contract's 429). */
+  admit(env: Env, key: string, want: AdmitRequest): Promise<Admitted>;
+  /**
+   * The same round trip for requests that cost nothing and need no quota (MCP initialize, ping and
+   * tools/list; a public operation called with a key): the key only. Throws UNAUTHENTICATED.
+   */
+  verify(env: Env, key: string): Promise<Verified>;
+  /** Gives the action's metric back after the action failed; awaited before the answer. */
+  refund(env: Env, admitted: Admitted, metric: Metric | null): Promise<void>;
+  /** Records the D1 bookmark of a write made for the account, so its next requests read it. */
+  remember(env: Env, admitted: Admitted, bookmark: string): Promise<void>;
+  /** `RateLimit-Policy` and `RateLimit` for a counted response. */
+  headers(admission: Admission): Record<string, string>;
+}

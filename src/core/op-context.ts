@@ -1,0 +1,41 @@
+import type { Env } from "../env";
+import type { OpContext } from "./operation";
+import type { Admission } from "./admission";
+import type { RequestD1 } from "./d1";
+import { makeDb, type Db } from "../db/client";
+
+export interface ContextParts {
+  env: Env;
+  caller: OpContext["caller"];
+  requestId: string;
+  origin: string;
+  via: OpContext["via"];
+  waitUntil(p: Promise<unknown>): void;
+  clientIp?: string | null;
+  /** The request's D1 session (core/d1.ts); none: the primary, as for dashboard requests. */
+  d1?: RequestD1 | null;
+  admission?: Admission;
+}
+
+/**
+ * An operation's context. `ctx.env.DB` and `ctx.db` are the request's D1 session when it has one,
+ * so every area reads through it by using `ctx`; the drizzle client is made on first use only.
+ */
+export function makeOpContext(p: ContextParts): OpContext {
+  const env = p.d1 ? { ...p.env, DB: p.d1.binding } : p.env;
+  let db: Db | undefined;
+  return {
+    env,
+    get db() {
+      return (db ??= makeDb(env.DB));
+    },
+    caller: p.caller,
+    requestId: p.requestId,
+    origin: p.origin,
+    via: p.via,
+    waitUntil: p.waitUntil,
+    clientIp: p.clientIp ?? null,
+    ...(p.admission ? { admission: p.admission } : {}),
+  };
+}
+

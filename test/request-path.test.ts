@@ -1,0 +1,459 @@
+import { describe, expect, it } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
+import { call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
+import { setClock } from "../src/core/clock";
+import { randomBase62, sha256Hex } from "../src/core/crypto";
+import { accountOfKey } from "../src/core/auth";
+import { quotaGate, quotaStub } from "../src/quota/quota.client";
+import { refreshAccount } from "../src/quota/account";
+import type { AccountQuota } from "../src/quota/quota.do";
+import type { Env } from "../src/env";
+
+const E = env as unknown as Env;
+
+/**
+ * Issue 13: one hop per agent request. The account's AccountQuota object verifies the key and
+ * admits in one call; D1 stays the source of record and every change of keys, agents or plan
+ * tells the object before it is answered.
+ */
+
+function clockAt(iso: string) {
+  let t = Date.parse(iso);
+  setClock(() => t);
+  return { set: (s: string) => void (t = Date.parse(s)), advance: (ms: number) => void (t += ms) };
+}
+
+const usage = (key: string) => call("GET", "/v1/usage/today", { key });
+const rpc = (key: string, body: unknown, headers: Record<string, string> = {}) =>
+  call("POST", "/v1/mcp", {
+    raw: JSON.stringify(body),
+    headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+  });
+const toolCall = (key: string, name: string, args: Record<string, unknown> = {}, id: number | string = 1) =>
+  rpc(key, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+
+/** What the account's object holds for its account (the copy made from D1). */
+async function copyOf(ownerId: string) {
+  return runInDurableObject(quotaStub(E, ownerId), async (_q: AccountQuota, state) => ({
+    account: state.storage.sql.exec("SELECT owner_id, plan, status, period_end FROM account").toArray()[0] ?? null,
+    keys: state.storage.sql.exec<{ prefix: string; agent_id: string }>("SELECT prefix, agent_id FROM keys ORDER BY prefix").toArray(),
+    bookmark: (state.storage.sql.exec<{ value: string }>("SELECT value FROM bookmark").toArray()[0]?.value ?? null) as string | null,
+  }));
+}
+
+/**
+ * The object loses what it held for its account, as after a storage loss or on first use after the
+ * deploy that introduced the copy: its storage is emptied (`counters` too, with `all`) and the
+ * instance is reset, so the next call starts from nothing.
+ */
+async function loseState(ownerId: string, all = false) {
+  await runInDurableObject(quotaStub(E, ownerId), async (_q: AccountQuota, state) => {
+    if (all) await state.storage.deleteAll();
+    else for (const t of ["account", "keys"]) state.storage.sql.exec(`DELETE FROM ${t}`);
+    // Durable before the reset, which would otherwise drop the unconfirmed writes.
+    await state.storage.sync();
+    try {
+      state.abort("test: the object loses its state");
+    } catch {
+      /* abort throws in the caller */
+    }
+  }).catch(() => {});
+}
+
+/** A key of the format before keys named their account, stored directly in D1 for an agent. */
+async function legacyKey(a: TestAgent) {
+  const key = `lore_${randomBase62(32)}`;
+  await E.DB.prepare("INSERT INTO api_keys (key_hash, prefix, agent_id, owner_id, created_at) VALUES (?, ?, ?, ?, ?)")
+    .bind(await sha256Hex(key), key.slice(0, 8), a.id, a.owner.ownerId, Date.now())
+    .run();
+  return key;
+}
+
+async function subscribe(token: string, plan: string) {
+  const r = await call("POST", "/v1/billing/subscribe", { token, body: { plan } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body;
+}
+
+describe("keys name their account; the account's object verifies and admits in one call", () => {
+  it("a new key is lore_<secret>_<account>; its 8-character prefix still tells an agent's keys apart", async () => {
+    const a = await newAgent();
+    expect(a.key).toMatch(/^lore_[0-9A-Za-z]{43}_own_[0-9a-z]+$/);
+    expect(accountOfKey(a.key)).toBe(a.owner.ownerId);
+    const second = (await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token })).body;
+    expect(accountOfKey(second.apiKey)).toBe(a.owner.ownerId);
+    expect(second.key.prefix).toBe(second.apiKey.slice(0, 8));
+    expect(second.key.prefix).not.toBe(a.key.slice(0, 8));
+    // The object holds both keys' hashes (never the keys), with the agent and the display prefix.
+    const copy = await copyOf(a.owner.ownerId);
+    expect(copy.account).toMatchObject({ owner_id: a.owner.ownerId, plan: "FREE", status: "NONE" });
+    expect(copy.keys.map((k) => k.prefix).sort()).toEqual([a.key.slice(0, 8), second.key.prefix].sort());
+    expect(JSON.stringify(copy)).not.toContain(a.key);
+  });
+
+  it("authenticating reads no D1: a key removed from D1 behind the object's back still works until the object is told", async () => {
+    const a = await newAgent();
+    expect((await usage(a.key)).status).toBe(200);
+    // Not how keys are revoked (that tells the object): this shows who decides on each request.
+    await E.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE agent_id = ?").bind(Date.now(), a.id).run();
+    expect((await usage(a.key)).status).toBe(200);
+    await refreshAccount(E, a.owner.ownerId);
+    expectError(await usage(a.key), 401, "UNAUTHENTICATED");
+  });
+
+  it("a made-up key naming a real account, a made-up account, and a malformed key are 401", async () => {
+    const a = await newAgent();
+    const forged = `lore_${randomBase62(32)}_${a.owner.ownerId}`;
+    expectError(await usage(forged), 401, "UNAUTHENTICATED");
+    expectError(await usage(`lore_${randomBase62(32)}_own_nosuchaccount1`), 401, "UNAUTHENTICATED");
+    expectError(await usage(`${a.key.slice(0, 30)}_${a.owner.ownerId}`), 401, "UNAUTHENTICATED");
+    expect((await rpc(forged, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(401);
+    expect((await usage(a.key)).status).toBe(200);
+  });
+});
+
+describe("a change takes effect on the very next request, through REST and MCP", () => {
+  it("a revoked key", async () => {
+    const a = await newAgent();
+    const k2 = (await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token })).body;
+    const mcp = await mcpClient(k2.apiKey);
+    expect((await usage(k2.apiKey)).status).toBe(200);
+    expect(toolJson(await mcp.callTool({ name: "service_usage", arguments: {} })).plan).toBe("FREE");
+    expect((await call("DELETE", `/v1/agents/${a.id}/keys/${k2.key.prefix}`, { token: a.owner.token })).status).toBe(200);
+    expectError(await usage(k2.apiKey), 401, "UNAUTHENTICATED");
+    // The MCP connection made before the revocation: its next message is refused with HTTP 401.
+    expect(await mcp.callTool({ name: "service_usage", arguments: {} }).catch((e) => String(e))).toMatch(/UNAUTHENTICATED/);
+    for (const body of [
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "service_usage", arguments: {} } },
+      { jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+    ]) {
+      const r = await rpc(k2.apiKey, body);
+      expect(r.status, JSON.stringify(body)).toBe(401);
+      expect(r.body.error.code).toBe("UNAUTHENTICATED");
+    }
+    // The agent's other key is untouched.
+    expect((await usage(a.key)).status).toBe(200);
+  });
+
+  it("a deleted agent", async () => {
+    const a = await newAgent();
+    const sibling = await newAgent(a.owner);
+    const mcp = await mcpClient(a.key);
+    expect((await call("GET", "/v1/threads", { key: a.key })).status).toBe(200);
+    expect((await call("DELETE", `/v1/agents/${a.id}`, { token: a.owner.token })).status).toBe(200);
+    expectError(await call("GET", "/v1/threads", { key: a.key }), 401, "UNAUTHENTICATED");
+    expect((await toolCall(a.key, "service_usage")).status).toBe(401);
+    expect(await mcp.listTools().catch((e) => String(e))).toMatch(/UNAUTHENTICATED/);
+    expect((await usage(sibling.key)).status).toBe(200);
+    expect((await copyOf(a.owner.ownerId)).keys.map((k) => k.agent_id)).toEqual([sibling.id]);
+  });
+
+  it("a downgraded plan, and a canceled one that runs out", async () => {
+    const clock = clockAt("2030-06-01T10:00:00.000Z");
+    const a = await newAgent();
+    await subscribe(a.owner.token, "PRO");
+    expect((await usage(a.key)).body).toMatchObject({ plan: "PRO", perMinute: 150 });
+    expect(toolJson(await (await mcpClient(a.key)).callTool({ name: "service_usage", arguments: {} }))).toMatchObject({ plan: "PRO" });
+    // Down to STARTER: the very next request is admitted under STARTER's limits.
+    await subscribe(a.owner.token, "STARTER");
+    const r = await call("GET", "/v1/usage/history?days=1", { key: a.key });
+    expect(r.headers.get("ratelimit-policy")).toBe(`"minute";q=60;w=60, "day";q=3000;w=86400`);
+    expect(toolJson((await toolCall(a.key, "service_usage")).body.result)).toMatchObject({ plan: "STARTER", perMinute: 60 });
+    // Canceled: paid to the period end, then 3 days of grace, then FREE, from the dates the object holds.
+    expect((await call("POST", "/v1/billing/cancel", { token: a.owner.token })).body.status).toBe("CANCELED");
+    expect((await usage(a.key)).body.plan).toBe("STARTER");
+    clock.set("2030-07-04T09:59:59.000Z");
+    expect((await usage(a.key)).body.plan).toBe("STARTER");
+    clock.set("2030-07-04T10:00:00.000Z");
+    expect((await usage(a.key)).body).toMatchObject({ plan: "FREE", perMinute: 20 });
+    expect(toolJson((await toolCall(a.key, "service_usage")).body.result).plan).toBe("FREE");
+  });
+
+  it("the local provider still renews lazily: the first request after the period end renews it, once", async () => {
+    const clock = clockAt("2030-01-31T12:00:00.000Z");
+    const a = await newAgent();
+    await subscribe(a.owner.token, "PRO");
+    clock.set("2030-03-15T08:00:00.000Z"); // two periods later (Feb 28, Mar 31)
+    const rs = await Promise.all(Array.from({ length: 5 }, () => call("GET", "/v1/usage/history?days=1", { key: a.key })));
+    for (const r of rs) expect(r.status).toBe(200);
+    const row = await E.DB.prepare("SELECT plan, plan_status, plan_period_end FROM owners WHERE id = ?").bind(a.owner.ownerId).first<any>();
+    expect(row).toMatchObject({ plan: "PRO", plan_status: "ACTIVE", plan_period_end: Date.parse("2030-03-31T12:00:00.000Z") });
+    expect((await copyOf(a.owner.ownerId)).account).toMatchObject({ plan: "PRO", status: "ACTIVE", period_end: Date.parse("2030-03-31T12:00:00.000Z") });
+    expect((await usage(a.key)).body.plan).toBe("PRO");
+  });
+
+  it("two parallel requests with the key revoked between them never both succeed once the revocation answered", async () => {
+    const a = await newAgent();
+    for (let round = 0; round < 8; round++) {
+      const k = (await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token })).body;
+      const key: string = round % 2 ? k.apiKey : await legacyKey(a);
+      const prefix = round % 2 ? k.key.prefix : key.slice(0, 8);
+      if (!(round % 2)) await refreshAccount(E, a.owner.ownerId);
+      expect((await usage(key)).status).toBe(200);
+      const first = round % 4 < 2 ? usage(key) : toolCall(key, "service_usage");
+      const revoked = await call("DELETE", `/v1/agents/${a.id}/keys/${prefix}`, { token: a.owner.token });
+      expect(revoked.status).toBe(200);
+      // Started after the revocation answered: refused, whichever way it comes.
+      const after = round % 4 < 2 ? await toolCall(key, "service_usage") : await usage(key);
+      expect(after.status, `round ${round}`).toBe(401);
+      await first;
+    }
+  });
+});
+
+describe("an object that has lost its state rebuilds from D1", () => {
+  it("the copy lost: rebuilt on first use, the same principal and plan, the counters kept", async () => {
+    clockAt("2030-03-10T08:30:00.000Z");
+    const a = await newAgent();
+    await subscribe(a.owner.token, "STARTER");
+    for (let i = 0; i < 3; i++) expect((await call("GET", "/v1/usage/history?days=1", { key: a.key })).status).toBe(200);
+    const before = (await usage(a.key)).body;
+    const copy = await copyOf(a.owner.ownerId);
+    await loseState(a.owner.ownerId);
+    expect((await copyOf(a.owner.ownerId)).account).toBeNull();
+    // The next request rebuilds: admitted under the same plan, on the same counters.
+    const r = await call("GET", "/v1/usage/history?days=1", { key: a.key });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("ratelimit")).toBe(`"minute";r=56;t=60, "day";r=2996;t=${15.5 * 3600}`);
+    expect((await usage(a.key)).body).toEqual({ ...before, metrics: { ...before.metrics, API_CALLS: { ...before.metrics.API_CALLS, used: 4 }, PER_MINUTE: { ...before.metrics.PER_MINUTE, used: 4 } } });
+    const rebuilt = await copyOf(a.owner.ownerId);
+    expect(rebuilt.account).toEqual(copy.account);
+    expect(rebuilt.keys).toEqual(copy.keys);
+    // The MCP side admits the same way.
+    expect(toolJson((await toolCall(a.key, "service_usage")).body.result)).toMatchObject({ plan: "STARTER", metrics: { API_CALLS: { used: 4 } } });
+  });
+
+  it("everything lost: rebuilt from D1 with the same keys and plan; 20 parallel requests at the limit admit exactly the limit", async () => {
+    clockAt("2030-03-10T08:30:00.000Z");
+    const a = await newAgent();
+    const b = await newAgent(a.owner);
+    const copy = await copyOf(a.owner.ownerId);
+    await loseState(a.owner.ownerId, true);
+    // Twenty requests reach the empty object at once: one rebuilds, the others wait for it.
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call("POST", "/v1/threads", {
+          key: i % 2 ? a.key : b.key,
+          body: { title: `Parallel question number ${i} about rebuilding`, bodyMd: "Body.", categorySlug: "general", stackTags: [] },
+        }),
+      ),
+    );
+    expect(rs.filter((r) => r.status === 201)).toHaveLength(3);
+    const refused = rs.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(17);
+    for (const r of refused) expect(r.body.error.details).toMatchObject({ metric: "QUESTIONS", limit: 3, plan: "FREE" });
+    expect((await copyOf(a.owner.ownerId)).keys).toEqual(copy.keys);
+    expect((await usage(b.key)).body.metrics).toMatchObject({ QUESTIONS: { used: 3 }, API_CALLS: { used: 3 } });
+  });
+
+  it("20 parallel requests with one API call left per-minute slot each: exactly the limit", async () => {
+    clockAt("2030-03-10T08:30:00.000Z");
+    const a = await newAgent();
+    for (let i = 0; i < 15; i++) expect((await call("GET", "/v1/usage/history?days=1", { key: a.key })).status).toBe(200);
+    const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? call("GET", "/v1/usage/history?days=1", { key: a.key }) : toolCall(a.key, "service_usage_history", { days: 1 }, i))));
+    const ok = rs.filter((r) => r.status === 200 && !r.body.result?.isError);
+    expect(ok).toHaveLength(5);
+    expect((await usage(a.key)).body.metrics.PER_MINUTE).toMatchObject({ used: 20, limit: 20 });
+  });
+});
+
+describe("keys from before keys named their account", () => {
+  it("still authenticate (REST and MCP), through one D1 read that routes them; revoking them works at once", async () => {
+    const a = await newAgent();
+    const key = await legacyKey(a);
+    expect(accountOfKey(key)).toBeNull();
+    // As after the deploy: the object has no copy yet, and builds it from D1, old keys included.
+    await loseState(a.owner.ownerId);
+    const u = await usage(key);
+    expect(u.status, JSON.stringify(u.body)).toBe(200);
+    const mcp = await mcpClient(key);
+    expect(toolJson(await mcp.callTool({ name: "service_usage", arguments: {} })).metrics.API_CALLS.used).toBe(0);
+    expect((await call("GET", "/v1/threads", { key })).status).toBe(200);
+    expect((await call("DELETE", `/v1/agents/${a.id}/keys/${key.slice(0, 8)}`, { token: a.owner.token })).status).toBe(200);
+    expectError(await usage(key), 401, "UNAUTHENTICATED");
+    expect((await toolCall(key, "service_usage")).status).toBe(401);
+    expect((await usage(a.key)).status).toBe(200);
+  });
+});
+
+describe("input is validated before admission", () => {
+  it("a malformed request never reaches the object: 400 whatever the key, nothing counted", async () => {
+    const a = await newAgent();
+    const bad = { title: "x", bodyMd: "", categorySlug: "general", stackTags: [] };
+    for (const key of [a.key, `lore_${randomBase62(32)}_${a.owner.ownerId}`]) {
+      const r = await call("POST", "/v1/threads", { key, body: bad });
+      expectError(r, 400, "VALIDATION_FAILED");
+      expect(r.headers.get("ratelimit")).toBeNull();
+      expectError(await call("GET", "/v1/usage/history?days=0", { key }), 400, "VALIDATION_FAILED");
+      const tool = (await toolCall(key, "service_forum_ask", { title: 5 })).body.result;
+      expect(tool.isError).toBe(true);
+      expect(JSON.parse(tool.content[0].text).error.code).toBe("VALIDATION_FAILED");
+    }
+    // No key at all is still 401 first: that needs no storage either.
+    expectError(await call("POST", "/v1/threads", { body: bad }), 401, "UNAUTHENTICATED");
+    expect((await usage(a.key)).body.metrics).toMatchObject({ API_CALLS: { used: 0 }, QUESTIONS: { used: 0 }, PER_MINUTE: { used: 0 } });
+  });
+});
+
+describe("reads near the caller: D1 sessions, and the account's bookmark", () => {
+  /** The test environment with a D1 binding that records the constraint or bookmark of every session. */
+  function recordingEnv() {
+    const starts: (string | undefined)[] = [];
+    let statements = 0;
+    const DB = new Proxy(E.DB, {
+      get(target, prop) {
+        if (prop === "withSession") {
+          return (c?: string) => {
+            starts.push(c);
+            const s = target.withSession(c);
+            return { prepare: (q: string) => (statements++, s.prepare(q)), batch: (b: D1PreparedStatement[]) => s.batch(b), getBookmark: () => s.getBookmark() };
+          };
+        }
+        if (prop === "prepare") return (q: string) => (statements++, target.prepare(q));
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    return { env: { DB }, starts, statements: () => statements };
+  }
+
+  it("an agent reads its own write on its next request: the write's bookmark is kept by the account's object and starts the next session", async () => {
+    const a = await newAgent();
+    const rec = recordingEnv();
+    expect((await copyOf(a.owner.ownerId)).bookmark).toBeNull();
+    // A read records nothing.
+    expect((await call("GET", "/v1/threads?q=sessions", { key: a.key, env: rec.env })).status).toBe(200);
+    expect(rec.starts).toEqual(["first-unconstrained"]);
+    expect((await copyOf(a.owner.ownerId)).bookmark).toBeNull();
+    const asked = await call("POST", "/v1/threads", {
+      key: a.key,
+      env: rec.env,
+      body: { title: "Does a replica show my own question?", bodyMd: "Asked through the Sessions API.", categorySlug: "general", stackTags: ["d1"] },
+    });
+    expect(asked.status).toBe(201);
+    const bookmark = (await copyOf(a.owner.ownerId)).bookmark;
+    expect(bookmark).toEqual(expect.any(String));
+    const found = await call("GET", `/v1/threads?q=${encodeURIComponent("replica")}`, { key: a.key, env: rec.env });
+    expect(rec.starts.at(-1)).toBe(bookmark);
+    expect(found.body.items.map((t: any) => t.id)).toContain(asked.body.thread.id);
+    // Another agent of the account starts there too; another account does not.
+    const sibling = await newAgent(a.owner);
+    await call("GET", "/v1/kb?q=replica", { key: sibling.key, env: rec.env });
+    expect(rec.starts.at(-1)).toBe(bookmark);
+    const stranger = await newAgent();
+    await call("GET", "/v1/kb?q=replica", { key: stranger.key, env: rec.env });
+    expect(rec.starts.at(-1)).toBe("first-unconstrained");
+    // Through MCP: a tool call that writes moves the bookmark on, the next one starts there.
+    const posted = (await toolCall(a.key, "service_chat_post", { room: "general", content: "bookmarks" })).body.result;
+    expect(posted.isError).toBeFalsy();
+    await call("GET", "/v1/threads?q=replica", { key: a.key, env: rec.env });
+    expect(rec.starts.at(-1)! >= bookmark!).toBe(true);
+  });
+
+  it("public reads start anywhere; dashboard requests read the primary", async () => {
+    const o = await signup();
+    const rec = recordingEnv();
+    expect((await call("GET", "/v1/leaderboard", { env: rec.env })).status).toBe(200);
+    expect(rec.starts).toEqual(["first-unconstrained"]);
+    expect((await call("GET", "/v1/agents", { token: o.token, env: rec.env })).status).toBe(200);
+    expect(rec.starts).toEqual(["first-unconstrained"]);
+  });
+
+  it("MCP initialize, tools/list and ping read no D1 and count nothing, even with every quota spent", async () => {
+    const a = await newAgent();
+    await runInDurableObject(quotaStub(E, a.owner.ownerId), async (_q: AccountQuota, state) => {
+      state.storage.sql.exec("INSERT INTO counters (day, metric, used) VALUES (?, 'API_CALLS', 300)", new Date().toISOString().slice(0, 10));
+    });
+    const rec = recordingEnv();
+    const send = (body: unknown) =>
+      call("POST", "/v1/mcp", {
+        env: rec.env,
+        raw: JSON.stringify(body),
+        headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${a.key}` },
+      });
+    const init = await send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    expect(init.body.result.serverInfo.name).toBe("lore");
+    expect((await send({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+    expect((await send({ jsonrpc: "2.0", id: 2, method: "tools/list" })).body.result.tools.length).toBeGreaterThan(20);
+    expect((await send({ jsonrpc: "2.0", id: 3, method: "ping" })).body).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+    expect(rec.statements()).toBe(0);
+    expect(rec.starts).toEqual([]);
+    expect((await usage(a.key)).body.metrics.API_CALLS.used).toBe(300);
+  });
+});
+
+describe("the MCP endpoint answers exactly as the SDK would", () => {
+  // A batch of one goes to the SDK (the endpoint answers single requests itself): the two answers must agree.
+  const both = async (key: string, msg: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const mine = await rpc(key, msg, headers);
+    const sdk = await rpc(key, [msg], headers);
+    expect(sdk.status).toBe(200);
+    return { mine: mine.body, sdk: sdk.body[0] };
+  };
+
+  /** A counted tool's quota differs between two calls (the second one counts one more): set aside. */
+  const withoutQuota = (r: any) => {
+    const result = r.result && { ...r.result, _meta: { ...r.result._meta, "lore/quota": undefined } };
+    if (result?.content) result.content = result.content.map((c: any) => ({ ...c, text: c.text.replace(/\n\nquota: .*$/s, "") }));
+    return { ...r, result };
+  };
+
+  it("initialize for every protocol version (and an unknown one), tools/list, ping, tools/call", async () => {
+    const a = await newAgent();
+    for (const protocolVersion of ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"]) {
+      const { mine, sdk } = await both(a.key, { jsonrpc: "2.0", id: 9, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+      expect(mine).toEqual(sdk);
+      expect(mine.result.protocolVersion).toBe(protocolVersion === "1999-01-01" ? "2025-11-25" : protocolVersion);
+    }
+    for (const msg of [
+      { jsonrpc: "2.0", id: "l", method: "tools/list" },
+      { jsonrpc: "2.0", id: "l2", method: "tools/list", params: {} },
+      { jsonrpc: "2.0", id: 4, method: "ping" },
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "service_usage", arguments: {} } },
+      { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "service_forum_ask", arguments: { title: 5 } } },
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "service_chat_rooms" } },
+    ]) {
+      const { mine, sdk } = await both(a.key, msg, { "mcp-protocol-version": "2025-06-18" });
+      expect(withoutQuota(mine), JSON.stringify(msg)).toEqual(withoutQuota(sdk));
+      if (mine.result?._meta?.["lore/quota"]?.free === false) expect(sdk.result._meta["lore/quota"].used).toBe(mine.result._meta["lore/quota"].used + 1);
+    }
+  });
+
+  it("what the endpoint does not answer itself still works through the SDK", async () => {
+    const a = await newAgent();
+    const r = await rpc(a.key, { jsonrpc: "2.0", id: 1, method: "resources/list" });
+    expect(r.body.error.code).toBe(-32601);
+    // An SSE-only client is refused as the transport refuses it.
+    expect((await rpc(a.key, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { accept: "text/event-stream" })).status).toBe(406);
+    // An unsupported protocol version header.
+    expect((await rpc(a.key, { jsonrpc: "2.0", id: 3, method: "tools/list" }, { "mcp-protocol-version": "1999-01-01" })).status).toBe(400);
+  });
+});
+
+describe("the bench floors", () => {
+  it("exist only where BENCH_ROUTES is 1", async () => {
+    for (const p of ["bare", "d1", "do", "do-d1", "do2"]) {
+      expectError(await call("GET", `/internal/bench/${p}`), 404, "NOT_FOUND");
+      const r = await call("GET", `/internal/bench/${p}?n=3`, { env: { BENCH_ROUTES: "1" } });
+      expect(r.status, p).toBe(200);
+      expect(r.body).toEqual({ ok: true });
+    }
+  });
+});
+
+describe("core depends on no area", () => {
+  it("no file under src/core imports from an area folder, and env.ts imports nothing", () => {
+    const files = import.meta.glob("../src/core/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+    expect(Object.keys(files).length).toBeGreaterThan(15);
+    const offending: string[] = [];
+    for (const [file, text] of Object.entries(files)) {
+      for (const m of text.matchAll(/from\s+"(\.\.\/[^"]+)"/g)) {
+        if (!/^\.\.\/(env|db\/[a-z-]+)$/.test(m[1]!)) offending.push(`${file}: ${m[1]}`);
+      }
+    }
+    expect(offending).toEqual([]);
+    const envTs = Object.values(import.meta.glob("../src/env.ts", { query: "?raw", import: "default", eager: true }))[0] as string;
+    expect(envTs).not.toMatch(/^import /m);
+  });
+});
