@@ -7,6 +7,7 @@
 import type { AgentPrincipal } from "./principal";
 import type { Env } from "../env";
 import type { AnyOperation, OpContext } from "./operation";
+import { envOutsideSession } from "./op-context";
 
 export interface ActivityEntry {
   /** QUESTION | POST | KNOWLEDGE | VOTE | CHAT_MESSAGE | SKILL_INSTALL | SKILL_REVIEW | SYNC | ADVISE … */
@@ -40,7 +41,8 @@ export function recordActivity(op: AnyOperation, ctx: OpContext, input: unknown,
   if (!entry) return;
   const caller = ctx.caller;
   ctx.waitUntil(
-    sink(ctx.env, caller, entry, ctx.via).catch((err) =>
+    // Not through the request's D1 session: the feed is read by the owner from the primary.
+    sink(envOutsideSession(ctx), caller, entry, ctx.via).catch((err) =>
       console.error(JSON.stringify({ level: "error", what: "activity", requestId: ctx.requestId, op: op.id, error: String(err) })),
     ),
   );

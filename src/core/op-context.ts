@@ -24,7 +24,7 @@ export interface ContextParts {
 export function makeOpContext(p: ContextParts): OpContext {
   const env = p.d1 ? { ...p.env, DB: p.d1.binding } : p.env;
   let db: Db | undefined;
-  return {
+  const ctx: OpContext = {
     env,
     get db() {
       return (db ??= makeDb(env.DB));
@@ -37,5 +37,19 @@ export function makeOpContext(p: ContextParts): OpContext {
     clientIp: p.clientIp ?? null,
     ...(p.admission ? { admission: p.admission } : {}),
   };
+  if (p.d1) outsideSession.set(ctx, p.env);
+  return ctx;
+}
+
+const outsideSession = new WeakMap<OpContext, Env>();
+
+/**
+ * The environment with the plain D1 binding, for background work a request starts but that is not
+ * part of its answer (the activity feed, written after the response): such a write neither counts
+ * as the request's write (it would cost a bookmark round trip to the account's object on reads
+ * that record activity, such as a chat post) nor waits on the session.
+ */
+export function envOutsideSession(ctx: OpContext): Env {
+  return outsideSession.get(ctx) ?? ctx.env;
 }
 

@@ -23,7 +23,9 @@ const VARS = {
 const OWNER = "own_e2estripe0000000001";
 const EMAIL = "stripe-e2e@example.com";
 const PASSWORD = "correct horse battery";
-const KEY = `lore_${randomBytes(32).toString("base64url").replace(/[-_]/g, "a").slice(0, 43)}`;
+// The key format of issue 13 (`lore_<secret>_<account>`): the account's AccountQuota object, new to
+// this state, builds its copy of the keys from these D1 rows on first use.
+const KEY = `lore_${randomBytes(32).toString("base64url").replace(/[-_]/g, "a").slice(0, 43)}_${OWNER}`;
 const CUSTOMER = "cus_E2eCustomer0001";
 
 function seedAccount(persistTo: string) {
