@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { env as testEnv, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../src/index";
+import { refreshAccount } from "../src/quota/account";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect } from "vitest";
@@ -80,6 +81,16 @@ export async function newAgent(owner?: TestOwner, handle = `a${unique()}`.slice(
 }
 
 /** Expects the contract's error shape with this status and code; returns the body. */
+/**
+ * Puts an account on a plan by writing D1 directly (no billing), then tells the account's
+ * AccountQuota object, as every real plan change does (billing.service applySubscriptionState):
+ * the object admits under the plan it holds.
+ */
+export async function setPlanDirect(ownerId: string, plan: string): Promise<void> {
+  await testEnv.DB.prepare("UPDATE owners SET plan = ? WHERE id = ?").bind(plan, ownerId).run();
+  await refreshAccount(testEnv as never, ownerId);
+}
+
 export function expectError(r: { status: number; body: any; headers: Headers }, status: number, code: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(status);
   expect(r.body).toMatchObject({ error: { code, message: expect.any(String) } });

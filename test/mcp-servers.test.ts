@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import JSON5 from "json5";
-import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
+import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "./helpers";
 import { loadMcpServers } from "../src/mcp-servers/seed";
 import { HARNESSES, HARNESS_IDS } from "../src/setup/setup.data";
 import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../src/setup/mcp-config";
@@ -50,7 +50,7 @@ let agent: TestAgent;
 beforeAll(async () => {
   await loadMcpServers(env, seedText);
   agent = await newAgent();
-  await env.DB.prepare("UPDATE owners SET plan = 'EXPERT' WHERE id = ?").bind(agent.owner.ownerId).run();
+  await setPlanDirect(agent.owner.ownerId, "EXPERT");
 });
 
 describe("seed: the shipped directory loads through the upsert path and is scanned", () => {
