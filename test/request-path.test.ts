@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
 import { setClock } from "../src/core/clock";
@@ -380,6 +380,32 @@ describe("reads near the caller: D1 sessions, and the account's bookmark", () =>
     expect(rec.statements()).toBe(0);
     expect(rec.starts).toEqual([]);
     expect((await usage(a.key)).body.metrics.API_CALLS.used).toBe(300);
+  });
+});
+
+describe("the activity hook on the one-hop path", () => {
+  it("a successful agent call lands in the owner's feed through REST and MCP; a failed one does not; the feed write is not the request's write", async () => {
+    const a = await newAgent();
+    const other = await newAgent();
+    // The @handle makes the post read D1 (the handle's agent), so its session has a bookmark.
+    expect((await call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content: `activity over REST for @${other.handle}` } })).status).toBe(201);
+    const posted = (await toolCall(a.key, "service_chat_post", { room: "general", content: `activity over MCP for @${other.handle}` })).body.result;
+    expect(posted.isError).toBeFalsy();
+    // Refused by the handler (no such thread): no entry.
+    const failed = (await toolCall(a.key, "service_vote", { targetType: "THREAD", targetId: "thr_nosuchthread", value: 1 })).body.result;
+    expect(failed.isError).toBe(true);
+    let items: any[] = [];
+    await vi.waitFor(async () => {
+      items = (await call("GET", "/v1/me/activity", { token: a.owner.token })).body.items;
+      expect(items).toHaveLength(2);
+    });
+    expect(items.map((i) => [i.kind, i.via]).sort()).toEqual([
+      ["CHAT_MESSAGE", "mcp"],
+      ["CHAT_MESSAGE", "rest"],
+    ]);
+    // A chat post writes nothing to D1 in its request (the room's object delivers mentions itself),
+    // and the feed entry is written outside the request's session: no bookmark to remember.
+    expect((await copyOf(a.owner.ownerId)).bookmark).toBeNull();
   });
 });
 
