@@ -83,13 +83,16 @@ function quotaMeta(op: AnyOperation, admission: Admission | null) {
   };
 }
 
-/** An error as a tool result; an untrusted operation's error can quote third-party text, so it is fenced like its results. */
-function errorResult(err: ApiError, untrusted = false) {
-  const json = JSON.stringify(err.toBody());
+/**
+ * An error as a tool result: plain JSON `{error}` for every tool, so clients parse one shape. Errors
+ * are Lore's own words: none carries third-party text (the refused install of a flagged skill names
+ * rule ids, severities, paths and lines, never the skill's text), so none needs the untrusted fence.
+ */
+function errorResult(err: ApiError) {
   return {
     isError: true,
-    content: [{ type: "text" as const, text: untrusted ? untrustedText(json) : json }],
-    _meta: { "lore/error": err.toBody().error, ...(untrusted ? { "lore/untrusted": true } : {}) },
+    content: [{ type: "text" as const, text: JSON.stringify(err.toBody()) }],
+    _meta: { "lore/error": err.toBody().error },
   };
 }
 
@@ -125,9 +128,9 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
 }
 
 function failure(err: unknown, op: AnyOperation, ctx: OpContext) {
-  if (err instanceof ApiError) return errorResult(err, op.untrusted);
+  if (err instanceof ApiError) return errorResult(err);
   console.error(JSON.stringify({ level: "error", requestId: ctx.requestId, tool: op.mcp?.tool, error: String(err) }));
-  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }), op.untrusted);
+  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: ctx.requestId }));
 }
 
 // A fresh McpServer is built per request; the operations and their schemas are not, so each
