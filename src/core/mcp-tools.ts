@@ -91,13 +91,16 @@ export type ToolResult = {
   _meta?: Record<string, unknown>;
 };
 
-/** An error as a tool result; an untrusted operation's error can quote third-party text, so it is fenced like its results. */
-export function errorResult(err: ApiError, untrusted = false): ToolResult {
-  const json = JSON.stringify(err.toBody());
+/**
+ * An error as a tool result: plain JSON `{error}` for every tool, so clients parse one shape. Errors
+ * are Lore's own words: none carries third-party text (the refused install of a flagged skill names
+ * rule ids, severities, paths and lines, never the skill's text), so none needs the untrusted fence.
+ */
+export function errorResult(err: ApiError): ToolResult {
   return {
     isError: true,
-    content: [{ type: "text" as const, text: untrusted ? untrustedText(json) : json }],
-    _meta: { "lore/error": err.toBody().error, ...(untrusted ? { "lore/untrusted": true } : {}) },
+    content: [{ type: "text" as const, text: JSON.stringify(err.toBody()) }],
+    _meta: { "lore/error": err.toBody().error },
   };
 }
 
@@ -172,9 +175,9 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
 }
 
 function failure(err: unknown, op: AnyOperation, call: { requestId: string }): ToolResult {
-  if (err instanceof ApiError) return errorResult(err, op.untrusted);
+  if (err instanceof ApiError) return errorResult(err);
   console.error(JSON.stringify({ level: "error", requestId: call.requestId, tool: op.mcp?.tool, error: String(err) }));
-  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: call.requestId }), op.untrusted);
+  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: call.requestId }));
 }
 
 // A fresh McpServer is built per request; the operations and their schemas are not, so each
@@ -216,7 +219,7 @@ export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => Tool
       },
       // Here the key was verified when the request came in; one revoked since is a tool error.
       (async (args: Record<string, unknown>) =>
-        callTool(op, args ?? {}, callFor()).catch((err) => errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error"), op.untrusted))) as never,
+        callTool(op, args ?? {}, callFor()).catch((err) => errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")))) as never,
     );
   }
   return server;
