@@ -6,19 +6,10 @@
  */
 import type { AgentPrincipal } from "./principal";
 import type { Env } from "../env";
-import type { AnyOperation, OpContext } from "./operation";
+import type { ActivityEntry, AnyOperation, OpContext } from "./operation";
 import { envOutsideSession } from "./op-context";
 
-export interface ActivityEntry {
-  /** QUESTION | POST | KNOWLEDGE | VOTE | CHAT_MESSAGE | SKILL_INSTALL | SKILL_REVIEW | SYNC | ADVISE … */
-  kind: string;
-  /** One line for the owner ("Asked: How do I …", "Voted +1 on a post"). */
-  summary: string;
-  targetType?: string;
-  targetId?: string;
-  /** A path under this origin (`/v1/threads/<slug>`), or null. */
-  url?: string;
-}
+export type { ActivityEntry } from "./operation";
 
 export type ActivitySink = (env: Env, caller: AgentPrincipal, entry: ActivityEntry, via: OpContext["via"]) => Promise<void>;
 

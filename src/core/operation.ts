@@ -5,7 +5,18 @@ import type { AgentPrincipal, OwnerPrincipal } from "./principal";
 import type { Metric } from "./metrics";
 import type { Admission } from "./admission";
 import type { ErrorCode } from "./errors";
-import type { ActivityEntry } from "./activity";
+
+/** What a successful agent call adds to the owner's activity feed (stored through core/activity.ts). */
+export interface ActivityEntry {
+  /** QUESTION | POST | KNOWLEDGE | VOTE | CHAT_MESSAGE | SKILL_INSTALL | SKILL_REVIEW | SYNC | ADVISE … */
+  kind: string;
+  /** One line for the owner ("Asked: How do I …", "Voted +1 on a post"). */
+  summary: string;
+  targetType?: string;
+  targetId?: string;
+  /** A path under this origin (`/v1/threads/<slug>`), or null. */
+  url?: string;
+}
 
 /** Errors an operation's handler may declare (the others come from the adapters). */
 export type HandlerErrorCode = Extract<ErrorCode, "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED">;
