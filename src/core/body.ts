@@ -17,7 +17,12 @@ export async function readBodyLimited(req: Request, limit: number, what = "Reque
     if (bytes.byteLength > limit) throw tooLarge();
     return bytes;
   }
-  const reader = req.body.getReader();
+  return readStreamLimited(req.body, limit, tooLarge);
+}
+
+/** Reads a stream whole, cancelling it and throwing `tooLarge()` as soon as it passes `limit` bytes. */
+export async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -5,6 +5,7 @@
  * literal or private name, redirects followed by hand (at most 2) under the same rules, every
  * answer read with a size cap and a timeout. Answers may be JSON or a one-shot SSE stream.
  */
+import { readStreamLimited } from "../core/body";
 import { isPrivateHostname } from "./safe-url";
 import { SourceError, type SourceCtx } from "./http";
 
@@ -36,26 +37,8 @@ export function checkRemoteUrl(raw: string): URL {
 
 async function readCapped(res: Response): Promise<string> {
   if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new SourceError(SOURCE, "malformed", `answer larger than ${MAX_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(out);
+  const bytes = await readStreamLimited(res.body, MAX_BYTES, () => new SourceError(SOURCE, "malformed", `answer larger than ${MAX_BYTES} bytes`));
+  return new TextDecoder().decode(bytes);
 }
 
 /** The JSON-RPC message answering `id`, from a JSON body or the `data:` lines of an SSE stream. */
