@@ -7,7 +7,7 @@
 // of the instruction file, and skills through the `skills` CLI. --dry-run writes nothing. Node's
 // standard library only. The key (LORE_API_KEY) is sent in a header and never printed or written.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
@@ -28,7 +28,8 @@ Options:
   --url <origin>     Lore's address (default: $LORE_URL, else http://127.0.0.1:8787)
   --yes, -y          apply without asking
   --dry-run          show what would change and write nothing
-  --user             also edit user-level files (~/...) the harness reads its MCP servers from
+  --user             also edit user-level files (~/...) the harness reads its MCP servers from,
+                     and install skills the harness only reads from the user level (-g)
   --no-skills        do not install skills
   --help, -h         this text
 
@@ -69,14 +70,89 @@ export function parseArgs(argv) {
 
 // ---- reading the project --------------------------------------------------------------------------
 
-const read = (dir, rel) => {
-  const p = path.join(dir, rel);
+// Everything lore-setup reads or writes goes through `locate`: a project may come from anyone (a
+// cloned repo's `CLAUDE.md -> ~/.bashrc`), and the paths in advise's answer are the server's, so
+// both are treated as hostile. A path must stay inside its root (the project's real folder, or the
+// home folder for `~/…`), and no part of it below the root may be a symbolic link: lore-setup never
+// reads or writes through one.
+
+// O_NOFOLLOW also refuses a link that appears between the check and the open (POSIX; 0 on Windows).
+const NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+
+/**
+ * Where `rel` lands under `root`: `{target}`, or `{refused, link?}` saying why lore-setup will not
+ * touch it. `shown` is how the path is named in messages (`~/…` for the home folder).
+ */
+export function locate(root, rel, shown = rel) {
+  if (typeof rel !== "string" || rel.trim() === "" || rel.includes("\0")) return { refused: `${JSON.stringify(rel)} is not a file path` };
+  const slashed = rel.replace(/\\/g, "/");
+  if (path.isAbsolute(rel) || path.win32.isAbsolute(rel) || /^[A-Za-z]:/.test(slashed) || slashed.startsWith("~")) return { refused: `${shown} is not a path inside ${root}` };
+  let base;
   try {
-    return statSync(p).isFile() ? readFileSync(p, "utf8") : null;
+    base = realpathSync(root);
   } catch {
+    return { refused: `${root} does not exist` };
+  }
+  const target = path.resolve(base, slashed);
+  const inside = path.relative(base, target);
+  if (inside === "" || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) return { refused: `${shown} is outside ${root}` };
+  const prefix = shown.endsWith(rel) ? shown.slice(0, shown.length - rel.length) : "";
+  let cur = base;
+  for (const part of inside.split(path.sep)) {
+    cur = path.join(cur, part);
+    let st;
+    try {
+      st = lstatSync(cur);
+    } catch (e) {
+      if (e.code === "ENOENT") break; // the rest does not exist yet: the write creates it
+      return { refused: `${shown} cannot be checked (${e.code ?? e.message})` };
+    }
+    const name = prefix + path.relative(base, cur).split(path.sep).join("/");
+    if (st.isSymbolicLink()) return { refused: `${name} is a symbolic link; lore-setup never reads or writes through one`, link: true };
+    if (cur !== target && !st.isDirectory()) return { refused: `${name} is not a folder` };
+  }
+  return { target };
+}
+
+/** The text of a located file (null when there is none); a link that appeared since `locate` is refused. */
+function readTarget(target) {
+  let fd;
+  try {
+    fd = openSync(target, fsConstants.O_RDONLY | NOFOLLOW);
+  } catch (e) {
+    if (e.code === "ENOENT") return { text: null };
+    if (e.code === "EISDIR") return { text: null, notFile: true };
+    if (e.code === "ELOOP" || e.code === "EMLINK") return { refused: "it is a symbolic link; lore-setup never reads or writes through one", link: true };
+    throw e;
+  }
+  try {
+    return fstatSync(fd).isFile() ? { text: readFileSync(fd, "utf8") } : { text: null, notFile: true };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes a located file without following a link; a new file only while it is still absent. */
+function writeTarget(target, text, create) {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_TRUNC } = fsConstants;
+  const fd = openSync(target, create ? O_WRONLY | O_CREAT | O_EXCL : O_WRONLY | O_TRUNC | NOFOLLOW, 0o644);
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A project (or home) file's text, or null; a refused path is skipped and said in `skipped`. */
+function readIn(root, rel, skipped, shown = rel) {
+  const loc = locate(root, rel, shown);
+  const r = loc.refused ? loc : readTarget(loc.target);
+  if (r.refused) {
+    skipped.push(`${shown}: skipped, ${r.refused}`);
     return null;
   }
-};
+  return r.text;
+}
 
 /** Which harness the project is set up for, from the files each one reads (first match wins). */
 export function detectHarness(dir) {
@@ -112,8 +188,8 @@ function yamlBlocks(lines, start, indent) {
 }
 const unquote = (s) => s.trim().replace(/^['"]|['"]$/g, "");
 
-function packageJsonDeps(dir) {
-  const text = read(dir, "package.json");
+function packageJsonDeps(rd) {
+  const text = rd("package.json");
   if (!text) return null;
   try {
     const pkg = JSON.parse(text);
@@ -124,11 +200,11 @@ function packageJsonDeps(dir) {
 }
 
 /** npm, pnpm and yarn lockfiles: the direct dependencies (from package.json) at their locked versions. */
-function npmStack(dir) {
-  const direct = packageJsonDeps(dir);
+function npmStack(rd) {
+  const direct = packageJsonDeps(rd);
   const names = direct ? Object.keys(direct) : null;
   const out = [];
-  const lock = read(dir, "package-lock.json") ?? read(dir, "npm-shrinkwrap.json");
+  const lock = rd("package-lock.json") ?? rd("npm-shrinkwrap.json");
   if (lock) {
     const j = JSON.parse(lock);
     if (j.packages) {
@@ -143,7 +219,7 @@ function npmStack(dir) {
     }
     return { file: "package-lock.json", entries: out };
   }
-  const pnpm = read(dir, "pnpm-lock.yaml");
+  const pnpm = rd("pnpm-lock.yaml");
   if (pnpm) {
     const lines = pnpm.split(/\r?\n/);
     const importers = lines.findIndex((l) => /^importers:\s*$/.test(l));
@@ -165,7 +241,7 @@ function npmStack(dir) {
     } else collect(0, 0);
     return { file: "pnpm-lock.yaml", entries: out };
   }
-  const yarn = read(dir, "yarn.lock");
+  const yarn = rd("yarn.lock");
   if (yarn && direct) {
     // Entries: `"name@range", name@range2:` (v1) or `"name@npm:range":` (berry), then `version "x"` / `version: x`.
     const blocks = yarn.split(/\r?\n(?=\S)/);
@@ -195,16 +271,16 @@ function tomlPackages(text) {
   return out.filter((p) => p.name && p.version);
 }
 
-function pythonStack(dir) {
-  const poetry = read(dir, "poetry.lock");
+function pythonStack(rd) {
+  const poetry = rd("poetry.lock");
   if (poetry) return { file: "poetry.lock", entries: tomlPackages(poetry).map((p) => ({ name: p.name, version: p.version, ecosystem: "pypi" })) };
-  const uv = read(dir, "uv.lock");
+  const uv = rd("uv.lock");
   if (uv) {
     // The project itself is a package of the lock too (an editable or virtual source): not a dependency.
     const pkgs = tomlPackages(uv).filter((p) => !/editable|virtual/.test(p.source ?? ""));
     return { file: "uv.lock", entries: pkgs.map((p) => ({ name: p.name, version: p.version, ecosystem: "pypi" })) };
   }
-  const req = read(dir, "requirements.txt");
+  const req = rd("requirements.txt");
   if (req) {
     const entries = [];
     for (const raw of req.split(/\r?\n/)) {
@@ -218,8 +294,8 @@ function pythonStack(dir) {
   return null;
 }
 
-function goStack(dir) {
-  const mod = read(dir, "go.mod");
+function goStack(rd) {
+  const mod = rd("go.mod");
   if (!mod) return null;
   const direct = [];
   const indirect = [];
@@ -237,16 +313,17 @@ function goStack(dir) {
   return { file: "go.mod", entries: [...direct, ...indirect] };
 }
 
-function cargoStack(dir) {
-  const lock = read(dir, "Cargo.lock");
+function cargoStack(rd) {
+  const lock = rd("Cargo.lock");
   if (!lock) return null;
   // Packages without a registry source are the workspace's own crates.
   return { file: "Cargo.lock", entries: tomlPackages(lock).filter((p) => (p.source ?? "").includes("registry")).map((p) => ({ name: p.name, version: p.version, ecosystem: "cargo" })) };
 }
 
 /** The project's dependencies from every lockfile found, direct ones first, at most 500. */
-export function readStack(dir) {
-  const found = [npmStack(dir), pythonStack(dir), goStack(dir), cargoStack(dir)].filter(Boolean);
+export function readStack(dir, skipped = []) {
+  const rd = (rel) => readIn(dir, rel, skipped);
+  const found = [npmStack(rd), pythonStack(rd), goStack(rd), cargoStack(rd)].filter(Boolean);
   const seen = new Set();
   const entries = [];
   for (const f of found) {
@@ -263,16 +340,22 @@ export function readStack(dir) {
 const SKILL_DIRS = [".agents/skills", ".claude/skills", ".openclaude/skills", ".cursor/skills", ".github/skills", ".windsurf/skills", ".cline/skills", ".clinerules/skills", ".gemini/skills", ".kimi/skills", ".opencode/skills"];
 
 /** Names of the skills installed in the project (folders with a SKILL.md). */
-export function installedSkills(dir) {
+export function installedSkills(dir, skipped = []) {
   const names = new Set();
   for (const d of SKILL_DIRS) {
+    const loc = locate(dir, d);
+    if (loc.refused) {
+      skipped.push(`${d}: skipped, ${loc.refused}`);
+      continue;
+    }
     let list = [];
     try {
-      list = readdirSync(path.join(dir, d));
+      list = readdirSync(loc.target);
     } catch {
       continue;
     }
-    for (const n of list) if (existsSync(path.join(dir, d, n, "SKILL.md"))) names.add(n.toLowerCase());
+    // Only the names are read (a skill may be a link the skills CLI made to .agents/skills).
+    for (const n of list) if (existsSync(path.join(loc.target, n, "SKILL.md"))) names.add(n.toLowerCase());
   }
   return [...names].sort();
 }
@@ -283,14 +366,14 @@ const INSTRUCTION_CANDIDATES = ["CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md", "
 const USER_INSTRUCTION_CANDIDATES = ["~/.openclaw/workspace/TOOLS.md", "~/.openclaw/workspace/AGENTS.md"];
 
 /** The project's instruction files that exist (the ones advise may edit), as `{path, content}`. */
-export function instructionFiles(dir, home = null) {
+export function instructionFiles(dir, home = null, skipped = []) {
   const project = INSTRUCTION_CANDIDATES.flatMap((p) => {
-    const content = read(dir, p);
+    const content = readIn(dir, p, skipped);
     return content === null ? [] : [{ path: p, content }];
   });
   const user = home
     ? USER_INSTRUCTION_CANDIDATES.flatMap((p) => {
-        const content = read(home, p.slice(2));
+        const content = readIn(home, p.slice(2), skipped, p);
         return content === null ? [] : [{ path: p, content }];
       })
     : [];
@@ -337,18 +420,62 @@ function mergeToml(text, snippet) {
   return [...lines.slice(0, start), ...table, ...lines.slice(end)].join("\n");
 }
 
-const SKILLS_COMMAND = /^npx skills add (\S+) --skill ([a-z0-9][a-z0-9-]{0,63}) -a ([a-z0-9-]+)( -g)? -y$/;
+// The one command shape lore-setup runs: the source a bare http(s) origin, the names plain words.
+// Nothing here can carry a shell metacharacter (Windows runs it through cmd.exe; see skillsSpawn).
+const SKILLS_COMMAND = /^npx skills add (https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?) --skill ([a-z0-9][a-z0-9-]{0,63}) -a ([a-z0-9][a-z0-9-]{0,63})( -g)? -y$/;
+const SAFE_ARG = /^(?:--?)?[A-Za-z0-9][A-Za-z0-9:/.\[\]-]*$/;
+
+/**
+ * How to start the skills CLI for one install: `{cmd, args, shell}`. On Windows `npx` is a batch
+ * file, which Node (since the CVE-2024-27980 fix) starts only through a shell (EINVAL otherwise):
+ * every argument is checked against SAFE_ARG first (no quote, space or cmd.exe metacharacter
+ * passes), the call is refused rather than quoted, and the line is handed over whole (Node
+ * deprecates args beside shell: true because it only concatenates them).
+ */
+export function skillsSpawn(r, { platform = process.platform, local = process.env.LORE_SKILLS_CLI, execPath = process.execPath } = {}) {
+  const args = ["add", r.source, "--skill", r.skill, "-a", r.agent, ...(r.global ? ["-g"] : []), "-y"];
+  if (local) return { cmd: execPath, args: [local, ...args], shell: false };
+  if (platform !== "win32") return { cmd: "npx", args: ["--yes", "skills", ...args], shell: false };
+  const bad = args.find((a) => !SAFE_ARG.test(a));
+  if (bad !== undefined) throw new CliError(`refusing to run the skills CLI through the shell with the argument ${JSON.stringify(bad)}`);
+  return { cmd: ["npx.cmd", "--yes", "skills", ...args].join(" "), args: [], shell: true };
+}
+
+const sameOrigin = (a, b) => {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+};
+
+const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+const mergePathOk = (m) => Array.isArray(m?.path) && m.path.length >= 1 && m.path.length <= 8 && m.path.every((k) => typeof k === "string" && k !== "" && !UNSAFE_KEYS.has(k));
+
+/**
+ * Where a proposal's file is, decided here and never from the server's `scope`: `~/…` is the
+ * user's home folder (only with --user), anything else must stay inside the project folder.
+ */
+export function placeFile(dir, file, opts, home = homedir()) {
+  if (typeof file !== "string") return { refused: "the proposal names no file path" };
+  if (file.startsWith("~/")) {
+    if (!opts.user) return { refused: `${file} is a user-level file (run again with --user to let lore-setup edit it)`, user: true };
+    return { ...locate(home, file.slice(2), file), root: home, rel: file.slice(2) };
+  }
+  return { ...locate(dir, file), root: dir, rel: file };
+}
 
 /**
  * The local actions for the advise proposals: files to write (with their old and new text) and
- * commands to run; proposals that need a person are listed with what to do.
+ * commands to run; proposals that need a person are listed with what to do. The answer is the
+ * server's: every path and command in it is checked here before anything is read or run.
  */
 export function plan(dir, advice, opts, home = homedir()) {
   const writes = [];
   const runs = [];
   const manual = [];
   const unchanged = [];
-  const resolve = (file) => (file.startsWith("~/") ? path.join(home, file.slice(2)) : path.join(dir, file));
+  const notes = (p) => (Array.isArray(p.notes) ? p.notes : []);
   for (const p of advice.proposals) {
     if (p.action === "none") {
       unchanged.push(p);
@@ -357,8 +484,10 @@ export function plan(dir, advice, opts, home = homedir()) {
     if (p.kind === "skill") {
       if (!opts.skills) continue;
       const m = SKILLS_COMMAND.exec(p.command ?? "");
-      if (m) runs.push({ proposal: p, source: m[1], skill: m[2], agent: m[3], global: !!m[4] });
-      else manual.push({ proposal: p, why: "this harness installs skills by hand", todo: p.command });
+      if (!m) manual.push({ proposal: p, why: "this harness installs skills by hand", todo: p.command });
+      else if (opts.lore && !sameOrigin(m[1], opts.lore)) manual.push({ proposal: p, why: `it installs from ${m[1]}, not from Lore at ${opts.lore}`, todo: null });
+      else if (m[4] && !opts.user) manual.push({ proposal: p, why: "it installs into your user-level skills folder (run again with --user to let lore-setup do it)", todo: p.command });
+      else runs.push({ proposal: p, source: m[1], skill: m[2], agent: m[3], global: !!m[4] });
       continue;
     }
     if (p.literalKey) {
@@ -366,20 +495,30 @@ export function plan(dir, advice, opts, home = homedir()) {
       continue;
     }
     if (p.action === "manual" || !p.file) {
-      manual.push({ proposal: p, why: p.notes[0] ?? "needs a person", todo: p.command ?? p.snippet });
+      manual.push({ proposal: p, why: notes(p)[0] ?? "needs a person", todo: p.command ?? p.snippet });
       continue;
     }
-    if (p.scope === "user" && !opts.user) {
-      manual.push({ proposal: p, why: `${p.file} is a user-level file (run again with --user to let lore-setup edit it)`, todo: p.command ?? `add the snippet to ${p.file}` });
+    const place = placeFile(dir, p.file, opts, home);
+    if (place.refused) {
+      // A link or a path out of the folder is not a step to hand on; a user-level file is.
+      manual.push({ proposal: p, why: place.refused, todo: place.user ? (p.command ?? `add the snippet to ${p.file}`) : place.link ? p.snippet : null });
       continue;
     }
-    const target = resolve(p.file);
-    const before = existsSync(target) ? readFileSync(target, "utf8") : null;
+    const read = readTarget(place.target);
+    if (read.refused || read.notFile) {
+      manual.push({ proposal: p, why: `${p.file} ${read.refused ?? "is not a regular file"}`, todo: null });
+      continue;
+    }
+    const before = read.text;
     let after;
     if (p.kind === "mcp_server") {
+      if (typeof p.content !== "string" || (p.merge && !mergePathOk(p.merge))) {
+        manual.push({ proposal: p, why: "the proposal's content or key path is not usable", todo: null });
+        continue;
+      }
       if (before === null) after = p.content.endsWith("\n") ? p.content : `${p.content}\n`;
       else if (p.merge) after = mergeJson(before, p.merge.path, p.merge.value);
-      else if (p.format === "toml") after = mergeToml(before, p.snippet);
+      else if (p.format === "toml" && typeof p.snippet === "string") after = mergeToml(before, p.snippet);
       else after = null;
       if (after === null) {
         manual.push({ proposal: p, why: `${p.file} exists and is not plain ${p.format === "json" ? "JSON" : p.format}: merge the entry by hand`, todo: p.snippet });
@@ -391,12 +530,27 @@ export function plan(dir, advice, opts, home = homedir()) {
         manual.push({ proposal: p, why: `${p.file} appeared after it was read`, todo: "run lore-setup again" });
         continue;
       }
+      if (typeof p.content !== "string") {
+        manual.push({ proposal: p, why: "the proposal has no content", todo: null });
+        continue;
+      }
       after = p.content;
     }
     if (after === before) unchanged.push(p);
-    else writes.push({ proposal: p, file: p.file, target, before, after });
+    else writes.push({ proposal: p, file: p.file, root: place.root, rel: place.rel, target: place.target, before, after });
   }
   return { writes, runs, manual, unchanged };
+}
+
+/** Writes one planned file, checking its path again first (the folder may have changed since). */
+export function applyWrite(w) {
+  const again = locate(w.root, w.rel, w.file);
+  if (again.refused) throw new CliError(again.refused);
+  mkdirSync(path.dirname(again.target), { recursive: true });
+  // mkdir may have met a folder swapped for a link: once more, then open without following one.
+  const final = locate(w.root, w.rel, w.file);
+  if (final.refused) throw new CliError(final.refused);
+  writeTarget(final.target, w.after, w.before === null);
 }
 
 /** A unified diff of one changed region (common leading and trailing lines kept as context). */
@@ -453,16 +607,19 @@ async function advise(url, key, body) {
 }
 
 function runSkills(dir, r, key) {
-  const local = process.env.LORE_SKILLS_CLI;
-  const args = ["add", r.source, "--skill", r.skill, "-a", r.agent, ...(r.global ? ["-g"] : []), "-y"];
-  const [cmd, argv] = local ? [process.execPath, [local, ...args]] : [process.platform === "win32" ? "npx.cmd" : "npx", ["--yes", "skills", ...args]];
+  let spec;
+  try {
+    spec = skillsSpawn(r);
+  } catch (e) {
+    return { ok: false, out: e.message, status: "refused" };
+  }
   // The skills CLI needs no key: it reads the public discovery index. Keep it out of its environment.
   const env = { ...process.env };
   delete env.LORE_API_KEY;
-  const res = spawnSync(cmd, argv, { cwd: dir, env, encoding: "utf8", timeout: 180_000 });
-  const raw = `${res.stdout ?? ""}${res.stderr ?? ""}`;
+  const res = spawnSync(spec.cmd, spec.args, { cwd: dir, env, encoding: "utf8", timeout: 180_000, shell: spec.shell });
+  const raw = `${res.stdout ?? ""}${res.stderr ?? ""}${res.error && !res.stdout && !res.stderr ? res.error.message : ""}`;
   const out = key.length >= 8 ? raw.split(key).join("[key]") : raw;
-  return { ok: res.status === 0, out: out.trim(), status: res.status ?? res.error?.message };
+  return { ok: res.status === 0, out: out.trim(), status: res.status ?? res.error?.code ?? res.error?.message };
 }
 
 // ---- main --------------------------------------------------------------------------------------------------
@@ -481,19 +638,21 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
 
   const harness = opts.harness ?? detectHarness(opts.dir);
   if (!harness) throw new CliError(`Could not tell which harness this project uses: pass --harness (${HARNESSES.join(", ")}).`, 2);
-  const stack = readStack(opts.dir);
-  const skills = installedSkills(opts.dir);
-  const files = instructionFiles(opts.dir, opts.user ? homedir() : null);
+  const skipped = [];
+  const stack = readStack(opts.dir, skipped);
+  const skills = installedSkills(opts.dir, skipped);
+  const files = instructionFiles(opts.dir, opts.user ? homedir() : null, skipped);
   io.out(`lore-setup: ${opts.dir}`);
   io.out(`  harness     ${harness}${opts.harness ? "" : " (detected; --harness to choose another)"}`);
   io.out(`  stack       ${stack.entries.length} dependencies${stack.files.length ? ` from ${stack.files.join(", ")}` : " (no lockfile found)"}${stack.total > stack.entries.length ? ` (first ${stack.entries.length} of ${stack.total})` : ""}`);
   io.out(`  skills      ${skills.length ? skills.join(", ") : "none installed"}`);
   io.out(`  lore        ${url} (key from LORE_API_KEY)`);
+  for (const s of new Set(skipped)) io.out(`  not read    ${s}`);
 
   const advice = await advise(url, key, { harness, stack: stack.entries, installedSkills: skills, existingInstructionFiles: files });
-  const p = plan(opts.dir, advice, opts);
+  const p = plan(opts.dir, { proposals: Array.isArray(advice.proposals) ? advice.proposals : [] }, { ...opts, lore: url });
   io.out("");
-  for (const n of advice.notes) io.out(`note: ${n}`);
+  for (const n of Array.isArray(advice.notes) ? advice.notes : []) io.out(`note: ${n}`);
   for (const w of p.writes) {
     io.out(`# ${w.proposal.title}: ${w.proposal.reason}`);
     // What the harness needs besides the file (approving a project server, trusting the folder…).
@@ -533,12 +692,16 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
       return 0;
     }
   }
-  for (const w of p.writes) {
-    mkdirSync(path.dirname(w.target), { recursive: true });
-    writeFileSync(w.target, w.after);
-    io.out(`wrote ${w.file}`);
-  }
   let failed = 0;
+  for (const w of p.writes) {
+    try {
+      applyWrite(w);
+      io.out(`wrote ${w.file}`);
+    } catch (e) {
+      failed++;
+      io.err(`could not write ${w.file}: ${e instanceof CliError ? e.message : (e.code ?? e.message)}`);
+    }
+  }
   for (const r of p.runs) {
     const res = runSkills(opts.dir, r, key);
     if (res.ok) io.out(`installed ${r.skill}`);
@@ -547,7 +710,7 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
       io.err(`could not install ${r.skill} (exit ${res.status}):\n${res.out}`);
     }
   }
-  io.out(failed ? `Done, with ${failed} skill install(s) failed.` : "Done.");
+  io.out(failed ? `Done, with ${failed} file write(s) or skill install(s) failed.` : "Done.");
   return failed ? 1 : 0;
 }
 

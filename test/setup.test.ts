@@ -255,6 +255,25 @@ describe("POST /v1/agents/me/advise", () => {
     expect(cursor.proposals.find((p: any) => p.kind === "instructions").file).toBe("AGENTS.md");
   });
 
+  it("a block another harness wrote into a file this harness does not read does not count: Claude Code and Gemini still get theirs", async () => {
+    const a = await newAgent();
+    const instructions = (r: any) => r.body.proposals.filter((p: any) => p.kind === "instructions").map((p: any) => `${p.file}:${p.action}`);
+    const codex = await advise(a, { harness: "codex", installedSkills: ["lore"], existingInstructionFiles: [{ path: "AGENTS.md", content: "# Agents\n" }] });
+    const agentsMd = codex.body.proposals.find((p: any) => p.kind === "instructions").content as string;
+    expect(agentsMd).toMatch(/^# Agents\n\n<!-- service:begin v1 /);
+    const sent = [{ path: "AGENTS.md", content: agentsMd }];
+    expect(instructions(await advise(a, { harness: "codex", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual(["AGENTS.md:none"]);
+    // Neither reads AGENTS.md: the block there is no reason to leave their own file without it.
+    expect(instructions(await advise(a, { harness: "claude-code", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual(["CLAUDE.md:create"]);
+    expect(instructions(await advise(a, { harness: "gemini", installedSkills: ["lore"], existingInstructionFiles: [...sent, { path: "GEMINI.md", content: "# G\n" }] }))).toEqual(["GEMINI.md:append"]);
+    // Their own file with the block is found as before; AGENTS.md (and its block) is left alone.
+    const claude = await advise(a, { harness: "claude-code", installedSkills: ["lore"], existingInstructionFiles: [...sent, { path: ".claude/CLAUDE.md", content: agentsMd }] });
+    expect(instructions(claude)).toEqual([".claude/CLAUDE.md:none"]);
+    // Hermes reads AGENTS.md, unless a .hermes.md shadows it.
+    expect(instructions(await advise(a, { harness: "hermes", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual(["AGENTS.md:none"]);
+    expect(instructions(await advise(a, { harness: "hermes", installedSkills: ["lore"], existingInstructionFiles: [...sent, { path: ".hermes.md", content: "# H\n" }] }))).toEqual([".hermes.md:append"]);
+  });
+
   it("reuses the stack and skills the agent last reported; service_advise takes the contract's argument and marks the result untrusted", async () => {
     const a = await newAgent();
     expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack: [{ name: "hono", version: "4.0.0" }], installedSkills: ["lore"] } })).status).toBe(200);

