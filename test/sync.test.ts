@@ -322,6 +322,67 @@ describe("urgent items in up_to_date", () => {
   });
 });
 
+describe("version spellings", () => {
+  // Every spelling of one pinned version must bring that version's vulnerabilities, in every mode:
+  // advisories name the pinned version, so they must be joined to the entry by it, not by its text.
+  const EXPRESS = ["GHSA-qw6h-vgh9-j6wx", "GHSA-rv95-896h-c2vc"];
+  const CASES: { spelling: string; ecosystem?: string; name: string; before: string; pinned: string; ids: string[] }[] = [
+    ...["4.19.1", "^4.19.1", "~4.19.1", "=4.19.1", "v4.19.1"].map((spelling) => ({ spelling, name: "express", before: "4.21.0", pinned: "4.19.1", ids: EXPRESS })),
+    ...["2.10", "==2.10"].map((spelling) => ({ spelling, ecosystem: "pypi", name: "Jinja2", before: "3.1.5", pinned: "2.10", ids: ["PYSEC-fixture-1"] })),
+  ];
+  const idsOf = (list: any[]) => list.map((v) => v.advisory.id).sort();
+
+  it.each(CASES)("$name $spelling: full with force, urgent and a delta after a version change all carry its vulnerabilities", async ({ spelling, ecosystem, name, before, pinned, ids }) => {
+    const entry = (version: string) => [{ name, version, ...(ecosystem ? { ecosystem } : {}) }];
+    /** A new agent that reported the package at a version no advisory affects, then switched to `spelling`. */
+    const switched = async (body: Record<string, unknown>, after: number) => {
+      const a = await newAgent();
+      at(T0);
+      const first = await ok(a, { stack: entry(before) });
+      expect(first.security.vulnerabilities).toEqual([]);
+      at(T0 + after);
+      return ok(a, { stack: entry(spelling), ...(body.since ? { since: first.cursor } : {}), ...(body.force ? { force: true } : {}) });
+    };
+
+    // Soft: each mode is reported on its own.
+    const forced = await switched({ force: true }, 60_000);
+    expect(forced).toMatchObject({ mode: "full", reason: "force", delta: false });
+    expect.soft(idsOf(forced.security.vulnerabilities)).toEqual(ids);
+    expect(forced.security.vulnerabilities.every((v: any) => v.name === name && v.version === pinned)).toBe(true);
+    // Not told before at this version: new to the agent.
+    expect.soft(idsOf(forced.advisories)).toEqual(ids);
+
+    const up = await switched({}, 60_000);
+    expect(up.mode).toBe("up_to_date");
+    expect.soft(idsOf(up.urgent.advisories)).toEqual(ids);
+
+    const upSince = await switched({ since: true }, 60_000);
+    expect(upSince).toMatchObject({ mode: "up_to_date", delta: true });
+    expect.soft(idsOf(upSince.urgent.advisories)).toEqual(ids);
+
+    const delta = await switched({ since: true }, DAY_MS);
+    expect(delta).toMatchObject({ mode: "full", reason: "schedule", delta: true });
+    expect.soft(idsOf(delta.security.vulnerabilities)).toEqual(ids);
+    expect.soft(idsOf(delta.advisories)).toEqual(ids);
+  });
+
+  it("another spelling of a version already reported is not news; two spellings of one version report each advisory once", async () => {
+    const a = await newAgent();
+    at(T0);
+    const first = await ok(a, { stack: [{ name: "express", version: "4.19.1" }] });
+    expect(idsOf(first.advisories)).toEqual(EXPRESS);
+    at(T0 + 60_000);
+    const respelled = await ok(a, { stack: [{ name: "express", version: "^4.19.1" }] });
+    expect(respelled.mode).toBe("up_to_date");
+    expect(respelled.urgent.advisories).toEqual([]);
+    const forced = await ok(a, { stack: [{ name: "express", version: "4.19.1" }, { name: "express", version: "~4.19.1" }], force: true });
+    expect(forced.stack.entries).toBe(2);
+    expect.soft(idsOf(forced.security.vulnerabilities)).toEqual(EXPRESS);
+    // Told in the first full refresh, whatever it is called now.
+    expect(forced.advisories).toEqual([]);
+  });
+});
+
 describe("the since cursor", () => {
   it("returns exactly what changed after it, and nothing twice", async () => {
     const a = await newAgent();

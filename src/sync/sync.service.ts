@@ -22,6 +22,7 @@ import type { OpContext } from "../core/operation";
 import { advisoriesForStackRead, normaliseStack, releasesForStackRead, type NormalisedStackEntry, type UpgradeView } from "../freshness/sync-api";
 import type { VulnerabilityOut } from "../freshness/advisories";
 import { packageKey } from "../freshness/topics";
+import { versionKey, type Ecosystem } from "../freshness/versions";
 import { recommendSkillsRead, skillStatusesRead, type SkillStatus } from "../skills/skills.service";
 import { kbItemsByIdsRead, verifiedForTagsRead } from "../kb/kb.service";
 import { unreadMentionsRead } from "../chat/chat.service";
@@ -66,8 +67,19 @@ export interface SyncEntry extends NormalisedStackEntry {
   firstSeenAt: number;
 }
 
+/** An entry as the agent spelled it (`^4.19.1`, `==2.10`): one stored row each. */
 const entryKey = (e: { ecosystem: string; key: string; version: string }) => `${e.ecosystem}\u0000${e.key}\u0000${e.version}`;
-const vulnKey = (v: VulnerabilityOut) => `${v.ecosystem}\u0000${packageKey(v.ecosystem as never, v.name)}\u0000${v.version}`;
+/**
+ * The package at the version an entry pins, canonical (`^4.19.1`, `~4.19.1`, `=4.19.1`, `v4.19.1` and
+ * `4.19.1` are one; PyPI `==2.10` and `2.10.0` too). This is what advisories are about and what the agent
+ * has been told of, so vulnerabilities join entries, and "reported before" is judged, by it; never by the
+ * spelling. An unreadable version keeps its text (no advisory names it).
+ */
+const pinKey = (ecosystem: string, key: string, pinned: string | null, version: string) =>
+  `${ecosystem}\u0000${key}\u0000${pinned === null ? `\u0001${version}` : versionKey(ecosystem as Ecosystem, pinned)}`;
+const entryPinKey = (e: { ecosystem: string; key: string; pinned: string | null; version: string }) => pinKey(e.ecosystem, e.key, e.pinned, e.version);
+// The matcher reports `version` as pinnedVersion() of the entry's text, the same function that set `pinned`.
+const vulnPinKey = (v: VulnerabilityOut) => pinKey(v.ecosystem, packageKey(v.ecosystem as Ecosystem, v.name), v.version, v.version);
 
 function storedToEntry(r: StoredEntry): SyncEntry {
   return {
@@ -146,7 +158,12 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const schedule = asSchedule(state.refresh_schedule);
   const known = state.agent_id !== null;
   const stored = (storedRes!.results as unknown as StoredEntry[]).map(storedToEntry);
-  const storedByKey = new Map(stored.map((e) => [entryKey(e), e]));
+  // When each pinned version was first reported (the earliest of its spellings).
+  const storedFirstSeen = new Map<string, number>();
+  for (const e of stored) {
+    const k = entryPinKey(e);
+    storedFirstSeen.set(k, Math.min(storedFirstSeen.get(k) ?? e.firstSeenAt, e.firstSeenAt));
+  }
   const storedSkills = skillsRes!.results as { name: string; first_seen_at: number }[];
   const bounds = boundsRes!.results[0] as { lo: number | null; hi: number | null };
 
@@ -159,9 +176,9 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
       const k = entryKey(e);
       if (seen.has(k)) continue;
       seen.add(k);
-      entries.push({ ...e, firstSeenAt: storedByKey.get(k)?.firstSeenAt ?? at });
+      entries.push({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e)) ?? at });
     }
-  } else entries = stored;
+  } else entries = stored.map((e) => ({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e))! }));
   const stackChanged = !!normalised && (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));
 
   const installed = input.installedSkills ? [...new Set(input.installedSkills.map((n) => n.trim().toLowerCase()))] : storedSkills.map((s) => s.name);
@@ -218,7 +235,8 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const reads = [
     { statements: [db.prepare(`SELECT max(seq) AS hi FROM sync_changes`)], read: ([r]: D1Result[]) => (r!.results[0] as { hi: number | null }).hi ?? 0 } as BatchRead<number>,
     full ? releasesForStackRead(db, readableEntries.filter((e) => completeTopics.has(e.topic))) : constantRead<UpgradeView[]>([]),
-    advisoriesForStackRead(db, entries),
+    // One entry per pinned version: `express 4.19.1` and `express ^4.19.1` are one exposure, reported once.
+    advisoriesForStackRead(db, [...new Map(entries.map((e) => [entryPinKey(e), e])).values()]),
     // The last change of each advisory of the stack's packages after `advFrom`.
     advFrom === null || !entries.length
       ? constantRead(new Map<string, number>())
@@ -300,11 +318,12 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   }
   releases.sort((a, b) => b.breaking - a.breaking || b.changes.length - a.changes.length || a.topic.localeCompare(b.topic));
 
-  const entryByKey = new Map(entries.map((e) => [entryKey(e), e]));
-  const entryOf = (v: VulnerabilityOut) => entryByKey.get(vulnKey(v));
+  // Entries of one pinned version share firstSeenAt, topic and reportedNow, so any of them answers for it.
+  const entryByPin = new Map(entries.map((e) => [entryPinKey(e), e]));
+  const entryOf = (v: VulnerabilityOut) => entryByPin.get(vulnPinKey(v));
   const advSeq = (v: VulnerabilityOut) => advSeqs.get(v.advisory.id);
-  /** Reported by this sync for the first time (not in the stored stack). */
-  const reportedNow = (e: SyncEntry | undefined) => !!e && !storedByKey.has(entryKey(e));
+  /** Reported by this sync for the first time (its pinned version is not in the stored stack, whatever the spelling). */
+  const reportedNow = (e: SyncEntry | undefined) => !!e && !storedFirstSeen.has(entryPinKey(e));
   /** First reported after the last full refresh. */
   const sinceLastFull = (e: SyncEntry | undefined) => !!e && lastFullAt !== null && e.firstSeenAt > lastFullAt;
   /** Not yet told in a full refresh: first full, changed since the last one, or a version reported since. */
