@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
+import { groupBy } from "../core/group";
 import { packageKey } from "./topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "./versions";
 import type { OsvRecord } from "../sources/osv";
@@ -215,18 +216,8 @@ function matchable(stack: StackEntry[]) {
  */
 export function matchAdvisories(stack: StackEntry[], affRows: AffectedRow[], malRows: MaliciousRow[]): VulnerabilityOut[] {
   const out: VulnerabilityOut[] = [];
-  const group = <R,>(rows: R[], key: (r: R) => string) => {
-    const by = new Map<string, R[]>();
-    for (const r of rows) {
-      const k = key(r);
-      const list = by.get(k);
-      if (list) list.push(r);
-      else by.set(k, [r]);
-    }
-    return by;
-  };
-  const affBy = group(affRows, (r) => `${r.eco}\u0000${r.key}`);
-  const malBy = group(malRows, (m) => `${m.ecosystem}\u0000${m.name_key}`);
+  const affBy = groupBy(affRows, (r) => `${r.eco}\u0000${r.key}`);
+  const malBy = groupBy(malRows, (m) => `${m.ecosystem}\u0000${m.name_key}`);
   for (const e of matchable(stack)) {
     const seen = new Set<string>();
     for (const r of affBy.get(`${e.eco}\u0000${e.key}`) ?? []) {

@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import { iso } from "../core/clock";
+import { groupBy } from "../core/group";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { advisoriesForStack, advisoriesForStackRead, advisoriesSince, advisoryFromRow, ADV_COLS, AFFECTED_COLS, maliciousAdvisory, matchAdvisories, type AdvisoryOut, type AffectedRow, type MaliciousRow, type StackEntry } from "./advisories";
 import { changesOf, DEPRECATION_COLS, deprecationOut, RELEASE_COLS, sortReleases, upgradeView, type DeprecationRowDb, type ReleaseRowDb, type UpgradeView } from "./freshness.service";
@@ -89,17 +90,6 @@ export function releasesForStackRead(db: D1Database, entries: Pick<NormalisedSta
       return out;
     },
   };
-}
-
-function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
-  const by = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = by.get(k);
-    if (list) list.push(r);
-    else by.set(k, [r]);
-  }
-  return by;
 }
 
 /** releasesForStackRead on its own: one batch of two statements. */

@@ -10,6 +10,7 @@
  * (registryKey: npm and Go names are case-sensitive, PyPI and crates.io fold theirs); the offline
  * lists use the folded key (packageKey), so that `React` still finds `react` to point at.
  */
+import { groupBy } from "../core/group";
 import { DAY_MS, iso, now } from "../core/clock";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import type { Env } from "../env";
@@ -242,14 +243,8 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
       .bind(JSON.stringify([...asked.values()]), at, CACHE_FORMAT),
     db.prepare(`SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`).bind(p),
   ]);
-  const group = <T extends { ecosystem?: string; name_key?: string; eco?: string; key?: string }>(rows: T[]) => {
-    const m = new Map<string, T[]>();
-    for (const r of rows) {
-      const k = pairKey((r.ecosystem ?? r.eco)!, (r.name_key ?? r.key)!);
-      m.set(k, [...(m.get(k) ?? []), r]);
-    }
-    return m;
-  };
+  const group = <T extends { ecosystem?: string; name_key?: string; eco?: string; key?: string }>(rows: T[]) =>
+    groupBy(rows, (r) => pairKey((r.ecosystem ?? r.eco)!, (r.name_key ?? r.key)!));
   const cached = new Map<string, Known>();
   type CacheDbRow = { ecosystem: string; name_key: string; vkey: string | null; want: number; status: string; data: string; fetched_at: number; version_found: number | null; flags: string | null; versions: string | null; all_flags: string | null };
   for (const c of cache!.results as CacheDbRow[]) {
