@@ -340,7 +340,7 @@ describe("POST /v1/mcp-servers/scan: a scan any agent can run", () => {
     expect(deep.error.message).toMatch(/nested more than 32 levels/);
   });
 
-  it("more limits: a huge nesting in the raw JSON, too much text in all, a wide schema, a bad type: 400; a body over 2 MiB: 413", async () => {
+  it("more limits: a huge nesting in the raw JSON, too much text in all, a wide schema, a bad type: 400; a body over 4 MiB: 413", async () => {
     const raw = `{"tools":[{"name":"t","inputSchema":${'{"a":'.repeat(200_000)}1${"}".repeat(200_000)}}]}`;
     const r1 = await call("POST", "/v1/mcp-servers/scan", { key: agent.key, raw, headers: { "content-type": "application/json" } });
     expectError(r1, 400, "VALIDATION_FAILED");
@@ -356,8 +356,24 @@ describe("POST /v1/mcp-servers/scan: a scan any agent can run", () => {
     const typed = expectError(await call("POST", "/v1/mcp-servers/scan", { key: agent.key, body: { tools: [{ name: 5 }] } }), 400, "VALIDATION_FAILED");
     expect(issuePath({ body: typed })).toEqual(["body.tools.0.name"]);
     expectError(await call("POST", "/v1/mcp-servers/scan", { key: agent.key, raw: "{not json" }), 400, "VALIDATION_FAILED");
-    const huge = JSON.stringify({ tools: [{ name: "t", description: "a".repeat(2 * 1024 * 1024 + 10) }] });
+    const huge = JSON.stringify({ tools: [{ name: "t", description: "a".repeat(4 * 1024 * 1024 + 10) }] });
     expectError(await call("POST", "/v1/mcp-servers/scan", { key: agent.key, raw: huge }), 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("the text limit holds in any script: 15 tools of 65,536 CJK characters (about 3 MB of UTF-8) are scanned, not refused as too large", async () => {
+    const cjk = "天气预报查询城市".repeat(8192);
+    expect(cjk.length).toBe(65_536);
+    const tools = Array.from({ length: 15 }, (_, i) => ({ name: `t${i}`, description: cjk }));
+    const raw = JSON.stringify({ tools });
+    expect(new TextEncoder().encode(raw).length).toBeGreaterThan(2 * 1024 * 1024);
+    const r = await call("POST", "/v1/mcp-servers/scan", { key: agent.key, raw });
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    expect(r.body).toMatchObject({ securityStatus: expect.any(String), toolsHash: expect.stringMatching(/^sha256:/) });
+    // The OpenAPI entry states the same limit the route enforces.
+    const spec = (await call("GET", "/v1/openapi.json")).body;
+    const op = spec.paths["/mcp-servers/scan"].post;
+    expect(op.description).toContain("4 MiB");
+    expect(JSON.stringify(op.responses["413"])).toContain("4 MiB");
   });
 
   it("the submitted text is neither stored nor logged", async () => {
