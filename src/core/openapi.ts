@@ -3,6 +3,8 @@ import type { AnyOperation } from "./operation";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { jsonSchemaOf } from "./json-schema";
 
+const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`);
+
 /**
  * OpenAPI 3.1, generated from the same operation definitions the routes and tools use, complete by
  * construction: each operation lists every status the adapters can answer for it (routerErrors)
@@ -42,7 +44,7 @@ export function routerErrors(op: AnyOperation): DocumentedError[] {
   }
   if (op.params) out.push({ code: "NOT_FOUND", description: "The resource named in the path does not exist (or is not yours)" });
   out.push({ code: "METHOD_NOT_ALLOWED", description: "The path exists but does not take this method; `Allow` lists the methods it takes" });
-  if (op.body) out.push({ code: "PAYLOAD_TOO_LARGE", description: "The body is over 256 KiB" });
+  if (op.body) out.push({ code: "PAYLOAD_TOO_LARGE", description: `The body is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}` });
   if (counted(op)) {
     out.push({
       code: "RATE_LIMITED",

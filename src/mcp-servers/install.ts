@@ -1,12 +1,14 @@
 /**
  * What to configure for a server: its remote (Streamable HTTP preferred over SSE) or, without one,
  * a local package run the way its registry type says (npx, uvx, docker, dnx), pinned to the
- * version Lore reviewed. The result feeds the per-harness renderer (src/setup/mcp-config.ts).
+ * version in the registry record, with only the runner and runtime arguments runtime.ts allows.
+ * The result feeds the per-harness renderer (src/setup/mcp-config.ts).
  * Secrets stay environment variables; optional credentials are left out (most such servers offer
  * OAuth) and named in the notes instead; `{variables}` in a URL are left for the user to fill in.
  */
 import { configKey, type McpConfigInput, type McpEnvInput, type McpHeaderInput } from "../setup/mcp-config";
 import type { ArgumentRecord, KeyValueInput, PackageRecord, RemoteRecord, ServerRecord } from "./records";
+import { checkPackage, type Runner } from "./runtime";
 
 export interface InstallTarget {
   kind: "remote" | "package" | "none";
@@ -79,33 +81,39 @@ function argValues(list: ArgumentRecord[] | undefined): string[] {
   return out;
 }
 
-const RUNNERS: Record<string, (p: PackageRecord) => { command: string; args: string[] } | null> = {
-  npm: (p) => ({ command: p.runtimeHint && p.runtimeHint !== "npx" ? p.runtimeHint : "npx", args: [...(p.runtimeHint && p.runtimeHint !== "npx" ? [] : ["-y"]), `${p.identifier}${p.version ? `@${p.version}` : ""}`] }),
-  pypi: (p) => (p.runtimeHint === "pipx" ? { command: "pipx", args: ["run", `${p.identifier}${p.version ? `==${p.version}` : ""}`] } : { command: "uvx", args: [`${p.identifier}${p.version ? `==${p.version}` : ""}`] }),
-  oci: (p) => ({ command: "docker", args: ["run", "-i", "--rm", p.identifier] }),
-  nuget: (p) => ({ command: "dnx", args: [`${p.identifier}${p.version ? `@${p.version}` : ""}`, "--yes"] }),
+const pinned = (p: PackageRecord, sep: string) => `${p.identifier}${p.version ? `${sep}${p.version}` : ""}`;
+
+/** How each runner starts a package: what comes before the runtime arguments, and the package itself. */
+const START: Record<Runner, (p: PackageRecord) => { command: string; head: string[]; target: string[] }> = {
+  npx: (p) => ({ command: "npx", head: ["-y"], target: [pinned(p, "@")] }),
+  bunx: (p) => ({ command: "bunx", head: [], target: [pinned(p, "@")] }),
+  uvx: (p) => ({ command: "uvx", head: [], target: [pinned(p, "==")] }),
+  pipx: (p) => ({ command: "pipx", head: ["run"], target: [pinned(p, "==")] }),
+  // The image comes last among docker's own arguments; the container's arguments follow it.
+  docker: (p) => ({ command: "docker", head: ["run", "-i", "--rm"], target: [p.identifier] }),
+  dnx: (p) => ({ command: "dnx", head: [], target: [pinned(p, "@"), "--yes"] }),
 };
 
 function packageInput(p: PackageRecord, notes: string[]): McpConfigInput["target"] | null {
-  const runner = RUNNERS[p.registryType]?.(p);
-  if (!runner) return null;
+  // Only the runner Lore knows for the registry type, and only runtime arguments and variables that
+  // neither change what runs nor widen its reach (runtime.ts); what was dropped is a finding on the server.
+  const checked = checkPackage(p);
+  if (!checked) return null;
+  const start = START[checked.runner](p);
   const env: McpEnvInput[] = [];
-  for (const e of p.environmentVariables ?? []) {
+  for (const e of checked.environmentVariables) {
     if (e.isSecret || (e.isRequired && !(e.value ?? e.default))) env.push({ name: e.name, secret: true });
     else if (e.isRequired) env.push({ name: e.name, value: e.value ?? e.default });
     else notes.push(`Optional variable ${e.name}${e.description ? `: ${e.description}` : ""}.`);
   }
-  let args = [...argValues(p.runtimeArguments), ...runner.args, ...argValues(p.packageArguments)];
-  if (p.registryType === "oci") {
-    // docker passes a variable into the container only when told to (`-e NAME` reads it from the environment).
-    const image = args.indexOf(p.identifier);
-    args = [...args.slice(0, image), ...env.flatMap((e) => ["-e", e.name]), ...args.slice(image)];
-  } else if (runner.command === "npx" || runner.command === "uvx") {
-    // Runtime arguments go to the runner, before the package.
-    args = [...runner.args.slice(0, -1), ...argValues(p.runtimeArguments), runner.args.at(-1)!, ...argValues(p.packageArguments)];
-  }
-  notes.push(`Runs ${p.registryType} package ${p.identifier}${p.version ? ` pinned to ${p.version}, the version Lore reviewed` : ""}.`);
-  return { kind: "stdio", command: runner.command, args, env };
+  // docker passes a variable into the container only when told to (`-e NAME` reads it from the environment).
+  const envFlags = checked.runner === "docker" ? env.flatMap((e) => ["-e", e.name]) : [];
+  const args = [...start.head, ...argValues(checked.runtimeArguments), ...envFlags, ...start.target, ...argValues(p.packageArguments)];
+  if (checked.findings.length) notes.push(`Left out what the record asks for that could run other code or widen the server's reach: ${checked.findings.map((f) => f.excerpt).join("; ")} (see the findings).`);
+  notes.push(
+    `Runs ${p.registryType} package ${p.identifier}${p.version ? ` pinned to ${p.version}, the version of the registry record` : ""} with ${checked.runner}. Lore's review covers the server's tool descriptions, not the package's code.`,
+  );
+  return { kind: "stdio", command: start.command, args, env };
 }
 
 /** The renderer input for a server, and what it points at; null target when nothing can be configured. */

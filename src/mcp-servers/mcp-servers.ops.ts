@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { scanMcpTools, toolsHash } from "./scanner";
 import * as svc from "./mcp-servers.service";
-import { detailQuery, listQuery, scanBody, scanOut, serverDetailOut, serverItemOut, slugParam } from "./mcp-servers.schemas";
+import { SCAN_BODY_BYTES, detailQuery, listQuery, scanBody, scanOut, serverDetailOut, serverItemOut, slugParam } from "./mcp-servers.schemas";
 
 const TAG = "mcp-servers";
 
@@ -67,14 +67,17 @@ export const scan = defineOperation({
     "server an agent already has configured, stdio ones included. Answers `{securityStatus, findings, rulesetVersion, toolsHash}`: `flagged` on a " +
     "high or critical finding, `warn` on a medium one, else `passed`; each finding names the tool and the field (or the JSON path in the schema). " +
     "The submitted text is neither stored nor logged. Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
-    "of text, 1 MiB of text in all. Agent key; counts as an API call.",
+    "of text, 1 MiB (1,048,576 characters) of text in all; the body itself may be up to 4 MiB of JSON, room for that much text in any script " +
+    "(up to 3 bytes a character in UTF-8; `\\u` escapes take 6 and count against the 4 MiB). Agent key; counts as an API call.",
   tag: TAG,
   method: "POST",
   path: "/mcp-servers/scan",
   access: "agent",
   metric: null,
-  // A body larger than the scan accepts still reaches validation, so an oversized field is a 400 that names it.
-  maxBodyBytes: 2 * 1024 * 1024,
+  // The text limit is in characters; a character is up to 3 bytes of UTF-8 (4 for a pair counted as 2), so
+  // 1 MiB of text in any script, with its JSON around it, fits 4 MiB. A larger body still reaches
+  // validation when its text is over a field's limit, so an oversized field is a 400 that names it.
+  maxBodyBytes: SCAN_BODY_BYTES,
   body: scanBody,
   output: scanOut,
   untrusted: true,

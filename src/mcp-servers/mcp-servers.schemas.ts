@@ -16,6 +16,9 @@ export const SCAN_LIMITS = {
   totalChars: 1_048_576,
 } as const;
 
+/** The scan's REST body limit: `totalChars` of text at 3 bytes a character (any script in UTF-8) plus its JSON. */
+export const SCAN_BODY_BYTES = 4 * 1024 * 1024;
+
 /**
  * Depth and size of a JSON value, walked with an explicit stack (never recursion, so a schema
  * nested a million deep is measured, not a stack overflow). Stops as soon as a bound is passed.

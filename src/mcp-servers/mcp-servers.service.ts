@@ -12,7 +12,7 @@ import type { ScanStatus } from "../scan";
 import { renderMcpConfig, renderMcpConfigs } from "../setup/mcp-config";
 import type { McpFinding, McpToolInput } from "./scanner";
 import { installInput } from "./install";
-import type { PackageRecord, RemoteRecord } from "./records";
+import { remotes as normaliseRemotes, type PackageRecord } from "./records";
 import type { ServerDetailOut, ServerItemOut } from "./mcp-servers.schemas";
 
 interface ItemRow {
@@ -140,7 +140,8 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
   ]);
   const r = (found!.results as unknown as DetailRow[])[0];
   if (!r) throw notFound(`MCP server '${slugOrName}'`);
-  const remotes = JSON.parse(r.remotes) as RemoteRecord[];
+  // Normalised again on read: a row stored before the ingest normalised remotes must not break the output schema.
+  const remotes = normaliseRemotes(JSON.parse(r.remotes));
   const packages = JSON.parse(r.packages) as PackageRecord[];
   const install = installInput({ name: r.name, remotes, packages });
   const configs = install.input

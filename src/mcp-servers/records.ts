@@ -124,6 +124,28 @@ function keyValues(v: unknown): KeyValueInput[] | undefined {
   return out.length ? out : undefined;
 }
 
+type Variables = NonNullable<RemoteRecord["variables"]>;
+
+/**
+ * A remote's URL `variables` (`{tenant: {description, isRequired, default}}`), keeping only fields
+ * of the right type: a variable published as a bare string or with `default: 5` keeps its name,
+ * so the URL's `{tenant}` is still explained, and loses the field that is not what the schema says.
+ */
+function variables(v: unknown): Variables | undefined {
+  if (!isObj(v)) return undefined;
+  const out: Variables = {};
+  for (const [name, x] of Object.entries(v).slice(0, 50)) {
+    if (!name.trim() || name.length > 200) continue;
+    const spec = isObj(x) ? x : {};
+    out[name] = {
+      ...(str(spec.description, 500) ? { description: str(spec.description, 500) } : {}),
+      ...(bool(spec.isRequired) !== undefined ? { isRequired: bool(spec.isRequired) } : {}),
+      ...(str(spec.default, 1000) ? { default: str(spec.default, 1000) } : {}),
+    };
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
 function args(v: unknown): ArgumentRecord[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const out: ArgumentRecord[] = [];
@@ -148,7 +170,8 @@ const httpUrl = (u: unknown): string | undefined => {
   return s && /^https?:\/\/[^\s]+$/i.test(s) ? s : undefined;
 };
 
-function remotes(v: unknown): RemoteRecord[] {
+/** A record's remotes, normalised; also applied to stored rows on read (rows written before `variables` were normalised). */
+export function remotes(v: unknown): RemoteRecord[] {
   if (!Array.isArray(v)) return [];
   const out: RemoteRecord[] = [];
   for (const x of v) {
@@ -156,8 +179,8 @@ function remotes(v: unknown): RemoteRecord[] {
     const type = x.type === "streamable-http" || x.type === "sse" ? x.type : x.type === "http" ? "streamable-http" : null;
     const url = httpUrl(x.url);
     if (!type || !url) continue;
-    const variables = isObj(x.variables) ? (x.variables as RemoteRecord["variables"]) : undefined;
-    out.push({ type, url, ...(keyValues(x.headers) ? { headers: keyValues(x.headers) } : {}), ...(variables ? { variables } : {}) });
+    const vars = variables(x.variables);
+    out.push({ type, url, ...(keyValues(x.headers) ? { headers: keyValues(x.headers) } : {}), ...(vars ? { variables: vars } : {}) });
   }
   return out;
 }

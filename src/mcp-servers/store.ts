@@ -12,7 +12,8 @@ import { sha256Hex } from "../core/crypto";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { statusOf, type ScanStatus } from "../scan";
 import { MCP_RULESET, scanMcpTools, seriousRulesByTool, toolChanges, toolsHash, type McpFinding, type McpToolInput } from "./scanner";
-import { baseSlug, transportsOf, type ServerRecord } from "./records";
+import { baseSlug, transportsOf, type PackageRecord, type ServerRecord } from "./records";
+import { runtimeFindings } from "./runtime";
 
 export interface StoredRow {
   id: string;
@@ -22,6 +23,7 @@ export interface StoredRow {
   source: string;
   instructions: string | null;
   tools: string;
+  packages: string;
   tools_known: number;
   tools_complete: number | null;
   tools_source: string | null;
@@ -69,8 +71,15 @@ export const serverId = async (name: string) => `mcp_${(await sha256Hex(name)).s
 
 const RANK = ["info", "low", "medium", "high", "critical"];
 
-/** Findings about the review itself: no tool list at all (unreviewed: warn), or only a subset (shown). */
-export function reviewFindings(known: boolean, complete: boolean | null, count: number, note: string | null): McpFinding[] {
+/**
+ * Findings about the review itself: no tool list at all (unreviewed: warn), only a subset (shown),
+ * and what of the packages' run instructions the configuration leaves out (runtime.ts).
+ */
+export function reviewFindings(known: boolean, complete: boolean | null, count: number, note: string | null, packages: readonly PackageRecord[] = []): McpFinding[] {
+  return [...toolReviewFindings(known, complete, count, note), ...runtimeFindings(packages)];
+}
+
+function toolReviewFindings(known: boolean, complete: boolean | null, count: number, note: string | null): McpFinding[] {
   if (!known) {
     return [{ ruleId: "review.tools-unread", severity: "medium", tool: null, field: "tools", excerpt: "", message: "No tool list has been read for this server: its tool descriptions are unreviewed, so it cannot be listed as passed" }];
   }
@@ -88,7 +97,7 @@ export function sortMcpFindings(list: McpFinding[]): McpFinding[] {
 async function readStored(db: D1Database, ids: string[], slugs: string[]) {
   const [rows, taken] = await db.batch([
     db.prepare(
-      `SELECT id, slug, name, version, source, instructions, tools, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
+      `SELECT id, slug, name, version, source, instructions, tools, packages, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
               tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, review_note, reviewed_at, scanned_at, status_changed_at
          FROM mcp_servers WHERE id IN (SELECT value FROM json_each(?1))`,
     ).bind(JSON.stringify(ids)),
@@ -170,7 +179,7 @@ interface Evaluation {
  * when neither the tools nor the ruleset changed), the rug-pull diff against the list reviewed
  * before, and the status from all of it.
  */
-async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null, version: string, at: number): Promise<Evaluation> {
+async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null, version: string, packages: readonly PackageRecord[], at: number): Promise<Evaluation> {
   const storedTools = stored ? (JSON.parse(stored.tools) as McpToolInput[]) : null;
   const known = fresh !== null || stored?.tools_known === 1;
   const tools = fresh?.tools ?? storedTools ?? [];
@@ -203,7 +212,7 @@ async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null,
       }
     }
   }
-  const findings = sortMcpFindings([...content, ...reviewFindings(known, complete, tools.length, toolsNote)]);
+  const findings = sortMcpFindings([...content, ...reviewFindings(known, complete, tools.length, toolsNote, packages)]);
   const status: ScanStatus = statusOf([...findings, ...changes]);
   return {
     tools,
@@ -259,7 +268,7 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
     const fresh: ToolUpdate | null = r.tools
       ? { tools: r.tools, instructions: r.instructions, complete: r.toolsComplete ?? null, source: r.toolsSource ?? `the ${r.source} record`, origin: r.source === "seed" ? "review" : "publisher", note: r.toolsNote ?? null }
       : null;
-    const e = await evaluate(stored, fresh, r.version, opts.at);
+    const e = await evaluate(stored, fresh, r.version, r.packages, opts.at);
     const t = transportsOf(r);
     let slug = stored?.slug ?? baseSlug(r.name);
     if (!stored && slugOwner.has(slug) && slugOwner.get(slug) !== id) slug = `${slug}-${id.slice(4, 10)}`;
@@ -309,7 +318,7 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
   for (const [id, update] of updates) {
     const stored = byId.get(id);
     if (!stored) continue;
-    const e = await evaluate(stored, update, stored.version, at);
+    const e = await evaluate(stored, update, stored.version, JSON.parse(stored.packages) as PackageRecord[], at);
     if (e.toolsChanged) changedTools++;
     stmts.push(
       db
@@ -340,18 +349,18 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
  */
 export async function rescanOutdated(env: Env, at: number, limit = 200): Promise<{ rescanned: number; changed: number }> {
   const rows = await env.DB.prepare(
-    `SELECT id, version, instructions, tools, tools_known, tools_complete, tools_note, tools_hash, security_status, change_findings, status_changed_at
+    `SELECT id, version, instructions, tools, packages, tools_known, tools_complete, tools_note, tools_hash, security_status, change_findings, status_changed_at
        FROM mcp_servers WHERE ruleset_version <> ? LIMIT ?`,
   )
     .bind(MCP_RULESET.version, limit)
-    .all<{ id: string; version: string; instructions: string | null; tools: string; tools_known: number; tools_complete: number | null; tools_note: string | null; tools_hash: string | null; security_status: string; change_findings: string; status_changed_at: number }>();
+    .all<{ id: string; version: string; instructions: string | null; tools: string; packages: string; tools_known: number; tools_complete: number | null; tools_note: string | null; tools_hash: string | null; security_status: string; change_findings: string; status_changed_at: number }>();
   let changed = 0;
   const stmts: D1PreparedStatement[] = [];
   for (const r of rows.results) {
     const tools = JSON.parse(r.tools) as McpToolInput[];
     const known = r.tools_known === 1;
     const content = known ? scanMcpTools({ instructions: r.instructions ?? undefined, tools }).findings : [];
-    const all = sortMcpFindings([...content, ...reviewFindings(known, r.tools_complete === null ? null : r.tools_complete === 1, tools.length, r.tools_note)]);
+    const all = sortMcpFindings([...content, ...reviewFindings(known, r.tools_complete === null ? null : r.tools_complete === 1, tools.length, r.tools_note, JSON.parse(r.packages) as PackageRecord[])]);
     const changes = JSON.parse(r.change_findings) as McpFinding[];
     const status = statusOf([...all, ...changes]);
     if (status !== r.security_status) changed++;

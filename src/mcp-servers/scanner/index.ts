@@ -30,10 +30,12 @@ export { toolChanges, changedExcerpts } from "./rugpull";
 export { toolsHash } from "./hash";
 
 /**
- * Bump on every change to the MCP rules. The skills ruleset is part of the version because the
- * agent-text rules are shared: a change there rescans MCP servers too (the daily job).
+ * Bump on every change to the MCP rules, and to the directory's review findings (store.ts
+ * `reviewFindings`, runtime.ts): stored servers are re-reviewed when it changes (the daily job).
+ * The skills ruleset is part of the version because the agent-text rules are shared: a change
+ * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.24-2+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.24-3+${SKILL_RULESET.version}` };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
