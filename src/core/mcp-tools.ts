@@ -164,14 +164,33 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
     const structured = op.output.parse(result) as Record<string, unknown>;
     const json = JSON.stringify(structured);
     const quota = quotaMeta(op, admitted.admission);
-    return {
+    const out: ToolResult = {
       content: [{ type: "text" as const, text: (op.untrusted ? untrustedText(json) : json) + `\n\nquota: ${JSON.stringify(quota)}` }],
       structuredContent: structured,
       _meta: { "lore/quota": quota, ...(op.untrusted ? { "lore/untrusted": true } : {}) },
     };
+    structuredJson.set(out, json);
+    return out;
   } catch (err) {
     return failure(err, op, call);
   }
+}
+
+/**
+ * The JSON text of each successful result's structuredContent, made once in callTool for the
+ * content text. The endpoint reuses it when it serialises the whole answer (toolResultJson), so a
+ * large result (a search page) is not turned into JSON a second time on every call.
+ */
+const structuredJson = new WeakMap<ToolResult, string>();
+
+/**
+ * `JSON.stringify(result)`, byte for byte (same keys in the same order), with structuredContent's
+ * text taken from callTool instead of serialised again.
+ */
+export function toolResultJson(result: ToolResult): string {
+  const json = structuredJson.get(result);
+  if (json === undefined || result.isError !== undefined) return JSON.stringify(result);
+  return `{"content":${JSON.stringify(result.content)},"structuredContent":${json},"_meta":${JSON.stringify(result._meta)}}`;
 }
 
 function failure(err: unknown, op: AnyOperation, call: { requestId: string }): ToolResult {

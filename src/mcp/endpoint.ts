@@ -1,6 +1,6 @@
 import { createMcpHandler } from "agents/mcp/server";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
-import { buildMcpServer, callTool, KeyRefused, type ToolCall } from "../core/mcp-tools";
+import { buildMcpServer, callTool, KeyRefused, toolResultJson, type ToolCall } from "../core/mcp-tools";
 import type { AnyOperation } from "../core/operation";
 import { ApiError } from "../core/errors";
 import { OPERATIONS } from "../operations";
@@ -139,7 +139,7 @@ export async function serveMcp(request: Request, body: Uint8Array, parsed: unkno
     switch (msg.method) {
       case "tools/call": {
         const params = msg.params as { name: string; arguments?: Record<string, unknown> };
-        return reply(await callTool(BY_TOOL.get(params.name)!, params.arguments ?? {}, call));
+        return replyText(toolResultJson(await callTool(BY_TOOL.get(params.name)!, params.arguments ?? {}, call)));
       }
       case "initialize": {
         await verify();
