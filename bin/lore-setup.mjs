@@ -1013,12 +1013,11 @@ export function placeFile(dir, file, kind, opts, home = homedir()) {
   const allowed = allowedFiles(h);
   const roleOf = { mcp_server: "mcp", instructions: "instructions", config: "config" };
   if (typeof file !== "string") return { refused: "the proposal names no file path" };
-  const shown = visible(file);
   const never = neverWritten(file);
-  if (never) return { refused: `${shown} is ${never}: lore-setup never writes it` };
+  if (never) return { refused: `${never}: lore-setup never writes it` };
   const role = allowed.get(file);
-  if (!role) return { refused: `${shown} is not a file lore-setup writes for ${h.name} (${[...allowed.keys()].join(", ") || "none"})` };
-  if (roleOf[kind] !== role) return { refused: `${shown} is ${h.name}'s ${role === "mcp" ? "MCP configuration" : role === "config" ? "configuration" : "instruction file"}, not a place for a ${visible(kind)} proposal` };
+  if (!role) return { refused: `not a file lore-setup writes for ${h.name} (${[...allowed.keys()].join(", ") || "none"})` };
+  if (roleOf[kind] !== role) return { refused: `${h.name}'s ${role === "mcp" ? "MCP configuration" : role === "config" ? "configuration" : "instruction file"}, not a place for a ${visible(kind)} proposal` };
   if (file.startsWith("~/")) {
     if (!opts.user) return { manual: `${shown} is a user-level file (run again with --user to let lore-setup edit it)`, user: true, role };
     const loc = locate(home, file.slice(2), file);
@@ -1107,7 +1106,9 @@ export function plan(dir, advice, opts, home = homedir()) {
       continue;
     }
     if (place.manual) {
-      manual.push({ proposal: p, why: place.manual, todo: place.user ? ownStep : null });
+      // A user-level file is a step to hand on; so is the section for an instruction file behind a link.
+      const todo = place.user ? (ownStep ?? (typeof p.snippet === "string" ? p.snippet : null)) : place.link && place.role === "instructions" && typeof p.snippet === "string" ? p.snippet : null;
+      manual.push({ proposal: p, why: place.manual, todo });
       continue;
     }
     if (p.action === "manual") {
