@@ -916,7 +916,10 @@ export function instructionChangeProblem(file, before, after) {
   if (!a) return "the new text has no single Lore section";
   const pre = after.slice(0, a.start);
   const post = after.slice(a.end);
-  if (hasHidden(after.slice(a.start, a.end))) return "Lore's section holds control or invisible characters";
+  const section = after.slice(a.start, a.end);
+  if (hasHidden(section)) return "Lore's section holds control or invisible characters";
+  // Claude Code loads `@path` (and `@~/path`) of an instruction file into the agent's context.
+  if (/(?:^|[\s(])@(?:~|\.{0,2}\/|[\w.-]+\/)/m.test(section)) return "Lore's section imports a file (@path), which the harness would load into the agent's context";
   if (before === null || before === "") {
     const frontMatter = /\.mdc$/.test(file) || file.startsWith(".windsurf/rules/") ? /^(?:---\n(?:[A-Za-z][\w-]*:[^\n]*\n){1,6}---\n\n)?$/ : /^$/;
     if (!frontMatter.test(pre) || hasHidden(pre)) return "the new file holds more than Lore's section";
@@ -1213,6 +1216,27 @@ async function servedVersion(url) {
   }
 }
 
+/** Advise's answer is read up to this size: a server cannot make lore-setup hold more. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+async function readCapped(res, max) {
+  const reader = res.body?.getReader();
+  if (!reader) return "";
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      throw new CliError(`Lore's answer is larger than ${max / 1024 / 1024} MiB: not read`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 async function advise(url, key, body, version) {
   let res;
   try {
@@ -1228,7 +1252,7 @@ async function advise(url, key, body, version) {
     throw new CliError(`Could not reach Lore at ${url} (${visible(e.cause?.code ?? e.message)}). Set LORE_URL or --url to its address.`);
   }
   if (res.status >= 300 && res.status < 400) throw new CliError(`Lore answered ${res.status} (a redirect to ${visible(res.headers.get("location") ?? "?")}): lore-setup sends the key to ${url} only. Set LORE_URL to the address it redirects to, if that is your Lore.`);
-  const text = await res.text();
+  const text = await readCapped(res, MAX_ANSWER_BYTES);
   let json = null;
   try {
     json = JSON.parse(text);
