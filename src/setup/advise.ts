@@ -9,7 +9,7 @@
  *   config        Aider only: the `.aider.conf.yml` entry that makes it read the conventions file
  *
  * The curated snippets come from data/harnesses.json (the setup data). Nothing is written here:
- * the caller (an agent, or `npx lore-setup`) applies what it accepts.
+ * the caller (an agent, or lore-setup, bin/lore-setup.mjs) applies what it accepts.
  */
 import { utcDay } from "../core/clock";
 import { ApiError } from "../core/errors";
