@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { gunzipSync } from "node:zlib";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 // @ts-expect-error plain JS helpers shared with the npm scripts
@@ -100,5 +101,62 @@ describe("lore-setup's package", () => {
     }
     const skills = JSON.parse(readFileSync(path.join(ROOT, "node_modules", "skills", "package.json"), "utf8"));
     expect(cli.SKILLS_CLI).toBe(`skills@${skills.version}`);
+  });
+
+  it("reads every lockfile kind it knows, and package.json's ranges without one; says what it read, did not send and did not read", async () => {
+    const cli: any = await import(pathToFileURL(CLI_PATH).href);
+    const project = (files: Record<string, string>) => {
+      const dir = mkdtempSync(path.join(tmpdir(), "lore-setup-stack-"));
+      for (const [f, text] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+        writeFileSync(path.join(dir, f), text);
+      }
+      try {
+        return cli.readStack(dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const pkg = JSON.stringify({ dependencies: { react: "^18.2.0" }, devDependencies: { vitest: "^1.6.0" } });
+    const cases: [Record<string, string>, string, { name: string; version: string; ecosystem: string }[]][] = [
+      [{ "package.json": pkg, "package-lock.json": JSON.stringify({ lockfileVersion: 1, dependencies: { react: { version: "18.2.0" }, vitest: { version: "1.6.1" }, "loose-envify": { version: "1.4.0" } } }) }, "package-lock.json", [{ name: "react", version: "18.2.0", ecosystem: "npm" }, { name: "vitest", version: "1.6.1", ecosystem: "npm" }]],
+      [{ "package.json": pkg, "pnpm-lock.yaml": "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    dependencies:\n      react:\n        specifier: ^18.2.0\n        version: 18.2.0\n    devDependencies:\n      vitest:\n        specifier: ^1.6.0\n        version: 1.6.1(@types/node@20.0.0)\n" }, "pnpm-lock.yaml", [{ name: "react", version: "18.2.0", ecosystem: "npm" }, { name: "vitest", version: "1.6.1", ecosystem: "npm" }]],
+      [{ "package.json": pkg, "yarn.lock": 'react@^18.2.0:\n  version "18.2.0"\n\nvitest@^1.6.0:\n  version "1.6.1"\n' }, "yarn.lock", [{ name: "vitest", version: "1.6.1", ecosystem: "npm" }, { name: "react", version: "18.2.0", ecosystem: "npm" }]],
+      [{ "package.json": pkg, "yarn.lock": '"react@npm:^18.2.0":\n  version: 18.2.0\n\n"vitest@npm:^1.6.0":\n  version: 1.6.1\n' }, "yarn.lock", [{ name: "vitest", version: "1.6.1", ecosystem: "npm" }, { name: "react", version: "18.2.0", ecosystem: "npm" }]],
+      [{ "poetry.lock": '[[package]]\nname = "django"\nversion = "4.2"\n' }, "poetry.lock", [{ name: "django", version: "4.2", ecosystem: "pypi" }]],
+      [{ "uv.lock": '[[package]]\nname = "shop"\nversion = "0.1.0"\nsource = { editable = "." }\n\n[[package]]\nname = "requests"\nversion = "2.31.0"\nsource = { registry = "https://pypi.org/simple" }\n' }, "uv.lock", [{ name: "requests", version: "2.31.0", ecosystem: "pypi" }]],
+      [{ "package.json": pkg }, "package.json", [{ name: "vitest", version: "^1.6.0", ecosystem: "npm" }, { name: "react", version: "^18.2.0", ecosystem: "npm" }]],
+    ];
+    for (const [files, file, entries] of cases) {
+      const s = project(files);
+      expect(s.files, file).toEqual([file]);
+      expect(s.entries, file).toEqual(entries);
+    }
+    // Without a lockfile: ranges as written, aliases by their real name, nothing that is not a registry version.
+    const loose = project({
+      "package.json": JSON.stringify({ dependencies: { a: "~1.2.3", b: "npm:real-b@^2.0.0", c: "file:../c", d: "workspace:*", e: "github:user/e", f: "user/f", g: "https://x/g.tgz", h: "latest", i: "" } }),
+      "bun.lock": "{}",
+      "pyproject.toml": "[project]\n",
+      "Cargo.toml": "[package]\n",
+    });
+    expect(loose.entries).toEqual([
+      { name: "a", version: "~1.2.3", ecosystem: "npm" },
+      { name: "real-b", version: "^2.0.0", ecosystem: "npm" },
+      { name: "h", version: "latest", ecosystem: "npm" },
+    ]);
+    expect(loose.read).toEqual([{ file: "package.json", count: 3, note: "version ranges, no lockfile lore-setup reads (bun.lock is not read)" }]);
+    expect(loose.notSent).toEqual([
+      "package.json: c: file:../c is not a registry version",
+      "package.json: d: workspace:* is not a registry version",
+      "package.json: e: github:user/e is not a registry version",
+      "package.json: f: user/f is not a registry version",
+      "package.json: g: https://x/g.tgz is not a registry version",
+      "package.json: i: no version",
+    ]);
+    expect(loose.notRead).toEqual(["pyproject.toml: Python: lore-setup reads poetry.lock, uv.lock or requirements.txt", "Cargo.toml: Rust: lore-setup reads Cargo.lock (run cargo generate-lockfile)"]);
+    // A version advise would refuse (too long, invisible characters) is not sent, rather than failing the whole request.
+    const odd = project({ "package.json": JSON.stringify({ dependencies: { ok: "1.0.0", long: `^1.0.0 || ${"1".repeat(130)}`, "bi\u202edi": "1.0.0" } }) });
+    expect(odd.entries).toEqual([{ name: "ok", version: "1.0.0", ecosystem: "npm" }]);
+    expect(odd.notSent).toEqual(["package.json: long: longer than Lore accepts", "package.json: bi\u202edi: has control or invisible characters"]);
   });
 });
