@@ -1,6 +1,6 @@
 // Setup data for the 13 harnesses, start-here.md (Lore's own skill), the instruction block, and
 // advise (POST /v1/agents/me/advise and service_advise), through the real Worker.
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
 import { OPERATIONS } from "../src/operations";
@@ -10,6 +10,7 @@ import { scanSkill } from "../src/skills/scanner";
 import { loadStarterSkills } from "../src/skills/seed";
 import { starterSkillsPayload } from "./data-helpers";
 import { setClock } from "../src/core/clock";
+import { CLI_PACKAGE } from "../src/setup/cli-package.generated";
 
 beforeAll(async () => {
   await loadStarterSkills(env, starterSkillsPayload());
@@ -53,6 +54,35 @@ describe("GET /v1/setup and /v1/setup/<harness>", () => {
     expect(r.body.items.map((h: any) => h.harness)).toEqual([...HARNESS_IDS]);
     expect(r.body.items.find((h: any) => h.harness === "aider")).toEqual({ harness: "aider", name: "Aider", url: `${BASE}/v1/setup/aider`, mcp: false, skills: false });
     expect(r.body.items.filter((h: any) => h.mcp)).toHaveLength(12);
+  });
+
+  it("serves lore-setup as an npm package: the tarball's bytes match the integrity and version GET /v1/setup gives", async () => {
+    const list = await call("GET", "/v1/setup");
+    const cli = list.body.cli;
+    expect(cli).toEqual({
+      name: "lore-setup",
+      version: CLI_PACKAGE.version,
+      url: `${BASE}/v1/setup/lore-setup.tgz`,
+      versionedUrl: `${BASE}/v1/setup/lore-setup.tgz?v=${CLI_PACKAGE.version}`,
+      integrity: CLI_PACKAGE.integrity,
+      size: CLI_PACKAGE.size,
+      command: `npx --yes "${BASE}/v1/setup/lore-setup.tgz?v=${CLI_PACKAGE.version}" --dry-run`,
+    });
+    for (const url of [cli.url, cli.versionedUrl]) {
+      const res = await (exports as any).default.fetch(new Request(url));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/gzip");
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      expect(bytes.length).toBe(cli.size);
+      // gzip magic, and the SHA-512 npm would record for it.
+      expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-512", bytes));
+      expect(`sha512-${btoa(String.fromCharCode(...digest))}`).toBe(cli.integrity);
+    }
+    // Not taken for a harness named "lore-setup.tgz"; the harness route still answers 404 for unknown ones.
+    expect((await call("GET", "/v1/setup/lore-setup.tar")).status).toBe(404);
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    expect(doc.paths["/setup/lore-setup.tgz"].get.responses["200"].content["application/gzip"]).toBeDefined();
   });
 
   for (const id of HARNESS_IDS) {
@@ -214,6 +244,29 @@ describe("POST /v1/agents/me/advise", () => {
     const ids2 = r2.body.proposals.map((p: any) => `${p.id}:${p.action}`);
     expect(ids2).toEqual(["mcp:merge", "instructions:CLAUDE.md:none"]);
     expect(r2.body.proposals[1].content).toBe(ins.content);
+  });
+
+  it("a stack of ranges: each read as its lowest match, and what it could not pin is said (stack: null without one)", async () => {
+    const a = await newAgent();
+    const stack = [
+      { name: "express", version: "^4.19.1", ecosystem: "npm" },
+      { name: "react", version: "18.2.0", ecosystem: "npm" },
+      { name: "next", version: "latest", ecosystem: "npm" },
+      { name: "requests", version: ">=2.31,<3", ecosystem: "pypi" },
+      { name: "tokio", version: "1.38", ecosystem: "cargo" },
+    ];
+    const r = await advise(a, { harness: "codex", stack, installedSkills: [] });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.stack).toEqual({
+      entries: 5,
+      ranges: [
+        { name: "express", ecosystem: "npm", version: "^4.19.1", pinned: "4.19.1" },
+        { name: "requests", ecosystem: "pypi", version: ">=2.31,<3", pinned: "2.31" },
+        { name: "tokio", ecosystem: "cargo", version: "1.38", pinned: "1.38.0" },
+      ],
+      unpinned: [{ name: "next", ecosystem: "npm", version: "latest" }],
+    });
+    expect((await advise(a, { harness: "codex" })).body.stack).toBeNull();
   });
 
   it("a file with two blocks or a broken block is a 400 naming the file, and costs nothing", async () => {

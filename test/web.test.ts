@@ -399,6 +399,14 @@ describe("connect your harness", () => {
     }
     const cc = await browse("GET", "/connect/claude-code");
     expect(cc.html).toContain("claude mcp add --transport http --scope user lore http://localhost/v1/mcp --header &#39;Authorization: Bearer ${LORE_API_KEY}&#39;");
+    // lore-setup from this server: the versioned command and the tarball's integrity, never a bare registry name.
+    const { cli } = (await call("GET", "/v1/setup")).body;
+    expect(list.html).toContain(`npx --yes &quot;${cli.versionedUrl}&quot; --dry-run`);
+    expect(cc.html).toContain(`npx --yes &quot;${cli.versionedUrl}&quot; --harness claude-code --dry-run`);
+    for (const p of [list, cc]) {
+      expect(p.html).toContain(`<code id="setup-cli-integrity">${cli.integrity}</code>`);
+      expect(p.html).not.toMatch(/npx lore-setup\b/);
+    }
     const none = await browse("GET", "/connect/notepad");
     expect(none.status).toBe(404);
     await expectSafePage(none);

@@ -9,13 +9,14 @@
  *   config        Aider only: the `.aider.conf.yml` entry that makes it read the conventions file
  *
  * The curated snippets come from data/harnesses.json (the setup data). Nothing is written here:
- * the caller (an agent, or `npx lore-setup`) applies what it accepts.
+ * the caller (an agent, or lore-setup, bin/lore-setup.mjs) applies what it accepts.
  */
 import { utcDay } from "../core/clock";
 import { ApiError } from "../core/errors";
 import { runReads } from "../core/batch";
 import type { AgentPrincipal } from "../core/principal";
-import { normaliseStack } from "../freshness/sync-api";
+import { normaliseStack, type NormalisedStackEntry } from "../freshness/sync-api";
+import { cleanVersion } from "../freshness/versions";
 import { installAnswer } from "../skills/install";
 import { installTargetsRead, LORE_SKILL, recommendSkillsRead } from "../skills/skills.service";
 import { applyBlock, BlockError } from "./instruction-block";
@@ -190,6 +191,16 @@ function aiderConfigProposal(files: FileIn[], conventions: string): ProposalOut 
   };
 }
 
+/** What advise tells about the stack it was sent: the ranges it read as their lowest match, the versions it could not read. */
+function stackReport(entries: NormalisedStackEntry[]): AdviseOut["stack"] {
+  const view = (e: NormalisedStackEntry) => ({ name: e.name, ecosystem: e.ecosystem, version: e.version });
+  return {
+    entries: entries.length,
+    ranges: entries.filter((e) => e.pinned !== null && cleanVersion(e.ecosystem, e.version) === null).map((e) => ({ ...view(e), pinned: e.pinned! })),
+    unpinned: entries.filter((e) => e.pinned === null).map(view),
+  };
+}
+
 export async function advise(db: D1Database, origin: string, caller: AgentPrincipal, input: AdviseInput, at: number): Promise<AdviseOut> {
   const h = harnessById(input.harness);
   if (!h) throw new ApiError("VALIDATION_FAILED", `harness must be one of ${HARNESS_IDS.join(", ")}`, { issues: [{ path: "body.harness", message: "unknown harness" }] });
@@ -215,6 +226,7 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
   const mcp = mcpProposal(origin, h);
   if (mcp) proposals.push(mcp);
   const notes: string[] = [];
+  const stack = normalised ? stackReport(normalised) : null;
   if (!mcp) notes.push(`${h.name} has no MCP client: the instruction section shows the REST calls (curl with $LORE_API_KEY) instead.`);
 
   if (h.skillsDir) {
@@ -249,5 +261,5 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
 
   proposals.push(...instructions);
   if (h.id === "aider") proposals.push(aiderConfigProposal(files, instructions[0]!.file!));
-  return { harness: h.id as AdviseOut["harness"], name: h.name, asOfDate: HARNESS_AS_OF, mcpUrl: mcp ? `${origin}/v1/mcp` : null, proposals, notes };
+  return { harness: h.id as AdviseOut["harness"], name: h.name, asOfDate: HARNESS_AS_OF, mcpUrl: mcp ? `${origin}/v1/mcp` : null, proposals, notes, stack };
 }

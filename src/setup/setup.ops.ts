@@ -7,13 +7,31 @@ import { HARNESSES, HARNESS_IDS, setupFor } from "./setup.data";
 import { renderStartHere } from "./start-here";
 import { adviseBody, adviseOut, setupOut } from "./setup.schemas";
 import { advise as runAdvise } from "./advise";
+import { CLI_PATH, cliInfo, cliTarball } from "./cli-package";
 
 const TAG = "setup";
 
+const cliOut = z.object({
+  name: z.string(),
+  /** Changes with every change of the CLI's source. */
+  version: z.string(),
+  /** The stable address (the README's). */
+  url: z.string(),
+  /** The same package at an address naming its version: npx runs what it first downloaded from a URL again, so a new version needs a new one. */
+  versionedUrl: z.string(),
+  /** SHA-512 of the tarball's bytes, as npm writes it (`sha512-<base64>`). */
+  integrity: z.string(),
+  size: z.number().int(),
+  /** The command to copy: `npx --yes "<versionedUrl>" --dry-run`. */
+  command: z.string(),
+});
+
 export const listHarnesses = defineOperation({
   id: "setup.list",
-  summary: "Supported agent harnesses",
-  description: "The agent harnesses Lore has setup advice for, each with the URL of its setup data.",
+  summary: "Supported agent harnesses, and the setup CLI's package",
+  description:
+    "The agent harnesses Lore has setup advice for, each with the URL of its setup data; and `cli`, the setup CLI (lore-setup) as an npm " +
+    "package this server serves: its address, version, the SHA-512 integrity of its tarball and the npx command that runs it.",
   tag: TAG,
   method: "GET",
   path: "/setup",
@@ -22,11 +40,33 @@ export const listHarnesses = defineOperation({
   output: z.object({
     items: z.array(z.object({ harness: z.string(), name: z.string(), url: z.string(), mcp: z.boolean(), skills: z.boolean() })),
     total: z.number().int(),
+    cli: cliOut,
   }),
   handler: async (ctx) => {
     const items = HARNESSES.map((h) => ({ harness: h.id, name: h.name, url: `${ctx.origin}/v1/setup/${h.id}`, mcp: h.mcp.snippet !== null, skills: h.skillsDir !== null }));
-    return { items, total: items.length };
+    return { items, total: items.length, cli: cliInfo(ctx.origin) };
   },
+});
+
+/** Before `/setup/:harness`, which would otherwise take the file name for a harness. */
+export const cliPackage = defineOperation({
+  id: "setup.cliPackage",
+  summary: "The setup CLI (lore-setup) as an npm package tarball",
+  description:
+    "lore-setup as an npm package tarball (package.json and bin/lore-setup.mjs, Node's standard library only), for " +
+    "`npx --yes <this origin>/v1/setup/lore-setup.tgz --dry-run`. The bytes are the same for the same CLI source; their SHA-512 " +
+    "integrity, version and a versioned address are in `GET /v1/setup` (`cli`) and on the dashboard's Connect page. A `?v=` query is " +
+    "ignored: it only gives npx a new address to download from.",
+  tag: TAG,
+  method: "GET",
+  path: CLI_PATH,
+  access: "public",
+  metric: null,
+  contentType: "application/gzip",
+  output: z.string().meta({ format: "binary" }),
+  headers: () => ({ "cache-control": "public, max-age=300", "content-disposition": 'attachment; filename="lore-setup.tgz"' }),
+  // The adapter sends a non-JSON result as the body as it is: here the tarball's bytes.
+  handler: async () => cliTarball() as unknown as string,
 });
 
 export const harnessSetup = defineOperation({
@@ -103,4 +143,4 @@ export const advise = defineOperation({
   },
 });
 
-export const setupOperations = [listHarnesses, harnessSetup, startHere, advise];
+export const setupOperations = [listHarnesses, cliPackage, harnessSetup, startHere, advise];

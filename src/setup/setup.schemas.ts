@@ -80,6 +80,8 @@ export const proposalOut = z.object({
 });
 export type ProposalOut = z.infer<typeof proposalOut>;
 
+const stackEntryView = z.object({ name: z.string(), ecosystem: z.string(), version: z.string() });
+
 export const adviseOut = z.object({
   harness: z.enum(HARNESS_IDS),
   name: z.string(),
@@ -87,5 +89,18 @@ export const adviseOut = z.object({
   mcpUrl: z.string().nullable(),
   proposals: z.array(proposalOut),
   notes: z.array(z.string()),
+  /**
+   * How the `stack` that was sent was read (null when none was sent): `ranges` are versions that
+   * are ranges (`^4.19.1`, `>=2.31`), each read as its lowest match `pinned`, the version a fresh
+   * install could still resolve to; `unpinned` are versions Lore could not read as a version or a
+   * range (a dist-tag, a typo): they get no release or advisory matching.
+   */
+  stack: z
+    .object({
+      entries: z.number().int(),
+      ranges: z.array(stackEntryView.extend({ pinned: z.string() })),
+      unpinned: z.array(stackEntryView),
+    })
+    .nullable(),
 });
 export type AdviseOut = z.infer<typeof adviseOut>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -188,7 +188,64 @@ describe("the skills CLI against a running Lore", () => {
     expect(r.code, r.out).toBe(0);
     expect(r.blocked).toEqual([]);
     expect(readFileSync(path.join(r.cwd, ".claude/skills/lore/SKILL.md")).equals(start)).toBe(true);
-    expect(readFileSync(path.join(r.cwd, ".claude/skills/lore-check-packages/scripts/check.sh"), "utf8")).toContain("$LORE_URL/v1/packages/check");
+    expect(readFileSync(path.join(r.cwd, ".claude/skills/lore-check-packages/scripts/check.sh"), "utf8")).toContain("/v1/packages/check");
+  });
+
+  it("installs every starter skill byte for byte, and each documented command runs, through its interpreter, against this Lore found in the MCP configuration", async () => {
+    const starters = readdirSync(path.join(ROOT, "data", "skills")).sort();
+    expect(starters).toEqual(["lore-check-packages", "lore-find-skills", "lore-forum", "lore-knowledge", "lore-sync"]);
+    const r = await runCli(["add", server.origin, ...starters.flatMap((n) => ["--skill", n]), "-a", "claude-code", "-y"]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.blocked).toEqual([]);
+    for (const n of starters) {
+      const dir = path.join(ROOT, "data", "skills", n);
+      expectInstalled(path.join(r.cwd, ".claude", "skills", n), filesUnder(dir).map((f) => ({ path: f, bytes: readFileSync(path.join(dir, f)) })));
+    }
+
+    const signup = await api("POST", "/v1/auth/signup", { email: `cli-starter-${Date.now()}@example.com`, password: "correct horse battery" });
+    const agent = await api("POST", "/v1/agents", { handle: `starter${Date.now().toString(36)}` }, signup.body.token);
+    // The project as lore-setup leaves it: Lore's entry in .mcp.json, and no LORE_URL anywhere.
+    writeFileSync(path.join(r.cwd, "package.json"), JSON.stringify({ name: "shop", dependencies: { express: "^4.19.1" }, devDependencies: { vitest: "1.6.0" } }));
+    writeFileSync(path.join(r.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { other: { type: "http", url: "http://127.0.0.1:9/v1/mcp" }, lore: { type: "http", url: `${server.origin}/v1/mcp`, headers: { Authorization: "Bearer ${LORE_API_KEY}" } } } }, null, 2));
+    const home = tmp("lore-cli-starter-home-");
+    const sh = (script: string, cwd = r.cwd) => {
+      const res = spawnSync("sh", ["-c", script], { cwd, encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH, HOME: home, LORE_API_KEY: agent.body.apiKey } });
+      transcript.push(`$ ${script}\n${res.stdout}${res.stderr}(exit ${res.status})`);
+      return res;
+    };
+    /** The commands of a SKILL.md's sh blocks, run from the project with the skill folder's path in front of scripts/. */
+    const documented = (n: string) =>
+      [...readFileSync(path.join(ROOT, "data", "skills", n, "SKILL.md"), "utf8").matchAll(/```sh\n([\s\S]*?)```/g)]
+        .flatMap((m) => m[1]!.replace(/\\\n\s*/g, " ").split("\n").filter((l) => l.trim()))
+        .map((l) => l.replaceAll("scripts/", `.claude/skills/${n}/scripts/`));
+
+    const check = documented("lore-check-packages");
+    expect(check[0]).toBe("sh .claude/skills/lore-check-packages/scripts/check.sh npm left-pad lodahs");
+    const checked = sh(check[0]!);
+    expect(checked.status, checked.stderr).toBe(0);
+    expect(checked.stderr).toContain(`check.sh: Lore at ${server.origin} (from .mcp.json`);
+    expect(JSON.parse(checked.stdout).results.map((x: { name: string }) => x.name)).toEqual(["left-pad", "lodahs"]);
+    // Installed files keep no executable bit: the interpreter is what makes the command work.
+    expect(statSync(path.join(r.cwd, ".claude/skills/lore-check-packages/scripts/check.sh")).mode & 0o111).toBe(0);
+
+    const [sync] = documented("lore-sync");
+    expect(sync).toMatch(/^node \.claude\/skills\/lore-sync\/scripts\/stack\.mjs --body \| curl /);
+    const synced = sh(sync!);
+    expect(synced.status, synced.stderr).toBe(0);
+    const answer = JSON.parse(synced.stdout);
+    expect(answer.mode).toBe("full");
+    expect(answer.stack.entries).toBe(2);
+    const stack = sh("node .claude/skills/lore-sync/scripts/stack.mjs");
+    expect(JSON.parse(stack.stdout)).toEqual([
+      { name: "express", version: "^4.19.1", ecosystem: "npm" },
+      { name: "vitest", version: "1.6.0", ecosystem: "npm" },
+    ]);
+    // Without LORE_URL and without a lore entry: the documented local default.
+    const bare = tmp("lore-cli-starter-bare-");
+    const url = sh(`node ${path.join(r.cwd, ".claude/skills/lore-sync/scripts/stack.mjs")} --url`, bare);
+    expect(url.stdout).toBe("http://127.0.0.1:8787\n");
+    // The other starter skills document MCP tools (and a curl template), not commands to run as they are.
+    for (const n of ["lore-find-skills", "lore-forum"]) expect(documented(n), n).toEqual([]);
   });
 
   it("cannot install a flagged skill: it is not in either index", async () => {

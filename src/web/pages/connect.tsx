@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { invoke } from "../../core/invoke";
 import { harnessSetup, listHarnesses } from "../../setup/setup.ops";
+import { cliInfo } from "../../setup/cli-package";
 import { CopyBlock } from "../components";
 import { page } from "../render";
 import { webOp, type WebContext, type WebEnv } from "../web.context";
@@ -23,6 +24,31 @@ function KeyStep({ c }: { c: WebContext }) {
   );
 }
 
+/**
+ * lore-setup from this server: the command (its URL names the version, so npx does not rerun an
+ * older download), the tarball's integrity, and how to check it before running anything.
+ */
+function SetupCli({ origin, harness }: { origin: string; harness?: string }) {
+  const cli = cliInfo(origin);
+  const command = harness ? cli.command.replace(" --dry-run", ` --harness ${harness} --dry-run`) : cli.command;
+  return (
+    <>
+      <p>
+        In the project's folder, with the key in <code>LORE_API_KEY</code> and <code>LORE_URL={origin}</code>, <code>lore-setup</code> shows
+        what it would write as a diff (<code>--yes</code> applies it). It needs only Node: npx downloads it from this server.
+      </p>
+      <CopyBlock id="setup-cli" text={command} label="the lore-setup command" />
+      <p class="small muted">
+        {`${cli.name} ${cli.version}, ${cli.size} bytes. Integrity (SHA-512 of the tarball): `}
+        <code id="setup-cli-integrity">{cli.integrity}</code>
+        {". To check it first: "}
+        <code>{`curl -fsS "${cli.versionedUrl}" | openssl dgst -sha512 -binary | openssl base64 -A`}</code>
+        {" prints the part after sha512-. It writes only the harness's MCP configuration and instruction files."}
+      </p>
+    </>
+  );
+}
+
 connectPages.get("/", async (c) => {
   const { items } = await invoke(listHarnesses, webOp(c));
   const mcp = `${new URL(c.req.url).origin}/v1/mcp`;
@@ -38,7 +64,9 @@ connectPages.get("/", async (c) => {
         <h2>2. Lore's MCP endpoint</h2>
         <CopyBlock id="mcp-url" text={mcp} label="the MCP endpoint" />
         <p class="small muted">Streamable HTTP. Send the key as <code>Authorization: Bearer $LORE_API_KEY</code>.</p>
-        <h2>3. Your harness</h2>
+        <h2>3. Set up a project with lore-setup</h2>
+        <SetupCli origin={new URL(c.req.url).origin} />
+        <h2>4. Or by hand, per harness</h2>
         <ul class="grid plain">
           {items.map((h) => (
             <li class="card">
@@ -66,6 +94,8 @@ connectPages.get("/:harness", async (c) => {
       <section class="card">
         <h2>1. Your key</h2>
         <KeyStep c={c} />
+        <h2>The quick way: lore-setup (steps 2 and 3 for you)</h2>
+        <SetupCli origin={origin} harness={h.harness} />
         {h.mcp.snippet ? (
           <>
             <h2>2. Add Lore's MCP server</h2>

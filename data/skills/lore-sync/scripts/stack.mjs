@@ -1,11 +1,63 @@
 #!/usr/bin/env node
 // Prints the project's direct dependencies as Lore's sync `stack`: [{name, version, ecosystem}].
 // Reads only manifest files in the current folder; prints JSON to stdout; sends nothing anywhere.
+// Versions are sent as written (a range such as ^4.19.1 too): Lore reads a range as its lowest match.
+//   node stack.mjs           the stack
+//   node stack.mjs --body    {"stack": [...]}, the body of POST /v1/agents/me/sync
+//   node stack.mjs --url     Lore's address: LORE_URL, else the `lore` entry of the harness's MCP
+//                            configuration, else http://127.0.0.1:8787
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+
+/** The origin of the `lore` server in an MCP configuration's text (JSON, TOML or YAML), or null. */
+function loreUrlIn(text) {
+  let on = false;
+  let n = 0;
+  for (let line of text.split("\n")) {
+    if (!on) {
+      const m = /"lore"[ \t]*:|^[ \t]*lore[ \t]*:|\[mcp_servers\.lore\]/.exec(line);
+      if (m) {
+        on = true;
+        n = 0;
+        line = line.slice(m.index);
+      }
+    }
+    if (on) {
+      const u = /https?:\/\/[\]A-Za-z0-9.:[-]+\/v1\/mcp/.exec(line);
+      if (u) return u[0].slice(0, -"/v1/mcp".length);
+      if (++n > 8) on = false;
+    }
+  }
+  return null;
+}
+
+function loreUrl() {
+  if (process.env.LORE_URL) return process.env.LORE_URL;
+  const home = homedir();
+  const files = [".mcp.json", "opencode.json", "opencode.jsonc", ".gemini/settings.json", ".codex/config.toml"].concat(
+    [".claude.json", ".openclaude.json", ".codex/config.toml", ".gemini/settings.json", ".config/opencode/opencode.json", ".kimi/mcp.json", ".copilot/mcp-config.json", ".hermes/config.yaml", ".openclaw/openclaw.json", ".cline/data/settings/cline_mcp_settings.json"].map((f) => path.join(home, f)),
+  );
+  for (const f of files) {
+    if (!existsSync(f)) continue;
+    const url = loreUrlIn(readFileSync(f, "utf8"));
+    if (url) {
+      process.stderr.write(`stack.mjs: Lore at ${url} (from ${f}; set LORE_URL to choose another)\n`);
+      return url;
+    }
+  }
+  process.stderr.write("stack.mjs: Lore at http://127.0.0.1:8787 (no LORE_URL and no lore entry in an MCP configuration)\n");
+  return "http://127.0.0.1:8787";
+}
+
+if (process.argv.includes("--url")) {
+  process.stdout.write(`${loreUrl().replace(/\/+$/, "")}\n`);
+  process.exit(0);
+}
 
 const stack = [];
 const add = (name, version, ecosystem) => {
-  if (name && version) stack.push({ name, version: String(version).replace(/^[\^~>=<\s]+/, ""), ecosystem });
+  if (name && version) stack.push({ name, version: String(version).trim(), ecosystem });
 };
 
 if (existsSync("package.json")) {
@@ -19,14 +71,14 @@ if (existsSync("package.json")) {
 
 if (existsSync("requirements.txt")) {
   for (const line of readFileSync("requirements.txt", "utf8").split("\n")) {
-    const m = /^\s*([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*==\s*([^\s;#]+)/.exec(line);
-    if (m) add(m[1].toLowerCase(), m[2], "pypi");
+    const m = /^\s*([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*((?:===|==|~=|>=|>)\s*[^\s;#]+)/.exec(line);
+    if (m) add(m[1].toLowerCase(), m[2].replace(/\s+/g, ""), "pypi");
   }
 }
 
 if (existsSync("pyproject.toml")) {
   const text = readFileSync("pyproject.toml", "utf8");
-  for (const m of text.matchAll(/["']([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*==\s*([^"';\s]+)["']/g)) add(m[1].toLowerCase(), m[2], "pypi");
+  for (const m of text.matchAll(/["']([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*((?:===|==|~=|>=)\s*[^"';,\s]+)["']/g)) add(m[1].toLowerCase(), m[2].replace(/\s+/g, ""), "pypi");
 }
 
 if (existsSync("go.mod")) {
@@ -41,4 +93,4 @@ if (existsSync("Cargo.toml")) {
   }
 }
 
-process.stdout.write(`${JSON.stringify(stack, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify(process.argv.includes("--body") ? { stack } : stack, null, 2)}\n`);

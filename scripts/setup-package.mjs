@@ -1,0 +1,179 @@
+// `npm run build:setup`: lore-setup as the npm package the Worker serves at /v1/setup/lore-setup.tgz.
+//
+//   1. writes the harness data into bin/lore-setup.mjs (between its HARNESS DATA markers), derived
+//      from data/harnesses.json, the one source of truth: the CLI decides which files it may touch
+//      from its own copy, never from the server's answer;
+//   2. packs bin/lore-setup.mjs with a package.json into a tarball that is the same bytes on every
+//      build and machine (fixed order, times, modes and owners; gzip by fflate, not the platform's
+//      zlib), and writes it with its SHA-512 integrity to src/setup/cli-package.generated.ts.
+//
+// `-- --check` changes nothing and fails when either file is stale (test/e2e/setup-package.test.ts
+// runs the same check). `-- --name @scope/lore-setup --version 1.2.3 --out lore-setup.tgz` writes a
+// tarball to publish under a scoped name (`npm publish lore-setup.tgz --access public`); the
+// served one is not changed.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "fflate";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const CLI_PATH = path.join(ROOT, "bin", "lore-setup.mjs");
+export const GENERATED_PATH = path.join(ROOT, "src", "setup", "cli-package.generated.ts");
+const HARNESSES_PATH = path.join(ROOT, "data", "harnesses.json");
+
+export const PACKAGE_NAME = "lore-setup";
+/** Raised by hand when the CLI's options or output change in a way a user would notice. */
+export const BASE_VERSION = "0.2.0";
+// npm pack's own fixed time (1985-10-26T08:15:00Z), so the bytes do not depend on when they were built.
+const MTIME = 499162500;
+
+const BEGIN = /^\/\/ BEGIN HARNESS DATA.*$/m;
+const END = /^\/\/ END HARNESS DATA$/m;
+
+/** What the CLI needs of each harness: its files, its MCP entry and how the skills CLI installs for it. */
+export function cliHarnessData(data) {
+  return data.harnesses.map((h) => ({
+    id: h.id,
+    name: h.name,
+    instructionFiles: h.instructionFiles,
+    setupFiles: (h.setupFiles ?? []).map((f) => ({ path: f.path, role: f.role })),
+    mcp: { file: h.mcp.file, format: h.mcp.format, snippet: h.mcp.snippet, cli: h.mcp.cli },
+    skillsCli: h.skillsCli,
+  }));
+}
+
+/** The CLI source with its harness data block set from data/harnesses.json. */
+export function withHarnessData(source, data) {
+  const b = BEGIN.exec(source);
+  const e = END.exec(source);
+  if (!b || !e || e.index < b.index) throw new Error("bin/lore-setup.mjs has no HARNESS DATA markers");
+  const block = `export const HARNESS_DATA = ${JSON.stringify(cliHarnessData(data), null, 2)};\n`;
+  const start = b.index + b[0].length + 1;
+  return source.slice(0, start) + block + source.slice(e.index);
+}
+
+/** One ustar header block (paths under 100 bytes; owner root, fixed time). */
+function tarHeader(name, size, mode) {
+  const h = new Uint8Array(512);
+  const put = (s, at, len) => {
+    const bytes = new TextEncoder().encode(s);
+    if (bytes.length > len) throw new Error(`tar field too long: ${s}`);
+    h.set(bytes, at);
+  };
+  const octal = (n, len) => `${n.toString(8).padStart(len - 1, "0")}\0`;
+  put(name, 0, 100);
+  put(octal(mode, 8), 100, 8);
+  put(octal(0, 8), 108, 8);
+  put(octal(0, 8), 116, 8);
+  put(octal(size, 12), 124, 12);
+  put(octal(MTIME, 12), 136, 12);
+  put("        ", 148, 8);
+  put("0", 156, 1);
+  put("ustar\0", 257, 6);
+  put("00", 263, 2);
+  let sum = 0;
+  for (const byte of h) sum += byte;
+  put(`${sum.toString(8).padStart(6, "0")}\0 `, 148, 8);
+  return h;
+}
+
+function tar(files) {
+  const parts = [];
+  for (const f of files) {
+    parts.push(tarHeader(`package/${f.path}`, f.bytes.length, f.mode));
+    parts.push(f.bytes);
+    const pad = (512 - (f.bytes.length % 512)) % 512;
+    if (pad) parts.push(new Uint8Array(pad));
+  }
+  parts.push(new Uint8Array(1024));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The version of a CLI source: BASE_VERSION plus a digest of the source (h…: always a valid semver identifier). */
+export const versionOf = (cli) => `${BASE_VERSION}-h${createHash("sha256").update(cli).digest("hex").slice(0, 12)}`;
+
+/** The package tarball for a CLI source: `{bytes, integrity, version, name}`, the same bytes for the same source. */
+export function buildPackage(cli, { name = PACKAGE_NAME, version = versionOf(cli) } = {}) {
+  const pkg = {
+    name,
+    version,
+    description: "Connects a project's coding agent harness to Lore: MCP server entry, instruction section, skills",
+    type: "module",
+    bin: { "lore-setup": "bin/lore-setup.mjs" },
+    files: ["bin/lore-setup.mjs"],
+    engines: { node: ">=20" },
+  };
+  const files = [
+    { path: "package.json", bytes: new TextEncoder().encode(`${JSON.stringify(pkg, null, 2)}\n`), mode: 0o644 },
+    { path: "bin/lore-setup.mjs", bytes: new TextEncoder().encode(cli), mode: 0o755 },
+  ];
+  const bytes = gzipSync(tar(files), { level: 9, mtime: 0 });
+  const integrity = `sha512-${createHash("sha512").update(bytes).digest("base64")}`;
+  return { name, version, bytes, integrity };
+}
+
+/** The TypeScript module the Worker serves the package from. */
+export function generatedModule(p) {
+  return `// Generated by \`npm run build:setup\` (scripts/setup-package.mjs) from bin/lore-setup.mjs: do not edit.
+// test/e2e/setup-package.test.ts fails when it is not what a build of the current source gives.
+export const CLI_PACKAGE = {
+  name: ${JSON.stringify(p.name)},
+  version: ${JSON.stringify(p.version)},
+  integrity: ${JSON.stringify(p.integrity)},
+  size: ${p.bytes.length},
+  base64: ${JSON.stringify(Buffer.from(p.bytes).toString("base64"))},
+} as const;
+`;
+}
+
+/** What a build writes: the CLI with fresh harness data, and the generated module. */
+export function build() {
+  const data = JSON.parse(readFileSync(HARNESSES_PATH, "utf8"));
+  const cli = withHarnessData(readFileSync(CLI_PATH, "utf8"), data);
+  const pkg = buildPackage(cli);
+  return { cli, pkg, module: generatedModule(pkg) };
+}
+
+function main(argv) {
+  const arg = (k) => {
+    const i = argv.indexOf(k);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const { cli, pkg, module } = build();
+  const out = arg("--out");
+  if (out) {
+    const named = buildPackage(cli, { name: arg("--name") ?? PACKAGE_NAME, version: arg("--version") ?? BASE_VERSION });
+    writeFileSync(out, named.bytes);
+    console.log(`[build:setup] ${out}: ${named.name}@${named.version}, ${named.bytes.length} bytes, ${named.integrity}`);
+    return;
+  }
+  const stale = [
+    [CLI_PATH, cli],
+    [GENERATED_PATH, module],
+  ].filter(([p, text]) => {
+    try {
+      return readFileSync(p, "utf8") !== text;
+    } catch {
+      return true;
+    }
+  });
+  if (argv.includes("--check")) {
+    if (stale.length) {
+      console.error(`[build:setup] stale: ${stale.map(([p]) => path.relative(ROOT, p)).join(", ")}; run npm run build:setup`);
+      process.exit(1);
+    }
+    console.log(`[build:setup] up to date: ${pkg.name}@${pkg.version}, ${pkg.bytes.length} bytes`);
+    return;
+  }
+  for (const [p, text] of stale) writeFileSync(p, text);
+  console.log(`[build:setup] ${pkg.name}@${pkg.version}: ${pkg.bytes.length} bytes, ${pkg.integrity}${stale.length ? ` (wrote ${stale.map(([p]) => path.relative(ROOT, p)).join(", ")})` : " (unchanged)"}`);
+}
+
+if (process.argv[1] && pathToFileURL(path.resolve(process.argv[1])).href === import.meta.url) main(process.argv.slice(2));
