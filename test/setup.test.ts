@@ -4,7 +4,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
 import { OPERATIONS } from "../src/operations";
-import { applyBlock, BlockError, findBlock } from "../src/setup/instruction-block";
+import { applyBlock, blockMarkers, BlockError, findBlock } from "../src/setup/instruction-block";
 import { HARNESS_IDS } from "../src/setup/setup.data";
 import { scanSkill } from "../src/skills/scanner";
 import { loadStarterSkills } from "../src/skills/seed";
@@ -197,6 +197,41 @@ describe("the instruction block", () => {
       expect((err as BlockError).problem).toBe(problem);
     }
     expect(findBlock("nothing here")).toBeNull();
+  });
+
+  it("finds the markers in one pass: the same as the markers' regexes on odd texts, and linear on texts built to make those backtrack", () => {
+    const BEGIN = /<!--[ \t]*service:begin\b([^>]*?)-->/g;
+    const END = /<!--[ \t]*service:end[ \t]*-->/g;
+    const odd = [
+      "<!-- service:begin v1 -->x<!-- service:end -->",
+      "<!--service:begin-->",
+      "<!--\t service:begin v1 updated=2030 --><!-- service:end \t-->",
+      "<!-- service:beginning v1 -->",
+      "<!-- service:begin v1 > -->",
+      "<!-- service:begin v1 --",
+      "<!-- <!-- service:begin v1 --> -->",
+      "<!-- service:begin -->",
+      "<!-- service:begin--->",
+      "<!-- service:end-->",
+      "<!-- service:end x -->",
+      "<!-- service:begin v1 updated=1 --><!-- service:begin v1 -->",
+    ];
+    for (const t of odd) {
+      const m = blockMarkers(t);
+      expect(m.begins.map((b) => [b.index, b.end, b.attrs]), t).toEqual([...t.matchAll(BEGIN)].map((x) => [x.index, x.index! + x[0].length, x[1]]));
+      expect(m.ends.map((e) => [e.index, e.end]), t).toEqual([...t.matchAll(END)].map((x) => [x.index, x.index! + x[0].length]));
+    }
+    // 256 KiB of repeated begins with no ">" (and with a late one): the regex spent seconds on each.
+    for (const text of ["<!-- service:begin ".repeat(14_000), `${"<!-- service:begin ".repeat(14_000)}-->`, `${"<!-- ".repeat(50_000)}service:end`]) {
+      const t0 = performance.now();
+      blockMarkers(text);
+      try {
+        findBlock(text);
+      } catch {
+        /* two blocks: refused, which is the point */
+      }
+      expect(performance.now() - t0, text.slice(0, 30)).toBeLessThan(2000);
+    }
   });
 });
 
