@@ -5,20 +5,29 @@
 // skills already installed), asks Lore's advise endpoint what to write for the harness, shows the
 // proposals as a diff, and applies them on confirmation or with --yes: the MCP configuration file,
 // Lore's section of the instruction file, and skills through the `skills` CLI. --dry-run writes
-// nothing. Node's standard library only. The key (LORE_API_KEY) is sent in a header and never
-// printed or written.
+// nothing. Node's standard library plus one bundled parser (smol-toml, inside the package). The
+// key (LORE_API_KEY) is sent in a header and never printed or written.
 //
-// The server is not trusted with this machine. Which files may change comes from the harness data
-// below (shipped inside this file), never from the answer: for each harness its MCP configuration
-// file and its instruction files, and user-level files only with --user. The MCP entry and every
-// command are built here from that data and Lore's address; the server's text is compared with
-// them and printed with control characters made visible, and anything else it asks for is refused.
+// Neither the server nor the project is trusted with this machine. Which files may change comes
+// from the harness data below (shipped inside this file), never from the answer: for each harness
+// its MCP configuration file and its instruction files, and user-level files only with --user. The
+// MCP entry and every command are built here from that data and Lore's address; the server's text
+// is compared with them and printed with invisible characters made visible, and anything else it
+// asks for is refused. Nothing of the project's runs: files are read and written through checked
+// folders (no link, no second name, no FIFO), and the skills CLI is fetched by npm into a private
+// folder at pinned integrities and run with this Node, from a PATH without the project's folders.
 import { spawnSync } from "node:child_process";
-import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, constants as fsConstants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
+// Bundled in the package (package/node_modules/smol-toml): Codex's config.toml is parsed, not matched line by line.
+import { parse as parseToml } from "smol-toml";
+
+/** Raised by hand when the CLI's options or output change in a way a user would notice (the served version adds a digest of this file). */
+export const BASE_VERSION = "0.3.0";
 
 // ---- the harnesses ------------------------------------------------------------------------------
 // BEGIN HARNESS DATA (generated from data/harnesses.json by `npm run build:setup`; test/e2e/setup-package.test.ts checks it)
@@ -287,16 +296,130 @@ export const HARNESS_DATA = [
 ];
 // END HARNESS DATA
 
+// BEGIN SKILLS LOCK (generated from package-lock.json by `npm run build:setup`; test/e2e/setup-package.test.ts checks it)
+export const SKILLS_LOCK = {
+  "name": "lore-setup-skills",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": {
+      "name": "lore-setup-skills",
+      "dependencies": {
+        "skills": "1.7.4"
+      }
+    },
+    "node_modules/@isaacs/fs-minipass": {
+      "version": "4.0.1",
+      "integrity": "sha512-wgm9Ehl2jpeqP3zw/7mo3kRHFp5MEDhqAdwy1fTGkHAwnkGOVsgpvQhL8B5n1qlb01jV3n/bI0ZfZp5lWA1k4w==",
+      "license": "ISC",
+      "dependencies": {
+        "minipass": "^7.0.4"
+      },
+      "engines": {
+        "node": ">=18.0.0"
+      }
+    },
+    "node_modules/chownr": {
+      "version": "3.0.0",
+      "integrity": "sha512-+IxzY9BZOQd/XuYPRmrvEVjF/nqj5kgT4kEq7VofrDoM1MxoRjEWkrCC3EtLi59TVawxTAn+orJwFQcrqEN1+g==",
+      "license": "BlueOak-1.0.0",
+      "engines": {
+        "node": ">=18"
+      }
+    },
+    "node_modules/minipass": {
+      "version": "7.1.3",
+      "integrity": "sha512-tEBHqDnIoM/1rXME1zgka9g6Q2lcoCkxHLuc7ODJ5BxbP5d4c2Z5cGgtXAku59200Cx7diuHTOYfSBD8n6mm8A==",
+      "license": "BlueOak-1.0.0",
+      "engines": {
+        "node": ">=16 || 14 >=14.17"
+      }
+    },
+    "node_modules/minizlib": {
+      "version": "3.1.0",
+      "integrity": "sha512-KZxYo1BUkWD2TVFLr0MQoM8vUUigWD3LlD83a/75BqC+4qE0Hb1Vo5v1FgcfaNXvfXzr+5EhQ6ing/CaBijTlw==",
+      "license": "MIT",
+      "dependencies": {
+        "minipass": "^7.1.2"
+      },
+      "engines": {
+        "node": ">= 18"
+      }
+    },
+    "node_modules/skills": {
+      "version": "1.7.4",
+      "integrity": "sha512-lHZJksE8UImNAr+LL6unqq7jERjdFw5EJasm17srycwL7rXHGdCmgu1L1ttLxUO9i3rdH+QQig+px0icHqLmRw==",
+      "license": "MIT",
+      "dependencies": {
+        "tar": "^7.5.20",
+        "yaml": "^2.8.3"
+      },
+      "bin": {
+        "add-skill": "bin/cli.mjs",
+        "skills": "bin/cli.mjs"
+      },
+      "engines": {
+        "node": ">=22.20.0"
+      }
+    },
+    "node_modules/tar": {
+      "version": "7.5.23",
+      "integrity": "sha512-lkukzdoGngZHJZXxW4S/E4Fp9ghTDlyZXrQGRNoJ/LXvDKcXUTq2sg5yQe74po7Voea6n/IN09+wE/QvJMiifA==",
+      "license": "BlueOak-1.0.0",
+      "dependencies": {
+        "@isaacs/fs-minipass": "^4.0.0",
+        "chownr": "^3.0.0",
+        "minipass": "^7.1.2",
+        "minizlib": "^3.1.0",
+        "yallist": "^5.0.0"
+      },
+      "engines": {
+        "node": ">=18"
+      }
+    },
+    "node_modules/yallist": {
+      "version": "5.0.0",
+      "integrity": "sha512-YgvUTfwqyc7UXVMrB+SImsVYSmTS8X/tSrtdNZMImM+n7+QTriRXyXim0mBrTXNeqzVF0KWGgHPeiyViFFrNDw==",
+      "license": "BlueOak-1.0.0",
+      "engines": {
+        "node": ">=18"
+      }
+    },
+    "node_modules/yaml": {
+      "version": "2.9.1",
+      "integrity": "sha512-3NxN8+78OdzbT7C/WjGsyfPAtJaN3FNDsWxv7Y7mcDsT/oOmgW8BpyQQFFBnvZE3j9Y2Sdz1ULFLezL7Eb2yFw==",
+      "license": "ISC",
+      "bin": {
+        "yaml": "bin.mjs"
+      },
+      "engines": {
+        "node": ">= 14.6"
+      }
+    }
+  }
+};
+// END SKILLS LOCK
+
 export const HARNESSES = HARNESS_DATA.map((h) => h.id);
 const harnessOf = (id) => HARNESS_DATA.find((h) => h.id === id);
 
-/** The `skills` CLI lore-setup runs: pinned to the version Lore's end-to-end tests install with. */
-export const SKILLS_CLI = "skills@1.7.4";
+/** The `skills` CLI lore-setup runs: the version (and dependencies, by integrity) Lore's own lockfile pins and its e2e tests install. */
+export const SKILLS_CLI = `skills@${SKILLS_LOCK.packages?.["node_modules/skills"]?.version}`;
 /** The oldest Node that CLI runs on (its engines field). */
 const SKILLS_NODE = [22, 20];
 const MAX_STACK = 500;
 /** What advise accepts per instruction file (larger ones are not sent, and so not changed). */
 const MAX_FILE_BYTES = 256 * 1024;
+/** An MCP configuration file or .aider.conf.yml larger than this is not read. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+/** A lockfile or package.json larger than this is not read. */
+const MAX_LOCK_BYTES = 50 * 1024 * 1024;
+/** Lore's section: no line longer than this (the diff shows every line whole). */
+const MAX_SECTION_LINE = 1000;
+/** Skill installs one answer may propose (Lore's own and five recommended ones, with room to spare). */
+const MAX_SKILLS = 10;
+/** Advise's answer nests a few levels; a deeper one is refused before anything walks it. */
+const MAX_ANSWER_DEPTH = 32;
 
 const USAGE = `Usage: lore-setup [options]
 
@@ -307,18 +430,21 @@ Options:
   --harness <id>     ${HARNESSES.join(", ")}
                      (default: detected from the project's files)
   --dir <path>       the project folder (default: the current folder)
-  --url <origin>     Lore's address (default: $LORE_URL, else http://127.0.0.1:8787)
+  --url <origin>     Lore's address (default: $LORE_URL, else http://127.0.0.1:8787, a Lore on this machine)
+  --allow-http       accept a plain http address that is not this machine (the key would travel unencrypted)
   --yes, -y          apply without asking
   --dry-run          show what would change and write nothing
   --user             also edit the harness's own user-level files (~/...) and install skills the
-                     harness only reads from the user level (-g)
+                     harness only reads from the user level (-g); needed when the folder is your
+                     home folder or inside a hidden folder of it
   --no-skills        do not install skills
   --help, -h         this text
 
 Environment:
   LORE_API_KEY       the agent key (required; sent as a header, never printed or written)
   LORE_URL           Lore's address
-  LORE_SKILLS_CLI    a local copy of the skills CLI (a .mjs/.js file run with node) instead of npx`;
+  LORE_SKILLS_CLI    a local copy of the skills CLI (a .mjs/.js file run with this node) instead of
+                     the one npm fetches`;
 
 class CliError extends Error {
   constructor(message, code = 1) {
@@ -329,25 +455,97 @@ class CliError extends Error {
 
 // ---- what the terminal shows ----------------------------------------------------------------------
 
-// Control, format (bidi, zero-width), separator and lone surrogate characters: none of them may
-// reach the terminal from the server (an escape sequence can erase or rewrite the lines above a
-// prompt). Tabs stay; newlines stay only where a text is printed as several lines.
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+// Characters that show as nothing or as something else: control and format characters (escape
+// sequences, bidi, zero-width, tags), separators other than the space, surrogates, private-use and
+// unassigned code points, fillers that render blank, and variation selectors (a run of them after
+// any character can carry bytes nobody sees). Combining marks are checked apart (eachHidden).
+const HIDDEN_CHAR = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800\u034F\u17B4\u17B5\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u{1D159}\u{1D173}-\u{1D17A}]/u;
+const MARK = /\p{M}/u;
+const MARK_BASE = /[\p{L}\p{N}]/u;
+const EMOJI_BASE = /[\p{Extended_Pictographic}0-9#*]/u;
 
-/** `s` with every hidden character shown as `\xHH` or `\u{HHHH}`. */
-export function visible(s, { lines = false } = {}) {
-  return String(s).replace(HIDDEN, (c) => {
-    if (c === "\t" || (lines && c === "\n")) return c;
-    const cp = c.codePointAt(0);
-    return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, "0")}` : `\\u{${cp.toString(16)}}`;
-  });
+/**
+ * Calls `hit(char, index)` for each character of `s` that shows as nothing or as something else:
+ * HIDDEN_CHAR (an emoji's one presentation selector excepted), and combining marks with no letter
+ * to combine with or stacked more than two deep. Tabs and newlines are reported too: callers decide.
+ */
+function eachHidden(s, hit) {
+  let prev = "";
+  let marks = 0;
+  let based = false;
+  for (let i = 0; i < s.length; ) {
+    const c = String.fromCodePoint(s.codePointAt(i));
+    let hidden = false;
+    if ((c === "\uFE0F" || c === "\uFE0E") && EMOJI_BASE.test(prev)) hidden = false;
+    else if (HIDDEN_CHAR.test(c)) hidden = true;
+    else if (MARK.test(c)) hidden = !based || ++marks > 2;
+    if (!MARK.test(c)) {
+      marks = 0;
+      based = MARK_BASE.test(c);
+    }
+    if (hidden && hit(c, i) === false) return;
+    prev = c;
+    i += c.length;
+  }
 }
 
-/** Whether text lore-setup would write holds a character the diff could not show as it is (CRLF and tabs are fine). */
-const hasHidden = (s) => /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u.test(s.replace(/\r\n|[\n\t]/g, ""));
+const escaped = (c) => {
+  const cp = c.codePointAt(0);
+  return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, "0")}` : `\\u{${cp.toString(16)}}`;
+};
+
+/**
+ * `s` as the terminal may show it: every hidden character as `\xHH` / `\u{HHHH}` (tabs kept, and
+ * newlines with `lines`), runs of 16 or more spaces as `[N spaces]` (they could fake a line of
+ * their own), and each line cut at `max` characters with the rest counted.
+ */
+export function visible(s, { lines = false, max = 1000 } = {}) {
+  const one = (raw) => {
+    const t = raw.replace(/ {16,}/g, (m) => ` [${m.length} spaces] `);
+    const cut = t.length > max ? t.slice(0, max) : t;
+    let out = "";
+    let last = 0;
+    eachHidden(cut, (c, i) => {
+      if (c === "\t") return;
+      out += cut.slice(last, i) + escaped(c);
+      last = i + c.length;
+    });
+    out += cut.slice(last);
+    return t.length > max ? `${out}… (${t.length - max} more characters)` : out;
+  };
+  const text = String(s);
+  if (!lines) return one(text);
+  const all = text.split("\n");
+  const shown = all.slice(0, 400).map(one);
+  if (all.length > 400) shown.push(`… (${all.length - 400} more lines)`);
+  return shown.join("\n");
+}
+
+/** Whether text lore-setup would write holds a character the diff could not show as it is (CRLF, LF and tabs are fine). */
+export function hasHidden(s) {
+  let found = false;
+  // Line ends and tabs are fine, and stand between what is on either side (a mark at a line's start has nothing to combine with).
+  eachHidden(String(s).replace(/\r\n|[\n\t]/g, " "), () => {
+    found = true;
+    return false;
+  });
+  return found;
+}
+
+/** A key as the dashboard gives it: printable ASCII without spaces (anything else could end up in an error message). */
+const KEY_FORMAT = /^[\x21-\x7e]{8,512}$/;
+
+/** `text` with the key, in every spelling an error message could carry it, replaced by [key]. */
+export function redact(text, key) {
+  let out = String(text);
+  if (!key) return out;
+  const forms = new Set([key, visible(key, { max: Infinity }), JSON.stringify(key).slice(1, -1), encodeURIComponent(key)]);
+  for (const f of forms) if (f.length >= 8) out = out.split(f).join("[key]");
+  return out;
+}
 
 export function parseArgs(argv) {
-  const opts = { yes: false, dryRun: false, user: false, skills: true, dir: process.cwd(), url: null, harness: null, help: false };
+  const opts = { yes: false, dryRun: false, user: false, skills: true, dir: process.cwd(), url: null, harness: null, help: false, allowHttp: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -359,18 +557,25 @@ export function parseArgs(argv) {
     else if (a === "--dry-run") opts.dryRun = true;
     else if (a === "--user") opts.user = true;
     else if (a === "--no-skills") opts.skills = false;
+    else if (a === "--allow-http") opts.allowHttp = true;
     else if (a === "--help" || a === "-h") opts.help = true;
     else if (a === "--harness") opts.harness = value();
     else if (a === "--dir") opts.dir = path.resolve(value());
     else if (a === "--url") opts.url = value();
-    else throw new CliError(`Unknown option ${visible(a)}\n\n${USAGE}`, 2);
+    else throw new CliError(`Unknown option ${visible(a, { max: 100 })}\n\n${USAGE}`, 2);
   }
   if (opts.harness && !HARNESSES.includes(opts.harness)) throw new CliError(`--harness must be one of ${HARNESSES.join(", ")}`, 2);
   return opts;
 }
 
-/** Lore's origin from --url / LORE_URL: scheme, host and port only (it goes into commands and files). */
-export function loreOrigin(raw) {
+/** Whether a URL's host is this machine (plain http stays on it). */
+export const isLoopback = (host) => host === "localhost" || host === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(host);
+
+/**
+ * Lore's origin from --url / LORE_URL: scheme, host and port only (it goes into commands and files),
+ * https unless the host is this machine or --allow-http says so.
+ */
+export function loreOrigin(raw, { allowHttp = false } = {}) {
   const s = String(raw).trim().replace(/\/+$/, "").replace(/\/v1$/, "");
   let u = null;
   try {
@@ -379,9 +584,39 @@ export function loreOrigin(raw) {
     /* reported below */
   }
   if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || (u.pathname !== "/" && u.pathname !== "") || !/^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(u.origin)) {
-    throw new CliError(`--url / LORE_URL must be an http(s) origin such as https://lore.example.com, not ${visible(s)}`, 2);
+    throw new CliError(`--url / LORE_URL must be an http(s) origin such as https://lore.example.com, not ${visible(s, { max: 200 })}`, 2);
+  }
+  if (u.protocol === "http:" && !isLoopback(u.hostname) && !allowHttp) {
+    throw new CliError(
+      `${u.origin} is plain http to another machine: the key, the project's instruction files and its stack would cross the network unencrypted, and the skills installed from it could be changed on the way. Use Lore's https address (or pass --allow-http to accept that).`,
+      2,
+    );
   }
   return u.origin;
+}
+
+/**
+ * Why a folder holds user-level configuration rather than a project's (the home folder, a folder
+ * the home folder is in, or a hidden folder of it such as ~/.claude or ~/.codex, where CLAUDE.md and
+ * AGENTS.md apply to every project), or null.
+ */
+export function userLevelFolder(dir, home = homedir()) {
+  const real = (p) => {
+    try {
+      return realpathSync.native(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const d = real(dir);
+  const h = real(home);
+  const down = path.relative(h, d);
+  if (down === "") return "your home folder";
+  const up = path.relative(d, h);
+  if (!up.startsWith("..") && !path.isAbsolute(up)) return "a folder your home folder is in";
+  const first = down.split(path.sep)[0];
+  if (!down.startsWith("..") && !path.isAbsolute(down) && first.startsWith(".")) return `inside ~/${visible(first, { max: 100 })}, where tools keep their user-level configuration`;
+  return null;
 }
 
 // ---- which files lore-setup may touch -------------------------------------------------------------
@@ -438,29 +673,36 @@ export function neverWritten(file) {
   return null;
 }
 
-// ---- reading the project --------------------------------------------------------------------------
+// ---- reading and writing files ----------------------------------------------------------------------
 
-// Everything lore-setup reads or writes goes through `locate`: a project may come from anyone (a
-// cloned repo's `CLAUDE.md -> ~/.bashrc`), and the paths in advise's answer are the server's, so
-// both are treated as hostile. A path must stay inside its root (the project's real folder, or the
-// home folder for `~/…`), and no part of it below the root may be a symbolic link: lore-setup never
-// reads or writes through one.
+// Everything lore-setup reads or writes goes through `locate` (to plan and to say why not) and then
+// `inFolder` (to do it): a project may come from anyone (a cloned repo's `CLAUDE.md -> ~/.bashrc`,
+// a hard link to it, a FIFO that never answers), and the paths in advise's answer are the server's,
+// so both are treated as hostile. A path must stay inside its root (the project's real folder, or
+// the home folder for `~/…`); no part of it below the root may be a symbolic link; the file must be
+// a regular file with one name (a hard link is another file's name as well), no larger than a cap.
 
-// O_NOFOLLOW also refuses a link that appears between the check and the open (POSIX; 0 on Windows).
+const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL } = fsConstants;
+// O_NOFOLLOW refuses a link in the last place; O_NONBLOCK keeps a FIFO's open from waiting (POSIX; 0 on Windows).
 const NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
+const caseless = process.platform === "darwin" || process.platform === "win32";
+const samePath = (a, b) => a === b || (caseless && a.toLowerCase() === b.toLowerCase());
+const realRoot = (root) => realpathSync.native(root);
+const LINK = "is a symbolic link; lore-setup never reads or writes through one";
 
 /**
  * Where `rel` lands under `root`: `{target}`, or `{refused, link?}` saying why lore-setup will not
  * touch it. `shown` is how the path is named in messages (`~/…` for the home folder).
  */
 export function locate(root, rel, shown = rel) {
-  if (typeof rel !== "string" || rel.trim() === "" || rel.includes("\0")) return { refused: `${visible(JSON.stringify(rel) ?? String(rel))} is not a file path` };
-  shown = visible(shown);
+  if (typeof rel !== "string" || rel.trim() === "" || rel.includes("\0")) return { refused: `${visible(JSON.stringify(rel) ?? String(rel), { max: 200 })} is not a file path` };
+  shown = visible(shown, { max: 200 });
   const slashed = rel.replace(/\\/g, "/");
   if (path.isAbsolute(rel) || path.win32.isAbsolute(rel) || /^[A-Za-z]:/.test(slashed) || slashed.startsWith("~")) return { refused: `${shown} is not a path inside ${root}` };
   let base;
   try {
-    base = realpathSync(root);
+    base = realRoot(root);
   } catch {
     return { refused: `${root} does not exist` };
   }
@@ -478,52 +720,181 @@ export function locate(root, rel, shown = rel) {
       if (e.code === "ENOENT") break; // the rest does not exist yet: the write creates it
       return { refused: `${shown} cannot be checked (${e.code ?? e.message})` };
     }
-    const name = prefix + visible(path.relative(base, cur).split(path.sep).join("/"));
-    if (st.isSymbolicLink()) return { refused: `${name} is a symbolic link; lore-setup never reads or writes through one`, link: true };
+    const name = prefix + visible(path.relative(base, cur).split(path.sep).join("/"), { max: 200 });
+    if (st.isSymbolicLink()) return { refused: `${name} ${LINK}`, link: true };
     if (cur !== target && !st.isDirectory()) return { refused: `${name} is not a folder` };
   }
-  return { target };
+  return { target, base, rel: inside };
 }
 
-/** The text of a located file (null when there is none); a link that appeared since `locate` is refused. */
-function readTarget(target) {
-  let fd;
+/**
+ * Runs `fn(name)` with the working folder set to the folder `rel` names under `root`, entered one
+ * part at a time: each part must be a real folder (not a link) and, once entered, must be where it
+ * was named (the working folder's real path says so), so a folder swapped for a link between the
+ * check and the use is caught, and the file itself is then opened by its bare name in the folder
+ * that was checked. Missing folders are created (`create`) or make `fn(null)` run. The working
+ * folder is put back afterwards.
+ */
+function inFolder(root, rel, shown, create, fn) {
+  const base = realRoot(root);
+  const parts = path.normalize(rel).split(path.sep).filter((p) => p && p !== ".");
+  const name = parts.pop();
+  let back = null;
   try {
-    fd = openSync(target, fsConstants.O_RDONLY | NOFOLLOW);
-  } catch (e) {
-    if (e.code === "ENOENT") return { text: null };
-    if (e.code === "EISDIR") return { text: null, notFile: true };
-    if (e.code === "ELOOP" || e.code === "EMLINK") return { refused: "it is a symbolic link; lore-setup never reads or writes through one", link: true };
-    throw e;
+    back = process.cwd();
+  } catch {
+    /* the folder lore-setup started in is gone: stay where the work ends */
   }
+  const prefix = shown.endsWith(rel.split(path.sep).join("/")) ? shown.slice(0, shown.length - rel.length) : "";
   try {
-    return fstatSync(fd).isFile() ? { text: readFileSync(fd, "utf8") } : { text: null, notFile: true };
+    process.chdir(base);
+    let here = base;
+    if (!samePath(process.cwd(), here)) return { refused: `${visible(root)} moved while lore-setup used it` };
+    for (const [i, part] of parts.entries()) {
+      here = path.join(here, part);
+      const named = prefix + visible(parts.slice(0, i + 1).join("/"), { max: 200 });
+      let st = null;
+      try {
+        st = lstatSync(part);
+      } catch (e) {
+        if (e.code !== "ENOENT") return { refused: `${named} cannot be checked (${e.code ?? e.message})` };
+      }
+      if (!st) {
+        if (!create) return fn(null);
+        try {
+          mkdirSync(part, 0o755);
+        } catch (e) {
+          if (e.code !== "EEXIST") throw e;
+        }
+        st = lstatSync(part);
+      }
+      if (st.isSymbolicLink()) return { refused: `${named} ${LINK}`, link: true };
+      if (!st.isDirectory()) return { refused: `${named} is not a folder` };
+      process.chdir(part);
+      if (!samePath(process.cwd(), here)) return { refused: `${named} was swapped for a link while lore-setup used it`, link: true };
+    }
+    return fn(name);
   } finally {
-    closeSync(fd);
+    if (back) {
+      try {
+        process.chdir(back);
+      } catch {
+        /* gone meanwhile */
+      }
+    }
   }
 }
 
-/** Writes a located file without following a link; a new file only while it is still absent. */
-function writeTarget(target, text, create) {
-  const { O_WRONLY, O_CREAT, O_EXCL, O_TRUNC } = fsConstants;
-  const fd = openSync(target, create ? O_WRONLY | O_CREAT | O_EXCL : O_WRONLY | O_TRUNC | NOFOLLOW, 0o644);
+/** Why an open file is not one lore-setup reads or writes (not a regular file, a second name, replaced since it was opened), or null. */
+function openedProblem(fd, name) {
+  const st = fstatSync(fd);
+  if (!st.isFile()) return { notFile: true };
+  if (st.nlink > 1) return { refused: `it has ${st.nlink} names (hard links), so it is another file as well; lore-setup never reads or writes one` };
+  let now;
   try {
-    writeFileSync(fd, text);
-  } finally {
-    closeSync(fd);
+    now = lstatSync(name);
+  } catch {
+    return { refused: "it moved while lore-setup opened it" };
   }
+  if (now.isSymbolicLink() || now.dev !== st.dev || now.ino !== st.ino) return { refused: "it was replaced while lore-setup opened it" };
+  return null;
 }
 
-/** A project (or home) file's text, or null; a refused path is skipped and said in `skipped`. */
-function readIn(root, rel, skipped, shown = rel) {
+/** At most `max` + 1 bytes of an open file from `position` (so a larger file shows as larger). */
+function readUpTo(fd, max, position = 0) {
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const buf = Buffer.alloc(Math.min(1024 * 1024, max + 1 - size));
+    const n = readSync(fd, buf, 0, buf.length, position + size);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    size += n;
+    if (size > max) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+const sizeName = (n) => (n >= 1024 * 1024 ? `${n / 1024 / 1024} MiB` : `${n / 1024} KiB`);
+
+/**
+ * A file's text: `{text}` (null when there is none), `{notFile}` (a folder, FIFO or device: not
+ * opened for reading), `{tooBig}`, or `{refused, link?}`. `max` caps what is read.
+ */
+export function readChecked(root, rel, max, shown = rel) {
+  return inFolder(root, rel, shown, false, (name) => {
+    if (name === null) return { text: null };
+    let fd;
+    try {
+      fd = openSync(name, O_RDONLY | NOFOLLOW | NONBLOCK);
+    } catch (e) {
+      if (e.code === "ENOENT") return { text: null };
+      if (e.code === "EISDIR" || e.code === "ENXIO" || e.code === "EAGAIN") return { text: null, notFile: true };
+      if (e.code === "ELOOP" || e.code === "EMLINK") return { refused: `it ${LINK}`, link: true };
+      throw e;
+    }
+    try {
+      const problem = openedProblem(fd, name);
+      if (problem) return problem.notFile ? { text: null, notFile: true } : problem;
+      if (fstatSync(fd).size > max) return { text: null, tooBig: true, refused: `it is larger than ${sizeName(max)}` };
+      const bytes = readUpTo(fd, max);
+      if (bytes.length > max) return { text: null, tooBig: true, refused: `it is larger than ${sizeName(max)}` };
+      return { text: bytes.toString("utf8") };
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/**
+ * Writes `text` to a file through checked folders (created as needed): a new file only while it is
+ * still absent (`before` null), an existing one only while it is the same file, with one name, still
+ * holding `before` (what the diff was made from). Throws a CliError saying why not.
+ */
+export function writeChecked(root, rel, text, before, shown = rel) {
+  const r = inFolder(root, rel, shown, true, (name) => {
+    let fd;
+    try {
+      fd = openSync(name, before === null ? O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW | NONBLOCK : O_RDWR | NOFOLLOW | NONBLOCK, 0o644);
+    } catch (e) {
+      if (e.code === "EEXIST") return { refused: "it appeared after lore-setup read the project; run lore-setup again" };
+      if (e.code === "ENOENT") return { refused: "it was removed after lore-setup read it; run lore-setup again" };
+      if (e.code === "ELOOP" || e.code === "EMLINK") return { refused: `it ${LINK}`, link: true };
+      if (e.code === "ENXIO" || e.code === "EISDIR") return { refused: "it is not a regular file" };
+      throw e;
+    }
+    try {
+      const problem = openedProblem(fd, name);
+      if (problem) return problem.notFile ? { refused: "it is not a regular file" } : problem;
+      const bytes = Buffer.from(text, "utf8");
+      if (before !== null) {
+        const now = readUpTo(fd, Buffer.byteLength(before) + 1);
+        if (now.toString("utf8") !== before) return { refused: "it changed after lore-setup read it; run lore-setup again" };
+        ftruncateSync(fd, 0);
+      }
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
+      return { ok: true };
+    } finally {
+      closeSync(fd);
+    }
+  });
+  if (!r.ok) throw new CliError(`${visible(shown, { max: 200 })}: ${r.refused ?? "not written"}`);
+}
+
+/** A project (or home) file's text, or null; a refused or too large file is skipped and said in `skipped`. */
+function readIn(root, rel, skipped, shown = rel, max = MAX_LOCK_BYTES) {
   const loc = locate(root, rel, shown);
-  const r = loc.refused ? loc : readTarget(loc.target);
+  const r = loc.refused ? loc : readChecked(root, loc.rel, max, shown);
   if (r.refused) {
-    skipped.push(`${visible(shown)}: skipped, ${r.refused}`);
+    skipped.push(`${visible(shown, { max: 200 })}: skipped, ${r.refused}`);
     return null;
   }
+  if (r.notFile) skipped.push(`${visible(shown, { max: 200 })}: skipped, not a regular file`);
   return r.text;
 }
+
+// ---- reading the project --------------------------------------------------------------------------
+
 
 /** Which harness the project is set up for, from the files each one reads (first match wins). */
 export function detectHarness(dir) {
@@ -545,15 +916,18 @@ export function detectHarness(dir) {
   return rules.find(([, files]) => files.some(has))?.[0] ?? null;
 }
 
-/** Top-level keys of a small YAML mapping block, by indentation (enough for lockfiles' fixed shapes). */
+/** Top-level keys of a small YAML mapping block, by indentation (enough for lockfiles' fixed shapes); no regex, so linear in the lines read. */
 function yamlBlocks(lines, start, indent) {
   const out = [];
   for (let i = start; i < lines.length; i++) {
     const l = lines[i];
-    if (!l.trim() || l.trim().startsWith("#")) continue;
+    const t = l.trim();
+    if (!t || t.startsWith("#")) continue;
     const ind = l.length - l.trimStart().length;
     if (ind < indent) break;
-    if (ind === indent) out.push({ key: l.trim().replace(/:\s*(.*)$/, ""), value: /:\s*(.*)$/.exec(l.trim())?.[1] ?? "", line: i });
+    if (ind !== indent) continue;
+    const colon = t.indexOf(":");
+    out.push(colon < 0 ? { key: t, value: "", line: i } : { key: t.slice(0, colon), value: t.slice(colon + 1).trim(), line: i });
   }
   return out;
 }
@@ -649,16 +1023,23 @@ function npmStack(rd) {
   const yarn = rd("yarn.lock");
   if (yarn && direct) {
     // Entries: `"name@range", name@range2:` (v1) or `"name@npm:range":` (berry), then `version "x"` / `version: x`.
-    const blocks = yarn.split(/\r?\n(?=\S)/);
-    for (const [name, range] of Object.entries(deps)) {
-      for (const b of blocks) {
-        const head = b.split(/\r?\n/)[0];
-        const specs = head.replace(/:$/, "").split(/,\s*/).map(unquote);
-        if (!specs.some((s) => s === `${name}@${range}` || s === `${name}@npm:${range}`)) continue;
-        const v = /^\s+version:?\s+"?([^"\s]+)"?/m.exec(b)?.[1];
-        if (v) out.push({ name, version: v, ecosystem: "npm" });
-        break;
+    // One pass over the file builds spec -> version; each dependency is then one lookup.
+    const versions = new Map();
+    let specs = null;
+    for (const line of yarn.split(/\r?\n/)) {
+      if (line && !/^[ \t#]/.test(line)) {
+        specs = line.replace(/:[ \t]*$/, "").split(",").map(unquote);
+        continue;
       }
+      const v = specs && /^[ \t]+version:?[ \t]+"?([^"\s]+)"?/.exec(line)?.[1];
+      if (v) {
+        for (const s of specs) if (!versions.has(s)) versions.set(s, v);
+        specs = null;
+      }
+    }
+    for (const [name, range] of Object.entries(deps)) {
+      const v = versions.get(`${name}@${range}`) ?? versions.get(`${name}@npm:${range}`);
+      if (v) out.push({ name, version: v, ecosystem: "npm" });
     }
     return { file: "yarn.lock", entries: out, note: "locked versions", skipped: missing("yarn.lock") };
   }
@@ -699,7 +1080,12 @@ function pythonStack(rd) {
     const entries = [];
     const skipped = [];
     for (const raw of req.split(/\r?\n/)) {
-      const l = raw.replace(/\s+#.*$/, "").split(";")[0].trim();
+      if (raw.length > 4096) {
+        skipped.push(`${raw.slice(0, 40)}…: a line longer than 4096 characters`);
+        continue;
+      }
+      const hash = raw.search(/\s#/);
+      const l = (hash < 0 ? raw : raw.slice(0, hash)).split(";")[0].trim();
       if (!l || l.startsWith("#")) continue;
       if (l.startsWith("-") || /^[a-z]+:\/\//i.test(l) || l.includes(" @ ")) {
         skipped.push(`${l.slice(0, 80)}: an option, a path or a URL, not a registry version`);
@@ -792,6 +1178,22 @@ export function readStack(dir, skipped = []) {
 const SKILL_DIRS = [".agents/skills", ".claude/skills", ".openclaude/skills", ".cursor/skills", ".github/skills", ".windsurf/skills", ".cline/skills", ".clinerules/skills", ".gemini/skills", ".kimi/skills", ".opencode/skills"];
 
 /** Names of the skills installed in the project (folders with a SKILL.md), as advise accepts them. */
+/** Whether `p` is a folder with a SKILL.md, both inside the project once links are followed. */
+function isSkillFolder(base, p) {
+  const inside = (q) => {
+    const r = path.relative(base, q);
+    return r !== "" && !r.startsWith("..") && !path.isAbsolute(r);
+  };
+  try {
+    const folder = realpathSync.native(p);
+    if (!inside(folder) || !statSync(folder).isDirectory()) return false;
+    const md = realpathSync.native(path.join(folder, "SKILL.md"));
+    return inside(md) && statSync(md).isFile();
+  } catch {
+    return false;
+  }
+}
+
 export function installedSkills(dir, skipped = []) {
   const names = new Set();
   for (const d of SKILL_DIRS) {
@@ -806,9 +1208,10 @@ export function installedSkills(dir, skipped = []) {
     } catch {
       continue;
     }
-    // Only the names are read (a skill may be a link the skills CLI made to .agents/skills).
+    // Only the names are read (a skill may be a link the skills CLI made to .agents/skills, but
+    // never one out of the project: whether some other folder holds a SKILL.md is not Lore's to learn).
     for (const n of list) {
-      if (!existsSync(path.join(loc.target, n, "SKILL.md"))) continue;
+      if (!isSkillFolder(loc.base, path.join(loc.target, n))) continue;
       if (n.length > 64 || hasHidden(n) || /\s/.test(n)) skipped.push(`${d}/${visible(n)}: skipped, not a skill name Lore accepts`);
       else names.add(n.toLowerCase());
     }
@@ -826,23 +1229,32 @@ export function instructionFiles(dir, harness, { user = false, home = homedir() 
     if (role === "mcp") continue;
     const userLevel = p.startsWith("~/");
     if (userLevel && !user) continue;
-    const content = userLevel ? readIn(home, p.slice(2), skipped, p) : readIn(dir, p, skipped);
+    const content = userLevel ? readIn(home, p.slice(2), skipped, p, MAX_FILE_BYTES) : readIn(dir, p, skipped, p, MAX_FILE_BYTES);
     if (content === null) continue;
-    if (Buffer.byteLength(content) > MAX_FILE_BYTES) {
-      skipped.push(`${p}: skipped, larger than 256 KiB (not sent, so not changed)`);
-      continue;
-    }
     out.push({ path: p, content });
   }
   return out;
 }
+
 
 // ---- what to change -----------------------------------------------------------------------------------
 
 const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-/** A JSON config with `value` set at `keys` (the rest kept), or null when the file is not plain JSON. */
+/** Whether a parsed value nests deeper than `max` (walked without recursion, so any depth is safe to ask about). */
+export function tooDeep(v, max) {
+  const stack = [[v, 0]];
+  while (stack.length) {
+    const [x, d] = stack.pop();
+    if (x === null || typeof x !== "object") continue;
+    if (d >= max) return true;
+    for (const y of Array.isArray(x) ? x : Object.values(x)) stack.push([y, d + 1]);
+  }
+  return false;
+}
+
+/** A JSON config with `value` set at `keys` (the rest kept), or null when the file is not plain JSON (or nests too deep to rewrite). */
 function mergeJson(text, keys, value) {
   let doc;
   try {
@@ -850,7 +1262,7 @@ function mergeJson(text, keys, value) {
   } catch {
     return null;
   }
-  if (!isObj(doc)) return null;
+  if (!isObj(doc) || tooDeep(doc, 256)) return null;
   let cur = doc;
   for (const k of keys.slice(0, -1)) {
     if (!isObj(cur[k])) cur[k] = {};
@@ -862,19 +1274,62 @@ function mergeJson(text, keys, value) {
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-/** A TOML config with the `[mcp_servers.lore]` table set to `snippet` (replaced in place, or appended). */
-function mergeToml(text, snippet) {
+/** A parsed TOML value in one spelling (keys sorted, dates as ISO text), to compare two documents. */
+const tomlCanon = (v) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+
+/** A parsed TOML document without `mcp_servers.lore` (and without an `mcp_servers` table only that made). */
+function withoutLore(doc) {
+  const copy = { ...doc };
+  if (isObj(copy.mcp_servers)) {
+    const { lore: _lore, ...rest } = copy.mcp_servers;
+    if (Object.keys(rest).length) copy.mcp_servers = rest;
+    else delete copy.mcp_servers;
+  }
+  return copy;
+}
+
+/**
+ * A TOML config with the `[mcp_servers.lore]` table set to `snippet`: `{text}` (replaced in place,
+ * or appended), or `{problem}`. The file is parsed, not matched line by line: the edit is made on
+ * the lines, then both versions are parsed and the result must hold exactly Lore's entry and
+ * everything else the file held before. A multi-line string that looks like the table, another
+ * spelling of it (`[mcp_servers."lore"]`, dotted keys, an inline table), or a file that is not
+ * TOML is left to the user rather than guessed at.
+ */
+export function mergeToml(text, snippet) {
+  let before;
+  try {
+    before = parseToml(text);
+  } catch {
+    return { problem: "is not valid TOML" };
+  }
+  const want = parseToml(snippet).mcp_servers.lore;
+  const had = isObj(before.mcp_servers) ? before.mcp_servers.lore : undefined;
+  if (had !== undefined && tomlCanon(had) === tomlCanon(want)) return { text };
   const header = snippet.split("\n")[0].trim();
   const lines = text.split("\n");
-  const start = lines.findIndex((l) => l.trim() === header);
-  if (start < 0) return text + (text === "" || text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n") + snippet;
-  let end = start + 1;
-  while (end < lines.length && !/^\s*\[/.test(lines[end])) end++;
-  // Keep the blank lines that separated the table from the next one.
-  while (end > start + 1 && lines[end - 1].trim() === "") end--;
-  const table = snippet.replace(/\n+$/, "").split("\n");
-  if (same(lines.slice(start, end), table)) return text;
-  return [...lines.slice(0, start), ...table, ...lines.slice(end)].join("\n");
+  const starts = lines.flatMap((l, i) => (l.trim() === header ? [i] : []));
+  let after;
+  if (starts.length > 1) return { problem: `has ${header} more than once` };
+  if (starts.length === 1) {
+    const start = starts[0];
+    let end = start + 1;
+    while (end < lines.length && !/^\s*\[/.test(lines[end])) end++;
+    // Keep the blank lines that separated the table from the next one.
+    while (end > start + 1 && lines[end - 1].trim() === "") end--;
+    after = [...lines.slice(0, start), ...snippet.replace(/\n+$/, "").split("\n"), ...lines.slice(end)].join("\n");
+  } else {
+    after = text + (text === "" || text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n") + snippet;
+  }
+  let parsed;
+  try {
+    parsed = parseToml(after);
+  } catch {
+    parsed = null;
+  }
+  const ok = parsed && isObj(parsed.mcp_servers) && tomlCanon(parsed.mcp_servers.lore) === tomlCanon(want) && tomlCanon(withoutLore(parsed)) === tomlCanon(withoutLore(before));
+  if (!ok) return { problem: had === undefined ? "spells its tables in a way lore-setup does not edit (a multi-line string or an inline table where the entry would go)" : "defines mcp_servers.lore in a way lore-setup does not edit (another spelling of the table, dotted keys, an inline table or a multi-line string)" };
+  return { text: after };
 }
 
 /**
@@ -895,15 +1350,44 @@ export function mcpEntry(harness, lore) {
   return { file: h.mcp.file, format: h.mcp.format, snippet, merge, cli: fill(h.mcp.cli), literalKey: snippet.includes("<your-api-key>") };
 }
 
-const BLOCK_BEGIN = /<!--[ \t]*service:begin\b[^>]*?-->/g;
-const BLOCK_END = /<!--[ \t]*service:end[ \t]*-->/g;
+/**
+ * The `<!-- service:begin … -->` and `<!-- service:end -->` markers of a text, found in one pass:
+ * a begin marker is `<!--`, spaces or tabs, `service:begin` as a word, then anything but `>` up to
+ * the first `-->` (what the regex /<!--[ \t]*service:begin\b[^>]*?-->/ matches, without its
+ * backtracking: a text of repeated `<!-- service:begin ` took seconds).
+ */
+export function blockMarkers(text) {
+  const begins = [];
+  const ends = [];
+  // The first ">" at or after a place, remembered: the places asked about only grow, so the text is scanned once.
+  let gt = -2;
+  const gtFrom = (at) => (gt === -1 || gt >= at ? gt : (gt = text.indexOf(">", at)));
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf("<!--", from);
+    if (open < 0) break;
+    from = open + 4;
+    let i = open + 4;
+    while (text[i] === " " || text[i] === "\t") i++;
+    if (text.startsWith("service:begin", i)) {
+      const after = i + 13;
+      if (/\w/.test(text[after] ?? "")) continue;
+      const close = gtFrom(after);
+      if (close >= after + 2 && text[close - 1] === "-" && text[close - 2] === "-") begins.push({ index: open, end: close + 1 });
+    } else if (text.startsWith("service:end", i)) {
+      let j = i + 11;
+      while (text[j] === " " || text[j] === "\t") j++;
+      if (text.startsWith("-->", j)) ends.push({ index: open, end: j + 3 });
+    }
+  }
+  return { begins, ends };
+}
 
 /** The one `<!-- service:begin … --> … <!-- service:end -->` block of a text, or null. */
 function blockSpan(text) {
-  const b = [...text.matchAll(BLOCK_BEGIN)];
-  const e = [...text.matchAll(BLOCK_END)];
+  const { begins: b, ends: e } = blockMarkers(text);
   if (b.length !== 1 || e.length !== 1 || e[0].index < b[0].index) return null;
-  return { start: b[0].index, end: e[0].index + e[0][0].length };
+  return { start: b[0].index, end: e[0].end, innerStart: b[0].end, innerEnd: e[0].index };
 }
 
 /**
@@ -918,11 +1402,16 @@ export function instructionChangeProblem(file, before, after) {
   const post = after.slice(a.end);
   const section = after.slice(a.start, a.end);
   if (hasHidden(section)) return "Lore's section holds control or invisible characters";
-  // Claude Code loads `@path` (and `@~/path`) of an instruction file into the agent's context.
-  if (/(?:^|[\s(])@(?:~|\.{0,2}\/|[\w.-]+\/)/m.test(section)) return "Lore's section imports a file (@path), which the harness would load into the agent's context";
+  if (section.split("\n").some((l) => l.length > MAX_SECTION_LINE)) return `Lore's section has a line longer than ${MAX_SECTION_LINE} characters`;
+  // Claude Code (`@path`), Gemini CLI and others load a file named after an `@` into the agent's
+  // context, with or without a slash (`@.env`, `@secrets.txt`, `@C:\…`): no `@` may start a word.
+  if (/@\S/.test(section)) return "Lore's section has an @ followed by text, which harnesses load as a file (@path) into the agent's context";
+  // A comment inside the section is hidden wherever the file is rendered, and still read by the agent.
+  const inner = after.slice(a.innerStart, a.innerEnd);
+  if (inner.includes("<!--") || inner.includes("-->")) return "Lore's section holds an HTML comment, which a rendered file hides and the agent still reads";
   if (before === null || before === "") {
     const frontMatter = /\.mdc$/.test(file) || file.startsWith(".windsurf/rules/") ? /^(?:---\n(?:[A-Za-z][\w-]*:[^\n]*\n){1,6}---\n\n)?$/ : /^$/;
-    if (!frontMatter.test(pre) || hasHidden(pre)) return "the new file holds more than Lore's section";
+    if (!frontMatter.test(pre) || hasHidden(pre) || pre.length > 2000) return "the new file holds more than Lore's section";
     return /^(?:\r?\n)?$/.test(post) ? null : "the new file holds more than Lore's section";
   }
   const b = blockSpan(before);
@@ -955,6 +1444,7 @@ export function aiderConfigProblem(harness, before, after) {
     if (newLines.length !== oldLines.length || newLines.some((l, i) => i !== at && l !== oldLines[i])) return "it changes more than the read: entry";
     newLine = newLines[at];
   }
+  if (newLine.length > MAX_SECTION_LINE) return `the new read: entry is longer than ${MAX_SECTION_LINE} characters`;
   const m = LINE.exec(newLine);
   if (!m || hasHidden(newLine)) return "the new read: entry is not a one-line list of files";
   const next = items(m[1]);
@@ -965,44 +1455,154 @@ export function aiderConfigProblem(harness, before, after) {
 }
 
 const SKILL_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
-// What cmd.exe passes through untouched (see skillsSpawn): no quote, space, % ^ & | < > ( ) ! ; , =.
-const SAFE_ARG = /^(?:--?)?[A-Za-z0-9][A-Za-z0-9:/.@\[\]-]*$/;
 
-/** The install command as lore-setup shows it (the server's skill proposals must name exactly this). */
+/** The install command as advise words it (the server's skill proposals must name exactly this; it is compared, never run). */
 export const skillsCommandLine = (r) => `npx skills add ${r.source} --skill ${r.skill} -a ${r.agent}${r.global ? " -g" : ""} -y`;
+/** What lore-setup runs for one install: the skills CLI's `add`, with these arguments. */
+const skillsArgs = (r) => ["add", r.source, "--skill", r.skill, "-a", r.agent, ...(r.global ? ["-g"] : []), "-y"];
+export const installLine = (r) => `skills ${skillsArgs(r).join(" ")}`;
 
 /**
- * How to start the skills CLI for one install: `{cmd, args, shell}`, from a fixed program name
- * and the arguments lore-setup validated (the Lore origin, a skill name, the harness's agent id).
- * npx runs with `--prefix` set to an empty folder of lore-setup's own, so npm reads no project
- * configuration (a project `.npmrc` could name another registry, a script shell or node options),
- * while the skills CLI still installs into the project (the working folder).
- * On Windows `npx` is a batch file, which Node (since the CVE-2024-27980 fix) starts only through a
- * shell: npm's own npx-cli.js beside node.exe is run with node instead where it is; otherwise every
- * argument must pass SAFE_ARG (the prefix folder is quoted), or the call is refused.
+ * How to start the skills CLI for one install: this Node (by its absolute path, never looked up)
+ * running the CLI's JS entry with arguments lore-setup built from validated parts (the Lore origin,
+ * a skill name, the harness's agent id). No shell, on any platform.
  */
-export function skillsSpawn(r, { platform = process.platform, local = process.env.LORE_SKILLS_CLI, execPath = process.execPath, prefix, exists = existsSync } = {}) {
-  const args = ["add", r.source, "--skill", r.skill, "-a", r.agent, ...(r.global ? ["-g"] : []), "-y"];
-  if (local) return { cmd: execPath, args: [local, ...args], shell: false };
-  const npx = ["--prefix", prefix, "--yes", SKILLS_CLI, ...args];
-  if (platform !== "win32") return { cmd: "npx", args: npx, shell: false };
-  const npxCli = path.win32.join(path.win32.dirname(execPath), "node_modules", "npm", "bin", "npx-cli.js");
-  if (exists(npxCli)) return { cmd: execPath, args: [npxCli, ...npx], shell: false };
-  const bad = args.find((a) => !SAFE_ARG.test(a));
-  if (bad !== undefined) throw new CliError(`refusing to run the skills CLI through the shell with the argument ${visible(JSON.stringify(bad))}`);
-  if (/["%!^\r\n]/.test(prefix) || hasHidden(prefix)) throw new CliError(`refusing to run the skills CLI through the shell from the folder ${visible(JSON.stringify(prefix))}`);
-  return { cmd: ["npx.cmd", "--prefix", `"${prefix}"`, "--yes", SKILLS_CLI, ...args].join(" "), args: [], shell: true };
+export function skillsSpawn(r, { entry, execPath = process.execPath }) {
+  return { cmd: execPath, args: [entry, ...skillsArgs(r)], shell: false };
 }
 
 /**
- * The skills CLI's environment: lore-setup's own, without the key and without npm's exported
- * configuration (`npm_*`: when npx started lore-setup, these carry the project's .npmrc, which
- * would follow npx into the prefix folder).
+ * PATH for the programs lore-setup starts, without what a project can put first on it: relative and
+ * empty entries (the working folder), folders inside the project, and every `node_modules` folder
+ * (npm exec puts each ancestor's node_modules/.bin first).
  */
-export function childEnv(env = process.env) {
+export function safePath(value, { projectDir = null, platform = process.platform } = {}) {
+  const p = platform === "win32" ? path.win32 : path.posix;
+  const inProject = (e) => {
+    if (!projectDir) return false;
+    for (const [a, b] of [[projectDir, e], ...(platform === process.platform ? [[safeReal(projectDir), safeReal(e)]] : [])]) {
+      const rel = p.relative(a, b);
+      if (rel === "" || (!rel.startsWith("..") && !p.isAbsolute(rel))) return true;
+    }
+    return false;
+  };
+  const kept = [];
+  for (const e of String(value ?? "").split(p.delimiter)) {
+    if (!e || !p.isAbsolute(e) || kept.includes(e)) continue;
+    if (e.split(/[\\/]/).some((part) => part.toLowerCase() === "node_modules")) continue;
+    if (inProject(e)) continue;
+    kept.push(e);
+  }
+  return kept.join(p.delimiter);
+}
+
+function safeReal(p) {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
+}
+
+// What a child may see of lore-setup's environment: where home, temporary and configuration folders
+// are (the skills CLI installs into the harnesses' folders from them), the locale and terminal, and
+// proxies and CA certificates (npm needs them to reach its registry). Not the key, not npm's
+// exported configuration (npm_*: when npx started lore-setup it carries a project's .npmrc), not
+// NODE_OPTIONS or anything else that changes how Node or npm start.
+const CHILD_ENV = /^(?:HOME|USERPROFILE|HOMEDRIVE|HOMEPATH|APPDATA|LOCALAPPDATA|SYSTEMROOT|SYSTEMDRIVE|WINDIR|TMPDIR|TEMP|TMP|LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLORTERM|NO_COLOR|XDG_[A-Z]+_(?:HOME|DIRS|DIR)|HTTPS?_PROXY|NO_PROXY|ALL_PROXY|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|CLAUDE_CONFIG_DIR|CODEX_HOME|HERMES_HOME)$/i;
+
+/**
+ * The environment of the programs lore-setup starts (npm, the skills CLI): CHILD_ENV's variables,
+ * PATH through safePath, and the skills CLI's telemetry off (it would send Lore's address and the
+ * skill names to skills.sh).
+ */
+export function childEnv(env = process.env, { projectDir = null, platform = process.platform } = {}) {
   const out = {};
-  for (const [k, v] of Object.entries(env)) if (!/^npm_/i.test(k) && k !== "LORE_API_KEY") out[k] = v;
+  for (const [k, v] of Object.entries(env)) if (CHILD_ENV.test(k) && typeof v === "string") out[k] = v;
+  const pathKey = Object.keys(env).find((k) => /^path$/i.test(k)) ?? "PATH";
+  out[pathKey] = safePath(env[pathKey], { projectDir, platform });
+  out.DISABLE_TELEMETRY = "1";
+  out.DO_NOT_TRACK = "1";
   return out;
+}
+
+/**
+ * npm's own CLI script (npm-cli.js), to run with this Node (never a shell, never a shim): the one
+ * the user's `npm` is, found on the safe PATH (on POSIX `npm` is a link to npm-cli.js; on Windows
+ * npm.cmd sits beside node_modules\npm), else the one beside this Node as its installers lay it out
+ * (`<prefix>/lib/node_modules/npm`, `node_modules\npm` beside node.exe). Never inside the project;
+ * null when there is none.
+ */
+export function findNpmCli({ execPath = process.execPath, platform = process.platform, pathValue = "", projectDir = null, exists = existsSync, realpath = safeReal } = {}) {
+  const p = platform === "win32" ? path.win32 : path.posix;
+  const script = (dir) => p.join(dir, "node_modules", "npm", "bin", "npm-cli.js");
+  const candidates = [];
+  for (const dir of safePath(pathValue, { projectDir, platform }).split(p.delimiter).filter(Boolean)) {
+    if (platform === "win32") candidates.push(script(dir));
+    else if (exists(p.join(dir, "npm"))) candidates.push(realpath(p.join(dir, "npm")));
+  }
+  candidates.push(platform === "win32" ? script(p.dirname(execPath)) : script(p.join(p.dirname(p.dirname(execPath)), "lib")));
+  for (const c of candidates) {
+    if (p.basename(c) !== "npm-cli.js" || !exists(c)) continue;
+    if (projectDir) {
+      const rel = p.relative(realpath(projectDir), realpath(c));
+      if (!rel.startsWith("..") && !p.isAbsolute(rel)) continue;
+    }
+    return c;
+  }
+  return null;
+}
+
+/** The package.json and package-lock.json of the private folder the skills CLI is installed into. */
+export function skillsFolderFiles() {
+  const root = SKILLS_LOCK.packages[""];
+  return {
+    "package.json": `${JSON.stringify({ name: root.name, private: true, dependencies: root.dependencies }, null, 2)}\n`,
+    "package-lock.json": `${JSON.stringify(SKILLS_LOCK, null, 2)}\n`,
+  };
+}
+
+/**
+ * How npm installs the skills CLI into `folder` (an empty folder of lore-setup's own): `npm ci`
+ * from the lockfile this file ships, so every package comes at the version and SHA-512 integrity
+ * Lore's own lockfile has, no install script runs, and the only configuration npm reads is the
+ * user's (~/.npmrc) and the Node installation's: `--prefix` makes the folder npm's project (no
+ * walking up into other folders' .npmrc or workspaces).
+ */
+export function npmInstallSpawn(folder, { npmCli, execPath = process.execPath, home = homedir(), platform = process.platform } = {}) {
+  const p = platform === "win32" ? path.win32 : path.posix;
+  const globalConfig = platform === "win32" ? p.join(p.dirname(execPath), "etc", "npmrc") : p.join(p.dirname(p.dirname(execPath)), "etc", "npmrc");
+  return {
+    cmd: execPath,
+    args: [npmCli, "ci", "--prefix", folder, "--userconfig", p.join(home, ".npmrc"), "--globalconfig", globalConfig, "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier", "--no-progress", "--loglevel=error"],
+    cwd: folder,
+    shell: false,
+  };
+}
+
+/**
+ * The skills CLI's entry script, ready to run: LORE_SKILLS_CLI's file, or the CLI npm installs into
+ * `folder`. `{entry}` or `{error}`.
+ */
+function prepareSkillsCli(folder, projectDir, key) {
+  const local = process.env.LORE_SKILLS_CLI;
+  if (local) return { entry: path.resolve(local) };
+  const npmCli = findNpmCli({ pathValue: process.env.PATH ?? process.env.Path ?? "", projectDir });
+  if (!npmCli) return { error: "npm's CLI (npm-cli.js) is neither beside this node nor on PATH outside the project" };
+  for (const [f, text] of Object.entries(skillsFolderFiles())) writeFileSync(path.join(folder, f), text, { mode: 0o600 });
+  const spec = npmInstallSpawn(folder, { npmCli });
+  const res = spawnSync(spec.cmd, spec.args, { cwd: spec.cwd, env: childEnv(process.env, { projectDir }), encoding: "utf8", timeout: 300_000, shell: false, maxBuffer: 4 * 1024 * 1024 });
+  if (res.status !== 0) return { error: `npm ci of ${SKILLS_CLI} failed (exit ${res.status ?? res.error?.code ?? "?"}):\n${visible(redact(`${res.stdout ?? ""}${res.stderr ?? ""}${res.error?.message ?? ""}`.trim(), key), { lines: true })}` };
+  const loc = locate(folder, "node_modules/skills/bin/cli.mjs");
+  if (loc.refused || !existsSync(loc.target)) return { error: `npm installed no skills/bin/cli.mjs (${loc.refused ?? "missing"})` };
+  return { entry: loc.target };
+}
+
+function runSkills(dir, r, key, entry) {
+  const spec = skillsSpawn(r, { entry });
+  const res = spawnSync(spec.cmd, spec.args, { cwd: realRoot(dir), env: childEnv(process.env, { projectDir: dir }), encoding: "utf8", timeout: 180_000, shell: false, maxBuffer: 4 * 1024 * 1024 });
+  const out = redact(`${res.stdout ?? ""}${res.stderr ?? ""}${res.error && !res.stdout && !res.stderr ? res.error.message : ""}`, key);
+  return { ok: res.status === 0, out: visible(out.trim(), { lines: true }), status: res.status ?? res.error?.code ?? res.error?.message };
 }
 
 /**
@@ -1020,14 +1620,14 @@ export function placeFile(dir, file, kind, opts, home = homedir()) {
   if (never) return { refused: `${never}: lore-setup never writes it` };
   const role = allowed.get(file);
   if (!role) return { refused: `not a file lore-setup writes for ${h.name} (${[...allowed.keys()].join(", ") || "none"})` };
-  if (roleOf[kind] !== role) return { refused: `${h.name}'s ${role === "mcp" ? "MCP configuration" : role === "config" ? "configuration" : "instruction file"}, not a place for a ${visible(kind)} proposal` };
+  if (roleOf[kind] !== role) return { refused: `${h.name}'s ${role === "mcp" ? "MCP configuration" : role === "config" ? "configuration" : "instruction file"}, not a place for a ${visible(kind, { max: 100 })} proposal` };
   if (file.startsWith("~/")) {
-    if (!opts.user) return { manual: `${shown} is a user-level file (run again with --user to let lore-setup edit it)`, user: true, role };
+    if (!opts.user) return { manual: `${visible(file)} is a user-level file (run again with --user to let lore-setup edit it)`, user: true, role };
     const loc = locate(home, file.slice(2), file);
-    return loc.refused ? { manual: loc.refused, link: loc.link, role } : { target: loc.target, root: home, rel: file.slice(2), role };
+    return loc.refused ? { manual: loc.refused, link: loc.link, role } : { target: loc.target, root: home, rel: loc.rel, role };
   }
   const loc = locate(dir, file);
-  return loc.refused ? { manual: loc.refused, link: loc.link, role } : { target: loc.target, root: dir, rel: file, role };
+  return loc.refused ? { manual: loc.refused, link: loc.link, role } : { target: loc.target, root: dir, rel: loc.rel, role };
 }
 
 /**
@@ -1044,12 +1644,14 @@ export function plan(dir, advice, opts, home = homedir()) {
   const unchanged = [];
   const refused = [];
   const mcp = mcpEntry(h, opts.lore);
+  const installed = new Set(opts.installedSkills ?? []);
+  const proposedSkills = new Set();
   const notes = (p) => (Array.isArray(p.notes) ? p.notes.filter((n) => typeof n === "string") : []);
   const proposals = Array.isArray(advice.proposals) ? advice.proposals.filter(isObj) : [];
   for (const p of proposals) {
-    const what = visible(p.file ?? p.id ?? p.kind ?? "?");
+    const what = visible(p.file ?? p.id ?? p.kind ?? "?", { max: 200 });
     if (!["mcp_server", "skill", "instructions", "config"].includes(p.kind)) {
-      refused.push({ proposal: p, what, why: `a ${visible(p.kind)} proposal is not one lore-setup knows` });
+      refused.push({ proposal: p, what, why: `a ${visible(p.kind, { max: 100 })} proposal is not one lore-setup knows` });
       continue;
     }
     if (p.kind === "skill") {
@@ -1060,6 +1662,20 @@ export function plan(dir, advice, opts, home = homedir()) {
         continue;
       }
       if (p.action === "none") continue;
+      if (proposedSkills.has(name)) {
+        refused.push({ proposal: p, what: `skill ${name}`, why: "proposed more than once" });
+        continue;
+      }
+      proposedSkills.add(name);
+      // The project's own skills are its own: a proposal for a name it has would replace one.
+      if (installed.has(name)) {
+        refused.push({ proposal: p, what: `skill ${name}`, why: "this project has a skill of that name already; lore-setup never replaces one" });
+        continue;
+      }
+      if (proposedSkills.size > MAX_SKILLS) {
+        refused.push({ proposal: p, what: `skill ${name}`, why: `more than ${MAX_SKILLS} skills in one answer` });
+        continue;
+      }
       if (!h.skillsCli) {
         manual.push({ proposal: p, why: `${h.name} installs skills by hand`, todo: `see ${opts.lore}/connect/${h.id}` });
         continue;
@@ -1076,14 +1692,21 @@ export function plan(dir, advice, opts, home = homedir()) {
       }
       const [major, minor] = String(opts.node ?? process.versions.node).split(".").map(Number);
       if (!opts.localSkillsCli && (major < SKILLS_NODE[0] || (major === SKILLS_NODE[0] && minor < SKILLS_NODE[1]))) {
-        manual.push({ proposal: p, why: `the skills CLI needs Node ${SKILLS_NODE.join(".")} or newer and this is Node ${visible(opts.node ?? process.versions.node)}`, todo: `${line}    (with a newer Node)` });
+        manual.push({ proposal: p, why: `the skills CLI needs Node ${SKILLS_NODE.join(".")} or newer and this is Node ${visible(opts.node ?? process.versions.node, { max: 40 })}`, todo: `${line}    (with a newer Node)` });
         continue;
       }
-      // The skills CLI writes where the harness reads skills (and, for project installs, its own .agents/skills).
+      // The skills CLI writes where the harness reads skills (and, for project installs, its own
+      // .agents/skills): those folders must be free of links and of anything already there.
       const dirs = [`${h.skillsCli.dir}/${name}`, ...(r.global ? [] : [`.agents/skills/${name}`])];
-      const blocked = dirs.map((d) => (d.startsWith("~/") ? locate(home, d.slice(2), d) : locate(dir, d))).find((l) => l.refused);
+      const located = dirs.map((d) => ({ d, loc: d.startsWith("~/") ? locate(home, d.slice(2), d) : locate(dir, d) }));
+      const blocked = located.find(({ loc }) => loc.refused);
       if (blocked) {
-        manual.push({ proposal: p, why: blocked.refused, todo: null });
+        manual.push({ proposal: p, why: blocked.loc.refused, todo: null });
+        continue;
+      }
+      const taken = located.find(({ loc }) => existsSync(loc.target));
+      if (taken) {
+        manual.push({ proposal: p, why: `${taken.d} exists already; lore-setup never replaces it`, todo: null });
         continue;
       }
       runs.push({ proposal: p, ...r, line });
@@ -1118,20 +1741,21 @@ export function plan(dir, advice, opts, home = homedir()) {
       manual.push({ proposal: p, why: notes(p)[0] ?? "needs a person", todo: ownStep });
       continue;
     }
-    const read = readTarget(place.target);
+    const read = readChecked(place.root, place.rel, place.role === "instructions" ? MAX_FILE_BYTES : MAX_CONFIG_BYTES, p.file);
     if (read.refused || read.notFile) {
-      manual.push({ proposal: p, why: `${what} ${read.refused ?? "is not a regular file"}`, todo: null });
+      manual.push({ proposal: p, why: `${what}: ${read.refused ?? "not a regular file"}`, todo: null });
       continue;
     }
     const before = read.text;
     let after;
     if (place.role === "mcp") {
+      let why = null;
       if (before === null) after = mcp.snippet.endsWith("\n") ? mcp.snippet : `${mcp.snippet}\n`;
       else if (mcp.merge) after = mergeJson(before, mcp.merge.path, mcp.merge.value);
-      else if (mcp.format === "toml") after = mergeToml(before, mcp.snippet);
+      else if (mcp.format === "toml") ({ text: after = null, problem: why = null } = mergeToml(before, mcp.snippet));
       else after = null;
       if (after === null) {
-        manual.push({ proposal: p, why: `${what} exists and is not plain ${mcp.format === "json" ? "JSON" : mcp.format}: merge the entry by hand`, todo: mcp.snippet });
+        manual.push({ proposal: p, why: `${what} ${why ?? `exists and is not plain ${mcp.format === "json" ? "JSON" : mcp.format}`}: merge the entry by hand`, todo: mcp.snippet });
         continue;
       }
     } else {
@@ -1157,15 +1781,9 @@ export function plan(dir, advice, opts, home = homedir()) {
   return { writes, runs, manual, unchanged, refused };
 }
 
-/** Writes one planned file, checking its path again first (the folder may have changed since). */
+/** Writes one planned file through checked folders (see writeChecked): only if it is still what the diff was made from. */
 export function applyWrite(w) {
-  const again = locate(w.root, w.rel, w.file);
-  if (again.refused) throw new CliError(again.refused);
-  mkdirSync(path.dirname(again.target), { recursive: true });
-  // mkdir may have met a folder swapped for a link: once more, then open without following one.
-  const final = locate(w.root, w.rel, w.file);
-  if (final.refused) throw new CliError(final.refused);
-  writeTarget(final.target, w.after, w.before === null);
+  writeChecked(w.root, w.rel, w.after, w.before, w.file);
 }
 
 /** A unified diff of one changed region (common leading and trailing lines kept as context), every line shown as it is. */
@@ -1190,35 +1808,27 @@ export function unifiedDiff(file, before, after, context = 3) {
     ...b.slice(pre, b.length - suf).map((l) => `+${l}`),
     ...a.slice(a.length - suf, aEnd).map((l) => ` ${l}`),
   ];
-  return lines.map((l) => visible(l)).join("\n");
+  // Lines lore-setup writes are at most MAX_SECTION_LINE long, so only the project's own old lines can be cut here.
+  return lines.map((l) => visible(l, { max: MAX_SECTION_LINE + 1 })).join("\n");
 }
 
 // ---- talking to Lore ----------------------------------------------------------------------------------
 
-/** This copy's version when it runs from Lore's package (its package.json beside bin/), else null. */
-function ownVersion() {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    return pkg.name === "lore-setup" && typeof pkg.version === "string" ? pkg.version : null;
-  } catch {
-    return null;
-  }
+/** This file's SHA-256 and version (BASE_VERSION plus the digest's first 12 hex digits, as the package is versioned). */
+export function ownVersion(file = fileURLToPath(import.meta.url)) {
+  const sha256 = createHash("sha256").update(readFileSync(file)).digest("hex");
+  return { sha256, version: `${BASE_VERSION}-h${sha256.slice(0, 12)}` };
 }
 
-/** The version of lore-setup this Lore serves (GET /v1/setup), or null when it cannot tell. */
-async function servedVersion(url) {
-  try {
-    const res = await fetch(`${url}/v1/setup`, { headers: { accept: "application/json", "user-agent": "lore-setup/1" }, signal: AbortSignal.timeout(10_000) });
-    const v = res.ok ? (await res.json())?.cli?.version : null;
-    return typeof v === "string" && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
+/**
+ * The command that runs the package at `url` the safe way: from a fresh folder under ~/.cache (not
+ * in the project, where npm would read its .npmrc and put its node_modules/.bin first on PATH; not
+ * under /tmp, where anyone could plant a node_modules/.bin npm would put on PATH), on the project
+ * named by --dir.
+ */
+export const npxCommand = (url, args = "--dry-run") => `(mkdir -p ~/.cache && cd "$(mktemp -d ~/.cache/lore-setup.XXXXXX)" && npx --yes "${url}" --dir "$OLDPWD" ${args})`;
 
-/** Advise's answer is read up to this size: a server cannot make lore-setup hold more. */
-const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
-
+/** Reads a response body up to `max` bytes: a server cannot make lore-setup hold more. */
 async function readCapped(res, max) {
   const reader = res.body?.getReader();
   if (!reader) return "";
@@ -1230,28 +1840,44 @@ async function readCapped(res, max) {
     size += value.length;
     if (size > max) {
       await reader.cancel();
-      throw new CliError(`Lore's answer is larger than ${max / 1024 / 1024} MiB: not read`);
+      throw new CliError(`Lore's answer is larger than ${sizeName(max)}: not read`);
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function advise(url, key, body, version) {
+/** What GET /v1/setup says of the package this Lore serves (`{version, sha256, sha512}`), or null when it cannot tell. */
+async function servedCli(url) {
+  try {
+    const res = await fetch(`${url}/v1/setup`, { headers: { accept: "application/json", "user-agent": "lore-setup/1" }, signal: AbortSignal.timeout(10_000), redirect: "manual" });
+    const cli = res.ok ? JSON.parse(await readCapped(res, 1024 * 1024))?.cli : null;
+    if (!isObj(cli) || typeof cli.version !== "string" || !/^[0-9A-Za-z.+-]{1,64}$/.test(cli.version)) return null;
+    if (typeof cli.sourceSha256 !== "string" || !/^[0-9a-f]{64}$/.test(cli.sourceSha256) || typeof cli.sha512 !== "string" || !/^[0-9a-f]{128}$/.test(cli.sha512)) return null;
+    return { version: cli.version, sha256: cli.sourceSha256, sha512: cli.sha512 };
+  } catch {
+    return null;
+  }
+}
+
+/** Advise's answer is read up to this size: a server cannot make lore-setup hold more. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+async function advise(url, key, body, version, defaulted) {
   let res;
   try {
     res = await fetch(`${url}/v1/agents/me/advise`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${key}`, "user-agent": `lore-setup/${version ?? "1"}` },
+      headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${key}`, "user-agent": `lore-setup/${version}` },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
       // The key goes to Lore only: a redirect elsewhere is not followed with it.
       redirect: "manual",
     });
   } catch (e) {
-    throw new CliError(`Could not reach Lore at ${url} (${visible(e.cause?.code ?? e.message)}). Set LORE_URL or --url to its address.`);
+    throw new CliError(`Could not reach Lore at ${url} (${visible(e.cause?.code ?? e.message, { max: 200 })}).${defaulted ? " LORE_URL is not set, so lore-setup tried a Lore on this machine (the local default):" : ""} Set LORE_URL or --url to Lore's address.`);
   }
-  if (res.status >= 300 && res.status < 400) throw new CliError(`Lore answered ${res.status} (a redirect to ${visible(res.headers.get("location") ?? "?")}): lore-setup sends the key to ${url} only. Set LORE_URL to the address it redirects to, if that is your Lore.`);
+  if (res.status >= 300 && res.status < 400) throw new CliError(`Lore answered ${res.status}, a redirect (to ${visible(res.headers.get("location") ?? "?", { max: 200 })}): lore-setup sends the key to ${url} only and follows no redirect. Check that ${url} is your Lore's address.`);
   const text = await readCapped(res, MAX_ANSWER_BYTES);
   let json = null;
   try {
@@ -1259,31 +1885,20 @@ async function advise(url, key, body, version) {
   } catch {
     /* not JSON */
   }
+  if (tooDeep(json, MAX_ANSWER_DEPTH)) throw new CliError(`Lore's answer nests deeper than ${MAX_ANSWER_DEPTH} levels: not read`);
   if (res.ok && isObj(json)) return json;
   const err = isObj(json?.error) ? json.error : null;
   if (res.status === 401) throw new CliError("Lore refused the key in LORE_API_KEY (401): it is unknown or revoked. Create a new one on the dashboard's Agents page.");
-  if (res.status === 429) throw new CliError(`Lore's quota is used up: ${visible(err?.message ?? "429")}. Try again after ${visible(err?.details?.resetsAt ?? `${res.headers.get("retry-after")} s`)}; do not retry in a loop.`);
-  throw new CliError(`Lore answered ${res.status}: ${visible(err?.message ?? text.slice(0, 300))}`);
-}
-
-function runSkills(dir, r, key, prefix) {
-  let spec;
-  try {
-    spec = skillsSpawn(r, { prefix });
-  } catch (e) {
-    return { ok: false, out: e.message, status: "refused" };
-  }
-  const res = spawnSync(spec.cmd, spec.args, { cwd: dir, env: childEnv(), encoding: "utf8", timeout: 180_000, shell: spec.shell });
-  const raw = `${res.stdout ?? ""}${res.stderr ?? ""}${res.error && !res.stdout && !res.stderr ? res.error.message : ""}`;
-  const out = key.length >= 8 ? raw.split(key).join("[key]") : raw;
-  return { ok: res.status === 0, out: visible(out.trim(), { lines: true }), status: res.status ?? res.error?.code ?? res.error?.message };
+  if (res.status === 429) throw new CliError(`Lore's quota is used up: ${visible(err?.message ?? "429", { max: 300 })}. Try again after ${visible(err?.details?.resetsAt ?? `${res.headers.get("retry-after")} s`, { max: 100 })}; do not retry in a loop.`);
+  throw new CliError(`Lore answered ${res.status}: ${visible(err?.message ?? text.slice(0, 300), { max: 300 })}`);
 }
 
 /** The stack lines of the summary: what each file gave, what was not sent, what was not read. */
 function stackLines(stack) {
   const lines = [`  stack       ${stack.entries.length} dependencies${stack.read.length ? "" : " (no lockfile or package.json found)"}${stack.total > stack.entries.length ? ` (first ${stack.entries.length} of ${stack.total})` : ""}`];
   for (const r of stack.read) lines.push(`    read      ${r.file}: ${r.count} (${r.note})`);
-  for (const s of stack.notSent) lines.push(`    not sent  ${visible(s)}`);
+  for (const s of stack.notSent.slice(0, 50)) lines.push(`    not sent  ${visible(s, { max: 300 })}`);
+  if (stack.notSent.length > 50) lines.push(`    not sent  … and ${stack.notSent.length - 50} more`);
   for (const s of stack.notRead) lines.push(`    not read  ${s}`);
   return lines;
 }
@@ -1291,7 +1906,7 @@ function stackLines(stack) {
 /** What advise said about the stack it was sent (ranges read as their lowest match, versions it could not read). */
 function adviseStackLines(s) {
   if (!isObj(s)) return [];
-  const show = (e) => `${visible(e?.name)} ${visible(e?.version)}${e?.pinned ? ` -> ${visible(e.pinned)}` : ""}`;
+  const show = (e) => `${visible(e?.name, { max: 100 })} ${visible(e?.version, { max: 100 })}${e?.pinned ? ` -> ${visible(e.pinned, { max: 100 })}` : ""}`;
   const lines = [];
   const ranges = Array.isArray(s.ranges) ? s.ranges : [];
   const unpinned = Array.isArray(s.unpinned) ? s.unpinned : [];
@@ -1308,10 +1923,20 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
     io.out(USAGE);
     return 0;
   }
-  const key = process.env.LORE_API_KEY?.trim();
-  if (!key) throw new CliError("LORE_API_KEY is not set: put the agent key from the dashboard's Agents page in it (export LORE_API_KEY=…; never commit it).", 2);
-  const url = loreOrigin(opts.url ?? process.env.LORE_URL ?? "http://127.0.0.1:8787");
-  if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new CliError(`${visible(opts.dir)} is not a folder`, 2);
+  const rawKey = process.env.LORE_API_KEY ?? "";
+  if (!rawKey.trim()) throw new CliError("LORE_API_KEY is not set: put the agent key from the dashboard's Agents page in it (export LORE_API_KEY=…; never commit it).", 2);
+  const key = rawKey.trim();
+  if (!KEY_FORMAT.test(key)) throw new CliError("LORE_API_KEY does not hold a key: a key is 8 or more printable ASCII characters without spaces. Copy it again from the dashboard's Agents page.", 2);
+  const given = opts.url ?? process.env.LORE_URL;
+  const url = loreOrigin(given ?? "http://127.0.0.1:8787", { allowHttp: opts.allowHttp });
+  if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new CliError(`${visible(opts.dir, { max: 300 })} is not a folder`, 2);
+  const userLevel = userLevelFolder(opts.dir);
+  if (userLevel && !opts.user) {
+    throw new CliError(
+      `${visible(opts.dir, { max: 300 })} is ${userLevel}: a harness's files there apply to every project (~/.claude/CLAUDE.md, ~/.codex/config.toml, ~/.codex/AGENTS.md…). Run again with --user to let lore-setup change them, or name a project's folder with --dir.`,
+      2,
+    );
+  }
 
   const harness = opts.harness ?? detectHarness(opts.dir);
   if (!harness) throw new CliError(`Could not tell which harness this project uses: pass --harness (${HARNESSES.join(", ")}).`, 2);
@@ -1320,50 +1945,54 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   const stack = readStack(opts.dir, skipped);
   const skills = installedSkills(opts.dir, skipped);
   const files = instructionFiles(opts.dir, h, { user: opts.user }, skipped);
-  const version = ownVersion();
-  io.out(`lore-setup${version ? ` ${version}` : ""}: ${visible(opts.dir)}`);
+  const self = ownVersion();
+  io.out(`lore-setup ${self.version}: ${visible(opts.dir, { max: 300 })}`);
   io.out(`  harness     ${harness}${opts.harness ? "" : " (detected; --harness to choose another)"}`);
   for (const l of stackLines(stack)) io.out(l);
   io.out(`  skills      ${skills.length ? skills.join(", ") : "none installed"}`);
   io.out(`  files       ${[...allowedFiles(h).keys()].filter((f) => opts.user || !f.startsWith("~/")).join(", ") || "none in the project"} (the only files lore-setup may change for ${h.name}${opts.user ? "" : "; ~/… ones need --user"})`);
-  io.out(`  lore        ${url} (key from LORE_API_KEY)`);
+  io.out(`  lore        ${url}${given === undefined ? " (LORE_URL is not set: the local default)" : ""} (key from LORE_API_KEY)`);
   for (const s of new Set(skipped)) io.out(`  not read    ${s}`);
-  if (version) {
-    const served = await servedVersion(url);
-    if (served && served !== version) {
-      io.out(`  warning     this lore-setup is ${version}; ${url} serves ${served} (npx reuses what it first downloaded from a URL). The current one: npx --yes "${url}/v1/setup/lore-setup.tgz?v=${served}"`);
-    }
+  // npx started in the project: npm read its .npmrc and put its node_modules/.bin first on PATH before this file ran.
+  if (process.env.npm_command === "exec") {
+    const rel = path.relative(safeReal(opts.dir), safeReal(process.cwd()));
+    if (!rel.startsWith("..") && !path.isAbsolute(rel)) io.out("  warning     npx started lore-setup inside the project: npm read the project's .npmrc and put its node_modules/.bin first on PATH. For a checkout you do not trust, start it from an empty folder with --dir (the README's command).");
+  }
+  const served = await servedCli(url);
+  if (served && served.sha256 !== self.sha256) {
+    io.out(`  warning     this lore-setup (${self.version}) is not the one ${url} serves (${served.version}). The current one: ${npxCommand(`${url}/v1/setup/lore-setup/${served.sha512}.tgz`)}`);
   }
 
-  const advice = await advise(url, key, { harness, stack: stack.entries, installedSkills: skills, existingInstructionFiles: files }, version);
-  const p = plan(opts.dir, advice, { ...opts, harness, lore: url, localSkillsCli: !!process.env.LORE_SKILLS_CLI });
+  const advice = await advise(url, key, { harness, stack: stack.entries, installedSkills: skills, existingInstructionFiles: files }, self.version, given === undefined);
+  const p = plan(opts.dir, advice, { ...opts, harness, lore: url, localSkillsCli: !!process.env.LORE_SKILLS_CLI, installedSkills: skills });
   io.out("");
   for (const l of adviseStackLines(advice.stack)) io.out(l);
-  for (const n of Array.isArray(advice.notes) ? advice.notes : []) io.out(`note: ${visible(n)}`);
-  const title = (x) => `# ${visible(x.proposal.title ?? x.proposal.id)}`;
+  for (const n of (Array.isArray(advice.notes) ? advice.notes : []).slice(0, 20)) io.out(`note: ${visible(n, { max: 500 })}`);
+  const title = (x) => `# ${visible(x.proposal.title ?? x.proposal.id, { max: 200 })}`;
   for (const w of p.writes) {
-    io.out(`${title(w)}: ${visible(w.proposal.reason ?? "")}`);
+    io.out(`${title(w)}: ${visible(w.proposal.reason ?? "", { max: 500 })}`);
     // What the harness needs besides the file (approving a project server, trusting the folder…).
-    if (w.proposal.kind === "mcp_server" && Array.isArray(w.proposal.notes)) for (const n of w.proposal.notes) io.out(`#   note: ${visible(n)}`);
+    if (w.proposal.kind === "mcp_server" && Array.isArray(w.proposal.notes)) for (const n of w.proposal.notes.slice(0, 10)) io.out(`#   note: ${visible(n, { max: 500 })}`);
     io.out(unifiedDiff(w.file, w.before, w.after));
     io.out("");
   }
+  if (p.runs.length) io.out(`(the skills CLI, ${SKILLS_CLI}: npm installs it and its dependencies at the integrities Lore's lockfile pins into a temporary folder, without install scripts; this Node runs it in the project, from a PATH without the project's folders)`);
   for (const r of p.runs) {
-    io.out(`${title(r)}: ${visible(r.proposal.reason ?? "")}`);
-    io.out(`$ ${r.line}`);
+    io.out(`${title(r)}: ${visible(r.proposal.reason ?? "", { max: 500 })}`);
+    io.out(`$ ${installLine(r)}`);
     io.out("");
   }
   for (const m of p.manual) {
-    io.out(`${title(m)} (not applied: ${visible(m.why)})`);
+    io.out(`${title(m)} (not applied: ${visible(m.why, { max: 500 })})`);
     if (m.todo) io.out(visible(m.todo, { lines: true }).split("\n").map((l) => `    ${l}`).join("\n"));
     io.out("");
   }
   for (const r of p.refused) {
     io.out(`! refused ${r.what}: ${r.why}`);
-    if (typeof r.text === "string") io.out(`    the server sent: ${visible(r.text)}`);
+    if (typeof r.text === "string") io.out(`    the server sent: ${visible(r.text, { max: 300 })}`);
   }
   if (p.refused.length) io.out("");
-  for (const u of p.unchanged) io.out(`= ${visible(u.file ?? u.id)}: already up to date`);
+  for (const u of p.unchanged) io.out(`= ${visible(u.file ?? u.id, { max: 200 })}: already up to date`);
   if (!p.writes.length && !p.runs.length) {
     io.out(p.manual.length ? "Nothing lore-setup can change by itself; the steps above are yours." : p.refused.length ? "Nothing to apply." : "Nothing to change: this project is set up.");
     return p.refused.length ? 1 : 0;
@@ -1391,26 +2020,27 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   for (const w of p.writes) {
     try {
       applyWrite(w);
-      io.out(`wrote ${visible(w.file)}`);
+      io.out(`wrote ${visible(w.file, { max: 200 })}`);
     } catch (e) {
       failed++;
-      io.err(`could not write ${visible(w.file)}: ${e instanceof CliError ? e.message : visible(e.code ?? e.message)}`);
+      io.err(`could not write ${visible(w.file, { max: 200 })}: ${e instanceof CliError ? e.message : visible(e.code ?? e.message, { max: 300 })}`);
     }
   }
   if (p.runs.length) {
-    // An empty folder of our own for npm's prefix: no .npmrc of the project's is read (see skillsSpawn).
-    const prefix = mkdtempSync(path.join(tmpdir(), "lore-setup-npm-"));
+    // A folder of lore-setup's own (0700) for npm to install the skills CLI into; removed afterwards.
+    const folder = mkdtempSync(path.join(tmpdir(), "lore-setup-skills-"));
     try {
+      const cli = prepareSkillsCli(folder, opts.dir, key);
       for (const r of p.runs) {
-        const res = runSkills(opts.dir, r, key, prefix);
+        const res = cli.entry ? runSkills(opts.dir, r, key, cli.entry) : { ok: false, status: "not run", out: `${cli.error}\n    by hand: ${r.line}` };
         if (res.ok) io.out(`installed ${r.skill}`);
         else {
           failed++;
-          io.err(`could not install ${r.skill} (exit ${visible(res.status)}):\n${res.out}`);
+          io.err(`could not install ${r.skill} (exit ${visible(res.status, { max: 100 })}):\n${res.out}`);
         }
       }
     } finally {
-      rmSync(prefix, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true });
     }
   }
   io.out(failed ? `Done, with ${failed} file write(s) or skill install(s) failed.` : "Done.");
@@ -1429,9 +2059,8 @@ if (invoked) {
   main().then(
     (code) => process.exit(code),
     (e) => {
-      const key = process.env.LORE_API_KEY;
       const msg = String(e instanceof CliError ? e.message : visible(e?.stack ?? e, { lines: true }));
-      process.stderr.write(`lore-setup: ${key && key.length >= 8 ? msg.split(key).join("[key]") : msg}\n`);
+      process.stderr.write(`lore-setup: ${redact(msg, process.env.LORE_API_KEY?.trim())}\n`);
       process.exit(e instanceof CliError ? e.code : 1);
     },
   );

@@ -3,16 +3,20 @@
 //   1. writes the harness data into bin/lore-setup.mjs (between its HARNESS DATA markers), derived
 //      from data/harnesses.json, the one source of truth: the CLI decides which files it may touch
 //      from its own copy, never from the server's answer;
-//   2. packs bin/lore-setup.mjs with a package.json into a tarball that is the same bytes on every
-//      build and machine (fixed order, times, modes and owners; gzip by fflate, not the platform's
-//      zlib), and writes it with its SHA-512 integrity to src/setup/cli-package.generated.ts.
+//   2. writes the skills CLI's lockfile into it (between its SKILLS LOCK markers): the `skills`
+//      package and its dependencies at the versions and integrities of Lore's own package-lock.json,
+//      which the CLI hands to `npm ci` in a private folder;
+//   3. packs bin/lore-setup.mjs, a package.json and smol-toml (bundled: the CLI's one dependency,
+//      no registry needed to install it) into a tarball that is the same bytes on every build and
+//      machine (fixed order, times, modes and owners; gzip by fflate, not the platform's zlib), and
+//      writes it with its SHA-512 to src/setup/cli-package.generated.ts.
 //
 // `-- --check` changes nothing and fails when either file is stale (test/e2e/setup-package.test.ts
 // runs the same check). `-- --name @scope/lore-setup --version 1.2.3 --out lore-setup.tgz` writes a
 // tarball to publish under a scoped name (`npm publish lore-setup.tgz --access public`); the
 // served one is not changed.
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "fflate";
@@ -21,15 +25,60 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI_PATH = path.join(ROOT, "bin", "lore-setup.mjs");
 export const GENERATED_PATH = path.join(ROOT, "src", "setup", "cli-package.generated.ts");
 const HARNESSES_PATH = path.join(ROOT, "data", "harnesses.json");
+const LOCK_PATH = path.join(ROOT, "package-lock.json");
+const TOML_DIR = path.join(ROOT, "node_modules", "smol-toml");
 
 export const PACKAGE_NAME = "lore-setup";
-/** Raised by hand when the CLI's options or output change in a way a user would notice. */
-export const BASE_VERSION = "0.2.0";
 // npm pack's own fixed time (1985-10-26T08:15:00Z), so the bytes do not depend on when they were built.
 const MTIME = 499162500;
 
 const BEGIN = /^\/\/ BEGIN HARNESS DATA.*$/m;
 const END = /^\/\/ END HARNESS DATA$/m;
+const LOCK_BEGIN = /^\/\/ BEGIN SKILLS LOCK.*$/m;
+const LOCK_END = /^\/\/ END SKILLS LOCK$/m;
+
+/** The CLI's BASE_VERSION (kept in the CLI, which prints its own version). */
+export function baseVersionOf(cli) {
+  const m = /^export const BASE_VERSION = "([0-9]+\.[0-9]+\.[0-9]+)";$/m.exec(cli);
+  if (!m) throw new Error("bin/lore-setup.mjs has no BASE_VERSION");
+  return m[1];
+}
+
+/**
+ * The lockfile of a folder whose one dependency is the `skills` CLI: its entry and its dependencies'
+ * from Lore's package-lock.json (version, integrity, dependencies, engines, bin), as `npm ci` takes it.
+ */
+export function skillsLock(lock) {
+  const packages = lock.packages;
+  const root = packages["node_modules/skills"];
+  if (!root) throw new Error("package-lock.json has no node_modules/skills");
+  // Where npm finds `name` for the package at `from`: its own node_modules, then each parent's.
+  const resolve = (from, name) => {
+    for (let base = from; ; ) {
+      const here = `${base}/node_modules/${name}`;
+      if (packages[here]) return here;
+      const i = base.lastIndexOf("/node_modules/");
+      if (i < 0) break;
+      base = base.slice(0, i);
+    }
+    if (packages[`node_modules/${name}`]) return `node_modules/${name}`;
+    throw new Error(`package-lock.json: ${name} (needed by ${from}) is missing`);
+  };
+  const out = { "": { name: "lore-setup-skills", dependencies: { skills: root.version } } };
+  const queue = ["node_modules/skills"];
+  while (queue.length) {
+    const k = queue.shift();
+    if (out[k]) continue;
+    const e = packages[k];
+    if (!e.integrity) throw new Error(`package-lock.json: ${k} has no integrity`);
+    const kept = {};
+    for (const f of ["version", "resolved", "integrity", "license", "dependencies", "optionalDependencies", "bin", "engines"]) if (e[f] !== undefined) kept[f] = e[f];
+    out[k] = kept;
+    for (const d of Object.keys({ ...e.dependencies, ...e.optionalDependencies })) queue.push(resolve(k, d));
+  }
+  const sorted = Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]]));
+  return { name: "lore-setup-skills", lockfileVersion: 3, requires: true, packages: sorted };
+}
 
 /** What the CLI needs of each harness: its files, its MCP entry and how the skills CLI installs for it. */
 export function cliHarnessData(data) {
@@ -43,14 +92,28 @@ export function cliHarnessData(data) {
   }));
 }
 
-/** The CLI source with its harness data block set from data/harnesses.json. */
-export function withHarnessData(source, data) {
-  const b = BEGIN.exec(source);
-  const e = END.exec(source);
-  if (!b || !e || e.index < b.index) throw new Error("bin/lore-setup.mjs has no HARNESS DATA markers");
-  const block = `export const HARNESS_DATA = ${JSON.stringify(cliHarnessData(data), null, 2)};\n`;
+function setBlock(source, begin, end, block, what) {
+  const b = begin.exec(source);
+  const e = end.exec(source);
+  if (!b || !e || e.index < b.index) throw new Error(`bin/lore-setup.mjs has no ${what} markers`);
   const start = b.index + b[0].length + 1;
   return source.slice(0, start) + block + source.slice(e.index);
+}
+
+/** The CLI source with its harness data block set from data/harnesses.json. */
+export function withHarnessData(source, data) {
+  return setBlock(source, BEGIN, END, `export const HARNESS_DATA = ${JSON.stringify(cliHarnessData(data), null, 2)};\n`, "HARNESS DATA");
+}
+
+/** The CLI source with its skills lockfile block set from package-lock.json. */
+export function withSkillsLock(source, lock) {
+  return setBlock(source, LOCK_BEGIN, LOCK_END, `export const SKILLS_LOCK = ${JSON.stringify(skillsLock(lock), null, 2)};\n`, "SKILLS LOCK");
+}
+
+/** smol-toml's files as the package bundles them: its package.json, licence and built JS (no types, no README). */
+export function tomlFiles(dir = TOML_DIR) {
+  const names = ["package.json", "LICENSE", ...readdirSync(path.join(dir, "dist")).filter((f) => /\.(?:js|cjs)$/.test(f)).sort().map((f) => `dist/${f}`)];
+  return names.map((f) => ({ path: `node_modules/smol-toml/${f}`, bytes: new Uint8Array(readFileSync(path.join(dir, f))), mode: 0o644 }));
 }
 
 /** One ustar header block (paths under 100 bytes; owner root, fixed time). */
@@ -96,27 +159,32 @@ function tar(files) {
   return out;
 }
 
-/** The version of a CLI source: BASE_VERSION plus a digest of the source (h…: always a valid semver identifier). */
-export const versionOf = (cli) => `${BASE_VERSION}-h${createHash("sha256").update(cli).digest("hex").slice(0, 12)}`;
+/** The version of a CLI source: its BASE_VERSION plus a digest of the source (h…: always a valid semver identifier); the CLI computes the same of itself. */
+export const versionOf = (cli) => `${baseVersionOf(cli)}-h${createHash("sha256").update(cli).digest("hex").slice(0, 12)}`;
 
-/** The package tarball for a CLI source: `{bytes, integrity, version, name}`, the same bytes for the same source. */
-export function buildPackage(cli, { name = PACKAGE_NAME, version = versionOf(cli) } = {}) {
+/** The package tarball for a CLI source: `{bytes, integrity, sha512, sourceSha256, version, name}`, the same bytes for the same source. */
+export function buildPackage(cli, { name = PACKAGE_NAME, version = versionOf(cli), toml = tomlFiles() } = {}) {
+  const tomlPkg = JSON.parse(new TextDecoder().decode(toml.find((f) => f.path === "node_modules/smol-toml/package.json").bytes));
   const pkg = {
     name,
     version,
     description: "Connects a project's coding agent harness to Lore: MCP server entry, instruction section, skills",
     type: "module",
     bin: { "lore-setup": "bin/lore-setup.mjs" },
-    files: ["bin/lore-setup.mjs"],
     engines: { node: ">=20" },
+    dependencies: { "smol-toml": tomlPkg.version },
+    bundleDependencies: ["smol-toml"],
   };
   const files = [
     { path: "package.json", bytes: new TextEncoder().encode(`${JSON.stringify(pkg, null, 2)}\n`), mode: 0o644 },
     { path: "bin/lore-setup.mjs", bytes: new TextEncoder().encode(cli), mode: 0o755 },
+    ...toml,
   ];
   const bytes = gzipSync(tar(files), { level: 9, mtime: 0 });
-  const integrity = `sha512-${createHash("sha512").update(bytes).digest("base64")}`;
-  return { name, version, bytes, integrity };
+  const digest = createHash("sha512").update(bytes);
+  const sha512 = digest.copy().digest("hex");
+  const integrity = `sha512-${digest.digest("base64")}`;
+  return { name, version, bytes, integrity, sha512, sourceSha256: createHash("sha256").update(cli).digest("hex") };
 }
 
 /** The TypeScript module the Worker serves the package from. */
@@ -127,16 +195,19 @@ export const CLI_PACKAGE = {
   name: ${JSON.stringify(p.name)},
   version: ${JSON.stringify(p.version)},
   integrity: ${JSON.stringify(p.integrity)},
+  sha512: ${JSON.stringify(p.sha512)},
+  sourceSha256: ${JSON.stringify(p.sourceSha256)},
   size: ${p.bytes.length},
   base64: ${JSON.stringify(Buffer.from(p.bytes).toString("base64"))},
 } as const;
 `;
 }
 
-/** What a build writes: the CLI with fresh harness data, and the generated module. */
+/** What a build writes: the CLI with fresh harness data and skills lockfile, and the generated module. */
 export function build() {
   const data = JSON.parse(readFileSync(HARNESSES_PATH, "utf8"));
-  const cli = withHarnessData(readFileSync(CLI_PATH, "utf8"), data);
+  const lock = JSON.parse(readFileSync(LOCK_PATH, "utf8"));
+  const cli = withSkillsLock(withHarnessData(readFileSync(CLI_PATH, "utf8"), data), lock);
   const pkg = buildPackage(cli);
   return { cli, pkg, module: generatedModule(pkg) };
 }
@@ -149,7 +220,7 @@ function main(argv) {
   const { cli, pkg, module } = build();
   const out = arg("--out");
   if (out) {
-    const named = buildPackage(cli, { name: arg("--name") ?? PACKAGE_NAME, version: arg("--version") ?? BASE_VERSION });
+    const named = buildPackage(cli, { name: arg("--name") ?? PACKAGE_NAME, version: arg("--version") ?? baseVersionOf(cli) });
     writeFileSync(out, named.bytes);
     console.log(`[build:setup] ${out}: ${named.name}@${named.version}, ${named.bytes.length} bytes, ${named.integrity}`);
     return;

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { gunzipSync } from "node:zlib";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 // @ts-expect-error plain JS helpers shared with the npm scripts
-import { build, buildPackage, cliHarnessData, CLI_PATH, GENERATED_PATH, withHarnessData } from "../../scripts/setup-package.mjs";
+import { build, buildPackage, cliHarnessData, CLI_PATH, GENERATED_PATH, skillsLock, withHarnessData } from "../../scripts/setup-package.mjs";
 import { CLI_PACKAGE } from "../../src/setup/cli-package.generated";
 
 /**
@@ -45,7 +46,24 @@ describe("lore-setup's package", () => {
     expect(withHarnessData(fresh.cli, changed)).toContain('"EXTRA.md"');
   });
 
-  it("the same source gives the same bytes; the tarball holds package.json and the CLI, with fixed times, owners and modes", () => {
+  it("the skills CLI's lockfile inside the CLI is Lore's own: skills and each of its dependencies at the version and integrity of package-lock.json, nothing else", async () => {
+    const cli: any = await import(pathToFileURL(CLI_PATH).href);
+    const lock = JSON.parse(readFileSync(path.join(ROOT, "package-lock.json"), "utf8"));
+    expect(cli.SKILLS_LOCK).toEqual(skillsLock(lock));
+    const names = Object.keys(cli.SKILLS_LOCK.packages).filter((k) => k);
+    expect(names).toContain("node_modules/skills");
+    for (const k of names) {
+      expect(cli.SKILLS_LOCK.packages[k].integrity, k).toBe(lock.packages[k].integrity);
+      expect(cli.SKILLS_LOCK.packages[k].version, k).toBe(lock.packages[k].version);
+      expect(cli.SKILLS_LOCK.packages[k].integrity, k).toMatch(/^sha512-/);
+    }
+    // Every dependency of every package in it is in it (npm ci would otherwise fetch something unpinned).
+    for (const k of names) for (const d of Object.keys(cli.SKILLS_LOCK.packages[k].dependencies ?? {})) expect(names.some((n) => n === `node_modules/${d}` || n.endsWith(`/node_modules/${d}`)), `${k} -> ${d}`).toBe(true);
+    expect(cli.SKILLS_LOCK.packages[""]).toEqual({ name: "lore-setup-skills", dependencies: { skills: lock.packages["node_modules/skills"].version } });
+    expect(cli.skillsFolderFiles()["package-lock.json"]).toBe(`${JSON.stringify(cli.SKILLS_LOCK, null, 2)}\n`);
+  });
+
+  it("the same source gives the same bytes; the tarball holds package.json, the CLI and smol-toml, with fixed times, owners and modes", async () => {
     const source = readFileSync(CLI_PATH, "utf8");
     const a = buildPackage(source);
     const b = buildPackage(source);
@@ -59,15 +77,24 @@ describe("lore-setup's package", () => {
     expect(other.integrity).not.toBe(a.integrity);
 
     const entries = untar(a.bytes);
-    expect([...entries.keys()]).toEqual(["package/package.json", "package/bin/lore-setup.mjs"]);
+    const toml = readdirSync(path.join(ROOT, "node_modules", "smol-toml", "dist")).filter((f) => /\.(?:js|cjs)$/.test(f)).sort();
+    expect([...entries.keys()]).toEqual(["package/package.json", "package/bin/lore-setup.mjs", "package/node_modules/smol-toml/package.json", "package/node_modules/smol-toml/LICENSE", ...toml.map((f) => `package/node_modules/smol-toml/dist/${f}`)]);
     expect(entries.get("package/bin/lore-setup.mjs")!.bytes.toString("utf8")).toBe(source);
     expect(entries.get("package/bin/lore-setup.mjs")!.mode).toBe(0o755);
+    for (const f of toml) expect(entries.get(`package/node_modules/smol-toml/dist/${f}`)!.bytes.equals(readFileSync(path.join(ROOT, "node_modules", "smol-toml", "dist", f))), f).toBe(true);
     for (const e of entries.values()) expect([e.mtime, e.uid]).toEqual([499162500, 0]);
     const pkg = JSON.parse(entries.get("package/package.json")!.bytes.toString("utf8"));
+    const tomlVersion = JSON.parse(readFileSync(path.join(ROOT, "node_modules", "smol-toml", "package.json"), "utf8")).version;
     expect(pkg).toMatchObject({ name: "lore-setup", version: CLI_PACKAGE.version, bin: { "lore-setup": "bin/lore-setup.mjs" }, type: "module" });
-    expect(pkg.dependencies).toBeUndefined();
+    // Its one dependency travels inside it: installing it asks no registry for anything.
+    expect(pkg.dependencies).toEqual({ "smol-toml": tomlVersion });
+    expect(pkg.bundleDependencies).toEqual(["smol-toml"]);
     expect(pkg.scripts).toBeUndefined();
     expect(CLI_PACKAGE.version).toMatch(/^\d+\.\d+\.\d+-h[0-9a-f]{12}$/);
+    // The version and digests the CLI computes of its own file are the package's.
+    const cli: any = await import(pathToFileURL(CLI_PATH).href);
+    expect(cli.ownVersion()).toEqual({ sha256: CLI_PACKAGE.sourceSha256, version: CLI_PACKAGE.version });
+    expect(createHash("sha512").update(a.bytes).digest("hex")).toBe(CLI_PACKAGE.sha512);
     // A tarball to publish under a scope the project owns carries that name and version.
     const named = buildPackage(source, { name: "@example/lore-setup", version: "1.2.3" });
     expect(JSON.parse(untar(named.bytes).get("package/package.json")!.bytes.toString("utf8"))).toMatchObject({ name: "@example/lore-setup", version: "1.2.3" });
