@@ -56,33 +56,48 @@ describe("GET /v1/setup and /v1/setup/<harness>", () => {
     expect(r.body.items.filter((h: any) => h.mcp)).toHaveLength(12);
   });
 
-  it("serves lore-setup as an npm package: the tarball's bytes match the integrity and version GET /v1/setup gives", async () => {
+  it("serves lore-setup as an npm package at an address naming its SHA-512 (any other name is a 404) and at the stable one; the bytes match what GET /v1/setup gives", async () => {
     const list = await call("GET", "/v1/setup");
     const cli = list.body.cli;
+    const pinned = `${BASE}/v1/setup/lore-setup/${CLI_PACKAGE.sha512}.tgz`;
     expect(cli).toEqual({
       name: "lore-setup",
       version: CLI_PACKAGE.version,
-      url: `${BASE}/v1/setup/lore-setup.tgz`,
-      versionedUrl: `${BASE}/v1/setup/lore-setup.tgz?v=${CLI_PACKAGE.version}`,
+      url: pinned,
+      stableUrl: `${BASE}/v1/setup/lore-setup.tgz`,
       integrity: CLI_PACKAGE.integrity,
+      sha512: CLI_PACKAGE.sha512,
+      sourceSha256: CLI_PACKAGE.sourceSha256,
       size: CLI_PACKAGE.size,
-      command: `npx --yes "${BASE}/v1/setup/lore-setup.tgz?v=${CLI_PACKAGE.version}" --dry-run`,
+      command: `(mkdir -p ~/.cache && cd "$(mktemp -d ~/.cache/lore-setup.XXXXXX)" && npx --yes "${pinned}" --dir "$OLDPWD" --dry-run)`,
     });
-    for (const url of [cli.url, cli.versionedUrl]) {
+    expect(cli.sha512).toMatch(/^[0-9a-f]{128}$/);
+    expect(cli.sourceSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(cli.version.endsWith(`-h${cli.sourceSha256.slice(0, 12)}`)).toBe(true);
+    for (const url of [cli.url, cli.stableUrl, `${cli.stableUrl}?v=1`]) {
       const res = await (exports as any).default.fetch(new Request(url));
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/gzip");
       const bytes = new Uint8Array(await res.arrayBuffer());
       expect(bytes.length).toBe(cli.size);
-      // gzip magic, and the SHA-512 npm would record for it.
+      // gzip magic, and the SHA-512 npm would record for it (the hex the address names).
       expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-512", bytes));
       expect(`sha512-${btoa(String.fromCharCode(...digest))}`).toBe(cli.integrity);
+      expect([...digest].map((b) => b.toString(16).padStart(2, "0")).join("")).toBe(cli.sha512);
+    }
+    // The content address never serves other bytes: another digest, a prefix of this one, another extension.
+    const other = `${"0".repeat(128)}.tgz`;
+    for (const name of [other, `${cli.sha512.slice(0, 64)}.tgz`, `${cli.sha512}.tar`, `${cli.sha512.toUpperCase()}.tgz`, cli.sha512]) {
+      const r = await call("GET", `/v1/setup/lore-setup/${name}`);
+      expect(r.status, name).toBe(404);
+      expect(r.body.error.code).toBe("NOT_FOUND");
     }
     // Not taken for a harness named "lore-setup.tgz"; the harness route still answers 404 for unknown ones.
     expect((await call("GET", "/v1/setup/lore-setup.tar")).status).toBe(404);
     const doc = (await call("GET", "/v1/openapi.json")).body;
     expect(doc.paths["/setup/lore-setup.tgz"].get.responses["200"].content["application/gzip"]).toBeDefined();
+    expect(doc.paths["/setup/lore-setup/{file}"].get.responses["200"].content["application/gzip"]).toBeDefined();
   });
 
   for (const id of HARNESS_IDS) {

@@ -399,13 +399,17 @@ describe("connect your harness", () => {
     }
     const cc = await browse("GET", "/connect/claude-code");
     expect(cc.html).toContain("claude mcp add --transport http --scope user lore http://localhost/v1/mcp --header &#39;Authorization: Bearer ${LORE_API_KEY}&#39;");
-    // lore-setup from this server: the versioned command and the tarball's integrity, never a bare registry name.
+    // lore-setup from this server: npx of the content-addressed package from a fresh folder (never the project's), its SHA-512, never a bare registry name.
     const { cli } = (await call("GET", "/v1/setup")).body;
-    expect(list.html).toContain(`npx --yes &quot;${cli.versionedUrl}&quot; --dry-run`);
-    expect(cc.html).toContain(`npx --yes &quot;${cli.versionedUrl}&quot; --harness claude-code --dry-run`);
+    const quoted = (s: string) => s.replaceAll("&", "&amp;").replaceAll('"', "&quot;");
+    expect(list.html).toContain(quoted(`(mkdir -p ~/.cache && cd "$(mktemp -d ~/.cache/lore-setup.XXXXXX)" && npx --yes "${cli.url}" --dir "$OLDPWD" --dry-run)`));
+    expect(cc.html).toContain(quoted(`npx --yes "${cli.url}" --dir "$OLDPWD" --harness claude-code --dry-run)`));
     for (const p of [list, cc]) {
+      expect(p.html).toContain(`<code id="setup-cli-sha512">${cli.sha512}</code>`);
       expect(p.html).toContain(`<code id="setup-cli-integrity">${cli.integrity}</code>`);
+      expect(p.html).toContain("not that this server is honest");
       expect(p.html).not.toMatch(/npx lore-setup\b/);
+      expect(p.html).not.toContain("lore-setup.tgz");
     }
     const none = await browse("GET", "/connect/notepad");
     expect(none.status).toBe(404);

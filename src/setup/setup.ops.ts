@@ -7,22 +7,26 @@ import { HARNESSES, HARNESS_IDS, setupFor } from "./setup.data";
 import { renderStartHere } from "./start-here";
 import { adviseBody, adviseOut, setupOut } from "./setup.schemas";
 import { advise as runAdvise } from "./advise";
-import { CLI_PATH, cliInfo, cliTarball } from "./cli-package";
+import { CLI_PATH, CLI_PINNED_PATH, cliInfo, cliTarball, isPinnedFile } from "./cli-package";
 
 const TAG = "setup";
 
 const cliOut = z.object({
   name: z.string(),
-  /** Changes with every change of the CLI's source. */
+  /** Changes with every change of the CLI's source: `<base>-h<first 12 hex of the source's SHA-256>`. */
   version: z.string(),
-  /** The stable address (the README's). */
+  /** The package at an address naming its content (`…/lore-setup/<sha512 hex>.tgz`): npx runs what it first downloaded from a URL again, so a new package needs a new one. */
   url: z.string(),
-  /** The same package at an address naming its version: npx runs what it first downloaded from a URL again, so a new version needs a new one. */
-  versionedUrl: z.string(),
+  /** Whatever package this build serves (`…/lore-setup.tgz`): for downloading; npx reruns its first download of it. */
+  stableUrl: z.string(),
   /** SHA-512 of the tarball's bytes, as npm writes it (`sha512-<base64>`). */
   integrity: z.string(),
+  /** The same SHA-512 in hex, as `sha512sum` prints it and `url` names it. */
+  sha512: z.string(),
+  /** SHA-256 (hex) of bin/lore-setup.mjs: a running copy compares its own file with it. */
+  sourceSha256: z.string(),
   size: z.number().int(),
-  /** The command to copy: `npx --yes "<versionedUrl>" --dry-run`. */
+  /** The command to copy: npx of `url` from a fresh folder, on the project given with --dir. */
   command: z.string(),
 });
 
@@ -31,7 +35,8 @@ export const listHarnesses = defineOperation({
   summary: "Supported agent harnesses, and the setup CLI's package",
   description:
     "The agent harnesses Lore has setup advice for, each with the URL of its setup data; and `cli`, the setup CLI (lore-setup) as an npm " +
-    "package this server serves: its address, version, the SHA-512 integrity of its tarball and the npx command that runs it.",
+    "package this server serves: its content-addressed URL, version, the SHA-512 of its tarball, the SHA-256 of its source and the npx " +
+    "command that runs it.",
   tag: TAG,
   method: "GET",
   path: "/setup",
@@ -53,10 +58,10 @@ export const cliPackage = defineOperation({
   id: "setup.cliPackage",
   summary: "The setup CLI (lore-setup) as an npm package tarball",
   description:
-    "lore-setup as an npm package tarball (package.json and bin/lore-setup.mjs, Node's standard library only), for " +
-    "`npx --yes <this origin>/v1/setup/lore-setup.tgz --dry-run`. The bytes are the same for the same CLI source; their SHA-512 " +
-    "integrity, version and a versioned address are in `GET /v1/setup` (`cli`) and on the dashboard's Connect page. A `?v=` query is " +
-    "ignored: it only gives npx a new address to download from.",
+    "lore-setup as an npm package tarball (package.json, bin/lore-setup.mjs and its one bundled dependency, smol-toml), whatever " +
+    "package this build serves. npx keeps its first download of a URL and reruns it: to run it with npx, use the content-addressed " +
+    "`GET /v1/setup/lore-setup/{sha512}.tgz` that `GET /v1/setup` (`cli.url`, `cli.command`) names. The bytes are the same for the " +
+    "same CLI source. A `?v=` query is ignored.",
   tag: TAG,
   method: "GET",
   path: CLI_PATH,
@@ -64,9 +69,32 @@ export const cliPackage = defineOperation({
   metric: null,
   contentType: "application/gzip",
   output: z.string().meta({ format: "binary" }),
-  headers: () => ({ "cache-control": "public, max-age=300", "content-disposition": 'attachment; filename="lore-setup.tgz"' }),
+  headers: () => ({ "cache-control": "no-cache", "content-disposition": 'attachment; filename="lore-setup.tgz"' }),
   // The adapter sends a non-JSON result as the body as it is: here the tarball's bytes.
   handler: async () => cliTarball() as unknown as string,
+});
+
+/** The same bytes at an address naming them: anything but this build's SHA-512 is a 404, so the address never serves other bytes. */
+export const cliPackagePinned = defineOperation({
+  id: "setup.cliPackagePinned",
+  summary: "The setup CLI's tarball at its content address",
+  description:
+    "lore-setup's npm package tarball at `/v1/setup/lore-setup/<sha512 hex>.tgz`, where the hex is the SHA-512 of the bytes served " +
+    "(`cli.sha512` in `GET /v1/setup`); any other name is a 404. npx caches by address, so this address runs these bytes or nothing.",
+  errors: { NOT_FOUND: "the name is not `<sha512 hex of the served tarball>.tgz`" },
+  tag: TAG,
+  method: "GET",
+  path: CLI_PINNED_PATH,
+  access: "public",
+  metric: null,
+  params: z.object({ file: z.string().max(200) }),
+  contentType: "application/gzip",
+  output: z.string().meta({ format: "binary" }),
+  headers: () => ({ "cache-control": "public, max-age=31536000, immutable", "content-disposition": 'attachment; filename="lore-setup.tgz"' }),
+  handler: async (_ctx, p) => {
+    if (!isPinnedFile(p.file)) throw notFound("No lore-setup package by that SHA-512 here (GET /v1/setup names the one served)");
+    return cliTarball() as unknown as string;
+  },
 });
 
 export const harnessSetup = defineOperation({
@@ -143,4 +171,4 @@ export const advise = defineOperation({
   },
 });
 
-export const setupOperations = [listHarnesses, cliPackage, harnessSetup, startHere, advise];
+export const setupOperations = [listHarnesses, cliPackage, cliPackagePinned, harnessSetup, startHere, advise];

@@ -25,25 +25,28 @@ function KeyStep({ c }: { c: WebContext }) {
 }
 
 /**
- * lore-setup from this server: the command (its URL names the version, so npx does not rerun an
- * older download), the tarball's integrity, and how to check it before running anything.
+ * lore-setup from this server: the command (npx of the content-addressed package, from a fresh
+ * folder, on the project), the tarball's SHA-512, and what a check of it can and cannot prove.
  */
 function SetupCli({ origin, harness }: { origin: string; harness?: string }) {
   const cli = cliInfo(origin);
-  const command = harness ? cli.command.replace(" --dry-run", ` --harness ${harness} --dry-run`) : cli.command;
+  const command = harness ? cli.command.replace(" --dry-run)", ` --harness ${harness} --dry-run)`) : cli.command;
   return (
     <>
       <p>
-        In the project's folder, with the key in <code>LORE_API_KEY</code> and <code>LORE_URL={origin}</code>, <code>lore-setup</code> shows
-        what it would write as a diff (<code>--yes</code> applies it). It needs only Node: npx downloads it from this server.
+        In the project's folder, with the key in <code>LORE_API_KEY</code>, <code>lore-setup</code> shows what it would write as a diff
+        (<code>--yes</code> instead of <code>--dry-run</code> applies it). It needs only Node: npx downloads it from this server, into and
+        from a fresh folder, so nothing of the project's (its <code>.npmrc</code>, its <code>node_modules/.bin</code>) takes part.
       </p>
       <CopyBlock id="setup-cli" text={command} label="the lore-setup command" />
       <p class="small muted">
-        {`${cli.name} ${cli.version}, ${cli.size} bytes. Integrity (SHA-512 of the tarball): `}
+        {`${cli.name} ${cli.version}, ${cli.size} bytes. The address names the tarball's SHA-512, so npx never reruns an older download under it: `}
+        <code id="setup-cli-sha512">{cli.sha512}</code>
+        {" (npm's form: "}
         <code id="setup-cli-integrity">{cli.integrity}</code>
-        {". To check it first: "}
-        <code>{`curl -fsS "${cli.versionedUrl}" | openssl dgst -sha512 -binary | openssl base64 -A`}</code>
-        {" prints the part after sha512-. It writes only the harness's MCP configuration and instruction files."}
+        {"). npx does not check it; to check a download yourself: "}
+        <code>{`curl -fsS "${cli.url}" | sha512sum`}</code>
+        {". A check proves the bytes are the ones this page names, not that this server is honest: it supplies both. lore-setup writes only the harness's MCP configuration and instruction files."}
       </p>
     </>
   );
