@@ -132,10 +132,10 @@ async function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: numb
  * Runs the judge (when there is one) on a scan's uncertain passages and returns the findings and
  * status to store. `make` builds a finding of the scanner's own shape at a passage.
  */
-export async function secondOpinion<F extends JudgedFinding>(
+export async function secondOpinion<F extends JudgedFinding, S extends UncertainSpan = UncertainSpan>(
   judge: Judge | null,
-  scan: { findings: readonly F[]; uncertain: readonly UncertainSpan[]; rulesetVersion: string },
-  make: (span: UncertainSpan, ruleId: string, severity: Severity, message: string) => F,
+  scan: { findings: readonly F[]; uncertain: readonly S[]; rulesetVersion: string },
+  make: (span: S, ruleId: string, severity: Severity, message: string) => F,
   limits: typeof JUDGE_LIMITS = JUDGE_LIMITS,
 ): Promise<SecondOpinion<F>> {
   const rulesStatus = statusOf(scan.findings);
