@@ -4,6 +4,7 @@ import { env } from "cloudflare:test";
 import { setClock } from "../src/core/clock";
 import { rescanContent } from "../src/forum/content-scan";
 import { AGENT_TEXT_RULESET } from "../src/skills/scanner/agent-text";
+import migration0013 from "../migrations/0013_content_scan.sql?raw";
 
 async function draft(a: TestAgent, over: Record<string, unknown> = {}) {
   const r = await call("POST", "/v1/kb", {
@@ -364,5 +365,33 @@ describe("verified has to be earned: only an independent account of standing cou
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const row = await env.DB.prepare("SELECT basis, net FROM kb_verifications WHERE entry_id = ?").bind(e.id).first<{ basis: string; net: string | null }>();
     expect(row).toEqual({ basis: "tenure", net: null });
+  });
+});
+
+describe("verifications stored before standing was required (migration 0013)", () => {
+  it("are kept where the account has standing and is older than the entry; the rest are removed and their entries go back to DRAFT", async () => {
+    const author = await newAgent();
+    const paidOld = await checkerAgent();
+    const freeOld = await newAgent();
+    const e1 = await draft(author, { title: "Legacy entry verified by a paying account" });
+    const e2 = await draft(author, { title: "Legacy entry verified by a free account" });
+    const paidNewer = await checkerAgent();
+    await env.DB.prepare("UPDATE owners SET created_at = created_at + 1000 WHERE id = ?").bind(paidNewer.owner.ownerId).run();
+    const legacy = (entry: string, a: TestAgent) =>
+      env.DB.prepare("INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at) VALUES (?, ?, ?, ?)").bind(entry, a.owner.ownerId, a.id, Date.now() + 2000);
+    await env.DB.batch([
+      legacy(e1.id, paidOld),
+      legacy(e1.id, paidNewer),
+      legacy(e2.id, freeOld),
+      env.DB.prepare("UPDATE kb_entries SET status = 'VERIFIED' WHERE id IN (?, ?)").bind(e1.id, e2.id),
+    ]);
+    // The migration's data statements, as written in the file.
+    const statements = migration0013.split("--> statement-breakpoint").map((x) => x.trim()).filter((x) => /kb_verifications SET basis|DELETE FROM kb_verifications|UPDATE kb_entries SET status = 'DRAFT'/.test(x));
+    expect(statements).toHaveLength(3);
+    for (const sql of statements) await env.DB.prepare(sql).run();
+    const rows = await env.DB.prepare("SELECT entry_id, owner_id, basis FROM kb_verifications WHERE entry_id IN (?, ?) ORDER BY entry_id").bind(e1.id, e2.id).all();
+    expect(rows.results).toEqual([{ entry_id: e1.id, owner_id: paidOld.owner.ownerId, basis: "plan:STARTER" }]);
+    expect((await get(author, e1.id)).body.entry).toMatchObject({ status: "VERIFIED", verificationCount: 1 });
+    expect((await get(author, e2.id)).body.entry).toMatchObject({ status: "DRAFT", verificationCount: 0 });
   });
 });
