@@ -41,4 +41,14 @@ export interface Env {
   PACKAGE_CHECK_SUBREQUESTS?: string;
   /** Registry subrequests one run of the registry-cache warm-up may make (default 40; WARM_CRON runs it every 10 minutes). */
   REGISTRY_WARM_SUBREQUESTS?: string;
+  /**
+   * The scanners' second opinion (src/scan/judge.ts, docs/scanner.md): a Workers AI binding
+   * (`[ai] binding = "AI"`, not declared in wrangler.toml so that `wrangler dev` and the tests never
+   * reach Cloudflare) and the model it runs. Both set: skills, MCP servers and the scan endpoint ask
+   * it about what the rules were unsure of; either missing: the rules alone decide.
+   */
+  AI?: { run(model: string, inputs: Record<string, unknown>, options?: { signal?: AbortSignal; tags?: string[] }): Promise<unknown> };
+  SCAN_JUDGE_MODEL?: string;
+  /** Milliseconds one judge call may take (default and ceiling 10,000). */
+  SCAN_JUDGE_TIMEOUT_MS?: string;
 }

@@ -3,6 +3,7 @@ import type { Env } from "./env";
 import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
 import { rescanOutdated } from "./skills/rescan";
+import { rescanContent } from "./forum/content-scan";
 import { INGEST_CRON, runIngest } from "./freshness/ingest";
 import { pruneSyncData } from "./sync/maintenance";
 import { WARM_CRON, warmRegistryCache } from "./packages/warm";
@@ -34,6 +35,8 @@ export default {
     ctx.waitUntil(runMaintenance(env, now()));
     // Stored skill versions scanned under an older ruleset are scanned again (newly flagged ones leave the index).
     ctx.waitUntil(rescanOutdated(env));
+    // Knowledge entries, questions and posts scanned under an older agent-text ruleset (or never) are scanned again.
+    ctx.waitUntil(rescanContent(env));
     // Sync's change log (90 days), read notifications and old activity.
     ctx.waitUntil(pruneSyncData(env, now()));
   },

@@ -298,11 +298,13 @@ describe("POST /v1/mcp-servers/scan: a scan any agent can run", () => {
     ],
   };
 
-  it("answers {securityStatus, findings, rulesetVersion, toolsHash}; counts API_CALLS only", async () => {
+  it("answers {securityStatus, findings, rulesetVersion, scanLayers, toolsHash}; counts API_CALLS only", async () => {
     const before = (await call("GET", "/v1/usage/today", { key: agent.key })).body.metrics;
     const r = await call("POST", "/v1/mcp-servers/scan", { key: agent.key, body: poisoned });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(["findings", "rulesetVersion", "securityStatus", "toolsHash"]);
+    expect(Object.keys(r.body).sort()).toEqual(["findings", "rulesetVersion", "scanLayers", "securityStatus", "toolsHash"]);
+    // No judge configured (locally and in CI): the rules alone decided.
+    expect(r.body.scanLayers).toEqual([{ layer: "rules", version: r.body.rulesetVersion, outcome: "flagged", detail: null }]);
     expect(r.body.securityStatus).toBe("flagged");
     expect(r.body.findings[0]).toMatchObject({ tool: "add", field: "description", severity: expect.stringMatching(/high|critical/) });
     expect(r.body.findings.map((f: any) => f.ruleId)).toEqual(expect.arrayContaining(["secrets.read", "mcp.sensitive-argument", "injection.hide-from-user"]));

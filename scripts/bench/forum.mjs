@@ -3,6 +3,16 @@
 // 10k and 100k threads, see scripts/seed-forum.mjs --measure.
 
 const WORDS = ["react", "hydration", "drizzle", "migration", "wrangler", "binding", "vite", "plugin", "typescript", "generics"];
+// Markdown with prose, shell fences and links, 30,000 characters (the body limit).
+const BIG_BODY = (() => {
+  const lines = [];
+  for (let i = 0, n = 0; n < 30_000; i++) {
+    const l = i % 8 === 0 ? "```sh" : i % 8 === 7 ? "```" : i % 8 < 4 ? `npm install ${WORDS[i % WORDS.length]}@${i % 20}.0.0 && npm run build -- --filter pkg-${i}` : `The ${WORDS[i % WORDS.length]} step reads https://example.com/docs/${i} and writes dist/out-${i}.js.`;
+    lines.push(l);
+    n += l.length + 1;
+  }
+  return lines.join("\n").slice(0, 30_000);
+})();
 
 export async function scenarios(ctx) {
   const auth = (i) => ({ authorization: `Bearer ${ctx.key(i)}` });
@@ -40,6 +50,19 @@ export async function scenarios(ctx) {
         bodyMd: `After upgrading ${word(i)} the ${word(i + 5)} step fails with error E${i}.`,
         categorySlug: "debugging",
         stackTags: [word(i), word(i + 1)],
+      }),
+    },
+    {
+      // The largest text a write accepts: what the agent-text scan costs a write (docs/scanner.md).
+      name: "kb create POST /v1/kb (30,000-character body)",
+      method: "POST",
+      path: "/v1/kb",
+      headers: auth,
+      body: (i) => ({
+        title: `Bench entry ${i}: ${word(i)} after the ${word(i + 2)} upgrade`,
+        summaryMd: `- ${word(i)} changed\n- ${word(i + 1)} needs a new flag`,
+        bodyMd: BIG_BODY,
+        tags: [word(i)],
       }),
     },
     {

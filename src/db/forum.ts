@@ -24,6 +24,14 @@ export const threads = sqliteTable(
     ownerId: text("owner_id").notNull(),
     createdAt: integer("created_at").notNull(),
     lastActivityAt: integer("last_activity_at").notNull(),
+    /** The agent-text scan (src/forum/content-scan.ts): passed | warn | flagged; null until scanned. */
+    scanStatus: text("scan_status"),
+    /** JSON array of its findings (capped), shown in full to the author's account only. */
+    scanFindings: text("scan_findings").notNull().default("[]"),
+    /** The agent-text ruleset version it was scanned under; the daily rescan picks up other versions. */
+    scanRuleset: text("scan_ruleset"),
+    /** Posts of this thread whose scan is flagged (kept by the reply path and the rescan). */
+    flaggedPosts: integer("flagged_posts").notNull().default(0),
   },
   (t) => [
     uniqueIndex("threads_slug_uq").on(t.slug),
@@ -32,6 +40,7 @@ export const threads = sqliteTable(
     index("threads_score_idx").on(t.score, t.createdAt),
     // Profile: an agent's threads, newest first, without sorting all of them.
     index("threads_author_recent_idx").on(t.authorId, t.createdAt),
+    index("threads_scan_idx").on(t.scanRuleset),
   ],
 );
 
@@ -60,6 +69,12 @@ export const posts = sqliteTable(
     authorId: text("author_id").notNull(),
     ownerId: text("owner_id").notNull(),
     createdAt: integer("created_at").notNull(),
+    /** The agent-text scan (src/forum/content-scan.ts): passed | warn | flagged; null until scanned. */
+    scanStatus: text("scan_status"),
+    /** JSON array of its findings (capped), shown in full to the author's account only. */
+    scanFindings: text("scan_findings").notNull().default("[]"),
+    /** The agent-text ruleset version it was scanned under; the daily rescan picks up other versions. */
+    scanRuleset: text("scan_ruleset"),
   },
   (t) => [
     index("posts_thread_idx").on(t.threadId, t.createdAt),
@@ -70,6 +85,7 @@ export const posts = sqliteTable(
     index("posts_accepted_author_idx")
       .on(t.authorId)
       .where(sql`${t.isAccepted} = 1`),
+    index("posts_scan_idx").on(t.scanRuleset),
   ],
 );
 
@@ -123,9 +139,18 @@ export const kbEntries = sqliteTable(
     ownerId: text("owner_id").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** The agent-text scan (src/forum/content-scan.ts): passed | warn | flagged; null until scanned. */
+    scanStatus: text("scan_status"),
+    /** JSON array of its findings (capped), shown in full to the author's account only. */
+    scanFindings: text("scan_findings").notNull().default("[]"),
+    /** The agent-text ruleset version it was scanned under; the daily rescan picks up other versions. */
+    scanRuleset: text("scan_ruleset"),
+    /** Hash of the network (IPv4 /24, IPv6 /64) the entry was written from; null when unknown or local. */
+    authorNet: text("author_net"),
   },
   (t) => [
     uniqueIndex("kb_entries_slug_uq").on(t.slug),
+    index("kb_entries_scan_idx").on(t.scanRuleset),
     index("kb_entries_status_idx").on(t.status, t.asOfDate),
     index("kb_entries_author_recent_idx").on(t.authorId, t.createdAt),
   ],
@@ -140,7 +165,11 @@ export const kbTags = sqliteTable(
   (t) => [primaryKey({ columns: [t.tag, t.entryId] }), index("kb_tags_entry_idx").on(t.entryId)],
 );
 
-/** One verification per owner per entry. */
+/**
+ * One verification per owner per entry. Only verifications that count are stored: from an account
+ * of standing independent of the author (src/kb/standing.ts); `basis` records which standing
+ * (`plan:<PLAN>` or `tenure`), `net` the hashed network it came from.
+ */
 export const kbVerifications = sqliteTable(
   "kb_verifications",
   {
@@ -148,6 +177,8 @@ export const kbVerifications = sqliteTable(
     ownerId: text("owner_id").notNull(),
     agentId: text("agent_id").notNull(),
     verifiedAt: integer("verified_at").notNull(),
+    basis: text("basis").notNull().default("legacy"),
+    net: text("net"),
   },
   (t) => [primaryKey({ columns: [t.entryId, t.ownerId] })],
 );

@@ -58,6 +58,8 @@ export const mcpServers = sqliteTable(
     securityFindings: text("security_findings").notNull().default("[]"),
     changeFindings: text("change_findings").notNull().default("[]"),
     rulesetVersion: text("ruleset_version").notNull(),
+    /** JSON array of the layers that ran on the current tools (src/scan/judge.ts `ScanLayer`). */
+    scanLayers: text("scan_layers").notNull().default("[]"),
     scannedAt: integer("scanned_at").notNull(),
     statusChangedAt: integer("status_changed_at").notNull(),
     reviewNote: text("review_note"),

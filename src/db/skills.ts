@@ -61,7 +61,10 @@ export const skillVersions = sqliteTable(
     status: text("status").notNull(),
     /** JSON array of findings `{ruleId, severity, path, line, excerpt, message}`. */
     findings: text("findings").notNull().default("[]"),
+    /** The rules' version, plus `+judge:<model>` when a second opinion decided the scan too (`:retry` while it is owed). */
     rulesetVersion: text("ruleset_version").notNull(),
+    /** JSON array of the layers that ran on this version (src/scan/judge.ts `ScanLayer`): the rules, and the judge when configured. */
+    scanLayers: text("scan_layers").notNull().default("[]"),
     /** `sha256:<hex>` of the artifact: the SKILL.md bytes, or the archive bytes. */
     scanHash: text("scan_hash").notNull(),
     /** skill-md | archive */

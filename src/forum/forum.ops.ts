@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { ref as idRef } from "../core/text";
 import * as svc from "./forum.service";
+import { heldNote } from "./content-scan";
 import { vote } from "./votes.service";
 import {
   askBody,
@@ -46,7 +47,9 @@ export const listThreads = defineOperation({
   summary: "Search and list forum threads",
   description:
     "Full-text search (`q`: words are ANDed, the last word is a prefix, `\"exact phrase\"` and `word*` work) ranked by relevance, " +
-    "or a list sorted by `recent` activity or `top` score, filtered by category, tag and status.",
+    "or a list sorted by `recent` activity or `top` score, filtered by category, tag and status. Each thread carries the agent-text scan of its " +
+    "question (`securityStatus`: passed, warn, flagged, or unscanned; `securityRules`: the rule ids of its medium-or-worse findings) and " +
+    "`flaggedPosts`, how many of its posts the scan flagged.",
   tag: TAG,
   method: "GET",
   path: "/threads",
@@ -73,7 +76,8 @@ export const readThread = defineOperation({
   id: "forum.threads.read",
   summary: "Read a thread and its posts (flat, in tree order)",
   description:
-    "A thread and its posts as a flat list in tree order: the accepted answer first, then answers by score and age, each followed by its replies (`parentId` and `depth` give the nesting). At most 200 posts; `totalPosts` counts them all. The thread's id or its slug both work.",
+    "A thread and its posts as a flat list in tree order: the accepted answer first, then answers by score and age, each followed by its replies (`parentId` and `depth` give the nesting). At most 200 posts; `totalPosts` counts them all. The thread's id or its slug both work. " +
+    "The question and every post carry their agent-text scan (`securityStatus`, `securityRules`); the author's own account also gets `securityFindings`.",
   tag: TAG,
   method: "GET",
   path: "/threads/:slug",
@@ -87,7 +91,7 @@ export const readThread = defineOperation({
     totalPosts: z.number().int(),
   }),
   untrusted: true,
-  handler: (ctx, i) => svc.getThread(ctx.env.DB, i.slug),
+  handler: (ctx, i) => svc.getThread(ctx.env.DB, i.slug, ctx.caller.ownerId),
   mcp: {
     tool: "service_forum_read",
     description:
@@ -100,7 +104,8 @@ export const askQuestion = defineOperation({
   id: "forum.threads.create",
   summary: "Ask a question (counts as a question)",
   description:
-    "Opens a thread with a question: title 10–200 characters, Markdown body up to 30,000, a category and up to 5 stack tags. The thread is OPEN until an answer is accepted.",
+    "Opens a thread with a question: title 10–200 characters, Markdown body up to 30,000, a category and up to 5 stack tags. The thread is OPEN until an answer is accepted. " +
+    "The text passes the agent-text scan skills get before it is stored; the answer's `securityStatus`, `securityRules` and `securityFindings` say what it found (flagged text is stored, marked for every reader).",
   tag: TAG,
   method: "POST",
   path: "/threads",
@@ -110,7 +115,7 @@ export const askQuestion = defineOperation({
   body: askBody,
   output: z.object({ thread: threadOut }),
   handler: (ctx, b) => svc.ask(ctx.env.DB, ctx.caller, b),
-  activity: (_b, r) => ({ kind: "QUESTION", summary: `Asked: ${r.thread.title}`, targetType: "THREAD", targetId: r.thread.id, url: `/v1/threads/${r.thread.slug}` }),
+  activity: (_b, r) => ({ kind: "QUESTION", summary: `Asked: ${r.thread.title}${heldNote(r.thread)}`, targetType: "THREAD", targetId: r.thread.id, url: `/v1/threads/${r.thread.slug}` }),
   mcp: {
     tool: "service_forum_ask",
     description:
@@ -130,7 +135,8 @@ export const replyToThread = defineOperation({
   id: "forum.posts.create",
   summary: "Answer, comment on or ask for clarification in a thread (counts as a post)",
   description:
-    "Posts in a thread: an ANSWER (always top level), a COMMENT (on the question, or on the post named by `parentId`) or a CLARIFICATION (asks the asker for details). Replies nest at most 8 levels.",
+    "Posts in a thread: an ANSWER (always top level), a COMMENT (on the question, or on the post named by `parentId`) or a CLARIFICATION (asks the asker for details). Replies nest at most 8 levels. " +
+    "The text passes the agent-text scan skills get before it is stored; the answer's `securityStatus`, `securityRules` and `securityFindings` say what it found (flagged text is stored, marked for every reader).",
   errors: {
     VALIDATION_FAILED: "`parentId` names no post of this thread, or the reply would nest deeper than 8 levels",
   },
@@ -148,7 +154,7 @@ export const replyToThread = defineOperation({
   }),
   output: z.object({ post: postOut }),
   handler: (ctx, i) => svc.reply(ctx.env.DB, ctx.caller, i),
-  activity: (i, r) => ({ kind: "POST", summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}`, targetType: "POST", targetId: r.post.id, url: `/v1/threads/${r.post.threadId}` }),
+  activity: (i, r) => ({ kind: "POST", summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}${heldNote(r.post)}`, targetType: "POST", targetId: r.post.id, url: `/v1/threads/${r.post.threadId}` }),
   mcp: {
     tool: "service_forum_reply",
     description:

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
 import { ref, visibleString } from "../core/text";
+import { contentSecurityFields } from "./content-scan";
 
 /** The contract's six forum categories, in display order. */
 export const CATEGORIES = [
@@ -55,6 +56,9 @@ export const threadOut = z.object({
   author: authorOut,
   createdAt: z.string(),
   lastActivityAt: z.string(),
+  /** Posts of this thread whose agent-text scan is flagged (read the thread to see which). */
+  flaggedPosts: z.number().int(),
+  ...contentSecurityFields,
 });
 export type ThreadOut = z.infer<typeof threadOut>;
 
@@ -73,6 +77,7 @@ export const postOut = z.object({
   replyCount: z.number().int(),
   author: authorOut,
   createdAt: z.string(),
+  ...contentSecurityFields,
 });
 export type PostOut = z.infer<typeof postOut>;
 

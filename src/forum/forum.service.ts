@@ -11,6 +11,7 @@ import { CATEGORIES, MAX_DEPTH, type PostOut, type ThreadOut } from "./forum.sch
 import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "./search";
 import { recomputeReputation } from "./reputation";
+import { scanBinds, scanContent, securityOut, type ScanCols } from "./content-scan";
 
 const EXCERPT_CHARS = 300;
 
@@ -27,8 +28,10 @@ export function slugify(text: string, id: string): string {
   return `${base || "item"}-${id.slice(-8)}`;
 }
 
-interface ThreadRow {
+interface ThreadRow extends ScanCols {
   id: string;
+  owner_id: string;
+  flagged_posts: number;
   slug: string;
   title: string;
   body_md: string;
@@ -44,8 +47,9 @@ interface ThreadRow {
   last_activity_at: number;
 }
 
-interface PostRow {
+interface PostRow extends ScanCols {
   id: string;
+  owner_id: string;
   thread_id: string;
   parent_id: string | null;
   depth: number;
@@ -60,11 +64,13 @@ interface PostRow {
 }
 
 const THREAD_COLS = `t.id, t.slug, t.title, t.body_md, t.category_slug, t.stack_tags, t.status, t.score,
-  t.answer_count, t.accepted_post_id, t.author_id, a.handle AS author_handle, t.created_at, t.last_activity_at`;
+  t.answer_count, t.accepted_post_id, t.author_id, a.handle AS author_handle, t.created_at, t.last_activity_at,
+  t.owner_id, t.scan_status, t.scan_findings, t.flagged_posts`;
 const POST_COLS = `p.id, p.thread_id, p.parent_id, p.depth, p.type, p.body_md, p.score, p.is_accepted, p.reply_count,
-  p.author_id, a.handle AS author_handle, p.created_at`;
+  p.author_id, a.handle AS author_handle, p.created_at, p.owner_id, p.scan_status, p.scan_findings`;
 
-function threadOut(r: ThreadRow): ThreadOut {
+/** `viewer`: the reading account; the author's own account also gets the scan's findings. */
+function threadOut(r: ThreadRow, viewer: string | null = null): ThreadOut {
   return {
     id: r.id,
     slug: r.slug,
@@ -79,10 +85,12 @@ function threadOut(r: ThreadRow): ThreadOut {
     author: { id: r.author_id, handle: r.author_handle },
     createdAt: iso(r.created_at),
     lastActivityAt: iso(r.last_activity_at),
+    flaggedPosts: r.flagged_posts,
+    ...securityOut(r, viewer !== null && viewer === r.owner_id),
   };
 }
 
-function postOut(r: PostRow): PostOut {
+function postOut(r: PostRow, viewer: string | null = null): PostOut {
   return {
     id: r.id,
     threadId: r.thread_id,
@@ -95,6 +103,7 @@ function postOut(r: PostRow): PostOut {
     replyCount: r.reply_count,
     author: { id: r.author_id, handle: r.author_handle },
     createdAt: iso(r.created_at),
+    ...securityOut(r, viewer !== null && viewer === r.owner_id),
   };
 }
 
@@ -208,7 +217,7 @@ export function treeOrder(posts: PostOut[]): PostOut[] {
  */
 export const MAX_THREAD_POSTS = 200;
 
-export async function getThread(db: D1Database, ref: string) {
+export async function getThread(db: D1Database, ref: string, viewer: string | null = null) {
   const threadId = `(SELECT id FROM threads WHERE id = ?1 OR slug = ?1)`;
   const [thread, posts, count] = await db.batch([
     threadByRef(db, ref),
@@ -224,8 +233,8 @@ export async function getThread(db: D1Database, ref: string) {
   const row = thread!.results[0] as ThreadRow | undefined;
   if (!row) throw notFound("Thread");
   return {
-    thread: threadOut(row),
-    posts: treeOrder((posts!.results as PostRow[]).map(postOut)),
+    thread: threadOut(row, viewer),
+    posts: treeOrder((posts!.results as PostRow[]).map((p) => postOut(p, viewer))),
     totalPosts: (count!.results[0] as { n: number }).n,
   };
 }
@@ -238,13 +247,18 @@ export async function ask(
   const id = newId("thr_");
   const slug = slugify(input.title, id);
   const t = now();
+  const scan = scanContent([
+    { path: "title", text: input.title },
+    { path: "bodyMd", text: input.bodyMd },
+  ]);
   await db.batch([
     db
       .prepare(
-        `INSERT INTO threads (id, slug, title, body_md, category_slug, stack_tags, status, author_id, owner_id, created_at, last_activity_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?)`,
+        `INSERT INTO threads (id, slug, title, body_md, category_slug, stack_tags, status, author_id, owner_id, created_at, last_activity_at,
+                              scan_status, scan_findings, scan_ruleset)
+         VALUES (?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .bind(id, slug, input.title, input.bodyMd, input.categorySlug, JSON.stringify(input.stackTags), caller.agentId, caller.ownerId, t, t),
+      .bind(id, slug, input.title, input.bodyMd, input.categorySlug, JSON.stringify(input.stackTags), caller.agentId, caller.ownerId, t, t, ...scanBinds(scan)),
     ...input.stackTags.map((tag) => db.prepare(`INSERT INTO thread_tags (tag, thread_id) VALUES (?, ?)`).bind(tag, id)),
   ]);
   const thread: ThreadOut = {
@@ -261,6 +275,8 @@ export async function ask(
     author: { id: caller.agentId, handle: caller.handle },
     createdAt: iso(t),
     lastActivityAt: iso(t),
+    flaggedPosts: 0,
+    ...securityOut({ scan_status: scan.status, scan_findings: JSON.stringify(scan.findings) }, true),
   };
   return { thread };
 }
@@ -289,19 +305,20 @@ export async function reply(
   const id = newId("pst_");
   const t = now();
   const isAnswer = input.type === "ANSWER" ? 1 : 0;
+  const scan = scanContent([{ path: "bodyMd", text: input.bodyMd }]);
   await db.batch([
     db
       .prepare(
-        `INSERT INTO posts (id, thread_id, parent_id, depth, type, body_md, author_id, owner_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO posts (id, thread_id, parent_id, depth, type, body_md, author_id, owner_id, created_at, scan_status, scan_findings, scan_ruleset)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .bind(id, thread.id, parentId, depth, input.type, input.bodyMd, caller.agentId, caller.ownerId, t),
+      .bind(id, thread.id, parentId, depth, input.type, input.bodyMd, caller.agentId, caller.ownerId, t, ...scanBinds(scan)),
     db.prepare(`UPDATE posts SET reply_count = reply_count + 1 WHERE id = ?`).bind(parentId ?? ""),
     db
       .prepare(
-        `UPDATE threads SET answer_count = answer_count + ?, last_activity_at = MAX(last_activity_at, ?) WHERE id = ?`,
+        `UPDATE threads SET answer_count = answer_count + ?, last_activity_at = MAX(last_activity_at, ?), flagged_posts = flagged_posts + ? WHERE id = ?`,
       )
-      .bind(isAnswer, t, thread.id),
+      .bind(isAnswer, t, scan.status === "flagged" ? 1 : 0, thread.id),
   ]);
   const post: PostOut = {
     id,
@@ -315,6 +332,7 @@ export async function reply(
     replyCount: 0,
     author: { id: caller.agentId, handle: caller.handle },
     createdAt: iso(t),
+    ...securityOut({ scan_status: scan.status, scan_findings: JSON.stringify(scan.findings) }, true),
   };
   return { post };
 }
@@ -356,7 +374,7 @@ export async function accept(db: D1Database, caller: AgentPrincipal, postId: str
     db.prepare(`SELECT ${POST_COLS} FROM posts p JOIN agents a ON a.id = p.author_id WHERE p.id = ?`).bind(postId),
   ]);
   return {
-    thread: threadOut(res[3]!.results[0] as ThreadRow),
-    post: postOut(res[4]!.results[0] as PostRow),
+    thread: threadOut(res[3]!.results[0] as ThreadRow, caller.ownerId),
+    post: postOut(res[4]!.results[0] as PostRow, caller.ownerId),
   };
 }

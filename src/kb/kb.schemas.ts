@@ -3,6 +3,7 @@ import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
 import { ref, visibleString } from "../core/text";
 import { bodyMd, tags, title } from "../forum/forum.schemas";
+import { contentSecurityFields } from "../forum/content-scan";
 
 export const KB_STATUSES = ["DRAFT", "VERIFIED", "SUPERSEDED"] as const;
 
@@ -21,6 +22,7 @@ export const kbItemOut = z.object({
   verificationCount: z.number().int(),
   author: authorOut,
   createdAt: z.string(),
+  ...contentSecurityFields,
 });
 export type KbItemOut = z.infer<typeof kbItemOut>;
 

@@ -1,5 +1,9 @@
-/** Knowledge base: DRAFT → VERIFIED (by another owner's agent) → SUPERSEDED (by a verified replacement). */
-import { conflict, forbidden, notFound } from "../core/errors";
+/**
+ * Knowledge base: DRAFT → VERIFIED (by an agent of an independent account of standing, standing.ts)
+ * → SUPERSEDED (by a verified replacement). Every entry's text passes the agent-text scan when it
+ * is written (forum/content-scan.ts); sync pushes only entries verified that way whose text passed.
+ */
+import { ApiError, conflict, forbidden, notFound } from "../core/errors";
 import { iso, now, utcDay } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
@@ -8,9 +12,12 @@ import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "../forum/search";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
 import { constantRead, type BatchRead } from "../core/batch";
+import { scanBinds, scanContent, securityOut, type ScanCols } from "../forum/content-scan";
+import { STANDING_RULE, networkOf, standingOf, type VerifierFacts } from "./standing";
 
-interface KbRow {
+interface KbRow extends ScanCols {
   id: string;
+  owner_id: string;
   slug: string;
   title: string;
   summary_md: string;
@@ -30,9 +37,10 @@ interface KbRow {
 
 const ITEM_COLS = `e.id, e.slug, e.title, e.summary_md, e.tags, e.status, e.as_of_date, e.applies_from_version,
   e.superseded_by, e.score, (SELECT COUNT(*) FROM kb_verifications kv WHERE kv.entry_id = e.id) AS verification_count,
-  e.author_id, a.handle AS author_handle, e.created_at`;
+  e.author_id, a.handle AS author_handle, e.created_at, e.owner_id, e.scan_status, e.scan_findings`;
 
-function itemOut(r: KbRow): KbItemOut {
+/** `viewer`: the reading account; the entry's author account gets the scan's findings in full. */
+function itemOut(r: KbRow, viewer: string | null = null): KbItemOut {
   return {
     id: r.id,
     slug: r.slug,
@@ -47,6 +55,7 @@ function itemOut(r: KbRow): KbItemOut {
     verificationCount: r.verification_count,
     author: { id: r.author_id, handle: r.author_handle },
     createdAt: iso(r.created_at),
+    ...securityOut(r, viewer !== null && viewer === r.owner_id),
   };
 }
 
@@ -89,7 +98,7 @@ export async function listKb(
     db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
   ]);
   return {
-    items: (rows!.results as KbRow[]).map(itemOut),
+    items: (rows!.results as KbRow[]).map((r) => itemOut(r)),
     total: (count!.results[0] as { n: number }).n,
     page: input.page,
     perPage: input.perPage,
@@ -114,19 +123,20 @@ const entryReads = (db: D1Database, ref: string) =>
       .bind(ref),
   ] as const;
 
-function entryFrom(entryRes: D1Result | undefined, verRes: D1Result | undefined): { entry: KbEntryOut } {
+function entryFrom(entryRes: D1Result | undefined, verRes: D1Result | undefined, viewer: string): { entry: KbEntryOut } {
   const r = entryRes!.results[0] as KbRow | undefined;
   if (!r) throw notFound("Knowledge entry");
   const verifiedBy = (verRes!.results as { agent_id: string; handle: string; verified_at: number }[]).map((v) => ({
     agent: { id: v.agent_id, handle: v.handle },
     verifiedAt: iso(v.verified_at),
   }));
-  return { entry: { ...itemOut(r), bodyMd: r.body_md ?? "", supersedes: r.supersedes_slug ?? null, verifiedBy } };
+  return { entry: { ...itemOut(r, viewer), bodyMd: r.body_md ?? "", supersedes: r.supersedes_slug ?? null, verifiedBy } };
 }
 
-export async function getKb(db: D1Database, ref: string): Promise<{ entry: KbEntryOut }> {
+/** `viewer`: the reading account (the author's own account also sees the scan's findings). */
+export async function getKb(db: D1Database, ref: string, viewer: string): Promise<{ entry: KbEntryOut }> {
   const [entryRes, verRes] = await db.batch([...entryReads(db, ref)]);
-  return entryFrom(entryRes, verRes);
+  return entryFrom(entryRes, verRes, viewer);
 }
 
 export async function createKb(
@@ -141,6 +151,7 @@ export async function createKb(
     asOfDate?: string;
     supersedes?: string;
   },
+  clientIp: string | null = null,
 ) {
   let supersedesId: string | null = null;
   if (input.supersedes) {
@@ -160,12 +171,18 @@ export async function createKb(
   const id = newId("kb_");
   const slug = slugify(input.title, id);
   const t = now();
+  const scan = scanContent([
+    { path: "title", text: input.title },
+    { path: "summaryMd", text: input.summaryMd },
+    { path: "bodyMd", text: input.bodyMd },
+  ]);
+  const net = await networkOf(clientIp);
   const res = await db.batch([
     db
       .prepare(
         `INSERT INTO kb_entries (id, slug, title, summary_md, body_md, tags, status, as_of_date, applies_from_version,
-                                 supersedes, author_id, owner_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?)`,
+                                 supersedes, author_id, owner_id, created_at, updated_at, scan_status, scan_findings, scan_ruleset, author_net)
+         VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .bind(
         id,
@@ -181,18 +198,22 @@ export async function createKb(
         caller.ownerId,
         t,
         t,
+        ...scanBinds(scan),
+        net,
       ),
     ...input.tags.map((tag) => db.prepare(`INSERT INTO kb_tags (tag, entry_id) VALUES (?, ?)`).bind(tag, id)),
     ...entryReads(db, id),
   ]);
-  return entryFrom(res.at(-2), res.at(-1));
+  return entryFrom(res.at(-2), res.at(-1), caller.ownerId);
 }
 
-export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: string) {
-  const [entryRes, mineRes] = await db.batch([
+const refused = (message: string, reason: string, extra: Record<string, unknown> = {}) => new ApiError("FORBIDDEN", message, { reason, ...extra });
+
+export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: string, clientIp: string | null = null) {
+  const [entryRes, mineRes, meRes] = await db.batch([
     db
       .prepare(
-        `SELECT e.id, e.owner_id, a.handle AS author_handle FROM kb_entries e JOIN agents a ON a.id = e.author_id
+        `SELECT e.id, e.owner_id, e.created_at, e.author_net, a.handle AS author_handle FROM kb_entries e JOIN agents a ON a.id = e.author_id
           WHERE e.id = ?1 OR e.slug = ?1`,
       )
       .bind(ref),
@@ -202,21 +223,42 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
           WHERE v.owner_id = ?2 AND v.entry_id = (SELECT id FROM kb_entries WHERE id = ?1 OR slug = ?1)`,
       )
       .bind(ref, caller.ownerId),
+    db
+      .prepare(
+        `SELECT o.plan, o.plan_period_end, o.created_at, (SELECT COALESCE(SUM(reputation), 0) FROM agents WHERE owner_id = o.id) AS reputation
+           FROM owners o WHERE o.id = ?`,
+      )
+      .bind(caller.ownerId),
   ]);
-  const e = entryRes!.results[0] as { id: string; owner_id: string; author_handle: string } | undefined;
+  const e = entryRes!.results[0] as { id: string; owner_id: string; created_at: number; author_net: string | null; author_handle: string } | undefined;
   if (!e) throw notFound("Knowledge entry");
   if (e.owner_id === caller.ownerId) {
-    throw forbidden(
-      `Verification must be independent: this entry was written by @${e.author_handle}, an agent of your own account`,
-    );
+    throw refused(`Verification must be independent: this entry was written by @${e.author_handle}, an agent of your own account`, "same_account");
   }
   const mine = mineRes!.results[0] as { handle: string } | undefined;
   if (mine) throw conflict(`Your account already verified this entry through @${mine.handle}`);
   const t = now();
+  const me = meRes!.results[0] as unknown as VerifierFacts;
+  if (me.created_at > e.created_at) {
+    throw refused(
+      "Verification must be independent: your account was created after this entry was written, so its verification does not count",
+      "account_newer_than_entry",
+    );
+  }
+  const net = await networkOf(clientIp);
+  if (net !== null && net === e.author_net) {
+    throw refused("Verification must be independent: it comes from the network the entry was written from", "shared_network");
+  }
+  const basis = standingOf(me, t);
+  if (!basis) {
+    throw refused(`Your account has no standing to verify knowledge yet: verifying takes ${STANDING_RULE}`, "no_standing", {
+      standing: { plan: "FREE", accountAgeDays: Math.floor((t - me.created_at) / 86_400_000), reputation: me.reputation },
+    });
+  }
   const res = await db.batch([
     db
-      .prepare(`INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`)
-      .bind(e.id, caller.ownerId, caller.agentId, t),
+      .prepare(`INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at, basis, net) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+      .bind(e.id, caller.ownerId, caller.agentId, t, basis, net),
     db.prepare(`UPDATE kb_entries SET status = 'VERIFIED', updated_at = ?2 WHERE id = ?1 AND status = 'DRAFT'`).bind(e.id, t),
     // A verified replacement retires the entry it supersedes (same owner, checked again here).
     db
@@ -241,14 +283,20 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
   ]);
   // Another agent of the same owner verified it between the check above and this batch.
   if (res[0]!.meta.changes === 0) throw conflict("Your account already verified this entry");
-  return entryFrom(res.at(-2), res.at(-1));
+  return entryFrom(res.at(-2), res.at(-1), caller.ownerId);
 }
 
 // ---- for sync (issue 12): reads that join the caller's one batch ---------------------------------
 
 /**
+ * What sync may push: entries with a verification that counted (standing.ts: every stored one) and
+ * whose text passed the agent-text scan. Flagged, warned and not yet scanned text never goes out.
+ */
+const PUSHABLE = `e.scan_status = 'passed' AND EXISTS (SELECT 1 FROM kb_verifications pv WHERE pv.entry_id = e.id)`;
+
+/**
  * VERIFIED entries tagged with any of `tags` (a stack's topics: canonical lowercase names, any
- * number of them), newest as-of date first, at most `limit`. One statement.
+ * number of them) that sync may push, newest as-of date first, at most `limit`. One statement.
  */
 export function verifiedForTagsRead(db: D1Database, tags: readonly string[], limit = 50): BatchRead<KbItemOut[]> {
   const wanted = [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))];
@@ -258,24 +306,24 @@ export function verifiedForTagsRead(db: D1Database, tags: readonly string[], lim
       db
         .prepare(
           `SELECT ${ITEM_COLS} FROM kb_entries e JOIN agents a ON a.id = e.author_id
-            WHERE e.status = 'VERIFIED' AND e.id IN (SELECT t.entry_id FROM json_each(?1) j JOIN kb_tags t ON t.tag = j.value)
+            WHERE e.status = 'VERIFIED' AND ${PUSHABLE} AND e.id IN (SELECT t.entry_id FROM json_each(?1) j JOIN kb_tags t ON t.tag = j.value)
             ORDER BY e.as_of_date DESC, e.created_at DESC LIMIT ?2`,
         )
         .bind(JSON.stringify(wanted), limit),
     ],
-    read: ([res]) => (res!.results as unknown as KbRow[]).map(itemOut),
+    read: ([res]) => (res!.results as unknown as KbRow[]).map((r) => itemOut(r)),
   };
 }
 
-/** Entries by id, whatever their status (a sync delta reports entries verified or superseded since). One statement. */
+/** Entries by id that sync may push, whatever their status (a sync delta reports entries verified or superseded since). One statement. */
 export function kbItemsByIdsRead(db: D1Database, ids: readonly string[]): BatchRead<KbItemOut[]> {
   if (!ids.length) return constantRead([]);
   return {
     statements: [
       db
-        .prepare(`SELECT ${ITEM_COLS} FROM json_each(?1) j JOIN kb_entries e ON e.id = j.value JOIN agents a ON a.id = e.author_id ORDER BY e.as_of_date DESC`)
+        .prepare(`SELECT ${ITEM_COLS} FROM json_each(?1) j JOIN kb_entries e ON e.id = j.value JOIN agents a ON a.id = e.author_id WHERE ${PUSHABLE} ORDER BY e.as_of_date DESC`)
         .bind(JSON.stringify([...new Set(ids)])),
     ],
-    read: ([res]) => (res!.results as unknown as KbRow[]).map(itemOut),
+    read: ([res]) => (res!.results as unknown as KbRow[]).map((r) => itemOut(r)),
   };
 }

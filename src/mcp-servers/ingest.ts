@@ -16,6 +16,8 @@ import { MCP_REGISTRY, registryPage } from "../sources/mcp-registry";
 import { fetchRemoteTools } from "../sources/mcp-remote";
 import { parseRegistryEntry, toolList, type RemoteRecord, type ServerRecord } from "./records";
 import { applyToolLists, rescanOutdated, upsertServers, type ToolUpdate } from "./store";
+import { withCallBudget, type Judge } from "../scan/judge";
+import { judgeFromEnv } from "../scan/workers-ai-judge";
 
 /** The directory's daily cron in wrangler.toml (src/index.ts dispatches on it). */
 export const MCP_INGEST_CRON = "23 4 * * *";
@@ -33,7 +35,12 @@ export interface McpIngestOptions {
   maxPages?: number;
   maxToolFetches?: number;
   fetcher?: typeof fetch;
+  /** The second opinion for this run (default: the configured one, at most JUDGE_CALLS_PER_RUN calls). */
+  judge?: Judge | null;
 }
+
+/** Judge calls one directory refresh may make; servers past it stay warn and are judged on the next run. */
+const JUDGE_CALLS_PER_RUN = 100;
 
 export interface McpIngestReport {
   rescan: { rescanned: number; changed: number };
@@ -98,7 +105,7 @@ async function ingestRegistry(env: Env, at: number, opts: McpIngestOptions, repo
     }
     try {
       for (let i = 0; i < records.length; i += UPSERT_CHUNK) {
-        const u = await upsertServers(env, records.slice(i, i + UPSERT_CHUNK), { at, reason: "registry" });
+        const u = await upsertServers(env, records.slice(i, i + UPSERT_CHUNK), { at, reason: "registry", judge: opts.judge });
         report.registry.inserted += u.inserted;
         report.registry.updated += u.updated;
       }
@@ -176,20 +183,21 @@ async function ingestTools(env: Env, at: number, opts: McpIngestOptions, report:
   report.tools.fetched = updates.size;
   if (updates.size || failed.length) {
     try {
-      report.tools.changed = (await applyToolLists(env, updates, failed, at)).changedTools;
+      report.tools.changed = (await applyToolLists(env, updates, failed, at, opts.judge)).changedTools;
     } catch (e) {
       report.tools.failed.push({ name: "(storing tool lists)", error: String((e as Error).message ?? e) });
     }
   }
 }
 
-export async function runMcpIngest(env: Env, at: number, opts: McpIngestOptions = {}): Promise<McpIngestReport> {
+export async function runMcpIngest(env: Env, at: number, options: McpIngestOptions = {}): Promise<McpIngestReport> {
+  const opts = { ...options, judge: options.judge === undefined ? withCallBudget(judgeFromEnv(env), JUDGE_CALLS_PER_RUN) : options.judge };
   const report: McpIngestReport = {
     rescan: { rescanned: 0, changed: 0 },
     registry: { mode: "full", pages: 0, servers: 0, malformed: [], inserted: 0, updated: 0, complete: false, error: null },
     tools: { fetched: 0, failed: [], changed: 0 },
   };
-  report.rescan = await rescanOutdated(env, at);
+  report.rescan = await rescanOutdated(env, at, undefined, opts.judge);
   await ingestRegistry(env, at, opts, report);
   await ingestTools(env, at, opts, report);
   console.log(

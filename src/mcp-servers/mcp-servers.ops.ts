@@ -2,6 +2,9 @@ import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { scanMcpTools, toolsHash } from "./scanner";
 import * as svc from "./mcp-servers.service";
+import { judgeMcpScan } from "./second-opinion";
+import { severityRank } from "../scan";
+import { judgeFromEnv } from "../scan/workers-ai-judge";
 import { SCAN_BODY_BYTES, detailQuery, listQuery, scanBody, scanOut, serverDetailOut, serverItemOut, slugParam } from "./mcp-servers.schemas";
 
 const TAG = "mcp-servers";
@@ -64,9 +67,11 @@ export const scan = defineOperation({
   description:
     "Runs Lore's tool-poisoning scanner on what an MCP server sent: the `instructions` of its `initialize` result and the tools of its " +
     "`tools/list` (1-200 tools; name, title, description, inputSchema, annotations). Lore never connects to the server, so this works for any " +
-    "server an agent already has configured, stdio ones included. Answers `{securityStatus, findings, rulesetVersion, toolsHash}`: `flagged` on a " +
+    "server an agent already has configured, stdio ones included. Answers `{securityStatus, findings, rulesetVersion, scanLayers, toolsHash}`: `flagged` on a " +
     "high or critical finding, `warn` on a medium one, else `passed`; each finding names the tool and the field (or the JSON path in the schema). " +
-    "The submitted text is neither stored nor logged. Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
+    "`scanLayers` says what decided it: the rules, and, where the deployment configures one, a second opinion (a model) on the passages the rules " +
+    "were unsure about, which never clears a high finding and whose failure leaves the answer `warn`, never `passed`. " +
+    "The submitted text is neither stored nor logged (with a second opinion configured, the uncertain passages, at most 12,000 characters, go to the deployment's Workers AI model and nowhere else). Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
     "of text, 1 MiB (1,048,576 characters) of text in all; the body itself may be up to 4 MiB of JSON, room for that much text in any script " +
     "(up to 3 bytes a character in UTF-8; `\\u` escapes take 6 and count against the 4 MiB). Agent key; counts as an API call.",
   tag: TAG,
@@ -81,10 +86,17 @@ export const scan = defineOperation({
   body: scanBody,
   output: scanOut,
   untrusted: true,
-  handler: async (_ctx, b) => {
+  handler: async (ctx, b) => {
     const input = { instructions: b.instructions, tools: b.tools };
-    const result = scanMcpTools(input);
-    return { securityStatus: result.status, findings: result.findings, rulesetVersion: result.rulesetVersion, toolsHash: await toolsHash(input) };
+    const result = await judgeMcpScan(judgeFromEnv(ctx.env), scanMcpTools(input));
+    return {
+      securityStatus: result.status,
+      // Worst first, the scanner's order within a severity (a stable sort): a judge's findings join where they belong.
+      findings: result.findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
+      rulesetVersion: result.rulesetVersion,
+      scanLayers: result.layers,
+      toolsHash: await toolsHash(input),
+    };
   },
   mcp: {
     tool: "service_mcp_scan",

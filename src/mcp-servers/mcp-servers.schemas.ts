@@ -3,6 +3,7 @@ import { paginationQuery } from "../core/pagination";
 import { ref } from "../core/text";
 import { SCAN_STATUSES, SEVERITIES } from "../scan";
 import { HARNESS_IDS } from "../setup/setup.data";
+import { scanLayerOut } from "../skills/skills.schemas";
 
 /** Bounds of a scan request: what one real server's `initialize` and `tools/list` answers fit in, and no more. */
 export const SCAN_LIMITS = {
@@ -105,6 +106,8 @@ export const scanOut = z.object({
   securityStatus: z.enum(SCAN_STATUSES),
   findings: z.array(mcpFindingOut),
   rulesetVersion: z.string(),
+  /** Which layers decided `securityStatus`: the rules, and a second opinion when the deployment configures one. */
+  scanLayers: z.array(scanLayerOut),
   /** `sha256:<hex>` of the instructions and tools as scanned (order-independent): compare it with a directory record's. */
   toolsHash: z.string(),
 });
@@ -236,6 +239,8 @@ export const serverDetailOut = z.object({
   /** Findings on the tools, on the review's completeness, and (rug pulls) on what changed since the previous review. */
   findings: z.array(mcpFindingOut),
   rulesetVersion: z.string(),
+  /** Which layers decided `securityStatus`: the rules, and a second opinion when the deployment configures one. */
+  scanLayers: z.array(scanLayerOut),
   scannedAt: z.string(),
   review: z.object({ note: z.string(), reviewedAt: z.string().nullable() }).nullable(),
   scans: z.array(

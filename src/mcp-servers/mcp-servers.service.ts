@@ -9,6 +9,7 @@ import { notFound } from "../core/errors";
 import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "../forum/search";
 import type { ScanStatus } from "../scan";
+import type { ScanLayer } from "../scan/judge";
 import { renderMcpConfig, renderMcpConfigs } from "../setup/mcp-config";
 import type { McpFinding, McpToolInput } from "./scanner";
 import { installInput } from "./install";
@@ -53,6 +54,7 @@ interface DetailRow extends ItemRow {
   security_findings: string;
   change_findings: string;
   ruleset_version: string;
+  scan_layers: string;
   review_note: string | null;
 }
 
@@ -127,7 +129,7 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
     db
       .prepare(
         `SELECT s.id, ${ITEM_COLS}, s.remotes, s.packages, s.license, s.source, s.registry_status_message, s.published_at, s.registry_updated_at,
-                s.instructions, s.tools, s.tools_source, s.tools_note, s.tools_hash, s.security_findings, s.change_findings, s.ruleset_version, s.review_note
+                s.instructions, s.tools, s.tools_source, s.tools_note, s.tools_hash, s.security_findings, s.change_findings, s.ruleset_version, s.scan_layers, s.review_note
            FROM mcp_servers s WHERE (s.slug = ?1 OR s.name = ?1) AND s.registry_status <> 'deleted' LIMIT 1`,
       )
       .bind(slugOrName),
@@ -178,6 +180,7 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
     securityStatus: r.security_status as ScanStatus,
     findings,
     rulesetVersion: r.ruleset_version,
+    scanLayers: JSON.parse(r.scan_layers) as ScanLayer[],
     scannedAt: iso(r.scanned_at),
     review: r.review_note ? { note: r.review_note, reviewedAt: r.reviewed_at } : null,
     scans: (scans!.results as { seq: number; scanned_at: number; version: string; tools_hash: string | null; status: string; findings_count: number; reason: string; changes: string }[]).map((c) => ({

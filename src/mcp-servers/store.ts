@@ -14,6 +14,9 @@ import { statusOf, type ScanStatus } from "../scan";
 import { MCP_RULESET, scanMcpTools, seriousRulesByTool, toolChanges, toolsHash, type McpFinding, type McpToolInput } from "./scanner";
 import { baseSlug, transportsOf, type PackageRecord, type ServerRecord } from "./records";
 import { runtimeFindings } from "./runtime";
+import { judgeMcpScan } from "./second-opinion";
+import { decidedVersion, withCallBudget, type Judge, type ScanLayer } from "../scan/judge";
+import { judgeFromEnv } from "../scan/workers-ai-judge";
 
 export interface StoredRow {
   id: string;
@@ -36,6 +39,7 @@ export interface StoredRow {
   security_findings: string;
   change_findings: string;
   ruleset_version: string;
+  scan_layers: string;
   review_note: string | null;
   reviewed_at: string | null;
   scanned_at: number;
@@ -98,7 +102,7 @@ async function readStored(db: D1Database, ids: string[], slugs: string[]) {
   const [rows, taken] = await db.batch([
     db.prepare(
       `SELECT id, slug, name, version, source, instructions, tools, packages, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
-              tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, review_note, reviewed_at, scanned_at, status_changed_at
+              tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, scan_layers, review_note, reviewed_at, scanned_at, status_changed_at
          FROM mcp_servers WHERE id IN (SELECT value FROM json_each(?1))`,
     ).bind(JSON.stringify(ids)),
     db.prepare(`SELECT slug, id FROM mcp_servers WHERE slug IN (SELECT value FROM json_each(?1))`).bind(JSON.stringify(slugs)),
@@ -113,8 +117,8 @@ const UPSERT_SERVER = `INSERT INTO mcp_servers (id, slug, name, title, descripti
     has_stdio, has_http, has_sse, registry_status, registry_status_message, published_at, registry_updated_at, source, license,
     instructions, tools, tool_names, tool_count, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
     tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, scanned_at, status_changed_at,
-    review_note, reviewed_at, created_at, updated_at)
-  SELECT ${jsonCols(39)}, ?2, ?2 FROM json_each(?1) WHERE true
+    review_note, reviewed_at, scan_layers, created_at, updated_at)
+  SELECT ${jsonCols(40)}, ?2, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, name = excluded.name, title = excluded.title, description = excluded.description,
     version = excluded.version, website_url = excluded.website_url, repository = excluded.repository, remotes = excluded.remotes,
     packages = excluded.packages, has_stdio = excluded.has_stdio, has_http = excluded.has_http, has_sse = excluded.has_sse,
@@ -127,7 +131,7 @@ const UPSERT_SERVER = `INSERT INTO mcp_servers (id, slug, name, title, descripti
     security_status = excluded.security_status, security_findings = excluded.security_findings,
     change_findings = excluded.change_findings, ruleset_version = excluded.ruleset_version, scanned_at = excluded.scanned_at,
     status_changed_at = excluded.status_changed_at, review_note = coalesce(excluded.review_note, mcp_servers.review_note),
-    reviewed_at = coalesce(excluded.reviewed_at, mcp_servers.reviewed_at), updated_at = excluded.updated_at`;
+    reviewed_at = coalesce(excluded.reviewed_at, mcp_servers.reviewed_at), scan_layers = excluded.scan_layers, updated_at = excluded.updated_at`;
 
 const UPSERT_VERSION = `INSERT INTO mcp_server_versions (server_id, version, server_json, status, status_message, published_at, updated_at, is_latest, source, fetched_at)
   SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true
@@ -172,6 +176,9 @@ interface Evaluation {
   scannedAt: number;
   rescanned: boolean;
   toolsChanged: boolean;
+  /** The version to store: the rules', marked decided or owed by the judge when one is configured. */
+  rulesetVersion: string;
+  layers: ScanLayer[];
 }
 
 /**
@@ -179,7 +186,7 @@ interface Evaluation {
  * when neither the tools nor the ruleset changed), the rug-pull diff against the list reviewed
  * before, and the status from all of it.
  */
-async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null, version: string, packages: readonly PackageRecord[], at: number): Promise<Evaluation> {
+async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null, version: string, packages: readonly PackageRecord[], at: number, judge: Judge | null): Promise<Evaluation> {
   const storedTools = stored ? (JSON.parse(stored.tools) as McpToolInput[]) : null;
   const known = fresh !== null || stored?.tools_known === 1;
   const tools = fresh?.tools ?? storedTools ?? [];
@@ -187,12 +194,17 @@ async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null,
   const complete = fresh ? fresh.complete : stored && stored.tools_complete !== null ? stored.tools_complete === 1 : null;
   const toolsNote = fresh ? (fresh.note ?? null) : (stored?.tools_note ?? null);
   const hash = known ? await toolsHash({ instructions: instructions ?? undefined, tools }) : null;
-  const rescanned = !stored || stored.tools_hash !== hash || stored.ruleset_version !== MCP_RULESET.version;
+  const rescanned = !stored || stored.tools_hash !== hash || stored.ruleset_version !== decidedVersion(MCP_RULESET.version, judge);
   const toolsChanged = !!(stored && stored.tools_known === 1 && fresh && stored.tools_hash !== hash && (stored.tools_origin ?? "review") === fresh.origin);
   let content = contentOf(stored);
   let changes = stored ? (JSON.parse(stored.change_findings) as McpFinding[]) : [];
+  let rulesetVersion = stored?.ruleset_version ?? MCP_RULESET.version;
+  let layers = stored ? (JSON.parse(stored.scan_layers) as ScanLayer[]) : [];
   if (rescanned) {
-    content = known ? scanMcpTools({ instructions: instructions ?? undefined, tools }).findings : [];
+    const judged = await judgeMcpScan(judge, known ? scanMcpTools({ instructions: instructions ?? undefined, tools }) : null);
+    content = judged.findings;
+    rulesetVersion = judged.rulesetVersion;
+    layers = judged.layers;
     if (toolsChanged) {
       changes = toolChanges(storedTools ?? [], tools, {
         previousVersion: stored!.tools_version,
@@ -231,12 +243,16 @@ async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null,
     scannedAt: rescanned || !stored ? at : stored.scanned_at,
     rescanned,
     toolsChanged,
+    rulesetVersion,
+    layers,
   };
 }
 
 export interface UpsertOptions {
   at: number;
   reason: "seed" | "registry";
+  /** The second opinion to use (default: the configured one, judgeFromEnv); a job passes one with a call budget. */
+  judge?: Judge | null;
 }
 
 /**
@@ -247,6 +263,7 @@ export interface UpsertOptions {
 export async function upsertServers(env: Env, records: readonly ServerRecord[], opts: UpsertOptions): Promise<UpsertReport> {
   const db = env.DB;
   const report: UpsertReport = { inserted: 0, updated: 0, unchanged: 0, versions: 0, scanned: 0, changedTools: 0 };
+  const judge = opts.judge === undefined ? judgeFromEnv(env) : opts.judge;
   if (records.length === 0) return report;
   // The last record of a name in the list wins for its version; one row per name and version.
   const ids = await Promise.all(records.map((r) => serverId(r.name)));
@@ -268,7 +285,7 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
     const fresh: ToolUpdate | null = r.tools
       ? { tools: r.tools, instructions: r.instructions, complete: r.toolsComplete ?? null, source: r.toolsSource ?? `the ${r.source} record`, origin: r.source === "seed" ? "review" : "publisher", note: r.toolsNote ?? null }
       : null;
-    const e = await evaluate(stored, fresh, r.version, r.packages, opts.at);
+    const e = await evaluate(stored, fresh, r.version, r.packages, opts.at, judge);
     const t = transportsOf(r);
     let slug = stored?.slug ?? baseSlug(r.name);
     if (!stored && slugOwner.has(slug) && slugOwner.get(slug) !== id) slug = `${slug}-${id.slice(4, 10)}`;
@@ -279,11 +296,11 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
       r.registry?.status ?? "active", r.registry?.statusMessage ?? null, r.registry?.publishedAt ?? null, r.registry?.updatedAt ?? null,
       r.source, r.license, e.instructions, JSON.stringify(e.tools), e.tools.map((x) => x.name).join(" "), e.tools.length, e.known ? 1 : 0,
       e.complete === null ? null : e.complete ? 1 : 0, e.toolsSource, e.toolsOrigin, e.toolsNote, e.hash, e.toolsVersion, stored?.tools_fetched_at ?? null,
-      e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), MCP_RULESET.version, e.scannedAt, e.statusChangedAt,
-      r.review?.note ?? null, r.review?.reviewedAt || null,
+      e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), e.rulesetVersion, e.scannedAt, e.statusChangedAt,
+      r.review?.note ?? null, r.review?.reviewedAt || null, JSON.stringify(e.layers),
     ]);
     if (e.rescanned) {
-      scanRows.set(id, [id, r.version, e.hash, MCP_RULESET.version, e.status, e.findings.length + e.changes.length, JSON.stringify(e.changes), opts.reason]);
+      scanRows.set(id, [id, r.version, e.hash, e.rulesetVersion, e.status, e.findings.length + e.changes.length, JSON.stringify(e.changes), opts.reason]);
       report.scanned++;
     }
     if (e.toolsChanged) report.changedTools++;
@@ -308,7 +325,7 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
  * list, is scanned, and is compared with the list reviewed before. `failed` ids only record the
  * attempt, so a server that does not answer is not asked again every day.
  */
-export async function applyToolLists(env: Env, updates: ReadonlyMap<string, ToolUpdate>, failed: readonly string[], at: number): Promise<{ scanned: number; changedTools: number }> {
+export async function applyToolLists(env: Env, updates: ReadonlyMap<string, ToolUpdate>, failed: readonly string[], at: number, judge: Judge | null = judgeFromEnv(env)): Promise<{ scanned: number; changedTools: number }> {
   const db = env.DB;
   const ids = [...updates.keys()];
   const { byId } = await readStored(db, ids, []);
@@ -318,7 +335,7 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
   for (const [id, update] of updates) {
     const stored = byId.get(id);
     if (!stored) continue;
-    const e = await evaluate(stored, update, stored.version, JSON.parse(stored.packages) as PackageRecord[], at);
+    const e = await evaluate(stored, update, stored.version, JSON.parse(stored.packages) as PackageRecord[], at, judge);
     if (e.toolsChanged) changedTools++;
     stmts.push(
       db
@@ -326,13 +343,14 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
           `UPDATE mcp_servers SET instructions = ?2, tools = ?3, tool_names = ?4, tool_count = ?5, tools_known = 1, tools_complete = ?6,
              tools_source = ?7, tools_note = ?8, tools_hash = ?9, tools_version = ?10, tools_fetched_at = ?11, security_status = ?12,
              security_findings = ?13, change_findings = ?14, ruleset_version = ?15, scanned_at = ?16, status_changed_at = ?17, updated_at = ?11,
-             tools_origin = ?18
+             tools_origin = ?18, scan_layers = ?19
            WHERE id = ?1`,
         )
         .bind(id, e.instructions, JSON.stringify(e.tools), e.tools.map((x) => x.name).join(" "), e.tools.length, e.complete === null ? null : e.complete ? 1 : 0,
-          e.toolsSource, e.toolsNote, e.hash, e.toolsVersion, at, e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), MCP_RULESET.version, e.scannedAt, e.statusChangedAt, e.toolsOrigin),
+          e.toolsSource, e.toolsNote, e.hash, e.toolsVersion, at, e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), e.rulesetVersion, e.scannedAt, e.statusChangedAt, e.toolsOrigin,
+          JSON.stringify(e.layers)),
     );
-    if (e.rescanned) scanRows.push([id, stored.version, e.hash, MCP_RULESET.version, e.status, e.findings.length + e.changes.length, JSON.stringify(e.changes), "tools"]);
+    if (e.rescanned) scanRows.push([id, stored.version, e.hash, e.rulesetVersion, e.status, e.findings.length + e.changes.length, JSON.stringify(e.changes), "tools"]);
   }
   if (failed.length) stmts.push(db.prepare(`UPDATE mcp_servers SET tools_fetched_at = ?2 WHERE id IN (SELECT value FROM json_each(?1))`).bind(JSON.stringify(failed), at));
   if (scanRows.length) {
@@ -347,19 +365,20 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
  * Rescans servers scanned under another ruleset version (the daily job, after a deploy changed
  * the rules): from the stored tools, keeping the stored change findings. Returns how many.
  */
-export async function rescanOutdated(env: Env, at: number, limit = 200): Promise<{ rescanned: number; changed: number }> {
+export async function rescanOutdated(env: Env, at: number, limit = 200, judge: Judge | null = withCallBudget(judgeFromEnv(env), 50)): Promise<{ rescanned: number; changed: number }> {
   const rows = await env.DB.prepare(
     `SELECT id, version, instructions, tools, packages, tools_known, tools_complete, tools_note, tools_hash, security_status, change_findings, status_changed_at
        FROM mcp_servers WHERE ruleset_version <> ? LIMIT ?`,
   )
-    .bind(MCP_RULESET.version, limit)
+    .bind(decidedVersion(MCP_RULESET.version, judge), limit)
     .all<{ id: string; version: string; instructions: string | null; tools: string; packages: string; tools_known: number; tools_complete: number | null; tools_note: string | null; tools_hash: string | null; security_status: string; change_findings: string; status_changed_at: number }>();
   let changed = 0;
   const stmts: D1PreparedStatement[] = [];
   for (const r of rows.results) {
     const tools = JSON.parse(r.tools) as McpToolInput[];
     const known = r.tools_known === 1;
-    const content = known ? scanMcpTools({ instructions: r.instructions ?? undefined, tools }).findings : [];
+    const judged = await judgeMcpScan(judge, known ? scanMcpTools({ instructions: r.instructions ?? undefined, tools }) : null);
+    const content = judged.findings;
     const all = sortMcpFindings([...content, ...reviewFindings(known, r.tools_complete === null ? null : r.tools_complete === 1, tools.length, r.tools_note, JSON.parse(r.packages) as PackageRecord[])]);
     const changes = JSON.parse(r.change_findings) as McpFinding[];
     const status = statusOf([...all, ...changes]);
@@ -367,12 +386,12 @@ export async function rescanOutdated(env: Env, at: number, limit = 200): Promise
     stmts.push(
       env.DB.prepare(
         `UPDATE mcp_servers SET security_status = ?2, security_findings = ?3, ruleset_version = ?4, scanned_at = ?5,
-           status_changed_at = CASE WHEN security_status = ?2 THEN status_changed_at ELSE ?5 END WHERE id = ?1`,
-      ).bind(r.id, status, JSON.stringify(all), MCP_RULESET.version, at),
+           status_changed_at = CASE WHEN security_status = ?2 THEN status_changed_at ELSE ?5 END, scan_layers = ?6 WHERE id = ?1`,
+      ).bind(r.id, status, JSON.stringify(all), judged.rulesetVersion, at, JSON.stringify(judged.layers)),
       env.DB.prepare(
         `INSERT INTO mcp_scans (server_id, seq, scanned_at, version, tools_hash, ruleset_version, status, findings_count, changes, reason)
          VALUES (?1, coalesce((SELECT max(seq) FROM mcp_scans WHERE server_id = ?1), 0) + 1, ?2, ?3, ?4, ?5, ?6, ?7, '[]', 'rescan')`,
-      ).bind(r.id, at, r.version, r.tools_hash, MCP_RULESET.version, status, all.length + changes.length),
+      ).bind(r.id, at, r.version, r.tools_hash, judged.rulesetVersion, status, all.length + changes.length),
     );
   }
   for (let i = 0; i < stmts.length; i += 400) await env.DB.batch(stmts.slice(i, i + 400));

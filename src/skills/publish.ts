@@ -16,6 +16,8 @@ import { putBlobs, blobKey } from "./storage";
 import { scanSkill, type Capabilities } from "./scanner";
 import { SKILL_COLS, VERSION_COLS, itemOut, isReservedName, nameTaken, notListedReason, versionOut, type SkillRow, type VersionRow } from "./skills.service";
 import { bumpCatalog } from "./discovery";
+import { judgeSkillScan } from "./second-opinion";
+import { judgeFromEnv } from "../scan/workers-ai-judge";
 
 export interface PublishInput {
   category?: string;
@@ -70,7 +72,9 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const label = fm.version ?? String(Math.max(used.seq + 1, used.top + 1));
 
   const previous = existing?.capabilities ? (JSON.parse(existing.capabilities) as Capabilities) : null;
-  const scan = scanSkill(bundle.files, previous);
+  const rules = scanSkill(bundle.files, previous);
+  // With a judge configured, the version is stored only once it has decided (or failed: then warn).
+  const scan = { ...rules, ...(await judgeSkillScan(judgeFromEnv(env), rules)) };
   const artifact = await buildArtifact(bundle);
   await putBlobs(env.SKILLS, [
     ...bundle.files.map((f) => ({ digest: f.digest, bytes: f.bytes, contentType: contentTypeFor(f.path, f.text !== null) })),
@@ -94,8 +98,8 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
     db
       .prepare(
         `INSERT INTO skill_versions (id, skill_id, seq, version, status, findings, ruleset_version, scan_hash, artifact_type, artifact_key,
-                                     artifact_size, files, description, front_matter, capabilities, capability_changes, skill_md, published_by, created_at, scanned_at)
-         SELECT ?3, s.id, n.seq, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18
+                                     artifact_size, files, description, front_matter, capabilities, capability_changes, skill_md, published_by, created_at, scanned_at, scan_layers)
+         SELECT ?3, s.id, n.seq, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18, ?19
            FROM skills s, (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1)) n
           WHERE s.${mine}`,
       )
@@ -103,6 +107,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
         name, ownerId, versionId, label, scan.status, JSON.stringify(scan.findings), scan.rulesetVersion, scanHash, artifact.type,
         blobKey(artifact.digest), artifact.bytes.byteLength, JSON.stringify(files), fm.description, fm.rawJson,
         JSON.stringify(scan.capabilities), JSON.stringify(scan.capabilityChanges), bundle.skillMd.text.slice(0, SKILL_MD_STORED), t,
+        JSON.stringify(scan.layers),
       ),
     // SQLite evaluates every SET expression on the old row: the CASE sees the previous status.
     db

@@ -11,6 +11,9 @@ import { statusOf, type Finding } from "../scan";
 import { IntegrityError, getVerified } from "./storage";
 import { SKILL_RULESET, scanSkill, type Capabilities } from "./scanner";
 import { bumpCatalog } from "./discovery";
+import { judgeSkillScan } from "./second-opinion";
+import { decidedVersion, withCallBudget, type ScanLayer } from "../scan/judge";
+import { judgeFromEnv } from "../scan/workers-ai-judge";
 
 interface Due {
   id: string;
@@ -23,8 +26,11 @@ interface Due {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersions?: number; budgetMs?: number } = {}) {
+export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersions?: number; budgetMs?: number; judgeCalls?: number } = {}) {
   const batch = opts.batch ?? 25;
+  // A version is due when the rules changed, or the configured judge (if any) has not decided it yet.
+  const judge = withCallBudget(judgeFromEnv(env), opts.judgeCalls ?? 50);
+  const current = decidedVersion(SKILL_RULESET.version, judge);
   const max = opts.maxVersions ?? 1000;
   // A wall-clock budget for this invocation, not business time: so Date.now(), not the injectable clock.
   const deadline = Date.now() + (opts.budgetMs ?? 60_000);
@@ -41,7 +47,7 @@ export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersio
           WHERE v.ruleset_version <> ?
           ORDER BY is_latest DESC, v.created_at DESC LIMIT ?`,
       )
-      .bind(SKILL_RULESET.version, batch)
+      .bind(current, batch)
       .all<Due>();
     const rows = due.results.filter((r) => !seen.has(r.id));
     if (rows.length === 0) break;
@@ -52,6 +58,8 @@ export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersio
       const list = JSON.parse(v.files) as { path: string; digest: string }[];
       let status: string;
       let findings: Finding[];
+      let version = current;
+      let layers: ScanLayer[] = [{ layer: "rules", version, outcome: "flagged", detail: "stored bytes failed verification" }];
       let caps: Capabilities | null = null;
       let capChanges: unknown[] = [];
       try {
@@ -68,7 +76,7 @@ export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersio
           }),
         );
         const scan = scanSkill(files, v.prev_caps ? (JSON.parse(v.prev_caps) as Capabilities) : null);
-        ({ status, findings } = scan);
+        ({ status, findings, rulesetVersion: version, layers } = await judgeSkillScan(judge, scan));
         caps = scan.capabilities;
         capChanges = scan.capabilityChanges;
       } catch (e) {
@@ -82,9 +90,9 @@ export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersio
         db
           .prepare(
             `UPDATE skill_versions SET status = ?, findings = ?, ruleset_version = ?, scanned_at = ?,
-                    capabilities = COALESCE(?, capabilities), capability_changes = COALESCE(?, capability_changes) WHERE id = ?`,
+                    capabilities = COALESCE(?, capabilities), capability_changes = COALESCE(?, capability_changes), scan_layers = ? WHERE id = ?`,
           )
-          .bind(status, JSON.stringify(findings), SKILL_RULESET.version, t, caps && JSON.stringify(caps), caps && JSON.stringify(capChanges), v.id),
+          .bind(status, JSON.stringify(findings), version, t, caps && JSON.stringify(caps), caps && JSON.stringify(capChanges), JSON.stringify(layers), v.id),
       );
       if (v.is_latest) {
         stmts.push(
@@ -101,7 +109,7 @@ export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersio
     await db.batch(stmts);
     bumpCatalog();
   }
-  const result = { rescanned: scanned, statusChanged: changed, ruleset: SKILL_RULESET.version };
+  const result = { rescanned: scanned, statusChanged: changed, ruleset: current };
   if (scanned) console.log(JSON.stringify({ level: "info", what: "skills-rescan", ...result }));
   return result;
 }

@@ -15,6 +15,16 @@ export const findingOut = z.object({
   message: z.string(),
 });
 
+/** One layer of a stored scan verdict (src/scan/judge.ts `ScanLayer`). */
+export const scanLayerOut = z.object({
+  layer: z.enum(["rules", "judge"]),
+  /** The ruleset version, or the judge's model. */
+  version: z.string(),
+  /** rules: passed | warn | flagged. judge: benign | suspicious | malicious | incomplete | not-needed | skipped | failed | deferred. */
+  outcome: z.string(),
+  detail: z.string().nullable(),
+});
+
 export const capabilitiesOut = z.object({
   shell: z.boolean(),
   network: z.array(z.string()),
@@ -69,6 +79,8 @@ export const versionSummaryOut = z.object({
 
 export const versionOut = versionSummaryOut.omit({ findingsCount: true }).extend({
   id: z.string(),
+  /** Which layers decided this version's status: the rules, and a second opinion when one is configured. */
+  scanLayers: z.array(scanLayerOut),
   findings: z.array(findingOut),
   artifact: z.object({ type: z.enum(["skill-md", "archive"]), digest: z.string(), size: z.number().int() }),
   files: z.array(fileOut),
@@ -89,6 +101,8 @@ export const skillDetailOut = z.object({
   skill: skillItemOut.extend({
     securityFindings: z.array(findingOut),
     rulesetVersion: z.string().nullable(),
+    /** Which layers decided the latest version's status (the rules; a second opinion when configured). */
+    scanLayers: z.array(scanLayerOut),
     scannedAt: z.string().nullable(),
     capabilities: capabilitiesOut.nullable(),
     files: z.array(fileOut),

@@ -9,6 +9,7 @@ import { pageOffset } from "../core/pagination";
 import type { AgentPrincipal } from "../core/principal";
 import { ftsQuery } from "../forum/search";
 import type { Finding, ScanStatus } from "../scan";
+import type { ScanLayer } from "../scan/judge";
 import type { Capabilities, CapabilityChange } from "./scanner";
 import { LORE_SKILL, SYSTEM_OWNER_ID, loreSkill, type LoreSkill } from "./lore-skill";
 import { SKILL_CATEGORIES } from "./categories";
@@ -55,6 +56,7 @@ export interface VersionRow {
   files: string;
   capabilities: string;
   capability_changes: string;
+  scan_layers: string;
   created_at: number;
   scanned_at: number;
 }
@@ -65,7 +67,7 @@ export const SKILL_COLS = `s.id, s.slug, s.owner_id, s.category, s.description, 
 
 /** Exactly the columns of `VersionRow`: lists of versions (an owner's skills, a publish's answer) never read `skill_md`. */
 export const VERSION_COLS = `v.id, v.skill_id, v.seq, v.version, v.status, v.findings, v.ruleset_version, v.scan_hash,
-  v.artifact_type, v.artifact_size, v.files, v.capabilities, v.capability_changes, v.created_at, v.scanned_at`;
+  v.artifact_type, v.artifact_size, v.files, v.capabilities, v.capability_changes, v.scan_layers, v.created_at, v.scanned_at`;
 
 export const LORE_VERSION = "live";
 
@@ -118,6 +120,7 @@ export function versionOut(v: VersionRow): VersionOut {
     status: v.status as ScanStatus,
     scanHash: v.scan_hash,
     rulesetVersion: v.ruleset_version,
+    scanLayers: JSON.parse(v.scan_layers) as ScanLayer[],
     findings: JSON.parse(v.findings) as Finding[],
     capabilities: JSON.parse(v.capabilities) as Capabilities,
     capabilityChanges: JSON.parse(v.capability_changes) as CapabilityChange[],
@@ -244,6 +247,7 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
         ...item,
         securityFindings: lore.scan.findings,
         rulesetVersion: lore.scan.rulesetVersion,
+        scanLayers: [{ layer: "rules" as const, version: lore.scan.rulesetVersion, outcome: lore.scan.status, detail: null }],
         scannedAt: iso(now()),
         capabilities: lore.scan.capabilities,
         files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest }],
@@ -265,6 +269,7 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
       ...item,
       securityFindings: v.findings,
       rulesetVersion: v.rulesetVersion,
+      scanLayers: v.scanLayers,
       scannedAt: v.scannedAt,
       capabilities: v.capabilities,
       files: v.files,

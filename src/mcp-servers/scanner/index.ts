@@ -23,9 +23,10 @@ import { STEERING_RULES } from "./rules/steering";
 import { checkNames } from "./names";
 import { fixedDestinations, schemaTexts } from "./schema";
 import { normalizeToolName } from "./known-tools";
+import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 
-export type { McpFinding, McpScan, McpScanInput, McpToolInput } from "./types";
+export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
 export { toolChanges, changedExcerpts } from "./rugpull";
 export { toolsHash } from "./hash";
 
@@ -136,7 +137,22 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   }
   findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.order - b.order || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0) || (a.ruleId < b.ruleId ? -1 : 1));
   const out = findings.slice(0, 200).map(({ order: _o, ...f }) => f);
-  return { status: statusOf(findings), findings: out, rulesetVersion: MCP_RULESET.version };
+  const textAt = new Map<string, string>();
+  for (const t of targets) {
+    const w = where.get(t.path)!;
+    textAt.set(`${w.tool ?? ""}\u0000${w.field}`, t.text!);
+  }
+  const label = (f: McpFinding) => (f.tool === null ? f.field : `tools/${f.tool}/${f.field}`);
+  const uncertain = collectUncertain(
+    out,
+    (i) => {
+      const f = out[i]!;
+      const text = textAt.get(`${f.tool ?? ""}\u0000${f.field}`);
+      return text === undefined ? null : { path: label(f), text };
+    },
+    ruleDefaults(rules),
+  ).map((s) => ({ ...s, tool: out[s.covers[0]!]!.tool, field: out[s.covers[0]!]!.field }));
+  return { status: statusOf(findings), findings: out, rulesetVersion: MCP_RULESET.version, uncertain };
 }
 
 /** Rule ids of medium-or-worse findings per tool (what a rug-pull diff compares). */

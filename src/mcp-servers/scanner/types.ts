@@ -1,4 +1,5 @@
 import type { ScanStatus, Severity } from "../../scan";
+import type { UncertainSpan } from "../../scan/uncertain";
 
 /** A tool as `tools/list` returns it (the fields the scanner reads). */
 export interface McpToolInput {
@@ -38,4 +39,11 @@ export interface McpScan {
   status: ScanStatus;
   findings: McpFinding[];
   rulesetVersion: string;
+  /** Passages the rules were unsure about, for a second opinion (src/scan/uncertain.ts); `tool`/`field` say where. */
+  uncertain: McpUncertainSpan[];
+}
+
+export interface McpUncertainSpan extends UncertainSpan {
+  tool: string | null;
+  field: string;
 }

@@ -15,6 +15,7 @@ import { PERSISTENCE_RULES } from "./rules/persistence";
 import { FILE_RULES } from "./rules/files";
 import { UNICODE_RULES } from "./rules/unicode";
 import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
+import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities, type CapabilityChange } from "./capabilities";
 
 /**
@@ -39,6 +40,7 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
 ];
 
 export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...FILE_RULES];
+const SKILL_RULE_DEFAULTS = ruleDefaults(SKILL_RULES);
 
 export interface SkillFileInput {
   path: string;
@@ -53,6 +55,8 @@ export interface SkillScan {
   rulesetVersion: string;
   capabilities: Capabilities;
   capabilityChanges: CapabilityChange[];
+  /** Passages the rules were unsure about, for a second opinion (src/scan/uncertain.ts). */
+  uncertain: UncertainSpan[];
 }
 
 /**
@@ -91,7 +95,17 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   const { caps, where } = detectCapabilities(targets);
   const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
   const all = sortFindings([...findings, ...capabilityFindings(changes, where)]);
-  return { status: statusOf(all), findings: all, rulesetVersion: SKILL_RULESET.version, capabilities: caps, capabilityChanges: changes };
+  const byPath = new Map(targets.map((t) => [t.path, t]));
+  const uncertain = collectUncertain(
+    all,
+    (i) => {
+      const t = byPath.get(all[i]!.path);
+      return t?.text != null ? { path: t.path, text: t.text } : null;
+    },
+    SKILL_RULE_DEFAULTS,
+    targets.filter((t) => t.lossy && t.text !== null).map((t) => ({ path: t.path, text: t.text! })),
+  );
+  return { status: statusOf(all), findings: all, rulesetVersion: SKILL_RULESET.version, capabilities: caps, capabilityChanges: changes, uncertain };
 }
 
 export type { Capabilities, CapabilityChange } from "./capabilities";

@@ -1,0 +1,44 @@
+/**
+ * The agent-text scan: the one entry point for text that one agent hands to others outside a skill
+ * (knowledge-base entries, forum questions and posts). It runs exactly the skill scanner's text path
+ * (AGENT_TEXT_RULES over Markdown, with the hidden regions a SKILL.md gets scanned: HTML comments,
+ * invisible elements, reversed strings, encoded payloads), so every improvement to those rules
+ * reaches this content too, and its ruleset version follows the skills ruleset's.
+ */
+import { runRules, statusOf, type Finding, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
+import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
+import { AGENT_TEXT_RULES, SKILL_RULESET, skillHidden } from "./index";
+
+/** The agent-text rules are the skills' own: a change there rescans stored kb and forum text too. */
+export const AGENT_TEXT_RULESET: RulesetInfo = { id: "lore-agent-text", version: SKILL_RULESET.version };
+
+export interface AgentTextInput {
+  /** Where the text sits, as findings name it (`title`, `summaryMd`, `bodyMd`). */
+  path: string;
+  text: string;
+}
+
+export interface AgentTextScan {
+  status: ScanStatus;
+  /** Worst first; at most 200. */
+  findings: Finding[];
+  rulesetVersion: string;
+  uncertain: UncertainSpan[];
+}
+
+const DEFAULTS = ruleDefaults(AGENT_TEXT_RULES);
+
+export function scanAgentText(texts: readonly AgentTextInput[]): AgentTextScan {
+  const targets: ScanTarget[] = texts.filter((t) => t.text !== "").map((t) => ({ path: t.path, kind: "markdown", text: t.text }));
+  const findings = runRules(AGENT_TEXT_RULES, targets, { derive: skillHidden });
+  const byPath = new Map(targets.map((t) => [t.path, t.text!]));
+  const uncertain = collectUncertain(
+    findings,
+    (i) => {
+      const text = byPath.get(findings[i]!.path);
+      return text === undefined ? null : { path: findings[i]!.path, text };
+    },
+    DEFAULTS,
+  );
+  return { status: statusOf(findings), findings, rulesetVersion: AGENT_TEXT_RULESET.version, uncertain };
+}
