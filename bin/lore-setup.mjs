@@ -788,7 +788,7 @@ function inFolder(root, rel, shown, create, fn) {
 /** Why an open file is not one lore-setup reads or writes (not a regular file, a second name, replaced since it was opened), or null. */
 function openedProblem(fd, name) {
   const st = fstatSync(fd);
-  if (!st.isFile()) return { notFile: true };
+  if (!st.isFile()) return { notFile: true, folder: st.isDirectory() };
   if (st.nlink > 1) return { refused: `it has ${st.nlink} names (hard links), so it is another file as well; lore-setup never reads or writes one` };
   let now;
   try {
@@ -829,13 +829,14 @@ export function readChecked(root, rel, max, shown = rel) {
       fd = openSync(name, O_RDONLY | NOFOLLOW | NONBLOCK);
     } catch (e) {
       if (e.code === "ENOENT") return { text: null };
-      if (e.code === "EISDIR" || e.code === "ENXIO" || e.code === "EAGAIN") return { text: null, notFile: true };
+      if (e.code === "EISDIR") return { text: null, notFile: true, folder: true };
+      if (e.code === "ENXIO" || e.code === "EAGAIN") return { text: null, notFile: true };
       if (e.code === "ELOOP" || e.code === "EMLINK") return { refused: `it ${LINK}`, link: true };
       throw e;
     }
     try {
       const problem = openedProblem(fd, name);
-      if (problem) return problem.notFile ? { text: null, notFile: true } : problem;
+      if (problem) return problem.notFile ? { text: null, notFile: true, folder: problem.folder } : problem;
       if (fstatSync(fd).size > max) return { text: null, tooBig: true, refused: `it is larger than ${sizeName(max)}` };
       const bytes = readUpTo(fd, max);
       if (bytes.length > max) return { text: null, tooBig: true, refused: `it is larger than ${sizeName(max)}` };
@@ -889,7 +890,8 @@ function readIn(root, rel, skipped, shown = rel, max = MAX_LOCK_BYTES) {
     skipped.push(`${visible(shown, { max: 200 })}: skipped, ${r.refused}`);
     return null;
   }
-  if (r.notFile) skipped.push(`${visible(shown, { max: 200 })}: skipped, not a regular file`);
+  // A folder where a file could be is a layout (Cline's .clinerules is one or the other), not news.
+  if (r.notFile && !r.folder) skipped.push(`${visible(shown, { max: 200 })}: skipped, not a regular file`);
   return r.text;
 }
 

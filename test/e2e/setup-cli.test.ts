@@ -70,7 +70,8 @@ async function run(cwd: string, args: string[], extraEnv: Record<string, string 
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
+  // Under the test timeout, so a CLI that hangs (on a FIFO, say) is killed, not left behind.
+  const timer = setTimeout(() => child.kill("SIGKILL"), 100_000);
   const code = await new Promise<number | null>((r) => child.on("close", r));
   clearTimeout(timer);
   const blocked = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
@@ -765,6 +766,13 @@ describe("lore-setup's own parts", () => {
     for (const bad of ["../x", "real/../../x", "/etc/passwd", "~/x", "C:\\x", "..\\x", "", "a\u0000b", "."]) expect(cli.locate(root, bad).refused, bad).toBeTruthy();
     expect(cli.locate(root, "linked/x.md")).toMatchObject({ refused: "linked is a symbolic link; lore-setup never reads or writes through one", link: true });
     expect(cli.locate(root, "x.md", "~/x.md")).toMatchObject({ target: path.join(realpathSync(root), "x.md") });
+    // A folder where a harness's file may be (Cline's .clinerules is a file or a folder) is a layout, not a skipped file.
+    const cline = tmp("lore-setup-cline-");
+    mkdirSync(path.join(cline, ".clinerules"));
+    writeFileSync(path.join(cline, ".clinerules", "lore.md"), "# Rules\n");
+    const skipped: string[] = [];
+    expect(cli.instructionFiles(cline, "cline", {}, skipped)).toEqual([{ path: ".clinerules/lore.md", content: "# Rules\n" }]);
+    expect(skipped).toEqual([]);
     for (const f of [".git/config", ".GIT/hooks/pre-commit", ".npmrc", "sub/.yarnrc.yml", "~/.ssh/authorized_keys", "~/.bashrc", "~/.zshrc", "~/.profile", "~/.config/pip/pip.conf", "~/.config/fish/config.fish", "pip.conf", ".envrc"]) {
       expect(cli.neverWritten(f), f).toBeTruthy();
     }
