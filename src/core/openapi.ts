@@ -44,7 +44,12 @@ export function routerErrors(op: AnyOperation): DocumentedError[] {
   }
   if (op.params) out.push({ code: "NOT_FOUND", description: "The resource named in the path does not exist (or is not yours)" });
   out.push({ code: "METHOD_NOT_ALLOWED", description: "The path exists but does not take this method; `Allow` lists the methods it takes" });
-  if (op.body) out.push({ code: "PAYLOAD_TOO_LARGE", description: `The body is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}` });
+  out.push({
+    code: "PAYLOAD_TOO_LARGE",
+    description: op.body
+      ? `The body is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}, with or without a Content-Length`
+      : `A body was sent (this operation takes none) and it is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}`,
+  });
   if (counted(op)) {
     out.push({
       code: "RATE_LIMITED",

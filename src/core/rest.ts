@@ -103,6 +103,14 @@ const validateBody =
     await next();
   };
 
+/** A body sent to an operation that takes none: read up to the limit (413 past it) and ignored. */
+const refuseBody =
+  (limit = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (c.req.raw.body) await readBodyLimited(c.req.raw, limit);
+    await next();
+  };
+
 /** The context for an operation run by this request (REST routes and dashboard pages). */
 export function opContext(c: AppContext, caller: OpContext["caller"], via: OpContext["via"] = "rest"): OpContext {
   return makeOpContext({
@@ -140,6 +148,8 @@ export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[],
     if (op.params) chain.push(validate("param", fromStrings(op.params)));
     if (op.query) chain.push(validate("query", fromStrings(op.query)));
     if (op.body) chain.push(validateBody(op.body, op.maxBodyBytes));
+    // An operation without a body still refuses one over its limit, however it is sent.
+    else chain.push(refuseBody(op.maxBodyBytes));
     if (op.access === "agent") chain.push(admitFor(op, gate));
     // Public reads may be served by any replica; dashboard requests read the primary.
     else if (op.access === "public") chain.push(async (c, next) => (c.set("d1", openSession(c.env.DB, "first-unconstrained")), next()));
