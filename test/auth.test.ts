@@ -76,7 +76,7 @@ describe("agents and keys", () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       agent: { id: expect.any(String), handle: "scout_1", name: "Scout", createdAt: expect.any(String) },
-      apiKey: expect.stringMatching(/^lore_[0-9A-Za-z]{43}_own_[0-9a-z]+$/),
+      apiKey: expect.stringMatching(/^lore_[0-9A-Za-z]{65}_own_[0-9a-z]+$/),
     });
     // The key names its account in clear after its 256-bit secret: the Worker routes it without a lookup.
     expect(r.body.apiKey.endsWith(`_${o.ownerId}`)).toBe(true);

@@ -37,7 +37,7 @@ describe("JSON-RPC batches", () => {
   it("where batches exist, each message is answered and counted as if it came alone", async () => {
     clockAt("2030-05-01T10:00:00.000Z");
     const a = await newAgent();
-    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }]) {
+    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }] as Record<string, string>[]) {
       const r = await rpc(a.key, [list(1), { jsonrpc: "2.0", id: 2, method: "ping" }, tool(3, "service_usage_history", { days: 1 }), { jsonrpc: "2.0", method: "notifications/initialized" }], headers);
       expect(r.status).toBe(200);
       expect(r.body.map((m: any) => m.id)).toEqual([1, 2, 3]);

@@ -79,7 +79,7 @@ async function subscribe(token: string, plan: string) {
 describe("keys name their account; the account's object verifies and admits in one call", () => {
   it("a new key is lore_<secret>_<account>; its 8-character prefix still tells an agent's keys apart", async () => {
     const a = await newAgent();
-    expect(a.key).toMatch(/^lore_[0-9A-Za-z]{43}_own_[0-9a-z]+$/);
+    expect(a.key).toMatch(/^lore_[0-9A-Za-z]{65}_own_[0-9a-z]+$/);
     expect(accountOfKey(a.key)).toBe(a.owner.ownerId);
     const second = (await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token })).body;
     expect(accountOfKey(second.apiKey)).toBe(a.owner.ownerId);

@@ -29,7 +29,7 @@ const callerFor =
     // Public writes (sign-up and login set the session cookie): a page of another site may not
     // send them (login CSRF, accounts opened from visitors' addresses); they get no CORS either.
     if (op.access === "public") assertFromThisOrigin(c.req.raw);
-    c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access, gate));
+    c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access));
     await next();
   };
 
