@@ -169,7 +169,7 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
     recordActivity(op, ctx, input, result);
   } catch (err) {
     // Awaited so the reservation is back before the client sees the failure.
-    await call.gate.refund(call.env, admitted, op.metric).catch(() => {});
+    if (!(err instanceof ApiError && err.keepsQuota)) await call.gate.refund(call.env, admitted, op.metric).catch(() => {});
     return failure(err, op, call);
   }
   if (d1.wrote) {

@@ -51,7 +51,7 @@ const admitFor =
     await next();
     if (c.error || c.res.status >= 400) {
       // Awaited, not waitUntil: a client retrying at once after a failure must find its quota back.
-      await gate.refund(c.env, admitted, op.metric).catch(() => {});
+      if (!(c.error instanceof ApiError && c.error.keepsQuota)) await gate.refund(c.env, admitted, op.metric).catch(() => {});
     } else if (d1.wrote) {
       const bookmark = d1.bookmark();
       if (bookmark) await gate.remember(c.env, admitted, bookmark).catch((err) => logBookmark(c, err));
