@@ -10,7 +10,12 @@ export interface Env {
   ACCOUNT_QUOTA: DurableObjectNamespace;
   /** ChatRoom (src/chat/chat.do.ts), one per room. */
   CHAT_ROOM: DurableObjectNamespace;
-  LOGIN_THROTTLE: RateLimit;
+  /** Password checks (login, sign-up): per address, per address and email, per email, and past that ceiling one per address (src/auth/throttle.ts). */
+  AUTH_ADDRESS_THROTTLE: RateLimit;
+  AUTH_PAIR_THROTTLE: RateLimit;
+  AUTH_EMAIL_THROTTLE: RateLimit;
+  AUTH_EMAIL_NEW_ADDRESS_THROTTLE: RateLimit;
+  /** Sign-ups per client address (account farming). */
   SIGNUP_THROTTLE: RateLimit;
   /**
    * Comma-separated public hostnames (wrangler.toml [vars]); with the loopback names, the Host and

@@ -329,7 +329,7 @@ describe("sign-up is throttled per client IP", () => {
     for (let i = 0; i < 10; i++) expect((await up(i, ip)).status, `sign-up ${i}`).toBe(201);
     const r = await up(10, ip);
     const body = expectError(r, 429, "RATE_LIMITED");
-    expect(body.error.details).toEqual({ metric: "SIGNUP_ATTEMPTS", limit: 10, retryAfterSeconds: 60 });
+    expect(body.error.details).toEqual({ metric: "SIGNUP_ATTEMPTS", scope: "address", limit: 10, retryAfterSeconds: 60 });
     expect(r.headers.get("retry-after")).toBe("60");
     // Nothing was written for the refused one.
     expectError(await call("POST", "/v1/auth/login", { body: { email: `burst-${ip}-10@example.com`, password: "a long password" } }), 401, "UNAUTHENTICATED");
