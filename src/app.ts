@@ -83,6 +83,7 @@ export function buildApp() {
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
     c.set("requestId", requestId);
     c.set("caller", null);
+    c.set("gate", quotaGate);
     await next();
     // Before the answer goes out: what is left of the body, thrown away (bounded, core/body.ts).
     await discardRest(c.req.raw);

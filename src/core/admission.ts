@@ -75,6 +75,14 @@ export interface Gate {
    * with a key): the key only. Throws UNAUTHENTICATED.
    */
   verify(env: Env, key: string): Promise<Verified>;
+  /**
+   * Counts the action's metric for an owner's own request (a dashboard session, not a key: a skill
+   * publish), in the same account object, against the plan's daily limit, without the agent limits
+   * (per-minute, API_CALLS). Throws RATE_LIMITED (the contract's 429); answers the quota after it.
+   */
+  charge(env: Env, ownerId: string, metric: Metric): Promise<Admission>;
+  /** Gives a charge back after the owner's action failed; awaited before the answer. */
+  uncharge(env: Env, ownerId: string, charged: Admission, metric: Metric): Promise<void>;
   /** Gives the action's metric back after the action failed; awaited before the answer. */
   refund(env: Env, admitted: Admitted, metric: Metric | null): Promise<void>;
   /** Records the D1 bookmark of a write made for the account, so its next requests read it. */

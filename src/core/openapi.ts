@@ -50,6 +50,12 @@ export function routerErrors(op: AnyOperation): DocumentedError[] {
       ? `The body is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}, with or without a Content-Length`
       : `A body was sent (this operation takes none) and it is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}`,
   });
+  if (op.access === "owner" && op.metric) {
+    out.push({
+      code: "RATE_LIMITED",
+      description: `The plan's daily ${op.metric} quota is used up; \`details\` has metric, limit, plan, resetsAt and retryAfterSeconds`,
+    });
+  }
   if (counted(op)) {
     out.push({
       code: "RATE_LIMITED",
@@ -87,6 +93,7 @@ const ACCESS_TEXT = {
 } as const;
 
 function quotaText(op: AnyOperation): string {
+  if (op.access === "owner" && op.metric) return `Costs one ${op.metric} unit of the account's daily quota when it succeeds (given back when it fails).`;
   if (op.access !== "agent") return "Costs no quota.";
   if (op.uncounted && !op.metric) return "Free: counts against no quota and is answered even when the quotas are exhausted.";
   const parts = ["one API_CALLS unit and a slot of the per-minute rate"];

@@ -12,6 +12,7 @@ import { corsClassOf, corsResponseHeaders } from "./cors";
 import { openSession } from "./d1";
 import { makeOpContext } from "./op-context";
 import { recordActivity } from "./activity";
+import type { OwnerPrincipal } from "./principal";
 
 /**
  * Who may call, before anything is read: agent operations need an agent key (present and well
@@ -58,6 +59,23 @@ const admitFor =
     }
     // A failed request still used a per-minute slot and an API call, so it reports them too.
     if (!op.uncounted) for (const [k, v] of Object.entries(gate.headers(admitted.admission))) c.header(k, v);
+  };
+
+/**
+ * A metered owner operation (a skill publish): its metric is counted in the account's object once
+ * the input is valid, and given back if the action fails, as for agents (without their per-minute
+ * rate and API_CALLS, which are agent limits).
+ */
+const chargeFor =
+  (op: AnyOperation, gate: Gate): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const ownerId = (c.get("caller") as OwnerPrincipal).ownerId;
+    const charged = await gate.charge(c.env, ownerId, op.metric!);
+    c.set("charged", charged);
+    await next();
+    if ((c.error || c.res.status >= 400) && !(c.error instanceof ApiError && c.error.keepsQuota)) {
+      await gate.uncharge(c.env, ownerId, charged, op.metric!).catch(() => {});
+    }
   };
 
 const logBookmark = (c: AppContext, err: unknown) =>
@@ -122,7 +140,8 @@ export function opContext(c: AppContext, caller: OpContext["caller"], via: OpCon
     waitUntil: (p) => c.executionCtx.waitUntil(p),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     d1: c.get("d1"),
-    admission: c.get("admitted")?.admission,
+    admission: c.get("admitted")?.admission ?? c.get("charged") ?? undefined,
+    gate: c.get("gate"),
   });
 }
 
@@ -151,6 +170,7 @@ export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[],
     // An operation without a body still refuses one over its limit, however it is sent.
     else chain.push(refuseBody(op.maxBodyBytes));
     if (op.access === "agent") chain.push(admitFor(op, gate));
+    else if (op.access === "owner" && op.metric) chain.push(chargeFor(op, gate));
     // Public reads may be served by any replica; dashboard requests read the primary.
     else if (op.access === "public") chain.push(async (c, next) => (c.set("d1", openSession(c.env.DB, "first-unconstrained")), next()));
     app.on(op.method, [op.path], ...chain, async (c) => {

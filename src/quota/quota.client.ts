@@ -107,6 +107,21 @@ export const quotaGate: Gate = {
     if (!r?.ok) throw unknownKey();
     return { caller: r.caller, bookmark: r.bookmark };
   },
+  async charge(env, ownerId, metric) {
+    const stub = accountStub(env, ownerId);
+    let r = await stub.charge({ ownerId, metric, renewDue: renewsLocally(env) });
+    if (!r.ok && r.reason === "settle") {
+      await renew(env, ownerId);
+      r = await stub.charge({ ownerId, metric, renewDue: false });
+    }
+    if (r.ok) return r.admission;
+    if (r.reason === "limited") throw rateLimited(r.refusal);
+    throw notFound("Account");
+  },
+  async uncharge(env, ownerId, charged, metric) {
+    if (metric === "API_CALLS") return;
+    await accountStub(env, ownerId).refund(charged.day, metric);
+  },
   async refund(env, admitted, metric) {
     if (!metric || metric === "API_CALLS") return;
     await accountStub(env, admitted.caller.ownerId).refund(admitted.admission.day, metric);

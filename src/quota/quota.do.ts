@@ -4,7 +4,7 @@ import { now, nextUtcMidnight, utcDay, DAY_MS } from "../core/clock";
 import type { Admission, Counting, MetricState, RateWindow } from "../core/admission";
 import type { AgentPrincipal } from "../core/principal";
 import { METRICS, PLANS, PLAN_IDS, effectivePlan, type Metric, type PlanId } from "./plans";
-import type { AccountAdmit, AccountAdmitResult, AccountPlanResult, AccountVerifyResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
+import type { AccountAdmit, AccountAdmitResult, AccountChargeResult, AccountPlanResult, AccountVerifyResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
 
 export const WINDOW_MS = 60_000;
 /** Longest history kept; GET /usage/history reads at most 90 days. */
@@ -128,6 +128,19 @@ export class AccountQuota extends DurableObject<Env> {
     const key = this.keys.get(req.keyHash);
     if (!key) return { ok: false };
     return { ok: true, caller: this.principal(key), bookmark: this.bookmark };
+  }
+
+  /**
+   * An owner's own metered action (a skill publish from the dashboard): the metric only, against
+   * the plan's daily limit, in the same transaction rules as `admit` (no per-minute slot, no API call).
+   */
+  async charge(req: { ownerId: string; metric: Metric; renewDue: boolean }): Promise<AccountChargeResult> {
+    if (!(await this.ready(req.ownerId))) return { ok: false, reason: "unknown" };
+    const acct = this.account!;
+    const t = now();
+    if (req.renewDue && renewalDue(acct, t)) return { ok: false, reason: "settle" };
+    const r = this.check(effectivePlan(acct.plan, acct.periodEnd, t), req.metric, false, t);
+    return r.ok ? { ok: true, admission: r.admission } : { ok: false, reason: "limited", refusal: r.refusal };
   }
 
   /** The plan whose limits apply to the account now (the owner's dashboard), with the same renewal rule as `admit`. */

@@ -36,6 +36,12 @@ export type AccountAdmitResult =
   | { ok: false; reason: "settle" }
   | { ok: false; reason: "limited"; refusal: Refusal };
 
+export type AccountChargeResult =
+  | { ok: true; admission: Admission }
+  | { ok: false; reason: "unknown" }
+  | { ok: false; reason: "settle" }
+  | { ok: false; reason: "limited"; refusal: Refusal };
+
 export type AccountVerifyResult = { ok: true; caller: AgentPrincipal; bookmark: string | null } | { ok: false };
 
 export type AccountPlanResult = { ok: true; plan: PlanId } | { ok: false; reason: "unknown" | "settle" };
