@@ -1,5 +1,10 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "./server";
+// @ts-expect-error plain JS helpers shared with the npm scripts
+import { fuzzRest, fuzzRestLine } from "../../scripts/fuzz-rest.mjs";
 
 /**
  * Cost and abuse, against a real `wrangler dev`: what the unit suite's in-process fetch cannot show
@@ -72,4 +77,64 @@ describe("a chunked body over the limit", () => {
     }
     expect(seen.length).toBe(36);
   });
+});
+
+describe("what a FREE account can make the server do", () => {
+  let fresh = "";
+  const rpc = async (body: unknown) => {
+    const r = await fetch(`${server.origin}/v1/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${fresh}`, accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: r.status, text: await r.text() };
+  };
+  const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
+
+  it("40 batches of 100 tools/list, then 40 of 10: bounded bytes, every message counted", async () => {
+    // An account of its own, so its minute is whole.
+    const o = await post("/v1/auth/signup", { email: "amplify-e2e@example.com", password: "correct horse battery" });
+    fresh = (await post("/v1/agents", { handle: "amplify-e2e" }, { authorization: `Bearer ${o.body.token}` })).body.apiKey;
+    let bytes100 = 0;
+    for (let i = 0; i < 40; i++) {
+      const r = await rpc(Array.from({ length: 100 }, (_, j) => list(j)));
+      expect(r.status).toBe(400);
+      bytes100 += r.text.length;
+    }
+    let bytes10 = 0;
+    for (let i = 0; i < 40; i++) bytes10 += (await rpc(Array.from({ length: 10 }, (_, j) => list(j)))).text.length;
+    const usage = (await (await fetch(`${server.origin}/v1/usage/today`, { headers: { authorization: `Bearer ${fresh}` } })).json()) as any;
+    console.log(
+      `amplification (wrangler dev, FREE): 40 batches of 100 tools/list → ${bytes100} bytes, nothing run or counted; ` +
+        `40 batches of 10 → ${bytes10} bytes, PER_MINUTE ${usage.metrics.PER_MINUTE.used}/20, API_CALLS ${usage.metrics.API_CALLS.used}`,
+    );
+    expect(bytes100).toBeLessThan(20_000);
+    expect(bytes10).toBeLessThan(3_000_000);
+    expect(usage.metrics.PER_MINUTE.used).toBe(20);
+  }, 180_000);
+
+  it("100 made-up keys create no account object", async () => {
+    const dir = path.join(server.persistTo, "v3", "do", "lore-AccountQuota");
+    const objects = () => readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").length;
+    const before = objects();
+    for (let i = 0; i < 100; i++) {
+      const account = `own_${randomBytes(8).toString("hex")}`;
+      const made = i % 2 ? `lore_${randomBytes(32).toString("base64url").replace(/[-_]/g, "a").slice(0, 43)}${"Z".repeat(22)}_${account}` : `lore_${"q".repeat(43)}_${account}`;
+      const r = await fetch(`${server.origin}/v1/usage/today`, { headers: { authorization: `Bearer ${made}` } });
+      expect(r.status).toBe(401);
+      await r.text();
+    }
+    console.log(`made-up keys (wrangler dev): account objects before ${before}, after 100 requests ${objects()}`);
+    expect(objects()).toBe(before);
+  });
+});
+
+describe("fuzz: every route with odd bodies, chunked and oversized", () => {
+  it("never a 5xx, an API error out of the contract's shape, an answer without a request id, or a reset", async () => {
+    const stats = await fuzzRest(server.origin, { maxJobs: 3000 });
+    console.log(fuzzRestLine(stats));
+    expect(stats.problems).toEqual([]);
+    expect(stats.http5xx + stats.badShape + stats.noRequestId + stats.resets).toBe(0);
+    expect(stats.requests).toBe(3000);
+  }, 600_000);
 });
