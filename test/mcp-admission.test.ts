@@ -94,6 +94,13 @@ describe("JSON-RPC batches", () => {
     expect(m.API_CALLS.used).toBe(0);
   });
 
+  it("a batch the transport refuses (an SSE-only client, a non-JSON body type) is refused once, nothing counted", async () => {
+    const a = await newAgent();
+    expect((await rpc(a.key, [list(1), list(2)], { accept: "text/event-stream" })).status).toBe(406);
+    expect((await rpc(a.key, [list(1), list(2)], { "content-type": "text/plain" })).status).toBe(415);
+    expect((await usage(a)).PER_MINUTE.used).toBe(0);
+  });
+
   it("a refused key refuses the whole batch: 401", async () => {
     const a = await newAgent();
     const r = await rpc(`${a.key.slice(0, 10)}${"x".repeat(33)}${a.key.slice(43)}`, [list(1), list(2)]);

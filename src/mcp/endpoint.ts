@@ -139,8 +139,9 @@ async function answer(request: Request, body: Uint8Array, msg: unknown, call: To
     const result = toolResultJson(await callTool(BY_TOOL.get(params.name)!, params.arguments ?? {}, call));
     return { kind: "text", text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}` };
   }
-  // A tool call the SDK serves is admitted by callTool inside it; the key is checked first, so a
-  // refused one is the endpoint's 401 rather than a tool error.
+  // A tool call the SDK serves is admitted by callTool inside it when the SDK runs it (a message the
+  // SDK refuses first, for its headers or its 2026 envelope, costs only this key check); the key is
+  // checked first, so a refused one is the endpoint's 401 rather than a tool error.
   if (isToolCall(msg)) await call.gate.verify(call.env, call.key);
   else await admitMessage(call);
   if (!answerable(request, msg)) return { kind: "response", response: await viaSdk(request, body, call) };
@@ -172,6 +173,14 @@ const jsonText = (text: string, status = 200) => new Response(text, { status, he
  * or 202 when the batch held only notifications and responses.
  */
 async function serveBatch(request: Request, batch: unknown[], call: ToolCall): Promise<Response> {
+  // The transport's own refusals, once for the whole batch (as the SDK answers them), before anything is admitted.
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    return jsonText(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Not Acceptable: Client must accept both application/json and text/event-stream" }, id: null }), 406);
+  }
+  if ((request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() !== "application/json") {
+    return jsonText(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" }, id: null }), 415);
+  }
   const out: string[] = [];
   for (const msg of batch) {
     const id = isObject(msg) && "id" in msg ? (msg.id as string | number) : undefined;
