@@ -8,7 +8,16 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         // LORE_TRANSCRIPT=1 makes test/billing.test.ts print the Stripe flow it runs.
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations, LORE_TRANSCRIPT: process.env.LORE_TRANSCRIPT ?? "" } },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            LORE_TRANSCRIPT: process.env.LORE_TRANSCRIPT ?? "",
+            // What npm start sets too (scripts/lib.mjs localVars): the secrets, and the local billing provider said explicitly.
+            KEY_SECRET: "test-key-secret",
+            CURSOR_SECRET: "test-cursor-secret",
+            BILLING_PROVIDER: "local",
+          },
+        },
       }),
     ],
     test: {

@@ -200,19 +200,20 @@ async function main() {
         tags: ["core"],
       },
       { name: "MCP tools/call service_usage (free: auth, no quota)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_usage", {}), floor: "do" },
-      // The same two requests as a batch of one, which the endpoint leaves to the MCP SDK (a fresh
-      // McpServer, its transport, the SSE stream turned into JSON): what answering directly saves.
+      // tools/list with a cursor, which the endpoint leaves to the MCP SDK (a fresh McpServer, its
+      // transport, the SSE stream turned into JSON): what answering directly saves.
       {
-        name: "MCP tools/list through the SDK (a batch of one)",
+        name: "MCP tools/list through the SDK (with a cursor)",
         method: "POST",
         path: "/v1/mcp",
         headers: mcpHeaders,
-        body: (i) => [{ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }],
+        body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: { cursor: "" } }),
         floor: "do",
         tags: ["mcp-sdk"],
       },
+      // A batch of one (protocol 2025-03-26, no version header): each message admitted as if alone.
       {
-        name: "MCP tools/call service_kb_search through the SDK (a batch of one)",
+        name: "MCP tools/call service_kb_search (a batch of one)",
         method: "POST",
         path: "/v1/mcp",
         headers: mcpHeaders,

@@ -16,17 +16,37 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { ROOT, WRANGLER, WRANGLER_ENV, errorMessage, fail, newAdminToken, requestJson, runMain } from "./lib.mjs";
+import { ROOT, WRANGLER, WRANGLER_ENV, errorMessage, fail, newAdminToken, newSecret, requestJson, runMain } from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
 const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--hostname <custom domain>]... [--url <https://…>]";
 
 /**
  * Secrets the Worker needs, put with `wrangler secret put` after the deploy. `env` is where a
- * value comes from; `generate` makes one when it is not set. Areas that need a secret add it here
- * (and say so in their README section).
+ * value comes from; `generate` makes one when it is not set. A `keep` secret is generated only when
+ * the Worker has none yet (`wrangler secret list`): changing it would break what it signed (agent
+ * keys, sync cursors), so a value from `env` is the only way to replace it (and the README says how
+ * to rotate). Areas that need a secret add it here (and say so in their README section).
  */
-export const SECRETS = [{ name: "ADMIN_TOKEN", env: "LORE_ADMIN_TOKEN", generate: newAdminToken, about: "operator token for /internal (seeding)" }];
+export const SECRETS = [
+  { name: "ADMIN_TOKEN", env: "LORE_ADMIN_TOKEN", generate: newAdminToken, about: "operator token for /internal (seeding)" },
+  { name: "KEY_SECRET", env: "LORE_KEY_SECRET", generate: newSecret, keep: true, about: "tags agent keys with their account; replacing it without KEY_SECRET_PREVIOUS breaks every key" },
+  { name: "CURSOR_SECRET", env: "LORE_CURSOR_SECRET", generate: newSecret, keep: true, about: "signs sync cursors" },
+];
+
+const STRIPE_SECRETS = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"];
+
+/** What the deployed Worker does about billing, from its secret names and wrangler.toml's [vars], with what to set. */
+export function billingAdvice(secretNames, toml) {
+  const has = (n) => secretNames.includes(n) || new RegExp(`^\\s*${n}\\s*=\\s*"[^"]+"`, "m").test(toml);
+  if (STRIPE_SECRETS.some(has)) return "billing: Stripe (the STRIPE_* secrets are set; README 'Payments with Stripe' lists all five)";
+  if (has("BILLING_PROVIDER")) return "billing: BILLING_PROVIDER is set (local: paid plans are granted without charging)";
+  return (
+    "billing: not configured, so paid plans are refused (subscribing answers 409 and says so). To sell them, set " +
+    "STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_STARTER, STRIPE_PRICE_PRO and STRIPE_PRICE_EXPERT (README 'Payments with Stripe'); " +
+    "to grant them without charging on a private deployment, `npx wrangler secret put BILLING_PROVIDER` with the value local"
+  );
+}
 
 /** The first workers.dev URL in `wrangler deploy` output (custom routes print none). */
 export function deployedUrl(output) {
@@ -162,14 +182,26 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   log(`    live at ${url}`);
 
   step("secrets");
+  const listed = await run(["secret", "list", "--format", "json"], "listing the Worker's secrets", { quiet: true });
+  let existing = [];
+  try {
+    existing = dry ? [] : JSON.parse(listed.out.slice(listed.out.indexOf("["))).map((x) => x.name);
+  } catch {
+    fail(`could not read \`wrangler secret list --format json\` output: ${listed.out.trim().split("\n")[0]}`);
+  }
   const values = {};
   for (const s of SECRETS) {
+    if (s.keep && !process.env[s.env] && existing.includes(s.name)) {
+      log(`    ${s.name} kept (${s.about}; set ${s.env} to replace it)`);
+      continue;
+    }
     const value = process.env[s.env] || s.generate?.();
     if (!value) fail(`the secret ${s.name} (${s.about}) has no value: set ${s.env} and run npm run deploy again`);
     values[s.name] = value;
     await run(["secret", "put", s.name], `setting the secret ${s.name}`, { input: value, quiet: true });
     log(`    ${s.name} set (${s.about}; the value is not shown${process.env[s.env] ? `, it came from ${s.env}` : ""})`);
   }
+  log(`    ${billingAdvice(existing, readFileSync(configPath, "utf8"))}`);
 
   step("load the shipped data (scripts/seed.mjs)");
   if (dry) log(`    LORE_ADMIN_TOKEN=… node scripts/seed.mjs ${url}`);

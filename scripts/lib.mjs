@@ -1,6 +1,7 @@
 // Shared by start, bench, seed, agent-key and the e2e tests: run wrangler from this project's own install.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -100,15 +101,48 @@ export function freePort() {
 /** A fresh operator token for one local run (never written to disk). */
 export const newAdminToken = () => `lore_admin_${randomBytes(24).toString("hex")}`;
 
+/** A fresh random secret (256 bits, hex) for KEY_SECRET or CURSOR_SECRET. */
+export const newSecret = () => randomBytes(32).toString("hex");
+
 /**
- * Starts `wrangler dev` with local D1, R2 and Durable Objects. `vars` become Worker variables
- * (`--var K:V`); `inspectorPort` keeps parallel servers off each other's devtools port.
+ * What a local server needs that a deployment gets from its secrets and configuration: KEY_SECRET
+ * and CURSOR_SECRET, made once per state folder and kept beside its data
+ * (`<state>/lore-local-secrets.json`, so keys made before a restart keep working and a clean slate
+ * starts afresh), and BILLING_PROVIDER=local, the explicit choice of the local billing provider.
+ */
+export function localVars(persistTo) {
+  const dir = persistTo ?? path.join(ROOT, ".wrangler", "state");
+  const file = path.join(dir, "lore-local-secrets.json");
+  let saved = {};
+  try {
+    saved = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    /* first start */
+  }
+  let made = false;
+  for (const name of ["KEY_SECRET", "CURSOR_SECRET"]) {
+    if (typeof saved[name] !== "string" || !saved[name]) {
+      saved[name] = newSecret();
+      made = true;
+    }
+  }
+  if (made) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
+  }
+  return { KEY_SECRET: saved.KEY_SECRET, CURSOR_SECRET: saved.CURSOR_SECRET, BILLING_PROVIDER: "local" };
+}
+
+/**
+ * Starts `wrangler dev` with local D1, R2 and Durable Objects and the local variables (localVars).
+ * `vars` become Worker variables too (`--var K:V`); `inspectorPort` keeps parallel servers off each
+ * other's devtools port.
  */
 export function startDev({ port, persistTo, quiet = false, vars = {}, inspectorPort } = {}) {
   const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
   if (persistTo) args.push("--persist-to", persistTo);
   if (inspectorPort) args.push("--inspector-port", String(inspectorPort));
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  for (const [k, v] of Object.entries({ ...localVars(persistTo), ...vars })) args.push("--var", `${k}:${v}`);
   const child = spawn(WRANGLER, args, {
     cwd: ROOT,
     stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",

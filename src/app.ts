@@ -16,6 +16,7 @@ import { discoveryRoute } from "./skills/discovery.route";
 import { setActivitySink } from "./core/activity";
 import { storeActivity } from "./sync/activity.service";
 import { quotaGate } from "./quota/quota.client";
+import { discardRest } from "./core/body";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -82,7 +83,10 @@ export function buildApp() {
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
     c.set("requestId", requestId);
     c.set("caller", null);
+    c.set("gate", quotaGate);
     await next();
+    // Before the answer goes out: what is left of the body, thrown away (bounded, core/body.ts).
+    await discardRest(c.req.raw);
     c.res.headers.set("x-request-id", requestId);
     c.res.headers.set("x-content-type-options", "nosniff");
   });

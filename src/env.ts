@@ -10,13 +10,40 @@ export interface Env {
   ACCOUNT_QUOTA: DurableObjectNamespace;
   /** ChatRoom (src/chat/chat.do.ts), one per room. */
   CHAT_ROOM: DurableObjectNamespace;
-  LOGIN_THROTTLE: RateLimit;
+  /** Password checks (login, sign-up): per address, per address and email, per email, and past that ceiling one per address (src/auth/throttle.ts). */
+  AUTH_ADDRESS_THROTTLE: RateLimit;
+  AUTH_PAIR_THROTTLE: RateLimit;
+  AUTH_EMAIL_THROTTLE: RateLimit;
+  AUTH_EMAIL_NEW_ADDRESS_THROTTLE: RateLimit;
+  /** Sign-ups per client address (account farming). */
   SIGNUP_THROTTLE: RateLimit;
   /**
    * Comma-separated public hostnames (wrangler.toml [vars]); with the loopback names, the Host and
    * Origin values /v1/mcp accepts (core/hosts.ts).
    */
   PUBLIC_HOSTNAMES?: string;
+  /**
+   * The secret that tags agent keys with their account (core/auth.ts), so the Worker recognises a
+   * key Lore made before it addresses any account object. Required: without it no key can be
+   * created and tagged keys are refused. `KEY_SECRET_PREVIOUS` (comma-separated) keeps keys tagged
+   * under earlier secrets working after a rotation. `npm run deploy` generates it once; `npm start`
+   * and the tests set their own.
+   */
+  KEY_SECRET?: string;
+  KEY_SECRET_PREVIOUS?: string;
+  /**
+   * The secret of the sync cursor's MAC (src/sync/cursor.ts), so only Lore can write a cursor.
+   * `CURSOR_SECRET_PREVIOUS` (comma-separated) still verifies cursors issued before a rotation:
+   * keep it for 90 days (the change log's horizon, past which an old cursor gets a full answer anyway).
+   */
+  CURSOR_SECRET?: string;
+  CURSOR_SECRET_PREVIOUS?: string;
+  /**
+   * `local`: the local billing provider, which grants paid plans without charging (npm start, the
+   * tests, a private deployment that says so). Without it and without Stripe configured, paid plans
+   * are refused (src/billing/billing.config.ts).
+   */
+  BILLING_PROVIDER?: string;
   /** Operator secret for /internal (seeding, manual ingest). Unset: those routes do not exist. */
   ADMIN_TOKEN?: string;
   /** "1" only in `npm run bench`'s own server: mounts the bench floors (src/admin/bench.route.ts). */

@@ -41,15 +41,18 @@ describe("owners and sessions", () => {
     expectError(await call("GET", "/v1/agents", { token: ok.body.token }), 401, "UNAUTHENTICATED");
   });
 
-  it("login attempts are throttled per account email (10 a minute), other accounts unaffected", async () => {
+  it("login attempts are throttled per address and email (10 a minute), other accounts and other addresses unaffected (the rest: test/throttle.test.ts)", async () => {
+    const from = { "cf-connecting-ip": "192.0.2.77" };
     await call("POST", "/v1/auth/signup", { body: { email: "guess@example.com", password: "the real password" } });
     for (let i = 0; i < 10; i++) {
-      expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: `guess ${i} wrong` } }), 401, "UNAUTHENTICATED");
+      expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: `guess ${i} wrong` }, headers: from }), 401, "UNAUTHENTICATED");
     }
-    const r = expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: "the real password" } }), 429, "RATE_LIMITED");
+    const r = expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: "the real password" }, headers: from }), 429, "RATE_LIMITED");
     expect(r.error.details.retryAfterSeconds).toBe(60);
     await call("POST", "/v1/auth/signup", { body: { email: "other@example.com", password: "the real password" } });
-    expect((await call("POST", "/v1/auth/login", { body: { email: "other@example.com", password: "the real password" } })).status).toBe(200);
+    expect((await call("POST", "/v1/auth/login", { body: { email: "other@example.com", password: "the real password" }, headers: from })).status).toBe(200);
+    // The owner, elsewhere, is not locked out.
+    expect((await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: "the real password" }, headers: { "cf-connecting-ip": "192.0.2.78" } })).status).toBe(200);
   });
 
   it("signup and login set the HttpOnly session cookie; logout clears it; the cookie works like the bearer token", async () => {
@@ -76,7 +79,7 @@ describe("agents and keys", () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       agent: { id: expect.any(String), handle: "scout_1", name: "Scout", createdAt: expect.any(String) },
-      apiKey: expect.stringMatching(/^lore_[0-9A-Za-z]{43}_own_[0-9a-z]+$/),
+      apiKey: expect.stringMatching(/^lore_[0-9A-Za-z]{65}_own_[0-9a-z]+$/),
     });
     // The key names its account in clear after its 256-bit secret: the Worker routes it without a lookup.
     expect(r.body.apiKey.endsWith(`_${o.ownerId}`)).toBe(true);

@@ -18,6 +18,7 @@ import { setBillingProvider, type ChargeRequest } from "../src/billing/billing.p
 import { addMonths } from "../src/billing/billing.service";
 import { runMaintenance } from "../src/maintenance";
 import { HANDLED_EVENTS } from "../src/billing/stripe.webhook";
+import { refreshAccount } from "../src/quota/account";
 import readme from "../README.md?raw";
 import type { Env } from "../src/env";
 
@@ -351,6 +352,39 @@ describe("billing with Stripe", () => {
     expect(JSON.stringify(logs.mock.calls)).not.toContain(STRIPE_ENV.STRIPE_SECRET_KEY);
     expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
     expect(fake.requests).toEqual([]);
+  });
+
+  it("a deployment configured with neither Stripe nor BILLING_PROVIDER=local refuses paid plans (409, nothing charged or stored) and renews nothing", async () => {
+    const deployed = { BILLING_PROVIDER: "" };
+    const a = await newAgent();
+    const logs = vi.spyOn(console, "error").mockImplementation(() => {});
+    const none = { name: "none", checkout: false, portal: false, directSwitch: false };
+    expect((await call("GET", "/v1/billing", { token: a.owner.token, env: deployed })).body.provider).toEqual(none);
+    for (const plan of ["STARTER", "PRO", "EXPERT"]) {
+      const r = expectError(await call("POST", "/v1/billing/subscribe", { token: a.owner.token, body: { plan }, env: deployed }), 409, "CONFLICT");
+      expect(r.error.message).toMatch(/not available on this server.*billing/);
+      expect(r.error.details).toEqual({ reason: "BILLING_NOT_CONFIGURED" });
+    }
+    expectError(await call("POST", "/v1/billing/portal", { token: a.owner.token, body: {}, env: deployed }), 409, "CONFLICT");
+    expectError(await call("POST", "/v1/billing/webhooks/stripe", { body: {}, env: deployed }), 404, "NOT_FOUND");
+    // The operator's log says what to set.
+    expect(JSON.stringify(logs.mock.calls)).toContain("STRIPE_SECRET_KEY");
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "FREE", status: "NONE", periodEnd: null });
+    expect((await call("GET", "/v1/usage/today", { key: a.key, env: deployed })).body.plan).toBe("FREE");
+    // Any other value is not the local provider either; `local` (what npm start and the tests set) is.
+    expect((await call("GET", "/v1/billing", { token: a.owner.token, env: { BILLING_PROVIDER: "yes" } })).body.provider.name).toBe("none");
+    expect((await call("GET", "/v1/billing", { token: a.owner.token, env: { BILLING_PROVIDER: "local" } })).body.provider).toEqual(LOCAL);
+    // The dashboard offers no paid plan there.
+    const page = await call("GET", "/dashboard/billing", { headers: { cookie: `lore_session=${a.owner.token}`, accept: "text/html" }, env: deployed });
+    expect(page.body).toContain("Paid plans are not available on this server");
+    expect(page.body).not.toMatch(/<button[^>]*>\s*Subscribe/);
+    // A plan granted before (say under the local provider) is never renewed for free: it runs out through its grace.
+    const ended = now() - 86_400_000;
+    await E.DB.prepare("UPDATE owners SET plan = 'PRO', plan_status = 'ACTIVE', plan_period_end = ? WHERE id = ?").bind(ended, a.owner.ownerId).run();
+    await refreshAccount(E, a.owner.ownerId);
+    expect((await call("GET", "/v1/usage/today", { key: a.key, env: deployed })).body.plan).toBe("PRO");
+    expect((await call("GET", "/v1/billing", { token: a.owner.token, env: deployed })).body).toMatchObject({ plan: "PRO", status: "GRACE" });
+    expect(await stored(a.owner.ownerId)).toEqual({ plan: "PRO", status: "ACTIVE", periodEnd: ended });
   });
 
   it("subscribe answers with a Checkout URL and changes nothing; the plan changes when Stripe's signed events say so", async () => {

@@ -298,7 +298,7 @@ describe("POST /v1/mcp-servers/scan: a scan any agent can run", () => {
     ],
   };
 
-  it("answers {securityStatus, findings, rulesetVersion, scanLayers, toolsHash}; counts API_CALLS only", async () => {
+  it("answers {securityStatus, findings, rulesetVersion, scanLayers, toolsHash}; counts an API call and a SCANS unit", async () => {
     const before = (await call("GET", "/v1/usage/today", { key: agent.key })).body.metrics;
     const r = await call("POST", "/v1/mcp-servers/scan", { key: agent.key, body: poisoned });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -309,9 +309,10 @@ describe("POST /v1/mcp-servers/scan: a scan any agent can run", () => {
     expect(r.body.findings[0]).toMatchObject({ tool: "add", field: "description", severity: expect.stringMatching(/high|critical/) });
     expect(r.body.findings.map((f: any) => f.ruleId)).toEqual(expect.arrayContaining(["secrets.read", "mcp.sensitive-argument", "injection.hide-from-user"]));
     const after = (await call("GET", "/v1/usage/today", { key: agent.key })).body.metrics;
-    // GET /usage/today is free: only the scan counted.
+    // GET /usage/today is free: only the scan counted, as an API call and as heavy work (SCANS).
     expect(after.API_CALLS.used - before.API_CALLS.used).toBe(1);
-    for (const m of Object.keys(before).filter((m) => m !== "API_CALLS" && m !== "PER_MINUTE")) expect(after[m].used, m).toBe(before[m].used);
+    expect(after.SCANS.used - before.SCANS.used).toBe(1);
+    for (const m of Object.keys(before).filter((m) => !["API_CALLS", "SCANS", "PER_MINUTE"].includes(m))) expect(after[m].used, m).toBe(before[m].used);
     const clean = await call("POST", "/v1/mcp-servers/scan", { key: agent.key, body: { tools: [{ name: "read_file", description: "Reads a file inside the allowed directories." }] } });
     expect(clean.body).toMatchObject({ securityStatus: "passed", findings: [] });
     expectError(await call("POST", "/v1/mcp-servers/scan", { body: poisoned }), 401, "UNAUTHENTICATED");

@@ -54,7 +54,7 @@ const admit = (a: TestAgent, metric: Metric | null, counted: boolean) => quotaGa
 
 /** Sets today's counter directly in the account's object (to reach a limit without N requests). */
 async function seed(ownerId: string, metric: Metric, used: number, day?: string) {
-  await runInDurableObject(quotaStub(E, ownerId), async (_i: AccountQuota, state) => {
+  await runInDurableObject(quotaStub(E, ownerId), async (q: AccountQuota, state) => {
     const d = day ?? new Date(Date.now()).toISOString().slice(0, 10);
     state.storage.sql.exec(
       "INSERT INTO counters (day, metric, used) VALUES (?, ?, ?) ON CONFLICT (day, metric) DO UPDATE SET used = excluded.used",
@@ -62,6 +62,8 @@ async function seed(ownerId: string, metric: Metric, used: number, day?: string)
       metric,
       used,
     );
+    // The object keeps today's counters in memory once read: it reads them again.
+    (q as unknown as { counts: unknown }).counts = null;
   });
 }
 
@@ -348,15 +350,18 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
     expect((await today(stranger.key)).metrics.API_CALLS!.used).toBe(1);
   });
 
-  it("MCP: initialize, tools/list and service_usage are free; every tools/call counts and reports its quota", async () => {
+  it("MCP: initialize, tools/list and service_usage take no daily quota (the first two a per-minute slot); every tools/call counts and reports its quota", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
+    // Each connection: initialize, notifications/initialized, tools/list: three slots of the minute.
     for (let i = 0; i < 3; i++) {
       const c = await mcpClient(a.key);
       expect((await c.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["service_usage", "service_usage_history"]));
       await c.close();
     }
     const mcp = await mcpClient(a.key);
+    const slots = 3 * 3 + 2;
+    expect((await today(a.key)).metrics.PER_MINUTE!.used).toBe(slots);
     // More than the per-minute rate, all free.
     for (let i = 0; i < 25; i++) {
       const r = await mcp.callTool({ name: "service_usage", arguments: {} });
@@ -370,26 +375,27 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
       expect(r.structuredContent.days).toHaveLength(2);
       const q = r._meta["lore/quota"];
       expect(q).toMatchObject({ plan: "FREE", metric: "API_CALLS", used: i, limit: 300, remaining: 300 - i, resetsAt: "2030-03-11T00:00:00.000Z", free: false });
-      expect(q.perMinute).toMatchObject({ limit: 20, remaining: 20 - i });
+      expect(q.perMinute).toMatchObject({ limit: 20, remaining: 20 - slots - i });
       expect(r.content[0].text).toContain(`"remaining":${300 - i}`);
     }
     expect((await today(a.key)).metrics.API_CALLS!.used).toBe(3);
     await mcp.close();
   });
 
-  it("MCP: 40 parallel tool calls on FREE admit exactly 20; the rest are RATE_LIMITED tool errors", async () => {
+  it("MCP: 40 parallel tool calls on FREE admit exactly the 18 slots the connection left; the rest are RATE_LIMITED tool errors", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
+    // Connecting (initialize, notifications/initialized) takes two slots of the minute.
     const mcp = await mcpClient(a.key);
     const rs: any[] = await Promise.all(Array.from({ length: 40 }, () => mcp.callTool({ name: "service_usage_history", arguments: { days: 1 } })));
-    expect(rs.filter((r) => !r.isError)).toHaveLength(20);
+    expect(rs.filter((r) => !r.isError)).toHaveLength(18);
     const errs = rs.filter((r) => r.isError).map((r) => toolJson(r).error);
-    expect(errs).toHaveLength(20);
+    expect(errs).toHaveLength(22);
     for (const e of errs) {
       expect(e).toMatchObject({ code: "RATE_LIMITED", details: { metric: "PER_MINUTE", limit: 20, plan: "FREE", retryAfterSeconds: 60 } });
       expect(e.message).toContain("PER_MINUTE");
     }
-    expect((await today(a.key)).metrics.API_CALLS!.used).toBe(20);
+    expect((await today(a.key)).metrics.API_CALLS!.used).toBe(18);
     await mcp.close();
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
+import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
+import { viaSdk } from "../src/mcp/endpoint";
 import { setClock } from "../src/core/clock";
 import { randomBase62, sha256Hex } from "../src/core/crypto";
 import { accountOfKey } from "../src/core/auth";
@@ -78,7 +79,7 @@ async function subscribe(token: string, plan: string) {
 describe("keys name their account; the account's object verifies and admits in one call", () => {
   it("a new key is lore_<secret>_<account>; its 8-character prefix still tells an agent's keys apart", async () => {
     const a = await newAgent();
-    expect(a.key).toMatch(/^lore_[0-9A-Za-z]{43}_own_[0-9a-z]+$/);
+    expect(a.key).toMatch(/^lore_[0-9A-Za-z]{65}_own_[0-9a-z]+$/);
     expect(accountOfKey(a.key)).toBe(a.owner.ownerId);
     const second = (await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token })).body;
     expect(accountOfKey(second.apiKey)).toBe(a.owner.ownerId);
@@ -360,7 +361,7 @@ describe("reads near the caller: D1 sessions, and the account's bookmark", () =>
     expect(rec.starts).toEqual(["first-unconstrained"]);
   });
 
-  it("MCP initialize, tools/list and ping read no D1 and count nothing, even with every quota spent", async () => {
+  it("MCP initialize, tools/list and ping read no D1 and take no daily quota (a slot of the minute only), even with every daily quota spent", async () => {
     const a = await newAgent();
     await runInDurableObject(quotaStub(E, a.owner.ownerId), async (_q: AccountQuota, state) => {
       state.storage.sql.exec("INSERT INTO counters (day, metric, used) VALUES (?, 'API_CALLS', 300)", new Date().toISOString().slice(0, 10));
@@ -410,12 +411,18 @@ describe("the activity hook on the one-hop path", () => {
 });
 
 describe("the MCP endpoint answers exactly as the SDK would", () => {
-  // A batch of one goes to the SDK (the endpoint answers single requests itself): the two answers must agree.
+  // The endpoint's own answer, and the SDK's to the same message (what serves everything else): they must agree.
   const both = async (key: string, msg: Record<string, unknown>, headers: Record<string, string> = {}) => {
     const mine = await rpc(key, msg, headers);
-    const sdk = await rpc(key, [msg], headers);
+    const body = new TextEncoder().encode(JSON.stringify(msg));
+    const request = new Request(`${BASE}/v1/mcp`, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...headers },
+      body,
+    });
+    const sdk = await viaSdk(request, body, { gate: quotaGate, env: E, key, requestId: "req_sdk_compare", origin: BASE, waitUntil: () => {} });
     expect(sdk.status).toBe(200);
-    return { mine: mine.body, sdk: sdk.body[0] };
+    return { mine: mine.body, sdk: await sdk.json<any>() };
   };
 
   /** A counted tool's quota differs between two calls (the second one counts one more): set aside. */

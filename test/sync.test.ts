@@ -97,7 +97,7 @@ describe("full refresh", () => {
     expect(await usage(a)).toBe(before + 1);
     expect(b).toMatchObject({ mode: "full", reason: "first_sync", refreshSchedule: "DAILY", delta: false, hasMore: false, asOf: new Date(T0).toISOString() });
     expect(b.nextRefreshAt).toBe(new Date(T0 + DAY_MS).toISOString());
-    expect(b.cursor).toMatch(/^c1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{12}$/);
+    expect(b.cursor).toMatch(/^c2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     expect(b.stack).toMatchObject({ entries: 9, topics: 8, untracked: ["debug", "jinja2", "left-pad"], reused: false, newTopics: [] });
     const react = b.releases.find((r: any) => r.topic === "react");
     expect(react).toMatchObject({ yourVersion: "18.2.0", latestVersion: "19.2.0", breaking: 2, upToDate: false, complete: true, packages: ["react", "react-dom"] });
@@ -447,7 +447,7 @@ describe("the since cursor", () => {
     expect(f.security.vulnerabilities).toEqual([]);
   });
 
-  it("force ignores since; another agent's, an altered or an unknown cursor is a 400 that costs nothing", async () => {
+  it("force ignores since; another agent's or an altered cursor is a 400 that keeps its freshness call; a malformed one costs nothing", async () => {
     const a = await newAgent();
     const other = await newAgent();
     at(T0);
@@ -461,13 +461,16 @@ describe("the since cursor", () => {
     const e1 = expectError(await sync(other, { since: first.cursor }), 400, "VALIDATION_FAILED");
     expect(e1.error.details.issues[0].path).toBe("body.since");
     expect(e1.error.message).toMatch(/another agent/);
+    expect(await usage(other)).toBe(before + 1);
     const [p, payload, check] = first.cursor.split(".");
     const json = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/")));
     const forged = btoa(JSON.stringify({ ...json, s: 0 })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const mine = await usage(a);
     expectError(await sync(a, { since: `${p}.${forged}.${check}` }), 400, "VALIDATION_FAILED");
+    expect(await usage(a)).toBe(mine + 1);
     expectError(await sync(a, { since: `${first.cursor}x` }), 400, "VALIDATION_FAILED");
     expectError(await sync(a, { since: "" }), 400, "VALIDATION_FAILED");
-    expect(await usage(other)).toBe(before);
+    expect(await usage(a)).toBe(mine + 1);
   });
 
   it("a cursor older than the change log kept gives a complete answer, said so", async () => {

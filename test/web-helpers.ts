@@ -75,7 +75,7 @@ export async function signupForm(email = `web-${uniq()}@example.com`) {
   return { email, cookie, token: cookie.slice("lore_session=".length) };
 }
 
-export const KEY_RE = /lore_[A-Za-z0-9]{43}_own_[a-z0-9]+/g;
+export const KEY_RE = /lore_[A-Za-z0-9]{65}_own_[a-z0-9]+/g;
 
 /** Creates an agent through the form; returns the key read from the page. */
 export async function createAgentForm(cookie: string, handle = `w${uniq()}`, name = "") {

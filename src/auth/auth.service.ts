@@ -16,11 +16,11 @@ export const KEY_DISPLAY_CHARS = 8;
 
 
 /**
- * A fresh agent key for an account (`lore_<256-bit secret>_<account id>`, core/auth.ts): shown
+ * A fresh agent key for an account (`lore_<256-bit secret><tag>_<account id>`, core/auth.ts): shown
  * once, stored only as its SHA-256 (in D1, and in the account's AccountQuota object).
  */
-export async function mintKey(ownerId: string) {
-  const key = agentKeyFor(ownerId, randomBase62(32));
+export async function mintKey(env: Env, ownerId: string) {
+  const key = await agentKeyFor(env, ownerId, randomBase62(32));
   return { key, hash: await sha256Hex(key), prefix: key.slice(0, KEY_DISPLAY_CHARS) };
 }
 
@@ -119,7 +119,7 @@ export async function createAgent(env: Env, db: Db, ownerId: string, handle: str
   if ((existing?.n ?? 0) >= MAX_AGENTS_PER_OWNER) throw conflict(`An account can have at most ${MAX_AGENTS_PER_OWNER} agents`);
   const id = newId("agt_");
   const t = now();
-  const k = await mintKey(ownerId);
+  const k = await mintKey(env, ownerId);
   const inserted = await db
     .insert(agents)
     .values({ id, ownerId, handle, name, createdAt: t })
@@ -163,7 +163,7 @@ export async function createKey(env: Env, db: Db, ownerId: string, agentId: stri
     throw conflict(`An agent can have at most ${MAX_ACTIVE_KEYS_PER_AGENT} active keys; revoke one first`);
   }
   for (let attempt = 0; attempt < 3; attempt++) {
-    const k = await mintKey(ownerId);
+    const k = await mintKey(env, ownerId);
     const t = now();
     const rows = await db
       .insert(apiKeys)

@@ -13,7 +13,11 @@ export interface StripeConfig {
   prices: Record<PaidPlan, string>;
 }
 
-export type BillingConfig = { provider: "local" } | StripeConfig | { provider: "misconfigured"; missing: string[] };
+/**
+ * `none`: neither Stripe nor the local provider is configured (a deployment that has not set up
+ * billing): paid plans are refused with a 409 that says so, and nothing renews by itself.
+ */
+export type BillingConfig = { provider: "local" } | { provider: "none" } | StripeConfig | { provider: "misconfigured"; missing: string[] };
 
 const PRICE_VARS = {
   STARTER: "STRIPE_PRICE_STARTER",
@@ -29,14 +33,17 @@ const value = (env: Env, name: (typeof STRIPE_VARS)[number]) => {
 };
 
 /**
- * The provider, chosen by configuration: without the two Stripe secrets, the local provider
- * (npm start, tests; price ids alone, say in wrangler.toml's [vars], do not change that); with
- * either secret, Stripe, which then needs every variable. A secret without the rest is an error,
- * never a fallback to the local provider, which would hand out paid plans for free on a deployment
- * meant to charge.
+ * The provider, chosen by configuration: with either Stripe secret, Stripe, which then needs every
+ * variable (a secret without the rest is an error, never a fallback). Without them, the local
+ * provider only when `BILLING_PROVIDER` says `local` (npm start and the tests set it; a private
+ * deployment may): it grants paid plans without charging, so it never serves a deployment by
+ * default. Otherwise `none`: paid plans are refused. Price ids alone (say in wrangler.toml's
+ * [vars]) change nothing.
  */
 export function billingConfig(env: Env): BillingConfig {
-  if (value(env, "STRIPE_SECRET_KEY") === null && value(env, "STRIPE_WEBHOOK_SECRET") === null) return { provider: "local" };
+  if (value(env, "STRIPE_SECRET_KEY") === null && value(env, "STRIPE_WEBHOOK_SECRET") === null) {
+    return env.BILLING_PROVIDER?.trim().toLowerCase() === "local" ? { provider: "local" } : { provider: "none" };
+  }
   const missing = STRIPE_VARS.filter((n) => value(env, n) === null);
   if (missing.length > 0) return { provider: "misconfigured", missing };
   return {
@@ -52,7 +59,7 @@ export function billingConfig(env: Env): BillingConfig {
 }
 
 /** The configuration, or a 500 that names no secret (the missing variable names go to the log). */
-export function requireBillingConfig(env: Env): { provider: "local" } | StripeConfig {
+export function requireBillingConfig(env: Env): { provider: "local" } | { provider: "none" } | StripeConfig {
   const cfg = billingConfig(env);
   if (cfg.provider !== "misconfigured") return cfg;
   console.error(JSON.stringify({ level: "error", what: "billing configuration", missing: cfg.missing }));
@@ -63,4 +70,20 @@ export function requireBillingConfig(env: Env): { provider: "local" } | StripeCo
 export function planForPrice(cfg: StripeConfig, priceId: string | null | undefined): PaidPlan | null {
   if (!priceId) return null;
   return PAID_PLANS.find((p) => cfg.prices[p] === priceId) ?? null;
+}
+
+/** Subscribing on a server without billing: a 409 for the owner, and what to set in the operator's log. */
+export function billingNotConfigured(): ApiError {
+  console.error(
+    JSON.stringify({
+      level: "error",
+      what: "billing configuration",
+      detail: "paid plans refused: set STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_* (or BILLING_PROVIDER=local to grant plans without charging)",
+    }),
+  );
+  return new ApiError(
+    "CONFLICT",
+    "Paid plans are not available on this server: its operator has not set up billing (Stripe). Your account stays on its current plan; nothing was charged or changed.",
+    { reason: "BILLING_NOT_CONFIGURED" },
+  );
 }

@@ -2,15 +2,15 @@ import { z } from "zod";
 import { defineOperation, type OpContext } from "../core/operation";
 import { badRequest, conflict } from "../core/errors";
 import { PLAN_IDS } from "../quota/plans";
-import { BILLING_STATUSES, cancel, getBilling, subscribe } from "./billing.service";
-import { requireBillingConfig, type PaidPlan } from "./billing.config";
+import { BILLING_STATUSES, LOCAL_PROVIDER, NO_PROVIDER, cancel, getBilling, subscribe } from "./billing.service";
+import { billingNotConfigured, requireBillingConfig, type PaidPlan } from "./billing.config";
 import { getStripeBilling, stripeCancel, stripePortal, stripeSubscribe } from "./stripe.service";
 
 const TAG = "billing";
 
 const providerOut = z.object({
-  /** `local` (plans change at once, no card) or `stripe` (Checkout, Customer Portal, webhooks). */
-  name: z.enum(["local", "stripe"]),
+  /** `local` (plans change at once, no card), `stripe` (Checkout, Customer Portal, webhooks) or `none` (billing not set up: paid plans refused). */
+  name: z.enum(["local", "stripe", "none"]),
   /** subscribe answers with `redirect`: a URL to send the browser to. */
   checkout: z.boolean(),
   /** POST /v1/billing/portal gives a Customer Portal URL. */
@@ -79,7 +79,8 @@ export const getBillingOp = defineOperation({
   output: billingOut,
   handler: (ctx) => {
     const cfg = requireBillingConfig(ctx.env);
-    return cfg.provider === "stripe" ? getStripeBilling(ctx.env, ctx.caller.ownerId) : getBilling(ctx.env, ctx.caller.ownerId);
+    if (cfg.provider === "stripe") return getStripeBilling(ctx.env, ctx.caller.ownerId);
+    return getBilling(ctx.env, ctx.caller.ownerId, cfg.provider === "local" ? LOCAL_PROVIDER : NO_PROVIDER);
   },
 });
 
@@ -95,7 +96,8 @@ export const subscribeOp = defineOperation({
   errors: {
     CONFLICT:
       "already subscribed to this plan (also when Stripe lists a subscription its webhooks have not brought yet), the payment was declined, " +
-      "or another request changed the subscription or the checkout at the same time",
+      "or another request changed the subscription or the checkout at the same time; or billing is not set up on this server " +
+      "(`details.reason` BILLING_NOT_CONFIGURED: neither Stripe nor the local provider is configured)",
   },
   tag: TAG,
   method: "POST",
@@ -109,6 +111,7 @@ export const subscribeOp = defineOperation({
     if (input.plan === "FREE") {
       throw badRequest("FREE is not a subscription: to leave a paid plan use POST /v1/billing/cancel", ["body", "plan"]);
     }
+    if (cfg.provider === "none") throw billingNotConfigured();
     if (cfg.provider === "local") return { ...(await subscribe(ctx.env, ctx.caller.ownerId, input.plan)), redirect: null };
     return stripeSubscribe(ctx.env, cfg, ctx.caller, input.plan as PaidPlan, { returnUrl: returnUrl(ctx, input.returnPath) });
   },
@@ -139,7 +142,7 @@ export const portalOp = defineOperation({
   description:
     "Stripe only: a short-lived portal session for the owner's Stripe customer; `returnPath` (default /) is where the portal's " +
     `back link goes. 409 under the local provider (it has no portal) and before the first subscription.`,
-  errors: { CONFLICT: "the local provider has no customer portal, or there is no Stripe customer yet" },
+  errors: { CONFLICT: "the local provider has no customer portal, there is no Stripe customer yet, or billing is not set up on this server" },
   tag: TAG,
   method: "POST",
   path: "/billing/portal",
@@ -149,6 +152,7 @@ export const portalOp = defineOperation({
   output: z.object({ url: z.string() }),
   handler: (ctx, input) => {
     const cfg = requireBillingConfig(ctx.env);
+    if (cfg.provider === "none") throw billingNotConfigured();
     if (cfg.provider === "local") {
       throw conflict("The local billing provider has no customer portal: change plans with POST /v1/billing/subscribe and /v1/billing/cancel");
     }

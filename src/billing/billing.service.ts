@@ -27,7 +27,8 @@ export interface Subscription {
 
 /** Which provider is active and what a page can do with it (GET /v1/billing, README "Billing"). */
 export interface ProviderView {
-  name: "local" | "stripe";
+  /** `none`: billing is not set up on this server, paid plans are refused. */
+  name: "local" | "stripe" | "none";
   /** POST /v1/billing/subscribe answers with a URL to send the browser to (Stripe Checkout, or the portal to switch plans). */
   checkout: boolean;
   /** POST /v1/billing/portal answers with a Stripe Customer Portal URL (cards, invoices, cancelling). */
@@ -37,6 +38,7 @@ export interface ProviderView {
 }
 
 export const LOCAL_PROVIDER: ProviderView = { name: "local", checkout: false, portal: false, directSwitch: true };
+export const NO_PROVIDER: ProviderView = { name: "none", checkout: false, portal: false, directSwitch: false };
 
 /** Something Lore did to the owner's billing without being asked (GET /v1/billing `notices`). */
 export interface BillingNotice {
@@ -221,9 +223,10 @@ export function view(sub: Subscription, at: number, provider: ProviderView = LOC
   };
 }
 
-export async function getBilling(env: Env, ownerId: string): Promise<BillingView> {
+/** The stored subscription, settled (renewed only by the local provider; `none` renews nothing), as the page shows it. */
+export async function getBilling(env: Env, ownerId: string, provider: ProviderView = LOCAL_PROVIDER): Promise<BillingView> {
   const at = now();
-  return view(await settle(env, ownerId, at, { renew: true }), at);
+  return view(await settle(env, ownerId, at, { renew: provider.name === "local" }), at, provider);
 }
 
 /**

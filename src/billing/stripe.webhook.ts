@@ -129,7 +129,7 @@ export const stripeWebhookRoute = new Hono<AppEnv>();
 
 stripeWebhookRoute.all(STRIPE_WEBHOOK_PATH, async (c) => {
   const cfg = billingConfig(c.env);
-  if (cfg.provider === "local" || (cfg.provider === "misconfigured" && !c.env.STRIPE_WEBHOOK_SECRET)) {
+  if (cfg.provider === "local" || cfg.provider === "none" || (cfg.provider === "misconfigured" && !c.env.STRIPE_WEBHOOK_SECRET)) {
     throw new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
   }
   if (c.req.method !== "POST") {

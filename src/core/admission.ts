@@ -43,11 +43,18 @@ export interface Admitted extends Verified {
   admission: Admission;
 }
 
+/**
+ * What a request consumes besides its own metric: `true`, a per-minute slot and an API call (every
+ * agent REST request and MCP tool call); `"minute"`, a per-minute slot only (MCP messages that call
+ * no tool: initialize, ping, tools/list, notifications); `false`, nothing (GET /usage/today and
+ * service_usage, answered even when every quota is spent).
+ */
+export type Counting = boolean | "minute";
+
 export interface AdmitRequest {
   /** The action's own metric, reserved now and refunded if the action fails; null: API_CALLS only. */
   metric: Metric | null;
-  /** false: free (GET /usage/today, service_usage, MCP initialize and tools/list): nothing is consumed. */
-  counted: boolean;
+  counted: Counting;
 }
 
 /**
@@ -64,10 +71,18 @@ export interface Gate {
   /** Throws UNAUTHENTICATED (unknown or revoked key) or RATE_LIMITED (the contract's 429). */
   admit(env: Env, key: string, want: AdmitRequest): Promise<Admitted>;
   /**
-   * The same round trip for requests that cost nothing and need no quota (MCP initialize, ping and
-   * tools/list; a public operation called with a key): the key only. Throws UNAUTHENTICATED.
+   * The same round trip for requests that need the caller but no quota (a public operation called
+   * with a key): the key only. Throws UNAUTHENTICATED.
    */
   verify(env: Env, key: string): Promise<Verified>;
+  /**
+   * Counts the action's metric for an owner's own request (a dashboard session, not a key: a skill
+   * publish), in the same account object, against the plan's daily limit, without the agent limits
+   * (per-minute, API_CALLS). Throws RATE_LIMITED (the contract's 429); answers the quota after it.
+   */
+  charge(env: Env, ownerId: string, metric: Metric): Promise<Admission>;
+  /** Gives a charge back after the owner's action failed; awaited before the answer. */
+  uncharge(env: Env, ownerId: string, charged: Admission, metric: Metric): Promise<void>;
   /** Gives the action's metric back after the action failed; awaited before the answer. */
   refund(env: Env, admitted: Admitted, metric: Metric | null): Promise<void>;
   /** Records the D1 bookmark of a write made for the account, so its next requests read it. */

@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import { ApiError } from "./errors";
 import { sha256Hex } from "./crypto";
 import { now } from "./clock";
-import type { Gate } from "./admission";
+import { macCandidates, macSign, sameText, toBase62, type MacSecrets } from "./mac";
 import type { OwnerPrincipal, Principal } from "./principal";
 
 export const AGENT_KEY_PREFIX = "lore_";
@@ -10,25 +10,50 @@ export const SESSION_PREFIX = "lore_s_";
 export const SESSION_COOKIE = "lore_session";
 
 /**
- * Agent keys name their account in clear after the secret: `lore_<secret>_<account id>`, the
- * secret 43 base62 characters (256 bits). The Worker thus knows which AccountQuota object to ask
- * without a lookup; the object holds the SHA-256 of the account's live keys and decides. The
- * secret comes first so the 8-character display prefix (`lore_` and 3 secret characters) still
- * tells an agent's keys apart. Keys from before this format (`lore_` + 43 characters, no account)
- * keep working: one D1 read routes them.
+ * Agent keys name their account in clear after the secret, with a tag that proves Lore wrote that
+ * name: `lore_<secret><tag>_<account id>`, the secret 43 base62 characters (256 bits), the tag 22
+ * (the first 128 bits of HMAC-SHA256 under `KEY_SECRET` of the secret and the account id). The
+ * Worker checks the tag before it addresses the account's AccountQuota object, so a made-up key
+ * costs no object, no storage and no D1 read; the object holds the SHA-256 of the account's live
+ * keys and decides. The secret comes first so the 8-character display prefix (`lore_` and 3 secret
+ * characters) still tells an agent's keys apart.
+ *
+ * Keys from before the tag (`lore_<secret>_<account id>`) and from before keys named their account
+ * (`lore_` + 43 characters) keep working: one D1 read per isolate routes them (quota.client.ts).
  */
+const TAGGED_KEY = /^lore_([0-9A-Za-z]{43})([0-9A-Za-z]{22})_([a-z0-9_]{1,64})$/;
 const ROUTED_KEY = /^lore_([0-9A-Za-z]{43})_([a-z0-9_]{1,64})$/;
 
-/** A new agent key for an account, from 43 base62 characters of secret. */
-export function agentKeyFor(ownerId: string, secret: string): string {
-  const key = `${AGENT_KEY_PREFIX}${secret}_${ownerId}`;
-  if (!ROUTED_KEY.test(key)) throw new Error("agentKeyFor: the secret must be 43 base62 characters and the account id [a-z0-9_]");
+const keySecrets = (env: Env): MacSecrets => ({ name: "KEY_SECRET", current: env.KEY_SECRET, previous: env.KEY_SECRET_PREVIOUS });
+const tagInput = (secret: string, ownerId: string) => `lore-agent-key\u0000${secret}\u0000${ownerId}`;
+const TAG_CHARS = 22;
+const tagText = (mac: Uint8Array) => toBase62(mac.subarray(0, 16), TAG_CHARS);
+
+/** A new agent key for an account, from 43 base62 characters of secret, tagged under KEY_SECRET (a 500 when it is not set). */
+export async function agentKeyFor(env: Env, ownerId: string, secret: string): Promise<string> {
+  const key = `${AGENT_KEY_PREFIX}${secret}${tagText(await macSign(keySecrets(env), tagInput(secret, ownerId)))}_${ownerId}`;
+  if (!TAGGED_KEY.test(key)) throw new Error("agentKeyFor: the secret must be 43 base62 characters and the account id [a-z0-9_]");
   return key;
 }
 
-/** The account a key names, or null (a key from before keys named their account, or no key at all). */
+/** The account a key names in clear, or null (a key from before keys named their account, or no key at all). Nothing verified. */
 export function accountOfKey(key: string): string | null {
-  return ROUTED_KEY.exec(key)?.[2] ?? null;
+  return (TAGGED_KEY.exec(key)?.[3] ?? ROUTED_KEY.exec(key)?.[2]) || null;
+}
+
+/**
+ * Where a key's account comes from: `{ownerId}` for a key whose tag verifies under KEY_SECRET or a
+ * previous secret (its account is the one it names), `"lookup"` for a key from before tags (D1
+ * knows its account, if any), null for anything else: not a key Lore made, refused without storage.
+ */
+export async function keyAccount(env: Env, key: string): Promise<{ ownerId: string } | "lookup" | null> {
+  const m = TAGGED_KEY.exec(key);
+  if (!m) return ROUTED_KEY.test(key) || /^lore_[0-9A-Za-z]{43}$/.test(key) ? "lookup" : null;
+  const [, secret, tag, ownerId] = m as unknown as [string, string, string, string];
+  for (const mac of await macCandidates(keySecrets(env), tagInput(secret, ownerId))) {
+    if (sameText(tagText(mac), tag)) return { ownerId };
+  }
+  return null;
 }
 
 type Credential = { kind: "agent" | "session"; token: string } | null;
@@ -130,28 +155,12 @@ export function agentKeyOf(headers: Headers): string {
 }
 
 /**
- * The one auth path for dashboard and public endpoints (agent endpoints: `agentKeyOf`, then the
- * admission). Dashboard endpoints take session tokens (an agent key is 403); public endpoints take
- * anything and resolve it when present and valid (an agent key through the gate, free of charge).
+ * The one auth path for dashboard endpoints (agent endpoints: `agentKeyOf`, then the admission):
+ * a live session token; an agent key is 403. Public endpoints need no caller and resolve none: a
+ * credential sent to them is ignored unread, so they address no account object and read no session.
  */
-export async function authenticate(env: Env, headers: Headers, access: "public" | "owner", gate?: Gate): Promise<Principal | null> {
-  if (access === "public") {
-    // Public endpoints need nothing, so a malformed header (say `Authorization: Basic …` set by a
-    // proxy) is ignored like an unknown key, not refused.
-    let cred: Credential;
-    try {
-      cred = readCredential(headers);
-    } catch {
-      return null;
-    }
-    if (!cred) return null;
-    if (cred.kind === "session") return ownerFromSession(env, cred.token);
-    if (!gate) return null;
-    return gate.verify(env, cred.token).then(
-      (a) => a.caller,
-      () => null,
-    );
-  }
+export async function authenticate(env: Env, headers: Headers, access: "public" | "owner"): Promise<Principal | null> {
+  if (access === "public") return null;
   const cred = readCredential(headers);
   if (!cred) throw new ApiError("UNAUTHENTICATED", "A dashboard session is required: log in with POST /v1/auth/login");
   if (cred.kind === "agent") {

@@ -1,9 +1,21 @@
 import { ApiError } from "./errors";
 
 /**
+ * What is left of a request body once its answer is decided (a body past its limit, or one the
+ * route never reads: a 401, a 404) is thrown away, never kept, up to this many bytes, before the
+ * answer goes out; past that the body is cancelled. A client still sending a moderately oversized
+ * body then reads its 413 on a connection that stays usable, instead of a reset mid-upload (HTTP/1.1
+ * clients such as Node's fetch fail the request when the server stops reading), and wrangler dev's
+ * front worker, which loses the connection when its worker leaves a body unread (workerd#1741),
+ * does not turn the answer into a plain-text 500. A body further over is cut off.
+ */
+export const DISCARD_BYTES = 2 * 1024 * 1024;
+
+/**
  * Reads a request body, refusing it with 413 as soon as it passes `limit` bytes: a declared
  * Content-Length over the limit is refused before reading, and a chunked body without one is
- * cut off mid-stream instead of being buffered whole (Workers have 128 MB of memory).
+ * cut off mid-stream instead of being buffered whole (Workers have 128 MB of memory). What is left
+ * is for `discardRest` (the app runs it on every request once its answer is ready).
  */
 export async function readBodyLimited(req: Request, limit: number, what = "Request body"): Promise<Uint8Array> {
   const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `${what} is larger than ${limit} bytes`, { limit });
@@ -17,11 +29,19 @@ export async function readBodyLimited(req: Request, limit: number, what = "Reque
     if (bytes.byteLength > limit) throw tooLarge();
     return bytes;
   }
-  return readStreamLimited(req.body, limit, tooLarge);
+  return readStreamLimited(req.body, limit, tooLarge, { leaveRest: true });
 }
 
-/** Reads a stream whole, cancelling it and throwing `tooLarge()` as soon as it passes `limit` bytes. */
-export async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
+/**
+ * Reads a stream whole, throwing `tooLarge()` as soon as it passes `limit` bytes: the stream is
+ * cancelled then, or, with `leaveRest` (a request body), released for `discardRest`.
+ */
+export async function readStreamLimited(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  tooLarge: () => Error,
+  opts: { leaveRest?: boolean } = {},
+): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -30,7 +50,8 @@ export async function readStreamLimited(body: ReadableStream<Uint8Array>, limit:
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      if (opts.leaveRest) reader.releaseLock();
+      else await reader.cancel().catch(() => {});
       throw tooLarge();
     }
     chunks.push(value);
@@ -42,4 +63,39 @@ export async function readStreamLimited(body: ReadableStream<Uint8Array>, limit:
     at += c.byteLength;
   }
   return out;
+}
+
+/**
+ * Throws away what is left of a request body (nothing for one read whole, or none), at most
+ * DISCARD_BYTES, then cancels the rest. Never throws: a client that went away has nothing left.
+ */
+export async function discardRest(req: Request): Promise<void> {
+  const body = req.body;
+  if (!body || body.locked) return;
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = body.getReader();
+  } catch {
+    return;
+  }
+  try {
+    // A declared length past the allowance (a body read whole is never here): no point reading any of it.
+    const declared = Number(req.headers.get("content-length") ?? "0");
+    if (Number.isFinite(declared) && declared > DISCARD_BYTES) {
+      await reader.cancel();
+      return;
+    }
+    let left = DISCARD_BYTES;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      left -= value.byteLength;
+      if (left < 0) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    /* the client went away */
+  }
 }

@@ -25,6 +25,12 @@ export class ApiError extends Error {
   readonly status: number;
   /** Extra response headers (Retry-After on 429s, for example). */
   readonly headers: Record<string, string>;
+  /**
+   * A failed action gets its own metric back (core/rest.ts, core/mcp-tools.ts), except when this
+   * is set (`keepsQuota`): a refusal of something only a client forging input can send (an altered
+   * sync cursor), so that failing on purpose is never a way to get work for free.
+   */
+  keepsQuota = false;
 
   constructor(
     readonly code: ErrorCode,
@@ -68,4 +74,10 @@ export function validationError(
   const first = list[0];
   const summary = first ? `${first.path || "input"}: ${first.message}` : "invalid input";
   return new ApiError("VALIDATION_FAILED", `Validation failed: ${summary}`, { issues: list });
+}
+
+/** The error, marked to keep the quota the request reserved (see ApiError.keepsQuota). */
+export function keepingQuota(err: ApiError): ApiError {
+  err.keepsQuota = true;
+  return err;
 }

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { ApiError, validationError } from "./errors";
 import type { Access, OpContext, Operation } from "./operation";
 import { fromStrings } from "./args";
+import type { OwnerPrincipal } from "./principal";
 
 export interface InvokeInput {
   params?: Record<string, unknown>;
@@ -17,7 +18,7 @@ export interface InvokeInput {
  * call can never disagree about what is valid.
  *
  * Only public and owner operations: agent operations consume quota, which only the REST and MCP
- * adapters admit.
+ * adapters admit. A metered owner operation is counted here as on its REST route.
  */
 export async function invoke<O>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -45,7 +46,19 @@ export async function invoke<O>(
     else Object.assign(parsed, r.data);
   }
   if (issues.length) throw validationError(issues);
-  return op.handler(ctx as never, parsed as never);
+  if (op.access !== "owner" || !op.metric) return op.handler(ctx as never, parsed as never);
+  // A metered owner action (a skill publish from the dashboard): counted as on its REST route.
+  const gate = ctx.gate;
+  if (!gate) throw new Error(`invoke: ${op.id} is metered; its context needs the gate (opContext gives it)`);
+  const ownerId = (ctx.caller as OwnerPrincipal).ownerId;
+  const charged = await gate.charge(ctx.env, ownerId, op.metric);
+  ctx.admission = charged;
+  try {
+    return await op.handler(ctx as never, parsed as never);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.keepsQuota)) await gate.uncharge(ctx.env, ownerId, charged, op.metric).catch(() => {});
+    throw err;
+  }
 }
 
 /** `details.issues` of a VALIDATION_FAILED error as field → message (first message per field; `body.` etc. dropped). */

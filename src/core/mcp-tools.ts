@@ -112,6 +112,23 @@ export class KeyRefused extends Error {
 }
 
 /**
+ * The admission of one MCP message that calls no tool (initialize, ping, tools/list, a
+ * notification, anything the SDK answers): the same round trip as a tool call's, taking a slot of
+ * the per-minute rate and no daily quota (the contract keeps connecting and listing tools free of
+ * quotas, and the per-minute rate applies to every authenticated request). A refused key throws
+ * KeyRefused; a full window throws the contract's RATE_LIMITED ApiError, for the endpoint to answer.
+ * Every message of a batch is admitted here, one by one, as if it came alone.
+ */
+export async function admitMessage(call: ToolCall): Promise<Admitted> {
+  try {
+    return await call.gate.admit(call.env, call.key, { metric: null, counted: "minute" });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "UNAUTHENTICATED") throw new KeyRefused(err);
+    throw err;
+  }
+}
+
+/**
  * Runs one tool call, the MCP twin of a REST request: arguments (no storage: a bad one is answered
  * before the account's object is asked anything) → admission (one round trip: the key, then
  * per-minute → API_CALLS → the own metric) → the operation → its result, with the quota after it.
@@ -152,7 +169,7 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
     recordActivity(op, ctx, input, result);
   } catch (err) {
     // Awaited so the reservation is back before the client sees the failure.
-    await call.gate.refund(call.env, admitted, op.metric).catch(() => {});
+    if (!(err instanceof ApiError && err.keepsQuota)) await call.gate.refund(call.env, admitted, op.metric).catch(() => {});
     return failure(err, op, call);
   }
   if (d1.wrote) {

@@ -9,6 +9,9 @@ export const METRICS = [
   "CHAT_MESSAGES",
   "FRESHNESS_CALLS",
   "SKILL_INSTALLS",
+  // Not in the contract's table: the heavy work (a security scan, stored files) of skill publishes
+  // and MCP server scans, limited per day like the rest (src/quota/plans.ts).
+  "SCANS",
   "API_CALLS",
 ] as const;
 export type Metric = (typeof METRICS)[number];

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { OpContext } from "./operation";
-import type { Admission } from "./admission";
+import type { Admission, Gate } from "./admission";
 import type { RequestD1 } from "./d1";
 import { makeDb, type Db } from "../db/client";
 
@@ -15,6 +15,7 @@ export interface ContextParts {
   /** The request's D1 session (core/d1.ts); none: the primary, as for dashboard requests. */
   d1?: RequestD1 | null;
   admission?: Admission;
+  gate?: Gate;
 }
 
 /**
@@ -36,6 +37,7 @@ export function makeOpContext(p: ContextParts): OpContext {
     waitUntil: p.waitUntil,
     clientIp: p.clientIp ?? null,
     ...(p.admission ? { admission: p.admission } : {}),
+    ...(p.gate ? { gate: p.gate } : {}),
   };
   if (p.d1) outsideSession.set(ctx, p.env);
   return ctx;

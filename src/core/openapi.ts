@@ -44,7 +44,18 @@ export function routerErrors(op: AnyOperation): DocumentedError[] {
   }
   if (op.params) out.push({ code: "NOT_FOUND", description: "The resource named in the path does not exist (or is not yours)" });
   out.push({ code: "METHOD_NOT_ALLOWED", description: "The path exists but does not take this method; `Allow` lists the methods it takes" });
-  if (op.body) out.push({ code: "PAYLOAD_TOO_LARGE", description: `The body is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}` });
+  out.push({
+    code: "PAYLOAD_TOO_LARGE",
+    description: op.body
+      ? `The body is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}, with or without a Content-Length`
+      : `A body was sent (this operation takes none) and it is over ${sizeText(op.maxBodyBytes ?? 256 * 1024)}`,
+  });
+  if (op.access === "owner" && op.metric) {
+    out.push({
+      code: "RATE_LIMITED",
+      description: `The plan's daily ${op.metric} quota is used up; \`details\` has metric, limit, plan, resetsAt and retryAfterSeconds`,
+    });
+  }
   if (counted(op)) {
     out.push({
       code: "RATE_LIMITED",
@@ -82,6 +93,7 @@ const ACCESS_TEXT = {
 } as const;
 
 function quotaText(op: AnyOperation): string {
+  if (op.access === "owner" && op.metric) return `Costs one ${op.metric} unit of the account's daily quota when it succeeds (given back when it fails).`;
   if (op.access !== "agent") return "Costs no quota.";
   if (op.uncounted && !op.metric) return "Free: counts against no quota and is answered even when the quotas are exhausted.";
   const parts = ["one API_CALLS unit and a slot of the per-minute rate"];

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { Db } from "../db/client";
 import type { AgentPrincipal, OwnerPrincipal } from "./principal";
 import type { Metric } from "./metrics";
-import type { Admission } from "./admission";
+import type { Admission, Gate } from "./admission";
 import type { ErrorCode } from "./errors";
 
 /** What a successful agent call adds to the owner's activity feed (stored through core/activity.ts). */
@@ -54,8 +54,10 @@ export interface OpContext<A extends Access = Access> {
   waitUntil(p: Promise<unknown>): void;
   /** The client's IP address (`CF-Connecting-IP`), for abuse throttles; null when unknown (MCP, tests). */
   clientIp?: string | null;
-  /** Agent requests (REST or MCP): the account's quota right after this request was admitted. */
+  /** Agent requests (REST or MCP), and metered owner actions: the account's quota right after this request was counted. */
   admission?: Admission;
+  /** The admission step, where the adapter has it (REST routes and dashboard pages): core/invoke.ts meters owner actions with it. */
+  gate?: Gate;
 }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -111,7 +113,9 @@ export interface Operation<
   /**
    * The daily metric this action consumes when it succeeds, beyond API_CALLS (which every
    * admitted agent request consumes). Required so that counting can never be forgotten:
-   * write `null` for actions that only count as API calls.
+   * write `null` for actions that only count as API calls. On an owner (dashboard) operation it is
+   * counted too, in the account's object, through the REST route and the dashboard alike (heavy
+   * work an owner does: a skill publish).
    */
   metric: Metric | null;
   params?: P;

@@ -12,6 +12,7 @@ import { corsClassOf, corsResponseHeaders } from "./cors";
 import { openSession } from "./d1";
 import { makeOpContext } from "./op-context";
 import { recordActivity } from "./activity";
+import type { OwnerPrincipal } from "./principal";
 
 /**
  * Who may call, before anything is read: agent operations need an agent key (present and well
@@ -29,7 +30,7 @@ const callerFor =
     // Public writes (sign-up and login set the session cookie): a page of another site may not
     // send them (login CSRF, accounts opened from visitors' addresses); they get no CORS either.
     if (op.access === "public") assertFromThisOrigin(c.req.raw);
-    c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access, gate));
+    c.set("caller", await authenticate(c.env, c.req.raw.headers, op.access));
     await next();
   };
 
@@ -51,13 +52,30 @@ const admitFor =
     await next();
     if (c.error || c.res.status >= 400) {
       // Awaited, not waitUntil: a client retrying at once after a failure must find its quota back.
-      await gate.refund(c.env, admitted, op.metric).catch(() => {});
+      if (!(c.error instanceof ApiError && c.error.keepsQuota)) await gate.refund(c.env, admitted, op.metric).catch(() => {});
     } else if (d1.wrote) {
       const bookmark = d1.bookmark();
       if (bookmark) await gate.remember(c.env, admitted, bookmark).catch((err) => logBookmark(c, err));
     }
     // A failed request still used a per-minute slot and an API call, so it reports them too.
     if (!op.uncounted) for (const [k, v] of Object.entries(gate.headers(admitted.admission))) c.header(k, v);
+  };
+
+/**
+ * A metered owner operation (a skill publish): its metric is counted in the account's object once
+ * the input is valid, and given back if the action fails, as for agents (without their per-minute
+ * rate and API_CALLS, which are agent limits).
+ */
+const chargeFor =
+  (op: AnyOperation, gate: Gate): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const ownerId = (c.get("caller") as OwnerPrincipal).ownerId;
+    const charged = await gate.charge(c.env, ownerId, op.metric!);
+    c.set("charged", charged);
+    await next();
+    if ((c.error || c.res.status >= 400) && !(c.error instanceof ApiError && c.error.keepsQuota)) {
+      await gate.uncharge(c.env, ownerId, charged, op.metric!).catch(() => {});
+    }
   };
 
 const logBookmark = (c: AppContext, err: unknown) =>
@@ -103,6 +121,14 @@ const validateBody =
     await next();
   };
 
+/** A body sent to an operation that takes none: read up to the limit (413 past it) and ignored. */
+const refuseBody =
+  (limit = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (c.req.raw.body) await readBodyLimited(c.req.raw, limit);
+    await next();
+  };
+
 /** The context for an operation run by this request (REST routes and dashboard pages). */
 export function opContext(c: AppContext, caller: OpContext["caller"], via: OpContext["via"] = "rest"): OpContext {
   return makeOpContext({
@@ -114,7 +140,8 @@ export function opContext(c: AppContext, caller: OpContext["caller"], via: OpCon
     waitUntil: (p) => c.executionCtx.waitUntil(p),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
     d1: c.get("d1"),
-    admission: c.get("admitted")?.admission,
+    admission: c.get("admitted")?.admission ?? c.get("charged") ?? undefined,
+    gate: c.get("gate"),
   });
 }
 
@@ -140,7 +167,10 @@ export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[],
     if (op.params) chain.push(validate("param", fromStrings(op.params)));
     if (op.query) chain.push(validate("query", fromStrings(op.query)));
     if (op.body) chain.push(validateBody(op.body, op.maxBodyBytes));
+    // An operation without a body still refuses one over its limit, however it is sent.
+    else chain.push(refuseBody(op.maxBodyBytes));
     if (op.access === "agent") chain.push(admitFor(op, gate));
+    else if (op.access === "owner" && op.metric) chain.push(chargeFor(op, gate));
     // Public reads may be served by any replica; dashboard requests read the primary.
     else if (op.access === "public") chain.push(async (c, next) => (c.set("d1", openSession(c.env.DB, "first-unconstrained")), next()));
     app.on(op.method, [op.path], ...chain, async (c) => {

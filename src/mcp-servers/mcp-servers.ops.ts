@@ -73,12 +73,13 @@ export const scan = defineOperation({
     "were unsure about, which never clears a high finding and whose failure leaves the answer `warn`, never `passed`. " +
     "The submitted text is neither stored nor logged (with a second opinion configured, the uncertain passages, at most 12,000 characters, go to the deployment's Workers AI model and nowhere else). Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
     "of text, 1 MiB (1,048,576 characters) of text in all; the body itself may be up to 4 MiB of JSON, room for that much text in any script " +
-    "(up to 3 bytes a character in UTF-8; `\\u` escapes take 6 and count against the 4 MiB). Agent key; counts as an API call.",
+    "(up to 3 bytes a character in UTF-8; `\\u` escapes take 6 and count against the 4 MiB). Agent key; counts as an API call and one SCANS unit.",
   tag: TAG,
   method: "POST",
   path: "/mcp-servers/scan",
   access: "agent",
-  metric: null,
+  // Heavy work (the scanner over up to 1 MiB of text): limited per day like a skill publish.
+  metric: "SCANS",
   // The text limit is in characters; a character is up to 3 bytes of UTF-8 (4 for a pair counted as 2), so
   // 1 MiB of text in any script, with its JSON around it, fits 4 MiB. A larger body still reaches
   // validation when its text is over a field's limit, so an oversized field is a 400 that names it.

@@ -1,6 +1,6 @@
 import { createMcpHandler } from "agents/mcp/server";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
-import { buildMcpServer, callTool, KeyRefused, toolResultJson, type ToolCall } from "../core/mcp-tools";
+import { admitMessage, buildMcpServer, callTool, KeyRefused, toolResultJson, type ToolCall } from "../core/mcp-tools";
 import type { AnyOperation } from "../core/operation";
 import { ApiError } from "../core/errors";
 import { OPERATIONS } from "../operations";
@@ -42,7 +42,7 @@ const sdk = createMcpHandler(
   },
 );
 
-async function viaSdk(request: Request, body: Uint8Array, call: ToolCall): Promise<Response> {
+export async function viaSdk(request: Request, body: Uint8Array, call: ToolCall): Promise<Response> {
   const headers = new Headers(request.headers);
   for (const h of ["authorization", "x-service-key", "cookie"]) headers.delete(h);
   const inner = new Request(INTERNAL_MCP_URL, { method: "POST", headers, body, signal: request.signal });
@@ -110,57 +110,117 @@ function answerable(request: Request, msg: unknown): msg is Message {
   }
 }
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-
-/** An agent key the account's object refused: the contract's 401, as for REST. */
+/** An agent key the account's object refused, or a full per-minute window: the contract's 401 or 429, as for REST. */
 function refused(err: ApiError, requestId: string) {
   return new Response(JSON.stringify(err.toBody()), {
     status: err.status,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...err.headers },
   });
 }
 
+/** The JSON-RPC error a message of a batch gets when its admission is refused (the 429 of a message sent alone). */
+export const RATE_LIMITED_CODE = -32029;
+
+type Answer = { kind: "text"; text: string } | { kind: "none" } | { kind: "response"; response: Response };
+
+const isToolCall = (m: unknown): m is Message & { id: string | number } =>
+  isObject(m) && m.method === "tools/call" && "id" in m;
+
 /**
- * One POST to /v1/mcp with a well-formed body. initialize, ping and tools/list are answered from
- * memory after the key is verified (one round trip to the account's object, nothing counted);
- * tools/call costs one admission (the same round trip, counting) and the operation's own work.
+ * One message, admitted as if it came alone: a tool call by its own admission (callTool: the key,
+ * then per-minute → API_CALLS → the tool's metric), every other message by `admitMessage` (a slot
+ * of the per-minute rate, no daily quota), before anything is answered. Answers the JSON-RPC text
+ * of its response, nothing (a notification), or, for what the endpoint does not answer itself, the
+ * SDK's HTTP response.
+ */
+async function answer(request: Request, body: Uint8Array, msg: unknown, call: ToolCall): Promise<Answer> {
+  if (isToolCall(msg) && answerable(request, msg)) {
+    const params = msg.params as { name: string; arguments?: Record<string, unknown> };
+    const result = toolResultJson(await callTool(BY_TOOL.get(params.name)!, params.arguments ?? {}, call));
+    return { kind: "text", text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}` };
+  }
+  // A tool call the SDK serves is admitted by callTool inside it when the SDK runs it (a message the
+  // SDK refuses first, for its headers or its 2026 envelope, costs only this key check); the key is
+  // checked first, so a refused one is the endpoint's 401 rather than a tool error.
+  if (isToolCall(msg)) await call.gate.verify(call.env, call.key);
+  else await admitMessage(call);
+  if (!answerable(request, msg)) return { kind: "response", response: await viaSdk(request, body, call) };
+  const reply = (result: string) => ({ kind: "text" as const, text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}` });
+  switch (msg.method) {
+    case "initialize": {
+      const asked = (msg.params as { protocolVersion: string }).protocolVersion;
+      const version = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
+      return reply(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
+    }
+    case "tools/list":
+      return reply(await sdkResult("tools/list", { jsonrpc: "2.0", method: "tools/list" }, call));
+    case "ping":
+      return reply("{}");
+    default:
+      // notifications/initialized: nothing to answer.
+      return { kind: "none" };
+  }
+}
+
+const jsonText = (text: string, status = 200) => new Response(text, { status, headers: { "content-type": "application/json" } });
+
+/**
+ * A batch (protocol versions before 2025-06-18; protocol.ts refuses the others, and batches over
+ * MAX_BATCH messages, before anything is read or counted): each message in order, admitted and
+ * counted exactly as if it came alone. A message whose admission is refused gets its JSON-RPC error
+ * (RATE_LIMITED_CODE, the contract's error in `data`; a tool call gets its usual error result) and
+ * the rest still run; a refused key refuses the whole request (401). Answers the array of responses,
+ * or 202 when the batch held only notifications and responses.
+ */
+async function serveBatch(request: Request, batch: unknown[], call: ToolCall): Promise<Response> {
+  // The transport's own refusals, once for the whole batch (as the SDK answers them), before anything is admitted.
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    return jsonText(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Not Acceptable: Client must accept both application/json and text/event-stream" }, id: null }), 406);
+  }
+  if ((request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() !== "application/json") {
+    return jsonText(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" }, id: null }), 415);
+  }
+  const out: string[] = [];
+  for (const msg of batch) {
+    const id = isObject(msg) && "id" in msg ? (msg.id as string | number) : undefined;
+    const one = new TextEncoder().encode(JSON.stringify(msg));
+    let a: Answer;
+    try {
+      a = await answer(request, one, msg, call);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "RATE_LIMITED") throw err;
+      if (id !== undefined && isObject(msg) && "method" in msg) {
+        out.push(JSON.stringify({ jsonrpc: "2.0", id, error: { code: RATE_LIMITED_CODE, message: err.message, data: err.toBody().error } }));
+      }
+      continue;
+    }
+    if (a.kind === "text") out.push(a.text);
+    else if (a.kind === "response") {
+      // The SDK's answer to one message: its JSON-RPC response when it has one (202 has none).
+      const text = await a.response.text();
+      if (id !== undefined && text.trim().startsWith("{")) out.push(text);
+    }
+  }
+  return out.length ? jsonText(`[${out.join(",")}]`) : new Response(null, { status: 202 });
+}
+
+/**
+ * One POST to /v1/mcp with a well-formed body (protocol.ts checked it). Every message is admitted
+ * before it is answered: tool calls as REST requests are, every other message for a slot of the
+ * per-minute rate; initialize and tools/list are then answered from memory. A message refused by the
+ * per-minute rate is the contract's 429 (Retry-After, `details`); a refused key is its 401.
  */
 export async function serveMcp(request: Request, body: Uint8Array, parsed: unknown, call: ToolCall): Promise<Response> {
-  const verify = () => call.gate.verify(call.env, call.key);
   try {
-    if (!answerable(request, parsed)) {
-      await verify();
-      return await viaSdk(request, body, call);
-    }
-    const msg = parsed;
-    const reply = (result: unknown) => json({ jsonrpc: "2.0", id: msg.id, result });
-    const replyText = (result: string) =>
-      new Response(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`, { headers: { "content-type": "application/json" } });
-    switch (msg.method) {
-      case "tools/call": {
-        const params = msg.params as { name: string; arguments?: Record<string, unknown> };
-        return replyText(toolResultJson(await callTool(BY_TOOL.get(params.name)!, params.arguments ?? {}, call)));
-      }
-      case "initialize": {
-        await verify();
-        const asked = (msg.params as { protocolVersion: string }).protocolVersion;
-        const version = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
-        return replyText(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
-      }
-      case "tools/list":
-        await verify();
-        return replyText(await sdkResult("tools/list", { jsonrpc: "2.0", method: "tools/list" }, call));
-      case "ping":
-        await verify();
-        return reply({});
-      default:
-        // notifications/initialized: nothing to answer.
-        await verify();
-        return new Response(null, { status: 202 });
-    }
+    if (Array.isArray(parsed)) return await serveBatch(request, parsed, call);
+    const a = await answer(request, body, parsed, call);
+    if (a.kind === "response") return a.response;
+    if (a.kind === "none") return new Response(null, { status: 202 });
+    return jsonText(a.text);
   } catch (err) {
     if (err instanceof KeyRefused) return refused(err.error, call.requestId);
-    if (err instanceof ApiError && err.code === "UNAUTHENTICATED") return refused(err, call.requestId);
+    if (err instanceof ApiError && (err.code === "UNAUTHENTICATED" || err.code === "RATE_LIMITED")) return refused(err, call.requestId);
     throw err;
   }
 }

@@ -45,7 +45,7 @@ export function mcpRoute(gate: Gate): Hono<AppEnv> {
     if (c.req.method !== "POST") return methodNotAllowed();
     const body = await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body");
     // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
-    const checked = checkBody(body, TOOLS);
+    const checked = checkBody(body, TOOLS, c.req.raw.headers);
     if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
     const res = await serveMcp(c.req.raw, body, checked.parsed, {
       gate,

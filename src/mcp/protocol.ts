@@ -95,12 +95,50 @@ function checkOne(msg: unknown, tools: ReadonlySet<string>): RpcError | null {
 const describe = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`);
 
 /**
+ * JSON-RPC batches exist in the protocol versions before 2025-06-18, which removed them. A request
+ * that names no version is taken as 2025-03-26, as the Streamable HTTP transport says a server
+ * should assume.
+ */
+export const BATCH_VERSIONS: ReadonlySet<string> = new Set(["2024-10-07", "2024-11-05", "2025-03-26"]);
+export const VERSION_WITHOUT_HEADER = "2025-03-26";
+/**
+ * The most messages one batch may hold. Each is admitted and counted as if it came alone, so a
+ * batch costs what its messages would; the cap bounds what one HTTP request can make the server do
+ * before its first answer (the SDK's own cap is 100).
+ */
+export const MAX_BATCH = 10;
+
+/** The 2026 protocol's per-request envelope (`params._meta` naming a protocol version). */
+const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
+const carriesEnvelope = (m: unknown) =>
+  isObject(m) && isObject(m.params) && isObject(m.params._meta) && PROTOCOL_VERSION_META_KEY in m.params._meta;
+
+/** A batch the protocol version in use does not allow, or one too large: the -32600 to answer, else null. */
+function checkBatch(batch: unknown[], headers: Headers): RpcError | null {
+  const version = headers.get("mcp-protocol-version") ?? VERSION_WITHOUT_HEADER;
+  if (!BATCH_VERSIONS.has(version)) {
+    return error(400, null, INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not part of MCP protocol version ${echo(version)} (removed in 2025-06-18): send one message per request`);
+  }
+  if (batch.length === 0) return error(400, null, INVALID_REQUEST, "Invalid Request: an empty batch");
+  if (batch.length > MAX_BATCH) {
+    return error(400, null, INVALID_REQUEST, `Invalid Request: a batch holds at most ${MAX_BATCH} messages, this one has ${batch.length}: send the rest in further requests`);
+  }
+  for (const m of batch) {
+    if (isObject(m) && m.method === "initialize") {
+      return error(400, null, INVALID_REQUEST, "Invalid Request: initialize must not be part of a JSON-RPC batch: send it alone");
+    }
+    if (carriesEnvelope(m)) return error(400, null, INVALID_REQUEST, "Invalid Request: JSON-RPC batches may not carry requests of protocol revision 2026-07-28 or later");
+  }
+  return null;
+}
+
+/**
  * Checks a POST body before it is handed on: valid UTF-8 (else -32700), JSON (else -32700), a
- * JSON-RPC message or batch (else -32600), and params the SDK's schemas accept (else -32602
+ * JSON-RPC message or a batch the protocol version allows (else -32600), and params the SDK's schemas accept (else -32602
  * naming the field), and a known tool name for tools/call. Returns the parsed body when it may go
  * on, or the error to answer with.
  */
-export function checkBody(bytes: Uint8Array, tools: ReadonlySet<string>): { ok: true; parsed: unknown } | { ok: false; error: RpcError } {
+export function checkBody(bytes: Uint8Array, tools: ReadonlySet<string>, headers: Headers): { ok: true; parsed: unknown } | { ok: false; error: RpcError } {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -114,7 +152,8 @@ export function checkBody(bytes: Uint8Array, tools: ReadonlySet<string>): { ok: 
     return { ok: false, error: error(400, null, PARSE_ERROR, "Parse error: the body is not valid JSON") };
   }
   if (Array.isArray(parsed)) {
-    if (parsed.length === 0) return { ok: false, error: error(400, null, INVALID_REQUEST, "Invalid Request: an empty batch") };
+    const refused = checkBatch(parsed, headers);
+    if (refused) return { ok: false, error: refused };
     for (const m of parsed) {
       const e = checkOne(m, tools);
       if (e) return { ok: false, error: e };

@@ -11,8 +11,14 @@ export const METRIC_LABELS: Record<Metric, string> = {
   CHAT_MESSAGES: "Chat messages",
   FRESHNESS_CALLS: "Freshness / sync / advise calls",
   SKILL_INSTALLS: "Skill installs",
+  SCANS: "Scans (skill publishes, MCP server scans)",
   API_CALLS: "API and MCP tool calls",
 };
+
+/** The most versions one skill may get in a UTC day, whatever the plan (a 429 past it). */
+export const SKILL_VERSIONS_PER_DAY = 10;
+
+const MiB = 1024 * 1024;
 
 export const PLAN_IDS = ["FREE", "STARTER", "PRO", "EXPERT"] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
@@ -23,6 +29,8 @@ export interface Plan {
   priceUsdPerMonth: number;
   perMinute: number;
   daily: Record<Metric, number | null>;
+  /** The most bytes of skill files (every version's files and artifact, in R2) an account may keep. */
+  storageBytes: number;
 }
 
 export const PLANS: Record<PlanId, Plan> = {
@@ -38,8 +46,10 @@ export const PLANS: Record<PlanId, Plan> = {
       CHAT_MESSAGES: 30,
       FRESHNESS_CALLS: 50,
       SKILL_INSTALLS: 20,
+      SCANS: 10,
       API_CALLS: 300,
     },
+    storageBytes: 50 * MiB,
   },
   STARTER: {
     id: "STARTER",
@@ -53,8 +63,10 @@ export const PLANS: Record<PlanId, Plan> = {
       CHAT_MESSAGES: 150,
       FRESHNESS_CALLS: 300,
       SKILL_INSTALLS: 60,
+      SCANS: 50,
       API_CALLS: 3_000,
     },
+    storageBytes: 250 * MiB,
   },
   PRO: {
     id: "PRO",
@@ -68,8 +80,10 @@ export const PLANS: Record<PlanId, Plan> = {
       CHAT_MESSAGES: 600,
       FRESHNESS_CALLS: 2_000,
       SKILL_INSTALLS: 250,
+      SCANS: 200,
       API_CALLS: 15_000,
     },
+    storageBytes: 1024 * MiB,
   },
   EXPERT: {
     id: "EXPERT",
@@ -83,8 +97,10 @@ export const PLANS: Record<PlanId, Plan> = {
       CHAT_MESSAGES: 3_000,
       FRESHNESS_CALLS: null,
       SKILL_INSTALLS: null,
+      SCANS: 1_000,
       API_CALLS: 100_000,
     },
+    storageBytes: 5 * 1024 * MiB,
   },
 };
 

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import { ApiError, notFound } from "../core/errors";
 import { now } from "../core/clock";
-import { accountOfKey } from "../core/auth";
+import { keyAccount } from "../core/auth";
 import { sha256Hex } from "../core/crypto";
 import type { Admission, Admitted, AdmitRequest, Gate, MetricState, RateWindow } from "../core/admission";
 import { settle } from "../billing/billing.service";
@@ -13,13 +13,16 @@ import { accountStub, refreshAccount } from "./account";
 export { accountStub as quotaStub };
 
 /**
- * Keys from before keys named their account (`lore_` + 43 characters) are routed by one D1 read,
- * remembered per isolate: a key never moves to another account, and whether it still works is
- * the account object's answer on every request, so the remembered route cannot outlive a
- * revocation.
+ * Keys from before tags (`lore_<secret>_<account>`, and `lore_` + 43 characters from before keys
+ * named their account) are routed by one D1 read, remembered per isolate: a key never moves to
+ * another account, and whether it still works is the account object's answer on every request, so
+ * the remembered route cannot outlive a revocation. No such key is made any more, so one D1 has
+ * never heard of never becomes valid: it is remembered as unknown, and asking again costs nothing.
  */
 const legacyRoutes = new Map<string, string>();
 const LEGACY_ROUTES_MAX = 5_000;
+const unknownHashes = new Set<string>();
+const UNKNOWN_MAX = 10_000;
 
 /**
  * Recently seen keys' SHA-256, per isolate, so a busy agent's requests do not hash its key each
@@ -37,15 +40,25 @@ async function hashOf(key: string): Promise<string> {
   return hash;
 }
 
-/** The account a key belongs to and its SHA-256, or null for a key no account has. */
+/**
+ * The account a key belongs to and its SHA-256, or null for a key no account has. A tagged key is
+ * routed by its tag (core/auth.ts: checked here, before any object is addressed, so a made-up key
+ * costs no object and no D1 read); an untagged one by D1.
+ */
 async function route(env: Env, key: string): Promise<{ ownerId: string; hash: string } | null> {
+  const where = await keyAccount(env, key);
+  if (where === null) return null;
   const hash = await hashOf(key);
-  const named = accountOfKey(key);
-  if (named) return { ownerId: named, hash };
+  if (where !== "lookup") return { ownerId: where.ownerId, hash };
   let ownerId = legacyRoutes.get(hash);
   if (!ownerId) {
+    if (unknownHashes.has(hash)) return null;
     const found = await env.DB.prepare("SELECT owner_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").bind(hash).first<string>("owner_id");
-    if (!found) return null;
+    if (!found) {
+      if (unknownHashes.size >= UNKNOWN_MAX) unknownHashes.delete(unknownHashes.values().next().value!);
+      unknownHashes.add(hash);
+      return null;
+    }
     if (legacyRoutes.size >= LEGACY_ROUTES_MAX) legacyRoutes.delete(legacyRoutes.keys().next().value!);
     legacyRoutes.set(hash, (ownerId = found));
   }
@@ -93,6 +106,21 @@ export const quotaGate: Gate = {
     const r = r0 ? await accountStub(env, r0.ownerId).verify({ ownerId: r0.ownerId, keyHash: r0.hash }) : null;
     if (!r?.ok) throw unknownKey();
     return { caller: r.caller, bookmark: r.bookmark };
+  },
+  async charge(env, ownerId, metric) {
+    const stub = accountStub(env, ownerId);
+    let r = await stub.charge({ ownerId, metric, renewDue: renewsLocally(env) });
+    if (!r.ok && r.reason === "settle") {
+      await renew(env, ownerId);
+      r = await stub.charge({ ownerId, metric, renewDue: false });
+    }
+    if (r.ok) return r.admission;
+    if (r.reason === "limited") throw rateLimited(r.refusal);
+    throw notFound("Account");
+  },
+  async uncharge(env, ownerId, charged, metric) {
+    if (metric === "API_CALLS") return;
+    await accountStub(env, ownerId).refund(charged.day, metric);
   },
   async refund(env, admitted, metric) {
     if (!metric || metric === "API_CALLS") return;

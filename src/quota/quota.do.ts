@@ -1,10 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { now, nextUtcMidnight, utcDay, DAY_MS } from "../core/clock";
-import type { Admission, MetricState, RateWindow } from "../core/admission";
+import type { Admission, Counting, MetricState, RateWindow } from "../core/admission";
 import type { AgentPrincipal } from "../core/principal";
 import { METRICS, PLANS, PLAN_IDS, effectivePlan, type Metric, type PlanId } from "./plans";
-import type { AccountAdmit, AccountAdmitResult, AccountPlanResult, AccountVerifyResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
+import type { AccountAdmit, AccountAdmitResult, AccountChargeResult, AccountPlanResult, AccountVerifyResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
 
 export const WINDOW_MS = 60_000;
 /** Longest history kept; GET /usage/history reads at most 90 days. */
@@ -130,6 +130,19 @@ export class AccountQuota extends DurableObject<Env> {
     return { ok: true, caller: this.principal(key), bookmark: this.bookmark };
   }
 
+  /**
+   * An owner's own metered action (a skill publish from the dashboard): the metric only, against
+   * the plan's daily limit, in the same transaction rules as `admit` (no per-minute slot, no API call).
+   */
+  async charge(req: { ownerId: string; metric: Metric; renewDue: boolean }): Promise<AccountChargeResult> {
+    if (!(await this.ready(req.ownerId))) return { ok: false, reason: "unknown" };
+    const acct = this.account!;
+    const t = now();
+    if (req.renewDue && renewalDue(acct, t)) return { ok: false, reason: "settle" };
+    const r = this.check(effectivePlan(acct.plan, acct.periodEnd, t), req.metric, false, t);
+    return r.ok ? { ok: true, admission: r.admission } : { ok: false, reason: "limited", refusal: r.refusal };
+  }
+
   /** The plan whose limits apply to the account now (the owner's dashboard), with the same renewal rule as `admit`. */
   async plan(req: { ownerId: string; renewDue: boolean }): Promise<AccountPlanResult> {
     if (!(await this.ready(req.ownerId))) return { ok: false, reason: "unknown" };
@@ -207,16 +220,19 @@ export class AccountQuota extends DurableObject<Env> {
 
   /**
    * Checks and consumes in one synchronous transaction: per-minute → API_CALLS → the own metric.
+   * `counted` true takes a per-minute slot and an API call, "minute" the slot only, false neither.
    * Today's counters are read once; the window after admission is derived, not read again.
    */
   private check(
     planId: PlanId,
     metric: Metric | null,
-    counted: boolean,
+    counted: Counting,
     t: number,
   ): { ok: true; admission: Admission } | { ok: false; refusal: Refusal } {
+    const slot = counted !== false;
+    const call = counted === true;
     // A free request writes nothing (unless the window has rows to drop): no transaction needed.
-    const run = <T>(fn: () => T): T => (counted || metric ? this.ctx.storage.transactionSync(fn) : fn());
+    const run = <T>(fn: () => T): T => (slot || metric ? this.ctx.storage.transactionSync(fn) : fn());
     return run(() => {
       const day = utcDay(t);
       const plan = PLANS[planId];
@@ -230,8 +246,8 @@ export class AccountQuota extends DurableObject<Env> {
         ok: false as const,
         refusal: { plan: planId, metric: m, limit, retryAfterSeconds, resetsAt, window: win, metrics: { API_CALLS: api() } },
       });
-      if (counted) {
-        if (win.remaining <= 0) return refuse("PER_MINUTE", plan.perMinute, this.secondsUntilSlot(plan.perMinute, t));
+      if (slot && win.remaining <= 0) return refuse("PER_MINUTE", plan.perMinute, this.secondsUntilSlot(plan.perMinute, t));
+      if (call) {
         const apiLimit = plan.daily.API_CALLS;
         if (apiLimit !== null && used.API_CALLS >= apiLimit) return refuse("API_CALLS", apiLimit, untilMidnight);
       }
@@ -241,12 +257,10 @@ export class AccountQuota extends DurableObject<Env> {
         if (limit !== null && used[own] >= limit) return refuse(own, limit, untilMidnight);
       }
 
-      if (counted) {
-        this.sql.exec("INSERT INTO admitted (ts) VALUES (?)", t);
-        used.API_CALLS = this.bump(day, "API_CALLS", used.API_CALLS);
-      }
+      if (slot) this.sql.exec("INSERT INTO admitted (ts) VALUES (?)", t);
+      if (call) used.API_CALLS = this.bump(day, "API_CALLS", used.API_CALLS);
       if (own) used[own] = this.bump(day, own, used[own]);
-      if ((counted || own) && this.recordedPlan !== `${day}|${planId}`) {
+      if ((call || own) && this.recordedPlan !== `${day}|${planId}`) {
         this.prune(t);
         this.sql.exec(
           `INSERT INTO days (day, plan) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET plan = excluded.plan
@@ -260,11 +274,11 @@ export class AccountQuota extends DurableObject<Env> {
       if (own) metrics[own] = { used: used[own], limit: plan.daily[own] };
       // The window after this admission, without reading it again: one more row, and if it was
       // empty that row (stamped now) is the oldest, leaving in 60 s.
-      const window: RateWindow = counted
+      const window: RateWindow = slot
         ? { limit: win.limit, remaining: Math.max(0, win.remaining - 1), resetSeconds: win.resetSeconds || WINDOW_MS / 1000 }
         : win;
       // Memory follows only once every write of the transaction has gone through.
-      if (counted) this.admittedTs.push(t);
+      if (slot) this.admittedTs.push(t);
       this.counts = { day, used: { ...used } };
       return { ok: true as const, admission: { day, plan: planId, resetsAt, window, metrics, used } };
     });

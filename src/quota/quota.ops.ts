@@ -16,7 +16,8 @@ export const listPlans = defineOperation({
   id: "plans.list",
   summary: "The plan catalog: prices, daily limits (null = unlimited) and the per-minute rate",
   description:
-    "The plan catalog: each plan's monthly price, daily limit per metric (null means unlimited) and per-minute rate.",
+    "The plan catalog: each plan's monthly price, daily limit per metric (null means unlimited), per-minute rate and skill storage. " +
+    "SCANS (skill publishes and MCP server scans) is Lore's addition to the contract's metrics.",
   tag: TAG,
   method: "GET",
   path: "/plans",
@@ -30,6 +31,7 @@ export const listPlans = defineOperation({
         priceUsdPerMonth: z.number(),
         perMinute: z.number().int(),
         daily: z.record(z.enum(METRICS), limitOrNull),
+        storageBytes: z.number().int().describe("The most bytes of published skill files an account keeps (every version's files and artifact)"),
       }),
     ),
     total: z.number().int(),

@@ -1,4 +1,4 @@
-import type { Admission, MetricState, RateWindow } from "../core/admission";
+import type { Admission, Counting, MetricState, RateWindow } from "../core/admission";
 import type { AgentPrincipal } from "../core/principal";
 import type { Metric, PlanId } from "./plans";
 
@@ -12,8 +12,8 @@ export interface AccountAdmit {
   keyHash: string;
   /** The action's own metric, reserved now and refunded if the action fails. */
   metric: Metric | null;
-  /** false for free requests (GET /usage/today, service_usage, MCP initialize and tools/list). */
-  counted: boolean;
+  /** true: a per-minute slot and an API call; "minute": the slot only (MCP messages that call no tool); false: nothing. */
+  counted: Counting;
   /** The local billing provider renews lazily: an ACTIVE plan past its period end is settled first. */
   renewDue: boolean;
 }
@@ -33,6 +33,12 @@ export interface Refusal {
 export type AccountAdmitResult =
   | { ok: true; caller: AgentPrincipal; admission: Admission; bookmark: string | null }
   | { ok: false; reason: "unauthenticated" }
+  | { ok: false; reason: "settle" }
+  | { ok: false; reason: "limited"; refusal: Refusal };
+
+export type AccountChargeResult =
+  | { ok: true; admission: Admission }
+  | { ok: false; reason: "unknown" }
   | { ok: false; reason: "settle" }
   | { ok: false; reason: "limited"; refusal: Refusal };
 

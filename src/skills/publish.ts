@@ -7,7 +7,9 @@
  */
 import type { Env } from "../env";
 import { ApiError, badRequest } from "../core/errors";
-import { now } from "../core/clock";
+import { DAY_MS, nextUtcMidnight, now } from "../core/clock";
+import type { Admission } from "../core/admission";
+import { PLANS, PLAN_IDS, SKILL_VERSIONS_PER_DAY, type Plan, type PlanId } from "../quota/plans";
 import { newId } from "../core/crypto";
 import { HARNESSES } from "../setup/setup.data";
 import { CATEGORY_SLUGS } from "./categories";
@@ -35,11 +37,48 @@ const SKILL_MD_STORED = 100_000;
 /** Version labels that are whole numbers (at most 15 digits, so the cast is exact): automatic labels go above them. */
 const NUMERIC_LABEL = `version <> '' AND version NOT GLOB '*[^0-9]*' AND length(version) <= 15`;
 
+/**
+ * What publishing may store (plans.ts): at most SKILL_VERSIONS_PER_DAY versions of one skill a UTC
+ * day, and at most the plan's `storageBytes` of skill files per account (every version's files and
+ * artifact, as stored). Checked before the scan, so a refused publish costs no scan, and again inside
+ * the write batch, so parallel publishes cannot pass them together.
+ */
+const OWNER_BYTES = `(SELECT COALESCE(SUM(v.artifact_size + (SELECT COALESCE(SUM(json_extract(f.value, '$.size')), 0) FROM json_each(v.files) f)), 0)
+   FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE s.owner_id = ?2)`;
+const VERSIONS_TODAY = `(SELECT COUNT(*) FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1) AND created_at >= ?3)`;
+
+function overLimits(plan: Plan, versionsToday: number, storedBytes: number, addBytes: number, t: number): ApiError | null {
+  if (versionsToday >= SKILL_VERSIONS_PER_DAY) {
+    const resetsAt = nextUtcMidnight(t);
+    const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt - t) / 1000));
+    return new ApiError(
+      "RATE_LIMITED",
+      `Daily limit reached: SKILL_VERSIONS limit of ${SKILL_VERSIONS_PER_DAY} versions of one skill per UTC day (every plan; this is ` +
+        `plan ${plan.id}). It resets at ${new Date(resetsAt).toISOString()}: publish this skill again then; other skills are not held back.`,
+      { metric: "SKILL_VERSIONS", limit: SKILL_VERSIONS_PER_DAY, plan: plan.id, resetsAt: new Date(resetsAt).toISOString(), retryAfterSeconds },
+      { "Retry-After": String(retryAfterSeconds), "Cache-Control": "no-store" },
+    );
+  }
+  if (storedBytes + addBytes > plan.storageBytes) {
+    return new ApiError(
+      "CONFLICT",
+      `This version (${addBytes} bytes) would bring your stored skill files to ${storedBytes + addBytes} bytes, over the ${plan.storageBytes} ` +
+        `bytes of plan ${plan.id}; a larger plan keeps more`,
+      { reason: "STORAGE_LIMIT", limit: plan.storageBytes, used: storedBytes, size: addBytes, plan: plan.id },
+    );
+  }
+  return null;
+}
+
 const labelTaken = (name: string, version: string) =>
   new ApiError("CONFLICT", `Version '${version}' of '${name}' is already published; change the version in SKILL.md`, { name, version });
 
-export async function publishSkill(env: Env, ownerId: string, input: PublishInput) {
+/** `quota`: the account's quota after this publish was counted (its plan sets the storage limit). */
+export async function publishSkill(env: Env, ownerId: string, input: PublishInput, quota?: Admission) {
   const db = env.DB;
+  const plan = PLANS[(PLAN_IDS as readonly string[]).includes(quota?.plan ?? "") ? (quota!.plan as PlanId) : "FREE"];
+  const t0 = now();
+  const dayStart = nextUtcMidnight(t0) - DAY_MS;
   const bundle = await readBundle(input.files);
   const fm = bundle.frontMatter;
   const name = fm.name;
@@ -52,7 +91,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const tags = normalizeTags([...(input.tags ?? []), ...fm.tags], ["tags"]);
   if (isReservedName(name)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
 
-  const [existingRes, labelRes] = await db.batch([
+  const [existingRes, labelRes, limitsRes] = await db.batch([
     db.prepare(`SELECT s.id, s.owner_id, s.rendered, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(name),
     // What the label needs: whether the author's label is taken, and the numbers already used as labels.
     db
@@ -62,6 +101,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
            FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1)`,
       )
       .bind(name, fm.version ?? ""),
+    db.prepare(`SELECT ${VERSIONS_TODAY} AS today, ${OWNER_BYTES} AS bytes`).bind(name, ownerId, dayStart),
   ]);
   const existing = existingRes!.results[0] as { id: string; owner_id: string; rendered: number; capabilities: string | null } | undefined;
   if (existing && (existing.owner_id !== ownerId || existing.rendered)) throw nameTaken(name);
@@ -70,6 +110,10 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   // Without a label from the author, the next number that is neither this version's sequence number
   // nor below a number already used as a label: `version: 2` on the first publish makes the next one "3".
   const label = fm.version ?? String(Math.max(used.seq + 1, used.top + 1));
+  const limits = limitsRes!.results[0] as { today: number; bytes: number };
+  const filesBytes = bundle.files.reduce((n, f) => n + f.bytes.byteLength, 0);
+  const early = overLimits(plan, limits.today, limits.bytes, filesBytes, t0);
+  if (early) throw early;
 
   const previous = existing?.capabilities ? (JSON.parse(existing.capabilities) as Capabilities) : null;
   const rules = scanSkill(bundle.files, previous);
@@ -86,6 +130,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const scanHash = `sha256:${artifact.digest}`;
   const body = bundle.skillMd.text.replace(/^---\r?\n[\s\S]*?\r?\n---[ \t]*\r?\n?/, "");
   const files = bundle.files.map((f) => ({ path: f.path, size: f.bytes.byteLength, digest: f.digest, text: f.text !== null }));
+  const addBytes = filesBytes + artifact.bytes.byteLength;
   const mine = `slug = ?1 AND owner_id = ?2 AND rendered = 0`;
   const versionExists = `EXISTS (SELECT 1 FROM skill_versions WHERE id = ?3)`;
   const stmts: D1PreparedStatement[] = [
@@ -99,15 +144,17 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
       .prepare(
         `INSERT INTO skill_versions (id, skill_id, seq, version, status, findings, ruleset_version, scan_hash, artifact_type, artifact_key,
                                      artifact_size, files, description, front_matter, capabilities, capability_changes, skill_md, published_by, created_at, scanned_at, scan_layers)
-         SELECT ?3, s.id, n.seq, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18, ?19
+         SELECT ?3, s.id, n.seq, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18, ?23
            FROM skills s, (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1)) n
-          WHERE s.${mine}`,
+          WHERE s.${mine}
+            AND (SELECT COUNT(*) FROM skill_versions WHERE skill_id = s.id AND created_at >= ?19) < ?20
+            AND ${OWNER_BYTES} + ?21 <= ?22`,
       )
       .bind(
         name, ownerId, versionId, label, scan.status, JSON.stringify(scan.findings), scan.rulesetVersion, scanHash, artifact.type,
         blobKey(artifact.digest), artifact.bytes.byteLength, JSON.stringify(files), fm.description, fm.rawJson,
         JSON.stringify(scan.capabilities), JSON.stringify(scan.capabilityChanges), bundle.skillMd.text.slice(0, SKILL_MD_STORED), t,
-        JSON.stringify(scan.layers),
+        dayStart, SKILL_VERSIONS_PER_DAY, addBytes, plan.storageBytes, JSON.stringify(scan.layers),
       ),
     // SQLite evaluates every SET expression on the old row: the CASE sees the previous status.
     db
@@ -140,8 +187,17 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   }
   const skill = res.at(-2)!.results[0] as SkillRow;
   const version = res.at(-1)!.results[0] as VersionRow | undefined;
-  // Another account took the name between the read above and this batch: every write was guarded, nothing of ours was written.
-  if (!version) throw nameTaken(name);
+  if (!version) {
+    // A publish of ours in parallel took the last version of the day or the last bytes: every write was guarded.
+    if (skill && skill.owner_id === ownerId) {
+      // A first version refused this way leaves no empty skill behind.
+      if (!skill.latest_version_id) await db.prepare("DELETE FROM skills WHERE slug = ? AND owner_id = ? AND latest_version_id IS NULL").bind(name, ownerId).run();
+      const now2 = (await db.prepare(`SELECT ${VERSIONS_TODAY} AS today, ${OWNER_BYTES} AS bytes`).bind(name, ownerId, dayStart).first<{ today: number; bytes: number }>())!;
+      throw overLimits(plan, now2.today, now2.bytes, addBytes, t) ?? new ApiError("CONFLICT", `Another version of '${name}' was published at the same moment; publish again`, { name });
+    }
+    // Another account took the name between the read above and this batch: nothing of ours was written.
+    throw nameTaken(name);
+  }
   bumpCatalog();
   return {
     skill: { ...itemOut(skill), notListedReason: notListedReason(skill.security_status, true) },

@@ -28,18 +28,24 @@ export const publish = defineOperation({
     "Publishes a new version of a skill from its files (SKILL.md at the root with YAML front matter `name` and `description`; " +
     "relative paths, no links, at most 100 files and 5 MiB, `encoding` utf8 or base64). The security scan runs before anything is " +
     "visible; only a `passed` version is listed and installable. The first publisher of a name owns it (409 for anyone else). " +
-    "Dashboard session only; no quota.",
+    "Dashboard session only. Each publish counts one SCANS unit of the plan's daily limit (given back when it fails); a skill gets at " +
+    "most 10 versions a UTC day (429, `details.metric` SKILL_VERSIONS), and an account keeps at most its plan's bytes of skill files " +
+    "(409, `details.reason` STORAGE_LIMIT).",
+  errors: {
+    CONFLICT: "the name belongs to another account or is reserved, the version label is taken, or the account's stored skill files would pass the plan's limit",
+    RATE_LIMITED: "the plan's daily SCANS limit is used up, or this skill already got 10 versions today",
+  },
   tag: TAG,
   method: "POST",
   path: "/me/skills",
   access: "owner",
-  metric: null,
+  metric: "SCANS",
   status: 201,
   // 5 MiB of files, base64-encoded (4/3) or JSON-escaped, plus the envelope.
   maxBodyBytes: 12 * 1024 * 1024,
   body: publishBody,
   output: publishOut,
-  handler: (ctx, b) => publishSkill(ctx.env, ctx.caller.ownerId, b),
+  handler: (ctx, b) => publishSkill(ctx.env, ctx.caller.ownerId, b, ctx.admission),
 });
 
 export const mine = defineOperation({

@@ -13,11 +13,12 @@ import { ACTIVITY_KINDS, listActivity } from "./activity.service";
 const TAG = "sync";
 
 export const CURSOR_DOC =
-  "`cursor` is opaque: pass it back unchanged as `since`. Its format (version 1) is `c1.<payload>.<check>`, where payload is " +
-  'base64url of JSON `{"v":1,"s":<seq>,"u":<seq>,"t":<ms>}`: `s` is the position in Lore\'s change log (every release, deprecation, ' +
+  "`cursor` is opaque: pass it back unchanged as `since`. Its format (version 2) is `c2.<payload>.<mac>`, where payload is " +
+  'base64url of JSON `{"v":2,"s":<seq>,"u":<seq>,"t":<ms>}`: `s` is the position in Lore\'s change log (every release, deprecation, ' +
   "advisory, malicious report, knowledge verification and skill scan change, numbered in commit order) up to which the holder has the " +
-  "full payload, `u` the position up to which it has the urgent items, `t` when it was issued; `check` binds it to the agent. A cursor " +
-  "of another agent, an altered one or anything else is a 400. With `since`, lists carry only what changed after the cursor (topics new to " +
+  "full payload, `u` the position up to which it has the urgent items, `t` when it was issued; `mac`, a keyed MAC only Lore can make, " +
+  "binds it to the agent. A cursor of another agent or an altered one is a 400 that still costs its FRESHNESS_CALLS unit; anything else " +
+  "that is not a cursor is a 400; a version-1 cursor (`c1.`) gets a complete answer, as if none was sent. With `since`, lists carry only what changed after the cursor (topics new to " +
   "the agent, or whose pinned version moved, come whole); nothing is skipped and nothing is sent twice across successive syncs.";
 
 export const sync = defineOperation({

@@ -137,7 +137,7 @@ function changeSeqsRead(db: D1Database, sql: string, binds: unknown[]): BatchRea
 export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, caller: AgentPrincipal, input: SyncInput, at: number): Promise<SyncOut> {
   const db = ctx.env.DB;
   const { origin } = ctx;
-  const cursorIn: Cursor | null = input.since !== undefined ? await decodeCursor(caller.agentId, input.since) : null;
+  const cursorIn: Cursor | null = input.since !== undefined ? await decodeCursor(ctx.env, caller.agentId, input.since) : null;
 
   // ---- 1. state -------------------------------------------------------------------------------
   const [[stateRes, storedRes, skillsRes, boundsRes], normalised] = await Promise.all([
@@ -341,7 +341,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const skillNew = (name: string) => !storedSkillSeen.has(name.toLowerCase());
   const nextAt = schedule === "EVERY_SESSION" ? at : nextRefreshAt(schedule, full ? at : lastFullAt!);
   // up_to_date moves only the urgent position: the full payload after `since` is still owed.
-  const cursorOut = await encodeCursor(caller.agentId, full ? { seq: cut, urgentSeq: cut, issuedAt: at } : { seq: since ?? lastFullSeq ?? 0, urgentSeq: cut, issuedAt: at });
+  const cursorOut = await encodeCursor(ctx.env, caller.agentId, full ? { seq: cut, urgentSeq: cut, issuedAt: at } : { seq: since ?? lastFullSeq ?? 0, urgentSeq: cut, issuedAt: at });
 
   const out: SyncOut = {
     mode: full ? "full" : "up_to_date",

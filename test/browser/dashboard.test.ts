@@ -100,7 +100,7 @@ describe("the owners' dashboard in Chromium", () => {
     // A POST's own response: the key is in no URL.
     expect(page.url()).toBe(`${origin}/dashboard/agents`);
     key = (await page.locator("#api-key").textContent())!.trim();
-    expect(key).toMatch(/^lore_[A-Za-z0-9]{43}_own_[a-z0-9]+$/);
+    expect(key).toMatch(/^lore_[A-Za-z0-9]{65}_own_[a-z0-9]+$/);
     expect((await page.locator("#api-key-export").textContent())!.trim()).toBe(`export LORE_API_KEY=${key}`);
     // The copy buttons exist only with the (hashed) script running, and copy exactly the text.
     const copy = page.getByRole("button", { name: "Copy the export line" });
@@ -381,7 +381,7 @@ describe("without JavaScript", () => {
       await page.getByLabel("Handle").fill(`${handle}-nojs`);
       await page.getByRole("button", { name: "Create agent and key" }).click();
       const k = (await page.locator("#api-key").textContent())!.trim();
-      expect(k).toMatch(/^lore_[A-Za-z0-9]{43}_own_[a-z0-9]+$/);
+      expect(k).toMatch(/^lore_[A-Za-z0-9]{65}_own_[a-z0-9]+$/);
       // No script: the copy buttons stay hidden, the text is there to select.
       expect(await page.getByRole("button", { name: "Copy the API key" }).isVisible()).toBe(false);
       expect((await api("/v1/usage/today", { key: k })).status).toBe(200);

@@ -223,7 +223,11 @@ describe("npm run deploy", () => {
       "wrangler r2 bucket create lore-skills",
       "wrangler d1 migrations apply DB --remote",
       "wrangler deploy",
+      "wrangler secret list --format json",
       "wrangler secret put ADMIN_TOKEN",
+      "wrangler secret put KEY_SECRET",
+      "wrangler secret put CURSOR_SECRET",
+      "billing: not configured, so paid plans are refused",
       "LORE_ADMIN_TOKEN=… node scripts/seed.mjs https://lore.<your-subdomain>.workers.dev",
       "curl -s https://lore.<your-subdomain>.workers.dev/v1/plans",
     ];
@@ -261,10 +265,21 @@ describe("npm run deploy", () => {
         "r2 bucket create lore-skills",
         "d1 migrations apply DB --remote",
         "deploy",
+        "secret list --format json",
         "secret put ADMIN_TOKEN",
+        "secret put KEY_SECRET",
+        "secret put CURSOR_SECRET",
       ]);
       for (const c of calls) expect(c.config).toBe(config);
-      expect(calls.find((c) => c.args[0] === "secret")!.stdin).toBe(server.adminToken);
+      const put = (name: string) => calls.find((c) => c.args.join(" ") === `secret put ${name}`)!.stdin;
+      expect(put("ADMIN_TOKEN")).toBe(server.adminToken);
+      // The signing secrets are made here, never shown.
+      for (const name of ["KEY_SECRET", "CURSOR_SECRET"]) {
+        expect(put(name)).toMatch(/^[0-9a-f]{64}$/);
+        expect(r.stdout + r.stderr).not.toContain(put(name));
+      }
+      // Without Stripe, the deploy says paid plans are refused and what to set.
+      expect(r.stdout).toMatch(/billing: not configured, so paid plans are refused.*STRIPE_SECRET_KEY.*BILLING_PROVIDER/);
       const toml = readFileSync(config, "utf8");
       expect(resourceNames(toml).databaseId).toBe("4f1c2b7e-8d3a-4c55-9e1f-0a2b3c4d5e6f");
       expect(toml).toMatch(/^PUBLIC_HOSTNAMES = "api\.example\.com"$/m);
@@ -278,6 +293,9 @@ describe("npm run deploy", () => {
       const second = logged(env.FAKE_WRANGLER_LOG).slice(calls.length).map((c) => c.args.join(" "));
       expect(second).not.toContain("d1 create lore");
       expect(again.stdout).toContain("already up to date");
+      // The operator token is new each time; the signing secrets are kept (replacing them would break every key).
+      expect(second.filter((c) => c.startsWith("secret put"))).toEqual(["secret put ADMIN_TOKEN"]);
+      expect(again.stdout).toContain("KEY_SECRET kept");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

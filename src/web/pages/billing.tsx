@@ -128,7 +128,11 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
       </section>
       <section class="card" aria-labelledby="plans-h">
         <h2 id="plans-h">Plans</h2>
-        {local ? (
+        {b.provider.name === "none" ? (
+          <p class="small muted">
+            Paid plans are not available on this server: its operator has not set up billing. Your account keeps its current plan.
+          </p>
+        ) : local ? (
           <p class="small muted">
             Payments here go through the local provider: no card is charged, and a change applies at once for one calendar month.
           </p>
@@ -140,7 +144,7 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
         )}
         <ul class="grid plain plans">
           {plans.items.map((p) => {
-            const a = action(p.id, b);
+            const a = b.provider.name === "none" && p.id !== "FREE" ? { label: "Not available on this server", enabled: false } : action(p.id, b);
             const current = p.id === b.plan;
             return (
               <li class={current ? "card current" : "card"} aria-labelledby={`plan-${p.id}`}>

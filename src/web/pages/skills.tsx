@@ -327,7 +327,7 @@ function Err({ id, msg }: { id: string; msg?: string }) {
 
 const describedBy = (id: string, msg: string | undefined, hint = true) => [hint ? `${id}-hint` : "", msg ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
 
-function publishPage(c: WebContext, state: PublishState = { values: {}, errors: {} }, status: 200 | 400 | 409 | 413 | 415 = 200) {
+function publishPage(c: WebContext, state: PublishState = { values: {}, errors: {} }, status: 200 | 400 | 409 | 413 | 415 | 429 = 200) {
   const { values, errors } = state;
   const harnesses = values.harnesses ?? SKILL_HARNESSES;
   return page(
@@ -474,6 +474,12 @@ skillPages.post("/skills/publish", async (c) => {
     if (!(err instanceof ApiError)) throw err;
     if (err.code === "PAYLOAD_TOO_LARGE") return publishPage(c, { values, errors: { files: err.message } }, 413);
     if (err.code === "UNSUPPORTED_MEDIA_TYPE") return publishPage(c, { values, errors: { _form: err.message } }, 415);
+    // The plan's daily publishes, or the skill's versions of the day: said in the form, with its headers.
+    if (err.code === "RATE_LIMITED") {
+      const res = publishPage(c, { values, errors: { _form: err.message } }, 429);
+      for (const [k, v] of Object.entries(err.headers)) res.headers.set(k, v);
+      return res;
+    }
     if (err.code !== "VALIDATION_FAILED" && err.code !== "CONFLICT") throw err;
     const errors = err.code === "VALIDATION_FAILED" ? errorsByField(err) : { files: err.message };
     return publishPage(c, { values, errors }, statusOf(err) as 400 | 409);
