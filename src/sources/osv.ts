@@ -20,7 +20,12 @@ export interface OsvRecord {
   severity?: { type: string; score: string }[];
   affected?: {
     package?: { ecosystem?: string; name?: string };
-    ranges?: { type: string; events: Record<string, string>[] }[];
+    /**
+     * OSV ranges; the offline snapshots add two kinds Lore evaluates itself (src/freshness/versions.ts):
+     * NPM_RANGE (`expr`, an npm semver range of affected versions) and CARGO_UNAFFECTED (`unaffected`,
+     * Cargo requirements a version must meet one of to be safe). `fixed` lists their fixed versions.
+     */
+    ranges?: { type: string; events: Record<string, string>[]; expr?: string; unaffected?: string[]; fixed?: string[] }[];
     versions?: string[];
     database_specific?: Record<string, unknown>;
   }[];
