@@ -23,6 +23,8 @@ export const advisoryOut = z.object({
   malicious: z.boolean(),
   url: z.string(),
   source: z.string(),
+  /** When the source said this: a snapshot's date, or the time Lore last stored the record from OSV. */
+  asOf: z.string(),
 });
 export type AdvisoryOut = z.infer<typeof advisoryOut>;
 
@@ -157,8 +159,10 @@ export interface AdvRowDb {
   malicious: number;
   url: string | null;
   source: string;
+  as_of: string;
 }
-export const ADV_COLS = "a.id, a.aliases, a.summary, a.severity, a.cvss_vector, a.published, a.modified, a.malicious, a.url, a.source";
+export const ADV_COLS =
+  "a.id, a.aliases, a.summary, a.severity, a.cvss_vector, a.published, a.modified, a.malicious, a.url, a.source, coalesce(a.as_of, strftime('%Y-%m-%dT%H:%M:%fZ', a.ingested_at / 1000.0, 'unixepoch')) AS as_of";
 
 export const advisoryFromRow = (r: AdvRowDb): AdvisoryOut => ({
   id: r.id,
@@ -171,6 +175,7 @@ export const advisoryFromRow = (r: AdvRowDb): AdvisoryOut => ({
   malicious: !!r.malicious,
   url: r.url ?? `https://osv.dev/vulnerability/${r.id}`,
   source: r.source,
+  asOf: r.as_of,
 });
 
 export interface MaliciousRow {
@@ -205,6 +210,8 @@ export function maliciousAdvisory(m: MaliciousRow): AdvisoryOut {
         : m.origin.startsWith("package-checks@")
           ? `Lore's curated package facts (${m.origin})`
           : `https://github.com/ossf/malicious-packages (snapshot ${m.origin})`,
+    // A snapshot's origin names its date (`name@YYYY-MM-DD`); an OSV record is as of its ingest.
+    asOf: /@(\d{4}-\d{2}-\d{2})$/.exec(m.origin)?.[1] ?? new Date(m.ingested_at).toISOString(),
   };
 }
 

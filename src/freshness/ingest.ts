@@ -21,6 +21,9 @@ import { pypiProject, pypiReleaseDates, PYPI } from "../sources/pypi";
 import { modelsById, modelRow, UPSERT_MODELS } from "../models/models.service";
 import type { ModelOut } from "../models/models.schemas";
 import { osvStatements } from "./advisories";
+import { osvCoverageStatement } from "./coverage";
+import { MAX_AGE_MS } from "./staleness";
+import { packageKey } from "./topics";
 import { parseChangelog, parseReleaseNotes, versionFromTag } from "./changelog";
 import { DATE_RANK, UPSERT_DEPRECATIONS, UPSERT_RELEASES, type ReleaseRow } from "./freshness.seed";
 import { cleanVersion, isPrerelease, OSV_ECOSYSTEM, parseEcosystem, type Ecosystem } from "./versions";
@@ -153,9 +156,11 @@ async function changelogStep(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asOf: 
 
 async function osvStep(db: D1Database, t: TopicRow, eco: Ecosystem, ctx: SourceCtx, at: number): Promise<number> {
   const records: OsvRecord[] = [];
-  for (const pkg of (JSON.parse(t.packages) as string[]).slice(0, 3)) records.push(...(await osvQueryPackage(OSV_ECOSYSTEM[eco], pkg, ctx)));
-  const stmts = osvStatements(db, records, at);
-  if (stmts.length) await db.batch(stmts);
+  const asked = (JSON.parse(t.packages) as string[]).slice(0, 3);
+  for (const pkg of asked) records.push(...(await osvQueryPackage(OSV_ECOSYSTEM[eco], pkg, ctx)));
+  // Each package asked is now checked as of this run, findings or not (advisory_sources).
+  const stmts = [...osvStatements(db, records, at), ...asked.map((pkg) => osvCoverageStatement(db, eco, packageKey(eco, pkg), at, MAX_AGE_MS.advisories))];
+  await db.batch(stmts);
   return records.length;
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ref, visibleString } from "../core/text";
 import { changeOut, deprecationOut } from "../freshness/freshness.schemas";
 import { vulnerabilityOut } from "../freshness/advisories";
+import { advisoryCoverageOut, uncheckedOut } from "../freshness/coverage";
 import { kbItemOut } from "../kb/kb.schemas";
 import { skillItemOut } from "../skills/skills.schemas";
 import { mentionOut } from "../chat/chat.schemas";
@@ -109,7 +110,15 @@ export const syncOut = z.object({
   skills: z.array(skillStatusOut).optional(),
   /** Advisories affecting the pinned versions that this agent has not been told about in a full refresh before. */
   advisories: z.array(vulnerabilityOut).optional(),
-  security: z.object({ vulnerabilities: z.array(vulnerabilityOut) }).optional(),
+  security: z
+    .object({
+      vulnerabilities: z.array(vulnerabilityOut),
+      /** Per ecosystem of the stack: which advisory sources answered, as of when, current or stale, and how many entries they checked. Applies to `advisories` too. */
+      coverage: z.array(advisoryCoverageOut),
+      /** Entries no current, complete advisory source answered for: their listed vulnerabilities are what is known, not all there is. */
+      unchecked: z.array(uncheckedOut),
+    })
+    .optional(),
   knowledge: z.array(knowledgeOut).optional(),
   recommendations: z.array(recommendationOut).optional(),
   /** up_to_date only: advisories new since the last full refresh that affect the stack, and installed skills now not `passed`. */
@@ -117,6 +126,10 @@ export const syncOut = z.object({
     .object({
       advisories: z.array(vulnerabilityOut),
       flaggedSkills: z.array(skillStatusOut),
+      /** As in `security.coverage`: what the urgent advisories were looked up in, and as of when. */
+      coverage: z.array(advisoryCoverageOut),
+      /** As in `security.unchecked`: entries whose lack of urgent advisories means nothing. */
+      unchecked: z.array(uncheckedOut),
     })
     .optional(),
   mentions: z.object({ unread: z.number().int(), items: z.array(mentionOut) }),

@@ -21,6 +21,7 @@ import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
 import { advisoriesForStackRead, normaliseStack, releasesForStackRead, type NormalisedStackEntry, type UpgradeView } from "../freshness/sync-api";
 import type { VulnerabilityOut } from "../freshness/advisories";
+import { advisoryCoverageRead } from "../freshness/coverage";
 import { packageKey } from "../freshness/topics";
 import { versionKey, type Ecosystem } from "../freshness/versions";
 import { recommendSkillsRead, skillStatusesRead, type SkillStatus } from "../skills/skills.service";
@@ -232,11 +233,12 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const advFrom = !full ? urgentFrom : delta ? Math.min(sinceUrgent!, lastFullSeq ?? sinceUrgent!) : lastFullSeq;
   const skillFrom = !full ? urgentFrom : delta ? since : null;
 
+  const pinned = [...new Map(entries.map((e) => [entryPinKey(e), e])).values()];
   const reads = [
     { statements: [db.prepare(`SELECT max(seq) AS hi FROM sync_changes`)], read: ([r]: D1Result[]) => (r!.results[0] as { hi: number | null }).hi ?? 0 } as BatchRead<number>,
     full ? releasesForStackRead(db, readableEntries.filter((e) => completeTopics.has(e.topic))) : constantRead<UpgradeView[]>([]),
     // One entry per pinned version: `express 4.19.1` and `express ^4.19.1` are one exposure, reported once.
-    advisoriesForStackRead(db, [...new Map(entries.map((e) => [entryPinKey(e), e])).values()]),
+    advisoriesForStackRead(db, pinned),
     // The last change of each advisory of the stack's packages after `advFrom`.
     advFrom === null || !entries.length
       ? constantRead(new Map<string, number>())
@@ -271,8 +273,10 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
         } as BatchRead<{ seq: number; kind: string; scope: string; ref: string }[]>)
       : constantRead<{ seq: number; kind: string; scope: string; ref: string }[]>([]),
     unreadMentionsRead(db, caller.agentId, MENTIONS_SHOWN),
+    // Which advisory sources answered for these entries, as of when: what "no advisory" is worth.
+    advisoryCoverageRead(db, pinned, at),
   ] as const;
-  const [hi, views, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions] = await runReads(db, reads);
+  const [hi, views, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions, advCoverage] = await runReads(db, reads);
   if (cursorIn && cursorIn.urgentSeq > hi) {
     throw new ApiError("VALIDATION_FAILED", "since: this cursor is ahead of the change log (not one this service issued)", { issues: [{ path: "body.since", message: "unknown cursor position" }] });
   }
@@ -335,6 +339,14 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const fresh = (e: SyncEntry) => listAll || reportedNow(e);
   const untracked = [...new Set(entries.filter((e) => !e.known && fresh(e)).map((e) => e.topic))].sort();
   const unreadable = entries.filter((e) => !e.pinned && fresh(e)).map((e) => ({ name: e.name, version: e.version, ecosystem: e.ecosystem }));
+  if (advCoverage.unchecked.length) {
+    notices.push(
+      `${advCoverage.unchecked.length} of ${pinned.length} stack entries were not checked against a current, complete advisory source (${advCoverage.coverage
+        .filter((c) => c.unchecked)
+        .map((c) => `${c.ecosystem}: ${c.status}`)
+        .join(", ")}): the vulnerabilities listed for them are what is known, not all there is. See security.coverage and security.unchecked.`,
+    );
+  }
   if (unreadable.length) notices.push(`${unreadable.length} stack entries have a version their ecosystem cannot read: they get no release view, and advisories only where a report covers every version.`);
 
   const skillSeq = (name: string) => skillSeqs.get(name.toLowerCase());
@@ -378,7 +390,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
       })
       .map((st) => statusOut(st, origin));
     out.advisories = vulnsOut.filter(isNew);
-    out.security = { vulnerabilities: vulnsOut };
+    out.security = { vulnerabilities: vulnsOut, coverage: advCoverage.coverage, unchecked: advCoverage.unchecked };
     const knowledge = delta ? deltaKb.filter((k) => k.tags.some((t) => topics.includes(t)) && k.status !== "DRAFT") : knowledgeAll;
     out.knowledge = knowledge.map((k) => ({ ...k, source: `${origin}/v1/kb/${encodeURIComponent(k.slug)}` }));
     out.recommendations = recommended
@@ -393,7 +405,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
         st.securityStatus !== "passed" &&
         (changedIn(skillSeq(st.name), urgentFrom) || (skillFirstSeen(st.name) > (lastFullAt ?? 0) && (!delta || skillNew(st.name)))),
     );
-    out.urgent = { advisories: urgentVulns, flaggedSkills: flagged.map((st) => statusOut(st, origin)) };
+    out.urgent = { advisories: urgentVulns, flaggedSkills: flagged.map((st) => statusOut(st, origin)), coverage: advCoverage.coverage, unchecked: advCoverage.unchecked };
     notify = notificationRows(caller, urgentVulns, flagged, at);
   }
 
