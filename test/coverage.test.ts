@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
-import { json, mockFetch } from "./fixtures/mock";
+import { json, mockFetch, osvNone } from "./fixtures/mock";
 import { DAY_MS, setClock } from "../src/core/clock";
 import { loadReleases } from "../src/freshness/freshness.seed";
 import { runIngest } from "../src/freshness/ingest";
@@ -148,5 +148,151 @@ describe("the lodash / express / requests stack", () => {
     const b = await sync(a, { stack: [{ name: "github.com/gin-gonic/gin", version: "v1.9.0", ecosystem: "go" }] });
     expect(b.security.coverage).toEqual([{ ecosystem: "go", status: "unavailable", asOf: null, checked: 0, unchecked: 1, sources: [] }]);
     expect(b.security.unchecked).toEqual([{ name: "github.com/gin-gonic/gin", ecosystem: "go", version: "v1.9.0", reason: "unavailable" }]);
+  });
+});
+
+/** A registry answer for any name: an npm packument or a PyPI project with the versions asked for. */
+const npmDoc = (name: string, versions = ["1.0.0", "1.1.0"]) => ({
+  name,
+  "dist-tags": { latest: versions.at(-1) },
+  versions: Object.fromEntries(versions.map((v) => [v, { name, version: v }])),
+  time: { created: "2016-01-01T00:00:00.000Z", modified: "2024-01-01T00:00:00.000Z", ...Object.fromEntries(versions.map((v) => [v, "2016-01-01T00:00:00.000Z"])) },
+});
+const pypiDoc = (name: string, versions = ["1.0.0", "1.1.0"]) => ({
+  info: { name, version: versions.at(-1) },
+  releases: Object.fromEntries(versions.map((v) => [v, [{ upload_time_iso_8601: "2016-01-01T00:00:00.000Z", yanked: false }]])),
+});
+const registries = (versions: Record<string, string[]> = {}) => ({
+  "https://registry.npmjs.org/": (req: Request) => {
+    const name = decodeURIComponent(new URL(req.url).pathname.slice(1));
+    return json(npmDoc(name, versions[name]))();
+  },
+  "https://pypi.org/pypi/": (req: Request) => json(pypiDoc(new URL(req.url).pathname.split("/")[2]!, versions[new URL(req.url).pathname.split("/")[2]!]))(),
+  "https://pypi.org/simple/": (req: Request) => json({ name: new URL(req.url).pathname.split("/")[2], versions: [] })(),
+});
+
+describe("the package check names a version's advisories and what they were looked up in", () => {
+  const stack = [
+    { name: "lodash", version: "4.17.20" },
+    { name: "express", version: "4.17.1" },
+    { name: "requests", ecosystem: "pypi", version: "2.19.0" },
+  ];
+  const versions = { lodash: ["4.17.20", "4.17.21"], express: ["4.17.1", "4.21.2"], requests: ["2.19.0", "2.32.3"] };
+
+  it("OSV unreachable: snapshot advisories with severity and fixed versions, and 'advisories unchecked' (REST)", async () => {
+    setClock(() => T0);
+    const a = await newAgent();
+    mock = mockFetch(registries(versions));
+    const r = await call("POST", "/v1/packages/check", { key: a.key, body: { packages: stack } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const [lodash, express, requests] = r.body.results;
+    // lodash: nothing in the historical npm list for 4.17.20, which proves nothing.
+    expect(lodash).toMatchObject({ verdict: "warn", advisoryCheck: { status: "unavailable", version: "4.17.20", note: expect.stringMatching(/^OSV unreachable .*nodejs\/security-wg.*lists only some advisories/) } });
+    expect(lodash.knownAdvisories).toBeUndefined();
+    expect(lodash.reasons.map((x: any) => x.code)).toEqual(["ADVISORIES_UNCHECKED"]);
+    expect(lodash.reasons[0].message).toMatch(/^advisories unchecked for 4\.17\.20: .*none found there does not mean none exist/);
+    // express: checked against OSV an hour ago (the ingest), so current without OSV now.
+    expect(express).toMatchObject({ verdict: "warn", advisoryCheck: { status: "current" } });
+    expect(express.knownAdvisories.map((k: any) => k.id).sort()).toEqual(["GHSA-qw6h-vgh9-j6wx", "GHSA-rv95-896h-c2vc"]);
+    expect(express.reasons.map((x: any) => x.code)).toEqual(["VULNERABLE", "VULNERABLE"]);
+    // requests: the PyPI snapshot's advisories, named with severity and fix, and stale.
+    expect(requests.advisoryCheck).toMatchObject({ status: "stale", sources: [{ source: expect.stringContaining("pypa/advisory-database"), asOf: "2024-10-10T17:35:05.000Z", status: "stale", complete: true }] });
+    expect(requests.knownAdvisories).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: "PYSEC-2018-28", fixedVersions: ["2.20.0"], aliases: expect.arrayContaining(["CVE-2018-18074"]), asOf: "2024-10-10T17:35:05.000Z" }),
+        expect.objectContaining({ id: "PYSEC-2023-74", fixedVersions: ["2.31.0"] }),
+      ]),
+    );
+    expect(requests.reasons.find((x: any) => x.code === "VULNERABLE" && x.message.includes("PYSEC-2018-28")).message).toMatch(/fixed in 2\.20\.0/);
+    expect(requests.reasons.at(-1)).toMatchObject({ code: "ADVISORIES_UNCHECKED", message: expect.stringContaining("the 2 listed are what is known, not all there is") });
+  });
+
+  it("OSV answering: every version checked now; its ids join the snapshot's, fetched when Lore lacks them (MCP)", async () => {
+    setClock(() => T0);
+    const a = await newAgent();
+    mock = mockFetch({
+      ...registries(versions),
+      "https://api.osv.dev/v1/querybatch": async (req) => {
+        const { queries } = (await req.json()) as { queries: { package: { name: string } }[] };
+        const ids: Record<string, string[]> = { lodash: ["GHSA-35jh-r3h4-6jhm"], requests: ["PYSEC-2018-28", "PYSEC-2023-74", "GHSA-9wx4-h78v-vm56"] };
+        return json({ results: queries.map((q) => ({ vulns: (ids[q.package.name] ?? []).map((id) => ({ id, modified: "2026-01-01T00:00:00Z" })) })) })();
+      },
+      "https://api.osv.dev/v1/vulns/GHSA-35jh-r3h4-6jhm": json({
+        id: "GHSA-35jh-r3h4-6jhm",
+        modified: "2026-01-01T00:00:00Z",
+        summary: "Command Injection in lodash",
+        aliases: ["CVE-2021-23337"],
+        database_specific: { severity: "HIGH" },
+        affected: [{ package: { ecosystem: "npm", name: "lodash" }, ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.17.21" }] }] }],
+      }),
+      "https://api.osv.dev/v1/vulns/GHSA-9wx4-h78v-vm56": json({
+        id: "GHSA-9wx4-h78v-vm56",
+        modified: "2026-01-01T00:00:00Z",
+        summary: "Requests Session object does not verify requests after making first request with verify=False",
+        database_specific: { severity: "MODERATE" },
+        affected: [{ package: { ecosystem: "PyPI", name: "requests" }, ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "2.32.0" }] }] }],
+      }),
+    });
+    const client = await mcpClient(a.key);
+    const b = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: stack } }));
+    await client.close();
+    const [lodash, , requests] = b.results;
+    expect(lodash).toMatchObject({ verdict: "warn", advisoryCheck: { status: "current", note: null }, knownAdvisories: [{ id: "GHSA-35jh-r3h4-6jhm", severity: "HIGH", fixedVersions: ["4.17.21"] }] });
+    expect(lodash.reasons).toEqual([{ code: "VULNERABLE", message: expect.stringMatching(/^4\.17\.20 is affected by GHSA-35jh-r3h4-6jhm \(HIGH; fixed in 4\.17\.21\): Command Injection/) }]);
+    expect(requests.knownAdvisories.map((k: any) => k.id).sort()).toEqual(["GHSA-9wx4-h78v-vm56", "PYSEC-2018-28", "PYSEC-2023-74"]);
+    expect(requests.reasons.map((x: any) => x.code)).not.toContain("ADVISORIES_UNCHECKED");
+    // The fetched record is stored: the next check (and sync) has it without asking.
+    expect(await env.DB.prepare("SELECT id FROM advisories WHERE id = 'GHSA-35jh-r3h4-6jhm'").first()).toEqual({ id: "GHSA-35jh-r3h4-6jhm" });
+  });
+});
+
+describe("a complete package check", () => {
+  // 70 npm and 30 PyPI names nobody has checked: 130 registry subrequests, past the free plan's 50.
+  const names = [...Array.from({ length: 70 }, (_, i) => ({ name: `lore-cold-npm-${i}` })), ...Array.from({ length: 30 }, (_, i) => ({ name: `lore-cold-py-${i}`, ecosystem: "pypi" }))];
+
+  for (const via of ["REST", "MCP"] as const) {
+    it(`a cold batch of 100 names is answered whole on the configured plan (${via})`, async () => {
+      await env.DB.prepare("DELETE FROM registry_cache").run();
+      setClock(() => T0);
+      const a = await newAgent();
+      mock = mockFetch({ ...registries(), "https://api.osv.dev/v1/querybatch": osvNone });
+      const t0 = Date.now();
+      let results: any[];
+      if (via === "REST") {
+        const r = await call("POST", "/v1/packages/check", { key: a.key, body: { packages: names } });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        results = r.body.results;
+      } else {
+        const client = await mcpClient(a.key);
+        results = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: names } })).results;
+        await client.close();
+      }
+      const ms = Date.now() - t0;
+      const registryCalls = mock.calls.filter((u) => !u.startsWith("https://api.osv.dev/")).length;
+      console.log(`[coverage.test] cold 100-name check (${via}): ${ms} ms, ${registryCalls} registry requests, ${mock.calls.length - registryCalls} OSV request`);
+      expect(results).toHaveLength(100);
+      expect(results.filter((r) => r.reasons.some((x: any) => x.code === "NOT_CHECKED" || x.code === "REGISTRY_UNREACHABLE"))).toEqual([]);
+      expect(results.every((r) => r.exists === true && r.verdict === "ok" && r.advisoryCheck?.status === "current")).toBe(true);
+      expect(registryCalls).toBe(70 + 2 * 30);
+    });
+  }
+
+  it("a registry that cannot be reached is said so by name, never as an internal error", async () => {
+    await env.DB.prepare("DELETE FROM registry_cache").run();
+    setClock(() => T0);
+    const a = await newAgent();
+    // No route for PyPI: the request fails as an unresolvable host does in workerd.
+    mock = mockFetch({ "https://registry.npmjs.org/": (req) => json(npmDoc(decodeURIComponent(new URL(req.url).pathname.slice(1))))(), "https://api.osv.dev/v1/querybatch": osvNone });
+    mock.spy.mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input as RequestInfo, init);
+      if (req.url.startsWith("https://pypi.org/")) throw new Error("internal error; reference = 0123456789abcdefghijklmn");
+      if (req.url.startsWith("https://api.osv.dev/")) return osvNone(req);
+      return json(npmDoc(decodeURIComponent(new URL(req.url).pathname.slice(1))))();
+    });
+    const r = await call("POST", "/v1/packages/check", { key: a.key, body: { packages: [{ name: "lore-some-project", ecosystem: "pypi" }, { name: "lore-cold-npm-x" }] } });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0]).toMatchObject({ verdict: "warn", exists: null, reasons: [{ code: "REGISTRY_UNREACHABLE", message: "could not verify with PyPI: unreachable (the host could not be resolved or connected to)" }] });
+    expect(JSON.stringify(r.body)).not.toMatch(/internal error|reference =/);
+    expect(r.body.results[1]).toMatchObject({ verdict: "ok", exists: true });
   });
 });
