@@ -296,3 +296,43 @@ describe("a complete package check", () => {
     expect(r.body.results[1]).toMatchObject({ verdict: "ok", exists: true });
   });
 });
+
+describe("stale release data", () => {
+  it("a sync that meets stale topics refreshes them from their registries, and says which it could not", async () => {
+    // Five days after the shipped release data (2026-11-22): older than a day.
+    const T = Date.parse("2026-11-27T10:00:00Z");
+    setClock(() => T);
+    const a = await newAgent();
+    mock = mockFetch({
+      "https://registry.npmjs.org/express": json(npmDoc("express", ["4.17.1", "5.2.1", "5.3.0"])),
+      // PyPI cannot be reached (no route: fails as an unreachable host does).
+    });
+    const b = await sync(a, { stack: [{ name: "express", version: "4.17.1" }, { name: "django", version: "6.0", ecosystem: "pypi" }] });
+    const express = b.releases.find((r: any) => r.topic === "express");
+    const django = b.releases.find((r: any) => r.topic === "django");
+    expect(express).toMatchObject({ latestVersion: "5.3.0", stale: false, refreshed: true, dataAsOf: new Date(T).toISOString(), upToDate: false });
+    expect(express.changes.map((c: any) => c.version)).toContain("5.3.0");
+    // django 6.0 is the latest Lore knows, but its data is five days old: not claimed up to date.
+    expect(django).toMatchObject({ latestVersion: "6.0", stale: true, refreshed: false, dataAsOf: "2026-11-22T00:00:00.000Z", upToDate: null });
+    expect(django.note).toMatch(/as of 2026-11-22, older than a day, and could not be refreshed in this request \(pypi: unreachable/);
+    expect(b.notices.join(" ")).toMatch(/refreshed from the registries in this request: express/);
+    expect(b.notices.join(" ")).toMatch(/could not be refreshed in this request .*django/);
+    expect(mock.calls.filter((u) => u.startsWith("https://registry.npmjs.org/"))).toEqual(["https://registry.npmjs.org/express"]);
+    // Asked again a minute later: express is current now; PyPI, which just failed, is not asked again so soon.
+    mock.calls.length = 0;
+    setClock(() => T + 60_000);
+    const c = await sync(a, { force: true });
+    expect(c.releases.find((r: any) => r.topic === "express")).toMatchObject({ stale: false, refreshed: false });
+    expect(c.releases.find((r: any) => r.topic === "django").note).toMatch(/its registry failed 1 min ago/);
+    expect(mock.calls).toEqual([]);
+  });
+
+  it("freshness says how old a topic's data is and never calls stale data up to date", async () => {
+    setClock(() => Date.parse("2026-11-27T10:00:00Z"));
+    const a = await newAgent();
+    const r = await call("GET", "/v1/freshness?topic=django&ecosystem=pypi&version=6.0", { key: a.key });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ topic: "django", dataAsOf: expect.any(String), stale: true });
+    expect(r.body.upgrade).toMatchObject({ upToDate: null, note: expect.stringMatching(/older than a day/) });
+  });
+});

@@ -67,19 +67,24 @@ describe("GET /v1/freshness", () => {
       source: "https://react.dev/blog/2024/12/05/react-19",
       changes: [{ kind: "breaking", breaking: true, text: expect.stringContaining("ReactDOM.render removed") }, { kind: "breaking", breaking: true, text: expect.any(String) }],
     });
-    // Up to date: nothing to read.
+    // The latest Lore knows, but the shipped data is days old: nothing to read, and not claimed up to date.
     const cur = await get(a, "/v1/freshness?topic=react&version=19.2.0");
-    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: true, versionKnown: true, note: null });
+    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: null, versionKnown: true, note: expect.stringContaining("older than a day: a newer release may exist") });
+    expect(cur.body).toMatchObject({ dataAsOf: "2026-11-22T00:00:00.000Z", stale: true });
     expect(cur.body.changes).toEqual([]);
     // A version above every known release is not "up to date": Lore does not know it, and says so.
     const ahead = await get(a, "/v1/freshness?topic=react&version=20.0.0");
     expect(ahead.body.upgrade).toMatchObject({ from: "20.0.0", to: "19.2.0", toDate: "2025-10-01", releases: 0, upToDate: null, versionKnown: false });
-    expect(ahead.body.upgrade.note).toBe(
+    expect(ahead.body.upgrade.note).toContain(
       "20.0.0 is not a react release Lore knows: it is newer than the latest known release, 19.2.0 (2025-10-01). It may be a release Lore has not ingested yet, or a version that does not exist.",
     );
     // An unlisted version below the latest is still answered (Lore's release list may be partial).
-    expect((await get(a, "/v1/freshness?topic=react&version=18.3.0")).body.upgrade).toMatchObject({ releases: 2, upToDate: false, versionKnown: false, note: null });
+    expect((await get(a, "/v1/freshness?topic=react&version=18.3.0")).body.upgrade).toMatchObject({ releases: 2, upToDate: false, versionKnown: false, note: expect.stringContaining("older than a day") });
     expect(await usage(a)).toBe(4);
+    // On the day of the shipped data, 19.2.0 is up to date.
+    setClock(() => Date.parse("2026-11-22T12:00:00Z"));
+    const fresh = await get(await newAgent(), "/v1/freshness?topic=react&version=19.2.0");
+    expect(fresh.body).toMatchObject({ stale: false, upgrade: { releases: 0, upToDate: true, versionKnown: true, note: null } });
   });
 
   it("resolves aliases (react-dom, @types/react, Next.js) and uses each ecosystem's order", async () => {
@@ -379,6 +384,10 @@ describe("scheduled ingest", () => {
     setClock(() => T);
     const cursor = now() - 1;
     mock = mockFetch({
+      // The registry answers; only react and express have documents here.
+      "https://registry.npmjs.org/": json({ error: "Not found" }, 404),
+      "https://api.github.com/": json({ message: "Not Found" }, 404),
+      "https://raw.githubusercontent.com/": text("404: Not Found", 404),
       "https://registry.npmjs.org/react": json(reactPackument),
       "https://registry.npmjs.org/express": json({ name: "express", "dist-tags": { latest: "5.2.1" }, versions: { "5.2.1": {} }, time: { created: "2010-12-29T19:38:25.450Z", modified: "2025-12-01T00:00:00.000Z", "5.2.1": "2025-12-01T20:00:00.000Z" } }),
       "https://api.github.com/repos/honojs/hono/releases": json(honoReleases),

@@ -43,7 +43,7 @@ export const releaseViewOut = z.object({
   latestDate: z.string().nullable(),
   /** Breaking changes in `changes`. */
   breaking: z.number().int(),
-  /** null when yourVersion is newer than every release Lore knows (then `note` says so). */
+  /** null when yourVersion is newer than every release Lore knows, or when it is the latest but the data is stale (then `note` says so). */
   upToDate: z.boolean().nullable(),
   /** Whether yourVersion is among the releases Lore knows. */
   versionKnown: z.boolean(),
@@ -54,6 +54,12 @@ export const releaseViewOut = z.object({
   removedDeprecations: z.array(deprecationOut),
   /** False in a delta answer: only what changed since the cursor is listed for this topic. */
   complete: z.boolean(),
+  /** When this topic's release data is as of: its registry's last answer (the scheduled ingest, or this sync), else the shipped data's date. */
+  dataAsOf: z.string().nullable(),
+  /** Older than the release refresh interval (a day) even after this sync tried to refresh it: `upToDate` is then never true, and `note` says why. */
+  stale: z.boolean(),
+  /** True when this sync refreshed the topic from its registry (it was stale). */
+  refreshed: z.boolean(),
 });
 
 export const skillStatusOut = z.object({
