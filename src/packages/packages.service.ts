@@ -715,7 +715,7 @@ function knownFromOsv(r: OsvRecord, e: Entry, at: number): KnownAdvisory {
 }
 
 const sourceSummary = (r: SourceRow, at: number) =>
-  `${r.label}, as of ${iso(r.as_of).slice(0, 10)}${r.complete ? (at - r.as_of > r.max_age_ms ? " (stale: advisories published since are not in it)" : "") : " (lists only some advisories)"}`;
+  `${r.label}${r.label.includes(iso(r.as_of).slice(0, 10)) ? "" : `, as of ${iso(r.as_of).slice(0, 10)}`}${r.complete ? (at - r.as_of > r.max_age_ms ? " (stale: advisories published since are not in it)" : "") : " (lists only some advisories)"}`;
 
 const sourceOut = (r: SourceRow, at: number) => ({
   source: r.label,
