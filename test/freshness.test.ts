@@ -237,7 +237,7 @@ describe("GET /v1/models", () => {
     const a = await newAgent();
     const r = await get(a, "/v1/models?q=haiku");
     expect(r.status).toBe(200);
-    expect(r.body.items[0]).toMatchObject({
+    expect(r.body.items.find((m: { id: string }) => m.id === "anthropic/claude-haiku-4-5-20251001")).toMatchObject({
       id: "anthropic/claude-haiku-4-5-20251001",
       name: "Claude Haiku 4.5",
       aliases: ["claude-haiku-4-5"],
@@ -248,17 +248,52 @@ describe("GET /v1/models", () => {
       benchmarks: [{ name: "SWE-bench Verified", score: 73.3, metric: "% resolved", reportedBy: "vendor (Anthropic)", asOf: "2026-11-22", source: expect.stringContaining("anthropic.com") }],
       origin: "curated",
     });
-    const gpt5 = (await get(a, "/v1/models?q=gpt-5")).body.items[0];
-    expect(gpt5).toMatchObject({ id: "openai/gpt-5", lifecycle: { status: "deprecated", retirementDate: "2026-12-11", deprecationAnnounced: "2026-06-11" } });
+    const gpt5 = (await get(a, "/v1/models?q=gpt-5&perPage=50")).body.items.find((m: { id: string }) => m.id === "openai/gpt-5");
+    expect(gpt5).toMatchObject({ id: "openai/gpt-5", lifecycle: { status: "deprecated", retirementDate: "2026-12-11", deprecationAnnounced: "2026-06-11", replacement: null, replacementNotes: expect.stringContaining("developers.openai.com") } });
     expect((await get(a, "/v1/models?q=claude-sonnet-4-5")).body.items[0].id).toBe("anthropic/claude-sonnet-4-5-20250929");
     const retired = await get(a, "/v1/models?status=retired&perPage=100");
     expect(retired.body.items.length).toBeGreaterThan(3);
     expect(retired.body.items.every((m: { lifecycle: { status: string } }) => m.lifecycle.status === "retired")).toBe(true);
-    expect((await get(a, "/v1/models?provider=google")).body.total).toBe(2);
+    expect((await get(a, "/v1/models?provider=google")).body.total).toBe(20);
     const tiered = (await get(a, "/v1/models?q=gemini 2.5 pro")).body.items[0];
     expect(tiered.pricing.tiers).toEqual([{ appliesWhen: "prompt > 200000 tokens", input: 2.5, output: 15, cacheRead: 0.25 }]);
     expect((await get(a, "/v1/models?q=nosuchmodelxyz")).body).toMatchObject({ items: [], total: 0 });
     expect(await usage(a)).toBe(7);
+  });
+});
+
+describe("the shipped models catalog", () => {
+  // The list shipped before this catalog: 14 models, the newest Claude Opus 4.5 (2025-11-24).
+  const PREVIOUS_NEWEST = "2025-11-24";
+
+  it("is newer than the list it replaced, dated by the models.dev commit it was taken from", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/models?perPage=5");
+    const newest = r.body.items[0];
+    expect(newest.releaseDate.value > PREVIOUS_NEWEST).toBe(true);
+    expect(newest).toMatchObject({ origin: "models.dev", releaseDate: { asOf: "2026-07-02", source: expect.stringContaining("github.com/anomalyco/models.dev/blob/f3fc692") } });
+    expect(JSON.parse(models).catalog).toMatchObject({ name: "models.dev", commit: expect.stringMatching(/^f3fc692/), date: "2026-07-02" });
+    expect(r.body.total).toBeGreaterThan(80);
+  });
+
+  it("gives every deprecated or retired model its replacement: the one the provider named, or null with the reason", async () => {
+    const a = await newAgent();
+    const ended = [
+      ...(await get(a, "/v1/models?status=deprecated&perPage=100")).body.items,
+      ...(await get(a, "/v1/models?status=retired&perPage=100")).body.items,
+    ];
+    expect(ended.length).toBeGreaterThan(10);
+    for (const m of ended) {
+      expect(m.lifecycle, m.id).toHaveProperty("replacement");
+      if (m.lifecycle.replacement === null) expect(m.lifecycle.replacementNotes, m.id).toMatch(/^No replacement recorded: .*https:\/\//);
+      else expect(m.lifecycle.replacementNotes, m.id).toMatch(/names .*Source: https:\/\//);
+    }
+    const sonnet4 = ended.find((m) => m.id === "anthropic/claude-sonnet-4-20250514");
+    expect(sonnet4.lifecycle).toMatchObject({ status: "retired", replacement: "anthropic/claude-sonnet-4-6" });
+    // The named replacement is itself in the catalog, active.
+    const target = (await get(a, "/v1/models?q=claude-sonnet-4-6")).body.items.find((m: { id: string }) => m.id === "anthropic/claude-sonnet-4-6");
+    expect(target.lifecycle.status).toBe("active");
+    for (const m of (await get(a, "/v1/models?status=active&perPage=100")).body.items) expect(m.lifecycle.replacementNotes, m.id).toBeNull();
   });
 });
 
@@ -430,7 +465,7 @@ describe("scheduled ingest", () => {
     expect(h46.summaryMd).toContain("IGNORE ALL PREVIOUS INSTRUCTIONS");
     expect(versions(hono.body)).not.toContain("5.0.0-rc.1");
     // models.dev merged under curated facts, and new models added.
-    const haiku = (await get(a, "/v1/models?q=haiku")).body.items[0];
+    const haiku = (await get(a, "/v1/models?q=haiku")).body.items.find((m: { id: string }) => m.id === "anthropic/claude-haiku-4-5-20251001");
     expect(haiku).toMatchObject({ origin: "curated", releaseDate: { value: "2025-10-15" }, benchmarks: [{ score: 73.3 }] });
     expect((await get(a, "/v1/models?q=fixture")).body.items.map((m: { id: string; lifecycle: { status: string } }) => [m.id, m.lifecycle.status])).toEqual(
       expect.arrayContaining([["anthropic/claude-fixture-new", "unknown"], ["openai/gpt-fixture-old", "deprecated"]]),

@@ -200,7 +200,14 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
           ? { currency: "USD", unit: "per million tokens", input: m.cost.input ?? null, output: m.cost.output ?? null, cacheRead: m.cost.cache_read ?? null, cacheWrite: m.cost.cache_write ?? null, tiers: [], notes: null, asOf, source: MODELS_DEV }
           : null,
         limits: { context: m.limit?.context ?? null, input: m.limit?.input ?? null, output: m.limit?.output ?? null, notes: null, asOf, source: MODELS_DEV },
-        lifecycle: { status: m.status === "deprecated" ? "deprecated" : "unknown", deprecationAnnounced: null, retirementDate: null, retirementPrecision: null, replacement: null, notes: m.status === "deprecated" ? "models.dev: no longer served by the provider's public API" : null, verification: "secondary", asOf, source: MODELS_DEV },
+        lifecycle: {
+          status: m.status === "deprecated" ? "deprecated" : "unknown",
+          deprecationAnnounced: null,
+          retirementDate: null,
+          retirementPrecision: null,
+          replacement: null,
+          replacementNotes: m.status === "deprecated" ? "models.dev names no replacement; the provider's deprecations page may" : null,
+          notes: m.status === "deprecated" ? "models.dev: no longer served by the provider's public API" : null, verification: "secondary", asOf, source: MODELS_DEV },
         benchmarks: [],
         sources: [source],
         origin: "models.dev",
@@ -215,7 +222,10 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
       ...cur,
       pricing: cur.pricing ?? m.pricing,
       limits: cur.limits.context === null ? m.limits : cur.limits,
-      lifecycle: cur.lifecycle.status === "unknown" || (cur.lifecycle.status === "active" && m.lifecycle.status === "deprecated") ? { ...cur.lifecycle, status: m.lifecycle.status, notes: m.lifecycle.notes ?? cur.lifecycle.notes } : cur.lifecycle,
+      lifecycle:
+        cur.lifecycle.status === "unknown" || (cur.lifecycle.status === "active" && m.lifecycle.status === "deprecated")
+          ? { ...cur.lifecycle, status: m.lifecycle.status, notes: m.lifecycle.notes ?? cur.lifecycle.notes, replacementNotes: cur.lifecycle.replacementNotes ?? m.lifecycle.replacementNotes }
+          : cur.lifecycle,
     };
   });
   const stmts = bulkStatements(db, UPSERT_MODELS, merged.map(modelRow), [at]);
