@@ -262,6 +262,30 @@ describe("GET /v1/models", () => {
   });
 });
 
+describe("served data holds facts, not notes for Lore's own tests", () => {
+  // Words that belong in a test, not in an answer (data/ once served "Useful test case: …" as express 5.2.0's notes).
+  const NOTE = /\b(test cases?|fixtures?|negative controls?|for (?:local development and )?tests|expected targets?)\b/i;
+
+  it("express 5.2.0's release data says what happened and nothing else", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/freshness?topic=express&version=5.0.0");
+    const rel = r.body.changes.find((c: { version: string }) => c.version === "5.2.0");
+    expect(rel.summaryMd).toMatch(/erroneous breaking change/);
+    expect(rel.summaryMd).not.toMatch(NOTE);
+  });
+
+  it("no stored release, deprecation, model or advisory text reads like a test note", async () => {
+    const texts = await env.DB.batch([
+      env.DB.prepare("SELECT topic || ' ' || version AS k, title || ' ' || summary_md || ' ' || changes || ' ' || coalesce(date_basis, '') AS t FROM fresh_releases"),
+      env.DB.prepare("SELECT id AS k, api || ' ' || coalesce(replacement, '') || ' ' || coalesce(notes, '') || ' ' || coalesce(example_before, '') || ' ' || coalesce(example_after, '') AS t FROM fresh_deprecations"),
+      env.DB.prepare("SELECT id AS k, name || ' ' || coalesce(release_date_notes, '') || ' ' || coalesce(pricing, '') || ' ' || lifecycle || ' ' || benchmarks || ' ' || facts_as_of AS t FROM models"),
+      env.DB.prepare("SELECT id AS k, coalesce(summary, '') || ' ' || coalesce(details, '') AS t FROM advisories WHERE id NOT LIKE '%fixture%'"),
+    ]);
+    const hits = texts.flatMap((r) => (r.results as { k: string; t: string }[]).filter((x) => NOTE.test(x.t)).map((x) => `${x.k}: ${NOTE.exec(x.t)![0]}`));
+    expect(hits).toEqual([]);
+  });
+});
+
 describe("the shipped models catalog", () => {
   // The list shipped before this catalog: 14 models, the newest Claude Opus 4.5 (2025-11-24).
   const PREVIOUS_NEWEST = "2025-11-24";
