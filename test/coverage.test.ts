@@ -336,3 +336,26 @@ describe("stale release data", () => {
     expect(r.body.upgrade).toMatchObject({ upToDate: null, note: expect.stringMatching(/older than a day/) });
   });
 });
+
+describe("documented where agents read", () => {
+  it("the OpenAPI document and the MCP tools' output schemas carry coverage, unchecked entries and the advisory check", async () => {
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    const text = JSON.stringify(doc);
+    const op = (path: string) => doc.paths[Object.keys(doc.paths).find((k) => k.endsWith(path))!];
+    const syncOp = op("/agents/me/sync").post;
+    expect(syncOp.description).toMatch(/security\.coverage/);
+    const out = JSON.stringify(syncOp.responses["200"]);
+    for (const k of ["coverage", "unchecked", "dataAsOf", "stale", "refreshed"]) expect(out, k).toContain(`"${k}"`);
+    expect(text).toContain("ADVISORIES_UNCHECKED");
+    expect(JSON.stringify(op("/packages/check").post.responses["200"])).toMatch(/advisoryCheck.*knownAdvisories|knownAdvisories.*advisoryCheck/);
+    expect(JSON.stringify(op("/freshness").get.responses["200"])).toContain('"security"');
+    const a = await newAgent();
+    const client = await mcpClient(a.key);
+    const { tools } = await client.listTools();
+    await client.close();
+    const schema = JSON.stringify(tools.find((t) => t.name === "service_sync")!.outputSchema);
+    expect(schema).toContain('"unchecked"');
+    expect(schema).toMatch(/Advisory coverage of one ecosystem/);
+    expect(JSON.stringify(tools.find((t) => t.name === "service_check_packages")!.outputSchema)).toContain('"advisoryCheck"');
+  });
+});

@@ -31,7 +31,7 @@ export const advisorySourceOut = z.object({
   license: z.string().nullable(),
   /** What the source does not cover. */
   note: z.string().nullable(),
-});
+}).describe("One advisory source that answered: a snapshot (named with its date) or OSV; its date, whether it is current (younger than a day) and complete (absence from it means no known advisory), and how many of the answer's packages it answered for.");
 
 export const advisoryCoverageOut = z.object({
   ecosystem: z.string(),
@@ -48,7 +48,9 @@ export const advisoryCoverageOut = z.object({
   /** Packages not checked that way: listed in `unchecked`, never to be read as clean. */
   unchecked: z.number().int(),
   sources: z.array(advisorySourceOut),
-});
+}).describe(
+  "Advisory coverage of one ecosystem of the answer: status current (every package checked against a current, complete source), stale (some only against a complete source older than a day) or unavailable (some with no complete source); the sources that answered, each with its date; how many packages were checked and how many were not.",
+);
 export type AdvisoryCoverageOut = z.infer<typeof advisoryCoverageOut>;
 
 export const UNCHECKED_REASONS = ["stale", "incomplete", "unavailable", "unreadable_version"] as const;
@@ -63,7 +65,9 @@ export const uncheckedOut = z.object({
    * unreadable_version: the version cannot be read in its ecosystem, so no advisory could be matched.
    */
   reason: z.enum(UNCHECKED_REASONS),
-});
+}).describe(
+  "A package no current, complete advisory source answered for: its listed advisories are what is known, not all there is. reason: stale (only a source older than a day), incomplete (only a source that lists some advisories, such as the historical npm reports), unavailable (no source), unreadable_version.",
+);
 export type UncheckedOut = z.infer<typeof uncheckedOut>;
 
 export interface SourceRow {

@@ -88,7 +88,8 @@ export const checkResultOut = z.object({
         asOf: z.string(),
       }),
     )
-    .optional(),
+    .optional()
+    .describe("The known advisories of the version judged: id, aliases, severity, summary, fixed versions, source and the date the source said it."),
   /**
    * What the version's advisories were looked up in: `current` (OSV answered in this request, or a
    * complete source younger than a day), `stale` (only an older complete source: newer advisories
@@ -104,7 +105,10 @@ export const checkResultOut = z.object({
       /** Why no current source answered (OSV unreachable…) and what Lore holds instead. */
       note: z.string().nullable(),
     })
-    .optional(),
+    .optional()
+    .describe(
+      "What the version's advisories were looked up in: current (OSV answered in this request, or a complete source younger than a day), stale (only an older complete source) or unavailable (no complete source). Anything but current adds the reason ADVISORIES_UNCHECKED. Absent when no version could be judged.",
+    ),
   /** Facts Lore could not verify for this answer (for example publish dates from a mirror). */
   unverified: z.array(z.string()).optional(),
   /** Where the registry facts come from, and when they were fetched. */
