@@ -621,8 +621,12 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
 
   // Advisories of the versions judged: one OSV query for all of them (current, whatever Lore's
   // store holds), then the records Lore does not hold yet, within what is left of the budget.
-  const osvAsked = judged.filter(({ e, known, j }) => known?.status === "found" && j?.judged && j.versionFound !== false && !j.unverified && e.validName);
+  const candidates = judged.filter(({ e, known, j }) => known?.status === "found" && j?.judged && j.versionFound !== false && !j.unverified && e.validName);
   const osvAnswers = new Map<number, OsvAnswer>();
+  // Packages whose stored advisories are current (the OSV ingest asked within the day) need no query.
+  const storedCurrent = (c: (typeof candidates)[number]) => entryCoverage(facts.sources, { ecosystem: c.e.eco, key: c.e.key, pinned: c.j!.judged }, at).state === "current";
+  for (const c of candidates) if (storedCurrent(c)) osvAnswers.set(c.e.i, { status: "failed", reason: "OSV not asked in this request: Lore's stored advisories for this package are current" });
+  const osvAsked = candidates.filter((c) => !osvAnswers.has(c.e.i));
   const osvRecords = new Map<string, OsvRecord>();
   if (osvAsked.length) {
     try {

@@ -405,7 +405,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
       `${advCoverage.unchecked.length} of ${pinned.length} stack entries were not checked against a current, complete advisory source (${advCoverage.coverage
         .filter((c) => c.unchecked)
         .map((c) => `${c.ecosystem}: ${c.status}`)
-        .join(", ")}): the vulnerabilities listed for them are what is known, not all there is. See security.coverage and security.unchecked.`,
+        .join(", ")}): the vulnerabilities listed for them are what is known, not all there is. See ${full ? "security" : "urgent"}.coverage and ${full ? "security" : "urgent"}.unchecked.`,
     );
   }
   if (unreadable.length) notices.push(`${unreadable.length} stack entries have a version their ecosystem cannot read: they get no release view, and advisories only where a report covers every version.`);
