@@ -16,7 +16,7 @@ beforeAll(async () => {
   server = await startServer({ advisories: true });
   seedMs = Date.now() - t0;
   key = (await createAgent(server.origin, { email: "e2e-fresh@example.com", handle: "e2e-fresh" })).key;
-});
+}, 300_000);
 afterAll(async () => {
   await server?.stop();
 });
