@@ -26,8 +26,11 @@ export function datasetBytes(file) {
   return Buffer.from(JSON.stringify({ files }));
 }
 
-/** Seeds every dataset the Worker lists; returns [{name, rows, skipped, ms}]. */
-export async function seed(origin, token, { log = () => {} } = {}) {
+/**
+ * Seeds every dataset the Worker lists (but those `skip(name)` leaves out); returns
+ * [{name, rows, skipped, ms}].
+ */
+export async function seed(origin, token, { log = () => {}, skip = () => false } = {}) {
   const api = async (p, init = {}) => {
     const r = await requestJson(origin, p, { method: init.method, body: init.body, token, headers: init.headers, hint: "is the Worker deployed and the URL right?" });
     if (r.status === 401) fail(`${origin} refused the admin token: use the Worker's ADMIN_TOKEN secret (wrangler secret put ADMIN_TOKEN sets a new one)`);
@@ -38,6 +41,7 @@ export async function seed(origin, token, { log = () => {} } = {}) {
   const { items } = await api("/internal/seeds");
   const out = [];
   for (const d of items) {
+    if (skip(d.name)) continue;
     const t0 = Date.now();
     const bytes = datasetBytes(d.file);
     const digest = createHash("sha256").update(bytes).digest("hex");

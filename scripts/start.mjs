@@ -1,10 +1,38 @@
 // `npm start`: migrate the local D1, serve on 127.0.0.1:$PORT (default 8787) with local D1, R2 and
 // Durable Objects (state in .wrangler/state), then load the data the project ships (data/: the
-// offline package, freshness, model and MCP-server data, Lore's own skills) through the Worker's
-// operator routes. A fresh ADMIN_TOKEN is made for each run and never written anywhere.
+// offline package, freshness, advisory, model and MCP-server data, Lore's own skills) through the
+// Worker's operator routes, then run one pass of the scheduled ingest in the background (the npm
+// registry first: local releases and "latest" versions are then current; sources that cannot be
+// reached fail fast and are reported). A fresh ADMIN_TOKEN is made for each run and never written anywhere.
 import { createServer } from "node:net";
-import { fail, migrateLocal, newAdminToken, runMain, startDev, waitForServer } from "./lib.mjs";
+import { errorMessage, fail, migrateLocal, newAdminToken, requestJson, runMain, startDev, waitForServer } from "./lib.mjs";
 import { seed } from "./seed.mjs";
+
+const startedAt = Date.now();
+const secs = (t) => `${((Date.now() - t) / 1000).toFixed(1)} s`;
+
+/** The sources the start pass asks after npm, each reported (the ingest's own list, npm first). */
+const OTHER_SOURCES = ["pypi", "go", "crates", "github", "changelog", "osv", "osv-malicious", "models.dev"];
+
+/**
+ * One pass of the scheduled ingest, as the cron would run it, in the background: npm first (what
+ * this machine can reach), then every other source with a short timeout. Never stops the server.
+ */
+async function startIngest(origin, token, log) {
+  const run = async (sources) => {
+    const r = await requestJson(origin, "/internal/ingest", { method: "POST", token, body: { sources, maxTopics: 200, timeoutMs: 5000 } });
+    if (r.status !== 200 || !r.body) throw new Error(errorMessage(r));
+    return r.body.sources;
+  };
+  const line = (s) =>
+    s.unreachable
+      ? `${s.source}: unreachable from here (${(s.errors[0] ?? "").replace(/^[^:]*: /, "").slice(0, 120)}); its facts stay as shipped, dated`
+      : `${s.source}: ${s.ok} ok, ${s.failed} failed, ${s.items} facts in ${(s.ms / 1000).toFixed(1)} s${s.failed ? ` (${s.errors[0]?.slice(0, 120)})` : ""}`;
+  const [npm] = await run(["npm"]);
+  log(`ingest ${line(npm)}`);
+  if (npm && npm.ok) log(`npm facts current ${secs(startedAt)} after npm start (releases and latest versions of ${npm.ok} npm topics from the registry)`);
+  for (const s of await run(OTHER_SOURCES)) log(`ingest ${line(s)}`);
+}
 
 const port = Number(process.env.PORT ?? 8787);
 const origin = `http://127.0.0.1:${port}`;
@@ -35,6 +63,8 @@ runMain(async () => {
     console.log(
       `[lore] data ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${loaded.length} datasets loaded, ${done.length - loaded.length} unchanged). Serving ${origin}`,
     );
+    // In the background: the server answers meanwhile, with the shipped (dated) facts until then.
+    startIngest(origin, token, (l) => console.log(`[lore] ${l}`)).catch((e) => console.log(`[lore] the start-up ingest pass failed: ${e?.message ?? e}`));
   } catch (e) {
     stop();
     throw e;

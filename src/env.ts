@@ -64,7 +64,12 @@ export interface Env {
   GITHUB_TOKEN?: string;
   /** The MCP registry the daily directory ingest reads (default https://registry.modelcontextprotocol.io). */
   MCP_REGISTRY_URL?: string;
-  /** Registry subrequests one package check may make (default 40, under the free plan's 50). */
+  /**
+   * The Workers plan the service runs on (`free` or `paid`; wrangler.toml [vars]): it sets the
+   * subrequest limit a package check plans its registry lookups within (50 or 1,000).
+   */
+  WORKERS_PLAN?: string;
+  /** Registry subrequests one package check may make (default: the plan's limit less 10). */
   PACKAGE_CHECK_SUBREQUESTS?: string;
   /** Registry subrequests one run of the registry-cache warm-up may make (default 40; WARM_CRON runs it every 10 minutes). */
   REGISTRY_WARM_SUBREQUESTS?: string;

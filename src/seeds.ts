@@ -4,6 +4,7 @@ import { loadDeprecations, loadReleases } from "./freshness/freshness.seed";
 import { loadModels } from "./models/models.seed";
 import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "./packages/packages.seed";
 import { loadMcpServers } from "./mcp-servers/seed";
+import { advisorySnapshotLoader } from "./freshness/advisory-seed";
 
 /**
  * The data the project ships in data/, loaded into local D1/R2 by `npm start` (scripts/seed.mjs
@@ -31,6 +32,12 @@ export const SEEDS: readonly SeedDataset[] = [
   { name: "freshness-releases", file: "freshness/releases.json", load: loadReleases },
   { name: "freshness-deprecations", file: "freshness/deprecations.json", load: loadDeprecations },
   { name: "models", file: "freshness/models.json", load: loadModels },
+  // Offline advisory snapshots (PyPI, Go, RustSec, the historical npm reports), into the tables the
+  // OSV ingest fills; 1,000 records per chunk (about 0.5 MB).
+  { name: "advisories-pypi", file: "advisories/pypi.jsonl", chunkLines: 1000, load: advisorySnapshotLoader("pypi") },
+  { name: "advisories-go", file: "advisories/go.jsonl", chunkLines: 1000, load: advisorySnapshotLoader("go") },
+  { name: "advisories-crates", file: "advisories/crates.jsonl", chunkLines: 1000, load: advisorySnapshotLoader("crates") },
+  { name: "advisories-npm", file: "advisories/npm.jsonl", chunkLines: 1000, load: advisorySnapshotLoader("npm") },
   // Package check: the OpenSSF malicious snapshot (~33k rows, 4,000 lines per chunk: one json_each
   // statement each) and the popular-name lists (each loaded whole, atomically, with its typo keys).
   { name: "packages-malicious", file: "packages/malicious.tsv", chunkLines: 4000, load: loadMalicious },

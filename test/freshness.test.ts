@@ -67,19 +67,24 @@ describe("GET /v1/freshness", () => {
       source: "https://react.dev/blog/2024/12/05/react-19",
       changes: [{ kind: "breaking", breaking: true, text: expect.stringContaining("ReactDOM.render removed") }, { kind: "breaking", breaking: true, text: expect.any(String) }],
     });
-    // Up to date: nothing to read.
+    // The latest Lore knows, but the shipped data is days old: nothing to read, and not claimed up to date.
     const cur = await get(a, "/v1/freshness?topic=react&version=19.2.0");
-    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: true, versionKnown: true, note: null });
+    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: null, versionKnown: true, note: expect.stringContaining("older than a day: a newer release may exist") });
+    expect(cur.body).toMatchObject({ dataAsOf: "2026-11-22T00:00:00.000Z", stale: true });
     expect(cur.body.changes).toEqual([]);
     // A version above every known release is not "up to date": Lore does not know it, and says so.
     const ahead = await get(a, "/v1/freshness?topic=react&version=20.0.0");
     expect(ahead.body.upgrade).toMatchObject({ from: "20.0.0", to: "19.2.0", toDate: "2025-10-01", releases: 0, upToDate: null, versionKnown: false });
-    expect(ahead.body.upgrade.note).toBe(
+    expect(ahead.body.upgrade.note).toContain(
       "20.0.0 is not a react release Lore knows: it is newer than the latest known release, 19.2.0 (2025-10-01). It may be a release Lore has not ingested yet, or a version that does not exist.",
     );
     // An unlisted version below the latest is still answered (Lore's release list may be partial).
-    expect((await get(a, "/v1/freshness?topic=react&version=18.3.0")).body.upgrade).toMatchObject({ releases: 2, upToDate: false, versionKnown: false, note: null });
+    expect((await get(a, "/v1/freshness?topic=react&version=18.3.0")).body.upgrade).toMatchObject({ releases: 2, upToDate: false, versionKnown: false, note: expect.stringContaining("older than a day") });
     expect(await usage(a)).toBe(4);
+    // On the day of the shipped data, 19.2.0 is up to date.
+    setClock(() => Date.parse("2026-11-22T12:00:00Z"));
+    const fresh = await get(await newAgent(), "/v1/freshness?topic=react&version=19.2.0");
+    expect(fresh.body).toMatchObject({ stale: false, upgrade: { releases: 0, upToDate: true, versionKnown: true, note: null } });
   });
 
   it("resolves aliases (react-dom, @types/react, Next.js) and uses each ecosystem's order", async () => {
@@ -232,7 +237,7 @@ describe("GET /v1/models", () => {
     const a = await newAgent();
     const r = await get(a, "/v1/models?q=haiku");
     expect(r.status).toBe(200);
-    expect(r.body.items[0]).toMatchObject({
+    expect(r.body.items.find((m: { id: string }) => m.id === "anthropic/claude-haiku-4-5-20251001")).toMatchObject({
       id: "anthropic/claude-haiku-4-5-20251001",
       name: "Claude Haiku 4.5",
       aliases: ["claude-haiku-4-5"],
@@ -243,17 +248,76 @@ describe("GET /v1/models", () => {
       benchmarks: [{ name: "SWE-bench Verified", score: 73.3, metric: "% resolved", reportedBy: "vendor (Anthropic)", asOf: "2026-11-22", source: expect.stringContaining("anthropic.com") }],
       origin: "curated",
     });
-    const gpt5 = (await get(a, "/v1/models?q=gpt-5")).body.items[0];
-    expect(gpt5).toMatchObject({ id: "openai/gpt-5", lifecycle: { status: "deprecated", retirementDate: "2026-12-11", deprecationAnnounced: "2026-06-11" } });
+    const gpt5 = (await get(a, "/v1/models?q=gpt-5&perPage=50")).body.items.find((m: { id: string }) => m.id === "openai/gpt-5");
+    expect(gpt5).toMatchObject({ id: "openai/gpt-5", lifecycle: { status: "deprecated", retirementDate: "2026-12-11", deprecationAnnounced: "2026-06-11", replacement: null, replacementNotes: expect.stringContaining("developers.openai.com") } });
     expect((await get(a, "/v1/models?q=claude-sonnet-4-5")).body.items[0].id).toBe("anthropic/claude-sonnet-4-5-20250929");
     const retired = await get(a, "/v1/models?status=retired&perPage=100");
     expect(retired.body.items.length).toBeGreaterThan(3);
     expect(retired.body.items.every((m: { lifecycle: { status: string } }) => m.lifecycle.status === "retired")).toBe(true);
-    expect((await get(a, "/v1/models?provider=google")).body.total).toBe(2);
+    expect((await get(a, "/v1/models?provider=google")).body.total).toBe(20);
     const tiered = (await get(a, "/v1/models?q=gemini 2.5 pro")).body.items[0];
     expect(tiered.pricing.tiers).toEqual([{ appliesWhen: "prompt > 200000 tokens", input: 2.5, output: 15, cacheRead: 0.25 }]);
     expect((await get(a, "/v1/models?q=nosuchmodelxyz")).body).toMatchObject({ items: [], total: 0 });
     expect(await usage(a)).toBe(7);
+  });
+});
+
+describe("served data holds facts, not notes for Lore's own tests", () => {
+  // Words that belong in a test, not in an answer (data/ once served "Useful test case: …" as express 5.2.0's notes).
+  const NOTE = /\b(test cases?|fixtures?|negative controls?|for (?:local development and )?tests|expected targets?)\b/i;
+
+  it("express 5.2.0's release data says what happened and nothing else", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/freshness?topic=express&version=5.0.0");
+    const rel = r.body.changes.find((c: { version: string }) => c.version === "5.2.0");
+    expect(rel.summaryMd).toMatch(/erroneous breaking change/);
+    expect(rel.summaryMd).not.toMatch(NOTE);
+  });
+
+  it("no stored release, deprecation, model or advisory text reads like a test note", async () => {
+    const texts = await env.DB.batch([
+      env.DB.prepare("SELECT topic || ' ' || version AS k, title || ' ' || summary_md || ' ' || changes || ' ' || coalesce(date_basis, '') AS t FROM fresh_releases"),
+      env.DB.prepare("SELECT id AS k, api || ' ' || coalesce(replacement, '') || ' ' || coalesce(notes, '') || ' ' || coalesce(example_before, '') || ' ' || coalesce(example_after, '') AS t FROM fresh_deprecations"),
+      env.DB.prepare("SELECT id AS k, name || ' ' || coalesce(release_date_notes, '') || ' ' || coalesce(pricing, '') || ' ' || lifecycle || ' ' || benchmarks || ' ' || facts_as_of AS t FROM models"),
+      env.DB.prepare("SELECT id AS k, coalesce(summary, '') || ' ' || coalesce(details, '') AS t FROM advisories WHERE id NOT LIKE '%fixture%'"),
+    ]);
+    const hits = texts.flatMap((r) => (r.results as { k: string; t: string }[]).filter((x) => NOTE.test(x.t)).map((x) => `${x.k}: ${NOTE.exec(x.t)![0]}`));
+    expect(hits).toEqual([]);
+  });
+});
+
+describe("the shipped models catalog", () => {
+  // The list shipped before this catalog: 14 models, the newest Claude Opus 4.5 (2025-11-24).
+  const PREVIOUS_NEWEST = "2025-11-24";
+
+  it("is newer than the list it replaced, dated by the models.dev commit it was taken from", async () => {
+    const a = await newAgent();
+    const r = await get(a, "/v1/models?perPage=5");
+    const newest = r.body.items[0];
+    expect(newest.releaseDate.value > PREVIOUS_NEWEST).toBe(true);
+    expect(newest).toMatchObject({ origin: "models.dev", releaseDate: { asOf: "2026-07-02", source: expect.stringContaining("github.com/anomalyco/models.dev/blob/f3fc692") } });
+    expect(JSON.parse(models).catalog).toMatchObject({ name: "models.dev", commit: expect.stringMatching(/^f3fc692/), date: "2026-07-02" });
+    expect(r.body.total).toBeGreaterThan(80);
+  });
+
+  it("gives every deprecated or retired model its replacement: the one the provider named, or null with the reason", async () => {
+    const a = await newAgent();
+    const ended = [
+      ...(await get(a, "/v1/models?status=deprecated&perPage=100")).body.items,
+      ...(await get(a, "/v1/models?status=retired&perPage=100")).body.items,
+    ];
+    expect(ended.length).toBeGreaterThan(10);
+    for (const m of ended) {
+      expect(m.lifecycle, m.id).toHaveProperty("replacement");
+      if (m.lifecycle.replacement === null) expect(m.lifecycle.replacementNotes, m.id).toMatch(/^No replacement recorded: .*https:\/\//);
+      else expect(m.lifecycle.replacementNotes, m.id).toMatch(/names .*Source: https:\/\//);
+    }
+    const sonnet4 = ended.find((m) => m.id === "anthropic/claude-sonnet-4-20250514");
+    expect(sonnet4.lifecycle).toMatchObject({ status: "retired", replacement: "anthropic/claude-sonnet-4-6" });
+    // The named replacement is itself in the catalog, active.
+    const target = (await get(a, "/v1/models?q=claude-sonnet-4-6")).body.items.find((m: { id: string }) => m.id === "anthropic/claude-sonnet-4-6");
+    expect(target.lifecycle.status).toBe("active");
+    for (const m of (await get(a, "/v1/models?status=active&perPage=100")).body.items) expect(m.lifecycle.replacementNotes, m.id).toBeNull();
   });
 });
 
@@ -379,6 +443,10 @@ describe("scheduled ingest", () => {
     setClock(() => T);
     const cursor = now() - 1;
     mock = mockFetch({
+      // The registry answers; only react and express have documents here.
+      "https://registry.npmjs.org/": json({ error: "Not found" }, 404),
+      "https://api.github.com/": json({ message: "Not Found" }, 404),
+      "https://raw.githubusercontent.com/": text("404: Not Found", 404),
       "https://registry.npmjs.org/react": json(reactPackument),
       "https://registry.npmjs.org/express": json({ name: "express", "dist-tags": { latest: "5.2.1" }, versions: { "5.2.1": {} }, time: { created: "2010-12-29T19:38:25.450Z", modified: "2025-12-01T00:00:00.000Z", "5.2.1": "2025-12-01T20:00:00.000Z" } }),
       "https://api.github.com/repos/honojs/hono/releases": json(honoReleases),
@@ -421,7 +489,7 @@ describe("scheduled ingest", () => {
     expect(h46.summaryMd).toContain("IGNORE ALL PREVIOUS INSTRUCTIONS");
     expect(versions(hono.body)).not.toContain("5.0.0-rc.1");
     // models.dev merged under curated facts, and new models added.
-    const haiku = (await get(a, "/v1/models?q=haiku")).body.items[0];
+    const haiku = (await get(a, "/v1/models?q=haiku")).body.items.find((m: { id: string }) => m.id === "anthropic/claude-haiku-4-5-20251001");
     expect(haiku).toMatchObject({ origin: "curated", releaseDate: { value: "2025-10-15" }, benchmarks: [{ score: 73.3 }] });
     expect((await get(a, "/v1/models?q=fixture")).body.items.map((m: { id: string; lifecycle: { status: string } }) => [m.id, m.lifecycle.status])).toEqual(
       expect.arrayContaining([["anthropic/claude-fixture-new", "unknown"], ["openai/gpt-fixture-old", "deprecated"]]),

@@ -3,10 +3,10 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
-import { hang, json, mockFetch, text } from "./fixtures/mock";
+import { hang, json, mockFetch as mockRoutes, osvNone, text } from "./fixtures/mock";
 import { now, setClock } from "../src/core/clock";
 import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "../src/packages/packages.seed";
-import { checkPackages, SUBREQUEST_BUDGET, type Lookuper, type Prober } from "../src/packages/packages.service";
+import { checkPackages as checkWith, SUBREQUEST_BUDGET, type CheckOptions, type Lookuper, type Prober } from "../src/packages/packages.service";
 import { planWarm, WARM_CRON, warmRegistryCache } from "../src/packages/warm";
 import { SourceError, type PackageFacts } from "../src/sources/http";
 import { parseEcosystem, type Ecosystem } from "../src/freshness/versions";
@@ -58,6 +58,11 @@ beforeAll(async () => {
   await loadCuratedMalicious(env, packageChecks);
   loadMs = Date.now() - t0;
 }, 120_000);
+
+// OSV answers "no advisories" unless a test says otherwise: these tests are about the registries.
+const mockFetch = (routes: Parameters<typeof mockRoutes>[0]) => mockRoutes({ "https://api.osv.dev/v1/querybatch": osvNone, ...routes }, { unrecorded: ["https://api.osv.dev/"] });
+const checkPackages = (e: typeof env, packages: Parameters<typeof checkWith>[1], opts: CheckOptions = {}) =>
+  checkWith(e, packages, { osvBatch: async (q) => q.map(() => []), ...opts });
 
 let mock: ReturnType<typeof mockFetch> | null = null;
 afterEach(async () => {
@@ -400,8 +405,9 @@ describe("typosquats against the popular lists", () => {
       return { status: "found", facts: facts(name) };
     };
     const names = Array.from({ length: 30 }, (_, i) => ({ name: `github.com/lore-fixture/mod${i}`, ecosystem: "go" as Ecosystem }));
-    const { results } = await checkPackages(env, names, { lookup: counting });
-    expect(calls).toBe(Math.floor(SUBREQUEST_BUDGET / 4));
+    // The free plan's budget (less the subrequest kept for OSV), Go lookups cost 4 each.
+    const { results } = await checkPackages(env, names, { lookup: counting, budget: SUBREQUEST_BUDGET });
+    expect(calls).toBe(Math.floor((SUBREQUEST_BUDGET - 1) / 4));
     const unchecked = results.filter((r) => r.reasons.some((x) => x.code === "NOT_CHECKED"));
     expect(unchecked.length).toBe(30 - calls);
     expect(unchecked.every((r) => r.verdict === "warn")).toBe(true);
@@ -678,14 +684,14 @@ describe("cold checks and the registry-cache warm-up", () => {
   const extra: string[] = [];
   for (let r = 60; r < 5000 && extra.length < 35; r += 140) if (!names50.includes(list[r]!) && !extra.includes(list[r]!)) extra.push(list[r]!);
   const names100 = [...names50, ...extra, ...Array.from({ length: 15 }, (_, i) => `lore-measure-unknown-${i}`)];
-  const measure = async (names: string[], clear: "all" | "unknown") => {
+  const measure = async (names: string[], clear: "all" | "unknown", budget?: number) => {
     await env.DB.prepare(clear === "all" ? "DELETE FROM registry_cache" : "DELETE FROM registry_cache WHERE name_key LIKE 'lore-measure-%' OR ecosystem <> 'npm' OR name_key IN (SELECT value FROM json_each(?))")
       .bind(...(clear === "all" ? [] : [JSON.stringify(names.filter((n) => !popularSet.has(n)))]))
       .run();
     let lookups = 0;
     const lookup: Lookuper = async (eco, name) => (lookups++, { status: "found", facts: facts(name) });
     const at = now();
-    const { results } = await checkPackages(env, names.map((name) => ({ name, ecosystem: "npm" as Ecosystem })), { lookup });
+    const { results } = await checkPackages(env, names.map((name) => ({ name, ecosystem: "npm" as Ecosystem })), { lookup, budget });
     // What this check cached itself is dropped: every measurement starts from the same warm state.
     await env.DB.prepare("DELETE FROM registry_cache WHERE fetched_at = ?").bind(at).run();
     const nc = results.filter((r) => r.reasons.some((x) => x.code === "NOT_CHECKED"));
@@ -693,10 +699,16 @@ describe("cold checks and the registry-cache warm-up", () => {
   };
   const strip = ({ results: _r, ...m }: Awaited<ReturnType<typeof measure>>) => m;
 
-  it("a cold check looks up the names nothing else answers first; popular names beyond the budget say so", async () => {
+  it("a cold check of 100 names on the configured (paid) plan looks every one up", async () => {
     const m = await measure(names100, "all");
-    console.log(`[packages.test] cold 100-name check, nothing warm: ${JSON.stringify(strip(m))}`);
-    expect(m).toMatchObject({ lookups: SUBREQUEST_BUDGET, notChecked: 60, unknownNotChecked: 0 });
+    console.log(`[packages.test] cold 100-name check, nothing warm, paid plan: ${JSON.stringify(strip(m))}`);
+    expect(m).toMatchObject({ names: 100, lookups: 100, notChecked: 0 });
+  });
+
+  it("on the free plan's budget a cold check looks up the names nothing else answers first; popular names beyond it say so", async () => {
+    const m = await measure(names100, "all", SUBREQUEST_BUDGET);
+    console.log(`[packages.test] cold 100-name check, nothing warm, free plan: ${JSON.stringify(strip(m))}`);
+    expect(m).toMatchObject({ lookups: SUBREQUEST_BUDGET - 1, notChecked: 61, unknownNotChecked: 0 });
     const unchecked = m.results.find((r) => r.reasons.some((x) => x.code === "NOT_CHECKED"))!;
     expect(unchecked).toMatchObject({ verdict: "warn", exists: null, reasons: [{ code: "NOT_CHECKED", message: expect.stringMatching(/lookup budget.*a popular package: rank \d+ of Lore's npm list/) }] });
   });
@@ -748,8 +760,8 @@ describe("cold checks and the registry-cache warm-up", () => {
 
   it("after the warm-up, cold checks of 50 and 100 names leave nothing unchecked", async () => {
     await env.DB.prepare("DELETE FROM registry_cache").run();
-    const before50 = strip(await measure(names50, "all"));
-    const before100 = strip(await measure(names100, "all"));
+    const before50 = strip(await measure(names50, "all", SUBREQUEST_BUDGET));
+    const before100 = strip(await measure(names100, "all", SUBREQUEST_BUDGET));
     await env.DB.prepare("DELETE FROM registry_cache").run();
     const T = Date.parse("2026-11-23T12:00:00Z");
     const lookup: Lookuper = async (_eco, name) => ({ status: "found", facts: facts(name) });
@@ -763,8 +775,8 @@ describe("cold checks and the registry-cache warm-up", () => {
     const dayMs = performance.now() - t0;
     const warmNpm = (await env.DB.prepare("SELECT COUNT(*) AS n FROM registry_cache WHERE ecosystem = 'npm'").first<{ n: number }>())!.n;
     setClock(() => T + 144 * 600_000 - 1);
-    const free50 = strip(await measure(names50, "unknown"));
-    const free100 = strip(await measure(names100, "unknown"));
+    const free50 = strip(await measure(names50, "unknown", SUBREQUEST_BUDGET));
+    const free100 = strip(await measure(names100, "unknown", SUBREQUEST_BUDGET));
     // With REGISTRY_WARM_SUBREQUESTS = 1000 (a paid plan), until every popular name of both sets is warm.
     let runs = 0;
     const popularOf100 = names100.filter((n) => popularSet.has(n));
@@ -777,16 +789,16 @@ describe("cold checks and the registry-cache warm-up", () => {
     }
     log.mockRestore();
     setClock(() => T + (144 + runs) * 600_000 - 1);
-    const paid50 = strip(await measure(names50, "unknown"));
-    const paid100 = strip(await measure(names100, "unknown"));
+    const paid50 = strip(await measure(names50, "unknown", SUBREQUEST_BUDGET));
+    const paid100 = strip(await measure(names100, "unknown", SUBREQUEST_BUDGET));
     console.log(
-      `[packages.test] NOT_CHECKED in cold npm checks (default budget ${SUBREQUEST_BUDGET}):\n` +
+      `[packages.test] NOT_CHECKED in cold npm checks (the free plan's budget, ${SUBREQUEST_BUDGET}):\n` +
         `  nothing warm:                               50 names ${JSON.stringify(before50)}; 100 names ${JSON.stringify(before100)}\n` +
         `  after one day of default warm-ups (144 runs, ${warmNpm} npm names warm, ${dayMs.toFixed(0)} ms simulated): 50 names ${JSON.stringify(free50)}; 100 names ${JSON.stringify(free100)}\n` +
         `  after ${runs} more runs at 1000 subrequests: 50 names ${JSON.stringify(paid50)}; 100 names ${JSON.stringify(paid100)}`,
     );
-    expect(before50.notChecked).toBe(10);
-    expect(before100.notChecked).toBe(60);
+    expect(before50.notChecked).toBe(11);
+    expect(before100.notChecked).toBe(61);
     expect(free50.notChecked).toBe(0);
     expect(paid50.notChecked).toBe(0);
     expect(paid100.notChecked).toBe(0);

@@ -6,6 +6,7 @@ import { call, expectError, mcpClient, newAgent, signup, type TestAgent } from "
 import { browse, createAgentForm, expectSafePage, signupForm } from "./web-helpers";
 import { DAY_MS, setClock } from "../src/core/clock";
 import { loadReleases } from "../src/freshness/freshness.seed";
+import { mockFetch } from "./fixtures/mock";
 import { osvStatements } from "../src/freshness/advisories";
 import type { OsvRecord } from "../src/sources/osv";
 import releases from "../data/freshness/releases.json?raw";
@@ -17,6 +18,8 @@ import { starterSkillsPayload } from "./data-helpers";
 const T0 = Date.parse("2031-04-01T08:00:00Z");
 
 beforeAll(async () => {
+  // No registry answers here: a full sync's refresh of stale release data fails, and says so.
+  mockFetch({});
   setClock(() => T0 - DAY_MS);
   await loadReleases(env, releases);
   await env.DB.batch(osvStatements(env.DB, [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns] as OsvRecord[], T0 - DAY_MS));

@@ -6,6 +6,7 @@ import { timingSafeEqualHex, sha256Hex } from "../core/crypto";
 import { now } from "../core/clock";
 import { SEEDS } from "../seeds";
 import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness/ingest";
+import { sourceCtx } from "../sources/http";
 import { trackTopic } from "../freshness/freshness.service";
 import { warmRegistryCache } from "../packages/warm";
 import { runMcpIngest } from "../mcp-servers/ingest";
@@ -77,12 +78,14 @@ adminRoute.post("/seeds/:name/done", async (c) => {
   return c.json({ name: seed.name, digest: body.digest, rows: body.rows });
 });
 
-/** Runs the freshness ingest now (what the cron runs), optionally only some sources: {sources?, maxTopics?}. */
+/** Runs the freshness ingest now (what the cron runs), optionally only some sources: {sources?, maxTopics?, timeoutMs?}. */
 adminRoute.post("/ingest", async (c) => {
-  const body = (await c.req.json().catch(() => ({}))) as { sources?: unknown; maxTopics?: unknown };
+  const body = (await c.req.json().catch(() => ({}))) as { sources?: unknown; maxTopics?: unknown; timeoutMs?: unknown };
   const sources = Array.isArray(body.sources) ? body.sources.filter((s): s is IngestSource => (INGEST_SOURCES as readonly unknown[]).includes(s)) : undefined;
   const maxTopics = typeof body.maxTopics === "number" && body.maxTopics > 0 ? Math.min(body.maxTopics, 200) : undefined;
-  return c.json(await runIngest(c.env, now(), { sources, maxTopics }));
+  // npm start's pass asks each source with a short timeout, so an unreachable one fails fast.
+  const timeoutMs = typeof body.timeoutMs === "number" && body.timeoutMs >= 500 ? Math.min(body.timeoutMs, 15_000) : undefined;
+  return c.json(await runIngest(c.env, now(), { sources, maxTopics, ctx: timeoutMs ? sourceCtx(c.env, timeoutMs) : undefined }));
 });
 
 /** Runs one registry-cache warm-up now (what WARM_CRON runs): {budget?}. */

@@ -98,6 +98,8 @@ export const advisories = sqliteTable(
     malicious: integer("malicious").notNull().default(0),
     url: text("url"),
     source: text("source").notNull(),
+    /** When the source last said this (a snapshot's date; an OSV answer's time), ISO 8601. */
+    asOf: text("as_of"),
     ingestedAt: integer("ingested_at").notNull(),
   },
   (t) => [index("advisories_published_idx").on(t.published), index("advisories_ingested_idx").on(t.ingestedAt)],
@@ -213,4 +215,29 @@ export const ingestStatus = sqliteTable(
     cursor: text("cursor"),
   },
   (t) => [primaryKey({ columns: [t.source, t.topic] })],
+);
+
+/**
+ * Which advisory sources have answered, for what, and as of when (migration 0013): a snapshot
+ * covers a whole ecosystem (`scope` = '*'), an OSV query one package (`scope` = its folded key).
+ * `complete` = 1 when absence from the source means "no known advisory" (OSV, the PyPI, Go and
+ * RustSec databases); 0 when it only lists what it lists (the historical npm reports). An answer
+ * counts a package as checked only against a complete source younger than `max_age_ms`.
+ */
+export const advisorySources = sqliteTable(
+  "advisory_sources",
+  {
+    ecosystem: text("ecosystem").notNull(),
+    scope: text("scope").notNull(),
+    source: text("source").notNull(),
+    label: text("label").notNull(),
+    url: text("url"),
+    license: text("license"),
+    asOf: integer("as_of").notNull(),
+    complete: integer("complete").notNull(),
+    maxAgeMs: integer("max_age_ms").notNull(),
+    records: integer("records"),
+    note: text("note"),
+  },
+  (t) => [primaryKey({ columns: [t.ecosystem, t.scope, t.source] })],
 );

@@ -23,6 +23,8 @@ export const advisoryOut = z.object({
   malicious: z.boolean(),
   url: z.string(),
   source: z.string(),
+  /** When the source said this: a snapshot's date, or the time Lore last stored the record from OSV. */
+  asOf: z.string(),
 });
 export type AdvisoryOut = z.infer<typeof advisoryOut>;
 
@@ -44,20 +46,35 @@ function severityOf(r: OsvRecord): { label: string | null; vector: string | null
   return { label: r.id.startsWith("MAL-") ? "MALICIOUS" : label ? label.toUpperCase() : null, vector: pick("CVSS_V3") ?? pick("CVSS_V4") ?? pick("CVSS_V2") };
 }
 
-/** The statements that store OSV records (withdrawn ones are deleted, not stored). */
-export function osvStatements(db: D1Database, records: OsvRecord[], at: number): D1PreparedStatement[] {
+/** Where a batch of OSV records comes from (the OSV API by default). */
+export interface OsvOrigin {
+  /** The `source` stored with each record. */
+  source?: (r: OsvRecord) => string;
+  /** The page a reader follows for the record. */
+  url?: (r: OsvRecord) => string;
+  /** When the source said this (ISO 8601); default: the time of the write. */
+  asOf?: string;
+}
+
+/**
+ * The statements that store OSV records (withdrawn ones are deleted, not stored). A record never
+ * replaces a newer one (by `modified`): an old snapshot loaded after the OSV ingest changes nothing.
+ */
+export function osvStatements(db: D1Database, records: OsvRecord[], at: number, origin: OsvOrigin = {}): D1PreparedStatement[] {
   const adv: unknown[][] = [];
   const affected: unknown[][] = [];
   const mal: unknown[][] = [];
   const withdrawn: string[] = [];
+  const asOf = origin.asOf ?? new Date(at).toISOString();
   for (const r of records) {
     if (r.withdrawn) {
       withdrawn.push(r.id);
       continue;
     }
     const sev = severityOf(r);
-    const url = r.references?.find((x) => x.type === "ADVISORY")?.url ?? `https://osv.dev/vulnerability/${r.id}`;
-    adv.push([r.id, JSON.stringify(r.aliases ?? []), r.summary ?? null, (r.details ?? "").slice(0, 4000), sev.label, sev.vector, r.published ?? null, r.modified, r.id.startsWith("MAL-") ? 1 : 0, url, `https://osv.dev/vulnerability/${r.id}`]);
+    const url = origin.url?.(r) ?? r.references?.find((x) => x.type === "ADVISORY")?.url ?? `https://osv.dev/vulnerability/${r.id}`;
+    const source = origin.source?.(r) ?? `https://osv.dev/vulnerability/${r.id}`;
+    adv.push([r.id, JSON.stringify(r.aliases ?? []), r.summary ?? null, (r.details ?? "").slice(0, 4000), sev.label, sev.vector, r.published ?? null, r.modified, r.id.startsWith("MAL-") ? 1 : 0, url, source, asOf]);
     const perPkg = new Map<string, { eco: Ecosystem; name: string; raw: string; ranges: OsvRange[]; versions: string[]; fixed: string[] }>();
     for (const a of r.affected ?? []) {
       const eco = OSV_ECOS[a.package?.ecosystem ?? ""];
@@ -66,21 +83,24 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number):
       const cur = perPkg.get(key) ?? { eco, name: packageKey(eco, a.package.name), raw: a.package.name, ranges: [], versions: [], fixed: [] };
       for (const rg of a.ranges ?? []) {
         if (rg.type === "GIT") continue;
-        cur.ranges.push({ type: rg.type, events: rg.events });
+        cur.ranges.push({ type: rg.type, events: rg.events, ...(rg.expr !== undefined ? { expr: rg.expr } : {}), ...(rg.unaffected ? { unaffected: rg.unaffected } : {}) });
         for (const e of rg.events) if (e.fixed) cur.fixed.push(e.fixed);
+        for (const f of rg.fixed ?? []) cur.fixed.push(f);
       }
       cur.versions.push(...(a.versions ?? []));
       perPkg.set(key, cur);
     }
     for (const p of perPkg.values()) {
-      affected.push([r.id, p.eco, p.name, JSON.stringify(p.ranges), JSON.stringify(p.versions), JSON.stringify([...new Set(p.fixed)])]);
+      affected.push([r.id, p.eco, p.name, JSON.stringify(p.ranges), JSON.stringify(p.versions), JSON.stringify([...new Set(p.fixed)]), r.modified]);
       if (r.id.startsWith("MAL-")) {
         const all = p.ranges.some((rg) => rg.events.some((e) => e.introduced === "0") && !rg.events.some((e) => e.fixed || e.last_affected || e.limit));
         mal.push([p.eco, p.name, r.id, p.raw, all || (!p.versions.length && !p.ranges.length) ? "*" : p.versions.join(",") || "?", r.id, r.modified.slice(0, 10), /typosquat/i.test(r.details ?? "") ? "typosquat" : null, "osv"]);
       }
     }
   }
-  const ids = records.filter((r) => !r.withdrawn).map((r) => r.id);
+  const ids = records.filter((r) => !r.withdrawn).map((r) => [r.id, r.modified]);
+  // Not older than what is stored (the affected rows first: they are judged against the stored record).
+  const notOlder = (idExpr: string, modExpr: string) => `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND o.modified > ${modExpr})`;
   return [
     ...(withdrawn.length
       ? [
@@ -89,19 +109,33 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number):
           db.prepare("DELETE FROM malicious_packages WHERE mal_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
         ]
       : []),
+    ...(ids.length
+      ? [
+          db
+            .prepare(
+              `DELETE FROM advisory_affected WHERE advisory_id IN (
+                 SELECT json_extract(value, '$[0]') FROM json_each(?1) WHERE ${notOlder("json_extract(value, '$[0]')", "json_extract(value, '$[1]')")})`,
+            )
+            .bind(JSON.stringify(ids)),
+        ]
+      : []),
     ...bulkStatements(
       db,
-      `INSERT INTO advisories (id, aliases, summary, details, severity, cvss_vector, published, modified, malicious, url, source, ingested_at)
-       SELECT ${jsonCols(11)}, ?2 FROM json_each(?1) WHERE true
+      `INSERT OR REPLACE INTO advisory_affected (advisory_id, ecosystem, name, ranges, versions, fixed)
+       SELECT ${jsonCols(6)} FROM json_each(?1) WHERE ${notOlder("json_extract(value, '$[0]')", "json_extract(value, '$[6]')")}`,
+      affected,
+    ),
+    ...bulkStatements(
+      db,
+      `INSERT INTO advisories (id, aliases, summary, details, severity, cvss_vector, published, modified, malicious, url, source, as_of, ingested_at)
+       SELECT ${jsonCols(12)}, ?2 FROM json_each(?1) WHERE true
        ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details,
          severity = excluded.severity, cvss_vector = excluded.cvss_vector, published = excluded.published, modified = excluded.modified,
-         malicious = excluded.malicious, url = excluded.url, ingested_at = excluded.ingested_at
-       WHERE advisories.modified IS NOT excluded.modified`,
+         malicious = excluded.malicious, url = excluded.url, source = excluded.source, as_of = excluded.as_of, ingested_at = excluded.ingested_at
+       WHERE excluded.modified > advisories.modified`,
       adv,
       [at],
     ),
-    ...(ids.length ? [db.prepare("DELETE FROM advisory_affected WHERE advisory_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(ids))] : []),
-    ...bulkStatements(db, `INSERT OR REPLACE INTO advisory_affected (advisory_id, ecosystem, name, ranges, versions, fixed) SELECT ${jsonCols(6)} FROM json_each(?1)`, affected),
     ...bulkStatements(
       db,
       `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
@@ -125,8 +159,10 @@ export interface AdvRowDb {
   malicious: number;
   url: string | null;
   source: string;
+  as_of: string;
 }
-export const ADV_COLS = "a.id, a.aliases, a.summary, a.severity, a.cvss_vector, a.published, a.modified, a.malicious, a.url, a.source";
+export const ADV_COLS =
+  "a.id, a.aliases, a.summary, a.severity, a.cvss_vector, a.published, a.modified, a.malicious, a.url, a.source, coalesce(a.as_of, strftime('%Y-%m-%dT%H:%M:%fZ', a.ingested_at / 1000.0, 'unixepoch')) AS as_of";
 
 export const advisoryFromRow = (r: AdvRowDb): AdvisoryOut => ({
   id: r.id,
@@ -139,6 +175,7 @@ export const advisoryFromRow = (r: AdvRowDb): AdvisoryOut => ({
   malicious: !!r.malicious,
   url: r.url ?? `https://osv.dev/vulnerability/${r.id}`,
   source: r.source,
+  asOf: r.as_of,
 });
 
 export interface MaliciousRow {
@@ -173,6 +210,8 @@ export function maliciousAdvisory(m: MaliciousRow): AdvisoryOut {
         : m.origin.startsWith("package-checks@")
           ? `Lore's curated package facts (${m.origin})`
           : `https://github.com/ossf/malicious-packages (snapshot ${m.origin})`,
+    // A snapshot's origin names its date (`name@YYYY-MM-DD`); an OSV record is as of its ingest.
+    asOf: /@(\d{4}-\d{2}-\d{2})$/.exec(m.origin)?.[1] ?? new Date(m.ingested_at).toISOString(),
   };
 }
 

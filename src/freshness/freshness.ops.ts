@@ -13,7 +13,10 @@ export const getFreshness = defineOperation({
     "(npm default, pypi, go, cargo) picks the package namespace. With `version` the answer is for the caller: the releases in " +
     "(version, latest] in the ecosystem's own version order, each with its breaking-change count, their total, and the " +
     "deprecated APIs removed in between. `since` (YYYY-MM-DD) keeps changes dated on or after it; without `topic`, the newest " +
-    "changes of every topic. Release notes are third-party text. Costs one FRESHNESS_CALLS. Agent key required.",
+    "changes of every topic. `dataAsOf` and `stale` say how old the topic's release data is (stale after a day without a " +
+    "registry answer: `latestVersion` may not be the latest and `upgrade.upToDate` is never true). With `version`, `security` " +
+    "lists the advisories of that version of the package named, with their coverage per ecosystem (sources, dates, current or " +
+    "stale) and whether it is `unchecked`. Release notes are third-party text. Costs one FRESHNESS_CALLS. Agent key required.",
   tag: TAG,
   method: "GET",
   path: "/freshness",

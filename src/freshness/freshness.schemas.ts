@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../core/pagination";
+import { vulnerabilityOut } from "./advisories";
+import { advisoryCoverageOut, uncheckedOut } from "./coverage";
 
 /** `YYYY-MM-DD` or a full ISO 8601 timestamp; compared as a UTC calendar day. */
 export const sinceDate = z
@@ -95,6 +97,18 @@ export const freshnessOut = z.object({
   page: z.number().int(),
   perPage: z.number().int(),
   lastIngestAt: z.string().nullable(),
+  /** When the topic's release data is as of: its registry's last answer (the scheduled ingest), else the shipped data's date. */
+  dataAsOf: z.string().nullable(),
+  /** Older than the release refresh interval (a day): `latestVersion` may not be the latest, and `upgrade.upToDate` is never true. */
+  stale: z.boolean(),
+  /**
+   * With `version`: the advisories affecting that version of the package named in `topic`, per
+   * ecosystem the advisory sources consulted (as of when, current or stale), and `unchecked` when
+   * no current, complete source answered. Null without a version.
+   */
+  security: z
+    .object({ vulnerabilities: z.array(vulnerabilityOut), coverage: z.array(advisoryCoverageOut), unchecked: z.array(uncheckedOut) })
+    .nullable(),
 });
 
 export const deprecationsQuery = z.object({

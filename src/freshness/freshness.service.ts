@@ -5,7 +5,10 @@ import { pageOffset } from "../core/pagination";
 import { ftsQuery } from "../forum/search";
 import { checkRepoUrl } from "../sources/safe-url";
 import type { ChangeOut, DeprecationOut, TopicOut } from "./freshness.schemas";
-import { foldDisplay, packageKey, resolveTopics, topicCandidates, topicExpr } from "./topics";
+import { foldDisplay, packageKey, resolveTopics, topicCandidates, topicDataAsOf, topicExpr } from "./topics";
+import { advisoriesForStackRead, type VulnerabilityOut } from "./advisories";
+import { advisoryCoverageRead } from "./coverage";
+import { MAX_AGE_MS } from "./staleness";
 import { cleanVersion, compareVersions, isBreakingBump, majorOf, parseEcosystem, pinnedVersion, type Ecosystem } from "./versions";
 
 export interface ReleaseRowDb {
@@ -181,7 +184,8 @@ export async function getFreshness(
 ) {
   const ecoIn = input.ecosystem ? parseEcosystem(input.ecosystem) : null;
   if (input.ecosystem && !ecoIn) throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo", { issues: [{ path: "query.ecosystem", message: "unknown ecosystem" }] });
-  const empty = { upgrade: null, yourVersion: null, lastIngestAt: null, page: input.page, perPage: input.perPage };
+  const at = now();
+  const empty = { upgrade: null, yourVersion: null, lastIngestAt: null, dataAsOf: null, stale: false, security: null, page: input.page, perPage: input.perPage };
   if (!input.topic) {
     if (input.version) throw new ApiError("VALIDATION_FAILED", "version needs a topic", { issues: [{ path: "query.version", message: "give a topic with version" }] });
     const since = input.since ?? "0000-00-00";
@@ -211,17 +215,34 @@ export async function getFreshness(
   // Topic resolution, releases, removals and metadata in one batch (one round trip).
   const tc = topicCandidates(input.topic, ecoIn);
   const q = `WITH q AS (SELECT ${topicExpr("?1", "?2")} AS topic)`;
-  const [rels, deps, topicRow] = await db.batch([
+  // With a version: the advisories of that version of the package named, and what they were looked up in.
+  const eco0 = ecoIn ?? tc.fallbackEcosystem;
+  const pinned0 = input.version ? pinnedVersion(eco0, input.version) : null;
+  const stackEntry = { name: input.topic, version: input.version ?? "", ecosystem: eco0 };
+  const advRead = pinned0 ? advisoriesForStackRead(db, [stackEntry]) : null;
+  const covRead = pinned0 ? advisoryCoverageRead(db, [{ name: input.topic, ecosystem: eco0, key: packageKey(eco0, input.topic), version: input.version!, pinned: pinned0 }], at) : null;
+  const [rels, deps, topicRow, ...advRes] = await db.batch([
     db.prepare(`${q} SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic = (SELECT topic FROM q)`).bind(tc.candidates, tc.fallback),
     db.prepare(`${q} SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d WHERE d.topic = (SELECT topic FROM q) AND d.removed_in IS NOT NULL`).bind(tc.candidates, tc.fallback),
     db
       .prepare(
-        `${q} SELECT q.topic, t.ecosystem, t.tracked, (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = q.topic) AS last_ok_at
+        `${q} SELECT q.topic, t.ecosystem, t.tracked, (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = q.topic) AS last_ok_at,
+                (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = q.topic AND s.source IN ('npm', 'pypi', 'go', 'crates')) AS registry_ok_at,
+                (SELECT max(as_of_date) FROM fresh_releases r WHERE r.topic = q.topic) AS seed_as_of
            FROM q LEFT JOIN fresh_topics t ON t.topic = q.topic`,
       )
       .bind(tc.candidates, tc.fallback),
+    ...(advRead?.statements ?? []),
+    ...(covRead?.statements ?? []),
   ]);
-  const meta = topicRow!.results[0] as { topic: string; ecosystem: string | null; tracked: number | null; last_ok_at: number | null };
+  const meta = topicRow!.results[0] as { topic: string; ecosystem: string | null; tracked: number | null; last_ok_at: number | null; registry_ok_at: number | null; seed_as_of: string | null };
+  const dataAsOf = topicDataAsOf({ tracked: true, packages: "[]", repo: null, changelog: null, lastOkAt: meta.registry_ok_at, lastRunAt: null, lastError: null, seedAsOf: meta.seed_as_of });
+  const stale = dataAsOf === null || at - dataAsOf > MAX_AGE_MS.releases;
+  const staleNote = stale ? `Lore's release data for ${meta.topic} is as of ${dataAsOf === null ? "an unknown date" : iso(dataAsOf).slice(0, 10)}, older than a day: a newer release may exist.` : null;
+  const security =
+    advRead && covRead
+      ? { vulnerabilities: (await advRead.read(advRes.slice(0, advRead.statements.length))) as VulnerabilityOut[], ...(await covRead.read(advRes.slice(advRead.statements.length))) }
+      : null;
   const topic = meta.topic;
   const eco = meta.ecosystem ? ecoOf(meta.ecosystem) : tc.fallbackEcosystem;
   let yourVersion: string | null = null;
@@ -244,9 +265,9 @@ export async function getFreshness(
       releases: view.releases.length,
       breaking: view.breaking,
       removedDeprecations: view.removedDeprecations,
-      upToDate: view.upToDate,
+      upToDate: stale && view.upToDate === true ? null : view.upToDate,
       versionKnown: view.versionKnown,
-      note: view.note,
+      note: [view.note, stale ? staleNote : null].filter(Boolean).join(" ") || null,
     };
     list = [...view.releases].reverse();
   }
@@ -265,6 +286,9 @@ export async function getFreshness(
     page: input.page,
     perPage: input.perPage,
     lastIngestAt: meta.last_ok_at ? iso(meta.last_ok_at) : null,
+    dataAsOf: dataAsOf === null ? null : iso(dataAsOf),
+    stale,
+    security,
   };
 }
 

@@ -13,7 +13,7 @@ import { utcDay } from "../core/clock";
 import { crateDoc } from "../sources/crates";
 import { githubRawFile, githubReleases } from "../sources/github";
 import { goInfo, goLatest, goList, goMod, parseGoMod } from "../sources/goproxy";
-import { sourceCtx, type SourceCtx } from "../sources/http";
+import { SourceError, sourceCtx, type SourceCtx } from "../sources/http";
 import { modelsDevCatalog, MODELS_DEV } from "../sources/modelsdev";
 import { npmFacts, npmPackument, npmPath, NPM_REGISTRY } from "../sources/npm";
 import { osvModifiedSince, osvQueryPackage, osvVuln, type OsvRecord } from "../sources/osv";
@@ -21,6 +21,9 @@ import { pypiProject, pypiReleaseDates, PYPI } from "../sources/pypi";
 import { modelsById, modelRow, UPSERT_MODELS } from "../models/models.service";
 import type { ModelOut } from "../models/models.schemas";
 import { osvStatements } from "./advisories";
+import { osvCoverageStatement } from "./coverage";
+import { MAX_AGE_MS } from "./staleness";
+import { packageKey } from "./topics";
 import { parseChangelog, parseReleaseNotes, versionFromTag } from "./changelog";
 import { DATE_RANK, UPSERT_DEPRECATIONS, UPSERT_RELEASES, type ReleaseRow } from "./freshness.seed";
 import { cleanVersion, isPrerelease, OSV_ECOSYSTEM, parseEcosystem, type Ecosystem } from "./versions";
@@ -31,7 +34,7 @@ export const INGEST_CRON = "41 */6 * * *";
 export const INGEST_SOURCES = ["npm", "pypi", "go", "crates", "github", "changelog", "osv", "osv-malicious", "models.dev"] as const;
 export type IngestSource = (typeof INGEST_SOURCES)[number];
 
-interface TopicRow {
+export interface TopicRow {
   topic: string;
   ecosystem: string;
   packages: string;
@@ -41,7 +44,8 @@ interface TopicRow {
 
 export interface IngestReport {
   at: number;
-  sources: { source: IngestSource; ok: number; failed: number; items: number; errors: string[] }[];
+  /** `unreachable`: the source could not be reached at all in this run (its remaining topics were not tried). */
+  sources: { source: IngestSource; ok: number; failed: number; items: number; errors: string[]; unreachable: boolean; ms: number }[];
 }
 
 interface StepResult {
@@ -58,7 +62,7 @@ function release(topic: string, eco: Ecosystem, pkg: string, version: string, da
 }
 
 /** Registry releases of one topic's main package: stable versions only (canaries and nightlies would drown the rest). */
-async function registryReleases(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asOf: string): Promise<{ rows: ReleaseRow[]; deprecations: unknown[][] }> {
+async function registryReleases(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asOf: string, maxGoInfos = MAX_GO_INFOS): Promise<{ rows: ReleaseRow[]; deprecations: unknown[][] }> {
   const pkg = (JSON.parse(t.packages) as string[])[0] ?? t.topic;
   const rows: ReleaseRow[] = [];
   const deprecations: unknown[][] = [];
@@ -95,7 +99,7 @@ async function registryReleases(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asO
     const list = await goList(pkg, ctx);
     if (!list) throw new Error(`the Go proxy has no module ${pkg}`);
     const latest = await goLatest(pkg, ctx);
-    const versions = list.filter(stable).slice(-MAX_GO_INFOS);
+    const versions = list.filter(stable).slice(-maxGoInfos);
     const infos = await Promise.all(versions.map((v) => goInfo(pkg, v, ctx).catch(() => null)));
     versions.forEach((v, i) => {
       const time = infos[i]?.Time;
@@ -153,9 +157,11 @@ async function changelogStep(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asOf: 
 
 async function osvStep(db: D1Database, t: TopicRow, eco: Ecosystem, ctx: SourceCtx, at: number): Promise<number> {
   const records: OsvRecord[] = [];
-  for (const pkg of (JSON.parse(t.packages) as string[]).slice(0, 3)) records.push(...(await osvQueryPackage(OSV_ECOSYSTEM[eco], pkg, ctx)));
-  const stmts = osvStatements(db, records, at);
-  if (stmts.length) await db.batch(stmts);
+  const asked = (JSON.parse(t.packages) as string[]).slice(0, 3);
+  for (const pkg of asked) records.push(...(await osvQueryPackage(OSV_ECOSYSTEM[eco], pkg, ctx)));
+  // Each package asked is now checked as of this run, findings or not (advisory_sources).
+  const stmts = [...osvStatements(db, records, at), ...asked.map((pkg) => osvCoverageStatement(db, eco, packageKey(eco, pkg), at, MAX_AGE_MS.advisories))];
+  await db.batch(stmts);
   return records.length;
 }
 
@@ -194,7 +200,14 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
           ? { currency: "USD", unit: "per million tokens", input: m.cost.input ?? null, output: m.cost.output ?? null, cacheRead: m.cost.cache_read ?? null, cacheWrite: m.cost.cache_write ?? null, tiers: [], notes: null, asOf, source: MODELS_DEV }
           : null,
         limits: { context: m.limit?.context ?? null, input: m.limit?.input ?? null, output: m.limit?.output ?? null, notes: null, asOf, source: MODELS_DEV },
-        lifecycle: { status: m.status === "deprecated" ? "deprecated" : "unknown", deprecationAnnounced: null, retirementDate: null, retirementPrecision: null, replacement: null, notes: m.status === "deprecated" ? "models.dev: no longer served by the provider's public API" : null, verification: "secondary", asOf, source: MODELS_DEV },
+        lifecycle: {
+          status: m.status === "deprecated" ? "deprecated" : "unknown",
+          deprecationAnnounced: null,
+          retirementDate: null,
+          retirementPrecision: null,
+          replacement: null,
+          replacementNotes: m.status === "deprecated" ? "models.dev names no replacement; the provider's deprecations page may" : null,
+          notes: m.status === "deprecated" ? "models.dev: no longer served by the provider's public API" : null, verification: "secondary", asOf, source: MODELS_DEV },
         benchmarks: [],
         sources: [source],
         origin: "models.dev",
@@ -209,7 +222,10 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
       ...cur,
       pricing: cur.pricing ?? m.pricing,
       limits: cur.limits.context === null ? m.limits : cur.limits,
-      lifecycle: cur.lifecycle.status === "unknown" || (cur.lifecycle.status === "active" && m.lifecycle.status === "deprecated") ? { ...cur.lifecycle, status: m.lifecycle.status, notes: m.lifecycle.notes ?? cur.lifecycle.notes } : cur.lifecycle,
+      lifecycle:
+        cur.lifecycle.status === "unknown" || (cur.lifecycle.status === "active" && m.lifecycle.status === "deprecated")
+          ? { ...cur.lifecycle, status: m.lifecycle.status, notes: m.lifecycle.notes ?? cur.lifecycle.notes, replacementNotes: cur.lifecycle.replacementNotes ?? m.lifecycle.replacementNotes }
+          : cur.lifecycle,
     };
   });
   const stmts = bulkStatements(db, UPSERT_MODELS, merged.map(modelRow), [at]);
@@ -236,14 +252,25 @@ export async function runIngest(env: Env, at: number, opts: { sources?: readonly
   const report: IngestReport = { at, sources: [] };
   const ecoOf = (t: TopicRow) => parseEcosystem(t.ecosystem) as Ecosystem | null;
 
+  // A source that cannot be reached at all (no route, DNS, timeout) is not tried again for its other
+  // topics in this run: they fail fast, said so, instead of each waiting out its own timeout.
+  let unreachable: string | null = null;
+  let networkFailures = 0;
   const perTopic = async (source: IngestSource, list: TopicRow[], fn: (t: TopicRow, eco: Ecosystem) => Promise<number>) => {
     const results: StepResult[] = [];
     for (const t of list) {
       const eco = ecoOf(t);
       if (!eco) continue;
+      if (unreachable) {
+        results.push({ topic: t.topic, items: 0, error: `not tried: ${unreachable}` });
+        continue;
+      }
       try {
         results.push({ topic: t.topic, items: await fn(t, eco) });
+        networkFailures = 0;
       } catch (e) {
+        // Two topics in a row that could not reach the source: it is down (or unreachable from here).
+        if (e instanceof SourceError && (e.kind === "network" || e.kind === "timeout") && ++networkFailures >= 2) unreachable = `${e.source} ${e.message.replace(/^[^:]+: /, "")} for two topics in a row in this run`;
         results.push({ topic: t.topic, items: 0, error: String((e as Error)?.message ?? e).slice(0, 500) });
       }
     }
@@ -259,6 +286,9 @@ export async function runIngest(env: Env, at: number, opts: { sources?: readonly
   const registryEco: Partial<Record<IngestSource, Ecosystem>> = { npm: "npm", pypi: "pypi", go: "go", crates: "cargo" };
   for (const source of wanted) {
     let results: StepResult[] = [];
+    unreachable = null;
+    networkFailures = 0;
+    const t0 = Date.now();
     try {
       const eco = registryEco[source];
       if (eco) {
@@ -308,8 +338,85 @@ export async function runIngest(env: Env, at: number, opts: { sources?: readonly
         .catch((e) => console.error(JSON.stringify({ level: "error", what: "ingest_status", error: String(e) })));
     }
     const failed = results.filter((r) => r.error);
-    report.sources.push({ source, ok: results.length - failed.length, failed: failed.length, items: results.reduce((n, r) => n + r.items, 0), errors: failed.map((r) => `${r.topic || source}: ${r.error}`) });
+    report.sources.push({
+      source,
+      ok: results.length - failed.length,
+      failed: failed.length,
+      items: results.reduce((n, r) => n + r.items, 0),
+      errors: failed.map((r) => `${r.topic || source}: ${r.error}`),
+      unreachable: !!results.length && failed.length === results.length && failed.some((r) => /unreachable|no answer within|not tried/.test(r.error ?? "")),
+      ms: Date.now() - t0,
+    });
   }
   console.log(JSON.stringify({ level: "info", what: "ingest", sources: report.sources.map((s) => ({ source: s.source, ok: s.ok, failed: s.failed, items: s.items })) }));
   return report;
+}
+
+/** The registry each ecosystem's releases come from (ingest_status.source). */
+export const REGISTRY_SOURCE: Record<Ecosystem, IngestSource> = { npm: "npm", pypi: "pypi", go: "go", cargo: "crates" };
+/** Subrequests one topic's registry refresh makes (Go: list, @latest, .mod and a few .info). */
+const REFRESH_COST: Record<Ecosystem, number> = { npm: 1, pypi: 1, cargo: 1, go: 8 };
+
+export interface RefreshResult {
+  topic: string;
+  ok: boolean;
+  /** Why it could not be refreshed (unreachable, over this request's budget, …). */
+  error: string | null;
+}
+
+/**
+ * Refreshes the releases of these topics from their registries now (what the scheduled ingest
+ * does), within a subrequest budget and a deadline: for a request (sync) that meets stale data.
+ * Writes the releases and the topics' ingest status; never throws.
+ */
+export async function refreshTopics(env: Env, topics: TopicRow[], at: number, opts: { budget: number; deadlineMs: number; ctx?: SourceCtx }): Promise<RefreshResult[]> {
+  const db = env.DB;
+  const ctx = opts.ctx ?? sourceCtx(env, Math.min(opts.deadlineMs, 5_000));
+  const asOf = utcDay(at);
+  let budget = opts.budget;
+  const out: RefreshResult[] = [];
+  const planned: { t: TopicRow; eco: Ecosystem }[] = [];
+  for (const t of topics) {
+    const eco = parseEcosystem(t.ecosystem);
+    if (!eco) continue;
+    if (budget < REFRESH_COST[eco]) {
+      out.push({ topic: t.topic, ok: false, error: "not tried: beyond this request's subrequest budget (the scheduled ingest will refresh it)" });
+      continue;
+    }
+    budget -= REFRESH_COST[eco];
+    planned.push({ t, eco });
+  }
+  const deadline = new Promise<"late">((r) => setTimeout(() => r("late"), opts.deadlineMs));
+  const done = await Promise.all(
+    planned.map(async ({ t, eco }) => {
+      const work = (async () => {
+        try {
+          const { rows, deprecations } = await registryReleases(t, eco, ctx, asOf, 5);
+          const stmts = [...bulkStatements(db, UPSERT_RELEASES, rows, [at]), ...bulkStatements(db, UPSERT_DEPRECATIONS, deprecations, [at])];
+          if (stmts.length) await db.batch(stmts);
+          return { topic: t.topic, ok: true, error: null, items: rows.length + deprecations.length };
+        } catch (e) {
+          return { topic: t.topic, ok: false, error: String((e as Error)?.message ?? e).slice(0, 300), items: 0 };
+        }
+      })();
+      const r = await Promise.race([work, deadline]);
+      return r === "late" ? { topic: t.topic, ok: false, error: `no answer within this request's ${opts.deadlineMs} ms`, items: 0, eco } : { ...r, eco };
+    }),
+  );
+  if (done.length) {
+    await db
+      .batch(
+        done.map((r) =>
+          db
+            .prepare(
+              `INSERT INTO ingest_status (source, topic, last_run_at, last_ok_at, last_error, items, cursor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)
+               ON CONFLICT (source, topic) DO UPDATE SET last_run_at = excluded.last_run_at,
+                 last_ok_at = coalesce(excluded.last_ok_at, ingest_status.last_ok_at), last_error = excluded.last_error, items = excluded.items`,
+            )
+            .bind(REGISTRY_SOURCE[r.eco], r.topic, at, r.ok ? at : null, r.error, r.items),
+        ),
+      )
+      .catch((e) => console.error(JSON.stringify({ level: "error", what: "refresh ingest_status", error: String(e) })));
+  }
+  return [...out, ...done.map(({ topic, ok, error }) => ({ topic, ok, error }))];
 }

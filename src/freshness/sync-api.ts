@@ -17,7 +17,7 @@ import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { advisoriesForStack, advisoriesForStackRead, advisoriesSince, advisoryFromRow, ADV_COLS, AFFECTED_COLS, maliciousAdvisory, matchAdvisories, type AdvisoryOut, type AffectedRow, type MaliciousRow, type StackEntry } from "./advisories";
 import { changesOf, DEPRECATION_COLS, deprecationOut, RELEASE_COLS, sortReleases, upgradeView, type DeprecationRowDb, type ReleaseRowDb, type UpgradeView } from "./freshness.service";
 import type { ChangeOut, DeprecationOut } from "./freshness.schemas";
-import { packageKey, resolveTopics } from "./topics";
+import { packageKey, resolveTopics, type TopicData } from "./topics";
 import { parseEcosystem, pinnedVersion, type Ecosystem } from "./versions";
 
 export { advisoriesForStack, advisoriesForStackRead, advisoriesSince, matchAdvisories, AFFECTED_COLS, type AffectedRow, type MaliciousRow, type StackEntry, type UpgradeView };
@@ -36,6 +36,8 @@ export interface NormalisedStackEntry {
   known: boolean;
   /** The version the entry pins (a range's lowest match), or null when the version cannot be read. */
   pinned: string | null;
+  /** A known topic's release data (its age, what a refresh needs); null for unknown names. */
+  data?: TopicData | null;
 }
 
 /** Normalises a stack (npm is the default ecosystem) to topics with one D1 query. Unknown ecosystems are dropped. */
@@ -53,7 +55,35 @@ export async function normaliseStack(db: D1Database, stack: StackEntry[]): Promi
     topic: refs[i]!.topic,
     known: refs[i]!.known,
     pinned: pinnedVersion(eco, s.version),
+    data: refs[i]!.data,
   }));
+}
+
+/** The release data of known topics (as resolveTopics reads it), for a stack reused from storage. */
+export function topicDataRead(db: D1Database, topics: string[]): BatchRead<Map<string, TopicData>> {
+  if (!topics.length) return constantRead(new Map());
+  const src = "('npm', 'pypi', 'go', 'crates')";
+  return {
+    statements: [
+      db
+        .prepare(
+          `SELECT t.topic, t.tracked, t.packages, t.repo, t.changelog,
+                  (SELECT max(s.last_ok_at) FROM ingest_status s WHERE s.topic = t.topic AND s.source IN ${src}) AS last_ok_at,
+                  (SELECT max(s.last_run_at) FROM ingest_status s WHERE s.topic = t.topic AND s.source IN ${src}) AS last_run_at,
+                  (SELECT s.last_error FROM ingest_status s WHERE s.topic = t.topic AND s.source IN ${src} ORDER BY s.last_run_at DESC LIMIT 1) AS last_error,
+                  (SELECT max(r.as_of_date) FROM fresh_releases r WHERE r.topic = t.topic) AS seed_as_of
+             FROM json_each(?1) j JOIN fresh_topics t ON t.topic = j.value`,
+        )
+        .bind(JSON.stringify(topics)),
+    ],
+    read: ([r]) =>
+      new Map(
+        (r!.results as { topic: string; tracked: number; packages: string; repo: string | null; changelog: string | null; last_ok_at: number | null; last_run_at: number | null; last_error: string | null; seed_as_of: string | null }[]).map((x) => [
+          x.topic,
+          { tracked: !!x.tracked, packages: x.packages, repo: x.repo, changelog: x.changelog, lastOkAt: x.last_ok_at, lastRunAt: x.last_run_at, lastError: x.last_error, seedAsOf: x.seed_as_of },
+        ]),
+      ),
+  };
 }
 
 /**

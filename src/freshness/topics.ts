@@ -79,12 +79,54 @@ export function aliasKeys(eco: Ecosystem, name: string): string[] {
   return [...new Set(keys)];
 }
 
+interface TopicRow {
+  alias_eco: string;
+  alias: string;
+  topic: string;
+  ecosystem: string;
+  tracked: number;
+  packages: string;
+  repo: string | null;
+  changelog: string | null;
+  last_ok_at: number | null;
+  last_run_at: number | null;
+  last_error: string | null;
+  seed_as_of: string | null;
+}
+
 export interface TopicRef {
   topic: string;
   ecosystem: string;
   /** True when the alias table knows the name (a tracked topic), false when it is its own topic. */
   known: boolean;
+  /** A known topic's release data: how old it is, and what a refresh needs (null for unknown names). */
+  data: TopicData | null;
 }
+
+export interface TopicData {
+  tracked: boolean;
+  packages: string;
+  repo: string | null;
+  changelog: string | null;
+  /** When its registry last answered (ms), or null. */
+  lastOkAt: number | null;
+  /** When its registry was last asked (ms), or null. */
+  lastRunAt: number | null;
+  lastError: string | null;
+  /** The newest `as of` date of its stored releases (a shipped file's date), or null. */
+  seedAsOf: string | null;
+}
+
+/** When a topic's release data is as of (ms): its registry's last answer, else the date of the data shipped. */
+export const topicDataAsOf = (d: TopicData | null): number | null => {
+  if (!d) return null;
+  const seed = d.seedAsOf ? Date.parse(`${d.seedAsOf.slice(0, 10)}T00:00:00Z`) : null;
+  const best = Math.max(d.lastOkAt ?? -1, seed ?? -1);
+  return best < 0 ? null : best;
+};
+
+/** The registry ingests whose answers date a topic's releases. */
+const REGISTRY_SOURCES = "('npm', 'pypi', 'go', 'crates')";
 
 /**
  * Resolves many (ecosystem, name) pairs to topics with one D1 query: exact ecosystem aliases first,
@@ -106,31 +148,41 @@ export async function resolveTopics(
     ? (
         await db
           .prepare(
-            `SELECT a.ecosystem AS alias_eco, a.alias, a.topic, t.ecosystem
+            `SELECT a.ecosystem AS alias_eco, a.alias, a.topic, t.ecosystem, t.tracked, t.packages, t.repo, t.changelog,
+                    (SELECT max(s.last_ok_at) FROM ingest_status s WHERE s.topic = t.topic AND s.source IN ${REGISTRY_SOURCES}) AS last_ok_at,
+                    (SELECT max(s.last_run_at) FROM ingest_status s WHERE s.topic = t.topic AND s.source IN ${REGISTRY_SOURCES}) AS last_run_at,
+                    (SELECT s.last_error FROM ingest_status s WHERE s.topic = t.topic AND s.source IN ${REGISTRY_SOURCES} ORDER BY s.last_run_at DESC LIMIT 1) AS last_error,
+                    (SELECT max(r.as_of_date) FROM fresh_releases r WHERE r.topic = t.topic) AS seed_as_of
                FROM json_each(?1) j
                JOIN fresh_aliases a ON a.ecosystem = json_extract(j.value, '$[0]') AND a.alias = json_extract(j.value, '$[1]')
                JOIN fresh_topics t ON t.topic = a.topic`,
           )
           .bind(JSON.stringify(lookups))
-          .all<{ alias_eco: string; alias: string; topic: string; ecosystem: string }>()
+          .all<TopicRow>()
       ).results
     : [];
   const byKey = new Map(rows.map((r) => [`${r.alias_eco}\u0000${r.alias}`, r]));
+  const ref = (hit: TopicRow): TopicRef => ({
+    topic: hit.topic,
+    ecosystem: hit.ecosystem,
+    known: true,
+    data: { tracked: !!hit.tracked, packages: hit.packages, repo: hit.repo, changelog: hit.changelog, lastOkAt: hit.last_ok_at, lastRunAt: hit.last_run_at, lastError: hit.last_error, seedAsOf: hit.seed_as_of },
+  });
   return items.map((it) => {
     const ecos = it.ecosystem ? [it.ecosystem] : (["npm", "pypi", "go", "cargo"] as const);
     for (const eco of ecos) {
       const keys = it.ecosystem ? aliasKeys(eco, it.name) : [packageKey(eco, it.name)];
       for (const k of keys) {
         const hit = byKey.get(`${eco}\u0000${k}`);
-        if (hit) return { topic: hit.topic, ecosystem: hit.ecosystem, known: true };
+        if (hit) return ref(hit);
       }
     }
     for (const k of [foldDisplay(it.name), it.name.trim().toLowerCase()]) {
       const hit = byKey.get(`\u0000${k}`);
-      if (hit && (!it.ecosystem || hit.ecosystem === it.ecosystem)) return { topic: hit.topic, ecosystem: hit.ecosystem, known: true };
+      if (hit && (!it.ecosystem || hit.ecosystem === it.ecosystem)) return ref(hit);
     }
     const eco = it.ecosystem ?? "npm";
-    return { topic: defaultTopic(eco, it.name), ecosystem: eco, known: false };
+    return { topic: defaultTopic(eco, it.name), ecosystem: eco, known: false, data: null };
   });
 }
 

@@ -202,6 +202,10 @@ export interface OsvEvent {
 export interface OsvRange {
   type: string;
   events: OsvEvent[];
+  /** NPM_RANGE: the affected versions as an npm semver range (the historical npm reports). */
+  expr?: string;
+  /** CARGO_UNAFFECTED: Cargo requirements; a version that meets none of them is affected (RustSec). */
+  unaffected?: string[];
 }
 
 /** Compares within one OSV range: SEMVER ranges use semver whatever the ecosystem (no `v`). */
@@ -223,6 +227,16 @@ function rangeCompare(eco: Ecosystem, type: string, a: string, b: string): numbe
  * affected; `"*"` is no limit). GIT ranges are commits, not versions: they never match here.
  */
 export function inOsvRange(eco: Ecosystem, version: string, range: OsvRange): boolean {
+  if (range.type === "NPM_RANGE" || range.type === "CARGO_UNAFFECTED") {
+    const v = semver.valid(version.replace(/^[=v]+/, ""));
+    if (!v) return false;
+    if (range.type === "NPM_RANGE") return !!range.expr && semver.validRange(range.expr) !== null && semver.satisfies(v, range.expr, { includePrerelease: true });
+    // An unreadable requirement is not taken as "safe": only requirements Cargo would accept count.
+    return !(range.unaffected ?? []).some((req) => {
+      const r = cargoRange(req);
+      return r !== null && semver.satisfies(v, r, { includePrerelease: true });
+    });
+  }
   if (range.type !== "SEMVER" && range.type !== "ECOSYSTEM") return false;
   const cmp = (a: string, b: string) => rangeCompare(eco, range.type, a, b);
   if (cmp(version, version) === null) return false;

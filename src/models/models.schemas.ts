@@ -29,7 +29,10 @@ export const modelOut = z.object({
     deprecationAnnounced: z.string().nullable(),
     retirementDate: z.string().nullable(),
     retirementPrecision: z.string().nullable(),
+    /** The model the provider named to move to (a deprecated or retired model); null when none is recorded (then `replacementNotes` says why). */
     replacement: z.string().nullable(),
+    /** Where the replacement was named, or why there is none recorded; null for an active model. */
+    replacementNotes: z.string().nullable(),
     notes: z.string().nullable(),
     verification: z.string().nullable(),
     ...dated,

@@ -27,6 +27,7 @@ interface ModelsFile {
       retirement_precision?: string;
       replacement?: string | null;
       replacement_notes?: string;
+      replacement_source?: string;
       notes?: string;
       source?: string;
       verification?: string;
@@ -34,6 +35,10 @@ interface ModelsFile {
     benchmarks?: { name: string; score: number; metric: string; variant?: string; date?: string; reported_by?: string; notes?: string; source: string; verification?: string }[];
     sources?: string[];
     source: string;
+    /** `models.dev` for a model taken from the catalog as it is; curated by default. */
+    origin?: "curated" | "models.dev";
+    /** The catalog's date for this model's release, price and limit facts (default: the file's as_of). */
+    catalog_as_of?: string;
   }[];
 }
 
@@ -49,6 +54,7 @@ export async function loadModels(env: Env, text: string): Promise<{ rows: number
   const asOf = file.as_of;
   const rows = file.models.map((m) => {
     const catalog = m.sources?.find((s) => s.includes("models.dev")) ?? m.source;
+    const factsAsOf = m.catalog_as_of ?? asOf;
     const p = m.pricing_usd_per_mtok;
     const facts: ModelFacts = {
       id: m.id,
@@ -56,7 +62,7 @@ export async function loadModels(env: Env, text: string): Promise<{ rows: number
       apiModelId: m.api_model_id,
       name: m.name,
       aliases: m.aliases ?? [],
-      releaseDate: { value: m.release_date ?? null, notes: m.release_date_notes ?? null, asOf, source: catalog },
+      releaseDate: { value: m.release_date ?? null, notes: m.release_date_notes ?? null, asOf: factsAsOf, source: catalog },
       pricing: p
         ? {
             currency: "USD",
@@ -67,20 +73,21 @@ export async function loadModels(env: Env, text: string): Promise<{ rows: number
             cacheWrite: p.cache_write_5m ?? null,
             tiers: (p.tiers ?? []).map((t) => ({ appliesWhen: t.applies_when, input: t.input ?? null, output: t.output ?? null, cacheRead: t.cache_read ?? null })),
             notes: [m.pricing_notes, p.cache_write_5m !== undefined ? "cacheWrite is the 5-minute cache write price." : null].filter(Boolean).join(" ") || null,
-            asOf,
+            asOf: factsAsOf,
             source: catalog,
           }
         : null,
-      limits: { context: m.context_window ?? null, input: m.max_input_tokens ?? null, output: m.max_output_tokens ?? null, notes: m.context_notes ?? null, asOf, source: catalog },
+      limits: { context: m.context_window ?? null, input: m.max_input_tokens ?? null, output: m.max_output_tokens ?? null, notes: m.context_notes ?? null, asOf: factsAsOf, source: catalog },
       lifecycle: {
         status: LIFECYCLE[m.lifecycle?.status ?? ""] ?? "unknown",
         deprecationAnnounced: m.lifecycle?.deprecation_announced ?? null,
         retirementDate: m.lifecycle?.retirement_date ?? null,
         retirementPrecision: m.lifecycle?.retirement_precision ?? null,
         replacement: m.lifecycle?.replacement ?? null,
-        notes: [m.lifecycle?.notes, m.lifecycle?.replacement_notes].filter(Boolean).join(" ") || null,
+        replacementNotes: [m.lifecycle?.replacement_notes, m.lifecycle?.replacement_source ? `Source: ${m.lifecycle.replacement_source}` : null].filter(Boolean).join(" ") || null,
+        notes: m.lifecycle?.notes ?? null,
         verification: m.lifecycle?.verification ?? null,
-        asOf,
+        asOf: m.origin === "models.dev" ? factsAsOf : asOf,
         source: m.lifecycle?.source ?? m.source,
       },
       benchmarks: (m.benchmarks ?? []).map((b) => ({
@@ -96,7 +103,7 @@ export async function loadModels(env: Env, text: string): Promise<{ rows: number
         source: b.source,
       })),
       sources: m.sources ?? [m.source],
-      origin: "curated",
+      origin: m.origin ?? "curated",
     };
     return modelRow(facts);
   });

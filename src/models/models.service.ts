@@ -77,7 +77,8 @@ export function modelOut(r: ModelRow): ModelOut {
     releaseDate: { value: r.release_date, notes: r.release_date_notes, ...asOf.releaseDate },
     pricing: r.pricing ? JSON.parse(r.pricing) : null,
     limits: { context: r.context_window, input: r.max_input_tokens, output: r.max_output_tokens, notes: asOf.limits.notes, asOf: asOf.limits.asOf, source: asOf.limits.source },
-    lifecycle: JSON.parse(r.lifecycle),
+    // Rows stored before replacementNotes existed read as "none recorded".
+    lifecycle: { replacementNotes: null, ...JSON.parse(r.lifecycle) },
     benchmarks: JSON.parse(r.benchmarks),
     sources: JSON.parse(r.sources),
     origin: r.origin as ModelOut["origin"],

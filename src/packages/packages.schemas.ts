@@ -50,6 +50,7 @@ export const REASON_CODES = [
   "INSTALL_SCRIPTS",
   "VULNERABLE",
   "REGISTRY_UNREACHABLE",
+  "ADVISORIES_UNCHECKED",
   "UNVERIFIED_DATES",
   "UNVERIFIED_TAG",
   "NOT_CHECKED",
@@ -73,6 +74,41 @@ export const checkResultOut = z.object({
   imitates: z.string().optional(),
   /** MAL-/GHSA-/… ids behind a malicious or vulnerable verdict. */
   advisories: z.array(z.string()).optional(),
+  /** The known advisories of the version judged (`resolvedVersion`, the version asked, or the latest): id, severity, fixed versions, source and date. */
+  knownAdvisories: z
+    .array(
+      z.object({
+        id: z.string(),
+        aliases: z.array(z.string()),
+        severity: z.string().nullable(),
+        summary: z.string().nullable(),
+        fixedVersions: z.array(z.string()),
+        url: z.string(),
+        source: z.string(),
+        asOf: z.string(),
+      }),
+    )
+    .optional()
+    .describe("The known advisories of the version judged: id, aliases, severity, summary, fixed versions, source and the date the source said it."),
+  /**
+   * What the version's advisories were looked up in: `current` (OSV answered in this request, or a
+   * complete source younger than a day), `stale` (only an older complete source: newer advisories
+   * not checked) or `unavailable` (no complete source: the advisories listed, if any, are not all
+   * there is). Anything but `current` adds the reason ADVISORIES_UNCHECKED. Absent when no version
+   * could be judged (the package or version does not exist, or the registry was not reached).
+   */
+  advisoryCheck: z
+    .object({
+      status: z.enum(["current", "stale", "unavailable"]),
+      version: z.string(),
+      sources: z.array(z.object({ source: z.string(), asOf: z.string(), status: z.enum(["current", "stale"]), complete: z.boolean() })),
+      /** Why no current source answered (OSV unreachable…) and what Lore holds instead. */
+      note: z.string().nullable(),
+    })
+    .optional()
+    .describe(
+      "What the version's advisories were looked up in: current (OSV answered in this request, or a complete source younger than a day), stale (only an older complete source) or unavailable (no complete source). Anything but current adds the reason ADVISORIES_UNCHECKED. Absent when no version could be judged.",
+    ),
   /** Facts Lore could not verify for this answer (for example publish dates from a mirror). */
   unverified: z.array(z.string()).optional(),
   /** Where the registry facts come from, and when they were fetched. */

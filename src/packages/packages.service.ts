@@ -16,7 +16,10 @@ import { bulkStatements, jsonCols } from "../core/bulk";
 import type { Env } from "../env";
 import { packageKey, registryKey } from "../freshness/topics";
 import { goModuleMajor, goVersionFitsPath, inSnapshotVersions, isGoPseudoVersion, majorOf, osvAffects, parseVersionSpec, resolveRange, versionKey, type Ecosystem, type VersionSpec } from "../freshness/versions";
-import { ADV_COLS, type MaliciousRow } from "../freshness/advisories";
+import { ADV_COLS, advisoryFromRow, osvStatements, type AdvRowDb, type MaliciousRow } from "../freshness/advisories";
+import { advisorySourcesRead, entryCoverage, type SourceRow } from "../freshness/coverage";
+import { OSV_ECOSYSTEM } from "../freshness/versions";
+import { osvQueryBatch, osvVuln, type OsvRecord } from "../sources/osv";
 import { cratesLookup } from "../sources/crates";
 import { goInfo, goLookup, isRetracted } from "../sources/goproxy";
 import { SourceError, sourceCtx, type Lookup, type PackageFacts, type SourceCtx } from "../sources/http";
@@ -26,11 +29,40 @@ import { classify, keyHash, neighbourKeys, TYPO_MESSAGES, type TypoKind } from "
 import type { CheckResult } from "./packages.schemas";
 
 /**
- * Workers allow 50 subrequests per request on the free plan (far more on paid plans): by default a
- * check stays under the lower limit; `PACKAGE_CHECK_SUBREQUESTS` raises it where the plan allows.
+ * Subrequests one Worker invocation may make, per Workers plan (developers.cloudflare.com/workers/
+ * platform/limits): `WORKERS_PLAN` in wrangler.toml names the plan the service runs on.
  */
-export const SUBREQUEST_BUDGET = 40;
+export const PLAN_SUBREQUESTS = { free: 50, paid: 1000 } as const;
+/** Kept back from a check's registry lookups for the rest of its request (the OSV query, the quota, D1). */
+const RESERVED_SUBREQUESTS = 10;
+/** The free plan's lookup budget (and the warm-up's default). */
+export const SUBREQUEST_BUDGET = PLAN_SUBREQUESTS.free - RESERVED_SUBREQUESTS;
+/** A check's registry lookups: `PACKAGE_CHECK_SUBREQUESTS` when set, else the configured plan's limit less the reserve. */
+export function lookupBudget(env: Pick<Env, "PACKAGE_CHECK_SUBREQUESTS" | "WORKERS_PLAN">): number {
+  const explicit = Number(env.PACKAGE_CHECK_SUBREQUESTS);
+  if (explicit > 0) return Math.floor(explicit);
+  return (env.WORKERS_PLAN === "paid" ? PLAN_SUBREQUESTS.paid : PLAN_SUBREQUESTS.free) - RESERVED_SUBREQUESTS;
+}
+/** Workers keep at most 6 connections open per invocation; more would only queue (and time out queued). */
 const CONCURRENCY = 6;
+/** Lookups not started within this time of the check's start are not started: the answer says so. */
+export const CHECK_DEADLINE_MS = 12_000;
+/** Advisory records fetched from OSV in one check when Lore does not hold them yet. */
+const MAX_OSV_RECORDS = 25;
+
+/** The registry as a reader knows it, for messages ("could not verify with PyPI: unreachable"). */
+export const REGISTRY_NAMES: Record<Ecosystem, string> = { npm: "the npm registry", pypi: "PyPI", go: "the Go module proxy", cargo: "crates.io" };
+
+/** A source failure in words: "unreachable (…)", "no answer within 4000 ms", "answered HTTP 503". */
+function failureText(err: unknown): string {
+  if (err instanceof SourceError) {
+    const detail = err.message.replace(/^[^:]+: /, "");
+    if (err.kind === "status") return `answered HTTP ${err.status}`;
+    if (err.kind === "malformed") return `answered with a document Lore could not read (${detail})`;
+    return detail;
+  }
+  return `lookup failed (${String((err as Error)?.message ?? err).slice(0, 200)})`;
+}
 /** Subrequests of one registry lookup (PyPI: JSON + Simple API; Go: list, @latest, .mod, first .info). */
 export const COST: Record<Ecosystem, number> = { npm: 1, cargo: 1, pypi: 2, go: 4 };
 const NEW_PACKAGE_DAYS = 30;
@@ -216,7 +248,8 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
   // CROSS JOIN keeps SQLite's join order: the few asked names first, then index lookups (left to
   // itself the planner may scan the 52k popular names once per asked name).
   const join = (t: string, col = "name_key") => `CROSS JOIN ${t} ON ${t.split(" ")[1]}.ecosystem = json_extract(j.value, '$[0]') AND ${t.split(" ")[1]}.${col} = json_extract(j.value, '$[1]')`;
-  const [mal, hall, pop, near, cache, adv] = await db.batch([
+  const sourcesRead = advisorySourcesRead(db, entries.map((e) => ({ ecosystem: e.eco, key: e.key })));
+  const [mal, hall, pop, near, cache, adv, ...srcRes] = await db.batch([
     db.prepare(`SELECT m.* FROM json_each(?1) j ${join("malicious_packages m")}`).bind(p),
     db.prepare(`SELECT h.* FROM json_each(?1) j ${join("hallucinated_names h")}`).bind(p),
     // Left to itself the planner searches popular_names by its primary key's ecosystem prefix (a
@@ -241,7 +274,9 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
            FROM json_each(?1) j ${join("registry_cache c")} WHERE c.expires_at > ?2 AND json_extract(c.data, '$.fv') = ?3`,
       )
       .bind(JSON.stringify([...asked.values()]), at, CACHE_FORMAT),
-    db.prepare(`SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`).bind(p),
+    db.prepare(`SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`).bind(p),
+    // Which advisory sources answered for these packages, as of when (what "no advisory" is worth).
+    ...sourcesRead.statements,
   ]);
   const group = <T extends { ecosystem?: string; name_key?: string; eco?: string; key?: string }>(rows: T[]) =>
     groupBy(rows, (r) => pairKey((r.ecosystem ?? r.eco)!, (r.name_key ?? r.key)!));
@@ -270,11 +305,28 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
     popular: group(pop!.results as unknown as PopularRow[]),
     near: near!.results as unknown as PopularRow[],
     cached,
-    advisories: group(adv!.results as unknown as { eco: string; key: string; id: string; summary: string | null; ranges: string; versions: string }[]),
+    advisories: group(adv!.results as unknown as AdvFactRow[]),
+    sources: sourcesRead.read(srcRes) as SourceRow[],
   };
 }
 
 type Facts = Awaited<ReturnType<typeof offlineFacts>>;
+type AdvFactRow = AdvRowDb & { eco: string; key: string; ranges: string; versions: string; fixed: string };
+
+/** One of a version's known advisories, as the check names it. */
+export interface KnownAdvisory {
+  id: string;
+  aliases: string[];
+  severity: string | null;
+  summary: string | null;
+  fixedVersions: string[];
+  url: string;
+  source: string;
+  asOf: string;
+}
+
+/** What OSV said about one (package, version) in this request: the advisory ids, or why it could not be asked. */
+type OsvAnswer = { status: "answered"; ids: string[] } | { status: "failed"; reason: string };
 
 /** The popular-list rank of this exact name (npm and Go: same spelling; PyPI and crates: same folded name). */
 function popularRank(e: Pick<Entry, "eco" | "key" | "name">, facts: Facts): number | undefined {
@@ -304,8 +356,13 @@ export interface CheckOptions {
   probe?: Prober;
   ctx?: SourceCtx;
   waitUntil?: (p: Promise<unknown>) => void;
-  /** Registry subrequests this check may make (default: PACKAGE_CHECK_SUBREQUESTS or SUBREQUEST_BUDGET). */
+  /** Registry subrequests this check may make (default: PACKAGE_CHECK_SUBREQUESTS, else the plan's limit less a reserve). */
   budget?: number;
+  /** OSV's querybatch and record reads (tests pass recorded answers). */
+  osvBatch?: typeof osvQueryBatch;
+  osvRecord?: typeof osvVuln;
+  /** Lookups not started this long after the check began are not started (ms). */
+  deadlineMs?: number;
 }
 
 /** What one entry's version question comes to, against one registry answer. */
@@ -488,7 +545,8 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   }
 
   // Names nothing else answers first, then re-checks, then popular names; within each, request order.
-  let budget = opts.budget ?? (Number(env.PACKAGE_CHECK_SUBREQUESTS) || SUBREQUEST_BUDGET);
+  // One subrequest stays for the OSV query of the versions judged.
+  let budget = (opts.budget ?? lookupBudget(env)) - 1;
   const planned: Task[] = [];
   const skipped: Task[] = [];
   const lookedUp = new Set<string>();
@@ -510,13 +568,20 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   const probe = opts.probe ?? registryProbe;
   const fresh = new Map<string, { lookup: Lookup; form: CacheForm | null } | Failure>();
   const probes = new Map<string, ProbeResult>();
-  const notChecked = "not looked up: this request reached its registry lookup budget; check it again in a separate request";
+  const notChecked = "not looked up: this request reached its registry lookup budget (the Workers plan's subrequest limit); check it again in a separate request";
   for (const t of skipped) {
     const f: Failure = { status: "error", reason: notChecked, notChecked: true };
     if (t.kind === "lookup") fresh.set(pairKey(t.eco, t.rkey), f);
     else probes.set(probeKey(t.rkey, t.query!), f);
   }
+  const deadline = Date.now() + (opts.deadlineMs ?? CHECK_DEADLINE_MS);
   await pool(planned, CONCURRENCY, async (t) => {
+    if (Date.now() > deadline) {
+      const f: Failure = { status: "error", reason: `not looked up: ${REGISTRY_NAMES[t.eco]} did not answer the earlier lookups of this request in time; check it again in a separate request`, notChecked: true };
+      if (t.kind === "lookup") fresh.set(pairKey(t.eco, t.rkey), f);
+      else probes.set(probeKey(t.rkey, t.query!), f);
+      return;
+    }
     try {
       if (t.kind === "lookup") {
         const r = await lookup(t.eco, t.name, ctx, t.popular);
@@ -526,7 +591,7 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
         probes.set(probeKey(t.rkey, t.query!), r ? { status: "found", version: r.version } : { status: "missing" });
       }
     } catch (err) {
-      const reason = err instanceof SourceError ? err.message : `${t.eco} registry: ${(err as Error)?.message ?? "lookup failed"}`;
+      const reason = failureText(err);
       if (t.kind === "lookup") fresh.set(pairKey(t.eco, t.rkey), { status: "error", reason });
       else probes.set(probeKey(t.rkey, t.query!), { status: "error", reason });
     }
@@ -547,12 +612,38 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     if (cached) return { known: cached, recheck: f as Failure | undefined };
     return { known: (f as Failure | undefined) ?? null };
   };
-  const results = entries.map((e) => {
+  const judged = entries.map((e) => {
     const { known, recheck } = knownOf(e);
     const pq = probeQuery(e);
     const j = known?.status === "found" ? judge(e, known, pq ? probes.get(probeKey(e.rkey, pq)) : undefined, at, recheck) : null;
-    return verdictFor(e, facts, known, j, at);
+    return { e, known, j };
   });
+
+  // Advisories of the versions judged: one OSV query for all of them (current, whatever Lore's
+  // store holds), then the records Lore does not hold yet, within what is left of the budget.
+  const candidates = judged.filter(({ e, known, j }) => known?.status === "found" && j?.judged && j.versionFound !== false && !j.unverified && e.validName);
+  const osvAnswers = new Map<number, OsvAnswer>();
+  // Packages whose stored advisories are current (the OSV ingest asked within the day) need no query.
+  const storedCurrent = (c: (typeof candidates)[number]) => entryCoverage(facts.sources, { ecosystem: c.e.eco, key: c.e.key, pinned: c.j!.judged }, at).state === "current";
+  for (const c of candidates) if (storedCurrent(c)) osvAnswers.set(c.e.i, { status: "failed", reason: "OSV not asked in this request: Lore's stored advisories for this package are current" });
+  const osvAsked = candidates.filter((c) => !osvAnswers.has(c.e.i));
+  const osvRecords = new Map<string, OsvRecord>();
+  if (osvAsked.length) {
+    try {
+      if (budget < 0) throw new Error("OSV not asked: this request reached its subrequest budget");
+      const answers = await (opts.osvBatch ?? osvQueryBatch)(osvAsked.map(({ e, j }) => ({ ecosystem: OSV_ECOSYSTEM[e.eco], name: e.name, version: j!.judged! })), ctx);
+      osvAsked.forEach(({ e }, i) => osvAnswers.set(e.i, { status: "answered", ids: [...new Set((answers[i] ?? []).map((v) => v.id))] }));
+      const held = new Set([...facts.advisories.values()].flat().map((a) => a.id));
+      const missing = [...new Set(answers.flat().map((v) => v.id))].filter((id) => !held.has(id) && !id.startsWith("MAL-")).slice(0, Math.max(0, Math.min(MAX_OSV_RECORDS, budget + 1)));
+      budget -= missing.length;
+      const got = await Promise.all(missing.map((id) => (opts.osvRecord ?? osvVuln)(id, ctx).catch(() => null)));
+      for (const r of got) if (r) osvRecords.set(r.id, r);
+    } catch (err) {
+      const reason = err instanceof SourceError ? `OSV ${failureText(err)}` : String((err as Error)?.message ?? err);
+      for (const { e } of osvAsked) osvAnswers.set(e.i, { status: "failed", reason });
+    }
+  }
+  const results = judged.map(({ e, known, j }) => verdictFor(e, facts, known, j, at, osvAnswers.get(e.i), osvRecords));
 
   // Cache writes (after the answer when the runtime allows): fresh answers, and pseudo-versions the
   // proxy confirmed (never listed in `@v/list`), so the next check of them needs no probe.
@@ -570,6 +661,8 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   const appends = [...confirmed].flatMap(([rkey, versions]) => (lookedUp.has(pairKey("go", rkey)) ? [] : versions.map((v) => [rkey, v] as const)));
   const stmts = [
     ...bulkStatements(db, UPSERT_CACHE, rows),
+    // OSV records fetched for this answer: the next check (and sync) finds them in the store.
+    ...(osvRecords.size ? osvStatements(db, [...osvRecords.values()], at) : []),
     ...appends.map(([rkey, v]) =>
       db
         .prepare(
@@ -605,7 +698,37 @@ function bestImitation(e: Entry, facts: Facts): { target: string; kind: TypoKind
 const originLabel = (origin: string) =>
   origin === "osv" ? "OSV" : origin.startsWith("package-checks@") ? `Lore's curated package facts (${origin})` : `OpenSSF malicious-packages, ${origin}`;
 
-function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Judgement | null, at: number): CheckResult {
+/** An OSV record's facts for one package, as the check names them. */
+function knownFromOsv(r: OsvRecord, e: Entry, at: number): KnownAdvisory {
+  const fixed = new Set<string>();
+  for (const a of r.affected ?? []) {
+    if (packageKey(e.eco, a.package?.name ?? "") !== e.key) continue;
+    for (const rg of a.ranges ?? []) for (const ev of rg.events) if (ev.fixed) fixed.add(ev.fixed);
+  }
+  const label = r.database_specific?.severity;
+  return {
+    id: r.id,
+    aliases: r.aliases ?? [],
+    severity: typeof label === "string" ? label.toUpperCase() : null,
+    summary: r.summary ?? null,
+    fixedVersions: [...fixed],
+    url: `https://osv.dev/vulnerability/${r.id}`,
+    source: `https://osv.dev/vulnerability/${r.id}`,
+    asOf: iso(at),
+  };
+}
+
+const sourceSummary = (r: SourceRow, at: number) =>
+  `${r.label}${r.label.includes(iso(r.as_of).slice(0, 10)) ? "" : `, as of ${iso(r.as_of).slice(0, 10)}`}${r.complete ? (at - r.as_of > r.max_age_ms ? " (stale: advisories published since are not in it)" : "") : " (lists only some advisories)"}`;
+
+const sourceOut = (r: SourceRow, at: number) => ({
+  source: r.label,
+  asOf: iso(r.as_of),
+  status: at - r.as_of <= r.max_age_ms ? ("current" as const) : ("stale" as const),
+  complete: !!r.complete,
+});
+
+function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Judgement | null, at: number, osv?: OsvAnswer, osvRecords: Map<string, OsvRecord> = new Map()): CheckResult {
   const k = pairKey(e.eco, e.key);
   const block: CheckResult["reasons"] = [];
   const warn: CheckResult["reasons"] = [];
@@ -676,7 +799,7 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
   } else if (known?.status === "error") {
     warn.push({
       code: known.notChecked ? "NOT_CHECKED" : "REGISTRY_UNREACHABLE",
-      message: `could not verify with the ${e.eco} registry: ${known.reason}${known.notChecked && rank !== undefined ? ` (a popular package: rank ${rank} of Lore's ${e.eco} list)` : ""}`,
+      message: `could not verify with ${REGISTRY_NAMES[e.eco]}: ${known.reason}${known.notChecked && rank !== undefined ? ` (a popular package: rank ${rank} of Lore's ${e.eco} list)` : ""}`,
     });
   } else if (found && sum && j) {
     result.exists = true;
@@ -723,11 +846,47 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
     }
   }
 
-  if (judged) {
-    for (const a of facts.advisories.get(k) ?? []) {
-      if (osvAffects(e.eco, judged, { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) }) && !advisories.includes(a.id)) {
-        advisories.push(a.id);
-        warn.push({ code: "VULNERABLE", message: `${judged} is affected by ${a.id}${a.summary ? `: ${a.summary}` : ""}` });
+  // Known advisories of the version judged, and what they were looked up in.
+  if (judged && osv) {
+    const knownAdv = new Map<string, KnownAdvisory>();
+    const rows = facts.advisories.get(k) ?? [];
+    const fromRow = (a: AdvFactRow): KnownAdvisory => {
+      const adv = advisoryFromRow(a);
+      return { id: adv.id, aliases: adv.aliases, severity: adv.severity, summary: adv.summary, fixedVersions: JSON.parse(a.fixed), url: adv.url, source: adv.source, asOf: adv.asOf };
+    };
+    for (const a of rows) if (osvAffects(e.eco, judged, { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) })) knownAdv.set(a.id, fromRow(a));
+    if (osv.status === "answered") {
+      for (const id of osv.ids) {
+        if (knownAdv.has(id)) continue;
+        if (id.startsWith("MAL-")) {
+          if (!advisories.includes(id)) block.push({ code: "MALICIOUS", message: `OSV reports ${judged} malicious (${id}; source: https://osv.dev/vulnerability/${id})` });
+          advisories.push(id);
+          continue;
+        }
+        const row = rows.find((a) => a.id === id);
+        const rec = osvRecords.get(id);
+        knownAdv.set(
+          id,
+          row ? fromRow(row) : rec ? knownFromOsv(rec, e, at) : { id, aliases: [], severity: null, summary: null, fixedVersions: [], url: `https://osv.dev/vulnerability/${id}`, source: "https://osv.dev", asOf: iso(at) },
+        );
+      }
+    }
+    for (const a of knownAdv.values()) {
+      advisories.push(a.id);
+      const fix = a.fixedVersions.length ? `fixed in ${a.fixedVersions.join(", ")}` : "no fixed version published";
+      warn.push({ code: "VULNERABLE", message: `${judged} is affected by ${a.id}${a.severity ? ` (${a.severity}` : " ("}${a.severity ? "; " : ""}${fix})${a.summary ? `: ${a.summary}` : ""}` });
+    }
+    if (knownAdv.size) result.knownAdvisories = [...knownAdv.values()];
+    const cov = entryCoverage(facts.sources, { ecosystem: e.eco, key: e.key, pinned: judged }, at);
+    if (osv.status === "answered") {
+      result.advisoryCheck = { status: "current", version: judged, sources: [{ source: "OSV (api.osv.dev)", asOf: iso(at), status: "current", complete: true }, ...cov.sources.map((r) => sourceOut(r, at))], note: null };
+    } else {
+      const held = cov.sources.length ? cov.sources.map((r) => sourceSummary(r, at)).join("; ") : `no advisory data for ${e.eco}`;
+      const note = `${osv.reason}; what Lore holds: ${held}`;
+      result.advisoryCheck = { status: cov.state, version: judged, sources: cov.sources.map((r) => sourceOut(r, at)), note };
+      if (cov.state !== "current") {
+        const found = knownAdv.size ? `the ${knownAdv.size} listed are what is known, not all there is` : "none found there does not mean none exist";
+        warn.push({ code: "ADVISORIES_UNCHECKED", message: `advisories unchecked for ${judged}: ${note}; ${found}` });
       }
     }
   }

@@ -38,7 +38,10 @@ export async function sourceFetch(source: string, url: string, ctx: SourceCtx, i
   } catch (e) {
     const err = e as Error;
     if (err?.name === "TimeoutError" || err?.name === "AbortError") throw new SourceError(source, "timeout", `no answer within ${ctx.timeoutMs} ms`);
-    throw new SourceError(source, "network", `unreachable (${err?.message ?? String(e)})`);
+    // workerd reports a name that does not resolve (or a host it cannot connect to) as "internal
+    // error; reference = …": its reference means nothing to a reader, the host was not reached.
+    const detail = String(err?.message ?? e);
+    throw new SourceError(source, "network", /internal error; reference/i.test(detail) ? "unreachable (the host could not be resolved or connected to)" : `unreachable (${detail})`);
   }
 }
 

@@ -20,7 +20,12 @@ export interface OsvRecord {
   severity?: { type: string; score: string }[];
   affected?: {
     package?: { ecosystem?: string; name?: string };
-    ranges?: { type: string; events: Record<string, string>[] }[];
+    /**
+     * OSV ranges; the offline snapshots add two kinds Lore evaluates itself (src/freshness/versions.ts):
+     * NPM_RANGE (`expr`, an npm semver range of affected versions) and CARGO_UNAFFECTED (`unaffected`,
+     * Cargo requirements a version must meet one of to be safe). `fixed` lists their fixed versions.
+     */
+    ranges?: { type: string; events: Record<string, string>[]; expr?: string; unaffected?: string[]; fixed?: string[] }[];
     versions?: string[];
     database_specific?: Record<string, unknown>;
   }[];
@@ -75,4 +80,21 @@ export async function osvModifiedSince(ecosystem: string, after: string, ctx: So
     if (out.length >= limit) break;
   }
   return out;
+}
+
+/**
+ * Which advisories affect each (package, version): one `POST /v1/querybatch` for up to 1,000
+ * queries. OSV answers ids (and `modified`) only; the records come from `osvVuln` or Lore's store.
+ */
+export async function osvQueryBatch(queries: { ecosystem: string; name: string; version: string }[], ctx: SourceCtx): Promise<{ id: string; modified: string }[][]> {
+  if (!queries.length) return [];
+  const res = await sourceFetch(SOURCE, `${OSV_API}/v1/querybatch`, ctx, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ queries: queries.slice(0, 1000).map((q) => ({ package: { ecosystem: q.ecosystem, name: q.name }, version: q.version })) }),
+  });
+  if (!res.ok) throw unexpectedStatus(SOURCE, res);
+  const body = await readJson<{ results?: { vulns?: { id?: unknown; modified?: unknown }[] }[] }>(SOURCE, res);
+  if (!Array.isArray(body.results) || body.results.length !== Math.min(queries.length, 1000)) throw new SourceError(SOURCE, "malformed", "results do not match the queries");
+  return body.results.map((r) => (r?.vulns ?? []).filter((v): v is { id: string; modified: string } => typeof v?.id === "string").map((v) => ({ id: v.id, modified: String(v.modified ?? "") })));
 }

@@ -36,6 +36,12 @@ export const sync = defineOperation({
     "new since the last full refresh that affect the stack, installed skills now flagged) and the mentions. `force: true` always " +
     "gives the full payload. " +
     CURSOR_DOC +
+    " Advisory coverage: `security.coverage` (and `urgent.coverage`) says per ecosystem which advisory sources answered (an offline " +
+    "snapshot named with its date, or OSV), as of when, `current` (younger than a day) or `stale`, and `unavailable` where no " +
+    "complete source answered; `security.unchecked` (`urgent.unchecked`) lists the entries not checked against a current, complete " +
+    "source, whose lack of listed vulnerabilities means nothing. Release data: each release view has `dataAsOf` and `stale`; a full " +
+    "sync that meets topics older than a day refreshes them from their registries (at most 20 subrequests, 3 s) and says in " +
+    "`notices` which it could not; a stale view never says `upToDate: true`." +
     " Every item is dated and sourced; release notes, knowledge, skill texts and messages are third-party content.",
   tag: TAG,
   method: "POST",
@@ -54,6 +60,8 @@ export const sync = defineOperation({
       "changes, vulnerabilities of your pinned versions with fixed versions, the scan status of your skills, verified knowledge, " +
       "skill recommendations and your unread @mentions. Between the owner's scheduled refreshes the answer is mode up_to_date with " +
       "only urgent items; force: true gets everything. Keep `cursor` and pass it as `since` next time to get only what changed. " +
+      "security.coverage says which advisory sources answered and as of when; entries in security.unchecked were not checked " +
+      "against a current source (tell the user: no listed vulnerability is not proof of none). A release view with stale: true is on old data. " +
       "Counts as one FRESHNESS_CALLS.",
     idempotent: false,
   },

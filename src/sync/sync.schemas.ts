@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ref, visibleString } from "../core/text";
 import { changeOut, deprecationOut } from "../freshness/freshness.schemas";
 import { vulnerabilityOut } from "../freshness/advisories";
+import { advisoryCoverageOut, uncheckedOut } from "../freshness/coverage";
 import { kbItemOut } from "../kb/kb.schemas";
 import { skillItemOut } from "../skills/skills.schemas";
 import { mentionOut } from "../chat/chat.schemas";
@@ -42,7 +43,7 @@ export const releaseViewOut = z.object({
   latestDate: z.string().nullable(),
   /** Breaking changes in `changes`. */
   breaking: z.number().int(),
-  /** null when yourVersion is newer than every release Lore knows (then `note` says so). */
+  /** null when yourVersion is newer than every release Lore knows, or when it is the latest but the data is stale (then `note` says so). */
   upToDate: z.boolean().nullable(),
   /** Whether yourVersion is among the releases Lore knows. */
   versionKnown: z.boolean(),
@@ -53,6 +54,12 @@ export const releaseViewOut = z.object({
   removedDeprecations: z.array(deprecationOut),
   /** False in a delta answer: only what changed since the cursor is listed for this topic. */
   complete: z.boolean(),
+  /** When this topic's release data is as of: its registry's last answer (the scheduled ingest, or this sync), else the shipped data's date. */
+  dataAsOf: z.string().nullable().describe("When this topic's release data is as of: its registry's last answer (the scheduled ingest, or this sync), else the shipped data's date."),
+  /** Older than the release refresh interval (a day) even after this sync tried to refresh it: `upToDate` is then never true, and `note` says why. */
+  stale: z.boolean().describe("The release data is older than a day even after this sync tried to refresh it: latestVersion may not be the latest, upToDate is never true, and note says why."),
+  /** True when this sync refreshed the topic from its registry (it was stale). */
+  refreshed: z.boolean().describe("This sync refreshed the topic from its registry because its data was older than a day."),
 });
 
 export const skillStatusOut = z.object({
@@ -109,7 +116,15 @@ export const syncOut = z.object({
   skills: z.array(skillStatusOut).optional(),
   /** Advisories affecting the pinned versions that this agent has not been told about in a full refresh before. */
   advisories: z.array(vulnerabilityOut).optional(),
-  security: z.object({ vulnerabilities: z.array(vulnerabilityOut) }).optional(),
+  security: z
+    .object({
+      vulnerabilities: z.array(vulnerabilityOut),
+      /** Per ecosystem of the stack: which advisory sources answered, as of when, current or stale, and how many entries they checked. Applies to `advisories` too. */
+      coverage: z.array(advisoryCoverageOut),
+      /** Entries no current, complete advisory source answered for: their listed vulnerabilities are what is known, not all there is. */
+      unchecked: z.array(uncheckedOut),
+    })
+    .optional(),
   knowledge: z.array(knowledgeOut).optional(),
   recommendations: z.array(recommendationOut).optional(),
   /** up_to_date only: advisories new since the last full refresh that affect the stack, and installed skills now not `passed`. */
@@ -117,6 +132,10 @@ export const syncOut = z.object({
     .object({
       advisories: z.array(vulnerabilityOut),
       flaggedSkills: z.array(skillStatusOut),
+      /** As in `security.coverage`: what the urgent advisories were looked up in, and as of when. */
+      coverage: z.array(advisoryCoverageOut),
+      /** As in `security.unchecked`: entries whose lack of urgent advisories means nothing. */
+      unchecked: z.array(uncheckedOut),
     })
     .optional(),
   mentions: z.object({ unread: z.number().int(), items: z.array(mentionOut) }),

@@ -16,11 +16,15 @@ import type { Env } from "../env";
 import { iso } from "../core/clock";
 import { newId } from "../core/crypto";
 import { ApiError } from "../core/errors";
-import { runReads, constantRead, type BatchRead } from "../core/batch";
+import { runRead, runReads, constantRead, type BatchRead } from "../core/batch";
 import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
-import { advisoriesForStackRead, normaliseStack, releasesForStackRead, type NormalisedStackEntry, type UpgradeView } from "../freshness/sync-api";
+import { advisoriesForStackRead, normaliseStack, releasesForStackRead, topicDataRead, type NormalisedStackEntry, type UpgradeView } from "../freshness/sync-api";
+import { refreshTopics, type RefreshResult } from "../freshness/ingest";
+import { topicDataAsOf, type TopicData } from "../freshness/topics";
+import { MAX_AGE_MS } from "../freshness/staleness";
 import type { VulnerabilityOut } from "../freshness/advisories";
+import { advisoryCoverageRead } from "../freshness/coverage";
 import { packageKey } from "../freshness/topics";
 import { versionKey, type Ecosystem } from "../freshness/versions";
 import { recommendSkillsRead, skillStatusesRead, type SkillStatus } from "../skills/skills.service";
@@ -39,6 +43,15 @@ const TOPICS_REMEMBERED = 2000;
 const MENTIONS_SHOWN = 20;
 const KNOWLEDGE_SHOWN = 50;
 const RECOMMENDATIONS_SHOWN = 10;
+/**
+ * A full sync that meets topics whose release data is older than its refresh interval asks their
+ * registries itself, within this many subrequests and this much time; the rest wait for the
+ * scheduled ingest, and the answer says which.
+ */
+export const SYNC_REFRESH_SUBREQUESTS = 20;
+export const SYNC_REFRESH_MS = 3_000;
+/** A topic whose registry failed this recently is not asked again by a sync (the answer says so). */
+const REFRESH_RETRY_MS = 10 * 60_000;
 
 interface StateRow {
   refresh_schedule: string;
@@ -94,8 +107,19 @@ function storedToEntry(r: StoredEntry): SyncEntry {
   };
 }
 
-/** Sum of breaking changes and the up-to-date flag of a (possibly filtered) view. */
-function viewOut(v: UpgradeView, packages: string[], complete: boolean): ReleaseViewOut {
+/** How current a topic's release data is for this answer. */
+interface Freshness {
+  dataAsOf: number | null;
+  stale: boolean;
+  refresh: RefreshResult | null;
+}
+
+/** Sum of breaking changes and the up-to-date flag of a (possibly filtered) view; "up to date" only on current data. */
+function viewOut(v: UpgradeView, packages: string[], complete: boolean, f: Freshness): ReleaseViewOut {
+  const day = f.dataAsOf === null ? "an unknown date" : iso(f.dataAsOf).slice(0, 10);
+  const staleNote = f.stale
+    ? `Lore's release data for ${v.topic} is as of ${day}, older than a day${f.refresh ? `, and could not be refreshed in this request (${f.refresh.error})` : ""}: a newer release may exist.`
+    : null;
   return {
     topic: v.topic,
     ecosystem: v.ecosystem,
@@ -104,12 +128,15 @@ function viewOut(v: UpgradeView, packages: string[], complete: boolean): Release
     latestVersion: v.latestVersion,
     latestDate: v.latestDate,
     breaking: v.releases.reduce((n, c) => n + c.breaking, 0),
-    upToDate: v.upToDate,
+    upToDate: f.stale && v.upToDate === true ? null : v.upToDate,
     versionKnown: v.versionKnown,
-    note: v.note,
+    note: [v.note, staleNote].filter(Boolean).join(" ") || null,
     changes: v.releases,
     removedDeprecations: v.removedDeprecations,
     complete,
+    dataAsOf: f.dataAsOf === null ? null : iso(f.dataAsOf),
+    stale: f.stale,
+    refreshed: !!f.refresh?.ok,
   };
 }
 
@@ -224,6 +251,41 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   // Urgent means new since the last full refresh (and, with a cursor, not yet delivered).
   const urgentFrom = Math.max(lastFullSeq ?? 0, sinceUrgent ?? 0);
 
+  // ---- 1b. stale release data: refreshed from the registries now, within this request's budget -------
+  const topicData = new Map<string, TopicData>();
+  const refreshes = new Map<string, RefreshResult>();
+  if (full && entries.length) {
+    if (normalised) {
+      for (const e of normalised) if (e.data) topicData.set(e.topic, e.data);
+    } else {
+      for (const [t, d] of await runRead(db, topicDataRead(db, [...new Set(entries.filter((e) => e.known).map((e) => e.topic))]))) topicData.set(t, d);
+    }
+    const stale = [...topicData].filter(([, d]) => d.tracked && d.packages !== "[]" && isStale(topicDataAsOf(d), at));
+    const toAsk = stale.filter(([topic, d]) => {
+      const failedRecently = d.lastRunAt !== null && d.lastRunAt > (d.lastOkAt ?? 0) && at - d.lastRunAt < REFRESH_RETRY_MS;
+      if (failedRecently) refreshes.set(topic, { topic, ok: false, error: `its registry failed ${Math.max(1, Math.round((at - d.lastRunAt!) / 60_000))} min ago (${d.lastError ?? "no answer"}); not asked again so soon` });
+      return !failedRecently;
+    });
+    if (toAsk.length) {
+      const results = await refreshTopics(
+        ctx.env,
+        toAsk.map(([topic, d]) => ({ topic, ecosystem: entries.find((e) => e.topic === topic)!.ecosystem, packages: d.packages, repo: d.repo, changelog: d.changelog })),
+        at,
+        { budget: SYNC_REFRESH_SUBREQUESTS, deadlineMs: SYNC_REFRESH_MS },
+      );
+      for (const r of results) refreshes.set(r.topic, r);
+    }
+    const ok = [...refreshes.values()].filter((r) => r.ok).map((r) => r.topic);
+    const failed = [...refreshes.values()].filter((r) => !r.ok);
+    if (ok.length) notices.push(`Release data older than a day was refreshed from the registries in this request: ${ok.join(", ")}.`);
+    if (failed.length) notices.push(`Release data older than a day could not be refreshed in this request (their views say stale: true): ${failed.map((r) => `${r.topic} (${r.error})`).join("; ")}.`);
+  }
+  const freshnessOf = (topic: string): Freshness => {
+    const r = refreshes.get(topic) ?? null;
+    const dataAsOf = r?.ok ? at : topicDataAsOf(topicData.get(topic) ?? null);
+    return { dataAsOf, stale: isStale(dataAsOf, at), refresh: r };
+  };
+
   // ---- 2. the answer, in one batch ---------------------------------------------------------------
   const completeTopics = new Set(delta ? [...newTopics, ...movedTopics] : topics);
   const readableEntries = entries.filter((e) => e.pinned);
@@ -232,11 +294,12 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const advFrom = !full ? urgentFrom : delta ? Math.min(sinceUrgent!, lastFullSeq ?? sinceUrgent!) : lastFullSeq;
   const skillFrom = !full ? urgentFrom : delta ? since : null;
 
+  const pinned = [...new Map(entries.map((e) => [entryPinKey(e), e])).values()];
   const reads = [
     { statements: [db.prepare(`SELECT max(seq) AS hi FROM sync_changes`)], read: ([r]: D1Result[]) => (r!.results[0] as { hi: number | null }).hi ?? 0 } as BatchRead<number>,
     full ? releasesForStackRead(db, readableEntries.filter((e) => completeTopics.has(e.topic))) : constantRead<UpgradeView[]>([]),
     // One entry per pinned version: `express 4.19.1` and `express ^4.19.1` are one exposure, reported once.
-    advisoriesForStackRead(db, [...new Map(entries.map((e) => [entryPinKey(e), e])).values()]),
+    advisoriesForStackRead(db, pinned),
     // The last change of each advisory of the stack's packages after `advFrom`.
     advFrom === null || !entries.length
       ? constantRead(new Map<string, number>())
@@ -271,8 +334,10 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
         } as BatchRead<{ seq: number; kind: string; scope: string; ref: string }[]>)
       : constantRead<{ seq: number; kind: string; scope: string; ref: string }[]>([]),
     unreadMentionsRead(db, caller.agentId, MENTIONS_SHOWN),
+    // Which advisory sources answered for these entries, as of when: what "no advisory" is worth.
+    advisoryCoverageRead(db, pinned, at),
   ] as const;
-  const [hi, views, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions] = await runReads(db, reads);
+  const [hi, views, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions, advCoverage] = await runReads(db, reads);
   if (cursorIn && cursorIn.urgentSeq > hi) {
     throw new ApiError("VALIDATION_FAILED", "since: this cursor is ahead of the change log (not one this service issued)", { issues: [{ path: "body.since", message: "unknown cursor position" }] });
   }
@@ -309,12 +374,12 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const packagesOf = new Map<string, string[]>();
   for (const e of entries) packagesOf.set(e.topic, [...new Set([...(packagesOf.get(e.topic) ?? []), e.name])]);
   const releases: ReleaseViewOut[] = [];
-  for (const v of views) if (v.latestVersion !== null) releases.push(viewOut(v, packagesOf.get(v.topic) ?? [], true));
+  for (const v of views) if (v.latestVersion !== null) releases.push(viewOut(v, packagesOf.get(v.topic) ?? [], true, freshnessOf(v.topic)));
   for (const v of deltaViews) {
     const rel = changedReleases.get(v.topic) ?? new Set();
     const dep = changedDeps.get(v.topic) ?? new Set();
     const filtered = { ...v, releases: v.releases.filter((c) => rel.has(c.version)), removedDeprecations: v.removedDeprecations.filter((d) => dep.has(d.id)) };
-    if (filtered.releases.length || filtered.removedDeprecations.length) releases.push(viewOut(filtered, packagesOf.get(v.topic) ?? [], false));
+    if (filtered.releases.length || filtered.removedDeprecations.length) releases.push(viewOut(filtered, packagesOf.get(v.topic) ?? [], false, freshnessOf(v.topic)));
   }
   releases.sort((a, b) => b.breaking - a.breaking || b.changes.length - a.changes.length || a.topic.localeCompare(b.topic));
 
@@ -335,6 +400,14 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const fresh = (e: SyncEntry) => listAll || reportedNow(e);
   const untracked = [...new Set(entries.filter((e) => !e.known && fresh(e)).map((e) => e.topic))].sort();
   const unreadable = entries.filter((e) => !e.pinned && fresh(e)).map((e) => ({ name: e.name, version: e.version, ecosystem: e.ecosystem }));
+  if (advCoverage.unchecked.length) {
+    notices.push(
+      `${advCoverage.unchecked.length} of ${pinned.length} stack entries were not checked against a current, complete advisory source (${advCoverage.coverage
+        .filter((c) => c.unchecked)
+        .map((c) => `${c.ecosystem}: ${c.status}`)
+        .join(", ")}): the vulnerabilities listed for them are what is known, not all there is. See ${full ? "security" : "urgent"}.coverage and ${full ? "security" : "urgent"}.unchecked.`,
+    );
+  }
   if (unreadable.length) notices.push(`${unreadable.length} stack entries have a version their ecosystem cannot read: they get no release view, and advisories only where a report covers every version.`);
 
   const skillSeq = (name: string) => skillSeqs.get(name.toLowerCase());
@@ -378,7 +451,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
       })
       .map((st) => statusOut(st, origin));
     out.advisories = vulnsOut.filter(isNew);
-    out.security = { vulnerabilities: vulnsOut };
+    out.security = { vulnerabilities: vulnsOut, coverage: advCoverage.coverage, unchecked: advCoverage.unchecked };
     const knowledge = delta ? deltaKb.filter((k) => k.tags.some((t) => topics.includes(t)) && k.status !== "DRAFT") : knowledgeAll;
     out.knowledge = knowledge.map((k) => ({ ...k, source: `${origin}/v1/kb/${encodeURIComponent(k.slug)}` }));
     out.recommendations = recommended
@@ -393,7 +466,7 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
         st.securityStatus !== "passed" &&
         (changedIn(skillSeq(st.name), urgentFrom) || (skillFirstSeen(st.name) > (lastFullAt ?? 0) && (!delta || skillNew(st.name)))),
     );
-    out.urgent = { advisories: urgentVulns, flaggedSkills: flagged.map((st) => statusOut(st, origin)) };
+    out.urgent = { advisories: urgentVulns, flaggedSkills: flagged.map((st) => statusOut(st, origin)), coverage: advCoverage.coverage, unchecked: advCoverage.unchecked };
     notify = notificationRows(caller, urgentVulns, flagged, at);
   }
 
@@ -465,3 +538,6 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   await db.batch(writes);
   return out;
 }
+
+/** Older than the release refresh interval (or of unknown age). */
+const isStale = (asOf: number | null, at: number) => asOf === null || at - asOf > MAX_AGE_MS.releases;

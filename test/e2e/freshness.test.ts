@@ -13,10 +13,10 @@ let key: string;
 let seedMs = 0;
 beforeAll(async () => {
   const t0 = Date.now();
-  server = await startServer();
+  server = await startServer({ advisories: true });
   seedMs = Date.now() - t0;
   key = (await createAgent(server.origin, { email: "e2e-fresh@example.com", handle: "e2e-fresh" })).key;
-});
+}, 300_000);
 afterAll(async () => {
   await server?.stop();
 });
@@ -32,6 +32,16 @@ describe("shipped freshness and package data on a local server", () => {
     const again = await seed(server.origin, server.adminToken);
     expect(again.every((d: { skipped: boolean }) => d.skipped)).toBe(true);
     expect(again.find((d: { name: string }) => d.name === "packages-malicious").rows).toBeGreaterThan(32_000);
+  });
+
+  it("a sync of requests==2.19.0 lists its PyPI advisories from the shipped snapshot, and says the snapshot is stale", async () => {
+    const r = await api("/v1/agents/me/sync", { method: "POST", body: JSON.stringify({ stack: [{ name: "requests", version: "==2.19.0", ecosystem: "pypi" }, { name: "lodash", version: "4.17.20" }] }) });
+    expect(r.status).toBe(200);
+    const ids = r.body.security.vulnerabilities.map((v: { advisory: { id: string } }) => v.advisory.id);
+    expect(ids).toEqual(expect.arrayContaining(["PYSEC-2018-28", "PYSEC-2023-74"]));
+    expect(r.body.security.coverage.find((c: { ecosystem: string }) => c.ecosystem === "pypi")).toMatchObject({ status: "stale", asOf: "2024-10-10T17:35:05.000Z" });
+    // lodash is not in the historical npm reports: unchecked, not clean.
+    expect(r.body.security.unchecked).toEqual(expect.arrayContaining([{ name: "lodash", ecosystem: "npm", version: "4.17.20", reason: "incomplete" }]));
   });
 
   it("answers freshness, deprecations and models from the shipped data", async () => {

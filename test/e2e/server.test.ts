@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "./server";
 
 let server: TestServer;
+// Everything npm start loads, the advisory snapshots included: slower on a busy machine.
 beforeAll(async () => {
-  server = await startServer();
-});
+  server = await startServer({ advisories: true });
+}, 300_000);
 afterAll(async () => {
   await server?.stop();
 });
