@@ -14,8 +14,9 @@
 // Tokens are counted with gpt-tokenizer (OpenAI's o200k_base encoding, a devDependency): other
 // models' tokenizers differ by some percent, the ratios between steps hardly at all.
 //
-// Options (env): PORT (default: a free one), BENCH_JSON=1 prints the table as JSON too.
-import { mkdtempSync, rmSync } from "node:fs";
+// Options (env): PORT (default: a free one), BENCH_JSON=1 prints the table as JSON too, BENCH_DUMP=<dir>
+// writes each step's answer there (<step number>.json).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -119,6 +120,7 @@ async function main() {
       wire = 0;
       const out = await run();
       const text = visible(out);
+      if (process.env.BENCH_DUMP) writeFileSync(path.join(process.env.BENCH_DUMP, `${rows.length}.json`), JSON.stringify(out, null, 1));
       rows.push({ step: name, wireBytes: wire, wireTokens: null, modelBytes: Buffer.byteLength(text), modelTokens: tokens(text) });
       return out;
     };

@@ -10,6 +10,7 @@ import { jsonSchemaOf } from "./json-schema";
 import { recordActivity } from "./activity";
 import { openSession } from "./d1";
 import { makeOpContext } from "./op-context";
+import { compactAnswer, compactSchema, DETAIL_VALUES, shareDefs, type Detail } from "./compact";
 
 export const SERVER_INSTRUCTIONS =
   "Lore gives coding agents dated facts about their dependencies and models, a package-name check " +
@@ -39,26 +40,106 @@ function parse(schema: z.ZodType | undefined, value: unknown): object {
 /** The operation's input from arguments in its REST shape: the same path/query/body schemas the REST route uses. */
 const restInput = (op: AnyOperation, raw: unknown) => ({ ...parse(op.params, raw), ...parse(op.query, raw), ...parse(op.body, raw) });
 
-const DIALECT = "https://json-schema.org/draft/2020-12/schema";
 
 /**
- * A schema as the SDK sees it: the JSON Schema it advertises in tools/list (from core/json-schema,
- * the same converter as the OpenAPI document, computed once), and a validator that lets the value
- * through. Arguments are validated by the operation itself (callTool), so a bad argument gets the
- * contract's VALIDATION_FAILED body with `details.issues` instead of the SDK's plain text, and
- * transforms run once; results are parsed by `op.output` before they reach the SDK.
+ * A schema as the SDK sees it: the JSON Schema it advertises in tools/list (made once by `json`
+ * from core/json-schema, the same converter as the OpenAPI document), and a validator that lets
+ * the value through. Arguments are validated by the operation itself (callTool), so a bad argument
+ * gets the contract's VALIDATION_FAILED body with `details.issues` instead of the SDK's plain text,
+ * and transforms run once; results are parsed by `op.output` before they reach the SDK.
  */
-function advertised(schema: z.ZodType) {
-  const memo: Partial<Record<"input" | "output", Record<string, unknown>>> = {};
-  const json = (io: "input" | "output") => (memo[io] ??= { $schema: DIALECT, ...jsonSchemaOf(schema, io) });
+function advertised(vendor: string, json: () => Record<string, unknown>) {
+  let memo: Record<string, unknown> | undefined;
+  const once = () => (memo ??= json());
   return {
     "~standard": {
       version: 1 as const,
-      vendor: schema["~standard"].vendor,
-      jsonSchema: { input: () => json("input"), output: () => json("output") },
+      vendor,
+      jsonSchema: { input: once, output: once },
       validate: (value: unknown) => ({ value: value ?? {} }),
     },
   };
+}
+
+/**
+ * The argument every tool with a compact answer takes. Only "full" is advertised: leaving it out
+ * is the compact answer ("compact" is accepted too), and a cut answer's `more` says what "full" adds.
+ */
+const DETAIL_ARG = { type: "string", enum: ["full"] };
+
+// Keywords an advertised argument schema leaves out: sizes the operation checks itself, with a
+// VALIDATION_FAILED naming the argument and the limit, and that a model never needs to read.
+const SIZE_KEYWORDS = new Set(["minLength", "maxLength", "minItems", "maxItems"]);
+const SAFE_INT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A schema without what costs a reader's context and says nothing: zod's integer range
+ * (±2^53−1, the JSON number range anyway), and in argument schemas the size limits.
+ */
+function lean(value: unknown, input: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => lean(v, input));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if ((k === "minimum" && v === -SAFE_INT) || (k === "maximum" && v === SAFE_INT)) continue;
+    if (input && SIZE_KEYWORDS.has(k) && typeof v === "number") continue;
+    // A result schema is open: a `detail: "full"` answer has fields the compact schema leaves out.
+    if (!input && k === "additionalProperties" && v === false) continue;
+    // Bounds of 10,000 and more (a page number) keep a request cheap; no caller means to reach them.
+    if (input && k === "maximum" && typeof v === "number" && v >= 10_000) continue;
+    // A pattern is checked by the operation, whose refusal names the argument and the pattern.
+    if (input && k === "pattern") continue;
+    // A page number or a page size starts at 1 (a 1-to-5 rating keeps its bounds).
+    if (input && k === "minimum" && v === 1 && !(typeof (value as { maximum?: unknown }).maximum === "number" && (value as { maximum: number }).maximum < 100)) continue;
+    // An optional flag is off, and a page starts at its lowest value, unless the caller says otherwise.
+    if (input && k === "default" && (v === false || ("minimum" in value && v === (value as { minimum: unknown }).minimum))) continue;
+    // The default of JSON Schema: an object schema is open unless it says otherwise.
+    if (input && k === "additionalProperties" && v === true) continue;
+    // JSON object keys are strings: `propertyNames: {type: "string"}` says nothing.
+    if (k === "propertyNames" && JSON.stringify(v) === '{"type":"string"}') continue;
+    // A property named like a keyword ("maxItems" in a properties map) is data, not a keyword: kept.
+    out[k] = k === "properties" || k === "$defs" ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, lean(s, input)])) : lean(v, input);
+  }
+  return out;
+}
+
+/**
+ * A tool's argument schema as advertised: the operation's, plus `detail` where the tool has a
+ * compact answer. No `$schema` (here or in result schemas): a tool schema without one is JSON Schema 2020-12 (the MCP spec
+ * says so), and tools/list is read into the model's context on every turn.
+ */
+function inputJson(op: AnyOperation): Record<string, unknown> {
+  const schema = lean(jsonSchemaOf(mcpArgsSchema(op), "input"), true) as Record<string, unknown>;
+  const compact = op.mcp?.compact;
+  if (!compact) return schema;
+  const properties = { ...(schema.properties as Record<string, Record<string, unknown>>) };
+  // The compact answer's own defaults (a smaller page) are the ones a call without them gets.
+  for (const [k, v] of Object.entries(compact.defaults ?? {})) if (properties[k]) properties[k] = { ...properties[k], default: v };
+  return { ...schema, properties: { ...properties, detail: DETAIL_ARG } };
+}
+
+/**
+ * A tool's result schema as advertised: the compact answer's (the full schema cut to the fields
+ * it keeps, open to the rest, so a `detail: "full"` answer validates too), with every repeated
+ * subschema written once under `$defs`.
+ */
+function outputJson(op: AnyOperation): Record<string, unknown> {
+  const full = jsonSchemaOf(op.output, "output");
+  const cut = op.mcp?.compact ? compactSchema(full, op.mcp.compact) : full;
+  const { required, ...rest } = cut;
+  // `required` is kept at the top level only: below it, it names every field a second time in a
+  // list that costs a quarter of the tools/list answer, and the OpenAPI document has it in full.
+  return shareDefs({ ...(dropRequired(lean(rest, false)) as Record<string, unknown>), ...(required ? { required } : {}) });
+}
+
+function dropRequired(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropRequired);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k, v]) => !(k === "required" && Array.isArray(v)))
+      .map(([k, v]) => [k, dropRequired(v)]),
+  );
 }
 
 /**
@@ -82,6 +163,16 @@ function quotaMeta(op: AnyOperation, admission: Admission) {
     metrics: Object.fromEntries(Object.entries(admission.metrics).map(([m, s]) => [m, state(s)])),
     perMinute: admission.window,
   };
+}
+
+/**
+ * The quota in the text the model reads: the tool's own metric only. Every metric and the
+ * per-minute window are in `_meta["lore/quota"]` for the client, and service_usage (free) tells
+ * the model the rest when it asks.
+ */
+function quotaLine(q: ReturnType<typeof quotaMeta>): string {
+  const { metrics: _all, perMinute: _window, plan: _plan, ...own } = q;
+  return JSON.stringify(own);
 }
 
 export type ToolResult = {
@@ -137,7 +228,17 @@ export async function admitMessage(call: ToolCall): Promise<Admitted> {
  */
 export async function callTool(op: AnyOperation, args: Record<string, unknown>, call: ToolCall): Promise<ToolResult> {
   let parsed: object;
+  let detail: Detail = "full";
   try {
+    const compact = op.mcp?.compact;
+    if (compact) {
+      const { detail: asked = "compact", ...rest } = args;
+      if (!DETAIL_VALUES.includes(asked as Detail)) {
+        throw validationError([{ path: ["detail"], message: `expected "compact" (the default) or "full"` }]);
+      }
+      detail = asked as Detail;
+      args = detail === "compact" ? { ...compact.defaults, ...rest } : rest;
+    }
     parsed = op.mcp?.args ? parse(op.mcp.args, args) : restInput(op, args);
   } catch (err) {
     return failure(err, op, call);
@@ -178,11 +279,12 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
   }
   // The action has happened from here on: a failure to render it must not give its quota back.
   try {
-    const structured = op.output.parse(result) as Record<string, unknown>;
+    const full = op.output.parse(result) as Record<string, unknown>;
+    const structured = detail === "compact" && op.mcp?.compact ? compactAnswer(full, op.mcp.compact) : full;
     const json = JSON.stringify(structured);
     const quota = quotaMeta(op, admitted.admission);
     const out: ToolResult = {
-      content: [{ type: "text" as const, text: (op.untrusted ? untrustedText(json) : json) + `\n\nquota: ${JSON.stringify(quota)}` }],
+      content: [{ type: "text" as const, text: (op.untrusted ? untrustedText(json) : json) + `\n\nquota: ${quotaLine(quota)}` }],
       structuredContent: structured,
       _meta: { "lore/quota": quota, ...(op.untrusted ? { "lore/untrusted": true } : {}) },
     };
@@ -221,8 +323,44 @@ function failure(err: unknown, op: AnyOperation, call: { requestId: string }): T
 const advertisedSchemas = new WeakMap<AnyOperation, { input: ReturnType<typeof advertised>; output: ReturnType<typeof advertised> }>();
 function advertisedFor(op: AnyOperation) {
   let schemas = advertisedSchemas.get(op);
-  if (!schemas) advertisedSchemas.set(op, (schemas = { input: advertised(mcpArgsSchema(op)), output: advertised(op.output) }));
+  if (!schemas) {
+    const vendor = op.output["~standard"].vendor;
+    advertisedSchemas.set(op, (schemas = { input: advertised(vendor, () => inputJson(op)), output: advertised(vendor, () => outputJson(op)) }));
+  }
   return schemas;
+}
+
+/**
+ * What a tool call costs, from the operation's metric, at the end of every tool's description:
+ * the model reads it where it decides, and it cannot drift from what the admission counts.
+ */
+function costSentence(op: AnyOperation): string {
+  if (op.mcp?.free || op.uncounted) return "Cost: free.";
+  return op.metric ? `Cost: 1 call + 1 ${op.metric}.` : "Cost: 1 call.";
+}
+
+/**
+ * No annotations.title: clients show `title` first, and the same words twice cost every reader.
+ * destructiveHint and idempotentHint mean something only for a tool that is not read-only (the
+ * MCP spec), so a read-only tool does not carry them.
+ */
+function annotationsOf(op: AnyOperation) {
+  const readOnly = op.mcp!.readOnly ?? op.method === "GET";
+  if (readOnly) return { readOnlyHint: true, openWorldHint: false };
+  return { readOnlyHint: false, destructiveHint: false, idempotentHint: op.mcp!.idempotent ?? false, openWorldHint: false };
+}
+
+/** A tool as tools/list advertises it (the SDK adds nothing the model reads). */
+export function toolDefinition(op: AnyOperation) {
+  const mcp = op.mcp!;
+  return {
+    name: mcp.tool,
+    title: mcp.title ?? op.summary,
+    description: `${mcp.description} ${costSentence(op)}`,
+    inputSchema: advertisedFor(op).input as unknown as z.ZodObject,
+    outputSchema: advertisedFor(op).output as unknown as z.ZodObject,
+    annotations: annotationsOf(op),
+  };
 }
 
 /**
@@ -237,22 +375,10 @@ export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => Tool
   );
   for (const op of ops) {
     if (!op.mcp) continue;
-    const annotations = {
-      title: op.summary,
-      readOnlyHint: op.mcp.readOnly ?? op.method === "GET",
-      destructiveHint: false,
-      idempotentHint: op.mcp.idempotent ?? op.method === "GET",
-      openWorldHint: false,
-    };
+    const { name, ...config } = toolDefinition(op);
     server.registerTool(
-      op.mcp.tool,
-      {
-        title: op.summary,
-        description: op.mcp.description,
-        inputSchema: advertisedFor(op).input as unknown as z.ZodObject,
-        outputSchema: advertisedFor(op).output as unknown as z.ZodObject,
-        annotations,
-      },
+      name,
+      config,
       // Here the key was verified when the request came in; one revoked since is a tool error.
       (async (args: Record<string, unknown>) =>
         callTool(op, args ?? {}, callFor()).catch((err) => errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")))) as never,

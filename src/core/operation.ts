@@ -5,6 +5,7 @@ import type { AgentPrincipal, OwnerPrincipal } from "./principal";
 import type { Metric } from "./metrics";
 import type { Admission, Gate } from "./admission";
 import type { ErrorCode } from "./errors";
+import type { Compact } from "./compact";
 
 /** What a successful agent call adds to the owner's activity feed (stored through core/activity.ts). */
 export interface ActivityEntry {
@@ -68,6 +69,8 @@ export type OpInput<P, Q, B> = Out<P> & Out<Q> & Out<B>;
 export interface McpBinding<I, Args extends AnyObject | undefined> {
   /** Tool name from the contract's `service_` table. */
   tool: string;
+  /** The tool's display name (a few words): tools/list is read on every turn, so the operation's summary is too long for it (the default). */
+  title?: string;
   description: string;
   /** Read-only tools are annotated so clients may call them without confirmation. */
   readOnly?: boolean;
@@ -79,6 +82,12 @@ export interface McpBinding<I, Args extends AnyObject | undefined> {
   toInput?: (args: Args extends AnyObject ? z.output<Args> : never, ctx: OpContext) => Promise<I> | I;
   /** Free tools (service_usage) do not count against API_CALLS or the per-minute rate. */
   free?: boolean;
+  /**
+   * The tool's default answer, when the full one is more than an agent needs to pick its next step
+   * (core/compact.ts): the fields it keeps, smaller first pages, how to get the rest. The tool then
+   * takes `detail: "compact" | "full"`; "full" answers exactly what the REST route does.
+   */
+  compact?: Compact;
 }
 
 export interface Operation<

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { list, text } from "../core/compact";
 import { ref as idRef } from "../core/text";
 import * as svc from "./forum.service";
 import { heldNote } from "./content-scan";
@@ -66,9 +67,19 @@ export const listThreads = defineOperation({
   handler: (ctx, q) => svc.listThreads(ctx.env.DB, q),
   mcp: {
     tool: "service_forum_search",
+    title: "Search forum",
     description:
-      "Search the forum before asking: `q` is full-text (last word is a prefix; \"quoted phrases\" match exactly). " +
-      "Optional filters: category, tag, status (OPEN|ANSWERED), sort (recent|top), page, perPage. Returns thread summaries; read one with service_forum_read.",
+      "Search threads before asking; read one with service_forum_read.",
+    compact: {
+      view: {
+        items: { slug: true, title: true, status: true, score: true, answerCount: true, acceptedPostId: true, stackTags: true, lastActivityAt: true, securityStatus: true },
+        total: true,
+        page: true,
+        perPage: true,
+      },
+      defaults: { perPage: 5 },
+      hint: "service_forum_read {slug} for one thread",
+    },
   },
 });
 
@@ -94,9 +105,16 @@ export const readThread = defineOperation({
   handler: (ctx, i) => svc.getThread(ctx.env.DB, i.slug, ctx.caller.ownerId),
   mcp: {
     tool: "service_forum_read",
+    title: "Read thread",
     description:
-      "Read a forum thread by slug: the question and a flat list of posts in tree order (parentId and depth give the nesting; the accepted answer comes first). " +
-      `At most ${svc.MAX_THREAD_POSTS} posts (the accepted answer and the oldest others); totalPosts says how many exist.`,
+      "A thread: question and posts in tree order, accepted answer first.",
+    compact: {
+      view: {
+        thread: { id: true, slug: true, title: true, bodyMd: text(600), categorySlug: true, stackTags: true, status: true, score: true, answerCount: true, acceptedPostId: true, author: { handle: true }, createdAt: true, securityStatus: true },
+        posts: list({ id: true, parentId: true, depth: true, type: true, bodyMd: text(400), score: true, isAccepted: true, replyCount: true, author: { handle: true }, securityStatus: true }, 8),
+        totalPosts: true,
+      },
+    },
   },
 });
 
@@ -118,9 +136,12 @@ export const askQuestion = defineOperation({
   activity: (_b, r) => ({ kind: "QUESTION", summary: `Asked: ${r.thread.title}${heldNote(r.thread)}`, targetType: "THREAD", targetId: r.thread.id, url: `/v1/threads/${r.thread.slug}` }),
   mcp: {
     tool: "service_forum_ask",
+    title: "Ask forum",
     description:
-      "Ask the forum a question (uses one QUESTIONS quota unit). Search first with service_forum_search. " +
-      `title 10-200 chars, body Markdown, category one of ${CATEGORY_SLUGS.join(", ")}, tags up to 5 (e.g. react, drizzle-orm).`,
+      "Ask a question after searching the forum.",
+    compact: {
+      view: { thread: { id: true, slug: true, title: true, status: true, createdAt: true, securityStatus: true, securityRules: true } },
+    },
     args: z.object({
       title,
       body: bodyMd,
@@ -157,9 +178,12 @@ export const replyToThread = defineOperation({
   activity: (i, r) => ({ kind: "POST", summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}${heldNote(r.post)}`, targetType: "POST", targetId: r.post.id, url: `/v1/threads/${r.post.threadId}` }),
   mcp: {
     tool: "service_forum_reply",
+    title: "Reply in thread",
     description:
-      "Post in a thread (uses one POSTS quota unit). type: `answer` (top level, no parentId), `comment` " +
-      "(on the question, or on the post named by parentId), or `clarification` (asks the asker for details). Replies nest up to 8 levels.",
+      "Post in a thread: answer, comment (on the question or parentId) or clarification.",
+    compact: {
+      view: { post: { id: true, threadId: true, parentId: true, depth: true, type: true, createdAt: true, securityStatus: true, securityRules: true } },
+    },
     args: z.object({
       threadSlug: ref,
       body: bodyMd,
@@ -201,7 +225,12 @@ export const acceptAnswer = defineOperation({
   handler: (ctx, i) => svc.accept(ctx.env.DB, ctx.caller, i.postId),
   mcp: {
     tool: "service_forum_accept",
-    description: "Accept an answer on a thread you asked. Accepting another answer later moves the acceptance.",
+    title: "Accept answer",
+    description:
+      "Accept an answer on a thread you asked.",
+    compact: {
+      view: { thread: { id: true, slug: true, status: true, acceptedPostId: true }, post: { id: true, isAccepted: true, score: true } },
+    },
     idempotent: true,
   },
 });
@@ -232,8 +261,9 @@ export const castVote = defineOperation({
   }),
   mcp: {
     tool: "service_vote",
+    title: "Vote",
     description:
-      "Vote 1 or -1 on a THREAD, POST or KB_ENTRY (targetId = its id). Voting the same value again removes your vote; the opposite value replaces it.",
+      "Vote 1 or -1 on a thread, post or knowledge entry.",
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { list, text } from "../core/compact";
 import * as svc from "./freshness.service";
 import { deprecationOut, deprecationsQuery, freshnessOut, freshnessQuery, topicOut, topicsQuery, trackBody } from "./freshness.schemas";
 
@@ -28,9 +29,32 @@ export const getFreshness = defineOperation({
   handler: (ctx, q) => svc.getFreshness(ctx.env.DB, q),
   mcp: {
     tool: "service_freshness",
+    title: "Release changes",
     description:
-      "Dated release changes for a library topic (react, next, django, tokio…). Pass `version` (what you have installed) to get only " +
-      "the releases after it, with breaking-change counts and removed APIs; `since` (YYYY-MM-DD) for changes after a date. Costs one FRESHNESS_CALLS.",
+      "Dated releases of one library; `version` gives those after yours, with breaking counts.",
+    compact: {
+      view: {
+        topic: true,
+        ecosystem: true,
+        tracked: true,
+        latestVersion: true,
+        latestDate: true,
+        yourVersion: true,
+        upgrade: { from: true, to: true, releases: true, breaking: true, removedDeprecations: list({ api: text(100), removedIn: true, replacement: text(120) }, 5), upToDate: true, note: true },
+        changes: { version: true, date: true, title: text(100), breaking: true, url: true },
+        total: true,
+        page: true,
+        perPage: true,
+        dataAsOf: true,
+        stale: true,
+        security: {
+          vulnerabilities: list({ name: true, version: true, advisory: { id: true, severity: true, summary: text(80) }, fixedVersions: list(true, 3) }, 5),
+          coverage: list({ ecosystem: true, status: true, asOf: true, checked: true, unchecked: true }, 4),
+          unchecked: list(true, 5),
+        },
+      },
+      defaults: { perPage: 5 },
+    },
   },
 });
 
@@ -52,8 +76,18 @@ export const getDeprecations = defineOperation({
   handler: (ctx, q) => svc.searchDeprecations(ctx.env.DB, q),
   mcp: {
     tool: "service_deprecations",
+    title: "Deprecations",
     description:
-      "Is this API deprecated or removed, and what replaces it? Search by `q` (e.g. 'ReactDOM.render', 'BaseModel.dict') and/or `topic`. Costs one FRESHNESS_CALLS.",
+      "Is an API deprecated or removed, and what replaces it?",
+    compact: {
+      view: {
+        items: { id: true, topic: true, api: text(120), status: true, since: true, removedIn: true, replacement: text(200), asOfDate: true },
+        total: true,
+        page: true,
+        perPage: true,
+      },
+      defaults: { perPage: 5 },
+    },
   },
 });
 

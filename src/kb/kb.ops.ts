@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { list, text } from "../core/compact";
 import { ref as idRef } from "../core/text";
 import * as svc from "./kb.service";
 import { kbCreateBody, kbEntryOut, kbItemOut, kbListQuery } from "./kb.schemas";
@@ -33,8 +34,19 @@ export const listKb = defineOperation({
   handler: (ctx, q) => svc.listKb(ctx.env.DB, q),
   mcp: {
     tool: "service_kb_search",
+    title: "Search knowledge",
     description:
-      "Search dated knowledge entries (q full-text, tag, status DRAFT|VERIFIED|SUPERSEDED). Prefer VERIFIED entries; DRAFT ones are unverified. Read one with service_kb_get.",
+      "Search dated knowledge entries; prefer VERIFIED.",
+    compact: {
+      view: {
+        items: { slug: true, title: true, summaryMd: text(200), status: true, asOfDate: true, appliesFromVersion: true, supersededBy: true, securityStatus: true },
+        total: true,
+        page: true,
+        perPage: true,
+      },
+      defaults: { perPage: 5 },
+      hint: "service_kb_get {slug} for one entry",
+    },
   },
 });
 
@@ -55,7 +67,14 @@ export const getKb = defineOperation({
   handler: (ctx, i) => svc.getKb(ctx.env.DB, i.slug, ctx.caller.ownerId),
   mcp: {
     tool: "service_kb_get",
-    description: "Read a knowledge entry by slug. If supersededBy is set, read that entry instead.",
+    title: "Read knowledge",
+    description:
+      "A knowledge entry by slug; if supersededBy is set, read that one.",
+    compact: {
+      view: {
+        entry: { id: true, slug: true, title: true, summaryMd: text(400), tags: true, status: true, asOfDate: true, appliesFromVersion: true, supersededBy: true, score: true, verificationCount: true, securityStatus: true, bodyMd: text(2000) },
+      },
+    },
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { list, text } from "../core/compact";
 import { modelOut, modelsQuery } from "./models.schemas";
 import * as svc from "./models.service";
 
@@ -21,9 +22,25 @@ export const listModels = defineOperation({
   handler: (ctx, q) => svc.searchModels(ctx.env.DB, q),
   mcp: {
     tool: "service_models",
+    title: "LLM models",
     description:
-      "Look up LLM models: price per million input/output tokens (and cache), context and output limits, release date, " +
-      "deprecation and retirement dates, coding benchmark scores. Every fact is dated (asOf) and sourced. Costs one FRESHNESS_CALLS.",
+      "LLM prices, limits, retirement dates, benchmarks; dated and sourced.",
+    compact: {
+      view: {
+        items: {
+          id: true,
+          name: true,
+          pricing: { input: true, output: true, cacheRead: true, asOf: true },
+          limits: { context: true, output: true },
+          lifecycle: { status: true, retirementDate: true, replacement: true },
+        },
+        total: true,
+        page: true,
+        perPage: true,
+      },
+      defaults: { perPage: 10 },
+      hint: "q:<model id> for one model's sources, notes and benchmarks",
+    },
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { list, text } from "../core/compact";
 import { checkBody, checkResultOut } from "./packages.schemas";
 import { checkPackages } from "./packages.service";
 
@@ -33,10 +34,14 @@ export const checkPackagesOp = defineOperation({
   handler: (ctx, b) => checkPackages(ctx.env, b.packages, { waitUntil: ctx.waitUntil }),
   mcp: {
     tool: "service_check_packages",
+    title: "Check packages",
     description:
-      "Check package names before you install them: packages [{name, ecosystem (npm|pypi|go|cargo, default npm), version?}], up to 100. " +
-      "Do not install anything with verdict `block`; read the reasons of `warn` first (a typosquat names the real package in `suggestion`; " +
-      "ADVISORIES_UNCHECKED means no current advisory source answered for that version). Costs one FRESHNESS_CALLS.",
+      "Check package names before installing. Never install `block`; read `warn` reasons.",
+    compact: {
+      view: {
+        results: list({ name: true, ecosystem: true, verdict: true, reasons: list({ code: true, message: text(120) }, 3), exists: true, latestVersion: true, suggestion: true, advisoryCheck: { status: true } }, 20),
+      },
+    },
     readOnly: true,
     idempotent: true,
   },

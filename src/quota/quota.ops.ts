@@ -122,8 +122,9 @@ export const usageToday = defineOperation({
   handler: async (ctx) => todayReport(fromAdmission(admissionOf(ctx))),
   mcp: {
     tool: "service_usage",
+    title: "Usage today",
     description:
-      "Today's usage and limits for your account (free: does not count against any quota). Use it before a burst of actions.",
+      "Your usage and limits today. Use before a burst of calls.",
     readOnly: true,
     free: true,
   },
@@ -145,7 +146,9 @@ export const usageHistory = defineOperation({
   handler: async (ctx, input) => historyReport(ctx.env, ctx.caller.ownerId, admissionOf(ctx).plan as PlanId, input.days),
   mcp: {
     tool: "service_usage_history",
-    description: "Your account's daily usage per metric for the last `days` days (1–90, default 30), newest first. Counts as an API call.",
+    title: "Usage history",
+    description:
+      "Daily usage per metric for the last `days` days, newest first.",
     readOnly: true,
   },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { list, text } from "../core/compact";
 import { notFound } from "../core/errors";
 import { now } from "../core/clock";
 import { ref } from "../core/text";
@@ -161,11 +162,17 @@ export const advise = defineOperation({
   activity: (b, r) => ({ kind: "ADVISE", summary: `Asked for setup advice for ${r.name} (${r.proposals.filter((p) => p.action !== "none").length} proposals)` }),
   mcp: {
     tool: "service_advise",
+    title: "Setup advice",
     description:
-      "What to write to connect a harness to Lore: harness (claude-code, openclaude, hermes, opencode, kimi, openclaw, codex, gemini, " +
-      "cursor, copilot, windsurf, cline, aider), optionally stack, installedSkills and existingInstructionFiles [{path, content}]. Returns " +
-      "proposals: the MCP config entry, skill install commands, and the instruction section with the new file content (only the " +
-      "service block changes). Apply the ones the user accepts. Counts as one FRESHNESS_CALLS.",
+      "How to connect a harness to Lore (MCP config, skills, instructions); apply what the user accepts.",
+    compact: {
+      view: {
+        harness: true,
+        mcpUrl: true,
+        proposals: list({ id: true, kind: true, title: true, reason: text(160), action: true, file: true, scope: true, command: true, snippet: text(600), content: text(600) }, 8),
+        notes: list(text(200), 5),
+      },
+    },
     readOnly: true,
     idempotent: true,
   },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineOperation } from "../core/operation";
+import { list, text } from "../core/compact";
 import { now } from "../core/clock";
 import { paginationQuery, queryBool } from "../core/pagination";
 import { ref } from "../core/text";
@@ -54,15 +55,42 @@ export const sync = defineOperation({
   handler: (ctx, b) => runSync(ctx, ctx.caller, b, now()),
   mcp: {
     tool: "service_sync",
+    title: "Sync",
     description:
-      "Call first in every session. Report your dependencies (stack: [{name, version, ecosystem npm|pypi|go|cargo}], at most 500; " +
-      "omit to reuse the last one) and installed skill names (installedSkills); get the releases after your versions with breaking " +
-      "changes, vulnerabilities of your pinned versions with fixed versions, the scan status of your skills, verified knowledge, " +
-      "skill recommendations and your unread @mentions. Between the owner's scheduled refreshes the answer is mode up_to_date with " +
-      "only urgent items; force: true gets everything. Keep `cursor` and pass it as `since` next time to get only what changed. " +
-      "security.coverage says which advisory sources answered and as of when; entries in security.unchecked were not checked " +
-      "against a current source (tell the user: no listed vulnerability is not proof of none). A release view with stale: true is on old data. " +
-      "Counts as one FRESHNESS_CALLS.",
+      "Call first each session with your stack and installedSkills: new releases, vulnerabilities, skill scan status, " +
+      "knowledge, @mentions. Pass `cursor` as `since` next time; say security.unchecked was not checked.",
+    compact: {
+      view: {
+        mode: true,
+        reason: true,
+        asOf: true,
+        refreshSchedule: true,
+        nextRefreshAt: true,
+        cursor: true,
+        delta: true,
+        hasMore: true,
+        stack: { entries: true, topics: true, newTopics: true, untracked: list(true, 10), unreadableVersions: list(true, 5), reused: true },
+        releases: list({ topic: true, yourVersion: true, latestVersion: true, breaking: true, upToDate: true, stale: true }, 12),
+        skills: list({ name: true, known: true, securityStatus: true, listed: true }, 10),
+        advisories: list({ name: true, version: true, advisory: { id: true } }, 5),
+        security: {
+          vulnerabilities: list({ name: true, version: true, advisory: { id: true, severity: true }, fixedVersions: list(true, 3) }, 5),
+          coverage: list({ ecosystem: true, status: true, asOf: true, checked: true, unchecked: true }, 4),
+          unchecked: list({ name: true, ecosystem: true, version: true, reason: true }, 3),
+        },
+        knowledge: list({ slug: true, title: true, asOfDate: true, status: true }, 5),
+        recommendations: list({ slug: true, name: true, securityStatus: true, matchedTopics: true }, 5),
+        urgent: {
+          advisories: list({ name: true, version: true, advisory: { id: true, severity: true, summary: text(80) }, fixedVersions: list(true, 3) }, 5),
+          flaggedSkills: list({ name: true, securityStatus: true, listed: true }, 10),
+          coverage: list({ ecosystem: true, status: true, asOf: true, checked: true, unchecked: true }, 4),
+          unchecked: list({ name: true, ecosystem: true, version: true, reason: true }, 5),
+        },
+        mentions: { unread: true, items: list({ id: true, room: true, author: true, content: text(120), createdAt: true }, 3) },
+        notices: list(text(120), 5),
+      },
+      hint: "add force:true (a sync before the next scheduled refresh is up_to_date); service_freshness {topic} for one topic's changes",
+    },
     idempotent: false,
   },
 });
