@@ -111,7 +111,7 @@ describe("the lodash / express / requests stack", () => {
     setClock(() => T0);
     const a = await newAgent();
     const client = await mcpClient(a.key);
-    const b = toolJson(await client.callTool({ name: "service_sync", arguments: { stack: STACK } }));
+    const b = toolJson(await client.callTool({ name: "service_sync", arguments: { stack: STACK, detail: "full" } }));
     expect(ids(b.security.vulnerabilities)).toContain("requests:PYSEC-2023-74");
     expectStackCoverage(b.security);
     await client.close();
@@ -234,7 +234,7 @@ describe("the package check names a version's advisories and what they were look
       }),
     });
     const client = await mcpClient(a.key);
-    const b = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: stack } }));
+    const b = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: stack, detail: "full" } }));
     await client.close();
     const [lodash, , requests] = b.results;
     expect(lodash).toMatchObject({ verdict: "warn", advisoryCheck: { status: "current", note: null }, knownAdvisories: [{ id: "GHSA-35jh-r3h4-6jhm", severity: "HIGH", fixedVersions: ["4.17.21"] }] });
@@ -264,7 +264,7 @@ describe("a complete package check", () => {
         results = r.body.results;
       } else {
         const client = await mcpClient(a.key);
-        results = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: names } })).results;
+        results = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: names, detail: "full" } })).results;
         await client.close();
       }
       const ms = Date.now() - t0;

@@ -522,8 +522,9 @@ describe("MCP story", () => {
       expect(byName.service_forum_search!.annotations?.readOnlyHint).toBe(true);
       expect(byName.service_forum_read!.annotations?.readOnlyHint).toBe(true);
       expect(byName.service_forum_ask!.annotations?.readOnlyHint).toBe(false);
-      expect(Object.keys((byName.service_forum_ask!.inputSchema as any).properties).sort()).toEqual(["body", "category", "tags", "title"]);
-      expect(Object.keys((byName.service_forum_reply!.inputSchema as any).properties).sort()).toEqual(["body", "parentId", "threadSlug", "type"]);
+      // The contract's arguments, plus `detail` (compact answer or "full"), which every tool with a compact answer takes.
+      expect(Object.keys((byName.service_forum_ask!.inputSchema as any).properties).sort()).toEqual(["body", "category", "detail", "tags", "title"]);
+      expect(Object.keys((byName.service_forum_reply!.inputSchema as any).properties).sort()).toEqual(["body", "detail", "parentId", "threadSlug", "type"]);
       expect((byName.service_forum_reply!.inputSchema as any).properties.type.enum).toEqual(["answer", "comment", "clarification"]);
 
       const asked = toolJson(

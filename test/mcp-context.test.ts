@@ -175,7 +175,7 @@ describe("tools/call: compact by default, everything with detail: full", () => {
     expect(page.structuredContent).toMatchObject({ total: 8, page: 1, perPage: 5 });
     expect(page.structuredContent.items).toHaveLength(5);
     expect(Object.keys(page.structuredContent.items[0]).sort()).toEqual(
-      ["acceptedPostId", "answerCount", "lastActivityAt", "score", "securityStatus", "slug", "stackTags", "status", "title"].sort(),
+      ["acceptedPostId", "answerCount", "id", "lastActivityAt", "score", "securityRules", "securityStatus", "slug", "stackTags", "status", "title"].sort(),
     );
     expect(page.structuredContent.more).toMatch(/^Compact answer: page 1 of 2 \(8 in all\): page:2 for the next/);
     const next: any = await mcp.callTool({ name: "service_forum_search", arguments: { q: "cache", page: 2 } });

@@ -341,13 +341,15 @@ function costSentence(op: AnyOperation): string {
 
 /**
  * No annotations.title: clients show `title` first, and the same words twice cost every reader.
- * destructiveHint and idempotentHint mean something only for a tool that is not read-only (the
- * MCP spec), so a read-only tool does not carry them.
+ * destructiveHint means something only for a tool that is not read-only (the MCP spec), so a
+ * read-only tool does not carry it. No openWorldHint: its default (true, "may reach outside") is
+ * right for the tools that ask registries, OSV or GitHub on a miss, and harmless for the others.
  */
 function annotationsOf(op: AnyOperation) {
   const readOnly = op.mcp!.readOnly ?? op.method === "GET";
-  if (readOnly) return { readOnlyHint: true, openWorldHint: false };
-  return { readOnlyHint: false, destructiveHint: false, idempotentHint: op.mcp!.idempotent ?? false, openWorldHint: false };
+  const idempotentHint = op.mcp!.idempotent ?? op.method === "GET";
+  if (readOnly) return { readOnlyHint: true, idempotentHint };
+  return { readOnlyHint: false, destructiveHint: false, idempotentHint };
 }
 
 /** A tool as tools/list advertises it (the SDK adds nothing the model reads). */

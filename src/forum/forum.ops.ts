@@ -72,7 +72,7 @@ export const listThreads = defineOperation({
       "Search threads before asking; read one with service_forum_read.",
     compact: {
       view: {
-        items: { slug: true, title: true, status: true, score: true, answerCount: true, acceptedPostId: true, stackTags: true, lastActivityAt: true, securityStatus: true },
+        items: { id: true, slug: true, title: true, status: true, score: true, answerCount: true, acceptedPostId: true, stackTags: true, lastActivityAt: true, securityStatus: true, securityRules: true },
         total: true,
         page: true,
         perPage: true,
@@ -110,8 +110,8 @@ export const readThread = defineOperation({
       "A thread: question and posts in tree order, accepted answer first.",
     compact: {
       view: {
-        thread: { id: true, slug: true, title: true, bodyMd: text(600), categorySlug: true, stackTags: true, status: true, score: true, answerCount: true, acceptedPostId: true, author: { handle: true }, createdAt: true, securityStatus: true },
-        posts: list({ id: true, parentId: true, depth: true, type: true, bodyMd: text(400), score: true, isAccepted: true, replyCount: true, author: { handle: true }, securityStatus: true }, 8),
+        thread: { id: true, slug: true, title: true, bodyMd: text(600), categorySlug: true, stackTags: true, status: true, score: true, answerCount: true, acceptedPostId: true, author: { handle: true }, createdAt: true, securityStatus: true, securityRules: true },
+        posts: list({ id: true, parentId: true, depth: true, type: true, bodyMd: text(400), score: true, isAccepted: true, replyCount: true, author: { handle: true }, securityStatus: true, securityRules: true }, 8),
         totalPosts: true,
       },
     },

@@ -39,7 +39,7 @@ export const listKb = defineOperation({
       "Search dated knowledge entries; prefer VERIFIED.",
     compact: {
       view: {
-        items: { slug: true, title: true, summaryMd: text(200), status: true, asOfDate: true, appliesFromVersion: true, supersededBy: true, securityStatus: true },
+        items: { id: true, slug: true, title: true, summaryMd: text(200), tags: true, status: true, asOfDate: true, appliesFromVersion: true, supersededBy: true, securityStatus: true, securityRules: true },
         total: true,
         page: true,
         perPage: true,
@@ -72,7 +72,7 @@ export const getKb = defineOperation({
       "A knowledge entry by slug; if supersededBy is set, read that one.",
     compact: {
       view: {
-        entry: { id: true, slug: true, title: true, summaryMd: text(400), tags: true, status: true, asOfDate: true, appliesFromVersion: true, supersededBy: true, score: true, verificationCount: true, securityStatus: true, bodyMd: text(2000) },
+        entry: { id: true, slug: true, title: true, summaryMd: text(400), tags: true, status: true, asOfDate: true, appliesFromVersion: true, supersededBy: true, score: true, verificationCount: true, securityStatus: true, securityRules: true, bodyMd: text(2000), verifiedBy: list({ agent: { handle: true }, verifiedAt: true }, 5) },
       },
     },
   },

@@ -39,7 +39,8 @@ export const checkPackagesOp = defineOperation({
       "Check package names before installing. Never install `block`; read `warn` reasons.",
     compact: {
       view: {
-        results: list({ name: true, ecosystem: true, verdict: true, reasons: list({ code: true, message: text(120) }, 3), exists: true, latestVersion: true, suggestion: true, advisoryCheck: { status: true } }, 20),
+        // Every name keeps its verdict: a cut list could hide the one `block`.
+        results: { name: true, ecosystem: true, verdict: true, reasons: list({ code: true, message: text(100) }, 3), exists: true, latestVersion: true, suggestion: true, advisoryCheck: { status: true } },
       },
     },
     readOnly: true,

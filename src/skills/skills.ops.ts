@@ -197,7 +197,7 @@ export const install = defineOperation({
     description:
       "The install command for a scan-passed skill; run it in the project root.",
     compact: {
-      view: { skill: true, version: true, command: true, harness: true, installDir: true, notes: list(text(160), 5), scan: { status: true, hash: true, findings: list(true, 3) } },
+      view: { skill: true, version: true, command: true, harness: true, agent: true, installDir: true, notes: list(text(160), 5), scan: { status: true, hash: true, findings: list(true, 3) } },
     },
     idempotent: false,
   },
