@@ -72,6 +72,11 @@ const DETAIL_ARG = { type: "string", enum: ["full"] };
 const SIZE_KEYWORDS = new Set(["minLength", "maxLength", "minItems", "maxItems"]);
 const SAFE_INT = Number.MAX_SAFE_INTEGER;
 
+const firstSentence = (s: string) => {
+  const end = s.indexOf(". ");
+  return end < 0 ? s : s.slice(0, end + 1);
+};
+
 /**
  * A schema without what costs a reader's context and says nothing: zod's integer range
  * (±2^53−1, the JSON number range anyway), and in argument schemas the size limits.
@@ -85,6 +90,11 @@ function lean(value: unknown, input: boolean): unknown {
     if (input && SIZE_KEYWORDS.has(k) && typeof v === "number") continue;
     // A result schema is open: a `detail: "full"` answer has fields the compact schema leaves out.
     if (!input && k === "additionalProperties" && v === false) continue;
+    // A result field's description keeps its first sentence here; the OpenAPI document has the rest.
+    if (!input && k === "description" && typeof v === "string") {
+      out[k] = firstSentence(v);
+      continue;
+    }
     // Bounds of 10,000 and more (a page number) keep a request cheap; no caller means to reach them.
     if (input && k === "maximum" && typeof v === "number" && v >= 10_000) continue;
     // A pattern is checked by the operation, whose refusal names the argument and the pattern.
