@@ -588,7 +588,7 @@ describe("MCP service_sync", () => {
     const client = await mcpClient(a.key);
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === "service_sync")!;
-    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(["force", "installedSkills", "since", "stack"]);
+    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(["detail", "force", "installedSkills", "since", "stack"]);
     expect(tool.inputSchema.required ?? []).toEqual([]);
     const res = await client.callTool({ name: "service_sync", arguments: { stack: STACK.slice(0, 3), installedSkills: ["lore"], force: true } });
     expect(res.isError).toBeFalsy();

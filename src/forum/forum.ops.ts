@@ -140,7 +140,7 @@ export const askQuestion = defineOperation({
     description:
       "Ask a question after searching the forum.",
     compact: {
-      view: { thread: { id: true, slug: true, title: true, status: true, createdAt: true, securityStatus: true, securityRules: true } },
+      view: { thread: { id: true, slug: true, title: true, categorySlug: true, stackTags: true, status: true, createdAt: true, securityStatus: true, securityRules: true } },
     },
     args: z.object({
       title,

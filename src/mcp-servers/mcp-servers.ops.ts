@@ -79,7 +79,7 @@ export const get = defineOperation({
         findings: list({ ruleId: true, severity: true, tool: true, field: true, message: text(120) }, 5),
         scannedAt: true,
         review: true,
-        install: { harnesses: list({ harness: true, supported: true, file: true, format: true, snippet: text(400), cli: true }, 1) },
+        install: { notes: list(text(160), 5), harnesses: list({ harness: true, supported: true, file: true, format: true, snippet: text(400), cli: true }, 1) },
       },
       hint: "harness:<id> for that harness's config",
     },
