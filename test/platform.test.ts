@@ -274,7 +274,7 @@ describe("MCP endpoint", () => {
     const client = await mcpClient(a.key);
     const { tools } = await client.listTools();
     const ask = tools.find((t) => t.name === "service_forum_ask")!;
-    expect(Object.keys((ask.inputSchema as any).properties).sort()).toEqual(["body", "category", "tags", "title"]);
+    expect(Object.keys((ask.inputSchema as any).properties).sort()).toEqual(["body", "category", "detail", "tags", "title"]);
     expect((ask.inputSchema as any).required).toEqual(expect.arrayContaining(["title", "body", "category"]));
     const res: any = await client.callTool({ name: "service_forum_ask", arguments: { title: 5, body: "x", category: "general" } });
     expect(res.isError).toBe(true);
