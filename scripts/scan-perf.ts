@@ -5,6 +5,9 @@
  * warm-up. Budget: a maximal publish scan well under a second on a laptop-class core.
  */
 import { scanSkill, type SkillFileInput } from "../src/skills/scanner";
+import { scanMcpTools } from "../src/mcp-servers/scanner";
+import { scanBody } from "../src/mcp-servers/mcp-servers.schemas";
+import { MCP_CASES } from "./scan-perf-mcp";
 
 const MiB = 1024 * 1024;
 const enc = new TextEncoder();
@@ -85,13 +88,31 @@ const CASES: Record<string, () => SkillFileInput[]> = {
   ],
 };
 
+/** Every case of every scanner: its input's size in bytes and a scan of it. */
+const ALL: Record<string, () => { size: number; scan: () => { status: string; findings: unknown[] } }> = {};
+for (const [name, make] of Object.entries(CASES)) {
+  ALL[name] = () => {
+    const files = make();
+    return { size: files.reduce((n, f) => n + f.bytes.length, 0), scan: () => scanSkill(files) };
+  };
+}
+for (const [name, make] of Object.entries(MCP_CASES)) {
+  ALL[name] = () => {
+    // Only what the API accepts (the limits of POST /v1/mcp-servers/scan); size is the request body.
+    const parsed = scanBody.safeParse(make());
+    if (!parsed.success) throw new Error(`${name} is not a valid scan request: ${parsed.error.issues[0]?.message}`);
+    const input = parsed.data;
+    return { size: enc.encode(JSON.stringify(input)).length, scan: () => scanMcpTools(input) };
+  };
+}
+
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 const runs = Number(process.env.RUNS ?? 3);
-for (const [name, make] of Object.entries(CASES)) {
+let worst = { name: "", cpu: 0 };
+for (const [name, make] of Object.entries(ALL)) {
   if (wanted.length && !wanted.includes(name)) continue;
-  const files = make();
-  const size = files.reduce((n, f) => n + f.bytes.length, 0);
-  scanSkill(files); // warm-up (JIT)
+  const { size, scan } = make();
+  scan(); // warm-up (JIT)
   // CPU time of this process (what a Worker is billed and limited by), and wall time (includes waiting for a busy machine).
   const cpu: number[] = [];
   const wall: number[] = [];
@@ -100,7 +121,7 @@ for (const [name, make] of Object.entries(CASES)) {
   for (let r = 0; r < runs; r++) {
     const c = process.cpuUsage();
     const t = performance.now();
-    const s = scanSkill(files);
+    const s = scan();
     wall.push(performance.now() - t);
     const d = process.cpuUsage(c);
     cpu.push((d.user + d.system) / 1000);
@@ -108,7 +129,9 @@ for (const [name, make] of Object.entries(CASES)) {
     findings = s.findings.length;
   }
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
+  if (median(cpu) > worst.cpu) worst = { name, cpu: median(cpu) };
   console.log(
     `${name.padEnd(26)} ${(size / MiB).toFixed(2).padStart(5)} MiB  cpu ${median(cpu).toFixed(0).padStart(6)} ms  wall ${median(wall).toFixed(0).padStart(6)} ms  (${status}, ${findings} findings)`,
   );
 }
+if (worst.name) console.log(`worst: ${worst.name} ${worst.cpu.toFixed(0)} ms cpu`);

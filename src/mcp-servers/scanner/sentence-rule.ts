@@ -18,7 +18,8 @@ export interface SentenceRuleSpec {
   id: string;
   severity: Severity;
   title: string;
-  check(sentence: string, ctx: TextContext): SentenceHit | null;
+  /** `start`: the sentence's offset in the text (for `fieldAt`). */
+  check(sentence: string, ctx: TextContext, start: number): SentenceHit | null;
 }
 
 // Every sentence rule reads the same text in turn: split it once.
@@ -40,7 +41,7 @@ export function sentenceRule(spec: SentenceRuleSpec): Rule {
     text(text, ctx) {
       const hits: Hit[] = [];
       for (const s of sentencesOf(text)) {
-        const h = spec.check(s.text, ctx);
+        const h = spec.check(s.text, ctx, s.start);
         if (!h) continue;
         hits.push({ index: s.start + h.index, length: h.length, severity: h.severity, message: h.message });
         if (hits.length >= 10) break;

@@ -14,6 +14,7 @@ import { patternRule, type Rule } from "../../../scan";
 import { directive, global, sentenceRule } from "../sentence-rule";
 import { EMAIL } from "../vocab";
 import { KNOWN_TOOL_SET, normalizeToolName } from "../known-tools";
+import { ownTools } from "../server-context";
 
 const REDIRECT = [
   /\b(?:change|replace|set|redirect|override|rewrite|swap|switch|update)\s+(?:the\s+|every\s+|each\s+|all\s+|any\s+)?(?:recipients?|to\s+address(?:es)?|["'`]?to["'`]?\s+field|destination|e-?mail\s+address(?:es)?|phone\s+numbers?|webhook(?:\s+url)?|target\s+(?:url|address|account|repo(?:sitory)?)|receiving\s+account|payee|iban|wallet(?:\s+address)?|bank\s+account|(?:destination|recipient|receiving|payout|deposit)\s+(?:address|account|number))\b[^.!?\n]{0,80}?\b(?:to|with|by)\b/i,
@@ -78,12 +79,12 @@ function modification(s: string): RegExpMatchArray | null {
   return null;
 }
 
-export function shadowingRule(own: ReadonlySet<string>): Rule {
-  return sentenceRule({
+export const shadowing: Rule = sentenceRule({
     id: "mcp.shadowing",
     severity: "high",
     title: "Changes how other tools behave",
     check(s) {
+      const own = ownTools();
       for (const re of REDIRECT) {
         const m = directive(s, re);
         if (m) return { index: m.index!, length: m[0].length, message: "Redirects where another tool sends things (recipient, address, account): tool shadowing" };
@@ -108,7 +109,6 @@ export function shadowingRule(own: ReadonlySet<string>): Rule {
       };
     },
   });
-}
 
 export const preference = patternRule({
   id: "mcp.preference",
