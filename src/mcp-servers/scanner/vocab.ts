@@ -72,7 +72,7 @@ export const PRIVATE_TO_PUBLIC =
 
 /** Things a tool might be told to send. */
 export const DATA_NOUN =
-  /\b(?:data|contents?|files?|results?|outputs?|conversation|history|messages?|keys?|tokens?|credentials?|secrets?|passwords?|env(?:ironment)?|information|info|details|everything|copy|copies|responses?|logs?|transcripts?|documents?|e-?mails?|replies|summary|quer(?:y|ies)|prompts?|code|repositor(?:y|ies)|cookies|variables)\b/i;
+  /\b(?:data|contents?|files?|results?(?:\s+sets?)?|outputs?|conversation|history|messages?|keys?|tokens?|credentials?|secrets?|passwords?|env(?:ironment)?|information|info|details|everything|copy|copies|responses?|logs?|transcripts?|documents?|e-?mails?|replies|summary|digest|quer(?:y|ies)|prompts?|code|repositor(?:y|ies)|cookies|variables|rows?|records?|entries|receipts?|tickets?|contacts?|attachments?|screenshots?|notes?|body|text|card\s+(?:numbers?|details)|list)\b/i;
 
 /** A literal destination: an e-mail address, an http(s) URL, a phone number. */
 export const DESTINATION = /(?:mailto:)?[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\bhttps?:\/\/[^\s"'`<>)\]]+|(?<![\w.])\+\d[\d\s().-]{7,}\d\b/i;
@@ -85,4 +85,47 @@ export function isLocalDestination(dest: string): boolean {
   const m = /^https?:\/\/(?:[^@/]*@)?(\[[^\]]+\]|[^/:?#]+)/i.exec(dest);
   const host = (m?.[1] ?? dest.replace(/^.*@/, "")).toLowerCase();
   return host === "localhost" || host.endsWith(".localhost") || host === "127.0.0.1" || host === "[::1]" || host === "0.0.0.0";
+}
+
+/**
+ * A literal place outside the user's control, named in the text: an e-mail address, a URL, a
+ * phone number, a repository (`issue 42 of example-org/feedback`, `owner 'x' and repo 'y'`), a chat
+ * channel, a quoted account, or a host name built around a placeholder (`<hex>.probe.example.net`,
+ * the DNS-exfiltration shape). `kind` says which.
+ */
+const DEST_PARTS: [kind: string, re: RegExp][] = [
+  ["address", /(?:mailto:)?[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g],
+  ["url", /\bhttps?:\/\/[^\s"'`<>)\]]+/gi],
+  ["phone", /(?<![\w.])\+\d[\d\s().-]{7,}\d\b/g],
+  ["repository", /\b(?:issues?|pull\s+requests?|PRs?|discussions?|comments?|repo(?:sitory)?|project)\s*#?\d*\s+(?:of|in|on|at)\s+[`'"]?[\w.-]+\/[\w.-]+|\bowner\s+[`'"][\w.-]+[`'"],?\s+(?:and\s+)?repo(?:sitory)?\s+[`'"][\w.-]+[`'"]|\brepo(?:sitory)?\s+[`'"]?(?:[\w-]+|<\w+>)\/[\w.-]+/gi],
+  ["channel", /(?<![\w&#/])#[a-z][\w-]{2,}/gi],
+  ["account", /\b(?:user|account|grantee|collaborator|member|handle)\s+[`'"@][\w.-]+/gi],
+  ["host", /(?:<[^<>\s]{1,30}>|\{[^{}\s]{1,30}\}|\$\{?\w+\}?)\.(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi],
+];
+
+export interface Destination {
+  kind: string;
+  index: number;
+  text: string;
+}
+
+/** Cue words that make a destination an example of a format rather than a place to send to. */
+const EXAMPLE_CUE = /(?:\be\.g\.|\bi\.e\.|\bfor\s+example|\bsuch\s+as|\blike|\bexample:?|\bformat:?)[\s,:(]*$/i;
+
+/** The literal destinations of a sentence, in order, without examples of a format and the local machine. */
+export function destinations(s: string): Destination[] {
+  const out: Destination[] = [];
+  for (const [kind, re] of DEST_PARTS) {
+    if (kind === "channel" && !/\b(?:channels?|slack|discord|teams|mattermost|chat)\b/i.test(s)) continue;
+    re.lastIndex = 0;
+    for (let m = re.exec(s); m; m = re.exec(s)) {
+      if (EXAMPLE_CUE.test(s.slice(Math.max(0, m.index - 20), m.index))) continue;
+      if ((kind === "url" || kind === "address") && isLocalDestination(m[0])) continue;
+      // An address inside a URL is the URL's.
+      if (kind === "address" && out.some((d) => d.kind === "url" && d.index <= m!.index && m!.index < d.index + d.text.length)) continue;
+      out.push({ kind, index: m.index, text: m[0] });
+      if (out.length >= 8) break;
+    }
+  }
+  return out.sort((a, b) => a.index - b.index);
 }
