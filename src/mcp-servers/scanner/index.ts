@@ -8,7 +8,7 @@
  * other tools, vouch for themselves, name fixed destinations, imitate other tools' names.
  * docs/scanner.md explains the weighting; each rule's cases sit beside it (rules/*.cases.ts).
  */
-import { findEncodedPayloads, findHiddenUnicode, runRules, severityRank, statusOf, type Finding, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
+import { findEncodedPayloads, findHiddenUnicode, runRules, visible, severityRank, statusOf, type Finding, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
 import { AGENT_TEXT_RULES, SKILL_RULESET } from "../../skills/scanner";
 import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { REQUEST_RULES } from "./rules/requests";
@@ -21,7 +21,7 @@ import { DIRECTIVE_RULES } from "./rules/directives";
 import { CONTROL_RULES } from "./rules/controls";
 import { STEERING_RULES } from "./rules/steering";
 import { checkNames } from "./names";
-import { fixedDestinations, schemaTexts } from "./schema";
+import { fixedDestinations, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
 import { joinTarget, locate, type Segment } from "./targets";
 import { withServer } from "./server-context";
@@ -54,7 +54,7 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
 export const MCP_RULE_IDS: readonly string[] = [
-  ...new Set([...AGENT_TEXT_RULES.map((r) => r.id), ...MCP_STATIC_RULES.map((r) => r.id), "mcp.shadowing", "mcp.name-imitation", "mcp.schema-destination"]),
+  ...new Set([...AGENT_TEXT_RULES.map((r) => r.id), ...MCP_STATIC_RULES.map((r) => r.id), "mcp.shadowing", "mcp.name-imitation", "mcp.schema-destination", "mcp.schema-secret-value"]),
 ];
 
 /**
@@ -93,6 +93,9 @@ function capped(rule: Rule, max = 20): Rule {
 const RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...MCP_STATIC_RULES, shadowing].map((r) => capped(r));
 const TOKEN_RULES: readonly Rule[] = RULES.filter((r) => TOKEN_RULE_IDS.has(r.id));
 const RULE_DEFAULTS = ruleDefaults(RULES);
+
+/** A tool whose purpose is to move what it is given somewhere else. */
+const SENDING_TOOL = /\b(?:share\w*|upload\w*|publish\w*|send\w*|post\w*|sync\w*|export\w*|backup|back\s+up|mirror\w*|transfer\w*|link|bundle\w*|snapshot\w*|gist|paste\w*|submit\w*)\b/i;
 
 export interface ScanOptions {
   /** More tool names to treat as well known (other servers' tools in the directory). */
@@ -158,8 +161,28 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   }
   for (const t of input.tools) {
     if (t.inputSchema === undefined || t.inputSchema === null) continue;
+    const order = firstOrder.get(t.name) ?? 0;
     for (const d of fixedDestinations(t.inputSchema, "inputSchema")) {
-      findings.push({ ruleId: "mcp.schema-destination", severity: d.severity, tool: t.name, field: d.path, line: 1, excerpt: d.excerpt, message: d.message, order: firstOrder.get(t.name) ?? 0 });
+      findings.push({ ruleId: "mcp.schema-destination", severity: d.severity, tool: t.name, field: d.path, line: 1, excerpt: d.excerpt, message: d.message, order });
+    }
+    const secrets = secretValues(t.inputSchema, "inputSchema");
+    if (secrets.length) {
+      // Offered to a tool that sends, shares or publishes what it is given: the secrets leave with it.
+      const sends = SENDING_TOOL.test(`${t.name} ${t.title ?? ""} ${t.description ?? ""}`.replace(/[_-]/g, " ")) || /public|share|upload/i.test(JSON.stringify(t.inputSchema).slice(0, 65_536));
+      for (const v of secrets) {
+        findings.push({
+          ruleId: "mcp.schema-secret-value",
+          severity: sends ? "high" : "low",
+          tool: t.name,
+          field: v.path,
+          line: 1,
+          excerpt: visible(v.value.slice(0, 200)),
+          message: sends
+            ? `The tool offers the credential file ${v.value} as a value of its input, and it sends or shares what it is given`
+            : `The tool offers the credential file ${v.value} as a value of its input (a tool that uses it locally may need it)`,
+          order,
+        });
+      }
     }
   }
   findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.order - b.order || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0) || (a.ruleId < b.ruleId ? -1 : 1));

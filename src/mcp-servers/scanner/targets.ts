@@ -76,6 +76,10 @@ export function locate(target: ScanTarget, line: number): { segment: Segment; li
   return { segment, line: Math.min(line - segment.line + 1, lineCount(segment.text)) };
 }
 
-/** A field that is the description of one of the tool's input parameters (what the model is asked to put in it). */
-export const isArgumentDescription = (field: string | undefined): boolean =>
-  field !== undefined && /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.description$/.test(field);
+/**
+ * A field that says what goes into one of the tool's input parameters: its description, or a value
+ * offered for it (default, const, enum value, example). A sensitive source named there is the ask
+ * itself: nothing else has to say "pass it as …".
+ */
+export const isArgumentText = (field: string | undefined): boolean =>
+  field !== undefined && /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|default|const|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(field);

@@ -10,7 +10,7 @@
 export const SINK = new RegExp(
   [
     String.raw`\b(?:pass(?:es|ing)?|include|put|send|provide|supply|insert|add|append|attach|fill(?:\s+in)?|set|copy|paste|embed|forward|upload|post|submit|place|store|write|encode|report)\b(?:[^.!?\n]|[.!?](?!\s|$)){0,100}?` +
-      String.raw`(?:\b(?:as|in|into|to|inside|within|under|through|via)\s+(?:the\s+|this\s+|a\s+|its\s+|an?\s+)?(?:[\`'"]\w[\w.-]*[\`'"]\s*|\w+\s+){0,2}(?:parameter|argument|arg|param|field|property|input|key|request|call|body|payload|tool|function|query\s+string|url|header)s?\b` +
+      String.raw`(?:\b(?:as|in|into|to|inside|within|under|through|via)\s+(?:the\s+|this\s+|a\s+|its\s+|an?\s+)?(?:[\`'"]\w[\w.-]*[\`'"]\s*|\w+\s+){0,2}(?:parameter|argument|arg|param|field|property|input|key|request|call|body|payload|tool|function|query\s+string|url|header|object|value|entry|section|comment)s?\b` +
       String.raw`|\b(?:as|in|into|to|inside)\s+(?:the\s+)?[\`'"]\w[\w.-]*[\`'"]|\bhere\b|\b(?:with|to|in|on)\s+(?:every|each|all|this|the\s+next|your\s+next)\s+(?:calls?|requests?|invocations?))`,
     String.raw`\bcall(?:ing)?\s+(?:this|the)\s+(?:tool|function)\s+with\b`,
     String.raw`\bthe\s+[\`'"]?\w+[\`'"]?\s+(?:parameter|argument|field)\s+(?:must|should|has\s+to)\s+(?:contain|include|hold|be)\b`,

@@ -9,7 +9,7 @@
  */
 import { DOTENV_PATH, SECRET_PATH, isNegated } from "../../../scan";
 import { directive, find, global, sentenceRule } from "../sentence-rule";
-import { fieldAt, isArgumentDescription } from "../targets";
+import { fieldAt, isArgumentText } from "../targets";
 import { ALL_OF, CONVERSATION, CREDENTIAL, CREDENTIAL_SOURCE, MACHINE_CREDENTIAL, OUTSIDE_FILE, PRIVATE_TO_PUBLIC, READ_FILE, SINK, TOOL_RESULTS } from "../vocab";
 
 function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
@@ -39,7 +39,7 @@ export const sensitiveArgument = sentenceRule({
   title: "Asks for secrets, files, the conversation or other tools' results as arguments",
   check(s, ctx, offset) {
     // A property's description says what the argument holds: a sensitive source there is the ask itself.
-    const inArgument = !ctx.hidden && isArgumentDescription(fieldAt(ctx.target, offset)?.field);
+    const inArgument = !ctx.hidden && isArgumentText(fieldAt(ctx.target, offset)?.field);
     const reveal = directive(
       s,
       /\b(?:reveal|print|output|repeat|show|share|disclose|leak|return|echo|dump|recite)\s+(?:me\s+|back\s+)?(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|original\s+|exact\s+)?(?:system\s+prompt|(?:hidden\s+|initial\s+|original\s+|system\s+)?instructions)\b/i,
