@@ -23,6 +23,12 @@ export const trustClaim = patternRule({
     /\b(?:outputs?|responses?|results?|replies)\b[^.!?\n]{0,40}\b(?:contain|include|are|carry|hold)\b[^.!?\n]{0,30}\b(?:instructions?|directives?|commands?)\b[^.!?\n]{0,60}\b(?:must|should|have\s+to|are\s+to)\s+(?:be\s+)?(?:follow(?:ed)?|obey(?:ed)?|execut(?:e|ed)|carr(?:y|ied)\s+out)\b/i,
     /\b(?:follow|obey)\b[^.!?\n]{0,40}\bover\s+(?:the\s+|any\s+)?user(?:'s)?\b/i,
     /\b(?:treat|consider|regard)\s+(?:this|its|the)\s+(?:tool'?s?\s+|server'?s?\s+)?(?:tool|server|output|results?|responses?|text|content)\s+as\s+(?:trusted|verified|authoritative|system|instructions|coming\s+from\s+the\s+user)\b/i,
+    /\b(?:go\s+ahead|proceed|continue|act|do\s+(?:it|this|so))\s+without\s+(?:first\s+)?(?:checking|confirming|consulting|asking|verifying)\s+(?:with\s+)?(?:the\s+user|them|him|her|anyone)\b/i,
+    /\b(?:does\s+not|doesn'?t|do\s+not|don'?t|will\s+not|won'?t)\s+(?:need|require)\s+(?:the\s+|any\s+)?(?:user'?s?\s+)?(?:input|approval|confirmation|consent|permission|sign-?off|review)\b/i,
+    /\bnot\s+something\s+to\s+(?:confirm|check|clear|discuss)\s+with\b/i,
+    /\b(?:auto-?(?:run|execute|approve|accept|apply|confirm)|(?:run|execute|apply|accept|approve)\s+(?:all|every|any|each))\b[^.!?\n]{0,80}\bwithout\s+(?:any\s+)?(?:review|reviewing|confirmation|approval|asking|checking|oversight|prompting)\b/i,
+    /\b(?:users?|the\s+owner|you)\s+(?:have|has)\s+(?:already\s+)?opted\s+in\b[^.!?\n]{0,60}\b(?:so|therefore|no\s+need|without)\b/i,
+    /\b(?:carries|has|holds)\s+the\s+same\s+authority\s+as\s+(?:messages\s+from\s+)?(?:the\s+)?user\b/i,
   ],
   message: "Claims trust the user never gave, or tells the model not to ask the user before acting",
 });
