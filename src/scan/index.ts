@@ -13,3 +13,5 @@ export * from "./engine";
 export * from "./patterns";
 export * from "./vocab";
 export * from "./triggers";
+export * from "./context";
+export * from "./intent";
