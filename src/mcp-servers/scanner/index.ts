@@ -20,6 +20,7 @@ import { EXECUTION_RULES } from "./rules/execution";
 import { DIRECTIVE_RULES } from "./rules/directives";
 import { CONTROL_RULES } from "./rules/controls";
 import { STEERING_RULES } from "./rules/steering";
+import { FLOW_RULES } from "./rules/flow";
 import { checkNames } from "./names";
 import { fixedDestinations, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
@@ -50,6 +51,7 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
   ...DIRECTIVE_RULES,
   ...CONTROL_RULES,
   ...STEERING_RULES,
+  ...FLOW_RULES,
 ];
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
@@ -144,7 +146,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
 
   const byPath = new Map([...full, ...(tokenTarget ? [tokenTarget] : [])].map((t) => [t.path, t]));
   const raw: Finding[] = withServer(
-    input.tools.map((t) => t.name),
+    input.tools,
     () => [...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000 }), ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000 }) : [])],
   );
 

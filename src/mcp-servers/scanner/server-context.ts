@@ -7,15 +7,27 @@
 import { normalizeToolName } from "./known-tools";
 
 let own: ReadonlySet<string> = new Set();
+let security = false;
 
 export const ownTools = (): ReadonlySet<string> => own;
+/** The server says its purpose is security work (a secret scanner, a prompt-injection detector): its "for example" lead-ins mark examples. */
+export const securityServer = (): boolean => security;
 
-export function withServer<T>(toolNames: readonly string[], run: () => T): T {
-  const prev = own;
-  own = new Set(toolNames.map(normalizeToolName));
+/** What a server's tools are for, as their names and first sentences say it. */
+const SECURITY_PURPOSE =
+  /\b(?:scan(?:s|ner|ners|ning)?|detect\w*|audit\w*|lint(?:s|er|ing)?|sast|vulnerab\w*|secret\s+scann\w*|prompt[- ]injection|tool[- ]poisoning|malware|threat\w*|security\s+(?:review|scan|audit|check)s?|leak(?:ed|s)?\s+(?:secrets?|credentials?))\b/i;
+
+export function isSecurityServer(tools: readonly { name: string; description?: string }[]): boolean {
+  return tools.some((t) => SECURITY_PURPOSE.test(`${t.name.replace(/[_.-]/g, " ")} ${(t.description ?? "").slice(0, 300).split(/(?<=[.!?])\s/)[0]}`));
+}
+
+export function withServer<T>(tools: readonly { name: string; description?: string }[], run: () => T): T {
+  const prev = [own, security] as const;
+  own = new Set(tools.map((t) => normalizeToolName(t.name)));
+  security = isSecurityServer(tools);
   try {
     return run();
   } finally {
-    own = prev;
+    [own, security] = prev;
   }
 }

@@ -1,0 +1,79 @@
+/**
+ * Data flows, read with the shared intent model (src/scan/intent.ts): a source (secrets, private
+ * data, the conversation, however named and in any of its languages) that reaches a sink (the
+ * network, a public post, DNS, an image URL, another tool's arguments) in a tool's text is a
+ * finding, worse with concealment. Two things are MCP's own:
+ *   - a parameter is a sink: whatever its description or offered values ask for is handed to the
+ *     server with the call ("conversation_context: the complete transcript of this chat so far");
+ *   - a tool's text is one place: its description and its schema are read together, so "pass it as
+ *     `note`" in the description and what `note` asks for are one instruction.
+ * Roles the model reads as mentions (negated, quoted examples, a detection tool describing what it
+ * finds) make `info` findings that go to the second opinion, not to the status.
+ */
+import { intentChains, readIntent, type IntentChain, type IntentDoc, type IntentHit, type Hit, type Rule } from "../../../scan";
+import { isArgumentText, segmentsOf, type Segment } from "../targets";
+import { securityServer } from "../server-context";
+
+const PARAM = /\.properties(?:\.([\w$-]+)|\["([^"]*)"\])\.[^.]*$/;
+
+/**
+ * A parameter may ask for the user's question or a service's own API key: that is its purpose. It
+ * may not ask for what the task has no use for: key and credential files, the environment, the
+ * whole conversation or the system prompt, everything of a kind. So a source in a parameter's text
+ * counts only when it is strong (not a generic word such as "tokens"), and the conversation or
+ * private data only in bulk.
+ */
+const BULK = /\b(?:all|every|each|entire|whole|full|complete|so\s+far|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session))\b|所有|全部|完整|すべて|全て|vollständig|bisherige|complet[oa]|todos?|todas?|tout|всю|все|полн/i;
+function askedAsArgument(h: IntentHit, seg: Segment): boolean {
+  if (h.role !== "source" || h.mode !== "do" || h.weak) return false;
+  // The parameter's own text, from its start or the last sentence end before the hit (not the "." of "e.g.").
+  const before = seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start);
+  const lead = before.slice(Math.max(0, before.search(/[.!?]\s+(?=[A-Z][a-z])[^.!?]*$/) + 1));
+  // A security tool's parameter lists examples of what it looks for ("rule_id: e.g. aws-access-token, private-key").
+  if (securityServer() && EXAMPLE.test(lead)) return false;
+  if (h.kind !== "conversation" && h.kind !== "private-data") return true;
+  return BULK.test(seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start + 300));
+}
+
+const EXAMPLE = /\be\.g\.|\b(?:for\s+example|for\s+instance|such\s+as|like)\b/i;
+
+/** "Environment variables are not included": negated after the noun, which the model reads only before it. */
+const NEGATED_AFTER = /^[^.!?\n]{0,60}?\b(?:is|are|will\s+be|gets?)\s+(?:not|never)\s+(?:\w+\s+)?(?:included|sent|shared|stored|logged|returned|uploaded|posted|transmitted|read|collected|exposed|printed|shown)\b|^[^.!?\n]{0,40}?\b(?:stays?|remains?|kept)\s+(?:on|in|inside)\s+(?:the\s+)?(?:machine|device|child\s+process|process|server|local)/i;
+const negatedAfter = (text: string, h: { index: number; length: number }) => NEGATED_AFTER.test(text.slice(h.index + h.length, h.index + h.length + 120));
+
+export const dataFlow: Rule = {
+  id: "mcp.data-flow",
+  severity: "high",
+  title: "Private data reaches a place it leaves through",
+  text(text, ctx) {
+    const read = readIntent(text, { path: ctx.target.path, kind: "prose", securityPurpose: securityServer() });
+    if (!read.hits.length) return [];
+    const doc: IntentDoc = { ...read, hits: read.hits.filter((h) => h.role === "conceal" || !negatedAfter(text, h)) };
+    const chains: IntentChain[] = intentChains([doc], { max: 10 });
+    if (!ctx.hidden) {
+      for (const seg of segmentsOf(ctx.target)) {
+        if (!isArgumentText(seg.field)) continue;
+        const end = seg.start + seg.text.length;
+        const hits = doc.hits.filter((h) => h.index >= seg.start && h.index < end && (h.role !== "source" || askedAsArgument(h, seg)));
+        if (!hits.some((h) => h.role === "source")) continue;
+        const m = PARAM.exec(seg.field);
+        const name = m?.[1] ?? m?.[2] ?? "a";
+        const sub: IntentDoc = { ...doc, hits };
+        for (const c of intentChains([sub], { max: 3, implicitSink: { kind: "parameter", what: `the \`${name}\` parameter`, path: doc.path } })) {
+          // The implicit sink has no place in the text: point at the source.
+          chains.push(c.sink.length === 0 ? { ...c, sink: { ...c.sink, index: c.source.index, length: c.source.length } } : c);
+        }
+      }
+    }
+    const out: Hit[] = [];
+    const seen = new Set<number>();
+    for (const c of chains) {
+      if (seen.has(c.sink.index)) continue;
+      seen.add(c.sink.index);
+      out.push({ index: c.sink.index, length: c.sink.length, severity: c.severity, message: c.message });
+    }
+    return out;
+  },
+};
+
+export const FLOW_RULES = [dataFlow];
