@@ -6,7 +6,6 @@
  * separators (`read-file`) or in a plural are ordinary and pass. MCP asks for names of
  * `[A-Za-z0-9_.-]`, 1-128 characters; anything else is noted.
  */
-import { distance } from "fastest-levenshtein";
 import { hasInvisible, visible, type Severity } from "../../scan";
 import { KNOWN_TOOLS, normalizeToolName } from "./known-tools";
 
@@ -39,11 +38,19 @@ export interface NameFinding {
   excerpt: string;
 }
 
-/** One letter changed or two swapped, not added or dropped (plurals and suffixes are ordinary). */
+/** Letters a reader takes for one another at a glance (the ones an impostor swaps in). */
+const LOOK_ALIKE = ["il1|", "o0", "rn", "vu", "ce", "nh", "gq", "mn"];
+const lookAlike = (x: string, y: string) => LOOK_ALIKE.some((g) => g.includes(x) && g.includes(y));
+
+/**
+ * One letter swapped for a look-alike, or two neighbours transposed: not any one-letter change,
+ * which makes another word more often than an impostor (`search_notes` is not `search_nodes`).
+ */
 function nearMiss(a: string, b: string): boolean {
   if (a.length !== b.length || a.length < 8) return false;
-  if (distance(a, b) === 1) return true;
-  const diff = [...a].map((c, i) => (c === b[i] ? -1 : i)).filter((i) => i >= 0);
+  const diff: number[] = [];
+  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+  if (diff.length === 1) return lookAlike(a[diff[0]!]!, b[diff[0]!]!);
   return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
 }
 
@@ -76,7 +83,16 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       return;
     }
     if (nonAscii) {
-      out.push({ index, severity: "medium", message: "Non-ASCII letters in a tool name (MCP tool names are ASCII): they can make it look like another tool", excerpt });
+      // A name in another script (`поиск_дашбордов`, `promql_запрос`) imitates nothing; a word that mixes scripts can.
+      const mixed = name.split(/[\s._-]+/).some((w) => /[A-Za-z]/.test(w) && /[^\x00-\x7f]/.test(w) && /\p{L}/u.test(w.replace(/[A-Za-z0-9]/g, "")));
+      out.push({
+        index,
+        severity: mixed ? "medium" : "info",
+        message: mixed
+          ? "A tool name mixes Latin letters with letters of another script in one word: it can look like another tool"
+          : "Non-ASCII letters in a tool name (MCP tool names are portable ASCII); the name imitates no known tool",
+        excerpt,
+      });
       return;
     }
     if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {

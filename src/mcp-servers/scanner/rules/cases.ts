@@ -245,8 +245,10 @@ export const MCP_RULE_CASES: Record<string, McpRuleCases> = {
       { tools: [tool("create_pull_reqeust")] },
       { tools: [tool("get_balance"), tool("get_ba1ance")] },
       { tools: [tool("read\u200Bfile")] },
-      { tools: [tool("поиск")] },
+      { tools: [tool("fetchпоиск")] },
       { tools: [tool("read file now")] },
+      { tools: [tool("sned_email")] },
+      { tools: [tool("list_issuеs")] },
     ],
     pass: [
       { tools: [tool("read_file"), tool("read_files"), tool("read-file")] },
@@ -254,6 +256,8 @@ export const MCP_RULE_CASES: Record<string, McpRuleCases> = {
       { tools: [tool("resolve-library-id"), tool("get-library-docs")] },
       { tools: [tool("s3_list_buckets"), tool("ec2_describe"), tool("get_v2_data")] },
       { tools: [tool("browser_tabs"), tool("browser_tab_list")] },
+      { tools: [tool("search_notes"), tool("create_note")] },
+      { tools: [tool("поиск_дашбордов"), tool("promql_запрос")] },
     ],
   },
   "mcp.schema-secret-value": {
