@@ -159,6 +159,17 @@ describe("MCP scanner: the labelled corpus and the real servers", () => {
     expect(r.tp).toBeGreaterThanOrEqual(3);
   });
 
+  it("trigger words never change a finding: every labelled server and rule case scanned gated and ungated", () => {
+    const inputs: McpScanInput[] = [
+      ...[...MCP_CORPUS, ...MCP_HELDOUT, ...MCP_HELDOUT_2, ...MCP_HELDOUT_3].map((c) => ({ instructions: c.instructions, tools: c.tools })),
+      ...Object.values(MCP_RULE_CASES).flatMap((c) => [...c.flag, ...c.pass].map(asInput)),
+    ];
+    for (const input of inputs) {
+      const key = (f: { ruleId: string; severity: string; tool: string | null; field: string; line?: number }) => `${f.ruleId} ${f.severity} ${f.tool} ${f.field} ${f.line}`;
+      expect(scanMcpTools(input).findings.map(key), JSON.stringify(input).slice(0, 200)).toEqual(scanMcpTools(input, { ungated: true }).findings.map(key));
+    }
+  });
+
   it("every real server of the shipped seed (their published tool lists) passes", () => {
     const seed = JSON.parse(seedText) as { name: string; tools?: { name: string; description: string }[] }[];
     const failing: string[] = [];

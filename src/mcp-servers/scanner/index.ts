@@ -26,6 +26,7 @@ import { fixedDestinations, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
 import { joinTarget, locate, type Segment } from "./targets";
 import { withServer } from "./server-context";
+import { setSentenceGating } from "./sentence-rule";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 
 export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
@@ -102,6 +103,8 @@ const SENDING_TOOL = /\b(?:share\w*|upload\w*|publish\w*|send\w*|post\w*|sync\w*
 export interface ScanOptions {
   /** More tool names to treat as well known (other servers' tools in the directory). */
   knownTools?: readonly string[];
+  /** Tests: run every rule on every line and sentence, ignoring trigger words (they must never change a finding). */
+  ungated?: boolean;
 }
 
 type Part = Omit<Segment, "start" | "line">;
@@ -145,10 +148,17 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   const tokenTarget = tokens.length ? full.pop()! : null;
 
   const byPath = new Map([...full, ...(tokenTarget ? [tokenTarget] : [])].map((t) => [t.path, t]));
-  const raw: Finding[] = withServer(
-    input.tools,
-    () => [...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000 }), ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000 }) : [])],
-  );
+  const ungated = opts.ungated === true;
+  if (ungated) setSentenceGating(false);
+  let raw: Finding[];
+  try {
+    raw = withServer(input.tools, () => [
+      ...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000, ungated }),
+      ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
+    ]);
+  } finally {
+    if (ungated) setSentenceGating(true);
+  }
 
   const findings: (McpFinding & { order: number })[] = [];
   for (const f of raw) {

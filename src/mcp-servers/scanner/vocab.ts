@@ -75,10 +75,11 @@ export const DATA_NOUN =
   /\b(?:data|contents?|files?|results?(?:\s+sets?)?|outputs?|conversation|history|messages?|keys?|tokens?|credentials?|secrets?|passwords?|env(?:ironment)?|information|info|details|everything|copy|copies|responses?|logs?|transcripts?|documents?|e-?mails?|replies|summary|digest|quer(?:y|ies)|prompts?|code|repositor(?:y|ies)|cookies|variables|rows?|records?|entries|receipts?|tickets?|contacts?|attachments?|screenshots?|notes?|body|text|card\s+(?:numbers?|details)|list)\b/i;
 
 /** A literal destination: an e-mail address, an http(s) URL, a phone number. */
-export const DESTINATION = /(?:mailto:)?[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\bhttps?:\/\/[^\s"'`<>)\]]+|(?<![\w.])\+\d[\d\s().-]{7,}\d\b/i;
+export const DESTINATION = /(?:mailto:)?(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\bhttps?:\/\/[^\s"'`<>)\]]+|(?<![\w.])\+\d[\d\s().-]{7,}\d\b/i;
 
 /** An e-mail address alone (for recipient rules). */
-export const EMAIL = /[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/;
+// The look-behind starts a match only where a run of address characters starts: a long run without an "@" is read once, not once per position.
+export const EMAIL = /(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/;
 
 /** Hosts a destination may name without being a leak: the local machine and documentation ranges used in examples. */
 export function isLocalDestination(dest: string): boolean {
@@ -94,7 +95,7 @@ export function isLocalDestination(dest: string): boolean {
  * the DNS-exfiltration shape). `kind` says which.
  */
 const DEST_PARTS: [kind: string, re: RegExp][] = [
-  ["address", /(?:mailto:)?[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g],
+  ["address", /(?:mailto:)?(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g],
   ["url", /\bhttps?:\/\/[^\s"'`<>)\]]+/gi],
   ["phone", /(?<![\w.])\+\d[\d\s().-]{7,}\d\b/g],
   ["repository", /\b(?:issues?|pull\s+requests?|PRs?|discussions?|comments?|repo(?:sitory)?|project)\s*#?\d*\s+(?:of|in|on|at)\s+[`'"]?[\w.-]+\/[\w.-]+|\bowner\s+[`'"][\w.-]+[`'"],?\s+(?:and\s+)?repo(?:sitory)?\s+[`'"][\w.-]+[`'"]|\brepo(?:sitory)?\s+[`'"]?(?:[\w-]+|<\w+>)\/[\w.-]+/gi],
@@ -116,6 +117,8 @@ const EXAMPLE_CUE = /(?:\be\.g\.|\bi\.e\.|\bfor\s+example|\bsuch\s+as|\blike|\be
 export function destinations(s: string): Destination[] {
   const out: Destination[] = [];
   for (const [kind, re] of DEST_PARTS) {
+    if (kind === "address" && !s.includes("@")) continue;
+    if (kind === "url" && !/https?:/i.test(s)) continue;
     if (kind === "channel" && !/\b(?:channels?|slack|discord|teams|mattermost|chat)\b/i.test(s)) continue;
     re.lastIndex = 0;
     for (let m = re.exec(s); m; m = re.exec(s)) {

@@ -29,6 +29,8 @@ export const exfilDestination = sentenceRule({
   id: "mcp.exfil-destination",
   severity: "high",
   title: "Sends data to a place the description names",
+  // Every destination `destinations` finds holds one of these.
+  triggers: ["@", "http", "+", "#", "issue", "pull", "\\bpr", "discussion", "comment", "repo", "project", "owner", "user", "account", "grantee", "collaborator", "member", "handle", "<", "{", "$"],
   check(s) {
     const dests = destinations(s);
     if (!dests.length) return null;

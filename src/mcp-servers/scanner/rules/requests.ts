@@ -33,10 +33,21 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
   return null;
 }
 
+/** Literals one of which every sensitive source (and the system-prompt request) contains. */
+const SOURCE_TRIGGERS = [
+  "conversation", "chat", "dialog", "session", "message", "turn", "prompt", "exchange", "question", "clipboard", "system", "history", "instruction",
+  "rule", "guideline", "result", "output", "response", "return", "data", "content", ".ssh", ".aws", ".config", ".azure", ".kube", ".docker", "netrc",
+  ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".gem", ".cargo", ".gnupg", "/etc/", "keychain", "login", "cookie", "web data", "local state",
+  "user data", "firefox", ".mozilla", "key3", "key4", "wallet", ".electrum", "exodus", "solana", ".ethereum", "nkbihf", ".bitcoin", "mcp.json",
+  "mcp_config", "claude_desktop", ".env", "credential", "token", "key", "secret", "password", "passphrase", "env", "seed", "mnemonic", "~/", "$home",
+  "${home}", "%userprofile%", "/home/", "/users/", "/root/", "c:\\users\\", "config",
+];
+
 export const sensitiveArgument = sentenceRule({
   id: "mcp.sensitive-argument",
   severity: "high",
   title: "Asks for secrets, files, the conversation or other tools' results as arguments",
+  triggers: SOURCE_TRIGGERS,
   check(s, ctx, offset) {
     // A property's description says what the argument holds: a sensitive source there is the ask itself.
     const inArgument = !ctx.hidden && isArgumentText(fieldAt(ctx.target, offset)?.field);
@@ -61,6 +72,7 @@ export const privateToPublic = sentenceRule({
   id: "mcp.private-to-public",
   severity: "high",
   title: "Moves private data somewhere public",
+  triggers: ["private", "internal", "confidential", "secret"],
   check(s) {
     const m = directive(s, PRIVATE_TO_PUBLIC);
     if (!m || !/\b(?:copy|include|add|post|publish|paste|put|create|open|leak|share|move|push|write|summari[sz]e)\b/i.test(s)) return null;

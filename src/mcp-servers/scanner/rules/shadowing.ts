@@ -119,6 +119,7 @@ export const preference = patternRule({
   severity: "low",
   title: "Asks to be preferred over other tools",
   prose: true,
+  triggers: ["always", "only", "prefer", "precedence", "replaces", "instead", "default"],
   patterns: [
     /\b(?:always|only)\s+(?:use|call|prefer|choose|pick)\s+this\s+(?:tool|function|server)\b/i,
     /\bprefer\s+this\s+(?:tool|function|server)\b|\bthis\s+(?:tool|function|server)\s+(?:takes\s+precedence|replaces)\b/i,
@@ -133,6 +134,7 @@ export const forbidOthers = patternRule({
   id: "mcp.forbid-others",
   severity: "medium",
   title: "Forbids the model to use other tools",
+  triggers: ["never", "not", "don", "stop", "only", "exclusively", "disregard", "ignor", "discard", "distrust", "drop"],
   patterns: [
     /\b(?:never|do\s+not|don'?t|must\s+not|should\s+not|stop)\s+(?:use|using|call|calling|invoke|trust|rely\s+on|consult)\s+(?:any\s+)?(?:other|another|the\s+other|the\s+built-?in|built-?in|native|alternative|competing|different|the\s+older|older)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|methods?|providers?|ones?)\b/i,
     /\b(?:never|do\s+not|don'?t|must\s+not|should\s+not)\s+(?:use|call|invoke|run|trust|rely\s+on|consult)\s+(?:[\w,/-]+\s+){0,6}?(?:tools?|servers?|functions?|commands?|integrations?|plugins?)\s+(?:from|of|on|in|by)\s+(?:any\s+)?(?:other|another|different|third[-\s]party)\b/i,

@@ -11,6 +11,11 @@ export const trustClaim = patternRule({
   severity: "high",
   title: "Claims trust or talks the model out of asking the user",
   prose: true,
+  triggers: [
+    "need", "necessary", "confirmation", "permission", "approval", "consent", "approv", "whitelisted", "allow", "authori", "yolo", "trust", "access",
+    "security", "safety", "supersede", "override", "precedence", "outrank", "trump", "obey", "follow", "execute", "carry", "\\bact", "instruction",
+    "directive", "command", "treat", "consider", "regard", "without", "require", "something", "opted", "authority",
+  ],
   patterns: [
     /\b(?:no\s+need|(?:you\s+)?(?:do(?:es)?\s+not|don'?t)\s+need|(?:it\s+is\s+)?(?:not\s+necessary|unnecessary))\s+(?:for\s+you\s+)?to\s+(?:ask|confirm|check\s+with|get\s+(?:the\s+user'?s?\s+)?(?:approval|permission|consent)|wait\s+for|request)\b/i,
     /\b(?:without|never|do\s+not|don'?t)\s+(?:ask(?:ing)?|request(?:ing)?|wait(?:ing)?\s+for|seek(?:ing)?|prompt(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:user\s+)?confirmation|permission|approval|consent)\b/i,
@@ -38,6 +43,7 @@ export const selfVouching = patternRule({
   severity: "medium",
   title: "Vouches for itself",
   prose: true,
+  triggers: ["verified", "certified", "endorsed", "audited", "approved", "vetted", "trusted", "sanctioned", "safe", "secure", "harmless", "trustworthy", "official"],
   patterns: [
     /\b(?:is|are|has\s+been|have\s+been|was)\s+(?:officially\s+|fully\s+|formally\s+)?(?:verified|certified|endorsed|audited|approved|vetted|trusted|sanctioned)\s+(?:and\s+\w+\s+)?(?:by|through)\s+(?:anthropic|openai|google|microsoft|github|cursor|claude|the\s+mcp|mcp|the\s+(?:security|safety|trust)\s+team|security\s+(?:experts|researchers)|the\s+(?:platform|system|client))\b/i,
     /\b(?:this|the)\s+(?:tool|server|function|extension)\s+is\s+(?:100%\s+|completely\s+|totally\s+|perfectly\s+|guaranteed\s+(?:to\s+be\s+)?|certified\s+)(?:safe|secure|trusted|harmless|trustworthy)\b/i,
