@@ -14,7 +14,7 @@ import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { REQUEST_RULES } from "./rules/requests";
 import { CONCEALMENT_RULES } from "./rules/concealment";
 import { TRUST_RULES } from "./rules/trust";
-import { SHADOWING_STATIC_RULES, shadowing } from "./rules/shadowing";
+import { SHADOWING_RULES, SHADOWING_STATIC_RULES } from "./rules/shadowing";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { EXECUTION_RULES } from "./rules/execution";
 import { DIRECTIVE_RULES } from "./rules/directives";
@@ -93,7 +93,7 @@ function capped(rule: Rule, max = 20): Rule {
 }
 
 // One static list (the engine compiles a list's triggers once); the server's own tool names reach the rules through `withServer`.
-const RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...MCP_STATIC_RULES, shadowing].map((r) => capped(r));
+const RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...MCP_STATIC_RULES, ...SHADOWING_RULES].map((r) => capped(r));
 const TOKEN_RULES: readonly Rule[] = RULES.filter((r) => TOKEN_RULE_IDS.has(r.id));
 const RULE_DEFAULTS = ruleDefaults(RULES);
 

@@ -37,11 +37,11 @@ const ACTION_SCOPE = new RegExp(
 
 const MODIFY = new RegExp(
   [
-    String.raw`\b(?:must|should|needs?\s+to|has\s+to|have\s+to|are\s+to|is\s+to)\s+(?:now\s+)?(?:always\s+|also\s+|first\s+)?(?:be\s+)?(?:send|sent|use|used|include|included|add|added|set|change|changed|replace|replaced|prepend|prepended|append|appended|prefix|prefixed|forward|forwarded|route|routed|redirect|redirected|cc|bcc|copy|copied|pass|point|run|target|contain|push|pushed|post|posted|upload|uploaded|mirror|mirrored)\b`,
+    String.raw`\b(?:must|should|needs?\s+to|has\s+to|have\s+to)\s+(?:now\s+)?(?:always\s+|also\s+|first\s+)?(?:be\s+)?(?:send|sent|use|used|include|included|add|added|set|change|changed|replace|replaced|prepend|prepended|append|appended|prefix|prefixed|forward|forwarded|route|routed|redirect|redirected|cc|bcc|copy|copied|pass|point|run|target|contain|push|pushed|post|posted|upload|uploaded|mirror|mirrored)\b`,
     String.raw`\b(?:always|also)\s+(?:add|include|prepend|append|prefix|cc|bcc|copy|forward|send|route|set|pass|run|attach)\b`,
     String.raw`\b(?:change|replace|override|redirect|rewrite|modify|prepend|append|prefix|reroute|intercept|wrap|hijack)\b`,
     String.raw`\b(?:make\s+sure|ensure)\b[^.!?\n]{0,80}\b(?:starts?|begins?|ends?|contains?|includes?)\s+with\b`,
-    String.raw`\b(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\s+(?:\w+\s+)?(?:start|begin|end|be\s+preceded|be\s+followed)\s+(?:with|by)\b`,
+    String.raw`\b(?:must|should|has\s+to|have\s+to|needs?\s+to)\s+(?:\w+\s+)?(?:start|begin|end|be\s+preceded|be\s+followed)\s+(?:with|by)\b`,
     String.raw`\b(?:list|field|argument|parameter|header|body|query)\s+(?:has|have|needs?)\s+to\s+(?:contain|include|carry|hold)\b`,
     String.raw`\b(?:should|must)\s+(?:always\s+|also\s+)?carry\b`,
   ].join("|"),
@@ -79,40 +79,68 @@ function modification(s: string): RegExpMatchArray | null {
   return null;
 }
 
-export const shadowing: Rule = sentenceRule({
-    id: "mcp.shadowing",
-    severity: "high",
-    title: "Changes how other tools behave",
-    check(s) {
-      const own = ownTools();
-      for (const re of REDIRECT) {
-        const m = directive(s, re);
-        if (m) return { index: m.index!, length: m[0].length, message: "Redirects where another tool sends things (recipient, address, account): tool shadowing" };
-      }
-      const bcc = directive(s, BCC_LITERAL);
-      if (bcc && (/\b(?:always|every\w*|all|each|any\w*|also|whenever|secretly|silently|quietly)\b/i.test(s) || /(?:^|[,;:(]\s*|<\w+>\s*|\band\s+)(?:cc|bcc)\b/i.test(s))) {
-        return { index: bcc.index!, length: bcc[0].length, message: "Adds a fixed copy recipient to messages sent by other tools" };
-      }
-      const hijack = directive(s, HIJACK);
-      if (hijack) return { index: hijack.index!, length: hijack[0].length, message: "Takes over calls the model would make to another tool: tool shadowing" };
-      const dead = directive(s, DEAD_OTHER);
-      if (dead) return { index: dead.index!, length: dead[0].length, message: "Declares another server's tool deprecated or replaced, to take its calls" };
-      const route = directive(s, ROUTE_THROUGH);
-      if (route) return { index: route.index!, length: route[0].length, message: "Routes every call of a kind through this tool: taking over what other tools do" };
-      const dis = directive(s, DISPARAGE);
-      if (dis) return { index: dis.index!, length: dis[0].length, message: "Claims other tools are broken, unsafe or deprecated, to take their place" };
-      const subject = foreignTools(s, own) ?? directive(s, GENERIC_OTHER) ?? directive(s, ACTION_SCOPE);
-      if (!subject) return null;
-      const mod = modification(s);
-      if (!mod) return null;
-      if (/^(?:use|used|call|run)$/i.test(mod[0].split(/\s+/).pop() ?? "") && !foreignTools(s, own) && /\bthis\s+(?:tool|function|server)\b/i.test(s)) return null;
-      return {
-        index: subject.index!,
-        length: subject[0].length,
-        message: `Tells the model to change how ${subject[1] ? `\`${subject[1]}\`` : `"${subject[0].trim()}"`} behaves: one server steering another's tools (shadowing)`,
-      };
-    },
-  });
+// Three readings of one rule, each run only on sentences holding its words (src/mcp-servers/scanner/sentence-rule.ts).
+const redirect = sentenceRule({
+  id: "mcp.shadowing",
+  severity: "high",
+  title: "Changes how other tools behave",
+  triggers: ["change", "replace", "set", "redirect", "override", "rewrite", "swap", "switch", "update", "always", "also", "additionally", "secretly", "silently", "all", "every", "each", "any", "\\bbcc", "\\bcc"],
+  check(s) {
+    for (const re of REDIRECT) {
+      const m = directive(s, re);
+      if (m) return { index: m.index!, length: m[0].length, message: "Redirects where another tool sends things (recipient, address, account): tool shadowing" };
+    }
+    const bcc = directive(s, BCC_LITERAL);
+    if (bcc && (/\b(?:always|every\w*|all|each|any\w*|also|whenever|secretly|silently|quietly)\b/i.test(s) || /(?:^|[,;:(]\s*|<\w+>\s*|\band\s+)(?:cc|bcc)\b/i.test(s))) {
+      return { index: bcc.index!, length: bcc[0].length, message: "Adds a fixed copy recipient to messages sent by other tools" };
+    }
+    return null;
+  },
+});
+
+const takeover = sentenceRule({
+  id: "mcp.shadowing",
+  severity: "high",
+  title: "Changes how other tools behave",
+  triggers: [
+    "you", "server", "supersede", "replace", "obsolete", "this", "deprecated", "broken", "unsafe", "insecure", "malicious", "compromised", "disabled",
+    "unreliable", "outdated", "dangerous", "blocked", "corrupt", "unavailable", "offline", "down", "suspended", "revoked", "not",
+  ],
+  check(s) {
+    const hijack = directive(s, HIJACK);
+    if (hijack) return { index: hijack.index!, length: hijack[0].length, message: "Takes over calls the model would make to another tool: tool shadowing" };
+    const dead = directive(s, DEAD_OTHER);
+    if (dead) return { index: dead.index!, length: dead[0].length, message: "Declares another server's tool deprecated or replaced, to take its calls" };
+    const route = directive(s, ROUTE_THROUGH);
+    if (route) return { index: route.index!, length: route[0].length, message: "Routes every call of a kind through this tool: taking over what other tools do" };
+    const dis = directive(s, DISPARAGE);
+    if (dis) return { index: dis.index!, length: dis[0].length, message: "Claims other tools are broken, unsafe or deprecated, to take their place" };
+    return null;
+  },
+});
+
+const modify = sentenceRule({
+  id: "mcp.shadowing",
+  severity: "high",
+  title: "Changes how other tools behave",
+  // Every MODIFY alternative holds one of these.
+  triggers: ["must", "should", "need", "has", "have", "always", "also", "change", "replace", "override", "redirect", "rewrite", "modify", "prepend", "append", "prefix", "reroute", "intercept", "wrap", "hijack", "make", "ensure", "carry"],
+  check(s) {
+    const mod = modification(s);
+    if (!mod) return null;
+    const own = ownTools();
+    const subject = foreignTools(s, own) ?? directive(s, GENERIC_OTHER) ?? directive(s, ACTION_SCOPE);
+    if (!subject) return null;
+    if (/^(?:use|used|call|run)$/i.test(mod[0].split(/\s+/).pop() ?? "") && !foreignTools(s, own) && /\bthis\s+(?:tool|function|server)\b/i.test(s)) return null;
+    return {
+      index: subject.index!,
+      length: subject[0].length,
+      message: `Tells the model to change how ${subject[1] ? `\`${subject[1]}\`` : `"${subject[0].trim()}"`} behaves: one server steering another's tools (shadowing)`,
+    };
+  },
+});
+
+export const SHADOWING_RULES: Rule[] = [redirect, takeover, modify];
 
 export const preference = patternRule({
   id: "mcp.preference",
