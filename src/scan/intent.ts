@@ -53,7 +53,8 @@ export type SourceKind =
   | "wallet"
   | "conversation"
   | "typed-commands"
-  | "private-data";
+  | "private-data"
+  | "agent-config";
 
 /** Where data goes. `parameter` is a value an MCP tool asks for (the caller supplies it as an implicit sink). */
 export type SinkKind = "network" | "public-post" | "dns" | "image-url" | "tool-argument" | "email" | "clipboard" | "parameter";
@@ -81,6 +82,8 @@ export interface IntentHit {
   scope: number;
   /** True for a weak reading (a generic word such as "tokens", a request that may only read). */
   weak?: boolean;
+  /** Sources: the hosts a credential belongs to (a GitHub token sent to api.github.com is used, not leaked). */
+  home?: readonly string[];
 }
 
 export interface IntentDoc {
@@ -232,6 +235,13 @@ const SOURCES: Entry[] = [
     re: /\bhistory\s+(?:\d|-\w)|\bfc\s+-l\w*|\$\{?BASH_COMMAND\b|\.(?:bash|zsh|sh)_history\b|\bConsoleHost_history\b|\b(?:every|each|all)\s+(?:shell\s+)?commands?\s+(?:the\s+user|you|they)\s+(?:type|run|enter)s?\b|\bkeystrokes?\b|\bkey\s*logg\w*/i,
     triggers: ["history", "fc", "bash_command", "_history", "consolehost", "every", "each", "all", "keystroke", "key"],
   },
+  // Other agents' configuration: MCP server entries carry API keys and tokens.
+  {
+    role: "source",
+    kind: "agent-config",
+    re: /\.cursor[\/\\]mcp\.json|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|(?<![\w-])\.claude\.json\b|\.codex[\/\\]auth\.json|\.gemini[\/\\](?:settings|oauth_creds)\.json|(?<![\w-])\.mcp\.json\b|\bmcp\.json\b/i,
+    triggers: [".cursor", "mcp_config", "claude_desktop", ".claude.json", ".codex", ".gemini", "mcp.json"],
+  },
   // Private data: private repositories and files, every mail or message.
   {
     role: "source",
@@ -310,7 +320,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "tool-argument",
-    re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:`[^`]{1,40}`\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result)\s+as\s+`\w+`|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
+    re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
     triggers: ["http", "pass", "include", "append", "add", "put", "send", "attach", "set", "fill", "embed", "encode", "when", "every time"],
   },
   // Mail: a hard-coded BCC or forward to an outside address.
@@ -334,7 +344,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
+    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
     triggers: ["do not", "don", "never", "no need", "there is no need", "needn", "need not", "not necessary", "should", "must not", "without"],
   },
   {
@@ -378,14 +388,31 @@ const NOT_A_READ = /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|s
 // Source kinds that each sink kind is about: the conversation posted on the user's own PR is not a leak.
 const COMPATIBLE: Record<SinkKind, ReadonlySet<SourceKind> | null> = {
   network: null,
-  "public-post": new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "private-data", "typed-commands"]),
+  "public-post": new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "private-data", "typed-commands", "agent-config"]),
   dns: null,
   "image-url": null,
   "tool-argument": null,
   email: null,
-  clipboard: new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet"]),
+  clipboard: new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "agent-config"]),
   parameter: null,
 };
+
+/** Providers a credential belongs to, by what names it; its own service receives it as a matter of course. */
+const HOMES: [RegExp, readonly string[]][] = [
+  [/\bgh\b|github|\.config[\/\\]gh|hosts\.yml/i, ["github.com", "githubusercontent.com", "ghcr.io", "ghe.com", "githubcopilot.com"]],
+  [/gcloud|google|application_default/i, ["googleapis.com", "google.com", "gcr.io", "pkg.dev", "run.app", "cloudfunctions.net", "appspot.com"]],
+  [/\baws\b|amazon|\.aws\b/i, ["amazonaws.com", "aws.amazon.com", "awsapps.com"]],
+  [/\baz\b|azure/i, ["azure.com", "azure.net", "windows.net", "microsoft.com", "microsoftonline.com", "azurecr.io"]],
+  [/\bnpm|\.npmrc|yarnrc/i, ["npmjs.org", "npmjs.com", "yarnpkg.com"]],
+  [/pypi|pypirc|twine/i, ["pypi.org", "pythonhosted.org"]],
+  [/heroku/i, ["heroku.com", "herokuapp.com"]],
+  [/\bfly(?:ctl)?\b/i, ["fly.io", "fly.dev"]],
+];
+const homeOf = (what: string): readonly string[] | undefined => {
+  const all = HOMES.filter(([re]) => re.test(what)).flatMap(([, hosts]) => hosts);
+  return all.length ? all : undefined;
+};
+const atHome = (host: string | undefined, home: readonly string[] | undefined) => !!host && !!home && home.some((d) => host === d || host.endsWith(`.${d}`));
 
 const LOCAL_HOST = (h: string) => {
   if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h === "host.docker.internal") return true;
@@ -554,6 +581,7 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           host = urls.find((x) => !LOCAL_HOST(x.host))?.host;
         }
         const index = u.start + at;
+        const home = entry.role === "source" && (entry.kind === "token" || entry.kind === "registry-token" || entry.kind === "cloud-credentials") ? homeOf(m[0]) : undefined;
         hits.push({
           role: entry.role,
           kind: entry.kind,
@@ -566,6 +594,7 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           ...(host ? { host } : {}),
           scope: u.scope,
           ...(entry.weak ? { weak: true } : {}),
+          ...(home ? { home } : {}),
         });
       }
     }
@@ -626,6 +655,7 @@ const SOURCE_WORDS: Record<SourceKind, string> = {
   conversation: "the conversation",
   "typed-commands": "the commands the user types",
   "private-data": "private data",
+  "agent-config": "another agent's configuration (its API keys)",
 };
 const SINK_WORDS: Record<SinkKind, string> = {
   network: "sends it over the network",
@@ -711,6 +741,8 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
         if (p.cross && source.path === sink.path) continue;
         // In one script a weak (read-only) request needs a strong source; a weak source never chains in code.
         if (sink.weak && !strongSource(source)) continue;
+        // A credential sent to its own service is being used.
+        if (atHome(sink.host, source.home)) continue;
         const far = p.prose && source.path === sink.path ? Math.abs(source.index - sink.index) : 0;
         if (far > dist) continue;
         const key = (source.mode === "do" ? 0 : 1e9) + (sink.mode === "do" ? 0 : 1e9) + far;
