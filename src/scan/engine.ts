@@ -291,7 +291,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       }
     }
     for (const p of findEncodedPayloads(text)) {
-      nested.push({ text: p.decoded, line: lines.lineOf(p.offset), via: p.kind === "char-codes" ? "character codes" : p.kind });
+      nested.push({ text: p.decoded, line: lines.lineOf(p.offset), via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind });
     }
     if (depth === 0 && opts.derive) nested.push(...opts.derive(target, lines));
     for (const h of nested) {

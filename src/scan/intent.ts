@@ -182,7 +182,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "environment",
-    re: /(?:^|[\s;&|({`]|\$\()(?:env|printenv|export\s+-p|declare\s+-x)\s*(?:$|[;&|>)}`])|\bset\s*(?:\||>)|\bos\.environ\.(?:items|copy|keys|values)\s*\(|\b(?:dict|str|repr|json\.dumps)\(\s*(?:dict\(\s*)?os\.environ\b|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environ\b|\bos\.Environ\(\)|\b(?:Object\.(?:entries|keys|values|assign)|JSON\.stringify)\(\s*(?:\{\s*\}\s*,\s*)?process\.env\b|\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+in\s+process\.env\b|\bGet-ChildItem\s+env:|\b(?:gci|dir|ls)\s+env:|\[Environment\]::GetEnvironmentVariables\(\)|\bENV\.(?:to_h|each)\b|%ENV\b|\bDeno\.env\.toObject\(\)|\bBun\.env\b(?!\.)/i,
+    re: /(?:^\s*|[;&|({`]\s*|\$\(\s*|\b(?:then|do|else|sudo|exec)\s+)(?:env|printenv|export\s+-p|declare\s+-x)\s*(?:$|[;&|>)}`])|\bset\s*(?:\||>)|\bos\.environ\.(?:items|copy|keys|values)\s*\(|\b(?:dict|str|repr|json\.dumps)\(\s*(?:dict\(\s*)?os\.environ\b|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environ\b|\bos\.Environ\(\)|\b(?:Object\.(?:entries|keys|values|assign)|JSON\.stringify)\(\s*(?:\{\s*\}\s*,\s*)?process\.env\b|\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+in\s+process\.env\b|\bGet-ChildItem\s+env:|\b(?:gci|dir|ls)\s+env:|\[Environment\]::GetEnvironmentVariables\(\)|\bENV\.(?:to_h|each)\b|%ENV\b|\bDeno\.env\.toObject\(\)|\bBun\.env\b(?!\.)/i,
     triggers: ["env", "set", "export", "declare", "environ", "process.env", "get-childitem", "gci", "dir", "\\bls", "[environment]", "%env"],
     only: "code",
   },
@@ -714,10 +714,8 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
     const from = docs[link.from];
     const to = docs[link.to];
     if (!from || !to || link.from === link.to) continue;
-    const fromHits = located[link.from]!;
-    const anchor = fromHits.length ? nearestScope(from, link.line) : 0;
-    const near = from.code ? fromHits : fromHits.filter((h) => h.scope === anchor || h.role === "conceal");
-    const all = [...near, ...located[link.to]!];
+    // The whole runner: what a script produces is often sent by a later step of the instructions.
+    const all = [...located[link.from]!, ...located[link.to]!];
     pools.push({ docs: [link.from, link.to], sources: all.filter((h) => h.role === "source"), sinks: all.filter((h) => h.role === "sink"), conceal: all.filter((h) => h.role === "conceal"), prose: false, cross: true });
   }
   if (opts.implicitSink) {
@@ -796,11 +794,6 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-function nearestScope(doc: IntentDoc, line: number): number {
-  if (doc.kind !== "markdown") return 0;
-  return markdownContext(doc.text).section[line] ?? 0;
-}
 
 function makeChain(severity: Severity, source: LocatedHit, sink: LocatedHit, conceal: LocatedHit | undefined): IntentChain {
   const where = sink.host ? ` to ${sink.host}` : "";

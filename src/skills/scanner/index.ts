@@ -43,7 +43,7 @@ import {
   type ScanTarget,
 } from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
-import { EXECUTION_RULES, reversedStrings } from "./rules/execution";
+import { EXECUTION_RULES, assembledStrings, reversedStrings } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
@@ -52,6 +52,7 @@ import { FILE_RULES } from "./rules/files";
 import { UNICODE_RULES } from "./rules/unicode";
 import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
 import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
+import { SUPPLY_RULES } from "./rules/supply";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities, type CapabilityChange } from "./capabilities";
 
@@ -74,6 +75,7 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
   ...PERSISTENCE_RULES,
   ...UNICODE_RULES,
   ...MARKDOWN_RULES,
+  ...SUPPLY_RULES,
 ];
 
 export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...INTENT_RULES, ...FILE_RULES];
@@ -97,7 +99,7 @@ export interface SkillScan {
 }
 
 /** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed, ROT13 and concatenated strings. */
-export const skillHidden = (target: ScanTarget, lines: LineIndex) => [...markdownHidden(target, lines), ...reversedStrings(target, lines)];
+export const skillHidden = (target: ScanTarget, lines: LineIndex) => [...markdownHidden(target, lines), ...reversedStrings(target, lines), ...assembledStrings(target, lines)];
 
 const SCRIPT_KINDS: ReadonlySet<FileKind> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 /** Text kinds a skill's files are read as when nothing else says: data formats stay data unless something runs them. */

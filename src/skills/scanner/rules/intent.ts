@@ -7,6 +7,7 @@
 import { intentChains, readIntent, type Hit, type IntentDoc, type Rule, type ScanTarget } from "../../../scan";
 
 export const INTENT_RULE_ID = "exfil.chain";
+const CODE: ReadonlySet<string> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 
 export const intentChain: Rule = {
   id: INTENT_RULE_ID,
@@ -24,8 +25,16 @@ export const intentChain: Rule = {
             ...(ctx.target.describes ? { describes: ctx.target.describes } : {}),
           });
     const hits: Hit[] = [];
-    for (const c of intentChains([doc], { max: 5 })) {
-      hits.push({ index: c.sink.index, length: c.sink.length, severity: c.severity, message: c.message });
+    const docs = [doc];
+    // Decoded text inside a Markdown or text file is usually a command: read it as code too.
+    if (ctx.hidden && !CODE.has(ctx.target.kind)) docs.push(readIntent(text, { path: ctx.target.path, kind: "shell" }));
+    const seen = new Set<number>();
+    for (const d of docs) {
+      for (const c of intentChains([d], { max: 5 })) {
+        if (seen.has(c.sink.index)) continue;
+        seen.add(c.sink.index);
+        hits.push({ index: c.sink.index, length: c.sink.length, severity: c.severity, message: c.message });
+      }
     }
     return hits;
   },
