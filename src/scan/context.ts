@@ -16,7 +16,7 @@ import type { FileKind } from "./files";
 
 /** Words that say a passage describes an attack rather than asks for one. */
 export const STRONG_EXAMPLE_CUE =
-  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detection|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|❌|✗)(?!\w)/i;
+  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detection|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
 export const WEAK_EXAMPLE_CUE = /\b(?:examples?|e\.g\.|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look)\b/i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
 const CATALOGUE_HEADER = /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
@@ -113,8 +113,9 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
       kind[l] = LineKind.FenceMark;
       fence = { mark: f[1]!, from: l, lang: (f[2] ?? "").toLowerCase() };
       langs.set(l, fence.lang);
-      // Lead-in: the last prose line shortly before; first line inside if it is a comment; the section heading.
-      let example = headingDescribes || (l - lastProseLine <= 3 && cue(lastProse));
+      // Lead-in: the last prose line shortly before, or the first line inside if it is a comment. (A
+      // heading alone does not make a block of commands an example: that is where the commands are.)
+      let example = l - lastProseLine <= 3 && cue(lastProse);
       if (!example) {
         for (let k = l + 1; k <= Math.min(n, l + 3); k++) {
           const inner = lines.line(k);
@@ -217,3 +218,7 @@ export function contextOf(target: { text: string | null }, security = false): Do
   cache.set(target, { text: target.text, security, ctx });
   return ctx;
 }
+
+/** The instructions make a step wait for the user: a destructive or persistent change done at the user's request. */
+export const CONSENT_CUE =
+  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve))\b/i;

@@ -6,7 +6,9 @@
  * labelled corpus.
  */
 import {
+  CONSENT_CUE,
   LineKind,
+  contextOf,
   STRONG_EXAMPLE_CUE,
   WEAK_EXAMPLE_CUE,
   NPM_INSTALL,
@@ -155,6 +157,20 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
     }
     if (pkg >= 0 && pkg !== i && NPM_INSTALL.test(t)) rawLinks.push({ from: i, to: pkg, line: lineOf(t, NPM_INSTALL) });
   });
+  // A script that reads a bundled data file (a list of paths, a config) joins that file's contents to what it does.
+  texts.forEach((t, i) => {
+    if (t === null) return;
+    const kind = runAs.get(i)?.kind ?? kindFromPath(paths[i]!) ?? kindFromContent(t);
+    if (!kind || !SCRIPT_KINDS.has(kind)) return;
+    paths.forEach((p, j) => {
+      if (j === i || texts[j] === null) return;
+      const k = kindFromPath(p);
+      if (k !== "json" && k !== "yaml" && k !== "toml" && k !== "text") return;
+      const base = p.slice(p.lastIndexOf("/") + 1);
+      const at = t.indexOf(base);
+      if (base.length >= 4 && at !== -1 && !/[\w.-]/.test(t[at + base.length] ?? "")) rawLinks.push({ from: i, to: j, line: lineOf(t.slice(0, at + 1), /[\s\S]$/) });
+    });
+  });
   const security = securityPurpose(sorted.find((f) => f.path === "SKILL.md")?.text ?? "");
   const targets: ScanTarget[] = [];
   const index = new Map<number, number>();
@@ -292,6 +308,30 @@ function describeFor(security: boolean) {
   };
 }
 
+/** Destructive steps the instructions hold until the user confirms (purging a leaked file from history, resetting a database). */
+const CONSENT_GATED: ReadonlySet<string> = new Set(["destructive.git-history", "destructive.force-push", "destructive.production-data", "destructive.cloud", "destructive.credentials"]);
+const NO_CONSENT = /\bwithout\s+(?:asking|confirmation|confirming|prompting)\b|\b(?:do\s+not|don'?t|never)\s+(?:ask|prompt|wait)\b|\bno\s+need\s+to\s+(?:ask|confirm)\b|\bconfirmations?\s+(?:only\s+)?slow\b/i;
+
+/**
+ * A destructive finding in a section of SKILL.md that makes the step wait for the user's explicit
+ * confirmation (and does not also say to skip it) is lowered to low: shown, not blocking.
+ */
+function consentGated(findings: Finding[], targets: readonly ScanTarget[]): Finding[] {
+  if (!findings.some((f) => CONSENT_GATED.has(f.ruleId))) return findings;
+  const byPath = new Map(targets.filter((t) => t.kind === "markdown" && t.text !== null && !t.embedded).map((t) => [t.path, t]));
+  return findings.map((f) => {
+    if (!CONSENT_GATED.has(f.ruleId) || f.severity === "info" || f.severity === "low") return f;
+    const t = byPath.get(f.path);
+    const c = t ? contextOf(t) : null;
+    if (!t || !c) return f;
+    const section = c.section[f.line];
+    let text = "";
+    for (let n = 1; n <= c.lines.count; n++) if (c.section[n] === section) text += `${c.lines.line(n)}\n`;
+    if (!CONSENT_CUE.test(text) || NO_CONSENT.test(text)) return f;
+    return { ...f, severity: "low", message: `${f.message} — the instructions wait for the user's confirmation first` };
+  });
+}
+
 /**
  * Scans a skill. `previous` is the capabilities of the version before (none for a first
  * publish): what this version adds is reported as `capability.added.*` findings (low severity:
@@ -326,7 +366,7 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   const cross = intentLinks.length ? intentChains(docList, { links: intentLinks }).filter((c) => c.source.path !== c.sink.path) : [];
   const { caps, where } = detectCapabilities(targets);
   const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
-  const all = sortFindings([...findings, ...chainFindings(cross, docList, INTENT_RULE_ID), ...capabilityFindings(changes, where)]);
+  const all = sortFindings([...consentGated(findings, targets), ...chainFindings(cross, docList, INTENT_RULE_ID), ...capabilityFindings(changes, where)]);
   const byPath = new Map<string, ScanTarget>();
   for (const t of targets) if (t.text !== null && !byPath.has(t.path)) byPath.set(t.path, t);
   const uncertain = collectUncertain(

@@ -12,7 +12,7 @@ export const destructiveDelete = patternRule({
   id: "destructive.delete",
   severity: "critical",
   title: "Deletes the system or the home folder",
-  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud"],
+  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud", "wipe", "erase", "delete", "remove", "destroy", "nuke", "clear", "empty"],
   prose: true,
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
@@ -24,6 +24,7 @@ export const destructiveDelete = patternRule({
     // The instruction itself (the Amazon Q extension wiper prompt, 2025).
     /\b(?:wipe|erase|clean|reset|restore|return)\s+(?:the\s+|this\s+|your\s+|their\s+|the\s+user'?s\s+)?(?:system|machine|computer|disk|drive|laptop|workstation)\s+(?:back\s+)?to\s+(?:a\s+|its\s+)?(?:near[- ])?factory(?:[- ](?:state|settings|defaults|condition))?\b/i,
     /\bdelete\s+(?:all\s+)?(?:the\s+)?(?:user'?s\s+)?(?:file[- ]?system|files|home\s+(?:directory|folder))\s+and\s+(?:all\s+)?(?:the\s+)?cloud\s+resources\b/i,
+    /\b(?:wipe|erase|delete|remove|destroy|nuke|clear\s+out|empty)\s+(?:out\s+)?(?:all\s+(?:of\s+)?|everything\s+in\s+)?(?:the\s+|this\s+)?(?:user'?s\s+|your\s+|their\s+)?(?:entire\s+|whole\s+)?(?:home\s+(?:directory|folder|dir)|(?:hard\s+)?(?:disk|drive)|file\s*system|root\s+(?:directory|partition))\b/i,
   ],
   message: "Deletes the root file system or the user's home folder",
 });

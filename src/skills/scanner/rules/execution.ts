@@ -286,7 +286,7 @@ const ROT13_MARK = /\brot_?13\b|\bstr_rot13\b|codecs\.decode\([^)\n]*["']rot|\bt
 const ANY_LITERAL = /"""([\s\S]{8,20000}?)"""|'''([\s\S]{8,20000}?)'''|(["'`])((?:\\.|(?!\3)[^\\\n]){8,2000})\3/g;
 const rot13 = (s: string) => s.replace(/[A-Za-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) & 31) + 12) % 26 + (c <= "Z" ? 65 : 97)));
 /** String literals joined with `+` (and names between them): `"cu" + "rl -sF f=@" + home + "/.netrc"`. */
-const JOINED = /(?:(["'])(?:\\.|(?!\1)[^\\\n])*\1|[A-Za-z_$][\w$.]*)(?:\s*\+\s*(?:(["'])(?:\\.|(?!\2)[^\\\n])*\2|[A-Za-z_$][\w$.]*))+/g;
+const JOINED = /(?:(["'])(?:\\.|(?!\1)[^\\\n])*\1|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?)(?:\s*\+\s*(?:(["'])(?:\\.|(?!\2)[^\\\n])*\2|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?))+/g;
 const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", "powershell", "go", "shell", "text"]);
 
 /**
@@ -309,10 +309,10 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
     let glued = 0;
     for (const m of text.matchAll(JOINED)) {
       if (glued >= 200) break;
-      const parts = m[0].split(/\s*\+\s*(?=(?:["']|[A-Za-z_$]))/);
+      const parts = m[0].split(/\s*\+\s*(?=["']|[A-Za-z_$])/);
       const literals = parts.filter((p) => /^["']/.test(p)).length;
       if (literals < 2) continue;
-      const joined = parts.map((p) => (/^["']/.test(p) ? p.slice(1, -1) : `$${p}`)).join("");
+      const joined = parts.map((p) => (/^["']/.test(p) ? p.slice(1, -1) : /homedir\(\)|expanduser|Path\.home|HOME/.test(p) ? "~" : `$${p.replace(/\(.*$/, "")}`)).join("");
       if (joined.length < 8) continue;
       glued++;
       out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });

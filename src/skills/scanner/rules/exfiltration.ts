@@ -352,7 +352,7 @@ export const credentialCapture = patternRule({
   id: "secrets.credential-capture",
   severity: "high",
   title: "Captures a password",
-  triggers: ["dialog", "password", "sudo", "credential.helper"],
+  triggers: ["dialog", "password", "sudo", "credential.helper", "ask", "prompt"],
   prose: true,
   patterns: [
     /\bdisplay\s+dialog\b[^\n]*\bhidden\s+answer\b/i,
@@ -360,6 +360,8 @@ export const credentialCapture = patternRule({
     /\bread\s+(?:-\w+\s+)*-s\b[^\n]*\[sudo\]|\bread\s+(?:-\w+\s+)*-s\b[^\n]*password\s+for\s+\$(?:USER|\{USER\}|LOGNAME)/i,
     /(?:^|[\s;{])(?:function\s+)?sudo\s*\(\s*\)\s*\{|\balias\s+sudo\s*=\s*["'][^"'\n]*\bread\b/i,
     /\bcredential\.helper\b\s*=?\s*["']?!(?:[^\n]*\b(?:curl|wget|nc|ncat|tee|base64)\b|[^\n]*>>)/i,
+    // Asking the user for a password in the chat and keeping it: the agent becomes the phishing page.
+    /\b(?:ask|prompt)\s+(?:the\s+user|them|him|her)\s+(?:for|to\s+(?:type|enter|paste|give))\s+(?:their|the|your|his|her)\s+(?:[\w-]+\s+){0,2}(?:password|passphrase|passcode|credentials|2fa\s+code|otp|one-time\s+code|recovery\s+(?:code|phrase)|seed\s+phrase)\b[^.\n]{0,140}\b(?:save|store|write|keep|cache|send|post|upload|log|reuse|remember|put)\b/i,
   ],
   message: "Captures a password or credential the user types or git hands over (a fake prompt or a credential tap)",
 });

@@ -12,6 +12,9 @@ const OFFICIAL = [
   "registry.npmjs.org", "registry.npmjs.com", "registry.yarnpkg.com", "npm.pkg.github.com", "pypi.org", "pypi.python.org", "files.pythonhosted.org",
   "test.pypi.org", "download.pytorch.org", "pypi.nvidia.com", "proxy.golang.org", "sum.golang.org", "goproxy.io", "rubygems.org", "crates.io",
   "index.crates.io", "repo.maven.apache.org", "registry.bun.sh", "jsr.io", "localhost", "127.0.0.1",
+  // Public mirrors that large user communities are told to use (China in particular).
+  "registry.npmmirror.com", "npmmirror.com", "pypi.tuna.tsinghua.edu.cn", "mirrors.tuna.tsinghua.edu.cn", "mirrors.aliyun.com", "mirrors.cloud.tencent.com",
+  "mirrors.ustc.edu.cn", "pypi.mirrors.ustc.edu.cn", "repo.huaweicloud.com", "goproxy.cn", "mirrors.bfsu.edu.cn",
 ];
 const official = (host: string) => OFFICIAL.some((h) => host === h || host.endsWith(`.${h}`));
 
