@@ -37,14 +37,17 @@ function file(path: string, content: string): SkillFileInput {
   return { path, bytes: enc.encode(content), text: content };
 }
 
-/** A rule case: SKILL.md prose, or `path: <p>\n<content>` (content `base64:…` is binary). */
+/**
+ * A rule case: SKILL.md prose, or `path: <p>\n<content>` (content `base64:…` is binary), or SKILL.md
+ * prose, a blank line and then `path: <p>\n<content>` (the prose is SKILL.md, the rest a bundled file).
+ */
 function caseFiles(c: string): SkillFileInput[] {
   const fm = "---\nname: case\ndescription: A test case\n---\n\n";
-  const m = /^path: (\S+)\n([\s\S]*)$/.exec(c);
+  const m = /^(?:([\s\S]*?)\n\n)?path: (\S+)\n([\s\S]*)$/.exec(c);
   if (!m) return [file("SKILL.md", fm + c + "\n")];
-  const [, path, content] = m;
+  const [, prose, path, content] = m;
   const f = content!.startsWith("base64:") ? { path: path!, bytes: fromB64(content!.slice(7)), text: null } : file(path!, content!);
-  return [file("SKILL.md", `${fm}See ${path}.\n`), f];
+  return [file("SKILL.md", prose ? `${fm}${prose}\n` : `${fm}See ${path}.\n`), f];
 }
 
 describe("scanner primitives (src/scan)", () => {
@@ -248,7 +251,7 @@ describe("skill rules: each rule's positive and negative cases", () => {
     // Variants a gate could get wrong: other letter cases, words glued to punctuation, fullwidth letters.
     const variants = (t: string) => [t.toUpperCase(), t.replace(/ /g, "  "), `x${t}`, `(${t})`, t.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))];
     for (const c of Object.values(RULE_CASES).flatMap((x) => x.flag)) {
-      if (c.startsWith("path:") && c.includes("base64:")) continue;
+      if (c.includes("base64:")) continue;
       for (const v of variants(c.replace(/^path: \S+\n/, ""))) skills.push(caseFiles(c.startsWith("path:") ? `${c.split("\n")[0]}\n${v}` : v));
     }
     let hits = 0;

@@ -16,10 +16,15 @@ import type { FileKind } from "./files";
 
 /** Words that say a passage describes an attack rather than asks for one. */
 export const STRONG_EXAMPLE_CUE =
-  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detection|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|(?:sigma|yara|semgrep)\b|❌|✗)/i;
+  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detection|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
 export const WEAK_EXAMPLE_CUE = /\b(?:examples?|e\.g\.|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look)\b/i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
 const CATALOGUE_HEADER = /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
+
+/** Headings over sections that catalogue what to look for. */
+const HEADING_CUE = /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
+/** …and, in a skill whose purpose is security work, headings over rules, patterns and examples. */
+const SECURITY_HEADING_CUE = /\b(?:rules?|patterns?|checks?|checklist|examples?|findings?|triggers?|cases?|payloads?|samples?|tests?)\b/i;
 
 /** The purpose a skill states (front matter, first heading) is security work: auditing, detection, response. */
 const SECURITY_PURPOSE =
@@ -54,6 +59,7 @@ const FENCE = /^\s{0,12}(```+|~~~+)\s*([\w+#.-]*)/;
 const HEADING = /^\s{0,3}#{1,6}\s/;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+\S/;
 const COMMENT_LINE = /^\s*(?:#(?!!)|\/\/|--|<!--|;|rem\s)/i;
 
 /**
@@ -74,6 +80,8 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
   let headingDescribes = false;
   let tableDescribes = false;
   let inTable = false;
+  let listLead = false;
+  let listDescribes = false;
   const cue = (s: string) => STRONG_EXAMPLE_CUE.test(s) || (security && WEAK_EXAMPLE_CUE.test(s));
   let l = 1;
   // Front matter.
@@ -105,8 +113,9 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
       kind[l] = LineKind.FenceMark;
       fence = { mark: f[1]!, from: l, lang: (f[2] ?? "").toLowerCase() };
       langs.set(l, fence.lang);
-      // Lead-in: the last prose line shortly before; first line inside if it is a comment; the section heading.
-      let example = headingDescribes || (l - lastProseLine <= 3 && cue(lastProse));
+      // Lead-in: the last prose line shortly before, or the first line inside if it is a comment. (A
+      // heading alone does not make a block of commands an example: that is where the commands are.)
+      let example = l - lastProseLine <= 3 && cue(lastProse);
       if (!example) {
         for (let k = l + 1; k <= Math.min(n, l + 3); k++) {
           const inner = lines.line(k);
@@ -128,9 +137,11 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
       continue;
     }
     if (HEADING.test(line)) {
+      listLead = false;
+      listDescribes = false;
       kind[l] = LineKind.Heading;
       section[l] = ++sec;
-      headingDescribes = cue(line) || /\b(?:red\s+flags?|don'?ts|what\s+to\s+look\s+for|know\s+what)\b/i.test(line);
+      headingDescribes = cue(line) || HEADING_CUE.test(line) || (security && SECURITY_HEADING_CUE.test(line));
       inTable = false;
       if (headingDescribes) describes[l] = 1;
       continue;
@@ -147,6 +158,18 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
     inTable = false;
     kind[l] = LineKind.Prose;
     if (headingDescribes) describes[l] = 1;
+    // A list introduced by a line that says it lists red flags or examples ("Red flags, in order of severity:").
+    if (LIST_ITEM.test(line)) {
+      if (listLead) listDescribes = true;
+      listLead = false;
+      if (listDescribes) describes[l] = 1;
+    } else if (line.trim()) {
+      if (listDescribes && /^\s+\S/.test(line)) describes[l] = 1;
+      else {
+        listDescribes = false;
+        listLead = /:\s*$/.test(line) && cue(line);
+      }
+    }
     if (line.trim()) {
       lastProse = line;
       lastProseLine = l;
@@ -184,3 +207,18 @@ export function ruleDataFile(path: string, kind: FileKind, text: string): string
   if (TESTISH_PATH.test(path) && FIXTURE_KEYS.test(head)) return "a file of labelled test payloads";
   return null;
 }
+
+const cache = new WeakMap<object, { text: string; security: boolean; ctx: DocContext }>();
+/** `markdownContext` of a target's text, computed once per target object (rules of one scan share it). */
+export function contextOf(target: { text: string | null }, security = false): DocContext | null {
+  if (target.text === null) return null;
+  const hit = cache.get(target);
+  if (hit && hit.text === target.text && hit.security === security) return hit.ctx;
+  const ctx = markdownContext(target.text, new LineIndex(target.text), security);
+  cache.set(target, { text: target.text, security, ctx });
+  return ctx;
+}
+
+/** The instructions make a step wait for the user: a destructive or persistent change done at the user's request. */
+export const CONSENT_CUE =
+  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve))\b/i;

@@ -15,3 +15,5 @@ export * from "./vocab";
 export * from "./triggers";
 export * from "./context";
 export * from "./intent";
+export * from "./formats";
+export * from "./runs";

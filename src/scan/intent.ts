@@ -53,7 +53,8 @@ export type SourceKind =
   | "wallet"
   | "conversation"
   | "typed-commands"
-  | "private-data";
+  | "private-data"
+  | "agent-config";
 
 /** Where data goes. `parameter` is a value an MCP tool asks for (the caller supplies it as an implicit sink). */
 export type SinkKind = "network" | "public-post" | "dns" | "image-url" | "tool-argument" | "email" | "clipboard" | "parameter";
@@ -81,6 +82,8 @@ export interface IntentHit {
   scope: number;
   /** True for a weak reading (a generic word such as "tokens", a request that may only read). */
   weak?: boolean;
+  /** Sources: the hosts a credential belongs to (a GitHub token sent to api.github.com is used, not leaked). */
+  home?: readonly string[];
 }
 
 export interface IntentDoc {
@@ -141,14 +144,14 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "cloud-credentials",
-    re: /(?<![\w-])\.aws\b(?:[\/\\](?:credentials|config|sso)\b)?|\bAWS_SECRET_ACCESS_KEY\b|\bAWS_SESSION_TOKEN\b|application_default_credentials|\.config[\/\\]gcloud\b|(?<![\w-])\.azure[\/\\]|\.kube[\/\\]config\b|\bkubeconfig\b|\.docker[\/\\]config\.json|\bservice[- ]account\s+(?:json\s+)?key\s*(?:files?|json)?\b/i,
-    triggers: [".aws", "aws_secret", "aws_session", "application_default", ".config", ".azure", ".kube", "kubeconfig", ".docker", "service"],
+    re: /\bkubectl\s+get\s+secrets?\b(?=[^\n|]*(?:-o\s*(?:json|yaml|jsonpath[^\n|]*\.data\b(?![^\n|]*keys))|--all-namespaces|\s-A\b))|\bkubectl\s+get\s+secrets?\b[^\n|]*\|\s*(?!jq\s+['"]?keys)|(?<![\w-])\.aws\b(?:[\/\\](?:credentials|config|sso)\b)?|\bAWS_SECRET_ACCESS_KEY\b|\bAWS_SESSION_TOKEN\b|application_default_credentials|\.config[\/\\]gcloud\b|(?<![\w-])\.azure[\/\\]|\.kube[\/\\]config\b|\bkubeconfig\b|\.docker[\/\\]config\.json|\bservice[- ]account\s+(?:json\s+)?key\s*(?:files?|json)?\b/i,
+    triggers: ["kubectl", ".aws", "aws_secret", "aws_session", "application_default", ".config", ".azure", ".kube", "kubeconfig", ".docker", "service"],
   },
   {
     role: "source",
     kind: "cloud-credentials",
-    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|ini\s+file|keys?\s+files?|tokens?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b/i,
-    triggers: ["aws", "amazon", "azure", "gcloud", "google", "ini", "credential"],
+    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
+    triggers: ["aws", "amazon", "azure", "gcloud", "google", "github", "gitlab", "gh", "npm", "pypi", "docker", "heroku", "vercel", "netlify", "cloudflare", "openai", "anthropic", "stripe", "slack", "ini", "credential", "token", "password", "api"],
 
     only: "prose",
   },
@@ -179,7 +182,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "environment",
-    re: /(?:^|[\s;&|({`]|\$\()(?:env|printenv|export\s+-p|declare\s+-x)\s*(?:$|[;&|>)}`])|\bset\s*(?:\||>)|\bos\.environ\.(?:items|copy|keys|values)\s*\(|\b(?:dict|str|repr|json\.dumps)\(\s*(?:dict\(\s*)?os\.environ\b|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environ\b|\bos\.Environ\(\)|\b(?:Object\.(?:entries|keys|values|assign)|JSON\.stringify)\(\s*(?:\{\s*\}\s*,\s*)?process\.env\b|\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+in\s+process\.env\b|\bGet-ChildItem\s+env:|\b(?:gci|dir|ls)\s+env:|\[Environment\]::GetEnvironmentVariables\(\)|\bENV\.(?:to_h|each)\b|%ENV\b|\bDeno\.env\.toObject\(\)|\bBun\.env\b(?!\.)/i,
+    re: /(?:^\s*|[;&|({`]\s*|\$\(\s*|\b(?:then|do|else|sudo|exec)\s+)(?:env|printenv|export\s+-p|declare\s+-x)\s*(?:$|[;&|>)}`])|\bset\s*(?:\||>)|\bos\.environ\.(?:items|copy|keys|values)\s*\(|\b(?:dict|str|repr|json\.dumps)\(\s*(?:dict\(\s*)?os\.environ\b|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environ\b|\bos\.Environ\(\)|\b(?:Object\.(?:entries|keys|values|assign)|JSON\.stringify)\(\s*(?:\{\s*\}\s*,\s*)?process\.env\b|\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+in\s+process\.env\b|\bGet-ChildItem\s+env:|\b(?:gci|dir|ls)\s+env:|\[Environment\]::GetEnvironmentVariables\(\)|\bENV\.(?:to_h|each)\b|%ENV\b|\bDeno\.env\.toObject\(\)|\bBun\.env\b(?!\.)/i,
     triggers: ["env", "set", "export", "declare", "environ", "process.env", "get-childitem", "gci", "dir", "\\bls", "[environment]", "%env"],
     only: "code",
   },
@@ -202,8 +205,8 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "browser-data",
-    re: /(?:Google[\/\\ ]Chrome|google-chrome|Chromium|BraveSoftware|Brave-Browser|Microsoft[\/\\ ]Edge|Opera\s+Software|Vivaldi|Firefox[\/\\]Profiles|\.mozilla[\/\\]firefox)\b|\b(?:Login\s+Data|Web\s+Data|Local\s+State|Local\s+Extension\s+Settings|cookies\.sqlite|logins\.json|key[34]\.db)\b|[\/\\"']Cookies\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|sessions?|passwords?|logins?|history|storage|data|session\s+cookies)\b|\bsaved\s+(?:passwords|logins|credentials)\b|\b(?:session|auth(?:entication)?)\s+cookies\b|浏览器(?:的)?(?:Cookie|密码|配置)|ブラウザ(?:の)?(?:Cookie|パスワード|プロファイル)/i,
-    triggers: ["google", "chrom", "brave", "microsoft", "opera", "vivaldi", "firefox", ".mozilla", "login data", "web data", "local state", "local extension", "cookies", "logins.json", "key3", "key4", "browser", "saved", "session", "auth", "浏览器", "ブラウザ"],
+    re: /(?:Google[\/\\ ]Chrome|google-chrome|Chromium|BraveSoftware|Brave-Browser|Microsoft[\/\\ ]Edge|Opera\s+Software|Vivaldi|Firefox[\/\\]Profiles|\.mozilla[\/\\]firefox)\b|\b(?:Login\s+Data|Web\s+Data|Local\s+State|Local\s+Extension\s+Settings|cookies\.sqlite|logins\.json|key[34]\.db)\b|[\/\\"']Cookies\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|sessions?|passwords?|logins?|history|storage|data|session\s+cookies|extension\s+storage)\b|\bsaved\s+(?:passwords|logins|credentials)\b|\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b[^.\n]{0,40}\b(?:profil\w*|cookies?|passwords?|logins?|sessions?|Perfil|Profil)\b|\b(?:cookies?|profil\w*|perfil|passwords?|logins?)\b[^.\n]{0,40}\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b|浏览器(?:的)?(?:Cookie|密码|配置)|ブラウザ(?:の)?(?:Cookie|パスワード|プロファイル)/i,
+    triggers: ["google", "chrom", "brave", "microsoft", "opera", "vivaldi", "firefox", ".mozilla", "login data", "web data", "local state", "local extension", "cookie", "logins.json", "key3", "key4", "browser", "saved", "edge", "safari", "profil", "perfil", "password", "login", "浏览器", "ブラウザ"],
   },
   // Keychains, password stores and wallets.
   {
@@ -231,6 +234,13 @@ const SOURCES: Entry[] = [
     kind: "typed-commands",
     re: /\bhistory\s+(?:\d|-\w)|\bfc\s+-l\w*|\$\{?BASH_COMMAND\b|\.(?:bash|zsh|sh)_history\b|\bConsoleHost_history\b|\b(?:every|each|all)\s+(?:shell\s+)?commands?\s+(?:the\s+user|you|they)\s+(?:type|run|enter)s?\b|\bkeystrokes?\b|\bkey\s*logg\w*/i,
     triggers: ["history", "fc", "bash_command", "_history", "consolehost", "every", "each", "all", "keystroke", "key"],
+  },
+  // Other agents' configuration: MCP server entries carry API keys and tokens.
+  {
+    role: "source",
+    kind: "agent-config",
+    re: /\.cursor[\/\\]mcp\.json|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|(?<![\w-])\.claude\.json\b|\.codex[\/\\]auth\.json|\.gemini[\/\\](?:settings|oauth_creds)\.json|(?<![\w-])\.mcp\.json\b|\bmcp\.json\b/i,
+    triggers: [".cursor", "mcp_config", "claude_desktop", ".claude.json", ".codex", ".gemini", "mcp.json"],
   },
   // Private data: private repositories and files, every mail or message.
   {
@@ -281,16 +291,16 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "network",
-    re: /(?:上传|发送|提交|上报|推送|回传|同步)(?:到|至|给)?[^。\n]{0,40}?(?:https?:\/\/|服务器|云端|接口|空间)|(?:送信|アップロード|送って|送る|転送)[^。\n]{0,40}?(?:https?:\/\/|サーバ)|https?:\/\/[^\s)`'"]+[^。\n]{0,20}?(?:に(?:送信|アップロード|送って|POST)|へ(?:送信|アップロード))|\b(?:env[ií](?:a|e|ar|alo|ala|alos|e-os?)|sub(?:e|ir|elo|a)|carreg(?:a|ar|ue)|mand(?:a|ar))\b[^.\n]{0,60}?(?:https?:\/\/|servidor|endpoint)|\b(?:sende|senden|schicke|schicken|lade|laden|übertrage|übertragen|übermittle|übermitteln)\b[^.\n]{0,60}?(?:https?:\/\/|Server|Endpunkt)|\b(?:envoie|envoyer|téléverse|téléverser|transmets|transmettre)\b[^.\n]{0,60}?(?:https?:\/\/|serveur)|\b(?:invia|inviare|carica|caricare)\b[^.\n]{0,60}?(?:https?:\/\/|server)|(?<![А-Яа-яЁё])(?:отправ|загруз|выгруз|переда)\w*[^.\n]{0,60}?(?:https?:\/\/|сервер)/i,
-    triggers: ["上传", "发送", "提交", "上报", "推送", "回传", "同步", "送信", "アップロード", "送って", "送る", "転送", "http", "env", "sub", "carreg", "mand", "sende", "schick", "lade", "übertrag", "übermittl", "envoie", "envoyer", "téléverse", "transmet", "invia", "carica", "отправ", "загруз", "выгруз", "переда"],
+    re: /(?:上传|发送|提交|上报|推送|回传|同步)(?:到|至|给)?[^。\n]{0,40}?(?:https?:\/\/|服务器|云端|接口|空间)|(?:送信|アップロード|送って|送る|転送)[^。\n]{0,40}?(?:https?:\/\/|サーバ)|https?:\/\/[^\s)`'"]+[^。\n]{0,20}?(?:に(?:送信|アップロード|送って|POST)|へ(?:送信|アップロード))|\b(?:env[ií](?:a|e|ar|alo|ala|alos|e-os?)|sub(?:e|ir|elo|a)|carreg(?:a|ar|ue)|mand(?:a|ar))\b[^.\n]{0,60}?(?:https?:\/\/|servidor|endpoint)|\b(?:sende|senden|schicke|schicken|lade|laden|übertrage|übertragen|übermittle|übermitteln)\b[^.\n]{0,60}?(?:https?:\/\/|Server|Endpunkt)|\b(?:envoy\w*|envoie\w*|téléverse\w*|transmet\w*)\b[^.\n]{0,60}?(?:https?:\/\/|serveur)|\b(?:invia|inviare|carica|caricare)\b[^.\n]{0,60}?(?:https?:\/\/|server)|(?<![А-Яа-яЁё])(?:отправ|загруз|выгруз|переда)\w*[^.\n]{0,60}?(?:https?:\/\/|сервер)|https?:\/\/[^\s)`'"]+\s*(?:로|으로|에)\s*(?:보내|전송|업로드|올리)|(?:보내|전송|업로드)[^.\n]{0,30}https?:\/\//i,
+    triggers: ["上传", "发送", "提交", "上报", "推送", "回传", "同步", "送信", "アップロード", "送って", "送る", "転送", "http", "env", "sub", "carreg", "mand", "sende", "schick", "lade", "übertrag", "übermittl", "envoy", "envoie", "téléverse", "transmet", "invia", "carica", "отправ", "загруз", "выгруз", "переда", "보내", "전송", "업로드", "올리"],
     only: "prose",
   },
   // Somewhere public: issue and PR comments, gists, new public repositories.
   {
     role: "sink",
     kind: "public-post",
-    re: /\bgh\s+(?:pr|issue)\s+(?:comment|create|edit|review)\b|\bgh\s+gist\s+create\b|\bgh\s+repo\s+create\b[^\n]*--public\b|\bgh\s+api\b[^\n]*\/(?:comments|issues|gists)\b|\bgh\s+release\s+(?:create|upload)\b|\b(?:post|add|leave|write|publish|share|put|paste|create)\b[^.\n]{0,60}?\b(?:(?:pr|pull[- ]request|issue|review)\s+comments?|comments?\s+on\s+(?:the\s+)?(?:pr|pull[- ]request|issue)|(?:public\s+|secret\s+)?gists?|public\s+(?:repo(?:sitor(?:y|ies))?|page|channel|issue|bucket|link)|pastebin|discussion\s+post)\b|\b(?:as|in)\s+(?:an?\s+|the\s+|a\s+separate\s+)?(?:(?:pr|pull[- ]request|issue)\s+)?comment\b|PRに(?:コメント|投稿)|(?:別)?コメントとして|(?:评论|留言)(?:到|中|里)|公开(?:的)?(?:仓库|gist)|\bcomentario\s+(?:en|no)\s+(?:el\s+|o\s+)?(?:PR|pull\s+request|issue)\b|\bKommentar\b[^.\n]{0,20}\b(?:PR|Pull-Request|Issue)\b/i,
-    triggers: ["gh", "post", "add", "leave", "write", "publish", "share", "put", "paste", "create", "as", "in", "prに", "コメント", "评论", "留言", "公开", "comentario", "kommentar"],
+    re: /\bgh\s+(?:pr|issue)\s+(?:comment|create|edit|review)\b|\bgh\s+gist\s+create\b|\bgh\s+repo\s+create\b[^\n]*--public\b|\bgh\s+api\b[^\n]*\/(?:comments|issues|gists)\b|\bgh\s+release\s+(?:create|upload)\b|\b(?:post|add|leave|write|publish|share|put|paste|create)\b[^.\n]{0,60}?\b(?:(?:pr|pull[- ]request|issue|review)\s+comments?|comments?\s+on\s+(?:the\s+)?(?:pr|pull[- ]request|issue)|(?:public\s+|secret\s+)?gists?|public\s+(?:repo(?:sitor(?:y|ies))?|page|channel|issue|bucket|link)|pastebin|discussion\s+post)\b|\b(?:as|in|into|to)\s+(?:an?\s+|the\s+|a\s+separate\s+)?(?:(?:pr|pull[- ]request|issue)\s+)?comment\b|\b(?:to|in|into)\s+the\s+(?:pr|pull[- ]request|merge\s+request|issue|release)\s+(?:description|body|notes|title)\b|PRに(?:コメント|投稿)|(?:別)?コメントとして|(?:评论|留言)(?:到|中|里)|公开(?:的)?(?:仓库|gist)|\bcomentario\s+(?:en|no)\s+(?:el\s+|o\s+)?(?:PR|pull\s+request|issue)\b|\bKommentar\b[^.\n]{0,20}\b(?:PR|Pull-Request|Issue)\b/i,
+    triggers: ["gh", "post", "add", "leave", "write", "publish", "share", "put", "paste", "create", "as", "in", "to", "prに", "コメント", "评论", "留言", "公开", "comentario", "kommentar"],
   },
   // DNS lookups of names built from data.
   {
@@ -310,7 +320,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "tool-argument",
-    re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:`[^`]{1,40}`\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result)\s+as\s+`\w+`|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
+    re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
     triggers: ["http", "pass", "include", "append", "add", "put", "send", "attach", "set", "fill", "embed", "encode", "when", "every time"],
   },
   // Mail: a hard-coded BCC or forward to an outside address.
@@ -334,7 +344,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
+    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
     triggers: ["do not", "don", "never", "no need", "there is no need", "needn", "need not", "not necessary", "should", "must not", "without"],
   },
   {
@@ -361,9 +371,16 @@ const ENTRIES: readonly Entry[] = [...SOURCES, ...SINKS, ...CONCEAL];
 const ENTRY_TRIGGERS: readonly (readonly string[])[] = ENTRIES.map((e) => e.triggers);
 const ENTRY_GLOBAL: RegExp[] = ENTRIES.map((e) => new RegExp(e.re.source, e.re.flags.includes("g") ? e.re.flags : `${e.re.flags}g`));
 
-/** A collecting verb next to a generic secret word ("collect the tokens", "any keys you have seen"). */
-const COLLECT =
-  /\b(?:read|reads|open|load|cat|copy|include|includes|attach|append|add|pack|bundle|zip|tar|archive|collect|gather|grab|harvest|extract|dump|export|send|post|upload|encode|embed|paste|put|insert|take|get|fetch|retrieve|print|output|forward|transmit|share|submit|leak|steal|any|all|every|each|whatever|found|seen|saw)\b|读取|读|复制|打包|追加|上传|附加|收集|获取|読み|コピー|添付|収集|\b(?:lee|leer|copia|copiar|incluye|incluir|adjunta|recoge|sube|lê|ler|copie|inclua|anexe|envie|lies|lesen|kopiere|sammle|füge|lis|copie|raccogli)\b|(?<![А-Яа-яЁё])(?:прочитай|прочти|скопируй|добавь|собери|отправь)/i;
+/**
+ * A generic secret word counts only where the text gathers secrets it finds ("any tokens you have
+ * seen", "collect every API key", "all environment variables", "the user's passwords"), not where
+ * an application handles its own ("send the access token in the Authorization header").
+ */
+const COLLECT_BEFORE =
+  /(?:\b(?:any|all|every|each|whatever|existing|stored|saved|collect\w*|gather\w*|harvest\w*|grab\w*|dump\w*|steal\w*|scrape\w*|the\s+user'?s|your|the\s+(?:whole|full|entire|complete))\s+(?:[\w-]+\s+){0,3}|所有|全部|收集|任何|すべての?|全ての?|収集|\b(?:todas?\s+las|todos\s+los|cualquier|qualquer|todas\s+as|todos\s+os|alle|tous\s+les|toutes\s+les|tutt[ie]\s+(?:le|i|gli))\s+(?:[\w-]+\s+){0,2}|(?<![А-Яа-яЁё])(?:все|всех|собери\w*)\s+(?:[\wА-Яа-яЁё-]+\s+){0,2})$/i;
+const COLLECT_AFTER = /^[\w-]*\s+(?:[\w-]+\s+){0,3}?(?:(?:that\s+)?you\s+(?:have\s+)?(?:seen|found|can\s+find|come\s+across)|found\b|lying\s+around|(?:from|in|on|under)\s+(?:the\s+)?(?:machine|computer|laptop|disk|home|files?|config(?:uration)?\s+files?|repo(?:sitory)?|workspace|system))/i;
+/** The generic secret word at `at` is qualified as something gathered, not an application's own value. */
+const collected = (text: string, at: number, len: number) => COLLECT_BEFORE.test(text.slice(Math.max(0, at - 60), at)) || COLLECT_AFTER.test(text.slice(at, at + len + 80));
 
 /** A sentence that describes what someone else does (an attacker, malware) rather than asks for it. */
 const ACTOR =
@@ -378,14 +395,40 @@ const NOT_A_READ = /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|s
 // Source kinds that each sink kind is about: the conversation posted on the user's own PR is not a leak.
 const COMPATIBLE: Record<SinkKind, ReadonlySet<SourceKind> | null> = {
   network: null,
-  "public-post": new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "private-data", "typed-commands"]),
+  "public-post": new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "private-data", "typed-commands", "agent-config"]),
   dns: null,
   "image-url": null,
   "tool-argument": null,
   email: null,
-  clipboard: new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet"]),
+  clipboard: new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "agent-config"]),
   parameter: null,
 };
+
+/** Providers a credential belongs to, by what names it; its own service receives it as a matter of course. */
+const HOMES: [RegExp, readonly string[]][] = [
+  [/\bgh\b|github|\.config[\/\\]gh|hosts\.yml/i, ["github.com", "githubusercontent.com", "ghcr.io", "ghe.com", "githubcopilot.com"]],
+  [/gcloud|google|application_default/i, ["googleapis.com", "google.com", "gcr.io", "pkg.dev", "run.app", "cloudfunctions.net", "appspot.com"]],
+  [/\baws\b|amazon|\.aws\b/i, ["amazonaws.com", "aws.amazon.com", "awsapps.com"]],
+  [/\baz\b|azure/i, ["azure.com", "azure.net", "windows.net", "microsoft.com", "microsoftonline.com", "azurecr.io"]],
+  [/\bnpm|\.npmrc|yarnrc/i, ["npmjs.org", "npmjs.com", "yarnpkg.com"]],
+  [/pypi|pypirc|twine/i, ["pypi.org", "pythonhosted.org"]],
+  [/heroku/i, ["heroku.com", "herokuapp.com"]],
+  [/\bfly(?:ctl)?\b/i, ["fly.io", "fly.dev"]],
+  [/gitlab/i, ["gitlab.com"]],
+  [/docker/i, ["docker.io", "docker.com"]],
+  [/vercel/i, ["vercel.com", "vercel.app"]],
+  [/netlify/i, ["netlify.com", "netlify.app"]],
+  [/cloudflare/i, ["cloudflare.com"]],
+  [/openai/i, ["openai.com"]],
+  [/anthropic/i, ["anthropic.com"]],
+  [/stripe/i, ["stripe.com"]],
+  [/slack/i, ["slack.com"]],
+];
+const homeOf = (what: string): readonly string[] | undefined => {
+  const all = HOMES.filter(([re]) => re.test(what)).flatMap(([, hosts]) => hosts);
+  return all.length ? all : undefined;
+};
+const atHome = (host: string | undefined, home: readonly string[] | undefined) => !!host && !!home && home.some((d) => host === d || host.endsWith(`.${d}`));
 
 const LOCAL_HOST = (h: string) => {
   if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h === "host.docker.internal") return true;
@@ -545,8 +588,10 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";
         }
-        if (entry.weak && entry.role === "source" && !COLLECT.test(u.text)) continue;
+        if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;
+        // The public half of a key pair is meant to be shared.
+        if (entry.kind === "ssh-key" && /\bpublic\b|\.pub\b/i.test(u.text) && !/\bprivate\b/i.test(u.text)) continue;
         let host: string | undefined;
         if (entry.role === "sink" && (entry.kind === "network" || entry.kind === "image-url" || entry.kind === "tool-argument")) {
           const urls = extractUrls(u.text);
@@ -554,6 +599,7 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           host = urls.find((x) => !LOCAL_HOST(x.host))?.host;
         }
         const index = u.start + at;
+        const home = entry.role === "source" && (entry.kind === "token" || entry.kind === "registry-token" || entry.kind === "cloud-credentials") ? homeOf(m[0]) : undefined;
         hits.push({
           role: entry.role,
           kind: entry.kind,
@@ -566,6 +612,7 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           ...(host ? { host } : {}),
           scope: u.scope,
           ...(entry.weak ? { weak: true } : {}),
+          ...(home ? { home } : {}),
         });
       }
     }
@@ -626,6 +673,7 @@ const SOURCE_WORDS: Record<SourceKind, string> = {
   conversation: "the conversation",
   "typed-commands": "the commands the user types",
   "private-data": "private data",
+  "agent-config": "another agent's configuration (its API keys)",
 };
 const SINK_WORDS: Record<SinkKind, string> = {
   network: "sends it over the network",
@@ -684,10 +732,8 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
     const from = docs[link.from];
     const to = docs[link.to];
     if (!from || !to || link.from === link.to) continue;
-    const fromHits = located[link.from]!;
-    const anchor = fromHits.length ? nearestScope(from, link.line) : 0;
-    const near = from.code ? fromHits : fromHits.filter((h) => h.scope === anchor || h.role === "conceal");
-    const all = [...near, ...located[link.to]!];
+    // The whole runner: what a script produces is often sent by a later step of the instructions.
+    const all = [...located[link.from]!, ...located[link.to]!];
     pools.push({ docs: [link.from, link.to], sources: all.filter((h) => h.role === "source"), sinks: all.filter((h) => h.role === "sink"), conceal: all.filter((h) => h.role === "conceal"), prose: false, cross: true });
   }
   if (opts.implicitSink) {
@@ -711,6 +757,8 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
         if (p.cross && source.path === sink.path) continue;
         // In one script a weak (read-only) request needs a strong source; a weak source never chains in code.
         if (sink.weak && !strongSource(source)) continue;
+        // A credential sent to its own service is being used.
+        if (atHome(sink.host, source.home)) continue;
         const far = p.prose && source.path === sink.path ? Math.abs(source.index - sink.index) : 0;
         if (far > dist) continue;
         const key = (source.mode === "do" ? 0 : 1e9) + (sink.mode === "do" ? 0 : 1e9) + far;
@@ -764,11 +812,6 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-function nearestScope(doc: IntentDoc, line: number): number {
-  if (doc.kind !== "markdown") return 0;
-  return markdownContext(doc.text).section[line] ?? 0;
-}
 
 function makeChain(severity: Severity, source: LocatedHit, sink: LocatedHit, conceal: LocatedHit | undefined): IntentChain {
   const where = sink.host ? ` to ${sink.host}` : "";
