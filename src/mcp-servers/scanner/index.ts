@@ -152,10 +152,14 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   if (ungated) setSentenceGating(false);
   let raw: Finding[];
   try {
-    raw = withServer(input.tools, () => [
-      ...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000, ungated }),
-      ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
-    ]);
+    raw = withServer(
+      input.tools,
+      () => [
+        ...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000, ungated }),
+        ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
+      ],
+      input.instructions,
+    );
   } finally {
     if (ungated) setSentenceGating(true);
   }

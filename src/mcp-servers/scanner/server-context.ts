@@ -8,6 +8,7 @@ import { normalizeToolName } from "./known-tools";
 
 let own: ReadonlySet<string> = new Set();
 let security = false;
+let services: ReadonlySet<string> = new Set();
 
 export const ownTools = (): ReadonlySet<string> => own;
 /** The server says its purpose is security work (a secret scanner, a prompt-injection detector): its "for example" lead-ins mark examples. */
@@ -21,13 +22,47 @@ export function isSecurityServer(tools: readonly { name: string; description?: s
   return tools.some((t) => SECURITY_PURPOSE.test(`${t.name.replace(/[_.-]/g, " ")} ${(t.description ?? "").slice(0, 300).split(/(?<=[.!?])\s/)[0]}`));
 }
 
-export function withServer<T>(tools: readonly { name: string; description?: string }[], run: () => T): T {
-  const prev = [own, security] as const;
+/**
+ * The server's own services: the words its tool names, titles, descriptions and instructions use
+ * (`linear_create_issue`, "Current conditions from OpenWeather"). A service's own credential sent
+ * to that service (a Linear API key to api.linear.app) is the tool doing its job.
+ */
+function serviceWords(tools: readonly Tool[], instructions: string | undefined): Set<string> {
+  const out = new Set<string>();
+  const add = (text: string) => {
+    for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w.length >= 4) out.add(w);
+  };
+  add((instructions ?? "").slice(0, 2000));
+  for (const t of tools) add(`${t.name} ${t.title ?? ""} ${(t.description ?? "").slice(0, 400)}`);
+  return out;
+}
+
+const GENERIC_LABEL = new Set(["api", "www", "app", "apps", "auth", "login", "oauth", "cdn", "static", "com", "net", "org", "dev", "cloud", "service", "services"]);
+
+/** The host (or a credential's home domain) belongs to a service the server is about. */
+export function ownService(host: string): boolean {
+  const labels = host.toLowerCase().split(".").slice(0, -1).filter((l) => l.length >= 4 && !GENERIC_LABEL.has(l));
+  for (const l of labels) {
+    if (services.has(l)) return true;
+    for (const w of services) if (w.length >= 5 && (l.startsWith(w) || w.startsWith(l))) return true;
+  }
+  return false;
+}
+
+interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+}
+
+export function withServer<T>(tools: readonly Tool[], run: () => T, instructions?: string): T {
+  const prev = [own, security, services] as const;
   own = new Set(tools.map((t) => normalizeToolName(t.name)));
   security = isSecurityServer(tools);
+  services = serviceWords(tools, instructions);
   try {
     return run();
   } finally {
-    [own, security] = prev;
+    [own, security, services] = prev;
   }
 }

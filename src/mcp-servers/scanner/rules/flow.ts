@@ -12,7 +12,18 @@
  */
 import { intentChains, readIntent, type IntentChain, type IntentDoc, type IntentHit, type Hit, type Rule } from "../../../scan";
 import { isArgumentText, segmentsOf, type Segment } from "../targets";
-import { securityServer } from "../server-context";
+import { ownService, securityServer } from "../server-context";
+
+const CREDENTIAL_KINDS = new Set(["token", "registry-token", "cloud-credentials"]);
+/** A credential of the server's own service, sent to that service or asked for by its tool: the tool doing its job. */
+function ownCredential(c: IntentChain, text: string): boolean {
+  if (!CREDENTIAL_KINDS.has(c.source.kind)) return false;
+  if (c.sink.kind === "parameter") return (c.source.home ?? []).some(ownService);
+  // The sink's host, or a bare host name said in its sentence ("sent only to api.linear.app").
+  const hosts = c.sink.host ? [c.sink.host] : [...text.slice(c.sink.index, c.sink.index + 200).split(/[.!?](?:\s|$)|\n/, 1)[0]!.matchAll(BARE_HOST)].map((m) => m[0]);
+  return hosts.length > 0 && hosts.every(ownService);
+}
+const BARE_HOST = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi;
 
 const PARAM = /\.properties(?:\.([\w$-]+)|\["([^"]*)"\])\.[^.]*$/;
 
@@ -68,7 +79,7 @@ export const dataFlow: Rule = {
     const out: Hit[] = [];
     const seen = new Set<number>();
     for (const c of chains) {
-      if (seen.has(c.sink.index)) continue;
+      if (ownCredential(c, text) || seen.has(c.sink.index)) continue;
       seen.add(c.sink.index);
       out.push({ index: c.sink.index, length: c.sink.length, severity: c.severity, message: c.message });
     }
