@@ -12,6 +12,7 @@
  */
 import { intentChains, readIntent, type IntentChain, type IntentDoc, type IntentHit, type Hit, type Rule } from "../../../scan";
 import { isArgumentText, segmentsOf, type Segment } from "../targets";
+import { extraIntentHits } from "../intent-extra";
 import { ownService, securityServer } from "../server-context";
 
 const CREDENTIAL_KINDS = new Set(["token", "registry-token", "cloud-credentials"]);
@@ -43,8 +44,13 @@ function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   // A security tool's parameter lists examples of what it looks for ("rule_id: e.g. aws-access-token, private-key").
   if (securityServer() && EXAMPLE.test(lead)) return false;
   if (h.kind !== "conversation" && h.kind !== "private-data") return true;
-  return BULK.test(seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start + 300));
+  const around = seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start + 300);
+  // The conversation is this one (the agent's own context), not a prompt or transcript for something else.
+  return BULK.test(around) && (h.kind !== "conversation" || OWN_CONTEXT.test(around));
 }
+
+const OWN_CONTEXT =
+  /\b(?:you|your|yours|this\s+(?:chat|conversation|session|thread|dialog(?:ue)?)|so\s+far|above|earlier|our|hasta\s+ahora|até\s+agora|jusqu'ici|finora)\b|bisherig|到目前为止|迄今|これまで|今まで|до\s+сих\s+пор|этого\s+(?:чата|диалога)/i;
 
 const EXAMPLE = /\be\.g\.|\b(?:for\s+example|for\s+instance|such\s+as|like)\b/i;
 
@@ -58,8 +64,10 @@ export const dataFlow: Rule = {
   title: "Private data reaches a place it leaves through",
   text(text, ctx) {
     const read = readIntent(text, { path: ctx.target.path, kind: "prose", securityPurpose: securityServer() });
-    if (!read.hits.length) return [];
-    const doc: IntentDoc = { ...read, hits: read.hits.filter((h) => h.role === "conceal" || !negatedAfter(text, h)) };
+    const extra = extraIntentHits(text, ctx.lines);
+    const all = extra.length ? [...read.hits, ...extra].sort((a, b) => a.index - b.index) : read.hits;
+    if (!all.length) return [];
+    const doc: IntentDoc = { ...read, hits: all.filter((h) => h.role === "conceal" || !negatedAfter(text, h)) };
     const chains: IntentChain[] = intentChains([doc], { max: 10 });
     if (!ctx.hidden) {
       for (const seg of segmentsOf(ctx.target)) {
