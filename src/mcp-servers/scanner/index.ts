@@ -27,6 +27,7 @@ import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
 import { joinTarget, locate, type Segment } from "./targets";
 import { withServer } from "./server-context";
 import { setSentenceGating } from "./sentence-rule";
+import { DESCRIBE_EXEMPT, describeMcp } from "./describe";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 
 export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
@@ -155,7 +156,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     raw = withServer(
       input.tools,
       () => [
-        ...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000, ungated }),
+        ...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
         ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
       ],
       input.instructions,

@@ -16,7 +16,7 @@ export const securityServer = (): boolean => security;
 
 /** What a server's tools are for, as their names and first sentences say it. */
 const SECURITY_PURPOSE =
-  /\b(?:scan(?:s|ner|ners|ning)?|detect\w*|audit\w*|lint(?:s|er|ing)?|sast|vulnerab\w*|secret\s+scann\w*|prompt[- ]injection|tool[- ]poisoning|malware|threat\w*|security\s+(?:review|scan|audit|check)s?|leak(?:ed|s)?\s+(?:secrets?|credentials?))\b/i;
+  /\b(?:secrets?\s+scann\w*|(?:scan|check|audit|search)\w*\s+(?:[\w-]+\s+){0,6}?(?:for\s+)?(?:(?:committed|leaked|exposed|hard-?coded)\s+)?(?:secrets?|credentials|vulnerabilit\w*|malware|leaks?|injections?|threats?|poison\w*|cves?)|vulnerab\w*|sast|malware|prompt[- ]injection|tool[- ]poisoning|security\s+(?:review|scan|audit|check|tool|finding)s?|detect\w*\s+(?:[\w-]+\s+){0,3}?(?:secrets?|injections?|attacks?|malware|leaks?|poison\w*|threats?|phishing))\b/i;
 
 export function isSecurityServer(tools: readonly { name: string; description?: string }[]): boolean {
   return tools.some((t) => SECURITY_PURPOSE.test(`${t.name.replace(/[_.-]/g, " ")} ${(t.description ?? "").slice(0, 300).split(/(?<=[.!?])\s/)[0]}`));
