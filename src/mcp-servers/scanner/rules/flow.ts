@@ -66,7 +66,7 @@ export const dataFlow: Rule = {
     const read = readIntent(text, { path: ctx.target.path, kind: "prose", securityPurpose: securityServer() });
     const extra = extraIntentHits(text, ctx.lines);
     const all = extra.length ? [...read.hits, ...extra].sort((a, b) => a.index - b.index) : read.hits;
-    if (!all.length) return [];
+    if (!all.length && !ctx.hidden) return [];
     const doc: IntentDoc = { ...read, hits: all.filter((h) => h.role === "conceal" || !negatedAfter(text, h)) };
     const chains: IntentChain[] = intentChains([doc], { max: 10 });
     if (!ctx.hidden) {
@@ -84,6 +84,8 @@ export const dataFlow: Rule = {
         }
       }
     }
+    // Decoded text is as often a command as a sentence: read it as a script too.
+    if (ctx.hidden) chains.push(...intentChains([readIntent(text, { path: ctx.target.path, kind: "shell" })], { max: 5 }));
     const out: Hit[] = [];
     const seen = new Set<number>();
     for (const c of chains) {
