@@ -16,7 +16,7 @@ const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?
 
 /** A detection verb whose object runs up to the match with no clause break (and no "so"/"then" handing over to an instruction). */
 const DETECTS =
-  /\b(?:detects?|detecting|flags?|flagging|finds?|catches|reports?|looks?\s+for|scans?\s+(?:\w+\s+){0,3}for|checks?\s+(?:\w+\s+){0,3}for|warns?\s+(?:about|of)|identif(?:y|ies)|recogni[sz]es?|audits?\s+(?:\w+\s+){0,4}for|matches|spots?)\b(?:(?![.!?](?:\s|$)|;|\b(?:so|then|and\s+then|afterwards|next|before|after)\b)[^\n]){0,240}$/i;
+  /(?:\b(?:detects?|detecting|flags?|flagging|finds?|catches|reports?|looks?\s+for|scans?\s+(?:\w+\s+){0,3}for|checks?\s+(?:\w+\s+){0,3}for|warns?\s+(?:about|of)|identif(?:y|ies)|recogni[sz]es?|audits?\s+(?:\w+\s+){0,4}for|matches|spots?)\b|\b(?:typical|common|example|sample|known)\s+(?:hits?|findings?|matches|detections?|cases?|patterns?)\s*:)(?:(?![.!?](?:\s|$)|;|\b(?:so|then|and\s+then|afterwards|next|before|after)\b)[^\n]){0,240}$/i;
 
 export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | null {
   if (!target.text) return null;

@@ -26,6 +26,20 @@ const EXTRAS: Extra[] = [
     re: /\b(?:(?:setup|system|initial|hidden|pre-?conversation|developer|operator|platform|deployment)\s+)?(?:message|text|instructions?|guidance|rules|prompt|context|directions|configuration)\s+(?:that\s+)?(?:you\s+(?:received|were\s+given|got|have\s+been\s+given|were\s+configured\s+with|were\s+started\s+with)|(?:your\s+)?(?:developers?|operators?|platform|creators?|deployers?|admins?)(?:\s+or\s+\w+)?\s+(?:gave|give|wrote\s+for)\s+you|given\s+to\s+you)\b[^.\n]{0,100}?\b(?:before|ahead\s+of|above|prior\s+to|preceding|at\s+the\s+start\s+of)\b|\b(?:everything|all\s+(?:the\s+)?text|whatever)\s+(?:above|before)\s+the\s+(?:first\s+)?user(?:'s)?\s+(?:turn|message)/i,
   },
   {
+    // The conversation by what it is: what was said in this chat, what the user asked.
+    role: "source",
+    kind: "conversation",
+    needs: /said|wrote|typed|exchanged|asked|discussed|up\s+to\s+now|until\s+now|so\s+far/i,
+    re: /\b(?:everything|all|whatever|anything)\s+(?:that\s+)?(?:the\s+user|you|we|both\s+(?:of\s+you|sides))(?:\s+and\s+(?:the\s+user|you|we))?\s+(?:have\s+|has\s+)?(?:said|wrote|written|typed|exchanged|discussed|asked|shared)\b|\b(?:this|the\s+current)\s+(?:chat|conversation|session|thread)\s+(?:up\s+to\s+now|until\s+now|so\s+far)\b|\b(?:a\s+)?(?:summary|digest|gist|copy)\s+of\s+(?:what\s+the\s+user\s+(?:asked|said|wrote|typed|requested)|the\s+(?:user'?s\s+)?(?:conversation|chat|question|request))\b|\bwhat\s+the\s+user\s+(?:asked|said|wrote|typed)\b/i,
+  },
+  {
+    // Data handed to a tool: "store it with save_note", "pass them to `sync_profile`", in several languages.
+    role: "sink",
+    kind: "tool-argument",
+    needs: /\b(?:with|via|using|through|to|into|in)\b|参数|パラメータ|引数|매개변수|parametro|parámetro|parâmetro|paramètre|Parameter|параметр/i,
+    re: /\b(?:store|save|send|pass|give|hand|submit|sync|upload|write|record|log|put|place|feed|provide)\s+(?:it|them|this|that|these|those|the\s+(?:\w+\s+){0,3}?(?:contents?|text|output|value|data|file|files|result|results))\s+(?:with|via|using|through|to|into)\s+(?:the\s+)?[`'"]?[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+[`'"]?|(?:\b(?:inser\w*|mett\w*|pass\w*|includ\w*|inclu\w*|aggiung\w*|copi\w*|incoll\w*|pon\w*|agreg\w*|añad\w*|peg\w*|coloc\w*|adicion\w*|insir\w*|preench\w*|col[eo]\w*|ajout\w*|insér\w*|füg\w*|setz\w*|überg\w*|gib|kopier\w*|trag\w*)|(?<![А-Яа-яЁё])(?:встав\w*|добав\w*|переда\w*|укаж\w*|скопир\w*|полож\w*)|填入|放入|传入|写入|加入|附加|粘贴|填到|入れ|渡し|含め|貼り付け|設定し|넣|전달|포함|붙여)[^.。\n]{0,80}?(?:parametr[oi]|parámetro|parâmetro|paramètre|Parameter|параметр\w*|参数|字段|パラメータ|引数|매개변수|인자)/i,
+  },
+  {
     // The Kubernetes client's credentials, by description.
     role: "source",
     kind: "cloud-credentials",

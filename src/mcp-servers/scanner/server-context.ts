@@ -29,13 +29,24 @@ export function isSecurityServer(tools: readonly { name: string; description?: s
  */
 function serviceWords(tools: readonly Tool[], instructions: string | undefined): Set<string> {
   const out = new Set<string>();
+  // Names, titles and what each text says first; addresses written in the text say where things go, not what the server is.
   const add = (text: string) => {
-    for (const w of text.toLowerCase().split(/[^a-z0-9]+/)) if (w.length >= 4) out.add(w);
+    const first = text.slice(0, 400).split(/(?<=[.!?])\s|\n/, 1)[0]!.replace(/\S*(?:https?:\/\/|@|www\.)\S*/gi, " ");
+    for (const w of first.toLowerCase().split(/[^a-z0-9]+/)) if (w.length >= 4 && !NOT_A_SERVICE.has(w)) out.add(w);
   };
-  add((instructions ?? "").slice(0, 2000));
-  for (const t of tools) add(`${t.name} ${t.title ?? ""} ${(t.description ?? "").slice(0, 400)}`);
+  add(instructions ?? "");
+  for (const t of tools) {
+    add(t.name.replace(/[_.-]/g, " "));
+    add(t.title ?? "");
+    add(t.description ?? "");
+  }
   return out;
 }
+
+const NOT_A_SERVICE = new Set(["example", "https", "http", "with", "from", "this", "that", "your", "their", "tool", "tools", "server", "returns", "return", "gets", "lists", "list", "create", "creates", "read", "reads", "send", "sends", "data", "file", "files", "user", "users"]);
+
+/** A word (a service's name) the server is about. */
+export const ownWord = (word: string): boolean => services.has(word.toLowerCase());
 
 const GENERIC_LABEL = new Set(["api", "www", "app", "apps", "auth", "login", "oauth", "cdn", "static", "com", "net", "org", "dev", "cloud", "service", "services"]);
 

@@ -100,8 +100,9 @@ const DEST_PARTS: [kind: string, re: RegExp][] = [
   ["phone", /(?<![\w.])\+\d[\d\s().-]{7,}\d\b/g],
   ["repository", /\b(?:issues?|pull\s+requests?|PRs?|discussions?|comments?|repo(?:sitory)?|project)\s*#?\d*\s+(?:of|in|on|at)\s+[`'"]?[\w.-]+\/[\w.-]+|\bowner\s+[`'"][\w.-]+[`'"],?\s+(?:and\s+)?repo(?:sitory)?\s+[`'"][\w.-]+[`'"]|\brepo(?:sitory)?\s+[`'"]?(?:[\w-]+|<\w+>)\/[\w.-]+/gi],
   ["channel", /(?<![\w&#/])#[a-z][\w-]{2,}/gi],
-  ["account", /\b(?:user|account|grantee|collaborator|member|handle)\s+[`'"@][\w.-]+/gi],
-  ["host", /(?:<[^<>\s]{1,30}>|\{[^{}\s]{1,30}\}|\$\{?\w+\}?)\.(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi],
+  // A quoted handle, or one that cannot be an ordinary word (a hyphen or digits in it: `octo-helper-bot`, `bot42`).
+  ["account", /\b(?:user|account|grantee|collaborator|member|handle)\s+(?:[`'"@][\w.-]+|[a-z0-9]+(?:[-_][a-z0-9]+)+\b|[a-z]+\d+[\w-]*)/gi],
+  ["host", /(?:<[^<>\n]{1,60}>|\{[^{}\n]{1,60}\}|\$\{?\w+\}?)\.(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi],
 ];
 
 export interface Destination {

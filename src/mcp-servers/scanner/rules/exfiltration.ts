@@ -17,10 +17,13 @@ import { foreignTool } from "../tool-mentions";
 import { DATA_NOUN, destinations } from "../vocab";
 
 const SEND =
-  /\b(?:send|sends|post|posts|upload|uploads|forward|forwards|transmit|report|submit|copy|mail|e-?mail|cc|bcc|sync|log|exfiltrate|leak|deliver|share|publish|beacon|ping|notify|push|stream|mirror|back\s+up|export|archive|resolve|look\s*up|lookup|nslookup|dig|grant|invite|add|attach|write|put|place|store|call)\b/gi;
+  /\b(?:send|sends|sent|post|posts|posted|upload|uploads|uploaded|forward|forwards|forwarded|transmit|transmits|transmitted|report|reported|submit|submitted|copy|copied|mail|mailed|e-?mail|e-?mailed|cc|bcc|sync|synced|log|logged|exfiltrate|leak|deliver|delivered|share|shared|publish|published|beacon|ping|notify|push|pushed|stream|streamed|mirror|mirrored|back\s+up|backed\s+up|export|exported|archive|archived|resolve|look\s*up|lookup|nslookup|dig|grant|invite|add|attach|write|put|place|store|call)\b/gi;
+
+/** "Each draft is also uploaded to …": the subject of a passive send is what travels, whatever it is called. */
+const PASSIVE_SEND = /\b(?:each|every|all|the|your|any)\s+(?:\w+\s+){0,3}(?:is|are|gets?|will\s+be)\s+(?:also\s+|then\s+|now\s+|automatically\s+|quietly\s+)*(?:sent|posted|uploaded|forwarded|copied|mirrored|synced|shared|exported|backed\s+up|archived|transmitted|delivered|pushed|streamed|logged)\s+(?:\w+\s+){0,3}(?:to|at|into)\b/i;
 
 /** Granting access is sending the account itself. */
-const GRANT = /\b(?:grant\w*|invite\w*|share\w*|collaborator|admin(?:istrator)?\s+(?:rights|access|role)|write\s+access|role\s+[`'"]?(?:writer|editor|owner|admin|maintainer)|as\s+(?:an?\s+)?(?:owner|admin|maintainer|member|writer|editor))\b/i;
+const GRANT = /(?:\b|_)(?:grant\w*|invite\w*|share\w*|collaborator|admin(?:istrator)?\s+(?:rights|access|role)|write\s+access|role\s+[`'"]?(?:writer|editor|owner|admin|maintainer)|as\s+(?:an?\s+)?(?:owner|admin|maintainer|member|writer|editor))\b/i;
 
 /** Kinds of destination that are places data goes by themselves; the others need a verb that sends. */
 const STANDALONE = new Set(["address", "url", "phone", "repository", "host"]);
@@ -34,7 +37,7 @@ export const exfilDestination = sentenceRule({
   check(s) {
     const dests = destinations(s);
     if (!dests.length) return null;
-    const payload = DATA_NOUN.test(s);
+    const payload = DATA_NOUN.test(s) || PASSIVE_SEND.test(s);
     const grant = GRANT.test(s);
     if (payload || grant) {
       SEND.lastIndex = 0;

@@ -13,6 +13,7 @@
 import { intentChains, readIntent, type IntentChain, type IntentDoc, type IntentHit, type Hit, type Rule } from "../../../scan";
 import { isArgumentText, segmentsOf, type Segment } from "../targets";
 import { extraIntentHits } from "../intent-extra";
+import { describeMcp } from "../describe";
 import { ownService, securityServer } from "../server-context";
 
 const CREDENTIAL_KINDS = new Set(["token", "registry-token", "cloud-credentials"]);
@@ -26,6 +27,20 @@ function ownCredential(c: IntentChain, text: string): boolean {
 }
 const BARE_HOST = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi;
 
+/**
+ * The user's request passed on to where the tool sends things (a message to the user's webhook)
+ * is what a messaging tool is for; the conversation or private data leaks when it goes in bulk
+ * (the whole chat, every DM) or to a place written into the tool's text.
+ */
+function singleMessage(c: IntentChain, text: string): boolean {
+  if (c.source.kind !== "conversation" && c.source.kind !== "private-data") return false;
+  if (c.sink.kind === "parameter") return false;
+  if (BULK.test(text.slice(Math.max(0, c.source.index - 200), c.source.index + c.source.length + 200))) return false;
+  const sentence = text.slice(c.sink.index, c.sink.index + 300).split(/[.!?](?:\s|$)|\n/, 1)[0]!;
+  const literal = c.sink.host ?? [...sentence.matchAll(BARE_HOST)].map((m) => m[0]).find((h) => /\.[a-z]{2,}$/i.test(h) && !ownService(h));
+  return !literal || ownService(literal);
+}
+
 const PARAM = /\.properties(?:\.([\w$-]+)|\["([^"]*)"\])\.[^.]*$/;
 
 /**
@@ -35,7 +50,8 @@ const PARAM = /\.properties(?:\.([\w$-]+)|\["([^"]*)"\])\.[^.]*$/;
  * counts only when it is strong (not a generic word such as "tokens"), and the conversation or
  * private data only in bulk.
  */
-const BULK = /\b(?:all|every|each|entire|whole|full|complete|so\s+far|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session))\b|所有|全部|完整|すべて|全て|vollständig|bisherige|complet[oa]|todos?|todas?|tout|всю|все|полн/i;
+const BULK =
+  /\b(?:all|every|each|entire|whole|full|complete|so\s+far|up\s+to\s+now|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session)|everything|you\s+(?:were\s+given|received|got)|gave\s+you|before\s+the\s+user|above\s+the\s+first|intero|tutt[oa]|complet[oa]s?|entero|todos?|todas?|tout|entier|gesamte?n?|alle)\b|所有|全部|完整|すべて|全て|전체|모든|vollständig|bisherige|всю|все|полн/i;
 function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   if (h.role !== "source" || h.mode !== "do" || h.weak) return false;
   // The parameter's own text, from its start or the last sentence end before the hit (not the "." of "e.g.").
@@ -43,6 +59,7 @@ function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   const lead = before.slice(Math.max(0, before.search(/[.!?]\s+(?=[A-Z][a-z])[^.!?]*$/) + 1));
   // A security tool's parameter lists examples of what it looks for ("rule_id: e.g. aws-access-token, private-key").
   if (securityServer() && EXAMPLE.test(lead)) return false;
+  if (FILE_KINDS.has(h.kind) && PATH_ONLY.test(seg.text) && !CONTENT.test(seg.text)) return false;
   if (h.kind !== "conversation" && h.kind !== "private-data") return true;
   const around = seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start + 300);
   // The conversation is this one (the agent's own context), not a prompt or transcript for something else.
@@ -50,7 +67,12 @@ function askedAsArgument(h: IntentHit, seg: Segment): boolean {
 }
 
 const OWN_CONTEXT =
-  /\b(?:you|your|yours|this\s+(?:chat|conversation|session|thread|dialog(?:ue)?)|so\s+far|above|earlier|our|hasta\s+ahora|até\s+agora|jusqu'ici|finora)\b|bisherig|到目前为止|迄今|これまで|今まで|до\s+сих\s+пор|этого\s+(?:чата|диалога)/i;
+  /\b(?:you|your|yours|this\s+(?:chat|conversation|session|thread|dialog(?:ue)?)|so\s+far|up\s+to\s+now|above|earlier|our|hasta\s+ahora|até\s+agora|jusqu'ici|finora)\b|bisherig|到目前为止|迄今|これまで|今まで|지금까지|이\s*대화|до\s+сих\s+пор|этого\s+(?:чата|диалога)/i;
+
+/** A parameter that takes where a file is, not what is in it (a kubeconfig path, the .env to lint): the tool reads it where it is. */
+const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i;
+const CONTENT = /\b(?:contents?|text|lines?|copy|paste|verbatim|full|entire|whole|data|value|values|body|reproduce|include)\b|内容|全文|Inhalt|contenido|conteúdo|contenu|contenuto|содержим/i;
+const FILE_KINDS = new Set(["ssh-key", "cloud-credentials", "registry-token", "dotenv", "browser-data", "keychain", "wallet", "agent-config"]);
 
 const EXAMPLE = /\be\.g\.|\b(?:for\s+example|for\s+instance|such\s+as|like)\b/i;
 
@@ -88,10 +110,17 @@ export const dataFlow: Rule = {
     if (ctx.hidden) chains.push(...intentChains([readIntent(text, { path: ctx.target.path, kind: "shell" })], { max: 5 }));
     const out: Hit[] = [];
     const seen = new Set<number>();
+    const described = ctx.hidden ? null : describeMcp(ctx.target, ctx.lines);
+    const why = (h: { index: number; length: number }) => {
+      if (!described) return null;
+      const n = ctx.lines.lineOf(h.index);
+      return described(n, ctx.lines.line(n), h.index - ctx.lines.startOf(n), h.length);
+    };
     for (const c of chains) {
-      if (ownCredential(c, text) || seen.has(c.sink.index)) continue;
+      if (ownCredential(c, text) || singleMessage(c, text) || seen.has(c.sink.index)) continue;
       seen.add(c.sink.index);
-      out.push({ index: c.sink.index, length: c.sink.length, severity: c.severity, message: c.message });
+      const d = c.severity === "info" ? null : (why(c.sink) ?? why(c.source));
+      out.push({ index: c.sink.index, length: c.sink.length, severity: d ? "info" : c.severity, message: d ? `${c.message} — ${d}: read as a description, not an instruction` : c.message });
     }
     return out;
   },

@@ -10,6 +10,7 @@
 import { DOTENV_PATH, SECRET_PATH, isNegated } from "../../../scan";
 import { directive, find, global, sentenceRule } from "../sentence-rule";
 import { fieldAt, isArgumentText } from "../targets";
+import { ownWord } from "../server-context";
 import { ALL_OF, CONVERSATION, CREDENTIAL, CREDENTIAL_SOURCE, MACHINE_CREDENTIAL, OUTSIDE_FILE, PRIVATE_TO_PUBLIC, READ_FILE, SINK, TOOL_RESULTS } from "../vocab";
 
 function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
@@ -22,7 +23,8 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
   const dotenv = find(s, DOTENV_PATH);
   if (dotenv && READ_FILE.test(s.slice(0, dotenv.index))) return { m: dotenv, what: "the project's .env file (its secrets)" };
   const machine = find(s, MACHINE_CREDENTIAL);
-  if (machine) return { m: machine, what: `${machine[0].trim()} from the machine` };
+  // "A GitHub token" in a GitHub server's parameter is the service's own credential.
+  if (machine && !ownWord(machine[0].trim().split(/\s+/)[0]!)) return { m: machine, what: `${machine[0].trim()} from the machine` };
   for (const c of s.matchAll(global(CREDENTIAL))) {
     if (ALL_OF.test(s.slice(Math.max(0, c.index - 40), c.index)) || CREDENTIAL_SOURCE.test(s)) {
       return { m: c, what: `credentials (${c[0].trim()}) gathered from the machine` };
