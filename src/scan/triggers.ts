@@ -45,15 +45,37 @@ const TRI_MASK = (1 << TRI_BITS) - 1;
 const triHash = (a: number, b: number, c: number) => (Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK;
 
 let LOWER: Uint16Array | null = null;
-/** Each UTF-16 unit lowercased when that gives one unit (A→a, И→и), else itself: the folding regexes' `i` flag does. */
+const SPACE = 32;
+/**
+ * Each UTF-16 unit lowercased when that gives one unit (A→a, И→и), else itself: the folding
+ * regexes' `i` flag does. Every unit `\s` matches (tab, newline, no-break and ideographic spaces…)
+ * becomes a space, and a space in a trigger matches a whole run of them: the rules write `\s+`
+ * where a trigger writes one space, so "do\u00A0 not tell" cannot slip past the trigger "do not".
+ */
 function lowerTable(): Uint16Array {
   if (LOWER) return LOWER;
   const t = new Uint16Array(65536);
   for (let c = 0; c < 65536; c++) {
-    const l = c >= 0xd800 && c <= 0xdfff ? String.fromCharCode(c) : String.fromCharCode(c).toLowerCase();
-    t[c] = l.length === 1 ? l.charCodeAt(0) : c;
+    const ch = String.fromCharCode(c);
+    const l = c >= 0xd800 && c <= 0xdfff ? ch : ch.toLowerCase();
+    t[c] = /^\s$/.test(ch) ? SPACE : l.length === 1 ? l.charCodeAt(0) : c;
   }
   return (LOWER = t);
+}
+
+/** Whether `lit` occurs at `i` of `text` (its first unit already matched; a space in it takes a run of white space). */
+function matchAt(L: Uint16Array, text: string, i: number, lit: string): boolean {
+  const n = text.length;
+  const len = lit.length;
+  let j = i + 1;
+  for (let k = 1; k < len; k++) {
+    if (j >= n) return false;
+    const c = L[text.charCodeAt(j)]!;
+    if (c !== lit.charCodeAt(k)) return false;
+    j++;
+    if (c === SPACE) while (j < n && L[text.charCodeAt(j)] === SPACE) j++;
+  }
+  return true;
 }
 
 /** Lowercases a string the way triggers are matched (unit by unit), so offsets stay those of the original. */
@@ -106,9 +128,12 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
       compiled.singleFlags[a] = 1;
       continue;
     }
+    if (a === SPACE) throw new Error(`trigger starts with white space: ${JSON.stringify(text)}`);
     const b = text.charCodeAt(1);
     if (text.length === 2 && a < 128 && b < 128) compiled.twoFlags[(a << 7) | b] = 1;
     if (text.length >= 3) compiled.triFlags[triHash(a, b, text.charCodeAt(2))] = 1;
+    // "x y": at a run of spaces the text's third unit is a space too.
+    if (text.length >= 3 && b === SPACE) compiled.triFlags[triHash(a, b, SPACE)] = 1;
     if (text.length === 2 && (a >= 128 || b >= 128)) compiled.hasOther = true;
     if (a < 128 && b < 128) {
       const k = (a << 7) | b;
@@ -176,11 +201,7 @@ function eachLiteral(compiled: Compiled, text: string, found: (offset: number, l
         if (bucket) {
           for (const lit of bucket) {
             if (lit.wordStart && !wordStart) continue;
-            const len = lit.text.length;
-            if (i + len > n) continue;
-            let k = 2;
-            while (k < len && L[text.charCodeAt(i + k)] === lit.text.charCodeAt(k)) k++;
-            if (k === len) found(i, lit);
+            if (matchAt(L, text, i, lit.text)) found(i, lit);
           }
         }
       }
@@ -189,8 +210,6 @@ function eachLiteral(compiled: Compiled, text: string, found: (offset: number, l
     b = c;
   }
 }
-
-const lower = (L: Uint16Array, c: number) => L[c]!;
 
 /** The owners of every trigger that occurs at `i` (whose first two lowered units are `a`, `b`). */
 function ownersAt(compiled: Compiled, text: string, i: number, a: number, b: number, L: Uint16Array): number[] | null {
@@ -201,14 +220,9 @@ function ownersAt(compiled: Compiled, text: string, i: number, a: number, b: num
   if (b < 0) return owners;
   const bucket = a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
   if (!bucket) return owners;
-  const n = text.length;
   for (const lit of bucket) {
     if (lit.wordStart && !wordStart) continue;
-    const len = lit.text.length;
-    if (i + len > n) continue;
-    let k = 2;
-    while (k < len && lower(L, text.charCodeAt(i + k)) === lit.text.charCodeAt(k)) k++;
-    if (k === len) (owners ??= []).push(...lit.owners);
+    if (matchAt(L, text, i, lit.text)) (owners ??= []).push(...lit.owners);
   }
   return owners;
 }
