@@ -544,6 +544,9 @@ function unitsOf(text: string, kind: FileKind | "prose", lines: LineIndex, opts:
   return out;
 }
 
+/** "not the .pub one", "without the .pub suffix", "没有 .pub 后缀", ".pub 以外": the public half named only to exclude it. */
+const NOT_PUBLIC = /(?:\b(?:not|without|no|never|excluding|except|rather\s+than|instead\s+of|sin|sem|ohne|sans|senza|nicht|kein\w*)\b|没有|不是|不要|而不是|除了|非)[^.\n]{0,20}?(?:\.pub\b|\bpublic\b)|(?:\.pub\b|\bpublic\b)[^.\n。]{0,12}?(?:以外|じゃない|ではない|ではなく|ではありません|が付かない|の付かない|のない|がない)/i;
+
 /** Reads the roles of one text. Linear in its length; deterministic. */
 export function readIntent(text: string, opts: IntentOptions): IntentDoc {
   const kind = opts.kind ?? "prose";
@@ -614,8 +617,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
         }
         if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;
-        // The public half of a key pair is meant to be shared.
-        if (entry.kind === "ssh-key" && /\bpublic\b|\.pub\b/i.test(u.text) && !/\bprivate\b/i.test(u.text)) continue;
+        // The public half of a key pair is meant to be shared ("the one without .pub" still means the private one).
+        if (entry.kind === "ssh-key" && /\bpublic\b|\.pub\b/i.test(u.text) && !/\bprivate\b/i.test(u.text) && !NOT_PUBLIC.test(u.text)) continue;
         let host: string | undefined;
         if (entry.role === "sink" && (entry.kind === "network" || entry.kind === "image-url" || entry.kind === "tool-argument")) {
           const urls = extractUrls(u.text);
