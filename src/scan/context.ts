@@ -49,8 +49,10 @@ export interface DocContext {
   kind: Uint8Array;
   /** Per line: 1 when it sits in a region that describes rather than instructs. */
   describes: Uint8Array;
-  /** Per line: section number (a new one at every heading). */
-  section: Int32Array;
+  /** Section number of a line (a new one at every heading). */
+  section: (line: number) => number;
+  /** First and last line of a section. */
+  sectionLines: (section: number) => [number, number];
   /** The language tag of the fence a line is in ("" for none). */
   fenceLang: (line: number) => string;
 }
@@ -66,13 +68,23 @@ const COMMENT_LINE = /^\s*(?:#(?!!)|\/\/|--|<!--|;|rem\s)/i;
  * Roles of a Markdown document's lines. `security` is the skill's stated purpose (`securityPurpose`):
  * only then does a plain "for example" lead-in make a fenced block descriptive.
  */
-export function markdownContext(text: string, lines: LineIndex = new LineIndex(text), security = false): DocContext {
+let last: { text: string; security: boolean; ctx: DocContext } | null = null;
+
+export function markdownContext(text: string, lines?: LineIndex, security = false): DocContext {
+  // The rules, the intent model and the description context of one scan read the same text in turn.
+  if (last && last.text === text && last.security === security) return last.ctx;
+  const ctx = buildContext(text, lines ?? LineIndex.of(text), security);
+  last = { text, security, ctx };
+  return ctx;
+}
+
+function buildContext(text: string, lines: LineIndex, security: boolean): DocContext {
   const n = lines.count;
   const kind = new Uint8Array(n + 2);
   const describes = new Uint8Array(n + 2);
-  const section = new Int32Array(n + 2);
+  // Headings' lines, in order: a line's section is the number of headings at or before it (no per-line array).
+  const headings: number[] = [];
   const langs = new Map<number, string>();
-  const langOf = new Int32Array(n + 2);
   let sec = 0;
   let fence: { mark: string; from: number; lang: string } | null = null;
   let lastProse = "";
@@ -95,8 +107,20 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
     }
   }
   for (; l <= n; l++) {
+    // Blank lines (a text of millions of them is a valid input) take no slicing and no regular expression.
+    const start = lines.startOf(l);
+    const c0 = text.charCodeAt(start);
+    if (start >= text.length || c0 === 10 || (c0 === 13 && text.charCodeAt(start + 1) === 10)) {
+      if (fence) {
+        kind[l] = LineKind.Fence;
+      } else {
+        kind[l] = LineKind.Prose;
+        inTable = false;
+        if (headingDescribes) describes[l] = 1;
+      }
+      continue;
+    }
     const line = lines.line(l);
-    section[l] = sec;
     if (fence) {
       const m = FENCE.exec(line);
       if (m && m[1]!.startsWith(fence.mark[0]!) && m[1]!.length >= fence.mark.length && !m[2]) {
@@ -105,7 +129,6 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
         continue;
       }
       kind[l] = LineKind.Fence;
-      langOf[l] = fence.from;
       continue;
     }
     const f = FENCE.exec(line);
@@ -140,7 +163,8 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
       listLead = false;
       listDescribes = false;
       kind[l] = LineKind.Heading;
-      section[l] = ++sec;
+      headings.push(l);
+      sec++;
       headingDescribes = cue(line) || HEADING_CUE.test(line) || (security && SECURITY_HEADING_CUE.test(line));
       inTable = false;
       if (headingDescribes) describes[l] = 1;
@@ -175,12 +199,28 @@ export function markdownContext(text: string, lines: LineIndex = new LineIndex(t
       lastProseLine = l;
     }
   }
+  const sectionOf = (line: number) => {
+    let lo = 0;
+    let hi = headings.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (headings[mid]! <= line) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
   return {
     lines,
     kind,
     describes,
-    section,
-    fenceLang: (line: number) => langs.get(langOf[line] ?? 0) ?? "",
+    section: sectionOf,
+    sectionLines: (k: number) => [k === 0 ? 1 : headings[k - 1]!, k < headings.length ? headings[k]! - 1 : n],
+    // The opening fence above a fenced line (one walk per call: callers ask once per block).
+    fenceLang: (line: number) => {
+      let k = line;
+      while (k > 0 && kind[k] !== LineKind.FenceMark) k--;
+      return langs.get(k) ?? "";
+    },
   };
 }
 
@@ -214,7 +254,7 @@ export function contextOf(target: { text: string | null }, security = false): Do
   if (target.text === null) return null;
   const hit = cache.get(target);
   if (hit && hit.text === target.text && hit.security === security) return hit.ctx;
-  const ctx = markdownContext(target.text, new LineIndex(target.text), security);
+  const ctx = markdownContext(target.text, LineIndex.of(target.text), security);
   cache.set(target, { text: target.text, security, ctx });
   return ctx;
 }

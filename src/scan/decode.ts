@@ -121,6 +121,18 @@ function hasHex16(text: string): boolean {
   return false;
 }
 
+/** Whether the text has 24 base32 letters in a row (what a base32 token needs), with a digit 2-7 among some of them. */
+function hasBase32Run(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || (c >= 50 && c <= 55)) {
+      if (++run >= 24) return true;
+    } else run = 0;
+  }
+  return false;
+}
+
 const isB64Unit = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
 
 /**
@@ -183,7 +195,7 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
     const r = readable(decodeBase64(token));
     push(r?.gz ? "gzip" : "base64", m.index, token.length, r ? r.text : null);
   }
-  for (const m of out.length < MAX_PAYLOADS && /[A-Z2-7]{24}/.test(text) ? text.matchAll(BASE32_TOKEN) : []) {
+  for (const m of out.length < MAX_PAYLOADS && hasBase32Run(text) ? text.matchAll(BASE32_TOKEN) : []) {
     if (out.length >= MAX_PAYLOADS) break;
     // Upper-case words and identifiers are not base32: it needs digits among the letters.
     if (!/[2-7]/.test(m[0])) continue;

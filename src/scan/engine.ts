@@ -176,7 +176,17 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
   };
 
-  const emit = (rule: Rule, path: string, line: number, hit: Hit, ex: string, hiddenVia: string | null, described: string | null = null) => {
+  /** Whether a hit could still be kept (the rule has room in this file, or the line already holds one of its findings). */
+  const room = (rule: Rule, path: string, line: number) => {
+    const countKey = `${rule.id}\u0000${path}`;
+    return (perRuleFile.get(countKey) ?? 0) < perCap || byKey.has(`${countKey}\u0000${line}`);
+  };
+  // The excerpt (and the description context) is worked out only for a hit that can be kept: a
+  // text with a hundred thousand hits of one rule costs one check per hit, not an excerpt each.
+  const emit = (rule: Rule, path: string, line: number, hit: Hit, exOf: () => string, hiddenVia: string | null, describedOf: () => string | null = () => null) => {
+    if (!room(rule, path, line)) return;
+    const ex = exOf();
+    const described = describedOf();
     let severity = hit.severity ?? rule.severity;
     let message = hit.message;
     if (described && severity !== "info" && !opts.describeExempt?.has(rule.id)) {
@@ -201,7 +211,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
 
   /** Scans one text; `at` maps its lines to lines of the real file when it is hidden text. */
   const scanText = (target: ScanTarget, text: string, hidden: { via: string; line: number } | null, depth: number) => {
-    const lines = new LineIndex(text);
+    const lines = LineIndex.of(text);
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
     // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden text never does.
     const describeLine: DescribeFn | null = target.describes ? () => target.describes! : hidden ? null : opts.describe ? opts.describe(target, lines) : null;
@@ -252,8 +262,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           for (const hit of asArray(rule.line!(chunk, ctx))) {
             fired.add(rule.id);
             const at = offset + (hit.index ?? 0);
-            const why = describeLine ? describeLine(n, raw, at, hit.length ?? 0) : null;
-            emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw, at, hit.length ?? 0), hidden?.via ?? null, why);
+            emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(raw, at, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, raw, at, hit.length ?? 0) : null));
           }
         }
       }
@@ -266,7 +275,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
             for (const rule of lineRules) {
               if (fired.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, realLine(n))) continue;
               for (const hit of asArray(rule.line!(chunk, ctx))) {
-                emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
+                emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }
             }
           }
@@ -277,15 +286,15 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       if (!rule.text) continue;
       for (const hit of rule.text(text, { target, lines, hidden: !!hidden, meta: opts.meta })) {
         const n = lines.lineOf(hit.index ?? 0);
+        if (!room(rule, target.path, realLine(n))) continue;
         const lineText = lines.line(n);
         const col = (hit.index ?? 0) - lines.startOf(n);
-        const why = describeLine ? describeLine(n, lineText, col, hit.length ?? 0) : null;
-        emit(rule, target.path, realLine(n), hit, hiddenExcerpt(lineText, col, hit.length ?? 0), hidden?.via ?? null, why);
+        emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(lineText, col, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, lineText, col, hit.length ?? 0) : null));
       }
     }
     if (depth >= MAX_DEPTH) return;
     const nested: HiddenText[] = [];
-    for (const run of findHiddenUnicode(text)) {
+    for (const run of findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: 200 })) {
       if (run.decoded && run.decoded.trim()) {
         nested.push({ text: run.decoded, line: lines.lineOf(run.offset), via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors" });
       }
@@ -306,7 +315,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     } else if (target.bytes) {
       for (const rule of rules) {
         if (!rule.bytes || !appliesTo(rule, "binary")) continue;
-        for (const hit of rule.bytes(target.bytes, target)) emit(rule, target.path, 1, hit, "", null);
+        for (const hit of rule.bytes(target.bytes, target)) emit(rule, target.path, 1, hit, () => "", null);
       }
     }
   }

@@ -6,6 +6,7 @@
  * pass of a few regular expressions per text; names are resolved against the bundle's paths.
  */
 import type { FileKind } from "./files";
+import { LineIndex } from "./text";
 
 export interface RunRef {
   /** The path as written (quotes and a leading `./` removed). */
@@ -53,21 +54,8 @@ function kindOf(interp: string): FileKind {
 export function findRunRefs(text: string): RunRef[] {
   const out: RunRef[] = [];
   if (text.length === 0) return out;
-  // Line numbers by one forward walk over the match offsets (matches of each pattern come in order).
-  const lineAt = (() => {
-    const starts: number[] = [0];
-    for (let i = text.indexOf("\n"); i !== -1 && starts.length < 2_000_000; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-    return (offset: number) => {
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (starts[mid]! <= offset) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo + 1;
-    };
-  })();
+  const index = LineIndex.of(text);
+  const lineAt = (offset: number) => index.lineOf(offset);
   const push = (ref: string, at: number, as: FileKind | null, interp?: string) => {
     const clean = ref.replace(/^["']|["']$/g, "").replace(/^\.\//, "");
     if (!clean || clean.startsWith("-") || /^(?:\$\w+|\/dev\/|https?:)/.test(clean) || out.length >= 200) return;

@@ -1,7 +1,14 @@
 /** Line and excerpt helpers shared by every rule: findings point at a 1-based line with a short, readable excerpt. */
 
+let lastIndex: LineIndex | null = null;
+
 /** Offsets where each line starts; `lineOf(offset)` is a binary search over them. */
 export class LineIndex {
+  /** The index of `text`, shared with the last caller that indexed the same text (one scan's rules, the intent model and the capabilities read it in turn). */
+  static of(text: string): LineIndex {
+    if (lastIndex && lastIndex.text === text) return lastIndex;
+    return (lastIndex = new LineIndex(text));
+  }
   private readonly starts: Int32Array;
   constructor(readonly text: string) {
     // Two passes of indexOf into a typed array: a text of 5 million empty lines is 20 MB of offsets, not an array of boxed numbers.
@@ -42,7 +49,7 @@ export class LineIndex {
   line(line: number): string {
     const start = this.startOf(line);
     const end = line < this.starts.length ? this.starts[line]! - 1 : this.text.length;
-    return this.text.slice(start, end).replace(/\r$/, "");
+    return this.text.charCodeAt(end - 1) === 13 && end > start ? this.text.slice(start, end - 1) : this.text.slice(start, end);
   }
 }
 
@@ -75,11 +82,11 @@ export const EXCERPT_MAX = 200;
  * made visible and long lines cut with an ellipsis on either side.
  */
 export function excerpt(line: string, start = 0, length = 0): string {
-  const text = line.replace(/\t/g, " ");
-  if (text.length <= EXCERPT_MAX) return visible(text.trim());
+  // Cut first, then clean: the cost is the excerpt's, not the line's (a line can be megabytes long).
+  if (line.length <= EXCERPT_MAX) return visible(line.replace(/\t/g, " ").trim());
   const center = start + Math.floor(length / 2);
   let from = Math.max(0, center - EXCERPT_MAX / 2);
-  const to = Math.min(text.length, from + EXCERPT_MAX);
+  const to = Math.min(line.length, from + EXCERPT_MAX);
   from = Math.max(0, to - EXCERPT_MAX);
-  return `${from > 0 ? "…" : ""}${visible(text.slice(from, to).trim())}${to < text.length ? "…" : ""}`;
+  return `${from > 0 ? "…" : ""}${visible(line.slice(from, to).replace(/\t/g, " ").trim())}${to < line.length ? "…" : ""}`;
 }

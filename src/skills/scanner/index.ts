@@ -62,7 +62,7 @@ import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilit
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.24-2" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.25-1" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -324,9 +324,8 @@ function consentGated(findings: Finding[], targets: readonly ScanTarget[]): Find
     const t = byPath.get(f.path);
     const c = t ? contextOf(t) : null;
     if (!t || !c) return f;
-    const section = c.section[f.line];
-    let text = "";
-    for (let n = 1; n <= c.lines.count; n++) if (c.section[n] === section) text += `${c.lines.line(n)}\n`;
+    const [from, to] = c.sectionLines(c.section(f.line));
+    const text = c.lines.text.slice(c.lines.startOf(from), c.lines.startOf(to + 1));
     if (!CONSENT_CUE.test(text) || NO_CONSENT.test(text)) return f;
     return { ...f, severity: "low", message: `${f.message} — the instructions wait for the user's confirmation first` };
   });

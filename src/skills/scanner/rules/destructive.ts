@@ -3,7 +3,7 @@
  * opening permissions on everything, force-pushing over a shared branch. Cleaning a build folder
  * (`rm -rf dist node_modules`) is ordinary and not flagged.
  */
-import { contextOf, isNegated, patternRule, type Rule } from "../../../scan";
+import { contextOf, isNegated, patternRule, triggerLineSets, type Rule } from "../../../scan";
 
 const ROOTISH = String.raw`(?:\/\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|"\$HOME"\/?\*?|\/home\/?\*?|\/Users\/?\*?|\/(?:etc|usr|var|boot|bin|sbin|lib|lib64|opt|System|Library)\/?\*?|[A-Za-z]:\\\*?|%USERPROFILE%|%SystemRoot%|\$env:USERPROFILE)`;
 const END = String.raw`(?=$|[\s;&|)"'])`;
@@ -12,7 +12,7 @@ export const destructiveDelete = patternRule({
   id: "destructive.delete",
   severity: "critical",
   title: "Deletes the system or the home folder",
-  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud", "wipe", "erase", "delete", "remove", "destroy", "nuke", "clear", "empty"],
+  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud", "home", "disk", "drive", "filesystem", "file system", "root"],
   prose: true,
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
@@ -159,6 +159,9 @@ const DB_DESTROY =
 const PROD =
   /\.env\.prod(?:uction)?\b|\bprod(?:uction)?\s+(?:connection\s+string|database(?:\s+url)?|db|DATABASE_URL|credentials|cluster)\b|\b(?:the\s+)?production\s+(?:connection|database|data)\b|\b(?:DATABASE_URL|DB_URL|DB_HOST|PG\w+|MONGO\w*|REDIS\w*)\w*\s*=\s*["'$(]?[^\n]*\bprod|--env(?:ironment)?[=\s]+["']?prod(?:uction)?\b|\b(?:RAILS|RACK|APP)_ENV=production\b|\b(?:use|target|against|point\s+(?:it\s+)?at|connect\s+to)\s+(?:the\s+)?prod(?:uction)?\b/i;
 
+/** Every PROD match contains "prod"; every DB_DESTROY match one of these. */
+const PROD_AND_DB: readonly (readonly string[])[] = [["prod"], ["drop", "truncate", "dropdb", "dropdatabase", "flushall", "flushdb", "reset", "db:", "flush", "migrate:", "delete from"]];
+
 /**
  * Destroying production data: a schema dropped, tables truncated or a database reset, in a
  * section (or script) that points the commands at production. Resetting a local development
@@ -169,15 +172,20 @@ export const productionData: Rule = {
   severity: "high",
   title: "Destroys production data",
   text(text, ctx) {
-    if (!/drop|truncate|flush|reset|wipe|fresh|delete/i.test(text) || !/prod/i.test(text)) return [];
-    const sectionOf = (n: number) => (ctx.target.kind === "markdown" ? (contextOf(ctx.target)?.section[n] ?? 0) : 0);
+    const [prodLines, dbLines] = triggerLineSets(text, ctx.lines, PROD_AND_DB) as [Set<number>, Set<number>];
+    if (!prodLines.size || !dbLines.size) return [];
+    const sectionOf = (n: number) => (ctx.target.kind === "markdown" ? (contextOf(ctx.target)?.section(n) ?? 0) : 0);
     const prodScopes = new Set<number>();
     const destroys: { n: number; index: number; length: number }[] = [];
-    for (let n = 1; n <= ctx.lines.count; n++) {
+    for (const n of prodLines) {
       const line = ctx.lines.line(n);
-      const p = PROD.exec(line);
+      const p = PROD.exec(line.length > 4096 ? line.slice(0, 4096) : line);
       if (p && !isNegated(line, p.index, true)) prodScopes.add(sectionOf(n));
-      const d = DB_DESTROY.exec(line);
+    }
+    if (!prodScopes.size) return [];
+    for (const n of [...dbLines].sort((a, b) => a - b)) {
+      const line = ctx.lines.line(n);
+      const d = DB_DESTROY.exec(line.length > 4096 ? line.slice(0, 4096) : line);
       if (d && !isNegated(line, d.index, true)) destroys.push({ n, index: ctx.lines.startOf(n) + d.index, length: d[0].length });
       if (destroys.length > 20) break;
     }

@@ -220,7 +220,7 @@ export const encodedExec = patternRule({
   id: "exec.encoded-payload",
   severity: "high",
   title: "Decoded payload executed",
-  triggers: ["base64", "base32", "basenc", "openssl", "uudecode", "gunzip", "zcat", "gzip", "bzip2", "\\bxz", "\\btr", "function", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression"],
+  triggers: ["base64", "base32", "basenc", "openssl", "uudecode", "gunzip", "zcat", "gzip", "bzip2", "\\bxz", "\\btr", "fromcharcode", "atob", "unescape", "decodeuricomponent", "buffer.from", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression"],
   patterns: [
     /\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z)?sh\b/i,
     // Any decoder feeding a shell: base32, basenc, xxd, openssl, uudecode, gunzip/zcat, tr (ROT13).

@@ -352,7 +352,7 @@ export const credentialCapture = patternRule({
   id: "secrets.credential-capture",
   severity: "high",
   title: "Captures a password",
-  triggers: ["dialog", "password", "sudo", "credential.helper", "ask", "prompt"],
+  triggers: ["dialog", "password", "sudo", "credential.helper", "passphrase", "passcode", "credentials", "2fa", "otp", "one-time", "recovery", "seed phrase"],
   prose: true,
   patterns: [
     /\bdisplay\s+dialog\b[^\n]*\bhidden\s+answer\b/i,

@@ -7,7 +7,7 @@
  * injection"; Invariant Labs 2025 "tool poisoning": `<IMPORTANT>` blocks that say "do not
  * mention this to the user"; Pillar Security 2025 "Rules File Backdoor").
  */
-import { isMention, isNegated, patternRule, sentences, type Hit, type Rule } from "../../../scan";
+import { isMention, isNegated, patternRule, sentences, triggerLines, type Hit, type Rule } from "../../../scan";
 
 export const overrideInstructions = patternRule({
   id: "injection.override",
@@ -175,7 +175,7 @@ export const remoteInstructions = patternRule({
   id: "injection.remote-instructions",
   severity: "high",
   title: "Instructions fetched at run time",
-  triggers: ["curl", "wget", "iwr", "invoke-webrequest", "download", "fetch", "retrieve", "pull", "load", "get", "priority", "precedence", "supersede", "override"],
+  triggers: ["curl", "wget", "iwr", "invoke-webrequest", "instruction", "rules", "prompt", "guideline", "skill.md", "skill file", "priority", "precedence", "supersede", "override"],
   prose: true,
   patterns: [
     /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]*(?:-o|-O|--output(?:-document)?|-OutFile|>)\s*["']?[^\s"']*(?:SKILL\.md|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md|\.claude\/(?:skills|commands|agents)\/)/i,
@@ -196,10 +196,24 @@ export const dismissWarnings: Rule = {
   id: "safety.dismiss-warnings",
   severity: "high",
   title: "Security warnings dismissed in advance",
-  text(text) {
-    if (!/false\s+positive|safe\s+to\s+ignore|be\s+ignored|ignore\s+(?:the|any|those|these|them)|harmless/i.test(text)) return [];
+  text(text, ctx) {
+    const marked = triggerLines(text, ctx.lines, DISMISS_TRIGGERS);
+    if (!marked.size) return [];
     const hits: Hit[] = [];
-    for (const s of sentences(text)) {
+    // The sentences around each marked line (a few lines either side).
+    const seen = new Set<number>();
+    const around: { start: number; text: string }[] = [];
+    for (const n of [...marked].sort((a, b) => a - b).slice(0, 50)) {
+      const from = Math.max(1, n - 2);
+      const to = Math.min(ctx.lines.count, n + 2);
+      const at = ctx.lines.startOf(from);
+      const chunk = text.slice(at, to < ctx.lines.count ? ctx.lines.startOf(to + 1) : text.length).slice(0, 8000);
+      for (const s of sentences(chunk)) if (!seen.has(at + s.start)) {
+        seen.add(at + s.start);
+        around.push({ start: at + s.start, text: s.text });
+      }
+    }
+    for (const s of around) {
       if (hits.length >= 2) break;
       const t = s.text.replace(/\n/g, " ");
       const warn = DISMISS.exec(t);
@@ -210,6 +224,8 @@ export const dismissWarnings: Rule = {
     return hits;
   },
 };
+/** Every DISMISS match contains one of these. */
+const DISMISS_TRIGGERS = ["false positive", "safe to ignore", "fine to ignore", "be ignored", "harmless", "ignore", "dismiss", "disregard", "suppress"];
 const DISMISS =
   /\b(?:warnings?|alerts?|flags?|findings?|errors?|notices?)\b[^.]{0,200}?\b(?:(?:are|is)\s+(?:a\s+)?false\s+positives?|(?:are|is)\s+(?:safe|fine)\s+to\s+ignore|can\s+(?:safely\s+)?be\s+ignored|(?:are|is)\s+harmless)\b|\b(?:ignore|dismiss|disregard|suppress)\s+(?:any|all|the|those|these)?\s*(?:security\s+)?(?:warnings?|alerts?|findings?)\s+(?:from|about|that)\b/i;
 const PROCEED = /\b(?:continue|proceed|carry\s+on|go\s+ahead|install)\b[^.]{0,60}\b(?:without|anyway|regardless|even\s+if)\b|\bwithout\s+(?:raising|mentioning|reporting|flagging|asking)\b|\b(?:do\s+not|don'?t|never)\s+(?:raise|mention|report|flag|surface|warn)\b|\b(?:security|scanner|registry|linter|antivirus|audit|socket|snyk|unofficial|new|few\s+downloads)\b[^.]{0,120}\b(?:false\s+positives?|ignore)/i;

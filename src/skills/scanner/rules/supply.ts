@@ -6,7 +6,7 @@
  * last check. The official registries, the vendors' own indexes (PyTorch, NVIDIA) and a scoped
  * registry for one's own packages are ordinary.
  */
-import { extractUrls, isNegated, type Hit, type Rule } from "../../../scan";
+import { extractUrls, isNegated, triggerLines, type Hit, type Rule } from "../../../scan";
 
 const OFFICIAL = [
   "registry.npmjs.org", "registry.npmjs.com", "registry.yarnpkg.com", "npm.pkg.github.com", "pypi.org", "pypi.python.org", "files.pythonhosted.org",
@@ -32,18 +32,21 @@ const REDIRECTS: { re: RegExp; persist: boolean; what: string }[] = [
 /** What removes the remaining checks: TLS, checksums, pinned hashes. */
 const WEAKENS = /\btrusted-host\b|strict-ssl\s+false|\bGOSUMDB\s*=\s*off\b|\bGONOSUMDB\b|\bGONOSUMCHECK\b|\bGOINSECURE\b|\bGOFLAGS\s*=\s*["']?-insecure|--no-verify|(?:remove|drop|delete)\s+(?:that|the|this)\s+(?:line|flag)[^.\n]{0,40}|--require-hashes[^.\n]{0,60}\bremove|\bremove\b[^.\n]{0,40}--require-hashes|\bdo\s+not\s+revert\b|\bn[ãa]o\s+reverta\b|\bno\s+reviertas\b/i;
 
+/** Every REDIRECTS match contains one of these. */
+const REDIRECT_TRIGGERS = ["registry", "index-url", "index_url", "goproxy", "gem sources", "uv_default_index", ".npmrc", "pip.conf", "pip.ini", ".pydistutils"];
+
 export const registryRedirect: Rule = {
   id: "supply.registry",
   severity: "medium",
   title: "Installs from a third-party package index",
-  text(text) {
-    if (!/registry|index-url|GOPROXY|gem\s+sources|INDEX_URL/i.test(text)) return [];
+  text(text, ctx) {
+    const candidates = triggerLines(text, ctx.lines, REDIRECT_TRIGGERS);
+    if (!candidates.size) return [];
     const hits: Hit[] = [];
     const weakened = WEAKENS.test(text);
-    let at = 0;
-    for (const line of text.split("\n")) {
-      const start = at;
-      at += line.length + 1;
+    for (const n of [...candidates].sort((a, b) => a - b)) {
+      const line = ctx.lines.line(n);
+      const start = ctx.lines.startOf(n);
       if (hits.length >= 3 || line.length > 4096) continue;
       for (const r of REDIRECTS) {
         const m = r.re.exec(line);
