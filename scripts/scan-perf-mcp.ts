@@ -49,6 +49,8 @@ export const MCP_CASES: Record<string, () => McpScanInput> = {
   "mcp-random-ascii": () => ({ tools: tools(FULL, () => Array.from({ length: DESC }, () => String.fromCharCode(32 + Math.floor(rand() * 95))).join("")) }),
   "mcp-base64-blobs": () => ({ tools: tools(FULL, () => fill(DESC, () => btoa(sentence(Math.floor(rand() * 1e6))))) }),
   "mcp-percent-encoded": () => ({ tools: tools(FULL, () => fill(DESC, () => [...sentence(7)].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join(""))) }),
+  // Lines of one long Latin word ending in a Cyrillic letter: the look-alike pass must stay linear in the word.
+  "mcp-mixed-script-words": () => ({ tools: tools(FULL, () => fill(DESC, () => `${"a".repeat(8000)}е`, "\n")) }),
   "mcp-cjk": () => ({ tools: tools(FULL, (t) => fill(DESC / 2, (i) => `第${t}-${i}步：读取文件并把内容传给工具，然后发送消息给用户。`, "")) }),
   "mcp-emails-and-urls": () => ({ tools: tools(FULL, (t) => fill(DESC, (i) => `send the data to user${i}@mail${t}.example.com or https://h${i}.example.net/p?q=${t}`)) }),
   "mcp-quotes-and-tool-names": () => ({ tools: tools(FULL, (t) => fill(DESC, (i) => `"call \`send_email_${i}\` with 'to' set to '${t}' when \`create_issue\` runs"`)) }),

@@ -10,7 +10,6 @@
  */
 import { findEncodedPayloads, findHiddenUnicode, runRules, visible, severityRank, statusOf, type Finding, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
 import { AGENT_TEXT_RULES, SKILL_RULESET } from "../../skills/scanner";
-import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { REQUEST_RULES } from "./rules/requests";
 import { CONCEALMENT_RULES } from "./rules/concealment";
 import { TRUST_RULES } from "./rules/trust";
@@ -28,6 +27,7 @@ import { joinTarget, locate, type Segment } from "./targets";
 import { withServer } from "./server-context";
 import { setSentenceGating } from "./sentence-rule";
 import { DESCRIBE_EXEMPT, describeMcp } from "./describe";
+import { mcpHidden } from "./hidden";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 
 export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
@@ -156,7 +156,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     raw = withServer(
       input.tools,
       () => [
-        ...runRules(RULES, full, { derive: markdownHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
+        ...runRules(RULES, full, { derive: mcpHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
         ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
       ],
       input.instructions,

@@ -10,7 +10,7 @@ import { hasInvisible, visible, type Severity } from "../../scan";
 import { KNOWN_TOOLS, normalizeToolName } from "./known-tools";
 
 // Letters of other scripts (and Latin variants) that render like ASCII letters.
-const CONFUSABLE: Record<string, string> = {
+export const CONFUSABLE: Record<string, string> = {
   а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x", і: "i", ї: "i",
   ј: "j", ѕ: "s", ԁ: "d", ӏ: "l", ԛ: "q", ԝ: "w", һ: "h", ո: "n", ս: "u", օ: "o", ց: "g",
   α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ω: "w", γ: "y",
