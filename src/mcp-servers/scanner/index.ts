@@ -20,6 +20,7 @@ import { DIRECTIVE_RULES } from "./rules/directives";
 import { CONTROL_RULES } from "./rules/controls";
 import { STEERING_RULES } from "./rules/steering";
 import { FLOW_RULES } from "./rules/flow";
+import { DESTRUCTIVE_RULES } from "./rules/destructive";
 import { checkNames } from "./names";
 import { fixedDestinations, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
@@ -54,6 +55,7 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
   ...CONTROL_RULES,
   ...STEERING_RULES,
   ...FLOW_RULES,
+  ...DESTRUCTIVE_RULES,
 ];
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
