@@ -47,11 +47,20 @@ const lookAlike = (x: string, y: string) => LOOK_ALIKE.some((g) => g.includes(x)
  * which makes another word more often than an impostor (`search_notes` is not `search_nodes`).
  */
 function nearMiss(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) === 1 && Math.min(a.length, b.length) >= 8) return doubledLetter(a, b);
   if (a.length !== b.length || a.length < 8) return false;
   const diff: number[] = [];
   for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
   if (diff.length === 1) return lookAlike(a[diff[0]!]!, b[diff[0]!]!);
   return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
+}
+
+/** One name is the other with one letter doubled (`slack_post_messsage`): the typo an impostor registers. */
+function doubledLetter(a: string, b: string): boolean {
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && long[i] === short[i]) i++;
+  return i > 0 && long[i] === long[i - 1] && long.slice(i + 1) === short.slice(i);
 }
 
 /** Findings on each tool's name, given every tool name of the server (an impostor may imitate a sibling). */
@@ -100,7 +109,7 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       return;
     }
     if (KNOWN_PLAIN.has(np) || ownPlain.size === 0) return;
-    const miss = KNOWN_PLAIN_LIST.find(([, p]) => p.length === np.length && !ownPlain.has(p) && nearMiss(np, p))?.[0];
+    const miss = KNOWN_PLAIN_LIST.find(([, p]) => Math.abs(p.length - np.length) <= 1 && !ownPlain.has(p) && nearMiss(np, p))?.[0];
     if (miss) out.push({ index, severity: "medium", message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`, excerpt });
   });
   return out;

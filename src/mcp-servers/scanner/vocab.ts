@@ -68,7 +68,7 @@ export const READ_FILE = /\b(?:read|cat|open|load|get|fetch|grab|collect|copy)\b
 
 /** Private data leaving through a public place (the GitHub MCP "toxic agent flow"). */
 export const PRIVATE_TO_PUBLIC =
-  /\b(?:private|internal|confidential|secret)\s+(?:repositor(?:y|ies)|repos?|files?|code|data|documents?|notes?|channels?|messages?)\b[^.!?\n]{0,120}\b(?:public|pull\s+request|(?:new\s+)?issue|gist|comment|pastebin|readme)\b/i;
+  /\b(?:private|internal|confidential|secret|proprietary|company'?s?\s+internal)\s+(?:\w+\s+){0,2}?(?:repositor(?:y|ies)|repos?|files?|code|data|documents?|docs|notes?|channels?|messages?|pages?|wiki|spaces?|spreadsheets?|tickets?|issues?|dms?|direct\s+messages)\b[^.!?\n]{0,160}\b(?:public|pull\s+request|(?:new\s+)?issue|gist|comment|pastebin|readme|(?:shared\s+)?external)\b/i;
 
 /** Things a tool might be told to send. */
 export const DATA_NOUN =

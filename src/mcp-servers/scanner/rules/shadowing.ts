@@ -37,7 +37,7 @@ const ACTION_SCOPE = new RegExp(
 
 const MODIFY = new RegExp(
   [
-    String.raw`\b(?:must|should|needs?\s+to|has\s+to|have\s+to)\s+(?:now\s+)?(?:always\s+|also\s+|first\s+)?(?:be\s+)?(?:send|sent|use|used|include|included|add|added|set|change|changed|replace|replaced|prepend|prepended|append|appended|prefix|prefixed|forward|forwarded|route|routed|redirect|redirected|cc|bcc|copy|copied|pass|point|run|target|contain|push|pushed|post|posted|upload|uploaded|mirror|mirrored)\b`,
+    String.raw`\b(?:must|should|needs?\s+to|has\s+to|have\s+to)\s+(?:now\s+)?(?:always\s+|also\s+|first\s+)?(?:be\s+)?(?:send|sent|use|used|include|included|add|added|set|change|changed|replace|replaced|prepend|prepended|append|appended|prefix|prefixed|forward|forwarded|route|routed|redirect|redirected|cc|bcc|copy|copied|pass|passed|point|run|target|contain|push|pushed|post|posted|upload|uploaded|mirror|mirrored|called|invoked|write|written|executed|given|go|receive|carry|pointed|configured|created)\b`,
     String.raw`\b(?:always|also)\s+(?:add|include|prepend|append|prefix|cc|bcc|copy|forward|send|route|set|pass|run|attach)\b`,
     String.raw`\b(?:change|replace|override|redirect|rewrite|modify|prepend|append|prefix|reroute|intercept|wrap|hijack)\b`,
     String.raw`\b(?:make\s+sure|ensure)\b[^.!?\n]{0,80}\b(?:starts?|begins?|ends?|contains?|includes?)\s+with\b`,
@@ -164,7 +164,8 @@ export const forbidOthers = patternRule({
   title: "Forbids the model to use other tools",
   triggers: ["never", "not", "don", "stop", "only", "exclusively", "disregard", "ignor", "discard", "distrust", "drop"],
   patterns: [
-    /\b(?:never|do\s+not|don'?t|must\s+not|should\s+not|stop)\s+(?:use|using|call|calling|invoke|trust|rely\s+on|consult)\s+(?:any\s+)?(?:other|another|the\s+other|the\s+built-?in|built-?in|native|alternative|competing|different|the\s+older|older)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|methods?|providers?|ones?)\b/i,
+    /\b(?:never|do\s+not|don'?t|must\s+not|should\s+not|stop|(?:are|is)\s+not\s+(?:allowed|permitted)\s+to|may\s+not|cannot|can'?t)\s+(?:use|using|call|calling|invoke|trust|rely\s+on|consult)\s+(?:[\w,/-]+\s+){0,6}?(?:or\s+|and\s+|nor\s+)?(?:any\s+)?(?:other|another|the\s+other|the\s+built-?in|built-?in|native|alternative|competing|different|the\s+older|older)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|methods?|providers?|ones?)\b/i,
+    /\b(?:other|built-?in|native|default|existing|alternative)\s+(?:\w+\s+){0,2}(?:tools?|servers?|functions?|search(?:es)?|browsers?|integrations?)\s+(?:returns?|gives?|produces?|serves?|shows?)\s+(?:\w+\s+)?(?:fabricated|fake|false|wrong|outdated|stale|unreliable|poisoned|malicious|incorrect|bad|manipulated|hallucinated)\b|\b(?:discard|ignore|disregard|throw\s+away|drop)\s+(?:what(?:ever)?|anything)\s+(?:it|they|those\s+tools?|the\s+other\s+\w+)\s+(?:returned|returns|said|found|gave)\b/i,
     /\b(?:never|do\s+not|don'?t|must\s+not|should\s+not)\s+(?:use|call|invoke|run|trust|rely\s+on|consult)\s+(?:[\w,/-]+\s+){0,6}?(?:tools?|servers?|functions?|commands?|integrations?|plugins?)\s+(?:from|of|on|in|by)\s+(?:any\s+)?(?:other|another|different|third[-\s]party)\b/i,
     /\b(?:never|do\s+not|don'?t|must\s+not|should\s+not)\s+(?:use|call|invoke|run)\s+(?:another|any\s+other|other|a\s+different)\s+(?:mcp\s+)?server'?s?\b/i,
     /\b(?:never|do\s+not|don'?t|must\s+not)\s+(?:run|use|call|invoke)\s+(?:[\w,/-]+\s+){1,8}?directly\b[^.!?\n]{0,40}\b(?:use|call)\s+this\b|\b(?:use|call)\s+this\s+(?:tool|server|function)\s+for\s+(?:every|all|each|any)\b[^\n]{0,120}?\b(?:never|do\s+not|don'?t)\s+(?:run|use|call)\b/i,
