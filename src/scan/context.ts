@@ -11,7 +11,7 @@
  * A plain "For example:" counts only in a skill whose stated purpose is security work: elsewhere an
  * attacker could dress a payload up as an example.
  */
-import { LineIndex } from "./text";
+import { LineIndex, RecentByText } from "./text";
 import type { FileKind } from "./files";
 
 /** Words that say a passage describes an attack rather than asks for one. */
@@ -68,14 +68,12 @@ const COMMENT_LINE = /^\s*(?:#(?!!)|\/\/|--|<!--|;|rem\s)/i;
  * Roles of a Markdown document's lines. `security` is the skill's stated purpose (`securityPurpose`):
  * only then does a plain "for example" lead-in make a fenced block descriptive.
  */
-let last: { text: string; security: boolean; ctx: DocContext } | null = null;
+const recent = [new RecentByText<DocContext>(), new RecentByText<DocContext>()];
 
 export function markdownContext(text: string, lines?: LineIndex, security = false): DocContext {
   // The rules, the intent model and the description context of one scan read the same text in turn.
-  if (last && last.text === text && last.security === security) return last.ctx;
-  const ctx = buildContext(text, lines ?? LineIndex.of(text), security);
-  last = { text, security, ctx };
-  return ctx;
+  const cache = recent[security ? 1 : 0]!;
+  return cache.get(text) ?? cache.set(text, buildContext(text, lines ?? LineIndex.of(text), security));
 }
 
 function buildContext(text: string, lines: LineIndex, security: boolean): DocContext {

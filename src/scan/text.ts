@@ -1,13 +1,39 @@
 /** Line and excerpt helpers shared by every rule: findings point at a 1-based line with a short, readable excerpt. */
 
-let lastIndex: LineIndex | null = null;
+/**
+ * Values worked out from texts, kept for the most recent texts up to a total length: one scan's
+ * rules, intent model and capabilities read every file of a publish in turn (file by file, then
+ * all files again), so keeping only the last text would redo the work for each file at each turn.
+ * The bound (a little over the largest publish) lets the next scan push the previous one out.
+ */
+export class RecentByText<T> {
+  private readonly map = new Map<string, T>();
+  private chars = 0;
+  constructor(private readonly maxChars = 6 * 1024 * 1024, private readonly maxEntries = 512) {}
+  get(text: string): T | undefined {
+    return this.map.get(text);
+  }
+  set(text: string, value: T): T {
+    if (!this.map.has(text)) {
+      this.chars += text.length;
+      while ((this.chars > this.maxChars || this.map.size >= this.maxEntries) && this.map.size > 0) {
+        const oldest = this.map.keys().next().value as string;
+        this.map.delete(oldest);
+        this.chars -= oldest.length;
+      }
+    }
+    this.map.set(text, value);
+    return value;
+  }
+}
+
+const indexes = new RecentByText<LineIndex>();
 
 /** Offsets where each line starts; `lineOf(offset)` is a binary search over them. */
 export class LineIndex {
-  /** The index of `text`, shared with the last caller that indexed the same text (one scan's rules, the intent model and the capabilities read it in turn). */
+  /** The index of `text`, shared by every caller that indexes the same text during a scan. */
   static of(text: string): LineIndex {
-    if (lastIndex && lastIndex.text === text) return lastIndex;
-    return (lastIndex = new LineIndex(text));
+    return indexes.get(text) ?? indexes.set(text, new LineIndex(text));
   }
   private readonly starts: Int32Array;
   constructor(readonly text: string) {

@@ -10,7 +10,7 @@
  * finds: they must be a necessary condition of its `line` (test/scanner.test.ts checks every hit of
  * the corpus against them, and the whole corpus gated against ungated).
  */
-import type { LineIndex } from "./text";
+import { RecentByText, type LineIndex } from "./text";
 
 interface Literal {
   text: string;
@@ -247,15 +247,15 @@ function ownerOf(list: readonly string[]): number {
   return i;
 }
 
-/** The last text's pass, by the text itself: rules that build their own line index for the same text share it. */
-let lastPass: { text: string; size: number; sets: Set<number>[] } | null = null;
+/** Recent texts' passes, by the text itself: rules that build their own line index for the same text share them. */
+const recentPasses = new RecentByText<{ text: string; size: number; sets: Set<number>[] }>();
 
 /** Compiled trigger lists registered from `from` on (a pass over a text that lacks only the newest lists runs just those). */
 const deltas = new Map<number, Compiled>();
 
 function passFor(text: string, lines: LineIndex): Set<number>[] {
   let entry = lines.text === text ? passes.get(lines) : undefined;
-  if (!entry && lastPass && lastPass.text === text && lines.text === text) entry = lastPass;
+  if (!entry && lines.text === text) entry = recentPasses.get(text);
   if (entry && entry.size === registry.length) return entry.sets;
   // Lists register on first use: scan only for the ones this text has not been scanned for yet.
   const from = entry ? entry.size : 0;
@@ -299,7 +299,7 @@ function passFor(text: string, lines: LineIndex): Set<number>[] {
   const next = { text, size: registry.length, sets };
   if (lines.text === text) {
     passes.set(lines, next);
-    lastPass = next;
+    recentPasses.set(text, next);
   }
   return sets;
 }
