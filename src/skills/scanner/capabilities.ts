@@ -82,7 +82,8 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
         else if (SHELL_FENCE.test(line)) inShellFence = true;
         continue;
       }
-      const spawn = spawnLines.has(n) ? SPAWN.exec(line) : null;
+      // Shell and writes-outside are yes/no with their first place noted: once known, their patterns need not run again.
+      const spawn = !shell && spawnLines.has(n) ? SPAWN.exec(line) : null;
       if ((inShellFence && line.trim()) || (SCRIPT_KINDS.has(t.kind) && spawn)) {
         shell = true;
         note("shell", () => at(spawn?.index ?? 0));
@@ -100,7 +101,7 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
           note(`network:${u.host}`, () => at(u.offset, u.length));
         }
       }
-      if ((t.kind !== "markdown" || inShellFence) && writeLines.has(n)) {
+      if (!writesOutside && (t.kind !== "markdown" || inShellFence) && writeLines.has(n)) {
         for (const m of line.matchAll(WRITE_TARGET)) {
           if (excluded(m[1]!)) continue;
           writesOutside = true;
