@@ -6,12 +6,11 @@
  * separators (`read-file`) or in a plural are ordinary and pass. MCP asks for names of
  * `[A-Za-z0-9_.-]`, 1-128 characters; anything else is noted.
  */
-import { distance } from "fastest-levenshtein";
 import { hasInvisible, visible, type Severity } from "../../scan";
 import { KNOWN_TOOLS, normalizeToolName } from "./known-tools";
 
 // Letters of other scripts (and Latin variants) that render like ASCII letters.
-const CONFUSABLE: Record<string, string> = {
+export const CONFUSABLE: Record<string, string> = {
   а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x", і: "i", ї: "i",
   ј: "j", ѕ: "s", ԁ: "d", ӏ: "l", ԛ: "q", ԝ: "w", һ: "h", ո: "n", ս: "u", օ: "o", ց: "g",
   α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ω: "w", γ: "y",
@@ -39,12 +38,29 @@ export interface NameFinding {
   excerpt: string;
 }
 
-/** One letter changed or two swapped, not added or dropped (plurals and suffixes are ordinary). */
+/** Letters a reader takes for one another at a glance (the ones an impostor swaps in). */
+const LOOK_ALIKE = ["il1|", "o0", "rn", "vu", "ce", "nh", "gq", "mn"];
+const lookAlike = (x: string, y: string) => LOOK_ALIKE.some((g) => g.includes(x) && g.includes(y));
+
+/**
+ * One letter swapped for a look-alike, or two neighbours transposed: not any one-letter change,
+ * which makes another word more often than an impostor (`search_notes` is not `search_nodes`).
+ */
 function nearMiss(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) === 1 && Math.min(a.length, b.length) >= 8) return doubledLetter(a, b);
   if (a.length !== b.length || a.length < 8) return false;
-  if (distance(a, b) === 1) return true;
-  const diff = [...a].map((c, i) => (c === b[i] ? -1 : i)).filter((i) => i >= 0);
+  const diff: number[] = [];
+  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+  if (diff.length === 1) return lookAlike(a[diff[0]!]!, b[diff[0]!]!);
   return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
+}
+
+/** One name is the other with one letter doubled (`slack_post_messsage`): the typo an impostor registers. */
+function doubledLetter(a: string, b: string): boolean {
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && long[i] === short[i]) i++;
+  return i > 0 && long[i] === long[i - 1] && long.slice(i + 1) === short.slice(i);
 }
 
 /** Findings on each tool's name, given every tool name of the server (an impostor may imitate a sibling). */
@@ -76,7 +92,16 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       return;
     }
     if (nonAscii) {
-      out.push({ index, severity: "medium", message: "Non-ASCII letters in a tool name (MCP tool names are ASCII): they can make it look like another tool", excerpt });
+      // A name in another script (`поиск_дашбордов`, `promql_запрос`) imitates nothing; a word that mixes scripts can.
+      const mixed = name.split(/[\s._-]+/).some((w) => /[A-Za-z]/.test(w) && /[^\x00-\x7f]/.test(w) && /\p{L}/u.test(w.replace(/[A-Za-z0-9]/g, "")));
+      out.push({
+        index,
+        severity: mixed ? "medium" : "info",
+        message: mixed
+          ? "A tool name mixes Latin letters with letters of another script in one word: it can look like another tool"
+          : "Non-ASCII letters in a tool name (MCP tool names are portable ASCII); the name imitates no known tool",
+        excerpt,
+      });
       return;
     }
     if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
@@ -84,7 +109,7 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       return;
     }
     if (KNOWN_PLAIN.has(np) || ownPlain.size === 0) return;
-    const miss = KNOWN_PLAIN_LIST.find(([, p]) => p.length === np.length && !ownPlain.has(p) && nearMiss(np, p))?.[0];
+    const miss = KNOWN_PLAIN_LIST.find(([, p]) => Math.abs(p.length - np.length) <= 1 && !ownPlain.has(p) && nearMiss(np, p))?.[0];
     if (miss) out.push({ index, severity: "medium", message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`, excerpt });
   });
   return out;
