@@ -1,4 +1,4 @@
-import type Stripe from "stripe";
+import type { StripeSubscription } from "./stripe.types";
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { makeDb, type Db } from "../db/client";
 import type { Env } from "../env";
@@ -159,7 +159,7 @@ const checkoutRedirect = (url: string): Redirect => ({ kind: "checkout", url });
  * The mirror learns of a subscription only by webhook, seconds (or, when deliveries fail, hours)
  * after it is paid; Stripe's list is the truth before a Checkout is opened.
  */
-async function liveAtStripe(cfg: StripeConfig, customerId: string): Promise<Stripe.Subscription[]> {
+async function liveAtStripe(cfg: StripeConfig, customerId: string): Promise<StripeSubscription[]> {
   const subs = await listSubscriptions(cfg, customerId);
   return subs
     .filter((s) => LIVE_STATUSES.has(s.status) && planItem(cfg, s) !== null)
