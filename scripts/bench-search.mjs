@@ -100,7 +100,7 @@ function seed(size, persistTo, dir) {
   const CHUNK = 100; // statements per file (5,000 rows)
   for (let k = 0; k < lines.length; k += CHUNK) {
     const file = path.join(dir, `skills-${k}.sql`);
-    writeFileSync(file, lines.slice(k, k + CHUNK).join("\n") + "\n");
+    writeFileSync(file, `${lines.slice(k, k + CHUNK).join("\n")}\n`);
     execute(file, persistTo);
   }
   console.error(`[bench:search] seeded ${size} threads and ${size} skills in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -60,7 +60,7 @@ export function formEncode(params: Params, prefix = ""): string {
   const out: string[] = [];
   const walk = (value: unknown, key: string) => {
     if (value === undefined || value === null) return;
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${key}[${i}]`));
+    if (Array.isArray(value)) value.forEach((v, i) => { walk(v, `${key}[${i}]`); });
     else if (typeof value === "object") for (const [k, v] of Object.entries(value)) walk(v, key ? `${key}[${enc(k)}]` : enc(k));
     else out.push(`${key}=${enc(String(value))}`);
   };

@@ -199,7 +199,7 @@ export async function stripeSubscribe(
     const created = !mirror;
     let m = mirror ?? (await ensureCustomer(db, cfg, owner));
     const answer = (url: string) => ({ ...view(cur, at, providerView(m)), redirect: checkoutRedirect(url) });
-    checkout: for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       // 1. The open session: handed out again, or expired before another is made.
       if (m.checkoutSessionId) {
         const id = m.checkoutSessionId;
@@ -224,7 +224,7 @@ export async function stripeSubscribe(
           cur = await settle(env, owner.ownerId, at, { renew: false, sub });
           live = liveSubscription(mirror);
           if (!live) throw conflict("Stripe shows a subscription for this account that is still being set up; try again in a minute");
-          break checkout;
+          break;
         }
       }
       // 3. A new session, stored by compare-and-set on the generation read.

@@ -9,7 +9,7 @@ import {
   askBody,
   bodyMd,
   CATEGORY_SLUGS,
-  POST_TYPES,
+  type POST_TYPES,
   postOut,
   replyBody,
   tags,
