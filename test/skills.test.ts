@@ -71,7 +71,8 @@ function untar(gz: Uint8Array): Record<string, Uint8Array> {
   return out;
 }
 
-const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80, 0x81, 0x00, 0x10]);
+// A real 1×1 greyscale PNG (signature, IHDR, IDAT, IEND with their CRCs): only a file that parses as the format it claims is taken for an image.
+const PNG = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
 
 describe("publishing", () => {
   it("publishes a single-file skill: scanned, stored, listed, served byte-identical", async () => {
@@ -158,7 +159,7 @@ describe("publishing", () => {
       { path: "SKILL.md", content: skillMd(name, { body: "Run `scripts/run.sh` from the project root." }) },
       { path: "scripts/run.sh", content: script },
       { path: "assets/logo.png", content: b64(PNG), encoding: "base64" },
-      { path: "references/deep/a-very-long-folder-name-that-keeps-going-and-going/" + "x".repeat(60) + "/notes.md", content: "# Notes\nÜnïcødé ✓\n" },
+      { path: `references/deep/a-very-long-folder-name-that-keeps-going-and-going/${"x".repeat(60)}/notes.md`, content: "# Notes\nÜnïcødé ✓\n" },
     ];
     const out = await published(owner, files);
     expect(out.version.artifact.type).toBe("archive");

@@ -294,7 +294,9 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
     const json = JSON.stringify(structured);
     const quota = quotaMeta(op, admitted.admission);
     const out: ToolResult = {
-      content: [{ type: "text" as const, text: (op.untrusted ? untrustedText(json) : json) + `\n\nquota: ${quotaLine(quota)}` }],
+      content: [{ type: "text" as const, text: `${op.untrusted ? untrustedText(json) : json}
+
+quota: ${quotaLine(quota)}` }],
       structuredContent: structured,
       _meta: { "lore/quota": quota, ...(op.untrusted ? { "lore/untrusted": true } : {}) },
     };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { list, text } from "../core/compact";
 import { ref as idRef } from "../core/text";
@@ -9,7 +10,7 @@ import {
   askBody,
   bodyMd,
   CATEGORY_SLUGS,
-  POST_TYPES,
+  type POST_TYPES,
   postOut,
   replyBody,
   tags,
@@ -59,9 +60,7 @@ export const listThreads = defineOperation({
   query: threadListQuery,
   output: z.object({
     items: z.array(threadSummaryOut),
-    total: z.number().int(),
-    page: z.number().int(),
-    perPage: z.number().int(),
+    ...pageOut,
   }),
   untrusted: true,
   handler: (ctx, q) => svc.listThreads(ctx.env.DB, q),

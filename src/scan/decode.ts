@@ -6,8 +6,9 @@
  * hidden instructions and commands, not every long token.
  */
 import { printableRatio } from "./unicode";
+import { inflateBounded } from "./formats";
 
-export type PayloadKind = "base64" | "hex" | "char-codes";
+export type PayloadKind = "base64" | "hex" | "char-codes" | "base32" | "gzip";
 
 export interface EncodedPayload {
   kind: PayloadKind;
@@ -71,6 +72,42 @@ const CHR_CHAIN = /chr\(\s*\d{1,6}\s*\)(?:\s*\+\s*chr\(\s*\d{1,6}\s*\)){3,}/gi;
 const PS_CHAR_CHAIN = /\[char\]\s*\d{1,6}(?:\s*\+\s*\[char\]\s*\d{1,6}){3,}/gi;
 // An array of small integers next to a decoder (`''.join(map(chr, [...]))`, `String.fromCharCode(...[...])`, `-join [char[]](...)`).
 const CODE_ARRAY = /(?:chr|fromCharCode|\[char\[\]\]|\[char\])[^\n[(]{0,20}[[(]\s*((?:\d{1,6}\s*,\s*){3,}\d{1,6})\s*[\])]/gi;
+// A long array of small numbers anywhere (decoded elsewhere in the file: `new Function(String.fromCharCode(...ORDER))`): text only if it reads as text.
+const NUMBER_ARRAY = /[[({]\s*((?:\d{1,3}\s*,\s*){15,}\d{1,3})\s*,?\s*[\])}]/g;
+// Base32 (RFC 4648): upper-case letters and 2-7, padded to 8; long enough to hide a command.
+const BASE32_TOKEN = /(?<![A-Za-z0-9+/=])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9+/=])/g;
+
+/** Decodes RFC 4648 base32; null when it is not. */
+export function decodeBase32(s: string): Uint8Array | null {
+  const t = s.replace(/=+$/, "");
+  if (/[^A-Z2-7]/.test(t)) return null;
+  const out = new Uint8Array(Math.floor((t.length * 5) / 8));
+  let bits = 0;
+  let value = 0;
+  let k = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    value = (value << 5) | (c >= 65 ? c - 65 : c - 24);
+    bits += 5;
+    if (bits >= 8) {
+      out[k++] = (value >>> (bits - 8)) & 0xff;
+      bits -= 8;
+    }
+  }
+  return out;
+}
+
+/** Text from bytes: as they are, or gunzipped first when they are gzip (bounded: a bomb decodes to nothing). */
+function readable(bytes: Uint8Array | null): { text: string; gz: boolean } | null {
+  if (!bytes) return null;
+  if (bytes.length > 18 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    const inner = inflateBounded(bytes, 256 * 1024, true);
+    const t = inner && asReadableText(inner);
+    return t ? { text: t, gz: true } : null;
+  }
+  const t = asReadableText(bytes);
+  return t ? { text: t, gz: false } : null;
+}
 
 /** Whether the text has 16 hex digits in a row (what a hex run needs): one loop, no regex backtracking per position. */
 function hasHex16(text: string): boolean {
@@ -79,6 +116,18 @@ function hasHex16(text: string): boolean {
     const c = text.charCodeAt(i) | 32;
     if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) {
       if (++run >= 16) return true;
+    } else run = 0;
+  }
+  return false;
+}
+
+/** Whether the text has 24 base32 letters in a row (what a base32 token needs), with a digit 2-7 among some of them. */
+function hasBase32Run(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || (c >= 50 && c <= 55)) {
+      if (++run >= 24) return true;
     } else run = 0;
   }
   return false;
@@ -143,14 +192,27 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
     // Pure lowercase/uppercase words, paths and identifiers are not base64 in practice.
     if (!/[A-Z]/.test(token) || !/[a-z]/.test(token)) continue;
     if (/^[A-Za-z]+$/.test(token) && !/[A-Z][a-z]*[A-Z]/.test(token.slice(1))) continue;
-    const bytes = decodeBase64(token);
-    push("base64", m.index, token.length, bytes && asReadableText(bytes));
+    const r = readable(decodeBase64(token));
+    push(r?.gz ? "gzip" : "base64", m.index, token.length, r ? r.text : null);
+  }
+  for (const m of out.length < MAX_PAYLOADS && hasBase32Run(text) ? text.matchAll(BASE32_TOKEN) : []) {
+    if (out.length >= MAX_PAYLOADS) break;
+    // Upper-case words and identifiers are not base32: it needs digits among the letters.
+    if (!/[2-7]/.test(m[0])) continue;
+    const r = readable(decodeBase32(m[0]));
+    push(r?.gz ? "gzip" : "base32", m.index, m[0].length, r ? r.text : null);
   }
   for (const m of out.length < MAX_PAYLOADS ? text.includes("\\x") ? text.matchAll(HEX_ESCAPES) : [] : []) push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
   for (const m of out.length < MAX_PAYLOADS ? hasHex16(text) ? text.matchAll(HEX_RUN) : [] : []) push("hex", m.index, m[0].length, hexToText(m[1]!));
   for (const m of out.length < MAX_PAYLOADS ? text.includes("%") ? text.matchAll(PERCENT_RUN) : [] : []) push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
   for (const m of out.length < MAX_PAYLOADS ? text.includes("fromCharCode") ? text.matchAll(FROM_CHAR_CODE) : [] : []) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
   for (const m of out.length < MAX_PAYLOADS ? /chr|fromcharcode|\[char/i.test(text) ? text.matchAll(CODE_ARRAY) : [] : []) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
+  for (const m of out.length < MAX_PAYLOADS ? text.matchAll(NUMBER_ARRAY) : []) {
+    if (out.length >= MAX_PAYLOADS) break;
+    const decoded = fromCodes(m[1]!);
+    // Letters and spaces among them: a byte table or pixel data rarely spells words.
+    if (decoded && /[a-z]{3,}/i.test(decoded) && /[ ;(=.'"/]/.test(decoded)) push("char-codes", m.index, m[0].length, decoded);
+  }
   for (const m of out.length < MAX_PAYLOADS ? /chr\(/i.test(text) ? text.matchAll(CHR_CHAIN) : [] : []) {
     push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
   }

@@ -29,6 +29,17 @@ export interface ScanTarget {
    * them (`decodeLenient`): scanned like any text, and a scanner may rate the file for it.
    */
   lossy?: boolean;
+  /**
+   * Why every line of this text describes rather than instructs (a detection-rule file, a fixture
+   * of test payloads): findings in it are `info`, unless it is hidden text.
+   */
+  describes?: string | null;
+  /** What the file's bytes or name say it is when that disagrees with how it is read, for file rules. */
+  disguise?: { severity: Severity; message: string } | null;
+  /** The text is found inside another file (printable runs of an image, a file inside an archive): named for messages. */
+  embedded?: string;
+  /** An archive whose files were read (each scanned as a target of its own): what could not be read. */
+  contents?: { unread: string[] };
 }
 
 /** One rule hit. `index`/`length` locate it in the line (line rules) or the text (text rules). */
@@ -44,13 +55,19 @@ export interface LineContext {
   lineNo: number;
   /** True while the runner scans decoded or otherwise hidden text. */
   hidden: boolean;
+  /** What the caller passed as `RunOptions.meta` (scan-wide facts, e.g. a skill's stated purpose). */
+  meta?: Readonly<Record<string, unknown>>;
 }
 
 export interface TextContext {
   target: ScanTarget;
   lines: LineIndex;
   hidden: boolean;
+  meta?: Readonly<Record<string, unknown>>;
 }
+
+/** Why a match on a line describes an attack rather than asks for one ("in an example", "negated"), or null. */
+export type DescribeFn = (line: number, lineText: string, index: number, length: number) => string | null;
 
 export interface Rule {
   /** Stable id, `<scanner>.<group>.<name>`. */
@@ -91,6 +108,16 @@ export interface RunOptions {
   totalCap?: number;
   /** Run every line rule on every line, ignoring `triggers` (for tests that check the triggers). */
   ungated?: boolean;
+  /** Scan-wide facts handed to every rule (`ctx.meta`). */
+  meta?: Readonly<Record<string, unknown>>;
+  /**
+   * Where a target's text writes about attacks rather than asks for them (an example fence, a
+   * table of patterns, a negated or quoted mention): findings there become `info`, so they are
+   * shown and read by a second opinion but do not set the status. Hidden text is never described.
+   */
+  describe?: (target: ScanTarget, lines: LineIndex) => DescribeFn | null;
+  /** Rules `describe` never lowers (their own reading of the context, or a fact about the file). */
+  describeExempt?: ReadonlySet<string>;
 }
 
 const WINDOW = 4096;
@@ -149,10 +176,23 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
   };
 
-  const emit = (rule: Rule, path: string, line: number, hit: Hit, ex: string, hiddenVia: string | null) => {
+  /** Whether a hit could still be kept (the rule has room in this file, or the line already holds one of its findings). */
+  const room = (rule: Rule, path: string, line: number) => {
+    const countKey = `${rule.id}\u0000${path}`;
+    return (perRuleFile.get(countKey) ?? 0) < perCap || byKey.has(`${countKey}\u0000${line}`);
+  };
+  // The excerpt (and the description context) is worked out only for a hit that can be kept: a
+  // text with a hundred thousand hits of one rule costs one check per hit, not an excerpt each.
+  const emit = (rule: Rule, path: string, line: number, hit: Hit, exOf: () => string, hiddenVia: string | null, describedOf: () => string | null = () => null) => {
+    if (!room(rule, path, line)) return;
+    const ex = exOf();
+    const described = describedOf();
     let severity = hit.severity ?? rule.severity;
     let message = hit.message;
-    if (hiddenVia) {
+    if (described && severity !== "info" && !opts.describeExempt?.has(rule.id)) {
+      severity = "info";
+      message = `${hiddenVia ? `Hidden in ${hiddenVia}: ` : ""}${message} — ${described}: read as a description, not an instruction`;
+    } else if (hiddenVia) {
       severity = hiddenSeverity(severity);
       message = `Hidden in ${hiddenVia}: ${message}`;
     }
@@ -171,8 +211,10 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
 
   /** Scans one text; `at` maps its lines to lines of the real file when it is hidden text. */
   const scanText = (target: ScanTarget, text: string, hidden: { via: string; line: number } | null, depth: number) => {
-    const lines = new LineIndex(text);
+    const lines = LineIndex.of(text);
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
+    // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden text never does.
+    const describeLine: DescribeFn | null = target.describes ? () => target.describes! : hidden ? null : opts.describe ? opts.describe(target, lines) : null;
     const lineRules = applicable.filter((r) => r.line);
     const realLine = (n: number) => (hidden ? hidden.line : n);
     const hiddenExcerpt = (ln: string, i = 0, len = 0) => (hidden ? `decoded: ${excerpt(ln, i, len)}` : excerpt(ln, i, len));
@@ -208,7 +250,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     for (const n of visit) {
       const raw = lines.line(n);
       if (!raw.trim()) continue;
-      const ctx: LineContext = { target, lineNo: realLine(n), hidden: !!hidden };
+      const ctx: LineContext = { target, lineNo: realLine(n), hidden: !!hidden, meta: opts.meta };
       const fired = new Set<string>();
       const lineGated = perLine.get(n) ?? NO_RULES;
       for (const [chunk, offset] of windows(raw)) {
@@ -219,7 +261,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           if (spent(rule, target.path, realLine(n))) continue;
           for (const hit of asArray(rule.line!(chunk, ctx))) {
             fired.add(rule.id);
-            emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw, offset + (hit.index ?? 0), hit.length ?? 0), hidden?.via ?? null);
+            const at = offset + (hit.index ?? 0);
+            emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(raw, at, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, raw, at, hit.length ?? 0) : null));
           }
         }
       }
@@ -232,7 +275,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
             for (const rule of lineRules) {
               if (fired.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, realLine(n))) continue;
               for (const hit of asArray(rule.line!(chunk, ctx))) {
-                emit(rule, target.path, realLine(n), hit, hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
+                emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }
             }
           }
@@ -241,22 +284,23 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     }
     for (const rule of applicable) {
       if (!rule.text) continue;
-      for (const hit of rule.text(text, { target, lines, hidden: !!hidden })) {
+      for (const hit of rule.text(text, { target, lines, hidden: !!hidden, meta: opts.meta })) {
         const n = lines.lineOf(hit.index ?? 0);
+        if (!room(rule, target.path, realLine(n))) continue;
         const lineText = lines.line(n);
         const col = (hit.index ?? 0) - lines.startOf(n);
-        emit(rule, target.path, realLine(n), hit, hiddenExcerpt(lineText, col, hit.length ?? 0), hidden?.via ?? null);
+        emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(lineText, col, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, lineText, col, hit.length ?? 0) : null));
       }
     }
     if (depth >= MAX_DEPTH) return;
     const nested: HiddenText[] = [];
-    for (const run of findHiddenUnicode(text)) {
-      if (run.decoded && run.decoded.trim()) {
+    for (const run of findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: 200 })) {
+      if (run.decoded?.trim()) {
         nested.push({ text: run.decoded, line: lines.lineOf(run.offset), via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors" });
       }
     }
     for (const p of findEncodedPayloads(text)) {
-      nested.push({ text: p.decoded, line: lines.lineOf(p.offset), via: p.kind === "char-codes" ? "character codes" : p.kind });
+      nested.push({ text: p.decoded, line: lines.lineOf(p.offset), via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind });
     }
     if (depth === 0 && opts.derive) nested.push(...opts.derive(target, lines));
     for (const h of nested) {
@@ -271,7 +315,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     } else if (target.bytes) {
       for (const rule of rules) {
         if (!rule.bytes || !appliesTo(rule, "binary")) continue;
-        for (const hit of rule.bytes(target.bytes, target)) emit(rule, target.path, 1, hit, "", null);
+        for (const hit of rule.bytes(target.bytes, target)) emit(rule, target.path, 1, hit, () => "", null);
       }
     }
   }

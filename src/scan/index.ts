@@ -13,3 +13,7 @@ export * from "./engine";
 export * from "./patterns";
 export * from "./vocab";
 export * from "./triggers";
+export * from "./context";
+export * from "./intent";
+export * from "./formats";
+export * from "./runs";

@@ -6,10 +6,17 @@
  */
 
 const NEGATION = /\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|no|avoid(?:ing)?|without|refuse(?:s|d)?\s+to|stop|prevent(?:s|ing)?|nor)\b[^.!?;:]{0,40}$/i;
+const NEGATION_FAR = /\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|no|avoid(?:ing)?|without|refuse(?:s|d)?\s+to|stop|prevent(?:s|ing)?|nor)\b[^.!?;:]{0,90}$/i;
 
-/** The match at `index` is negated by a word shortly before it in the same clause ("never …", "do not …"). */
-export function isNegated(line: string, index: number): boolean {
-  return NEGATION.test(line.slice(Math.max(0, index - 60), index));
+/**
+ * The match at `index` is negated by a word shortly before it in the same clause ("never …", "do
+ * not …"). `far` reaches a list ("never display, copy or upload the key file"); inline code spans
+ * count as one word each (their colons and dots do not end the clause).
+ */
+export function isNegated(line: string, index: number, far = false): boolean {
+  if (!far) return NEGATION.test(line.slice(Math.max(0, index - 60), index));
+  const before = line.slice(Math.max(0, index - 140), index).replace(/`[^`\n]*`/g, (c) => "x".repeat(c.length));
+  return NEGATION_FAR.test(before);
 }
 
 const META_CUE =

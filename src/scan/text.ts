@@ -1,7 +1,40 @@
 /** Line and excerpt helpers shared by every rule: findings point at a 1-based line with a short, readable excerpt. */
 
+/**
+ * Values worked out from texts, kept for the most recent texts up to a total length: one scan's
+ * rules, intent model and capabilities read every file of a publish in turn (file by file, then
+ * all files again), so keeping only the last text would redo the work for each file at each turn.
+ * The bound (a little over the largest publish) lets the next scan push the previous one out.
+ */
+export class RecentByText<T> {
+  private readonly map = new Map<string, T>();
+  private chars = 0;
+  constructor(private readonly maxChars = 6 * 1024 * 1024, private readonly maxEntries = 512) {}
+  get(text: string): T | undefined {
+    return this.map.get(text);
+  }
+  set(text: string, value: T): T {
+    if (!this.map.has(text)) {
+      this.chars += text.length;
+      while ((this.chars > this.maxChars || this.map.size >= this.maxEntries) && this.map.size > 0) {
+        const oldest = this.map.keys().next().value as string;
+        this.map.delete(oldest);
+        this.chars -= oldest.length;
+      }
+    }
+    this.map.set(text, value);
+    return value;
+  }
+}
+
+const indexes = new RecentByText<LineIndex>();
+
 /** Offsets where each line starts; `lineOf(offset)` is a binary search over them. */
 export class LineIndex {
+  /** The index of `text`, shared by every caller that indexes the same text during a scan. */
+  static of(text: string): LineIndex {
+    return indexes.get(text) ?? indexes.set(text, new LineIndex(text));
+  }
   private readonly starts: Int32Array;
   constructor(readonly text: string) {
     // Two passes of indexOf into a typed array: a text of 5 million empty lines is 20 MB of offsets, not an array of boxed numbers.
@@ -42,7 +75,7 @@ export class LineIndex {
   line(line: number): string {
     const start = this.startOf(line);
     const end = line < this.starts.length ? this.starts[line]! - 1 : this.text.length;
-    return this.text.slice(start, end).replace(/\r$/, "");
+    return this.text.charCodeAt(end - 1) === 13 && end > start ? this.text.slice(start, end - 1) : this.text.slice(start, end);
   }
 }
 
@@ -75,11 +108,11 @@ export const EXCERPT_MAX = 200;
  * made visible and long lines cut with an ellipsis on either side.
  */
 export function excerpt(line: string, start = 0, length = 0): string {
-  const text = line.replace(/\t/g, " ");
-  if (text.length <= EXCERPT_MAX) return visible(text.trim());
+  // Cut first, then clean: the cost is the excerpt's, not the line's (a line can be megabytes long).
+  if (line.length <= EXCERPT_MAX) return visible(line.replace(/\t/g, " ").trim());
   const center = start + Math.floor(length / 2);
   let from = Math.max(0, center - EXCERPT_MAX / 2);
-  const to = Math.min(text.length, from + EXCERPT_MAX);
+  const to = Math.min(line.length, from + EXCERPT_MAX);
   from = Math.max(0, to - EXCERPT_MAX);
-  return `${from > 0 ? "…" : ""}${visible(text.slice(from, to).trim())}${to < text.length ? "…" : ""}`;
+  return `${from > 0 ? "…" : ""}${visible(line.slice(from, to).replace(/\t/g, " ").trim())}${to < line.length ? "…" : ""}`;
 }

@@ -10,13 +10,15 @@
  * finds: they must be a necessary condition of its `line` (test/scanner.test.ts checks every hit of
  * the corpus against them, and the whole corpus gated against ungated).
  */
-import type { LineIndex } from "./text";
+import { RecentByText, type LineIndex } from "./text";
 
 interface Literal {
   text: string;
   /** Must start a word (only when no owner wants it as a plain substring). */
   wordStart: boolean;
   owners: number[];
+  /** The owners as a bit mask (owner k is bit k % 32 of word k >> 5): a line's owners are the OR of its literals' masks. */
+  mask: Int32Array;
 }
 
 export interface Compiled {
@@ -29,26 +31,51 @@ export interface Compiled {
   singles: Map<number, Literal[]>;
   singleFlags: Uint8Array;
   hasOther: boolean;
+  /** Hashes of the first two lowered units of literals with a non-ASCII unit (text in other scripts mostly starts none). */
+  otherFlags: Uint8Array;
   /** Two-unit ASCII literals by pair (a sparse table: most pairs start none). */
   twoFlags: Uint8Array;
   /** Hashes of the first three lowered units of every longer literal: most positions of any text start none. */
   triFlags: Uint8Array;
 }
 
+const otherHash = (a: number, b: number) => (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 16;
 const TRI_BITS = 18;
 const TRI_MASK = (1 << TRI_BITS) - 1;
 const triHash = (a: number, b: number, c: number) => (Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK;
 
 let LOWER: Uint16Array | null = null;
-/** Each UTF-16 unit lowercased when that gives one unit (A→a, И→и), else itself: the folding regexes' `i` flag does. */
+const SPACE = 32;
+/**
+ * Each UTF-16 unit lowercased when that gives one unit (A→a, И→и), else itself: the folding
+ * regexes' `i` flag does. Every unit `\s` matches (tab, newline, no-break and ideographic spaces…)
+ * becomes a space, and a space in a trigger matches a whole run of them: the rules write `\s+`
+ * where a trigger writes one space, so "do\u00A0 not tell" cannot slip past the trigger "do not".
+ */
 function lowerTable(): Uint16Array {
   if (LOWER) return LOWER;
   const t = new Uint16Array(65536);
   for (let c = 0; c < 65536; c++) {
-    const l = c >= 0xd800 && c <= 0xdfff ? String.fromCharCode(c) : String.fromCharCode(c).toLowerCase();
-    t[c] = l.length === 1 ? l.charCodeAt(0) : c;
+    const ch = String.fromCharCode(c);
+    const l = c >= 0xd800 && c <= 0xdfff ? ch : ch.toLowerCase();
+    t[c] = /^\s$/.test(ch) ? SPACE : l.length === 1 ? l.charCodeAt(0) : c;
   }
   return (LOWER = t);
+}
+
+/** Whether `lit` occurs at `i` of `text` (its first unit already matched; a space in it takes a run of white space). */
+function matchAt(L: Uint16Array, text: string, i: number, lit: string): boolean {
+  const n = text.length;
+  const len = lit.length;
+  let j = i + 1;
+  for (let k = 1; k < len; k++) {
+    if (j >= n) return false;
+    const c = L[text.charCodeAt(j)]!;
+    if (c !== lit.charCodeAt(k)) return false;
+    j++;
+    if (c === SPACE) while (j < n && L[text.charCodeAt(j)] === SPACE) j++;
+  }
+  return true;
 }
 
 /** Lowercases a string the way triggers are matched (unit by unit), so offsets stay those of the original. */
@@ -86,20 +113,27 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
     singles: new Map(),
     singleFlags: new Uint8Array(65536),
     hasOther: false,
+    otherFlags: new Uint8Array(1 << 16),
     twoFlags: new Uint8Array(1 << 14),
     triFlags: new Uint8Array(1 << TRI_BITS),
   };
+  const words = Math.max(1, Math.ceil(lists.length / 32));
   for (const [text, e] of byText) {
-    const lit: Literal = { text, wordStart: !e.plain && isWordUnit(text.charCodeAt(0)), owners: [...e.owners] };
+    const mask = new Int32Array(words);
+    for (const o of e.owners) mask[o >> 5]! |= 1 << (o & 31);
+    const lit: Literal = { text, wordStart: !e.plain && isWordUnit(text.charCodeAt(0)), owners: [...e.owners], mask };
     const a = text.charCodeAt(0);
     if (text.length === 1) {
       compiled.singles.set(a, [...(compiled.singles.get(a) ?? []), lit]);
       compiled.singleFlags[a] = 1;
       continue;
     }
+    if (a === SPACE) throw new Error(`trigger starts with white space: ${JSON.stringify(text)}`);
     const b = text.charCodeAt(1);
     if (text.length === 2 && a < 128 && b < 128) compiled.twoFlags[(a << 7) | b] = 1;
     if (text.length >= 3) compiled.triFlags[triHash(a, b, text.charCodeAt(2))] = 1;
+    // "x y": at a run of spaces the text's third unit is a space too.
+    if (text.length >= 3 && b === SPACE) compiled.triFlags[triHash(a, b, SPACE)] = 1;
     if (text.length === 2 && (a >= 128 || b >= 128)) compiled.hasOther = true;
     if (a < 128 && b < 128) {
       const k = (a << 7) | b;
@@ -109,6 +143,7 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
       const k = a * 65536 + b;
       compiled.otherPairs.set(k, [...(compiled.otherPairs.get(k) ?? []), lit]);
       compiled.hasOther = true;
+      compiled.otherFlags[otherHash(a, b)] = 1;
     }
   }
   return compiled;
@@ -120,7 +155,7 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
  */
 export function eachTrigger(compiled: Compiled, text: string, found: (offset: number, owners: readonly number[]) => boolean | void): void {
   const L = lowerTable();
-  const { singleFlags, twoFlags, triFlags, hasOther } = compiled;
+  const { singleFlags, twoFlags, triFlags, hasOther, otherFlags } = compiled;
   const n = text.length;
   if (n === 0) return;
   let a = L[text.charCodeAt(0)]!;
@@ -130,7 +165,7 @@ export function eachTrigger(compiled: Compiled, text: string, found: (offset: nu
     // Most positions end here: no one-unit trigger, no two-unit trigger, and no longer trigger starts with these three units.
     if (
       singleFlags[a] !== 0 ||
-      (b >= 0 && (a < 128 && b < 128 ? twoFlags[(a << 7) | b] !== 0 : hasOther)) ||
+      (b >= 0 && (a < 128 && b < 128 ? twoFlags[(a << 7) | b] !== 0 : hasOther && otherFlags[otherHash(a, b)] !== 0)) ||
       (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)
     ) {
       const owners = ownersAt(compiled, text, i, a, b, L);
@@ -141,7 +176,40 @@ export function eachTrigger(compiled: Compiled, text: string, found: (offset: nu
   }
 }
 
-const lower = (L: Uint16Array, c: number) => L[c]!;
+/**
+ * `eachTrigger` for the shared pass: calls `found(offset, owners)` once per literal found (with
+ * that literal's own owner list, so nothing is allocated per position).
+ */
+function eachLiteral(compiled: Compiled, text: string, found: (offset: number, lit: Literal) => void): void {
+  const L = lowerTable();
+  const { singleFlags, twoFlags, triFlags, hasOther, otherFlags, asciiPairs, buckets, otherPairs, singles } = compiled;
+  const n = text.length;
+  if (n === 0) return;
+  let a = L[text.charCodeAt(0)]!;
+  let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
+  for (let i = 0; i < n; i++) {
+    const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
+    if (
+      singleFlags[a] !== 0 ||
+      (b >= 0 && (a < 128 && b < 128 ? twoFlags[(a << 7) | b] !== 0 : hasOther && otherFlags[otherHash(a, b)] !== 0)) ||
+      (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)
+    ) {
+      const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
+      if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) found(i, lit);
+      if (b >= 0) {
+        const bucket = a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
+        if (bucket) {
+          for (const lit of bucket) {
+            if (lit.wordStart && !wordStart) continue;
+            if (matchAt(L, text, i, lit.text)) found(i, lit);
+          }
+        }
+      }
+    }
+    a = b;
+    b = c;
+  }
+}
 
 /** The owners of every trigger that occurs at `i` (whose first two lowered units are `a`, `b`). */
 function ownersAt(compiled: Compiled, text: string, i: number, a: number, b: number, L: Uint16Array): number[] | null {
@@ -152,14 +220,9 @@ function ownersAt(compiled: Compiled, text: string, i: number, a: number, b: num
   if (b < 0) return owners;
   const bucket = a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
   if (!bucket) return owners;
-  const n = text.length;
   for (const lit of bucket) {
     if (lit.wordStart && !wordStart) continue;
-    const len = lit.text.length;
-    if (i + len > n) continue;
-    let k = 2;
-    while (k < len && lower(L, text.charCodeAt(i + k)) === lit.text.charCodeAt(k)) k++;
-    if (k === len) (owners ??= []).push(...lit.owners);
+    if (matchAt(L, text, i, lit.text)) (owners ??= []).push(...lit.owners);
   }
   return owners;
 }
@@ -173,7 +236,7 @@ const registry: (readonly string[])[] = [];
 const registered = new Map<readonly string[], number>();
 let compiledAll: Compiled | null = null;
 /** Each text's pass, kept with its line index (which the engine hands to every rule of that text) and dropped with it. */
-const passes = new WeakMap<LineIndex, { size: number; sets: Set<number>[] }>();
+const passes = new WeakMap<LineIndex, { text: string; size: number; sets: Set<number>[] }>();
 
 function ownerOf(list: readonly string[]): number {
   let i = registered.get(list);
@@ -184,17 +247,60 @@ function ownerOf(list: readonly string[]): number {
   return i;
 }
 
+/** Recent texts' passes, by the text itself: rules that build their own line index for the same text share them. */
+const recentPasses = new RecentByText<{ text: string; size: number; sets: Set<number>[] }>();
+
+/** Compiled trigger lists registered from `from` on (a pass over a text that lacks only the newest lists runs just those). */
+const deltas = new Map<number, Compiled>();
+
 function passFor(text: string, lines: LineIndex): Set<number>[] {
-  const hit = lines.text === text ? passes.get(lines) : undefined;
-  if (hit && hit.size === registry.length) return hit.sets;
-  compiledAll ??= compileTriggers(registry);
-  const sets = registry.map(() => new Set<number>());
+  let entry = lines.text === text ? passes.get(lines) : undefined;
+  if (!entry && lines.text === text) entry = recentPasses.get(text);
+  if (entry && entry.size === registry.length) return entry.sets;
+  // Lists register on first use: scan only for the ones this text has not been scanned for yet.
+  const from = entry ? entry.size : 0;
+  let compiled: Compiled;
+  if (from === 0) compiled = compiledAll ??= compileTriggers(registry);
+  else {
+    const key = from * 100_000 + registry.length;
+    let c = deltas.get(key);
+    if (!c) deltas.set(key, (c = compileTriggers(registry.slice(from))));
+    compiled = c;
+  }
+  const sets = entry ? entry.sets : [];
+  for (let i = sets.length; i < registry.length; i++) sets.push(new Set<number>());
   const lineOf = lines.cursor();
-  eachTrigger(compiledAll, text, (offset, owners) => {
+  // Per line, the OR of its literals' owner masks; each (line, owner) pair is added to a set once.
+  const words = Math.max(1, Math.ceil((registry.length - from) / 32));
+  const cur = new Int32Array(words);
+  let curLine = -1;
+  const flush = () => {
+    if (curLine < 0) return;
+    for (let w = 0; w < words; w++) {
+      let x = cur[w]!;
+      while (x !== 0) {
+        const low = x & -x;
+        sets[from + w * 32 + (31 - Math.clz32(low))]!.add(curLine);
+        x ^= low;
+      }
+      cur[w] = 0;
+    }
+  };
+  eachLiteral(compiled, text, (offset, lit) => {
     const line = lineOf(offset);
-    for (const o of owners) sets[o]!.add(line);
+    if (line !== curLine) {
+      flush();
+      curLine = line;
+    }
+    const m = lit.mask;
+    for (let w = 0; w < words; w++) cur[w]! |= m[w]!;
   });
-  if (lines.text === text) passes.set(lines, { size: registry.length, sets });
+  flush();
+  const next = { text, size: registry.length, sets };
+  if (lines.text === text) {
+    passes.set(lines, next);
+    recentPasses.set(text, next);
+  }
   return sets;
 }
 

@@ -58,12 +58,29 @@ const vsByte = (cp: number): number => (cp <= 0xfe0f ? cp - 0xfe00 : cp - 0xe010
 /** Any character `kindOf` reports (a BOM counts wherever it is): texts without one need no walk. */
 const ANY_HIDDEN = /[\u180E\u200B-\u200D\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFE00-\uFE0F\uFEFF]|\uDB40[\uDC00-\uDDEF]/;
 
-export function findHiddenUnicode(text: string): HiddenRun[] {
+export interface HiddenOptions {
+  /** Only these kinds are returned (the others are still walked past). */
+  only?: readonly HiddenKind[];
+  /** At most this many runs are returned. */
+  max?: number;
+}
+
+/**
+ * Runs of hidden characters. A flood of them (a megabyte of zero-width spaces) is one walk: runs are
+ * objects only up to `max`, and kinds outside `only` are never built.
+ */
+export function findHiddenUnicode(text: string, opts: HiddenOptions = {}): HiddenRun[] {
   if (!ANY_HIDDEN.test(text)) return [];
   const runs: HiddenRun[] = [];
+  const max = opts.max ?? Infinity;
+  const only = opts.only ? new Set(opts.only) : null;
   let current: (HiddenRun & { cps: number[] }) | null = null;
   const close = () => {
     if (!current) return;
+    if (runs.length >= max || (only && !only.has(current.kind))) {
+      current = null;
+      return;
+    }
     const { cps, ...run } = current;
     if (run.kind === "tag") {
       // Tag characters mirror ASCII (U+E0020–E007E); U+E0001 and U+E007F are begin/cancel markers.
@@ -89,13 +106,14 @@ export function findHiddenUnicode(text: string): HiddenRun[] {
     current = null;
   };
   for (let i = 0; i < text.length; ) {
+    if (runs.length >= max) break;
     const cp = text.codePointAt(i)!;
     const size = cp > 0xffff ? 2 : 1;
     const kind = kindOf(cp, i);
     if (kind && current && current.kind === kind && current.offset + current.length === i) {
       current.length += size;
       current.count++;
-      current.cps.push(cp);
+      if (kind === "tag" || kind === "variation-selector" || current.cps.length < 2) current.cps.push(cp);
     } else {
       close();
       if (kind) current = { kind, offset: i, length: size, count: 1, cps: [cp] };

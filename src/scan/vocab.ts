@@ -33,7 +33,8 @@ export const SECRET_PATH = new RegExp(
 );
 
 /** A project's `.env` file (secrets by convention), but not the committed templates. */
-export const DOTENV_PATH = /(?<![\w./-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?\b(?![\w-])/i;
+// Templates (.env.example, .env.local.sample …) hold no secrets: the lookahead reads the whole name, so ".env" of ".env.example" is not a match either.
+export const DOTENV_PATH = /(?<![\w./-])\.env(?![\w.-]*\.(?:example|sample|template|dist|defaults?)\b)(?:\.[\w-]+)?(?![\w-])/i;
 
 /** Commands and calls that read a file's content. */
 export const READ_VERB =

@@ -8,22 +8,27 @@
  * other tools, vouch for themselves, name fixed destinations, imitate other tools' names.
  * docs/scanner.md explains the weighting; each rule's cases sit beside it (rules/*.cases.ts).
  */
-import { findEncodedPayloads, findHiddenUnicode, runRules, severityRank, statusOf, type Finding, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
+import { findEncodedPayloads, findHiddenUnicode, runRules, visible, severityRank, statusOf, type Finding, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
 import { AGENT_TEXT_RULES, SKILL_RULESET } from "../../skills/scanner";
-import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { REQUEST_RULES } from "./rules/requests";
 import { CONCEALMENT_RULES } from "./rules/concealment";
 import { TRUST_RULES } from "./rules/trust";
-import { SHADOWING_STATIC_RULES, shadowingRule } from "./rules/shadowing";
+import { SHADOWING_RULES, SHADOWING_STATIC_RULES } from "./rules/shadowing";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { EXECUTION_RULES } from "./rules/execution";
 import { DIRECTIVE_RULES } from "./rules/directives";
 import { CONTROL_RULES } from "./rules/controls";
 import { STEERING_RULES } from "./rules/steering";
+import { FLOW_RULES } from "./rules/flow";
+import { DESTRUCTIVE_RULES } from "./rules/destructive";
 import { checkNames } from "./names";
-import { fixedDestinations, schemaTexts } from "./schema";
-import { normalizeToolName } from "./known-tools";
+import { fixedDestinations, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
+import { joinTarget, locate, type Segment } from "./targets";
+import { withServer } from "./server-context";
+import { setSentenceGating } from "./sentence-rule";
+import { DESCRIBE_EXEMPT, describeMcp } from "./describe";
+import { mcpHidden } from "./hidden";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 
 export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
@@ -36,7 +41,7 @@ export { toolsHash } from "./hash";
  * The skills ruleset is part of the version because the agent-text rules are shared: a change
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.24-3+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.25-1+${SKILL_RULESET.version}` };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
@@ -49,18 +54,14 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
   ...DIRECTIVE_RULES,
   ...CONTROL_RULES,
   ...STEERING_RULES,
+  ...FLOW_RULES,
+  ...DESTRUCTIVE_RULES,
 ];
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
 export const MCP_RULE_IDS: readonly string[] = [
-  ...new Set([...AGENT_TEXT_RULES.map((r) => r.id), ...MCP_STATIC_RULES.map((r) => r.id), "mcp.shadowing", "mcp.name-imitation", "mcp.schema-destination"]),
+  ...new Set([...AGENT_TEXT_RULES.map((r) => r.id), ...MCP_STATIC_RULES.map((r) => r.id), "mcp.shadowing", "mcp.name-imitation", "mcp.schema-destination", "mcp.schema-secret-value"]),
 ];
-
-interface Where {
-  tool: string | null;
-  field: string;
-  order: number;
-}
 
 /**
  * Rules that can fire on a single token (a tool or property name, an enum value, a default): the
@@ -73,75 +74,140 @@ const TOKEN_RULE_IDS = new Set(["unicode.hidden", "mcp.control-characters", "egr
 const isPlainToken = (text: string) =>
   text.length <= 256 && /^[\x21-\x7e]*$/.test(text) && findEncodedPayloads(text).length === 0 && !findHiddenUnicode(text).some((r) => r.decoded);
 
+/**
+ * A rule's hits on one text, at most `max` of them, worst first: a text flooded with what a rule
+ * looks for (300,000 zero-width runs) costs one excerpt per kept hit, not one per run.
+ */
+function capped(rule: Rule, max = 20): Rule {
+  if (!rule.text) return rule;
+  const text = rule.text.bind(rule);
+  return {
+    ...rule,
+    text(t, ctx) {
+      const hits = text(t, ctx);
+      if (hits.length <= max) return hits;
+      const rank = (h: (typeof hits)[number]) => severityRank(h.severity ?? rule.severity);
+      let worst = 0;
+      for (const h of hits) worst = Math.max(worst, rank(h));
+      const out = hits.filter((h) => rank(h) === worst).slice(0, max);
+      return out.length < max ? [...out, ...hits.filter((h) => rank(h) !== worst).slice(0, max - out.length)] : out;
+    },
+  };
+}
+
+// One static list (the engine compiles a list's triggers once); the server's own tool names reach the rules through `withServer`.
+const RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...MCP_STATIC_RULES, ...SHADOWING_RULES].map((r) => capped(r));
+const TOKEN_RULES: readonly Rule[] = RULES.filter((r) => TOKEN_RULE_IDS.has(r.id));
+const RULE_DEFAULTS = ruleDefaults(RULES);
+
+/** A tool whose purpose is to move what it is given somewhere else. */
+const SENDING_TOOL = /\b(?:share\w*|upload\w*|publish\w*|send\w*|post\w*|sync\w*|export\w*|backup|back\s+up|mirror\w*|transfer\w*|link|bundle\w*|snapshot\w*|gist|paste\w*|submit\w*)\b/i;
+
 export interface ScanOptions {
   /** More tool names to treat as well known (other servers' tools in the directory). */
   knownTools?: readonly string[];
+  /** Tests: run every rule on every line and sentence, ignoring trigger words (they must never change a finding). */
+  ungated?: boolean;
 }
 
+type Part = Omit<Segment, "start" | "line">;
+
 export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpScan {
-  const targets: ScanTarget[] = [];
-  const where = new Map<string, Where>();
   let order = 0;
-  const add = (tool: string | null, field: string, text: string | undefined, prose: boolean) => {
-    if (typeof text !== "string" || text === "") return;
-    const path = `${order}\u0000${field}`;
-    where.set(path, { tool, field, order: order++ });
-    targets.push({ path, kind: prose ? "markdown" : "text", text });
+  const full: ScanTarget[] = [];
+  const tokens: Part[] = [];
+  const texts: Part[] = [];
+  const firstOrder = new Map<string, number>();
+  const part = (tool: string | null, field: string, text: string | undefined): Part | null => {
+    if (typeof text !== "string" || text === "") return null;
+    const p = { tool, field, text, order: order++ };
+    texts.push(p);
+    if (tool !== null && !firstOrder.has(tool)) firstOrder.set(tool, p.order);
+    return p;
   };
-  add(null, "instructions", input.instructions, true);
-  for (const t of input.tools) {
-    add(t.name, "name", t.name, false);
-    add(t.name, "title", t.title, false);
-    add(t.name, "description", t.description, true);
+  const instructions = part(null, "instructions", input.instructions);
+  if (instructions) full.push(joinTarget("instructions", "markdown", [instructions]));
+  input.tools.forEach((t, i) => {
+    const parts: Part[] = [];
+    const add = (field: string, text: string | undefined, token: boolean) => {
+      const p = part(t.name, field, text);
+      if (!p) return;
+      if (token && isPlainToken(p.text)) tokens.push(p);
+      else parts.push(p);
+    };
+    add("name", t.name, true);
+    add("title", t.title, true);
+    add("description", t.description, false);
     const annTitle = t.annotations?.title;
-    if (typeof annTitle === "string") add(t.name, "annotations.title", annTitle, false);
+    if (typeof annTitle === "string") add("annotations.title", annTitle, true);
     for (const [root, schema] of [["inputSchema", t.inputSchema], ["outputSchema", t.outputSchema]] as const) {
       if (schema === undefined || schema === null) continue;
-      for (const s of schemaTexts(schema, root)) add(t.name, s.path, s.text, s.prose);
+      for (const s of schemaTexts(schema, root)) add(s.path, s.text, !s.prose);
     }
+    if (parts.length) full.push(joinTarget(`tools[${i}]`, "markdown", parts));
+  });
+  // Tokens one a line: the token rules read lines and URLs.
+  if (tokens.length) full.push(joinTarget("tokens", "text", tokens, "\n"));
+  const tokenTarget = tokens.length ? full.pop()! : null;
+
+  const byPath = new Map([...full, ...(tokenTarget ? [tokenTarget] : [])].map((t) => [t.path, t]));
+  const ungated = opts.ungated === true;
+  if (ungated) setSentenceGating(false);
+  let raw: Finding[];
+  try {
+    raw = withServer(
+      input.tools,
+      () => [
+        ...runRules(RULES, full, { derive: mcpHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
+        ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
+      ],
+      input.instructions,
+    );
+  } finally {
+    if (ungated) setSentenceGating(true);
   }
-  const own = new Set(input.tools.map((t) => normalizeToolName(t.name)));
-  const rules: Rule[] = [...AGENT_TEXT_RULES, ...MCP_STATIC_RULES, shadowingRule(own)];
-  const tokenRules = rules.filter((r) => TOKEN_RULE_IDS.has(r.id));
-  // Servers repeat the same parameter descriptions across tools: each distinct text is scanned once.
-  const byText = new Map<string, { first: ScanTarget; paths: string[] }>();
-  for (const t of targets) {
-    const k = `${t.kind}\u0000${t.text}`;
-    const seen = byText.get(k);
-    if (seen) seen.paths.push(t.path);
-    else byText.set(k, { first: t, paths: [t.path] });
-  }
-  const unique = [...byText.values()];
-  const plainToken = unique.map((u) => isPlainToken(u.first.text!));
-  const full = unique.filter((_u, i) => !plainToken[i]).map((u) => u.first);
-  const tokens = unique.filter((_u, i) => plainToken[i]).map((u) => u.first);
-  const once: Finding[] = [...runRules(rules, full, { derive: markdownHidden, totalCap: 1000 }), ...runRules(tokenRules, tokens, { totalCap: 1000 })];
-  const copies = new Map(unique.map((u) => [u.first.path, u.paths]));
-  const raw = once.flatMap((f) => (copies.get(f.path) ?? [f.path]).map((path) => ({ ...f, path })));
 
   const findings: (McpFinding & { order: number })[] = [];
   for (const f of raw) {
-    const w = where.get(f.path)!;
-    findings.push({ ruleId: f.ruleId, severity: f.severity, tool: w.tool, field: w.field, line: f.line, excerpt: f.excerpt, message: f.message, order: w.order });
+    const at = locate(byPath.get(f.path)!, f.line);
+    if (!at) continue;
+    const { segment } = at;
+    findings.push({ ruleId: f.ruleId, severity: f.severity, tool: segment.tool, field: segment.field, line: at.line, excerpt: f.excerpt, message: f.message, order: segment.order });
   }
-  const firstOrder = (tool: string) => [...where.values()].find((w) => w.tool === tool)?.order ?? 0;
   for (const n of checkNames(input.tools.map((t) => t.name), opts.knownTools)) {
     const tool = input.tools[n.index]!.name;
-    findings.push({ ruleId: "mcp.name-imitation", severity: n.severity, tool, field: "name", line: 1, excerpt: n.excerpt, message: n.message, order: firstOrder(tool) });
+    findings.push({ ruleId: "mcp.name-imitation", severity: n.severity, tool, field: "name", line: 1, excerpt: n.excerpt, message: n.message, order: firstOrder.get(tool) ?? 0 });
   }
   for (const t of input.tools) {
     if (t.inputSchema === undefined || t.inputSchema === null) continue;
+    const order = firstOrder.get(t.name) ?? 0;
     for (const d of fixedDestinations(t.inputSchema, "inputSchema")) {
-      findings.push({ ruleId: "mcp.schema-destination", severity: d.severity, tool: t.name, field: d.path, line: 1, excerpt: d.excerpt, message: d.message, order: firstOrder(t.name) });
+      findings.push({ ruleId: "mcp.schema-destination", severity: d.severity, tool: t.name, field: d.path, line: 1, excerpt: d.excerpt, message: d.message, order });
+    }
+    const secrets = secretValues(t.inputSchema, "inputSchema");
+    if (secrets.length) {
+      // Offered to a tool that sends, shares or publishes what it is given: the secrets leave with it.
+      const sends = SENDING_TOOL.test(`${t.name} ${t.title ?? ""} ${t.description ?? ""}`.replace(/[_-]/g, " ")) || /public|share|upload/i.test(JSON.stringify(t.inputSchema).slice(0, 65_536));
+      for (const v of secrets) {
+        findings.push({
+          ruleId: "mcp.schema-secret-value",
+          severity: sends ? "high" : "low",
+          tool: t.name,
+          field: v.path,
+          line: 1,
+          excerpt: visible(v.value.slice(0, 200)),
+          message: sends
+            ? `The tool offers the credential file ${v.value} as a value of its input, and it sends or shares what it is given`
+            : `The tool offers the credential file ${v.value} as a value of its input (a tool that uses it locally may need it)`,
+          order,
+        });
+      }
     }
   }
   findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.order - b.order || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0) || (a.ruleId < b.ruleId ? -1 : 1));
   const out = findings.slice(0, 200).map(({ order: _o, ...f }) => f);
   const textAt = new Map<string, string>();
-  for (const t of targets) {
-    const w = where.get(t.path)!;
-    textAt.set(`${w.tool ?? ""}\u0000${w.field}`, t.text!);
-  }
+  for (const p of texts) textAt.set(`${p.tool ?? ""}\u0000${p.field}`, p.text);
   const label = (f: McpFinding) => (f.tool === null ? f.field : `tools/${f.tool}/${f.field}`);
   const uncertain = collectUncertain(
     out,
@@ -150,7 +216,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
       const text = textAt.get(`${f.tool ?? ""}\u0000${f.field}`);
       return text === undefined ? null : { path: label(f), text };
     },
-    ruleDefaults(rules),
+    RULE_DEFAULTS,
   ).map((s) => ({ ...s, tool: out[s.covers[0]!]!.tool, field: out[s.covers[0]!]!.field }));
   return { status: statusOf(findings), findings: out, rulesetVersion: MCP_RULESET.version, uncertain };
 }

@@ -6,12 +6,11 @@
  * separators (`read-file`) or in a plural are ordinary and pass. MCP asks for names of
  * `[A-Za-z0-9_.-]`, 1-128 characters; anything else is noted.
  */
-import { distance } from "fastest-levenshtein";
 import { hasInvisible, visible, type Severity } from "../../scan";
 import { KNOWN_TOOLS, normalizeToolName } from "./known-tools";
 
 // Letters of other scripts (and Latin variants) that render like ASCII letters.
-const CONFUSABLE: Record<string, string> = {
+export const CONFUSABLE: Record<string, string> = {
   а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x", і: "i", ї: "i",
   ј: "j", ѕ: "s", ԁ: "d", ӏ: "l", ԛ: "q", ԝ: "w", һ: "h", ո: "n", ս: "u", օ: "o", ց: "g",
   α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ω: "w", γ: "y",
@@ -27,10 +26,18 @@ export function skeleton(name: string): string {
 }
 
 const plain = (n: string) => normalizeToolName(n).replace(/_/g, "");
-const KNOWN_BY_SKELETON = new Map<string, string>();
-for (const k of KNOWN_TOOLS) if (!KNOWN_BY_SKELETON.has(skeleton(k))) KNOWN_BY_SKELETON.set(skeleton(k), k);
-const KNOWN_PLAIN_LIST = KNOWN_TOOLS.map((k) => [k, plain(k)] as const);
-const KNOWN_PLAIN = new Set(KNOWN_PLAIN_LIST.map(([, p]) => p));
+/**
+ * The known tools' skeletons and plain names, built on the first check rather than at module load
+ * (the Worker evaluates this module at start-up; only scans need it).
+ */
+let knownIndex: { bySkeleton: Map<string, string>; plainList: (readonly [string, string])[]; plain: Set<string> } | null = null;
+function known() {
+  if (knownIndex) return knownIndex;
+  const bySkeleton = new Map<string, string>();
+  for (const k of KNOWN_TOOLS) if (!bySkeleton.has(skeleton(k))) bySkeleton.set(skeleton(k), k);
+  const plainList = KNOWN_TOOLS.map((k) => [k, plain(k)] as const);
+  return (knownIndex = { bySkeleton, plainList, plain: new Set(plainList.map(([, p]) => p)) });
+}
 
 export interface NameFinding {
   index: number;
@@ -39,17 +46,35 @@ export interface NameFinding {
   excerpt: string;
 }
 
-/** One letter changed or two swapped, not added or dropped (plurals and suffixes are ordinary). */
+/** Letters a reader takes for one another at a glance (the ones an impostor swaps in). */
+const LOOK_ALIKE = ["il1|", "o0", "rn", "vu", "ce", "nh", "gq", "mn"];
+const lookAlike = (x: string, y: string) => LOOK_ALIKE.some((g) => g.includes(x) && g.includes(y));
+
+/**
+ * One letter swapped for a look-alike, or two neighbours transposed: not any one-letter change,
+ * which makes another word more often than an impostor (`search_notes` is not `search_nodes`).
+ */
 function nearMiss(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) === 1 && Math.min(a.length, b.length) >= 8) return doubledLetter(a, b);
   if (a.length !== b.length || a.length < 8) return false;
-  if (distance(a, b) === 1) return true;
-  const diff = [...a].map((c, i) => (c === b[i] ? -1 : i)).filter((i) => i >= 0);
+  const diff: number[] = [];
+  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+  if (diff.length === 1) return lookAlike(a[diff[0]!]!, b[diff[0]!]!);
   return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
+}
+
+/** One name is the other with one letter doubled (`slack_post_messsage`): the typo an impostor registers. */
+function doubledLetter(a: string, b: string): boolean {
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && long[i] === short[i]) i++;
+  return i > 0 && long[i] === long[i - 1] && long.slice(i + 1) === short.slice(i);
 }
 
 /** Findings on each tool's name, given every tool name of the server (an impostor may imitate a sibling). */
 export function checkNames(names: readonly string[], extraKnown: readonly string[] = []): NameFinding[] {
   const out: NameFinding[] = [];
+  const knownTools = known();
   const ownPlain = new Set(names.map(plain));
   const extraBySkeleton = new Map(extraKnown.map((k) => [skeleton(k), k]));
   const skeletons = names.map(skeleton);
@@ -59,8 +84,8 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
     const sk = skeletons[index]!;
     const np = plains[index]!;
     const siblings = names.filter((_o, j) => j !== index && skeletons[j] === sk && plains[j] !== np);
-    const known = KNOWN_BY_SKELETON.get(sk) ?? extraBySkeleton.get(sk);
-    const target = siblings[0] ?? (known && plain(known) !== np ? known : undefined);
+    const imitated = knownTools.bySkeleton.get(sk) ?? extraBySkeleton.get(sk);
+    const target = siblings[0] ?? (imitated && plain(imitated) !== np ? imitated : undefined);
     const excerpt = visible(name);
     if (target) {
       out.push({
@@ -76,15 +101,24 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       return;
     }
     if (nonAscii) {
-      out.push({ index, severity: "medium", message: "Non-ASCII letters in a tool name (MCP tool names are ASCII): they can make it look like another tool", excerpt });
+      // A name in another script (`поиск_дашбордов`, `promql_запрос`) imitates nothing; a word that mixes scripts can.
+      const mixed = name.split(/[\s._-]+/).some((w) => /[A-Za-z]/.test(w) && /[^\x00-\x7f]/.test(w) && /\p{L}/u.test(w.replace(/[A-Za-z0-9]/g, "")));
+      out.push({
+        index,
+        severity: mixed ? "medium" : "info",
+        message: mixed
+          ? "A tool name mixes Latin letters with letters of another script in one word: it can look like another tool"
+          : "Non-ASCII letters in a tool name (MCP tool names are portable ASCII); the name imitates no known tool",
+        excerpt,
+      });
       return;
     }
     if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) {
       out.push({ index, severity: "low", message: "Not a portable MCP tool name (letters, digits, '_', '-', '.'; at most 128)", excerpt });
       return;
     }
-    if (KNOWN_PLAIN.has(np) || ownPlain.size === 0) return;
-    const miss = KNOWN_PLAIN_LIST.find(([, p]) => p.length === np.length && !ownPlain.has(p) && nearMiss(np, p))?.[0];
+    if (knownTools.plain.has(np) || ownPlain.size === 0) return;
+    const miss = knownTools.plainList.find(([, p]) => Math.abs(p.length - np.length) <= 1 && !ownPlain.has(p) && nearMiss(np, p))?.[0];
     if (miss) out.push({ index, severity: "medium", message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`, excerpt });
   });
   return out;

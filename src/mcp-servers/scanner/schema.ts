@@ -4,7 +4,7 @@
  * what the model reads there too. Poisoning hides in property descriptions as easily as in the
  * tool description, and a default can pre-fill where a message goes.
  */
-import { visible, type Severity } from "../../scan";
+import { SECRET_PATH, visible, type Severity } from "../../scan";
 import { EMAIL, isLocalDestination } from "./vocab";
 
 export interface SchemaText {
@@ -33,7 +33,7 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
     }
     if (Array.isArray(v)) {
       if (key !== null && STRUCTURAL.has(key)) return;
-      v.forEach((x, i) => walk(x, `${path}[${i}]`, key, depth + 1, false));
+      v.forEach((x, i) => { walk(x, `${path}[${i}]`, key, depth + 1, false); });
       return;
     }
     if (v && typeof v === "object") {
@@ -85,11 +85,56 @@ export function fixedDestinations(schema: unknown, root: string): DestinationFin
       }
     }
     for (const k of ["items", "additionalProperties", "not", "if", "then", "else"]) if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
-    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => visit(x, `${path}.${k}[${i}]`, depth + 1));
+    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => { visit(x, `${path}.${k}[${i}]`, depth + 1); });
     for (const k of ["$defs", "definitions"]) {
       const defs = obj[k];
       if (defs && typeof defs === "object") for (const [n, x] of Object.entries(defs as Record<string, unknown>)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
     }
+  };
+  visit(schema, root, 0);
+  return out;
+}
+
+/** Private keys by glob (`~/.ssh/id_*`), which the credential paths spell out one by one. */
+const KEY_GLOB = /\.ssh[/\\](?:id_?\*|\*)(?![\w.]*\.pub\b)/;
+/** A value that is a `.env` file (not its committed templates). */
+const DOTENV_VALUE = /(?:^|[/\\])\.env(?:\.(?:local|prod(?:uction)?|dev(?:elopment)?|staging|test)(?:\.local)?)?$/i;
+/** Lists of what to leave out name secrets to keep them out. */
+const EXCLUDING = /(?:^|\.)(?:exclude|ignore|skip|deny|block)\w*$/i;
+
+export interface SecretValue {
+  path: string;
+  value: string;
+}
+
+/**
+ * Credential files offered as a value of an input parameter (default, const, enum value, example):
+ * `include: ["./src/**", "~/.ssh/id_*", "~/.aws/credentials"]` pre-fills secrets into whatever the
+ * tool does with the files. Whether that matters depends on the tool (a Kubernetes tool defaulting
+ * to `~/.kube/config` reads it locally); the caller decides with the tool's description.
+ */
+export function secretValues(schema: unknown, root: string): SecretValue[] {
+  const out: SecretValue[] = [];
+  const visit = (node: unknown, path: string, depth: number) => {
+    if (!node || typeof node !== "object" || Array.isArray(node) || depth > 64 || out.length >= 10) return;
+    const obj = node as Record<string, unknown>;
+    for (const k of ["default", "const", "enum", "examples"]) {
+      const v = obj[k];
+      const values = Array.isArray(v) ? v.flat() : [v];
+      const hit = values.find((x): x is string => typeof x === "string" && x.length <= 1000 && (SECRET_PATH.test(x) || DOTENV_VALUE.test(x.trim()) || KEY_GLOB.test(x)));
+      if (hit) {
+        out.push({ path: `${path}.${k}`, value: hit });
+        break;
+      }
+    }
+    for (const k of ["properties", "patternProperties", "$defs", "definitions"]) {
+      const props = obj[k];
+      if (props && typeof props === "object" && !Array.isArray(props)) {
+        for (const [n, x] of Object.entries(props as Record<string, unknown>)) if (!EXCLUDING.test(n)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
+      }
+    }
+    for (const k of ["items", "additionalProperties", "not", "if", "then", "else"]) if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
+    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => { visit(x, `${path}.${k}[${i}]`, depth + 1); });
   };
   visit(schema, root, 0);
   return out;

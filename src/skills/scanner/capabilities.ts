@@ -52,8 +52,8 @@ const excluded = (target: string) => /^\/dev\/(?:null|stdout|stderr|fd\/\d)$/.te
 
 export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capabilities; where: Map<string, Where> } {
   const where = new Map<string, Where>();
-  const note = (key: string, w: Where) => {
-    if (!where.has(key)) where.set(key, w);
+  const note = (key: string, w: () => Where) => {
+    if (!where.has(key)) where.set(key, w());
   };
   let shell = false;
   let writesOutside = false;
@@ -61,10 +61,10 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
   const env = new Set<string>();
   for (const t of targets) {
     if (t.text === null) continue;
-    const lines = new LineIndex(t.text);
+    const lines = LineIndex.of(t.text);
     if (SCRIPT_KINDS.has(t.kind) && (t.kind === "shell" || t.kind === "powershell" || t.kind === "batch")) {
       shell = true;
-      note("shell", { path: t.path, line: 1, excerpt: excerpt(lines.line(1)) });
+      note("shell", () => ({ path: t.path, line: 1, excerpt: excerpt(lines.line(1)) }));
     }
     // Each pattern runs only on the lines that hold one of its words (src/scan/triggers.ts).
     const [spawnLines, sinkLines, writeAny, envLines] = triggerLineSets(t.text, lines, CAPABILITY_TRIGGERS) as [Set<number>, Set<number>, Set<number>, Set<number>];
@@ -82,10 +82,11 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
         else if (SHELL_FENCE.test(line)) inShellFence = true;
         continue;
       }
-      const spawn = spawnLines.has(n) ? SPAWN.exec(line) : null;
+      // Shell and writes-outside are yes/no with their first place noted: once known, their patterns need not run again.
+      const spawn = !shell && spawnLines.has(n) ? SPAWN.exec(line) : null;
       if ((inShellFence && line.trim()) || (SCRIPT_KINDS.has(t.kind) && spawn)) {
         shell = true;
-        note("shell", at(spawn?.index ?? 0));
+        note("shell", () => at(spawn?.index ?? 0));
       }
       const sink = sinkLines.has(n) ? NETWORK_SINK.exec(line) : null;
       const commandLike = t.kind !== "markdown" || inShellFence || /`[^`]*$/.test(line.slice(0, sink?.index ?? 0));
@@ -93,18 +94,18 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
         const urls = extractUrls(line);
         if (urls.length === 0) {
           hosts.add("*");
-          note("network:*", at(sink.index));
+          note("network:*", () => at(sink.index));
         }
         for (const u of urls) {
           hosts.add(u.host);
-          note(`network:${u.host}`, at(u.offset, u.length));
+          note(`network:${u.host}`, () => at(u.offset, u.length));
         }
       }
-      if ((t.kind !== "markdown" || inShellFence) && writeLines.has(n)) {
+      if (!writesOutside && (t.kind !== "markdown" || inShellFence) && writeLines.has(n)) {
         for (const m of line.matchAll(WRITE_TARGET)) {
           if (excluded(m[1]!)) continue;
           writesOutside = true;
-          note("writesOutside", at(m.index, m[0].length));
+          note("writesOutside", () => at(m.index, m[0].length));
         }
       }
       if ((t.kind !== "markdown" || inShellFence || /`/.test(line)) && envLines.has(n)) {
@@ -112,7 +113,7 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
           const name = m.slice(1).find(Boolean)!;
           if (AMBIENT.has(name.toUpperCase())) continue;
           env.add(name);
-          note(`env:${name}`, at(m.index, m[0].length));
+          note(`env:${name}`, () => at(m.index, m[0].length));
         }
       }
     }

@@ -5,9 +5,47 @@
  * reasoning, and test/skills-scanner.test.ts for each rule's positive and negative cases and the
  * labelled corpus.
  */
-import { archiveFormat, decodeLenient, executableFormat, kindFromContent, kindFromPath, mediaFormat, mediaMatchesPath, runRules, statusOf, sortFindings, type Finding, type LineIndex, type Rule, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
+import {
+  CONSENT_CUE,
+  LineKind,
+  contextOf,
+  STRONG_EXAMPLE_CUE,
+  WEAK_EXAMPLE_CUE,
+  NPM_INSTALL,
+  chainFindings,
+  decodeLenient,
+  extensionMatches,
+  findRunRefs,
+  formatOfName,
+  identifyBytes,
+  intentChains,
+  isNegated,
+  isQuoted,
+  kindFromContent,
+  kindFromPath,
+  markdownContext,
+  printableRuns,
+  readArchive,
+  readIntent,
+  resolveRef,
+  ruleDataFile,
+  runRules,
+  securityPurpose,
+  sortFindings,
+  statusOf,
+  type DescribeFn,
+  type FileKind,
+  type Finding,
+  type IntentDoc,
+  type IntentLink,
+  type LineIndex,
+  type Rule,
+  type RulesetInfo,
+  type ScanStatus,
+  type ScanTarget,
+} from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
-import { EXECUTION_RULES, reversedStrings } from "./rules/execution";
+import { EXECUTION_RULES, assembledStrings, reversedStrings } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
@@ -15,6 +53,8 @@ import { PERSISTENCE_RULES } from "./rules/persistence";
 import { FILE_RULES } from "./rules/files";
 import { UNICODE_RULES } from "./rules/unicode";
 import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
+import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
+import { SUPPLY_RULES } from "./rules/supply";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities, type CapabilityChange } from "./capabilities";
 
@@ -22,7 +62,7 @@ import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilit
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.24-2" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.25-1" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -37,9 +77,10 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
   ...PERSISTENCE_RULES,
   ...UNICODE_RULES,
   ...MARKDOWN_RULES,
+  ...SUPPLY_RULES,
 ];
 
-export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...FILE_RULES];
+export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...INTENT_RULES, ...FILE_RULES];
 const SKILL_RULE_DEFAULTS = ruleDefaults(SKILL_RULES);
 
 export interface SkillFileInput {
@@ -59,29 +100,235 @@ export interface SkillScan {
   uncertain: UncertainSpan[];
 }
 
+/** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed, ROT13 and concatenated strings. */
+export const skillHidden = (target: ScanTarget, lines: LineIndex) => [...markdownHidden(target, lines), ...reversedStrings(target, lines), ...assembledStrings(target, lines)];
+
+const SCRIPT_KINDS: ReadonlySet<FileKind> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
+/** Text kinds a skill's files are read as when nothing else says: data formats stay data unless something runs them. */
+const RUNNABLE_TEXT: ReadonlySet<FileKind> = new Set([...SCRIPT_KINDS, "markdown", "json", "yaml", "toml", "text", "html"]);
+
+/** A decoded text reads like a script: a `#!` line near the top, or several lines of shell or code statements. */
+function scriptLike(text: string): boolean {
+  const head = text.slice(0, 4096);
+  if (/(?:^|\n)#!\s*\/\S+/.test(head)) return true;
+  let n = 0;
+  for (const line of head.split("\n")) {
+    if (/^\s*(?:[A-Za-z_]\w*=\S|if\s|for\s|while\s|case\s|exec\b|export\s|echo\s|printf\s|curl\s|wget\s|chmod\s|mkdir\s|rm\s|cd\s|set\s[+-]|crontab\b|nohup\s|import\s|from\s\S+\simport|def\s|function\s|const\s|let\s|var\s|require\(|\(?\s*(?:crontab|curl|env)\b)/.test(line)) n++;
+    if (n >= 3) return true;
+  }
+  return false;
+}
+
+export interface PreparedSkill {
+  targets: ScanTarget[];
+  /** Text A runs file B (`bash scripts/x.sh`): indexes into `targets`. */
+  links: { from: number; to: number; line: number }[];
+  /** The skill says its purpose is security work (auditing, detection, response). */
+  security: boolean;
+}
+
 /**
- * One scan target per file. Text is scanned as the kind its extension (or, without a telling
- * extension, its `#!` line) says. Bytes that are not UTF-8 stay binary only when they prove a
- * known format: an executable or an archive (rated by the file rules), or an image, document,
- * font or media file under a matching name. Anything else is decoded leniently and scanned as
- * text (`lossy`): `bash scripts/setup` runs a script with a stray invalid byte in front just the same.
+ * One scan target per file (and per file inside an archive, and per text inside a binary). A file
+ * is read as what its bytes are: binary only when it fully parses as the format its signature
+ * claims (src/scan/formats.ts), and then its printable text is still read; anything else is text,
+ * decoded leniently when it is not UTF-8. A file that SKILL.md or a script runs (`sh assets/x.png`,
+ * `python fonts/y.ttf`, `source lib`) is read as the script it is run as. Where the bytes, the name
+ * and the use disagree, the target carries a `disguise` for the file rules to report.
  */
-/** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed strings. */
-export const skillHidden = (target: ScanTarget, lines: LineIndex) => [...markdownHidden(target, lines), ...reversedStrings(target, lines)];
+export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
+  const sorted = [...files].sort((a, b) => (a.path === "SKILL.md" ? -1 : b.path === "SKILL.md" ? 1 : a.path < b.path ? -1 : 1));
+  const paths = sorted.map((f) => f.path);
+  // Texts that can run other files: every UTF-8 file, and every file whose bytes are not a real binary.
+  const checks = sorted.map((f) => (f.text === null ? identifyBytes(f.bytes) : null));
+  // Executables stay binary whatever their state (they are flagged as such); other claims must hold.
+  const texts = sorted.map((f, i) => f.text ?? (checks[i]?.valid || checks[i]?.cls === "executable" ? null : decodeLenient(f.bytes)));
+  const runAs = new Map<number, { kind: FileKind; by: string; line: number }>();
+  const rawLinks: { from: number; to: number; line: number }[] = [];
+  const pkg = paths.indexOf("package.json");
+  texts.forEach((t, i) => {
+    if (t === null) return;
+    for (const ref of findRunRefs(t.length > 2_000_000 ? t.slice(0, 2_000_000) : t)) {
+      const target = resolveRef(ref.ref, paths);
+      if (target === null) continue;
+      const j = paths.indexOf(target);
+      if (j === i) continue;
+      rawLinks.push({ from: i, to: j, line: ref.line });
+      if (!runAs.has(j)) runAs.set(j, { kind: ref.as, by: paths[i]!, line: ref.line });
+    }
+    if (pkg >= 0 && pkg !== i && NPM_INSTALL.test(t)) rawLinks.push({ from: i, to: pkg, line: lineOf(t, NPM_INSTALL) });
+  });
+  // A script that reads a bundled data file (a list of paths, a config) joins that file's contents to what it does.
+  texts.forEach((t, i) => {
+    if (t === null) return;
+    const kind = runAs.get(i)?.kind ?? kindFromPath(paths[i]!) ?? kindFromContent(t);
+    if (!kind || !SCRIPT_KINDS.has(kind)) return;
+    paths.forEach((p, j) => {
+      if (j === i || texts[j] === null) return;
+      const k = kindFromPath(p);
+      if (k !== "json" && k !== "yaml" && k !== "toml" && k !== "text") return;
+      const base = p.slice(p.lastIndexOf("/") + 1);
+      const at = t.indexOf(base);
+      if (base.length >= 4 && at !== -1 && !/[\w.-]/.test(t[at + base.length] ?? "")) rawLinks.push({ from: i, to: j, line: lineOf(t.slice(0, at + 1), /[\s\S]$/) });
+    });
+  });
+  const security = securityPurpose(sorted.find((f) => f.path === "SKILL.md")?.text ?? "");
+  const targets: ScanTarget[] = [];
+  const index = new Map<number, number>();
+  sorted.forEach((f, i) => {
+    const check = checks[i];
+    const run = runAs.get(i);
+    const byPath = kindFromPath(f.path);
+    const named = formatOfName(f.path);
+    let disguise: ScanTarget["disguise"] = null;
+    const text = texts[i];
+    if (text === null || text === undefined) {
+      // A real binary. Run as a script, it is read as one all the same (and that is the finding).
+      if (run && check!.cls !== "executable") {
+        index.set(i, targets.length);
+        targets.push({
+          path: f.path,
+          kind: run.kind,
+          text: decodeLenient(f.bytes),
+          bytes: f.bytes,
+          lossy: true,
+          disguise: { severity: "high", message: `${run.by}:${run.line} runs this ${check!.label} as a ${run.kind} script: a ${check!.cls} file is never a script` },
+        });
+        return;
+      }
+      index.set(i, targets.length);
+      const mismatch = check!.valid && !extensionMatches(check!, f.path) && (check!.cls === "media" || check!.cls === "font" || check!.cls === "document");
+      targets.push({
+        path: f.path,
+        kind: "binary",
+        text: null,
+        bytes: f.bytes,
+        disguise: mismatch ? { severity: "low", message: `The bytes are a ${check!.label}, but the name says ${named ? `a ${named.label}` : "otherwise"}` } : null,
+      });
+      if (check!.cls === "archive") {
+        const read = readArchive(f.bytes);
+        for (const entry of read?.files ?? []) {
+          const name = `${f.path}:${entry.name}`;
+          let t: string | null = null;
+          try {
+            t = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(entry.bytes);
+          } catch {
+            const inner = identifyBytes(entry.bytes);
+            if (inner?.valid && inner.cls !== "archive") continue;
+            t = decodeLenient(entry.bytes);
+          }
+          targets.push({ path: name, kind: kindFromPath(entry.name) ?? kindFromContent(t) ?? "text", text: t, embedded: `a file inside ${f.path}` });
+        }
+        if (read) targets[index.get(i)!]!.contents = { unread: read.unread };
+      } else if (check!.cls !== "executable") {
+        const runs = printableRuns(f.bytes);
+        if (runs.trim()) targets.push({ path: f.path, kind: "text", text: runs, embedded: `text inside the ${check!.label}` });
+      }
+      return;
+    }
+    const lossy = f.text === null;
+    let kind: FileKind = run?.kind ?? byPath ?? kindFromContent(text) ?? "text";
+    if (run && byPath && SCRIPT_KINDS.has(byPath) && !SCRIPT_KINDS.has(run.kind)) kind = byPath;
+    if (!RUNNABLE_TEXT.has(kind)) kind = "text";
+    const script = scriptLike(text);
+    if (check && !check.valid) {
+      // Bytes that claim a format they are not: a polyglot, or a damaged file.
+      disguise = {
+        severity: run || script ? "high" : "medium",
+        message: `Starts like a ${check.label} but is not one (${check.problem})${run ? `, and ${run.by}:${run.line} runs it as a ${run.kind} script` : script ? "; it reads like a script" : ""}`,
+      };
+    } else if (named && (named.cls === "media" || named.cls === "font" || named.cls === "document" || named.cls === "archive")) {
+      disguise = {
+        severity: run ? "high" : script ? "high" : "medium",
+        message: `Named like a ${named.label} but it is text${run ? `, and ${run.by}:${run.line} runs it as a ${run.kind} script` : script ? " that reads like a script" : ""}`,
+      };
+    } else if (run && byPath && !SCRIPT_KINDS.has(byPath) && byPath !== "markdown") {
+      disguise = { severity: "medium", message: `${run.by}:${run.line} runs this ${byPath} file as a ${run.kind} script` };
+    }
+    const describes = run || SCRIPT_KINDS.has(kind) ? null : ruleDataFile(f.path, kind, text);
+    index.set(i, targets.length);
+    targets.push({ path: f.path, kind, text, bytes: f.bytes, ...(lossy ? { lossy: true } : {}), ...(describes ? { describes } : {}), ...(disguise ? { disguise } : {}) });
+  });
+  // Links between targets, with what a run file runs in turn (a package.json hook's script, a script's helper).
+  const direct = rawLinks.filter((l) => index.has(l.from) && index.has(l.to)).map((l) => ({ from: index.get(l.from)!, to: index.get(l.to)!, line: l.line }));
+  const links = [...direct];
+  const seen = new Set(direct.map((l) => `${l.from}>${l.to}`));
+  for (let depth = 0; depth < 3; depth++) {
+    for (const a of [...links]) {
+      for (const b of direct) {
+        if (b.from !== a.to || b.to === a.from || seen.has(`${a.from}>${b.to}`)) continue;
+        seen.add(`${a.from}>${b.to}`);
+        links.push({ from: a.from, to: b.to, line: a.line });
+      }
+    }
+  }
+  return { targets, links, security };
+}
+
+function lineOf(text: string, re: RegExp): number {
+  const m = re.exec(text);
+  if (!m) return 1;
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < m.index; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
 
 export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
-  return [...files]
-    .sort((a, b) => (a.path === "SKILL.md" ? -1 : b.path === "SKILL.md" ? 1 : a.path < b.path ? -1 : 1))
-    .map((f): ScanTarget => {
-      const byPath = kindFromPath(f.path);
-      if (f.text !== null) return { path: f.path, kind: byPath ?? kindFromContent(f.text) ?? "text", text: f.text, bytes: f.bytes };
-      const media = mediaFormat(f.bytes);
-      if (executableFormat(f.bytes) || archiveFormat(f.bytes) || (media && mediaMatchesPath(media, f.path))) {
-        return { path: f.path, kind: "binary", text: null, bytes: f.bytes };
+  return prepareSkill(files).targets;
+}
+
+/** Rules whose own reading of the context stands (or that report facts about a file): the description context never lowers them. */
+const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set(["unicode.hidden", "markdown.hidden-instructions", INTENT_RULE_ID, "files.executable", "files.archive", "files.unknown-binary", "files.disguised"]);
+const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?|malicious|compromised|injected|poisoned)\b/i;
+
+/**
+ * Where a Markdown or text file writes about attacks: example fences, pattern tables, sections
+ * under a "red flags" heading, and on a prose line a negated match or a quoted one in a sentence
+ * that says it describes something (src/scan/context.ts).
+ */
+function describeFor(security: boolean) {
+  return (target: ScanTarget, lines: LineIndex): DescribeFn | null => {
+    if (!target.text || !["markdown", "text", "html"].includes(target.kind) || target.embedded) return null;
+    const ctx = target.kind === "markdown" ? markdownContext(target.text, lines, security) : null;
+    return (n, lineText, index, length) => {
+      if (ctx) {
+        if (ctx.describes[n]) return ctx.kind[n] === LineKind.Table ? "in a table of patterns" : "in an example";
+        if (ctx.kind[n] !== LineKind.Prose) return null;
       }
-      const text = decodeLenient(f.bytes);
-      return { path: f.path, kind: byPath ?? kindFromContent(text) ?? "text", text, bytes: f.bytes, lossy: true };
-    });
+      if (isNegated(lineText, index, true)) return "negated";
+      // The sentence may have started on the line before (a wrapped list item).
+      let around = lineText;
+      if (n > 1 && !/^\s*(?:[-*+]|\d+[.)])\s/.test(lineText)) {
+        const prev = lines.line(n - 1);
+        if (prev.trim() && (!ctx || ctx.kind[n - 1] === LineKind.Prose)) around = `${prev} ${lineText}`;
+      }
+      const cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
+      if (cued && isQuoted(lineText, index, length)) return "quoted as an example";
+      return null;
+    };
+  };
+}
+
+/** Destructive steps the instructions hold until the user confirms (purging a leaked file from history, resetting a database). */
+const CONSENT_GATED: ReadonlySet<string> = new Set(["destructive.git-history", "destructive.force-push", "destructive.production-data", "destructive.cloud", "destructive.credentials"]);
+const NO_CONSENT = /\bwithout\s+(?:asking|confirmation|confirming|prompting)\b|\b(?:do\s+not|don'?t|never)\s+(?:ask|prompt|wait)\b|\bno\s+need\s+to\s+(?:ask|confirm)\b|\bconfirmations?\s+(?:only\s+)?slow\b/i;
+
+/**
+ * A destructive finding in a section of SKILL.md that makes the step wait for the user's explicit
+ * confirmation (and does not also say to skip it) is lowered to low: shown, not blocking.
+ */
+function consentGated(findings: Finding[], targets: readonly ScanTarget[]): Finding[] {
+  if (!findings.some((f) => CONSENT_GATED.has(f.ruleId))) return findings;
+  const byPath = new Map(targets.filter((t) => t.kind === "markdown" && t.text !== null && !t.embedded).map((t) => [t.path, t]));
+  return findings.map((f) => {
+    if (!CONSENT_GATED.has(f.ruleId) || f.severity === "info" || f.severity === "low") return f;
+    const t = byPath.get(f.path);
+    const c = t ? contextOf(t) : null;
+    if (!t || !c) return f;
+    const [from, to] = c.sectionLines(c.section(f.line));
+    const text = c.lines.text.slice(c.lines.startOf(from), c.lines.startOf(to + 1));
+    if (!CONSENT_CUE.test(text) || NO_CONSENT.test(text)) return f;
+    return { ...f, severity: "low", message: `${f.message} — the instructions wait for the user's confirmation first` };
+  });
 }
 
 /**
@@ -90,12 +337,37 @@ export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
  * shown, not blocking).
  */
 export function scanSkill(files: readonly SkillFileInput[], previous: Capabilities | null = null): SkillScan {
-  const targets = toTargets(files);
-  const findings = runRules(SKILL_RULES, targets, { derive: skillHidden });
+  const { targets, links, security } = prepareSkill(files);
+  // The intent model reads each top-level text once: the engine's chain rule and the cross-file chains share it.
+  const docs = new Map<ScanTarget, IntentDoc>();
+  const docList: IntentDoc[] = [];
+  const docIndex = new Map<ScanTarget, number>();
+  for (const t of targets) {
+    if (t.text === null || t.embedded) continue;
+    const d = readIntent(t.text, { path: t.path, kind: t.kind, securityPurpose: security, ...(t.describes ? { describes: t.describes } : {}) });
+    docs.set(t, d);
+    docIndex.set(t, docList.length);
+    docList.push(d);
+  }
+  const findings = runRules(SKILL_RULES, targets, {
+    derive: skillHidden,
+    meta: { securityPurpose: security, intentDocs: docs },
+    describe: describeFor(security),
+    describeExempt: DESCRIBE_EXEMPT,
+  });
+  // Chains across files: SKILL.md (or a script) and what it runs, one chain with both places.
+  const intentLinks: IntentLink[] = [];
+  for (const l of links) {
+    const from = docIndex.get(targets[l.from]!);
+    const to = docIndex.get(targets[l.to]!);
+    if (from !== undefined && to !== undefined) intentLinks.push({ from, to, line: l.line });
+  }
+  const cross = intentLinks.length ? intentChains(docList, { links: intentLinks }).filter((c) => c.source.path !== c.sink.path) : [];
   const { caps, where } = detectCapabilities(targets);
   const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
-  const all = sortFindings([...findings, ...capabilityFindings(changes, where)]);
-  const byPath = new Map(targets.map((t) => [t.path, t]));
+  const all = sortFindings([...consentGated(findings, targets), ...chainFindings(cross, docList, INTENT_RULE_ID), ...capabilityFindings(changes, where)]);
+  const byPath = new Map<string, ScanTarget>();
+  for (const t of targets) if (t.text !== null && !byPath.has(t.path)) byPath.set(t.path, t);
   const uncertain = collectUncertain(
     all,
     (i) => {

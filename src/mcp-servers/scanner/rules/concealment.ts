@@ -15,6 +15,11 @@ export const conceal = patternRule({
   severity: "high",
   title: "Hides what the tool does from the user",
   prose: true,
+  triggers: [
+    "user", "scary", "response", "answer", "reply", "summary", "output", "explanation", "final", "chat", "log", "implementation", "that", "from",
+    "sent", "produced", "added", "written", "keep", "never", "quietly", "discreetly", "invisibly", "covertly", "unnoticed", "behind",
+    "pretend", "act", "behave",
+  ],
   patterns: [
     /\b(?:could|would|might|will|may|can)\s+(?:upset|scare|alarm|worry|confuse|annoy|bother|frighten|concern|distress)\s+(?:the\s+)?user\b/i,
     /\b(?:gentle|subtle|discreet)\s+and\s+not\s+scary\b|\bnot\s+(?:to\s+)?(?:scare|alarm|worry)\s+(?:the\s+)?user\b/i,
@@ -42,6 +47,7 @@ export const concealOtherLanguages = patternRule({
   id: "mcp.conceal",
   severity: "high",
   title: "Hides what the tool does from the user",
+  triggers: ["不要", "别", "用户不需要", "ユーザー", "사용자에게", "\\bno", "\\bsin", "\\bne", "\\bsans", "\\bsag", "\\berwähn", "\\bohne", "не", "\\bnão"],
   patterns: [
     /不要(?:告诉|通知|提醒|让)用户|别(?:告诉|让)用户|不要向用户(?:透露|提及|说明)|用户不需要知道/,
     /ユーザー(?:に|には)(?:伝え|言わ|知らせ)ないで|ユーザーに知られないよう/,

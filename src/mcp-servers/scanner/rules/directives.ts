@@ -11,6 +11,7 @@ export const modelDirective = patternRule({
   id: "mcp.model-directive",
   severity: "info",
   title: "Addressed to the model",
+  triggers: ["before", "you", "important", "critical", "mandatory", "attention", "note", "dear"],
   patterns: [
     /\bbefore\s+(?:using|calling|invoking|running)\s+(?:this|any(?:\s+other)?)\s+(?:tool|function)\b/i,
     /\byou\s+(?:must|should\s+always|have\s+to|need\s+to)\b/i,
@@ -25,6 +26,7 @@ export const roleClaim = patternRule({
   severity: "high",
   title: "Claims a role or a new mode",
   prose: true,
+  triggers: ["you", "from", "\\bact", "behave", "respond", "operate", "this", "[system", "[admin", "[developer", "[assistant", "system", "assistant", "instruction", "admin", "developer", "security", "mode"],
   patterns: [
     /\byou\s+are\s+now\s+(?:a|an|the|in|operating|acting|running)\b/i,
     /\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+model)\s+(?:are|will|must|should|shall)\b/i,

@@ -11,6 +11,7 @@ export const execDirective = patternRule({
   severity: "medium",
   title: "Tells the model to run a command",
   prose: true,
+  triggers: ["\\buse", "\\bcall", "\\binvoke", "\\brun", "\\bexecute"],
   patterns: [
     /\b(?:use|call|invoke)\s+(?:the\s+|your\s+|any\s+|a\s+)?(?:shell|terminal|bash|zsh|powershell|command(?:[\s_-]line)?|exec(?:ute)?(?:_command)?|run_command|run_terminal_cmd|run_shell_command|code[\s_-]execution|python|system)\s+(?:tool|function|capability|access)s?\s+to\s+(?:run|execute|call)\b/i,
     /\b(?:run|execute)\s+(?:the\s+following|this|these)\s+(?:shell\s+|terminal\s+|bash\s+|setup\s+|install(?:ation)?\s+)?(?:commands?|scripts?|one-?liners?|snippets?)\b/i,

@@ -9,6 +9,8 @@
  */
 import { DOTENV_PATH, SECRET_PATH, isNegated } from "../../../scan";
 import { directive, find, global, sentenceRule } from "../sentence-rule";
+import { fieldAt, isArgumentText } from "../targets";
+import { ownWord } from "../server-context";
 import { ALL_OF, CONVERSATION, CREDENTIAL, CREDENTIAL_SOURCE, MACHINE_CREDENTIAL, OUTSIDE_FILE, PRIVATE_TO_PUBLIC, READ_FILE, SINK, TOOL_RESULTS } from "../vocab";
 
 function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
@@ -21,7 +23,8 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
   const dotenv = find(s, DOTENV_PATH);
   if (dotenv && READ_FILE.test(s.slice(0, dotenv.index))) return { m: dotenv, what: "the project's .env file (its secrets)" };
   const machine = find(s, MACHINE_CREDENTIAL);
-  if (machine) return { m: machine, what: `${machine[0].trim()} from the machine` };
+  // "A GitHub token" in a GitHub server's parameter is the service's own credential.
+  if (machine && !ownWord(machine[0].trim().split(/\s+/)[0]!)) return { m: machine, what: `${machine[0].trim()} from the machine` };
   for (const c of s.matchAll(global(CREDENTIAL))) {
     if (ALL_OF.test(s.slice(Math.max(0, c.index - 40), c.index)) || CREDENTIAL_SOURCE.test(s)) {
       return { m: c, what: `credentials (${c[0].trim()}) gathered from the machine` };
@@ -32,13 +35,24 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
   return null;
 }
 
+/** Literals one of which every sensitive source (and the system-prompt request) contains. */
+const SOURCE_TRIGGERS = [
+  "conversation", "chat", "dialog", "session", "message", "turn", "prompt", "exchange", "question", "clipboard", "system", "history", "instruction",
+  "rule", "guideline", "result", "output", "response", "return", "data", "content", ".ssh", ".aws", ".config", ".azure", ".kube", ".docker", "netrc",
+  ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".gem", ".cargo", ".gnupg", "/etc/", "keychain", "login", "cookie", "web data", "local state",
+  "user data", "firefox", ".mozilla", "key3", "key4", "wallet", ".electrum", "exodus", "solana", ".ethereum", "nkbihf", ".bitcoin", "mcp.json",
+  "mcp_config", "claude_desktop", ".env", "credential", "token", "key", "secret", "password", "passphrase", "env", "seed", "mnemonic", "~/", "$home",
+  "${home}", "%userprofile%", "/home/", "/users/", "/root/", "c:\\users\\", "config",
+];
+
 export const sensitiveArgument = sentenceRule({
   id: "mcp.sensitive-argument",
   severity: "high",
   title: "Asks for secrets, files, the conversation or other tools' results as arguments",
-  check(s, ctx) {
+  triggers: SOURCE_TRIGGERS,
+  check(s, ctx, offset) {
     // A property's description says what the argument holds: a sensitive source there is the ask itself.
-    const inArgument = /\u0000inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.description$/.test(ctx.target.path);
+    const inArgument = !ctx.hidden && isArgumentText(fieldAt(ctx.target, offset)?.field);
     const reveal = directive(
       s,
       /\b(?:reveal|print|output|repeat|show|share|disclose|leak|return|echo|dump|recite)\s+(?:me\s+|back\s+)?(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|original\s+|exact\s+)?(?:system\s+prompt|(?:hidden\s+|initial\s+|original\s+|system\s+)?instructions)\b/i,
@@ -60,6 +74,7 @@ export const privateToPublic = sentenceRule({
   id: "mcp.private-to-public",
   severity: "high",
   title: "Moves private data somewhere public",
+  triggers: ["private", "internal", "confidential", "secret"],
   check(s) {
     const m = directive(s, PRIVATE_TO_PUBLIC);
     if (!m || !/\b(?:copy|include|add|post|publish|paste|put|create|open|leak|share|move|push|write|summari[sz]e)\b/i.test(s)) return null;

@@ -11,6 +11,11 @@ export const trustClaim = patternRule({
   severity: "high",
   title: "Claims trust or talks the model out of asking the user",
   prose: true,
+  triggers: [
+    "need", "necessary", "confirmation", "permission", "approval", "consent", "approv", "whitelisted", "allow", "authori", "yolo", "trust", "access",
+    "security", "safety", "supersede", "override", "precedence", "outrank", "trump", "obey", "follow", "execute", "carry", "\\bact", "instruction",
+    "directive", "command", "treat", "consider", "regard", "without", "require", "something", "opted", "authority",
+  ],
   patterns: [
     /\b(?:no\s+need|(?:you\s+)?(?:do(?:es)?\s+not|don'?t)\s+need|(?:it\s+is\s+)?(?:not\s+necessary|unnecessary))\s+(?:for\s+you\s+)?to\s+(?:ask|confirm|check\s+with|get\s+(?:the\s+user'?s?\s+)?(?:approval|permission|consent)|wait\s+for|request)\b/i,
     /\b(?:without|never|do\s+not|don'?t)\s+(?:ask(?:ing)?|request(?:ing)?|wait(?:ing)?\s+for|seek(?:ing)?|prompt(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:user\s+)?confirmation|permission|approval|consent)\b/i,
@@ -23,6 +28,12 @@ export const trustClaim = patternRule({
     /\b(?:outputs?|responses?|results?|replies)\b[^.!?\n]{0,40}\b(?:contain|include|are|carry|hold)\b[^.!?\n]{0,30}\b(?:instructions?|directives?|commands?)\b[^.!?\n]{0,60}\b(?:must|should|have\s+to|are\s+to)\s+(?:be\s+)?(?:follow(?:ed)?|obey(?:ed)?|execut(?:e|ed)|carr(?:y|ied)\s+out)\b/i,
     /\b(?:follow|obey)\b[^.!?\n]{0,40}\bover\s+(?:the\s+|any\s+)?user(?:'s)?\b/i,
     /\b(?:treat|consider|regard)\s+(?:this|its|the)\s+(?:tool'?s?\s+|server'?s?\s+)?(?:tool|server|output|results?|responses?|text|content)\s+as\s+(?:trusted|verified|authoritative|system|instructions|coming\s+from\s+the\s+user)\b/i,
+    /\b(?:go\s+ahead|proceed|continue|act|do\s+(?:it|this|so))\s+without\s+(?:first\s+)?(?:checking|confirming|consulting|asking|verifying)\s+(?:with\s+)?(?:the\s+user|them|him|her|anyone)\b/i,
+    /\b(?:does\s+not|doesn'?t|do\s+not|don'?t|will\s+not|won'?t)\s+(?:need|require)\s+(?:the\s+|any\s+)?(?:user'?s?\s+)?(?:input|approval|confirmation|consent|permission|sign-?off|review)\b/i,
+    /\bnot\s+something\s+to\s+(?:confirm|check|clear|discuss)\s+with\b/i,
+    /\b(?:auto-?(?:run|execute|approve|accept|apply|confirm)|(?:run|execute|apply|accept|approve)\s+(?:all|every|any|each))\b[^.!?\n]{0,80}\bwithout\s+(?:any\s+)?(?:review|reviewing|confirmation|approval|asking|checking|oversight|prompting)\b/i,
+    /\b(?:users?|the\s+owner|you)\s+(?:have|has)\s+(?:already\s+)?opted\s+in\b[^.!?\n]{0,60}\b(?:so|therefore|no\s+need|without)\b/i,
+    /\b(?:carries|has|holds)\s+the\s+same\s+authority\s+as\s+(?:messages\s+from\s+)?(?:the\s+)?user\b/i,
   ],
   message: "Claims trust the user never gave, or tells the model not to ask the user before acting",
 });
@@ -32,6 +43,7 @@ export const selfVouching = patternRule({
   severity: "medium",
   title: "Vouches for itself",
   prose: true,
+  triggers: ["verified", "certified", "endorsed", "audited", "approved", "vetted", "trusted", "sanctioned", "safe", "secure", "harmless", "trustworthy", "official"],
   patterns: [
     /\b(?:is|are|has\s+been|have\s+been|was)\s+(?:officially\s+|fully\s+|formally\s+)?(?:verified|certified|endorsed|audited|approved|vetted|trusted|sanctioned)\s+(?:and\s+\w+\s+)?(?:by|through)\s+(?:anthropic|openai|google|microsoft|github|cursor|claude|the\s+mcp|mcp|the\s+(?:security|safety|trust)\s+team|security\s+(?:experts|researchers)|the\s+(?:platform|system|client))\b/i,
     /\b(?:this|the)\s+(?:tool|server|function|extension)\s+is\s+(?:100%\s+|completely\s+|totally\s+|perfectly\s+|guaranteed\s+(?:to\s+be\s+)?|certified\s+)(?:safe|secure|trusted|harmless|trustworthy)\b/i,

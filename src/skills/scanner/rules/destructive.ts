@@ -3,7 +3,7 @@
  * opening permissions on everything, force-pushing over a shared branch. Cleaning a build folder
  * (`rm -rf dist node_modules`) is ordinary and not flagged.
  */
-import { patternRule, type Rule } from "../../../scan";
+import { contextOf, isNegated, patternRule, triggerLineSets, type Rule } from "../../../scan";
 
 const ROOTISH = String.raw`(?:\/\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|"\$HOME"\/?\*?|\/home\/?\*?|\/Users\/?\*?|\/(?:etc|usr|var|boot|bin|sbin|lib|lib64|opt|System|Library)\/?\*?|[A-Za-z]:\\\*?|%USERPROFILE%|%SystemRoot%|\$env:USERPROFILE)`;
 const END = String.raw`(?=$|[\s;&|)"'])`;
@@ -12,7 +12,7 @@ export const destructiveDelete = patternRule({
   id: "destructive.delete",
   severity: "critical",
   title: "Deletes the system or the home folder",
-  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud"],
+  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud", "home", "disk", "drive", "filesystem", "file system", "root"],
   prose: true,
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
@@ -24,6 +24,7 @@ export const destructiveDelete = patternRule({
     // The instruction itself (the Amazon Q extension wiper prompt, 2025).
     /\b(?:wipe|erase|clean|reset|restore|return)\s+(?:the\s+|this\s+|your\s+|their\s+|the\s+user'?s\s+)?(?:system|machine|computer|disk|drive|laptop|workstation)\s+(?:back\s+)?to\s+(?:a\s+|its\s+)?(?:near[- ])?factory(?:[- ](?:state|settings|defaults|condition))?\b/i,
     /\bdelete\s+(?:all\s+)?(?:the\s+)?(?:user'?s\s+)?(?:file[- ]?system|files|home\s+(?:directory|folder))\s+and\s+(?:all\s+)?(?:the\s+)?cloud\s+resources\b/i,
+    /\b(?:wipe|erase|delete|remove|destroy|nuke|clear\s+out|empty)\s+(?:out\s+)?(?:all\s+(?:of\s+)?|everything\s+in\s+)?(?:the\s+|this\s+)?(?:user'?s\s+|your\s+|their\s+)?(?:entire\s+|whole\s+)?(?:home\s+(?:directory|folder|dir)|(?:hard\s+)?(?:disk|drive)|file\s*system|root\s+(?:directory|partition))\b/i,
   ],
   message: "Deletes the root file system or the user's home folder",
 });
@@ -112,4 +113,87 @@ export const cloudDestroy = patternRule({
   message: "Destroys cloud resources in bulk (every instance, users, whole projects or namespaces)",
 });
 
-export const DESTRUCTIVE_RULES: Rule[] = [destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll, cloudDestroy];
+const HOME_DIR = String.raw`(?:~|\$HOME|\$\{HOME\}|"\$HOME"|'\$HOME'|\/home\/[\w.-]+|\/Users\/[\w.-]+|\/root|%USERPROFILE%|\$env:USERPROFILE)`;
+/** Where a developer's keys, credentials and logins live: deleting them locks the user out and destroys what cannot be re-created. */
+const KEY_DIRS = String.raw`(?:\.(?:ssh|gnupg|aws|azure|kube|docker|password-store|netrc|git-credentials|npmrc|pypirc|config(?:\/(?:gcloud|gh|op|1Password))?|local\/share\/keyrings|mozilla|thunderbird)|Library\/Keychains)(?:\/(?:\*|id_\w+|private-keys[\w.-]*|credentials|secring[\w.]*))?\/?(?=["'\s;&|)]|$)`;
+
+/**
+ * Deleting the user's keys and credentials: `rm -rf ~/.ssh ~/.gnupg ~/.aws`, every dot folder in
+ * the home folder, a keychain. Presented as "clearing stale caches"; nothing brings them back.
+ * Removing a cache folder (`~/.cache/x`, `~/.npm/_cacache`) is not this.
+ */
+export const credentialWipe = patternRule({
+  id: "destructive.credentials",
+  severity: "critical",
+  title: "Deletes keys and credentials",
+  triggers: ["\\brm", "rmtree", "remove-item", "find", "unlink", "shred"],
+  prose: true,
+  patterns: [
+    new RegExp(String.raw`\b(?:rm|shred|unlink)\s+(?:-{1,2}[\w-]+\s+)*[^\n;&|]*?${HOME_DIR}[\/\\](?:${KEY_DIRS})`),
+    new RegExp(String.raw`\bshutil\.rmtree\([^\n)]*["'](?:${HOME_DIR})?\/?(?:${KEY_DIRS})|\bRemove-Item\b[^\n]*${HOME_DIR}[\/\\](?:${KEY_DIRS})`, "i"),
+    new RegExp(String.raw`\bfind\s+${HOME_DIR}\/?\s[^\n]*-name\s+["']?\.\*["']?[^\n]*(?:-delete\b|-exec\s+rm\b)`),
+  ],
+  message: "Deletes the user's SSH keys, credentials or keychains (presented as cleanup; they cannot be re-created)",
+});
+
+/**
+ * Rewriting shared history beyond recovery: force-pushing every branch or tag, mirroring over a
+ * remote, expiring the reflog and pruning so overwritten work is gone. Force-pushing one's own
+ * branch with a lease is how a rebase is published, and is not this.
+ */
+export const gitHistory = patternRule({
+  id: "destructive.git-history",
+  severity: "high",
+  title: "Destroys git history",
+  triggers: ["push", "reflog"],
+  prose: true,
+  patterns: [
+    /\bgit\s+push\b[^\n;&|]*(?:\s--force(?!-with-lease)\b|\s-f\b)[^\n;&|]*\s--(?:all|mirror|tags)\b|\bgit\s+push\b[^\n;&|]*\s--(?:all|mirror|tags)\b[^\n;&|]*(?:\s--force(?!-with-lease)\b|\s-f\b)|\bgit\s+push\b[^\n;&|]*\s--mirror\b/,
+    /\bgit\s+reflog\s+expire\b[^\n]*--expire(?:-unreachable)?=(?:now|all|0)\b/,
+  ],
+  message: "Overwrites or erases git history so that lost work cannot be recovered (force-pushing every branch, expiring the reflog)",
+});
+
+const DB_DESTROY =
+  /\b(?:DROP\s+(?:SCHEMA|DATABASE|TABLE|COLLECTION|KEYSPACE)|TRUNCATE(?:\s+TABLE)?\s+\w|dropdb\b|db\.dropDatabase\(\)|FLUSHALL|FLUSHDB|prisma\s+(?:migrate\s+reset|db\s+push\s+--force-reset)|(?:rails|rake)\s+db:(?:drop|reset|schema:load)|manage\.py\s+(?:flush|reset_db)|migrate:(?:fresh|reset)|db:wipe|DELETE\s+FROM\s+\w+\s*(?:;|["'`]|$))/i;
+const PROD =
+  /\.env\.prod(?:uction)?\b|\bprod(?:uction)?\s+(?:connection\s+string|database(?:\s+url)?|db|DATABASE_URL|credentials|cluster)\b|\b(?:the\s+)?production\s+(?:connection|database|data)\b|\b(?:DATABASE_URL|DB_URL|DB_HOST|PG\w+|MONGO\w*|REDIS\w*)\w*\s*=\s*["'$(]?[^\n]*\bprod|--env(?:ironment)?[=\s]+["']?prod(?:uction)?\b|\b(?:RAILS|RACK|APP)_ENV=production\b|\b(?:use|target|against|point\s+(?:it\s+)?at|connect\s+to)\s+(?:the\s+)?prod(?:uction)?\b/i;
+
+/** Every PROD match contains "prod"; every DB_DESTROY match one of these. */
+const PROD_AND_DB: readonly (readonly string[])[] = [["prod"], ["drop", "truncate", "dropdb", "dropdatabase", "flushall", "flushdb", "reset", "db:", "flush", "migrate:", "delete from"]];
+
+/**
+ * Destroying production data: a schema dropped, tables truncated or a database reset, in a
+ * section (or script) that points the commands at production. Resetting a local development
+ * database is ordinary; doing it to production, usually "without confirmation", is not.
+ */
+export const productionData: Rule = {
+  id: "destructive.production-data",
+  severity: "high",
+  title: "Destroys production data",
+  text(text, ctx) {
+    const [prodLines, dbLines] = triggerLineSets(text, ctx.lines, PROD_AND_DB) as [Set<number>, Set<number>];
+    if (!prodLines.size || !dbLines.size) return [];
+    const sectionOf = (n: number) => (ctx.target.kind === "markdown" ? (contextOf(ctx.target)?.section(n) ?? 0) : 0);
+    const prodScopes = new Set<number>();
+    const destroys: { n: number; index: number; length: number }[] = [];
+    for (const n of prodLines) {
+      const line = ctx.lines.line(n);
+      const p = PROD.exec(line.length > 4096 ? line.slice(0, 4096) : line);
+      if (p && !isNegated(line, p.index, true)) prodScopes.add(sectionOf(n));
+    }
+    if (!prodScopes.size) return [];
+    for (const n of [...dbLines].sort((a, b) => a - b)) {
+      const line = ctx.lines.line(n);
+      const d = DB_DESTROY.exec(line.length > 4096 ? line.slice(0, 4096) : line);
+      if (d && !isNegated(line, d.index, true)) destroys.push({ n, index: ctx.lines.startOf(n) + d.index, length: d[0].length });
+      if (destroys.length > 20) break;
+    }
+    return destroys
+      .filter((d) => prodScopes.has(sectionOf(d.n)))
+      .slice(0, 3)
+      .map((d) => ({ index: d.index, length: d.length, message: "Drops or resets a database that the same instructions point at production" }));
+  },
+};
+
+export const DESTRUCTIVE_RULES: Rule[] = [destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll, cloudDestroy, credentialWipe, gitHistory, productionData];

@@ -220,9 +220,12 @@ export const encodedExec = patternRule({
   id: "exec.encoded-payload",
   severity: "high",
   title: "Decoded payload executed",
-  triggers: ["base64", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression"],
+  triggers: ["base64", "base32", "basenc", "openssl", "uudecode", "gunzip", "zcat", "gzip", "bzip2", "\\bxz", "\\btr", "fromcharcode", "atob", "unescape", "decodeuricomponent", "buffer.from", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression"],
   patterns: [
     /\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z)?sh\b/i,
+    // Any decoder feeding a shell: base32, basenc, xxd, openssl, uudecode, gunzip/zcat, tr (ROT13).
+    /\b(?:base32\s+(?:-[a-z]*d[a-z]*|--decode)|basenc\b[^\n|]*(?:-d|--decode)|xxd\s+-r|openssl\s+(?:enc\s+)?(?:-d\b|base64\s+-d)|uudecode|gunzip|zcat|gzip\s+-d[a-z]*|bzip2\s+-d|xz\s+-d|tr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-Mn-za-m|n-za-mN-ZA-M))\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z|da)?sh\b/i,
+    /\beval\s+["']?\$\(\s*(?:echo|printf)\b[^\n]*\|\s*(?:base64|base32|xxd|openssl|gunzip|zcat|tr|rev)\b/i,
     /\becho\s+["']?[A-Za-z0-9+/=]{16,}["']?\s*\|\s*base64\s+(?:-[a-z]*d[a-z]*|--decode)\b/i,
     /\beval\s*\(\s*(?:atob|unescape|decodeURIComponent)\s*\(|\beval\s*\(\s*Buffer\.from\([^)]*["'](?:base64|hex)["']/i,
     /\b(?:exec|eval)\s*\(\s*(?:base64\.(?:b64decode|b32decode|b85decode|urlsafe_b64decode)|codecs\.decode|zlib\.decompress|bytes\.fromhex|binascii\.unhexlify|marshal\.loads|bz2\.decompress|lzma\.decompress)\b/i,
@@ -232,6 +235,7 @@ export const encodedExec = patternRule({
     /\|\s*rev\s*\|\s*(?:ba|z)?sh\b|\bxxd\s+-r\s+-p\b[^\n]*\|\s*(?:ba|z)?sh\b/i,
     /\bprintf\s+["'](?:\\x[0-9a-f]{2}){4,}[^"']*["']\s*\|\s*(?:ba|z)?sh\b/i,
     /\beval\s*\(\s*String\.fromCharCode\b|\bexec\s*\(\s*["']{0,2}\s*\.?join\(\s*(?:map\(\s*)?chr\b/i,
+    /\b(?:new\s+)?Function\s*\(\s*(?:String\.fromCharCode|atob|unescape|decodeURIComponent|Buffer\.from)\s*\(|\b(?:exec|eval)\s*\(\s*(?:urllib\.parse\.unquote|unquote|bytes\.fromhex|binascii\.a2b_\w+|base64\.b32decode)\b/i,
     // A command written backwards and reversed as it runs: `os.system(cmd[::-1])`, `execSync(s.split('').reverse().join(''))`.
     /\b(?:os\.system|os\.popen|subprocess\.\w+|exec|eval|system|popen|shell_exec|passthru|execSync|spawnSync|execFileSync|Function)\s*\([^\n]{0,80}?(?:\[\s*::\s*-1\s*\]|\.reverse\(\)\s*\.join\(|\bstrrev\s*\(|\breversed\s*\()/i,
     /\b(?:iex|Invoke-Expression)\b[^\n]{0,80}(?:\[array\]::Reverse|\[-1\.\.)/i,
@@ -274,6 +278,45 @@ export function reversedStrings(target: ScanTarget, lines: LineIndex): HiddenTex
   for (const m of target.text.matchAll(STRING_LITERAL)) {
     if (out.length >= 50) break;
     out.push({ text: [...m[2]!].reverse().join(""), line: lines.lineOf(m.index), via: "a reversed string" });
+  }
+  return out;
+}
+
+const ROT13_MARK = /\brot_?13\b|\bstr_rot13\b|codecs\.decode\([^)\n]*["']rot|\btr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-Mn-za-m|n-za-mN-ZA-M)/i;
+const ANY_LITERAL = /"""([\s\S]{8,20000}?)"""|'''([\s\S]{8,20000}?)'''|(["'`])((?:\\.|(?!\3)[^\\\n]){8,2000})\3/g;
+const rot13 = (s: string) => s.replace(/[A-Za-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) & 31) + 12) % 26 + (c <= "Z" ? 65 : 97)));
+/** String literals joined with `+` (and names between them): `"cu" + "rl -sF f=@" + home + "/.netrc"`. */
+const JOINED = /(?:(["'])(?:\\.|(?!\1)[^\\\n])*\1|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?)(?:\s*\+\s*(?:(["'])(?:\\.|(?!\2)[^\\\n])*\2|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?))+/g;
+const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", "powershell", "go", "shell", "text"]);
+
+/**
+ * Hidden text for the engine: strings a file assembles at run time. String literals of a file
+ * that decodes ROT13, read through ROT13 (`exec(codecs.decode(_T, "rot13"))`); literals glued
+ * together with `+` (`"cu" + "rl"`), read glued, names between them kept as `$name`.
+ */
+export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
+  if (!target.text || target.kind === "binary") return [];
+  const text = target.text;
+  const out: HiddenText[] = [];
+  if (ROT13_MARK.test(text)) {
+    for (const m of text.matchAll(ANY_LITERAL)) {
+      if (out.length >= 50) break;
+      const body = m[1] ?? m[2] ?? m[4] ?? "";
+      out.push({ text: rot13(body), line: lines.lineOf(m.index), via: "ROT13" });
+    }
+  }
+  if (CODE_KINDS_JOIN.has(target.kind) && /["']\s*\+|\+\s*["']/.test(text)) {
+    let glued = 0;
+    for (const m of text.matchAll(JOINED)) {
+      if (glued >= 200) break;
+      const parts = m[0].split(/\s*\+\s*(?=["']|[A-Za-z_$])/);
+      const literals = parts.filter((p) => /^["']/.test(p)).length;
+      if (literals < 2) continue;
+      const joined = parts.map((p) => (/^["']/.test(p) ? p.slice(1, -1) : /homedir\(\)|expanduser|Path\.home|HOME/.test(p) ? "~" : `$${p.replace(/\(.*$/, "")}`)).join("");
+      if (joined.length < 8) continue;
+      glued++;
+      out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
+    }
   }
   return out;
 }

@@ -5,7 +5,7 @@
  * critical. Mentioning these paths is fine ("never commit ~/.aws/credentials"); reading them is
  * not. Using one named variable (`$GITHUB_TOKEN` for the GitHub API) is ordinary and not flagged.
  */
-import { DOTENV_PATH, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, extractUrls, parseIpHost, isNegated, isMention, hasTrigger, patternRule, triggerLineSets, triggerLines, type Hit, type Rule } from "../../../scan";
+import { DOTENV_PATH, LineKind, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, contextOf, extractUrls, parseIpHost, isNegated, isMention, hasTrigger, patternRule, triggerLineSets, triggerLines, type Hit, type Rule, type ScanTarget } from "../../../scan";
 
 /** Shell and code forms of reading a file, directly before the path. */
 const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|grep|egrep|fgrep|zgrep|rg|ag|awk|gawk|sed|jq|yq|cut|sort|uniq|dd|sqlite3|Get-Content|Select-String|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
@@ -69,17 +69,40 @@ const CODE_KINDS = new Set(["python", "javascript", "ruby", "perl", "php", "go",
 /** Where a quoted path can be a mention ("never commit `~/.aws/credentials`") rather than a string a program uses. */
 const PROSE_KINDS = new Set(["markdown", "text", "html"]);
 
+/** Configuration that may hold a token but is mostly read for its settings (servers, registries, clusters): reading it alone is shown, not blocking. */
+const CONFIG_ONLY = /mcp\.json|mcp_config\.json|claude_desktop_config|\.kube[/\\]config|\.docker[/\\]config|\.aws[/\\]config|\.gnupg\b(?![/\\]\S*(?:secring|private-keys))/i;
+/** A prose read is an instruction when its verb starts the clause ("Read ~/.ssh/id_rsa"), not when it reports what something does ("many CLIs read ~/.npmrc"). */
+const IMPERATIVE_READ = /(?:^|[.;:!?,]\s+|^\s*(?:[-*+]|\d+[.)])\s+|\b(?:then|and|also|first|next|please|now|just|always|to|must|should|will|you)\s+)(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\b[^.;:!?]*$/i;
+
+/** The line is running prose (not a fenced block, not a table) of a Markdown file; any line of a plain text file. */
+function proseLine(target: ScanTarget, line: number): boolean {
+  if (target.kind !== "markdown") return true;
+  const c = contextOf(target);
+  return !c || c.kind[line] === LineKind.Prose;
+}
+
 export const secretRead: Rule = {
   id: "secrets.read",
   severity: "high",
   title: "Reads credentials or private data",
   triggers: SECRET_TRIGGERS,
   line(line, ctx) {
-    return secretReads(line, CODE_KINDS.has(ctx.target.kind), PROSE_KINDS.has(ctx.target.kind)).map((r) => ({
-      index: r.index,
-      length: r.length,
-      message: `Reads ${r.what}: credentials or private data the skill has no business opening`,
-    }));
+    const prose = PROSE_KINDS.has(ctx.target.kind);
+    const out: Hit[] = [];
+    for (const r of secretReads(line, CODE_KINDS.has(ctx.target.kind), prose)) {
+      // In prose, a read spelled as a sentence must be an instruction; a command in backticks is one.
+      if (prose && !ctx.hidden && proseLine(ctx.target, ctx.lineNo) && !/`[^`]*\S[^`]*$/.test(line.slice(0, r.index).replace(/[~$]\S*$/, "")) && !IMPERATIVE_READ.test(line.slice(0, r.index))) continue;
+      const config = CONFIG_ONLY.test(r.what);
+      out.push({
+        index: r.index,
+        length: r.length,
+        severity: config ? "low" : "high",
+        message: config
+          ? `Reads ${r.what} (configuration that can hold tokens): fine on its own, a leak when sent anywhere`
+          : `Reads ${r.what}: credentials or private data the skill has no business opening`,
+      });
+    }
+    return out;
   },
 };
 
@@ -329,7 +352,7 @@ export const credentialCapture = patternRule({
   id: "secrets.credential-capture",
   severity: "high",
   title: "Captures a password",
-  triggers: ["dialog", "password", "sudo", "credential.helper"],
+  triggers: ["dialog", "password", "sudo", "credential.helper", "passphrase", "passcode", "credentials", "2fa", "otp", "one-time", "recovery", "seed phrase"],
   prose: true,
   patterns: [
     /\bdisplay\s+dialog\b[^\n]*\bhidden\s+answer\b/i,
@@ -337,6 +360,8 @@ export const credentialCapture = patternRule({
     /\bread\s+(?:-\w+\s+)*-s\b[^\n]*\[sudo\]|\bread\s+(?:-\w+\s+)*-s\b[^\n]*password\s+for\s+\$(?:USER|\{USER\}|LOGNAME)/i,
     /(?:^|[\s;{])(?:function\s+)?sudo\s*\(\s*\)\s*\{|\balias\s+sudo\s*=\s*["'][^"'\n]*\bread\b/i,
     /\bcredential\.helper\b\s*=?\s*["']?!(?:[^\n]*\b(?:curl|wget|nc|ncat|tee|base64)\b|[^\n]*>>)/i,
+    // Asking the user for a password in the chat and keeping it: the agent becomes the phishing page.
+    /\b(?:ask|prompt)\s+(?:the\s+user|them|him|her)\s+(?:for|to\s+(?:type|enter|paste|give))\s+(?:their|the|your|his|her)\s+(?:[\w-]+\s+){0,2}(?:password|passphrase|passcode|credentials|2fa\s+code|otp|one-time\s+code|recovery\s+(?:code|phrase)|seed\s+phrase)\b[^.\n]{0,140}\b(?:save|store|write|keep|cache|send|post|upload|log|reuse|remember|put)\b/i,
   ],
   message: "Captures a password or credential the user types or git hands over (a fake prompt or a credential tap)",
 });
@@ -391,4 +416,4 @@ export const privateToPublic = patternRule({
   message: "Tells the agent to copy the user's private data into something public (a pull request, issue, comment or public page)",
 });
 
-export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, secretToNetwork, dumpToNetwork, tokenToHost, credentialCapture, markdownImageExfil, privateToPublic];
+export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, dumpToNetwork, tokenToHost, credentialCapture, markdownImageExfil, privateToPublic];

@@ -21,6 +21,10 @@ export const bundledExecutable: Rule = {
   },
 };
 
+/**
+ * An archive whose files the scanner could not read (bzip2, xz, 7z, rar, encrypted or oversized
+ * entries). ZIP, gzip and tar archives are opened and every file inside is scanned like any other.
+ */
 export const bundledArchive: Rule = {
   id: "files.archive",
   severity: "medium",
@@ -28,10 +32,35 @@ export const bundledArchive: Rule = {
   kinds: ["binary"],
   bytes(bytes, target) {
     const format = archiveFormat(bytes);
+    if (target.contents) {
+      if (!target.contents.unread.length) return [];
+      return [{ message: `Bundles ${format ?? "an archive"} with files the scanner could not read: ${target.contents.unread.slice(0, 5).join(", ")}` }];
+    }
     if (format || ARCHIVE_EXT.test(target.path)) {
       return [{ message: `Bundles ${format ?? "an archive"}: the files inside it are not scanned` }];
     }
     return [];
+  },
+};
+
+/**
+ * A file whose bytes, name and use disagree: it starts like an image, a font or a PDF but does
+ * not parse as one (a polyglot), it is named like one but is text, or SKILL.md runs it as a
+ * script. The reasons are worked out when the targets are built (src/skills/scanner/index.ts).
+ */
+export const disguisedFile: Rule = {
+  id: "files.disguised",
+  severity: "high",
+  title: "File that is not what it claims",
+  kinds: ["binary", "markdown", "shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go", "json", "yaml", "toml", "html", "text"],
+  text(_text, ctx) {
+    const d = ctx.target.disguise;
+    if (!d || ctx.hidden) return [];
+    return [{ index: 0, length: 0, severity: d.severity, message: d.message }];
+  },
+  bytes(_bytes, target) {
+    const d = target.disguise;
+    return d ? [{ severity: d.severity, message: d.message }] : [];
   },
 };
 
@@ -45,9 +74,9 @@ export const unknownBinary: Rule = {
   severity: "medium",
   title: "Binary file of unknown type",
   text(_text, ctx) {
-    if (!ctx.target.lossy || ctx.hidden) return [];
+    if (!ctx.target.lossy || ctx.hidden || ctx.target.disguise) return [];
     return [{ index: 0, length: 0, message: "Not UTF-8 text and not a recognised image, document, font or media file: scanned as text with its invalid bytes replaced; publish text as UTF-8" }];
   },
 };
 
-export const FILE_RULES: Rule[] = [bundledExecutable, bundledArchive, unknownBinary];
+export const FILE_RULES: Rule[] = [bundledExecutable, bundledArchive, unknownBinary, disguisedFile];

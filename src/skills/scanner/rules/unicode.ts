@@ -12,13 +12,20 @@ export const hiddenUnicode: Rule = {
   id: "unicode.hidden",
   severity: "high",
   title: "Hidden Unicode characters",
-  text(text) {
+  text(text, ctx) {
     const hits: Hit[] = [];
-    const runs = findHiddenUnicode(text);
+    const runs = findHiddenUnicode(text, { max: 5000 });
     const zeroWidth = runs.filter((r) => r.kind === "zero-width" && !r.benign);
     const zwTotal = zeroWidth.reduce((n, r) => n + r.count, 0);
+    // The engine keeps ten findings per rule and file, one per line: a flood of runs needs a hit on each of a few lines only.
+    const lines = new Set<number>();
+    const lineOf = ctx.lines.cursor();
     for (const r of runs) {
       if (r.benign) continue;
+      const line = lineOf(r.offset);
+      if (lines.has(line) && r.kind !== "tag" && r.kind !== "variation-selector") continue;
+      if (lines.size >= 20 && !lines.has(line)) break;
+      lines.add(line);
       const at = { index: r.offset, length: r.length };
       switch (r.kind) {
         case "tag":
