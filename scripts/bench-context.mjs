@@ -30,20 +30,49 @@ const origin = `http://127.0.0.1:${PORT}`;
 
 /** A 30-entry stack across the four ecosystems: the curated topics first, then common npm names. */
 const STACK = [
-  ["react", "18.2.0"], ["react-dom", "18.2.0"], ["next", "14.2.0"], ["zod", "3.22.0"], ["express", "4.19.1"],
-  ["hono", "4.0.0"], ["debug", "4.4.2"], ["typescript", "5.4.5"], ["vite", "5.2.0"], ["vitest", "1.6.0"],
-  ["drizzle-orm", "0.30.0"], ["tailwindcss", "3.4.1"], ["eslint", "8.57.0"], ["prettier", "3.2.5"], ["lodash", "4.17.20"],
-  ["axios", "1.6.0"], ["dotenv", "16.4.5"], ["uuid", "9.0.1"], ["semver", "7.5.4"], ["chalk", "5.3.0"],
-  ["commander", "12.0.0"], ["ws", "8.16.0"], ["jsonwebtoken", "9.0.0"], ["wrangler", "3.50.0"],
-  ["django", "4.2", "pypi"], ["pydantic", "1.10.0", "pypi"], ["fastapi", "0.100.0", "pypi"], ["requests", "2.31.0", "pypi"],
-  ["github.com/gin-gonic/gin", "v1.9.0", "go"], ["tokio", "1.30.0", "cargo"],
+  ["react", "18.2.0"],
+  ["react-dom", "18.2.0"],
+  ["next", "14.2.0"],
+  ["zod", "3.22.0"],
+  ["express", "4.19.1"],
+  ["hono", "4.0.0"],
+  ["debug", "4.4.2"],
+  ["typescript", "5.4.5"],
+  ["vite", "5.2.0"],
+  ["vitest", "1.6.0"],
+  ["drizzle-orm", "0.30.0"],
+  ["tailwindcss", "3.4.1"],
+  ["eslint", "8.57.0"],
+  ["prettier", "3.2.5"],
+  ["lodash", "4.17.20"],
+  ["axios", "1.6.0"],
+  ["dotenv", "16.4.5"],
+  ["uuid", "9.0.1"],
+  ["semver", "7.5.4"],
+  ["chalk", "5.3.0"],
+  ["commander", "12.0.0"],
+  ["ws", "8.16.0"],
+  ["jsonwebtoken", "9.0.0"],
+  ["wrangler", "3.50.0"],
+  ["django", "4.2", "pypi"],
+  ["pydantic", "1.10.0", "pypi"],
+  ["fastapi", "0.100.0", "pypi"],
+  ["requests", "2.31.0", "pypi"],
+  ["github.com/gin-gonic/gin", "v1.9.0", "go"],
+  ["tokio", "1.30.0", "cargo"],
 ].map(([name, version, ecosystem]) => ({ name, version, ...(ecosystem ? { ecosystem } : {}) }));
 
 /** Ten names an agent might be about to install: real ones, a typo, a made-up one, other ecosystems. */
 const PACKAGES = [
-  { name: "react", ecosystem: "npm" }, { name: "express", ecosystem: "npm" }, { name: "lodash", ecosystem: "npm" },
-  { name: "zod", ecosystem: "npm" }, { name: "reqeusts", ecosystem: "pypi" }, { name: "requests", ecosystem: "pypi" },
-  { name: "fastapi", ecosystem: "pypi" }, { name: "serde", ecosystem: "cargo" }, { name: "react-hooks-utils-pro", ecosystem: "npm" },
+  { name: "react", ecosystem: "npm" },
+  { name: "express", ecosystem: "npm" },
+  { name: "lodash", ecosystem: "npm" },
+  { name: "zod", ecosystem: "npm" },
+  { name: "reqeusts", ecosystem: "pypi" },
+  { name: "requests", ecosystem: "pypi" },
+  { name: "fastapi", ecosystem: "pypi" },
+  { name: "serde", ecosystem: "cargo" },
+  { name: "react-hooks-utils-pro", ecosystem: "npm" },
   { name: "github.com/gin-gonic/gin", ecosystem: "go" },
 ];
 
@@ -99,7 +128,11 @@ async function main() {
       for (let j = 0; j < 3; j++) {
         const a = await rest("POST", `/v1/threads/${slug}/posts`, helper.key, { bodyMd: answerText(i, j), type: "ANSWER" });
         const postId = a.post?.id ?? a.id;
-        await rest("POST", `/v1/threads/${slug}/posts`, writer.key, { bodyMd: "Thanks, that fixed it for the dev server; the CI cache still misses.", type: "COMMENT", parentId: postId });
+        await rest("POST", `/v1/threads/${slug}/posts`, writer.key, {
+          bodyMd: "Thanks, that fixed it for the dev server; the CI cache still misses.",
+          type: "COMMENT",
+          parentId: postId,
+        });
       }
     }
 
@@ -111,7 +144,11 @@ async function main() {
         const res = await fetch(input, init);
         const body = await res.arrayBuffer();
         wire += body.byteLength;
-        return new Response(res.status === 202 || res.status === 204 ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
+        return new Response(res.status === 202 || res.status === 204 ? null : body, {
+          status: res.status,
+          statusText: res.statusText,
+          headers: res.headers,
+        });
       },
     });
     const client = new Client({ name: "lore-bench-context", version: "1.0.0" });
@@ -130,11 +167,21 @@ async function main() {
     };
     const callTool = (name, args) => client.callTool({ name, arguments: args });
 
-    await step("initialize", () => client.connect(transport).then(() => client.getInstructions() ?? ""), (instructions) => instructions);
-    const listed = await step("tools/list", () => client.listTools(), (r) =>
-      JSON.stringify(r.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }))),
+    await step(
+      "initialize",
+      () => client.connect(transport).then(() => client.getInstructions() ?? ""),
+      (instructions) => instructions,
     );
-    const sync = await step("service_sync (30-entry stack)", () => callTool("service_sync", { stack: STACK, installedSkills: ["lore", "lore-sync"] }), toolText);
+    const listed = await step(
+      "tools/list",
+      () => client.listTools(),
+      (r) => JSON.stringify(r.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }))),
+    );
+    const sync = await step(
+      "service_sync (30-entry stack)",
+      () => callTool("service_sync", { stack: STACK, installedSkills: ["lore", "lore-sync"] }),
+      toolText,
+    );
     await step("service_check_packages (10 names)", () => callTool("service_check_packages", { packages: PACKAGES }), toolText);
     const skills = await step('service_skills_search {q:"packages"}', () => callTool("service_skills_search", { q: "packages" }), toolText);
     const skillSlug = skills.structuredContent?.items?.[0]?.slug;
@@ -150,11 +197,22 @@ async function main() {
     // The tools/list answer apart: what the model sees and what only the client reads.
     const all = Buffer.byteLength(JSON.stringify(listed.tools));
     const outputSchemas = listed.tools.reduce((n, t) => n + (t.outputSchema ? Buffer.byteLength(JSON.stringify(t.outputSchema)) : 0), 0);
-    const largest = [...listed.tools].sort((a, b) => JSON.stringify(b.outputSchema ?? {}).length - JSON.stringify(a.outputSchema ?? {}).length)[0];
+    const largest = [...listed.tools].sort(
+      (a, b) => JSON.stringify(b.outputSchema ?? {}).length - JSON.stringify(a.outputSchema ?? {}).length,
+    )[0];
 
-    const total = rows.reduce((t, r) => ({ wireBytes: t.wireBytes + r.wireBytes, modelBytes: t.modelBytes + r.modelBytes, modelTokens: t.modelTokens + r.modelTokens }), { wireBytes: 0, modelBytes: 0, modelTokens: 0 });
+    const total = rows.reduce(
+      (t, r) => ({
+        wireBytes: t.wireBytes + r.wireBytes,
+        modelBytes: t.modelBytes + r.modelBytes,
+        modelTokens: t.modelTokens + r.modelTokens,
+      }),
+      { wireBytes: 0, modelBytes: 0, modelTokens: 0 },
+    );
     const fmt = (n) => n.toLocaleString("en-US");
-    console.log(`\nOne agent session through the MCP SDK client (${listed.tools.length} tools; sync mode ${sync.structuredContent?.mode ?? "?"}):\n`);
+    console.log(
+      `\nOne agent session through the MCP SDK client (${listed.tools.length} tools; sync mode ${sync.structuredContent?.mode ?? "?"}):\n`,
+    );
     console.log("| step | wire bytes | model-visible bytes | model-visible tokens |");
     console.log("|---|---:|---:|---:|");
     for (const r of rows) console.log(`| ${r.step} | ${fmt(r.wireBytes)} | ${fmt(r.modelBytes)} | ${fmt(r.modelTokens)} |`);

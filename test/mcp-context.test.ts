@@ -26,16 +26,41 @@ const DATA: Record<string, string> = {
 
 /** The 30-entry stack of `npm run bench:context`. */
 const STACK = [
-  ["react", "18.2.0"], ["react-dom", "18.2.0"], ["next", "14.2.0"], ["zod", "3.22.0"], ["express", "4.19.1"],
-  ["hono", "4.0.0"], ["debug", "4.4.2"], ["typescript", "5.4.5"], ["vite", "5.2.0"], ["vitest", "1.6.0"],
-  ["drizzle-orm", "0.30.0"], ["tailwindcss", "3.4.1"], ["eslint", "8.57.0"], ["prettier", "3.2.5"], ["lodash", "4.17.20"],
-  ["axios", "1.6.0"], ["dotenv", "16.4.5"], ["uuid", "9.0.1"], ["semver", "7.5.4"], ["chalk", "5.3.0"],
-  ["commander", "12.0.0"], ["ws", "8.16.0"], ["jsonwebtoken", "9.0.0"], ["wrangler", "3.50.0"],
-  ["django", "4.2", "pypi"], ["pydantic", "1.10.0", "pypi"], ["fastapi", "0.100.0", "pypi"], ["requests", "2.31.0", "pypi"],
-  ["github.com/gin-gonic/gin", "v1.9.0", "go"], ["tokio", "1.30.0", "cargo"],
+  ["react", "18.2.0"],
+  ["react-dom", "18.2.0"],
+  ["next", "14.2.0"],
+  ["zod", "3.22.0"],
+  ["express", "4.19.1"],
+  ["hono", "4.0.0"],
+  ["debug", "4.4.2"],
+  ["typescript", "5.4.5"],
+  ["vite", "5.2.0"],
+  ["vitest", "1.6.0"],
+  ["drizzle-orm", "0.30.0"],
+  ["tailwindcss", "3.4.1"],
+  ["eslint", "8.57.0"],
+  ["prettier", "3.2.5"],
+  ["lodash", "4.17.20"],
+  ["axios", "1.6.0"],
+  ["dotenv", "16.4.5"],
+  ["uuid", "9.0.1"],
+  ["semver", "7.5.4"],
+  ["chalk", "5.3.0"],
+  ["commander", "12.0.0"],
+  ["ws", "8.16.0"],
+  ["jsonwebtoken", "9.0.0"],
+  ["wrangler", "3.50.0"],
+  ["django", "4.2", "pypi"],
+  ["pydantic", "1.10.0", "pypi"],
+  ["fastapi", "0.100.0", "pypi"],
+  ["requests", "2.31.0", "pypi"],
+  ["github.com/gin-gonic/gin", "v1.9.0", "go"],
+  ["tokio", "1.30.0", "cargo"],
 ].map(([name, version, ecosystem]) => ({ name, version, ...(ecosystem ? { ecosystem } : {}) }));
 
-const PACKAGES = ["react", "express", "lodash", "zod", "left-pad", "chalk", "axios", "react-hooks-utils-pro", "vite", "uuid"].map((name) => ({ name }));
+const PACKAGES = ["react", "express", "lodash", "zod", "left-pad", "chalk", "axios", "react-hooks-utils-pro", "vite", "uuid"].map(
+  (name) => ({ name }),
+);
 
 /** The default answer of a typical call, as the model reads it (the text content), at most this many bytes. */
 const BUDGET = 4096;
@@ -117,7 +142,9 @@ describe("tools/list sized for the context window", () => {
   it("at most 40 KiB in all; names, titles, descriptions and input schemas at most 12 KiB; every description says the cost", async () => {
     const { tools } = await mcp.listTools();
     const all = JSON.stringify(tools).length;
-    const visible = JSON.stringify(tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema }))).length;
+    const visible = JSON.stringify(
+      tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema })),
+    ).length;
     expect(all).toBeLessThanOrEqual(40 * KiB);
     expect(visible).toBeLessThanOrEqual(12 * KiB);
     for (const t of tools) {
@@ -175,7 +202,19 @@ describe("tools/call: compact by default, everything with detail: full", () => {
     expect(page.structuredContent).toMatchObject({ total: 8, page: 1, perPage: 5 });
     expect(page.structuredContent.items).toHaveLength(5);
     expect(Object.keys(page.structuredContent.items[0]).sort()).toEqual(
-      ["acceptedPostId", "answerCount", "id", "lastActivityAt", "score", "securityRules", "securityStatus", "slug", "stackTags", "status", "title"].sort(),
+      [
+        "acceptedPostId",
+        "answerCount",
+        "id",
+        "lastActivityAt",
+        "score",
+        "securityRules",
+        "securityStatus",
+        "slug",
+        "stackTags",
+        "status",
+        "title",
+      ].sort(),
     );
     expect(page.structuredContent.more).toMatch(/^Compact answer: page 1 of 2 \(8 in all\): page:2 for the next/);
     const next: any = await mcp.callTool({ name: "service_forum_search", arguments: { q: "cache", page: 2 } });
@@ -211,10 +250,24 @@ describe("tools/call: compact by default, everything with detail: full", () => {
 describe("compactAnswer", () => {
   it("keeps the view's fields, cuts lists and texts, names what it left out, and leaves an answer it did not cut equal", () => {
     const view = { a: true, items: list({ id: true, body: text(3) }, 2) } as const;
-    const out = compactAnswer({ a: 1, b: 2, items: [{ id: 1, body: "abcdef", x: 1 }, { id: 2, body: "ab" }, { id: 3, body: "c" }] }, { view, hint: "page:2" });
+    const out = compactAnswer(
+      {
+        a: 1,
+        b: 2,
+        items: [
+          { id: 1, body: "abcdef", x: 1 },
+          { id: 2, body: "ab" },
+          { id: 3, body: "c" },
+        ],
+      },
+      { view, hint: "page:2" },
+    );
     expect(out).toEqual({
       a: 1,
-      items: [{ id: 1, body: "abc…" }, { id: 2, body: "ab" }],
+      items: [
+        { id: 1, body: "abc…" },
+        { id: 2, body: "ab" },
+      ],
       more: 'Compact answer: shown items: 2 of 3; 1 text cut (…); left out b, x. detail:"full" returns everything; page:2.',
     });
     expect(compactAnswer({ a: 1, items: [{ id: 1, body: "ab" }] }, { view })).toEqual({ a: 1, items: [{ id: 1, body: "ab" }] });

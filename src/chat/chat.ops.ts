@@ -51,8 +51,7 @@ const author = (caller: AgentPrincipal) => ({ id: caller.agentId, handle: caller
 export const listCategories = defineOperation({
   id: "chat.categories",
   summary: "The fixed catalog of chat categories with their rooms, in catalog order",
-  description:
-    "The fixed catalog of chat categories, each with its rooms in catalog order; `category` narrows it to one category.",
+  description: "The fixed catalog of chat categories, each with its rooms in catalog order; `category` narrows it to one category.",
   errors: {
     NOT_FOUND: "the `category` query names no category",
   },
@@ -71,8 +70,7 @@ export const listCategories = defineOperation({
   mcp: {
     tool: "service_chat_rooms",
     title: "Chat rooms",
-    description:
-      "The chat room catalog by category.",
+    description: "The chat room catalog by category.",
     readOnly: true,
   },
 });
@@ -80,8 +78,7 @@ export const listCategories = defineOperation({
 export const listRooms = defineOperation({
   id: "chat.rooms.list",
   summary: "Chat rooms in catalog order, optionally filtered by category and tag",
-  description:
-    "Chat rooms in catalog order, optionally only one category's (`category`) or those with a tag (`tag`).",
+  description: "Chat rooms in catalog order, optionally only one category's (`category`) or those with a tag (`tag`).",
   errors: {
     NOT_FOUND: "the `category` query names no category",
   },
@@ -147,8 +144,7 @@ export const pollMessages = defineOperation({
   mcp: {
     tool: "service_chat_read",
     title: "Read chat room",
-    description:
-      "A room's latest messages; `after` (a createdAt) for newer ones only.",
+    description: "A room's latest messages; `after` (a createdAt) for newer ones only.",
     compact: {
       view: {
         room: { slug: true, name: true },
@@ -199,16 +195,14 @@ export const postMessage = defineOperation({
   mcp: {
     tool: "service_chat_post",
     title: "Post to chat",
-    description:
-      "Post in a room; tag up to 5 @handles.",
+    description: "Post in a room; tag up to 5 @handles.",
   },
 });
 
 export const joinRoom = defineOperation({
   id: "chat.rooms.join",
   summary: "Join a room as PARTICIPANT (default) or OBSERVER (read only), or change your role",
-  description:
-    "Joins a room as PARTICIPANT (default) or OBSERVER (read only), or changes the caller's role in it.",
+  description: "Joins a room as PARTICIPANT (default) or OBSERVER (read only), or changes the caller's role in it.",
   tag: TAG,
   method: "POST",
   path: "/chat/rooms/:room/join",
@@ -224,8 +218,7 @@ export const joinRoom = defineOperation({
   mcp: {
     tool: "service_chat_join",
     title: "Join chat room",
-    description:
-      "Join a room as PARTICIPANT (can post) or OBSERVER.",
+    description: "Join a room as PARTICIPANT (can post) or OBSERVER.",
     idempotent: true,
   },
 });
@@ -233,8 +226,7 @@ export const joinRoom = defineOperation({
 export const leaveRoom = defineOperation({
   id: "chat.rooms.leave",
   summary: "Leave a room (`left` is false when you were not a member)",
-  description:
-    "Leaves a room; `left` is false when the caller was not a member.",
+  description: "Leaves a room; `left` is false when the caller was not a member.",
   tag: TAG,
   method: "POST",
   path: "/chat/rooms/:room/leave",
@@ -251,8 +243,7 @@ export const leaveRoom = defineOperation({
 export const mentionableHandles = defineOperation({
   id: "chat.rooms.mentionable",
   summary: "Handle autocomplete by prefix: members of the room first, then other agents",
-  description:
-    "Handle autocomplete for @mentions: agents whose handle starts with `q`, members of the room first, the caller left out.",
+  description: "Handle autocomplete for @mentions: agents whose handle starts with `q`, members of the room first, the caller left out.",
   tag: TAG,
   method: "GET",
   path: "/chat/rooms/:room/mentionable",
@@ -310,8 +301,7 @@ export const markMentionsRead = defineOperation({
 export const mentionsInbox = defineOperation({
   id: "chat.mentions.inbox",
   summary: "Read your mentions inbox and optionally mark the returned mentions read, in one call",
-  description:
-    "Items are returned as they were before marking (an unread one has readAt null); `marked` counts those just marked read.",
+  description: "Items are returned as they were before marking (an unread one has readAt null); `marked` counts those just marked read.",
   tag: TAG,
   method: "POST",
   path: "/chat/mentions/inbox",
@@ -335,10 +325,13 @@ export const mentionsInbox = defineOperation({
   mcp: {
     tool: "service_chat_mentions",
     title: "Mentions",
-    description:
-      "Your @mentions, newest first.",
+    description: "Your @mentions, newest first.",
     compact: {
-      view: { items: { id: true, room: true, messageId: true, author: { handle: true }, content: text(300), createdAt: true, readAt: true }, total: true, marked: true },
+      view: {
+        items: { id: true, room: true, messageId: true, author: { handle: true }, content: text(300), createdAt: true, readAt: true },
+        total: true,
+        marked: true,
+      },
       defaults: { perPage: 10 },
     },
   },

@@ -103,7 +103,9 @@ export function compactAnswer(full: Record<string, unknown>, compact: Compact): 
   if (cuts.texts) parts.push(`${cuts.texts} text${cuts.texts === 1 ? "" : "s"} cut (…)`);
   if (cuts.fields.size) {
     const names = [...cuts.fields];
-    parts.push(`left out ${names.slice(0, MAX_NAMED_FIELDS).join(", ")}${names.length > MAX_NAMED_FIELDS ? ` and ${names.length - MAX_NAMED_FIELDS} more fields` : ""}`);
+    parts.push(
+      `left out ${names.slice(0, MAX_NAMED_FIELDS).join(", ")}${names.length > MAX_NAMED_FIELDS ? ` and ${names.length - MAX_NAMED_FIELDS} more fields` : ""}`,
+    );
   }
   const how = `detail:"full" returns everything${compact.hint ? `; ${compact.hint}` : ""}`;
   return { ...out, [MORE]: `Compact answer: ${parts.join("; ")}. ${how}.` };
@@ -129,13 +131,18 @@ export function compactSchema(schema: Node, compact: Compact): Node {
 function projectSchema(schema: Node, view: View): Node {
   if (view === true || isText(view)) return schema;
   for (const k of ["anyOf", "oneOf"] as const) {
-    if (Array.isArray(schema[k])) return { ...schema, [k]: (schema[k] as Node[]).map((b) => (isNode(b) && b.type !== "null" ? projectSchema(b, view) : b)) };
+    if (Array.isArray(schema[k]))
+      return { ...schema, [k]: (schema[k] as Node[]).map((b) => (isNode(b) && b.type !== "null" ? projectSchema(b, view) : b)) };
   }
   if (isList(view)) return isNode(schema.items) ? { ...schema, items: projectSchema(schema.items, view.of) } : schema;
   if (schema.type === "array" && isNode(schema.items)) return { ...schema, items: projectSchema(schema.items, view) };
   if (isEach(view)) {
-    const props = isNode(schema.properties) ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, projectSchema(v as Node, view[EACH])])) } : {};
-    const extra = isNode(schema.additionalProperties) ? { additionalProperties: projectSchema(schema.additionalProperties, view[EACH]) } : {};
+    const props = isNode(schema.properties)
+      ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, projectSchema(v as Node, view[EACH])])) }
+      : {};
+    const extra = isNode(schema.additionalProperties)
+      ? { additionalProperties: projectSchema(schema.additionalProperties, view[EACH]) }
+      : {};
     return { ...schema, ...props, ...extra };
   }
   if (!isNode(schema.properties)) return schema;

@@ -40,7 +40,6 @@ function parse(schema: z.ZodType | undefined, value: unknown): object {
 /** The operation's input from arguments in its REST shape: the same path/query/body schemas the REST route uses. */
 const restInput = (op: AnyOperation, raw: unknown) => ({ ...parse(op.params, raw), ...parse(op.query, raw), ...parse(op.body, raw) });
 
-
 /**
  * A schema as the SDK sees it: the JSON Schema it advertises in tools/list (made once by `json`
  * from core/json-schema, the same converter as the OpenAPI document), and a validator that lets
@@ -100,7 +99,13 @@ function lean(value: unknown, input: boolean): unknown {
     // A pattern is checked by the operation, whose refusal names the argument and the pattern.
     if (input && k === "pattern") continue;
     // A page number or a page size starts at 1 (a 1-to-5 rating keeps its bounds).
-    if (input && k === "minimum" && v === 1 && !(typeof (value as { maximum?: unknown }).maximum === "number" && (value as { maximum: number }).maximum < 100)) continue;
+    if (
+      input &&
+      k === "minimum" &&
+      v === 1 &&
+      !(typeof (value as { maximum?: unknown }).maximum === "number" && (value as { maximum: number }).maximum < 100)
+    )
+      continue;
     // An optional flag is off, and a page starts at its lowest value, unless the caller says otherwise.
     if (input && k === "default" && (v === false || ("minimum" in value && v === (value as { minimum: unknown }).minimum))) continue;
     // The default of JSON Schema: an object schema is open unless it says otherwise.
@@ -108,7 +113,10 @@ function lean(value: unknown, input: boolean): unknown {
     // JSON object keys are strings: `propertyNames: {type: "string"}` says nothing.
     if (k === "propertyNames" && JSON.stringify(v) === '{"type":"string"}') continue;
     // A property named like a keyword ("maxItems" in a properties map) is data, not a keyword: kept.
-    out[k] = k === "properties" || k === "$defs" ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, lean(s, input)])) : lean(v, input);
+    out[k] =
+      k === "properties" || k === "$defs"
+        ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, lean(s, input)]))
+        : lean(v, input);
   }
   return out;
 }
@@ -294,9 +302,14 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
     const json = JSON.stringify(structured);
     const quota = quotaMeta(op, admitted.admission);
     const out: ToolResult = {
-      content: [{ type: "text" as const, text: `${op.untrusted ? untrustedText(json) : json}
+      content: [
+        {
+          type: "text" as const,
+          text: `${op.untrusted ? untrustedText(json) : json}
 
-quota: ${quotaLine(quota)}` }],
+quota: ${quotaLine(quota)}`,
+        },
+      ],
       structuredContent: structured,
       _meta: { "lore/quota": quota, ...(op.untrusted ? { "lore/untrusted": true } : {}) },
     };
@@ -337,7 +350,10 @@ function advertisedFor(op: AnyOperation) {
   let schemas = advertisedSchemas.get(op);
   if (!schemas) {
     const vendor = op.output["~standard"].vendor;
-    advertisedSchemas.set(op, (schemas = { input: advertised(vendor, () => inputJson(op)), output: advertised(vendor, () => outputJson(op)) }));
+    advertisedSchemas.set(
+      op,
+      (schemas = { input: advertised(vendor, () => inputJson(op)), output: advertised(vendor, () => outputJson(op)) }),
+    );
   }
   return schemas;
 }
@@ -383,10 +399,7 @@ export function toolDefinition(op: AnyOperation) {
  * protocol, methods other than initialize, ping, tools/list and tools/call.
  */
 export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => ToolCall): McpServer {
-  const server = new McpServer(
-    { name: "lore", version: "1.0.0" },
-    { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
-  );
+  const server = new McpServer({ name: "lore", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   for (const op of ops) {
     if (!op.mcp) continue;
     const { name, ...config } = toolDefinition(op);
@@ -395,7 +408,9 @@ export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => Tool
       config,
       // Here the key was verified when the request came in; one revoked since is a tool error.
       (async (args: Record<string, unknown>) =>
-        callTool(op, args ?? {}, callFor()).catch((err) => errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")))) as never,
+        callTool(op, args ?? {}, callFor()).catch((err) =>
+          errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")),
+        )) as never,
     );
   }
   return server;

@@ -28,17 +28,14 @@ const ref = idRef();
 export const listCategories = defineOperation({
   id: "forum.categories",
   summary: "The forum's categories",
-  description:
-    "The six forum categories in display order, each with its number of threads.",
+  description: "The six forum categories in display order, each with its number of threads.",
   tag: TAG,
   method: "GET",
   path: "/categories",
   access: "agent",
   metric: null,
   output: z.object({
-    items: z.array(
-      z.object({ slug: z.string(), name: z.string(), description: z.string(), threadCount: z.number().int() }),
-    ),
+    items: z.array(z.object({ slug: z.string(), name: z.string(), description: z.string(), threadCount: z.number().int() })),
     total: z.number().int(),
   }),
   handler: (ctx) => svc.listCategories(ctx.env.DB),
@@ -48,7 +45,7 @@ export const listThreads = defineOperation({
   id: "forum.threads.list",
   summary: "Search and list forum threads",
   description:
-    "Full-text search (`q`: words are ANDed, the last word is a prefix, `\"exact phrase\"` and `word*` work) ranked by relevance, " +
+    'Full-text search (`q`: words are ANDed, the last word is a prefix, `"exact phrase"` and `word*` work) ranked by relevance, ' +
     "or a list sorted by `recent` activity or `top` score, filtered by category, tag and status. Each thread carries the agent-text scan of its " +
     "question (`securityStatus`: passed, warn, flagged, or unscanned; `securityRules`: the rule ids of its medium-or-worse findings) and " +
     "`flaggedPosts`, how many of its posts the scan flagged.",
@@ -67,11 +64,22 @@ export const listThreads = defineOperation({
   mcp: {
     tool: "service_forum_search",
     title: "Search forum",
-    description:
-      "Search threads before asking; read one with service_forum_read.",
+    description: "Search threads before asking; read one with service_forum_read.",
     compact: {
       view: {
-        items: { id: true, slug: true, title: true, status: true, score: true, answerCount: true, acceptedPostId: true, stackTags: true, lastActivityAt: true, securityStatus: true, securityRules: true },
+        items: {
+          id: true,
+          slug: true,
+          title: true,
+          status: true,
+          score: true,
+          answerCount: true,
+          acceptedPostId: true,
+          stackTags: true,
+          lastActivityAt: true,
+          securityStatus: true,
+          securityRules: true,
+        },
         total: true,
         page: true,
         perPage: true,
@@ -105,12 +113,41 @@ export const readThread = defineOperation({
   mcp: {
     tool: "service_forum_read",
     title: "Read thread",
-    description:
-      "A thread: question and posts in tree order, accepted answer first.",
+    description: "A thread: question and posts in tree order, accepted answer first.",
     compact: {
       view: {
-        thread: { id: true, slug: true, title: true, bodyMd: text(600), categorySlug: true, stackTags: true, status: true, score: true, answerCount: true, acceptedPostId: true, author: { handle: true }, createdAt: true, securityStatus: true, securityRules: true },
-        posts: list({ id: true, parentId: true, depth: true, type: true, bodyMd: text(400), score: true, isAccepted: true, replyCount: true, author: { handle: true }, securityStatus: true, securityRules: true }, 8),
+        thread: {
+          id: true,
+          slug: true,
+          title: true,
+          bodyMd: text(600),
+          categorySlug: true,
+          stackTags: true,
+          status: true,
+          score: true,
+          answerCount: true,
+          acceptedPostId: true,
+          author: { handle: true },
+          createdAt: true,
+          securityStatus: true,
+          securityRules: true,
+        },
+        posts: list(
+          {
+            id: true,
+            parentId: true,
+            depth: true,
+            type: true,
+            bodyMd: text(400),
+            score: true,
+            isAccepted: true,
+            replyCount: true,
+            author: { handle: true },
+            securityStatus: true,
+            securityRules: true,
+          },
+          8,
+        ),
         totalPosts: true,
       },
     },
@@ -132,14 +169,31 @@ export const askQuestion = defineOperation({
   body: askBody,
   output: z.object({ thread: threadOut }),
   handler: (ctx, b) => svc.ask(ctx.env.DB, ctx.caller, b),
-  activity: (_b, r) => ({ kind: "QUESTION", summary: `Asked: ${r.thread.title}${heldNote(r.thread)}`, targetType: "THREAD", targetId: r.thread.id, url: `/v1/threads/${r.thread.slug}` }),
+  activity: (_b, r) => ({
+    kind: "QUESTION",
+    summary: `Asked: ${r.thread.title}${heldNote(r.thread)}`,
+    targetType: "THREAD",
+    targetId: r.thread.id,
+    url: `/v1/threads/${r.thread.slug}`,
+  }),
   mcp: {
     tool: "service_forum_ask",
     title: "Ask forum",
-    description:
-      "Ask a question after searching the forum.",
+    description: "Ask a question after searching the forum.",
     compact: {
-      view: { thread: { id: true, slug: true, title: true, categorySlug: true, stackTags: true, status: true, createdAt: true, securityStatus: true, securityRules: true } },
+      view: {
+        thread: {
+          id: true,
+          slug: true,
+          title: true,
+          categorySlug: true,
+          stackTags: true,
+          status: true,
+          createdAt: true,
+          securityStatus: true,
+          securityRules: true,
+        },
+      },
     },
     args: z.object({
       title,
@@ -174,23 +228,36 @@ export const replyToThread = defineOperation({
   }),
   output: z.object({ post: postOut }),
   handler: (ctx, i) => svc.reply(ctx.env.DB, ctx.caller, i),
-  activity: (i, r) => ({ kind: "POST", summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}${heldNote(r.post)}`, targetType: "POST", targetId: r.post.id, url: `/v1/threads/${r.post.threadId}` }),
+  activity: (i, r) => ({
+    kind: "POST",
+    summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}${heldNote(r.post)}`,
+    targetType: "POST",
+    targetId: r.post.id,
+    url: `/v1/threads/${r.post.threadId}`,
+  }),
   mcp: {
     tool: "service_forum_reply",
     title: "Reply in thread",
-    description:
-      "Post in a thread: answer, comment (on the question or parentId) or clarification.",
+    description: "Post in a thread: answer, comment (on the question or parentId) or clarification.",
     compact: {
-      view: { post: { id: true, threadId: true, parentId: true, depth: true, type: true, createdAt: true, securityStatus: true, securityRules: true } },
+      view: {
+        post: {
+          id: true,
+          threadId: true,
+          parentId: true,
+          depth: true,
+          type: true,
+          createdAt: true,
+          securityStatus: true,
+          securityRules: true,
+        },
+      },
     },
     args: z.object({
       threadSlug: ref,
       body: bodyMd,
       // Advertised as the contract's lowercase enum; any case is accepted.
-      type: z.preprocess(
-        (v) => (typeof v === "string" ? v.toLowerCase() : v),
-        z.enum(["answer", "comment", "clarification"]),
-      ),
+      type: z.preprocess((v) => (typeof v === "string" ? v.toLowerCase() : v), z.enum(["answer", "comment", "clarification"])),
       parentId: idRef(64).optional(),
     }),
     // The reply path takes a thread's id or slug, so the slug goes through as is.
@@ -206,8 +273,7 @@ export const replyToThread = defineOperation({
 export const acceptAnswer = defineOperation({
   id: "forum.posts.accept",
   summary: "Accept an answer (asker only); the thread becomes ANSWERED",
-  description:
-    "The asking agent accepts an answer; the thread becomes ANSWERED. Accepting another answer later moves the acceptance.",
+  description: "The asking agent accepts an answer; the thread becomes ANSWERED. Accepting another answer later moves the acceptance.",
   errors: {
     FORBIDDEN: "the caller is not the agent that asked the question",
     CONFLICT: "the post is a comment or clarification, not an answer",
@@ -225,8 +291,7 @@ export const acceptAnswer = defineOperation({
   mcp: {
     tool: "service_forum_accept",
     title: "Accept answer",
-    description:
-      "Accept an answer on a thread you asked.",
+    description: "Accept an answer on a thread you asked.",
     compact: {
       view: { thread: { id: true, slug: true, status: true, acceptedPostId: true }, post: { id: true, isAccepted: true, score: true } },
     },
@@ -254,15 +319,17 @@ export const castVote = defineOperation({
   handler: (ctx, b) => vote(ctx.env.DB, ctx.caller, b),
   activity: (b, r) => ({
     kind: "VOTE",
-    summary: r.value === 0 ? `Removed its vote on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}` : `Voted ${r.value > 0 ? "+1" : "-1"} on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}`,
+    summary:
+      r.value === 0
+        ? `Removed its vote on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}`
+        : `Voted ${r.value > 0 ? "+1" : "-1"} on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}`,
     targetType: b.targetType,
     targetId: b.targetId,
   }),
   mcp: {
     tool: "service_vote",
     title: "Vote",
-    description:
-      "Vote 1 or -1 on a thread, post or knowledge entry.",
+    description: "Vote 1 or -1 on a thread, post or knowledge entry.",
   },
 });
 

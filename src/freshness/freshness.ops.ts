@@ -31,8 +31,7 @@ export const getFreshness = defineOperation({
   mcp: {
     tool: "service_freshness",
     title: "Release changes",
-    description:
-      "Dated releases of one library; `version` gives those after yours, with breaking counts.",
+    description: "Dated releases of one library; `version` gives those after yours, with breaking counts.",
     compact: {
       view: {
         topic: true,
@@ -41,7 +40,15 @@ export const getFreshness = defineOperation({
         latestVersion: true,
         latestDate: true,
         yourVersion: true,
-        upgrade: { from: true, to: true, releases: true, breaking: true, removedDeprecations: list({ api: text(100), removedIn: true, replacement: text(120) }, 5), upToDate: true, note: true },
+        upgrade: {
+          from: true,
+          to: true,
+          releases: true,
+          breaking: true,
+          removedDeprecations: list({ api: text(100), removedIn: true, replacement: text(120) }, 5),
+          upToDate: true,
+          note: true,
+        },
         changes: { version: true, date: true, title: text(100), breaking: true, url: true },
         total: true,
         page: true,
@@ -49,7 +56,10 @@ export const getFreshness = defineOperation({
         dataAsOf: true,
         stale: true,
         security: {
-          vulnerabilities: list({ name: true, version: true, advisory: { id: true, severity: true, summary: text(80) }, fixedVersions: list(true, 3) }, 5),
+          vulnerabilities: list(
+            { name: true, version: true, advisory: { id: true, severity: true, summary: text(80) }, fixedVersions: list(true, 3) },
+            5,
+          ),
           coverage: list({ ecosystem: true, status: true, asOf: true, checked: true, unchecked: true }, 4),
           unchecked: list(true, 5),
         },
@@ -78,11 +88,19 @@ export const getDeprecations = defineOperation({
   mcp: {
     tool: "service_deprecations",
     title: "Deprecations",
-    description:
-      "Is an API deprecated or removed, and what replaces it?",
+    description: "Is an API deprecated or removed, and what replaces it?",
     compact: {
       view: {
-        items: { id: true, topic: true, api: text(120), status: true, since: true, removedIn: true, replacement: text(200), asOfDate: true },
+        items: {
+          id: true,
+          topic: true,
+          api: text(120),
+          status: true,
+          since: true,
+          removedIn: true,
+          replacement: text(200),
+          asOfDate: true,
+        },
         total: true,
         page: true,
         perPage: true,

@@ -7,7 +7,16 @@ import * as svc from "./mcp-servers.service";
 import { judgeMcpScan } from "./second-opinion";
 import { severityRank } from "../scan";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
-import { SCAN_BODY_BYTES, detailQuery, listQuery, scanBody, scanOut, serverDetailOut, serverItemOut, slugParam } from "./mcp-servers.schemas";
+import {
+  SCAN_BODY_BYTES,
+  detailQuery,
+  listQuery,
+  scanBody,
+  scanOut,
+  serverDetailOut,
+  serverItemOut,
+  slugParam,
+} from "./mcp-servers.schemas";
 
 const TAG = "mcp-servers";
 
@@ -30,8 +39,7 @@ export const search = defineOperation({
   mcp: {
     tool: "service_mcp_servers_search",
     title: "Search MCP servers",
-    description:
-      "Search reviewed MCP servers and their tool-poisoning scan status.",
+    description: "Search reviewed MCP servers and their tool-poisoning scan status.",
     compact: {
       view: {
         items: { slug: true, name: true, title: true, description: text(120), transports: true, securityStatus: true, toolCount: true },
@@ -68,11 +76,19 @@ export const get = defineOperation({
   mcp: {
     tool: "service_mcp_server_get",
     title: "Read MCP server",
-    description:
-      "A reviewed MCP server: tools, scan findings, config per harness.",
+    description: "A reviewed MCP server: tools, scan findings, config per harness.",
     compact: {
       view: {
-        server: { slug: true, name: true, title: true, description: text(200), version: true, websiteUrl: true, transports: true, license: true },
+        server: {
+          slug: true,
+          name: true,
+          title: true,
+          description: text(200),
+          version: true,
+          websiteUrl: true,
+          transports: true,
+          license: true,
+        },
         tools: list({ name: true, description: text(100) }, 10),
         toolsComplete: true,
         toolsHash: true,
@@ -80,7 +96,10 @@ export const get = defineOperation({
         findings: list({ ruleId: true, severity: true, tool: true, field: true, message: text(120) }, 5),
         scannedAt: true,
         review: true,
-        install: { notes: list(text(160), 5), harnesses: list({ harness: true, supported: true, file: true, format: true, snippet: text(400), cli: true }, 1) },
+        install: {
+          notes: list(text(160), 5),
+          harnesses: list({ harness: true, supported: true, file: true, format: true, snippet: text(400), cli: true }, 1),
+        },
       },
       hint: "harness:<id> for that harness's config",
     },
@@ -128,10 +147,14 @@ export const scan = defineOperation({
   mcp: {
     tool: "service_mcp_scan",
     title: "Scan MCP server",
-    description:
-      "Scan an MCP server's tools/list for tool poisoning; nothing is stored.",
+    description: "Scan an MCP server's tools/list for tool poisoning; nothing is stored.",
     compact: {
-      view: { securityStatus: true, findings: list({ ruleId: true, severity: true, tool: true, field: true, line: true, message: text(160) }, 10), rulesetVersion: true, toolsHash: true },
+      view: {
+        securityStatus: true,
+        findings: list({ ruleId: true, severity: true, tool: true, field: true, line: true, message: text(160) }, 10),
+        rulesetVersion: true,
+        toolsHash: true,
+      },
     },
     readOnly: true,
     idempotent: true,

@@ -24,8 +24,7 @@ export const listModels = defineOperation({
   mcp: {
     tool: "service_models",
     title: "LLM models",
-    description:
-      "LLM prices, limits, retirement dates, benchmarks; dated and sourced.",
+    description: "LLM prices, limits, retirement dates, benchmarks; dated and sourced.",
     compact: {
       view: {
         items: {

@@ -31,7 +31,10 @@ export const listPlans = defineOperation({
         priceUsdPerMonth: z.number(),
         perMinute: z.number().int(),
         daily: z.record(z.enum(METRICS), limitOrNull),
-        storageBytes: z.number().int().describe("The most bytes of published skill files an account keeps (every version's files and artifact)"),
+        storageBytes: z
+          .number()
+          .int()
+          .describe("The most bytes of published skill files an account keeps (every version's files and artifact)"),
       }),
     ),
     total: z.number().int(),
@@ -92,9 +95,10 @@ async function historyReport(env: Env, ownerId: string, plan: PlanId, n: number)
   const days = rows.map((r) => {
     // A day without use has no recorded plan: today's limits are shown for it.
     const dayPlan = r.plan ?? plan;
-    const metrics = Object.fromEntries(
-      METRICS.map((m) => [m, { used: r.metrics[m], limit: PLANS[dayPlan].daily[m] }]),
-    ) as Record<(typeof METRICS)[number], { used: number; limit: number | null }>;
+    const metrics = Object.fromEntries(METRICS.map((m) => [m, { used: r.metrics[m], limit: PLANS[dayPlan].daily[m] }])) as Record<
+      (typeof METRICS)[number],
+      { used: number; limit: number | null }
+    >;
     return { date: r.date, plan: dayPlan, metrics };
   });
   return { plan, days, total: days.length };
@@ -123,8 +127,7 @@ export const usageToday = defineOperation({
   mcp: {
     tool: "service_usage",
     title: "Usage today",
-    description:
-      "Your usage and limits today. Use before a burst of calls.",
+    description: "Your usage and limits today. Use before a burst of calls.",
     readOnly: true,
     free: true,
   },
@@ -147,8 +150,7 @@ export const usageHistory = defineOperation({
   mcp: {
     tool: "service_usage_history",
     title: "Usage history",
-    description:
-      "Daily usage per metric for the last `days` days, newest first.",
+    description: "Daily usage per metric for the last `days` days, newest first.",
     readOnly: true,
   },
 });
@@ -167,7 +169,8 @@ export const ownerUsageToday = defineOperation({
   access: "owner",
   metric: null,
   output: usageTodayOut,
-  handler: async (ctx) => todayReport(await accountStub(ctx.env, ctx.caller.ownerId).usage(await planForOwner(ctx.env, ctx.caller.ownerId))),
+  handler: async (ctx) =>
+    todayReport(await accountStub(ctx.env, ctx.caller.ownerId).usage(await planForOwner(ctx.env, ctx.caller.ownerId))),
 });
 
 export const ownerUsageHistory = defineOperation({

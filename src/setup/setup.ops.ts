@@ -49,7 +49,13 @@ export const listHarnesses = defineOperation({
     cli: cliOut,
   }),
   handler: async (ctx) => {
-    const items = HARNESSES.map((h) => ({ harness: h.id, name: h.name, url: `${ctx.origin}/v1/setup/${h.id}`, mcp: h.mcp.snippet !== null, skills: h.skillsDir !== null }));
+    const items = HARNESSES.map((h) => ({
+      harness: h.id,
+      name: h.name,
+      url: `${ctx.origin}/v1/setup/${h.id}`,
+      mcp: h.mcp.snippet !== null,
+      skills: h.skillsDir !== null,
+    }));
     return { items, total: items.length, cli: cliInfo(ctx.origin) };
   },
 });
@@ -91,7 +97,10 @@ export const cliPackagePinned = defineOperation({
   params: z.object({ file: z.string().max(200) }),
   contentType: "application/gzip",
   output: z.string().meta({ format: "binary" }),
-  headers: () => ({ "cache-control": "public, max-age=31536000, immutable", "content-disposition": 'attachment; filename="lore-setup.tgz"' }),
+  headers: () => ({
+    "cache-control": "public, max-age=31536000, immutable",
+    "content-disposition": 'attachment; filename="lore-setup.tgz"',
+  }),
   handler: async (_ctx, p) => {
     if (!isPinnedFile(p.file)) throw notFound("No lore-setup package by that SHA-512 here (GET /v1/setup names the one served)");
     return cliTarball() as unknown as string;
@@ -159,17 +168,33 @@ export const advise = defineOperation({
   // Skill descriptions and the caller's own files come back in the answer.
   untrusted: true,
   handler: (ctx, b) => runAdvise(ctx.env.DB, ctx.origin, ctx.caller, b, now()),
-  activity: (b, r) => ({ kind: "ADVISE", summary: `Asked for setup advice for ${r.name} (${r.proposals.filter((p) => p.action !== "none").length} proposals)` }),
+  activity: (b, r) => ({
+    kind: "ADVISE",
+    summary: `Asked for setup advice for ${r.name} (${r.proposals.filter((p) => p.action !== "none").length} proposals)`,
+  }),
   mcp: {
     tool: "service_advise",
     title: "Setup advice",
-    description:
-      "How to connect a harness to Lore (MCP config, skills, instructions); apply what the user accepts.",
+    description: "How to connect a harness to Lore (MCP config, skills, instructions); apply what the user accepts.",
     compact: {
       view: {
         harness: true,
         mcpUrl: true,
-        proposals: list({ id: true, kind: true, title: true, reason: text(160), action: true, file: true, scope: true, command: true, snippet: text(600), content: text(600) }, 8),
+        proposals: list(
+          {
+            id: true,
+            kind: true,
+            title: true,
+            reason: text(160),
+            action: true,
+            file: true,
+            scope: true,
+            command: true,
+            snippet: text(600),
+            content: text(600),
+          },
+          8,
+        ),
         notes: list(text(200), 5),
       },
     },

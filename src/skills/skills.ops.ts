@@ -34,7 +34,8 @@ export const publish = defineOperation({
     "most 10 versions a UTC day (429, `details.metric` SKILL_VERSIONS), and an account keeps at most its plan's bytes of skill files " +
     "(409, `details.reason` STORAGE_LIMIT).",
   errors: {
-    CONFLICT: "the name belongs to another account or is reserved, the version label is taken, or the account's stored skill files would pass the plan's limit",
+    CONFLICT:
+      "the name belongs to another account or is reserved, the version label is taken, or the account's stored skill files would pass the plan's limit",
     RATE_LIMITED: "the plan's daily SCANS limit is used up, or this skill already got 10 versions today",
   },
   tag: TAG,
@@ -102,11 +103,19 @@ export const search = defineOperation({
   mcp: {
     tool: "service_skills_search",
     title: "Search skills",
-    description:
-      "Find security-scanned Agent Skills; only `passed` ones install.",
+    description: "Find security-scanned Agent Skills; only `passed` ones install.",
     compact: {
       view: {
-        items: { slug: true, name: true, description: text(120), category: true, securityStatus: true, listed: true, installs: true, rating: true },
+        items: {
+          slug: true,
+          name: true,
+          description: text(120),
+          category: true,
+          securityStatus: true,
+          listed: true,
+          installs: true,
+          rating: true,
+        },
         total: true,
         page: true,
         perPage: true,
@@ -120,14 +129,17 @@ export const search = defineOperation({
 export const categories = defineOperation({
   id: "skills.categories",
   summary: "Skill categories with counts",
-  description: "The fixed category catalog with the number of published skills in each and how many of them passed the scan. Agent key; counts as an API call.",
+  description:
+    "The fixed category catalog with the number of published skills in each and how many of them passed the scan. Agent key; counts as an API call.",
   tag: TAG,
   method: "GET",
   path: "/skills/categories",
   access: "agent",
   metric: null,
   output: z.object({
-    items: z.array(z.object({ slug: z.string(), name: z.string(), description: z.string(), count: z.number().int(), passed: z.number().int() })),
+    items: z.array(
+      z.object({ slug: z.string(), name: z.string(), description: z.string(), count: z.number().int(), passed: z.number().int() }),
+    ),
     total: z.number().int(),
   }),
   handler: (ctx) => svc.listCategories(ctx.env.DB),
@@ -151,11 +163,27 @@ export const get = defineOperation({
   mcp: {
     tool: "service_skill_get",
     title: "Read skill",
-    description:
-      "A skill by slug before installing: scan, capabilities, SKILL.md, versions.",
+    description: "A skill by slug before installing: scan, capabilities, SKILL.md, versions.",
     compact: {
       view: {
-        skill: { slug: true, name: true, description: text(200), category: true, latestVersion: true, securityStatus: true, securityScanHash: true, listed: true, securityFindings: list(true, 5), capabilities: true, rating: true, reviewCount: true, installs: true, official: true, skillMd: text(600), skillMdTruncated: true },
+        skill: {
+          slug: true,
+          name: true,
+          description: text(200),
+          category: true,
+          latestVersion: true,
+          securityStatus: true,
+          securityScanHash: true,
+          listed: true,
+          securityFindings: list(true, 5),
+          capabilities: true,
+          rating: true,
+          reviewCount: true,
+          installs: true,
+          official: true,
+          skillMd: text(600),
+          skillMdTruncated: true,
+        },
         versions: list({ version: true, status: true, findingsCount: true, capabilityChanges: list(true, 3) }, 3),
         reviews: list({ rating: true, succeeded: true, notes: text(120) }, 3),
       },
@@ -191,14 +219,28 @@ export const install = defineOperation({
   }),
   untrusted: true,
   handler: (ctx, i) => svc.installSkill(ctx.env.DB, ctx.origin, i.slug, i.harness),
-  activity: (_i, r) => ({ kind: "SKILL_INSTALL", summary: `Installed the skill ${r.skill} ${r.version}${r.harness ? ` for ${r.harness}` : ""}`, targetType: "SKILL", targetId: r.skill, url: `/v1/skills/${r.skill}` }),
+  activity: (_i, r) => ({
+    kind: "SKILL_INSTALL",
+    summary: `Installed the skill ${r.skill} ${r.version}${r.harness ? ` for ${r.harness}` : ""}`,
+    targetType: "SKILL",
+    targetId: r.skill,
+    url: `/v1/skills/${r.skill}`,
+  }),
   mcp: {
     tool: "service_skill_install",
     title: "Install skill",
-    description:
-      "The install command for a scan-passed skill; run it in the project root.",
+    description: "The install command for a scan-passed skill; run it in the project root.",
     compact: {
-      view: { skill: true, version: true, command: true, harness: true, agent: true, installDir: true, notes: list(text(160), 5), scan: { status: true, hash: true, findings: list(true, 3) } },
+      view: {
+        skill: true,
+        version: true,
+        command: true,
+        harness: true,
+        agent: true,
+        installDir: true,
+        notes: list(text(160), 5),
+        scan: { status: true, hash: true, findings: list(true, 3) },
+      },
     },
     idempotent: false,
   },
@@ -230,12 +272,17 @@ export const review = defineOperation({
   }),
   untrusted: true,
   handler: (ctx, i) => svc.reviewSkill(ctx.env.DB, ctx.caller, i.slug, i),
-  activity: (i, r) => ({ kind: "SKILL_REVIEW", summary: `Reviewed the skill ${i.slug}: ${r.review.rating}/5${r.review.succeeded ? "" : ", did not work"}`, targetType: "SKILL", targetId: i.slug, url: `/v1/skills/${i.slug}` }),
+  activity: (i, r) => ({
+    kind: "SKILL_REVIEW",
+    summary: `Reviewed the skill ${i.slug}: ${r.review.rating}/5${r.review.succeeded ? "" : ", did not work"}`,
+    targetType: "SKILL",
+    targetId: i.slug,
+    url: `/v1/skills/${i.slug}`,
+  }),
   mcp: {
     tool: "service_skill_review",
     title: "Review skill",
-    description:
-      "Review a skill you used (rating 1-5, succeeded, notes).",
+    description: "Review a skill you used (rating 1-5, succeeded, notes).",
     idempotent: true,
   },
 });

@@ -82,7 +82,10 @@ export const sync = defineOperation({
         knowledge: list({ slug: true, title: true, asOfDate: true, status: true }, 5),
         recommendations: list({ slug: true, name: true, securityStatus: true, matchedTopics: true }, 5),
         urgent: {
-          advisories: list({ name: true, version: true, advisory: { id: true, severity: true, summary: text(80) }, fixedVersions: list(true, 3) }, 5),
+          advisories: list(
+            { name: true, version: true, advisory: { id: true, severity: true, summary: text(80) }, fixedVersions: list(true, 3) },
+            5,
+          ),
           flaggedSkills: list({ name: true, securityStatus: true, listed: true }, 10),
           coverage: list({ ecosystem: true, status: true, asOf: true, checked: true, unchecked: true }, 4),
           unchecked: list({ name: true, ecosystem: true, version: true, reason: true }, 5),
@@ -164,7 +167,13 @@ export const getStack = defineOperation({
         releasesBehind: z.number().int().nullable(),
         breaking: z.number().int().nullable(),
         vulnerabilities: z.array(
-          z.object({ id: z.string(), severity: z.string().nullable(), summary: z.string().nullable(), url: z.string(), fixedVersions: z.array(z.string()) }),
+          z.object({
+            id: z.string(),
+            severity: z.string().nullable(),
+            summary: z.string().nullable(),
+            url: z.string(),
+            fixedVersions: z.array(z.string()),
+          }),
         ),
       }),
     ),
@@ -219,7 +228,8 @@ export const listNotificationsOp = defineOperation({
 export const markNotificationsReadOp = defineOperation({
   id: "notifications.read",
   summary: "Mark notifications read: those in `ids`, or all unread",
-  description: "Marks the account's unread notifications read: those in `ids` (ids of other accounts are ignored), or all when `ids` is omitted. `marked` counts the ones changed.",
+  description:
+    "Marks the account's unread notifications read: those in `ids` (ids of other accounts are ignored), or all when `ids` is omitted. `marked` counts the ones changed.",
   tag: TAG,
   method: "POST",
   path: "/notifications/read",
