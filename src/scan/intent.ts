@@ -346,7 +346,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
+    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|(?<!\b(?:unless|if|when|until|once|because|after|before)\s)the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
     triggers: ["do not", "don't", "dont", "never", "no need", "needn", "need not", "not necessary", "should not", "shouldn", "must not", "without"],
   },
   {
@@ -457,19 +457,31 @@ interface Unit {
 
 const INLINE_CODE = /`([^`\n]{6,400})`/g;
 
-function proseUnits(text: string, from: number, to: number, scope: number, describes: string | null, lines: LineIndex, out: Unit[]) {
+const LIST_MARK = /^\s*(?:[-*+•]|\d+[.)])\s/;
+
+function proseUnits(text: string, from: number, to: number, scope: number, describes: string | null, lines: LineIndex, out: Unit[], security = false) {
   const body = text.slice(from, to);
+  // A list led by a sentence that says it catalogues attacks or detections ("Detections include:") lists specimens.
+  let listed = false;
+  let lead = false;
   for (const s of sentences(body)) {
     const start = from + s.start;
     const sentence = s.text.replace(/\n/g, " ");
-    const unit: Unit = { start, text: sentence, code: false, scope, describes, firstLine: lines.lineOf(start), lastLine: lines.lineOf(start + s.text.length) };
+    const firstLine = lines.lineOf(start);
+    const atLineStart = !text.slice(lines.startOf(firstLine), start).trim();
+    if (LIST_MARK.test(sentence)) {
+      if (lead) listed = true;
+    } else if (atLineStart) listed = false;
+    lead = /:\s*$/.test(sentence) && (STRONG_EXAMPLE_CUE.test(sentence) || ACTOR.test(sentence) || (security && WEAK_EXAMPLE_CUE.test(sentence)));
+    const why = describes ?? (listed ? "in a list of what attacks or detections look like" : null);
+    const unit: Unit = { start, text: sentence, code: false, scope, describes: why, firstLine, lastLine: lines.lineOf(start + s.text.length) };
     out.push(unit);
     // A command written inline (`curl -F f=@~/.netrc https://…`) is code inside the sentence: read it as code, judged by its sentence.
     if (sentence.includes("`")) {
       for (const m of sentence.matchAll(INLINE_CODE)) {
         const at = start + m.index + 1;
         const line = lines.lineOf(at);
-        out.push({ start: at, text: m[1]!, code: true, scope, describes, firstLine: line, lastLine: line, sentence: unit, offset: m.index + 1 });
+        out.push({ start: at, text: m[1]!, code: true, scope, describes: why, firstLine: line, lastLine: line, sentence: unit, offset: m.index + 1 });
       }
     }
   }
@@ -506,7 +518,7 @@ function unitsOf(text: string, kind: FileKind | "prose", lines: LineIndex, opts:
     return out;
   }
   if (kind !== "markdown") {
-    if (any(1, lines.count)) proseUnits(text, 0, text.length, 0, whole, lines, out);
+    if (any(1, lines.count)) proseUnits(text, 0, text.length, 0, whole, lines, out, opts.securityPurpose === true);
     return out;
   }
   const ctx: DocContext = markdownContext(text, lines, opts.securityPurpose ?? false);
@@ -608,7 +620,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
         let why: string | null = u.describes;
         if (!why && prose) {
           const pat = at + shift;
-          if (entry.role !== "conceal" && isNegated(prose.text, pat)) why = "negated";
+          // A source may end a list the negation governs ("never paste environment variables, logs with tokens, or `.env` content").
+          if (entry.role !== "conceal" && isNegated(prose.text, pat, entry.role === "source")) why = "negated";
           else if (mentioned(pat, m[0].length)) why = "quoted as an example";
           else if (actor && entry.role !== "conceal") why = "describes what an attacker or a tool does";
           else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && actor) why = "quoted as an example";

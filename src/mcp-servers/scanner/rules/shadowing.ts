@@ -74,6 +74,8 @@ const SELF_OBJECT = /^\s*(?:this|these|the\s+present)\s+(?:tool|function|server)
 function modification(s: string): RegExpMatchArray | null {
   for (const m of s.matchAll(global(MODIFY))) {
     if (SELF_OBJECT.test(s.slice(m.index + m[0].length))) continue;
+    // "unless the user asks for a change": the noun, not an order to change something.
+    if (/^(?:change|replace|override|redirect|rewrite|wrap)$/i.test(m[0]) && /\b(?:a|an|the|any|no|each|every|that|this|for|of)\s+$/i.test(s.slice(Math.max(0, m.index - 12), m.index))) continue;
     return m;
   }
   return null;

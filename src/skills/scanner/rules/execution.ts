@@ -22,6 +22,9 @@ function remoteSeverity(line: string): { severity: Severity; where: string } {
   return { severity: "high", where: urls[0]!.c.host };
 }
 
+/** The fetch names no target (`curl | sh`, `curl … | sh`): prose naming the idiom, not a command. */
+const NO_TARGET = /^\s*(?:(?:-{1,2}[\w-]+|…|\.{3}|<[^>\n]*>)\s*)*\|/;
+
 // Compiled once, not on every line.
 const PIPE_TO_SHELL: readonly RegExp[] = [
   new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`, "i"),
@@ -49,6 +52,11 @@ export const pipeToShell: Rule = {
       // Prose that quotes the pattern to warn about it ("install steps such as "curl … | sh"").
       if ((ctx.target.kind === "markdown" || ctx.target.kind === "text") && isMention(line, m.index, m[0].length)) {
         return { index: m.index, length: m[0].length, severity: "info", message: "Quotes a pipe-to-shell command as an example" };
+      }
+      const prose = ctx.target.kind === "markdown" || ctx.target.kind === "text";
+      const fetcher = /^\S+/.exec(m[0])![0];
+      if (prose && re === PIPE_TO_SHELL[0] && NO_TARGET.test(m[0].slice(fetcher.length))) {
+        return { index: m.index, length: m[0].length, severity: "info", message: "Names the pipe-to-shell idiom (no address is fetched)" };
       }
       const { severity, where } = remoteSeverity(line);
       return {
@@ -241,7 +249,10 @@ export const encodedExec = patternRule({
     /\b(?:iex|Invoke-Expression)\b[^\n]{0,80}(?:\[array\]::Reverse|\[-1\.\.)/i,
   ],
   message: "Decodes an obfuscated payload and executes it",
+  // Documentation writes the payload as a placeholder (`echo <blob> | base64 -d | bash`): nothing is there to decode.
+  severityFor: (_m, line, ctx) => ((ctx.target.kind === "markdown" || ctx.target.kind === "text") && PLACEHOLDER_INPUT.test(line) ? "info" : "high"),
 });
+const PLACEHOLDER_INPUT = /\b(?:echo|printf)\s+["']?<[\w -]{1,30}>["']?\s*\|/i;
 
 export const protectedArchive = patternRule({
   id: "exec.protected-archive",
