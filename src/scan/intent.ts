@@ -137,8 +137,8 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "ssh-key",
-    re: /\bprivate\s+(?:half|part|portion|side|component|key(?:s|\s+files?)?)\b|\b(?:ssh|secure[- ]shell)\b[^.\n]{0,60}?\b(?:private|keys?|key\s+pairs?|identit(?:y|ies)|hidden\s+(?:folder|directory))\b|\bkey[- ]?pairs?\b[^.\n]{0,60}?\b(?:private|secret|whole\s+file)\b|\b(?:signing|deploy)\s+keys?\b|私钥|密钥文件|秘密鍵|秘密キー|개인\s*키|\bclaves?\s+privadas?\b|\bchaves?\s+privadas?\b|\bprivate[nr]?\s+Schlüssel\b|\bprivaten\s+Schlüssel\b|\bclés?\s+privées?\b|\bchiavi?\s+privat[ae]\b|(?<![А-Яа-яЁё])(?:приватн|закрыт|секретн)\w*\s+ключ/i,
-    triggers: ["private", "ssh", "secure shell", "secure-shell", "key pair", "keypair", "key-pair", "signing key", "deploy key", "私钥", "密钥", "秘密", "개인", "clave", "chave", "schlüssel", "clé", "chiav", "приватн", "закрыт", "секретн"],
+    re: /\bprivate\s+(?:half|part|portion|side|component|key(?:s|\s+files?)?)\b|\b(?:ssh|secure[- ]shell)\b[^.\n]{0,60}?\b(?:private|keys?|key\s+pairs?|identit(?:y|ies)|hidden\s+(?:folder|directory))\b|\bkey[- ]?pairs?\b[^.\n]{0,60}?\b(?:private|secret|whole\s+file)\b|\b(?:signing|deploy)\s+keys?\b|\bhidden\s+(?:folder|directory)\b[^.\n]{0,40}?\b(?:ssh|secure[- ]shell)\b|私钥|密钥文件|秘密鍵|秘密キー|개인\s*키|\bclaves?\s+privadas?\b|\bchaves?\s+privadas?\b|\bprivate[nr]?\s+Schlüssel\b|\bprivaten\s+Schlüssel\b|\bclés?\s+privées?\b|\bchiavi?\s+privat[ae]\b|(?<![А-Яа-яЁё])(?:приватн|закрыт|секретн)\w*\s+ключ/i,
+    triggers: ["private", "ssh", "secure shell", "secure-shell", "hidden folder", "hidden directory", "key pair", "keypair", "key-pair", "signing key", "deploy key", "私钥", "密钥", "秘密", "개인", "clave", "chave", "schlüssel", "clé", "chiav", "приватн", "закрыт", "секретн"],
 
     only: "prose",
   },
@@ -152,7 +152,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "cloud-credentials",
-    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
+    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:file|folder|directory)\b[^.\n]{0,30}?\bcredentials\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud|google\s+cloud)\b|\b(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
     triggers: ["aws", "amazon", "azure", "gcloud", "google", "github", "gitlab", "\\bgh", "npm", "pypi", "docker", "heroku", "vercel", "netlify", "cloudflare", "openai", "anthropic", "stripe", "slack", "logged in", "signed in", "authenticat", "stored by", "cached by"],
 
     only: "prose",
@@ -200,8 +200,9 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "dotenv",
-    re: /(?<![\w/-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b|schema\b)[\w-]+|\*)?(?![\w-])(?!\.(?:example|sample|template|dist|defaults?)\b)/i,
-    triggers: [".env"],
+    // …or spelled out ("a dot followed by the three letters e, n, v").
+    re: /\bdot\b[^.\n]{0,40}?\be\s*[,-]?\s*n\s*[,-]?\s*(?:and\s+)?v\b|(?<![\w/-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b|schema\b)[\w-]+|\*)?(?![\w-])(?!\.(?:example|sample|template|dist|defaults?)\b)/i,
+    triggers: [".env", "dot"],
   },
   // Browser profiles: cookies, saved logins, session storage.
   {
@@ -229,7 +230,14 @@ const SOURCES: Entry[] = [
     kind: "conversation",
     re: /\b(?:the\s+)?user'?s\s+(?:(?:most\s+)?(?:recent|last|latest|previous|earlier|full|entire|whole|original)\s+)?(?:messages?|prompts?|questions?|requests?|input|conversation|chat|instructions)\b|\b(?:conversation|chat)\s+(?:history|log|logs|transcripts?|context|so\s+far|contents?)\b|\b(?:the\s+)?(?:whole|full|entire)\s+conversation\b|\b(?:previous|prior|earlier|all|every)\s+(?:messages|prompts|user\s+messages)\b|\bsystem\s+prompts?\b|\btranscripts?\b|\bUserPromptSubmit\b|\b(?:every|each)\s+(?:prompt|message|tool\s+(?:call|input|output|result))\b|\btool\s+(?:inputs?|outputs?|results?)\b|对话(?:记录|内容|历史)|聊天记录|用户(?:的)?(?:消息|提问|输入)|会話(?:履歴|内容|ログ)|チャット履歴|ユーザーの(?:メッセージ|質問|入力)|대화\s*(?:기록|내용)|\bhistorial\s+de\s+(?:la\s+)?(?:conversación|chat)\b|\bhistórico\s+d[ao]\s+(?:conversa|chat)\b|\bGesprächsverlauf\b|\bChatverlauf\b|\bhistorique\s+de\s+(?:la\s+)?conversation\b|(?<![А-Яа-яЁё])истори\w*\s+(?:чата|переписки|диалога)/i,
     triggers: ["user's", "users ", "conversation", "chat", "message", "prompt", "transcript", "userpromptsubmit", "tool", "对话", "聊天记录", "用户", "会話", "チャット履歴", "ユーザーの", "대화", "historial", "histórico", "gesprächsverlauf", "chatverlauf", "historique", "истори"],
+  },  // The conversation in other languages ("tutto ciò che l'utente ha scritto finora", "이 대화에서 오간 모든 메시지").
+  {
+    role: "source",
+    kind: "conversation",
+    re: /대화에서\s*오간|오간\s*모든\s*메시지|\bquesta\s+conversazione\b|\b(?:tutto\s+(?:ciò|quello)\s+che|tutti\s+i\s+messaggi\s+che)\s+l'utente\b|\b(?:toute\s+)?cette\s+conversation\b|\btous\s+les\s+messages\s+de\s+l'utilisateur\b|\b(?:toda\s+)?esta\s+(?:conversación|conversa)\b|\btodos\s+los\s+mensajes\s+del\s+usuario\b|\b(?:dieses?|diesem|den\s+gesamten)\s+(?:Gespräch|Unterhaltung|Chat)\b|\bcał(?:ą|ej)\s+rozmow\w*|\bcuộc\s+trò\s+chuyện\s+này\b|هذه\s+المحادثة|المحادثة\s+(?:كاملة|بأكملها)|この会話|这次对话|整个对话/i,
+    triggers: ["대화", "오간", "conversazione", "l'utente", "conversation", "l'utilisateur", "conversación", "conversa", "mensajes", "gespräch", "unterhaltung", "chat", "rozmow", "trò chuyện", "المحادثة", "会話", "对话"],
   },
+
   // What the user types in a shell.
   {
     role: "source",
@@ -324,7 +332,14 @@ const SINKS: Entry[] = [
     kind: "tool-argument",
     re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
     triggers: ["http", "param", "argument", "args", "query", "header", "field", "as `", "as '", "as \"", "tool"],
+  },  // A field or parameter named in other languages ("dans le champ `signature`", "في الحقل payload", "nel campo").
+  {
+    role: "sink",
+    kind: "tool-argument",
+    re: /\b(?:dans|en)\s+(?:le\s+)?(?:champ|paramètre)\b|\bnel\s+(?:campo|parametro)\b|\b(?:en\s+el|no)\s+(?:campo|parámetro|parâmetro)\b|\bim\s+(?:Feld|Parameter)\b|\bw\s+(?:polu|parametrze)\b|\bvào\s+(?:trường|tham\s+số)\b|(?<![А-Яа-яЁё])в\s+(?:поле|параметр)|في\s+(?:الحقل|المعامل)|عبر\s+الأداة|필드에|매개변수에|フィールドに|パラメータに|(?:字段|参数)(?:中|里)/i,
+    triggers: ["champ", "paramètre", "campo", "parametro", "parámetro", "parâmetro", "feld", "parameter", "polu", "parametrze", "trường", "tham số", "поле", "параметр", "الحقل", "المعامل", "الأداة", "필드에", "매개변수에", "フィールドに", "パラメータに", "字段", "参数"],
   },
+
   // Mail: a hard-coded BCC or forward to an outside address.
   {
     role: "sink",
@@ -360,6 +375,13 @@ const CONCEAL: Entry[] = [
     kind: "hide",
     re: /(?:不(?:要|需要|必|用)|别|无需|勿)(?:在[^，。\n]{0,10}中)?(?:向用户)?(?:说明|告诉|告知|提及|提到|询问|通知|解释|汇报|透露|显示)|只需(?:告诉|回复)|(?:悄悄|静默|偷偷|秘密)地?|ユーザー(?:に|へ)(?:は)?(?:伝え|知らせ|言わ|報告し|説明し|見せ)ない|(?:報告|回答|返信|説明)(?:に|で)は?(?:含め|触れ|言及し)ない|言及しないで|黙って|こっそり|사용자에게\s*(?:알리지|말하지|보여주지)\s*마|\bno\s+(?:hace\s+falta|es\s+necesario|hay\s+que|le\s+)?\s*(?:coment\w*|dec\w*|mencion\w*|explic\w*|inform\w*|avis\w*|pregunt\w*)\b[^.\n]{0,40}\b(?:usuari[oa]|nadie)|\bsin\s+(?:decirle|avisar|informar|que\s+el\s+usuario)\b|\bno\s+(?:le\s+)?(?:digas|menciones|informes|comentes|cuentes|expliques)\b|\bn[ãa]o\s+(?:é\s+(?:preciso|necessário)|precisa)\s+(?:explicar|mencionar|contar|informar|avisar|comentar|dizer)\b|\bn[ãa]o\s+(?:conte|mencione|diga|informe|explique|avise)\b|\bsem\s+(?:avisar|informar|contar)\b|\bne\s+(?:le\s+)?(?:dis|dites|mentionne[zs]?|signale[zs]?)\s+(?:rien|pas)\b|\bsans\s+(?:prévenir|informer|le\s+dire)\b|\b(?:nicht|nie)\s+(?:\w+\s+){0,2}(?:erwähnen|erwähnt|mitteilen|sagen|melden|erklären|berichten)\b|\bnur\s+(?:\w+\s+){0,6}nennen\b|\bverschweig\w*|\bstillschweigend\b|\bheimlich\b|\bnon\s+(?:dire|menzionare|informare|segnalare|spiegare)\b|\bsenza\s+(?:avvisare|informare|dirlo)\b|\bdi\s+nascosto\b|(?<![А-Яа-яЁё])(?:не\s+(?:упоминай\w*|говори\w*|сообщай\w*|рассказывай\w*|показывай\w*|объясняй\w*)|тайно|скрытно|незаметно)/i,
     triggers: ["不", "别", "无需", "勿", "只需", "悄悄", "静默", "偷偷", "秘密", "ユーザー", "報告", "回答", "返信", "説明", "言及", "黙って", "こっそり", "사용자에게", "usuari", "nadie", "decirle", "avisar", "informar", "digas", "menciones", "informes", "comentes", "cuentes", "expliques", "preciso", "necessário", "precisa", "não", "nao ", "contar", "dis rien", "dis pas", "dites", "mentionne", "signale", "prévenir", "informer", "le dire", "erwähn", "mitteil", "sagen", "melden", "erklären", "berichten", "nennen", "verschweig", "stillschweigend", "heimlich", "non dire", "menzionare", "informare", "segnalare", "spiegare", "avvisare", "dirlo", "di nascosto", "упоминай", "говори", "сообщай", "рассказывай", "показывай", "объясняй", "тайно", "скрытно", "незаметно"],
+  },
+  // Keeping it from the user in further languages: French, Italian, Polish, Arabic, Vietnamese, Korean.
+  {
+    role: "conceal",
+    kind: "hide",
+    re: /\binutile\s+d'en\s+parler\b|\bn'en\s+parle[zs]?\s+pas\b|\bnon\s+serve\s+(?:spiegar|menzionar|dir)\w*|\bnon\s+(?:dirlo|menzionarlo|spiegarlo)\b|\bnie\s+ma\s+potrzeby\s+(?:informowa|mówi|wspomina)\w*|\bnie\s+(?:informuj|mów|wspominaj)\w*|لا\s+حاجة\s+(?:ل|إلى\s+)(?:إبلاغ|إخبار|إعلام)|دون\s+(?:إبلاغ|إخبار|علم)\s+المستخدم|\bkhông\s+cần\s+(?:báo|thông\s+báo|nói|giải\s+thích)|\bđừng\s+(?:nói|báo|kể)|언급하지\s*마|말하지\s*마|알리지\s*마/i,
+    triggers: ["inutile", "n'en", "non serve", "dirlo", "menzionarlo", "spiegarlo", "nie ma", "nie informuj", "nie mów", "nie wspominaj", "لا حاجة", "دون", "không cần", "đừng", "언급하지", "말하지", "알리지"],
   },
   {
     role: "conceal",

@@ -47,7 +47,7 @@ export const concealOtherLanguages = patternRule({
   id: "mcp.conceal",
   severity: "high",
   title: "Hides what the tool does from the user",
-  triggers: ["不要", "别", "用户不需要", "ユーザー", "사용자에게", "\\bno", "\\bsin", "\\bne", "\\bsans", "\\bsag", "\\berwähn", "\\bohne", "не", "\\bnão"],
+  triggers: ["不要", "别", "用户不需要", "ユーザー", "사용자에게", "\\bno", "\\bsin", "\\bne", "\\bsans", "\\bsag", "\\berwähn", "\\bohne", "не", "\\bnão", "inutile", "n'en", "senza", "nie ", "لا", "دون", "không cần", "đừng"],
   patterns: [
     /不要(?:告诉|通知|提醒|让)用户|别(?:告诉|让)用户|不要向用户(?:透露|提及|说明)|用户不需要知道/,
     /ユーザー(?:に|には)(?:伝え|言わ|知らせ)ないで|ユーザーに知られないよう/,
@@ -57,6 +57,12 @@ export const concealOtherLanguages = patternRule({
     /\b(?:sag|sage|erwähne|erwähnt)\s+(?:es\s+)?(?:dem|den)\s+(?:Benutzer|Nutzer|Anwender)\s+nicht\b|\bohne\s+(?:dass\s+der\s+(?:Benutzer|Nutzer)\s+es\s+(?:merkt|weiß)|den\s+(?:Benutzer|Nutzer)\s+zu\s+informieren)\b/i,
     /не\s+(?:говори|сообщай|рассказывай|упоминай)(?:те)?\s+пользовател/i,
     /\bnão\s+(?:diga|conte|informe|mencione)\s+(?:nada\s+)?ao\s+usuário\b/i,
+    /\binutile\s+d'en\s+parler\b|\bn'en\s+parle[zs]?\s+pas\s+(?:à|a)\s+l'utilisateur\b/i,
+    /\bnon\s+(?:dire|dirlo|menzionar\w*|informare)\s+(?:nulla\s+)?all'utente\b|\bsenza\s+(?:dirlo|avvisare|informare)\s+(?:a\s+)?l'utente\b/i,
+    /\bnie\s+ma\s+potrzeby\s+(?:informowa|mówi|wspomina)\w*|\bnie\s+(?:informuj|mów|wspominaj)\w*\s+(?:o\s+tym\s+)?użytkownik\w*/i,
+    /لا\s+حاجة\s+(?:ل|إلى\s+)(?:إبلاغ|إخبار|إعلام)\s*المستخدم|لا\s+(?:تخبر|تبلغ|تُعلم)\s+المستخدم|دون\s+(?:إبلاغ|إخبار|علم)\s+المستخدم/,
+    /\bkhông\s+cần\s+(?:báo|thông\s+báo|nói)\s+(?:cho\s+|với\s+)?người\s+dùng|\bđừng\s+(?:nói|báo)\s+(?:cho\s+|với\s+)?người\s+dùng/i,
+    /사용자에게\s*(?:언급|보고)하지\s*마/,
   ],
   message: "Tells the model to hide what the tool does from the user",
 });

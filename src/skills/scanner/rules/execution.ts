@@ -79,7 +79,7 @@ const DOWNLOAD_TARGET =
 const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
 const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
-  [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
+  [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*__import__\(\s*["']urllib(?:\.request)?["']\s*\)(?:\.request)?\.urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
   [/\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i, "Evaluates JavaScript fetched over the network"],
   // `fetch(url).then(r => r.text()).then(eval)`: the response handed to eval, Function or vm by a promise chain.
   [/\b(?:fetch|axios(?:\.get)?|got|ky|request|https?\.get)\s*\([^\n]*\.then\(\s*(?:(?:\(\s*\w*\s*\)|\w+)\s*=>\s*(?:new\s+)?)?(?:eval|Function|vm\.runIn\w*Context|vm\.Script)\b/i, "Evaluates JavaScript fetched over the network"],
@@ -228,7 +228,7 @@ export const encodedExec = patternRule({
   id: "exec.encoded-payload",
   severity: "high",
   title: "Decoded payload executed",
-  triggers: ["base64", "base32", "basenc", "openssl", "uudecode", "gunzip", "zcat", "gzip", "bzip2", "\\bxz", "\\btr", "fromcharcode", "atob", "unescape", "decodeuricomponent", "buffer.from", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression"],
+  triggers: ["base64", "base32", "basenc", "openssl", "uudecode", "gunzip", "zcat", "gzip", "bzip2", "\\bxz", "\\btr", "fromcharcode", "atob", "unescape", "decodeuricomponent", "buffer.from", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression", '""', "''"],
   patterns: [
     /\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z)?sh\b/i,
     // Any decoder feeding a shell: base32, basenc, xxd, openssl, uudecode, gunzip/zcat, tr (ROT13).
@@ -247,11 +247,17 @@ export const encodedExec = patternRule({
     // A command written backwards and reversed as it runs: `os.system(cmd[::-1])`, `execSync(s.split('').reverse().join(''))`.
     /\b(?:os\.system|os\.popen|subprocess\.\w+|exec|eval|system|popen|shell_exec|passthru|execSync|spawnSync|execFileSync|Function)\s*\([^\n]{0,80}?(?:\[\s*::\s*-1\s*\]|\.reverse\(\)\s*\.join\(|\bstrrev\s*\(|\breversed\s*\()/i,
     /\b(?:iex|Invoke-Expression)\b[^\n]{0,80}(?:\[array\]::Reverse|\[-1\.\.)/i,
+    // Command words spliced with empty quotes (`c""at ~/.n""pmrc`, `ba''se64`): the shell runs `cat`, a scanner reads nothing.
+    /(?<![\w"'$\\])[a-z]{1,12}(?:""|'')[a-z]{1,12}(?:(?:""|'')[a-z]{1,12})*(?=[\s|;&)/.]|$)/,
   ],
   message: "Decodes an obfuscated payload and executes it",
   // Documentation writes the payload as a placeholder (`echo <blob> | base64 -d | bash`): nothing is there to decode.
-  severityFor: (_m, line, ctx) => ((ctx.target.kind === "markdown" || ctx.target.kind === "text") && PLACEHOLDER_INPUT.test(line) ? "info" : "high"),
+  severityFor: (m, line, ctx) => {
+    if (/^[a-z]{1,12}(?:""|'')[a-z]/.test(m[0]) && !SPLICE_KINDS.has(ctx.target.kind)) return null;
+    return (ctx.target.kind === "markdown" || ctx.target.kind === "text") && PLACEHOLDER_INPUT.test(line) ? "info" : "high";
+  },
 });
+const SPLICE_KINDS: ReadonlySet<string> = new Set(["shell", "batch", "powershell"]);
 const PLACEHOLDER_INPUT = /\b(?:echo|printf)\s+["']?<[\w -]{1,30}>["']?\s*\|/i;
 
 export const protectedArchive = patternRule({
