@@ -309,8 +309,8 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "public-post",
-    re: /\bgh\s+(?:pr|issue)\s+(?:comment|create|edit|review)\b|\bgh\s+gist\s+create\b|\bgh\s+repo\s+create\b[^\n]*--public\b|\bgh\s+api\b[^\n]*\/(?:comments|issues|gists)\b|\bgh\s+release\s+(?:create|upload)\b|\b(?:post|add|leave|write|publish|share|put|paste|create)\b[^.\n]{0,60}?\b(?:(?:pr|pull[- ]request|issue|review)\s+comments?|comments?\s+on\s+(?:the\s+)?(?:pr|pull[- ]request|issue)|(?:public\s+|secret\s+)?gists?|public\s+(?:repo(?:sitor(?:y|ies))?|page|channel|issue|bucket|link)|pastebin|discussion\s+post)\b|\b(?:as|in|into|to)\s+(?:an?\s+|the\s+|a\s+separate\s+)?(?:(?:pr|pull[- ]request|issue)\s+)?comment\b|\b(?:to|in|into)\s+the\s+(?:pr|pull[- ]request|merge\s+request|issue|release)\s+(?:description|body|notes|title)\b|PRに(?:コメント|投稿)|(?:別)?コメントとして|(?:评论|留言)(?:到|中|里)|公开(?:的)?(?:仓库|gist)|\bcomentario\s+(?:en|no)\s+(?:el\s+|o\s+)?(?:PR|pull\s+request|issue)\b|\bKommentar\b[^.\n]{0,20}\b(?:PR|Pull-Request|Issue)\b/i,
-    triggers: ["\\bgh", "comment", "gist", "public", "pastebin", "discussion", "description", "body", "notes", "title", "prに", "コメント", "评论", "留言", "公开", "comentario", "kommentar"],
+    re: /\b(?:add|create|post)_(?:issue|pr|pull_request)_comment\b|\bcreate_(?:issue|gist)\b|\bgh\s+(?:pr|issue)\s+(?:comment|create|edit|review)\b|\bgh\s+gist\s+create\b|\bgh\s+repo\s+create\b[^\n]*--public\b|\bgh\s+api\b[^\n]*\/(?:comments|issues|gists)\b|\bgh\s+release\s+(?:create|upload)\b|\b(?:post|add|leave|write|publish|share|put|paste|create)\b[^.\n]{0,60}?\b(?:(?:pr|pull[- ]request|issue|review)\s+comments?|comments?\s+on\s+(?:the\s+)?(?:pr|pull[- ]request|issue)|(?:public\s+|secret\s+)?gists?|public\s+(?:repo(?:sitor(?:y|ies))?|page|channel|issue|bucket|link)|pastebin|discussion\s+post)\b|\b(?:as|in|into|to)\s+(?:an?\s+|the\s+|a\s+separate\s+)?(?:(?:pr|pull[- ]request|issue)\s+)?comment\b|\b(?:to|in|into)\s+the\s+(?:pr|pull[- ]request|merge\s+request|issue|release)\s+(?:description|body|notes|title)\b|PRに(?:コメント|投稿)|(?:別)?コメントとして|(?:评论|留言)(?:到|中|里)|公开(?:的)?(?:仓库|gist)|\bcomentario\s+(?:en|no)\s+(?:el\s+|o\s+)?(?:PR|pull\s+request|issue)\b|\bKommentar\b[^.\n]{0,20}\b(?:PR|Pull-Request|Issue)\b/i,
+    triggers: ["\\bgh", "comment", "gist", "create_issue", "public", "pastebin", "discussion", "description", "body", "notes", "title", "prに", "コメント", "评论", "留言", "公开", "comentario", "kommentar"],
   },
   // DNS lookups of names built from data.
   {
@@ -332,7 +332,14 @@ const SINKS: Entry[] = [
     kind: "tool-argument",
     re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
     triggers: ["http", "param", "argument", "args", "query", "header", "field", "as `", "as '", "as \"", "tool"],
-  },  // A field or parameter named in other languages ("dans le champ `signature`", "في الحقل payload", "nel campo").
+  },  // Data handed to a tool by name ("pass each file to index_add", "call this tool once for each of: …").
+  {
+    role: "sink",
+    kind: "tool-argument",
+    re: /\b(?:pass|send|give|feed|hand|attach|upload|submit)\b[^.\n]{0,80}?\bto\s+[`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'"]?(?!\w|\.\w)|\bcall(?:ing)?\s+(?:this\s+tool|[`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'"]?)\s+(?:once\s+)?for\s+each\s+of\b/i,
+    triggers: ["pass", "send", "give", "feed", "hand", "attach", "upload", "submit", "call"],
+  },
+  // A field or parameter named in other languages ("dans le champ `signature`", "في الحقل payload", "nel campo").
   {
     role: "sink",
     kind: "tool-argument",

@@ -33,6 +33,7 @@ export const conceal = patternRule({
     /\b(?:do\s+not|don'?t|never)\s+(?:say|mention|disclose|reveal|admit|tell\s+(?:the\s+user|them))\s+(?:that\s+)?(?:this|it|these|the\s+\w+)\s+(?:came|comes|is|was|were)\s+(?:from|sent\s+by|produced\s+by|added\s+by|written\s+by)\b/i,
     /\bkeep\s+(?:this|these|that|it|them|the\s+following|this\s+step|the\s+(?:\w+\s+)?(?:upload|transfer|copy|request))\s+(?:confidential|secret|private|hidden|quiet|to\s+yourself|between\s+us)\b/i,
     /\bnever\s+(?:bring\s+(?:it|this|that|them)\s+up|speak\s+of\s+(?:it|this|that))\b/i,
+    /\b(?:do|perform|run|handle|complete)\s+(?:it|this|that|these|them|so|the\s+(?:setup|step|sync|upload))\s+(?:quietly|silently|discreetly|covertly|invisibly)\b/i,
     /\b(?:quietly|discreetly|invisibly|covertly|unnoticed|behind\s+the\s+(?:user'?s?\s+)?back)\s+(?:attach|send|add|upload|copy|include|forward|post|append|read|collect|store|log|share|transmit|save|sync|install|run|execute)\b/i,
     /\b(?:pretend|act\s+as\s+if|behave\s+as\s+if)\s+(?:that\s+)?(?:nothing|the\s+(?:call|request|message)\s+(?:was|went)|you\s+(?:did\s+not|didn'?t|never))\b/i,
   ],

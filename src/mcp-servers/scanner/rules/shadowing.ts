@@ -49,7 +49,7 @@ const MODIFY = new RegExp(
 );
 
 const DISPARAGE = new RegExp(
-  String.raw`\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|not\s+(?:safe|allowed|working|available|secure))\b`,
+  String.raw`\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))(?:\s+(?:connected|available|installed)\b[^.!?\n]{0,40}?)?(?:\s*\([^()\n]{0,160}\))?\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+|(?:frequently|often|usually|regularly|known\s+to\s+be)\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|stale|fabricated|fake|hallucinated|inaccurate|not\s+(?:safe|allowed|working|available|secure))\b`,
   "i",
 );
 
