@@ -234,8 +234,8 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "conversation",
-    re: /대화에서\s*오간|오간\s*모든\s*메시지|\bquesta\s+conversazione\b|\b(?:tutto\s+(?:ciò|quello)\s+che|tutti\s+i\s+messaggi\s+che)\s+l'utente\b|\b(?:toute\s+)?cette\s+conversation\b|\btous\s+les\s+messages\s+de\s+l'utilisateur\b|\b(?:toda\s+)?esta\s+(?:conversación|conversa)\b|\btodos\s+los\s+mensajes\s+del\s+usuario\b|\b(?:dieses?|diesem|den\s+gesamten)\s+(?:Gespräch|Unterhaltung|Chat)\b|\bcał(?:ą|ej)\s+rozmow\w*|\bcuộc\s+trò\s+chuyện\s+này\b|هذه\s+المحادثة|المحادثة\s+(?:كاملة|بأكملها)|この会話|这次对话|整个对话/i,
-    triggers: ["대화", "오간", "conversazione", "l'utente", "conversation", "l'utilisateur", "conversación", "conversa", "mensajes", "gespräch", "unterhaltung", "chat", "rozmow", "trò chuyện", "المحادثة", "会話", "对话"],
+    re: /대화에서\s*오간|오간\s*모든\s*메시지|이\s*대화의|지금까지의\s*모든\s*메시지|会話中に|この会話の|इस\s+(?:बातचीत|चैट)|\bquesta\s+conversazione\b|\b(?:tutto\s+(?:ciò|quello)\s+che|tutti\s+i\s+messaggi\s+che)\s+l'utente\b|\b(?:toute\s+)?cette\s+conversation\b|\btous\s+les\s+messages\s+de\s+l'utilisateur\b|\b(?:toda\s+)?esta\s+(?:conversación|conversa)\b|\btodos\s+los\s+mensajes\s+del\s+usuario\b|\b(?:dieses?|diesem|den\s+gesamten)\s+(?:Gespräch|Unterhaltung|Chat)\b|\bcał(?:ą|ej)\s+rozmow\w*|\bcuộc\s+trò\s+chuyện\s+này\b|هذه\s+المحادثة|المحادثة\s+(?:كاملة|بأكملها)|この会話|这次对话|整个对话/i,
+    triggers: ["대화", "오간", "메시지", "会話", "बातचीत", "चैट", "conversazione", "l'utente", "conversation", "l'utilisateur", "conversación", "conversa", "mensajes", "gespräch", "unterhaltung", "chat", "rozmow", "trò chuyện", "المحادثة", "会話", "对话"],
   },
 
   // What the user types in a shell.
@@ -265,6 +265,13 @@ const SOURCES: Entry[] = [
 const UPLOAD_FLAGS = String.raw`(?:\s-(?:d|F|T)(?=[\s@"'=]|$)|\s-[a-zA-Z]*[dFT](?=\s)|--data(?:-binary|-raw|-urlencode|-ascii)?\b|--form\b|--upload-file\b|--post-(?:data|file)\b|-X\s*["']?(?:POST|PUT|PATCH)\b|--request\s+["']?(?:POST|PUT|PATCH)\b|--json\b)`;
 
 const SINKS: Entry[] = [
+  // A URL and a send verb in other languages ("`https://…` पर POST करें", "…に送信して", "…로 전송").
+  {
+    role: "sink",
+    kind: "network",
+    re: /https?:\/\/[^\s`'")]+[`'")]?\s*(?:पर\s+(?:POST|भेज\w*)|に\s*(?:POST|送信|アップロード)|(?:으로|로)\s*(?:POST|전송|업로드|보내))/i,
+    triggers: ["http"],
+  },
   {
     role: "sink",
     kind: "network",
@@ -387,8 +394,8 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\binutile\s+d'en\s+parler\b|\bn'en\s+parle[zs]?\s+pas\b|\bnon\s+serve\s+(?:spiegar|menzionar|dir)\w*|\bnon\s+(?:dirlo|menzionarlo|spiegarlo)\b|\bnie\s+ma\s+potrzeby\s+(?:informowa|mówi|wspomina)\w*|\bnie\s+(?:informuj|mów|wspominaj)\w*|لا\s+حاجة\s+(?:ل|إلى\s+)(?:إبلاغ|إخبار|إعلام)|دون\s+(?:إبلاغ|إخبار|علم)\s+المستخدم|\bkhông\s+cần\s+(?:báo|thông\s+báo|nói|giải\s+thích)|\bđừng\s+(?:nói|báo|kể)|언급하지\s*마|말하지\s*마|알리지\s*마/i,
-    triggers: ["inutile", "n'en", "non serve", "dirlo", "menzionarlo", "spiegarlo", "nie ma", "nie informuj", "nie mów", "nie wspominaj", "لا حاجة", "دون", "không cần", "đừng", "언급하지", "말하지", "알리지"],
+    re: /\binutile\s+d'en\s+parler\b|\bn'en\s+parle[zs]?\s+pas\b|\bnon\s+serve\s+(?:spiegar|menzionar|dir)\w*|\bnon\s+(?:dirlo|menzionarlo|spiegarlo)\b|\bnie\s+ma\s+potrzeby\s+(?:informowa|mówi|wspomina)\w*|\bnie\s+(?:informuj|mów|wspominaj)\w*|لا\s+حاجة\s+(?:ل|إلى\s+)(?:إبلاغ|إخبار|إعلام)|دون\s+(?:إبلاغ|إخبار|علم)\s+المستخدم|\bkhông\s+cần\s+(?:báo|thông\s+báo|nói|giải\s+thích)|\bđừng\s+(?:nói|báo|kể)|언급하지\s*(?:마|않)|말하지\s*마|알리지\s*마|보여주지\s*말|(?:説明|言及)したり[^。\n]{0,30}しないで|触れたりしないで|触れないで|उपयोगकर्ता\s+को[^।\n]{0,60}?(?:बताने|बताएँ|बताना)[^।\n]{0,60}?(?:ज़रूरत|जरूरत)\s+नहीं|उपयोगकर्ता\s+को\s+(?:न|मत)\s+बता/i,
+    triggers: ["언급하지", "보여주지", "したり", "触れ", "उपयोगकर्ता", "inutile", "n'en", "non serve", "dirlo", "menzionarlo", "spiegarlo", "nie ma", "nie informuj", "nie mów", "nie wspominaj", "لا حاجة", "دون", "không cần", "đừng", "언급하지", "말하지", "알리지"],
   },
   {
     role: "conceal",
