@@ -196,4 +196,34 @@ export const productionData: Rule = {
   },
 };
 
-export const DESTRUCTIVE_RULES: Rule[] = [destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll, cloudDestroy, credentialWipe, gitHistory, productionData];
+const HOME_ROOT = String.raw`(?:os\.homedir\(\)|Path\.home\(\)|os\.path\.expanduser\(\s*["']~\/?["']\s*\)|process\.env\.HOME|os\.environ\[\s*["']HOME["']\s*\]|["']?\$HOME["']?|\$env:USERPROFILE)`;
+/** A recursive walk called on the home folder itself: `walk(os.homedir())`, `os.walk(Path.home())`. */
+const WALK_HOME = new RegExp(String.raw`\b(?:walk\w*|traverse\w*|visit\w*|recurse\w*|scan\w*|rglob|os\.walk|readdirSync|glob)\s*\(\s*${HOME_ROOT}\s*[,)]|\bfind\s+${HOME_ROOT}\s[^\n]*(?:-delete\b|-exec\s+(?:rm|shred|truncate|cp\s+\/dev\/null))|\bGet-ChildItem\s+${HOME_ROOT}[^\n]*-Recurse[^\n]*\|\s*(?:Remove-Item|Set-Content|Clear-Content)`, "i");
+/** What is done to each file: written over or removed. */
+const PER_FILE = /\b(?:writeFileSync|writeFile|unlinkSync|unlink|rmSync|truncateSync|os\.remove|os\.unlink|shutil\.rmtree|write_text|write_bytes|Set-Content|Remove-Item|Clear-Content)\s*\(|\bopen\([^)\n]*["']w[b+]?["']|-delete\b|-exec\s+rm\b/;
+const LOOP_WRITE = new RegExp(String.raw`\bfor\b[^\n]*\b(?:of|in)\b[^\n]*(?:readdirSync|readdir|os\.walk|\.rglob|\.iterdir|\bfiles\b)[^\n]*(?:\n[^\n]*){0,4}?(?:${PER_FILE.source})`);
+const RECURSIVE = /\breaddirSync\b|\breaddir\s*\(|\bos\.walk\b|\.rglob\(|\bwalkSync\b|\bisDirectory\(\)|\bfind\s|-Recurse\b|\.iterdir\(/;
+
+/**
+ * Every file under the home folder written over or removed (node-ipc-style protestware: a time
+ * zone or locale check, then a heart emoji over every file). Reading the home folder is not this;
+ * writing or deleting each file found under it is.
+ */
+export const massOverwrite: Rule = {
+  id: "destructive.mass-overwrite",
+  severity: "critical",
+  title: "Overwrites or deletes every file under the home folder",
+  kinds: ["javascript", "python", "shell", "powershell", "ruby", "perl", "php", "go", "batch"],
+  triggers: ["homedir", "home()", "expanduser", "env.home", "'home'", "\"home\"", "$home", "userprofile"],
+  text(text, ctx) {
+    if (!PER_FILE.test(text) || !RECURSIVE.test(text)) return [];
+    // The write or delete happens for each entry of a directory listing, within a few lines of the loop.
+    if (!LOOP_WRITE.test(text.slice(0, 200_000))) return [];
+    const m = WALK_HOME.exec(text.slice(0, 500_000));
+    if (!m) return [];
+    const gated = /\b(?:timeZone|getTimezoneOffset|tzname|locale|LANG\b|country|geoip|ipinfo|ip-api|getDate\(\)|Date\.now\(\)|datetime\.now\(\)|date\s+\+)/.test(text);
+    return [{ index: m.index, length: m[0].length, message: `Walks the home folder and writes over or deletes each file in it${gated ? ", behind a time, locale or region check" : ""}` }];
+  },
+};
+
+export const DESTRUCTIVE_RULES: Rule[] = [massOverwrite, destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll, cloudDestroy, credentialWipe, gitHistory, productionData];
