@@ -105,6 +105,8 @@ export const lookalikePackage: Rule = {
   text(text) {
     if (!/\b(?:install|add|instead\s+of|rather\s+than|in\s+place\s+of)\b/i.test(text)) return [];
     const hits: Hit[] = [];
+    // Comparisons are bounded per text (a flood of install lines and quoted names costs a fixed amount).
+    let budget = 5000;
     const named = new Set<string>();
     for (const m of text.slice(0, 200_000).matchAll(QUOTED)) {
       if (named.size >= 300) break;
@@ -113,7 +115,7 @@ export const lookalikePackage: Rule = {
     for (const m of text.slice(0, 200_000).matchAll(INSTEAD)) {
       if (hits.length >= 3) break;
       const [use, real] = [m[1]!.toLowerCase(), m[2]!.toLowerCase()];
-      if (use.length >= 5 && real.length >= 5 && near(use, real, 2) && !isNegated(text.slice(Math.max(0, m.index - 80), m.index + 1), Math.min(80, m.index))) {
+      if (use.length >= 5 && real.length >= 5 && budget-- > 0 && near(use, real, 2) && !isNegated(text.slice(Math.max(0, m.index - 80), m.index + 1), Math.min(80, m.index))) {
         hits.push({ index: m.index, length: m[0].length, message: `Steers to \`${m[1]}\` instead of \`${m[2]}\`: a look-alike name (typosquat) of the package it replaces` });
       }
     }
@@ -123,7 +125,8 @@ export const lookalikePackage: Rule = {
       for (const raw of args.slice(0, 30)) {
         const name = raw.replace(/^["']|["']$/g, "").replace(/(?<=.)@[^/]*$/, "").toLowerCase();
         if (name.length < 5 || !new RegExp(`^${NAME}$`).test(name)) continue;
-        const real = [...named].find((n) => n.length >= 5 && !n.includes(".") && near(name, n, 1));
+        if (budget <= 0) return hits;
+        const real = [...named].find((n) => n.length >= 5 && !n.includes(".") && budget-- > 0 && near(name, n, 1));
         if (!real) continue;
         hits.push({ index: m.index, length: m[0].length, message: `Installs \`${name}\`, one letter from \`${real}\` that the same text names: a look-alike (typosquat) package` });
         break;
