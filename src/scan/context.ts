@@ -19,14 +19,18 @@ export const STRONG_EXAMPLE_CUE =
   /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
 // "e.g." ends in a full stop, after which `\b` never holds at the end of a line: it is matched apart.
 // A proof of concept is how a penetration test writes the payload it demonstrates (security skills only).
-export const WEAK_EXAMPLE_CUE = /\b(?:examples?|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look|pocs?|proofs?[- ]of[- ]concept)\b|\be\.g\./i;
+export const WEAK_EXAMPLE_CUE =
+  /\b(?:examples?|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look|pocs?|proofs?[- ]of[- ]concept)\b|\be\.g\./i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
-const CATALOGUE_HEADER = /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
+const CATALOGUE_HEADER =
+  /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
 
 /** Headings over sections that catalogue what to look for. */
-const HEADING_CUE = /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
+const HEADING_CUE =
+  /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
 /** Headings that say what follows is not to be done ("Never do this", "Anti-patterns", "Avoid"): fences under them are examples too. */
-const NEGATING_HEADING = /\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
+const NEGATING_HEADING =
+  /\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
 /** A catalogue entry's heading rates a severity ("### remote-code-execution (high)"): what follows is a specimen of it. */
 const SEVERITY_HEADING = /\(\s*(?:critical|high|medium|low)\s*\)\s*$|[-–—:]\s*(?:critical|high|medium|low)\s*$/i;
 /** Fence languages that hold text or data, never commands. */

@@ -183,7 +183,15 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   };
   // The excerpt (and the description context) is worked out only for a hit that can be kept: a
   // text with a hundred thousand hits of one rule costs one check per hit, not an excerpt each.
-  const emit = (rule: Rule, path: string, line: number, hit: Hit, exOf: () => string, hiddenVia: string | null, describedOf: () => string | null = () => null) => {
+  const emit = (
+    rule: Rule,
+    path: string,
+    line: number,
+    hit: Hit,
+    exOf: () => string,
+    hiddenVia: string | null,
+    describedOf: () => string | null = () => null,
+  ) => {
     if (!room(rule, path, line)) return;
     const ex = exOf();
     const described = describedOf();
@@ -214,7 +222,13 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     const lines = LineIndex.of(text);
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
     // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden text never does.
-    const describeLine: DescribeFn | null = target.describes ? () => target.describes! : hidden ? null : opts.describe ? opts.describe(target, lines) : null;
+    const describeLine: DescribeFn | null = target.describes
+      ? () => target.describes!
+      : hidden
+        ? null
+        : opts.describe
+          ? opts.describe(target, lines)
+          : null;
     const lineRules = applicable.filter((r) => r.line);
     const realLine = (n: number) => (hidden ? hidden.line : n);
     const hiddenExcerpt = (ln: string, i = 0, len = 0) => (hidden ? `decoded: ${excerpt(ln, i, len)}` : excerpt(ln, i, len));
@@ -262,7 +276,15 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           for (const hit of asArray(rule.line!(chunk, ctx))) {
             fired.add(rule.id);
             const at = offset + (hit.index ?? 0);
-            emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(raw, at, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, raw, at, hit.length ?? 0) : null));
+            emit(
+              rule,
+              target.path,
+              realLine(n),
+              hit,
+              () => hiddenExcerpt(raw, at, hit.length ?? 0),
+              hidden?.via ?? null,
+              () => (describeLine ? describeLine(n, raw, at, hit.length ?? 0) : null),
+            );
           }
         }
       }
@@ -273,7 +295,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           for (const [chunk] of windows(folded)) {
             const own = compiled ? ownersIn(compiled, chunk) : null;
             for (const rule of lineRules) {
-              if (fired.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, realLine(n))) continue;
+              if (fired.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, realLine(n)))
+                continue;
               for (const hit of asArray(rule.line!(chunk, ctx))) {
                 emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }
@@ -289,18 +312,34 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         if (!room(rule, target.path, realLine(n))) continue;
         const lineText = lines.line(n);
         const col = (hit.index ?? 0) - lines.startOf(n);
-        emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(lineText, col, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, lineText, col, hit.length ?? 0) : null));
+        emit(
+          rule,
+          target.path,
+          realLine(n),
+          hit,
+          () => hiddenExcerpt(lineText, col, hit.length ?? 0),
+          hidden?.via ?? null,
+          () => (describeLine ? describeLine(n, lineText, col, hit.length ?? 0) : null),
+        );
       }
     }
     if (depth >= MAX_DEPTH) return;
     const nested: HiddenText[] = [];
     for (const run of findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: 200 })) {
       if (run.decoded?.trim()) {
-        nested.push({ text: run.decoded, line: lines.lineOf(run.offset), via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors" });
+        nested.push({
+          text: run.decoded,
+          line: lines.lineOf(run.offset),
+          via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors",
+        });
       }
     }
     for (const p of findEncodedPayloads(text)) {
-      nested.push({ text: p.decoded, line: lines.lineOf(p.offset), via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind });
+      nested.push({
+        text: p.decoded,
+        line: lines.lineOf(p.offset),
+        via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind,
+      });
     }
     if (depth === 0 && opts.derive) nested.push(...opts.derive(target, lines));
     for (const h of nested) {

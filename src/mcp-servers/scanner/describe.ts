@@ -59,4 +59,9 @@ export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | 
 }
 
 /** Rules that read their own context (the intent model's modes) or state a fact about the text. */
-export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set(["unicode.hidden", "markdown.hidden-instructions", "mcp.data-flow", "mcp.control-characters"]);
+export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
+  "unicode.hidden",
+  "markdown.hidden-instructions",
+  "mcp.data-flow",
+  "mcp.control-characters",
+]);

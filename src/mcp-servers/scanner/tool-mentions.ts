@@ -13,7 +13,8 @@ const TOOLISH = /[`'"]?\b([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[a-z]+[A-Z]
 const GENERIC =
   /\b(?:(?:the|a|an|any|whatever|whichever|your|another|other|each|every)\s+(?:(?:connected|available|other)\s+)?(?:server'?s\s+)?(?!(?:same|current|present|following|above|below|previous|next|this|tool|server|function)\b)[\w-]+(?:\s+[\w-]+)?\s+(?:tool|server|integration)s?\b(?!\s+(?:of|in|from|on)\s+this\b)|\b(?:tools?|functions?)\s+(?:from|of|on)\s+(?:any|another|other|different|all)\s+(?:connected\s+)?servers?\b|\((?:any|every|all)\s+servers?\)|\bfrom\s+any\s+connected\s+server\b)/gi;
 
-const MODIFIER = /^[a-z]+-(?:only|write|in|party|server|servers|tool|tools|running|lived|capable|risk|side|source|known|step|destructive|approved|level|time|based|scoped|safe|sensitive|facing|wide|term|hosted|managed)$/;
+const MODIFIER =
+  /^[a-z]+-(?:only|write|in|party|server|servers|tool|tools|running|lived|capable|risk|side|source|known|step|destructive|approved|level|time|based|scoped|safe|sensitive|facing|wide|term|hosted|managed)$/;
 
 export interface ToolMention {
   index: number;

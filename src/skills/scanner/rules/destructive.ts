@@ -12,7 +12,24 @@ export const destructiveDelete = patternRule({
   id: "destructive.delete",
   severity: "critical",
   title: "Deletes the system or the home folder",
-  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud", "home", "disk", "drive", "filesystem", "file system", "root"],
+  triggers: [
+    "\\brm",
+    "\\bfind",
+    "remove-item",
+    "\\brd",
+    "rmdir",
+    "\\bdel",
+    "rmtree",
+    "fs.rm",
+    "factory",
+    "cloud",
+    "home",
+    "disk",
+    "drive",
+    "filesystem",
+    "file system",
+    "root",
+  ],
   prose: true,
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
@@ -130,7 +147,10 @@ export const credentialWipe = patternRule({
   prose: true,
   patterns: [
     new RegExp(String.raw`\b(?:rm|shred|unlink)\s+(?:-{1,2}[\w-]+\s+)*[^\n;&|]*?${HOME_DIR}[\/\\](?:${KEY_DIRS})`),
-    new RegExp(String.raw`\bshutil\.rmtree\([^\n)]*["'](?:${HOME_DIR})?\/?(?:${KEY_DIRS})|\bRemove-Item\b[^\n]*${HOME_DIR}[\/\\](?:${KEY_DIRS})`, "i"),
+    new RegExp(
+      String.raw`\bshutil\.rmtree\([^\n)]*["'](?:${HOME_DIR})?\/?(?:${KEY_DIRS})|\bRemove-Item\b[^\n]*${HOME_DIR}[\/\\](?:${KEY_DIRS})`,
+      "i",
+    ),
     new RegExp(String.raw`\bfind\s+${HOME_DIR}\/?\s[^\n]*-name\s+["']?\.\*["']?[^\n]*(?:-delete\b|-exec\s+rm\b)`),
   ],
   message: "Deletes the user's SSH keys, credentials or keychains (presented as cleanup; they cannot be re-created)",
@@ -160,7 +180,10 @@ const PROD =
   /\.env\.prod(?:uction)?\b|\bprod(?:uction)?\s+(?:connection\s+string|database(?:\s+url)?|db|DATABASE_URL|credentials|cluster)\b|\b(?:the\s+)?production\s+(?:connection|database|data)\b|\b(?:DATABASE_URL|DB_URL|DB_HOST|PG\w+|MONGO\w*|REDIS\w*)\w*\s*=\s*["'$(]?[^\n]*\bprod|--env(?:ironment)?[=\s]+["']?prod(?:uction)?\b|\b(?:RAILS|RACK|APP)_ENV=production\b|\b(?:use|target|against|point\s+(?:it\s+)?at|connect\s+to)\s+(?:the\s+)?prod(?:uction)?\b/i;
 
 /** Every PROD match contains "prod"; every DB_DESTROY match one of these. */
-const PROD_AND_DB: readonly (readonly string[])[] = [["prod"], ["drop", "truncate", "dropdb", "dropdatabase", "flushall", "flushdb", "reset", "db:", "flush", "migrate:", "delete from"]];
+const PROD_AND_DB: readonly (readonly string[])[] = [
+  ["prod"],
+  ["drop", "truncate", "dropdb", "dropdatabase", "flushall", "flushdb", "reset", "db:", "flush", "migrate:", "delete from"],
+];
 
 /**
  * Destroying production data: a schema dropped, tables truncated or a database reset, in a
@@ -192,15 +215,23 @@ export const productionData: Rule = {
     return destroys
       .filter((d) => prodScopes.has(sectionOf(d.n)))
       .slice(0, 3)
-      .map((d) => ({ index: d.index, length: d.length, message: "Drops or resets a database that the same instructions point at production" }));
+      .map((d) => ({
+        index: d.index,
+        length: d.length,
+        message: "Drops or resets a database that the same instructions point at production",
+      }));
   },
 };
 
 const HOME_ROOT = String.raw`(?:os\.homedir\(\)|Path\.home\(\)|os\.path\.expanduser\(\s*["']~\/?["']\s*\)|process\.env\.HOME|os\.environ\[\s*["']HOME["']\s*\]|["']?\$HOME["']?|\$env:USERPROFILE)`;
 /** A recursive walk called on the home folder itself: `walk(os.homedir())`, `os.walk(Path.home())`. */
-const WALK_HOME = new RegExp(String.raw`\b(?:walk\w*|traverse\w*|visit\w*|recurse\w*|scan\w*|rglob|os\.walk|readdirSync|glob)\s*\(\s*${HOME_ROOT}\s*[,)]|\bfind\s+${HOME_ROOT}\s[^\n]{0,200}?(?:-delete\b|-exec\s+(?:rm|shred|truncate|cp\s+\/dev\/null))|\bGet-ChildItem\s+${HOME_ROOT}[^\n|]{0,200}-Recurse[^\n|]{0,200}\|\s*(?:Remove-Item|Set-Content|Clear-Content)`, "i");
+const WALK_HOME = new RegExp(
+  String.raw`\b(?:walk\w*|traverse\w*|visit\w*|recurse\w*|scan\w*|rglob|os\.walk|readdirSync|glob)\s*\(\s*${HOME_ROOT}\s*[,)]|\bfind\s+${HOME_ROOT}\s[^\n]{0,200}?(?:-delete\b|-exec\s+(?:rm|shred|truncate|cp\s+\/dev\/null))|\bGet-ChildItem\s+${HOME_ROOT}[^\n|]{0,200}-Recurse[^\n|]{0,200}\|\s*(?:Remove-Item|Set-Content|Clear-Content)`,
+  "i",
+);
 /** What is done to each file: written over or removed. */
-const PER_FILE = /\b(?:writeFileSync|writeFile|unlinkSync|unlink|rmSync|truncateSync|os\.remove|os\.unlink|shutil\.rmtree|write_text|write_bytes|Set-Content|Remove-Item|Clear-Content)\s*\(|\bopen\([^)\n]{0,200}["']w[b+]?["']|-delete\b|-exec\s+rm\b/;
+const PER_FILE =
+  /\b(?:writeFileSync|writeFile|unlinkSync|unlink|rmSync|truncateSync|os\.remove|os\.unlink|shutil\.rmtree|write_text|write_bytes|Set-Content|Remove-Item|Clear-Content)\s*\(|\bopen\([^)\n]{0,200}["']w[b+]?["']|-delete\b|-exec\s+rm\b/;
 /** A loop over a directory listing's entries (one line; bounded, so a long line costs linear time). */
 const LOOP = /\bfor\b[^\n]{0,120}?\b(?:of|in)\b[^\n]{0,120}?(?:readdirSync|readdir|os\.walk|\.rglob|\.iterdir|\bfiles\b)/;
 /** The write or delete happens for an entry of the listing: within five lines of the loop. */
@@ -229,16 +260,37 @@ export const massOverwrite: Rule = {
   severity: "critical",
   title: "Overwrites or deletes every file under the home folder",
   kinds: ["javascript", "python", "shell", "powershell", "ruby", "perl", "php", "go", "batch"],
-  triggers: ["homedir", "home()", "expanduser", "env.home", "'home'", "\"home\"", "$home", "userprofile"],
+  triggers: ["homedir", "home()", "expanduser", "env.home", "'home'", '"home"', "$home", "userprofile"],
   text(text, ctx) {
     // The rare part first: a walk called on the home folder itself.
     const m = WALK_HOME.exec(text.slice(0, 500_000));
     if (!m || !RECURSIVE.test(text)) return [];
     // The write or delete happens for each entry of a directory listing, within a few lines of the loop.
     if (!loopWrites(text, ctx.lines)) return [];
-    const gated = /\b(?:timeZone|getTimezoneOffset|tzname|locale|LANG\b|country|geoip|ipinfo|ip-api|getDate\(\)|Date\.now\(\)|datetime\.now\(\)|date\s+\+)/.test(text);
-    return [{ index: m.index, length: m[0].length, message: `Walks the home folder and writes over or deletes each file in it${gated ? ", behind a time, locale or region check" : ""}` }];
+    const gated =
+      /\b(?:timeZone|getTimezoneOffset|tzname|locale|LANG\b|country|geoip|ipinfo|ip-api|getDate\(\)|Date\.now\(\)|datetime\.now\(\)|date\s+\+)/.test(
+        text,
+      );
+    return [
+      {
+        index: m.index,
+        length: m[0].length,
+        message: `Walks the home folder and writes over or deletes each file in it${gated ? ", behind a time, locale or region check" : ""}`,
+      },
+    ];
   },
 };
 
-export const DESTRUCTIVE_RULES: Rule[] = [massOverwrite, destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll, cloudDestroy, credentialWipe, gitHistory, productionData];
+export const DESTRUCTIVE_RULES: Rule[] = [
+  massOverwrite,
+  destructiveDelete,
+  diskWipe,
+  forkBomb,
+  permissionsOpen,
+  forcePush,
+  killAll,
+  cloudDestroy,
+  credentialWipe,
+  gitHistory,
+  productionData,
+];
