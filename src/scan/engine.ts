@@ -16,7 +16,7 @@ import { findHiddenUnicode } from "./unicode";
 import { findEncodedPayloads } from "./decode";
 import { maxSeverity, severityRank, sortFindings, type Finding, type Severity } from "./types";
 import type { FileKind } from "./files";
-import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
+import { compileTriggers, ownersIn, triggerLineSets, type Compiled, type LineSet } from "./triggers";
 
 export interface ScanTarget {
   path: string;
@@ -152,7 +152,7 @@ function compiledRules(rules: readonly Rule[]): Compiled {
 }
 
 /** Per rule index, the lines of `text` holding one of its triggers (one shared pass, src/scan/triggers.ts). */
-function candidates(rules: readonly Rule[], text: string, lines: LineIndex): (Set<number> | null)[] {
+function candidates(rules: readonly Rule[], text: string, lines: LineIndex): (LineSet | null)[] {
   let lists = triggerListsFor.get(rules);
   if (!lists) triggerListsFor.set(rules, (lists = rules.map((r) => r.triggers)));
   const present = lists.filter((l): l is readonly string[] => !!l);
