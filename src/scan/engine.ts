@@ -132,7 +132,9 @@ function* windows(line: string): Generator<[string, number]> {
   for (let at = 0; at < line.length; at += WINDOW - OVERLAP) yield [line.slice(at, at + WINDOW), at];
 }
 
-const asArray = (h: Hit | Hit[] | null | undefined | void): Hit[] => (!h ? [] : Array.isArray(h) ? h : [h]);
+const NO_HITS: readonly Hit[] = [];
+/** A rule's answer as a list (read only: no rule's "nothing" allocates one). */
+const asArray = (h: Hit | Hit[] | null | undefined | void): readonly Hit[] => (!h ? NO_HITS : Array.isArray(h) ? h : [h]);
 
 const appliesTo = (rule: Rule, kind: FileKind) => (rule.kinds ? rule.kinds.includes(kind) : kind !== "binary");
 
@@ -278,21 +280,31 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       const key = keys[ri]!;
       return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
     };
-    for (const n of visit) {
-      const raw = lines.line(n);
+    // What the visited line's rules need, set per line (one closure for the text, not one per line).
+    let raw = "";
+    let n = 0;
+    let ln = 0;
+    let ctx: LineContext = { target, lineNo: 0, hidden: !!hidden, meta: opts.meta };
+    // Rules that fired on the line as written (a Set only once one does).
+    const fired: { ids: Set<string> | null } = { ids: null };
+    const runOn = (rule: Rule, ri: number, chunk: string, offset: number) => {
+      if (spentAt(ri, ln)) return;
+      const hits = asArray(rule.line!(chunk, ctx));
+      if (!hits.length) return;
+      const lineRaw = raw;
+      const lineNo = n;
+      for (const hit of hits) {
+        (fired.ids ??= new Set()).add(rule.id);
+        const pos = offset + (hit.index ?? 0);
+        emit(rule, target.path, ln, hit, () => hiddenExcerpt(lineRaw, pos, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(lineNo, lineRaw, pos, hit.length ?? 0) : null));
+      }
+    };
+    for (n of visit) {
+      raw = lines.line(n);
       if (!NON_BLANK.test(raw)) continue;
-      const ln = realLine(n);
-      const ctx: LineContext = { target, lineNo: ln, hidden: !!hidden, meta: opts.meta };
-      // Rules that fired on the line as written (a Set only once one does).
-      const fired: { ids: Set<string> | null } = { ids: null };
-      const runOn = (rule: Rule, ri: number, chunk: string, offset: number) => {
-        if (spentAt(ri, ln)) return;
-        for (const hit of asArray(rule.line!(chunk, ctx))) {
-          (fired.ids ??= new Set()).add(rule.id);
-          const pos = offset + (hit.index ?? 0);
-          emit(rule, target.path, ln, hit, () => hiddenExcerpt(raw, pos, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, raw, pos, hit.length ?? 0) : null));
-        }
-      };
+      ln = realLine(n);
+      ctx = { target, lineNo: ln, hidden: !!hidden, meta: opts.meta };
+      fired.ids = null;
       if (raw.length <= WINDOW) {
         for (let u = 0; u < ungatedRules.length; u++) runOn(ungatedRules[u]!, ungatedIdx[u]!, raw, 0);
         if (off) for (let k = off[n]!, end = off[n + 1]!; k < end; k++) runOn(gatedRules[at![k]!]!, gatedIdx[at![k]!]!, raw, 0);
@@ -313,7 +325,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           for (const [chunk] of windows(folded)) {
             const own = compiled ? ownersIn(compiled, chunk) : null;
             for (const rule of lineRules) {
-              if (fired.ids?.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, ln)) continue;
+              if ((fired.ids as Set<string> | null)?.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, ln)) continue;
               for (const hit of asArray(rule.line!(chunk, ctx))) {
                 emit(rule, target.path, ln, hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }

@@ -30,6 +30,8 @@ export interface Compiled {
   /** One-unit literals by their unit. */
   singles: Map<number, Literal[]>;
   singleFlags: Uint8Array;
+  /** Lowered units some literal starts with: a position whose unit starts none is passed over at one read. */
+  firstFlags: Uint8Array;
   hasOther: boolean;
   /** Hashes of the first two lowered units of literals with a non-ASCII unit (text in other scripts mostly starts none). */
   otherFlags: Uint8Array;
@@ -112,6 +114,7 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
     otherPairs: new Map(),
     singles: new Map(),
     singleFlags: new Uint8Array(65536),
+    firstFlags: new Uint8Array(65536),
     hasOther: false,
     otherFlags: new Uint8Array(1 << 16),
     twoFlags: new Uint8Array(1 << 14),
@@ -123,6 +126,7 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
     for (const o of e.owners) mask[o >> 5]! |= 1 << (o & 31);
     const lit: Literal = { text, wordStart: !e.plain && isWordUnit(text.charCodeAt(0)), owners: [...e.owners], mask };
     const a = text.charCodeAt(0);
+    compiled.firstFlags[a] = 1;
     if (text.length === 1) {
       compiled.singles.set(a, [...(compiled.singles.get(a) ?? []), lit]);
       compiled.singleFlags[a] = 1;
@@ -342,7 +346,7 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
   // The loop of `eachLiteral`, written out: this pass reads every unit of every text a scan sees,
   // so it keeps the line by a running bound (no search per literal) and calls nothing per position.
   const L = lowerTable();
-  const { singleFlags, twoFlags, triFlags, hasOther, otherFlags, asciiPairs, buckets, otherPairs, singles } = compiled;
+  const { singleFlags, firstFlags, twoFlags, triFlags, hasOther, otherFlags, asciiPairs, buckets, otherPairs, singles } = compiled;
   const n = text.length;
   const lineCount = lines.count;
   let nextStart = 0;
@@ -364,6 +368,11 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
     let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
     for (let i = 0; i < n; i++) {
       const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
+      if (firstFlags[a] === 0) {
+        a = b;
+        b = c;
+        continue;
+      }
       // Most positions end at the first test: no literal starts with these two units (and none is one unit long).
       const ascii = a < 128 && b >= 0 && b < 128;
       const bucketNo = ascii ? asciiPairs[(a << 7) | b]! : 0;
