@@ -1094,7 +1094,7 @@ function pythonStack(rd) {
         continue;
       }
       const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*((?:===|==|~=|>=|<=|!=|>|<).+)?$/.exec(l);
-      if (m && m[2]) entries.push({ name: m[1], version: m[2].replace(/\s+/g, ""), ecosystem: "pypi" });
+      if (m?.[2]) entries.push({ name: m[1], version: m[2].replace(/\s+/g, ""), ecosystem: "pypi" });
       else skipped.push(`${l.slice(0, 80)}: no version`);
     }
     return { file: "requirements.txt", entries, note: "pins and ranges", skipped };

@@ -48,10 +48,10 @@ runMain(async () => {
     // Informational RustSec advisories (unmaintained, unsound) are not vulnerabilities.
     const kept = lines.map((l) => JSON.parse(l)).filter((r) => !r.withdrawn && !r.database_specific?.informational).map(trim);
     // The last line tells the loader the whole file has arrived (it then registers the snapshot).
-    writeFileSync(path.join(to, s.file), kept.map((r) => JSON.stringify(r)).join("\n") + `\n# end of snapshot: ${kept.length} records\n`);
+    writeFileSync(path.join(to, s.file), `${kept.map((r) => JSON.stringify(r)).join("\n")}\n# end of snapshot: ${kept.length} records\n`);
     // The loader counts a snapshot as an answer only once this many of its records are stored.
     s.kept = kept.length;
     console.log(`${eco}: ${kept.length} of ${lines.length} records → data/advisories/${s.file}`);
   }
-  writeFileSync(path.join(to, "sources.json"), JSON.stringify(sources, null, 2) + "\n");
+  writeFileSync(path.join(to, "sources.json"), `${JSON.stringify(sources, null, 2)}\n`);
 }, "[import-advisories]");

@@ -144,6 +144,6 @@ runMain(async () => {
     catalog: { name: "models.dev", repository: "https://github.com/anomalyco/models.dev", commit, date, license: "MIT" },
     models: out,
   };
-  writeFileSync(file, JSON.stringify(doc, null, 1) + "\n");
+  writeFileSync(file, `${JSON.stringify(doc, null, 1)}\n`);
   console.log(`${out.length} models (${out.filter((m) => m.origin === "models.dev").length} from models.dev ${commit.slice(0, 7)} of ${date}) → data/freshness/models.json`);
 }, "[import-models]");

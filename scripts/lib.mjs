@@ -128,7 +128,7 @@ export function localVars(persistTo) {
   }
   if (made) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(file, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
+    writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   }
   return { KEY_SECRET: saved.KEY_SECRET, CURSOR_SECRET: saved.CURSOR_SECRET, BILLING_PROVIDER: "local" };
 }

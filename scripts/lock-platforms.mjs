@@ -28,6 +28,6 @@ runMain(() => {
   const sorted = {};
   for (const k of Object.keys(lock.packages).sort((a, b) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)))) sorted[k] = lock.packages[k];
   lock.packages = sorted;
-  writeFileSync("package-lock.json", JSON.stringify(lock, null, 2) + "\n");
+  writeFileSync("package-lock.json", `${JSON.stringify(lock, null, 2)}\n`);
   console.log(`lockfile: ${added} workerd platform entries added`);
 }, "[lock-platforms]");

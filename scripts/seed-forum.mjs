@@ -167,7 +167,7 @@ async function main() {
       const parts = start === 0 ? [headerSql()] : [];
       parts.push(chunkSql(start, end));
       const file = path.join(dir, `chunk-${start}.sql`);
-      writeFileSync(file, parts.join("\n") + "\n");
+      writeFileSync(file, `${parts.join("\n")}\n`);
       execute(file);
       console.log(`seeded ${end}/${COUNT} threads (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     }

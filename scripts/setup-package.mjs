@@ -72,11 +72,16 @@ export function skillsLock(lock) {
     const e = packages[k];
     if (!e.integrity) throw new Error(`package-lock.json: ${k} has no integrity`);
     const kept = {};
-    for (const f of ["version", "resolved", "integrity", "license", "dependencies", "optionalDependencies", "bin", "engines"]) if (e[f] !== undefined) kept[f] = e[f];
+    for (const f of ["version", "resolved", "integrity", "license", "dependencies", "optionalDependencies", "bin", "engines"])
+      if (e[f] !== undefined) kept[f] = e[f];
     out[k] = kept;
     for (const d of Object.keys({ ...e.dependencies, ...e.optionalDependencies })) queue.push(resolve(k, d));
   }
-  const sorted = Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((k) => [k, out[k]]),
+  );
   return { name: "lore-setup-skills", lockfileVersion: 3, requires: true, packages: sorted };
 }
 
@@ -102,17 +107,36 @@ function setBlock(source, begin, end, block, what) {
 
 /** The CLI source with its harness data block set from data/harnesses.json. */
 export function withHarnessData(source, data) {
-  return setBlock(source, BEGIN, END, `export const HARNESS_DATA = ${JSON.stringify(cliHarnessData(data), null, 2)};\n`, "HARNESS DATA");
+  return setBlock(
+    source,
+    BEGIN,
+    END,
+    `// biome-ignore format: written by npm run build:setup as JSON\nexport const HARNESS_DATA = ${JSON.stringify(cliHarnessData(data), null, 2)};\n`,
+    "HARNESS DATA",
+  );
 }
 
 /** The CLI source with its skills lockfile block set from package-lock.json. */
 export function withSkillsLock(source, lock) {
-  return setBlock(source, LOCK_BEGIN, LOCK_END, `export const SKILLS_LOCK = ${JSON.stringify(skillsLock(lock), null, 2)};\n`, "SKILLS LOCK");
+  return setBlock(
+    source,
+    LOCK_BEGIN,
+    LOCK_END,
+    `// biome-ignore format: written by npm run build:setup as JSON\nexport const SKILLS_LOCK = ${JSON.stringify(skillsLock(lock), null, 2)};\n`,
+    "SKILLS LOCK",
+  );
 }
 
 /** smol-toml's files as the package bundles them: its package.json, licence and built JS (no types, no README). */
 export function tomlFiles(dir = TOML_DIR) {
-  const names = ["package.json", "LICENSE", ...readdirSync(path.join(dir, "dist")).filter((f) => /\.(?:js|cjs)$/.test(f)).sort().map((f) => `dist/${f}`)];
+  const names = [
+    "package.json",
+    "LICENSE",
+    ...readdirSync(path.join(dir, "dist"))
+      .filter((f) => /\.(?:js|cjs)$/.test(f))
+      .sort()
+      .map((f) => `dist/${f}`),
+  ];
   return names.map((f) => ({ path: `node_modules/smol-toml/${f}`, bytes: new Uint8Array(readFileSync(path.join(dir, f))), mode: 0o644 }));
 }
 
@@ -244,7 +268,9 @@ function main(argv) {
     return;
   }
   for (const [p, text] of stale) writeFileSync(p, text);
-  console.log(`[build:setup] ${pkg.name}@${pkg.version}: ${pkg.bytes.length} bytes, ${pkg.integrity}${stale.length ? ` (wrote ${stale.map(([p]) => path.relative(ROOT, p)).join(", ")})` : " (unchanged)"}`);
+  console.log(
+    `[build:setup] ${pkg.name}@${pkg.version}: ${pkg.bytes.length} bytes, ${pkg.integrity}${stale.length ? ` (wrote ${stale.map(([p]) => path.relative(ROOT, p)).join(", ")})` : " (unchanged)"}`,
+  );
 }
 
 if (process.argv[1] && pathToFileURL(path.resolve(process.argv[1])).href === import.meta.url) main(process.argv.slice(2));

@@ -30,7 +30,7 @@ async function startIngest(origin, token, log) {
       : `${s.source}: ${s.ok} ok, ${s.failed} failed, ${s.items} facts in ${(s.ms / 1000).toFixed(1)} s${s.failed ? ` (${s.errors[0]?.slice(0, 120)})` : ""}`;
   const [npm] = await run(["npm"]);
   log(`ingest ${line(npm)}`);
-  if (npm && npm.ok) log(`npm facts current ${secs(startedAt)} after npm start (releases and latest versions of ${npm.ok} npm topics from the registry)`);
+  if (npm?.ok) log(`npm facts current ${secs(startedAt)} after npm start (releases and latest versions of ${npm.ok} npm topics from the registry)`);
   for (const s of await run(OTHER_SOURCES)) log(`ingest ${line(s)}`);
 }
 

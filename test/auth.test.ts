@@ -150,7 +150,7 @@ describe("the auth matrix", () => {
   it("agent endpoints: missing, unknown, malformed and session credentials are 401; both header forms work", async () => {
     const a = await newAgent();
     expectError(await call("GET", "/v1/usage/today"), 401, "UNAUTHENTICATED");
-    expectError(await call("GET", "/v1/usage/today", { key: "lore_" + "x".repeat(43) }), 401, "UNAUTHENTICATED");
+    expectError(await call("GET", "/v1/usage/today", { key: `lore_${"x".repeat(43)}` }), 401, "UNAUTHENTICATED");
     expectError(await call("GET", "/v1/usage/today", { headers: { authorization: "Basic abc" } }), 401, "UNAUTHENTICATED");
     expectError(await call("GET", "/v1/usage/today", { token: a.owner.token }), 401, "UNAUTHENTICATED");
     expect((await call("GET", "/v1/usage/today", { key: a.key })).status).toBe(200);
@@ -214,8 +214,8 @@ describe("credential edge cases", () => {
   });
 
   it("a public endpoint with a bad key still answers, and a 401 never echoes the key", async () => {
-    expect((await call("GET", "/v1/setup", { key: "lore_" + "y".repeat(43) })).status).toBe(200);
-    const secret = "lore_" + "z".repeat(43);
+    expect((await call("GET", "/v1/setup", { key: `lore_${"y".repeat(43)}` })).status).toBe(200);
+    const secret = `lore_${"z".repeat(43)}`;
     const r = expectError(await call("GET", "/v1/usage/today", { key: secret }), 401, "UNAUTHENTICATED");
     expect(JSON.stringify(r)).not.toContain("zzzz");
   });

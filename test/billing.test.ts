@@ -1,7 +1,6 @@
 /// <reference types="vite/client" />
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import Stripe from "stripe";
 import { call, expectError, newAgent, signup, type TestAgent, type TestOwner } from "./helpers";
 import { now, setClock } from "../src/core/clock";
 import {
@@ -12,6 +11,7 @@ import {
   deliver,
   invoiceObject,
   stripeEvent,
+  stripeSignature,
   subscriptionObject,
 } from "./stripe-fake";
 import { setBillingProvider, type ChargeRequest } from "../src/billing/billing.provider";
@@ -536,12 +536,7 @@ describe("billing with Stripe", () => {
     await refused(await sc("POST", "/v1/billing/webhooks/stripe", { raw: JSON.stringify(ev), token: a.owner.token }), /No stripe-signature header/);
     await refused(await sc("POST", "/v1/billing/webhooks/stripe", { raw: JSON.stringify(ev), key: a.key }), /No stripe-signature header/);
     // Correctly signed but not JSON.
-    const header = await Stripe.webhooks.generateTestHeaderStringAsync({
-      payload: "not json",
-      secret: STRIPE_ENV.STRIPE_WEBHOOK_SECRET,
-      timestamp: Math.floor(now() / 1000),
-      cryptoProvider: Stripe.createSubtleCryptoProvider(),
-    });
+    const header = await stripeSignature("not json", STRIPE_ENV.STRIPE_WEBHOOK_SECRET, Math.floor(now() / 1000));
     await refused(await sc("POST", "/v1/billing/webhooks/stripe", { raw: "not json", headers: { "stripe-signature": header } }), /not a Stripe event/);
     const get = expectError(await sc("GET", "/v1/billing/webhooks/stripe"), 405, "METHOD_NOT_ALLOWED");
     expect(get.error.details.allow).toEqual(["POST"]);

@@ -43,7 +43,7 @@ describe("community pages", () => {
 
     const byHandle = await call("GET", `/v1/agents/${helper.handle}/profile`);
     expect(byHandle.body.agent.id).toBe(helper.id);
-    const byAt = await call("GET", `/v1/agents/${encodeURIComponent("@" + helper.handle)}/profile`);
+    const byAt = await call("GET", `/v1/agents/${encodeURIComponent(`@${helper.handle}`)}/profile`);
     expect(byAt.body.agent.id).toBe(helper.id);
     const askerProfile = await call("GET", `/v1/agents/${asker.id}/profile`, { key: voter.key });
     expect(askerProfile.body).toMatchObject({ agent: { reputation: 2 }, counts: { threads: 1, answers: 0 } });

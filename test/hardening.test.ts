@@ -387,7 +387,7 @@ describe("the OpenAPI document is complete", () => {
       expect(e.responses["405"].headers.Allow, op.id).toBeDefined();
     }
     expect(doc.components.headers.RateLimit).toBeDefined();
-    expect(doc.components.headers["RateLimitPolicy"]).toBeDefined();
+    expect(doc.components.headers.RateLimitPolicy).toBeDefined();
   });
 
   it("probing every operation with missing, wrong and malformed credentials and input only ever answers listed statuses, never a 5xx", async () => {

@@ -195,7 +195,7 @@ describe("knowledge entries", () => {
     let n = 0;
     const search = (qs: string) => call("GET", `/v1/kb?${qs}`, { key: searchers[n++ % 3]!.key });
 
-    let r = await search("q=glimmerwax");
+    const r = await search("q=glimmerwax");
     expect(r.status).toBe(200);
     expect(r.body.total).toBe(3);
     expect(r.body.items[0].id).toBe(inTitle.id);

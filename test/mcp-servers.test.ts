@@ -691,7 +691,7 @@ describe("registry records are data: run instructions and URL variables are chec
       remotes: [{ type: "streamable-http", url: "https://{tenant}.vars.example/{region}/{t}/mcp", variables: { tenant: "text", region: { default: 5, description: "Region" }, t: { isRequired: "yes", default: "eu" }, "": { description: "no name" } } }],
     }),
   ];
-  const BAD = [/\bbash\b/, /(^|[\s"'\[,=])-c(?=[\s"',\]]|$)/m, /curl/, /evil/, /--privileged/, /\/:\/host/, /--network/, /--entrypoint/, /--package/, /--cap-add/, /--from/, /PYTHONSTARTUP/, /\/etc:\/etc/];
+  const BAD = [/\bbash\b/, /(^|[\s"'[,=])-c(?=[\s"',\]]|$)/m, /curl/, /evil/, /--privileged/, /\/:\/host/, /--network/, /--entrypoint/, /--package/, /--cap-add/, /--from/, /PYTHONSTARTUP/, /\/etc:\/etc/];
 
   it("a hostile runtimeHint and runtimeArguments: every harness's configuration runs only the known runner and the package, and the server is flagged with what was dropped", async () => {
     await env.DB.prepare("DELETE FROM mcp_registry_state").run();

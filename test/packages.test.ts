@@ -373,7 +373,7 @@ describe("typosquats against the popular lists", () => {
         const { results } = await checkPackages(env, names.slice(i, i + 100).map((name) => ({ name, ecosystem: eco })), { lookup: found, budget: 1000 });
         // A popular name may carry a report of some compromised releases (litellm): that is not a false alarm.
         const flagged = results.filter((r) => r.reasons.some((x) => x.code !== "MALICIOUS_VERSIONS"));
-        if (flagged.length) console.log(flagged.map((r) => `${r.name}: ${r.reasons.map((x) => x.code + " " + x.message).join("; ")}`).join("\n"));
+        if (flagged.length) console.log(flagged.map((r) => `${r.name}: ${r.reasons.map((x) => `${x.code} ${x.message}`).join("; ")}`).join("\n"));
         expect(flagged.map((r) => `${r.name}: ${r.reasons.map((x) => x.message).join("; ")}`), eco).toEqual([]);
       }
     }
@@ -667,7 +667,7 @@ describe("shipped facts answer offline", () => {
       for (const id of p.expected.advisory_ids?.filter((x) => x.startsWith("MAL-")) ?? []) expect(r.advisories, p.name).toContain(id);
       if (p.expected.typosquat_of) expect(r.imitates, p.name).toBe(p.expected.typosquat_of);
     });
-    results.slice(marked.length).forEach((r) => expect(r, r.name).toMatchObject({ verdict: "warn", exists: null }));
+    for (const r of results.slice(marked.length)) expect(r, r.name).toMatchObject({ verdict: "warn", exists: null });
     // 0requests names its affected version: asked for that one, it blocks; another version is judged normally.
     const zero = await checkPackages(env, [{ name: "0requests", ecosystem: "pypi", version: "0.0.1" }, { name: "0requests", ecosystem: "pypi", version: "0.0.2" }], { lookup: unreachable });
     expect(zero.results[0]).toMatchObject({ verdict: "block", advisories: ["MAL-2026-15859"] });

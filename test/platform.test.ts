@@ -34,7 +34,7 @@ describe("errors", () => {
     expect(padded.length).toBe(LIMIT);
     const ok = await call("POST", "/v1/auth/signup", { raw: padded, headers: { "content-type": "application/json" } });
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
-    expectError(await call("POST", "/v1/auth/signup", { raw: padded + " ", headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
+    expectError(await call("POST", "/v1/auth/signup", { raw: `${padded} `, headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
     // A streamed (chunked) body has no Content-Length: it is cut off while reading.
     const chunk = new TextEncoder().encode(" ".repeat(64 * 1024));
     let sent = 0;

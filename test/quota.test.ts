@@ -7,7 +7,7 @@ import { setClock } from "../src/core/clock";
 import { METRICS, PLANS, effectivePlan, type Metric, type PlanId } from "../src/quota/plans";
 import { quotaGate, quotaStub } from "../src/quota/quota.client";
 import { refreshAccount } from "../src/quota/account";
-import { AccountQuota } from "../src/quota/quota.do";
+import type { AccountQuota } from "../src/quota/quota.do";
 import type { AccountAdmitResult } from "../src/quota/quota.schemas";
 import { sha256Hex } from "../src/core/crypto";
 import { ApiError } from "../src/core/errors";

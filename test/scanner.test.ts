@@ -47,7 +47,7 @@ function file(path: string, content: string): SkillFileInput {
 function caseFiles(c: string): SkillFileInput[] {
   const fm = "---\nname: case\ndescription: A test case\n---\n\n";
   const m = /^(?:([\s\S]*?)\n\n)?path: (\S+)\n([\s\S]*)$/.exec(c);
-  if (!m) return [file("SKILL.md", fm + c + "\n")];
+  if (!m) return [file("SKILL.md", `${fm + c}\n`)];
   const [, prose, path, content] = m;
   const f = content!.startsWith("base64:") ? { path: path!, bytes: fromB64(content!.slice(7)), text: null } : file(path!, content!);
   return [file("SKILL.md", prose ? `${fm}${prose}\n` : `${fm}See ${path}.\n`), f];

@@ -159,7 +159,7 @@ describe("publishing", () => {
       { path: "SKILL.md", content: skillMd(name, { body: "Run `scripts/run.sh` from the project root." }) },
       { path: "scripts/run.sh", content: script },
       { path: "assets/logo.png", content: b64(PNG), encoding: "base64" },
-      { path: "references/deep/a-very-long-folder-name-that-keeps-going-and-going/" + "x".repeat(60) + "/notes.md", content: "# Notes\nÜnïcødé ✓\n" },
+      { path: `references/deep/a-very-long-folder-name-that-keeps-going-and-going/${"x".repeat(60)}/notes.md`, content: "# Notes\nÜnïcødé ✓\n" },
     ];
     const out = await published(owner, files);
     expect(out.version.artifact.type).toBe("archive");

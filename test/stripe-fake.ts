@@ -1,5 +1,5 @@
 import { vi } from "vitest";
-import Stripe from "stripe";
+import { signPayload } from "../src/billing/stripe.signature";
 import customerFx from "./fixtures/stripe/customer.json";
 import checkoutFx from "./fixtures/stripe/checkout_session.json";
 import checkoutCompletedFx from "./fixtures/stripe/checkout_session_completed.json";
@@ -121,8 +121,13 @@ export function stripeEvent(type: string, object: unknown, createdMs = now(), id
   };
 }
 
+/** A `Stripe-Signature` header as Stripe writes it (the signer is checked against one the SDK made: stripe-signature.test.ts). */
+export async function stripeSignature(payload: string, secret: string, timestampS: number) {
+  return `t=${timestampS},v1=${await signPayload(payload, secret, timestampS)}`;
+}
+
 /**
- * Delivers an event to the webhook route, signed with the SDK's test-header helper (Web Crypto) at
+ * Delivers an event to the webhook route, signed as Stripe signs (stripeSignature) at
  * Lore's clock, or as told: another secret, an older timestamp, or a body changed after signing.
  */
 export async function deliver(
@@ -130,12 +135,7 @@ export async function deliver(
   opts: { secret?: string; signedAtMs?: number; tamper?: (body: string) => string; headers?: Record<string, string> } = {},
 ) {
   const payload = JSON.stringify(event, null, 2);
-  const header = await Stripe.webhooks.generateTestHeaderStringAsync({
-    payload,
-    secret: opts.secret ?? STRIPE_ENV.STRIPE_WEBHOOK_SECRET,
-    timestamp: sec(opts.signedAtMs ?? now()),
-    cryptoProvider: Stripe.createSubtleCryptoProvider(),
-  });
+  const header = await stripeSignature(payload, opts.secret ?? STRIPE_ENV.STRIPE_WEBHOOK_SECRET, sec(opts.signedAtMs ?? now()));
   return call("POST", "/v1/billing/webhooks/stripe", {
     raw: opts.tamper ? opts.tamper(payload) : payload,
     headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header, ...opts.headers },
@@ -168,7 +168,7 @@ export class FakeStripe {
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const req = new Request(input as any, init);
       const url = new URL(req.url);
-      // GET and DELETE carry their parameters in the query string (the SDK's encoding), POST in the body.
+      // GET and DELETE carry their parameters in the query string (Stripe's encoding), POST in the body.
       const text = req.method === "GET" || req.method === "DELETE" ? url.search.slice(1) : new TextDecoder().decode(await req.arrayBuffer());
       const r: StripeRequest = { method: req.method, path: url.pathname, params: new URLSearchParams(text), headers: req.headers };
       let reply: Reply;

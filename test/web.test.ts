@@ -1,8 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { env as testEnv } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BASE, call, expectError, newAgent, signup } from "./helpers";
-import { agentsOf, browse, createAgentForm, expectLabelled, expectSafePage, KEY_RE, signupForm, uniq, type Page } from "./web-helpers";
+import { BASE, call, expectError, newAgent, } from "./helpers";
+import { agentsOf, browse, createAgentForm, expectSafePage, KEY_RE, signupForm, uniq, type Page } from "./web-helpers";
 import { DAY_MS, now, setClock } from "../src/core/clock";
 import { checkoutCompletedObject, deliver, FakeStripe, PRICE, STRIPE_ENV, stripeEvent } from "./stripe-fake";
 

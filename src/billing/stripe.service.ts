@@ -1,4 +1,4 @@
-import type Stripe from "stripe";
+import type { StripeSubscription } from "./stripe.types";
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { makeDb, type Db } from "../db/client";
 import type { Env } from "../env";
@@ -159,7 +159,7 @@ const checkoutRedirect = (url: string): Redirect => ({ kind: "checkout", url });
  * The mirror learns of a subscription only by webhook, seconds (or, when deliveries fail, hours)
  * after it is paid; Stripe's list is the truth before a Checkout is opened.
  */
-async function liveAtStripe(cfg: StripeConfig, customerId: string): Promise<Stripe.Subscription[]> {
+async function liveAtStripe(cfg: StripeConfig, customerId: string): Promise<StripeSubscription[]> {
   const subs = await listSubscriptions(cfg, customerId);
   return subs
     .filter((s) => LIVE_STATUSES.has(s.status) && planItem(cfg, s) !== null)
@@ -199,7 +199,7 @@ export async function stripeSubscribe(
     const created = !mirror;
     let m = mirror ?? (await ensureCustomer(db, cfg, owner));
     const answer = (url: string) => ({ ...view(cur, at, providerView(m)), redirect: checkoutRedirect(url) });
-    checkout: for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       // 1. The open session: handed out again, or expired before another is made.
       if (m.checkoutSessionId) {
         const id = m.checkoutSessionId;
@@ -224,7 +224,7 @@ export async function stripeSubscribe(
           cur = await settle(env, owner.ownerId, at, { renew: false, sub });
           live = liveSubscription(mirror);
           if (!live) throw conflict("Stripe shows a subscription for this account that is still being set up; try again in a minute");
-          break checkout;
+          break;
         }
       }
       // 3. A new session, stored by compare-and-set on the generation read.

@@ -1,4 +1,4 @@
-import type Stripe from "stripe";
+import type { StripeSubscription } from "./stripe.types";
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { makeDb, type Db } from "../db/client";
 import type { Env } from "../env";
@@ -58,7 +58,7 @@ export interface PlanItem {
 }
 
 /** The subscription item that carries one of Lore's prices, with its current period. */
-export function planItem(cfg: StripeConfig, sub: Stripe.Subscription): PlanItem | null {
+export function planItem(cfg: StripeConfig, sub: StripeSubscription): PlanItem | null {
   // Before API version 2025-03-31 the period sat on the subscription itself.
   const legacy = sub as unknown as { current_period_start?: number; current_period_end?: number };
   for (const item of sub.items?.data ?? []) {
@@ -85,7 +85,7 @@ const ms = (s: number | null | undefined) => (typeof s === "number" ? s * 1000 :
  *   period began).
  * - incomplete, incomplete_expired (the first payment never succeeded): nothing to grant (null).
  */
-export function stateFor(sub: Stripe.Subscription, item: PlanItem, previous: Mirror | null | undefined): Subscription | null {
+export function stateFor(sub: StripeSubscription, item: PlanItem, previous: Mirror | null | undefined): Subscription | null {
   const base = { plan: item.plan, anchor: ms(sub.billing_cycle_anchor) };
   switch (sub.status) {
     case "active":
@@ -127,7 +127,7 @@ type Verdict =
   | (Outcome & { outcome: "stale" | "ignored" });
 
 /** Renews at its period end (not set to cancel at period end or at a date). */
-const renews = (sub: Stripe.Subscription) => !sub.cancel_at_period_end && sub.cancel_at === null;
+const renews = (sub: StripeSubscription) => !sub.cancel_at_period_end && sub.cancel_at === null;
 
 /**
  * Whether a subscription object should change the owner's state. Events arrive out of order and
@@ -139,7 +139,7 @@ const renews = (sub: Stripe.Subscription) => !sub.cancel_at_period_end && sub.ca
  * `replace` (after Stripe said the followed one is no longer live and renewing, but it could not
  * be applied) lets the incoming one take over.
  */
-function judge(cfg: StripeConfig, sub: Stripe.Subscription, mirror: Mirror | undefined, eventAt: number | null, replace = false): Verdict {
+function judge(cfg: StripeConfig, sub: StripeSubscription, mirror: Mirror | undefined, eventAt: number | null, replace = false): Verdict {
   if (!mirror) return { outcome: "ignored", reason: "the customer is not one of Lore's" };
   const item = planItem(cfg, sub);
   if (!item) return { outcome: "ignored", reason: "no item of the subscription carries a Lore price", ownerId: mirror.ownerId };
@@ -172,11 +172,11 @@ type TwoLive =
   /** This subscription was already canceled by Lore as a duplicate (a repeated or late event). */
   | { kind: "known-duplicate" }
   /** The followed one is no longer live and renewing at Stripe (the mirror was behind): not a duplicate. */
-  | { kind: "followed-changed"; followed: Stripe.Subscription }
+  | { kind: "followed-changed"; followed: StripeSubscription }
   /** The incoming one was the newer: canceled at Stripe; the followed one stays. */
   | { kind: "canceled-incoming"; kept: string }
   /** The followed one was the newer: canceled at Stripe (its canceled state is in `canceled`); the incoming one takes over. */
-  | { kind: "canceled-followed"; canceled: Stripe.Subscription };
+  | { kind: "canceled-followed"; canceled: StripeSubscription };
 
 /**
  * Two live, renewing subscriptions for one owner (two Checkouts paid in two tabs, or one created
@@ -191,7 +191,7 @@ type TwoLive =
 async function resolveTwoLive(
   db: Db,
   cfg: StripeConfig,
-  incoming: Stripe.Subscription,
+  incoming: StripeSubscription,
   mirror: Mirror & { subscriptionId: string },
 ): Promise<TwoLive> {
   const known = await db.select({ id: billingNotices.id }).from(billingNotices).where(eq(billingNotices.id, duplicateNoticeId(incoming.id))).get();
@@ -269,7 +269,7 @@ export function recordEvent(db: Db, event: EventRef, outcome: Outcome) {
 export async function applyStripeSubscription(
   env: Env,
   cfg: StripeConfig,
-  sub: Stripe.Subscription,
+  sub: StripeSubscription,
   eventAt: number | null,
   event?: EventRef,
 ): Promise<Outcome> {

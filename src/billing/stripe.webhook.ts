@@ -1,4 +1,3 @@
-import type Stripe from "stripe";
 import { Hono } from "hono";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../core/context";
@@ -10,6 +9,7 @@ import type { Env } from "../env";
 import { stripeEvents } from "../db/billing";
 import { billingConfig, requireBillingConfig, type StripeConfig } from "./billing.config";
 import { retrieveSubscription, verifyWebhook } from "./stripe.client";
+import type { StripeCheckoutSession, StripeEvent, StripeInvoice, StripeSubscription } from "./stripe.types";
 import { applyStripeSubscription, clearCheckoutSession, mirrorByCustomer, recordEvent, type EventRef, type Outcome } from "./stripe.sync";
 
 export const STRIPE_WEBHOOK_PATH = "/billing/webhooks/stripe";
@@ -36,7 +36,7 @@ const seen = async (db: Db, id: string) =>
 const idOf = (x: string | { id: string } | null | undefined) => (typeof x === "string" ? x : (x?.id ?? null));
 
 /** The subscription an invoice bills (API 2025-03-31 and later: `parent.subscription_details`). */
-function invoiceSubscription(inv: Stripe.Invoice): string | null {
+function invoiceSubscription(inv: StripeInvoice): string | null {
   const legacy = (inv as unknown as { subscription?: string | { id: string } | null }).subscription;
   return idOf(inv.parent?.subscription_details?.subscription) ?? idOf(legacy);
 }
@@ -53,7 +53,7 @@ async function ignore(db: Db, ref: EventRef, reason: string, ownerId?: string): 
  * unless the mirror already holds a newer state of it. Plans come only from the subscription's own
  * price ids; nothing in the event that a client could have chosen (metadata, amounts) sets a plan.
  */
-export async function handleStripeEvent(env: Env, cfg: StripeConfig, event: Stripe.Event): Promise<WebhookResult> {
+export async function handleStripeEvent(env: Env, cfg: StripeConfig, event: StripeEvent): Promise<WebhookResult> {
   const db = makeDb(env.DB);
   if (await seen(db, event.id)) return { outcome: "duplicate" };
   const ref: EventRef = { id: event.id, type: event.type, created: event.created };
@@ -67,17 +67,17 @@ export async function handleStripeEvent(env: Env, cfg: StripeConfig, event: Stri
   }
 }
 
-async function dispatch(env: Env, db: Db, cfg: StripeConfig, event: Stripe.Event, ref: EventRef): Promise<Outcome> {
+async function dispatch(env: Env, db: Db, cfg: StripeConfig, event: StripeEvent, ref: EventRef): Promise<Outcome> {
   switch (event.type) {
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
     case "customer.subscription.paused":
     case "customer.subscription.resumed":
-      return applyStripeSubscription(env, cfg, event.data.object, event.created, ref);
+      return applyStripeSubscription(env, cfg, event.data.object as StripeSubscription, event.created, ref);
 
     case "checkout.session.completed": {
-      const session = event.data.object;
+      const session = event.data.object as StripeCheckoutSession;
       const subId = idOf(session.subscription);
       if (session.mode !== "subscription" || !subId) return ignore(db, ref, "not a subscription checkout");
       const customerId = idOf(session.customer);
@@ -97,7 +97,7 @@ async function dispatch(env: Env, db: Db, cfg: StripeConfig, event: Stripe.Event
 
     case "invoice.paid":
     case "invoice.payment_failed": {
-      const invoice = event.data.object;
+      const invoice = event.data.object as StripeInvoice;
       const subId = invoiceSubscription(invoice);
       if (!subId) return ignore(db, ref, "not a subscription invoice");
       const customerId = idOf(invoice.customer);

@@ -258,7 +258,7 @@ export class ChatRoom extends DurableObject<Env> {
       .exec<MemberRow>(
         "SELECT agent_id, handle, role, joined_at FROM members WHERE handle >= ? AND handle < ? ORDER BY handle LIMIT ?",
         prefix,
-        prefix + "\u007f",
+        `${prefix}\u007f`,
         limit,
       )
       .toArray()

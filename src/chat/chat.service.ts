@@ -182,7 +182,7 @@ export async function mentionable(
   const byPrefix = db
     .select(cols)
     .from(agents)
-    .where(and(gte(agents.handle, prefix), lt(agents.handle, prefix + "\u007f"), isNull(agents.deletedAt)))
+    .where(and(gte(agents.handle, prefix), lt(agents.handle, `${prefix}\u007f`), isNull(agents.deletedAt)))
     .orderBy(agents.handle)
     .limit(limit + memberRole.size + 1);
   let liveMembers: { id: string; handle: string; name: string | null }[] = [];

@@ -182,7 +182,7 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
     const json = JSON.stringify(structured);
     const quota = quotaMeta(op, admitted.admission);
     const out: ToolResult = {
-      content: [{ type: "text" as const, text: (op.untrusted ? untrustedText(json) : json) + `\n\nquota: ${JSON.stringify(quota)}` }],
+      content: [{ type: "text" as const, text: `${op.untrusted ? untrustedText(json) : json}\n\nquota: ${JSON.stringify(quota)}` }],
       structuredContent: structured,
       _meta: { "lore/quota": quota, ...(op.untrusted ? { "lore/untrusted": true } : {}) },
     };

@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import type { z } from "zod";
 import type { AppContext, AppEnv } from "./context";

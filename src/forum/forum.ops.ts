@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { ref as idRef } from "../core/text";
 import * as svc from "./forum.service";
@@ -8,7 +9,7 @@ import {
   askBody,
   bodyMd,
   CATEGORY_SLUGS,
-  POST_TYPES,
+  type POST_TYPES,
   postOut,
   replyBody,
   tags,
@@ -58,9 +59,7 @@ export const listThreads = defineOperation({
   query: threadListQuery,
   output: z.object({
     items: z.array(threadSummaryOut),
-    total: z.number().int(),
-    page: z.number().int(),
-    perPage: z.number().int(),
+    ...pageOut,
   }),
   untrusted: true,
   handler: (ctx, q) => svc.listThreads(ctx.env.DB, q),

@@ -8,8 +8,7 @@ import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
 import { CATEGORIES, MAX_DEPTH, type PostOut, type ThreadOut } from "./forum.schemas";
-import { pageOffset } from "../core/pagination";
-import { ftsQuery } from "./search";
+import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import { recomputeReputation } from "./reputation";
 import { scanBinds, scanContent, securityOut, type ScanCols } from "./content-scan";
 
@@ -135,15 +134,9 @@ export interface ThreadListInput {
 export async function listThreads(db: D1Database, input: ThreadListInput) {
   const where: string[] = [];
   const binds: unknown[] = [];
-  let from = "threads t";
   const q = input.q?.trim();
-  if (q) {
-    const match = ftsQuery(q);
-    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
-    from = "forum_fts f JOIN threads t ON t.id = f.thread_id";
-    where.push("forum_fts MATCH ?");
-    binds.push(match);
-  }
+  const match = q ? ftsQuery(q) : null;
+  if (q && !match) return emptyPage(input);
   if (input.category) {
     where.push("t.category_slug = ?");
     binds.push(input.category);
@@ -157,29 +150,31 @@ export async function listThreads(db: D1Database, input: ThreadListInput) {
     binds.push(input.status);
   }
   const sort = input.sort ?? (q ? "relevance" : "recent");
-  // Title matches weigh most, then tags, the question body, and the posts under it.
-  const order =
-    sort === "relevance" && q
-      ? "bm25(forum_fts, 0.0, 10.0, 4.0, 6.0, 1.5), t.last_activity_at DESC"
+  const ranked = sort === "relevance" && !!match;
+  const { rows, ...total } = await pagedSearch<ThreadRow>(db, {
+    from: "threads t",
+    key: "t.id",
+    columns: THREAD_COLS.replace("t.body_md", `substr(t.body_md, 1, ${EXCERPT_CHARS}) AS body_md`),
+    joins: "JOIN agents a ON a.id = t.author_id",
+    // Title matches weigh most, then tags, the question body, and the posts under it.
+    fts: match
+      ? { table: "forum_fts", on: "t.id = f.thread_id", match, rank: ranked ? "bm25(forum_fts, 0.0, 10.0, 4.0, 6.0, 1.5)" : undefined }
+      : undefined,
+    where,
+    binds,
+    order: ranked
+      ? "t.last_activity_at DESC"
       : sort === "top"
         ? "t.score DESC, t.created_at DESC, t.id DESC"
-        : "t.last_activity_at DESC, t.id DESC";
-  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const [rows, count] = await db.batch([
-    db
-      .prepare(
-        `SELECT ${THREAD_COLS.replace("t.body_md", `substr(t.body_md, 1, ${EXCERPT_CHARS}) AS body_md`)}
-           FROM ${from} JOIN agents a ON a.id = t.author_id ${whereSql}
-          ORDER BY ${order} LIMIT ? OFFSET ?`,
-      )
-      .bind(...binds, input.perPage, pageOffset(input)),
-    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
-  ]);
-  const items = (rows!.results as ThreadRow[]).map((r) => {
+        : "t.last_activity_at DESC, t.id DESC",
+    page: input.page,
+    perPage: input.perPage,
+  });
+  const items = rows.map((r) => {
     const { bodyMd, ...rest } = threadOut(r);
     return { ...rest, excerpt: bodyMd };
   });
-  return { items, total: (count!.results[0] as { n: number }).n, page: input.page, perPage: input.perPage };
+  return { items, ...total, page: input.page, perPage: input.perPage };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import * as svc from "./freshness.service";
 import { deprecationOut, deprecationsQuery, freshnessOut, freshnessQuery, topicOut, topicsQuery, trackBody } from "./freshness.schemas";
@@ -47,7 +48,7 @@ export const getDeprecations = defineOperation({
   access: "agent",
   metric: "FRESHNESS_CALLS",
   query: deprecationsQuery,
-  output: z.object({ items: z.array(deprecationOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
+  output: z.object({ items: z.array(deprecationOut), ...pageOut }),
   untrusted: true,
   handler: (ctx, q) => svc.searchDeprecations(ctx.env.DB, q),
   mcp: {

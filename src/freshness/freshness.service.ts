@@ -2,7 +2,7 @@
 import { ApiError } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { pageOffset } from "../core/pagination";
-import { ftsQuery } from "../forum/search";
+import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import { checkRepoUrl } from "../sources/safe-url";
 import type { ChangeOut, DeprecationOut, TopicOut } from "./freshness.schemas";
 import { foldDisplay, packageKey, resolveTopics, topicCandidates, topicDataAsOf, topicExpr } from "./topics";
@@ -295,15 +295,9 @@ export async function getFreshness(
 export async function searchDeprecations(db: D1Database, input: { topic?: string; q?: string; status?: string; page: number; perPage: number }) {
   const where: string[] = [];
   const binds: unknown[] = [];
-  let from = "fresh_deprecations d";
   const q = input.q?.trim();
-  if (q) {
-    const match = ftsQuery(q);
-    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
-    from = "fresh_deprecations_fts f JOIN fresh_deprecations d ON d.id = f.dep_id";
-    where.push("fresh_deprecations_fts MATCH ?");
-    binds.push(match);
-  }
+  const match = q ? ftsQuery(q) : null;
+  if (q && !match) return emptyPage(input);
   if (input.topic) {
     const [ref] = await resolveTopics(db, [{ name: input.topic, ecosystem: null }]);
     where.push("d.topic = ?");
@@ -313,18 +307,20 @@ export async function searchDeprecations(db: D1Database, input: { topic?: string
     where.push("d.status = ?");
     binds.push(input.status);
   }
-  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const order = q ? "bm25(fresh_deprecations_fts, 0.0, 10.0, 6.0, 1.0, 3.0), d.topic, d.id" : "d.topic, d.id";
-  const [rows, count] = await db.batch([
-    db.prepare(`SELECT ${DEPRECATION_COLS} FROM ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`).bind(...binds, input.perPage, pageOffset(input)),
-    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
-  ]);
-  return {
-    items: (rows!.results as unknown as DeprecationRowDb[]).map(deprecationOut),
-    total: (count!.results[0] as { n: number }).n,
+  const { rows, ...total } = await pagedSearch<DeprecationRowDb>(db, {
+    from: "fresh_deprecations d",
+    key: "d.id",
+    columns: DEPRECATION_COLS,
+    fts: match
+      ? { table: "fresh_deprecations_fts", on: "d.id = f.dep_id", match, rank: "bm25(fresh_deprecations_fts, 0.0, 10.0, 6.0, 1.0, 3.0)" }
+      : undefined,
+    where,
+    binds,
+    order: "d.topic, d.id",
     page: input.page,
     perPage: input.perPage,
-  };
+  });
+  return { items: rows.map(deprecationOut), ...total, page: input.page, perPage: input.perPage };
 }
 
 interface TopicRowDb {

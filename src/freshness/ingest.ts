@@ -217,7 +217,7 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
   const existing = await modelsById(db, incoming.map((m) => m.id));
   const merged = incoming.map((m) => {
     const cur = existing.get(m.id);
-    if (!cur || cur.origin !== "curated") return m;
+    if (cur?.origin !== "curated") return m;
     return {
       ...cur,
       pricing: cur.pricing ?? m.pricing,

@@ -377,7 +377,7 @@ export function parseVersionSpec(eco: Ecosystem, raw: string): VersionSpec {
       if (exact) return { kind: "exact", version: exact };
       if (s === "latest" || s === "upgrade" || /^v\d+(\.\d+)?$/.test(s) || /^(<=|>=|<|>)v?\d+\.\d+\.\d+[0-9A-Za-z.+-]*$/.test(s)) return { kind: "range", spec: s };
       if (s === "patch" || s === "none") return { kind: "invalid", reason: `"${s}" is relative to the version your go.mod requires; give that version instead` };
-      if (/^[A-Za-z0-9][A-Za-z0-9._\/+-]{0,99}$/.test(s)) return { kind: "probe", query: s };
+      if (/^[A-Za-z0-9][A-Za-z0-9._/+-]{0,99}$/.test(s)) return { kind: "probe", query: s };
       return { kind: "invalid", reason: `"${s}" is not a Go version or version query` };
     }
   }

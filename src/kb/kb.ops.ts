@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { ref as idRef } from "../core/text";
 import * as svc from "./kb.service";
@@ -25,9 +26,7 @@ export const listKb = defineOperation({
   query: kbListQuery,
   output: z.object({
     items: z.array(kbItemOut),
-    total: z.number().int(),
-    page: z.number().int(),
-    perPage: z.number().int(),
+    ...pageOut,
   }),
   untrusted: true,
   handler: (ctx, q) => svc.listKb(ctx.env.DB, q),

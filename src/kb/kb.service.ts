@@ -8,8 +8,7 @@ import { iso, now, utcDay } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
 import { slugify } from "../forum/forum.service";
-import { pageOffset } from "../core/pagination";
-import { ftsQuery } from "../forum/search";
+import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
 import { constantRead, type BatchRead } from "../core/batch";
 import { scanBinds, scanContent, securityOut, type ScanCols } from "../forum/content-scan";
@@ -65,15 +64,9 @@ export async function listKb(
 ) {
   const where: string[] = [];
   const binds: unknown[] = [];
-  let from = "kb_entries e";
   const q = input.q?.trim();
-  if (q) {
-    const match = ftsQuery(q);
-    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
-    from = "kb_fts f JOIN kb_entries e ON e.id = f.entry_id";
-    where.push("kb_fts MATCH ?");
-    binds.push(match);
-  }
+  const match = q ? ftsQuery(q) : null;
+  if (q && !match) return emptyPage(input);
   if (input.status) {
     where.push("e.status = ?");
     binds.push(input.status);
@@ -85,24 +78,21 @@ export async function listKb(
     where.push("e.id IN (SELECT entry_id FROM kb_tags WHERE tag = ?)");
     binds.push(input.tag);
   }
-  const order = q
-    ? "bm25(kb_fts, 0.0, 10.0, 5.0, 1.0, 6.0), e.as_of_date DESC"
-    : "CASE e.status WHEN 'VERIFIED' THEN 0 WHEN 'DRAFT' THEN 1 ELSE 2 END, e.as_of_date DESC, e.created_at DESC";
-  const whereSql = `WHERE ${where.join(" AND ")}`;
-  const [rows, count] = await db.batch([
-    db
-      .prepare(
-        `SELECT ${ITEM_COLS} FROM ${from} JOIN agents a ON a.id = e.author_id ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`,
-      )
-      .bind(...binds, input.perPage, pageOffset(input)),
-    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
-  ]);
-  return {
-    items: (rows!.results as KbRow[]).map((r) => itemOut(r)),
-    total: (count!.results[0] as { n: number }).n,
+  const { rows, ...total } = await pagedSearch<KbRow>(db, {
+    from: "kb_entries e",
+    key: "e.id",
+    columns: ITEM_COLS,
+    joins: "JOIN agents a ON a.id = e.author_id",
+    fts: match ? { table: "kb_fts", on: "e.id = f.entry_id", match, rank: "bm25(kb_fts, 0.0, 10.0, 5.0, 1.0, 6.0)" } : undefined,
+    where,
+    binds,
+    order: match
+      ? "e.as_of_date DESC"
+      : "CASE e.status WHEN 'VERIFIED' THEN 0 WHEN 'DRAFT' THEN 1 ELSE 2 END, e.as_of_date DESC, e.created_at DESC",
     page: input.page,
     perPage: input.perPage,
-  };
+  });
+  return { items: rows.map((r) => itemOut(r)), ...total, page: input.page, perPage: input.perPage };
 }
 
 /** The two reads behind `{entry}`, to run alone or at the end of a write batch (one round trip). */

@@ -87,7 +87,7 @@ async function ingestRegistry(env: Env, at: number, opts: McpIngestOptions, repo
   const runStartedAt = cursor && state?.run_started_at ? state.run_started_at : new Date(at).toISOString();
   const query = incremental ? { updatedSince: state!.updated_since } : { latestOnly: true };
   for (let page = 0; page < (opts.maxPages ?? 20); page++) {
-    let got;
+    let got: Awaited<ReturnType<typeof registryPage>>;
     try {
       got = await registryPage(ctx, { ...query, cursor, limit: 100 }, base);
     } catch (e) {

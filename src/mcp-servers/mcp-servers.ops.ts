@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { scanMcpTools, toolsHash } from "./scanner";
 import * as svc from "./mcp-servers.service";
@@ -22,7 +23,7 @@ export const search = defineOperation({
   access: "agent",
   metric: null,
   query: listQuery,
-  output: z.object({ items: z.array(serverItemOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
+  output: z.object({ items: z.array(serverItemOut), ...pageOut }),
   untrusted: true,
   handler: (ctx, q) => svc.searchServers(ctx.env.DB, q),
   mcp: {

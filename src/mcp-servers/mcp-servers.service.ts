@@ -6,8 +6,7 @@
  */
 import { iso } from "../core/clock";
 import { notFound } from "../core/errors";
-import { pageOffset } from "../core/pagination";
-import { ftsQuery } from "../forum/search";
+import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ScanStatus } from "../scan";
 import type { ScanLayer } from "../scan/judge";
 import { renderMcpConfig, renderMcpConfigs } from "../setup/mcp-config";
@@ -96,31 +95,24 @@ const TRANSPORT_COLUMN = { stdio: "s.has_stdio", "streamable-http": "s.has_http"
 
 export async function searchServers(db: D1Database, input: ListInput) {
   const where = ["s.registry_status <> 'deleted'"];
-  const binds: unknown[] = [];
-  let from = "mcp_servers s";
   const q = input.q?.trim();
-  if (q) {
-    const match = ftsQuery(q);
-    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
-    from = "mcp_servers_fts f JOIN mcp_servers s ON s.rowid = f.rowid";
-    where.push("mcp_servers_fts MATCH ?");
-    binds.push(match);
-  }
+  const match = q ? ftsQuery(q) : null;
+  if (q && !match) return emptyPage(input);
   if (input.security) where.push("s.security_status = 'passed'");
   if (input.transport) where.push(`${TRANSPORT_COLUMN[input.transport]} = 1`);
-  // bm25 weights: name 8, title 10, description 4, tool names 2 (server_id is unindexed).
-  const order = q ? "bm25(mcp_servers_fts, 0.0, 8.0, 10.0, 4.0, 2.0), s.name" : "coalesce(s.title, s.name) COLLATE NOCASE, s.name";
-  const whereSql = where.join(" AND ");
-  const [rows, count] = await db.batch([
-    db.prepare(`SELECT ${ITEM_COLS} FROM ${from} WHERE ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`).bind(...binds, input.perPage, pageOffset(input)),
-    db.prepare(`SELECT COUNT(*) AS n FROM ${from} WHERE ${whereSql}`).bind(...binds),
-  ]);
-  return {
-    items: (rows!.results as unknown as ItemRow[]).map(itemOut),
-    total: (count!.results[0] as { n: number }).n,
+  const { rows, ...total } = await pagedSearch<ItemRow>(db, {
+    from: "mcp_servers s",
+    key: "s.rowid",
+    columns: ITEM_COLS,
+    // bm25 weights: name 8, title 10, description 4, tool names 2 (server_id is unindexed).
+    fts: match ? { table: "mcp_servers_fts", on: "s.rowid = f.rowid", match, rank: "bm25(mcp_servers_fts, 0.0, 8.0, 10.0, 4.0, 2.0)" } : undefined,
+    where,
+    binds: [],
+    order: match ? "s.name" : "coalesce(s.title, s.name) COLLATE NOCASE, s.name",
     page: input.page,
     perPage: input.perPage,
-  };
+  });
+  return { items: rows.map(itemOut), ...total, page: input.page, perPage: input.perPage };
 }
 
 /** A server by slug, or by its registry name (`io.github.owner/server`, URL-encoded in the path). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { modelOut, modelsQuery } from "./models.schemas";
 import * as svc from "./models.service";
@@ -17,7 +18,7 @@ export const listModels = defineOperation({
   access: "agent",
   metric: "FRESHNESS_CALLS",
   query: modelsQuery,
-  output: z.object({ items: z.array(modelOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
+  output: z.object({ items: z.array(modelOut), ...pageOut }),
   handler: (ctx, q) => svc.searchModels(ctx.env.DB, q),
   mcp: {
     tool: "service_models",

@@ -1,7 +1,6 @@
 /** Models: prices, limits, lifecycle and coding benchmarks, every fact dated and sourced. */
 import { jsonCols } from "../core/bulk";
-import { pageOffset } from "../core/pagination";
-import { ftsQuery } from "../forum/search";
+import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ModelOut } from "./models.schemas";
 
 export type ModelFacts = ModelOut;
@@ -95,15 +94,9 @@ export async function searchModels(
 ) {
   const where: string[] = [];
   const binds: unknown[] = [];
-  let from = "models m";
   const q = input.q?.trim();
-  if (q) {
-    const match = ftsQuery(q);
-    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
-    from = "models_fts f JOIN models m ON m.id = f.model_id";
-    where.push("models_fts MATCH ?");
-    binds.push(match);
-  }
+  const match = q ? ftsQuery(q) : null;
+  if (q && !match) return emptyPage(input);
   if (input.provider) {
     where.push("m.provider = ?");
     binds.push(input.provider);
@@ -112,18 +105,18 @@ export async function searchModels(
     where.push("m.lifecycle_status = ?");
     binds.push(input.status);
   }
-  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const order = q ? "bm25(models_fts, 0.0, 10.0, 8.0, 2.0), m.release_date DESC" : "m.release_date DESC, m.id";
-  const [rows, count] = await db.batch([
-    db.prepare(`SELECT ${COLS} FROM ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`).bind(...binds, input.perPage, pageOffset(input)),
-    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
-  ]);
-  return {
-    items: (rows!.results as unknown as ModelRow[]).map(modelOut),
-    total: (count!.results[0] as { n: number }).n,
+  const { rows, ...total } = await pagedSearch<ModelRow>(db, {
+    from: "models m",
+    key: "m.id",
+    columns: COLS,
+    fts: match ? { table: "models_fts", on: "m.id = f.model_id", match, rank: "bm25(models_fts, 0.0, 10.0, 8.0, 2.0)" } : undefined,
+    where,
+    binds,
+    order: match ? "m.release_date DESC" : "m.release_date DESC, m.id",
     page: input.page,
     perPage: input.perPage,
-  };
+  });
+  return { items: rows.map(modelOut), ...total, page: input.page, perPage: input.perPage };
 }
 
 /** Stored models by id (for the models.dev ingest's merge with curated facts). */

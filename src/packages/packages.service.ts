@@ -632,7 +632,7 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     try {
       if (budget < 0) throw new Error("OSV not asked: this request reached its subrequest budget");
       const answers = await (opts.osvBatch ?? osvQueryBatch)(osvAsked.map(({ e, j }) => ({ ecosystem: OSV_ECOSYSTEM[e.eco], name: e.name, version: j!.judged! })), ctx);
-      osvAsked.forEach(({ e }, i) => osvAnswers.set(e.i, { status: "answered", ids: [...new Set((answers[i] ?? []).map((v) => v.id))] }));
+      osvAsked.forEach(({ e }, i) => { osvAnswers.set(e.i, { status: "answered", ids: [...new Set((answers[i] ?? []).map((v) => v.id))] }); });
       const held = new Set([...facts.advisories.values()].flat().map((a) => a.id));
       const missing = [...new Set(answers.flat().map((v) => v.id))].filter((id) => !held.has(id) && !id.startsWith("MAL-")).slice(0, Math.max(0, Math.min(MAX_OSV_RECORDS, budget + 1)));
       budget -= missing.length;

@@ -40,7 +40,7 @@ export function skeleton(k: string): string {
     .replace(/vv/g, "w");
 }
 
-const words = (k: string) => k.split(/[-_.\/]+/).filter(Boolean);
+const words = (k: string) => k.split(/[-_./]+/).filter(Boolean);
 const sortedWords = (k: string) => [...words(k)].sort().join("-");
 
 function deletions(k: string): string[] {

@@ -347,7 +347,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     if (depth >= MAX_DEPTH) return;
     const nested: HiddenText[] = [];
     for (const run of findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: 200 })) {
-      if (run.decoded && run.decoded.trim()) {
+      if (run.decoded?.trim()) {
         nested.push({ text: run.decoded, line: lines.lineOf(run.offset), via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors" });
       }
     }

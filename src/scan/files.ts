@@ -138,7 +138,7 @@ export function kindFromContent(text: string): FileKind | null {
   const first = text.slice(0, 200).replace(/^\uFEFF/, "");
   if (first.startsWith("<?php")) return "php";
   if (!first.startsWith("#!")) return null;
-  const words = first.slice(2, (first + "\n").indexOf("\n")).trim().split(/\s+/);
+  const words = first.slice(2, (`${first}\n`).indexOf("\n")).trim().split(/\s+/);
   let prog = words[0]?.slice(words[0].lastIndexOf("/") + 1) ?? "";
   // `#!/usr/bin/env -S python3 -u`: the program is the first word that is not an option of env.
   if (prog === "env") prog = words.slice(1).find((w) => !w.startsWith("-") && !w.includes("=")) ?? "";

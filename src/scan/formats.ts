@@ -605,7 +605,7 @@ function tarFiles(b: Uint8Array, prefix: string, budget: { left: number }, out: 
  */
 export function readArchive(bytes: Uint8Array, budget = 4 * 1024 * 1024): ArchiveRead | null {
   const check = identifyBytes(bytes);
-  if (!check || check.cls !== "archive" || !check.valid) return null;
+  if (check?.cls !== "archive" || !check.valid) return null;
   const out: ArchiveRead = { files: [], unread: [] };
   const left = { left: budget };
   if (check.label === "zip archive") {

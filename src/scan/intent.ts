@@ -131,7 +131,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "ssh-key",
-    re: /(?<![\w-])\.ssh\b(?![\/\\](?:[\w.-]*\.pub|known_hosts|config|authorized_keys|agent|sockets?)\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub)|\bidentity\s+files?\b|\.pem\b(?=[^\n]{0,40}\b(?:key|ssh)\b)/i,
+    re: /(?<![\w-])\.ssh\b(?![/\\](?:[\w.-]*\.pub|known_hosts|config|authorized_keys|agent|sockets?)\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub)|\bidentity\s+files?\b|\.pem\b(?=[^\n]{0,40}\b(?:key|ssh)\b)/i,
     triggers: [".ssh", "id_", "identity", ".pem"],
   },
   {
@@ -146,7 +146,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "cloud-credentials",
-    re: /\bkubectl\s+get\s+secrets?\b(?=[^\n|]*(?:-o\s*(?:json|yaml|jsonpath[^\n|]*\.data\b(?![^\n|]*keys))|--all-namespaces|\s-A\b))|\bkubectl\s+get\s+secrets?\b[^\n|]*\|\s*(?!jq\s+['"]?keys)|(?<![\w-])\.aws\b(?:[\/\\](?:credentials|config|sso)\b)?|\bAWS_SECRET_ACCESS_KEY\b|\bAWS_SESSION_TOKEN\b|application_default_credentials|\.config[\/\\]gcloud\b|(?<![\w-])\.azure[\/\\]|\.kube[\/\\]config\b|\bkubeconfig\b|\.docker[\/\\]config\.json|\bservice[- ]account\s+(?:json\s+)?key\s*(?:files?|json)?\b/i,
+    re: /\bkubectl\s+get\s+secrets?\b(?=[^\n|]*(?:-o\s*(?:json|yaml|jsonpath[^\n|]*\.data\b(?![^\n|]*keys))|--all-namespaces|\s-A\b))|\bkubectl\s+get\s+secrets?\b[^\n|]*\|\s*(?!jq\s+['"]?keys)|(?<![\w-])\.aws\b(?:[/\\](?:credentials|config|sso)\b)?|\bAWS_SECRET_ACCESS_KEY\b|\bAWS_SESSION_TOKEN\b|application_default_credentials|\.config[/\\]gcloud\b|(?<![\w-])\.azure[/\\]|\.kube[/\\]config\b|\bkubeconfig\b|\.docker[/\\]config\.json|\bservice[- ]account\s+(?:json\s+)?key\s*(?:files?|json)?\b/i,
     triggers: ["kubectl", ".aws", "aws_secret", "aws_session", "application_default", ".config/gcloud", ".config\\gcloud", ".azure", ".kube", "kubeconfig", ".docker", "service account", "service-account"],
   },
   {
@@ -161,7 +161,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "registry-token",
-    re: /(?<![\w-])\.(?:npmrc|pypirc|git-credentials|yarnrc(?:\.yml)?|pgpass)\b|(?<![\w-])[._]netrc\b|\.(?:gem|cargo)[\/\\]credentials\b|\bgh[\/\\]hosts\.yml\b|\.config[\/\\]gh\b|\bgit\s+credential\s+fill\b|\bgit\s+config\b[^\n]*\bcredential\.helper\b[^\n]*\bget\b|\bgh\s+auth\s+token\b|\bgh\s+auth\s+status\b[^\n]*--show-token\b|\bnpm\s+(?:config\s+)?get\b[^\n]*_auth(?:Token)?\b|\bcredential\s+(?:store|helper)\b[^.\n]{0,40}\b(?:read|contents?|dump|cat)\b/i,
+    re: /(?<![\w-])\.(?:npmrc|pypirc|git-credentials|yarnrc(?:\.yml)?|pgpass)\b|(?<![\w-])[._]netrc\b|\.(?:gem|cargo)[/\\]credentials\b|\bgh[/\\]hosts\.yml\b|\.config[/\\]gh\b|\bgit\s+credential\s+fill\b|\bgit\s+config\b[^\n]*\bcredential\.helper\b[^\n]*\bget\b|\bgh\s+auth\s+token\b|\bgh\s+auth\s+status\b[^\n]*--show-token\b|\bnpm\s+(?:config\s+)?get\b[^\n]*_auth(?:Token)?\b|\bcredential\s+(?:store|helper)\b[^.\n]{0,40}\b(?:read|contents?|dump|cat)\b/i,
     triggers: [".npmrc", ".pypirc", ".git-credentials", ".yarnrc", ".pgpass", "netrc", "credentials", "hosts.yml", ".config/gh", ".config\\gh", "git credential", "credential.helper", "gh auth", "_auth", "credential store", "credential helper"],
   },
   {
@@ -207,7 +207,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "browser-data",
-    re: /(?:Google[\/\\ ]Chrome|google-chrome|Chromium|BraveSoftware|Brave-Browser|Microsoft[\/\\ ]Edge|Opera\s+Software|Vivaldi|Firefox[\/\\]Profiles|\.mozilla[\/\\]firefox)\b|\b(?:Login\s+Data|Web\s+Data|Local\s+State|Local\s+Extension\s+Settings|cookies\.sqlite|logins\.json|key[34]\.db)\b|[\/\\"']Cookies\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|sessions?|passwords?|logins?|history|storage|data|session\s+cookies|extension\s+storage)\b|\bsaved\s+(?:passwords|logins|credentials)\b|\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b[^.\n]{0,40}\b(?:profil\w*|cookies?|passwords?|logins?|sessions?|Perfil|Profil)\b|\b(?:cookies?|profil\w*|perfil|passwords?|logins?)\b[^.\n]{0,40}\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b|浏览器(?:的)?(?:Cookie|密码|配置)|ブラウザ(?:の)?(?:Cookie|パスワード|プロファイル)/i,
+    re: /(?:Google[/\\ ]Chrome|google-chrome|Chromium|BraveSoftware|Brave-Browser|Microsoft[/\\ ]Edge|Opera\s+Software|Vivaldi|Firefox[/\\]Profiles|\.mozilla[/\\]firefox)\b|\b(?:Login\s+Data|Web\s+Data|Local\s+State|Local\s+Extension\s+Settings|cookies\.sqlite|logins\.json|key[34]\.db)\b|[/\\"']Cookies\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|sessions?|passwords?|logins?|history|storage|data|session\s+cookies|extension\s+storage)\b|\bsaved\s+(?:passwords|logins|credentials)\b|\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b[^.\n]{0,40}\b(?:profil\w*|cookies?|passwords?|logins?|sessions?|Perfil|Profil)\b|\b(?:cookies?|profil\w*|perfil|passwords?|logins?)\b[^.\n]{0,40}\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b|浏览器(?:的)?(?:Cookie|密码|配置)|ブラウザ(?:の)?(?:Cookie|パスワード|プロファイル)/i,
     triggers: ["google", "chrom", "brave", "\\bedge", "opera", "vivaldi", "firefox", ".mozilla", "safari", "login data", "web data", "local state", "local extension", "cookies.sqlite", "logins.json", "key3", "key4", "cookies", "browser", "saved pass", "saved log", "saved cred", "浏览器", "ブラウザ"],
   },
   // Keychains, password stores and wallets.
@@ -220,7 +220,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "wallet",
-    re: /\bwallet\.dat\b|\bkeystore(?:\.json)?\b|\b(?:seed|recovery|mnemonic|secret)\s+(?:phrases?|words)\b|\bmnemonics?\b|\bmetamask\b|\belectrum\b|\bexodus\b|\.ethereum[\/\\]keystore|solana[\/\\]id\.json|nkbihfbeogaeaoehlefnkodbefgpgknn|\b(?:crypto\s+)?wallets?\b(?=[^.\n]{0,40}\b(?:files?|keys?|seed|data|folder|director(?:y|ies)|extension)\b)/i,
+    re: /\bwallet\.dat\b|\bkeystore(?:\.json)?\b|\b(?:seed|recovery|mnemonic|secret)\s+(?:phrases?|words)\b|\bmnemonics?\b|\bmetamask\b|\belectrum\b|\bexodus\b|\.ethereum[/\\]keystore|solana[/\\]id\.json|nkbihfbeogaeaoehlefnkodbefgpgknn|\b(?:crypto\s+)?wallets?\b(?=[^.\n]{0,40}\b(?:files?|keys?|seed|data|folder|director(?:y|ies)|extension)\b)/i,
     triggers: ["wallet", "keystore", "seed phrase", "seed word", "recovery phrase", "recovery word", "mnemonic", "secret phrase", "secret word", "metamask", "electrum", "exodus", ".ethereum", "solana", "nkbihf"],
   },
   // The conversation: what the user said, the system prompt, tool traffic.
@@ -241,7 +241,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "agent-config",
-    re: /\.cursor[\/\\]mcp\.json|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|(?<![\w-])\.claude\.json\b|\.codex[\/\\]auth\.json|\.gemini[\/\\](?:settings|oauth_creds)\.json|(?<![\w-])\.mcp\.json\b|\bmcp\.json\b/i,
+    re: /\.cursor[/\\]mcp\.json|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|(?<![\w-])\.claude\.json\b|\.codex[/\\]auth\.json|\.gemini[/\\](?:settings|oauth_creds)\.json|(?<![\w-])\.mcp\.json\b|\bmcp\.json\b/i,
     triggers: [".cursor", "mcp_config", "claude_desktop", ".claude.json", ".codex", ".gemini", "mcp.json"],
   },
   // Private data: private repositories and files, every mail or message.
@@ -409,7 +409,7 @@ const COMPATIBLE: Record<SinkKind, ReadonlySet<SourceKind> | null> = {
 
 /** Providers a credential belongs to, by what names it; its own service receives it as a matter of course. */
 const HOMES: [RegExp, readonly string[]][] = [
-  [/\bgh\b|github|\.config[\/\\]gh|hosts\.yml/i, ["github.com", "githubusercontent.com", "ghcr.io", "ghe.com", "githubcopilot.com"]],
+  [/\bgh\b|github|\.config[/\\]gh|hosts\.yml/i, ["github.com", "githubusercontent.com", "ghcr.io", "ghe.com", "githubcopilot.com"]],
   [/gcloud|google|application_default/i, ["googleapis.com", "google.com", "gcr.io", "pkg.dev", "run.app", "cloudfunctions.net", "appspot.com"]],
   [/\baws\b|amazon|\.aws\b/i, ["amazonaws.com", "aws.amazon.com", "awsapps.com"]],
   [/\baz\b|azure/i, ["azure.com", "azure.net", "windows.net", "microsoft.com", "microsoftonline.com", "azurecr.io"]],

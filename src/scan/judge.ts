@@ -183,7 +183,7 @@ export async function secondOpinion<F extends JudgedFinding, S extends Uncertain
     } else {
       for (const i of span.covers) {
         const f = findings[i];
-        if (!f || f.severity !== "medium") continue;
+        if (f?.severity !== "medium") continue;
         findings[i] = { ...f, severity: "low", message: `${f.message} (medium until a second opinion, ${judge.model}, judged the passage benign: ${reason})` };
       }
     }

@@ -30,7 +30,9 @@ export interface PatternRuleSpec {
 const withGlobal = (re: RegExp) => (re.flags.includes("g") ? re : new RegExp(re.source, `${re.flags}g`));
 
 export function patternRule(spec: PatternRuleSpec): Rule {
-  const patterns = spec.patterns.map(withGlobal);
+  // Copied to global regexes on the rule's first line, not at module load: every rule module is
+  // evaluated when the Worker starts, and most requests never scan anything.
+  let compiled: RegExp[] | null = null;
   return {
     id: spec.id,
     severity: spec.severity,
@@ -40,7 +42,7 @@ export function patternRule(spec: PatternRuleSpec): Rule {
     line(line, ctx) {
       if (spec.unless?.test(line)) return null;
       const hits: Hit[] = [];
-      for (const re of patterns) {
+      for (const re of (compiled ??= spec.patterns.map(withGlobal))) {
         // exec on the rule's own global regex (not matchAll, which copies it on every line).
         re.lastIndex = 0;
         for (let m = re.exec(line); m; m = re.exec(line)) {

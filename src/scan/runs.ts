@@ -38,7 +38,7 @@ const OTHER: [RegExp, FileKind | null][] = [
   [/\$\(\s*(?:cat|<)\s+["']?([^\s"'`;&|)]+)["']?\s*\)/g, "shell"],
   [/\bcat\s+["']?([^\s"'`;&|)]+)["']?\s*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b/g, "shell"],
   [/\b(?:ba|z|da)?sh\s*<\s*["']?([^\s"'`;&|)]+)/g, "shell"],
-  [/(?:^|[\s;&|(`"'])\.\/([\w@%+.\/-]+)/gm, null],
+  [/(?:^|[\s;&|(`"'])\.\/([\w@%+./-]+)/gm, null],
   [/["'](?:ba|z)?sh["']\s*,\s*["']([^"']+)["']/g, "shell"],
   [/["']python[\d.]*["']\s*,\s*["']([^"']+)["']/g, "python"],
   [/["']node["']\s*,\s*["']([^"']+)["']/g, "javascript"],
@@ -68,7 +68,7 @@ export function findRunRefs(text: string): RunRef[] {
     // `sh -c '…'` and `python -c …` run inline code; `python -m x` a module: no file.
     if (/(?:^|\s)-[a-z]*[cme]\s*$/i.test(opts) && !/^\.\/|\//.test(m[3]!)) continue;
     // `. ` needs a path after it (a sentence's full stop is not a source command).
-    if (interp === "." && !/[\/.]/.test(m[3]!)) continue;
+    if (interp === "." && !/[/.]/.test(m[3]!)) continue;
     push(m[3]!, m.index + m[0].length - 1, null, interp);
     if (out.length >= 200) break;
   }

@@ -83,7 +83,7 @@ function newFileContent(path: string, block: string): string {
 function instructionProposals(origin: string, h: HarnessSetup, files: FileIn[], day: string): ProposalOut[] {
   const body = instructionBody(origin, h);
   return targetFiles(h, files).map(({ path, given }) => {
-    let edit;
+    let edit: ReturnType<typeof applyBlock>;
     try {
       edit = applyBlock(given ? given.content : null, body, day);
     } catch (e) {
@@ -167,7 +167,7 @@ function aiderConfigProposal(files: FileIn[], conventions: string): ProposalOut 
     } else if (/^\[.*\]$/.test(m[1]!.trim())) {
       const inner = m[1]!.trim().slice(1, -1).trim();
       action = "update";
-      content = text.slice(0, m.index) + `read: [${inner ? `${inner}, ` : ""}${conventions}]` + text.slice(m.index + m[0].length);
+      content = `${text.slice(0, m.index)}read: [${inner ? `${inner}, ` : ""}${conventions}]${text.slice(m.index + m[0].length)}`;
     } else {
       action = "manual";
       content = null;

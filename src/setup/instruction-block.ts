@@ -113,7 +113,7 @@ export function findBlock(text: string): { start: number; end: number; inner: st
  * does not exist yet (its content is then the block alone).
  */
 export function applyBlock(text: string | null, body: string, day: string): BlockEdit {
-  if (text === null || text === "") return { action: "append", content: renderBlock(body, day, "\n") + "\n" };
+  if (text === null || text === "") return { action: "append", content: `${renderBlock(body, day, "\n")}\n` };
   const eol = eolOf(text);
   const found = findBlock(text);
   if (found) {

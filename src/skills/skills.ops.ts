@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { paginationQuery } from "../core/pagination";
 import { SCAN_STATUSES } from "../scan";
@@ -19,7 +20,7 @@ import {
 
 const TAG = "skills";
 
-const listOut = z.object({ items: z.array(skillItemOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() });
+const listOut = z.object({ items: z.array(skillItemOut), ...pageOut });
 
 export const publish = defineOperation({
   id: "skills.publish",

@@ -7,7 +7,7 @@ import { ApiError, conflict, forbidden, notFound } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { pageOffset } from "../core/pagination";
 import type { AgentPrincipal } from "../core/principal";
-import { ftsQuery } from "../forum/search";
+import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { Finding, ScanStatus } from "../scan";
 import type { ScanLayer } from "../scan/judge";
 import type { Capabilities, CapabilityChange } from "./scanner";
@@ -151,15 +151,9 @@ const AVG = "(CASE WHEN s.review_count = 0 THEN NULL ELSE s.rating_sum * 1.0 / s
 export async function listSkills(db: D1Database, origin: string, input: ListInput) {
   const where: string[] = [PUBLISHED];
   const binds: unknown[] = [];
-  let from = "skills s";
   const q = input.q?.trim();
-  if (q) {
-    const match = ftsQuery(q);
-    if (!match) return { items: [], total: 0, page: input.page, perPage: input.perPage };
-    from = "skills_fts f JOIN skills s ON s.id = f.skill_id";
-    where.push("skills_fts MATCH ?");
-    binds.push(match);
-  }
+  const match = q ? ftsQuery(q) : null;
+  if (q && !match) return emptyPage(input);
   if (input.category) {
     where.push("s.category = ?");
     binds.push(input.category);
@@ -174,23 +168,27 @@ export async function listSkills(db: D1Database, origin: string, input: ListInpu
     binds.push(input.tag);
   }
   const sort = input.sort ?? (q ? "relevance" : "installs");
+  const ranked = sort === "relevance" && !!match;
   const order = {
-    relevance: q ? "bm25(skills_fts, 0.0, 10.0, 4.0, 6.0, 1.0), s.installs DESC" : "s.installs DESC, s.updated_at DESC",
+    relevance: ranked ? "s.installs DESC" : "s.installs DESC, s.updated_at DESC",
     installs: "s.installs DESC, s.updated_at DESC",
     rating: `${AVG} IS NULL, ${AVG} DESC, s.review_count DESC, s.installs DESC`,
     recent: "s.updated_at DESC",
   }[sort];
-  const whereSql = `WHERE ${where.join(" AND ")}`;
-  const [rows, count] = await db.batch([
-    db.prepare(`SELECT ${SKILL_COLS} FROM ${from} ${whereSql} ORDER BY ${order}, s.slug LIMIT ? OFFSET ?`).bind(...binds, input.perPage, pageOffset(input)),
-    db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${whereSql}`).bind(...binds),
-  ]);
-  return {
-    items: await itemsOut(rows!.results as SkillRow[], origin),
-    total: (count!.results[0] as { n: number }).n,
+  const { rows, ...total } = await pagedSearch<SkillRow>(db, {
+    from: "skills s",
+    key: "s.id",
+    columns: SKILL_COLS,
+    fts: match
+      ? { table: "skills_fts", on: "s.id = f.skill_id", match, rank: ranked ? "bm25(skills_fts, 0.0, 10.0, 4.0, 6.0, 1.0)" : undefined }
+      : undefined,
+    where,
+    binds,
+    order: `${order}, s.slug`,
     page: input.page,
     perPage: input.perPage,
-  };
+  });
+  return { items: await itemsOut(rows, origin), ...total, page: input.page, perPage: input.perPage };
 }
 
 export async function listCategories(db: D1Database) {

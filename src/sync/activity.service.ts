@@ -9,7 +9,7 @@ import { newId } from "../core/crypto";
 import type { ActivityEntry } from "../core/activity";
 import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
-import { pageOffset } from "../core/pagination";
+import { pagedSearch } from "../core/fts";
 
 export interface ActivityRow {
   id: string;
@@ -75,19 +75,19 @@ export async function listActivity(db: D1Database, ownerId: string, input: { age
     binds.push(input.kind);
     where.push(`v.kind = ?${binds.length}`);
   }
-  const w = where.join(" AND ");
-  const [rows, count] = await db.batch([
-    db
-      .prepare(
-        `SELECT v.id, v.agent_id, a.handle, v.kind, v.summary, v.target_type, v.target_id, v.url, v.via, v.created_at
-           FROM agent_activity v LEFT JOIN agents a ON a.id = v.agent_id
-          WHERE ${w} ORDER BY v.created_at DESC, v.id DESC LIMIT ${input.perPage} OFFSET ${pageOffset(input)}`,
-      )
-      .bind(...binds),
-    db.prepare(`SELECT COUNT(*) AS n FROM agent_activity v WHERE ${w}`).bind(...binds),
-  ]);
+  const { rows, ...total } = await pagedSearch<ActivityDbRow>(db, {
+    from: "agent_activity v",
+    key: "v.id",
+    columns: "v.id, v.agent_id, a.handle, v.kind, v.summary, v.target_type, v.target_id, v.url, v.via, v.created_at",
+    joins: "LEFT JOIN agents a ON a.id = v.agent_id",
+    where,
+    binds,
+    order: "v.created_at DESC, v.id DESC",
+    page: input.page,
+    perPage: input.perPage,
+  });
   return {
-    items: (rows!.results as unknown as ActivityDbRow[]).map((r) => ({
+    items: rows.map((r) => ({
       id: r.id,
       kind: r.kind,
       agent: { id: r.agent_id, handle: r.handle ?? "(deleted)" },
@@ -96,7 +96,7 @@ export async function listActivity(db: D1Database, ownerId: string, input: { age
       via: r.via,
       createdAt: iso(r.created_at),
     })),
-    total: (count!.results[0] as { n: number }).n,
+    ...total,
     page: input.page,
     perPage: input.perPage,
   };

@@ -11,7 +11,7 @@
  */
 import { iso } from "../core/clock";
 import { newId } from "../core/crypto";
-import { pageOffset } from "../core/pagination";
+import { pagedStatements } from "../core/fts";
 import type { AgentPrincipal } from "../core/principal";
 import { AFFECTED_COLS, matchAdvisories, type AffectedRow, type MaliciousRow } from "../freshness/sync-api";
 import type { VulnerabilityOut } from "../freshness/advisories";
@@ -185,7 +185,17 @@ export async function listNotifications(db: D1Database, ownerId: string, input: 
     binds.push(input.kind);
     where.push(`n.kind = ?${binds.length}`);
   }
-  const w = where.join(" AND ");
+  const list = pagedStatements<NotificationDbRow>(db, {
+    from: "notifications n",
+    key: "n.id",
+    columns: "n.id, n.kind, n.agent_id, a.handle, n.subject, n.title, n.severity, n.data, n.created_at, n.read_at",
+    joins: "LEFT JOIN agents a ON a.id = n.agent_id",
+    where,
+    binds,
+    order: "n.created_at DESC, n.id DESC",
+    page: input.page,
+    perPage: input.perPage,
+  });
   const res = await db.batch([
     ...(rows.length ? [insertNotificationsStatement(db, rows)] : []),
     db
@@ -214,19 +224,13 @@ export async function listNotifications(db: D1Database, ownerId: string, input: 
             AND NOT EXISTS (SELECT 1 FROM mentions m WHERE m.id = notifications.subject AND m.read_at IS NULL)`,
       )
       .bind(ownerId, at),
-    db
-      .prepare(
-        `SELECT n.id, n.kind, n.agent_id, a.handle, n.subject, n.title, n.severity, n.data, n.created_at, n.read_at
-           FROM notifications n LEFT JOIN agents a ON a.id = n.agent_id
-          WHERE ${w} ORDER BY n.created_at DESC, n.id DESC LIMIT ${input.perPage} OFFSET ${pageOffset(input)}`,
-      )
-      .bind(...binds),
-    db.prepare(`SELECT COUNT(*) AS n FROM notifications n WHERE ${w}`).bind(...binds),
+    ...list.statements,
     db.prepare(`SELECT COUNT(*) AS n FROM notifications WHERE owner_id = ?1 AND read_at IS NULL`).bind(ownerId),
   ]);
-  const [page, total, unread] = res.slice(-3);
+  const [page, count, unread] = res.slice(-3);
+  const { rows: found, ...total } = list.read(page!, count!);
   return {
-    items: (page!.results as unknown as NotificationDbRow[]).map((r) => ({
+    items: found.map((r) => ({
       id: r.id,
       kind: r.kind as (typeof NOTIFICATION_KINDS)[number],
       agent: r.agent_id ? { id: r.agent_id, handle: r.handle ?? "(deleted)" } : null,
@@ -237,7 +241,7 @@ export async function listNotifications(db: D1Database, ownerId: string, input: 
       createdAt: iso(r.created_at),
       readAt: iso(r.read_at),
     })),
-    total: (total!.results[0] as { n: number }).n,
+    ...total,
     unread: (unread!.results[0] as { n: number }).n,
     page: input.page,
     perPage: input.perPage,

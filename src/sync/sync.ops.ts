@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { now } from "../core/clock";
 import { paginationQuery, queryBool } from "../core/pagination";
@@ -183,7 +184,7 @@ export const listNotificationsOp = defineOperation({
   access: "owner",
   metric: null,
   query: z.object({ unread: queryBool.optional(), kind: z.enum(NOTIFICATION_KINDS).optional(), ...paginationQuery }),
-  output: z.object({ items: z.array(notificationOut), total: z.number().int(), unread: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
+  output: z.object({ items: z.array(notificationOut), ...pageOut, unread: z.number().int() }),
   handler: (ctx, q) => listNotifications(ctx.env.DB, ctx.caller.ownerId, q, now()),
 });
 
@@ -226,9 +227,7 @@ export const activity = defineOperation({
         createdAt: z.string(),
       }),
     ),
-    total: z.number().int(),
-    page: z.number().int(),
-    perPage: z.number().int(),
+    ...pageOut,
   }),
   handler: (ctx, q) => listActivity(ctx.env.DB, ctx.caller.ownerId, q),
 });

@@ -1,18 +1,4 @@
-/**
- * POST /v1/agents/me/sync: what changed for this agent's stack, in a fixed number of D1 round
- * trips whatever the stack size (≤ 500 entries) and no outbound call.
- *
- *   1. state      one batch (the agent's sync state, its stored stack and skills, the change log's
- *                 bounds) and, when a stack is sent, its topic resolution, in parallel
- *   2. answer     one batch joining every area's read (releases, advisories, skill statuses,
- *                 recommendations, knowledge, mentions, the change log): one consistent snapshot,
- *                 so the cursor it returns is exact
- *   2b. delta     only with `since` and changes to show: the releases and knowledge entries named by
- *                 the change log (one batch)
- *   3. write      one batch: the state, the stack and skills when they changed, notifications,
- *                 the activity entry
- */
-import type { Env } from "../env";
+
 import { iso } from "../core/clock";
 import { newId } from "../core/crypto";
 import { ApiError } from "../core/errors";

@@ -73,7 +73,7 @@ export const requireOwner: MiddlewareHandler<WebEnv> = async (c, next) => {
 
 /** Where to go after logging in: only a path on this site (never `//host` or a scheme). */
 export function safeNext(next: string | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\") || /[\u0000-\u001f]/.test(next)) return "/dashboard";
+  if (!next?.startsWith("/") || next.startsWith("//") || next.startsWith("/\\") || /[\u0000-\u001f]/.test(next)) return "/dashboard";
   return next;
 }
 

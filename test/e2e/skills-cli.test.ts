@@ -106,7 +106,9 @@ function expectInstalled(dir: string, files: PublishedFile[]) {
 }
 
 const md = (name: string, body: string) => Buffer.from(`---\nname: ${name}\ndescription: ${name} for the CLI test\n---\n\n# ${name}\n\n${body}\n`);
-const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000ff00fe80", "hex");
+// A real 1×1 greyscale PNG (signature, IHDR, IDAT, IEND with their CRCs): the scanner takes a file for
+// an image only when it parses as one, and a PNG signature over other bytes is a disguised file.
+const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==", "base64");
 
 const single = "cli-single";
 const multi = "cli-multi";
@@ -204,12 +206,15 @@ describe("the skills CLI against a running Lore", () => {
 
     const signup = await api("POST", "/v1/auth/signup", { email: `cli-starter-${Date.now()}@example.com`, password: "correct horse battery" });
     const agent = await api("POST", "/v1/agents", { handle: `starter${Date.now().toString(36)}` }, signup.body.token);
-    // The project as lore-setup leaves it: Lore's entry in .mcp.json, and no LORE_URL anywhere.
+    // The project as lore-setup leaves it: Lore's entry in .mcp.json. The scripts never read it (an MCP
+    // configuration can hold other servers' keys); the agent sets LORE_URL from the server it calls.
     writeFileSync(path.join(r.cwd, "package.json"), JSON.stringify({ name: "shop", dependencies: { express: "^4.19.1" }, devDependencies: { vitest: "1.6.0" } }));
     writeFileSync(path.join(r.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { other: { type: "http", url: "http://127.0.0.1:9/v1/mcp" }, lore: { type: "http", url: `${server.origin}/v1/mcp`, headers: { Authorization: "Bearer ${LORE_API_KEY}" } } } }, null, 2));
     const home = tmp("lore-cli-starter-home-");
-    const sh = (script: string, cwd = r.cwd) => {
-      const res = spawnSync("sh", ["-c", script], { cwd, encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH, HOME: home, LORE_API_KEY: agent.body.apiKey } });
+    const sh = (script: string, cwd = r.cwd, loreUrl: string | null = server.origin) => {
+      const env: Record<string, string> = { PATH: process.env.PATH!, HOME: home, LORE_API_KEY: agent.body.apiKey };
+      if (loreUrl) env.LORE_URL = loreUrl;
+      const res = spawnSync("sh", ["-c", script], { cwd, encoding: "utf8", timeout: 60_000, env });
       transcript.push(`$ ${script}\n${res.stdout}${res.stderr}(exit ${res.status})`);
       return res;
     };
@@ -223,7 +228,7 @@ describe("the skills CLI against a running Lore", () => {
     expect(check[0]).toBe("sh .claude/skills/lore-check-packages/scripts/check.sh npm left-pad lodahs");
     const checked = sh(check[0]!);
     expect(checked.status, checked.stderr).toBe(0);
-    expect(checked.stderr).toContain(`check.sh: Lore at ${server.origin} (from .mcp.json`);
+    expect(checked.stderr).toContain(`check.sh: Lore at ${server.origin} (LORE_URL)`);
     expect(JSON.parse(checked.stdout).results.map((x: { name: string }) => x.name)).toEqual(["left-pad", "lodahs"]);
     // Installed files keep no executable bit: the interpreter is what makes the command work.
     expect(statSync(path.join(r.cwd, ".claude/skills/lore-check-packages/scripts/check.sh")).mode & 0o111).toBe(0);
@@ -240,10 +245,12 @@ describe("the skills CLI against a running Lore", () => {
       { name: "express", version: "^4.19.1", ecosystem: "npm" },
       { name: "vitest", version: "1.6.0", ecosystem: "npm" },
     ]);
-    // Without LORE_URL and without a lore entry: the documented local default.
-    const bare = tmp("lore-cli-starter-bare-");
-    const url = sh(`node ${path.join(r.cwd, ".claude/skills/lore-sync/scripts/stack.mjs")} --url`, bare);
+    // Without LORE_URL: the documented local default, even with Lore's entry in .mcp.json right there.
+    const url = sh("node .claude/skills/lore-sync/scripts/stack.mjs --url", r.cwd, null);
     expect(url.stdout).toBe("http://127.0.0.1:8787\n");
+    expect(url.stderr).toContain("LORE_URL is not set: the local default");
+    const unset = sh(check[0]!, r.cwd, null);
+    expect(unset.stderr).toContain("check.sh: Lore at http://127.0.0.1:8787 (LORE_URL is not set");
     // The other starter skills document MCP tools (and a curl template), not commands to run as they are.
     for (const n of ["lore-find-skills", "lore-forum"]) expect(documented(n), n).toEqual([]);
   });

@@ -44,7 +44,7 @@ const EXTRAS: Extra[] = [
     role: "source",
     kind: "cloud-credentials",
     needs: /kube/i,
-    re: /(?<![\w-])\.kube\b(?![\/\\](?:cache|http-cache)\b)|\bkubectl\b[^.\n]{0,60}?\b(?:access\s+file|config(?:uration)?\s+file|credentials?|reads\s+by\s+default)\b/i,
+    re: /(?<![\w-])\.kube\b(?![/\\](?:cache|http-cache)\b)|\bkubectl\b[^.\n]{0,60}?\b(?:access\s+file|config(?:uration)?\s+file|credentials?|reads\s+by\s+default)\b/i,
   },
   {
     // A gist or repository made public, in any language (`public: true` is a flag, not a word).

@@ -26,10 +26,18 @@ export function skeleton(name: string): string {
 }
 
 const plain = (n: string) => normalizeToolName(n).replace(/_/g, "");
-const KNOWN_BY_SKELETON = new Map<string, string>();
-for (const k of KNOWN_TOOLS) if (!KNOWN_BY_SKELETON.has(skeleton(k))) KNOWN_BY_SKELETON.set(skeleton(k), k);
-const KNOWN_PLAIN_LIST = KNOWN_TOOLS.map((k) => [k, plain(k)] as const);
-const KNOWN_PLAIN = new Set(KNOWN_PLAIN_LIST.map(([, p]) => p));
+/**
+ * The known tools' skeletons and plain names, built on the first check rather than at module load
+ * (the Worker evaluates this module at start-up; only scans need it).
+ */
+let knownIndex: { bySkeleton: Map<string, string>; plainList: (readonly [string, string])[]; plain: Set<string> } | null = null;
+function known() {
+  if (knownIndex) return knownIndex;
+  const bySkeleton = new Map<string, string>();
+  for (const k of KNOWN_TOOLS) if (!bySkeleton.has(skeleton(k))) bySkeleton.set(skeleton(k), k);
+  const plainList = KNOWN_TOOLS.map((k) => [k, plain(k)] as const);
+  return (knownIndex = { bySkeleton, plainList, plain: new Set(plainList.map(([, p]) => p)) });
+}
 
 export interface NameFinding {
   index: number;
@@ -66,6 +74,7 @@ function doubledLetter(a: string, b: string): boolean {
 /** Findings on each tool's name, given every tool name of the server (an impostor may imitate a sibling). */
 export function checkNames(names: readonly string[], extraKnown: readonly string[] = []): NameFinding[] {
   const out: NameFinding[] = [];
+  const knownTools = known();
   const ownPlain = new Set(names.map(plain));
   const extraBySkeleton = new Map(extraKnown.map((k) => [skeleton(k), k]));
   const skeletons = names.map(skeleton);
@@ -75,8 +84,8 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
     const sk = skeletons[index]!;
     const np = plains[index]!;
     const siblings = names.filter((_o, j) => j !== index && skeletons[j] === sk && plains[j] !== np);
-    const known = KNOWN_BY_SKELETON.get(sk) ?? extraBySkeleton.get(sk);
-    const target = siblings[0] ?? (known && plain(known) !== np ? known : undefined);
+    const imitated = knownTools.bySkeleton.get(sk) ?? extraBySkeleton.get(sk);
+    const target = siblings[0] ?? (imitated && plain(imitated) !== np ? imitated : undefined);
     const excerpt = visible(name);
     if (target) {
       out.push({
@@ -108,8 +117,8 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       out.push({ index, severity: "low", message: "Not a portable MCP tool name (letters, digits, '_', '-', '.'; at most 128)", excerpt });
       return;
     }
-    if (KNOWN_PLAIN.has(np) || ownPlain.size === 0) return;
-    const miss = KNOWN_PLAIN_LIST.find(([, p]) => Math.abs(p.length - np.length) <= 1 && !ownPlain.has(p) && nearMiss(np, p))?.[0];
+    if (knownTools.plain.has(np) || ownPlain.size === 0) return;
+    const miss = knownTools.plainList.find(([, p]) => Math.abs(p.length - np.length) <= 1 && !ownPlain.has(p) && nearMiss(np, p))?.[0];
     if (miss) out.push({ index, severity: "medium", message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`, excerpt });
   });
   return out;

@@ -33,7 +33,7 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
     }
     if (Array.isArray(v)) {
       if (key !== null && STRUCTURAL.has(key)) return;
-      v.forEach((x, i) => walk(x, `${path}[${i}]`, key, depth + 1, false));
+      v.forEach((x, i) => { walk(x, `${path}[${i}]`, key, depth + 1, false); });
       return;
     }
     if (v && typeof v === "object") {
@@ -85,7 +85,7 @@ export function fixedDestinations(schema: unknown, root: string): DestinationFin
       }
     }
     for (const k of ["items", "additionalProperties", "not", "if", "then", "else"]) if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
-    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => visit(x, `${path}.${k}[${i}]`, depth + 1));
+    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => { visit(x, `${path}.${k}[${i}]`, depth + 1); });
     for (const k of ["$defs", "definitions"]) {
       const defs = obj[k];
       if (defs && typeof defs === "object") for (const [n, x] of Object.entries(defs as Record<string, unknown>)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
@@ -134,7 +134,7 @@ export function secretValues(schema: unknown, root: string): SecretValue[] {
       }
     }
     for (const k of ["items", "additionalProperties", "not", "if", "then", "else"]) if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
-    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => visit(x, `${path}.${k}[${i}]`, depth + 1));
+    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => { visit(x, `${path}.${k}[${i}]`, depth + 1); });
   };
   visit(schema, root, 0);
   return out;

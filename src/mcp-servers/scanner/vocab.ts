@@ -42,20 +42,14 @@ export const TOOL_RESULTS = new RegExp(
 );
 
 /** Credentials by name ("API key", "tokens", "OPENAI_API_KEY"). */
-export const CREDENTIAL = new RegExp(
-  String.raw`(?:\b|_)(?:api[_\s-]?keys?|access[_\s-]?tokens?|access[_\s-]?keys?(?:[_\s-]?ids?)?|auth(?:entication|orization)?[_\s-]?tokens?|bearer\s+tokens?|refresh\s+tokens?|tokens|secrets?|secret[_\s-]keys?|passwords?|passphrases?|private[_\s-]keys?|ssh[_\s-]keys?|credentials?|session\s+(?:cookies?|tokens?)|cookies|env(?:ironment)?\s+variables?|env\s+vars?|seed\s+phrases?|mnemonics?|wallet\s+keys?)\b|\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY)\b`,
-  "i",
-);
+export const CREDENTIAL = /(?:\b|_)(?:api[_\s-]?keys?|access[_\s-]?tokens?|access[_\s-]?keys?(?:[_\s-]?ids?)?|auth(?:entication|orization)?[_\s-]?tokens?|bearer\s+tokens?|refresh\s+tokens?|tokens|secrets?|secret[_\s-]keys?|passwords?|passphrases?|private[_\s-]keys?|ssh[_\s-]keys?|credentials?|session\s+(?:cookies?|tokens?)|cookies|env(?:ironment)?\s+variables?|env\s+vars?|seed\s+phrases?|mnemonics?|wallet\s+keys?)\b|\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY)\b/i;
 
 /** Credentials of a tool on the machine (git, cloud CLIs, registries): gathered, never typed by the user for this tool. */
 export const MACHINE_CREDENTIAL =
   /\b(?:git|github|gitlab|aws|gcloud|google\s+cloud|azure|docker|npm|pypi|ssh|kube(?:rnetes)?|kubectl|cloud|browser|keychain|1password|wallet)\s+(?:credentials?|tokens?|keys?|secrets?|passwords?|cookies|config(?:uration)?\s+files?)\b/i;
 
 /** Where a credential is taken from, when the text says so: the machine, not the user's own typing. */
-export const CREDENTIAL_SOURCE = new RegExp(
-  String.raw`\b(?:from|in|inside|stored\s+in|found\s+in|located\s+in|saved\s+in|kept\s+in|of)\s+(?:the\s+|your\s+|their\s+|its\s+|any\s+)?(?:(?:local|user'?s?|system'?s?|current|shell|process)\s+)?(?:environment|env\b|shell|process\.env|os\.environ|\.env\b|dotenv|~\/|\$HOME|home\s+(?:directory|folder)|config(?:uration)?\s+files?|dotfiles|keychain|keyring|credential\s+(?:store|manager|helper)|password\s+manager|browser|machine|computer|disk|file\s*system|other\s+(?:tools|servers|mcp\s+servers)|mcp\.json|settings\.json)`,
-  "i",
-);
+export const CREDENTIAL_SOURCE = /\b(?:from|in|inside|stored\s+in|found\s+in|located\s+in|saved\s+in|kept\s+in|of)\s+(?:the\s+|your\s+|their\s+|its\s+|any\s+)?(?:(?:local|user'?s?|system'?s?|current|shell|process)\s+)?(?:environment|env\b|shell|process\.env|os\.environ|\.env\b|dotenv|~\/|\$HOME|home\s+(?:directory|folder)|config(?:uration)?\s+files?|dotfiles|keychain|keyring|credential\s+(?:store|manager|helper)|password\s+manager|browser|machine|computer|disk|file\s*system|other\s+(?:tools|servers|mcp\s+servers)|mcp\.json|settings\.json)/i;
 
 /** "all", "every", "any" before a credential: gathering them all, not using the one the service needs. */
 export const ALL_OF = /\b(?:all|every|each|any)\s+(?:of\s+(?:the|your)\s+)?(?:available\s+|stored\s+|saved\s+|local\s+|other\s+)?$/i;

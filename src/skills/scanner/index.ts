@@ -144,7 +144,7 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
   const texts = sorted.map((f, i) => f.text ?? (checks[i]?.valid || checks[i]?.cls === "executable" ? null : decodeLenient(f.bytes)));
   const runAs = new Map<number, { kind: FileKind; by: string; line: number }>();
   const rawLinks: { from: number; to: number; line: number }[] = [];
-  const pkg = paths.findIndex((p) => p === "package.json");
+  const pkg = paths.indexOf("package.json");
   texts.forEach((t, i) => {
     if (t === null) return;
     for (const ref of findRunRefs(t.length > 2_000_000 ? t.slice(0, 2_000_000) : t)) {

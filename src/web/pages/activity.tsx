@@ -37,6 +37,7 @@ activityPages.get("/activity", async (c) => {
     <>
       <h1>Activity</h1>
       <p class="muted">What your agents did, newest first, through the API or MCP. Summaries quote titles your agents wrote.</p>
+      {/* biome-ignore lint/a11y/useSemanticElements: the <search> element is not in every browser the dashboard serves; the role gives the same landmark */}
       <form method="get" action="/dashboard/activity" class="row" role="search">
         <div class="field">
           <label for="f-agent">Agent</label>

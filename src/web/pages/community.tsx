@@ -69,6 +69,7 @@ communityPages.get("/", async (c) => {
       </section>
       <section class="card" aria-labelledby="dir-h">
         <h2 id="dir-h">Directory</h2>
+        {/* biome-ignore lint/a11y/useSemanticElements: the <search> element is not in every browser the dashboard serves; the role gives the same landmark */}
         <form method="get" action="/community" class="row" role="search">
           <Field name="q" type="search" label="Handle starts with" value={q} errors={dirError} maxlength={33} />
           <button type="submit">Search</button>

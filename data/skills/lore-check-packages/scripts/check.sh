@@ -2,8 +2,7 @@
 # Checks package names with Lore before installing them.
 # Usage: sh check.sh <ecosystem> <name> [name ...]    (ecosystem: npm, pypi, cargo or go)
 # Run it with sh from the project's folder (skill installers do not keep the executable bit).
-# Needs LORE_API_KEY in the environment. Lore's address: LORE_URL; without it, the `lore` entry of
-# the harness's MCP configuration (see lore_url below); without one, http://127.0.0.1:8787.
+# Needs LORE_API_KEY in the environment. Lore's address: LORE_URL; without it, http://127.0.0.1:8787.
 set -eu
 
 if [ "$#" -lt 2 ]; then
@@ -12,45 +11,15 @@ if [ "$#" -lt 2 ]; then
 fi
 : "${LORE_API_KEY:?set LORE_API_KEY to your agent key}"
 
-# The origin of the `lore` server in an MCP configuration file: the first
-# http(s)://host[:port]/v1/mcp URL on the line that names `lore` (a JSON key, a YAML key or
-# Codex's [mcp_servers.lore] table) or on the 8 lines after it.
-lore_url_in() {
-  awk '
-    {
-      line = $0
-      if (!on && match(line, /"lore"[ \t]*:|^[ \t]*lore[ \t]*:|\[mcp_servers\.lore\]/)) { on = 1; n = 0; line = substr(line, RSTART) }
-      if (on) {
-        if (match(line, /https?:\/\/[]A-Za-z0-9.:[-]+\/v1\/mcp/)) { print substr(line, RSTART, RLENGTH - 7); exit }
-        if (++n > 8) on = 0
-      }
-    }
-  ' "$1"
-}
-
-# LORE_URL, else the project's MCP configuration, else the user's, else the local default.
-lore_url() {
-  if [ -n "${LORE_URL:-}" ]; then
-    printf '%s\n' "$LORE_URL"
-    return
-  fi
-  for f in .mcp.json opencode.json opencode.jsonc .gemini/settings.json .codex/config.toml \
-    "$HOME/.claude.json" "$HOME/.openclaude.json" "$HOME/.codex/config.toml" "$HOME/.gemini/settings.json" \
-    "$HOME/.config/opencode/opencode.json" "$HOME/.kimi/mcp.json" "$HOME/.copilot/mcp-config.json" "$HOME/.hermes/config.yaml" \
-    "$HOME/.openclaw/openclaw.json" "$HOME/.cline/data/settings/cline_mcp_settings.json"; do
-    [ -f "$f" ] || continue
-    url=$(lore_url_in "$f")
-    if [ -n "$url" ]; then
-      echo "check.sh: Lore at $url (from $f; set LORE_URL to choose another)" >&2
-      printf '%s\n' "$url"
-      return
-    fi
-  done
-  echo "check.sh: Lore at http://127.0.0.1:8787 (no LORE_URL and no lore entry in an MCP configuration)" >&2
-  printf '%s\n' "http://127.0.0.1:8787"
-}
-
-url=$(lore_url)
+# LORE_URL, else the local default. No configuration file is read: an MCP configuration can hold
+# other servers' keys, and the agent knows Lore's URL (it calls Lore's tools there).
+if [ -n "${LORE_URL:-}" ]; then
+  url="$LORE_URL"
+  echo "check.sh: Lore at $url (LORE_URL)" >&2
+else
+  url="http://127.0.0.1:8787"
+  echo "check.sh: Lore at $url (LORE_URL is not set: the local default)" >&2
+fi
 ecosystem="$1"
 shift
 packages=""

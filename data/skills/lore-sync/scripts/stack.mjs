@@ -4,49 +4,14 @@
 // Versions are sent as written (a range such as ^4.19.1 too): Lore reads a range as its lowest match.
 //   node stack.mjs           the stack
 //   node stack.mjs --body    {"stack": [...]}, the body of POST /v1/agents/me/sync
-//   node stack.mjs --url     Lore's address: LORE_URL, else the `lore` entry of the harness's MCP
-//                            configuration, else http://127.0.0.1:8787
+//   node stack.mjs --url     Lore's address: LORE_URL, else http://127.0.0.1:8787
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import path from "node:path";
 
-/** The origin of the `lore` server in an MCP configuration's text (JSON, TOML or YAML), or null. */
-function loreUrlIn(text) {
-  let on = false;
-  let n = 0;
-  for (let line of text.split("\n")) {
-    if (!on) {
-      const m = /"lore"[ \t]*:|^[ \t]*lore[ \t]*:|\[mcp_servers\.lore\]/.exec(line);
-      if (m) {
-        on = true;
-        n = 0;
-        line = line.slice(m.index);
-      }
-    }
-    if (on) {
-      const u = /https?:\/\/[\]A-Za-z0-9.:[-]+\/v1\/mcp/.exec(line);
-      if (u) return u[0].slice(0, -"/v1/mcp".length);
-      if (++n > 8) on = false;
-    }
-  }
-  return null;
-}
-
+// LORE_URL, else the local default. No configuration file is read: an MCP configuration can hold
+// other servers' keys, and the agent knows Lore's URL (it calls Lore's tools there).
 function loreUrl() {
   if (process.env.LORE_URL) return process.env.LORE_URL;
-  const home = homedir();
-  const files = [".mcp.json", "opencode.json", "opencode.jsonc", ".gemini/settings.json", ".codex/config.toml"].concat(
-    [".claude.json", ".openclaude.json", ".codex/config.toml", ".gemini/settings.json", ".config/opencode/opencode.json", ".kimi/mcp.json", ".copilot/mcp-config.json", ".hermes/config.yaml", ".openclaw/openclaw.json", ".cline/data/settings/cline_mcp_settings.json"].map((f) => path.join(home, f)),
-  );
-  for (const f of files) {
-    if (!existsSync(f)) continue;
-    const url = loreUrlIn(readFileSync(f, "utf8"));
-    if (url) {
-      process.stderr.write(`stack.mjs: Lore at ${url} (from ${f}; set LORE_URL to choose another)\n`);
-      return url;
-    }
-  }
-  process.stderr.write("stack.mjs: Lore at http://127.0.0.1:8787 (no LORE_URL and no lore entry in an MCP configuration)\n");
+  process.stderr.write("stack.mjs: Lore at http://127.0.0.1:8787 (LORE_URL is not set: the local default)\n");
   return "http://127.0.0.1:8787";
 }
 

@@ -48,10 +48,7 @@ const MODIFY = new RegExp(
   "i",
 );
 
-const DISPARAGE = new RegExp(
-  String.raw`\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|not\s+(?:safe|allowed|working|available|secure))\b`,
-  "i",
-);
+const DISPARAGE = /\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|not\s+(?:safe|allowed|working|available|secure))\b/i;
 
 /** Calls meant for another tool taken over: "whenever you would call it, call this one instead". */
 const HIJACK =

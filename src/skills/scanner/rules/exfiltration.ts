@@ -70,7 +70,7 @@ const CODE_KINDS = new Set(["python", "javascript", "ruby", "perl", "php", "go",
 const PROSE_KINDS = new Set(["markdown", "text", "html"]);
 
 /** Configuration that may hold a token but is mostly read for its settings (servers, registries, clusters): reading it alone is shown, not blocking. */
-const CONFIG_ONLY = /mcp\.json|mcp_config\.json|claude_desktop_config|\.kube[\/\\]config|\.docker[\/\\]config|\.aws[\/\\]config|\.gnupg\b(?![\/\\]\S*(?:secring|private-keys))/i;
+const CONFIG_ONLY = /mcp\.json|mcp_config\.json|claude_desktop_config|\.kube[/\\]config|\.docker[/\\]config|\.aws[/\\]config|\.gnupg\b(?![/\\]\S*(?:secring|private-keys))/i;
 /** A prose read is an instruction when its verb starts the clause ("Read ~/.ssh/id_rsa"), not when it reports what something does ("many CLIs read ~/.npmrc"). */
 const IMPERATIVE_READ = /(?:^|[.;:!?,]\s+|^\s*(?:[-*+]|\d+[.)])\s+|\b(?:then|and|also|first|next|please|now|just|always|to|must|should|will|you)\s+)(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\b[^.;:!?]*$/i;
 

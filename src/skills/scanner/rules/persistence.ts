@@ -48,7 +48,7 @@ export const startupItem: Rule = {
       const fetches = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|DownloadString|base64|python[23]?\s+-c|\/dev\/tcp)\b|https?:\/\//i.test(line);
       const benignShellRc = re === patterns[0] && !fetches;
       // A cron entry written out on the line, running named local tools from visible places, is a scheduled job, not a foothold.
-      const visibleCron = re === patterns[1] && /\becho\s+["'](?:@\w+|(?:[\d*\/,-]+\s+){5})/.test(line) && !fetches && !/(?:^|[\s'"=])(?:\/tmp|\/dev\/shm|\/var\/tmp|[^\s'"=]*\/\.(?!(?:local|config|cache|cargo|npm|nvm|bun|deno|rustup|pyenv|volta)\/)[\w.-]+\/[\w.-]+)(?:[\s'";]|$)|\b(?:nohup|disown|setsid)\b|&\s*["']/.test(line);
+      const visibleCron = re === patterns[1] && /\becho\s+["'](?:@\w+|(?:[\d*/,-]+\s+){5})/.test(line) && !fetches && !/(?:^|[\s'"=])(?:\/tmp|\/dev\/shm|\/var\/tmp|[^\s'"=]*\/\.(?!(?:local|config|cache|cargo|npm|nvm|bun|deno|rustup|pyenv|volta)\/)[\w.-]+\/[\w.-]+)(?:[\s'";]|$)|\b(?:nohup|disown|setsid)\b|&\s*["']/.test(line);
       const low = benignShellRc || visibleCron;
       return {
         index: m.index,
