@@ -18,7 +18,25 @@
 // folder at pinned integrities and run with this Node, from a PATH without the project's folders.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, constants as fsConstants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
@@ -33,370 +51,342 @@ export const BASE_VERSION = "0.3.0";
 // BEGIN HARNESS DATA (generated from data/harnesses.json by `npm run build:setup`; test/e2e/setup-package.test.ts checks it)
 export const HARNESS_DATA = [
   {
-    "id": "claude-code",
-    "name": "Claude Code",
-    "instructionFiles": [
-      "CLAUDE.md",
-      ".claude/CLAUDE.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": ".mcp.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"http\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${LORE_API_KEY}\"\n      }\n    }\n  }\n}",
-      "cli": "claude mcp add --transport http --scope user lore {{MCP_URL}} --header 'Authorization: Bearer ${LORE_API_KEY}'"
+    id: "claude-code",
+    name: "Claude Code",
+    instructionFiles: ["CLAUDE.md", ".claude/CLAUDE.md"],
+    setupFiles: [],
+    mcp: {
+      file: ".mcp.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "type": "http",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${LORE_API_KEY}"\n      }\n    }\n  }\n}',
+      cli: "claude mcp add --transport http --scope user lore {{MCP_URL}} --header 'Authorization: Bearer ${LORE_API_KEY}'",
     },
-    "skillsCli": {
-      "agent": "claude-code",
-      "global": false,
-      "dir": ".claude/skills"
-    }
+    skillsCli: {
+      agent: "claude-code",
+      global: false,
+      dir: ".claude/skills",
+    },
   },
   {
-    "id": "openclaude",
-    "name": "OpenClaude",
-    "instructionFiles": [
-      "AGENTS.md",
-      "CLAUDE.md",
-      ".openclaude/CLAUDE.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": ".mcp.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"http\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${LORE_API_KEY}\"\n      }\n    }\n  }\n}",
-      "cli": "openclaude mcp add --transport http -s user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'"
+    id: "openclaude",
+    name: "OpenClaude",
+    instructionFiles: ["AGENTS.md", "CLAUDE.md", ".openclaude/CLAUDE.md"],
+    setupFiles: [],
+    mcp: {
+      file: ".mcp.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "type": "http",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${LORE_API_KEY}"\n      }\n    }\n  }\n}',
+      cli: "openclaude mcp add --transport http -s user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'",
     },
-    "skillsCli": null
+    skillsCli: null,
   },
   {
-    "id": "hermes",
-    "name": "Hermes Agent",
-    "instructionFiles": [
-      "AGENTS.md",
-      ".hermes.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": "~/.hermes/config.yaml",
-      "format": "yaml",
-      "snippet": "mcp_servers:\n  lore:\n    url: \"{{MCP_URL}}\"\n    headers:\n      Authorization: \"Bearer ${LORE_API_KEY}\"\n",
-      "cli": "hermes mcp add lore --url {{MCP_URL}} --auth header"
+    id: "hermes",
+    name: "Hermes Agent",
+    instructionFiles: ["AGENTS.md", ".hermes.md"],
+    setupFiles: [],
+    mcp: {
+      file: "~/.hermes/config.yaml",
+      format: "yaml",
+      snippet: 'mcp_servers:\n  lore:\n    url: "{{MCP_URL}}"\n    headers:\n      Authorization: "Bearer ${LORE_API_KEY}"\n',
+      cli: "hermes mcp add lore --url {{MCP_URL}} --auth header",
     },
-    "skillsCli": {
-      "agent": "hermes-agent",
-      "global": true,
-      "dir": "~/.hermes/skills"
-    }
+    skillsCli: {
+      agent: "hermes-agent",
+      global: true,
+      dir: "~/.hermes/skills",
+    },
   },
   {
-    "id": "opencode",
-    "name": "OpenCode",
-    "instructionFiles": [
-      "AGENTS.md",
-      "CLAUDE.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": "opencode.json",
-      "format": "json",
-      "snippet": "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\n    \"lore\": {\n      \"type\": \"remote\",\n      \"url\": \"{{MCP_URL}}\",\n      \"enabled\": true,\n      \"oauth\": false,\n      \"headers\": {\n        \"Authorization\": \"Bearer {env:LORE_API_KEY}\"\n      }\n    }\n  }\n}",
-      "cli": "opencode mcp add lore --url {{MCP_URL}} --header \"Authorization=Bearer $LORE_API_KEY\" --scope user"
+    id: "opencode",
+    name: "OpenCode",
+    instructionFiles: ["AGENTS.md", "CLAUDE.md"],
+    setupFiles: [],
+    mcp: {
+      file: "opencode.json",
+      format: "json",
+      snippet:
+        '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "lore": {\n      "type": "remote",\n      "url": "{{MCP_URL}}",\n      "enabled": true,\n      "oauth": false,\n      "headers": {\n        "Authorization": "Bearer {env:LORE_API_KEY}"\n      }\n    }\n  }\n}',
+      cli: 'opencode mcp add lore --url {{MCP_URL}} --header "Authorization=Bearer $LORE_API_KEY" --scope user',
     },
-    "skillsCli": {
-      "agent": "opencode",
-      "global": false,
-      "dir": ".agents/skills"
-    }
+    skillsCli: {
+      agent: "opencode",
+      global: false,
+      dir: ".agents/skills",
+    },
   },
   {
-    "id": "kimi",
-    "name": "Kimi Code CLI",
-    "instructionFiles": [
-      "AGENTS.md",
-      ".kimi/AGENTS.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": "~/.kimi/mcp.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"url\": \"{{MCP_URL}}\",\n      \"transport\": \"http\",\n      \"headers\": {\n        \"Authorization\": \"Bearer <your-api-key>\"\n      }\n    }\n  }\n}",
-      "cli": "kimi mcp add --transport http lore {{MCP_URL}} --header \"Authorization: Bearer $LORE_API_KEY\""
+    id: "kimi",
+    name: "Kimi Code CLI",
+    instructionFiles: ["AGENTS.md", ".kimi/AGENTS.md"],
+    setupFiles: [],
+    mcp: {
+      file: "~/.kimi/mcp.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "url": "{{MCP_URL}}",\n      "transport": "http",\n      "headers": {\n        "Authorization": "Bearer <your-api-key>"\n      }\n    }\n  }\n}',
+      cli: 'kimi mcp add --transport http lore {{MCP_URL}} --header "Authorization: Bearer $LORE_API_KEY"',
     },
-    "skillsCli": {
-      "agent": "kimi-code-cli",
-      "global": false,
-      "dir": ".agents/skills"
-    }
+    skillsCli: {
+      agent: "kimi-code-cli",
+      global: false,
+      dir: ".agents/skills",
+    },
   },
   {
-    "id": "openclaw",
-    "name": "OpenClaw",
-    "instructionFiles": [
-      "~/.openclaw/workspace/TOOLS.md",
-      "~/.openclaw/workspace/AGENTS.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": "~/.openclaw/openclaw.json",
-      "format": "json5",
-      "snippet": "{\n  mcp: {\n    servers: {\n      lore: {\n        url: \"{{MCP_URL}}\",\n        transport: \"streamable-http\",\n        headers: { Authorization: \"Bearer ${LORE_API_KEY}\" },\n      },\n    },\n  },\n}\n",
-      "cli": "openclaw mcp add lore --url {{MCP_URL}} --transport streamable-http --header 'Authorization: Bearer ${LORE_API_KEY}'"
+    id: "openclaw",
+    name: "OpenClaw",
+    instructionFiles: ["~/.openclaw/workspace/TOOLS.md", "~/.openclaw/workspace/AGENTS.md"],
+    setupFiles: [],
+    mcp: {
+      file: "~/.openclaw/openclaw.json",
+      format: "json5",
+      snippet:
+        '{\n  mcp: {\n    servers: {\n      lore: {\n        url: "{{MCP_URL}}",\n        transport: "streamable-http",\n        headers: { Authorization: "Bearer ${LORE_API_KEY}" },\n      },\n    },\n  },\n}\n',
+      cli: "openclaw mcp add lore --url {{MCP_URL}} --transport streamable-http --header 'Authorization: Bearer ${LORE_API_KEY}'",
     },
-    "skillsCli": {
-      "agent": "openclaw",
-      "global": true,
-      "dir": "~/.openclaw/skills"
-    }
+    skillsCli: {
+      agent: "openclaw",
+      global: true,
+      dir: "~/.openclaw/skills",
+    },
   },
   {
-    "id": "codex",
-    "name": "OpenAI Codex",
-    "instructionFiles": [
-      "AGENTS.md",
-      "AGENTS.override.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": ".codex/config.toml",
-      "format": "toml",
-      "snippet": "[mcp_servers.lore]\nurl = \"{{MCP_URL}}\"\nbearer_token_env_var = \"LORE_API_KEY\"\n",
-      "cli": "codex mcp add lore --url {{MCP_URL}} --bearer-token-env-var LORE_API_KEY"
+    id: "codex",
+    name: "OpenAI Codex",
+    instructionFiles: ["AGENTS.md", "AGENTS.override.md"],
+    setupFiles: [],
+    mcp: {
+      file: ".codex/config.toml",
+      format: "toml",
+      snippet: '[mcp_servers.lore]\nurl = "{{MCP_URL}}"\nbearer_token_env_var = "LORE_API_KEY"\n',
+      cli: "codex mcp add lore --url {{MCP_URL}} --bearer-token-env-var LORE_API_KEY",
     },
-    "skillsCli": {
-      "agent": "codex",
-      "global": false,
-      "dir": ".agents/skills"
-    }
+    skillsCli: {
+      agent: "codex",
+      global: false,
+      dir: ".agents/skills",
+    },
   },
   {
-    "id": "gemini",
-    "name": "Gemini CLI",
-    "instructionFiles": [
-      "GEMINI.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": ".gemini/settings.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"url\": \"{{MCP_URL}}\",\n      \"type\": \"http\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${LORE_API_KEY}\"\n      }\n    }\n  }\n}",
-      "cli": "gemini mcp add --transport http --scope user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'"
+    id: "gemini",
+    name: "Gemini CLI",
+    instructionFiles: ["GEMINI.md"],
+    setupFiles: [],
+    mcp: {
+      file: ".gemini/settings.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "url": "{{MCP_URL}}",\n      "type": "http",\n      "headers": {\n        "Authorization": "Bearer ${LORE_API_KEY}"\n      }\n    }\n  }\n}',
+      cli: "gemini mcp add --transport http --scope user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'",
     },
-    "skillsCli": {
-      "agent": "gemini-cli",
-      "global": false,
-      "dir": ".agents/skills"
-    }
+    skillsCli: {
+      agent: "gemini-cli",
+      global: false,
+      dir: ".agents/skills",
+    },
   },
   {
-    "id": "cursor",
-    "name": "Cursor",
-    "instructionFiles": [
-      "AGENTS.md",
-      ".cursor/rules/lore.mdc"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": ".cursor/mcp.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${env:LORE_API_KEY}\"\n      }\n    }\n  }\n}",
-      "cli": null
+    id: "cursor",
+    name: "Cursor",
+    instructionFiles: ["AGENTS.md", ".cursor/rules/lore.mdc"],
+    setupFiles: [],
+    mcp: {
+      file: ".cursor/mcp.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${env:LORE_API_KEY}"\n      }\n    }\n  }\n}',
+      cli: null,
     },
-    "skillsCli": {
-      "agent": "cursor",
-      "global": false,
-      "dir": ".agents/skills"
-    }
+    skillsCli: {
+      agent: "cursor",
+      global: false,
+      dir: ".agents/skills",
+    },
   },
   {
-    "id": "copilot",
-    "name": "GitHub Copilot",
-    "instructionFiles": [
-      ".github/copilot-instructions.md",
-      "AGENTS.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": "~/.copilot/mcp-config.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"http\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer <your-api-key>\"\n      },\n      \"tools\": [\n        \"*\"\n      ]\n    }\n  }\n}",
-      "cli": "copilot mcp add --transport http --header \"Authorization: Bearer $LORE_API_KEY\" lore {{MCP_URL}}"
+    id: "copilot",
+    name: "GitHub Copilot",
+    instructionFiles: [".github/copilot-instructions.md", "AGENTS.md"],
+    setupFiles: [],
+    mcp: {
+      file: "~/.copilot/mcp-config.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "type": "http",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer <your-api-key>"\n      },\n      "tools": [\n        "*"\n      ]\n    }\n  }\n}',
+      cli: 'copilot mcp add --transport http --header "Authorization: Bearer $LORE_API_KEY" lore {{MCP_URL}}',
     },
-    "skillsCli": {
-      "agent": "github-copilot",
-      "global": false,
-      "dir": ".agents/skills"
-    }
+    skillsCli: {
+      agent: "github-copilot",
+      global: false,
+      dir: ".agents/skills",
+    },
   },
   {
-    "id": "windsurf",
-    "name": "Windsurf",
-    "instructionFiles": [
-      "AGENTS.md",
-      ".windsurf/rules/lore.md"
-    ],
-    "setupFiles": [],
-    "mcp": {
-      "file": "~/.codeium/windsurf/mcp_config.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"serverUrl\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${env:LORE_API_KEY}\"\n      }\n    }\n  }\n}",
-      "cli": null
+    id: "windsurf",
+    name: "Windsurf",
+    instructionFiles: ["AGENTS.md", ".windsurf/rules/lore.md"],
+    setupFiles: [],
+    mcp: {
+      file: "~/.codeium/windsurf/mcp_config.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "serverUrl": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${env:LORE_API_KEY}"\n      }\n    }\n  }\n}',
+      cli: null,
     },
-    "skillsCli": {
-      "agent": "windsurf",
-      "global": false,
-      "dir": ".windsurf/skills"
-    }
+    skillsCli: {
+      agent: "windsurf",
+      global: false,
+      dir: ".windsurf/skills",
+    },
   },
   {
-    "id": "cline",
-    "name": "Cline",
-    "instructionFiles": [
-      ".clinerules/lore.md",
-      "AGENTS.md"
-    ],
-    "setupFiles": [
+    id: "cline",
+    name: "Cline",
+    instructionFiles: [".clinerules/lore.md", "AGENTS.md"],
+    setupFiles: [
       {
-        "path": ".clinerules",
-        "role": "instructions"
-      }
+        path: ".clinerules",
+        role: "instructions",
+      },
     ],
-    "mcp": {
-      "file": "~/.cline/data/settings/cline_mcp_settings.json",
-      "format": "json",
-      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"streamableHttp\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${env:LORE_API_KEY}\"\n      },\n      \"disabled\": false,\n      \"autoApprove\": []\n    }\n  }\n}",
-      "cli": "cline mcp add lore {{MCP_URL}} --transport http --header \"Authorization: Bearer $LORE_API_KEY\""
+    mcp: {
+      file: "~/.cline/data/settings/cline_mcp_settings.json",
+      format: "json",
+      snippet:
+        '{\n  "mcpServers": {\n    "lore": {\n      "type": "streamableHttp",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${env:LORE_API_KEY}"\n      },\n      "disabled": false,\n      "autoApprove": []\n    }\n  }\n}',
+      cli: 'cline mcp add lore {{MCP_URL}} --transport http --header "Authorization: Bearer $LORE_API_KEY"',
     },
-    "skillsCli": {
-      "agent": "cline",
-      "global": false,
-      "dir": ".agents/skills"
-    }
+    skillsCli: {
+      agent: "cline",
+      global: false,
+      dir: ".agents/skills",
+    },
   },
   {
-    "id": "aider",
-    "name": "Aider",
-    "instructionFiles": [
-      "CONVENTIONS.md"
-    ],
-    "setupFiles": [
+    id: "aider",
+    name: "Aider",
+    instructionFiles: ["CONVENTIONS.md"],
+    setupFiles: [
       {
-        "path": ".aider.conf.yml",
-        "role": "config"
-      }
+        path: ".aider.conf.yml",
+        role: "config",
+      },
     ],
-    "mcp": {
-      "file": null,
-      "format": null,
-      "snippet": null,
-      "cli": null
+    mcp: {
+      file: null,
+      format: null,
+      snippet: null,
+      cli: null,
     },
-    "skillsCli": null
-  }
+    skillsCli: null,
+  },
 ];
 // END HARNESS DATA
 
 // BEGIN SKILLS LOCK (generated from package-lock.json by `npm run build:setup`; test/e2e/setup-package.test.ts checks it)
 export const SKILLS_LOCK = {
-  "name": "lore-setup-skills",
-  "lockfileVersion": 3,
-  "requires": true,
-  "packages": {
+  name: "lore-setup-skills",
+  lockfileVersion: 3,
+  requires: true,
+  packages: {
     "": {
-      "name": "lore-setup-skills",
-      "dependencies": {
-        "skills": "1.7.4"
-      }
+      name: "lore-setup-skills",
+      dependencies: {
+        skills: "1.7.4",
+      },
     },
     "node_modules/@isaacs/fs-minipass": {
-      "version": "4.0.1",
-      "integrity": "sha512-wgm9Ehl2jpeqP3zw/7mo3kRHFp5MEDhqAdwy1fTGkHAwnkGOVsgpvQhL8B5n1qlb01jV3n/bI0ZfZp5lWA1k4w==",
-      "license": "ISC",
-      "dependencies": {
-        "minipass": "^7.0.4"
+      version: "4.0.1",
+      integrity: "sha512-wgm9Ehl2jpeqP3zw/7mo3kRHFp5MEDhqAdwy1fTGkHAwnkGOVsgpvQhL8B5n1qlb01jV3n/bI0ZfZp5lWA1k4w==",
+      license: "ISC",
+      dependencies: {
+        minipass: "^7.0.4",
       },
-      "engines": {
-        "node": ">=18.0.0"
-      }
+      engines: {
+        node: ">=18.0.0",
+      },
     },
     "node_modules/chownr": {
-      "version": "3.0.0",
-      "integrity": "sha512-+IxzY9BZOQd/XuYPRmrvEVjF/nqj5kgT4kEq7VofrDoM1MxoRjEWkrCC3EtLi59TVawxTAn+orJwFQcrqEN1+g==",
-      "license": "BlueOak-1.0.0",
-      "engines": {
-        "node": ">=18"
-      }
+      version: "3.0.0",
+      integrity: "sha512-+IxzY9BZOQd/XuYPRmrvEVjF/nqj5kgT4kEq7VofrDoM1MxoRjEWkrCC3EtLi59TVawxTAn+orJwFQcrqEN1+g==",
+      license: "BlueOak-1.0.0",
+      engines: {
+        node: ">=18",
+      },
     },
     "node_modules/minipass": {
-      "version": "7.1.3",
-      "integrity": "sha512-tEBHqDnIoM/1rXME1zgka9g6Q2lcoCkxHLuc7ODJ5BxbP5d4c2Z5cGgtXAku59200Cx7diuHTOYfSBD8n6mm8A==",
-      "license": "BlueOak-1.0.0",
-      "engines": {
-        "node": ">=16 || 14 >=14.17"
-      }
+      version: "7.1.3",
+      integrity: "sha512-tEBHqDnIoM/1rXME1zgka9g6Q2lcoCkxHLuc7ODJ5BxbP5d4c2Z5cGgtXAku59200Cx7diuHTOYfSBD8n6mm8A==",
+      license: "BlueOak-1.0.0",
+      engines: {
+        node: ">=16 || 14 >=14.17",
+      },
     },
     "node_modules/minizlib": {
-      "version": "3.1.0",
-      "integrity": "sha512-KZxYo1BUkWD2TVFLr0MQoM8vUUigWD3LlD83a/75BqC+4qE0Hb1Vo5v1FgcfaNXvfXzr+5EhQ6ing/CaBijTlw==",
-      "license": "MIT",
-      "dependencies": {
-        "minipass": "^7.1.2"
+      version: "3.1.0",
+      integrity: "sha512-KZxYo1BUkWD2TVFLr0MQoM8vUUigWD3LlD83a/75BqC+4qE0Hb1Vo5v1FgcfaNXvfXzr+5EhQ6ing/CaBijTlw==",
+      license: "MIT",
+      dependencies: {
+        minipass: "^7.1.2",
       },
-      "engines": {
-        "node": ">= 18"
-      }
+      engines: {
+        node: ">= 18",
+      },
     },
     "node_modules/skills": {
-      "version": "1.7.4",
-      "integrity": "sha512-lHZJksE8UImNAr+LL6unqq7jERjdFw5EJasm17srycwL7rXHGdCmgu1L1ttLxUO9i3rdH+QQig+px0icHqLmRw==",
-      "license": "MIT",
-      "dependencies": {
-        "tar": "^7.5.20",
-        "yaml": "^2.8.3"
+      version: "1.7.4",
+      integrity: "sha512-lHZJksE8UImNAr+LL6unqq7jERjdFw5EJasm17srycwL7rXHGdCmgu1L1ttLxUO9i3rdH+QQig+px0icHqLmRw==",
+      license: "MIT",
+      dependencies: {
+        tar: "^7.5.20",
+        yaml: "^2.8.3",
       },
-      "bin": {
+      bin: {
         "add-skill": "bin/cli.mjs",
-        "skills": "bin/cli.mjs"
+        skills: "bin/cli.mjs",
       },
-      "engines": {
-        "node": ">=22.20.0"
-      }
+      engines: {
+        node: ">=22.20.0",
+      },
     },
     "node_modules/tar": {
-      "version": "7.5.23",
-      "integrity": "sha512-lkukzdoGngZHJZXxW4S/E4Fp9ghTDlyZXrQGRNoJ/LXvDKcXUTq2sg5yQe74po7Voea6n/IN09+wE/QvJMiifA==",
-      "license": "BlueOak-1.0.0",
-      "dependencies": {
+      version: "7.5.23",
+      integrity: "sha512-lkukzdoGngZHJZXxW4S/E4Fp9ghTDlyZXrQGRNoJ/LXvDKcXUTq2sg5yQe74po7Voea6n/IN09+wE/QvJMiifA==",
+      license: "BlueOak-1.0.0",
+      dependencies: {
         "@isaacs/fs-minipass": "^4.0.0",
-        "chownr": "^3.0.0",
-        "minipass": "^7.1.2",
-        "minizlib": "^3.1.0",
-        "yallist": "^5.0.0"
+        chownr: "^3.0.0",
+        minipass: "^7.1.2",
+        minizlib: "^3.1.0",
+        yallist: "^5.0.0",
       },
-      "engines": {
-        "node": ">=18"
-      }
+      engines: {
+        node: ">=18",
+      },
     },
     "node_modules/yallist": {
-      "version": "5.0.0",
-      "integrity": "sha512-YgvUTfwqyc7UXVMrB+SImsVYSmTS8X/tSrtdNZMImM+n7+QTriRXyXim0mBrTXNeqzVF0KWGgHPeiyViFFrNDw==",
-      "license": "BlueOak-1.0.0",
-      "engines": {
-        "node": ">=18"
-      }
+      version: "5.0.0",
+      integrity: "sha512-YgvUTfwqyc7UXVMrB+SImsVYSmTS8X/tSrtdNZMImM+n7+QTriRXyXim0mBrTXNeqzVF0KWGgHPeiyViFFrNDw==",
+      license: "BlueOak-1.0.0",
+      engines: {
+        node: ">=18",
+      },
     },
     "node_modules/yaml": {
-      "version": "2.9.1",
-      "integrity": "sha512-3NxN8+78OdzbT7C/WjGsyfPAtJaN3FNDsWxv7Y7mcDsT/oOmgW8BpyQQFFBnvZE3j9Y2Sdz1ULFLezL7Eb2yFw==",
-      "license": "ISC",
-      "bin": {
-        "yaml": "bin.mjs"
+      version: "2.9.1",
+      integrity: "sha512-3NxN8+78OdzbT7C/WjGsyfPAtJaN3FNDsWxv7Y7mcDsT/oOmgW8BpyQQFFBnvZE3j9Y2Sdz1ULFLezL7Eb2yFw==",
+      license: "ISC",
+      bin: {
+        yaml: "bin.mjs",
       },
-      "engines": {
-        "node": ">= 14.6"
-      }
-    }
-  }
+      engines: {
+        node: ">= 14.6",
+      },
+    },
+  },
 };
 // END SKILLS LOCK
 
@@ -459,7 +449,8 @@ class CliError extends Error {
 // sequences, bidi, zero-width, tags), separators other than the space, surrogates, private-use and
 // unassigned code points, fillers that render blank, and variation selectors (a run of them after
 // any character can carry bytes nobody sees). Combining marks are checked apart (eachHidden).
-const HIDDEN_CHAR = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800\u034F\u17B4\u17B5\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u{1D159}\u{1D173}-\u{1D17A}]/u;
+const HIDDEN_CHAR =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800\u034F\u17B4\u17B5\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u{1D159}\u{1D173}-\u{1D17A}]/u;
 const MARK = /\p{M}/u;
 const MARK_BASE = /[\p{L}\p{N}]/u;
 const EMOJI_BASE = /[\p{Extended_Pictographic}0-9#*]/u;
@@ -545,7 +536,17 @@ export function redact(text, key) {
 }
 
 export function parseArgs(argv) {
-  const opts = { yes: false, dryRun: false, user: false, skills: true, dir: process.cwd(), url: null, harness: null, help: false, allowHttp: false };
+  const opts = {
+    yes: false,
+    dryRun: false,
+    user: false,
+    skills: true,
+    dir: process.cwd(),
+    url: null,
+    harness: null,
+    help: false,
+    allowHttp: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -583,7 +584,16 @@ export function loreOrigin(raw, { allowHttp = false } = {}) {
   } catch {
     /* reported below */
   }
-  if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || (u.pathname !== "/" && u.pathname !== "") || !/^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(u.origin)) {
+  if (
+    !u ||
+    !/^https?:$/.test(u.protocol) ||
+    u.username ||
+    u.password ||
+    u.search ||
+    u.hash ||
+    (u.pathname !== "/" && u.pathname !== "") ||
+    !/^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(u.origin)
+  ) {
     throw new CliError(`--url / LORE_URL must be an http(s) origin such as https://lore.example.com, not ${visible(s, { max: 200 })}`, 2);
   }
   if (u.protocol === "http:" && !isLoopback(u.hostname) && !allowHttp) {
@@ -615,7 +625,8 @@ export function userLevelFolder(dir, home = homedir()) {
   const up = path.relative(d, h);
   if (!up.startsWith("..") && !path.isAbsolute(up)) return "a folder your home folder is in";
   const first = down.split(path.sep)[0];
-  if (!down.startsWith("..") && !path.isAbsolute(down) && first.startsWith(".")) return `inside ~/${visible(first, { max: 100 })}, where tools keep their user-level configuration`;
+  if (!down.startsWith("..") && !path.isAbsolute(down) && first.startsWith("."))
+    return `inside ~/${visible(first, { max: 100 })}, where tools keep their user-level configuration`;
   return null;
 }
 
@@ -654,19 +665,73 @@ const NEVER_DIRS = new Map([
 ]);
 const NEVER_CONFIG_DIRS = ["pip", "uv", "pnpm", "yarn", "npm", "fish", "git", "nushell", "direnv", "containers", "gh"];
 const NEVER_FILES = new Set([
-  ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmrc", "pnpm-workspace.yaml", "bunfig.toml", ".bunfig.toml", "pip.conf", "pip.ini", ".pypirc", ".pydistutils.cfg",
-  "pydistutils.cfg", ".condarc", "poetry.toml", "uv.toml", "pdm.toml", ".gemrc", ".netrc", "_netrc", ".gitconfig", ".gitmodules", ".gitattributes",
-  ".git-credentials", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
-  ".zlogout", ".cshrc", ".tcshrc", ".login", ".logout", ".kshrc", ".mkshrc", ".envrc", ".env", ".inputrc", "config.fish", "authorized_keys", "known_hosts",
-  ".curlrc", ".wgetrc", ".pgpass", ".vimrc", ".exrc", ".editorconfig", "package.json", "Makefile",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pnpmrc",
+  "pnpm-workspace.yaml",
+  "bunfig.toml",
+  ".bunfig.toml",
+  "pip.conf",
+  "pip.ini",
+  ".pypirc",
+  ".pydistutils.cfg",
+  "pydistutils.cfg",
+  ".condarc",
+  "poetry.toml",
+  "uv.toml",
+  "pdm.toml",
+  ".gemrc",
+  ".netrc",
+  "_netrc",
+  ".gitconfig",
+  ".gitmodules",
+  ".gitattributes",
+  ".git-credentials",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".bash_aliases",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".zlogin",
+  ".zlogout",
+  ".cshrc",
+  ".tcshrc",
+  ".login",
+  ".logout",
+  ".kshrc",
+  ".mkshrc",
+  ".envrc",
+  ".env",
+  ".inputrc",
+  "config.fish",
+  "authorized_keys",
+  "known_hosts",
+  ".curlrc",
+  ".wgetrc",
+  ".pgpass",
+  ".vimrc",
+  ".exrc",
+  ".editorconfig",
+  "package.json",
+  "Makefile",
 ]);
 
 /** Why lore-setup never writes `file` (a project-relative or `~/…` path), or null. */
 export function neverWritten(file) {
-  const parts = String(file).replace(/\\/g, "/").replace(/^~\//, "").split("/").filter((p) => p && p !== ".");
+  const parts = String(file)
+    .replace(/\\/g, "/")
+    .replace(/^~\//, "")
+    .split("/")
+    .filter((p) => p && p !== ".");
   const lower = parts.map((p) => p.toLowerCase());
   for (const p of lower.slice(0, -1)) if (NEVER_DIRS.has(p)) return NEVER_DIRS.get(p);
-  for (let i = 0; i < lower.length - 1; i++) if (lower[i] === ".config" && NEVER_CONFIG_DIRS.includes(lower[i + 1])) return `${lower[i + 1]}'s configuration`;
+  for (let i = 0; i < lower.length - 1; i++)
+    if (lower[i] === ".config" && NEVER_CONFIG_DIRS.includes(lower[i + 1])) return `${lower[i + 1]}'s configuration`;
   const base = lower.at(-1) ?? "";
   if (NEVER_FILES.has(base) || base.startsWith(".env.")) return "package-manager, shell, git or SSH configuration";
   if (NEVER_DIRS.has(base)) return NEVER_DIRS.get(base);
@@ -696,10 +761,12 @@ const LINK = "is a symbolic link; lore-setup never reads or writes through one";
  * touch it. `shown` is how the path is named in messages (`~/…` for the home folder).
  */
 export function locate(root, rel, shown = rel) {
-  if (typeof rel !== "string" || rel.trim() === "" || rel.includes("\0")) return { refused: `${visible(JSON.stringify(rel) ?? String(rel), { max: 200 })} is not a file path` };
+  if (typeof rel !== "string" || rel.trim() === "" || rel.includes("\0"))
+    return { refused: `${visible(JSON.stringify(rel) ?? String(rel), { max: 200 })} is not a file path` };
   shown = visible(shown, { max: 200 });
   const slashed = rel.replace(/\\/g, "/");
-  if (path.isAbsolute(rel) || path.win32.isAbsolute(rel) || /^[A-Za-z]:/.test(slashed) || slashed.startsWith("~")) return { refused: `${shown} is not a path inside ${root}` };
+  if (path.isAbsolute(rel) || path.win32.isAbsolute(rel) || /^[A-Za-z]:/.test(slashed) || slashed.startsWith("~"))
+    return { refused: `${shown} is not a path inside ${root}` };
   let base;
   try {
     base = realRoot(root);
@@ -708,7 +775,8 @@ export function locate(root, rel, shown = rel) {
   }
   const target = path.resolve(base, slashed);
   const inside = path.relative(base, target);
-  if (inside === "" || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) return { refused: `${shown} is outside ${root}` };
+  if (inside === "" || inside === ".." || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside))
+    return { refused: `${shown} is outside ${root}` };
   const prefix = shown.endsWith(rel) ? shown.slice(0, shown.length - rel.length) : "";
   let cur = base;
   for (const part of inside.split(path.sep)) {
@@ -737,7 +805,10 @@ export function locate(root, rel, shown = rel) {
  */
 function inFolder(root, rel, shown, create, fn) {
   const base = realRoot(root);
-  const parts = path.normalize(rel).split(path.sep).filter((p) => p && p !== ".");
+  const parts = path
+    .normalize(rel)
+    .split(path.sep)
+    .filter((p) => p && p !== ".");
   const name = parts.pop();
   let back = null;
   try {
@@ -789,7 +860,8 @@ function inFolder(root, rel, shown, create, fn) {
 function openedProblem(fd, name) {
   const st = fstatSync(fd);
   if (!st.isFile()) return { notFile: true, folder: st.isDirectory() };
-  if (st.nlink > 1) return { refused: `it has ${st.nlink} names (hard links), so it is another file as well; lore-setup never reads or writes one` };
+  if (st.nlink > 1)
+    return { refused: `it has ${st.nlink} names (hard links), so it is another file as well; lore-setup never reads or writes one` };
   let now;
   try {
     now = lstatSync(name);
@@ -897,7 +969,6 @@ function readIn(root, rel, skipped, shown = rel, max = MAX_LOCK_BYTES) {
 
 // ---- reading the project --------------------------------------------------------------------------
 
-
 /** Which harness the project is set up for, from the files each one reads (first match wins). */
 export function detectHarness(dir) {
   const has = (rel) => existsSync(path.join(dir, rel));
@@ -966,7 +1037,11 @@ export function npmSpecEntry(name, spec) {
     n = alias[1];
     v = alias[2]?.trim() || "*";
   }
-  if (/^(?:file|link|workspace|portal|patch|catalog|git|git\+[a-z]+|github|gitlab|bitbucket|gist|https?):/i.test(v) || /^(?:\.{1,2}\/|~\/|\/)/.test(v) || /^[^\s@/:]+\/[^\s]+$/.test(v)) {
+  if (
+    /^(?:file|link|workspace|portal|patch|catalog|git|git\+[a-z]+|github|gitlab|bitbucket|gist|https?):/i.test(v) ||
+    /^(?:\.{1,2}\/|~\/|\/)/.test(v) ||
+    /^[^\s@/:]+\/[^\s]+$/.test(v)
+  ) {
     return { skip: `${v} is not a registry version` };
   }
   return { entry: { name: n, version: v, ecosystem: "npm" } };
@@ -996,7 +1071,8 @@ function npmStack(rd) {
         if (typeof v === "string") out.push({ name: n, version: v, ecosystem: "npm" });
       }
     } else if (j?.dependencies) {
-      for (const [n, d] of Object.entries(j.dependencies)) if ((!names || names.includes(n)) && typeof d?.version === "string") out.push({ name: n, version: d.version, ecosystem: "npm" });
+      for (const [n, d] of Object.entries(j.dependencies))
+        if ((!names || names.includes(n)) && typeof d?.version === "string") out.push({ name: n, version: d.version, ecosystem: "npm" });
     }
     return { file: "package-lock.json", entries: out, note: "locked versions", skipped: missing("package-lock.json") };
   }
@@ -1030,7 +1106,10 @@ function npmStack(rd) {
     let specs = null;
     for (const line of yarn.split(/\r?\n/)) {
       if (line && !/^[ \t#]/.test(line)) {
-        specs = line.replace(/:[ \t]*$/, "").split(",").map(unquote);
+        specs = line
+          .replace(/:[ \t]*$/, "")
+          .split(",")
+          .map(unquote);
         continue;
       }
       const v = specs && /^[ \t]+version:?[ \t]+"?([^"\s]+)"?/.exec(line)?.[1];
@@ -1054,7 +1133,12 @@ function npmStack(rd) {
     else skipped.push(`${name}: ${r.skip}`);
   }
   const other = ["bun.lock", "bun.lockb"].filter((f) => rd(f) !== null);
-  return { file: "package.json", entries: out, note: `version ranges, no lockfile${other.length ? ` lore-setup reads (${other.join(", ")} is not read)` : ""}`, skipped };
+  return {
+    file: "package.json",
+    entries: out,
+    note: `version ranges, no lockfile${other.length ? ` lore-setup reads (${other.join(", ")} is not read)` : ""}`,
+    skipped,
+  };
 }
 
 /** `[[package]]` tables of a TOML lockfile (poetry.lock, uv.lock, Cargo.lock): name, version, source. */
@@ -1070,12 +1154,23 @@ function tomlPackages(text) {
 
 function pythonStack(rd) {
   const poetry = rd("poetry.lock");
-  if (poetry) return { file: "poetry.lock", entries: tomlPackages(poetry).map((p) => ({ name: p.name, version: p.version, ecosystem: "pypi" })), note: "locked versions", skipped: [] };
+  if (poetry)
+    return {
+      file: "poetry.lock",
+      entries: tomlPackages(poetry).map((p) => ({ name: p.name, version: p.version, ecosystem: "pypi" })),
+      note: "locked versions",
+      skipped: [],
+    };
   const uv = rd("uv.lock");
   if (uv) {
     // The project itself is a package of the lock too (an editable or virtual source): not a dependency.
     const pkgs = tomlPackages(uv).filter((p) => !/editable|virtual/.test(p.source ?? ""));
-    return { file: "uv.lock", entries: pkgs.map((p) => ({ name: p.name, version: p.version, ecosystem: "pypi" })), note: "locked versions", skipped: [] };
+    return {
+      file: "uv.lock",
+      entries: pkgs.map((p) => ({ name: p.name, version: p.version, ecosystem: "pypi" })),
+      note: "locked versions",
+      skipped: [],
+    };
   }
   const req = rd("requirements.txt");
   if (req) {
@@ -1125,7 +1220,14 @@ function cargoStack(rd) {
   const lock = rd("Cargo.lock");
   if (!lock) return null;
   // Packages without a registry source are the workspace's own crates.
-  return { file: "Cargo.lock", entries: tomlPackages(lock).filter((p) => (p.source ?? "").includes("registry")).map((p) => ({ name: p.name, version: p.version, ecosystem: "cargo" })), note: "locked versions", skipped: [] };
+  return {
+    file: "Cargo.lock",
+    entries: tomlPackages(lock)
+      .filter((p) => (p.source ?? "").includes("registry"))
+      .map((p) => ({ name: p.name, version: p.version, ecosystem: "cargo" })),
+    note: "locked versions",
+    skipped: [],
+  };
 }
 
 // Manifests seen but not read, with what lore-setup reads instead (so a missing stack is explained).
@@ -1166,7 +1268,9 @@ export function readStack(dir, skipped = []) {
       entries.push(e);
     }
   }
-  const notRead = UNREAD_MANIFESTS.filter(([file, instead]) => !found.some((f) => instead.includes(f.file)) && existsSync(path.join(dir, file))).map(([file, , why]) => `${file}: ${why}`);
+  const notRead = UNREAD_MANIFESTS.filter(
+    ([file, instead]) => !found.some((f) => instead.includes(f.file)) && existsSync(path.join(dir, file)),
+  ).map(([file, , why]) => `${file}: ${why}`);
   return {
     files: found.map((f) => f.file),
     read: found.map((f) => ({ file: f.file, count: f.entries.length, note: f.note })),
@@ -1177,7 +1281,19 @@ export function readStack(dir, skipped = []) {
   };
 }
 
-const SKILL_DIRS = [".agents/skills", ".claude/skills", ".openclaude/skills", ".cursor/skills", ".github/skills", ".windsurf/skills", ".cline/skills", ".clinerules/skills", ".gemini/skills", ".kimi/skills", ".opencode/skills"];
+const SKILL_DIRS = [
+  ".agents/skills",
+  ".claude/skills",
+  ".openclaude/skills",
+  ".cursor/skills",
+  ".github/skills",
+  ".windsurf/skills",
+  ".cline/skills",
+  ".clinerules/skills",
+  ".gemini/skills",
+  ".kimi/skills",
+  ".opencode/skills",
+];
 
 /** Names of the skills installed in the project (folders with a SKILL.md), as advise accepts them. */
 /** Whether `p` is a folder with a SKILL.md, both inside the project once links are followed. */
@@ -1238,7 +1354,6 @@ export function instructionFiles(dir, harness, { user = false, home = homedir() 
   return out;
 }
 
-
 // ---- what to change -----------------------------------------------------------------------------------
 
 const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -1277,7 +1392,18 @@ function mergeJson(text, keys, value) {
 }
 
 /** A parsed TOML value in one spelling (keys sorted, dates as ISO text), to compare two documents. */
-const tomlCanon = (v) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+const tomlCanon = (v) =>
+  JSON.stringify(v, (_k, x) =>
+    typeof x === "bigint"
+      ? `${x}n`
+      : isObj(x)
+        ? Object.fromEntries(
+            Object.keys(x)
+              .sort()
+              .map((k) => [k, x[k]]),
+          )
+        : x,
+  );
 
 /** A parsed TOML document without `mcp_servers.lore` (and without an `mcp_servers` table only that made). */
 function withoutLore(doc) {
@@ -1329,8 +1455,18 @@ export function mergeToml(text, snippet) {
   } catch {
     parsed = null;
   }
-  const ok = parsed && isObj(parsed.mcp_servers) && tomlCanon(parsed.mcp_servers.lore) === tomlCanon(want) && tomlCanon(withoutLore(parsed)) === tomlCanon(withoutLore(before));
-  if (!ok) return { problem: had === undefined ? "spells its tables in a way lore-setup does not edit (a multi-line string or an inline table where the entry would go)" : "defines mcp_servers.lore in a way lore-setup does not edit (another spelling of the table, dotted keys, an inline table or a multi-line string)" };
+  const ok =
+    parsed &&
+    isObj(parsed.mcp_servers) &&
+    tomlCanon(parsed.mcp_servers.lore) === tomlCanon(want) &&
+    tomlCanon(withoutLore(parsed)) === tomlCanon(withoutLore(before));
+  if (!ok)
+    return {
+      problem:
+        had === undefined
+          ? "spells its tables in a way lore-setup does not edit (a multi-line string or an inline table where the entry would go)"
+          : "defines mcp_servers.lore in a way lore-setup does not edit (another spelling of the table, dotted keys, an inline table or a multi-line string)",
+    };
   return { text: after };
 }
 
@@ -1404,15 +1540,19 @@ export function instructionChangeProblem(file, before, after) {
   const post = after.slice(a.end);
   const section = after.slice(a.start, a.end);
   if (hasHidden(section)) return "Lore's section holds control or invisible characters";
-  if (section.split("\n").some((l) => l.length > MAX_SECTION_LINE)) return `Lore's section has a line longer than ${MAX_SECTION_LINE} characters`;
+  if (section.split("\n").some((l) => l.length > MAX_SECTION_LINE))
+    return `Lore's section has a line longer than ${MAX_SECTION_LINE} characters`;
   // Claude Code (`@path`), Gemini CLI and others load a file named after an `@` into the agent's
   // context, with or without a slash (`@.env`, `@secrets.txt`, `@C:\…`): no `@` may start a word.
-  if (/@\S/.test(section)) return "Lore's section has an @ followed by text, which harnesses load as a file (@path) into the agent's context";
+  if (/@\S/.test(section))
+    return "Lore's section has an @ followed by text, which harnesses load as a file (@path) into the agent's context";
   // A comment inside the section is hidden wherever the file is rendered, and still read by the agent.
   const inner = after.slice(a.innerStart, a.innerEnd);
-  if (inner.includes("<!--") || inner.includes("-->")) return "Lore's section holds an HTML comment, which a rendered file hides and the agent still reads";
+  if (inner.includes("<!--") || inner.includes("-->"))
+    return "Lore's section holds an HTML comment, which a rendered file hides and the agent still reads";
   if (before === null || before === "") {
-    const frontMatter = /\.mdc$/.test(file) || file.startsWith(".windsurf/rules/") ? /^(?:---\n(?:[A-Za-z][\w-]*:[^\n]*\n){1,6}---\n\n)?$/ : /^$/;
+    const frontMatter =
+      /\.mdc$/.test(file) || file.startsWith(".windsurf/rules/") ? /^(?:---\n(?:[A-Za-z][\w-]*:[^\n]*\n){1,6}---\n\n)?$/ : /^$/;
     if (!frontMatter.test(pre) || hasHidden(pre) || pre.length > 2000) return "the new file holds more than Lore's section";
     return /^(?:\r?\n)?$/.test(post) ? null : "the new file holds more than Lore's section";
   }
@@ -1426,7 +1566,11 @@ export function instructionChangeProblem(file, before, after) {
 export function aiderConfigProblem(harness, before, after) {
   const h = typeof harness === "string" ? harnessOf(harness) : harness;
   const LINE = /^read:[ \t]*\[([^\]\r\n]*)\][ \t]*$/;
-  const items = (inner) => inner.split(",").map((s) => s.trim()).filter(Boolean);
+  const items = (inner) =>
+    inner
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   const okItem = (s) => /^[A-Za-z0-9._/-]+$/.test(s) && !s.split("/").includes("..");
   const had = before ?? "";
   const oldLines = had.split("\n");
@@ -1443,7 +1587,8 @@ export function aiderConfigProblem(harness, before, after) {
     if (!m) return "the existing read: entry is not a one-line list";
     oldItems = items(m[1]);
     const newLines = after.split("\n");
-    if (newLines.length !== oldLines.length || newLines.some((l, i) => i !== at && l !== oldLines[i])) return "it changes more than the read: entry";
+    if (newLines.length !== oldLines.length || newLines.some((l, i) => i !== at && l !== oldLines[i]))
+      return "it changes more than the read: entry";
     newLine = newLines[at];
   }
   if (newLine.length > MAX_SECTION_LINE) return `the new read: entry is longer than ${MAX_SECTION_LINE} characters`;
@@ -1452,7 +1597,8 @@ export function aiderConfigProblem(harness, before, after) {
   const next = items(m[1]);
   if (!next.every(okItem) || !oldItems.every((i) => next.includes(i))) return "the new read: entry drops or adds odd entries";
   const added = next.filter((i) => !oldItems.includes(i));
-  if (!added.every((i) => h.instructionFiles.includes(i))) return "the new read: entry names a file that is not the harness's instruction file";
+  if (!added.every((i) => h.instructionFiles.includes(i)))
+    return "the new read: entry names a file that is not the harness's instruction file";
   return null;
 }
 
@@ -1511,7 +1657,8 @@ function safeReal(p) {
 // proxies and CA certificates (npm needs them to reach its registry). Not the key, not npm's
 // exported configuration (npm_*: when npx started lore-setup it carries a project's .npmrc), not
 // NODE_OPTIONS or anything else that changes how Node or npm start.
-const CHILD_ENV = /^(?:HOME|USERPROFILE|HOMEDRIVE|HOMEPATH|APPDATA|LOCALAPPDATA|SYSTEMROOT|SYSTEMDRIVE|WINDIR|TMPDIR|TEMP|TMP|LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLORTERM|NO_COLOR|XDG_[A-Z]+_(?:HOME|DIRS|DIR)|HTTPS?_PROXY|NO_PROXY|ALL_PROXY|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|CLAUDE_CONFIG_DIR|CODEX_HOME|HERMES_HOME)$/i;
+const CHILD_ENV =
+  /^(?:HOME|USERPROFILE|HOMEDRIVE|HOMEPATH|APPDATA|LOCALAPPDATA|SYSTEMROOT|SYSTEMDRIVE|WINDIR|TMPDIR|TEMP|TMP|LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLORTERM|NO_COLOR|XDG_[A-Z]+_(?:HOME|DIRS|DIR)|HTTPS?_PROXY|NO_PROXY|ALL_PROXY|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|CLAUDE_CONFIG_DIR|CODEX_HOME|HERMES_HOME)$/i;
 
 /**
  * The environment of the programs lore-setup starts (npm, the skills CLI): CHILD_ENV's variables,
@@ -1535,7 +1682,14 @@ export function childEnv(env = process.env, { projectDir = null, platform = proc
  * (`<prefix>/lib/node_modules/npm`, `node_modules\npm` beside node.exe). Never inside the project;
  * null when there is none.
  */
-export function findNpmCli({ execPath = process.execPath, platform = process.platform, pathValue = "", projectDir = null, exists = existsSync, realpath = safeReal } = {}) {
+export function findNpmCli({
+  execPath = process.execPath,
+  platform = process.platform,
+  pathValue = "",
+  projectDir = null,
+  exists = existsSync,
+  realpath = safeReal,
+} = {}) {
   const p = platform === "win32" ? path.win32 : path.posix;
   const script = (dir) => p.join(dir, "node_modules", "npm", "bin", "npm-cli.js");
   const candidates = [];
@@ -1573,10 +1727,26 @@ export function skillsFolderFiles() {
  */
 export function npmInstallSpawn(folder, { npmCli, execPath = process.execPath, home = homedir(), platform = process.platform } = {}) {
   const p = platform === "win32" ? path.win32 : path.posix;
-  const globalConfig = platform === "win32" ? p.join(p.dirname(execPath), "etc", "npmrc") : p.join(p.dirname(p.dirname(execPath)), "etc", "npmrc");
+  const globalConfig =
+    platform === "win32" ? p.join(p.dirname(execPath), "etc", "npmrc") : p.join(p.dirname(p.dirname(execPath)), "etc", "npmrc");
   return {
     cmd: execPath,
-    args: [npmCli, "ci", "--prefix", folder, "--userconfig", p.join(home, ".npmrc"), "--globalconfig", globalConfig, "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier", "--no-progress", "--loglevel=error"],
+    args: [
+      npmCli,
+      "ci",
+      "--prefix",
+      folder,
+      "--userconfig",
+      p.join(home, ".npmrc"),
+      "--globalconfig",
+      globalConfig,
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--no-update-notifier",
+      "--no-progress",
+      "--loglevel=error",
+    ],
     cwd: folder,
     shell: false,
   };
@@ -1593,8 +1763,18 @@ function prepareSkillsCli(folder, projectDir, key) {
   if (!npmCli) return { error: "npm's CLI (npm-cli.js) is neither beside this node nor on PATH outside the project" };
   for (const [f, text] of Object.entries(skillsFolderFiles())) writeFileSync(path.join(folder, f), text, { mode: 0o600 });
   const spec = npmInstallSpawn(folder, { npmCli });
-  const res = spawnSync(spec.cmd, spec.args, { cwd: spec.cwd, env: childEnv(process.env, { projectDir }), encoding: "utf8", timeout: 300_000, shell: false, maxBuffer: 4 * 1024 * 1024 });
-  if (res.status !== 0) return { error: `npm ci of ${SKILLS_CLI} failed (exit ${res.status ?? res.error?.code ?? "?"}):\n${visible(redact(`${res.stdout ?? ""}${res.stderr ?? ""}${res.error?.message ?? ""}`.trim(), key), { lines: true })}` };
+  const res = spawnSync(spec.cmd, spec.args, {
+    cwd: spec.cwd,
+    env: childEnv(process.env, { projectDir }),
+    encoding: "utf8",
+    timeout: 300_000,
+    shell: false,
+    maxBuffer: 4 * 1024 * 1024,
+  });
+  if (res.status !== 0)
+    return {
+      error: `npm ci of ${SKILLS_CLI} failed (exit ${res.status ?? res.error?.code ?? "?"}):\n${visible(redact(`${res.stdout ?? ""}${res.stderr ?? ""}${res.error?.message ?? ""}`.trim(), key), { lines: true })}`,
+    };
   const loc = locate(folder, "node_modules/skills/bin/cli.mjs");
   if (loc.refused || !existsSync(loc.target)) return { error: `npm installed no skills/bin/cli.mjs (${loc.refused ?? "missing"})` };
   return { entry: loc.target };
@@ -1602,7 +1782,14 @@ function prepareSkillsCli(folder, projectDir, key) {
 
 function runSkills(dir, r, key, entry) {
   const spec = skillsSpawn(r, { entry });
-  const res = spawnSync(spec.cmd, spec.args, { cwd: realRoot(dir), env: childEnv(process.env, { projectDir: dir }), encoding: "utf8", timeout: 180_000, shell: false, maxBuffer: 4 * 1024 * 1024 });
+  const res = spawnSync(spec.cmd, spec.args, {
+    cwd: realRoot(dir),
+    env: childEnv(process.env, { projectDir: dir }),
+    encoding: "utf8",
+    timeout: 180_000,
+    shell: false,
+    maxBuffer: 4 * 1024 * 1024,
+  });
   const out = redact(`${res.stdout ?? ""}${res.stderr ?? ""}${res.error && !res.stdout && !res.stderr ? res.error.message : ""}`, key);
   return { ok: res.status === 0, out: visible(out.trim(), { lines: true }), status: res.status ?? res.error?.code ?? res.error?.message };
 }
@@ -1622,9 +1809,13 @@ export function placeFile(dir, file, kind, opts, home = homedir()) {
   if (never) return { refused: `${never}: lore-setup never writes it` };
   const role = allowed.get(file);
   if (!role) return { refused: `not a file lore-setup writes for ${h.name} (${[...allowed.keys()].join(", ") || "none"})` };
-  if (roleOf[kind] !== role) return { refused: `${h.name}'s ${role === "mcp" ? "MCP configuration" : role === "config" ? "configuration" : "instruction file"}, not a place for a ${visible(kind, { max: 100 })} proposal` };
+  if (roleOf[kind] !== role)
+    return {
+      refused: `${h.name}'s ${role === "mcp" ? "MCP configuration" : role === "config" ? "configuration" : "instruction file"}, not a place for a ${visible(kind, { max: 100 })} proposal`,
+    };
   if (file.startsWith("~/")) {
-    if (!opts.user) return { manual: `${visible(file)} is a user-level file (run again with --user to let lore-setup edit it)`, user: true, role };
+    if (!opts.user)
+      return { manual: `${visible(file)} is a user-level file (run again with --user to let lore-setup edit it)`, user: true, role };
     const loc = locate(home, file.slice(2), file);
     return loc.refused ? { manual: loc.refused, link: loc.link, role } : { target: loc.target, root: home, rel: loc.rel, role };
   }
@@ -1671,7 +1862,11 @@ export function plan(dir, advice, opts, home = homedir()) {
       proposedSkills.add(name);
       // The project's own skills are its own: a proposal for a name it has would replace one.
       if (installed.has(name)) {
-        refused.push({ proposal: p, what: `skill ${name}`, why: "this project has a skill of that name already; lore-setup never replaces one" });
+        refused.push({
+          proposal: p,
+          what: `skill ${name}`,
+          why: "this project has a skill of that name already; lore-setup never replaces one",
+        });
         continue;
       }
       if (proposedSkills.size > MAX_SKILLS) {
@@ -1685,16 +1880,31 @@ export function plan(dir, advice, opts, home = homedir()) {
       const r = { source: opts.lore, skill: name, agent: h.skillsCli.agent, global: h.skillsCli.global };
       const line = skillsCommandLine(r);
       if (p.command !== line) {
-        refused.push({ proposal: p, what: `skill ${name}`, why: `its command is not the one lore-setup builds (${line}); the server's text is never run`, text: p.command });
+        refused.push({
+          proposal: p,
+          what: `skill ${name}`,
+          why: `its command is not the one lore-setup builds (${line}); the server's text is never run`,
+          text: p.command,
+        });
         continue;
       }
       if (r.global && !opts.user) {
-        manual.push({ proposal: p, why: "it installs into your user-level skills folder (run again with --user to let lore-setup do it)", todo: line });
+        manual.push({
+          proposal: p,
+          why: "it installs into your user-level skills folder (run again with --user to let lore-setup do it)",
+          todo: line,
+        });
         continue;
       }
-      const [major, minor] = String(opts.node ?? process.versions.node).split(".").map(Number);
+      const [major, minor] = String(opts.node ?? process.versions.node)
+        .split(".")
+        .map(Number);
       if (!opts.localSkillsCli && (major < SKILLS_NODE[0] || (major === SKILLS_NODE[0] && minor < SKILLS_NODE[1]))) {
-        manual.push({ proposal: p, why: `the skills CLI needs Node ${SKILLS_NODE.join(".")} or newer and this is Node ${visible(opts.node ?? process.versions.node, { max: 40 })}`, todo: `${line}    (with a newer Node)` });
+        manual.push({
+          proposal: p,
+          why: `the skills CLI needs Node ${SKILLS_NODE.join(".")} or newer and this is Node ${visible(opts.node ?? process.versions.node, { max: 40 })}`,
+          todo: `${line}    (with a newer Node)`,
+        });
         continue;
       }
       // The skills CLI writes where the harness reads skills (and, for project installs, its own
@@ -1720,7 +1930,13 @@ export function plan(dir, advice, opts, home = homedir()) {
       continue;
     }
     // The MCP entry is lore-setup's own; a server that proposes another one is refused.
-    if (place.role === "mcp" && (!mcp || p.snippet !== mcp.snippet || (p.merge != null && !same(p.merge, mcp.merge)) || (p.content != null && p.content !== mcp.snippet))) {
+    if (
+      place.role === "mcp" &&
+      (!mcp ||
+        p.snippet !== mcp.snippet ||
+        (p.merge != null && !same(p.merge, mcp.merge)) ||
+        (p.content != null && p.content !== mcp.snippet))
+    ) {
       refused.push({ proposal: p, what, why: `its entry is not the one lore-setup builds for ${h.name} from its own harness data` });
       continue;
     }
@@ -1735,7 +1951,11 @@ export function plan(dir, advice, opts, home = homedir()) {
     }
     if (place.manual) {
       // A user-level file is a step to hand on; so is the section for an instruction file behind a link.
-      const todo = place.user ? (ownStep ?? (typeof p.snippet === "string" ? p.snippet : null)) : place.link && place.role === "instructions" && typeof p.snippet === "string" ? p.snippet : null;
+      const todo = place.user
+        ? (ownStep ?? (typeof p.snippet === "string" ? p.snippet : null))
+        : place.link && place.role === "instructions" && typeof p.snippet === "string"
+          ? p.snippet
+          : null;
       manual.push({ proposal: p, why: place.manual, todo });
       continue;
     }
@@ -1757,7 +1977,11 @@ export function plan(dir, advice, opts, home = homedir()) {
       else if (mcp.format === "toml") ({ text: after = null, problem: why = null } = mergeToml(before, mcp.snippet));
       else after = null;
       if (after === null) {
-        manual.push({ proposal: p, why: `${what} ${why ?? `exists and is not plain ${mcp.format === "json" ? "JSON" : mcp.format}`}: merge the entry by hand`, todo: mcp.snippet });
+        manual.push({
+          proposal: p,
+          why: `${what} ${why ?? `exists and is not plain ${mcp.format === "json" ? "JSON" : mcp.format}`}: merge the entry by hand`,
+          todo: mcp.snippet,
+        });
         continue;
       }
     } else {
@@ -1828,7 +2052,8 @@ export function ownVersion(file = fileURLToPath(import.meta.url)) {
  * under /tmp, where anyone could plant a node_modules/.bin npm would put on PATH), on the project
  * named by --dir.
  */
-export const npxCommand = (url, args = "--dry-run") => `(mkdir -p ~/.cache && cd "$(mktemp -d ~/.cache/lore-setup.XXXXXX)" && npx --yes "${url}" --dir "$OLDPWD" ${args})`;
+export const npxCommand = (url, args = "--dry-run") =>
+  `(mkdir -p ~/.cache && cd "$(mktemp -d ~/.cache/lore-setup.XXXXXX)" && npx --yes "${url}" --dir "$OLDPWD" ${args})`;
 
 /** Reads a response body up to `max` bytes: a server cannot make lore-setup hold more. */
 async function readCapped(res, max) {
@@ -1852,10 +2077,20 @@ async function readCapped(res, max) {
 /** What GET /v1/setup says of the package this Lore serves (`{version, sha256, sha512}`), or null when it cannot tell. */
 async function servedCli(url) {
   try {
-    const res = await fetch(`${url}/v1/setup`, { headers: { accept: "application/json", "user-agent": "lore-setup/1" }, signal: AbortSignal.timeout(10_000), redirect: "manual" });
+    const res = await fetch(`${url}/v1/setup`, {
+      headers: { accept: "application/json", "user-agent": "lore-setup/1" },
+      signal: AbortSignal.timeout(10_000),
+      redirect: "manual",
+    });
     const cli = res.ok ? JSON.parse(await readCapped(res, 1024 * 1024))?.cli : null;
     if (!isObj(cli) || typeof cli.version !== "string" || !/^[0-9A-Za-z.+-]{1,64}$/.test(cli.version)) return null;
-    if (typeof cli.sourceSha256 !== "string" || !/^[0-9a-f]{64}$/.test(cli.sourceSha256) || typeof cli.sha512 !== "string" || !/^[0-9a-f]{128}$/.test(cli.sha512)) return null;
+    if (
+      typeof cli.sourceSha256 !== "string" ||
+      !/^[0-9a-f]{64}$/.test(cli.sourceSha256) ||
+      typeof cli.sha512 !== "string" ||
+      !/^[0-9a-f]{128}$/.test(cli.sha512)
+    )
+      return null;
     return { version: cli.version, sha256: cli.sourceSha256, sha512: cli.sha512 };
   } catch {
     return null;
@@ -1870,16 +2105,26 @@ async function advise(url, key, body, version, defaulted) {
   try {
     res = await fetch(`${url}/v1/agents/me/advise`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${key}`, "user-agent": `lore-setup/${version}` },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        authorization: `Bearer ${key}`,
+        "user-agent": `lore-setup/${version}`,
+      },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
       // The key goes to Lore only: a redirect elsewhere is not followed with it.
       redirect: "manual",
     });
   } catch (e) {
-    throw new CliError(`Could not reach Lore at ${url} (${visible(e.cause?.code ?? e.message, { max: 200 })}).${defaulted ? " LORE_URL is not set, so lore-setup tried a Lore on this machine (the local default):" : ""} Set LORE_URL or --url to Lore's address.`);
+    throw new CliError(
+      `Could not reach Lore at ${url} (${visible(e.cause?.code ?? e.message, { max: 200 })}).${defaulted ? " LORE_URL is not set, so lore-setup tried a Lore on this machine (the local default):" : ""} Set LORE_URL or --url to Lore's address.`,
+    );
   }
-  if (res.status >= 300 && res.status < 400) throw new CliError(`Lore answered ${res.status}, a redirect (to ${visible(res.headers.get("location") ?? "?", { max: 200 })}): lore-setup sends the key to ${url} only and follows no redirect. Check that ${url} is your Lore's address.`);
+  if (res.status >= 300 && res.status < 400)
+    throw new CliError(
+      `Lore answered ${res.status}, a redirect (to ${visible(res.headers.get("location") ?? "?", { max: 200 })}): lore-setup sends the key to ${url} only and follows no redirect. Check that ${url} is your Lore's address.`,
+    );
   const text = await readCapped(res, MAX_ANSWER_BYTES);
   let json = null;
   try {
@@ -1890,14 +2135,22 @@ async function advise(url, key, body, version, defaulted) {
   if (tooDeep(json, MAX_ANSWER_DEPTH)) throw new CliError(`Lore's answer nests deeper than ${MAX_ANSWER_DEPTH} levels: not read`);
   if (res.ok && isObj(json)) return json;
   const err = isObj(json?.error) ? json.error : null;
-  if (res.status === 401) throw new CliError("Lore refused the key in LORE_API_KEY (401): it is unknown or revoked. Create a new one on the dashboard's Agents page.");
-  if (res.status === 429) throw new CliError(`Lore's quota is used up: ${visible(err?.message ?? "429", { max: 300 })}. Try again after ${visible(err?.details?.resetsAt ?? `${res.headers.get("retry-after")} s`, { max: 100 })}; do not retry in a loop.`);
+  if (res.status === 401)
+    throw new CliError(
+      "Lore refused the key in LORE_API_KEY (401): it is unknown or revoked. Create a new one on the dashboard's Agents page.",
+    );
+  if (res.status === 429)
+    throw new CliError(
+      `Lore's quota is used up: ${visible(err?.message ?? "429", { max: 300 })}. Try again after ${visible(err?.details?.resetsAt ?? `${res.headers.get("retry-after")} s`, { max: 100 })}; do not retry in a loop.`,
+    );
   throw new CliError(`Lore answered ${res.status}: ${visible(err?.message ?? text.slice(0, 300), { max: 300 })}`);
 }
 
 /** The stack lines of the summary: what each file gave, what was not sent, what was not read. */
 function stackLines(stack) {
-  const lines = [`  stack       ${stack.entries.length} dependencies${stack.read.length ? "" : " (no lockfile or package.json found)"}${stack.total > stack.entries.length ? ` (first ${stack.entries.length} of ${stack.total})` : ""}`];
+  const lines = [
+    `  stack       ${stack.entries.length} dependencies${stack.read.length ? "" : " (no lockfile or package.json found)"}${stack.total > stack.entries.length ? ` (first ${stack.entries.length} of ${stack.total})` : ""}`,
+  ];
   for (const r of stack.read) lines.push(`    read      ${r.file}: ${r.count} (${r.note})`);
   for (const s of stack.notSent.slice(0, 50)) lines.push(`    not sent  ${visible(s, { max: 300 })}`);
   if (stack.notSent.length > 50) lines.push(`    not sent  … and ${stack.notSent.length - 50} more`);
@@ -1908,30 +2161,47 @@ function stackLines(stack) {
 /** What advise said about the stack it was sent (ranges read as their lowest match, versions it could not read). */
 function adviseStackLines(s) {
   if (!isObj(s)) return [];
-  const show = (e) => `${visible(e?.name, { max: 100 })} ${visible(e?.version, { max: 100 })}${e?.pinned ? ` -> ${visible(e.pinned, { max: 100 })}` : ""}`;
+  const show = (e) =>
+    `${visible(e?.name, { max: 100 })} ${visible(e?.version, { max: 100 })}${e?.pinned ? ` -> ${visible(e.pinned, { max: 100 })}` : ""}`;
   const lines = [];
   const ranges = Array.isArray(s.ranges) ? s.ranges : [];
   const unpinned = Array.isArray(s.unpinned) ? s.unpinned : [];
-  if (ranges.length) lines.push(`lore: ${ranges.length} range(s) read as their lowest match: ${ranges.slice(0, 20).map(show).join(", ")}${ranges.length > 20 ? ", …" : ""}`);
-  if (unpinned.length) lines.push(`lore: could not pin ${unpinned.length}: ${unpinned.slice(0, 20).map(show).join(", ")}${unpinned.length > 20 ? ", …" : ""}`);
+  if (ranges.length)
+    lines.push(
+      `lore: ${ranges.length} range(s) read as their lowest match: ${ranges.slice(0, 20).map(show).join(", ")}${ranges.length > 20 ? ", …" : ""}`,
+    );
+  if (unpinned.length)
+    lines.push(`lore: could not pin ${unpinned.length}: ${unpinned.slice(0, 20).map(show).join(", ")}${unpinned.length > 20 ? ", …" : ""}`);
   return lines;
 }
 
 // ---- main --------------------------------------------------------------------------------------------------
 
-export async function main(argv = process.argv.slice(2), io = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) }) {
+export async function main(
+  argv = process.argv.slice(2),
+  io = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) },
+) {
   const opts = parseArgs(argv);
   if (opts.help) {
     io.out(USAGE);
     return 0;
   }
   const rawKey = process.env.LORE_API_KEY ?? "";
-  if (!rawKey.trim()) throw new CliError("LORE_API_KEY is not set: put the agent key from the dashboard's Agents page in it (export LORE_API_KEY=…; never commit it).", 2);
+  if (!rawKey.trim())
+    throw new CliError(
+      "LORE_API_KEY is not set: put the agent key from the dashboard's Agents page in it (export LORE_API_KEY=…; never commit it).",
+      2,
+    );
   const key = rawKey.trim();
-  if (!KEY_FORMAT.test(key)) throw new CliError("LORE_API_KEY does not hold a key: a key is 8 or more printable ASCII characters without spaces. Copy it again from the dashboard's Agents page.", 2);
+  if (!KEY_FORMAT.test(key))
+    throw new CliError(
+      "LORE_API_KEY does not hold a key: a key is 8 or more printable ASCII characters without spaces. Copy it again from the dashboard's Agents page.",
+      2,
+    );
   const given = opts.url ?? process.env.LORE_URL;
   const url = loreOrigin(given ?? "http://127.0.0.1:8787", { allowHttp: opts.allowHttp });
-  if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new CliError(`${visible(opts.dir, { max: 300 })} is not a folder`, 2);
+  if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory())
+    throw new CliError(`${visible(opts.dir, { max: 300 })} is not a folder`, 2);
   const userLevel = userLevelFolder(opts.dir);
   if (userLevel && !opts.user) {
     throw new CliError(
@@ -1952,20 +2222,33 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   io.out(`  harness     ${harness}${opts.harness ? "" : " (detected; --harness to choose another)"}`);
   for (const l of stackLines(stack)) io.out(l);
   io.out(`  skills      ${skills.length ? skills.join(", ") : "none installed"}`);
-  io.out(`  files       ${[...allowedFiles(h).keys()].filter((f) => opts.user || !f.startsWith("~/")).join(", ") || "none in the project"} (the only files lore-setup may change for ${h.name}${opts.user ? "" : "; ~/… ones need --user"})`);
+  io.out(
+    `  files       ${[...allowedFiles(h).keys()].filter((f) => opts.user || !f.startsWith("~/")).join(", ") || "none in the project"} (the only files lore-setup may change for ${h.name}${opts.user ? "" : "; ~/… ones need --user"})`,
+  );
   io.out(`  lore        ${url}${given === undefined ? " (LORE_URL is not set: the local default)" : ""} (key from LORE_API_KEY)`);
   for (const s of new Set(skipped)) io.out(`  not read    ${s}`);
   // npx started in the project: npm read its .npmrc and put its node_modules/.bin first on PATH before this file ran.
   if (process.env.npm_command === "exec") {
     const rel = path.relative(safeReal(opts.dir), safeReal(process.cwd()));
-    if (!rel.startsWith("..") && !path.isAbsolute(rel)) io.out("  warning     npx started lore-setup inside the project: npm read the project's .npmrc and put its node_modules/.bin first on PATH. For a checkout you do not trust, start it from an empty folder with --dir (the README's command).");
+    if (!rel.startsWith("..") && !path.isAbsolute(rel))
+      io.out(
+        "  warning     npx started lore-setup inside the project: npm read the project's .npmrc and put its node_modules/.bin first on PATH. For a checkout you do not trust, start it from an empty folder with --dir (the README's command).",
+      );
   }
   const served = await servedCli(url);
   if (served && served.sha256 !== self.sha256) {
-    io.out(`  warning     this lore-setup (${self.version}) is not the one ${url} serves (${served.version}). The current one: ${npxCommand(`${url}/v1/setup/lore-setup/${served.sha512}.tgz`)}`);
+    io.out(
+      `  warning     this lore-setup (${self.version}) is not the one ${url} serves (${served.version}). The current one: ${npxCommand(`${url}/v1/setup/lore-setup/${served.sha512}.tgz`)}`,
+    );
   }
 
-  const advice = await advise(url, key, { harness, stack: stack.entries, installedSkills: skills, existingInstructionFiles: files }, self.version, given === undefined);
+  const advice = await advise(
+    url,
+    key,
+    { harness, stack: stack.entries, installedSkills: skills, existingInstructionFiles: files },
+    self.version,
+    given === undefined,
+  );
   const p = plan(opts.dir, advice, { ...opts, harness, lore: url, localSkillsCli: !!process.env.LORE_SKILLS_CLI, installedSkills: skills });
   io.out("");
   for (const l of adviseStackLines(advice.stack)) io.out(l);
@@ -1974,11 +2257,15 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   for (const w of p.writes) {
     io.out(`${title(w)}: ${visible(w.proposal.reason ?? "", { max: 500 })}`);
     // What the harness needs besides the file (approving a project server, trusting the folder…).
-    if (w.proposal.kind === "mcp_server" && Array.isArray(w.proposal.notes)) for (const n of w.proposal.notes.slice(0, 10)) io.out(`#   note: ${visible(n, { max: 500 })}`);
+    if (w.proposal.kind === "mcp_server" && Array.isArray(w.proposal.notes))
+      for (const n of w.proposal.notes.slice(0, 10)) io.out(`#   note: ${visible(n, { max: 500 })}`);
     io.out(unifiedDiff(w.file, w.before, w.after));
     io.out("");
   }
-  if (p.runs.length) io.out(`(the skills CLI, ${SKILLS_CLI}: npm installs it and its dependencies at the integrities Lore's lockfile pins into a temporary folder, without install scripts; this Node runs it in the project, from a PATH without the project's folders)`);
+  if (p.runs.length)
+    io.out(
+      `(the skills CLI, ${SKILLS_CLI}: npm installs it and its dependencies at the integrities Lore's lockfile pins into a temporary folder, without install scripts; this Node runs it in the project, from a PATH without the project's folders)`,
+    );
   for (const r of p.runs) {
     io.out(`${title(r)}: ${visible(r.proposal.reason ?? "", { max: 500 })}`);
     io.out(`$ ${installLine(r)}`);
@@ -1986,7 +2273,13 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   }
   for (const m of p.manual) {
     io.out(`${title(m)} (not applied: ${visible(m.why, { max: 500 })})`);
-    if (m.todo) io.out(visible(m.todo, { lines: true }).split("\n").map((l) => `    ${l}`).join("\n"));
+    if (m.todo)
+      io.out(
+        visible(m.todo, { lines: true })
+          .split("\n")
+          .map((l) => `    ${l}`)
+          .join("\n"),
+      );
     io.out("");
   }
   for (const r of p.refused) {
@@ -1996,7 +2289,13 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   if (p.refused.length) io.out("");
   for (const u of p.unchanged) io.out(`= ${visible(u.file ?? u.id, { max: 200 })}: already up to date`);
   if (!p.writes.length && !p.runs.length) {
-    io.out(p.manual.length ? "Nothing lore-setup can change by itself; the steps above are yours." : p.refused.length ? "Nothing to apply." : "Nothing to change: this project is set up.");
+    io.out(
+      p.manual.length
+        ? "Nothing lore-setup can change by itself; the steps above are yours."
+        : p.refused.length
+          ? "Nothing to apply."
+          : "Nothing to change: this project is set up.",
+    );
     return p.refused.length ? 1 : 0;
   }
   if (opts.dryRun) {
@@ -2007,11 +2306,17 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
   const ask = !opts.yes || p.refused.length > 0;
   if (ask) {
     if (!process.stdin.isTTY) {
-      io.out(p.refused.length ? `Not applied: Lore's answer asked for ${p.refused.length} thing(s) lore-setup never does (marked ! above), so --yes does not apply the rest; run it in a terminal to decide.` : "Not applied: run again with --yes to apply, or in a terminal to be asked.");
+      io.out(
+        p.refused.length
+          ? `Not applied: Lore's answer asked for ${p.refused.length} thing(s) lore-setup never does (marked ! above), so --yes does not apply the rest; run it in a terminal to decide.`
+          : "Not applied: run again with --yes to apply, or in a terminal to be asked.",
+      );
       return p.refused.length ? 1 : 0;
     }
     const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = await rl.question(`Apply ${p.writes.length} file change(s) and ${p.runs.length} command(s)${p.refused.length ? ` (${p.refused.length} refused proposal(s) above are not among them)` : ""}? [y/N] `);
+    const answer = await rl.question(
+      `Apply ${p.writes.length} file change(s) and ${p.runs.length} command(s)${p.refused.length ? ` (${p.refused.length} refused proposal(s) above are not among them)` : ""}? [y/N] `,
+    );
     rl.close();
     if (!/^y(es)?$/i.test(answer.trim())) {
       io.out("Nothing applied.");
@@ -2025,7 +2330,9 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
       io.out(`wrote ${visible(w.file, { max: 200 })}`);
     } catch (e) {
       failed++;
-      io.err(`could not write ${visible(w.file, { max: 200 })}: ${e instanceof CliError ? e.message : visible(e.code ?? e.message, { max: 300 })}`);
+      io.err(
+        `could not write ${visible(w.file, { max: 200 })}: ${e instanceof CliError ? e.message : visible(e.code ?? e.message, { max: 300 })}`,
+      );
     }
   }
   if (p.runs.length) {
@@ -2034,7 +2341,9 @@ export async function main(argv = process.argv.slice(2), io = { out: (s) => proc
     try {
       const cli = prepareSkillsCli(folder, opts.dir, key);
       for (const r of p.runs) {
-        const res = cli.entry ? runSkills(opts.dir, r, key, cli.entry) : { ok: false, status: "not run", out: `${cli.error}\n    by hand: ${r.line}` };
+        const res = cli.entry
+          ? runSkills(opts.dir, r, key, cli.entry)
+          : { ok: false, status: "not run", out: `${cli.error}\n    by hand: ${r.line}` };
         if (res.ok) io.out(`installed ${r.skill}`);
         else {
           failed++;

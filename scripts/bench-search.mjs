@@ -51,8 +51,40 @@ function prng(seed) {
   };
 }
 
-const LIBS = ["react", "next", "vite", "drizzle", "wrangler", "hono", "zod", "prisma", "tailwind", "typescript", "vitest", "playwright", "express", "fastify", "django", "fastapi", "pydantic", "tokio", "serde", "axum"];
-const JOBS = ["code review", "migration planning", "test writing", "release notes", "dependency upgrades", "bug triage", "performance profiling", "security audit", "api design", "documentation"];
+const LIBS = [
+  "react",
+  "next",
+  "vite",
+  "drizzle",
+  "wrangler",
+  "hono",
+  "zod",
+  "prisma",
+  "tailwind",
+  "typescript",
+  "vitest",
+  "playwright",
+  "express",
+  "fastify",
+  "django",
+  "fastapi",
+  "pydantic",
+  "tokio",
+  "serde",
+  "axum",
+];
+const JOBS = [
+  "code review",
+  "migration planning",
+  "test writing",
+  "release notes",
+  "dependency upgrades",
+  "bug triage",
+  "performance profiling",
+  "security audit",
+  "api design",
+  "documentation",
+];
 const CATS = ["code-quality", "testing", "devops", "security", "documentation", "frontend", "backend", "data"];
 const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
 
@@ -91,10 +123,14 @@ function execute(file, persistTo) {
 
 function seed(size, persistTo, dir) {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts", "seed-forum.mjs"), "--count", String(size), "--persist-to", persistTo], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, "scripts", "seed-forum.mjs"), "--count", String(size), "--persist-to", persistTo],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   if (r.status !== 0) fail(`seeding ${size} threads failed`);
   const lines = skillsSql(size);
   const CHUNK = 100; // statements per file (5,000 rows)
@@ -127,7 +163,9 @@ async function measure(size, persistTo) {
         let body;
         for (let r = 0; r < WARMUP + RUNS; r++) {
           const t0 = performance.now();
-          const res = await fetch(`${origin}/v1/${list}?q=${encodeURIComponent(query)}&perPage=20`, { headers: { authorization: `Bearer ${acct.key}` } });
+          const res = await fetch(`${origin}/v1/${list}?q=${encodeURIComponent(query)}&perPage=20`, {
+            headers: { authorization: `Bearer ${acct.key}` },
+          });
           body = await res.json();
           if (r >= WARMUP) lat.push(performance.now() - t0);
           if (!res.ok) fail(`${list} ${shape}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
@@ -136,7 +174,9 @@ async function measure(size, persistTo) {
         const pct = (p) => lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)];
         const total = `${body.total}${body.totalIsLowerBound ? "+" : ""}`;
         out.push({ list, shape, query, size, total, p50: pct(50), p99: pct(99) });
-        console.error(`[bench:search] ${size} ${list} ${shape}: total ${total}, p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms`);
+        console.error(
+          `[bench:search] ${size} ${list} ${shape}: total ${total}, p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms`,
+        );
       }
     }
   } finally {
@@ -160,7 +200,9 @@ async function main() {
     }
   }
   const fmt = (n) => n.toFixed(1);
-  console.log(`\n${RUNS} sequential runs per query after ${WARMUP} warm-up runs; perPage=20; p50 / p99 in ms; total as answered ("+": a lower bound)\n`);
+  console.log(
+    `\n${RUNS} sequential runs per query after ${WARMUP} warm-up runs; perPage=20; p50 / p99 in ms; total as answered ("+": a lower bound)\n`,
+  );
   console.log(`| list | shape | query | ${SIZES.map((s) => `${s / 1000}k total | ${s / 1000}k p50 / p99`).join(" | ")} |`);
   console.log(`|---|---|---|${SIZES.map(() => "---|---|").join("")}`);
   for (const list of Object.keys(SHAPES)) {

@@ -199,7 +199,14 @@ async function main() {
         floor: "do",
         tags: ["core"],
       },
-      { name: "MCP tools/call service_usage (free: auth, no quota)", method: "POST", path: "/v1/mcp", headers: mcpHeaders, body: mcpCall("service_usage", {}), floor: "do" },
+      {
+        name: "MCP tools/call service_usage (free: auth, no quota)",
+        method: "POST",
+        path: "/v1/mcp",
+        headers: mcpHeaders,
+        body: mcpCall("service_usage", {}),
+        floor: "do",
+      },
       // tools/list with a cursor, which the endpoint leaves to the MCP SDK (a fresh McpServer, its
       // transport, the SSE stream turned into JSON): what answering directly saves.
       {
@@ -233,7 +240,9 @@ async function main() {
     ];
     const dir = path.join(ROOT, "scripts", "bench");
     const reports = [];
-    for (const f of readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort()) {
+    for (const f of readdirSync(dir)
+      .filter((f) => f.endsWith(".mjs"))
+      .sort()) {
       const mod = await import(pathToFileURL(path.join(dir, f)).href);
       if (typeof mod.scenarios === "function") {
         for (const sc of await mod.scenarios({ ...ctx, mcpCall, mcpHeaders })) scenarios.push({ ...sc, file: f });
@@ -244,7 +253,8 @@ async function main() {
     const floorsUsed = [...new Set(chosen.map(floorOf))];
     const floorScenario = (f) => ({ name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` });
     // Warm up the isolate, the Durable Objects and every floor before measuring.
-    for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)]) await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});
+    for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)])
+      await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});
     const results = [];
     for (const s of chosen) {
       const { floor, scenario: r } = await runPaired(s, floorScenario(floorOf(s)), pid);
@@ -258,7 +268,9 @@ async function main() {
       `\n${REQUESTS} requests per scenario and as many of its floor, interleaved in ${ROUNDS} rounds; concurrency ${CONCURRENCY}; ${ACCOUNTS} accounts; ` +
         `CPU = the workerd process that runs the Worker and its Durable Objects\n`,
     );
-    console.log("| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | p50 ms | p99 ms | statuses |");
+    console.log(
+      "| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | p50 ms | p99 ms | statuses |",
+    );
     console.log("|---|---|---|---|---|---|---|---|---|---|---|");
     for (const r of results) {
       console.log(

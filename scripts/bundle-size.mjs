@@ -36,7 +36,10 @@ runMain(() => {
       `[bundle] ${files.length} module(s): ${kib(raw)}, gzip ${kib(gz)} (budget ${kib(BUDGET)})` +
         (reported ? `; wrangler reports ${reported[1]} KiB / gzip ${reported[2]} KiB` : ""),
     );
-    if (gz > BUDGET) fail(`the gzipped bundle is ${kib(gz)}, over the ${kib(BUDGET)} budget: move data out of the bundle (data/ + src/seeds.ts) or drop a dependency`);
+    if (gz > BUDGET)
+      fail(
+        `the gzipped bundle is ${kib(gz)}, over the ${kib(BUDGET)} budget: move data out of the bundle (data/ + src/seeds.ts) or drop a dependency`,
+      );
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

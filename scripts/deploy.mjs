@@ -30,7 +30,13 @@ const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--
  */
 export const SECRETS = [
   { name: "ADMIN_TOKEN", env: "LORE_ADMIN_TOKEN", generate: newAdminToken, about: "operator token for /internal (seeding)" },
-  { name: "KEY_SECRET", env: "LORE_KEY_SECRET", generate: newSecret, keep: true, about: "tags agent keys with their account; replacing it without KEY_SECRET_PREVIOUS breaks every key" },
+  {
+    name: "KEY_SECRET",
+    env: "LORE_KEY_SECRET",
+    generate: newSecret,
+    keep: true,
+    about: "tags agent keys with their account; replacing it without KEY_SECRET_PREVIOUS breaks every key",
+  },
   { name: "CURSOR_SECRET", env: "LORE_CURSOR_SECRET", generate: newSecret, keep: true, about: "signs sync cursors" },
 ];
 
@@ -72,7 +78,10 @@ export function withDatabaseId(toml, id) {
 export function withHostnames(toml, hostnames) {
   const m = /^(\s*PUBLIC_HOSTNAMES\s*=\s*")([^"]*)(")/m.exec(toml);
   if (!m) fail(`wrangler.toml has no PUBLIC_HOSTNAMES line under [vars]: add PUBLIC_HOSTNAMES = "" there first`);
-  const have = m[2].split(",").map((h) => h.trim()).filter(Boolean);
+  const have = m[2]
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   const all = [...new Set([...have, ...hostnames.map((h) => h.trim().toLowerCase())])];
   return toml.replace(m[0], `${m[1]}${all.join(",")}${m[3]}`);
 }
@@ -128,16 +137,21 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   const step = (what) => log(`${++n}/${total} ${what}${dry ? "  (dry run: not run)" : ""}`);
   const run = async (args, what, opts = {}) => {
     const shown = `wrangler ${args.filter((a) => a !== configPath && a !== "--config").join(" ")}`;
-    if (dry) return log(`    ${shown}`), { code: 0, out: "" };
+    if (dry) return (log(`    ${shown}`), { code: 0, out: "" });
     const r = await wrangler([...args, ...c], opts);
-    if (r.code !== 0 && !opts.allowFailure?.(r.out)) fail(`${what} failed (\`${shown}\`, output above)${opts.hint ? `: ${opts.hint}` : ""}`);
+    if (r.code !== 0 && !opts.allowFailure?.(r.out))
+      fail(`${what} failed (\`${shown}\`, output above)${opts.hint ? `: ${opts.hint}` : ""}`);
     return r;
   };
   if (dry) log("dry run: every step and command, in order; nothing is created, changed or deployed");
 
   step("Cloudflare login");
-  const who = await run(["whoami"], "checking the login", { quiet: true, hint: "run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again" });
-  if (!dry && /not authenticated|not logged in/i.test(who.out)) fail("not logged in to Cloudflare: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN), then npm run deploy again");
+  const who = await run(["whoami"], "checking the login", {
+    quiet: true,
+    hint: "run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again",
+  });
+  if (!dry && /not authenticated|not logged in/i.test(who.out))
+    fail("not logged in to Cloudflare: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN), then npm run deploy again");
 
   step(`D1 database "${names.database}"`);
   const findDb = async () => {
@@ -160,7 +174,10 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   step("database id and hostnames into wrangler.toml");
   let next = dry ? toml : withDatabaseId(toml, databaseId);
   if (opts.hostname?.length) next = withHostnames(next, opts.hostname);
-  if (dry) log(`    database_id = "<id of ${names.database}>"${opts.hostname?.length ? `; PUBLIC_HOSTNAMES += ${opts.hostname.join(",")}` : ""} in ${path.relative(ROOT, configPath)}`);
+  if (dry)
+    log(
+      `    database_id = "<id of ${names.database}>"${opts.hostname?.length ? `; PUBLIC_HOSTNAMES += ${opts.hostname.join(",")}` : ""} in ${path.relative(ROOT, configPath)}`,
+    );
   else if (next !== toml) {
     writeFileSync(configPath, next);
     log(`    ${path.relative(ROOT, configPath)} updated: commit it, so the next deploy uses the same database`);
@@ -178,7 +195,8 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   step("deploy the Worker");
   const deployed = await run(["deploy"], "deploying");
   const url = (opts.url ?? deployedUrl(deployed.out) ?? (dry ? "https://lore.<your-subdomain>.workers.dev" : null))?.replace(/\/+$/, "");
-  if (!url) fail("deployed, but wrangler printed no workers.dev URL: pass the Worker's URL with --url https://… and run npm run deploy again");
+  if (!url)
+    fail("deployed, but wrangler printed no workers.dev URL: pass the Worker's URL with --url https://… and run npm run deploy again");
   log(`    live at ${url}`);
 
   step("secrets");
@@ -213,10 +231,13 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   step("check the live service");
   log(`    curl -s ${url}/v1/plans`);
   if (!dry) {
-    const r = await requestJson(url, "/v1/plans", { hint: "the Worker may need a few seconds after its first deploy: run npm run deploy again" });
+    const r = await requestJson(url, "/v1/plans", {
+      hint: "the Worker may need a few seconds after its first deploy: run npm run deploy again",
+    });
     if (r.status !== 200 || !Array.isArray(r.body?.items)) fail(`${url}/v1/plans answered ${r.status}: ${errorMessage(r)}`);
     log(`    ${r.status}: ${r.body.items.length} plans. Lore is live at ${url} (MCP: ${url}/v1/mcp)`);
-    if (!process.env.LORE_ADMIN_TOKEN) log("    to load data again later: LORE_ADMIN_TOKEN=<new token> npm run deploy (it sets that token as the secret)");
+    if (!process.env.LORE_ADMIN_TOKEN)
+      log("    to load data again later: LORE_ADMIN_TOKEN=<new token> npm run deploy (it sets that token as the secret)");
   }
   return { url, databaseId };
 }

@@ -10,7 +10,17 @@ import { pathToFileURL } from "node:url";
 import { createAgent, fail, localOrigin, requestJson, runMain } from "./lib.mjs";
 
 const WRONG = ["", "x".repeat(10_000), 0, -1, 1.5, 1e308, -0, true, false, null, [], [1, "a", null], {}, { a: { b: { c: [] } } }];
-const TEXT_EDGE = ["\uFEFFbom", "zero\u200Bwidth", "\u202Eoverride", "nul\u0000char", "emoji 👩‍💻", "   ", "../../etc/passwd", "<script>alert(1)</script>", "'; DROP TABLE threads; --"];
+const TEXT_EDGE = [
+  "\uFEFFbom",
+  "zero\u200Bwidth",
+  "\u202Eoverride",
+  "nul\u0000char",
+  "emoji 👩‍💻",
+  "   ",
+  "../../etc/passwd",
+  "<script>alert(1)</script>",
+  "'; DROP TABLE threads; --",
+];
 const NUMBER_EDGE = [0, -1, 2 ** 31, 2 ** 53 + 2, 1.5, "1", true, 101, 10_001];
 
 /** Wrong and edge values for one JSON-Schema property. */
@@ -19,7 +29,13 @@ function valuesFor(schema) {
   const out = [...WRONG];
   if (t === "string") out.push(...TEXT_EDGE, ...(schema.enum ? [String(schema.enum[0]).toLowerCase(), `${schema.enum[0]} `] : []));
   if (t === "integer" || t === "number") out.push(...NUMBER_EDGE);
-  if (t === "array") out.push(Array.from({ length: 200 }, () => "tag"), [""], [5], ["\u200B"]);
+  if (t === "array")
+    out.push(
+      Array.from({ length: 200 }, () => "tag"),
+      [""],
+      [5],
+      ["\u200B"],
+    );
   return out;
 }
 
@@ -46,26 +62,85 @@ function validFor(schema) {
 function protocolMessages() {
   const msgs = [];
   const ids = [1, "s", 0, -1, 1.5, null, {}, [], true, "x".repeat(1000)];
-  const params = [undefined, null, 5, "x", true, [], {}, { _meta: 5 }, { _meta: [] }, { cursor: {} }, { cursor: 5 }, { name: 5 }, { name: null }, { name: "" }, { name: "n".repeat(5000) }, { arguments: [] }, { arguments: "x" }, { protocolVersion: 1 }, { protocolVersion: "1999-01-01", capabilities: {}, clientInfo: { name: "f", version: "1" } }, { capabilities: "x" }, { clientInfo: 5 }, { clientInfo: { name: 5, version: [] } }, { level: "loud" }, { uri: 5 }];
-  const methods = ["initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "notifications/cancelled", "resources/list", "resources/read", "prompts/list", "prompts/get", "logging/setLevel", "completion/complete", "no/such/method"];
-  for (const method of methods) for (const p of params) msgs.push({ jsonrpc: "2.0", id: 1, method, ...(p === undefined ? {} : { params: p }) });
+  const params = [
+    undefined,
+    null,
+    5,
+    "x",
+    true,
+    [],
+    {},
+    { _meta: 5 },
+    { _meta: [] },
+    { cursor: {} },
+    { cursor: 5 },
+    { name: 5 },
+    { name: null },
+    { name: "" },
+    { name: "n".repeat(5000) },
+    { arguments: [] },
+    { arguments: "x" },
+    { protocolVersion: 1 },
+    { protocolVersion: "1999-01-01", capabilities: {}, clientInfo: { name: "f", version: "1" } },
+    { capabilities: "x" },
+    { clientInfo: 5 },
+    { clientInfo: { name: 5, version: [] } },
+    { level: "loud" },
+    { uri: 5 },
+  ];
+  const methods = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "resources/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "logging/setLevel",
+    "completion/complete",
+    "no/such/method",
+  ];
+  for (const method of methods)
+    for (const p of params) msgs.push({ jsonrpc: "2.0", id: 1, method, ...(p === undefined ? {} : { params: p }) });
   for (const id of ids) msgs.push({ jsonrpc: "2.0", id, method: "ping" });
   for (const jsonrpc of [undefined, "1.0", 2, null]) msgs.push({ ...(jsonrpc === undefined ? {} : { jsonrpc }), id: 1, method: "ping" });
   for (const method of [5, null, "", {}, []]) msgs.push({ jsonrpc: "2.0", id: 1, method });
   let deep = {};
   for (let i = 0; i < 200; i++) deep = { a: deep };
   msgs.push({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "service_usage", arguments: deep } });
-  msgs.push([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: "tools/list", params: 5 }]);
+  msgs.push([
+    { jsonrpc: "2.0", id: 1, method: "ping" },
+    { jsonrpc: "2.0", id: 2, method: "tools/list", params: 5 },
+  ]);
   msgs.push({ jsonrpc: "2.0", id: 9, result: {} }, { jsonrpc: "2.0", id: 9, error: { code: 1, message: "x" } });
   return msgs;
 }
 
-const RAW_BODIES = ["", "{", "[]", "[1,2]", "null", '"x"', "5", "\uFEFF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", '{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}', '{"__proto__":{"polluted":1},"jsonrpc":"2.0","id":1,"method":"ping"}', '{"jsonrpc":"2.0","id":1e999,"method":"ping"}'];
+const RAW_BODIES = [
+  "",
+  "{",
+  "[]",
+  "[1,2]",
+  "null",
+  '"x"',
+  "5",
+  '\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}',
+  '{"__proto__":{"polluted":1},"jsonrpc":"2.0","id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1e999,"method":"ping"}',
+];
 
 export async function fuzzMcp(origin, { accounts = 6, concurrency = 8, log = () => {} } = {}) {
   const keys = [];
   for (let i = 0; i < accounts; i++) {
-    const a = await createAgent(origin, { email: `fuzz-${randomBytes(6).toString("hex")}@example.com`, handle: `fuzz-${randomBytes(5).toString("hex")}`, password: "fuzz password long" });
+    const a = await createAgent(origin, {
+      email: `fuzz-${randomBytes(6).toString("hex")}@example.com`,
+      handle: `fuzz-${randomBytes(5).toString("hex")}`,
+      password: "fuzz password long",
+    });
     const up = await requestJson(origin, "/v1/billing/subscribe", { method: "POST", body: { plan: "EXPERT" }, token: a.token });
     if (up.status !== 200) fail(`could not move the fuzz account to EXPERT: ${up.status}`);
     keys.push(a.key);
@@ -82,13 +157,20 @@ export async function fuzzMcp(origin, { accounts = 6, concurrency = 8, log = () 
     const text = await res.text();
     stats.requests++;
     stats.statuses[res.status] = (stats.statuses[res.status] ?? 0) + 1;
-    const note = (what) => stats.problems.length < 20 && stats.problems.push(`${what}: ${(raw ?? JSON.stringify(body)).slice(0, 160)} → ${res.status} ${text.slice(0, 200)}`);
+    const note = (what) =>
+      stats.problems.length < 20 &&
+      stats.problems.push(`${what}: ${(raw ?? JSON.stringify(body)).slice(0, 160)} → ${res.status} ${text.slice(0, 200)}`);
     if (res.status >= 500) {
       stats.http5xx++;
       note("5xx");
     }
     const payloads = res.headers.get("content-type")?.includes("event-stream")
-      ? text.split(/\n\n/).flatMap((b) => b.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5)))
+      ? text.split(/\n\n/).flatMap((b) =>
+          b
+            .split("\n")
+            .filter((l) => l.startsWith("data:"))
+            .map((l) => l.slice(5)),
+        )
       : [text];
     for (const p of payloads) {
       let m;
@@ -125,7 +207,15 @@ export async function fuzzMcp(origin, { accounts = 6, concurrency = 8, log = () 
     const props = tool.inputSchema?.properties ?? {};
     const required = tool.inputSchema?.required ?? [];
     const valid = Object.fromEntries(Object.entries(props).map(([n, s]) => [n, validFor(s)]));
-    const call = (args) => jobs.push(() => send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool.name, ...(args === undefined ? {} : { arguments: args }) } }));
+    const call = (args) =>
+      jobs.push(() =>
+        send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: tool.name, ...(args === undefined ? {} : { arguments: args }) },
+        }),
+      );
     for (const args of [undefined, null, [], "x", 5, {}, { ...valid, unexpected: true }]) call(args);
     for (const r of required) {
       const { [r]: _omit, ...rest } = valid;
@@ -135,15 +225,21 @@ export async function fuzzMcp(origin, { accounts = 6, concurrency = 8, log = () 
   }
   log(`sending ${jobs.length} requests over ${tools.length} tools, ${keys.length} accounts, ${concurrency} at a time`);
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < jobs.length) await jobs[next++]();
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < jobs.length) await jobs[next++]();
+    }),
+  );
   return stats;
 }
 
 /** The one-line summary the README and the e2e test print. */
 export const fuzzLine = (s) =>
-  `MCP fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.internal} JSON-RPC internal errors, ${s.toolInternal} INTERNAL tool results (HTTP ${Object.entries(s.statuses).map(([k, v]) => `${k}×${v}`).join(", ")})`;
+  `MCP fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.internal} JSON-RPC internal errors, ${s.toolInternal} INTERNAL tool results (HTTP ${Object.entries(
+    s.statuses,
+  )
+    .map(([k, v]) => `${k}×${v}`)
+    .join(", ")})`;
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   runMain(async () => {

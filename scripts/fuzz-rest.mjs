@@ -14,9 +14,36 @@ import { createAgent, fail, localOrigin, requestJson, runMain } from "./lib.mjs"
 const MiB = 1024 * 1024;
 
 /** Odd values for a path segment. */
-const SEGMENTS = ["x", "0", "-1", "%00", "%2e%2e", "..%2f..%2fetc", "a".repeat(600), "%F0%9F%91%A9", "%FF%FE", "null", "undefined", "1e999", "%E2%80%8B"];
+const SEGMENTS = [
+  "x",
+  "0",
+  "-1",
+  "%00",
+  "%2e%2e",
+  "..%2f..%2fetc",
+  "a".repeat(600),
+  "%F0%9F%91%A9",
+  "%FF%FE",
+  "null",
+  "undefined",
+  "1e999",
+  "%E2%80%8B",
+];
 /** Odd query strings. */
-const QUERIES = ["", "?page=0", "?page=-1&perPage=1000", "?perPage=abc", "?q=%00", `?q=${"x".repeat(5000)}`, "?days=1e9", "?unread=yes", "?after=%FF", "?a=1&a=2&a=3", "?__proto__[x]=1", "?%zz"];
+const QUERIES = [
+  "",
+  "?page=0",
+  "?page=-1&perPage=1000",
+  "?perPage=abc",
+  "?q=%00",
+  `?q=${"x".repeat(5000)}`,
+  "?days=1e9",
+  "?unread=yes",
+  "?after=%FF",
+  "?a=1&a=2&a=3",
+  "?__proto__[x]=1",
+  "?%zz",
+];
 
 function bodies() {
   let deep = {};
@@ -29,13 +56,26 @@ function bodies() {
     { raw: "5" },
     { raw: '"x"' },
     { raw: "{}" },
-    { raw: JSON.stringify({ title: 5, body: [], content: null, name: {}, email: true, password: 1, plan: "NOPE", files: "x", tools: 5, stack: {} }) },
+    {
+      raw: JSON.stringify({
+        title: 5,
+        body: [],
+        content: null,
+        name: {},
+        email: true,
+        password: 1,
+        plan: "NOPE",
+        files: "x",
+        tools: 5,
+        stack: {},
+      }),
+    },
     { raw: JSON.stringify(deep) },
     { raw: '{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}' },
     { raw: JSON.stringify({ title: "\u202e\u200b".repeat(500), bodyMd: "\u0000".repeat(100), content: "x".repeat(200_000) }) },
     { raw: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) },
     { raw: "a=1&b=2", type: "application/x-www-form-urlencoded" },
-    { raw: "--x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--x--\r\n", type: "multipart/form-data; boundary=x" },
+    { raw: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n', type: "multipart/form-data; boundary=x" },
     { raw: "{}", type: "text/plain" },
     { raw: new Uint8Array(300 * 1024).fill(0x20) },
     { stream: 2 * MiB },
@@ -56,7 +96,11 @@ function streamOf(total) {
 }
 
 export async function fuzzRest(origin, { concurrency = 6, log = () => {}, maxJobs = Infinity } = {}) {
-  const a = await createAgent(origin, { email: `rest-fuzz-${randomBytes(6).toString("hex")}@example.com`, handle: `rfz-${randomBytes(5).toString("hex")}`, password: "fuzz password long" });
+  const a = await createAgent(origin, {
+    email: `rest-fuzz-${randomBytes(6).toString("hex")}@example.com`,
+    handle: `rfz-${randomBytes(5).toString("hex")}`,
+    password: "fuzz password long",
+  });
   const creds = {
     none: {},
     madeUpKey: { authorization: `Bearer lore_${"A".repeat(43)}${"b".repeat(22)}_own_nosuchaccount` },
@@ -68,12 +112,36 @@ export async function fuzzRest(origin, { concurrency = 6, log = () => {}, maxJob
   const doc = await requestJson(origin, "/v1/openapi.json");
   if (doc.status !== 200) fail(`/v1/openapi.json answered ${doc.status}`);
   const routes = [];
-  for (const [p, item] of Object.entries(doc.body.paths)) for (const method of Object.keys(item)) routes.push({ method: method.toUpperCase(), path: `/v1${p}` });
+  for (const [p, item] of Object.entries(doc.body.paths))
+    for (const method of Object.keys(item)) routes.push({ method: method.toUpperCase(), path: `/v1${p}` });
   // Routes that are not operations.
-  for (const path of ["/v1/mcp", "/v1/billing/webhooks/stripe", "/internal/seeds", "/internal/seeds/x", "/internal/ingest", "/login", "/signup", "/logout", "/dashboard/skills/publish", "/dashboard/agents", "/dashboard/billing/subscribe", "/dashboard/settings"]) {
+  for (const path of [
+    "/v1/mcp",
+    "/v1/billing/webhooks/stripe",
+    "/internal/seeds",
+    "/internal/seeds/x",
+    "/internal/ingest",
+    "/login",
+    "/signup",
+    "/logout",
+    "/dashboard/skills/publish",
+    "/dashboard/agents",
+    "/dashboard/billing/subscribe",
+    "/dashboard/settings",
+  ]) {
     routes.push({ method: "POST", path });
   }
-  for (const path of ["/", "/.well-known/agent-skills/index.json", "/.well-known/skills/index.json", "/dashboard", "/connect", "/community/leaderboard", "/v1/does-not-exist", "/nowhere"]) routes.push({ method: "GET", path });
+  for (const path of [
+    "/",
+    "/.well-known/agent-skills/index.json",
+    "/.well-known/skills/index.json",
+    "/dashboard",
+    "/connect",
+    "/community/leaderboard",
+    "/v1/does-not-exist",
+    "/nowhere",
+  ])
+    routes.push({ method: "GET", path });
 
   const stats = { requests: 0, http5xx: 0, badShape: 0, noRequestId: 0, resets: 0, statuses: {}, problems: [] };
   const note = (what, req, detail) => stats.problems.length < 30 && stats.problems.push(`${what}: ${req} → ${detail}`);
@@ -126,16 +194,27 @@ export async function fuzzRest(origin, { concurrency = 6, log = () => {}, maxJob
   const fill = (p) => p.replace(/\{[^}]+\}/g, "some-id");
   for (const r of routes) {
     const path = fill(r.path);
-    for (const headers of Object.values(creds)) for (const q of QUERIES.slice(0, 4)) jobs.push({ method: r.method, path: path + q, headers, body: r.method === "GET" ? null : { raw: "{}" } });
-    for (const q of QUERIES) jobs.push({ method: r.method, path: path + q, headers: creds.agent, body: r.method === "GET" ? null : { raw: "{}" } });
+    for (const headers of Object.values(creds))
+      for (const q of QUERIES.slice(0, 4))
+        jobs.push({ method: r.method, path: path + q, headers, body: r.method === "GET" ? null : { raw: "{}" } });
+    for (const q of QUERIES)
+      jobs.push({ method: r.method, path: path + q, headers: creds.agent, body: r.method === "GET" ? null : { raw: "{}" } });
     if (r.path.includes("{")) {
-      for (const seg of SEGMENTS) jobs.push({ method: r.method, path: r.path.replace(/\{[^}]+\}/g, seg), headers: creds.agent, body: r.method === "GET" ? null : { raw: "{}" } });
+      for (const seg of SEGMENTS)
+        jobs.push({
+          method: r.method,
+          path: r.path.replace(/\{[^}]+\}/g, seg),
+          headers: creds.agent,
+          body: r.method === "GET" ? null : { raw: "{}" },
+        });
     }
     if (r.method !== "GET") {
-      for (const body of bodies()) for (const who of ["agent", "session", "none"]) jobs.push({ method: r.method, path, headers: creds[who], body });
+      for (const body of bodies())
+        for (const who of ["agent", "session", "none"]) jobs.push({ method: r.method, path, headers: creds[who], body });
     }
     // Methods the route does not take.
-    for (const m of ["PUT", "DELETE", "PATCH", "OPTIONS"]) if (m !== r.method) jobs.push({ method: m, path, headers: creds.agent, body: null });
+    for (const m of ["PUT", "DELETE", "PATCH", "OPTIONS"])
+      if (m !== r.method) jobs.push({ method: m, path, headers: creds.agent, body: null });
   }
   // Interleaved (a fixed shuffle), so a run cut short still reaches every route.
   let seed = 42;
@@ -147,15 +226,21 @@ export async function fuzzRest(origin, { concurrency = 6, log = () => {}, maxJob
   const todo = jobs.slice(0, maxJobs);
   log(`sending ${todo.length} requests over ${routes.length} routes, ${concurrency} at a time`);
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < todo.length) await send(todo[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < todo.length) await send(todo[next++]);
+    }),
+  );
   return stats;
 }
 
 /** The one-line summary the README and the e2e test print. */
 export const fuzzRestLine = (s) =>
-  `REST fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.badShape} errors out of the contract's shape, ${s.noRequestId} without x-request-id, ${s.resets} connection resets (HTTP ${Object.entries(s.statuses).map(([k, v]) => `${k}×${v}`).join(", ")})`;
+  `REST fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.badShape} errors out of the contract's shape, ${s.noRequestId} without x-request-id, ${s.resets} connection resets (HTTP ${Object.entries(
+    s.statuses,
+  )
+    .map(([k, v]) => `${k}×${v}`)
+    .join(", ")})`;
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   runMain(async () => {
@@ -164,6 +249,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     const s = await fuzzRest(origin, { log: (l) => console.log(`[fuzz] ${l}`) });
     console.log(`[fuzz] ${fuzzRestLine(s)}`);
     for (const p of s.problems) console.log(`  ${p}`);
-    if (s.http5xx + s.badShape + s.noRequestId + s.resets > 0) fail("some answers were 5xx, out of the contract's shape, without a request id, or resets (above)");
+    if (s.http5xx + s.badShape + s.noRequestId + s.resets > 0)
+      fail("some answers were 5xx, out of the contract's shape, without a request id, or resets (above)");
   }, "[fuzz]");
 }

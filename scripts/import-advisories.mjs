@@ -29,7 +29,11 @@ function trim(r) {
   });
   if (r.database_specific) {
     const { vulnerable_versions, patched_versions, patched, unaffected, informational } = r.database_specific;
-    const d = Object.fromEntries(Object.entries({ vulnerable_versions, patched_versions, patched, unaffected, informational }).filter(([, v]) => v !== undefined && v !== null));
+    const d = Object.fromEntries(
+      Object.entries({ vulnerable_versions, patched_versions, patched, unaffected, informational }).filter(
+        ([, v]) => v !== undefined && v !== null,
+      ),
+    );
     if (Object.keys(d).length) out.database_specific = d;
   }
   const ref = (r.references ?? []).map((x) => (typeof x === "string" ? x : x?.url)).find(Boolean);
@@ -44,9 +48,14 @@ runMain(async () => {
   const to = path.join(ROOT, "data", "advisories");
   mkdirSync(to, { recursive: true });
   for (const [eco, s] of Object.entries(sources)) {
-    const lines = readFileSync(path.join(from, s.file), "utf8").split("\n").filter((l) => l.trim());
+    const lines = readFileSync(path.join(from, s.file), "utf8")
+      .split("\n")
+      .filter((l) => l.trim());
     // Informational RustSec advisories (unmaintained, unsound) are not vulnerabilities.
-    const kept = lines.map((l) => JSON.parse(l)).filter((r) => !r.withdrawn && !r.database_specific?.informational).map(trim);
+    const kept = lines
+      .map((l) => JSON.parse(l))
+      .filter((r) => !r.withdrawn && !r.database_specific?.informational)
+      .map(trim);
     // The last line tells the loader the whole file has arrived (it then registers the snapshot).
     writeFileSync(path.join(to, s.file), `${kept.map((r) => JSON.stringify(r)).join("\n")}\n# end of snapshot: ${kept.length} records\n`);
     // The loader counts a snapshot as an answer only once this many of its records are stored.

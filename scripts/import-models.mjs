@@ -46,7 +46,8 @@ const CLAUDE_4_0_RETIREMENT = {
   retirement_precision: "exact",
   source: "https://platform.claude.com/docs/en/about-claude/model-deprecations",
   verification: "secondary",
-  notes: "Dates from community compilations of Anthropic's deprecations page; models.dev still listed the model without a status on the catalog's date. Amazon Bedrock and Vertex AI run their own schedules.",
+  notes:
+    "Dates from community compilations of Anthropic's deprecations page; models.dev still listed the model without a status on the catalog's date. Amazon Bedrock and Vertex AI run their own schedules.",
 };
 const LIFECYCLE = {
   "anthropic/claude-opus-4-20250514": CLAUDE_4_0_RETIREMENT,
@@ -63,7 +64,8 @@ const readToml = (file) => parse(readFileSync(file, "utf8"));
 
 runMain(async () => {
   const [dir, commit, date] = process.argv.slice(2);
-  if (!dir || !commit || !/^\d{4}-\d{2}-\d{2}$/.test(date ?? "")) fail("usage: node scripts/import-models.mjs <models.dev checkout> <commit> <commit date YYYY-MM-DD>");
+  if (!dir || !commit || !/^\d{4}-\d{2}-\d{2}$/.test(date ?? ""))
+    fail("usage: node scripts/import-models.mjs <models.dev checkout> <commit> <commit date YYYY-MM-DD>");
   const file = path.join(ROOT, "data", "freshness", "models.json");
   const current = JSON.parse(readFileSync(file, "utf8"));
   const curated = new Map(current.models.filter((m) => (m.origin ?? "curated") === "curated").map((m) => [m.id, m]));
@@ -73,7 +75,9 @@ runMain(async () => {
   const out = [];
   for (const provider of PROVIDERS) {
     const mdir = path.join(dir, "providers", provider, "models");
-    for (const f of readdirSync(mdir).filter((n) => n.endsWith(".toml")).sort()) {
+    for (const f of readdirSync(mdir)
+      .filter((n) => n.endsWith(".toml"))
+      .sort()) {
       const apiId = f.slice(0, -5);
       let m = readToml(path.join(mdir, f));
       // Provider files inherit the lab's model file (`base_model = "openai/gpt-5"`).
@@ -96,14 +100,18 @@ runMain(async () => {
             name: m.name ?? apiId,
             release_date: m.release_date ?? null,
             release_date_notes: null,
-            pricing_usd_per_mtok: m.cost ? { input: m.cost.input, output: m.cost.output, cache_read: m.cost.cache_read, cache_write_5m: m.cost.cache_write } : undefined,
+            pricing_usd_per_mtok: m.cost
+              ? { input: m.cost.input, output: m.cost.output, cache_read: m.cost.cache_read, cache_write_5m: m.cost.cache_write }
+              : undefined,
             context_window: m.limit?.context,
             max_input_tokens: m.limit?.input,
             max_output_tokens: m.limit?.output,
             lifecycle: {
               status: deprecated ? "deprecated" : "active",
               retirement_date: null,
-              notes: deprecated ? "models.dev: no longer served by the provider's public API (no dates given)." : "Listed by models.dev without a deprecated status.",
+              notes: deprecated
+                ? "models.dev: no longer served by the provider's public API (no dates given)."
+                : "Listed by models.dev without a deprecated status.",
               source: catalogUrl(provider, apiId),
               verification: "secondary",
             },
@@ -114,7 +122,8 @@ runMain(async () => {
             catalog_as_of: date,
           };
       if (!c && LIFECYCLE[id]) entry.lifecycle = { ...LIFECYCLE[id] };
-      if (entry.pricing_usd_per_mtok) entry.pricing_usd_per_mtok = Object.fromEntries(Object.entries(entry.pricing_usd_per_mtok).filter(([, v]) => v !== undefined));
+      if (entry.pricing_usd_per_mtok)
+        entry.pricing_usd_per_mtok = Object.fromEntries(Object.entries(entry.pricing_usd_per_mtok).filter(([, v]) => v !== undefined));
       const status = entry.lifecycle?.status;
       if (status === "deprecated" || status === "retired") {
         const named = NAMED[id];
@@ -133,7 +142,12 @@ runMain(async () => {
   for (const c of curated.values()) {
     const status = c.lifecycle?.status;
     const named = NAMED[c.id];
-    if (status === "deprecated" || status === "retired") c.lifecycle = { ...c.lifecycle, replacement: named?.replacement ?? null, replacement_notes: named ? named.notes : NO_REPLACEMENT(c.provider) };
+    if (status === "deprecated" || status === "retired")
+      c.lifecycle = {
+        ...c.lifecycle,
+        replacement: named?.replacement ?? null,
+        replacement_notes: named ? named.notes : NO_REPLACEMENT(c.provider),
+      };
     out.push(c);
   }
   out.sort((a, b) => (b.release_date ?? "").localeCompare(a.release_date ?? "") || a.id.localeCompare(b.id));
@@ -145,5 +159,7 @@ runMain(async () => {
     models: out,
   };
   writeFileSync(file, `${JSON.stringify(doc, null, 1)}\n`);
-  console.log(`${out.length} models (${out.filter((m) => m.origin === "models.dev").length} from models.dev ${commit.slice(0, 7)} of ${date}) → data/freshness/models.json`);
+  console.log(
+    `${out.length} models (${out.filter((m) => m.origin === "models.dev").length} from models.dev ${commit.slice(0, 7)} of ${date}) → data/freshness/models.json`,
+  );
 }, "[import-models]");

@@ -16,9 +16,13 @@ runMain(async () => {
   if (args.length === 0) args.push("--method", "tools/list");
   const { origin } = localOrigin();
   const code = await new Promise((resolve) => {
-    const child = spawn("npx", ["-y", INSPECTOR, "--cli", `${origin}/v1/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${key}`, ...args], {
-      stdio: "inherit",
-    });
+    const child = spawn(
+      "npx",
+      ["-y", INSPECTOR, "--cli", `${origin}/v1/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${key}`, ...args],
+      {
+        stdio: "inherit",
+      },
+    );
     child.on("error", (e) => resolve(e));
     child.on("close", resolve);
   });

@@ -52,11 +52,17 @@ export async function requestJson(origin, p, { method = "GET", body, token, head
   try {
     res = await fetch(origin + p, {
       method,
-      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      headers: {
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
   } catch (e) {
-    fail(`could not reach ${origin} (${e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? e}): ${hint ?? "is the server running?"}`);
+    fail(
+      `could not reach ${origin} (${e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.cause?.message ?? e?.message ?? e}): ${hint ?? "is the server running?"}`,
+    );
   }
   const text = await res.text();
   let parsed = null;
@@ -69,7 +75,8 @@ export async function requestJson(origin, p, { method = "GET", body, token, head
 }
 
 /** The contract's error message from a response body, or a short description of what came back. */
-export const errorMessage = (r) => r.body?.error?.message ?? (r.body ? JSON.stringify(r.body).slice(0, 200) : `HTTP ${r.status}: ${r.text.slice(0, 120)}`);
+export const errorMessage = (r) =>
+  r.body?.error?.message ?? (r.body ? JSON.stringify(r.body).slice(0, 200) : `HTTP ${r.status}: ${r.text.slice(0, 120)}`);
 
 const WRANGLER_ENV = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
 
@@ -185,12 +192,21 @@ export async function createAgent(origin, { email, handle, password = "local-dev
   }
   if (s.status === 429) fail(`${errorMessage(s)} (${s.body?.error?.details?.metric ?? "throttled"})`);
   if (s.status === 400) fail(`the server refused ${email}: ${issues(s)}`);
-  if (s.status >= 300 || !s.body?.token) fail(`${loggedIn ? "login" : "sign-up"} failed: ${errorMessage(s)}; ${hint ?? "is this a Lore server?"}`);
+  if (s.status >= 300 || !s.body?.token)
+    fail(`${loggedIn ? "login" : "sign-up"} failed: ${errorMessage(s)}; ${hint ?? "is this a Lore server?"}`);
   const a = await post("/v1/agents", { handle, ...(name ? { name } : {}) }, s.body.token);
   if (a.status === 409 && a.body?.error?.details?.field === "handle") fail(`the handle @${handle} is taken: pick another with --handle`);
   if (a.status === 400) fail(`the handle "${handle}" was refused (${issues(a)}): pick another with --handle`);
   if (a.status >= 300) fail(`creating the agent failed: ${errorMessage(a)}`);
-  return { token: s.body.token, ownerId: s.body.owner.id, agentId: a.body.agent.id, handle: a.body.agent.handle, key: a.body.apiKey, loggedIn };
+  return {
+    token: s.body.token,
+    ownerId: s.body.owner.id,
+    agentId: a.body.agent.id,
+    handle: a.body.agent.handle,
+    key: a.body.apiKey,
+    loggedIn,
+  };
 }
 
-const issues = (r) => r.body?.error?.details?.issues?.map((i) => `${i.path.replace(/^body\./, "")}: ${i.message}`).join("; ") ?? errorMessage(r);
+const issues = (r) =>
+  r.body?.error?.details?.issues?.map((i) => `${i.path.replace(/^body\./, "")}: ${i.message}`).join("; ") ?? errorMessage(r);

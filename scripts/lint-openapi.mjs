@@ -10,7 +10,13 @@ import { ROOT, fail, localOrigin, requestJson, runMain } from "./lib.mjs";
 
 const bin = (name) => path.join(ROOT, "node_modules", ".bin", name);
 // Neither tool may phone home from here: Redocly's telemetry and update check are off.
-const ENV = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", SCARF_ANALYTICS: "false", DO_NOT_TRACK: "1" };
+const ENV = {
+  ...process.env,
+  REDOCLY_TELEMETRY: "off",
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
+  SCARF_ANALYTICS: "false",
+  DO_NOT_TRACK: "1",
+};
 
 function json(cmd, args) {
   const r = spawnSync(bin(cmd), args, { cwd: ROOT, env: ENV, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
@@ -59,6 +65,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       console.log(`[lint] ${tool}: ${x.errors} errors, ${x.warnings} warnings`);
       for (const p of x.problems.slice(0, 20)) console.log(`  ${p}`);
     }
-    if (res.redocly.errors + res.redocly.warnings + res.spectral.errors + res.spectral.warnings > 0) fail("the OpenAPI document is not lint-clean (problems above)");
+    if (res.redocly.errors + res.redocly.warnings + res.spectral.errors + res.spectral.warnings > 0)
+      fail("the OpenAPI document is not lint-clean (problems above)");
   }, "[lint]");
 }

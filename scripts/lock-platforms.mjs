@@ -22,11 +22,20 @@ runMain(() => {
   for (const [name, [os, cpu]] of Object.entries(platforms)) {
     const key = `node_modules/${name}`;
     if (lock.packages[key]) continue;
-    lock.packages[key] = { version: workerd.version, cpu: [cpu], dev: true, license: "Apache-2.0", optional: true, os: [os], engines: { node: ">=16" } };
+    lock.packages[key] = {
+      version: workerd.version,
+      cpu: [cpu],
+      dev: true,
+      license: "Apache-2.0",
+      optional: true,
+      os: [os],
+      engines: { node: ">=16" },
+    };
     added++;
   }
   const sorted = {};
-  for (const k of Object.keys(lock.packages).sort((a, b) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)))) sorted[k] = lock.packages[k];
+  for (const k of Object.keys(lock.packages).sort((a, b) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))))
+    sorted[k] = lock.packages[k];
   lock.packages = sorted;
   writeFileSync("package-lock.json", `${JSON.stringify(lock, null, 2)}\n`);
   console.log(`lockfile: ${added} workerd platform entries added`);

@@ -17,7 +17,9 @@ const rand = () => {
 };
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
 const WORDS =
-  "the a send read file token user message call tool pass value secret key email issue comment output request response config before after always never include every all data project home folder conversation history".split(" ");
+  "the a send read file token user message call tool pass value secret key email issue comment output request response config before after always never include every all data project home folder conversation history".split(
+    " ",
+  );
 const sentence = (i: number) => `${Array.from({ length: 14 }, () => pick(WORDS)).join(" ")} ${i}.`;
 const fill = (size: number, part: (i: number) => string, sep = " ") => {
   const out: string[] = [];
@@ -31,8 +33,11 @@ const fill = (size: number, part: (i: number) => string, sep = " ") => {
 };
 const obj = (properties: Record<string, unknown>) => ({ type: "object", properties });
 /** `n` tools whose descriptions are `size` characters each. */
-const tools = (n: number, description: (t: number) => string, schema: (t: number) => unknown = () => obj({ q: { type: "string", description: "What to look up" } })): McpToolInput[] =>
-  Array.from({ length: n }, (_, t) => ({ name: `tool_${t}`, description: description(t), inputSchema: schema(t) }));
+const tools = (
+  n: number,
+  description: (t: number) => string,
+  schema: (t: number) => unknown = () => obj({ q: { type: "string", description: "What to look up" } }),
+): McpToolInput[] => Array.from({ length: n }, (_, t) => ({ name: `tool_${t}`, description: description(t), inputSchema: schema(t) }));
 
 const DESC = 64 * KiB - 100;
 // 16 tools at 64 KiB each is the 1 MiB total.
@@ -44,26 +49,67 @@ export const MCP_CASES: Record<string, () => McpScanInput> = {
   "mcp-prose-lines": () => ({ tools: tools(FULL, (t) => fill(DESC, (i) => sentence(t * 10_000 + i), "\n")) }),
   "mcp-zero-width-flood": () => ({ tools: tools(FULL, () => fill(DESC / 2, () => pick(WORDS).split("").join("\u200B"), "\u200B \u200B")) }),
   "mcp-zero-width-only": () => ({ tools: tools(FULL, () => "\u200B".repeat(DESC)) }),
-  "mcp-tag-characters": () => ({ tools: tools(FULL, () => fill(DESC / 2, () => [...pick(WORDS)].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join(""), "\u{E0020}")) }),
-  "mcp-random-chars": () => ({ tools: tools(FULL, () => Array.from({ length: DESC }, () => String.fromCharCode(1 + Math.floor(rand() * 0xd7ff))).join("")) }),
-  "mcp-random-ascii": () => ({ tools: tools(FULL, () => Array.from({ length: DESC }, () => String.fromCharCode(32 + Math.floor(rand() * 95))).join("")) }),
+  "mcp-tag-characters": () => ({
+    tools: tools(FULL, () =>
+      fill(DESC / 2, () => [...pick(WORDS)].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join(""), "\u{E0020}"),
+    ),
+  }),
+  "mcp-random-chars": () => ({
+    tools: tools(FULL, () => Array.from({ length: DESC }, () => String.fromCharCode(1 + Math.floor(rand() * 0xd7ff))).join("")),
+  }),
+  "mcp-random-ascii": () => ({
+    tools: tools(FULL, () => Array.from({ length: DESC }, () => String.fromCharCode(32 + Math.floor(rand() * 95))).join("")),
+  }),
   "mcp-base64-blobs": () => ({ tools: tools(FULL, () => fill(DESC, () => btoa(sentence(Math.floor(rand() * 1e6))))) }),
-  "mcp-percent-encoded": () => ({ tools: tools(FULL, () => fill(DESC, () => [...sentence(7)].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join(""))) }),
+  "mcp-percent-encoded": () => ({
+    tools: tools(FULL, () => fill(DESC, () => [...sentence(7)].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join(""))),
+  }),
   // Lines of one long Latin word ending in a Cyrillic letter: the look-alike pass must stay linear in the word.
   "mcp-mixed-script-words": () => ({ tools: tools(FULL, () => fill(DESC, () => `${"a".repeat(8000)}е`, "\n")) }),
-  "mcp-cjk": () => ({ tools: tools(FULL, (t) => fill(DESC / 2, (i) => `第${t}-${i}步：读取文件并把内容传给工具，然后发送消息给用户。`, "")) }),
-  "mcp-emails-and-urls": () => ({ tools: tools(FULL, (t) => fill(DESC, (i) => `send the data to user${i}@mail${t}.example.com or https://h${i}.example.net/p?q=${t}`)) }),
-  "mcp-quotes-and-tool-names": () => ({ tools: tools(FULL, (t) => fill(DESC, (i) => `"call \`send_email_${i}\` with 'to' set to '${t}' when \`create_issue\` runs"`)) }),
+  "mcp-cjk": () => ({
+    tools: tools(FULL, (t) => fill(DESC / 2, (i) => `第${t}-${i}步：读取文件并把内容传给工具，然后发送消息给用户。`, "")),
+  }),
+  "mcp-emails-and-urls": () => ({
+    tools: tools(FULL, (t) => fill(DESC, (i) => `send the data to user${i}@mail${t}.example.com or https://h${i}.example.net/p?q=${t}`)),
+  }),
+  "mcp-quotes-and-tool-names": () => ({
+    tools: tools(FULL, (t) => fill(DESC, (i) => `"call \`send_email_${i}\` with 'to' set to '${t}' when \`create_issue\` runs"`)),
+  }),
   "mcp-many-tools": () => ({
     instructions: fill(30 * KiB, (i) => sentence(i)),
-    tools: tools(200, (t) => fill(1.4 * KiB, (i) => sentence(t * 1000 + i)), (t) => obj(Object.fromEntries(Array.from({ length: 25 }, (_, p) => [`p_${t}_${p}`, { type: "string", description: sentence(t * 100 + p), default: `v${p}`, enum: [`a${p}`, `b${p}`] }])))),
+    tools: tools(
+      200,
+      (t) => fill(1.4 * KiB, (i) => sentence(t * 1000 + i)),
+      (t) =>
+        obj(
+          Object.fromEntries(
+            Array.from({ length: 25 }, (_, p) => [
+              `p_${t}_${p}`,
+              { type: "string", description: sentence(t * 100 + p), default: `v${p}`, enum: [`a${p}`, `b${p}`] },
+            ]),
+          ),
+        ),
+    ),
   }),
   // A property nests two levels (`properties`, then its name): 14 deep (with an example array) is the API's 32-level limit.
   "mcp-deep-schemas": () => {
-    const deep = (d: number, t: number): unknown => (d === 0 ? { type: "string", description: sentence(t) } : obj({ [`n${d}`]: deep(d - 1, t), [`s${d}`]: { type: "string", description: sentence(d), examples: [sentence(d + 1)] } }));
-    return { tools: tools(200, (t) => sentence(t), (t) => deep(14, t)) };
+    const deep = (d: number, t: number): unknown =>
+      d === 0
+        ? { type: "string", description: sentence(t) }
+        : obj({ [`n${d}`]: deep(d - 1, t), [`s${d}`]: { type: "string", description: sentence(d), examples: [sentence(d + 1)] } });
+    return {
+      tools: tools(
+        200,
+        (t) => sentence(t),
+        (t) => deep(14, t),
+      ),
+    };
   },
   "mcp-wide-schemas": () => ({
-    tools: tools(16, (t) => sentence(t), () => obj({ choice: { type: "string", enum: Array.from({ length: 4_900 }, (_, i) => `${pick(WORDS)}_${i}`) } })),
+    tools: tools(
+      16,
+      (t) => sentence(t),
+      () => obj({ choice: { type: "string", enum: Array.from({ length: 4_900 }, (_, i) => `${pick(WORDS)}_${i}`) } }),
+    ),
   }),
 };

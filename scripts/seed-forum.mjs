@@ -23,7 +23,28 @@ const CHUNK = Number(opt("chunk", 5000));
 const MEASURE = args.includes("--measure");
 let persistTo = opt("persist-to", undefined);
 
-const LIBS = ["react", "next", "vite", "drizzle-orm", "wrangler", "hono", "zod", "prisma", "tailwindcss", "typescript", "vitest", "playwright", "express", "fastify", "django", "fastapi", "pydantic", "tokio", "serde", "axum"];
+const LIBS = [
+  "react",
+  "next",
+  "vite",
+  "drizzle-orm",
+  "wrangler",
+  "hono",
+  "zod",
+  "prisma",
+  "tailwindcss",
+  "typescript",
+  "vitest",
+  "playwright",
+  "express",
+  "fastify",
+  "django",
+  "fastapi",
+  "pydantic",
+  "tokio",
+  "serde",
+  "axum",
+];
 const PROBLEMS = [
   ["hydration mismatch after upgrade", "The server HTML differs from the client render"],
   ["migration fails on a fresh database", "Running the migrations from scratch stops at the second file"],
@@ -53,7 +74,13 @@ function prng(seed) {
 const rand = prng(42);
 const pick = (list) => list[Math.floor(rand() * list.length)];
 const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
-const slugify = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/, "");
+const slugify = (s) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60)
+    .replace(/-+$/, "");
 
 const AGENTS = 50;
 const NOW = Date.now();
@@ -113,7 +140,11 @@ function chunkSql(start, end) {
 
 function execute(file) {
   const a = ["d1", "execute", "DB", "--local", "--file", file, "--yes", ...(persistTo ? ["--persist-to", persistTo] : [])];
-  const r = spawnSync(WRANGLER, a, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" } });
+  const r = spawnSync(WRANGLER, a, {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+  });
   if (r.status !== 0) throw new Error(`wrangler ${a.join(" ")} failed`);
 }
 
@@ -122,7 +153,10 @@ async function measure() {
   const dev = startDev({ port: 8798, persistTo, quiet: true });
   try {
     await waitForServer(origin);
-    const acct = await createAgent(origin, { email: `seed-measure-${Date.now()}@example.com`, handle: `measure-${Date.now().toString(36)}` });
+    const acct = await createAgent(origin, {
+      email: `seed-measure-${Date.now()}@example.com`,
+      handle: `measure-${Date.now().toString(36)}`,
+    });
     // The highest plan, so 200 searches fit in its per-minute rate.
     await fetch(`${origin}/v1/billing/subscribe`, {
       method: "POST",
@@ -139,7 +173,9 @@ async function measure() {
       let total = 0;
       for (let r = 0; r < RUNS; r++) {
         const t0 = performance.now();
-        const res = await fetch(`${origin}/v1/threads?q=${encodeURIComponent(query)}&perPage=20`, { headers: { authorization: `Bearer ${acct.key}` } });
+        const res = await fetch(`${origin}/v1/threads?q=${encodeURIComponent(query)}&perPage=20`, {
+          headers: { authorization: `Bearer ${acct.key}` },
+        });
         const body = await res.json();
         lat.push(performance.now() - t0);
         if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(body)}`);

@@ -32,9 +32,17 @@ export function datasetBytes(file) {
  */
 export async function seed(origin, token, { log = () => {}, skip = () => false } = {}) {
   const api = async (p, init = {}) => {
-    const r = await requestJson(origin, p, { method: init.method, body: init.body, token, headers: init.headers, hint: "is the Worker deployed and the URL right?" });
-    if (r.status === 401) fail(`${origin} refused the admin token: use the Worker's ADMIN_TOKEN secret (wrangler secret put ADMIN_TOKEN sets a new one)`);
-    if (r.status === 404 && p === "/internal/seeds") fail(`${origin} has no operator routes: set the ADMIN_TOKEN secret on the Worker first (wrangler secret put ADMIN_TOKEN)`);
+    const r = await requestJson(origin, p, {
+      method: init.method,
+      body: init.body,
+      token,
+      headers: init.headers,
+      hint: "is the Worker deployed and the URL right?",
+    });
+    if (r.status === 401)
+      fail(`${origin} refused the admin token: use the Worker's ADMIN_TOKEN secret (wrangler secret put ADMIN_TOKEN sets a new one)`);
+    if (r.status === 404 && p === "/internal/seeds")
+      fail(`${origin} has no operator routes: set the ADMIN_TOKEN secret on the Worker first (wrangler secret put ADMIN_TOKEN)`);
     if (r.status >= 300 || !r.body) fail(`${init.method ?? "GET"} ${p} failed: ${errorMessage(r)}`);
     return r.body;
   };
@@ -59,7 +67,11 @@ export async function seed(origin, token, { log = () => {}, skip = () => false }
     }
     let rows = 0;
     for (const chunk of chunks) {
-      const r = await api(`/internal/seeds/${d.name}`, { method: "POST", body: chunk, headers: { "content-type": "text/plain; charset=utf-8" } });
+      const r = await api(`/internal/seeds/${d.name}`, {
+        method: "POST",
+        body: chunk,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
       rows += r.rows;
     }
     await api(`/internal/seeds/${d.name}/done`, {
@@ -77,7 +89,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   runMain(async () => {
     const origin = process.argv[2] ?? process.env.LORE_URL;
     const token = process.env.LORE_ADMIN_TOKEN;
-    if (!origin || !token) fail("usage: LORE_ADMIN_TOKEN=<token> node scripts/seed.mjs <origin>   (the token is the Worker's ADMIN_TOKEN secret)");
+    if (!origin || !token)
+      fail("usage: LORE_ADMIN_TOKEN=<token> node scripts/seed.mjs <origin>   (the token is the Worker's ADMIN_TOKEN secret)");
     const r = await seed(origin.replace(/\/+$/, ""), token, { log: console.log });
     console.log(`${r.length} datasets: ${r.map((d) => `${d.name} ${d.skipped ? "unchanged" : `${d.rows} rows`}`).join(", ") || "none"}`);
   }, "[seed]");

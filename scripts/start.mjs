@@ -30,7 +30,8 @@ async function startIngest(origin, token, log) {
       : `${s.source}: ${s.ok} ok, ${s.failed} failed, ${s.items} facts in ${(s.ms / 1000).toFixed(1)} s${s.failed ? ` (${s.errors[0]?.slice(0, 120)})` : ""}`;
   const [npm] = await run(["npm"]);
   log(`ingest ${line(npm)}`);
-  if (npm?.ok) log(`npm facts current ${secs(startedAt)} after npm start (releases and latest versions of ${npm.ok} npm topics from the registry)`);
+  if (npm?.ok)
+    log(`npm facts current ${secs(startedAt)} after npm start (releases and latest versions of ${npm.ok} npm topics from the registry)`);
   for (const s of await run(OTHER_SOURCES)) log(`ingest ${line(s)}`);
 }
 
@@ -47,7 +48,8 @@ const portIsFree = (p) =>
 
 runMain(async () => {
   if (!Number.isInteger(port) || port <= 0 || port > 65535) fail(`PORT=${process.env.PORT} is not a port number: try PORT=8787 npm start`);
-  if (!(await portIsFree(port))) fail(`port ${port} is taken (is Lore already running?): stop that server, or run PORT=${port + 1} npm start`);
+  if (!(await portIsFree(port)))
+    fail(`port ${port} is taken (is Lore already running?): stop that server, or run PORT=${port + 1} npm start`);
   const token = newAdminToken();
   migrateLocal();
   const child = startDev({ port, vars: { ADMIN_TOKEN: token } });
@@ -64,7 +66,9 @@ runMain(async () => {
       `[lore] data ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${loaded.length} datasets loaded, ${done.length - loaded.length} unchanged). Serving ${origin}`,
     );
     // In the background: the server answers meanwhile, with the shipped (dated) facts until then.
-    startIngest(origin, token, (l) => console.log(`[lore] ${l}`)).catch((e) => console.log(`[lore] the start-up ingest pass failed: ${e?.message ?? e}`));
+    startIngest(origin, token, (l) => console.log(`[lore] ${l}`)).catch((e) =>
+      console.log(`[lore] the start-up ingest pass failed: ${e?.message ?? e}`),
+    );
   } catch (e) {
     stop();
     throw e;

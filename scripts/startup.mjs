@@ -41,10 +41,16 @@ runMain(() => {
     const bare = path.join(dir, "bare");
     spawnSync("mkdir", ["-p", bare]);
     symlinkSync(path.join(ROOT, "node_modules"), path.join(bare, "node_modules"));
-    writeFileSync(path.join(bare, "index.js"), `import { Hono } from "hono";\nconst app = new Hono();\napp.get("/", (c) => c.json({ ok: true }));\nexport default app;\n`);
+    writeFileSync(
+      path.join(bare, "index.js"),
+      `import { Hono } from "hono";\nconst app = new Hono();\napp.get("/", (c) => c.json({ ok: true }));\nexport default app;\n`,
+    );
     const toml = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
     const compat = /^compatibility_date\s*=.*$/m.exec(toml)?.[0] ?? 'compatibility_date = "2026-11-01"';
-    writeFileSync(path.join(bare, "wrangler.toml"), `name = "bare"\nmain = "index.js"\n${compat}\ncompatibility_flags = ["nodejs_compat"]\n`);
+    writeFileSync(
+      path.join(bare, "wrangler.toml"),
+      `name = "bare"\nmain = "index.js"\n${compat}\ncompatibility_flags = ["nodejs_compat"]\n`,
+    );
     const runs = { bare: [], lore: [] };
     for (let r = 1; r <= ROUNDS; r++) {
       runs.bare.push(profile(bare, path.join(dir, `bare-${r}.cpuprofile`)));
@@ -53,7 +59,12 @@ runMain(() => {
     const row = (name, xs) => {
       const w = median(xs.map((x) => x.windowMs));
       const a = median(xs.map((x) => x.activeMs));
-      return { name, w, a, text: `${name.padEnd(5)} window ${w.toFixed(1)} ms, active CPU ${a.toFixed(1)} ms  (rounds: ${xs.map((x) => x.windowMs.toFixed(0)).join(", ")} ms)` };
+      return {
+        name,
+        w,
+        a,
+        text: `${name.padEnd(5)} window ${w.toFixed(1)} ms, active CPU ${a.toFixed(1)} ms  (rounds: ${xs.map((x) => x.windowMs.toFixed(0)).join(", ")} ms)`,
+      };
     };
     const b = row("bare", runs.bare);
     const l = row("lore", runs.lore);

@@ -129,7 +129,12 @@ export function buildApp() {
     if (allow.length === 0) return errorResponse(new ApiError("NOT_FOUND", `No route for ${c.req.method} ${path}`), c.get("requestId"));
     // A known path with another method: say which methods it takes (RFC 9110 §15.5.6).
     if (c.req.method === "OPTIONS") return table.preflight(c.req.raw, path);
-    const err = new ApiError("METHOD_NOT_ALLOWED", `${path} does not accept ${c.req.method}; use ${allow.join(", ")}`, { allow }, { allow: allow.join(", ") });
+    const err = new ApiError(
+      "METHOD_NOT_ALLOWED",
+      `${path} does not accept ${c.req.method}; use ${allow.join(", ")}`,
+      { allow },
+      { allow: allow.join(", ") },
+    );
     return errorResponse(err, c.get("requestId"));
   });
 
@@ -141,7 +146,9 @@ export function buildApp() {
       return errorResponse(new ApiError(code, err.message || "Bad request"), requestId);
     }
     // Never echo internals: the request id lets an operator find the log line.
-    console.error(JSON.stringify({ level: "error", requestId, path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }));
+    console.error(
+      JSON.stringify({ level: "error", requestId, path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }),
+    );
     return errorResponse(new ApiError("INTERNAL", "Internal error", { requestId }), requestId);
   });
 

@@ -20,7 +20,9 @@ export default {
     // The MCP servers directory, daily in an invocation of its own (its own subrequest and CPU budget):
     // rescans after a rules change, the official registry's new and changed records, live tool lists.
     if (controller.cron === MCP_INGEST_CRON) {
-      ctx.waitUntil(runMcpIngest(env, now()).catch((e) => console.error(JSON.stringify({ level: "error", what: "mcp-ingest", error: String(e) }))));
+      ctx.waitUntil(
+        runMcpIngest(env, now()).catch((e) => console.error(JSON.stringify({ level: "error", what: "mcp-ingest", error: String(e) }))),
+      );
       return;
     }
     if (controller.cron === INGEST_CRON) {

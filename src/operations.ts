@@ -50,7 +50,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   models: "LLM model facts: prices per million tokens, context and output limits, lifecycle dates, coding benchmarks.",
   packages: "A check of package names and versions before install: existence, malicious reports, typosquats, age.",
   sync: "Sync (what changed for an agent's stack and skills), and the owner's view: reported stacks, notifications, the agents' activity.",
-  "mcp-servers": "Reviewed MCP servers: a directory whose every tool description was scanned for tool poisoning, the configuration that adds each server to each harness, and a scan any agent can run on the servers it uses.",
+  "mcp-servers":
+    "Reviewed MCP servers: a directory whose every tool description was scanned for tool poisoning, the configuration that adds each server to each harness, and a scan any agent can run on the servers it uses.",
   mcp: "The remote MCP endpoint: the operations above as tools over Streamable HTTP.",
   meta: "This OpenAPI document.",
 };

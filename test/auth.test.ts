@@ -20,7 +20,11 @@ describe("owners and sessions", () => {
 
   it("a second signup with the same email is 409", async () => {
     await call("POST", "/v1/auth/signup", { body: { email: "dup@example.com", password: "a long password" } });
-    expectError(await call("POST", "/v1/auth/signup", { body: { email: "DUP@example.com", password: "another password" } }), 409, "CONFLICT");
+    expectError(
+      await call("POST", "/v1/auth/signup", { body: { email: "DUP@example.com", password: "another password" } }),
+      409,
+      "CONFLICT",
+    );
   });
 
   it("signup validates email and password length with details.issues", async () => {
@@ -31,8 +35,16 @@ describe("owners and sessions", () => {
 
   it("login works with the right password and is 401 otherwise; logout ends the session", async () => {
     await call("POST", "/v1/auth/signup", { body: { email: "bob@example.com", password: "bobs password" } });
-    expectError(await call("POST", "/v1/auth/login", { body: { email: "bob@example.com", password: "wrong password" } }), 401, "UNAUTHENTICATED");
-    expectError(await call("POST", "/v1/auth/login", { body: { email: "nobody@example.com", password: "bobs password" } }), 401, "UNAUTHENTICATED");
+    expectError(
+      await call("POST", "/v1/auth/login", { body: { email: "bob@example.com", password: "wrong password" } }),
+      401,
+      "UNAUTHENTICATED",
+    );
+    expectError(
+      await call("POST", "/v1/auth/login", { body: { email: "nobody@example.com", password: "bobs password" } }),
+      401,
+      "UNAUTHENTICATED",
+    );
     const ok = await call("POST", "/v1/auth/login", { body: { email: "bob@example.com", password: "bobs password" } });
     expect(ok.status).toBe(200);
     expect(ok.body.owner.email).toBe("bob@example.com");
@@ -45,21 +57,36 @@ describe("owners and sessions", () => {
     const from = { "cf-connecting-ip": "192.0.2.77" };
     await call("POST", "/v1/auth/signup", { body: { email: "guess@example.com", password: "the real password" } });
     for (let i = 0; i < 10; i++) {
-      expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: `guess ${i} wrong` }, headers: from }), 401, "UNAUTHENTICATED");
+      expectError(
+        await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: `guess ${i} wrong` }, headers: from }),
+        401,
+        "UNAUTHENTICATED",
+      );
     }
-    const r = expectError(await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: "the real password" }, headers: from }), 429, "RATE_LIMITED");
+    const r = expectError(
+      await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: "the real password" }, headers: from }),
+      429,
+      "RATE_LIMITED",
+    );
     expect(r.error.details.retryAfterSeconds).toBe(60);
     await call("POST", "/v1/auth/signup", { body: { email: "other@example.com", password: "the real password" } });
-    expect((await call("POST", "/v1/auth/login", { body: { email: "other@example.com", password: "the real password" }, headers: from })).status).toBe(200);
+    expect(
+      (await call("POST", "/v1/auth/login", { body: { email: "other@example.com", password: "the real password" }, headers: from })).status,
+    ).toBe(200);
     // The owner, elsewhere, is not locked out.
-    expect((await call("POST", "/v1/auth/login", { body: { email: "guess@example.com", password: "the real password" }, headers: { "cf-connecting-ip": "192.0.2.78" } })).status).toBe(200);
+    expect(
+      (
+        await call("POST", "/v1/auth/login", {
+          body: { email: "guess@example.com", password: "the real password" },
+          headers: { "cf-connecting-ip": "192.0.2.78" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("signup and login set the HttpOnly session cookie; logout clears it; the cookie works like the bearer token", async () => {
     const up = await call("POST", "/v1/auth/signup", { body: { email: "cookie@example.com", password: "a long password" } });
-    expect(up.headers.get("set-cookie")).toBe(
-      `lore_session=${up.body.token}; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax`,
-    );
+    expect(up.headers.get("set-cookie")).toBe(`lore_session=${up.body.token}; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax`);
     const login = await call("POST", "/v1/auth/login", { body: { email: "cookie@example.com", password: "a long password" } });
     expect(login.headers.get("set-cookie")).toContain(`lore_session=${login.body.token};`);
     const out = await call("POST", "/v1/auth/logout", { headers: { cookie: `lore_session=${login.body.token}` } });
@@ -186,7 +213,10 @@ describe("the auth matrix", () => {
 
 describe("credential edge cases", () => {
   it("public endpoints ignore a malformed Authorization header or a broken cookie instead of refusing", async () => {
-    for (const headers of [{ authorization: "Basic abc" }, { authorization: "Bearer" }, { cookie: "lore_session=%E0%A4%A" }] as Record<string, string>[]) {
+    for (const headers of [{ authorization: "Basic abc" }, { authorization: "Bearer" }, { cookie: "lore_session=%E0%A4%A" }] as Record<
+      string,
+      string
+    >[]) {
       expect((await call("GET", "/v1/setup", { headers })).status, JSON.stringify(headers)).toBe(200);
     }
     const r = await call("POST", "/v1/auth/signup", {
@@ -209,8 +239,14 @@ describe("credential edge cases", () => {
   it("a Bearer key with trailing spaces works; Authorization wins over x-service-key", async () => {
     const a = await newAgent();
     expect((await call("GET", "/v1/usage/today", { headers: { authorization: `Bearer ${a.key}   ` } })).status).toBe(200);
-    expect((await call("GET", "/v1/usage/today", { headers: { authorization: `Bearer ${a.key}`, "x-service-key": "lore_other" } })).status).toBe(200);
-    expectError(await call("GET", "/v1/usage/today", { headers: { authorization: "Bearer lore_other", "x-service-key": a.key } }), 401, "UNAUTHENTICATED");
+    expect(
+      (await call("GET", "/v1/usage/today", { headers: { authorization: `Bearer ${a.key}`, "x-service-key": "lore_other" } })).status,
+    ).toBe(200);
+    expectError(
+      await call("GET", "/v1/usage/today", { headers: { authorization: "Bearer lore_other", "x-service-key": a.key } }),
+      401,
+      "UNAUTHENTICATED",
+    );
   });
 
   it("a public endpoint with a bad key still answers, and a 401 never echoes the key", async () => {
@@ -239,6 +275,14 @@ describe("session cookie CSRF guard", () => {
     expect((await call("POST", "/v1/agents", { headers: { cookie, origin: "http://localhost" }, body })).status).toBe(201);
     expect((await call("GET", "/v1/agents", { headers: { cookie, origin: "https://evil.example" } })).status).toBe(200);
     expect((await call("PATCH", "/v1/me/settings", { headers: { cookie }, body: { refreshSchedule: "WEEKLY" } })).status).toBe(200);
-    expect((await call("PATCH", "/v1/me/settings", { token: o.token, headers: { origin: "https://evil.example" }, body: { refreshSchedule: "DAILY" } })).status).toBe(200);
+    expect(
+      (
+        await call("PATCH", "/v1/me/settings", {
+          token: o.token,
+          headers: { origin: "https://evil.example" },
+          body: { refreshSchedule: "DAILY" },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -24,7 +24,9 @@ async function streamed(method: string, path: string, total: number, headers: Re
       } else ctl.close();
     },
   });
-  const res: Response = await (exports as any).default.fetch(new Request(BASE + path, { method, headers, body, duplex: "half" } as RequestInit));
+  const res: Response = await (exports as any).default.fetch(
+    new Request(BASE + path, { method, headers, body, duplex: "half" } as RequestInit),
+  );
   const text = await res.text();
   let json: any = null;
   try {

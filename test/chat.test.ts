@@ -19,8 +19,7 @@ const poll = (a: TestAgent, room: string, after: string) =>
   call("GET", `/v1/chat/rooms/${room}/messages?after=${encodeURIComponent(after)}`, { key: a.key });
 const join = (a: TestAgent, room: string, body?: unknown) =>
   call("POST", `/v1/chat/rooms/${room}/join`, { key: a.key, ...(body === undefined ? {} : { body }) });
-const chatUsed = async (a: TestAgent) =>
-  (await call("GET", "/v1/usage/today", { key: a.key })).body.metrics.CHAT_MESSAGES.used as number;
+const chatUsed = async (a: TestAgent) => (await call("GET", "/v1/usage/today", { key: a.key })).body.metrics.CHAT_MESSAGES.used as number;
 const mentionsOf = (a: TestAgent, query = "") => call("GET", `/v1/chat/mentions${query}`, { key: a.key });
 const rand = () => Math.random().toString(36).slice(2, 8);
 
@@ -244,9 +243,7 @@ describe("messages", () => {
     const poller = (async () => {
       while (posting && polls < 20) await pollOnce();
     })();
-    const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => post(posters[i % 5]!, room, `message ${i}`)),
-    );
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => post(posters[i % 5]!, room, `message ${i}`)));
     posting = false;
     await poller;
     await pollOnce();
@@ -307,8 +304,7 @@ describe("storage", () => {
     const room = "observability";
     const stub = chatRoomStub(env as unknown as Env, room);
     const base = Date.now() - 86_400_000;
-    const sql = (run: (s: SqlStorage) => void) =>
-      runInDurableObject(stub, async (_o: ChatRoom, state) => run(state.storage.sql));
+    const sql = (run: (s: SqlStorage) => void) => runInDurableObject(stub, async (_o: ChatRoom, state) => run(state.storage.sql));
     await sql((s) =>
       s.exec(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
@@ -414,11 +410,15 @@ describe("mentions", () => {
     const room = "sqlite";
     const stub = chatRoomStub(env as unknown as Env, room);
     const rowsFor = async (messageId: string) =>
-      (await env.DB.prepare("SELECT agent_id FROM mentions WHERE message_id = ? ORDER BY agent_id").bind(messageId).all<{ agent_id: string }>()).results.map(
-        (r) => r.agent_id,
-      );
+      (
+        await env.DB.prepare("SELECT agent_id FROM mentions WHERE message_id = ? ORDER BY agent_id")
+          .bind(messageId)
+          .all<{ agent_id: string }>()
+      ).results.map((r) => r.agent_id);
     // D1 refuses every inbox row until the trigger is dropped.
-    await env.DB.prepare("CREATE TRIGGER inject_mention_failure BEFORE INSERT ON mentions BEGIN SELECT RAISE(ABORT, 'injected D1 failure'); END").run();
+    await env.DB.prepare(
+      "CREATE TRIGGER inject_mention_failure BEFORE INSERT ON mentions BEGIN SELECT RAISE(ABORT, 'injected D1 failure'); END",
+    ).run();
     let p1: Awaited<ReturnType<typeof post>>, p2: Awaited<ReturnType<typeof post>>;
     try {
       p1 = await post(author!, room, `@${x!.handle} @${y!.handle} first`);
@@ -446,11 +446,21 @@ describe("mentions", () => {
     expect((await mentionsOf(y!)).body.total).toBe(1);
 
     // A delivery that landed but whose answer was lost is sent again: D1 keeps one row.
-    const landed = await env.DB.prepare("SELECT * FROM mentions WHERE message_id = ? AND agent_id = ?").bind(p2!.body.message.id, x!.id).first<any>();
+    const landed = await env.DB.prepare("SELECT * FROM mentions WHERE message_id = ? AND agent_id = ?")
+      .bind(p2!.body.message.id, x!.id)
+      .first<any>();
     await runInDurableObject(stub, async (room: ChatRoom, state) => {
       const row = {
-        id: landed.id, agentId: landed.agent_id, room: landed.room, messageId: landed.message_id, messageCreatedAt: landed.message_created_at,
-        authorId: landed.author_id, authorHandle: landed.author_handle, content: landed.content, createdAt: landed.created_at, readAt: null,
+        id: landed.id,
+        agentId: landed.agent_id,
+        room: landed.room,
+        messageId: landed.message_id,
+        messageCreatedAt: landed.message_created_at,
+        authorId: landed.author_id,
+        authorHandle: landed.author_handle,
+        content: landed.content,
+        createdAt: landed.created_at,
+        readAt: null,
       };
       state.storage.sql.exec("INSERT INTO mention_outbox (id, row) VALUES (?, ?)", row.id, JSON.stringify(row));
       await room.deliverMentions();
@@ -558,11 +568,7 @@ describe("mentions", () => {
     expect(after.body.total).toBe(3);
     for (const m of after.body.items) expect(m.readAt).toEqual(expect.any(String));
     expectError(await mentionsOf(b!, "?unread=maybe"), 400, "VALIDATION_FAILED");
-    expectError(
-      await call("POST", "/v1/chat/mentions/read", { key: b!.key, body: { ids: "all" } }),
-      400,
-      "VALIDATION_FAILED",
-    );
+    expectError(await call("POST", "/v1/chat/mentions/read", { key: b!.key, body: { ids: "all" } }), 400, "VALIDATION_FAILED");
   });
 
   it("inbox with markRead marks exactly the page it returns", async () => {
@@ -667,7 +673,7 @@ describe("MCP", () => {
     expect(text.split("</untrusted-data>")).toHaveLength(2);
     expect(text.indexOf("</untrusted-data>")).toBeGreaterThan(text.indexOf("admin mode"));
     // The catalog and membership are the service's own data: not marked.
-    expect((await ca.callTool({ name: "service_chat_rooms", arguments: {} }) as any)._meta?.["lore/untrusted"]).toBeUndefined();
+    expect(((await ca.callTool({ name: "service_chat_rooms", arguments: {} })) as any)._meta?.["lore/untrusted"]).toBeUndefined();
 
     const second = toolJson(
       await ca.callTool({ name: "service_chat_post", arguments: { room, content: `@${b!.handle} again`, type: "TEXT" } }),

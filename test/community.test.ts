@@ -169,8 +169,24 @@ describe("community pages", () => {
     const r = await call("GET", "/v1/openapi.json");
     expect(r.status).toBe(200);
     const paths = r.body.paths;
-    for (const p of ["/v1/threads", "/v1/threads/{slug}", "/v1/threads/{threadId}/posts", "/v1/posts/{postId}/accept", "/v1/votes", "/v1/categories", "/v1/kb", "/v1/kb/{slug}", "/v1/kb/{id}/verify", "/v1/agents/directory", "/v1/agents/{id}/profile", "/v1/leaderboard"]) {
-      expect(Object.keys(paths).some((k) => k === p || k === p.replace("/v1", "")), p).toBe(true);
+    for (const p of [
+      "/v1/threads",
+      "/v1/threads/{slug}",
+      "/v1/threads/{threadId}/posts",
+      "/v1/posts/{postId}/accept",
+      "/v1/votes",
+      "/v1/categories",
+      "/v1/kb",
+      "/v1/kb/{slug}",
+      "/v1/kb/{id}/verify",
+      "/v1/agents/directory",
+      "/v1/agents/{id}/profile",
+      "/v1/leaderboard",
+    ]) {
+      expect(
+        Object.keys(paths).some((k) => k === p || k === p.replace("/v1", "")),
+        p,
+      ).toBe(true);
     }
   });
 });

@@ -65,14 +65,35 @@ function expectStackCoverage(part: { coverage: any[]; unchecked: any[] }) {
   expect(npm).toMatchObject({ status: "unavailable", checked: 1, unchecked: 1, asOf: new Date(T0 - HOUR).toISOString() });
   expect(npm.sources).toEqual(
     expect.arrayContaining([
-      expect.objectContaining({ source: "OSV (api.osv.dev)", status: "current", complete: true, scope: "packages", packages: 1, asOf: new Date(T0 - HOUR).toISOString() }),
-      expect.objectContaining({ source: expect.stringContaining("nodejs/security-wg"), status: "stale", complete: false, scope: "ecosystem", packages: 2, license: "MIT" }),
+      expect.objectContaining({
+        source: "OSV (api.osv.dev)",
+        status: "current",
+        complete: true,
+        scope: "packages",
+        packages: 1,
+        asOf: new Date(T0 - HOUR).toISOString(),
+      }),
+      expect.objectContaining({
+        source: expect.stringContaining("nodejs/security-wg"),
+        status: "stale",
+        complete: false,
+        scope: "ecosystem",
+        packages: 2,
+        license: "MIT",
+      }),
     ]),
   );
   // PyPI: the pypa/advisory-database snapshot of 2024-10-10 answered, two years old.
   expect(pypi).toMatchObject({ status: "stale", checked: 0, unchecked: 1, asOf: "2024-10-10T17:35:05.000Z" });
   expect(pypi.sources).toEqual([
-    expect.objectContaining({ source: expect.stringContaining("pypa/advisory-database"), status: "stale", complete: true, scope: "ecosystem", packages: 1, license: "CC-BY-4.0" }),
+    expect.objectContaining({
+      source: expect.stringContaining("pypa/advisory-database"),
+      status: "stale",
+      complete: true,
+      scope: "ecosystem",
+      packages: 1,
+      license: "CC-BY-4.0",
+    }),
   ]);
   expect(part.unchecked).toEqual(
     expect.arrayContaining([
@@ -100,9 +121,17 @@ describe("the lodash / express / requests stack", () => {
       ecosystem: "pypi",
       version: "2.19.0",
       fixedVersions: ["2.20.0"],
-      advisory: { aliases: expect.arrayContaining(["CVE-2018-18074"]), source: expect.stringMatching(/^pypa\/advisory-database \(OSV\), snapshot of 2024-10-10 \(CC-BY-4\.0\)$/), asOf: "2024-10-10T17:35:05.000Z", url: "https://osv.dev/vulnerability/PYSEC-2018-28" },
+      advisory: {
+        aliases: expect.arrayContaining(["CVE-2018-18074"]),
+        source: expect.stringMatching(/^pypa\/advisory-database \(OSV\), snapshot of 2024-10-10 \(CC-BY-4\.0\)$/),
+        asOf: "2024-10-10T17:35:05.000Z",
+        url: "https://osv.dev/vulnerability/PYSEC-2018-28",
+      },
     });
-    expect(b.security.vulnerabilities.find((v: any) => v.advisory.id === "GHSA-rv95-896h-c2vc").advisory).toMatchObject({ source: "https://osv.dev/vulnerability/GHSA-rv95-896h-c2vc", asOf: new Date(T0 - HOUR).toISOString() });
+    expect(b.security.vulnerabilities.find((v: any) => v.advisory.id === "GHSA-rv95-896h-c2vc").advisory).toMatchObject({
+      source: "https://osv.dev/vulnerability/GHSA-rv95-896h-c2vc",
+      asOf: new Date(T0 - HOUR).toISOString(),
+    });
     expectStackCoverage(b.security);
     expect(b.notices.join(" ")).toMatch(/2 of 3 stack entries were not checked against a current, complete advisory source/);
   });
@@ -131,7 +160,12 @@ describe("the lodash / express / requests stack", () => {
   it("a stack checked against current sources only is not unchecked; an unreadable version is", async () => {
     setClock(() => T0);
     const a = await newAgent();
-    const b = await sync(a, { stack: [{ name: "express", version: "4.21.2" }, { name: "react", version: "nightly-build" }] });
+    const b = await sync(a, {
+      stack: [
+        { name: "express", version: "4.21.2" },
+        { name: "react", version: "nightly-build" },
+      ],
+    });
     expect(b.security.vulnerabilities).toEqual([]);
     expect(b.security.coverage).toEqual([expect.objectContaining({ ecosystem: "npm", checked: 1, unchecked: 1 })]);
     expect(b.security.unchecked).toEqual([{ name: "react", ecosystem: "npm", version: "nightly-build", reason: "unreadable_version" }]);
@@ -156,7 +190,11 @@ const npmDoc = (name: string, versions = ["1.0.0", "1.1.0"]) => ({
   name,
   "dist-tags": { latest: versions.at(-1) },
   versions: Object.fromEntries(versions.map((v) => [v, { name, version: v }])),
-  time: { created: "2016-01-01T00:00:00.000Z", modified: "2024-01-01T00:00:00.000Z", ...Object.fromEntries(versions.map((v) => [v, "2016-01-01T00:00:00.000Z"])) },
+  time: {
+    created: "2016-01-01T00:00:00.000Z",
+    modified: "2024-01-01T00:00:00.000Z",
+    ...Object.fromEntries(versions.map((v) => [v, "2016-01-01T00:00:00.000Z"])),
+  },
 });
 const pypiDoc = (name: string, versions = ["1.0.0", "1.1.0"]) => ({
   info: { name, version: versions.at(-1) },
@@ -167,7 +205,8 @@ const registries = (versions: Record<string, string[]> = {}) => ({
     const name = decodeURIComponent(new URL(req.url).pathname.slice(1));
     return json(npmDoc(name, versions[name]))();
   },
-  "https://pypi.org/pypi/": (req: Request) => json(pypiDoc(new URL(req.url).pathname.split("/")[2]!, versions[new URL(req.url).pathname.split("/")[2]!]))(),
+  "https://pypi.org/pypi/": (req: Request) =>
+    json(pypiDoc(new URL(req.url).pathname.split("/")[2]!, versions[new URL(req.url).pathname.split("/")[2]!]))(),
   "https://pypi.org/simple/": (req: Request) => json({ name: new URL(req.url).pathname.split("/")[2], versions: [] })(),
 });
 
@@ -187,7 +226,14 @@ describe("the package check names a version's advisories and what they were look
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const [lodash, express, requests] = r.body.results;
     // lodash: nothing in the historical npm list for 4.17.20, which proves nothing.
-    expect(lodash).toMatchObject({ verdict: "warn", advisoryCheck: { status: "unavailable", version: "4.17.20", note: expect.stringMatching(/^OSV unreachable .*nodejs\/security-wg.*lists only some advisories/) } });
+    expect(lodash).toMatchObject({
+      verdict: "warn",
+      advisoryCheck: {
+        status: "unavailable",
+        version: "4.17.20",
+        note: expect.stringMatching(/^OSV unreachable .*nodejs\/security-wg.*lists only some advisories/),
+      },
+    });
     expect(lodash.knownAdvisories).toBeUndefined();
     expect(lodash.reasons.map((x: any) => x.code)).toEqual(["ADVISORIES_UNCHECKED"]);
     expect(lodash.reasons[0].message).toMatch(/^advisories unchecked for 4\.17\.20: .*none found there does not mean none exist/);
@@ -196,15 +242,30 @@ describe("the package check names a version's advisories and what they were look
     expect(express.knownAdvisories.map((k: any) => k.id).sort()).toEqual(["GHSA-qw6h-vgh9-j6wx", "GHSA-rv95-896h-c2vc"]);
     expect(express.reasons.map((x: any) => x.code)).toEqual(["VULNERABLE", "VULNERABLE"]);
     // requests: the PyPI snapshot's advisories, named with severity and fix, and stale.
-    expect(requests.advisoryCheck).toMatchObject({ status: "stale", sources: [{ source: expect.stringContaining("pypa/advisory-database"), asOf: "2024-10-10T17:35:05.000Z", status: "stale", complete: true }] });
+    expect(requests.advisoryCheck).toMatchObject({
+      status: "stale",
+      sources: [
+        { source: expect.stringContaining("pypa/advisory-database"), asOf: "2024-10-10T17:35:05.000Z", status: "stale", complete: true },
+      ],
+    });
     expect(requests.knownAdvisories).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ id: "PYSEC-2018-28", fixedVersions: ["2.20.0"], aliases: expect.arrayContaining(["CVE-2018-18074"]), asOf: "2024-10-10T17:35:05.000Z" }),
+        expect.objectContaining({
+          id: "PYSEC-2018-28",
+          fixedVersions: ["2.20.0"],
+          aliases: expect.arrayContaining(["CVE-2018-18074"]),
+          asOf: "2024-10-10T17:35:05.000Z",
+        }),
         expect.objectContaining({ id: "PYSEC-2023-74", fixedVersions: ["2.31.0"] }),
       ]),
     );
-    expect(requests.reasons.find((x: any) => x.code === "VULNERABLE" && x.message.includes("PYSEC-2018-28")).message).toMatch(/fixed in 2\.20\.0/);
-    expect(requests.reasons.at(-1)).toMatchObject({ code: "ADVISORIES_UNCHECKED", message: expect.stringContaining("the 2 listed are what is known, not all there is") });
+    expect(requests.reasons.find((x: any) => x.code === "VULNERABLE" && x.message.includes("PYSEC-2018-28")).message).toMatch(
+      /fixed in 2\.20\.0/,
+    );
+    expect(requests.reasons.at(-1)).toMatchObject({
+      code: "ADVISORIES_UNCHECKED",
+      message: expect.stringContaining("the 2 listed are what is known, not all there is"),
+    });
   });
 
   it("OSV answering: every version checked now; its ids join the snapshot's, fetched when Lore lacks them (MCP)", async () => {
@@ -214,8 +275,13 @@ describe("the package check names a version's advisories and what they were look
       ...registries(versions),
       "https://api.osv.dev/v1/querybatch": async (req) => {
         const { queries } = (await req.json()) as { queries: { package: { name: string } }[] };
-        const ids: Record<string, string[]> = { lodash: ["GHSA-35jh-r3h4-6jhm"], requests: ["PYSEC-2018-28", "PYSEC-2023-74", "GHSA-9wx4-h78v-vm56"] };
-        return json({ results: queries.map((q) => ({ vulns: (ids[q.package.name] ?? []).map((id) => ({ id, modified: "2026-01-01T00:00:00Z" })) })) })();
+        const ids: Record<string, string[]> = {
+          lodash: ["GHSA-35jh-r3h4-6jhm"],
+          requests: ["PYSEC-2018-28", "PYSEC-2023-74", "GHSA-9wx4-h78v-vm56"],
+        };
+        return json({
+          results: queries.map((q) => ({ vulns: (ids[q.package.name] ?? []).map((id) => ({ id, modified: "2026-01-01T00:00:00Z" })) })),
+        })();
       },
       "https://api.osv.dev/v1/vulns/GHSA-35jh-r3h4-6jhm": json({
         id: "GHSA-35jh-r3h4-6jhm",
@@ -223,32 +289,56 @@ describe("the package check names a version's advisories and what they were look
         summary: "Command Injection in lodash",
         aliases: ["CVE-2021-23337"],
         database_specific: { severity: "HIGH" },
-        affected: [{ package: { ecosystem: "npm", name: "lodash" }, ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.17.21" }] }] }],
+        affected: [
+          {
+            package: { ecosystem: "npm", name: "lodash" },
+            ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.17.21" }] }],
+          },
+        ],
       }),
       "https://api.osv.dev/v1/vulns/GHSA-9wx4-h78v-vm56": json({
         id: "GHSA-9wx4-h78v-vm56",
         modified: "2026-01-01T00:00:00Z",
         summary: "Requests Session object does not verify requests after making first request with verify=False",
         database_specific: { severity: "MODERATE" },
-        affected: [{ package: { ecosystem: "PyPI", name: "requests" }, ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "2.32.0" }] }] }],
+        affected: [
+          {
+            package: { ecosystem: "PyPI", name: "requests" },
+            ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "2.32.0" }] }],
+          },
+        ],
       }),
     });
     const client = await mcpClient(a.key);
     const b = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: stack } }));
     await client.close();
     const [lodash, , requests] = b.results;
-    expect(lodash).toMatchObject({ verdict: "warn", advisoryCheck: { status: "current", note: null }, knownAdvisories: [{ id: "GHSA-35jh-r3h4-6jhm", severity: "HIGH", fixedVersions: ["4.17.21"] }] });
-    expect(lodash.reasons).toEqual([{ code: "VULNERABLE", message: expect.stringMatching(/^4\.17\.20 is affected by GHSA-35jh-r3h4-6jhm \(HIGH; fixed in 4\.17\.21\): Command Injection/) }]);
+    expect(lodash).toMatchObject({
+      verdict: "warn",
+      advisoryCheck: { status: "current", note: null },
+      knownAdvisories: [{ id: "GHSA-35jh-r3h4-6jhm", severity: "HIGH", fixedVersions: ["4.17.21"] }],
+    });
+    expect(lodash.reasons).toEqual([
+      {
+        code: "VULNERABLE",
+        message: expect.stringMatching(/^4\.17\.20 is affected by GHSA-35jh-r3h4-6jhm \(HIGH; fixed in 4\.17\.21\): Command Injection/),
+      },
+    ]);
     expect(requests.knownAdvisories.map((k: any) => k.id).sort()).toEqual(["GHSA-9wx4-h78v-vm56", "PYSEC-2018-28", "PYSEC-2023-74"]);
     expect(requests.reasons.map((x: any) => x.code)).not.toContain("ADVISORIES_UNCHECKED");
     // The fetched record is stored: the next check (and sync) has it without asking.
-    expect(await env.DB.prepare("SELECT id FROM advisories WHERE id = 'GHSA-35jh-r3h4-6jhm'").first()).toEqual({ id: "GHSA-35jh-r3h4-6jhm" });
+    expect(await env.DB.prepare("SELECT id FROM advisories WHERE id = 'GHSA-35jh-r3h4-6jhm'").first()).toEqual({
+      id: "GHSA-35jh-r3h4-6jhm",
+    });
   });
 });
 
 describe("a complete package check", () => {
   // 70 npm and 30 PyPI names nobody has checked: 130 registry subrequests, past the free plan's 50.
-  const names = [...Array.from({ length: 70 }, (_, i) => ({ name: `lore-cold-npm-${i}` })), ...Array.from({ length: 30 }, (_, i) => ({ name: `lore-cold-py-${i}`, ecosystem: "pypi" }))];
+  const names = [
+    ...Array.from({ length: 70 }, (_, i) => ({ name: `lore-cold-npm-${i}` })),
+    ...Array.from({ length: 30 }, (_, i) => ({ name: `lore-cold-py-${i}`, ecosystem: "pypi" })),
+  ];
 
   for (const via of ["REST", "MCP"] as const) {
     it(`a cold batch of 100 names is answered whole on the configured plan (${via})`, async () => {
@@ -269,7 +359,9 @@ describe("a complete package check", () => {
       }
       const ms = Date.now() - t0;
       const registryCalls = mock.calls.filter((u) => !u.startsWith("https://api.osv.dev/")).length;
-      console.log(`[coverage.test] cold 100-name check (${via}): ${ms} ms, ${registryCalls} registry requests, ${mock.calls.length - registryCalls} OSV request`);
+      console.log(
+        `[coverage.test] cold 100-name check (${via}): ${ms} ms, ${registryCalls} registry requests, ${mock.calls.length - registryCalls} OSV request`,
+      );
       expect(results).toHaveLength(100);
       expect(results.filter((r) => r.reasons.some((x: any) => x.code === "NOT_CHECKED" || x.code === "REGISTRY_UNREACHABLE"))).toEqual([]);
       expect(results.every((r) => r.exists === true && r.verdict === "ok" && r.advisoryCheck?.status === "current")).toBe(true);
@@ -282,16 +374,31 @@ describe("a complete package check", () => {
     setClock(() => T0);
     const a = await newAgent();
     // No route for PyPI: the request fails as an unresolvable host does in workerd.
-    mock = mockFetch({ "https://registry.npmjs.org/": (req) => json(npmDoc(decodeURIComponent(new URL(req.url).pathname.slice(1))))(), "https://api.osv.dev/v1/querybatch": osvNone });
+    mock = mockFetch({
+      "https://registry.npmjs.org/": (req) => json(npmDoc(decodeURIComponent(new URL(req.url).pathname.slice(1))))(),
+      "https://api.osv.dev/v1/querybatch": osvNone,
+    });
     mock.spy.mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const req = new Request(input as RequestInfo, init);
       if (req.url.startsWith("https://pypi.org/")) throw new Error("internal error; reference = 0123456789abcdefghijklmn");
       if (req.url.startsWith("https://api.osv.dev/")) return osvNone(req);
       return json(npmDoc(decodeURIComponent(new URL(req.url).pathname.slice(1))))();
     });
-    const r = await call("POST", "/v1/packages/check", { key: a.key, body: { packages: [{ name: "lore-some-project", ecosystem: "pypi" }, { name: "lore-cold-npm-x" }] } });
+    const r = await call("POST", "/v1/packages/check", {
+      key: a.key,
+      body: { packages: [{ name: "lore-some-project", ecosystem: "pypi" }, { name: "lore-cold-npm-x" }] },
+    });
     expect(r.status).toBe(200);
-    expect(r.body.results[0]).toMatchObject({ verdict: "warn", exists: null, reasons: [{ code: "REGISTRY_UNREACHABLE", message: "could not verify with PyPI: unreachable (the host could not be resolved or connected to)" }] });
+    expect(r.body.results[0]).toMatchObject({
+      verdict: "warn",
+      exists: null,
+      reasons: [
+        {
+          code: "REGISTRY_UNREACHABLE",
+          message: "could not verify with PyPI: unreachable (the host could not be resolved or connected to)",
+        },
+      ],
+    });
     expect(JSON.stringify(r.body)).not.toMatch(/internal error|reference =/);
     expect(r.body.results[1]).toMatchObject({ verdict: "ok", exists: true });
   });
@@ -307,13 +414,30 @@ describe("stale release data", () => {
       "https://registry.npmjs.org/express": json(npmDoc("express", ["4.17.1", "5.2.1", "5.3.0"])),
       // PyPI cannot be reached (no route: fails as an unreachable host does).
     });
-    const b = await sync(a, { stack: [{ name: "express", version: "4.17.1" }, { name: "django", version: "6.0", ecosystem: "pypi" }] });
+    const b = await sync(a, {
+      stack: [
+        { name: "express", version: "4.17.1" },
+        { name: "django", version: "6.0", ecosystem: "pypi" },
+      ],
+    });
     const express = b.releases.find((r: any) => r.topic === "express");
     const django = b.releases.find((r: any) => r.topic === "django");
-    expect(express).toMatchObject({ latestVersion: "5.3.0", stale: false, refreshed: true, dataAsOf: new Date(T).toISOString(), upToDate: false });
+    expect(express).toMatchObject({
+      latestVersion: "5.3.0",
+      stale: false,
+      refreshed: true,
+      dataAsOf: new Date(T).toISOString(),
+      upToDate: false,
+    });
     expect(express.changes.map((c: any) => c.version)).toContain("5.3.0");
     // django 6.0 is the latest Lore knows, but its data is five days old: not claimed up to date.
-    expect(django).toMatchObject({ latestVersion: "6.0", stale: true, refreshed: false, dataAsOf: "2026-11-22T00:00:00.000Z", upToDate: null });
+    expect(django).toMatchObject({
+      latestVersion: "6.0",
+      stale: true,
+      refreshed: false,
+      dataAsOf: "2026-11-22T00:00:00.000Z",
+      upToDate: null,
+    });
     expect(django.note).toMatch(/as of 2026-11-22, older than a day, and could not be refreshed in this request \(pypi: unreachable/);
     expect(b.notices.join(" ")).toMatch(/refreshed from the registries in this request: express/);
     expect(b.notices.join(" ")).toMatch(/could not be refreshed in this request .*django/);
@@ -347,7 +471,9 @@ describe("documented where agents read", () => {
     const out = JSON.stringify(syncOp.responses["200"]);
     for (const k of ["coverage", "unchecked", "dataAsOf", "stale", "refreshed"]) expect(out, k).toContain(`"${k}"`);
     expect(text).toContain("ADVISORIES_UNCHECKED");
-    expect(JSON.stringify(op("/packages/check").post.responses["200"])).toMatch(/advisoryCheck.*knownAdvisories|knownAdvisories.*advisoryCheck/);
+    expect(JSON.stringify(op("/packages/check").post.responses["200"])).toMatch(
+      /advisoryCheck.*knownAdvisories|knownAdvisories.*advisoryCheck/,
+    );
     expect(JSON.stringify(op("/freshness").get.responses["200"])).toContain('"security"');
     const a = await newAgent();
     const client = await mcpClient(a.key);

@@ -2,7 +2,22 @@
 // changelog parsers, typosquat classification, the SSRF guard, and every source client against
 // recorded responses (404, 410, timeouts, malformed bodies, security holders).
 import { afterEach, describe, expect, it } from "vitest";
-import { cargoRange, cleanVersion, compareVersions, goVersionFitsPath, inOsvRange, inSnapshotVersions, isBreakingBump, isGoPseudoVersion, osvAffects, parseVersionSpec, pinnedVersion, resolveRange, versionKey, type OsvRange } from "../src/freshness/versions";
+import {
+  cargoRange,
+  cleanVersion,
+  compareVersions,
+  goVersionFitsPath,
+  inOsvRange,
+  inSnapshotVersions,
+  isBreakingBump,
+  isGoPseudoVersion,
+  osvAffects,
+  parseVersionSpec,
+  pinnedVersion,
+  resolveRange,
+  versionKey,
+  type OsvRange,
+} from "../src/freshness/versions";
 import { packageKey, registryKey } from "../src/freshness/topics";
 import { registryProbe } from "../src/packages/packages.service";
 import tagsDoc from "./fixtures/npm/tags.json?raw";
@@ -203,7 +218,13 @@ describe("OSV range evaluation", () => {
     expect(inOsvRange("cargo", "1.5.0", r("SEMVER", { introduced: "0.2.0" }, { limit: "*" }))).toBe(true);
     // Several introduced/fixed pairs in one range.
     const multi = r("ECOSYSTEM", { introduced: "1.0.0" }, { fixed: "1.2.0" }, { introduced: "2.0.0" }, { fixed: "2.0.5" });
-    expect([ "0.9.0", "1.1.0", "1.5.0", "2.0.1", "2.0.5"].map((v) => inOsvRange("npm", v, multi))).toEqual([false, true, false, true, false]);
+    expect(["0.9.0", "1.1.0", "1.5.0", "2.0.1", "2.0.5"].map((v) => inOsvRange("npm", v, multi))).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
     // PEP 440: 3.1.4 < 3.1.5 and 2.10 > 2.9 (string order would say otherwise).
     expect(inOsvRange("pypi", "3.1.4", r("ECOSYSTEM", { introduced: "0" }, { fixed: "3.1.5" }))).toBe(true);
     expect(inOsvRange("pypi", "2.10", r("ECOSYSTEM", { introduced: "0" }, { fixed: "2.9" }))).toBe(false);
@@ -238,22 +259,49 @@ describe("changelog parsing", () => {
 
   it("Keep a Changelog: versions, dates, Removed and flagged Changed entries are breaking, Unreleased skipped", () => {
     const r = parseChangelog(kac);
-    expect(r.map((x) => [x.version, x.date, x.breaking])).toEqual([["2.0.0", "2024-01-15", 2], ["1.4.1", "2023-11-02", 0]]);
-    expect(r[0]!.changes.filter((c) => c.breaking).map((c) => c.text)).toEqual(["**Breaking:** `open()` now returns a promise", "The `legacy` option"]);
+    expect(r.map((x) => [x.version, x.date, x.breaking])).toEqual([
+      ["2.0.0", "2024-01-15", 2],
+      ["1.4.1", "2023-11-02", 0],
+    ]);
+    expect(r[0]!.changes.filter((c) => c.breaking).map((c) => c.text)).toEqual([
+      "**Breaking:** `open()` now returns a promise",
+      "The `legacy` option",
+    ]);
   });
 
   it("Changesets: every Major Changes bullet breaks; no dates", () => {
     const r = parseChangelog(changesets);
-    expect(r.map((x) => [x.version, x.date, x.breaking])).toEqual([["3.0.0", null, 2], ["2.5.1", null, 0]]);
+    expect(r.map((x) => [x.version, x.date, x.breaking])).toEqual([
+      ["3.0.0", null, 2],
+      ["2.5.1", null, 0],
+    ]);
   });
 
   it("project formats: Express History.md, tokio, FastAPI, pydantic, React, gin, Django", () => {
-    expect(parseChangelog(expressHistory).map((x) => [x.version, x.date, x.breaking])).toEqual([["5.0.0", "2024-09-10", 2], ["4.21.1", "2024-10-08", 0]]);
-    expect(parseChangelog(tokio).map((x) => [x.version, x.date, x.breaking])).toEqual([["1.48.0", "2025-10-14", 0], ["0.3.0", "2020-10-15", 1]]);
-    expect(parseChangelog(fastapi).map((x) => [x.version, x.date, x.breaking])).toEqual([["0.137.0", "2026-06-14", 1], ["0.136.1", "2026-06-01", 0]]);
-    expect(parseChangelog(pydantic).map((x) => [x.version, x.date, x.breaking])).toEqual([["2.12.0", "2025-10-07", 0], ["2.0", "2023-06-30", 1]]);
-    expect(parseChangelog(reactChangelog).map((x) => [x.version, x.date, x.breaking])).toEqual([["19.0.0", "2024-12-05", 1], ["18.3.1", "2024-04-26", 0]]);
-    expect(parseChangelog(gin).map((x) => [x.version, x.date])).toEqual([["1.10.0", null], ["1.9.1", null]]);
+    expect(parseChangelog(expressHistory).map((x) => [x.version, x.date, x.breaking])).toEqual([
+      ["5.0.0", "2024-09-10", 2],
+      ["4.21.1", "2024-10-08", 0],
+    ]);
+    expect(parseChangelog(tokio).map((x) => [x.version, x.date, x.breaking])).toEqual([
+      ["1.48.0", "2025-10-14", 0],
+      ["0.3.0", "2020-10-15", 1],
+    ]);
+    expect(parseChangelog(fastapi).map((x) => [x.version, x.date, x.breaking])).toEqual([
+      ["0.137.0", "2026-06-14", 1],
+      ["0.136.1", "2026-06-01", 0],
+    ]);
+    expect(parseChangelog(pydantic).map((x) => [x.version, x.date, x.breaking])).toEqual([
+      ["2.12.0", "2025-10-07", 0],
+      ["2.0", "2023-06-30", 1],
+    ]);
+    expect(parseChangelog(reactChangelog).map((x) => [x.version, x.date, x.breaking])).toEqual([
+      ["19.0.0", "2024-12-05", 1],
+      ["18.3.1", "2024-04-26", 0],
+    ]);
+    expect(parseChangelog(gin).map((x) => [x.version, x.date])).toEqual([
+      ["1.10.0", null],
+      ["1.9.1", null],
+    ]);
     const dj = parseChangelog(django);
     expect(dj[0]).toMatchObject({ version: "5.0", date: "2023-12-04", dateBasis: "release notes date line", breaking: 3 });
   });
@@ -290,10 +338,21 @@ describe("typosquat classification", () => {
   });
 
   it("a candidate and its target always share a neighbour key", () => {
-    const pairs: [string, string][] = [["reequests", "requests"], ["jinj2a", "jinja2"], ["sphinx-theme-rtd", "sphinx-rtd-theme"], ["crossenv", "cross-env"], ["rеact", "react"], ["requestz", "requests"], ["lodash-js", "lodash"]];
+    const pairs: [string, string][] = [
+      ["reequests", "requests"],
+      ["jinj2a", "jinja2"],
+      ["sphinx-theme-rtd", "sphinx-rtd-theme"],
+      ["crossenv", "cross-env"],
+      ["rеact", "react"],
+      ["requestz", "requests"],
+      ["lodash-js", "lodash"],
+    ];
     for (const [c, t] of pairs) {
       const mine = new Set(neighbourKeys("npm", c, true));
-      expect(neighbourKeys("npm", t).some((k) => mine.has(k)), `${c} ~ ${t}`).toBe(true);
+      expect(
+        neighbourKeys("npm", t).some((k) => mine.has(k)),
+        `${c} ~ ${t}`,
+      ).toBe(true);
     }
   });
 });
@@ -336,9 +395,12 @@ describe("SSRF guard for repoUrl", () => {
 
   it("never follows a redirect off the allowed hosts", async () => {
     mock = mockFetch({
-      "https://api.github.com/repos/a/b/releases": () => new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } }),
-      "https://api.github.com/repos/c/d/releases": () => new Response(null, { status: 301, headers: { location: "https://evil.example/x" } }),
-      "https://api.github.com/repos/e/f/releases": () => new Response(null, { status: 307, headers: { location: "https://api.github.com/repos/e/g/releases" } }),
+      "https://api.github.com/repos/a/b/releases": () =>
+        new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } }),
+      "https://api.github.com/repos/c/d/releases": () =>
+        new Response(null, { status: 301, headers: { location: "https://evil.example/x" } }),
+      "https://api.github.com/repos/e/f/releases": () =>
+        new Response(null, { status: 307, headers: { location: "https://api.github.com/repos/e/g/releases" } }),
       "https://api.github.com/repos/e/g/releases": json([]),
     });
     await expect(githubReleases("a/b", ctx)).rejects.toThrow();
@@ -360,7 +422,12 @@ describe("source clients against recorded responses", () => {
       "https://registry.npmjs.org/lore-fixture-brand-new": json(newPackage),
       "https://registry.npmjs.org/lore-fixture-gone": json(unpublished),
       "https://registry.npmjs.org/lore-fixture-tags": json(tagsDoc),
-      "https://registry.npmjs.org/lore-fixture-corgi": json({ name: "lore-fixture-corgi", modified: "2026-11-01T00:00:00.000Z", "dist-tags": { latest: "1.0.0", next: "2.0.0-rc.1" }, versions: { "1.0.0": {}, "2.0.0-rc.1": {} } }),
+      "https://registry.npmjs.org/lore-fixture-corgi": json({
+        name: "lore-fixture-corgi",
+        modified: "2026-11-01T00:00:00.000Z",
+        "dist-tags": { latest: "1.0.0", next: "2.0.0-rc.1" },
+        versions: { "1.0.0": {}, "2.0.0-rc.1": {} },
+      }),
       "https://registry.npmjs.org/nope-404": json(npmNotFound, 404),
       "https://registry.npmjs.org/nope-410": json(npmNotFound, 410),
       "https://registry.npmjs.org/broken": text(malformed, 200),
@@ -368,7 +435,10 @@ describe("source clients against recorded responses", () => {
       "https://registry.npmjs.org/slow": hang,
     });
     const holder = await npmLookup("crossenv", ctx);
-    expect(holder).toMatchObject({ status: "found", facts: { securityHolder: true, latestVersion: "0.0.1-security", datesTrusted: true, firstPublished: "2017-08-01T16:48:38.000Z" } });
+    expect(holder).toMatchObject({
+      status: "found",
+      facts: { securityHolder: true, latestVersion: "0.0.1-security", datesTrusted: true, firstPublished: "2017-08-01T16:48:38.000Z" },
+    });
     const mirror = await npmLookup("crossenv-mirror", ctx);
     expect(mirror).toMatchObject({ status: "found", facts: { securityHolder: true, datesTrusted: false, firstPublished: null } });
     const react = await npmLookup("react", ctx, { full: false });
@@ -380,9 +450,18 @@ describe("source clients against recorded responses", () => {
     const reactTags = react.status === "found" ? react.facts : null;
     // The mirror keeps only `latest`: its tags are marked incomplete.
     expect(reactTags).toMatchObject({ distTags: { latest: "19.3.1" }, distTagsComplete: false });
-    expect(await npmLookup("lore-fixture-tags", ctx)).toMatchObject({ status: "found", facts: { distTags: { latest: "2.1.0", next: "3.0.0-rc.2", canary: "3.0.0-canary.7", beta: "3.0.0-beta.1", "v2-next": "2.2.0" }, distTagsComplete: true } });
+    expect(await npmLookup("lore-fixture-tags", ctx)).toMatchObject({
+      status: "found",
+      facts: {
+        distTags: { latest: "2.1.0", next: "3.0.0-rc.2", canary: "3.0.0-canary.7", beta: "3.0.0-beta.1", "v2-next": "2.2.0" },
+        distTagsComplete: true,
+      },
+    });
     // The registry's abbreviated document has no `time` but a top-level `modified`: its tags are whole.
-    expect(await npmLookup("lore-fixture-corgi", ctx, { full: false })).toMatchObject({ status: "found", facts: { datesTrusted: false, distTags: { next: "2.0.0-rc.1" }, distTagsComplete: true } });
+    expect(await npmLookup("lore-fixture-corgi", ctx, { full: false })).toMatchObject({
+      status: "found",
+      facts: { datesTrusted: false, distTags: { next: "2.0.0-rc.1" }, distTagsComplete: true },
+    });
     const fresh = await npmLookup("lore-fixture-brand-new", ctx);
     expect(fresh).toMatchObject({ status: "found", facts: { installScripts: ["1.0.1"], firstPublished: "2026-11-15T10:00:00.000Z" } });
     expect((await npmLookup("lore-fixture-gone", ctx)).status).toBe("missing");
@@ -411,9 +490,19 @@ describe("source clients against recorded responses", () => {
       "https://pypi.org/simple/slow/": hang,
     });
     const r = await pypiLookup("Requests", ctx);
-    expect(r).toMatchObject({ status: "found", facts: { latestVersion: "2.32.3", firstPublished: "2011-02-14T01:27:10.000Z", yanked: { "2.32.0": expect.stringContaining("CVE-2024-35195") } } });
-    expect((await pypiLookup("lore_fixture.Quarantined", ctx))).toMatchObject({ status: "found", facts: { quarantined: true } });
-    expect((await pypiLookup("lore-fixture-archived", ctx))).toMatchObject({ status: "found", facts: { packageDeprecated: "project status: archived" } });
+    expect(r).toMatchObject({
+      status: "found",
+      facts: {
+        latestVersion: "2.32.3",
+        firstPublished: "2011-02-14T01:27:10.000Z",
+        yanked: { "2.32.0": expect.stringContaining("CVE-2024-35195") },
+      },
+    });
+    expect(await pypiLookup("lore_fixture.Quarantined", ctx)).toMatchObject({ status: "found", facts: { quarantined: true } });
+    expect(await pypiLookup("lore-fixture-archived", ctx)).toMatchObject({
+      status: "found",
+      facts: { packageDeprecated: "project status: archived" },
+    });
     expect((await pypiLookup("nope", ctx)).status).toBe("missing");
     await expect(pypiLookup("broken", ctx)).rejects.toMatchObject({ kind: "malformed" });
     await expect(pypiLookup("slow", ctx)).rejects.toBeInstanceOf(SourceError);
@@ -430,18 +519,31 @@ describe("source clients against recorded responses", () => {
       "https://proxy.golang.org/github.com/lore-fixture/removed/@v/list": text(goGone, 410),
     });
     const g = await goLookup("github.com/gin-gonic/gin", ctx);
-    expect(g).toMatchObject({ status: "found", facts: { latestVersion: "v1.11.0", firstPublished: "2021-11-24T13:55:49.000Z", packageDeprecated: null } });
+    expect(g).toMatchObject({
+      status: "found",
+      facts: { latestVersion: "v1.11.0", firstPublished: "2021-11-24T13:55:49.000Z", packageDeprecated: null },
+    });
     expect((await goLookup("github.com/Lore-fixture/nothing", ctx)).status).toBe("missing");
     expect((await goLookup("github.com/lore-fixture/removed", ctx)).status).toBe("missing");
     // Version queries go to `.info` with the same case encoding (a branch name may have capitals).
     mock.restore();
     mock = mockFetch({
-      "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/v0.0.0-20191109021931-daa7c04131f5.info": json({ Version: "v0.0.0-20191109021931-daa7c04131f5", Time: "2019-11-09T02:19:31Z" }),
-      "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/!release-1.info": json({ Version: "v1.2.4-0.20240101000000-abcdefabcdef", Time: "2024-01-01T00:00:00Z" }),
+      "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/v0.0.0-20191109021931-daa7c04131f5.info": json({
+        Version: "v0.0.0-20191109021931-daa7c04131f5",
+        Time: "2019-11-09T02:19:31Z",
+      }),
+      "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/!release-1.info": json({
+        Version: "v1.2.4-0.20240101000000-abcdefabcdef",
+        Time: "2024-01-01T00:00:00Z",
+      }),
       "https://proxy.golang.org/github.com/!lore-fixture/mod/@v/nope.info": text("not found: unknown revision nope", 404),
     });
-    expect(await registryProbe("github.com/Lore-fixture/mod", "v0.0.0-20191109021931-daa7c04131f5", ctx)).toEqual({ version: "v0.0.0-20191109021931-daa7c04131f5" });
-    expect(await registryProbe("github.com/Lore-fixture/mod", "Release-1", ctx)).toEqual({ version: "v1.2.4-0.20240101000000-abcdefabcdef" });
+    expect(await registryProbe("github.com/Lore-fixture/mod", "v0.0.0-20191109021931-daa7c04131f5", ctx)).toEqual({
+      version: "v0.0.0-20191109021931-daa7c04131f5",
+    });
+    expect(await registryProbe("github.com/Lore-fixture/mod", "Release-1", ctx)).toEqual({
+      version: "v1.2.4-0.20240101000000-abcdefabcdef",
+    });
     expect(await registryProbe("github.com/Lore-fixture/mod", "nope", ctx)).toBeNull();
     const mod = parseGoMod(deprecatedMod);
     expect(mod.deprecated).toBe("use github.com/lore-fixture/newthing instead.");
@@ -457,7 +559,10 @@ describe("source clients against recorded responses", () => {
       "https://crates.io/api/v1/crates/refused": json(cratesForbidden, 403),
       "https://crates.io/api/v1/crates/odd": json({ hello: "world" }),
     });
-    expect(await cratesLookup("serde", ctx)).toMatchObject({ status: "found", facts: { latestVersion: "1.0.228", yanked: { "0.9.0": "broken build" }, firstPublished: "2014-12-05T20:20:39.487Z" } });
+    expect(await cratesLookup("serde", ctx)).toMatchObject({
+      status: "found",
+      facts: { latestVersion: "1.0.228", yanked: { "0.9.0": "broken build" }, firstPublished: "2014-12-05T20:20:39.487Z" },
+    });
     expect((await cratesLookup("rustdecimal", ctx)).status).toBe("missing");
     await expect(cratesLookup("refused", ctx)).rejects.toMatchObject({ kind: "status", status: 403 });
     await expect(cratesLookup("odd", ctx)).rejects.toMatchObject({ kind: "malformed" });
@@ -474,10 +579,17 @@ describe("source clients against recorded responses", () => {
       "https://osv-vulnerabilities.storage.googleapis.com/npm/modified_id.csv": text(osvCsv),
     });
     const all = await osvQueryPackage("npm", "express", ctx);
-    expect(all.map((v) => v.id)).toEqual(["GHSA-rv95-896h-c2vc", "GHSA-fixture-last-affected", "GHSA-fixture-withdrawn", "GHSA-qw6h-vgh9-j6wx"]);
+    expect(all.map((v) => v.id)).toEqual([
+      "GHSA-rv95-896h-c2vc",
+      "GHSA-fixture-last-affected",
+      "GHSA-fixture-withdrawn",
+      "GHSA-qw6h-vgh9-j6wx",
+    ]);
     expect((await osvVuln("MAL-2026-99999", ctx))?.id).toBe("MAL-2026-99999");
     expect(await osvVuln("NOPE", ctx)).toBeNull();
-    expect(await osvModifiedSince("npm", "2026-11-01T00:00:00Z", ctx)).toEqual([{ id: "MAL-2026-99999", modified: "2026-11-20T10:00:00Z" }]);
+    expect(await osvModifiedSince("npm", "2026-11-01T00:00:00Z", ctx)).toEqual([
+      { id: "MAL-2026-99999", modified: "2026-11-20T10:00:00Z" },
+    ]);
   });
 
   it("every client turns a hung connection into a timeout and a non-JSON body into 'malformed'", async () => {
@@ -493,7 +605,10 @@ describe("source clients against recorded responses", () => {
       mock = mockFetch({ [url]: hang, "https://proxy.golang.org/github.com/gin-gonic/gin/@v/list": text(ginList) });
       await expect(run(), url).rejects.toMatchObject({ kind: "timeout" });
       mock.restore();
-      mock = mockFetch({ [url]: text("<html>rate limited</html>"), "https://proxy.golang.org/github.com/gin-gonic/gin/@v/list": text(ginList) });
+      mock = mockFetch({
+        [url]: text("<html>rate limited</html>"),
+        "https://proxy.golang.org/github.com/gin-gonic/gin/@v/list": text(ginList),
+      });
       await expect(run(), url).rejects.toMatchObject({ kind: "malformed" });
       mock.restore();
       mock = null;

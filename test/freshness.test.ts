@@ -32,8 +32,17 @@ beforeAll(async () => {
   await loadDeprecations(env, deprecations);
   await loadModels(env, models);
   // Two malicious rows the sync functions must see (debug 4.4.2 is in the shipped snapshot).
-  await loadMalicious(env, "ecosystem\tname\tversions\tid\tmodified\tsummary_kind\torigin\nnpm\tdebug\t4.4.2\t\t\t\themachandsai@2025-12-24\n");
-  const records = [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns, JSON.parse(osvPypi), JSON.parse(osvGo), JSON.parse(osvCargo)] as OsvRecord[];
+  await loadMalicious(
+    env,
+    "ecosystem\tname\tversions\tid\tmodified\tsummary_kind\torigin\nnpm\tdebug\t4.4.2\t\t\t\themachandsai@2025-12-24\n",
+  );
+  const records = [
+    ...JSON.parse(osvExpress).vulns,
+    ...JSON.parse(osvExpress2).vulns,
+    JSON.parse(osvPypi),
+    JSON.parse(osvGo),
+    JSON.parse(osvCargo),
+  ] as OsvRecord[];
   await env.DB.batch(osvStatements(env.DB, records, Date.parse("2026-11-01T00:00:00Z")));
 });
 
@@ -52,7 +61,14 @@ describe("GET /v1/freshness", () => {
     const a = await newAgent();
     const r = await get(a, "/v1/freshness?topic=react&version=18.2.0");
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ topic: "react", ecosystem: "npm", tracked: true, latestVersion: "19.2.0", latestDate: "2025-10-01", yourVersion: "18.2.0" });
+    expect(r.body).toMatchObject({
+      topic: "react",
+      ecosystem: "npm",
+      tracked: true,
+      latestVersion: "19.2.0",
+      latestDate: "2025-10-01",
+      yourVersion: "18.2.0",
+    });
     expect(versions(r.body)).toEqual(["19.2.0", "19.0.0"]);
     expect(r.body.upgrade).toMatchObject({ from: "18.2.0", to: "19.2.0", releases: 2, breaking: 2, upToDate: false });
     expect(r.body.upgrade.removedDeprecations.map((d: { id: string }) => d.id).sort()).toEqual(["react-dom-hydrate", "react-dom-render"]);
@@ -65,21 +81,42 @@ describe("GET /v1/freshness", () => {
       breaking: 2,
       breakingBasis: "notes",
       source: "https://react.dev/blog/2024/12/05/react-19",
-      changes: [{ kind: "breaking", breaking: true, text: expect.stringContaining("ReactDOM.render removed") }, { kind: "breaking", breaking: true, text: expect.any(String) }],
+      changes: [
+        { kind: "breaking", breaking: true, text: expect.stringContaining("ReactDOM.render removed") },
+        { kind: "breaking", breaking: true, text: expect.any(String) },
+      ],
     });
     // The latest Lore knows, but the shipped data is days old: nothing to read, and not claimed up to date.
     const cur = await get(a, "/v1/freshness?topic=react&version=19.2.0");
-    expect(cur.body.upgrade).toMatchObject({ releases: 0, breaking: 0, upToDate: null, versionKnown: true, note: expect.stringContaining("older than a day: a newer release may exist") });
+    expect(cur.body.upgrade).toMatchObject({
+      releases: 0,
+      breaking: 0,
+      upToDate: null,
+      versionKnown: true,
+      note: expect.stringContaining("older than a day: a newer release may exist"),
+    });
     expect(cur.body).toMatchObject({ dataAsOf: "2026-11-22T00:00:00.000Z", stale: true });
     expect(cur.body.changes).toEqual([]);
     // A version above every known release is not "up to date": Lore does not know it, and says so.
     const ahead = await get(a, "/v1/freshness?topic=react&version=20.0.0");
-    expect(ahead.body.upgrade).toMatchObject({ from: "20.0.0", to: "19.2.0", toDate: "2025-10-01", releases: 0, upToDate: null, versionKnown: false });
+    expect(ahead.body.upgrade).toMatchObject({
+      from: "20.0.0",
+      to: "19.2.0",
+      toDate: "2025-10-01",
+      releases: 0,
+      upToDate: null,
+      versionKnown: false,
+    });
     expect(ahead.body.upgrade.note).toContain(
       "20.0.0 is not a react release Lore knows: it is newer than the latest known release, 19.2.0 (2025-10-01). It may be a release Lore has not ingested yet, or a version that does not exist.",
     );
     // An unlisted version below the latest is still answered (Lore's release list may be partial).
-    expect((await get(a, "/v1/freshness?topic=react&version=18.3.0")).body.upgrade).toMatchObject({ releases: 2, upToDate: false, versionKnown: false, note: expect.stringContaining("older than a day") });
+    expect((await get(a, "/v1/freshness?topic=react&version=18.3.0")).body.upgrade).toMatchObject({
+      releases: 2,
+      upToDate: false,
+      versionKnown: false,
+      note: expect.stringContaining("older than a day"),
+    });
     expect(await usage(a)).toBe(4);
     // On the day of the shipped data, 19.2.0 is up to date.
     setClock(() => Date.parse("2026-11-22T12:00:00Z"));
@@ -89,12 +126,17 @@ describe("GET /v1/freshness", () => {
 
   it("resolves aliases (react-dom, @types/react, Next.js) and uses each ecosystem's order", async () => {
     const a = await newAgent();
-    for (const t of ["react-dom", "@types/react", "ReactJS"]) expect((await get(a, `/v1/freshness?topic=${encodeURIComponent(t)}`)).body.topic).toBe("react");
+    for (const t of ["react-dom", "@types/react", "ReactJS"])
+      expect((await get(a, `/v1/freshness?topic=${encodeURIComponent(t)}`)).body.topic).toBe("react");
     expect((await get(a, "/v1/freshness?topic=Next.js")).body.topic).toBe("next");
     // PyPI, PEP 440: Django is not semver; 5.2 and 6.0 were not assessed, so the bump decides.
     const dj = await get(a, "/v1/freshness?topic=Django&ecosystem=pypi&version=4.2");
     expect(versions(dj.body)).toEqual(["6.0", "5.2", "5.0"]);
-    expect(dj.body.changes.map((c: { breaking: number; breakingBasis: string }) => [c.breaking, c.breakingBasis])).toEqual([[1, "version"], [0, "version"], [3, "notes"]]);
+    expect(dj.body.changes.map((c: { breaking: number; breakingBasis: string }) => [c.breaking, c.breakingBasis])).toEqual([
+      [1, "version"],
+      [0, "version"],
+      [3, "notes"],
+    ]);
     expect(dj.body.upgrade).toMatchObject({ breaking: 4, removedDeprecations: [{ id: "django-timezone-utc", removedIn: "5.0" }] });
     // PEP 440: 1.10 < 2.0 (as numbers, not strings).
     const pyd = await get(a, "/v1/freshness?topic=pydantic&ecosystem=pypi&version=1.10");
@@ -114,7 +156,10 @@ describe("GET /v1/freshness", () => {
     expect(tok.body.upgrade).toMatchObject({ breaking: 2, removedDeprecations: [{ id: "tokio-delay-for" }] });
     // A breaking change in a minor release, from the notes (Express 5.2.0).
     const ex = await get(a, "/v1/freshness?topic=express&version=5.1.0");
-    expect(ex.body.changes.map((c: { version: string; breaking: number }) => [c.version, c.breaking])).toEqual([["5.2.1", 0], ["5.2.0", 1]]);
+    expect(ex.body.changes.map((c: { version: string; breaking: number }) => [c.version, c.breaking])).toEqual([
+      ["5.2.1", 0],
+      ["5.2.0", 1],
+    ]);
     // A range pins its lowest version.
     expect((await get(a, "/v1/freshness?topic=next&version=%5E15.0.0")).body.yourVersion).toBe("15.0.0");
   });
@@ -126,13 +171,27 @@ describe("GET /v1/freshness", () => {
     const recent = await get(a, "/v1/freshness?since=2025-10-01&perPage=50");
     expect(recent.body.topic).toBeNull();
     expect(recent.body.changes.every((c: { date: string }) => c.date >= "2025-10-01")).toBe(true);
-    expect(recent.body.changes.map((c: { topic: string }) => c.topic)).toEqual(expect.arrayContaining(["react", "next", "tokio", "express"]));
+    expect(recent.body.changes.map((c: { topic: string }) => c.topic)).toEqual(
+      expect.arrayContaining(["react", "next", "tokio", "express"]),
+    );
     // Inferred breaking counts look at the release before in the same topic (Django 5.2 → 6.0), not the previous row.
-    expect(recent.body.changes.find((c: { topic: string; version: string }) => c.topic === "django" && c.version === "6.0")).toMatchObject({ breaking: 1, breakingBasis: "version" });
+    expect(recent.body.changes.find((c: { topic: string; version: string }) => c.topic === "django" && c.version === "6.0")).toMatchObject({
+      breaking: 1,
+      breakingBasis: "version",
+    });
     const page2 = await get(a, "/v1/freshness?since=2025-10-01&perPage=2&page=2");
-    expect(page2.body.changes.map((c: { version: string }) => c.version)).toEqual(recent.body.changes.slice(2, 4).map((c: { version: string }) => c.version));
+    expect(page2.body.changes.map((c: { version: string }) => c.version)).toEqual(
+      recent.body.changes.slice(2, 4).map((c: { version: string }) => c.version),
+    );
     const unknown = await get(a, "/v1/freshness?topic=Left_Pad&ecosystem=pypi");
-    expect(unknown.body).toMatchObject({ topic: "left-pad", ecosystem: "pypi", tracked: false, changes: [], total: 0, latestVersion: null });
+    expect(unknown.body).toMatchObject({
+      topic: "left-pad",
+      ecosystem: "pypi",
+      tracked: false,
+      changes: [],
+      total: 0,
+      latestVersion: null,
+    });
   });
 
   it("rejects bad input with 400 and consumes nothing", async () => {
@@ -188,12 +247,19 @@ describe("topics and tracking requests", () => {
       status: "tracked",
       packages: ["react", "react-dom"],
       aliases: expect.arrayContaining(["@types/react", "react-dom", "reactjs"]),
-      sources: [{ kind: "repo", url: "https://github.com/facebook/react" }, { kind: "changelog", url: expect.any(String) }],
+      sources: [
+        { kind: "repo", url: "https://github.com/facebook/react" },
+        { kind: "changelog", url: expect.any(String) },
+      ],
       latestVersion: "19.2.0",
       releaseCount: 3,
       deprecationCount: 3,
     });
-    expect((await get(a, "/v1/freshness/topics?ecosystem=pypi")).body.items.map((t: { topic: string }) => t.topic)).toEqual(["django", "fastapi", "pydantic"]);
+    expect((await get(a, "/v1/freshness/topics?ecosystem=pypi")).body.items.map((t: { topic: string }) => t.topic)).toEqual([
+      "django",
+      "fastapi",
+      "pydantic",
+    ]);
     expect((await get(a, "/v1/freshness/topics?q=nextjs")).body.items.map((t: { topic: string }) => t.topic)).toEqual(["next"]);
   });
 
@@ -203,10 +269,26 @@ describe("topics and tracking requests", () => {
     const body = { topic: "Drizzle-ORM", sources: [{ repoUrl: "https://github.com/drizzle-team/drizzle-orm" }] };
     const first = await call("POST", "/v1/freshness/topics", { key: a.key, body });
     expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect(first.body).toMatchObject({ merged: false, accepted: ["https://github.com/drizzle-team/drizzle-orm"], topic: { topic: "drizzle-orm", status: "requested", sources: [{ kind: "requested", url: "https://github.com/drizzle-team/drizzle-orm", requests: 1 }] } });
-    const again = await call("POST", "/v1/freshness/topics", { key: b.key, body: { topic: "drizzle-orm", sources: [{ repoUrl: "https://GITHUB.com/drizzle-team/drizzle-orm.git" }] } });
-    expect(again.body).toMatchObject({ merged: true, topic: { sources: [{ url: "https://github.com/drizzle-team/drizzle-orm", requests: 2 }] } });
-    expect((await get(a, "/v1/freshness/topics?status=requested")).body.items.map((t: { topic: string }) => t.topic)).toContain("drizzle-orm");
+    expect(first.body).toMatchObject({
+      merged: false,
+      accepted: ["https://github.com/drizzle-team/drizzle-orm"],
+      topic: {
+        topic: "drizzle-orm",
+        status: "requested",
+        sources: [{ kind: "requested", url: "https://github.com/drizzle-team/drizzle-orm", requests: 1 }],
+      },
+    });
+    const again = await call("POST", "/v1/freshness/topics", {
+      key: b.key,
+      body: { topic: "drizzle-orm", sources: [{ repoUrl: "https://GITHUB.com/drizzle-team/drizzle-orm.git" }] },
+    });
+    expect(again.body).toMatchObject({
+      merged: true,
+      topic: { sources: [{ url: "https://github.com/drizzle-team/drizzle-orm", requests: 2 }] },
+    });
+    expect((await get(a, "/v1/freshness/topics?status=requested")).body.items.map((t: { topic: string }) => t.topic)).toContain(
+      "drizzle-orm",
+    );
     const ssrf = [
       "http://github.com/a/b",
       "https://2130706433/a/b",
@@ -224,7 +306,10 @@ describe("topics and tracking requests", () => {
       expect(expectError(r, 400, "VALIDATION_FAILED").error.details.issues[0].path, repoUrl).toBe("body.sources.0.repoUrl");
     }
     // A good and a bad URL together: nothing is written.
-    const mixed = await call("POST", "/v1/freshness/topics", { key: a.key, body: { topic: "half", sources: [{ repoUrl: "https://github.com/a/b" }, { repoUrl: "https://10.0.0.1/a/b" }] } });
+    const mixed = await call("POST", "/v1/freshness/topics", {
+      key: a.key,
+      body: { topic: "half", sources: [{ repoUrl: "https://github.com/a/b" }, { repoUrl: "https://10.0.0.1/a/b" }] },
+    });
     expectError(mixed, 400, "VALIDATION_FAILED");
     expect((await get(a, "/v1/freshness/topics?q=half")).body.total).toBe(0);
     expectError(await call("POST", "/v1/freshness/topics", { key: a.key, body: { topic: "x", sources: [] } }), 400, "VALIDATION_FAILED");
@@ -245,11 +330,29 @@ describe("GET /v1/models", () => {
       pricing: { currency: "USD", unit: "per million tokens", input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, asOf: "2026-11-22" },
       limits: { context: 200000, output: 64000, asOf: "2026-11-22" },
       lifecycle: { status: "active", retirementDate: null },
-      benchmarks: [{ name: "SWE-bench Verified", score: 73.3, metric: "% resolved", reportedBy: "vendor (Anthropic)", asOf: "2026-11-22", source: expect.stringContaining("anthropic.com") }],
+      benchmarks: [
+        {
+          name: "SWE-bench Verified",
+          score: 73.3,
+          metric: "% resolved",
+          reportedBy: "vendor (Anthropic)",
+          asOf: "2026-11-22",
+          source: expect.stringContaining("anthropic.com"),
+        },
+      ],
       origin: "curated",
     });
     const gpt5 = (await get(a, "/v1/models?q=gpt-5&perPage=50")).body.items.find((m: { id: string }) => m.id === "openai/gpt-5");
-    expect(gpt5).toMatchObject({ id: "openai/gpt-5", lifecycle: { status: "deprecated", retirementDate: "2026-12-11", deprecationAnnounced: "2026-06-11", replacement: null, replacementNotes: expect.stringContaining("developers.openai.com") } });
+    expect(gpt5).toMatchObject({
+      id: "openai/gpt-5",
+      lifecycle: {
+        status: "deprecated",
+        retirementDate: "2026-12-11",
+        deprecationAnnounced: "2026-06-11",
+        replacement: null,
+        replacementNotes: expect.stringContaining("developers.openai.com"),
+      },
+    });
     expect((await get(a, "/v1/models?q=claude-sonnet-4-5")).body.items[0].id).toBe("anthropic/claude-sonnet-4-5-20250929");
     const retired = await get(a, "/v1/models?status=retired&perPage=100");
     expect(retired.body.items.length).toBeGreaterThan(3);
@@ -276,12 +379,22 @@ describe("served data holds facts, not notes for Lore's own tests", () => {
 
   it("no stored release, deprecation, model or advisory text reads like a test note", async () => {
     const texts = await env.DB.batch([
-      env.DB.prepare("SELECT topic || ' ' || version AS k, title || ' ' || summary_md || ' ' || changes || ' ' || coalesce(date_basis, '') AS t FROM fresh_releases"),
-      env.DB.prepare("SELECT id AS k, api || ' ' || coalesce(replacement, '') || ' ' || coalesce(notes, '') || ' ' || coalesce(example_before, '') || ' ' || coalesce(example_after, '') AS t FROM fresh_deprecations"),
-      env.DB.prepare("SELECT id AS k, name || ' ' || coalesce(release_date_notes, '') || ' ' || coalesce(pricing, '') || ' ' || lifecycle || ' ' || benchmarks || ' ' || facts_as_of AS t FROM models"),
-      env.DB.prepare("SELECT id AS k, coalesce(summary, '') || ' ' || coalesce(details, '') AS t FROM advisories WHERE id NOT LIKE '%fixture%'"),
+      env.DB.prepare(
+        "SELECT topic || ' ' || version AS k, title || ' ' || summary_md || ' ' || changes || ' ' || coalesce(date_basis, '') AS t FROM fresh_releases",
+      ),
+      env.DB.prepare(
+        "SELECT id AS k, api || ' ' || coalesce(replacement, '') || ' ' || coalesce(notes, '') || ' ' || coalesce(example_before, '') || ' ' || coalesce(example_after, '') AS t FROM fresh_deprecations",
+      ),
+      env.DB.prepare(
+        "SELECT id AS k, name || ' ' || coalesce(release_date_notes, '') || ' ' || coalesce(pricing, '') || ' ' || lifecycle || ' ' || benchmarks || ' ' || facts_as_of AS t FROM models",
+      ),
+      env.DB.prepare(
+        "SELECT id AS k, coalesce(summary, '') || ' ' || coalesce(details, '') AS t FROM advisories WHERE id NOT LIKE '%fixture%'",
+      ),
     ]);
-    const hits = texts.flatMap((r) => (r.results as { k: string; t: string }[]).filter((x) => NOTE.test(x.t)).map((x) => `${x.k}: ${NOTE.exec(x.t)![0]}`));
+    const hits = texts.flatMap((r) =>
+      (r.results as { k: string; t: string }[]).filter((x) => NOTE.test(x.t)).map((x) => `${x.k}: ${NOTE.exec(x.t)![0]}`),
+    );
     expect(hits).toEqual([]);
   });
 });
@@ -295,7 +408,10 @@ describe("the shipped models catalog", () => {
     const r = await get(a, "/v1/models?perPage=5");
     const newest = r.body.items[0];
     expect(newest.releaseDate.value > PREVIOUS_NEWEST).toBe(true);
-    expect(newest).toMatchObject({ origin: "models.dev", releaseDate: { asOf: "2026-07-02", source: expect.stringContaining("github.com/anomalyco/models.dev/blob/f3fc692") } });
+    expect(newest).toMatchObject({
+      origin: "models.dev",
+      releaseDate: { asOf: "2026-07-02", source: expect.stringContaining("github.com/anomalyco/models.dev/blob/f3fc692") },
+    });
     expect(JSON.parse(models).catalog).toMatchObject({ name: "models.dev", commit: expect.stringMatching(/^f3fc692/), date: "2026-07-02" });
     expect(r.body.total).toBeGreaterThan(80);
   });
@@ -315,9 +431,12 @@ describe("the shipped models catalog", () => {
     const sonnet4 = ended.find((m) => m.id === "anthropic/claude-sonnet-4-20250514");
     expect(sonnet4.lifecycle).toMatchObject({ status: "retired", replacement: "anthropic/claude-sonnet-4-6" });
     // The named replacement is itself in the catalog, active.
-    const target = (await get(a, "/v1/models?q=claude-sonnet-4-6")).body.items.find((m: { id: string }) => m.id === "anthropic/claude-sonnet-4-6");
+    const target = (await get(a, "/v1/models?q=claude-sonnet-4-6")).body.items.find(
+      (m: { id: string }) => m.id === "anthropic/claude-sonnet-4-6",
+    );
     expect(target.lifecycle.status).toBe("active");
-    for (const m of (await get(a, "/v1/models?status=active&perPage=100")).body.items) expect(m.lifecycle.replacementNotes, m.id).toBeNull();
+    for (const m of (await get(a, "/v1/models?status=active&perPage=100")).body.items)
+      expect(m.lifecycle.replacementNotes, m.id).toBeNull();
   });
 });
 
@@ -364,7 +483,9 @@ describe("MCP tools", () => {
     const a = await newAgent();
     const client = await mcpClient(a.key);
     const tools = (await client.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(expect.arrayContaining(["service_freshness", "service_deprecations", "service_models", "service_check_packages"]));
+    expect(tools).toEqual(
+      expect.arrayContaining(["service_freshness", "service_deprecations", "service_models", "service_check_packages"]),
+    );
     const f = await client.callTool({ name: "service_freshness", arguments: { topic: "react", version: "18.2.0" } });
     expect(toolJson(f)).toMatchObject({ topic: "react", upgrade: { breaking: 2 } });
     expect((f.content as { text: string }[])[0]!.text).toContain("<untrusted-data>");
@@ -399,12 +520,24 @@ describe("functions for sync (issue 12)", () => {
     const t0 = performance.now();
     const norm = await normaliseStack(env.DB, stack);
     expect(norm.length).toBe(499);
-    expect(norm.slice(0, 4).map((e) => [e.topic, e.known, e.pinned])).toEqual([["react", true, "18.2.0"], ["react", true, "18.3.1"], ["react", true, "18.2.0"], ["django", true, "4.2"]]);
+    expect(norm.slice(0, 4).map((e) => [e.topic, e.known, e.pinned])).toEqual([
+      ["react", true, "18.2.0"],
+      ["react", true, "18.3.1"],
+      ["react", true, "18.2.0"],
+      ["django", true, "4.2"],
+    ]);
     expect(norm[9]).toMatchObject({ topic: "left-pad", known: false });
     const views = await releasesForStack(env.DB, norm);
     const react = views.find((v) => v.topic === "react")!;
     // 18.2.0 is not among the curated react releases (18.0.0, 19.0.0, 19.2.0): answered, and said to be unlisted.
-    expect(react).toMatchObject({ yourVersion: "18.2.0", latestVersion: "19.2.0", breaking: 2, upToDate: false, versionKnown: false, note: null });
+    expect(react).toMatchObject({
+      yourVersion: "18.2.0",
+      latestVersion: "19.2.0",
+      breaking: 2,
+      upToDate: false,
+      versionKnown: false,
+      note: null,
+    });
     expect(views.find((v) => v.topic === "gin")).toMatchObject({ releases: [{ version: "v1.10.0" }, { version: "v1.11.0" }], breaking: 0 });
     const vulns = await advisoriesForStack(env.DB, stack);
     const ids = vulns.map((v) => `${v.name}@${v.version}:${v.advisory.id}`).sort();
@@ -416,13 +549,27 @@ describe("functions for sync (issue 12)", () => {
       "jinja2@2.10.0:PYSEC-fixture-1",
       "tokio@0.2.5:RUSTSEC-fixture-1",
     ]);
-    expect(vulns.find((v) => v.advisory.id === "GHSA-rv95-896h-c2vc")).toMatchObject({ fixedVersions: ["4.19.2", "5.0.0-beta.3"], advisory: { severity: "MODERATE", aliases: ["CVE-2024-29041"], cvssVector: expect.stringMatching(/^CVSS:3.1/) } });
+    expect(vulns.find((v) => v.advisory.id === "GHSA-rv95-896h-c2vc")).toMatchObject({
+      fixedVersions: ["4.19.2", "5.0.0-beta.3"],
+      advisory: { severity: "MODERATE", aliases: ["CVE-2024-29041"], cvssVector: expect.stringMatching(/^CVSS:3.1/) },
+    });
     // The withdrawn record was never stored; last_affected is inclusive; limit bounds.
-    const more = await advisoriesForStack(env.DB, [{ name: "express", version: "3.21.2" }, { name: "express", version: "4.20.0" }, { name: "tokio", version: "0.3.0", ecosystem: "cargo" }, { name: "tokio", version: "1.18.5", ecosystem: "cargo" }]);
-    expect(more.map((v) => `${v.version}:${v.advisory.id}`)).toEqual(["3.21.2:GHSA-fixture-last-affected", "3.21.2:GHSA-qw6h-vgh9-j6wx", "3.21.2:GHSA-rv95-896h-c2vc"]);
+    const more = await advisoriesForStack(env.DB, [
+      { name: "express", version: "3.21.2" },
+      { name: "express", version: "4.20.0" },
+      { name: "tokio", version: "0.3.0", ecosystem: "cargo" },
+      { name: "tokio", version: "1.18.5", ecosystem: "cargo" },
+    ]);
+    expect(more.map((v) => `${v.version}:${v.advisory.id}`)).toEqual([
+      "3.21.2:GHSA-fixture-last-affected",
+      "3.21.2:GHSA-qw6h-vgh9-j6wx",
+      "3.21.2:GHSA-rv95-896h-c2vc",
+    ]);
     console.log(`[freshness.test] 500-entry stack: normalise + releases + advisories in ${(performance.now() - t0).toFixed(0)} ms`);
     const since = await advisoriesSince(env.DB, "2025-01-01");
-    expect(since.map((x) => x.advisory.id)).toEqual(expect.arrayContaining(["GHSA-fixture-last-affected", "PYSEC-fixture-1", "GO-fixture-1", "RUSTSEC-fixture-1"]));
+    expect(since.map((x) => x.advisory.id)).toEqual(
+      expect.arrayContaining(["GHSA-fixture-last-affected", "PYSEC-fixture-1", "GO-fixture-1", "RUSTSEC-fixture-1"]),
+    );
     expect(since.map((x) => x.advisory.id)).not.toContain("GHSA-rv95-896h-c2vc");
     const forGin = await advisoriesSince(env.DB, "2020-01-01", { packages: [{ name: "github.com/gin-gonic/gin", ecosystem: "go" }] });
     expect(forGin.map((x) => x.advisory.id)).toEqual(["GO-fixture-1"]);
@@ -434,7 +581,14 @@ describe("scheduled ingest", () => {
     name: "react",
     "dist-tags": { latest: "19.3.0" },
     versions: { "19.0.0": {}, "19.2.0": {}, "19.3.0": {}, "19.4.0-canary-abc": {} },
-    time: { created: "2011-10-26T17:46:21.942Z", modified: "2026-11-20T00:00:00.000Z", "19.0.0": "2024-12-06T00:00:00.000Z", "19.2.0": "2025-10-01T16:00:00.000Z", "19.3.0": "2026-11-10T12:00:00.000Z", "19.4.0-canary-abc": "2026-11-21T00:00:00.000Z" },
+    time: {
+      created: "2011-10-26T17:46:21.942Z",
+      modified: "2026-11-20T00:00:00.000Z",
+      "19.0.0": "2024-12-06T00:00:00.000Z",
+      "19.2.0": "2025-10-01T16:00:00.000Z",
+      "19.3.0": "2026-11-10T12:00:00.000Z",
+      "19.4.0-canary-abc": "2026-11-21T00:00:00.000Z",
+    },
   };
 
   it("ingests every source with recorded responses; a failing source never stops the others; dates keep their rank", async () => {
@@ -448,7 +602,12 @@ describe("scheduled ingest", () => {
       "https://api.github.com/": json({ message: "Not Found" }, 404),
       "https://raw.githubusercontent.com/": text("404: Not Found", 404),
       "https://registry.npmjs.org/react": json(reactPackument),
-      "https://registry.npmjs.org/express": json({ name: "express", "dist-tags": { latest: "5.2.1" }, versions: { "5.2.1": {} }, time: { created: "2010-12-29T19:38:25.450Z", modified: "2025-12-01T00:00:00.000Z", "5.2.1": "2025-12-01T20:00:00.000Z" } }),
+      "https://registry.npmjs.org/express": json({
+        name: "express",
+        "dist-tags": { latest: "5.2.1" },
+        versions: { "5.2.1": {} },
+        time: { created: "2010-12-29T19:38:25.450Z", modified: "2025-12-01T00:00:00.000Z", "5.2.1": "2025-12-01T20:00:00.000Z" },
+      }),
       "https://api.github.com/repos/honojs/hono/releases": json(honoReleases),
       "https://raw.githubusercontent.com/expressjs/express/master/History.md": text(expressHistory),
       "https://api.osv.dev/v1/query": async (req) => {
@@ -472,36 +631,69 @@ describe("scheduled ingest", () => {
     const a = await newAgent();
     const react = await get(a, "/v1/freshness?topic=react&version=19.0.0");
     // The curated blog date (2024-12-05) wins over the registry's time (2024-12-06); a registry-only release keeps the registry date.
-    expect((await get(a, "/v1/freshness?topic=react&version=18.3.1")).body.changes.find((c: { version: string }) => c.version === "19.0.0")).toMatchObject({ date: "2024-12-05", dateBasis: expect.stringContaining("blog") });
+    expect(
+      (await get(a, "/v1/freshness?topic=react&version=18.3.1")).body.changes.find((c: { version: string }) => c.version === "19.0.0"),
+    ).toMatchObject({ date: "2024-12-05", dateBasis: expect.stringContaining("blog") });
     expect(react.body).toMatchObject({ latestVersion: "19.3.0" });
-    expect(react.body.changes[0]).toMatchObject({ version: "19.3.0", date: "2026-11-10", dateBasis: "npm registry publish time", breakingBasis: "version", breaking: 0 });
+    expect(react.body.changes[0]).toMatchObject({
+      version: "19.3.0",
+      date: "2026-11-10",
+      dateBasis: "npm registry publish time",
+      breakingBasis: "version",
+      breaking: 0,
+    });
     expect(versions(react.body)).not.toContain("19.4.0-canary-abc");
     // The changelog (rank 2) dates and counts Express 5.0.0's breaking items.
     const ex = await get(a, "/v1/freshness?topic=express&version=4.21.0");
-    expect(ex.body.changes.find((c: { version: string }) => c.version === "4.21.1")).toMatchObject({ date: "2024-10-08", dateBasis: "changelog heading" });
+    expect(ex.body.changes.find((c: { version: string }) => c.version === "4.21.1")).toMatchObject({
+      date: "2024-10-08",
+      dateBasis: "changelog heading",
+    });
     // GitHub release notes: items parsed, third-party text kept as data; the curated 4.0.0 record
     // (equal rank) keeps its facts, so the sources never take turns.
     const hono = await get(a, "/v1/freshness?topic=hono&version=3.0.0");
     const h4 = hono.body.changes.find((c: { version: string }) => c.version === "4.0.0");
     expect(h4).toMatchObject({ breaking: 3, changes: [{ text: "c.jsonT() removed (use c.json())" }, {}, {}] });
     const h46 = hono.body.changes.find((c: { version: string }) => c.version === "4.6.0");
-    expect(h46).toMatchObject({ date: "2024-09-11", dateBasis: "GitHub release published_at", breaking: 0, breakingBasis: "notes", changes: [{ kind: "changed", text: "feat(jsx): add `useActionState`" }, {}] });
+    expect(h46).toMatchObject({
+      date: "2024-09-11",
+      dateBasis: "GitHub release published_at",
+      breaking: 0,
+      breakingBasis: "notes",
+      changes: [{ kind: "changed", text: "feat(jsx): add `useActionState`" }, {}],
+    });
     expect(h46.summaryMd).toContain("IGNORE ALL PREVIOUS INSTRUCTIONS");
     expect(versions(hono.body)).not.toContain("5.0.0-rc.1");
     // models.dev merged under curated facts, and new models added.
-    const haiku = (await get(a, "/v1/models?q=haiku")).body.items.find((m: { id: string }) => m.id === "anthropic/claude-haiku-4-5-20251001");
+    const haiku = (await get(a, "/v1/models?q=haiku")).body.items.find(
+      (m: { id: string }) => m.id === "anthropic/claude-haiku-4-5-20251001",
+    );
     expect(haiku).toMatchObject({ origin: "curated", releaseDate: { value: "2025-10-15" }, benchmarks: [{ score: 73.3 }] });
-    expect((await get(a, "/v1/models?q=fixture")).body.items.map((m: { id: string; lifecycle: { status: string } }) => [m.id, m.lifecycle.status])).toEqual(
-      expect.arrayContaining([["anthropic/claude-fixture-new", "unknown"], ["openai/gpt-fixture-old", "deprecated"]]),
+    expect(
+      (await get(a, "/v1/models?q=fixture")).body.items.map((m: { id: string; lifecycle: { status: string } }) => [
+        m.id,
+        m.lifecycle.status,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        ["anthropic/claude-fixture-new", "unknown"],
+        ["openai/gpt-fixture-old", "deprecated"],
+      ]),
     );
     // Per-topic status and errors.
     const topics = (await get(a, "/v1/freshness/topics?ecosystem=pypi")).body.items;
     expect(topics.every((t: { lastIngestError: string | null }) => !!t.lastIngestError)).toBe(true);
-    const pypiStatus = await env.DB.prepare("SELECT topic, last_error, last_ok_at FROM ingest_status WHERE source = 'pypi' ORDER BY topic").all();
-    expect(pypiStatus.results).toEqual(["django", "fastapi", "pydantic"].map((topic) => ({ topic, last_error: expect.stringContaining("503"), last_ok_at: null })));
+    const pypiStatus = await env.DB.prepare(
+      "SELECT topic, last_error, last_ok_at FROM ingest_status WHERE source = 'pypi' ORDER BY topic",
+    ).all();
+    expect(pypiStatus.results).toEqual(
+      ["django", "fastapi", "pydantic"].map((topic) => ({ topic, last_error: expect.stringContaining("503"), last_ok_at: null })),
+    );
     expect((await get(a, "/v1/freshness/topics?q=react")).body.items[0].lastIngestAt).toBe(new Date(T).toISOString());
     // The malicious feed reached the check's data.
-    const mal = await env.DB.prepare("SELECT versions, mal_id FROM malicious_packages WHERE ecosystem = 'npm' AND name_key = 'lore-fixture-evil'").first();
+    const mal = await env.DB.prepare(
+      "SELECT versions, mal_id FROM malicious_packages WHERE ecosystem = 'npm' AND name_key = 'lore-fixture-evil'",
+    ).first();
     expect(mal).toEqual({ versions: "*", mal_id: "MAL-2026-99999" });
 
     // "What changed since T": this ingest's rows only, and nothing on an identical rerun.

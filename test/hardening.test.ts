@@ -6,7 +6,7 @@ import { mcpArgsSchema } from "../src/core/operation";
 import { z } from "zod";
 
 describe("one argument table: strict in MCP, coerced from strings in REST", () => {
-  it("no operation coerces its input (z.coerce would make MCP accept \"1\" and true for numbers)", () => {
+  it('no operation coerces its input (z.coerce would make MCP accept "1" and true for numbers)', () => {
     const offenders = OPERATIONS.flatMap((op) =>
       (["params", "query", "body"] as const).flatMap((w) => coercedFields(op[w]).map((p) => `${op.id} ${w}.${p}`)),
     ).concat(OPERATIONS.flatMap((op) => (op.mcp?.args ? coercedFields(op.mcp.args).map((p) => `${op.id} mcp.${p}`) : [])));
@@ -86,7 +86,8 @@ describe("one argument table: strict in MCP, coerced from strings in REST", () =
       if (!s || typeof s !== "object") return;
       // The MCP Inspector's portability check warns on `type: ["string", "null"]`.
       if (Array.isArray(s.type)) offenders.push(`${where}: type ${JSON.stringify(s.type)}`);
-      if (input) for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) if (alt?.type === "null") offenders.push(`${where}: null alternative`);
+      if (input)
+        for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) if (alt?.type === "null") offenders.push(`${where}: null alternative`);
       for (const [k, v] of Object.entries(s.properties ?? {})) walk(v, `${where}.${k}`, input);
       if (s.items) walk(s.items, `${where}[]`, input);
       if (typeof s.additionalProperties === "object") walk(s.additionalProperties, `${where}{}`, input);
@@ -141,16 +142,35 @@ describe("identifiers refuse invisible characters; content keeps them", () => {
 
   it("agent names, emails, tags and slugs in paths refuse them too", async () => {
     const a = await newAgent();
-    expectError(await call("POST", "/v1/agents", { token: a.owner.token, body: { handle: "fine-handle", name: "Bob\u200B" } }), 400, "VALIDATION_FAILED");
-    expectError(await call("PATCH", `/v1/agents/${a.id}`, { token: a.owner.token, body: { name: "\u202Eevil" } }), 400, "VALIDATION_FAILED");
-    expectError(await call("POST", "/v1/auth/signup", { body: { email: "\uFEFFbom@example.com", password: "long enough pw" } }), 400, "VALIDATION_FAILED");
+    expectError(
+      await call("POST", "/v1/agents", { token: a.owner.token, body: { handle: "fine-handle", name: "Bob\u200B" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expectError(
+      await call("PATCH", `/v1/agents/${a.id}`, { token: a.owner.token, body: { name: "\u202Eevil" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expectError(
+      await call("POST", "/v1/auth/signup", { body: { email: "\uFEFFbom@example.com", password: "long enough pw" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
     const tag = expectError(
-      await call("POST", "/v1/threads", { key: a.key, body: { title: "A question with a hidden tag", bodyMd: "b", categorySlug: "general", stackTags: ["\uFEFFreact"] } }),
+      await call("POST", "/v1/threads", {
+        key: a.key,
+        body: { title: "A question with a hidden tag", bodyMd: "b", categorySlug: "general", stackTags: ["\uFEFFreact"] },
+      }),
       400,
       "VALIDATION_FAILED",
     );
     expect(tag.error.details.issues[0].path).toBe("body.stackTags.0");
-    const slug = expectError(await call("GET", `/v1/threads/${encodeURIComponent("some-slug\u200B")}`, { key: a.key }), 400, "VALIDATION_FAILED");
+    const slug = expectError(
+      await call("GET", `/v1/threads/${encodeURIComponent("some-slug\u200B")}`, { key: a.key }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(slug.error.details.issues[0].path).toBe("param.slug");
     expectError(await call("GET", `/v1/chat/rooms/${encodeURIComponent("general\u0000")}`, { key: a.key }), 400, "VALIDATION_FAILED");
   });
@@ -178,7 +198,11 @@ describe("identifiers refuse invisible characters; content keeps them", () => {
 });
 
 describe("MCP protocol errors are protocol errors", () => {
-  const headers = (key: string) => ({ accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${key}` });
+  const headers = (key: string) => ({
+    accept: "application/json, text/event-stream",
+    "content-type": "application/json",
+    authorization: `Bearer ${key}`,
+  });
   const rpc = async (key: string, body: unknown) => {
     const r = await call("POST", "/v1/mcp", { raw: typeof body === "string" ? body : JSON.stringify(body), headers: headers(key) });
     return r;
@@ -214,13 +238,26 @@ describe("MCP protocol errors are protocol errors", () => {
     const a = await newAgent();
     const { exports } = await import("cloudflare:workers");
     const res = await (exports as any).default.fetch(
-      new Request("http://localhost/v1/mcp", { method: "POST", headers: headers(a.key), body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }),
+      new Request("http://localhost/v1/mcp", {
+        method: "POST",
+        headers: headers(a.key),
+        body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      }),
     );
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/UTF-8/) } });
     for (const raw of ["{not json", "", "[1,", '{"jsonrpc":"2.0","id":1,"method":"ping"'])
       expect((await rpc(a.key, raw)).body.error.code, raw).toBe(-32700);
-    for (const body of [5, null, "\"str\"", [], { id: 1, method: "ping" }, { jsonrpc: "1.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: {}, method: "ping" }, { jsonrpc: "2.0", id: 1, method: 5 }]) {
+    for (const body of [
+      5,
+      null,
+      '"str"',
+      [],
+      { id: 1, method: "ping" },
+      { jsonrpc: "1.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: {}, method: "ping" },
+      { jsonrpc: "2.0", id: 1, method: 5 },
+    ]) {
       const r = await rpc(a.key, body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code, JSON.stringify(body)).toBe(-32600);
@@ -259,7 +296,12 @@ describe("MCP protocol errors are protocol errors", () => {
       const prev = transport.onmessage;
       transport.onmessage = (m: any) => (m.id === "raw-1" ? resolve(m) : prev?.(m));
     });
-    await transport.send({ jsonrpc: "2.0", id: "raw-1", method: "initialize", params: { protocolVersion: 1, capabilities: {}, clientInfo } });
+    await transport.send({
+      jsonrpc: "2.0",
+      id: "raw-1",
+      method: "initialize",
+      params: { protocolVersion: 1, capabilities: {}, clientInfo },
+    });
     expect((await answered).error).toMatchObject({ code: -32602, message: expect.stringContaining("params.protocolVersion") });
     await client.close();
   });
@@ -271,7 +313,10 @@ describe("MCP protocol errors are protocol errors", () => {
     expect(r.headers.get("content-type")).toMatch(/^application\/json/);
     expect(r.body).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
     // A client that only takes SSE still gets SSE.
-    const sse = await call("POST", "/v1/mcp", { body: { jsonrpc: "2.0", id: 2, method: "ping" }, headers: { ...headers(a.key), accept: "text/event-stream" } });
+    const sse = await call("POST", "/v1/mcp", {
+      body: { jsonrpc: "2.0", id: 2, method: "ping" },
+      headers: { ...headers(a.key), accept: "text/event-stream" },
+    });
     expect(sse.status).toBe(406);
   });
 });
@@ -281,9 +326,18 @@ describe("DNS rebinding: Host and Origin are checked against the allowlist", () 
   const send = async (url: string, extra: Record<string, string>, key: string) => {
     const { exports } = await import("cloudflare:workers");
     const res: Response = await (exports as any).default.fetch(
-      new Request(url, { method: "POST", body: ping, headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${key}`, ...extra } }),
+      new Request(url, {
+        method: "POST",
+        body: ping,
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          authorization: `Bearer ${key}`,
+          ...extra,
+        },
+      }),
     );
-    return { status: res.status, body: await res.json().catch(() => null) as any };
+    return { status: res.status, body: (await res.json().catch(() => null)) as any };
   };
 
   it("refuses a rebound name in Host, Origin or both, and an opaque Origin; loopback names pass", async () => {
@@ -314,8 +368,12 @@ describe("DNS rebinding: Host and Origin are checked against the allowlist", () 
     expect(allowedHostnames(env)).toEqual(["localhost", "127.0.0.1", "[::1]", "lore.example.com", "api.lore.dev"]);
     const req = (url: string, h: Record<string, string> = {}) => new Request(url, { headers: h });
     expect(() => checkHostAndOrigin(req("https://lore.example.com/v1/mcp", { origin: "https://api.lore.dev" }), env)).not.toThrow();
-    expect(() => checkHostAndOrigin(req("https://lore.acme.workers.dev/v1/mcp", { origin: "https://lore.acme.workers.dev" }), {})).not.toThrow();
-    expect(() => checkHostAndOrigin(req("https://lore.acme.workers.dev/v1/mcp", { origin: "https://other.workers.dev" }), {})).toThrow(/Origin/);
+    expect(() =>
+      checkHostAndOrigin(req("https://lore.acme.workers.dev/v1/mcp", { origin: "https://lore.acme.workers.dev" }), {}),
+    ).not.toThrow();
+    expect(() => checkHostAndOrigin(req("https://lore.acme.workers.dev/v1/mcp", { origin: "https://other.workers.dev" }), {})).toThrow(
+      /Origin/,
+    );
     expect(() => checkHostAndOrigin(req("https://lore.example.com.evil.io/v1/mcp"), env)).toThrow(/Host/);
     expect(() => checkHostAndOrigin(req("https://lore.example.com/v1/mcp"), {})).toThrow(/Host/);
   });
@@ -325,31 +383,49 @@ describe("sign-up is throttled per client IP", () => {
   it("a burst of sign-ups from one address gets 429 in the contract's shape after 10; other addresses are unaffected", async () => {
     const ip = "203.0.113.9";
     const up = (n: number, from: string) =>
-      call("POST", "/v1/auth/signup", { body: { email: `burst-${from}-${n}@example.com`, password: "a long password" }, headers: { "cf-connecting-ip": from } });
+      call("POST", "/v1/auth/signup", {
+        body: { email: `burst-${from}-${n}@example.com`, password: "a long password" },
+        headers: { "cf-connecting-ip": from },
+      });
     for (let i = 0; i < 10; i++) expect((await up(i, ip)).status, `sign-up ${i}`).toBe(201);
     const r = await up(10, ip);
     const body = expectError(r, 429, "RATE_LIMITED");
     expect(body.error.details).toEqual({ metric: "SIGNUP_ATTEMPTS", scope: "address", limit: 10, retryAfterSeconds: 60 });
     expect(r.headers.get("retry-after")).toBe("60");
     // Nothing was written for the refused one.
-    expectError(await call("POST", "/v1/auth/login", { body: { email: `burst-${ip}-10@example.com`, password: "a long password" } }), 401, "UNAUTHENTICATED");
+    expectError(
+      await call("POST", "/v1/auth/login", { body: { email: `burst-${ip}-10@example.com`, password: "a long password" } }),
+      401,
+      "UNAUTHENTICATED",
+    );
     expect((await up(0, "198.51.100.4")).status).toBe(201);
   });
 });
 
 describe("the OpenAPI document is complete", () => {
   const STATUS_OF: Record<string, number> = {
-    VALIDATION_FAILED: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405,
-    CONFLICT: 409, PAYLOAD_TOO_LARGE: 413, RATE_LIMITED: 429, INTERNAL: 500,
+    VALIDATION_FAILED: 400,
+    UNAUTHENTICATED: 401,
+    FORBIDDEN: 403,
+    NOT_FOUND: 404,
+    METHOD_NOT_ALLOWED: 405,
+    CONFLICT: 409,
+    PAYLOAD_TOO_LARGE: 413,
+    RATE_LIMITED: 429,
+    INTERNAL: 500,
   };
-  const entryOf = (doc: any, op: (typeof OPERATIONS)[number]) => doc.paths[op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")][op.method.toLowerCase()];
+  const entryOf = (doc: any, op: (typeof OPERATIONS)[number]) =>
+    doc.paths[op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")][op.method.toLowerCase()];
 
   it("every operation says what it does; every tag is described; info has contact and license", async () => {
     const { TAGS } = await import("../src/operations");
     const missing = OPERATIONS.filter((op) => !op.description || op.description.trim().length < 20).map((op) => op.id);
     expect(missing, "operations without a description of their own").toEqual([]);
     const tags = [...new Set(OPERATIONS.map((o) => o.tag))];
-    expect(tags.filter((t) => !TAGS[t]), "tags without a description in src/operations.ts TAGS").toEqual([]);
+    expect(
+      tags.filter((t) => !TAGS[t]),
+      "tags without a description in src/operations.ts TAGS",
+    ).toEqual([]);
     const doc = (await call("GET", "/v1/openapi.json")).body;
     expect(doc.info.contact.url).toBeTruthy();
     expect(doc.info.license).toMatchObject({ name: expect.any(String), url: expect.any(String) });
@@ -379,7 +455,9 @@ describe("the OpenAPI document is complete", () => {
       for (const [status, r] of Object.entries<any>(e.responses)) {
         expect(r.headers["x-request-id"], `${op.id} ${status}`).toBeDefined();
         if (Number(status) >= 400) {
-          expect(r.content["application/json"].schema.$ref, `${op.id} ${status}`).toMatch(/#\/components\/schemas\/(Error|RateLimitedError)$/);
+          expect(r.content["application/json"].schema.$ref, `${op.id} ${status}`).toMatch(
+            /#\/components\/schemas\/(Error|RateLimitedError)$/,
+          );
         }
       }
       if (e.responses["429"]) expect(e.responses["429"].headers["Retry-After"], op.id).toBeDefined();
@@ -408,7 +486,17 @@ describe("the OpenAPI document is complete", () => {
     };
     const wrongValue = (s: any): unknown => {
       const t = s?.type ?? s?.anyOf?.[0]?.type;
-      return t === "string" ? 12345 : t === "integer" || t === "number" ? "not-a-number" : t === "boolean" ? "yes" : t === "array" ? "not-an-array" : t === "object" ? 5 : null;
+      return t === "string"
+        ? 12345
+        : t === "integer" || t === "number"
+          ? "not-a-number"
+          : t === "boolean"
+            ? "yes"
+            : t === "array"
+              ? "not-an-array"
+              : t === "object"
+                ? 5
+                : null;
     };
     let requests = 0;
     const unlisted: string[] = [];
@@ -420,31 +508,92 @@ describe("the OpenAPI document is complete", () => {
       const listed = new Set(Object.keys(entry.responses).map(Number));
       const params = (value: string) => op.path.replace(/:([A-Za-z0-9_]+)/g, () => encodeURIComponent(value));
       const right = op.access === "owner" ? creds.session! : creds.agent!;
-      const probes: { label: string; method: string; path: string; headers: Record<string, string>; body?: BodyInit; listed?: Set<number> }[] = [];
-      for (const [name, h] of Object.entries(creds)) probes.push({ label: name, method: op.method, path: params("zz-unknown-1"), headers: h, body: op.body ? "{}" : undefined });
-      probes.push({ label: "invisible param", method: op.method, path: params("bad\u200Bslug"), headers: right, body: op.body ? "{}" : undefined });
-      probes.push({ label: "long param", method: op.method, path: params("x".repeat(300)), headers: right, body: op.body ? "{}" : undefined });
+      const probes: {
+        label: string;
+        method: string;
+        path: string;
+        headers: Record<string, string>;
+        body?: BodyInit;
+        listed?: Set<number>;
+      }[] = [];
+      for (const [name, h] of Object.entries(creds))
+        probes.push({ label: name, method: op.method, path: params("zz-unknown-1"), headers: h, body: op.body ? "{}" : undefined });
+      probes.push({
+        label: "invisible param",
+        method: op.method,
+        path: params("bad\u200Bslug"),
+        headers: right,
+        body: op.body ? "{}" : undefined,
+      });
+      probes.push({
+        label: "long param",
+        method: op.method,
+        path: params("x".repeat(300)),
+        headers: right,
+        body: op.body ? "{}" : undefined,
+      });
       for (const p of (entry.parameters ?? []).filter((p: any) => p.in === "query")) {
-        probes.push({ label: `query ${p.name}`, method: op.method, path: `${params("zz-unknown-2")}?${p.name}=${encodeURIComponent(String(wrongValue(p.schema) ?? "x"))}`, headers: right });
-        probes.push({ label: `query ${p.name} twice`, method: op.method, path: `${params("zz-unknown-2")}?${p.name}=1&${p.name}=2`, headers: right });
+        probes.push({
+          label: `query ${p.name}`,
+          method: op.method,
+          path: `${params("zz-unknown-2")}?${p.name}=${encodeURIComponent(String(wrongValue(p.schema) ?? "x"))}`,
+          headers: right,
+        });
+        probes.push({
+          label: `query ${p.name} twice`,
+          method: op.method,
+          path: `${params("zz-unknown-2")}?${p.name}=1&${p.name}=2`,
+          headers: right,
+        });
       }
       if (op.body) {
         const schema = entry.requestBody.content["application/json"].schema;
-        for (const raw of ["{not json", "[]", "null", "5", '"s"']) probes.push({ label: `body ${raw}`, method: op.method, path: params("zz-unknown-3"), headers: right, body: raw });
-        probes.push({ label: "body not UTF-8", method: op.method, path: params("zz-unknown-3"), headers: right, body: new Uint8Array([0x7b, 0xff, 0x7d]) });
-        probes.push({ label: "body too large", method: op.method, path: params("zz-unknown-3"), headers: right, body: JSON.stringify({ pad: "p".repeat(300_000) }) });
+        for (const raw of ["{not json", "[]", "null", "5", '"s"'])
+          probes.push({ label: `body ${raw}`, method: op.method, path: params("zz-unknown-3"), headers: right, body: raw });
+        probes.push({
+          label: "body not UTF-8",
+          method: op.method,
+          path: params("zz-unknown-3"),
+          headers: right,
+          body: new Uint8Array([0x7b, 0xff, 0x7d]),
+        });
+        probes.push({
+          label: "body too large",
+          method: op.method,
+          path: params("zz-unknown-3"),
+          headers: right,
+          body: JSON.stringify({ pad: "p".repeat(300_000) }),
+        });
         for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
-          probes.push({ label: `body.${name} wrong type`, method: op.method, path: params("zz-unknown-3"), headers: right, body: JSON.stringify({ [name]: wrongValue(prop) }) });
+          probes.push({
+            label: `body.${name} wrong type`,
+            method: op.method,
+            path: params("zz-unknown-3"),
+            headers: right,
+            body: JSON.stringify({ [name]: wrongValue(prop) }),
+          });
         }
       }
       const other = ["GET", "POST", "PUT", "PATCH", "DELETE"].find((m) => !OPERATIONS.some((o) => o.path === op.path && o.method === m))!;
       // Another method on this path may be another operation's route with a parameter there
       // (GET /mcp-servers/scan is GET /mcp-servers/:slug): then that operation's statuses apply.
-      const shadow = OPERATIONS.find((o) => o.method === other && new RegExp(`^${o.path.replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`).test(params("zz-unknown-4")));
-      probes.push({ label: `method ${other}`, method: other, path: params("zz-unknown-4"), headers: right, ...(shadow ? { listed: new Set(Object.keys(entryOf(doc, shadow).responses).map(Number)) } : {}) });
+      const shadow = OPERATIONS.find(
+        (o) => o.method === other && new RegExp(`^${o.path.replace(/:[A-Za-z0-9_]+/g, "[^/]+")}$`).test(params("zz-unknown-4")),
+      );
+      probes.push({
+        label: `method ${other}`,
+        method: other,
+        path: params("zz-unknown-4"),
+        headers: right,
+        ...(shadow ? { listed: new Set(Object.keys(entryOf(doc, shadow).responses).map(Number)) } : {}),
+      });
       for (const p of probes) {
         const res: Response = await (exports as any).default.fetch(
-          new Request(`http://localhost/v1${p.path}`, { method: p.method, headers: { "content-type": "application/json", ...p.headers }, body: p.body }),
+          new Request(`http://localhost/v1${p.path}`, {
+            method: p.method,
+            headers: { "content-type": "application/json", ...p.headers },
+            body: p.body,
+          }),
         );
         requests++;
         const text = await res.text();
@@ -471,7 +620,12 @@ describe("the OpenAPI document is complete", () => {
       ["no key", "POST", { ...both, "content-type": "application/json" }, ping],
       ["session", "POST", { authorization: `Bearer ${a.owner.token}`, ...both }, ping],
       ["bad json", "POST", { ...key, ...both, "content-type": "application/json" }, "{"],
-      ["notification", "POST", { ...key, ...both, "content-type": "application/json" }, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })],
+      [
+        "notification",
+        "POST",
+        { ...key, ...both, "content-type": "application/json" },
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      ],
       ["too large", "POST", { ...key, ...both, "content-type": "application/json" }, JSON.stringify({ pad: "p".repeat(1_100_000) })],
       ["evil origin", "POST", { ...key, ...both, origin: "https://evil.example" }, ping],
       ["GET", "GET", { ...key, accept: "text/event-stream" }, undefined],
@@ -484,7 +638,9 @@ describe("the OpenAPI document is complete", () => {
       if (res.status >= 500) fiveHundreds.push(where);
       else if (!mcpListed.has(res.status)) unlisted.push(where);
     }
-    console.log(`REST probe: ${requests} requests over ${OPERATIONS.length} operations and /mcp, ${fiveHundreds.length} 5xx, ${unlisted.length} unlisted statuses`);
+    console.log(
+      `REST probe: ${requests} requests over ${OPERATIONS.length} operations and /mcp, ${fiveHundreds.length} 5xx, ${unlisted.length} unlisted statuses`,
+    );
     expect(fiveHundreds).toEqual([]);
     expect(unlisted).toEqual([]);
     expect(requests).toBeGreaterThan(OPERATIONS.length * 8);
@@ -494,11 +650,22 @@ describe("the OpenAPI document is complete", () => {
 describe("CORS classes", () => {
   const site = "https://some-app.example";
   const preflight = (path: string, method: string, headers = "authorization, content-type") =>
-    call("OPTIONS", path, { headers: { origin: site, "access-control-request-method": method, "access-control-request-headers": headers } });
+    call("OPTIONS", path, {
+      headers: { origin: site, "access-control-request-method": method, "access-control-request-headers": headers },
+    });
 
   it("public read-only routes answer Access-Control-Allow-Origin: * to GET, HEAD and their preflight, without credentials", async () => {
     const a = await newAgent();
-    const paths = ["/v1/openapi.json", "/v1/setup", "/v1/setup/claude-code", "/v1/start-here.md", "/v1/agents/directory", `/v1/agents/${a.id}/profile`, "/v1/leaderboard", "/v1/plans"];
+    const paths = [
+      "/v1/openapi.json",
+      "/v1/setup",
+      "/v1/setup/claude-code",
+      "/v1/start-here.md",
+      "/v1/agents/directory",
+      `/v1/agents/${a.id}/profile`,
+      "/v1/leaderboard",
+      "/v1/plans",
+    ];
     for (const path of paths) {
       for (const method of ["GET", "HEAD"]) {
         const r = await call(method, path, { headers: { origin: site } });
@@ -538,7 +705,15 @@ describe("CORS classes", () => {
 
   it("the dashboard's cookie routes and the cookie-setting sign-up and login stay same-origin: no CORS headers, no cross-site writes", async () => {
     const a = await newAgent();
-    for (const [path, method] of [["/v1/agents", "POST"], ["/v1/agents", "GET"], [`/v1/agents/${a.id}`, "DELETE"], ["/v1/me/settings", "PATCH"], ["/v1/billing/subscribe", "POST"], ["/v1/auth/signup", "POST"], ["/v1/auth/login", "POST"]]) {
+    for (const [path, method] of [
+      ["/v1/agents", "POST"],
+      ["/v1/agents", "GET"],
+      [`/v1/agents/${a.id}`, "DELETE"],
+      ["/v1/me/settings", "PATCH"],
+      ["/v1/billing/subscribe", "POST"],
+      ["/v1/auth/signup", "POST"],
+      ["/v1/auth/login", "POST"],
+    ]) {
       const p = await preflight(path!, method!);
       expect(p.status, `${method} ${path}`).toBe(204);
       expect(p.headers.get("access-control-allow-origin"), `${method} ${path}`).toBeNull();
@@ -548,7 +723,14 @@ describe("CORS classes", () => {
     expect(list.status).toBe(200);
     expect(list.headers.get("access-control-allow-origin")).toBeNull();
     // A state-changing request by cookie from another origin is refused (CSRF guard).
-    expectError(await call("POST", "/v1/agents", { body: { handle: "csrf-try" }, headers: { origin: site, cookie: `lore_session=${a.owner.token}` } }), 403, "FORBIDDEN");
+    expectError(
+      await call("POST", "/v1/agents", {
+        body: { handle: "csrf-try" },
+        headers: { origin: site, cookie: `lore_session=${a.owner.token}` },
+      }),
+      403,
+      "FORBIDDEN",
+    );
     // Sign-up and login set the cookie: a page elsewhere cannot drive them (login CSRF); curl and
     // this site's own pages can.
     const creds = (n: string) => ({ email: `csrf-${n}@example.com`, password: "a long password" });

@@ -35,4 +35,8 @@ export function fakeAi(mode: FakeMode = "answer") {
   };
 }
 
-export const judgeEnv = (ai: ReturnType<typeof fakeAi>, extra: Record<string, string> = {}) => ({ AI: ai, SCAN_JUDGE_MODEL: "@cf/fake/judge", ...extra });
+export const judgeEnv = (ai: ReturnType<typeof fakeAi>, extra: Record<string, string> = {}) => ({
+  AI: ai,
+  SCAN_JUDGE_MODEL: "@cf/fake/judge",
+  ...extra,
+});

@@ -17,8 +17,7 @@ describe("the daily maintenance job", () => {
 
     const a = await newAgent();
     const b = await newAgent();
-    const post = (content: string) =>
-      call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content } });
+    const post = (content: string) => call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content } });
     expect((await post(`@${b.handle} first`)).status).toBe(201);
     expect((await post(`@${b.handle} second`)).status).toBe(201);
     const inbox = await call("GET", "/v1/chat/mentions", { key: b.key });

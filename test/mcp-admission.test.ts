@@ -15,8 +15,18 @@ const rpc = (key: string, body: unknown, headers: Record<string, string> = {}) =
   call("POST", "/v1/mcp", { raw: JSON.stringify(body), headers: { ...HEADERS, authorization: `Bearer ${key}`, ...headers } });
 const usage = async (a: TestAgent) => (await call("GET", "/v1/usage/today", { key: a.key })).body.metrics;
 const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
-const tool = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
-const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+const tool = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+const init = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+};
 
 function clockAt(iso: string) {
   const t = Date.parse(iso);
@@ -38,7 +48,16 @@ describe("JSON-RPC batches", () => {
     clockAt("2030-05-01T10:00:00.000Z");
     const a = await newAgent();
     for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }] as Record<string, string>[]) {
-      const r = await rpc(a.key, [list(1), { jsonrpc: "2.0", id: 2, method: "ping" }, tool(3, "service_usage_history", { days: 1 }), { jsonrpc: "2.0", method: "notifications/initialized" }], headers);
+      const r = await rpc(
+        a.key,
+        [
+          list(1),
+          { jsonrpc: "2.0", id: 2, method: "ping" },
+          tool(3, "service_usage_history", { days: 1 }),
+          { jsonrpc: "2.0", method: "notifications/initialized" },
+        ],
+        headers,
+      );
       expect(r.status).toBe(200);
       expect(r.body.map((m: any) => m.id)).toEqual([1, 2, 3]);
       expect(r.body[0].result.tools.length).toBeGreaterThan(20);
@@ -56,7 +75,10 @@ describe("JSON-RPC batches", () => {
 
   it("hold at most 10 messages and never an initialize: -32600, nothing counted", async () => {
     const a = await newAgent();
-    const big = await rpc(a.key, Array.from({ length: 11 }, (_, i) => list(i)));
+    const big = await rpc(
+      a.key,
+      Array.from({ length: 11 }, (_, i) => list(i)),
+    );
     expect(big.status).toBe(400);
     expect(big.body.error).toMatchObject({ code: -32600, message: expect.stringContaining("at most 10") });
     const withInit = await rpc(a.key, [init, list(1)]);
@@ -65,15 +87,29 @@ describe("JSON-RPC batches", () => {
     expect((await rpc(a.key, [init])).status).toBe(400);
     expect((await usage(a)).PER_MINUTE.used).toBe(0);
     // Exactly 10 is a batch.
-    expect((await rpc(a.key, Array.from({ length: 10 }, (_, i) => list(i)))).body).toHaveLength(10);
+    expect(
+      (
+        await rpc(
+          a.key,
+          Array.from({ length: 10 }, (_, i) => list(i)),
+        )
+      ).body,
+    ).toHaveLength(10);
   });
 
   it("a message past the per-minute rate gets its own -32029 error with the contract's 429 in data; the rest of the batch still runs", async () => {
     clockAt("2030-05-01T11:00:00.000Z");
     const a = await newAgent();
-    const first = await rpc(a.key, Array.from({ length: 10 }, (_, i) => list(i)));
+    const first = await rpc(
+      a.key,
+      Array.from({ length: 10 }, (_, i) => list(i)),
+    );
     expect(first.body.every((m: any) => m.result)).toBe(true);
-    const second = await rpc(a.key, [...Array.from({ length: 4 }, (_, i) => list(i)), tool(4, "service_usage"), ...Array.from({ length: 5 }, (_, i) => list(5 + i))]);
+    const second = await rpc(a.key, [
+      ...Array.from({ length: 4 }, (_, i) => list(i)),
+      tool(4, "service_usage"),
+      ...Array.from({ length: 5 }, (_, i) => list(5 + i)),
+    ]);
     expect(second.status).toBe(200);
     expect(second.body.filter((m: any) => m.result?.tools)).toHaveLength(9);
     // service_usage is free (no slot, answered even with the minute spent), and sees the four before it.
@@ -135,13 +171,19 @@ describe("messages sent alone", () => {
     const a = await newAgent();
     let bytes100 = 0;
     for (let i = 0; i < 40; i++) {
-      const r = await rpc(a.key, Array.from({ length: 100 }, (_, j) => list(j)));
+      const r = await rpc(
+        a.key,
+        Array.from({ length: 100 }, (_, j) => list(j)),
+      );
       expect(r.status).toBe(400);
       bytes100 += JSON.stringify(r.body).length;
     }
     let bytes10 = 0;
     for (let i = 0; i < 40; i++) {
-      const r = await rpc(a.key, Array.from({ length: 10 }, (_, j) => list(j)));
+      const r = await rpc(
+        a.key,
+        Array.from({ length: 10 }, (_, j) => list(j)),
+      );
       bytes10 += JSON.stringify(r.body).length;
     }
     const m = await usage(a);
@@ -151,6 +193,8 @@ describe("messages sent alone", () => {
     const one = JSON.stringify((await rpc((await newAgent()).key, list(1))).body).length;
     expect(bytes10).toBeLessThan(20 * one + 380 * 600);
     expect(bytes100).toBeLessThan(40 * 300);
-    console.log(`40 batches of 100 tools/list: ${bytes100} bytes, nothing counted; 40 of 10: ${bytes10} bytes, PER_MINUTE ${m.PER_MINUTE.used}, API_CALLS ${m.API_CALLS.used}`);
+    console.log(
+      `40 batches of 100 tools/list: ${bytes100} bytes, nothing counted; 40 of 10: ${bytes10} bytes, PER_MINUTE ${m.PER_MINUTE.used}, API_CALLS ${m.API_CALLS.used}`,
+    );
   });
 });

@@ -18,9 +18,13 @@ const md = (name: string, body = "Run the tests with `npm test` and read the out
 let n = 0;
 const skillName = () => `metered-${Date.now().toString(36)}-${n++}`;
 const publish = (a: TestAgent, name: string, body?: string) =>
-  call("POST", "/v1/me/skills", { token: a.owner.token, body: { category: "coding", files: [{ path: "SKILL.md", content: md(name, body) }] } });
+  call("POST", "/v1/me/skills", {
+    token: a.owner.token,
+    body: { category: "coding", files: [{ path: "SKILL.md", content: md(name, body) }] },
+  });
 const scans = async (a: TestAgent) => (await call("GET", "/v1/me/usage/today", { token: a.owner.token })).body.metrics.SCANS;
-const mcpScan = (a: TestAgent) => call("POST", "/v1/mcp-servers/scan", { key: a.key, body: { tools: [{ name: "read_file", description: "Reads a file." }] } });
+const mcpScan = (a: TestAgent) =>
+  call("POST", "/v1/mcp-servers/scan", { key: a.key, body: { tools: [{ name: "read_file", description: "Reads a file." }] } });
 
 function at(iso: string) {
   let t = Date.parse(iso);
@@ -44,7 +48,10 @@ describe("SCANS: skill publishes and MCP scans count against a daily limit", () 
     expect(PLANS.FREE.daily.SCANS).toBe(10);
     for (let i = 0; i < 6; i++) expect((await publish(a, skillName())).status).toBe(201);
     // A publish that fails (no description in SKILL.md) takes nothing.
-    const bad = await call("POST", "/v1/me/skills", { token: a.owner.token, body: { category: "coding", files: [{ path: "SKILL.md", content: "---\nname: x-y\n---\n" }] } });
+    const bad = await call("POST", "/v1/me/skills", {
+      token: a.owner.token,
+      body: { category: "coding", files: [{ path: "SKILL.md", content: "---\nname: x-y\n---\n" }] },
+    });
     expect(bad.status).toBe(400);
     for (let i = 0; i < 2; i++) expect((await mcpScan(a)).status).toBe(200);
     const mcp = await mcpClient(a.key);
@@ -119,7 +126,9 @@ describe("what publishing may store", () => {
     const rs = await Promise.all(Array.from({ length: 6 }, (_, i) => publish(a, name, `racing ${i}`)));
     expect(rs.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of rs.filter((r) => r.status !== 201)) expect([409, 429]).toContain(r.status);
-    const stored = await E.DB.prepare("SELECT COUNT(*) AS n FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE s.slug = ?").bind(name).first<number>("n");
+    const stored = await E.DB.prepare("SELECT COUNT(*) AS n FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE s.slug = ?")
+      .bind(name)
+      .first<number>("n");
     expect(stored).toBe(SKILL_VERSIONS_PER_DAY);
   });
 
@@ -144,6 +153,8 @@ describe("what publishing may store", () => {
     expect((await publish(a, other)).status).toBe(201);
     // The plan catalog says how much each plan keeps.
     const plans = (await call("GET", "/v1/plans")).body.items;
-    expect(plans.map((p: any) => p.storageBytes)).toEqual(["FREE", "STARTER", "PRO", "EXPERT"].map((id) => PLANS[id as keyof typeof PLANS].storageBytes));
+    expect(plans.map((p: any) => p.storageBytes)).toEqual(
+      ["FREE", "STARTER", "PRO", "EXPERT"].map((id) => PLANS[id as keyof typeof PLANS].storageBytes),
+    );
   });
 });

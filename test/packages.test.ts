@@ -6,7 +6,13 @@ import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from
 import { hang, json, mockFetch as mockRoutes, osvNone, text } from "./fixtures/mock";
 import { now, setClock } from "../src/core/clock";
 import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "../src/packages/packages.seed";
-import { checkPackages as checkWith, SUBREQUEST_BUDGET, type CheckOptions, type Lookuper, type Prober } from "../src/packages/packages.service";
+import {
+  checkPackages as checkWith,
+  SUBREQUEST_BUDGET,
+  type CheckOptions,
+  type Lookuper,
+  type Prober,
+} from "../src/packages/packages.service";
 import { planWarm, WARM_CRON, warmRegistryCache } from "../src/packages/warm";
 import { SourceError, type PackageFacts } from "../src/sources/http";
 import { parseEcosystem, type Ecosystem } from "../src/freshness/versions";
@@ -60,7 +66,8 @@ beforeAll(async () => {
 }, 120_000);
 
 // OSV answers "no advisories" unless a test says otherwise: these tests are about the registries.
-const mockFetch = (routes: Parameters<typeof mockRoutes>[0]) => mockRoutes({ "https://api.osv.dev/v1/querybatch": osvNone, ...routes }, { unrecorded: ["https://api.osv.dev/"] });
+const mockFetch = (routes: Parameters<typeof mockRoutes>[0]) =>
+  mockRoutes({ "https://api.osv.dev/v1/querybatch": osvNone, ...routes }, { unrecorded: ["https://api.osv.dev/"] });
 const checkPackages = (e: typeof env, packages: Parameters<typeof checkWith>[1], opts: CheckOptions = {}) =>
   checkWith(e, packages, { osvBatch: async (q) => q.map(() => []), ...opts });
 
@@ -109,7 +116,13 @@ describe("shipped offline data", () => {
     await popularLoader("go")(env, popularGo);
     // The curated facts and the snapshot share rows with the same MAL- id: reloading either changes nothing.
     await loadCuratedMalicious(env, packageChecks);
-    await loadMalicious(env, malicious.split("\n").filter((l) => /\tMAL-2022-1\t|\tMAL-2025-2545\t/.test(l) || l.startsWith("ecosystem")).join("\n"));
+    await loadMalicious(
+      env,
+      malicious
+        .split("\n")
+        .filter((l) => /\tMAL-2022-1\t|\tMAL-2025-2545\t/.test(l) || l.startsWith("ecosystem"))
+        .join("\n"),
+    );
     expect(await count()).toEqual(before);
   });
 });
@@ -144,8 +157,19 @@ describe("POST /v1/packages/check", () => {
     ]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const [react, react99, crossenvR, missing, rustdecimal, serdeR, bolt, ginR, requests, holder] = r.body.results;
-    expect(react).toMatchObject({ name: "react", ecosystem: "npm", verdict: "ok", exists: true, latestVersion: "19.3.1", reasons: [], unverified: ["firstPublished", "deprecated"] });
-    expect(react99).toMatchObject({ verdict: "block", reasons: [{ code: "VERSION_NOT_FOUND", message: expect.stringContaining("latest is 19.3.1") }] });
+    expect(react).toMatchObject({
+      name: "react",
+      ecosystem: "npm",
+      verdict: "ok",
+      exists: true,
+      latestVersion: "19.3.1",
+      reasons: [],
+      unverified: ["firstPublished", "deprecated"],
+    });
+    expect(react99).toMatchObject({
+      verdict: "block",
+      reasons: [{ code: "VERSION_NOT_FOUND", message: expect.stringContaining("latest is 19.3.1") }],
+    });
     // crossenv: Lore's curated facts say it was malware (a typosquat of cross-env), so it blocks without a lookup.
     expect(crossenvR).toMatchObject({ verdict: "block", imitates: "cross-env", suggestion: "cross-env" });
     expect(codes(crossenvR)).toEqual(["MALICIOUS", "TYPOSQUAT"]);
@@ -156,10 +180,20 @@ describe("POST /v1/packages/check", () => {
     expect(codes(missing)).toEqual(["NOT_FOUND", "TYPOSQUAT"]);
     expect(rustdecimal).toMatchObject({ verdict: "block", advisories: ["MAL-2022-1"], imitates: "rust_decimal" });
     expect(codes(rustdecimal)[0]).toBe("MALICIOUS");
-    expect(serdeR).toMatchObject({ ecosystem: "cargo", verdict: "ok", exists: true, latestVersion: "1.0.228", firstPublished: "2014-12-05T20:20:39.487Z" });
+    expect(serdeR).toMatchObject({
+      ecosystem: "cargo",
+      verdict: "ok",
+      exists: true,
+      latestVersion: "1.0.228",
+      firstPublished: "2014-12-05T20:20:39.487Z",
+    });
     expect(bolt).toMatchObject({ verdict: "block", advisories: ["MAL-2025-2545"], suggestion: "github.com/boltdb/bolt" });
     expect(ginR).toMatchObject({ verdict: "ok", latestVersion: "v1.11.0" });
-    expect(requests).toMatchObject({ ecosystem: "pypi", verdict: "warn", reasons: [{ code: "YANKED", message: expect.stringContaining("CVE-2024-35195") }] });
+    expect(requests).toMatchObject({
+      ecosystem: "pypi",
+      verdict: "warn",
+      reasons: [{ code: "YANKED", message: expect.stringContaining("CVE-2024-35195") }],
+    });
     // Offline facts decided these two: no registry call for them.
     expect(mock.calls.some((u) => u.includes("rustdecimal") || u.includes("boltdb-go") || u.endsWith("/crossenv"))).toBe(false);
     expect(await usage(a)).toBe(1);
@@ -168,8 +202,16 @@ describe("POST /v1/packages/check", () => {
   it("malicious versions: a compromised release blocks, other versions warn; unknown versions of a popular name warn", async () => {
     const a = await newAgent();
     mock = mockFetch({
-      "https://registry.npmjs.org/debug": json({ name: "debug", "dist-tags": { latest: "4.4.3" }, versions: { "4.4.1": {}, "4.4.2": {}, "4.4.3": {} }, time: { created: "2011-01-01T00:00:00Z", modified: "2025-09-09T00:00:00Z" } }),
-      "https://pypi.org/pypi/litellm/json": json({ info: { name: "litellm", version: "1.70.0" }, releases: { "1.70.0": [{ upload_time_iso_8601: "2025-01-01T00:00:00Z" }] } }),
+      "https://registry.npmjs.org/debug": json({
+        name: "debug",
+        "dist-tags": { latest: "4.4.3" },
+        versions: { "4.4.1": {}, "4.4.2": {}, "4.4.3": {} },
+        time: { created: "2011-01-01T00:00:00Z", modified: "2025-09-09T00:00:00Z" },
+      }),
+      "https://pypi.org/pypi/litellm/json": json({
+        info: { name: "litellm", version: "1.70.0" },
+        releases: { "1.70.0": [{ upload_time_iso_8601: "2025-01-01T00:00:00Z" }] },
+      }),
       "https://pypi.org/simple/litellm/": json({ name: "litellm", versions: ["1.70.0"], files: [] }),
     });
     const r = await check(a, [
@@ -188,11 +230,7 @@ describe("POST /v1/packages/check", () => {
   it("hallucinated names block with the real package; homoglyph names are invalid and point at the real one", async () => {
     const a = await newAgent();
     mock = mockFetch({});
-    const r = await check(a, [
-      { name: "huggingface-cli", ecosystem: "pypi" },
-      { name: "react-codeshift" },
-      { name: "rеact" },
-    ]);
+    const r = await check(a, [{ name: "huggingface-cli", ecosystem: "pypi" }, { name: "react-codeshift" }, { name: "rеact" }]);
     const [hf, rc, homoglyph] = r.body.results;
     expect(hf).toMatchObject({ verdict: "block", suggestion: "huggingface-hub" });
     expect(codes(hf)).toEqual(["HALLUCINATED"]);
@@ -212,7 +250,13 @@ describe("POST /v1/packages/check", () => {
       "https://pypi.org/simple/requests/": text("upstream error", 503),
       "https://crates.io/api/v1/crates/serde": text("<html>", 200),
     });
-    const r = await check(a, [{ name: "lodash" }, { name: "requests", ecosystem: "pypi" }, { name: "serde", ecosystem: "cargo" }, { name: "left-pad-not-mocked" }, { name: "rustdecimal", ecosystem: "cargo" }]);
+    const r = await check(a, [
+      { name: "lodash" },
+      { name: "requests", ecosystem: "pypi" },
+      { name: "serde", ecosystem: "cargo" },
+      { name: "left-pad-not-mocked" },
+      { name: "rustdecimal", ecosystem: "cargo" },
+    ]);
     const [lodash, requests, serdeR, unmocked, rust] = r.body.results;
     for (const x of [lodash, requests, serdeR, unmocked]) {
       expect(x.verdict, JSON.stringify(x)).toBe("warn");
@@ -234,13 +278,26 @@ describe("POST /v1/packages/check", () => {
     mock = mockFetch({
       "https://registry.npmjs.org/request": json(request),
       "https://registry.npmjs.org/lore-fixture-brand-new": json(newPackage),
-      "https://registry.npmjs.org/lore-fixture-mirror-only": json({ ...JSON.parse(crossenvMirror), name: "lore-fixture-mirror-only", "dist-tags": { latest: "1.0.0" }, versions: { "1.0.0": { version: "1.0.0" } } }),
+      "https://registry.npmjs.org/lore-fixture-mirror-only": json({
+        ...JSON.parse(crossenvMirror),
+        name: "lore-fixture-mirror-only",
+        "dist-tags": { latest: "1.0.0" },
+        versions: { "1.0.0": { version: "1.0.0" } },
+      }),
       "https://pypi.org/pypi/lore-fixture-quarantined/json": json(pypiNotFound, 404),
       "https://pypi.org/simple/lore-fixture-quarantined/": json(quarantined),
     });
-    const r = await check(a, [{ name: "request" }, { name: "lore-fixture-brand-new" }, { name: "lore-fixture-mirror-only" }, { name: "lore-fixture-quarantined", ecosystem: "pypi" }]);
+    const r = await check(a, [
+      { name: "request" },
+      { name: "lore-fixture-brand-new" },
+      { name: "lore-fixture-mirror-only" },
+      { name: "lore-fixture-quarantined", ecosystem: "pypi" },
+    ]);
     const [req, fresh, mirror, quar] = r.body.results;
-    expect(req).toMatchObject({ verdict: "warn", reasons: [{ code: "DEPRECATED", message: expect.stringContaining("request has been deprecated") }] });
+    expect(req).toMatchObject({
+      verdict: "warn",
+      reasons: [{ code: "DEPRECATED", message: expect.stringContaining("request has been deprecated") }],
+    });
     expect(fresh).toMatchObject({ verdict: "warn", firstPublished: "2026-11-15T10:00:00.000Z" });
     expect(codes(fresh)).toEqual(["INSTALL_SCRIPTS", "NEW_PACKAGE"]);
     expect(mirror).toMatchObject({ verdict: "warn", unverified: ["firstPublished", "deprecated"] });
@@ -254,15 +311,24 @@ describe("POST /v1/packages/check", () => {
       "https://registry.npmjs.org/react": json(reactMirror),
       "https://registry.npmjs.org/lore-fixture-nothing": json(npmNotFound, 404),
     });
-    await checkPackages(env, [{ name: "react", ecosystem: "npm" }, { name: "lore-fixture-nothing", ecosystem: "npm" }]);
+    await checkPackages(env, [
+      { name: "react", ecosystem: "npm" },
+      { name: "lore-fixture-nothing", ecosystem: "npm" },
+    ]);
     expect(mock.calls.length).toBe(2);
     const r = await check(a, [{ name: "react" }, { name: "lore-fixture-nothing" }]);
     expect(r.body.results.map((x: { verdict: string }) => x.verdict)).toEqual(["ok", "block"]);
     expect(mock.calls.length).toBe(2);
     // Version questions are answered from the cached version list and per-version flags.
     mock.restore();
-    mock = mockFetch({ "https://registry.npmjs.org/request": json(request), "https://registry.npmjs.org/lore-fixture-brand-new": json(newPackage) });
-    await checkPackages(env, [{ name: "request", ecosystem: "npm" }, { name: "lore-fixture-brand-new", ecosystem: "npm" }]);
+    mock = mockFetch({
+      "https://registry.npmjs.org/request": json(request),
+      "https://registry.npmjs.org/lore-fixture-brand-new": json(newPackage),
+    });
+    await checkPackages(env, [
+      { name: "request", ecosystem: "npm" },
+      { name: "lore-fixture-brand-new", ecosystem: "npm" },
+    ]);
     const v = await check(a, [
       { name: "react", version: "18.2.0" },
       { name: "react", version: "v18.2.0" },
@@ -271,7 +337,14 @@ describe("POST /v1/packages/check", () => {
       { name: "lore-fixture-brand-new", version: "1.0.0" },
       { name: "lore-fixture-brand-new", version: "1.0.1" },
     ]);
-    expect(v.body.results.map((x: { reasons: { code: string }[] }) => codes(x))).toEqual([[], [], ["VERSION_NOT_FOUND"], ["DEPRECATED"], ["NEW_PACKAGE"], ["INSTALL_SCRIPTS", "NEW_PACKAGE"]]);
+    expect(v.body.results.map((x: { reasons: { code: string }[] }) => codes(x))).toEqual([
+      [],
+      [],
+      ["VERSION_NOT_FOUND"],
+      ["DEPRECATED"],
+      ["NEW_PACKAGE"],
+      ["INSTALL_SCRIPTS", "NEW_PACKAGE"],
+    ]);
     expect(mock.calls.length).toBe(2);
     // Ranges and dist-tags are judged at the version a fresh install would pick.
     const ranges = await check(a, [
@@ -281,7 +354,9 @@ describe("POST /v1/packages/check", () => {
       { name: "request", version: "~2.88.0" },
       { name: "lore-fixture-brand-new", version: ">=1.0.0 <1.0.1" },
     ]);
-    expect(ranges.body.results.map((x: { resolvedVersion?: string; reasons: { code: string }[] }) => [x.resolvedVersion ?? null, codes(x)])).toEqual([
+    expect(
+      ranges.body.results.map((x: { resolvedVersion?: string; reasons: { code: string }[] }) => [x.resolvedVersion ?? null, codes(x)]),
+    ).toEqual([
       ["18.3.1", []],
       [null, ["VERSION_NOT_FOUND"]],
       ["19.3.1", []],
@@ -291,13 +366,18 @@ describe("POST /v1/packages/check", () => {
     expect(ranges.body.results[1].reasons[0].message).toContain("no published version satisfies ^99.0.0");
     // PyPI: `==` pins exactly (a yanked pin is reported); a range skips yanked releases, as pip does.
     mock.restore();
-    mock = mockFetch({ "https://pypi.org/pypi/requests/json": json(requestsJson), "https://pypi.org/simple/requests/": json(requestsSimple) });
+    mock = mockFetch({
+      "https://pypi.org/pypi/requests/json": json(requestsJson),
+      "https://pypi.org/simple/requests/": json(requestsSimple),
+    });
     const py = await check(a, [
       { name: "requests", ecosystem: "pypi", version: "==2.32.0" },
       { name: "requests", ecosystem: "pypi", version: ">=0.1,<2.32.2" },
       { name: "requests", ecosystem: "pypi", version: "~=2.32" },
     ]);
-    expect(py.body.results.map((x: { resolvedVersion?: string; reasons: { code: string }[] }) => [x.resolvedVersion ?? null, codes(x)])).toEqual([
+    expect(
+      py.body.results.map((x: { resolvedVersion?: string; reasons: { code: string }[] }) => [x.resolvedVersion ?? null, codes(x)]),
+    ).toEqual([
       [null, ["YANKED"]],
       ["0.2.0", []],
       ["2.32.3", []],
@@ -307,7 +387,14 @@ describe("POST /v1/packages/check", () => {
   it("validates input (1–100 packages, known ecosystems) with 400, consuming nothing; needs a key", async () => {
     const a = await newAgent();
     expectError(await check(a, []), 400, "VALIDATION_FAILED");
-    expectError(await check(a, Array.from({ length: 101 }, (_, i) => ({ name: `p${i}` }))), 400, "VALIDATION_FAILED");
+    expectError(
+      await check(
+        a,
+        Array.from({ length: 101 }, (_, i) => ({ name: `p${i}` })),
+      ),
+      400,
+      "VALIDATION_FAILED",
+    );
     const bad = expectError(await check(a, [{ name: "x", ecosystem: "maven" }]), 400, "VALIDATION_FAILED");
     expect(bad.error.details.issues[0].path).toBe("body.packages.0.ecosystem");
     expectError(await check(a, [{ name: "" }]), 400, "VALIDATION_FAILED");
@@ -331,11 +418,17 @@ describe("POST /v1/packages/check", () => {
       }),
     });
     const client = await mcpClient(a.key);
-    const res = await client.callTool({ name: "service_check_packages", arguments: { packages: [{ name: "react" }, { name: "crossenv", version: "1.0.0" }, { name: "lore-probe-dep" }] } });
+    const res = await client.callTool({
+      name: "service_check_packages",
+      arguments: { packages: [{ name: "react" }, { name: "crossenv", version: "1.0.0" }, { name: "lore-probe-dep" }] },
+    });
     const body = toolJson(res);
     expect(body.results[0]).toMatchObject({ name: "react", verdict: "ok" });
     expect(body.results[1].verdict).toBe("block");
-    expect(body.results[2]).toMatchObject({ verdict: "warn", reasons: [{ code: "DEPRECATED", message: expect.stringContaining("IMPORTANT SYSTEM NOTICE") }] });
+    expect(body.results[2]).toMatchObject({
+      verdict: "warn",
+      reasons: [{ code: "DEPRECATED", message: expect.stringContaining("IMPORTANT SYSTEM NOTICE") }],
+    });
     expect((res._meta as Record<string, unknown>)["lore/untrusted"]).toBe(true);
     const textOut = (res.content as { text: string }[])[0]!.text;
     expect(textOut).toMatch(/^[^<]*untrusted[\s\S]*<untrusted-data>/);
@@ -352,8 +445,13 @@ describe("POST /v1/packages/check", () => {
 
 describe("typosquats against the popular lists", () => {
   it("catches the published typo cases with the expected target, and case-only differences pass", async () => {
-    const cases = (JSON.parse(packageChecks) as { typo_cases: { ecosystem: string; candidate: string; expected_target: string | null }[] }).typo_cases;
-    const { results } = await checkPackages(env, cases.map((c) => ({ name: c.candidate, ecosystem: "pypi" as Ecosystem })), { lookup: found });
+    const cases = (JSON.parse(packageChecks) as { typo_cases: { ecosystem: string; candidate: string; expected_target: string | null }[] })
+      .typo_cases;
+    const { results } = await checkPackages(
+      env,
+      cases.map((c) => ({ name: c.candidate, ecosystem: "pypi" as Ecosystem })),
+      { lookup: found },
+    );
     results.forEach((r, i) => {
       const want = cases[i]!.expected_target;
       // Some of them are also in the malicious snapshot (block); all of them name their target.
@@ -363,22 +461,41 @@ describe("typosquats against the popular lists", () => {
   });
 
   it("never flags the popular names themselves (the top 600 of npm, PyPI and crates, and all of Go)", async () => {
-    const top = (t: string, n: number) => t.split("\n").filter((l) => l && !l.startsWith("#")).slice(0, n);
-    const lists: [Ecosystem, string[]][] = [["npm", top(popularNpm, 600)], ["pypi", top(popularPypi, 600)], ["cargo", top(popularCargo, 600)], ["go", top(popularGo, 100)]];
+    const top = (t: string, n: number) =>
+      t
+        .split("\n")
+        .filter((l) => l && !l.startsWith("#"))
+        .slice(0, n);
+    const lists: [Ecosystem, string[]][] = [
+      ["npm", top(popularNpm, 600)],
+      ["pypi", top(popularPypi, 600)],
+      ["cargo", top(popularCargo, 600)],
+      ["go", top(popularGo, 100)],
+    ];
     let batches = 0;
     const t0 = performance.now();
     for (const [eco, names] of lists) {
       for (let i = 0; i < names.length; i += 100) {
         batches++;
-        const { results } = await checkPackages(env, names.slice(i, i + 100).map((name) => ({ name, ecosystem: eco })), { lookup: found, budget: 1000 });
+        const { results } = await checkPackages(
+          env,
+          names.slice(i, i + 100).map((name) => ({ name, ecosystem: eco })),
+          { lookup: found, budget: 1000 },
+        );
         // A popular name may carry a report of some compromised releases (litellm): that is not a false alarm.
         const flagged = results.filter((r) => r.reasons.some((x) => x.code !== "MALICIOUS_VERSIONS"));
-        if (flagged.length) console.log(flagged.map((r) => `${r.name}: ${r.reasons.map((x) => `${x.code} ${x.message}`).join("; ")}`).join("\n"));
-        expect(flagged.map((r) => `${r.name}: ${r.reasons.map((x) => x.message).join("; ")}`), eco).toEqual([]);
+        if (flagged.length)
+          console.log(flagged.map((r) => `${r.name}: ${r.reasons.map((x) => `${x.code} ${x.message}`).join("; ")}`).join("\n"));
+        expect(
+          flagged.map((r) => `${r.name}: ${r.reasons.map((x) => x.message).join("; ")}`),
+          eco,
+        ).toEqual([]);
       }
     }
     // The whole check (offline batch with the typo-key lookup, verdicts) for 100 names, stubbed registry.
-    console.log(`[packages.test] check of 100 names with typo lookup: ${((performance.now() - t0) / batches).toFixed(1)} ms per request (mean of ${batches})`);
+    console.log(
+      `[packages.test] check of 100 names with typo lookup: ${((performance.now() - t0) / batches).toFixed(1)} ms per request (mean of ${batches})`,
+    );
   });
 
   it("catches separator, scope, swapped-word, noise and Go owner tricks", async () => {
@@ -395,7 +512,15 @@ describe("typosquats against the popular lists", () => {
       ],
       { lookup: found },
     );
-    expect(results.map((r) => r.imitates ?? null)).toEqual(["cross-env", "@types/node", "lodash", "express", "python-dateutil", null, "github.com/stretchr/testify"]);
+    expect(results.map((r) => r.imitates ?? null)).toEqual([
+      "cross-env",
+      "@types/node",
+      "lodash",
+      "express",
+      "python-dateutil",
+      null,
+      "github.com/stretchr/testify",
+    ]);
   });
 
   it("stays within the subrequest budget; the rest say they were not checked", async () => {
@@ -419,7 +544,11 @@ describe("typosquats against the popular lists", () => {
     };
     mock = mockFetch({ "https://registry.npmjs.org/": hang });
     const { results } = await checkPackages(env, [{ name: "lore-fixture-timeout", ecosystem: "npm" }], { lookup: failing });
-    expect(results[0]).toMatchObject({ verdict: "warn", exists: null, reasons: [{ code: "REGISTRY_UNREACHABLE", message: expect.stringContaining("no answer within") }] });
+    expect(results[0]).toMatchObject({
+      verdict: "warn",
+      exists: null,
+      reasons: [{ code: "REGISTRY_UNREACHABLE", message: expect.stringContaining("no answer within") }],
+    });
   });
 });
 
@@ -429,7 +558,12 @@ describe("names as each registry tells them apart", () => {
     const a = await newAgent();
     mock = mockFetch({
       "https://registry.npmjs.org/Chalk": json(npmNotFound, 404),
-      "https://registry.npmjs.org/chalk": json({ name: "chalk", "dist-tags": { latest: "5.6.2" }, versions: { "5.6.1": {}, "5.6.2": {} }, time: { created: "2013-08-03T00:00:00Z", modified: "2025-09-09T00:00:00Z" } }),
+      "https://registry.npmjs.org/chalk": json({
+        name: "chalk",
+        "dist-tags": { latest: "5.6.2" },
+        versions: { "5.6.1": {}, "5.6.2": {} },
+        time: { created: "2013-08-03T00:00:00Z", modified: "2025-09-09T00:00:00Z" },
+      }),
       "https://registry.npmjs.org/react": json(reactMirror),
       "https://registry.npmjs.org/React": json(npmNotFound, 404),
       "https://registry.npmjs.org/@TYPES%2FNODE": json(npmNotFound, 404),
@@ -440,7 +574,9 @@ describe("names as each registry tells them apart", () => {
     const first = (await check(a, [{ name: "Chalk" }])).body.results[0];
     expect(first).toMatchObject({ verdict: "block", exists: false, suggestion: "chalk", imitates: "chalk" });
     expect(codes(first)).toEqual(["NOT_FOUND", "TYPOSQUAT"]);
-    expect(first.reasons[0].message).toMatch(/case-sensitive and new packages cannot contain capital letters, so nobody can publish "Chalk": did you mean "chalk"\?/);
+    expect(first.reasons[0].message).toMatch(
+      /case-sensitive and new packages cannot contain capital letters, so nobody can publish "Chalk": did you mean "chalk"\?/,
+    );
     const second = (await check(a, [{ name: "chalk" }])).body.results[0];
     expect(second).toMatchObject({ verdict: "ok", exists: true, latestVersion: "5.6.2", reasons: [] });
     // The other way round: `react` is cached, `React` still gets npm's own answer.
@@ -454,8 +590,18 @@ describe("names as each registry tells them apart", () => {
     expect(legacy[1]).toMatchObject({ verdict: "warn", latestVersion: "1.0.3", imitates: "JSONStream" });
     expect(codes(legacy[1])).toEqual(["UNVERIFIED_DATES", "TYPOSQUAT"]);
     expect(legacy[1].reasons[1].message).toContain("other capital letters");
-    const rows = await env.DB.prepare("SELECT name_key, status, expires_at - fetched_at AS ttl FROM registry_cache WHERE ecosystem = 'npm' ORDER BY name_key").all<{ name_key: string; status: string; ttl: number }>();
-    expect(rows.results.map((r) => `${r.name_key}:${r.status}`)).toEqual(["@TYPES/NODE:missing", "Chalk:missing", "JSONStream:found", "React:missing", "chalk:found", "jsonstream:found", "react:found"]);
+    const rows = await env.DB.prepare(
+      "SELECT name_key, status, expires_at - fetched_at AS ttl FROM registry_cache WHERE ecosystem = 'npm' ORDER BY name_key",
+    ).all<{ name_key: string; status: string; ttl: number }>();
+    expect(rows.results.map((r) => `${r.name_key}:${r.status}`)).toEqual([
+      "@TYPES/NODE:missing",
+      "Chalk:missing",
+      "JSONStream:found",
+      "React:missing",
+      "chalk:found",
+      "jsonstream:found",
+      "react:found",
+    ]);
     // Nobody can publish a capitalised npm name any more, so its 404 is kept a day, not an hour.
     expect(rows.results.find((r) => r.name_key === "Chalk")!.ttl).toBe(24 * 3600_000);
   });
@@ -464,9 +610,12 @@ describe("names as each registry tells them apart", () => {
     const seen: string[] = [];
     const lookup: Lookuper = async (eco, name) => {
       seen.push(`${eco}:${name}`);
-      if (name === "github.com/Sirupsen/logrus") return { status: "found", facts: facts(name, { latestVersion: "v1.0.0", versions: ["v0.11.0", "v1.0.0"] }) };
-      if (name === "github.com/sirupsen/logrus") return { status: "found", facts: facts(name, { latestVersion: "v1.9.3", versions: ["v1.9.3"] }) };
-      if (eco === "go" || name === "Debug") return { status: "missing", source: `https://registry.example/${name}`, detail: "no such package or module (404)" };
+      if (name === "github.com/Sirupsen/logrus")
+        return { status: "found", facts: facts(name, { latestVersion: "v1.0.0", versions: ["v0.11.0", "v1.0.0"] }) };
+      if (name === "github.com/sirupsen/logrus")
+        return { status: "found", facts: facts(name, { latestVersion: "v1.9.3", versions: ["v1.9.3"] }) };
+      if (eco === "go" || name === "Debug")
+        return { status: "missing", source: `https://registry.example/${name}`, detail: "no such package or module (404)" };
       return { status: "found", facts: facts(name, { latestVersion: "4.4.3", versions: ["4.4.2", "4.4.3"] }) };
     };
     const { results } = await checkPackages(
@@ -484,7 +633,15 @@ describe("names as each registry tells them apart", () => {
       ],
       { lookup },
     );
-    expect(seen.sort()).toEqual(["cargo:serde_json", "go:github.com/Sirupsen/logrus", "go:github.com/burntsushi/toml", "go:github.com/sirupsen/logrus", "npm:Debug", "npm:debug", "pypi:Requests"]);
+    expect(seen.sort()).toEqual([
+      "cargo:serde_json",
+      "go:github.com/Sirupsen/logrus",
+      "go:github.com/burntsushi/toml",
+      "go:github.com/sirupsen/logrus",
+      "npm:Debug",
+      "npm:debug",
+      "pypi:Requests",
+    ]);
     const [upper, lower, toml, req1, req2, sj1, sj2, debug, Debug] = results;
     expect(upper).toMatchObject({ latestVersion: "v1.0.0", verdict: "warn", imitates: "github.com/sirupsen/logrus" });
     expect(lower).toMatchObject({ latestVersion: "v1.9.3", verdict: "ok" });
@@ -503,10 +660,33 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
   it("Cargo requirements resolve by Cargo's rules: commas, caret by default, ~, =, *, yanked releases left out", async () => {
     const lookup: Lookuper = async (_eco, name) => ({
       status: "found",
-      facts: facts(name, { latestVersion: "2.0.0", versions: ["0.9.0", "1.0.0", "1.0.228", "1.2.0", "1.5.0", "2.0.0", "2.1.0-beta.1"], yanked: { "1.5.0": "broke semver" } }),
+      facts: facts(name, {
+        latestVersion: "2.0.0",
+        versions: ["0.9.0", "1.0.0", "1.0.228", "1.2.0", "1.5.0", "2.0.0", "2.1.0-beta.1"],
+        yanked: { "1.5.0": "broke semver" },
+      }),
     });
-    const specs = [">=1.0, <2", "1.0", "~1.0", "=1.0.0", "*", "1.*", "0.9", ">= 1.0 , < 1.2", "^1.5", "1.5.0", "2.1.0-beta.1", ">=1.0 <2", "1.0.0 || 2.0.0", ">=3"];
-    const { results } = await checkPackages(env, specs.map((version) => ({ name: "lore-fixture-crate", ecosystem: "cargo" as Ecosystem, version })), { lookup });
+    const specs = [
+      ">=1.0, <2",
+      "1.0",
+      "~1.0",
+      "=1.0.0",
+      "*",
+      "1.*",
+      "0.9",
+      ">= 1.0 , < 1.2",
+      "^1.5",
+      "1.5.0",
+      "2.1.0-beta.1",
+      ">=1.0 <2",
+      "1.0.0 || 2.0.0",
+      ">=3",
+    ];
+    const { results } = await checkPackages(
+      env,
+      specs.map((version) => ({ name: "lore-fixture-crate", ecosystem: "cargo" as Ecosystem, version })),
+      { lookup },
+    );
     expect(results.map(pick)).toEqual([
       ["1.2.0", []],
       ["1.2.0", []],
@@ -523,16 +703,24 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
       [null, ["VERSION_NOT_FOUND"]],
       [null, ["VERSION_NOT_FOUND"]],
     ]);
-    expect(results[8]!.reasons[0]!.message).toBe("no published version satisfies ^1.5 (yanked releases left out, as the installer does); the latest is 2.0.0");
+    expect(results[8]!.reasons[0]!.message).toBe(
+      "no published version satisfies ^1.5 (yanked releases left out, as the installer does); the latest is 2.0.0",
+    );
     expect(results[11]!.reasons[0]!.message).toContain("not a Cargo version requirement (comparators are separated by commas");
   });
 
   it("npm dist-tags are kept and resolved; an unknown tag is VERSION_NOT_FOUND; ranges pick as npm does", async () => {
     setClock(() => Date.parse("2026-11-23T12:00:00Z"));
     const a = await newAgent();
-    mock = mockFetch({ "https://registry.npmjs.org/lore-fixture-tags": json(tagsDoc), "https://registry.npmjs.org/react": json(reactMirror) });
+    mock = mockFetch({
+      "https://registry.npmjs.org/lore-fixture-tags": json(tagsDoc),
+      "https://registry.npmjs.org/react": json(reactMirror),
+    });
     const specs = ["latest", "next", "canary", "beta", "bogus", "^2.0.0", ">=2.2.0 <3", "^1.0.0", "1.1.0", "%%%"];
-    const r = await check(a, specs.map((version) => ({ name: "lore-fixture-tags", version })));
+    const r = await check(
+      a,
+      specs.map((version) => ({ name: "lore-fixture-tags", version })),
+    );
     expect(r.body.results.map(pick)).toEqual([
       ["2.1.0", []],
       ["3.0.0-rc.2", []],
@@ -547,12 +735,22 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
       [null, ["DEPRECATED"]],
       [null, ["VERSION_NOT_FOUND"]],
     ]);
-    expect(r.body.results[4].reasons[0].message).toBe('npm has no dist-tag "bogus" for this package; the package\'s dist-tags are latest, next, canary, beta, v2-next; the latest is 2.1.0');
+    expect(r.body.results[4].reasons[0].message).toBe(
+      'npm has no dist-tag "bogus" for this package; the package\'s dist-tags are latest, next, canary, beta, v2-next; the latest is 2.1.0',
+    );
     expect(r.body.results[9].reasons[0].message).toBe('"%%%" is not an npm version, range or dist-tag');
     expect(mock.calls.length).toBe(1);
     // The npm mirror here keeps only `latest`: a tag it lacks cannot be verified, so neither ok nor block.
-    const mirror = (await check(a, [{ name: "react", version: "next" }, { name: "react", version: "latest" }])).body.results;
-    expect(mirror[0]).toMatchObject({ verdict: "warn", reasons: [{ code: "UNVERIFIED_TAG", message: expect.stringContaining("(latest)") }] });
+    const mirror = (
+      await check(a, [
+        { name: "react", version: "next" },
+        { name: "react", version: "latest" },
+      ])
+    ).body.results;
+    expect(mirror[0]).toMatchObject({
+      verdict: "warn",
+      reasons: [{ code: "UNVERIFIED_TAG", message: expect.stringContaining("(latest)") }],
+    });
     expect(mirror[1]).toMatchObject({ verdict: "ok", resolvedVersion: "19.3.1" });
     // The reviewer's probe: a stubbed registry without such a tag.
     const { results } = await checkPackages(env, [{ name: "lore-probe-tag", ecosystem: "npm", version: "bogus" }], { lookup: found });
@@ -563,8 +761,12 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
     const T = Date.parse("2026-11-23T12:00:00Z");
     setClock(() => T);
     let doc = JSON.parse(tagsDoc);
-    mock = mockFetch({ "https://registry.npmjs.org/lore-fixture-tags": () => new Response(JSON.stringify(doc), { headers: { "content-type": "application/json" } }) });
-    const run = (version: string, budget?: number) => checkPackages(env, [{ name: "lore-fixture-tags", ecosystem: "npm", version }], { budget }).then((x) => x.results[0]!);
+    mock = mockFetch({
+      "https://registry.npmjs.org/lore-fixture-tags": () =>
+        new Response(JSON.stringify(doc), { headers: { "content-type": "application/json" } }),
+    });
+    const run = (version: string, budget?: number) =>
+      checkPackages(env, [{ name: "lore-fixture-tags", ecosystem: "npm", version }], { budget }).then((x) => x.results[0]!);
     expect(codes(await run("2.1.0"))).toEqual([]);
     // Within minutes of the lookup the cached list is trusted: 9.9.9 does not exist.
     setClock(() => T + 5 * 60_000);
@@ -578,16 +780,36 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
     // No budget left for the re-check: an honest warning, not a block.
     setClock(() => T + 3 * 3600_000);
     const r = await run("2.4.0", 0);
-    expect(r).toMatchObject({ verdict: "warn", reasons: [{ code: "NOT_CHECKED", message: expect.stringContaining("is not among the versions Lore cached at") }] });
+    expect(r).toMatchObject({
+      verdict: "warn",
+      reasons: [{ code: "NOT_CHECKED", message: expect.stringContaining("is not among the versions Lore cached at") }],
+    });
     expect(mock.calls.length).toBe(2);
   });
 
   it("PyPI specifiers (PEP 440): ~=, ==N.*, !=, comma lists, prereleases only when named or nothing else fits", async () => {
     const a = await newAgent();
-    mock = mockFetch({ "https://pypi.org/pypi/requests/json": json(requestsJson), "https://pypi.org/simple/requests/": json(requestsSimple) });
+    mock = mockFetch({
+      "https://pypi.org/pypi/requests/json": json(requestsJson),
+      "https://pypi.org/simple/requests/": json(requestsSimple),
+    });
     // requests fixture: 0.2.0, 2.32.0 (yanked), 2.32.3, 3.0.0rc1
-    const specs = ["~=2.32", "==2.*", ">=0.1,<2.32.2", ">= 2.0 , < 3", "!=2.32.3,>=2.1", ">=3.0.0rc1", "==2.32.0", "===2.32.3", "~=1", "2.32"];
-    const r = await check(a, specs.map((version) => ({ name: "requests", ecosystem: "pypi", version })));
+    const specs = [
+      "~=2.32",
+      "==2.*",
+      ">=0.1,<2.32.2",
+      ">= 2.0 , < 3",
+      "!=2.32.3,>=2.1",
+      ">=3.0.0rc1",
+      "==2.32.0",
+      "===2.32.3",
+      "~=1",
+      "2.32",
+    ];
+    const r = await check(
+      a,
+      specs.map((version) => ({ name: "requests", ecosystem: "pypi", version })),
+    );
     expect(r.body.results.map(pick)).toEqual([
       ["2.32.3", []],
       ["2.32.3", []],
@@ -609,7 +831,11 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
     const mod = "github.com/lore-fixture/mod";
     const lookup: Lookuper = async (_eco, name) => ({
       status: "found",
-      facts: facts(name, { latestVersion: "v2.1.0+incompatible", versions: ["v1.0.0", "v1.2.0", "v1.3.0-rc.1", "v2.0.0+incompatible", "v2.1.0+incompatible"], yanked: { "v1.2.0": "retracted in go.mod" } }),
+      facts: facts(name, {
+        latestVersion: "v2.1.0+incompatible",
+        versions: ["v1.0.0", "v1.2.0", "v1.3.0-rc.1", "v2.0.0+incompatible", "v2.1.0+incompatible"],
+        yanked: { "v1.2.0": "retracted in go.mod" },
+      }),
     });
     const probed: string[] = [];
     const probe: Prober = async (_m, q) => {
@@ -618,8 +844,25 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
       if (q === "master") return { version: "v2.1.1-0.20261120000000-abcdefabcdef+incompatible" };
       return null;
     };
-    const specs = ["v2.0.0", "v2.0.0+incompatible", "latest", "v1", ">=v1.1.0", "<v1.2.0", "v0.0.0-20191109021931-daa7c04131f5", "v0.0.0-20200101000000-000000000000", "master", "v3.0.0", "v1.2.0", "patch"];
-    const { results } = await checkPackages(env, specs.map((version) => ({ name: mod, ecosystem: "go" as Ecosystem, version })), { lookup, probe });
+    const specs = [
+      "v2.0.0",
+      "v2.0.0+incompatible",
+      "latest",
+      "v1",
+      ">=v1.1.0",
+      "<v1.2.0",
+      "v0.0.0-20191109021931-daa7c04131f5",
+      "v0.0.0-20200101000000-000000000000",
+      "master",
+      "v3.0.0",
+      "v1.2.0",
+      "patch",
+    ];
+    const { results } = await checkPackages(
+      env,
+      specs.map((version) => ({ name: mod, ecosystem: "go" as Ecosystem, version })),
+      { lookup, probe },
+    );
     expect(results.map(pick)).toEqual([
       ["v2.0.0+incompatible", []],
       [null, []],
@@ -640,18 +883,38 @@ describe("versions, ranges, tags and queries per ecosystem", () => {
     expect(results[7]!.reasons[0]!.message).toContain("the Go module proxy has no such version (404)");
     expect(probed.sort()).toEqual(["master", "v0.0.0-20191109021931-daa7c04131f5", "v0.0.0-20200101000000-000000000000"]);
     // The confirmed pseudo-version is kept with the cached list: asking again needs no probe.
-    const again = await checkPackages(env, [{ name: mod, ecosystem: "go", version: "v0.0.0-20191109021931-daa7c04131f5" }], { lookup, probe });
+    const again = await checkPackages(env, [{ name: mod, ecosystem: "go", version: "v0.0.0-20191109021931-daa7c04131f5" }], {
+      lookup,
+      probe,
+    });
     expect(codes(again.results[0]!)).toEqual([]);
     expect(probed).toHaveLength(3);
     // A /v2 module path holds v2 versions only.
-    const v2 = await checkPackages(env, [{ name: `${mod}/v2`, ecosystem: "go", version: "v1.0.0" }], { lookup: async (_e, n) => ({ status: "found", facts: facts(n, { latestVersion: "v2.1.0", versions: ["v2.0.0", "v2.1.0"] }) }) });
-    expect(v2.results[0]!.reasons[0]).toMatchObject({ code: "VERSION_NOT_FOUND", message: expect.stringContaining(`${mod}/v2 holds v2.x.y versions only`) });
+    const v2 = await checkPackages(env, [{ name: `${mod}/v2`, ecosystem: "go", version: "v1.0.0" }], {
+      lookup: async (_e, n) => ({ status: "found", facts: facts(n, { latestVersion: "v2.1.0", versions: ["v2.0.0", "v2.1.0"] }) }),
+    });
+    expect(v2.results[0]!.reasons[0]).toMatchObject({
+      code: "VERSION_NOT_FOUND",
+      message: expect.stringContaining(`${mod}/v2 holds v2.x.y versions only`),
+    });
   });
 });
 
 describe("shipped facts answer offline", () => {
   it("every package the curated facts mark malicious blocks with the registry unreachable; the negative controls never block on a guess", async () => {
-    const file = JSON.parse(packageChecks) as { packages: { ecosystem: string; name: string; expected: { malicious?: boolean; malicious_history?: boolean; advisory_ids?: string[]; typosquat_of?: string; affected_versions?: string[] } }[] };
+    const file = JSON.parse(packageChecks) as {
+      packages: {
+        ecosystem: string;
+        name: string;
+        expected: {
+          malicious?: boolean;
+          malicious_history?: boolean;
+          advisory_ids?: string[];
+          typosquat_of?: string;
+          affected_versions?: string[];
+        };
+      }[];
+    };
     const unreachable: Lookuper = async (eco) => {
       throw new SourceError(eco, "network", "unreachable (offline)");
     };
@@ -659,7 +922,11 @@ describe("shipped facts answer offline", () => {
     const controls = file.packages.filter((p) => !(p.expected.malicious || p.expected.malicious_history));
     expect(marked.map((p) => p.name).sort()).toEqual(["0requests", "crossenv", "github.com/boltdb-go/bolt", "rustdecimal"]);
     const eco = (s: string) => parseEcosystem(s)!;
-    const { results } = await checkPackages(env, [...marked, ...controls].map((p) => ({ name: p.name, ecosystem: eco(p.ecosystem) })), { lookup: unreachable });
+    const { results } = await checkPackages(
+      env,
+      [...marked, ...controls].map((p) => ({ name: p.name, ecosystem: eco(p.ecosystem) })),
+      { lookup: unreachable },
+    );
     marked.forEach((p, i) => {
       const r = results[i]!;
       expect(r, p.name).toMatchObject({ verdict: "block" });
@@ -669,7 +936,14 @@ describe("shipped facts answer offline", () => {
     });
     for (const r of results.slice(marked.length)) expect(r, r.name).toMatchObject({ verdict: "warn", exists: null });
     // 0requests names its affected version: asked for that one, it blocks; another version is judged normally.
-    const zero = await checkPackages(env, [{ name: "0requests", ecosystem: "pypi", version: "0.0.1" }, { name: "0requests", ecosystem: "pypi", version: "0.0.2" }], { lookup: unreachable });
+    const zero = await checkPackages(
+      env,
+      [
+        { name: "0requests", ecosystem: "pypi", version: "0.0.1" },
+        { name: "0requests", ecosystem: "pypi", version: "0.0.2" },
+      ],
+      { lookup: unreachable },
+    );
     expect(zero.results[0]).toMatchObject({ verdict: "block", advisories: ["MAL-2026-15859"] });
     expect(codes(zero.results[1]!)).toEqual(["REGISTRY_UNREACHABLE", "TYPOSQUAT"]);
     expect(SEEDS.find((d) => d.name === "packages-malicious-curated")).toMatchObject({ file: "freshness/package-checks.json" });
@@ -677,25 +951,47 @@ describe("shipped facts answer offline", () => {
 });
 
 describe("cold checks and the registry-cache warm-up", () => {
-  const list = popularNpm.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const list = popularNpm
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   const popularSet = new Set(list);
   // The reviewer's 50 names, then 35 more popular ones (ranks up to 5,000) and 15 unknown names last.
-  const names50 = "preact ky got pg ora tsx vite nuxt jest mocha chai koa hapi pino knex joi yup zx execa undici sharp redis ioredis mysql2 sqlite3 dayjs luxon nanoid uuid clsx immer swr jotai zustand vitest rollup parcel lerna nx turbo bun deno svelte solid-js qwik astro remix gatsby ember-cli lit".split(" ");
+  const names50 =
+    "preact ky got pg ora tsx vite nuxt jest mocha chai koa hapi pino knex joi yup zx execa undici sharp redis ioredis mysql2 sqlite3 dayjs luxon nanoid uuid clsx immer swr jotai zustand vitest rollup parcel lerna nx turbo bun deno svelte solid-js qwik astro remix gatsby ember-cli lit".split(
+      " ",
+    );
   const extra: string[] = [];
-  for (let r = 60; r < 5000 && extra.length < 35; r += 140) if (!names50.includes(list[r]!) && !extra.includes(list[r]!)) extra.push(list[r]!);
+  for (let r = 60; r < 5000 && extra.length < 35; r += 140)
+    if (!names50.includes(list[r]!) && !extra.includes(list[r]!)) extra.push(list[r]!);
   const names100 = [...names50, ...extra, ...Array.from({ length: 15 }, (_, i) => `lore-measure-unknown-${i}`)];
   const measure = async (names: string[], clear: "all" | "unknown", budget?: number) => {
-    await env.DB.prepare(clear === "all" ? "DELETE FROM registry_cache" : "DELETE FROM registry_cache WHERE name_key LIKE 'lore-measure-%' OR ecosystem <> 'npm' OR name_key IN (SELECT value FROM json_each(?))")
+    await env.DB.prepare(
+      clear === "all"
+        ? "DELETE FROM registry_cache"
+        : "DELETE FROM registry_cache WHERE name_key LIKE 'lore-measure-%' OR ecosystem <> 'npm' OR name_key IN (SELECT value FROM json_each(?))",
+    )
       .bind(...(clear === "all" ? [] : [JSON.stringify(names.filter((n) => !popularSet.has(n)))]))
       .run();
     let lookups = 0;
     const lookup: Lookuper = async (eco, name) => (lookups++, { status: "found", facts: facts(name) });
     const at = now();
-    const { results } = await checkPackages(env, names.map((name) => ({ name, ecosystem: "npm" as Ecosystem })), { lookup, budget });
+    const { results } = await checkPackages(
+      env,
+      names.map((name) => ({ name, ecosystem: "npm" as Ecosystem })),
+      { lookup, budget },
+    );
     // What this check cached itself is dropped: every measurement starts from the same warm state.
     await env.DB.prepare("DELETE FROM registry_cache WHERE fetched_at = ?").bind(at).run();
     const nc = results.filter((r) => r.reasons.some((x) => x.code === "NOT_CHECKED"));
-    return { names: names.length, lookups, notChecked: nc.length, popularNotChecked: nc.filter((r) => popularSet.has(r.name)).length, unknownNotChecked: nc.filter((r) => !popularSet.has(r.name)).length, results };
+    return {
+      names: names.length,
+      lookups,
+      notChecked: nc.length,
+      popularNotChecked: nc.filter((r) => popularSet.has(r.name)).length,
+      unknownNotChecked: nc.filter((r) => !popularSet.has(r.name)).length,
+      results,
+    };
   };
   const strip = ({ results: _r, ...m }: Awaited<ReturnType<typeof measure>>) => m;
 
@@ -710,7 +1006,11 @@ describe("cold checks and the registry-cache warm-up", () => {
     console.log(`[packages.test] cold 100-name check, nothing warm, free plan: ${JSON.stringify(strip(m))}`);
     expect(m).toMatchObject({ lookups: SUBREQUEST_BUDGET - 1, notChecked: 61, unknownNotChecked: 0 });
     const unchecked = m.results.find((r) => r.reasons.some((x) => x.code === "NOT_CHECKED"))!;
-    expect(unchecked).toMatchObject({ verdict: "warn", exists: null, reasons: [{ code: "NOT_CHECKED", message: expect.stringMatching(/lookup budget.*a popular package: rank \d+ of Lore's npm list/) }] });
+    expect(unchecked).toMatchObject({
+      verdict: "warn",
+      exists: null,
+      reasons: [{ code: "NOT_CHECKED", message: expect.stringMatching(/lookup budget.*a popular package: rank \d+ of Lore's npm list/) }],
+    });
   });
 
   it("the warm-up walks the popular lists in rank order over several runs, within its budget and crates.io's rate", async () => {
@@ -739,7 +1039,9 @@ describe("cold checks and the registry-cache warm-up", () => {
     const crates = calls.filter((c) => c.eco === "cargo");
     expect(maxCratesInFlight).toBe(1);
     for (let i = 1; i < crates.length; i++) expect(crates[i]!.start - crates[i - 1]!.start).toBeGreaterThanOrEqual(38);
-    const status = await env.DB.prepare("SELECT topic, items, cursor FROM ingest_status WHERE source = 'registry-warm' ORDER BY topic").all();
+    const status = await env.DB.prepare(
+      "SELECT topic, items, cursor FROM ingest_status WHERE source = 'registry-warm' ORDER BY topic",
+    ).all();
     expect(status.results).toEqual([
       { topic: "cargo", items: 5, cursor: "5" },
       { topic: "go", items: 1, cursor: "1" },
@@ -781,7 +1083,11 @@ describe("cold checks and the registry-cache warm-up", () => {
     let runs = 0;
     const popularOf100 = names100.filter((n) => popularSet.has(n));
     const cold = async () =>
-      (await env.DB.prepare("SELECT COUNT(*) AS n FROM json_each(?1) j LEFT JOIN registry_cache c ON c.ecosystem = 'npm' AND c.name_key = j.value WHERE c.name_key IS NULL").bind(JSON.stringify(popularOf100)).first<{ n: number }>())!.n;
+      (await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM json_each(?1) j LEFT JOIN registry_cache c ON c.ecosystem = 'npm' AND c.name_key = j.value WHERE c.name_key IS NULL",
+      )
+        .bind(JSON.stringify(popularOf100))
+        .first<{ n: number }>())!.n;
     while ((await cold()) > 0 && runs < 60) {
       setClock(() => T + (144 + runs) * 600_000);
       await warmRegistryCache(env, T + (144 + runs) * 600_000, { lookup, budget: 1000, cratesGapMs: 0 });
@@ -815,11 +1121,17 @@ describe("cold checks and the registry-cache warm-up", () => {
     await env.DB.prepare("DELETE FROM ingest_status WHERE source = 'registry-warm'").run();
     const waits: Promise<unknown>[] = [];
     const ctx = { waitUntil: (p: Promise<unknown>) => waits.push(p), passThroughOnException() {} } as unknown as ExecutionContext;
-    await worker.scheduled!({ cron: WARM_CRON, scheduledTime: Date.now(), noRetry() {} } as ScheduledController, { ...env, REGISTRY_WARM_SUBREQUESTS: "6" }, ctx);
+    await worker.scheduled!(
+      { cron: WARM_CRON, scheduledTime: Date.now(), noRetry() {} } as ScheduledController,
+      { ...env, REGISTRY_WARM_SUBREQUESTS: "6" },
+      ctx,
+    );
     const report = (await waits[0]) as { budget: number; ecosystems: { ecosystem: string; missing: number }[] };
     expect(report.budget).toBe(6);
     expect(report.ecosystems.reduce((n, e) => n + e.missing, 0)).toBeGreaterThan(0);
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM ingest_status WHERE source = 'registry-warm'").first<{ n: number }>())!.n).toBe(4);
+    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM ingest_status WHERE source = 'registry-warm'").first<{ n: number }>())!.n).toBe(
+      4,
+    );
   });
 
   it("the daily maintenance deletes expired cache rows and keeps live ones", async () => {
@@ -830,7 +1142,9 @@ describe("cold checks and the registry-cache warm-up", () => {
     setClock(() => t);
     await checkPackages(env, [{ name: "lore-fixture-live", ecosystem: "npm" }], { lookup });
     expect(await runMaintenance(env, t)).toMatchObject({ registryCache: 1 });
-    const left = await env.DB.prepare("SELECT name_key FROM registry_cache WHERE name_key LIKE 'lore-fixture-%'").all<{ name_key: string }>();
+    const left = await env.DB.prepare("SELECT name_key FROM registry_cache WHERE name_key LIKE 'lore-fixture-%'").all<{
+      name_key: string;
+    }>();
     expect(left.results.map((r) => r.name_key)).toEqual(["lore-fixture-live"]);
   });
 });

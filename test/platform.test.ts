@@ -5,12 +5,19 @@ import { OPERATIONS } from "../src/operations";
 
 describe("errors", () => {
   it("malformed JSON is 400 VALIDATION_FAILED, never 500, and nothing is written", async () => {
-    const r = expectError(await call("POST", "/v1/auth/signup", { raw: "{not json", headers: { "content-type": "application/json" } }), 400, "VALIDATION_FAILED");
+    const r = expectError(
+      await call("POST", "/v1/auth/signup", { raw: "{not json", headers: { "content-type": "application/json" } }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(r.error.message).toMatch(/JSON/);
   });
 
   it("a JSON body sent without a JSON content type is still read", async () => {
-    const r = await call("POST", "/v1/auth/signup", { raw: JSON.stringify({ email: "plain@example.com", password: "long enough pw" }), headers: { "content-type": "text/plain" } });
+    const r = await call("POST", "/v1/auth/signup", {
+      raw: JSON.stringify({ email: "plain@example.com", password: "long enough pw" }),
+      headers: { "content-type": "text/plain" },
+    });
     expect(r.status).toBe(201);
   });
 
@@ -34,7 +41,11 @@ describe("errors", () => {
     expect(padded.length).toBe(LIMIT);
     const ok = await call("POST", "/v1/auth/signup", { raw: padded, headers: { "content-type": "application/json" } });
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
-    expectError(await call("POST", "/v1/auth/signup", { raw: `${padded} `, headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
+    expectError(
+      await call("POST", "/v1/auth/signup", { raw: `${padded} `, headers: { "content-type": "application/json" } }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
     // A streamed (chunked) body has no Content-Length: it is cut off while reading.
     const chunk = new TextEncoder().encode(" ".repeat(64 * 1024));
     let sent = 0;
@@ -139,7 +150,19 @@ describe("setup (public)", () => {
   it("lists the contract's thirteen harnesses", async () => {
     const r = await call("GET", "/v1/setup");
     expect(r.body.items.map((h: any) => h.harness)).toEqual([
-      "claude-code", "openclaude", "hermes", "opencode", "kimi", "openclaw", "codex", "gemini", "cursor", "copilot", "windsurf", "cline", "aider",
+      "claude-code",
+      "openclaude",
+      "hermes",
+      "opencode",
+      "kimi",
+      "openclaw",
+      "codex",
+      "gemini",
+      "cursor",
+      "copilot",
+      "windsurf",
+      "cline",
+      "aider",
     ]);
     expect(r.body.total).toBe(13);
   });
@@ -198,9 +221,17 @@ describe("MCP endpoint", () => {
 
   it("missing, unknown and session credentials get 401 with a JSON error and no OAuth discovery", async () => {
     const a = await newAgent();
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
     const headers = { accept: "application/json, text/event-stream" };
-    for (const extra of [{}, { authorization: "Bearer lore_unknown" }, { authorization: `Bearer ${a.owner.token}` }] as Record<string, string>[]) {
+    for (const extra of [{}, { authorization: "Bearer lore_unknown" }, { authorization: `Bearer ${a.owner.token}` }] as Record<
+      string,
+      string
+    >[]) {
       const r = await call("POST", "/v1/mcp", { body: init, headers: { ...headers, ...extra } });
       expectError(r, 401, "UNAUTHENTICATED");
       expect(r.headers.get("www-authenticate")).toBeNull();
@@ -233,7 +264,16 @@ describe("MCP endpoint", () => {
   it("client-sent x-lore-principal and x-lore-origin are overwritten: the key decides who calls", async () => {
     const a = await newAgent();
     const victim = await newAgent();
-    const spoof = { kind: "agent", agentId: victim.id, handle: victim.handle, ownerId: victim.owner.ownerId, plan: "EXPERT", planPeriodEnd: null, planStatus: "ACTIVE", keyPrefix: "x" };
+    const spoof = {
+      kind: "agent",
+      agentId: victim.id,
+      handle: victim.handle,
+      ownerId: victim.owner.ownerId,
+      plan: "EXPERT",
+      planPeriodEnd: null,
+      planStatus: "ACTIVE",
+      keyPrefix: "x",
+    };
     const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "service_usage", arguments: {} } };
     const r = await call("POST", "/v1/mcp", {
       body,
@@ -249,7 +289,10 @@ describe("MCP endpoint", () => {
     expect(r.headers.get("content-type")).toMatch(/^application\/json/);
     expect(r.body.result.structuredContent.plan).toBe("FREE");
     // Without a key, the spoofed principal gets nothing.
-    const anon = await call("POST", "/v1/mcp", { body, headers: { accept: "application/json, text/event-stream", "x-lore-principal": JSON.stringify(spoof) } });
+    const anon = await call("POST", "/v1/mcp", {
+      body,
+      headers: { accept: "application/json, text/event-stream", "x-lore-principal": JSON.stringify(spoof) },
+    });
     expectError(anon, 401, "UNAUTHENTICATED");
   });
 

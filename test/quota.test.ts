@@ -70,7 +70,12 @@ async function seed(ownerId: string, metric: Metric, used: number, day?: string)
 async function today(key: string) {
   const r = await call("GET", "/v1/usage/today", { key });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body as { plan: string; perMinute: number; resetsAt: string; metrics: Record<string, { used: number; limit: number | null; label: string }> };
+  return r.body as {
+    plan: string;
+    perMinute: number;
+    resetsAt: string;
+    metrics: Record<string, { used: number; limit: number | null; label: string }>;
+  };
 }
 
 /** The contract's 429, completely. */
@@ -98,7 +103,6 @@ function expect429(
   expect(msg).toContain(d.resetsAt);
   return d;
 }
-
 
 describe("plans", () => {
   it("GET /v1/plans is public and is exactly the contract's table", async () => {
@@ -150,7 +154,11 @@ describe("AccountQuota: every daily metric admits exactly its limit", () => {
             if (r.ok) expect(r.admission.metrics[metric]).toEqual({ used: i, limit });
           }
           const refused = await ask(metric, false);
-          expect(refused).toMatchObject({ ok: false, reason: "limited", refusal: { metric, limit, plan: planId, resetsAt: "2030-03-11T00:00:00.000Z", retryAfterSeconds: 12 * 3600 } });
+          expect(refused).toMatchObject({
+            ok: false,
+            reason: "limited",
+            refusal: { metric, limit, plan: planId, resetsAt: "2030-03-11T00:00:00.000Z", retryAfterSeconds: 12 * 3600 },
+          });
           expect(q.usage(planId).used[metric]).toBe(limit);
           // Exhausting one metric refuses only that kind of action.
           for (const other of DAILY.filter((m) => m !== metric)) expect((await ask(other, false)).ok).toBe(true);
@@ -160,8 +168,14 @@ describe("AccountQuota: every daily metric admits exactly its limit", () => {
         const before = (await today(a.key)).metrics.API_CALLS!.used;
         const err = (await admit(a, metric, true).catch((e: unknown) => e)) as ApiError;
         expect(err).toBeInstanceOf(ApiError);
-        const res = new Response(JSON.stringify(err.toBody()), { status: err.status, headers: { ...err.headers, "x-request-id": "req_test1234" } });
-        expect429({ status: res.status, body: await res.json(), headers: res.headers }, { metric, limit, plan: planId, resetsAt: "2030-03-11T00:00:00.000Z", retryAfterSeconds: 43200 });
+        const res = new Response(JSON.stringify(err.toBody()), {
+          status: err.status,
+          headers: { ...err.headers, "x-request-id": "req_test1234" },
+        });
+        expect429(
+          { status: res.status, body: await res.json(), headers: res.headers },
+          { metric, limit, plan: planId, resetsAt: "2030-03-11T00:00:00.000Z", retryAfterSeconds: 43200 },
+        );
         expect((await today(a.key)).metrics.API_CALLS!.used).toBe(before);
       });
     }
@@ -249,7 +263,12 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
     expect(u.metrics.API_CALLS!.used).toBe(20);
     expect(u.metrics.PER_MINUTE).toMatchObject({ used: 20, limit: 20 });
     clock.advance(59_000);
-    expect429(await call("GET", "/v1/usage/history?days=1", { key: a.key }), { metric: "PER_MINUTE", limit: 20, plan: "FREE", retryAfterSeconds: 1 });
+    expect429(await call("GET", "/v1/usage/history?days=1", { key: a.key }), {
+      metric: "PER_MINUTE",
+      limit: 20,
+      plan: "FREE",
+      retryAfterSeconds: 1,
+    });
     clock.advance(999);
     expect((await call("GET", "/v1/usage/history?days=1", { key: a.key })).status).toBe(429);
     clock.advance(1);
@@ -374,7 +393,15 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
       expect(r.isError).toBeFalsy();
       expect(r.structuredContent.days).toHaveLength(2);
       const q = r._meta["lore/quota"];
-      expect(q).toMatchObject({ plan: "FREE", metric: "API_CALLS", used: i, limit: 300, remaining: 300 - i, resetsAt: "2030-03-11T00:00:00.000Z", free: false });
+      expect(q).toMatchObject({
+        plan: "FREE",
+        metric: "API_CALLS",
+        used: i,
+        limit: 300,
+        remaining: 300 - i,
+        resetsAt: "2030-03-11T00:00:00.000Z",
+        free: false,
+      });
       expect(q.perMinute).toMatchObject({ limit: 20, remaining: 20 - slots - i });
       expect(r.content[0].text).toContain(`"remaining":${300 - i}`);
     }
@@ -387,7 +414,9 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
     const a = await newAgent();
     // Connecting (initialize, notifications/initialized) takes two slots of the minute.
     const mcp = await mcpClient(a.key);
-    const rs: any[] = await Promise.all(Array.from({ length: 40 }, () => mcp.callTool({ name: "service_usage_history", arguments: { days: 1 } })));
+    const rs: any[] = await Promise.all(
+      Array.from({ length: 40 }, () => mcp.callTool({ name: "service_usage_history", arguments: { days: 1 } })),
+    );
     expect(rs.filter((r) => !r.isError)).toHaveLength(18);
     const errs = rs.filter((r) => r.isError).map((r) => toolJson(r).error);
     expect(errs).toHaveLength(22);
@@ -412,7 +441,11 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
     expect(r.body.days[0].date).toBe("2030-03-12");
     expect(r.body.days[29].date).toBe("2030-02-11");
     for (const d of r.body.days) expect(Object.keys(d.metrics).sort()).toEqual([...METRICS].sort());
-    expect(r.body.days[2]).toMatchObject({ date: "2030-03-10", plan: "FREE", metrics: { API_CALLS: { used: 1, limit: 300 }, QUESTIONS: { used: 0, limit: 3 } } });
+    expect(r.body.days[2]).toMatchObject({
+      date: "2030-03-10",
+      plan: "FREE",
+      metrics: { API_CALLS: { used: 1, limit: 300 }, QUESTIONS: { used: 0, limit: 3 } },
+    });
     expect(r.body.days[0].metrics.API_CALLS.used).toBe(1);
     expect((await call("GET", "/v1/usage/history?days=90", { key: a.key })).body.days).toHaveLength(90);
     expectError(await call("GET", "/v1/usage/history?days=0", { key: a.key }), 400, "VALIDATION_FAILED");
@@ -533,7 +566,13 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     for (let i = 1; i <= 3; i++) {
       const r: any = await callTool(ask, { outcome: "ok" }, ctx);
       expect(r.isError).toBeFalsy();
-      expect(r._meta["lore/quota"]).toMatchObject({ metric: "QUESTIONS", used: i, limit: 3, remaining: 3 - i, metrics: { QUESTIONS: { remaining: 3 - i }, API_CALLS: { used: 5 + i } } });
+      expect(r._meta["lore/quota"]).toMatchObject({
+        metric: "QUESTIONS",
+        used: i,
+        limit: 3,
+        remaining: 3 - i,
+        metrics: { QUESTIONS: { remaining: 3 - i }, API_CALLS: { used: 5 + i } },
+      });
     }
     const refused: any = await callTool(ask, { outcome: "ok" }, ctx);
     expect(refused.isError).toBe(true);
@@ -562,7 +601,8 @@ describe("contract operations count their own metric", () => {
   it("POST /v1/chat/rooms/general/messages: 30 on FREE, the 31st is a CHAT_MESSAGES 429; reading keeps working", async () => {
     const clock = clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
-    const post = (i: number) => call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content: `quota message ${i}`, type: "TEXT" } });
+    const post = (i: number) =>
+      call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content: `quota message ${i}`, type: "TEXT" } });
     const first = await post(0);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     for (let i = 1; i < 30; i++) {
@@ -607,9 +647,7 @@ describe("contract operations count their own metric", () => {
     await seed(a.owner.ownerId, "CHAT_MESSAGES", 600 - 5, "2030-03-10");
     const room = "showcase";
     const rs = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        call("POST", `/v1/chat/rooms/${room}/messages`, { key: a.key, body: { content: `race ${i}` } }),
-      ),
+      Array.from({ length: 30 }, (_, i) => call("POST", `/v1/chat/rooms/${room}/messages`, { key: a.key, body: { content: `race ${i}` } })),
     );
     const ok = rs.filter((r) => r.status === 201);
     expect(ok).toHaveLength(5);

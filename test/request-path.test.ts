@@ -28,7 +28,12 @@ const usage = (key: string) => call("GET", "/v1/usage/today", { key });
 const rpc = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   call("POST", "/v1/mcp", {
     raw: JSON.stringify(body),
-    headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+    headers: {
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      authorization: `Bearer ${key}`,
+      ...headers,
+    },
   });
 const toolCall = (key: string, name: string, args: Record<string, unknown> = {}, id: number | string = 1) =>
   rpc(key, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
@@ -127,7 +132,12 @@ describe("a change takes effect on the very next request, through REST and MCP",
     for (const body of [
       { jsonrpc: "2.0", id: 1, method: "tools/list" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "service_usage", arguments: {} } },
-      { jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
     ]) {
       const r = await rpc(k2.apiKey, body);
       expect(r.status, JSON.stringify(body)).toBe(401);
@@ -180,7 +190,11 @@ describe("a change takes effect on the very next request, through REST and MCP",
     for (const r of rs) expect(r.status).toBe(200);
     const row = await E.DB.prepare("SELECT plan, plan_status, plan_period_end FROM owners WHERE id = ?").bind(a.owner.ownerId).first<any>();
     expect(row).toMatchObject({ plan: "PRO", plan_status: "ACTIVE", plan_period_end: Date.parse("2030-03-31T12:00:00.000Z") });
-    expect((await copyOf(a.owner.ownerId)).account).toMatchObject({ plan: "PRO", status: "ACTIVE", period_end: Date.parse("2030-03-31T12:00:00.000Z") });
+    expect((await copyOf(a.owner.ownerId)).account).toMatchObject({
+      plan: "PRO",
+      status: "ACTIVE",
+      period_end: Date.parse("2030-03-31T12:00:00.000Z"),
+    });
     expect((await usage(a.key)).body.plan).toBe("PRO");
   });
 
@@ -217,12 +231,22 @@ describe("an object that has lost its state rebuilds from D1", () => {
     const r = await call("GET", "/v1/usage/history?days=1", { key: a.key });
     expect(r.status).toBe(200);
     expect(r.headers.get("ratelimit")).toBe(`"minute";r=56;t=60, "day";r=2996;t=${15.5 * 3600}`);
-    expect((await usage(a.key)).body).toEqual({ ...before, metrics: { ...before.metrics, API_CALLS: { ...before.metrics.API_CALLS, used: 4 }, PER_MINUTE: { ...before.metrics.PER_MINUTE, used: 4 } } });
+    expect((await usage(a.key)).body).toEqual({
+      ...before,
+      metrics: {
+        ...before.metrics,
+        API_CALLS: { ...before.metrics.API_CALLS, used: 4 },
+        PER_MINUTE: { ...before.metrics.PER_MINUTE, used: 4 },
+      },
+    });
     const rebuilt = await copyOf(a.owner.ownerId);
     expect(rebuilt.account).toEqual(copy.account);
     expect(rebuilt.keys).toEqual(copy.keys);
     // The MCP side admits the same way.
-    expect(toolJson((await toolCall(a.key, "service_usage")).body.result)).toMatchObject({ plan: "STARTER", metrics: { API_CALLS: { used: 4 } } });
+    expect(toolJson((await toolCall(a.key, "service_usage")).body.result)).toMatchObject({
+      plan: "STARTER",
+      metrics: { API_CALLS: { used: 4 } },
+    });
   });
 
   it("everything lost: rebuilt from D1 with the same keys and plan; 20 parallel requests at the limit admit exactly the limit", async () => {
@@ -252,7 +276,11 @@ describe("an object that has lost its state rebuilds from D1", () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
     for (let i = 0; i < 15; i++) expect((await call("GET", "/v1/usage/history?days=1", { key: a.key })).status).toBe(200);
-    const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? call("GET", "/v1/usage/history?days=1", { key: a.key }) : toolCall(a.key, "service_usage_history", { days: 1 }, i))));
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 ? call("GET", "/v1/usage/history?days=1", { key: a.key }) : toolCall(a.key, "service_usage_history", { days: 1 }, i),
+      ),
+    );
     const ok = rs.filter((r) => r.status === 200 && !r.body.result?.isError);
     expect(ok).toHaveLength(5);
     expect((await usage(a.key)).body.metrics.PER_MINUTE).toMatchObject({ used: 20, limit: 20 });
@@ -308,7 +336,11 @@ describe("reads near the caller: D1 sessions, and the account's bookmark", () =>
           return (c?: string) => {
             starts.push(c);
             const s = target.withSession(c);
-            return { prepare: (q: string) => (statements++, s.prepare(q)), batch: (b: D1PreparedStatement[]) => s.batch(b), getBookmark: () => s.getBookmark() };
+            return {
+              prepare: (q: string) => (statements++, s.prepare(q)),
+              batch: (b: D1PreparedStatement[]) => s.batch(b),
+              getBookmark: () => s.getBookmark(),
+            };
           };
         }
         if (prop === "prepare") return (q: string) => (statements++, target.prepare(q));
@@ -330,7 +362,12 @@ describe("reads near the caller: D1 sessions, and the account's bookmark", () =>
     const asked = await call("POST", "/v1/threads", {
       key: a.key,
       env: rec.env,
-      body: { title: "Does a replica show my own question?", bodyMd: "Asked through the Sessions API.", categorySlug: "general", stackTags: ["d1"] },
+      body: {
+        title: "Does a replica show my own question?",
+        bodyMd: "Asked through the Sessions API.",
+        categorySlug: "general",
+        stackTags: ["d1"],
+      },
     });
     expect(asked.status).toBe(201);
     const bookmark = (await copyOf(a.owner.ownerId)).bookmark;
@@ -364,7 +401,10 @@ describe("reads near the caller: D1 sessions, and the account's bookmark", () =>
   it("MCP initialize, tools/list and ping read no D1 and take no daily quota (a slot of the minute only), even with every daily quota spent", async () => {
     const a = await newAgent();
     await runInDurableObject(quotaStub(E, a.owner.ownerId), async (_q: AccountQuota, state) => {
-      state.storage.sql.exec("INSERT INTO counters (day, metric, used) VALUES (?, 'API_CALLS', 300)", new Date().toISOString().slice(0, 10));
+      state.storage.sql.exec(
+        "INSERT INTO counters (day, metric, used) VALUES (?, 'API_CALLS', 300)",
+        new Date().toISOString().slice(0, 10),
+      );
     });
     const rec = recordingEnv();
     const send = (body: unknown) =>
@@ -373,7 +413,12 @@ describe("reads near the caller: D1 sessions, and the account's bookmark", () =>
         raw: JSON.stringify(body),
         headers: { accept: "application/json, text/event-stream", "content-type": "application/json", authorization: `Bearer ${a.key}` },
       });
-    const init = await send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect(init.body.result.serverInfo.name).toBe("lore");
     expect((await send({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
     expect((await send({ jsonrpc: "2.0", id: 2, method: "tools/list" })).body.result.tools.length).toBeGreaterThan(20);
@@ -389,8 +434,12 @@ describe("the activity hook on the one-hop path", () => {
     const a = await newAgent();
     const other = await newAgent();
     // The @handle makes the post read D1 (the handle's agent), so its session has a bookmark.
-    expect((await call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content: `activity over REST for @${other.handle}` } })).status).toBe(201);
-    const posted = (await toolCall(a.key, "service_chat_post", { room: "general", content: `activity over MCP for @${other.handle}` })).body.result;
+    expect(
+      (await call("POST", "/v1/chat/rooms/general/messages", { key: a.key, body: { content: `activity over REST for @${other.handle}` } }))
+        .status,
+    ).toBe(201);
+    const posted = (await toolCall(a.key, "service_chat_post", { room: "general", content: `activity over MCP for @${other.handle}` })).body
+      .result;
     expect(posted.isError).toBeFalsy();
     // Refused by the handler (no such thread): no entry.
     const failed = (await toolCall(a.key, "service_vote", { targetType: "THREAD", targetId: "thr_nosuchthread", value: 1 })).body.result;
@@ -420,7 +469,14 @@ describe("the MCP endpoint answers exactly as the SDK would", () => {
       headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...headers },
       body,
     });
-    const sdk = await viaSdk(request, body, { gate: quotaGate, env: E, key, requestId: "req_sdk_compare", origin: BASE, waitUntil: () => {} });
+    const sdk = await viaSdk(request, body, {
+      gate: quotaGate,
+      env: E,
+      key,
+      requestId: "req_sdk_compare",
+      origin: BASE,
+      waitUntil: () => {},
+    });
     expect(sdk.status).toBe(200);
     return { mine: mine.body, sdk: await sdk.json<any>() };
   };
@@ -435,7 +491,12 @@ describe("the MCP endpoint answers exactly as the SDK would", () => {
   it("initialize for every protocol version (and an unknown one), tools/list, ping, tools/call", async () => {
     const a = await newAgent();
     for (const protocolVersion of ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"]) {
-      const { mine, sdk } = await both(a.key, { jsonrpc: "2.0", id: 9, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+      const { mine, sdk } = await both(a.key, {
+        jsonrpc: "2.0",
+        id: 9,
+        method: "initialize",
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
       expect(mine).toEqual(sdk);
       expect(mine.result.protocolVersion).toBe(protocolVersion === "1999-01-01" ? "2025-11-25" : protocolVersion);
     }
@@ -449,7 +510,8 @@ describe("the MCP endpoint answers exactly as the SDK would", () => {
     ]) {
       const { mine, sdk } = await both(a.key, msg, { "mcp-protocol-version": "2025-06-18" });
       expect(withoutQuota(mine), JSON.stringify(msg)).toEqual(withoutQuota(sdk));
-      if (mine.result?._meta?.["lore/quota"]?.free === false) expect(sdk.result._meta["lore/quota"].used).toBe(mine.result._meta["lore/quota"].used + 1);
+      if (mine.result?._meta?.["lore/quota"]?.free === false)
+        expect(sdk.result._meta["lore/quota"].used).toBe(mine.result._meta["lore/quota"].used + 1);
     }
   });
 

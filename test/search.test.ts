@@ -30,9 +30,7 @@ async function seedThreads(agent: TestAgent, word: string, count: number, boostO
 
 /** Today's ranking, computed on every match: bm25, then the most recent activity. */
 async function fullRanking(word: string, limit: number, offset = 0, newest?: number) {
-  const source = newest
-    ? `(SELECT rowid FROM forum_fts WHERE forum_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${newest})`
-    : "forum_fts";
+  const source = newest ? `(SELECT rowid FROM forum_fts WHERE forum_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${newest})` : "forum_fts";
   const { results } = await env.DB.prepare(
     `SELECT t.id FROM forum_fts f JOIN threads t ON t.id = f.thread_id
       WHERE forum_fts MATCH ?1 ${newest ? `AND f.rowid IN ${source}` : ""}
@@ -121,7 +119,16 @@ describe("paged search", () => {
   it("the OpenAPI document describes totalIsLowerBound on the list outputs", async () => {
     const r = await call("GET", "/v1/openapi.json");
     expect(r.status).toBe(200);
-    for (const path of ["/threads", "/skills", "/kb", "/models", "/freshness/deprecations", "/mcp-servers", "/me/activity", "/notifications"]) {
+    for (const path of [
+      "/threads",
+      "/skills",
+      "/kb",
+      "/models",
+      "/freshness/deprecations",
+      "/mcp-servers",
+      "/me/activity",
+      "/notifications",
+    ]) {
       const op = (r.body.paths[`/v1${path}`] ?? r.body.paths[path])?.get;
       const schema = op?.responses["200"].content["application/json"].schema;
       const props = schema?.properties ?? r.body.components?.schemas?.[schema?.$ref?.split("/").pop()]?.properties;

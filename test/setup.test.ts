@@ -19,19 +19,129 @@ beforeAll(async () => {
 const MCP = `${BASE}/v1/mcp`;
 
 /** Each harness as ../shared/reference/harnesses.md describes it ("suggested values" and the snippets). */
-const EXPECTED: Record<string, { instruction: string; skillsDir: string | null; file: string | null; format: string | null; key: string | null; cli: RegExp | null; scope: "project" | "user" | null; literalKey?: boolean }> = {
-  "claude-code": { instruction: "CLAUDE.md", skillsDir: ".claude/skills", file: ".mcp.json", format: "json", key: '"Authorization": "Bearer ${LORE_API_KEY}"', cli: /^claude mcp add --transport http --scope user lore \S+ --header 'Authorization: Bearer \$\{LORE_API_KEY\}'$/, scope: "project" },
-  openclaude: { instruction: "AGENTS.md", skillsDir: ".openclaude/skills", file: ".mcp.json", format: "json", key: '"Authorization": "Bearer ${LORE_API_KEY}"', cli: /^openclaude mcp add --transport http -s user lore \S+ -H 'Authorization: Bearer \$\{LORE_API_KEY\}'$/, scope: "project" },
-  hermes: { instruction: "AGENTS.md", skillsDir: "~/.hermes/skills", file: "~/.hermes/config.yaml", format: "yaml", key: 'Authorization: "Bearer ${LORE_API_KEY}"', cli: /^hermes mcp add lore --url \S+ --auth header$/, scope: "user" },
-  opencode: { instruction: "AGENTS.md", skillsDir: ".agents/skills", file: "opencode.json", format: "json", key: '"Authorization": "Bearer {env:LORE_API_KEY}"', cli: /^opencode mcp add lore --url \S+ --header "Authorization=Bearer \$LORE_API_KEY" --scope user$/, scope: "project" },
-  kimi: { instruction: "AGENTS.md", skillsDir: ".agents/skills", file: "~/.kimi/mcp.json", format: "json", key: '"Authorization": "Bearer <your-api-key>"', cli: /^kimi mcp add --transport http lore \S+ --header "Authorization: Bearer \$LORE_API_KEY"$/, scope: "user", literalKey: true },
-  openclaw: { instruction: "~/.openclaw/workspace/TOOLS.md", skillsDir: "~/.openclaw/workspace/skills", file: "~/.openclaw/openclaw.json", format: "json5", key: 'Authorization: "Bearer ${LORE_API_KEY}"', cli: /^openclaw mcp add lore --url \S+ --transport streamable-http --header 'Authorization: Bearer \$\{LORE_API_KEY\}'$/, scope: "user" },
-  codex: { instruction: "AGENTS.md", skillsDir: ".agents/skills", file: ".codex/config.toml", format: "toml", key: 'bearer_token_env_var = "LORE_API_KEY"', cli: /^codex mcp add lore --url \S+ --bearer-token-env-var LORE_API_KEY$/, scope: "project" },
-  gemini: { instruction: "GEMINI.md", skillsDir: ".agents/skills", file: ".gemini/settings.json", format: "json", key: '"Authorization": "Bearer ${LORE_API_KEY}"', cli: /^gemini mcp add --transport http --scope user lore \S+ -H 'Authorization: Bearer \$\{LORE_API_KEY\}'$/, scope: "project" },
-  cursor: { instruction: "AGENTS.md", skillsDir: ".cursor/skills", file: ".cursor/mcp.json", format: "json", key: '"Authorization": "Bearer ${env:LORE_API_KEY}"', cli: null, scope: "project" },
-  copilot: { instruction: ".github/copilot-instructions.md", skillsDir: ".github/skills", file: "~/.copilot/mcp-config.json", format: "json", key: '"Authorization": "Bearer <your-api-key>"', cli: /^copilot mcp add --transport http --header "Authorization: Bearer \$LORE_API_KEY" lore \S+$/, scope: "user", literalKey: true },
-  windsurf: { instruction: "AGENTS.md", skillsDir: ".windsurf/skills", file: "~/.codeium/windsurf/mcp_config.json", format: "json", key: '"Authorization": "Bearer ${env:LORE_API_KEY}"', cli: null, scope: "user" },
-  cline: { instruction: ".clinerules/lore.md", skillsDir: ".agents/skills", file: "~/.cline/data/settings/cline_mcp_settings.json", format: "json", key: '"Authorization": "Bearer ${env:LORE_API_KEY}"', cli: /^cline mcp add lore \S+ --transport http --header "Authorization: Bearer \$LORE_API_KEY"$/, scope: "user" },
+const EXPECTED: Record<
+  string,
+  {
+    instruction: string;
+    skillsDir: string | null;
+    file: string | null;
+    format: string | null;
+    key: string | null;
+    cli: RegExp | null;
+    scope: "project" | "user" | null;
+    literalKey?: boolean;
+  }
+> = {
+  "claude-code": {
+    instruction: "CLAUDE.md",
+    skillsDir: ".claude/skills",
+    file: ".mcp.json",
+    format: "json",
+    key: '"Authorization": "Bearer ${LORE_API_KEY}"',
+    cli: /^claude mcp add --transport http --scope user lore \S+ --header 'Authorization: Bearer \$\{LORE_API_KEY\}'$/,
+    scope: "project",
+  },
+  openclaude: {
+    instruction: "AGENTS.md",
+    skillsDir: ".openclaude/skills",
+    file: ".mcp.json",
+    format: "json",
+    key: '"Authorization": "Bearer ${LORE_API_KEY}"',
+    cli: /^openclaude mcp add --transport http -s user lore \S+ -H 'Authorization: Bearer \$\{LORE_API_KEY\}'$/,
+    scope: "project",
+  },
+  hermes: {
+    instruction: "AGENTS.md",
+    skillsDir: "~/.hermes/skills",
+    file: "~/.hermes/config.yaml",
+    format: "yaml",
+    key: 'Authorization: "Bearer ${LORE_API_KEY}"',
+    cli: /^hermes mcp add lore --url \S+ --auth header$/,
+    scope: "user",
+  },
+  opencode: {
+    instruction: "AGENTS.md",
+    skillsDir: ".agents/skills",
+    file: "opencode.json",
+    format: "json",
+    key: '"Authorization": "Bearer {env:LORE_API_KEY}"',
+    cli: /^opencode mcp add lore --url \S+ --header "Authorization=Bearer \$LORE_API_KEY" --scope user$/,
+    scope: "project",
+  },
+  kimi: {
+    instruction: "AGENTS.md",
+    skillsDir: ".agents/skills",
+    file: "~/.kimi/mcp.json",
+    format: "json",
+    key: '"Authorization": "Bearer <your-api-key>"',
+    cli: /^kimi mcp add --transport http lore \S+ --header "Authorization: Bearer \$LORE_API_KEY"$/,
+    scope: "user",
+    literalKey: true,
+  },
+  openclaw: {
+    instruction: "~/.openclaw/workspace/TOOLS.md",
+    skillsDir: "~/.openclaw/workspace/skills",
+    file: "~/.openclaw/openclaw.json",
+    format: "json5",
+    key: 'Authorization: "Bearer ${LORE_API_KEY}"',
+    cli: /^openclaw mcp add lore --url \S+ --transport streamable-http --header 'Authorization: Bearer \$\{LORE_API_KEY\}'$/,
+    scope: "user",
+  },
+  codex: {
+    instruction: "AGENTS.md",
+    skillsDir: ".agents/skills",
+    file: ".codex/config.toml",
+    format: "toml",
+    key: 'bearer_token_env_var = "LORE_API_KEY"',
+    cli: /^codex mcp add lore --url \S+ --bearer-token-env-var LORE_API_KEY$/,
+    scope: "project",
+  },
+  gemini: {
+    instruction: "GEMINI.md",
+    skillsDir: ".agents/skills",
+    file: ".gemini/settings.json",
+    format: "json",
+    key: '"Authorization": "Bearer ${LORE_API_KEY}"',
+    cli: /^gemini mcp add --transport http --scope user lore \S+ -H 'Authorization: Bearer \$\{LORE_API_KEY\}'$/,
+    scope: "project",
+  },
+  cursor: {
+    instruction: "AGENTS.md",
+    skillsDir: ".cursor/skills",
+    file: ".cursor/mcp.json",
+    format: "json",
+    key: '"Authorization": "Bearer ${env:LORE_API_KEY}"',
+    cli: null,
+    scope: "project",
+  },
+  copilot: {
+    instruction: ".github/copilot-instructions.md",
+    skillsDir: ".github/skills",
+    file: "~/.copilot/mcp-config.json",
+    format: "json",
+    key: '"Authorization": "Bearer <your-api-key>"',
+    cli: /^copilot mcp add --transport http --header "Authorization: Bearer \$LORE_API_KEY" lore \S+$/,
+    scope: "user",
+    literalKey: true,
+  },
+  windsurf: {
+    instruction: "AGENTS.md",
+    skillsDir: ".windsurf/skills",
+    file: "~/.codeium/windsurf/mcp_config.json",
+    format: "json",
+    key: '"Authorization": "Bearer ${env:LORE_API_KEY}"',
+    cli: null,
+    scope: "user",
+  },
+  cline: {
+    instruction: ".clinerules/lore.md",
+    skillsDir: ".agents/skills",
+    file: "~/.cline/data/settings/cline_mcp_settings.json",
+    format: "json",
+    key: '"Authorization": "Bearer ${env:LORE_API_KEY}"',
+    cli: /^cline mcp add lore \S+ --transport http --header "Authorization: Bearer \$LORE_API_KEY"$/,
+    scope: "user",
+  },
   aider: { instruction: "CONVENTIONS.md", skillsDir: null, file: null, format: null, key: null, cli: null, scope: null },
 };
 
@@ -52,7 +162,13 @@ describe("GET /v1/setup and /v1/setup/<harness>", () => {
   it("lists the 13 harnesses with what each supports", async () => {
     const r = await call("GET", "/v1/setup");
     expect(r.body.items.map((h: any) => h.harness)).toEqual([...HARNESS_IDS]);
-    expect(r.body.items.find((h: any) => h.harness === "aider")).toEqual({ harness: "aider", name: "Aider", url: `${BASE}/v1/setup/aider`, mcp: false, skills: false });
+    expect(r.body.items.find((h: any) => h.harness === "aider")).toEqual({
+      harness: "aider",
+      name: "Aider",
+      url: `${BASE}/v1/setup/aider`,
+      mcp: false,
+      skills: false,
+    });
     expect(r.body.items.filter((h: any) => h.mcp)).toHaveLength(12);
   });
 
@@ -106,7 +222,16 @@ describe("GET /v1/setup and /v1/setup/<harness>", () => {
       expect(r.status).toBe(200);
       const x = EXPECTED[id]!;
       const b = r.body;
-      expect(Object.keys(b).sort()).toEqual(["asOfDate", "harness", "instructionFiles", "mcp", "name", "notes", "skillInstall", "skillsDir"]);
+      expect(Object.keys(b).sort()).toEqual([
+        "asOfDate",
+        "harness",
+        "instructionFiles",
+        "mcp",
+        "name",
+        "notes",
+        "skillInstall",
+        "skillsDir",
+      ]);
       expect(b.instructionFiles[0]).toBe(x.instruction);
       expect(b.skillsDir).toBe(x.skillsDir);
       expect(b.mcp).toMatchObject({ file: x.file, format: x.format, scope: x.scope, literalKey: !!x.literalKey, url: x.file ? MCP : null });
@@ -128,7 +253,8 @@ describe("GET /v1/setup and /v1/setup/<harness>", () => {
         expect(servers.lore).toMatchObject(TRANSPORT[id]!);
       }
       if (x.format === "toml") expect(b.mcp.snippet).toBe(`[mcp_servers.lore]\nurl = "${MCP}"\nbearer_token_env_var = "LORE_API_KEY"\n`);
-      if (x.format === "yaml") expect(b.mcp.snippet).toMatch(/^mcp_servers:\n {2}lore:\n {4}url: "[^"]+"\n {4}headers:\n {6}Authorization: /);
+      if (x.format === "yaml")
+        expect(b.mcp.snippet).toMatch(/^mcp_servers:\n {2}lore:\n {4}url: "[^"]+"\n {4}headers:\n {6}Authorization: /);
       expect(typeof b.skillInstall).toBe("string");
       expect(b.notes.length).toBeGreaterThan(0);
     });
@@ -140,7 +266,21 @@ describe("start-here.md, Lore's own skill", () => {
     const res = await call("GET", "/v1/start-here.md");
     expect(res.headers.get("content-type")).toMatch(/^text\/markdown/);
     const text = res.body as string;
-    for (const must of ["LORE_API_KEY", "Authorization: Bearer", "Sync first", "service_sync", "since", "Check packages before you install", "block", "data", "RATE_LIMITED", "resetsAt", "retryAfterSeconds", `${BASE}/v1/mcp`, "untrusted-data"]) {
+    for (const must of [
+      "LORE_API_KEY",
+      "Authorization: Bearer",
+      "Sync first",
+      "service_sync",
+      "since",
+      "Check packages before you install",
+      "block",
+      "data",
+      "RATE_LIMITED",
+      "resetsAt",
+      "retryAfterSeconds",
+      `${BASE}/v1/mcp`,
+      "untrusted-data",
+    ]) {
       expect(text, must).toContain(must);
     }
     const tools = OPERATIONS.flatMap((o) => (o.mcp ? [o.mcp.tool] : []));
@@ -167,7 +307,9 @@ describe("the instruction block", () => {
     const e = applyBlock(text, body, day);
     expect(e.action).toBe("append");
     expect(e.content.startsWith(text)).toBe(true);
-    expect(e.content).toBe(`${text}\n<!-- service:begin v1 updated=${day} -->\n## Lore\n\n- sync first\n- check packages\n<!-- service:end -->\n`);
+    expect(e.content).toBe(
+      `${text}\n<!-- service:begin v1 updated=${day} -->\n## Lore\n\n- sync first\n- check packages\n<!-- service:end -->\n`,
+    );
     // No final newline: one is added before the separating blank line; an empty or new file is the block alone.
     expect(applyBlock("# P", body, day).content.startsWith("# P\n\n<!-- service:begin")).toBe(true);
     expect(applyBlock(null, body, day).content).toBe(`<!-- service:begin v1 updated=${day} -->\n${body}\n<!-- service:end -->\n`);
@@ -182,14 +324,18 @@ describe("the instruction block", () => {
     expect(e.content.startsWith(before)).toBe(true);
     expect(e.content.endsWith(after)).toBe(true);
     const block = e.content.slice(before.length, e.content.length - after.length);
-    expect(block).toBe(`<!-- service:begin v1 updated=${day} -->\r\n## Lore\r\n\r\n- sync first\r\n- check packages\r\n<!-- service:end -->`);
+    expect(block).toBe(
+      `<!-- service:begin v1 updated=${day} -->\r\n## Lore\r\n\r\n- sync first\r\n- check packages\r\n<!-- service:end -->`,
+    );
     expect(block).not.toMatch(/[^\r]\n/);
     // A second run with the same body changes nothing at all, not even the date.
     const again = applyBlock(e.content, body, "2031-12-31");
     expect(again).toEqual({ action: "none", content: e.content });
     // A CRLF file without the block gets a CRLF block.
     const crlf = applyBlock("a\r\nb\r\n", body, day);
-    expect(crlf.content).toBe(`a\r\nb\r\n\r\n<!-- service:begin v1 updated=${day} -->\r\n## Lore\r\n\r\n- sync first\r\n- check packages\r\n<!-- service:end -->\r\n`);
+    expect(crlf.content).toBe(
+      `a\r\nb\r\n\r\n<!-- service:begin v1 updated=${day} -->\r\n## Lore\r\n\r\n- sync first\r\n- check packages\r\n<!-- service:end -->\r\n`,
+    );
   });
 
   it("refuses two blocks, a broken block and another format version", () => {
@@ -233,11 +379,21 @@ describe("the instruction block", () => {
     ];
     for (const t of odd) {
       const m = blockMarkers(t);
-      expect(m.begins.map((b) => [b.index, b.end, b.attrs]), t).toEqual([...t.matchAll(BEGIN)].map((x) => [x.index, x.index! + x[0].length, x[1]]));
-      expect(m.ends.map((e) => [e.index, e.end]), t).toEqual([...t.matchAll(END)].map((x) => [x.index, x.index! + x[0].length]));
+      expect(
+        m.begins.map((b) => [b.index, b.end, b.attrs]),
+        t,
+      ).toEqual([...t.matchAll(BEGIN)].map((x) => [x.index, x.index! + x[0].length, x[1]]));
+      expect(
+        m.ends.map((e) => [e.index, e.end]),
+        t,
+      ).toEqual([...t.matchAll(END)].map((x) => [x.index, x.index! + x[0].length]));
     }
     // 256 KiB of repeated begins with no ">" (and with a late one): the regex spent seconds on each.
-    for (const text of ["<!-- service:begin ".repeat(14_000), `${"<!-- service:begin ".repeat(14_000)}-->`, `${"<!-- ".repeat(50_000)}service:end`]) {
+    for (const text of [
+      "<!-- service:begin ".repeat(14_000),
+      `${"<!-- service:begin ".repeat(14_000)}-->`,
+      `${"<!-- ".repeat(50_000)}service:end`,
+    ]) {
       const t0 = performance.now();
       blockMarkers(text);
       try {
@@ -261,12 +417,26 @@ describe("POST /v1/agents/me/advise", () => {
     const fits = `hono-helper-${Date.now().toString(36)}`;
     const pub = await call("POST", "/v1/me/skills", {
       token: publisher.token,
-      body: { category: "backend", tags: ["hono"], files: [{ path: "SKILL.md", content: `---\nname: ${fits}\ndescription: Helps with Hono routes in a project\n---\n\n# ${fits}\n\nRead the Hono docs.\n` }] },
+      body: {
+        category: "backend",
+        tags: ["hono"],
+        files: [
+          {
+            path: "SKILL.md",
+            content: `---\nname: ${fits}\ndescription: Helps with Hono routes in a project\n---\n\n# ${fits}\n\nRead the Hono docs.\n`,
+          },
+        ],
+      },
     });
     expect(pub.status, JSON.stringify(pub.body)).toBe(201);
     const claudeMd = "# My project\r\n\r\nAlways run `pnpm test`.\r\n";
     const before = await usage(a);
-    const r = await advise(a, { harness: "claude-code", stack: [{ name: "hono", version: "4.0.0" }], installedSkills: [], existingInstructionFiles: [{ path: "CLAUDE.md", content: claudeMd }] });
+    const r = await advise(a, {
+      harness: "claude-code",
+      stack: [{ name: "hono", version: "4.0.0" }],
+      installedSkills: [],
+      existingInstructionFiles: [{ path: "CLAUDE.md", content: claudeMd }],
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(await usage(a)).toBe(before + 1);
     expect(r.body).toMatchObject({ harness: "claude-code", name: "Claude Code", mcpUrl: MCP });
@@ -282,15 +452,28 @@ describe("POST /v1/agents/me/advise", () => {
       command: expect.stringMatching(/^claude mcp add/),
       literalKey: false,
     });
-    expect(byId.get("skill:lore")).toMatchObject({ kind: "skill", action: "run", command: `npx skills add ${BASE} --skill lore -a claude-code -y`, file: ".claude/skills/lore" });
-    expect(byId.get(`skill:${fits}`)).toMatchObject({ command: `npx skills add ${BASE} --skill ${fits} -a claude-code -y`, reason: expect.stringContaining("hono") });
+    expect(byId.get("skill:lore")).toMatchObject({
+      kind: "skill",
+      action: "run",
+      command: `npx skills add ${BASE} --skill lore -a claude-code -y`,
+      file: ".claude/skills/lore",
+    });
+    expect(byId.get(`skill:${fits}`)).toMatchObject({
+      command: `npx skills add ${BASE} --skill ${fits} -a claude-code -y`,
+      reason: expect.stringContaining("hono"),
+    });
     const ins: any = byId.get("instructions:CLAUDE.md");
     expect(ins).toMatchObject({ kind: "instructions", action: "append", file: "CLAUDE.md", format: "markdown" });
     expect(ins.content.startsWith(claudeMd)).toBe(true);
     expect(ins.content).toContain("<!-- service:begin v1 updated=2031-03-10 -->\r\n## Lore\r\n");
     expect(ins.content).toContain("`service_sync` (MCP)");
     // Applying it and asking again: nothing left to do for the file; installed skills drop out.
-    const r2 = await advise(a, { harness: "claude-code", stack: [{ name: "hono", version: "4.0.0" }], installedSkills: ["lore", fits], existingInstructionFiles: [{ path: "CLAUDE.md", content: ins.content }] });
+    const r2 = await advise(a, {
+      harness: "claude-code",
+      stack: [{ name: "hono", version: "4.0.0" }],
+      installedSkills: ["lore", fits],
+      existingInstructionFiles: [{ path: "CLAUDE.md", content: ins.content }],
+    });
     const ids2 = r2.body.proposals.map((p: any) => `${p.id}:${p.action}`);
     expect(ids2).toEqual(["mcp:merge", "instructions:CLAUDE.md:none"]);
     expect(r2.body.proposals[1].content).toBe(ins.content);
@@ -322,14 +505,40 @@ describe("POST /v1/agents/me/advise", () => {
   it("a file with two blocks or a broken block is a 400 naming the file, and costs nothing", async () => {
     const a = await newAgent();
     const before = await usage(a);
-    const two = "<!-- service:begin v1 updated=2030-01-01 -->\nx\n<!-- service:end -->\n<!-- service:begin v1 updated=2030-01-01 -->\ny\n<!-- service:end -->\n";
-    const e = expectError(await advise(a, { harness: "codex", existingInstructionFiles: [{ path: "README.md", content: "hi" }, { path: "AGENTS.md", content: two }] }), 400, "VALIDATION_FAILED");
+    const two =
+      "<!-- service:begin v1 updated=2030-01-01 -->\nx\n<!-- service:end -->\n<!-- service:begin v1 updated=2030-01-01 -->\ny\n<!-- service:end -->\n";
+    const e = expectError(
+      await advise(a, {
+        harness: "codex",
+        existingInstructionFiles: [
+          { path: "README.md", content: "hi" },
+          { path: "AGENTS.md", content: two },
+        ],
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(e.error.message).toMatch(/^AGENTS\.md has 2 service blocks/);
-    expect(e.error.details).toMatchObject({ file: "AGENTS.md", problem: "two_blocks", issues: [{ path: "body.existingInstructionFiles.1.content" }] });
-    const broken = expectError(await advise(a, { harness: "codex", existingInstructionFiles: [{ path: "AGENTS.md", content: "<!-- service:begin v1 -->\nno end\n" }] }), 400, "VALIDATION_FAILED");
+    expect(e.error.details).toMatchObject({
+      file: "AGENTS.md",
+      problem: "two_blocks",
+      issues: [{ path: "body.existingInstructionFiles.1.content" }],
+    });
+    const broken = expectError(
+      await advise(a, {
+        harness: "codex",
+        existingInstructionFiles: [{ path: "AGENTS.md", content: "<!-- service:begin v1 -->\nno end\n" }],
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(broken.error.details.problem).toBe("broken_block");
     expectError(await advise(a, { harness: "notepad" }), 400, "VALIDATION_FAILED");
-    expectError(await advise(a, { harness: "codex", existingInstructionFiles: [{ path: "../../etc/passwd", content: "" }] }), 400, "VALIDATION_FAILED");
+    expectError(
+      await advise(a, { harness: "codex", existingInstructionFiles: [{ path: "../../etc/passwd", content: "" }] }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect(await usage(a)).toBe(before);
   });
 
@@ -337,49 +546,108 @@ describe("POST /v1/agents/me/advise", () => {
     const a = await newAgent();
     const codex = (await advise(a, { harness: "codex", installedSkills: ["lore"] })).body;
     expect(codex.proposals.map((p: any) => p.id)).toEqual(["mcp", "instructions:AGENTS.md"]);
-    expect(codex.proposals[0]).toMatchObject({ format: "toml", merge: null, action: "merge", snippet: expect.stringContaining("[mcp_servers.lore]") });
+    expect(codex.proposals[0]).toMatchObject({
+      format: "toml",
+      merge: null,
+      action: "merge",
+      snippet: expect.stringContaining("[mcp_servers.lore]"),
+    });
     expect(codex.proposals[1]).toMatchObject({ action: "create", notes: [expect.stringMatching(/was not sent/)] });
 
     const kimi = (await advise(a, { harness: "kimi", installedSkills: ["lore"] })).body;
     expect(kimi.proposals[0]).toMatchObject({ action: "manual", literalKey: true, file: "~/.kimi/mcp.json", scope: "user" });
     expect(kimi.proposals[0].notes.join(" ")).toMatch(/never written for you/);
 
-    const hermes = (await advise(a, { harness: "hermes", installedSkills: ["lore"], existingInstructionFiles: [{ path: ".hermes.md", content: "# Hermes\n" }] })).body;
+    const hermes = (
+      await advise(a, {
+        harness: "hermes",
+        installedSkills: ["lore"],
+        existingInstructionFiles: [{ path: ".hermes.md", content: "# Hermes\n" }],
+      })
+    ).body;
     expect(hermes.proposals.find((p: any) => p.kind === "instructions")).toMatchObject({ file: ".hermes.md", action: "append" });
 
-    const aider = (await advise(a, { harness: "aider", existingInstructionFiles: [{ path: ".aider.conf.yml", content: "model: x\nread: [NOTES.md]\n" }] })).body;
+    const aider = (
+      await advise(a, {
+        harness: "aider",
+        existingInstructionFiles: [{ path: ".aider.conf.yml", content: "model: x\nread: [NOTES.md]\n" }],
+      })
+    ).body;
     expect(aider.mcpUrl).toBeNull();
-    expect(aider.proposals.map((p: any) => `${p.id}:${p.action}`)).toEqual(["instructions:CONVENTIONS.md:create", "config:.aider.conf.yml:update"]);
+    expect(aider.proposals.map((p: any) => `${p.id}:${p.action}`)).toEqual([
+      "instructions:CONVENTIONS.md:create",
+      "config:.aider.conf.yml:update",
+    ]);
     expect(aider.proposals[0].content).toContain(`curl -s -X POST ${BASE}/v1/agents/me/sync -H "Authorization: Bearer $LORE_API_KEY"`);
     expect(aider.proposals[1].content).toBe("model: x\nread: [NOTES.md, CONVENTIONS.md]\n");
     expect(aider.notes.join(" ")).toMatch(/no MCP client/);
 
-    const cursor = (await advise(a, { harness: "cursor", installedSkills: ["lore"], existingInstructionFiles: [{ path: "AGENTS.md", content: "x\n" }] })).body;
+    const cursor = (
+      await advise(a, { harness: "cursor", installedSkills: ["lore"], existingInstructionFiles: [{ path: "AGENTS.md", content: "x\n" }] })
+    ).body;
     expect(cursor.proposals.find((p: any) => p.kind === "instructions").file).toBe("AGENTS.md");
   });
 
   it("a block another harness wrote into a file this harness does not read does not count: Claude Code and Gemini still get theirs", async () => {
     const a = await newAgent();
-    const instructions = (r: any) => r.body.proposals.filter((p: any) => p.kind === "instructions").map((p: any) => `${p.file}:${p.action}`);
-    const codex = await advise(a, { harness: "codex", installedSkills: ["lore"], existingInstructionFiles: [{ path: "AGENTS.md", content: "# Agents\n" }] });
+    const instructions = (r: any) =>
+      r.body.proposals.filter((p: any) => p.kind === "instructions").map((p: any) => `${p.file}:${p.action}`);
+    const codex = await advise(a, {
+      harness: "codex",
+      installedSkills: ["lore"],
+      existingInstructionFiles: [{ path: "AGENTS.md", content: "# Agents\n" }],
+    });
     const agentsMd = codex.body.proposals.find((p: any) => p.kind === "instructions").content as string;
     expect(agentsMd).toMatch(/^# Agents\n\n<!-- service:begin v1 /);
     const sent = [{ path: "AGENTS.md", content: agentsMd }];
-    expect(instructions(await advise(a, { harness: "codex", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual(["AGENTS.md:none"]);
+    expect(instructions(await advise(a, { harness: "codex", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual([
+      "AGENTS.md:none",
+    ]);
     // Neither reads AGENTS.md: the block there is no reason to leave their own file without it.
-    expect(instructions(await advise(a, { harness: "claude-code", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual(["CLAUDE.md:create"]);
-    expect(instructions(await advise(a, { harness: "gemini", installedSkills: ["lore"], existingInstructionFiles: [...sent, { path: "GEMINI.md", content: "# G\n" }] }))).toEqual(["GEMINI.md:append"]);
+    expect(instructions(await advise(a, { harness: "claude-code", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual([
+      "CLAUDE.md:create",
+    ]);
+    expect(
+      instructions(
+        await advise(a, {
+          harness: "gemini",
+          installedSkills: ["lore"],
+          existingInstructionFiles: [...sent, { path: "GEMINI.md", content: "# G\n" }],
+        }),
+      ),
+    ).toEqual(["GEMINI.md:append"]);
     // Their own file with the block is found as before; AGENTS.md (and its block) is left alone.
-    const claude = await advise(a, { harness: "claude-code", installedSkills: ["lore"], existingInstructionFiles: [...sent, { path: ".claude/CLAUDE.md", content: agentsMd }] });
+    const claude = await advise(a, {
+      harness: "claude-code",
+      installedSkills: ["lore"],
+      existingInstructionFiles: [...sent, { path: ".claude/CLAUDE.md", content: agentsMd }],
+    });
     expect(instructions(claude)).toEqual([".claude/CLAUDE.md:none"]);
     // Hermes reads AGENTS.md, unless a .hermes.md shadows it.
-    expect(instructions(await advise(a, { harness: "hermes", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual(["AGENTS.md:none"]);
-    expect(instructions(await advise(a, { harness: "hermes", installedSkills: ["lore"], existingInstructionFiles: [...sent, { path: ".hermes.md", content: "# H\n" }] }))).toEqual([".hermes.md:append"]);
+    expect(instructions(await advise(a, { harness: "hermes", installedSkills: ["lore"], existingInstructionFiles: sent }))).toEqual([
+      "AGENTS.md:none",
+    ]);
+    expect(
+      instructions(
+        await advise(a, {
+          harness: "hermes",
+          installedSkills: ["lore"],
+          existingInstructionFiles: [...sent, { path: ".hermes.md", content: "# H\n" }],
+        }),
+      ),
+    ).toEqual([".hermes.md:append"]);
   });
 
   it("reuses the stack and skills the agent last reported; service_advise takes the contract's argument and marks the result untrusted", async () => {
     const a = await newAgent();
-    expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack: [{ name: "hono", version: "4.0.0" }], installedSkills: ["lore"] } })).status).toBe(200);
+    expect(
+      (
+        await call("POST", "/v1/agents/me/sync", {
+          key: a.key,
+          body: { stack: [{ name: "hono", version: "4.0.0" }], installedSkills: ["lore"] },
+        })
+      ).status,
+    ).toBe(200);
     const r = (await advise(a, { harness: "gemini" })).body;
     expect(r.proposals.map((p: any) => p.id)).not.toContain("skill:lore");
     expect(r.proposals.some((p: any) => p.id.startsWith("skill:hono-helper-"))).toBe(true);

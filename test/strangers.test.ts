@@ -89,7 +89,11 @@ describe("KEY_SECRET", () => {
     const a = await newAgent();
     const rotated = { KEY_SECRET: "the-next-secret", KEY_SECRET_PREVIOUS: E.KEY_SECRET };
     expect((await call("GET", "/v1/usage/today", { key: a.key, env: rotated })).status).toBe(200);
-    expectError(await call("GET", "/v1/usage/today", { key: a.key, env: { KEY_SECRET: "the-next-secret", KEY_SECRET_PREVIOUS: "" } }), 401, "UNAUTHENTICATED");
+    expectError(
+      await call("GET", "/v1/usage/today", { key: a.key, env: { KEY_SECRET: "the-next-secret", KEY_SECRET_PREVIOUS: "" } }),
+      401,
+      "UNAUTHENTICATED",
+    );
     const made = await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token, env: rotated });
     expect(made.status).toBe(201);
     expect((await call("GET", "/v1/usage/today", { key: made.body.apiKey, env: rotated })).status).toBe(200);
@@ -99,7 +103,11 @@ describe("KEY_SECRET", () => {
 
   it("without it no key can be made: a 500 that names what to set, nothing written", async () => {
     const a = await newAgent();
-    const r = expectError(await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token, env: { KEY_SECRET: "" } }), 500, "INTERNAL");
+    const r = expectError(
+      await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token, env: { KEY_SECRET: "" } }),
+      500,
+      "INTERNAL",
+    );
     expect(r.error.message).toContain("KEY_SECRET");
     const agents = (await call("GET", "/v1/agents", { token: a.owner.token })).body.items;
     expect(agents[0].keys).toHaveLength(1);

@@ -35,9 +35,15 @@ describe("the webhook signature verifier", () => {
     await expect(verifySignature(enc(recorded.payload), recorded.header, SECRET, 300, at(T))).resolves.toBeUndefined();
     // Our signer writes the same signature as the SDK: tests that sign with it sign as Stripe does.
     expect(`t=${T},v1=${await signPayload(recorded.payload, SECRET, T)}`).toBe(recorded.header);
-    expect(await refusal(verifySignature(enc(recorded.payload), recorded.headerWithOtherSecret, SECRET, 300, at(T)))).toMatch(/No signatures found matching/);
-    expect(await refusal(verifySignature(enc(`${recorded.payload} `), recorded.header, SECRET, 300, at(T)))).toMatch(/No signatures found matching/);
-    expect(await refusal(verifySignature(enc(recorded.payload), recorded.header, "whsec_other", 300, at(T)))).toMatch(/No signatures found matching/);
+    expect(await refusal(verifySignature(enc(recorded.payload), recorded.headerWithOtherSecret, SECRET, 300, at(T)))).toMatch(
+      /No signatures found matching/,
+    );
+    expect(await refusal(verifySignature(enc(`${recorded.payload} `), recorded.header, SECRET, 300, at(T)))).toMatch(
+      /No signatures found matching/,
+    );
+    expect(await refusal(verifySignature(enc(recorded.payload), recorded.header, "whsec_other", 300, at(T)))).toMatch(
+      /No signatures found matching/,
+    );
     // The timestamp is signed too: moving it breaks the signature.
     const moved = recorded.header.replace(`t=${T}`, `t=${T + 1}`);
     expect(await refusal(verifySignature(enc(recorded.payload), moved, SECRET, 300, at(T)))).toMatch(/No signatures found matching/);
@@ -49,14 +55,20 @@ describe("the webhook signature verifier", () => {
     await expect(verifySignature(enc(recorded.payload), `t=${T},v1=${other},v1=${good}`, SECRET, 300, at(T))).resolves.toBeUndefined();
     await expect(verifySignature(enc(recorded.payload), `t=${T},v0=${other},v1=${good}`, SECRET, 300, at(T))).resolves.toBeUndefined();
     await expect(verifySignature(enc(recorded.payload), `v1=${good}, t=${T}`, SECRET, 300, at(T))).resolves.toBeUndefined();
-    expect(await refusal(verifySignature(enc(recorded.payload), `t=${T},v0=${good}`, SECRET, 300, at(T)))).toMatch(/No signatures found with expected scheme/);
-    expect(await refusal(verifySignature(enc(recorded.payload), `t=${T},v1=${other},v1=${good.slice(0, -1)}`, SECRET, 300, at(T)))).toMatch(/No signatures found matching/);
+    expect(await refusal(verifySignature(enc(recorded.payload), `t=${T},v0=${good}`, SECRET, 300, at(T)))).toMatch(
+      /No signatures found with expected scheme/,
+    );
+    expect(await refusal(verifySignature(enc(recorded.payload), `t=${T},v1=${other},v1=${good.slice(0, -1)}`, SECRET, 300, at(T)))).toMatch(
+      /No signatures found matching/,
+    );
   });
 
   it("refuses a signature older than the tolerance (300 s here), not one 299 s old or from a clock ahead", async () => {
     await expect(verifySignature(enc(recorded.payload), recorded.header, SECRET, 300, at(T + 299))).resolves.toBeUndefined();
     await expect(verifySignature(enc(recorded.payload), recorded.header, SECRET, 300, at(T + 300))).resolves.toBeUndefined();
-    expect(await refusal(verifySignature(enc(recorded.payload), recorded.header, SECRET, 300, at(T + 301)))).toMatch(/Timestamp outside the tolerance zone/);
+    expect(await refusal(verifySignature(enc(recorded.payload), recorded.header, SECRET, 300, at(T + 301)))).toMatch(
+      /Timestamp outside the tolerance zone/,
+    );
     await expect(verifySignature(enc(recorded.payload), recorded.header, SECRET, 300, at(T - 600))).resolves.toBeUndefined();
   });
 
@@ -91,7 +103,10 @@ describe("the webhook signature verifier", () => {
       expect(err.message).toMatch(/not a Stripe event/);
     }
     const err = await verifyWebhook(cfg, enc(recorded.payload), recorded.header, at(T + 301)).catch((e) => e);
-    expect(err).toMatchObject({ code: "VALIDATION_FAILED", details: { issues: [{ path: "header.stripe-signature", message: "Timestamp outside the tolerance zone" }] } });
+    expect(err).toMatchObject({
+      code: "VALIDATION_FAILED",
+      details: { issues: [{ path: "header.stripe-signature", message: "Timestamp outside the tolerance zone" }] },
+    });
   });
 });
 
@@ -113,10 +128,18 @@ function answer(replies: Array<{ status: number; body: unknown; headers?: Record
   const sent: Sent[] = [];
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input as any, init);
-    sent.push({ method: req.method, url: req.url, body: req.method === "POST" ? new TextDecoder().decode(await req.arrayBuffer()) : null, headers: req.headers });
+    sent.push({
+      method: req.method,
+      url: req.url,
+      body: req.method === "POST" ? new TextDecoder().decode(await req.arrayBuffer()) : null,
+      headers: req.headers,
+    });
     const r = replies.length > 1 ? replies.shift()! : replies[0]!;
     if (r instanceof Error) throw r;
-    return new Response(JSON.stringify(r.body), { status: r.status, headers: { "content-type": "application/json", "request-id": "req_1", ...r.headers } });
+    return new Response(JSON.stringify(r.body), {
+      status: r.status,
+      headers: { "content-type": "application/json", "request-id": "req_1", ...r.headers },
+    });
   });
   return sent;
 }
@@ -125,15 +148,25 @@ afterEach(() => vi.restoreAllMocks());
 
 describe("the Stripe API client", () => {
   it("encodes parameters exactly as the SDK did (nested keys, arrays by index, RFC 3986 escapes)", () => {
-    expect(formEncode({ email: "a+b@example.com", metadata: { owner_id: "own_1" } })).toBe("email=a%2Bb%40example.com&metadata[owner_id]=own_1");
-    expect(formEncode({ prorate: true, invoice_now: true, cancellation_details: { comment: "Duplicate subscription: x (PRO). Canceled; credited." } })).toBe(
+    expect(formEncode({ email: "a+b@example.com", metadata: { owner_id: "own_1" } })).toBe(
+      "email=a%2Bb%40example.com&metadata[owner_id]=own_1",
+    );
+    expect(
+      formEncode({
+        prorate: true,
+        invoice_now: true,
+        cancellation_details: { comment: "Duplicate subscription: x (PRO). Canceled; credited." },
+      }),
+    ).toBe(
       "prorate=true&invoice_now=true&cancellation_details[comment]=Duplicate%20subscription%3A%20x%20%28PRO%29.%20Canceled%3B%20credited.",
     );
     expect(formEncode({ a: null, b: undefined, c: false, d: 0 })).toBe("c=false&d=0");
   });
 
   it("sends the SDK's requests: bodies, query strings, the API version, the key and idempotency keys", async () => {
-    const sent = answer([{ status: 200, body: { id: "cus_1", object: "customer", url: "https://x/u", status: "open", expires_at: 1900003600, data: [] } }]);
+    const sent = answer([
+      { status: 200, body: { id: "cus_1", object: "customer", url: "https://x/u", status: "open", expires_at: 1900003600, data: [] } },
+    ]);
     await createCustomer(CFG, { ownerId: "own_1", email: "a+b@example.com" });
     await createCheckoutSession(CFG, {
       ownerId: "own_1",
@@ -146,7 +179,12 @@ describe("the Stripe API client", () => {
     });
     await listSubscriptions(CFG, "cus_1");
     await cancelDuplicateSubscription(CFG, "sub_1", "Duplicate subscription: x (PRO). Canceled; credited.");
-    await createPortalSession(CFG, "cus_1", "https://lore.example/r", { type: "switch", subscriptionId: "sub_1", itemId: "si_1", plan: "EXPERT" });
+    await createPortalSession(CFG, "cus_1", "https://lore.example/r", {
+      type: "switch",
+      subscriptionId: "sub_1",
+      itemId: "si_1",
+      plan: "EXPERT",
+    });
     await setCancelAtPeriodEnd(CFG, "sub_1", false);
     expect(sent.map((s) => [s.method, s.url, s.body])).toEqual([
       ["POST", "https://api.stripe.com/v1/customers", "email=a%2Bb%40example.com&metadata[owner_id]=own_1"],
@@ -184,13 +222,22 @@ describe("the Stripe API client", () => {
   });
 
   it("retries a 409 or an unanswered request with the same idempotency key; not a 5xx Stripe says not to retry; at most twice", async () => {
-    let sent = answer([{ status: 409, body: { error: { type: "api_error", message: "lock" } } }, { status: 200, body: { id: "cus_9" } }]);
+    let sent = answer([
+      { status: 409, body: { error: { type: "api_error", message: "lock" } } },
+      { status: 200, body: { id: "cus_9" } },
+    ]);
     expect(await createCustomer(CFG, { ownerId: "own_9", email: "x@example.com" })).toBe("cus_9");
     expect(sent.map((s) => s.headers.get("idempotency-key"))).toEqual(["lore-customer-own_9", "lore-customer-own_9"]);
     vi.restoreAllMocks();
 
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    sent = answer([{ status: 500, body: { error: { type: "api_error", message: "An unknown error occurred" } }, headers: { "stripe-should-retry": "false" } }]);
+    sent = answer([
+      {
+        status: 500,
+        body: { error: { type: "api_error", message: "An unknown error occurred" } },
+        headers: { "stripe-should-retry": "false" },
+      },
+    ]);
     expect(await refusal(setCancelAtPeriodEnd(CFG, "sub_1", true))).toMatch(/nothing was changed/);
     expect(sent).toHaveLength(1);
     vi.restoreAllMocks();
@@ -206,12 +253,23 @@ describe("the Stripe API client", () => {
   it("errors become a 500 that says nothing changed, logged with Stripe's type, code and request id and no secret", async () => {
     const lines: string[] = [];
     vi.spyOn(console, "error").mockImplementation((...a: unknown[]) => void lines.push(a.map(String).join(" ")));
-    answer([{ status: 401, body: { error: { type: "invalid_request_error", code: "api_key_expired", message: `Expired API Key provided: ${CFG.secretKey}` } } }]);
+    answer([
+      {
+        status: 401,
+        body: { error: { type: "invalid_request_error", code: "api_key_expired", message: `Expired API Key provided: ${CFG.secretKey}` } },
+      },
+    ]);
     const err = await createCustomer(CFG, { ownerId: "own_2", email: "x@example.com" }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe("INTERNAL");
     const log = JSON.parse(lines[0]!);
-    expect(log).toMatchObject({ what: "stripe customers.create", type: "invalid_request_error", code: "api_key_expired", statusCode: 401, stripeRequestId: "req_1" });
+    expect(log).toMatchObject({
+      what: "stripe customers.create",
+      type: "invalid_request_error",
+      code: "api_key_expired",
+      statusCode: 401,
+      stripeRequestId: "req_1",
+    });
     expect(lines.join("\n")).not.toContain(CFG.secretKey);
   });
 

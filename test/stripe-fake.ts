@@ -68,7 +68,11 @@ export function subscriptionObject(spec: SubscriptionSpec): any {
   s.cancel_at = spec.cancelAtPeriodEnd ? sec(spec.end) : null;
   s.canceled_at = spec.canceledAt !== undefined ? sec(spec.canceledAt) : spec.cancelAtPeriodEnd ? sec(spec.start) : null;
   s.ended_at = spec.endedAt !== undefined ? sec(spec.endedAt) : null;
-  s.cancellation_details = { comment: null, feedback: null, reason: spec.reason ?? (spec.cancelAtPeriodEnd ? "cancellation_requested" : null) };
+  s.cancellation_details = {
+    comment: null,
+    feedback: null,
+    reason: spec.reason ?? (spec.cancelAtPeriodEnd ? "cancellation_requested" : null),
+  };
   s.metadata = spec.metadata ?? s.metadata;
   const item = s.items.data[0];
   item.id = `si_${s.id.slice(4)}`;
@@ -169,7 +173,8 @@ export class FakeStripe {
       const req = new Request(input as any, init);
       const url = new URL(req.url);
       // GET and DELETE carry their parameters in the query string (Stripe's encoding), POST in the body.
-      const text = req.method === "GET" || req.method === "DELETE" ? url.search.slice(1) : new TextDecoder().decode(await req.arrayBuffer());
+      const text =
+        req.method === "GET" || req.method === "DELETE" ? url.search.slice(1) : new TextDecoder().decode(await req.arrayBuffer());
       const r: StripeRequest = { method: req.method, path: url.pathname, params: new URLSearchParams(text), headers: req.headers };
       let reply: Reply;
       if (url.origin !== "https://api.stripe.com") {
@@ -184,7 +189,9 @@ export class FakeStripe {
       this.transcript.push(
         `    Lore ⇒ Stripe API  ${r.method} ${r.path}${key?.startsWith("lore-") ? `  [Idempotency-Key: ${key}]` : ""}${text ? `  ${[...r.params].map(([k, v]) => `${k}=${v}`).join(" ")}` : ""}`,
       );
-      this.transcript.push(`    Stripe API ⇒ Lore  ${reply.status} ${summary(reply.body)}${reply.headers?.["idempotent-replayed"] ? "  (Idempotent-Replayed: the first answer to this key)" : ""}`);
+      this.transcript.push(
+        `    Stripe API ⇒ Lore  ${reply.status} ${summary(reply.body)}${reply.headers?.["idempotent-replayed"] ? "  (Idempotent-Replayed: the first answer to this key)" : ""}`,
+      );
       // Built here, inside the mock, so every request gets a fresh body stream.
       return new Response(JSON.stringify(reply.body), {
         status: reply.status,
@@ -216,7 +223,10 @@ export class FakeStripe {
   private idempotently(r: StripeRequest, answer: () => Reply): Reply {
     const key = r.headers.get("idempotency-key");
     if (!key || r.method === "GET") return answer();
-    const signature = `${r.method} ${r.path} ${[...r.params].map(([k, v]) => `${k}=${v}`).sort().join("&")}`;
+    const signature = `${r.method} ${r.path} ${[...r.params]
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join("&")}`;
     const prior = this.idempotent.get(key);
     if (prior && prior.signature !== signature) {
       const body: any = clone(idempotencyErrorFx);
@@ -264,7 +274,13 @@ export class FakeStripe {
       if (expires - s.created < 1800 || expires - s.created > 86_400) {
         return {
           status: 400,
-          body: { error: { type: "invalid_request_error", param: "expires_at", message: "The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation." } },
+          body: {
+            error: {
+              type: "invalid_request_error",
+              param: "expires_at",
+              message: "The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.",
+            },
+          },
         };
       }
       s.expires_at = expires;
@@ -281,7 +297,18 @@ export class FakeStripe {
     const cs = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(r.path);
     if (cs) {
       const s = this.session(cs[1]!);
-      if (!s) return { status: 404, body: { error: { type: "invalid_request_error", code: "resource_missing", param: "session", message: `No such checkout.session: '${cs[1]}'` } } };
+      if (!s)
+        return {
+          status: 404,
+          body: {
+            error: {
+              type: "invalid_request_error",
+              code: "resource_missing",
+              param: "session",
+              message: `No such checkout.session: '${cs[1]}'`,
+            },
+          },
+        };
       if (r.method === "GET" && !cs[2]) return { status: 200, body: clone(s) };
       if (r.method === "POST" && cs[2]) {
         if (s.status !== "open") {
@@ -318,7 +345,11 @@ export class FakeStripe {
     const m = /^\/v1\/subscriptions\/([^/]+)$/.exec(r.path);
     if (m) {
       const sub = this.subscriptions.get(m[1]!);
-      if (!sub) return { status: 404, body: { error: { type: "invalid_request_error", code: "resource_missing", message: `No such subscription: '${m[1]}'` } } };
+      if (!sub)
+        return {
+          status: 404,
+          body: { error: { type: "invalid_request_error", code: "resource_missing", message: `No such subscription: '${m[1]}'` } },
+        };
       if (r.method === "DELETE") {
         // Canceling a canceled subscription: Stripe answers as if it did not exist.
         if (sub.status === "canceled" || sub.status === "incomplete_expired") {
@@ -327,7 +358,13 @@ export class FakeStripe {
           return { status: 404, body };
         }
         const t = sec(now());
-        Object.assign(sub, { status: subscriptionCanceledFx.status, canceled_at: t, ended_at: t, cancel_at_period_end: false, cancel_at: null });
+        Object.assign(sub, {
+          status: subscriptionCanceledFx.status,
+          canceled_at: t,
+          ended_at: t,
+          cancel_at_period_end: false,
+          cancel_at: null,
+        });
         sub.cancellation_details = { ...subscriptionCanceledFx.cancellation_details, comment: p.get("cancellation_details[comment]") };
         if (p.get("invoice_now") === "true") sub.latest_invoice = `in_T${uid()}`;
         return { status: 200, body: clone(sub) };
@@ -342,7 +379,10 @@ export class FakeStripe {
       return { status: 200, body: clone(sub) };
     }
     this.unexpected.push(`${r.method} ${r.path}`);
-    return { status: 404, body: { error: { type: "invalid_request_error", message: `Unrecognized request URL (${r.method}: ${r.path})` } } };
+    return {
+      status: 404,
+      body: { error: { type: "invalid_request_error", message: `Unrecognized request URL (${r.method}: ${r.path})` } },
+    };
   }
 }
 
@@ -351,12 +391,17 @@ function summary(body: any): string {
   const bits = [body?.object, body?.id];
   if (body?.object === "subscription") {
     const i = body.items.data[0];
-    bits.push(`status=${body.status}`, `price=${i.price.id}`, `period=${new Date(i.current_period_start * 1000).toISOString().slice(0, 10)}..${new Date(i.current_period_end * 1000).toISOString().slice(0, 10)}`);
+    bits.push(
+      `status=${body.status}`,
+      `price=${i.price.id}`,
+      `period=${new Date(i.current_period_start * 1000).toISOString().slice(0, 10)}..${new Date(i.current_period_end * 1000).toISOString().slice(0, 10)}`,
+    );
     if (body.cancel_at_period_end) bits.push("cancel_at_period_end");
   }
   if (body?.object === "checkout.session") bits.push(`status=${body.status}`);
   if (body?.object === "list") bits.push(`[${body.data.map((x: any) => `${x.id} ${x.status}`).join(", ")}]`);
-  if (body?.object === "subscription" && body.status === "canceled" && body.cancellation_details?.comment) bits.push(`comment="${body.cancellation_details.comment}"`);
+  if (body?.object === "subscription" && body.status === "canceled" && body.cancellation_details?.comment)
+    bits.push(`comment="${body.cancellation_details.comment}"`);
   if (body?.url) bits.push(body.url);
   return bits.filter(Boolean).join(" ");
 }

@@ -17,7 +17,11 @@ const sync = (a: TestAgent, body: Record<string, unknown>, extra: Record<string,
 const freshness = async (a: TestAgent) => (await call("GET", "/v1/usage/today", { key: a.key })).body.metrics.FRESHNESS_CALLS.used;
 
 const b64url = (s: string) => btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const b64bytes = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64bytes = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /** The D1 binding with a counter of the statements the Worker sends through it. */
 function countingDb() {
@@ -67,7 +71,11 @@ describe("the sync cursor", () => {
     expectError(await sync(a, { since: r.body.cursor }), 400, "VALIDATION_FAILED");
     expect((await sync(a, { since: r.body.cursor }, rotated)).status).toBe(200);
     // Without the previous secret, the old cursor is no longer Lore's.
-    expectError(await sync(a, { since: first.cursor }, { CURSOR_SECRET: "next-cursor-secret", CURSOR_SECRET_PREVIOUS: "" }), 400, "VALIDATION_FAILED");
+    expectError(
+      await sync(a, { since: first.cursor }, { CURSOR_SECRET: "next-cursor-secret", CURSOR_SECRET_PREVIOUS: "" }),
+      400,
+      "VALIDATION_FAILED",
+    );
   });
 
   it("a cursor of the first, keyless format gets a complete answer, as if none was sent", async () => {

@@ -22,7 +22,9 @@ beforeAll(async () => {
   mockFetch({});
   setClock(() => T0 - DAY_MS);
   await loadReleases(env, releases);
-  await env.DB.batch(osvStatements(env.DB, [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns] as OsvRecord[], T0 - DAY_MS));
+  await env.DB.batch(
+    osvStatements(env.DB, [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns] as OsvRecord[], T0 - DAY_MS),
+  );
   await loadStarterSkills(env, starterSkillsPayload());
   setClock();
 });
@@ -35,7 +37,14 @@ const syncAs = async (a: TestAgent, body: Record<string, unknown>) => {
 };
 
 async function addAdvisory(id: string, name: string, events: Record<string, string>[], when: number) {
-  const rec = { id, modified: new Date(when).toISOString(), published: new Date(when).toISOString(), summary: `${id} summary`, affected: [{ package: { ecosystem: "npm", name }, ranges: [{ type: "SEMVER", events }] }], database_specific: { severity: "CRITICAL" } };
+  const rec = {
+    id,
+    modified: new Date(when).toISOString(),
+    published: new Date(when).toISOString(),
+    summary: `${id} summary`,
+    affected: [{ package: { ecosystem: "npm", name }, ranges: [{ type: "SEMVER", events }] }],
+    database_specific: { severity: "CRITICAL" },
+  };
   await env.DB.batch(osvStatements(env.DB, [rec as unknown as OsvRecord], when));
 }
 
@@ -46,7 +55,14 @@ describe("GET /v1/stack", () => {
     const a = await newAgent(o);
     const quiet = await newAgent(o);
     const stranger = await newAgent();
-    await syncAs(a, { stack: [{ name: "react", version: "18.2.0" }, { name: "express", version: "4.19.1" }, { name: "left-pad", version: "1.3.0" }], installedSkills: ["lore"] });
+    await syncAs(a, {
+      stack: [
+        { name: "react", version: "18.2.0" },
+        { name: "express", version: "4.19.1" },
+        { name: "left-pad", version: "1.3.0" },
+      ],
+      installedSkills: ["lore"],
+    });
     await syncAs(stranger, { stack: [{ name: "react", version: "19.2.0" }] });
     const r = await call("GET", "/v1/stack", { token: o.token });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -71,7 +87,13 @@ describe("GET /v1/stack", () => {
 
     const d = await call("GET", `/v1/stack/${a.id}`, { token: o.token });
     expect(d.status, JSON.stringify(d.body)).toBe(200);
-    expect(d.body.entries[0]).toMatchObject({ name: "react", latestVersion: "19.2.0", releasesBehind: 2, breaking: 2, vulnerabilities: [] });
+    expect(d.body.entries[0]).toMatchObject({
+      name: "react",
+      latestVersion: "19.2.0",
+      releasesBehind: 2,
+      breaking: 2,
+      vulnerabilities: [],
+    });
     expect(d.body.entries[1].vulnerabilities.map((v: any) => v.id).sort()).toEqual(["GHSA-qw6h-vgh9-j6wx", "GHSA-rv95-896h-c2vc"]);
     expect(d.body.entries[2]).toMatchObject({ name: "left-pad", tracked: false, latestVersion: null, releasesBehind: null });
     expect(d.body.installedSkills[0]).toMatchObject({ name: "lore" });
@@ -91,19 +113,32 @@ describe("GET /v1/notifications", () => {
     const other = await signup();
     const b = await newAgent(other);
     const pkg = `ntf-${Date.now().toString(36)}`;
-    await syncAs(a, { stack: [{ name: "express", version: "4.19.1" }, { name: pkg, version: "3.1.0" }] });
+    await syncAs(a, {
+      stack: [
+        { name: "express", version: "4.19.1" },
+        { name: pkg, version: "3.1.0" },
+      ],
+    });
     await syncAs(b, { stack: [{ name: pkg, version: "3.1.0" }] });
     let n = (await call("GET", "/v1/notifications", { token: o.token })).body;
     expect(n.items.map((i: any) => i.subject).sort()).toEqual(["GHSA-qw6h-vgh9-j6wx", "GHSA-rv95-896h-c2vc"]);
     expect(n.unread).toBe(2);
-    expect(n.items[0]).toMatchObject({ kind: "ADVISORY", agent: { id: a.id, handle: a.handle }, readAt: null, data: { name: "express", version: "4.19.1", ecosystem: "npm" } });
+    expect(n.items[0]).toMatchObject({
+      kind: "ADVISORY",
+      agent: { id: a.id, handle: a.handle },
+      readAt: null,
+      data: { name: "express", version: "4.19.1", ecosystem: "npm" },
+    });
 
     // Ingested after the last sync: the list finds it without waiting for one, version-exact.
     at(T0 + 3_600_000);
     await addAdvisory(`GHSA-ntf-${pkg}`, pkg, [{ introduced: "3.0.0" }, { fixed: "3.1.1" }], T0 + 3_600_000);
     await addAdvisory(`GHSA-ntf-old-${pkg}`, pkg, [{ introduced: "1.0.0" }, { fixed: "2.0.0" }], T0 + 3_600_000);
     // A mention from another account's agent.
-    const post = await call("POST", "/v1/chat/rooms/general/messages", { key: b.key, body: { content: `@${a.handle} the ${pkg} advisory is out` } });
+    const post = await call("POST", "/v1/chat/rooms/general/messages", {
+      key: b.key,
+      body: { content: `@${a.handle} the ${pkg} advisory is out` },
+    });
     expect(post.status).toBe(201);
     await vi.waitFor(async () => expect((await call("GET", "/v1/chat/mentions?unread=true", { key: a.key })).body.total).toBe(1));
     n = (await call("GET", "/v1/notifications?unread=true", { token: o.token })).body;
@@ -112,7 +147,11 @@ describe("GET /v1/notifications", () => {
     );
     expect(n.items.map((i: any) => i.subject)).not.toContain(`GHSA-ntf-old-${pkg}`);
     const mention = n.items.find((i: any) => i.kind === "MENTION");
-    expect(mention).toMatchObject({ agent: { id: a.id }, title: `@${b.handle} mentioned @${a.handle} in #general`, data: { room: "general", excerpt: expect.stringContaining(pkg) } });
+    expect(mention).toMatchObject({
+      agent: { id: a.id },
+      title: `@${b.handle} mentioned @${a.handle} in #general`,
+      data: { room: "general", excerpt: expect.stringContaining(pkg) },
+    });
     expect(n.unread).toBe(4);
     // Reading again adds nothing (one notification per fact).
     expect((await call("GET", "/v1/notifications", { token: o.token })).body.total).toBe(4);
@@ -126,7 +165,9 @@ describe("GET /v1/notifications", () => {
     expect(n.items[0].readAt).not.toBeNull();
     // Mark one read, ignore another account's id, then all.
     const adv = (await call("GET", "/v1/notifications?unread=true&kind=ADVISORY", { token: o.token })).body.items;
-    expect((await call("POST", "/v1/notifications/read", { token: o.token, body: { ids: [adv[0].id, theirs.items[0].id] } })).body).toEqual({ marked: 1 });
+    expect((await call("POST", "/v1/notifications/read", { token: o.token, body: { ids: [adv[0].id, theirs.items[0].id] } })).body).toEqual(
+      { marked: 1 },
+    );
     expect((await call("GET", "/v1/notifications", { token: other.token })).body.unread).toBe(1);
     expect((await call("POST", "/v1/notifications/read", { token: o.token, body: {} })).body).toEqual({ marked: 2 });
     expect((await call("GET", "/v1/notifications", { token: o.token })).body.unread).toBe(0);
@@ -142,16 +183,33 @@ describe("GET /v1/me/activity", () => {
     const a = await newAgent(o);
     const b = await newAgent(o);
     const other = await newAgent();
-    const q = await call("POST", "/v1/threads", { key: other.key, body: { title: "How do I pin a transitive dependency?", bodyMd: "npm overrides?", categorySlug: "general", stackTags: ["npm"] } });
+    const q = await call("POST", "/v1/threads", {
+      key: other.key,
+      body: { title: "How do I pin a transitive dependency?", bodyMd: "npm overrides?", categorySlug: "general", stackTags: ["npm"] },
+    });
     expect(q.status).toBe(201);
-    const mine = await call("POST", "/v1/threads", { key: a.key, body: { title: "Why does vitest hang on exit?", bodyMd: "Details.", categorySlug: "debugging", stackTags: ["vitest"] } });
+    const mine = await call("POST", "/v1/threads", {
+      key: a.key,
+      body: { title: "Why does vitest hang on exit?", bodyMd: "Details.", categorySlug: "debugging", stackTags: ["vitest"] },
+    });
     expect(mine.status).toBe(201);
-    expect((await call("POST", `/v1/threads/${q.body.thread.id}/posts`, { key: a.key, body: { bodyMd: "Use `overrides` in package.json.", type: "ANSWER" } })).status).toBe(201);
-    expect((await call("POST", "/v1/votes", { key: b.key, body: { targetType: "THREAD", targetId: q.body.thread.id, value: 1 } })).status).toBe(200);
+    expect(
+      (
+        await call("POST", `/v1/threads/${q.body.thread.id}/posts`, {
+          key: a.key,
+          body: { bodyMd: "Use `overrides` in package.json.", type: "ANSWER" },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await call("POST", "/v1/votes", { key: b.key, body: { targetType: "THREAD", targetId: q.body.thread.id, value: 1 } })).status,
+    ).toBe(200);
     expect((await call("POST", "/v1/chat/rooms/general/messages", { key: b.key, body: { content: "hello from b" } })).status).toBe(201);
     expect((await call("POST", "/v1/skills/lore/install", { key: a.key, body: { harness: "codex" } })).status).toBe(200);
     // A failed action is not activity.
-    expect((await call("POST", "/v1/votes", { key: a.key, body: { targetType: "THREAD", targetId: mine.body.thread.id, value: 1 } })).status).toBe(403);
+    expect(
+      (await call("POST", "/v1/votes", { key: a.key, body: { targetType: "THREAD", targetId: mine.body.thread.id, value: 1 } })).status,
+    ).toBe(403);
     await syncAs(a, { stack: [{ name: "react", version: "18.2.0" }] });
     const client = await mcpClient(b.key);
     await client.callTool({ name: "service_sync", arguments: { stack: [] } });
@@ -165,15 +223,26 @@ describe("GET /v1/me/activity", () => {
     });
     expect(feed.total).toBe(7);
     const byKind = (k: string) => feed.items.filter((i: any) => i.kind === k);
-    expect(byKind("QUESTION")[0]).toMatchObject({ agent: { id: a.id, handle: a.handle }, summary: "Asked: Why does vitest hang on exit?", target: { type: "THREAD", id: mine.body.thread.id }, via: "rest" });
+    expect(byKind("QUESTION")[0]).toMatchObject({
+      agent: { id: a.id, handle: a.handle },
+      summary: "Asked: Why does vitest hang on exit?",
+      target: { type: "THREAD", id: mine.body.thread.id },
+      via: "rest",
+    });
     expect(byKind("VOTE")[0]).toMatchObject({ agent: { id: b.id }, summary: expect.stringMatching(/^Voted \+1 on thread/) });
     expect(byKind("SKILL_INSTALL")[0].summary).toBe("Installed the skill lore live for codex");
-    expect(byKind("SYNC").map((i: any) => i.via).sort()).toEqual(["mcp", "rest"]);
+    expect(
+      byKind("SYNC")
+        .map((i: any) => i.via)
+        .sort(),
+    ).toEqual(["mcp", "rest"]);
     const times = feed.items.map((i: any) => i.createdAt);
     expect([...times].sort().reverse()).toEqual(times);
     const pageTwo = (await call("GET", "/v1/me/activity?perPage=3&page=2", { token: o.token })).body;
     expect(pageTwo.items.map((i: any) => i.id)).toEqual(feed.items.slice(3, 6).map((i: any) => i.id));
-    expect((await call("GET", `/v1/me/activity?agentId=${b.id}`, { token: o.token })).body.items.every((i: any) => i.agent.id === b.id)).toBe(true);
+    expect(
+      (await call("GET", `/v1/me/activity?agentId=${b.id}`, { token: o.token })).body.items.every((i: any) => i.agent.id === b.id),
+    ).toBe(true);
     expect((await call("GET", "/v1/me/activity?kind=SYNC", { token: o.token })).body.total).toBe(2);
     expectError(await call("GET", "/v1/me/activity?kind=NAPPING", { token: o.token }), 400, "VALIDATION_FAILED");
     // Nobody else sees it.
@@ -186,7 +255,15 @@ describe("dashboard pages", () => {
     at(T0);
     const { cookie, token } = await signupForm();
     const { key, handle } = await createAgentForm(cookie);
-    const r = await call("POST", "/v1/agents/me/sync", { key, body: { stack: [{ name: "express", version: "4.19.1" }, { name: "<script>alert(1)</script>", version: "1.0.0" }] } });
+    const r = await call("POST", "/v1/agents/me/sync", {
+      key,
+      body: {
+        stack: [
+          { name: "express", version: "4.19.1" },
+          { name: "<script>alert(1)</script>", version: "1.0.0" },
+        ],
+      },
+    });
     expect(r.status).toBe(200);
 
     const stack = await browse("GET", "/dashboard/stack", { cookie });
@@ -219,13 +296,19 @@ describe("dashboard pages", () => {
     expect(after.html).toContain("All notifications marked read.");
     expect(after.html).toContain("0 unread");
     // A post from another site changes nothing.
-    const csrf = await browse("POST", "/dashboard/notifications/read", { cookie, form: {}, headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" } });
+    const csrf = await browse("POST", "/dashboard/notifications/read", {
+      cookie,
+      form: {},
+      headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    });
     expect(csrf.status).toBe(403);
 
     const act = await browse("GET", "/dashboard/activity", { cookie });
     expect(act.status).toBe(200);
     await expectSafePage(act);
-    await vi.waitFor(async () => expect((await browse("GET", "/dashboard/activity?kind=SYNC", { cookie })).html).toMatch(/Synced 2 dependencies/));
+    await vi.waitFor(async () =>
+      expect((await browse("GET", "/dashboard/activity?kind=SYNC", { cookie })).html).toMatch(/Synced 2 dependencies/),
+    );
     const filtered = await browse("GET", "/dashboard/activity?kind=VOTE&agent=whatever", { cookie });
     expect(filtered.html).toContain("Nothing yet.");
 

@@ -19,7 +19,8 @@ async function freshWindow() {
   if (left < 30_000) await new Promise((r) => setTimeout(r, left + 50));
 }
 
-const login = (email: string, password: string, ip: string) => call("POST", "/v1/auth/login", { body: { email, password }, headers: { "cf-connecting-ip": ip } });
+const login = (email: string, password: string, ip: string) =>
+  call("POST", "/v1/auth/login", { body: { email, password }, headers: { "cf-connecting-ip": ip } });
 
 describe("login throttles that cannot be turned on their owner", { timeout: 90_000 }, () => {
   it("per address and email: the 11th attempt in a minute is 429; other emails from it and other addresses for it go on", async () => {
@@ -83,7 +84,8 @@ describe("sign-up", { timeout: 90_000 }, () => {
   it("the same throttles: per address and email, and a per-email ceiling past which each address still gets its attempt, slowed", async () => {
     await freshWindow();
     const email = `taken-${addr()}@example.com`;
-    const up = (ip: string) => call("POST", "/v1/auth/signup", { body: { email, password: PASSWORD }, headers: { "cf-connecting-ip": ip } });
+    const up = (ip: string) =>
+      call("POST", "/v1/auth/signup", { body: { email, password: PASSWORD }, headers: { "cf-connecting-ip": ip } });
     const first = addr();
     expect((await up(first)).status).toBe(201);
     // 21 more addresses try the taken email: 19 within the ceiling, then each new address once, after the delay.
@@ -96,8 +98,23 @@ describe("sign-up", { timeout: 90_000 }, () => {
     expect(r.error.details).toMatchObject({ metric: "SIGNUP_ATTEMPTS", scope: "email" });
     // Sign-ups from one address stay capped at 10 a minute (account farming), whatever the emails.
     const farm = addr();
-    for (let i = 0; i < 10; i++) expect((await call("POST", "/v1/auth/signup", { body: { email: `farm-${i}-${farm}@example.com`, password: PASSWORD }, headers: { "cf-connecting-ip": farm } })).status).toBe(201);
-    const farmed = expectError(await call("POST", "/v1/auth/signup", { body: { email: `farm-x-${farm}@example.com`, password: PASSWORD }, headers: { "cf-connecting-ip": farm } }), 429, "RATE_LIMITED");
+    for (let i = 0; i < 10; i++)
+      expect(
+        (
+          await call("POST", "/v1/auth/signup", {
+            body: { email: `farm-${i}-${farm}@example.com`, password: PASSWORD },
+            headers: { "cf-connecting-ip": farm },
+          })
+        ).status,
+      ).toBe(201);
+    const farmed = expectError(
+      await call("POST", "/v1/auth/signup", {
+        body: { email: `farm-x-${farm}@example.com`, password: PASSWORD },
+        headers: { "cf-connecting-ip": farm },
+      }),
+      429,
+      "RATE_LIMITED",
+    );
     expect(farmed.error.details).toMatchObject({ metric: "SIGNUP_ATTEMPTS", scope: "address", limit: 10 });
   });
 });

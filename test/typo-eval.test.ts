@@ -45,21 +45,44 @@ function typosOf(eco: Ecosystem, name: string): [string, string][] {
     out.push(["omitted", scope + bare.slice(0, at) + bare.slice(at + 1)]);
     out.push(["repeated", scope + bare.slice(0, at) + bare[at] + bare.slice(at)]);
     out.push(["swapped", scope + bare.slice(0, at - 1) + bare[at] + bare[at - 1] + bare.slice(at + 1)]);
-    const keyboard: Record<string, string> = { a: "s", e: "w", i: "o", o: "p", n: "m", r: "t", s: "a", t: "y", l: "k", c: "v", u: "y", d: "f", m: "n", p: "o" };
+    const keyboard: Record<string, string> = {
+      a: "s",
+      e: "w",
+      i: "o",
+      o: "p",
+      n: "m",
+      r: "t",
+      s: "a",
+      t: "y",
+      l: "k",
+      c: "v",
+      u: "y",
+      d: "f",
+      m: "n",
+      p: "o",
+    };
     const j = [...bare].findIndex((ch, k) => k > 0 && keyboard[ch]);
     if (j > 0) out.push(["keyboard", scope + bare.slice(0, j) + keyboard[bare[j]!] + bare.slice(j + 1)]);
   }
   if (/[-_.]/.test(bare)) out.push(["separator", scope + bare.replace(/[-_.]/g, "")]);
   if (bare.split(/[-_.]/).length === 2) out.push(["swapped-words", scope + bare.split(/[-_.]/).reverse().join("-")]);
   const h = bare.search(/[aeo]/);
-  if (h >= 0) out.push(["homoglyph", scope + bare.slice(0, h) + ({ a: "а", e: "е", o: "о" } as Record<string, string>)[bare[h]!] + bare.slice(h + 1)]);
+  if (h >= 0)
+    out.push([
+      "homoglyph",
+      scope + bare.slice(0, h) + ({ a: "а", e: "е", o: "о" } as Record<string, string>)[bare[h]!] + bare.slice(h + 1),
+    ]);
   out.push(["suffix", `${name}${eco === "pypi" ? "-py" : "-js"}`]);
   return out.filter(([, t]) => t !== name);
 }
 
 describe("typosquat detection, measured", () => {
   it("finds generated typos of popular names, by trick", () => {
-    const lists: [Ecosystem, string][] = [["npm", popularNpm], ["pypi", popularPypi], ["cargo", popularCargo]];
+    const lists: [Ecosystem, string][] = [
+      ["npm", popularNpm],
+      ["pypi", popularPypi],
+      ["cargo", popularCargo],
+    ];
     const byKind: Record<string, { n: number; hit: number; right: number }> = {};
     for (const [eco, text] of lists) {
       const all = names(text);
@@ -76,25 +99,45 @@ describe("typosquat detection, measured", () => {
         }
       }
     }
-    const total = Object.values(byKind).reduce((a, k) => ({ n: a.n + k.n, hit: a.hit + k.hit, right: a.right + k.right }), { n: 0, hit: 0, right: 0 });
-    console.log(`[typo-eval] generated typos of the top 300 names per ecosystem: ${JSON.stringify({ ...Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, `${v.hit}/${v.n} found, ${v.right} with the right target`])), total: `${(total.hit / total.n).toFixed(3)} recall, ${(total.right / total.n).toFixed(3)} right target` })}`);
+    const total = Object.values(byKind).reduce((a, k) => ({ n: a.n + k.n, hit: a.hit + k.hit, right: a.right + k.right }), {
+      n: 0,
+      hit: 0,
+      right: 0,
+    });
+    console.log(
+      `[typo-eval] generated typos of the top 300 names per ecosystem: ${JSON.stringify({ ...Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, `${v.hit}/${v.n} found, ${v.right} with the right target`])), total: `${(total.hit / total.n).toFixed(3)} recall, ${(total.right / total.n).toFixed(3)} right target` })}`,
+    );
     expect(total.hit / total.n).toBeGreaterThan(0.97);
     expect(total.right / total.n).toBeGreaterThan(0.97);
   }, 120_000);
 
   it("catches most labelled typosquats and rarely flags real packages", () => {
-    const lists: [Ecosystem, string, string][] = [["npm", "npm", popularNpm], ["pypi", "pypi", popularPypi], ["cargo", "cargo", popularCargo]];
+    const lists: [Ecosystem, string, string][] = [
+      ["npm", "npm", popularNpm],
+      ["pypi", "pypi", popularPypi],
+      ["cargo", "cargo", popularCargo],
+    ];
     const rows = names(malicious).map((l) => l.split("\t"));
     const report: Record<string, unknown> = {};
-    let tpAll = 0, fnAll = 0, fpAll = 0, negAll = 0;
+    let tpAll = 0,
+      fnAll = 0,
+      fpAll = 0,
+      negAll = 0;
     for (const [eco, tsvEco, text] of lists) {
       const all = names(text);
       const detect = detector(eco, all.slice(0, POPULAR_SET));
       const popularKeys = new Set(all.slice(0, POPULAR_SET).map((n) => packageKey(eco, n)));
       // Positives: malicious reports that say they are typosquats (of a popular name, when they name it).
-      const positives = rows.filter((r) => r[0] === tsvEco && (r[5] === "typosquat" || (r[5]?.startsWith("typosquat:") && popularKeys.has(packageKey(eco, r[5].slice(10))))) && !popularKeys.has(packageKey(eco, r[1]!)));
+      const positives = rows.filter(
+        (r) =>
+          r[0] === tsvEco &&
+          (r[5] === "typosquat" || (r[5]?.startsWith("typosquat:") && popularKeys.has(packageKey(eco, r[5].slice(10))))) &&
+          !popularKeys.has(packageKey(eco, r[1]!)),
+      );
       const unique = [...new Map(positives.map((r) => [packageKey(eco, r[1]!), r])).values()];
-      let tp = 0, right = 0, named = 0;
+      let tp = 0,
+        right = 0,
+        named = 0;
       for (const r of unique) {
         const hit = detect(r[1]!);
         const target = r[5]!.startsWith("typosquat:") ? packageKey(eco, r[5]!.slice(10)) : null;
@@ -107,7 +150,10 @@ describe("typosquat detection, measured", () => {
       // Negatives: real, widely used packages outside the popular set (the lists' lower ranks).
       const negatives = all.slice(POPULAR_SET);
       const fps = negatives.filter((n) => detect(n));
-      tpAll += tp; fnAll += unique.length - tp; fpAll += fps.length; negAll += negatives.length;
+      tpAll += tp;
+      fnAll += unique.length - tp;
+      fpAll += fps.length;
+      negAll += negatives.length;
       report[eco] = {
         positives: unique.length,
         recall: +(tp / Math.max(1, unique.length)).toFixed(3),
@@ -118,7 +164,12 @@ describe("typosquat detection, measured", () => {
         falseAlarmExamples: fps.slice(0, 8).map((n) => `${n}~${detect(n)}`),
       };
     }
-    report.overall = { recall: +(tpAll / (tpAll + fnAll)).toFixed(3), falseAlarmRate: +(fpAll / negAll).toFixed(3), labelled: tpAll + fnAll, negatives: negAll };
+    report.overall = {
+      recall: +(tpAll / (tpAll + fnAll)).toFixed(3),
+      falseAlarmRate: +(fpAll / negAll).toFixed(3),
+      labelled: tpAll + fnAll,
+      negatives: negAll,
+    };
     console.log(`[typo-eval] ${JSON.stringify(report, null, 1)}`);
     // Budgets, not exact figures: a change that loses real typosquats or raises false alarms fails here.
     expect((report.overall as { recall: number }).recall).toBeGreaterThanOrEqual(0.65);

@@ -87,7 +87,10 @@ export async function createAgentForm(cookie: string, handle = `w${uniq()}`, nam
 }
 
 export async function agentsOf(token: string) {
-  return (await call("GET", "/v1/agents", { token })).body as { items: { id: string; handle: string; name: string | null; keys: { prefix: string; revokedAt: string | null }[] }[]; total: number };
+  return (await call("GET", "/v1/agents", { token })).body as {
+    items: { id: string; handle: string; name: string | null; keys: { prefix: string; revokedAt: string | null }[] }[];
+    total: number;
+  };
 }
 
 /** Every visible input, select and textarea has a label pointing at it (or is inside one). */
@@ -129,4 +132,3 @@ export async function expectSafePage(p: Page) {
   expect(new TextEncoder().encode(p.html).byteLength).toBeLessThan(50 * 1024);
   expectLabelled(p.html);
 }
-

@@ -7,7 +7,14 @@ const WORDS = ["react", "hydration", "drizzle", "migration", "wrangler", "bindin
 const BIG_BODY = (() => {
   const lines = [];
   for (let i = 0, n = 0; n < 30_000; i++) {
-    const l = i % 8 === 0 ? "```sh" : i % 8 === 7 ? "```" : i % 8 < 4 ? `npm install ${WORDS[i % WORDS.length]}@${i % 20}.0.0 && npm run build -- --filter pkg-${i}` : `The ${WORDS[i % WORDS.length]} step reads https://example.com/docs/${i} and writes dist/out-${i}.js.`;
+    const l =
+      i % 8 === 0
+        ? "```sh"
+        : i % 8 === 7
+          ? "```"
+          : i % 8 < 4
+            ? `npm install ${WORDS[i % WORDS.length]}@${i % 20}.0.0 && npm run build -- --filter pkg-${i}`
+            : `The ${WORDS[i % WORDS.length]} step reads https://example.com/docs/${i} and writes dist/out-${i}.js.`;
     lines.push(l);
     n += l.length + 1;
   }
@@ -36,7 +43,11 @@ export async function scenarios(ctx) {
     categorySlug: "debugging",
     stackTags: ["wrangler", "d1"],
   });
-  const { post: answer } = await post(`/v1/threads/${thread.id}/posts`, { bodyMd: "Check the environment section.", type: "ANSWER" }, ctx.key(1));
+  const { post: answer } = await post(
+    `/v1/threads/${thread.id}/posts`,
+    { bodyMd: "Check the environment section.", type: "ANSWER" },
+    ctx.key(1),
+  );
 
   const word = (i) => WORDS[i % WORDS.length];
   return [
@@ -79,7 +90,13 @@ export async function scenarios(ctx) {
       headers: otherAuth,
       body: (i) => ({ targetType: "POST", targetId: answer.id, value: i % 2 ? 1 : -1 }),
     },
-    { name: "forum search GET /v1/threads?q=<word>", method: "GET", path: (i) => `/v1/threads?q=${word(i)}`, headers: auth, tags: ["core"] },
+    {
+      name: "forum search GET /v1/threads?q=<word>",
+      method: "GET",
+      path: (i) => `/v1/threads?q=${word(i)}`,
+      headers: auth,
+      tags: ["core"],
+    },
     {
       name: "forum search GET /v1/threads?q=<two words, prefix>",
       method: "GET",

@@ -4,11 +4,56 @@
 // and then checks that a 50-name request is answered wholly from the cache.
 
 const NAMES = [
-  "semver", "debug", "ms", "chalk", "lodash", "commander", "glob", "minimatch", "uuid", "yargs",
-  "express", "react", "react-dom", "typescript", "tslib", "axios", "dotenv", "zod", "hono", "next",
-  "vite", "esbuild", "rollup", "prettier", "eslint", "jest", "vitest", "mocha", "chai", "sinon",
-  "rimraf", "mkdirp", "fs-extra", "cross-env", "ws", "qs", "body-parser", "cookie", "cors", "morgan",
-  "moment", "dayjs", "date-fns", "classnames", "clsx", "immer", "redux", "rxjs", "graphql", "postcss",
+  "semver",
+  "debug",
+  "ms",
+  "chalk",
+  "lodash",
+  "commander",
+  "glob",
+  "minimatch",
+  "uuid",
+  "yargs",
+  "express",
+  "react",
+  "react-dom",
+  "typescript",
+  "tslib",
+  "axios",
+  "dotenv",
+  "zod",
+  "hono",
+  "next",
+  "vite",
+  "esbuild",
+  "rollup",
+  "prettier",
+  "eslint",
+  "jest",
+  "vitest",
+  "mocha",
+  "chai",
+  "sinon",
+  "rimraf",
+  "mkdirp",
+  "fs-extra",
+  "cross-env",
+  "ws",
+  "qs",
+  "body-parser",
+  "cookie",
+  "cors",
+  "morgan",
+  "moment",
+  "dayjs",
+  "date-fns",
+  "classnames",
+  "clsx",
+  "immer",
+  "redux",
+  "rxjs",
+  "graphql",
+  "postcss",
 ];
 
 export async function scenarios(ctx) {
@@ -25,11 +70,23 @@ export async function scenarios(ctx) {
   for (let i = 0; i < NAMES.length; i += 10) await check(NAMES.slice(i, i + 10));
   const warm = await check(NAMES);
   const uncached = warm.filter((r) => r.reasons.some((x) => x.code === "NOT_CHECKED" || x.code === "REGISTRY_UNREACHABLE"));
-  if (uncached.length) throw new Error(`package check not warm for: ${uncached.map((r) => r.name).join(", ")} (is the npm registry reachable?)`);
+  if (uncached.length)
+    throw new Error(`package check not warm for: ${uncached.map((r) => r.name).join(", ")} (is the npm registry reachable?)`);
   const body = { packages: NAMES.map((name) => ({ name })) };
   return [
-    { name: "package check POST /v1/packages/check (50 npm names, warm cache)", method: "POST", path: "/v1/packages/check", headers: auth, body },
-    { name: "freshness read GET /v1/freshness?topic=react&version=18.2.0", method: "GET", path: "/v1/freshness?topic=react&version=18.2.0", headers: auth },
+    {
+      name: "package check POST /v1/packages/check (50 npm names, warm cache)",
+      method: "POST",
+      path: "/v1/packages/check",
+      headers: auth,
+      body,
+    },
+    {
+      name: "freshness read GET /v1/freshness?topic=react&version=18.2.0",
+      method: "GET",
+      path: "/v1/freshness?topic=react&version=18.2.0",
+      headers: auth,
+    },
     { name: "models search GET /v1/models?q=claude", method: "GET", path: "/v1/models?q=claude", headers: auth },
     {
       name: "MCP tools/call service_check_packages (50 names, warm)",

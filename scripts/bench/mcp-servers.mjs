@@ -20,7 +20,10 @@ function thirtyTools() {
     inputSchema: {
       type: "object",
       properties: {
-        element: { type: "string", description: "Human-readable element description used to obtain permission to interact with the element" },
+        element: {
+          type: "string",
+          description: "Human-readable element description used to obtain permission to interact with the element",
+        },
         ref: { type: "string", description: "Exact target element reference from the page snapshot" },
         timeout: { type: "number", description: "Milliseconds to wait before failing", default: 5000 + i },
         mode: { type: "string", enum: ["fast", "full"], description: "How much of the page to capture" },
@@ -38,15 +41,41 @@ export async function scenarios(ctx) {
   if (!list.items?.length) throw new Error(`bench: the MCP directory is empty (${JSON.stringify(list).slice(0, 200)})`);
   const slugs = list.items.map((x) => x.slug);
   const scanBody = thirtyTools();
-  const check = await fetch(`${ctx.origin}/v1/mcp-servers/scan`, { method: "POST", headers: { ...auth(0), "content-type": "application/json" }, body: JSON.stringify(scanBody) });
+  const check = await fetch(`${ctx.origin}/v1/mcp-servers/scan`, {
+    method: "POST",
+    headers: { ...auth(0), "content-type": "application/json" },
+    body: JSON.stringify(scanBody),
+  });
   const checked = await check.json();
-  if (check.status !== 200 || checked.securityStatus !== "passed") throw new Error(`bench: the 30-tool fixture should pass the scan: ${check.status} ${JSON.stringify(checked).slice(0, 300)}`);
+  if (check.status !== 200 || checked.securityStatus !== "passed")
+    throw new Error(`bench: the 30-tool fixture should pass the scan: ${check.status} ${JSON.stringify(checked).slice(0, 300)}`);
   return [
-    { name: "MCP directory search GET /v1/mcp-servers?q=<word>", method: "GET", path: (i) => `/v1/mcp-servers?q=${WORDS[i % WORDS.length]}`, headers: auth },
-    { name: "MCP directory list GET /v1/mcp-servers?security=passed&transport=stdio", method: "GET", path: "/v1/mcp-servers?security=passed&transport=stdio&perPage=50", headers: auth },
-    { name: "MCP server detail GET /v1/mcp-servers/:slug (13 harness configs)", method: "GET", path: (i) => `/v1/mcp-servers/${slugs[i % slugs.length]}`, headers: auth },
+    {
+      name: "MCP directory search GET /v1/mcp-servers?q=<word>",
+      method: "GET",
+      path: (i) => `/v1/mcp-servers?q=${WORDS[i % WORDS.length]}`,
+      headers: auth,
+    },
+    {
+      name: "MCP directory list GET /v1/mcp-servers?security=passed&transport=stdio",
+      method: "GET",
+      path: "/v1/mcp-servers?security=passed&transport=stdio&perPage=50",
+      headers: auth,
+    },
+    {
+      name: "MCP server detail GET /v1/mcp-servers/:slug (13 harness configs)",
+      method: "GET",
+      path: (i) => `/v1/mcp-servers/${slugs[i % slugs.length]}`,
+      headers: auth,
+    },
     { name: "MCP scan POST /v1/mcp-servers/scan (30 tools)", method: "POST", path: "/v1/mcp-servers/scan", headers: auth, body: scanBody },
-    { name: "MCP tools/call service_mcp_scan (30 tools)", method: "POST", path: "/v1/mcp", headers: ctx.mcpHeaders, body: ctx.mcpCall("service_mcp_scan", scanBody) },
+    {
+      name: "MCP tools/call service_mcp_scan (30 tools)",
+      method: "POST",
+      path: "/v1/mcp",
+      headers: ctx.mcpHeaders,
+      body: ctx.mcpCall("service_mcp_scan", scanBody),
+    },
   ];
 }
 
@@ -60,7 +89,10 @@ export async function report(ctx) {
     ["bare GET /", () => fetch(`${ctx.origin}/`)],
     ["search ?q=browser", () => fetch(`${ctx.origin}/v1/mcp-servers?q=browser`, { headers: auth })],
     ["detail (13 configs)", () => fetch(`${ctx.origin}/v1/mcp-servers/${slug}`, { headers: auth })],
-    ["scan, 30 tools", () => fetch(`${ctx.origin}/v1/mcp-servers/scan`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body })],
+    [
+      "scan, 30 tools",
+      () => fetch(`${ctx.origin}/v1/mcp-servers/scan`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body }),
+    ],
   ];
   const lines = ["\n| MCP servers, one request at a time | p50 ms | vs bare |", "|---|---|---|"];
   let bare = 0;

@@ -38,13 +38,35 @@ export async function scenarios(ctx) {
   const topic = (i) => TOPICS[i % TOPICS.length];
   return [
     { name: "skills catalog search GET /v1/skills?q=<word>", method: "GET", path: (i) => `/v1/skills?q=${topic(i)}`, headers: auth },
-    { name: "skills catalog list GET /v1/skills?security=passed", method: "GET", path: "/v1/skills?security=passed&sort=installs", headers: auth },
+    {
+      name: "skills catalog list GET /v1/skills?security=passed",
+      method: "GET",
+      path: "/v1/skills?security=passed&sort=installs",
+      headers: auth,
+    },
     { name: "skill detail GET /v1/skills/:slug", method: "GET", path: (i) => `/v1/skills/${names[i % names.length]}`, headers: auth },
-    { name: "discovery index GET /.well-known/agent-skills/index.json (public)", method: "GET", path: "/.well-known/agent-skills/index.json" },
+    {
+      name: "discovery index GET /.well-known/agent-skills/index.json (public)",
+      method: "GET",
+      path: "/.well-known/agent-skills/index.json",
+    },
     { name: "discovery index GET /.well-known/skills/index.json (v0.1.0, public)", method: "GET", path: "/.well-known/skills/index.json" },
-    { name: "discovery index revalidation (If-None-Match → 304)", method: "GET", path: "/.well-known/agent-skills/index.json", headers: { "if-none-match": etag } },
-    { name: "skill file GET /.well-known/agent-skills/:name/SKILL.md (R2 + SHA-256)", method: "GET", path: (i) => `/.well-known/agent-skills/${names[i % names.length]}/SKILL.md` },
-    { name: "skill archive GET /.well-known/agent-skills/:name.tar.gz (R2 + SHA-256)", method: "GET", path: `/.well-known/agent-skills/${multi}.tar.gz` },
+    {
+      name: "discovery index revalidation (If-None-Match → 304)",
+      method: "GET",
+      path: "/.well-known/agent-skills/index.json",
+      headers: { "if-none-match": etag },
+    },
+    {
+      name: "skill file GET /.well-known/agent-skills/:name/SKILL.md (R2 + SHA-256)",
+      method: "GET",
+      path: (i) => `/.well-known/agent-skills/${names[i % names.length]}/SKILL.md`,
+    },
+    {
+      name: "skill archive GET /.well-known/agent-skills/:name.tar.gz (R2 + SHA-256)",
+      method: "GET",
+      path: `/.well-known/agent-skills/${multi}.tar.gz`,
+    },
     {
       name: "skill install POST /v1/skills/:slug/install (counted)",
       method: "POST",

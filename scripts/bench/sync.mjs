@@ -33,7 +33,11 @@ function stack(n) {
 }
 
 const post = async (origin, p, body, auth) => {
-  const r = await fetch(origin + p, { method: body === undefined ? "GET" : "POST", headers: { "content-type": "application/json", authorization: `Bearer ${auth}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(origin + p, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${auth}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   if (!r.ok) throw new Error(`${p}: ${r.status} ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -50,7 +54,12 @@ export async function scenarios(ctx) {
     for (let i = 0; i < n; i++) {
       const acct = ctx.pool[i];
       const a = await post(ctx.origin, "/v1/agents", { handle: `${label}-${i}-${Date.now().toString(36)}` }, acct.token);
-      const first = await post(ctx.origin, "/v1/agents/me/sync", { stack: size === 50 ? S50 : S500, installedSkills: ["lore", "lore-sync"] }, a.apiKey);
+      const first = await post(
+        ctx.origin,
+        "/v1/agents/me/sync",
+        { stack: size === 50 ? S50 : S500, installedSkills: ["lore", "lore-sync"] },
+        a.apiKey,
+      );
       agents.push({ key: a.apiKey, cursor: first.cursor });
     }
     return agents;
@@ -65,7 +74,11 @@ export async function scenarios(ctx) {
   groups.delta = [];
   for (let i = 0; i < session.pool.length; i++) {
     const acct = session.pool[i];
-    await fetch(`${ctx.origin}/v1/me/settings`, { method: "PATCH", headers: { "content-type": "application/json", authorization: `Bearer ${acct.token}` }, body: JSON.stringify({ refreshSchedule: "EVERY_SESSION" }) });
+    await fetch(`${ctx.origin}/v1/me/settings`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", authorization: `Bearer ${acct.token}` },
+      body: JSON.stringify({ refreshSchedule: "EVERY_SESSION" }),
+    });
     const a = await post(ctx.origin, "/v1/agents", { handle: `bd500-${i}-${Date.now().toString(36)}` }, acct.token);
     const first = await post(ctx.origin, "/v1/agents/me/sync", { stack: S500, installedSkills: ["lore"] }, a.apiKey);
     groups.delta.push({ key: a.apiKey, cursor: first.cursor });
@@ -76,11 +89,41 @@ export async function scenarios(ctx) {
   const auth = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}` });
   const mcp = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}`, accept: "application/json, text/event-stream" });
   return [
-    { name: "sync 50 entries, up_to_date (stack sent)", method: "POST", path: "/v1/agents/me/sync", headers: auth(upToDate50), body: { stack: S50 } },
-    { name: "sync 50 entries, full (force)", method: "POST", path: "/v1/agents/me/sync", headers: auth(groups.s50), body: { stack: S50, force: true } },
-    { name: "sync 500 entries, up_to_date (stack sent)", method: "POST", path: "/v1/agents/me/sync", headers: auth(upToDate500), body: { stack: S500 } },
-    { name: "sync 500 entries, up_to_date (stack omitted: the stored one)", method: "POST", path: "/v1/agents/me/sync", headers: auth(upToDate500), body: {} },
-    { name: "sync 500 entries, full (force)", method: "POST", path: "/v1/agents/me/sync", headers: auth(groups.s500), body: { stack: S500, force: true } },
+    {
+      name: "sync 50 entries, up_to_date (stack sent)",
+      method: "POST",
+      path: "/v1/agents/me/sync",
+      headers: auth(upToDate50),
+      body: { stack: S50 },
+    },
+    {
+      name: "sync 50 entries, full (force)",
+      method: "POST",
+      path: "/v1/agents/me/sync",
+      headers: auth(groups.s50),
+      body: { stack: S50, force: true },
+    },
+    {
+      name: "sync 500 entries, up_to_date (stack sent)",
+      method: "POST",
+      path: "/v1/agents/me/sync",
+      headers: auth(upToDate500),
+      body: { stack: S500 },
+    },
+    {
+      name: "sync 500 entries, up_to_date (stack omitted: the stored one)",
+      method: "POST",
+      path: "/v1/agents/me/sync",
+      headers: auth(upToDate500),
+      body: {},
+    },
+    {
+      name: "sync 500 entries, full (force)",
+      method: "POST",
+      path: "/v1/agents/me/sync",
+      headers: auth(groups.s500),
+      body: { stack: S500, force: true },
+    },
     {
       name: "sync 500 entries, full refresh with since (delta, nothing new)",
       method: "POST",
@@ -88,14 +131,24 @@ export async function scenarios(ctx) {
       headers: auth(groups.delta),
       body: (i) => ({ stack: S500, since: groups.delta[i % groups.delta.length].cursor }),
     },
-    { name: "MCP tools/call service_sync (50 entries, up_to_date)", method: "POST", path: "/v1/mcp", headers: mcp(upToDate50), body: ctx.mcpCall("service_sync", { stack: S50 }) },
+    {
+      name: "MCP tools/call service_sync (50 entries, up_to_date)",
+      method: "POST",
+      path: "/v1/mcp",
+      headers: mcp(upToDate50),
+      body: ctx.mcpCall("service_sync", { stack: S50 }),
+    },
   ];
 }
 
 /** How big each answer is (bytes of JSON) for one agent of each group. */
 export async function report(ctx) {
   const size = async (body, key) => {
-    const r = await fetch(`${ctx.origin}/v1/agents/me/sync`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+    const r = await fetch(`${ctx.origin}/v1/agents/me/sync`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
     const t = await r.text();
     return `${r.status}, ${new TextEncoder().encode(t).byteLength.toLocaleString("en-US")} bytes, mode ${JSON.parse(t).mode}`;
   };
@@ -104,6 +157,8 @@ export async function report(ctx) {
   lines.push(`  50 entries up_to_date: ${await size({ stack: S50 }, groups.s50[0].key)}`);
   lines.push(`  500 entries full: ${await size({ stack: S500, force: true }, groups.s500[0].key)}`);
   lines.push(`  500 entries up_to_date: ${await size({ stack: S500 }, groups.s500[0].key)}`);
-  lines.push(`  500 entries delta (since, nothing new): ${await size({ stack: S500, since: groups.delta[0].cursor }, groups.delta[0].key)}`);
+  lines.push(
+    `  500 entries delta (since, nothing new): ${await size({ stack: S500, since: groups.delta[0].cursor }, groups.delta[0].key)}`,
+  );
   return lines.join("\n");
 }

@@ -19,7 +19,11 @@ const PAGES = [
   { name: "billing /dashboard/billing", path: "/dashboard/billing", session: true },
   { name: "settings /dashboard/settings", path: "/dashboard/settings", session: true },
   { name: "skills /dashboard/skills", path: "/dashboard/skills", session: "skills" },
-  { name: "skill (flagged) /dashboard/skills/view/:name", path: (i) => `/dashboard/skills/view/${flaggedName(SKILL_ACCOUNTS[i % SKILL_ACCOUNTS.length])}`, session: "skills" },
+  {
+    name: "skill (flagged) /dashboard/skills/view/:name",
+    path: (i) => `/dashboard/skills/view/${flaggedName(SKILL_ACCOUNTS[i % SKILL_ACCOUNTS.length])}`,
+    session: "skills",
+  },
   { name: "publish form /dashboard/skills/publish", path: "/dashboard/skills/publish", session: true },
   { name: "connect /connect/claude-code", path: "/connect/claude-code", session: true },
   { name: "community /community", path: "/community", session: false },
@@ -37,7 +41,8 @@ const headers = (ctx, session) => (i) => ({
 
 /** Ten skills per skills account, published through the API (the page runs the same operation). */
 async function publishFixtures(ctx) {
-  const md = (name, body) => `---\nname: ${name}\ndescription: Bench fixture ${name} for the dashboard's skills pages\n---\n\n# ${name}\n\n${body}\n`;
+  const md = (name, body) =>
+    `---\nname: ${name}\ndescription: Bench fixture ${name} for the dashboard's skills pages\n---\n\n# ${name}\n\n${body}\n`;
   for (const a of SKILL_ACCOUNTS) {
     for (let s = 0; s < SKILLS_EACH; s++) {
       const name = `web-bench-${a}-${s}`;
@@ -48,7 +53,11 @@ async function publishFixtures(ctx) {
       const versions = s % 2 ? 2 : 1;
       for (let v = 0; v < versions; v++) {
         const files = [{ path: "SKILL.md", content: md(name, `${body} (v${v + 1})`) }];
-        if (s % 2) files.push({ path: "scripts/check.sh", content: "#!/bin/sh\nset -eu\nnpm test\n" }, { path: "references/notes.md", content: `# Notes\n\n${"Details. ".repeat(100)}\n` });
+        if (s % 2)
+          files.push(
+            { path: "scripts/check.sh", content: "#!/bin/sh\nset -eu\nnpm test\n" },
+            { path: "references/notes.md", content: `# Notes\n\n${"Details. ".repeat(100)}\n` },
+          );
         const r = await fetch(`${ctx.origin}/v1/me/skills`, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${ctx.pool[a].token}` },

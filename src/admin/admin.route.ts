@@ -56,7 +56,9 @@ adminRoute.get("/seeds", async (c) => {
 adminRoute.post("/seeds/:name", async (c) => {
   const seed = SEEDS.find((s) => s.name === c.req.param("name"));
   if (!seed) throw new ApiError("NOT_FOUND", `Unknown dataset ${c.req.param("name")}`);
-  const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(await readBodyLimited(c.req.raw, MAX_CHUNK, "Seed chunk"));
+  const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+    await readBodyLimited(c.req.raw, MAX_CHUNK, "Seed chunk"),
+  );
   const result = await seed.load(c.env, text);
   return c.json({ name: seed.name, ...result });
 });
@@ -81,7 +83,9 @@ adminRoute.post("/seeds/:name/done", async (c) => {
 /** Runs the freshness ingest now (what the cron runs), optionally only some sources: {sources?, maxTopics?, timeoutMs?}. */
 adminRoute.post("/ingest", async (c) => {
   const body = (await c.req.json().catch(() => ({}))) as { sources?: unknown; maxTopics?: unknown; timeoutMs?: unknown };
-  const sources = Array.isArray(body.sources) ? body.sources.filter((s): s is IngestSource => (INGEST_SOURCES as readonly unknown[]).includes(s)) : undefined;
+  const sources = Array.isArray(body.sources)
+    ? body.sources.filter((s): s is IngestSource => (INGEST_SOURCES as readonly unknown[]).includes(s))
+    : undefined;
   const maxTopics = typeof body.maxTopics === "number" && body.maxTopics > 0 ? Math.min(body.maxTopics, 200) : undefined;
   // npm start's pass asks each source with a short timeout, so an unreachable one fails fast.
   const timeoutMs = typeof body.timeoutMs === "number" && body.timeoutMs >= 500 ? Math.min(body.timeoutMs, 15_000) : undefined;

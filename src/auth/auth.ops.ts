@@ -41,7 +41,8 @@ export const signup = defineOperation({
     "Creates an owner account (email and password, at least 10 characters) and starts a dashboard session: the answer carries the session token and sets the `lore_session` cookie. At most 10 sign-ups a minute from one IP address, and the password-check throttles of login apply (per address, per address and email, a per-email ceiling).",
   errors: {
     CONFLICT: "an account with this email already exists (log in instead)",
-    RATE_LIMITED: "too many sign-ups or attempts from this IP address, or for this email, in the last minute (`details.metric` is SIGNUP_ATTEMPTS, `details.scope` says which limit, `Retry-After` when to retry)",
+    RATE_LIMITED:
+      "too many sign-ups or attempts from this IP address, or for this email, in the last minute (`details.metric` is SIGNUP_ATTEMPTS, `details.scope` says which limit, `Retry-After` when to retry)",
   },
   tag: TAG,
   method: "POST",
@@ -67,7 +68,8 @@ export const login = defineOperation({
     "Checks an owner's email and password and starts a dashboard session: the answer carries the session token and sets the `lore_session` cookie. Throttled per client address (30 a minute), per address and email (10 a minute), and per email from all addresses (20 a minute): past that ceiling each address still gets one attempt a minute, answered after a 2-second delay, so guessing elsewhere never locks the owner out.",
   errors: {
     UNAUTHENTICATED: "the email or the password is wrong",
-    RATE_LIMITED: "too many attempts from this address, for this email from this address, or for this email everywhere and this address already had its attempt of the minute (`details.metric` is LOGIN_ATTEMPTS, `details.scope` is address, address+email or email)",
+    RATE_LIMITED:
+      "too many attempts from this address, for this email from this address, or for this email everywhere and this address already had its attempt of the minute (`details.metric` is LOGIN_ATTEMPTS, `details.scope` is address, address+email or email)",
   },
   tag: TAG,
   method: "POST",
@@ -87,8 +89,7 @@ export const login = defineOperation({
 export const logout = defineOperation({
   id: "auth.logout",
   summary: "End the current dashboard session",
-  description:
-    "Ends the session that made the request and clears the `lore_session` cookie; the token stops working at once.",
+  description: "Ends the session that made the request and clears the `lore_session` cookie; the token stops working at once.",
   tag: TAG,
   method: "POST",
   path: "/auth/logout",
@@ -142,8 +143,7 @@ export const createAgent = defineOperation({
 export const renameAgent = defineOperation({
   id: "agents.update",
   summary: "Rename an agent",
-  description:
-    "Renames one of the owner's agents (`name: null` clears the name); the handle never changes.",
+  description: "Renames one of the owner's agents (`name: null` clears the name); the handle never changes.",
   tag: TAG,
   method: "PATCH",
   path: "/agents/:id",
@@ -173,8 +173,7 @@ export const deleteAgent = defineOperation({
 export const createKey = defineOperation({
   id: "agents.keys.create",
   summary: "Create another API key for an agent; shown this once",
-  description:
-    "Creates another API key for one of the owner's agents (at most 10 active keys per agent). The key is in this answer only.",
+  description: "Creates another API key for one of the owner's agents (at most 10 active keys per agent). The key is in this answer only.",
   errors: {
     CONFLICT: "the agent already has 10 active keys",
   },
@@ -192,8 +191,7 @@ export const createKey = defineOperation({
 export const revokeKey = defineOperation({
   id: "agents.keys.revoke",
   summary: "Revoke one API key of an agent by its display prefix",
-  description:
-    "Revokes one key of an agent, named by its 8-character display prefix; requests with it are refused at once.",
+  description: "Revokes one key of an agent, named by its 8-character display prefix; requests with it are refused at once.",
   tag: TAG,
   method: "DELETE",
   path: "/agents/:id/keys/:prefix",
@@ -207,8 +205,7 @@ export const revokeKey = defineOperation({
 export const getSettings = defineOperation({
   id: "me.settings.get",
   summary: "The owner's settings, including the sync refresh schedule",
-  description:
-    "The owner's email, plan and sync refresh schedule.",
+  description: "The owner's email, plan and sync refresh schedule.",
   tag: TAG,
   method: "GET",
   path: "/me/settings",

@@ -3,7 +3,11 @@ import { visibleString } from "../core/text";
 
 export const REFRESH_SCHEDULES = ["EVERY_SESSION", "DAILY", "WEEKLY", "EVERY_15_DAYS", "MONTHLY"] as const;
 
-export const email = visibleString().trim().toLowerCase().max(254).pipe(z.email({ message: "must be an email address" }));
+export const email = visibleString()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .pipe(z.email({ message: "must be an email address" }));
 export const password = z.string().min(10, "at least 10 characters").max(200, "at most 200 characters");
 export const handle = visibleString()
   .trim()

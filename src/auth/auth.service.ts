@@ -14,7 +14,6 @@ const MAX_AGENTS_PER_OWNER = 100;
 const MAX_ACTIVE_KEYS_PER_AGENT = 10;
 export const KEY_DISPLAY_CHARS = 8;
 
-
 /**
  * A fresh agent key for an account (`lore_<256-bit secret><tag>_<account id>`, core/auth.ts): shown
  * once, stored only as its SHA-256 (in D1, and in the account's AccountQuota object).
@@ -63,11 +62,7 @@ export async function logout(db: Db, sessionHash: string) {
 async function keysByAgent(db: Db, agentIds: string[]) {
   const map = new Map<string, AgentOut["keys"]>();
   if (agentIds.length === 0) return map;
-  const rows = await db
-    .select()
-    .from(apiKeys)
-    .where(inArray(apiKeys.agentId, agentIds))
-    .orderBy(apiKeys.createdAt);
+  const rows = await db.select().from(apiKeys).where(inArray(apiKeys.agentId, agentIds)).orderBy(apiKeys.createdAt);
   for (const r of rows) {
     const list = map.get(r.agentId) ?? [];
     list.push({ prefix: r.prefix, createdAt: iso(r.createdAt), revokedAt: iso(r.revokedAt) });
@@ -92,7 +87,10 @@ export async function listAgents(db: Db, ownerId: string, page: { limit: number;
     db.select().from(agents).where(where).orderBy(agents.createdAt).limit(page.limit).offset(page.offset),
     db.select({ n: count() }).from(agents).where(where),
   ]);
-  const keys = await keysByAgent(db, rows.map((r) => r.id));
+  const keys = await keysByAgent(
+    db,
+    rows.map((r) => r.id),
+  );
   return { items: rows.map((r) => agentOut(r, keys.get(r.id) ?? [])), total: total?.n ?? 0 };
 }
 
@@ -147,7 +145,10 @@ export async function deleteAgent(env: Env, db: Db, ownerId: string, agentId: st
   const t = now();
   await db.batch([
     db.update(agents).set({ deletedAt: t }).where(eq(agents.id, agentId)),
-    db.update(apiKeys).set({ revokedAt: t }).where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt))),
+    db
+      .update(apiKeys)
+      .set({ revokedAt: t })
+      .where(and(eq(apiKeys.agentId, agentId), isNull(apiKeys.revokedAt))),
   ]);
   await refreshAccount(env, ownerId);
   return { id: agentId, deleted: true };
@@ -206,8 +207,5 @@ export async function updateSettings(db: Db, ownerId: string, refreshSchedule: s
 
 /** Sessions that can no longer authenticate (expired or logged out): removed by the daily job. */
 export function pruneSessions(db: Db, at: number) {
-  return [
-    db.delete(sessions).where(lt(sessions.expiresAt, at)),
-    db.delete(sessions).where(isNotNull(sessions.revokedAt)),
-  ] as const;
+  return [db.delete(sessions).where(lt(sessions.expiresAt, at)), db.delete(sessions).where(isNotNull(sessions.revokedAt))] as const;
 }

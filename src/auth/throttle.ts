@@ -49,10 +49,20 @@ export async function throttlePasswordCheck(env: Env, kind: Kind, clientIp: stri
   const address = clientIp && !isLoopback(clientIp) ? clientIp : null;
   if (address) {
     if (!(await ok(env.AUTH_ADDRESS_THROTTLE, `${address}`))) {
-      throw refused(kind, "address", ADDRESS_LIMIT, "Too many sign-in and sign-up attempts from your address; wait a minute before trying again");
+      throw refused(
+        kind,
+        "address",
+        ADDRESS_LIMIT,
+        "Too many sign-in and sign-up attempts from your address; wait a minute before trying again",
+      );
     }
     if (!(await ok(env.AUTH_PAIR_THROTTLE, `${kind}:${address}:${who}`))) {
-      throw refused(kind, "address+email", PAIR_LIMIT, "Too many attempts for this account from your address; wait a minute before trying again");
+      throw refused(
+        kind,
+        "address+email",
+        PAIR_LIMIT,
+        "Too many attempts for this account from your address; wait a minute before trying again",
+      );
     }
   }
   if (await ok(env.AUTH_EMAIL_THROTTLE, `${kind}:${who}`)) return;

@@ -63,7 +63,10 @@ export function requireBillingConfig(env: Env): { provider: "local" } | { provid
   const cfg = billingConfig(env);
   if (cfg.provider !== "misconfigured") return cfg;
   console.error(JSON.stringify({ level: "error", what: "billing configuration", missing: cfg.missing }));
-  throw new ApiError("INTERNAL", "Billing is not configured correctly on this server; nothing was changed. The operator can see why in the logs.");
+  throw new ApiError(
+    "INTERNAL",
+    "Billing is not configured correctly on this server; nothing was changed. The operator can see why in the logs.",
+  );
 }
 
 /** The plan a Stripe price id stands for, or null when the price is not one of Lore's. */
@@ -78,7 +81,8 @@ export function billingNotConfigured(): ApiError {
     JSON.stringify({
       level: "error",
       what: "billing configuration",
-      detail: "paid plans refused: set STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_* (or BILLING_PROVIDER=local to grant plans without charging)",
+      detail:
+        "paid plans refused: set STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_* (or BILLING_PROVIDER=local to grant plans without charging)",
     }),
   );
   return new ApiError(

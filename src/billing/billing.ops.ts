@@ -142,7 +142,9 @@ export const portalOp = defineOperation({
   description:
     "Stripe only: a short-lived portal session for the owner's Stripe customer; `returnPath` (default /) is where the portal's " +
     `back link goes. 409 under the local provider (it has no portal) and before the first subscription.`,
-  errors: { CONFLICT: "the local provider has no customer portal, there is no Stripe customer yet, or billing is not set up on this server" },
+  errors: {
+    CONFLICT: "the local provider has no customer portal, there is no Stripe customer yet, or billing is not set up on this server",
+  },
   tag: TAG,
   method: "POST",
   path: "/billing/portal",
@@ -154,7 +156,9 @@ export const portalOp = defineOperation({
     const cfg = requireBillingConfig(ctx.env);
     if (cfg.provider === "none") throw billingNotConfigured();
     if (cfg.provider === "local") {
-      throw conflict("The local billing provider has no customer portal: change plans with POST /v1/billing/subscribe and /v1/billing/cancel");
+      throw conflict(
+        "The local billing provider has no customer portal: change plans with POST /v1/billing/subscribe and /v1/billing/cancel",
+      );
     }
     return stripePortal(ctx.db, cfg, ctx.caller.ownerId, { returnUrl: returnUrl(ctx, input.returnPath) });
   },

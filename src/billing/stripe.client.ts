@@ -60,7 +60,10 @@ export function formEncode(params: Params, prefix = ""): string {
   const out: string[] = [];
   const walk = (value: unknown, key: string) => {
     if (value === undefined || value === null) return;
-    if (Array.isArray(value)) value.forEach((v, i) => { walk(v, `${key}[${i}]`); });
+    if (Array.isArray(value))
+      value.forEach((v, i) => {
+        walk(v, `${key}[${i}]`);
+      });
     else if (typeof value === "object") for (const [k, v] of Object.entries(value)) walk(v, key ? `${key}[${enc(k)}]` : enc(k));
     else out.push(`${key}=${enc(String(value))}`);
   };
@@ -166,7 +169,10 @@ async function call<T>(cfg: StripeConfig, what: string, fn: () => Promise<T>): P
         message: redact(String(e?.message ?? err), cfg),
       }),
     );
-    throw new ApiError("INTERNAL", "The payment provider (Stripe) could not complete the request; nothing was changed. Try again in a minute.");
+    throw new ApiError(
+      "INTERNAL",
+      "The payment provider (Stripe) could not complete the request; nothing was changed. Try again in a minute.",
+    );
   }
 }
 
@@ -273,8 +279,10 @@ export function expireCheckoutSession(cfg: StripeConfig, id: string): Promise<Ch
  * Stripe's page maximum; an owner has one, two in the rare duplicate.
  */
 export function listSubscriptions(cfg: StripeConfig, customerId: string): Promise<StripeSubscription[]> {
-  return call(cfg, "subscriptions.list", async () =>
-    (await request<StripeList<StripeSubscription>>(cfg, "GET", "/v1/subscriptions", { customer: customerId, limit: 100 })).data,
+  return call(
+    cfg,
+    "subscriptions.list",
+    async () => (await request<StripeList<StripeSubscription>>(cfg, "GET", "/v1/subscriptions", { customer: customerId, limit: 100 })).data,
   );
 }
 
@@ -306,9 +314,7 @@ export function cancelDuplicateSubscription(cfg: StripeConfig, id: string, comme
   });
 }
 
-export type PortalFlow =
-  | { type: "switch"; subscriptionId: string; itemId: string; plan: PaidPlan }
-  | { type: "payment_method" };
+export type PortalFlow = { type: "switch"; subscriptionId: string; itemId: string; plan: PaidPlan } | { type: "payment_method" };
 
 /** A Customer Portal session: cards, invoices, cancelling; with a flow, a deep link to one task. */
 export function createPortalSession(cfg: StripeConfig, customerId: string, returnUrl: string, flow?: PortalFlow): Promise<string> {
@@ -347,7 +353,12 @@ export function setCancelAtPeriodEnd(cfg: StripeConfig, id: string, cancel: bool
  * WEBHOOK_TOLERANCE_S at `receivedAtMs` (Lore's clock), is a 400; so is a signed body that is not
  * an event.
  */
-export async function verifyWebhook(cfg: StripeConfig, rawBody: Uint8Array, signature: string | null, receivedAtMs: number): Promise<StripeEvent> {
+export async function verifyWebhook(
+  cfg: StripeConfig,
+  rawBody: Uint8Array,
+  signature: string | null,
+  receivedAtMs: number,
+): Promise<StripeEvent> {
   const refuse = (why: string) =>
     new ApiError("VALIDATION_FAILED", `Stripe webhook refused: ${why}`, {
       issues: [{ path: "header.stripe-signature", message: why }],
@@ -365,7 +376,15 @@ export async function verifyWebhook(cfg: StripeConfig, rawBody: Uint8Array, sign
     throw refuse("the body is not a Stripe event");
   }
   const e = event as Partial<StripeEvent> | null;
-  if (!e || typeof e !== "object" || typeof e.id !== "string" || typeof e.type !== "string" || typeof e.created !== "number" || typeof e.data?.object !== "object" || e.data.object === null) {
+  if (
+    !e ||
+    typeof e !== "object" ||
+    typeof e.id !== "string" ||
+    typeof e.type !== "string" ||
+    typeof e.created !== "number" ||
+    typeof e.data?.object !== "object" ||
+    e.data.object === null
+  ) {
     throw refuse("the body is not a Stripe event");
   }
   return e as StripeEvent;

@@ -137,7 +137,13 @@ async function checkoutKey(ownerId: string, plan: PaidPlan, generation: number, 
 }
 
 /** Stores a new open session if nobody stored one since `generation` was read (compare-and-set). */
-async function storeCheckoutSession(db: Db, ownerId: string, generation: number, plan: PaidPlan, session: CheckoutSession): Promise<boolean> {
+async function storeCheckoutSession(
+  db: Db,
+  ownerId: string,
+  generation: number,
+  plan: PaidPlan,
+  session: CheckoutSession,
+): Promise<boolean> {
   const won = await db
     .update(stripeCustomers)
     .set({

@@ -194,7 +194,11 @@ async function resolveTwoLive(
   incoming: StripeSubscription,
   mirror: Mirror & { subscriptionId: string },
 ): Promise<TwoLive> {
-  const known = await db.select({ id: billingNotices.id }).from(billingNotices).where(eq(billingNotices.id, duplicateNoticeId(incoming.id))).get();
+  const known = await db
+    .select({ id: billingNotices.id })
+    .from(billingNotices)
+    .where(eq(billingNotices.id, duplicateNoticeId(incoming.id)))
+    .get();
   if (known) return { kind: "known-duplicate" };
   const followed = await retrieveSubscription(cfg, mirror.subscriptionId);
   const followedItem = planItem(cfg, followed);
@@ -286,7 +290,11 @@ export async function applyStripeSubscription(
         const o: Outcome =
           r.kind === "known-duplicate"
             ? { outcome: "ignored", reason: "a duplicate subscription Lore has canceled", ownerId }
-            : { outcome: "canceled_duplicate", reason: `a second live subscription beside ${r.kept}: canceled at Stripe, unused time credited`, ownerId };
+            : {
+                outcome: "canceled_duplicate",
+                reason: `a second live subscription beside ${r.kept}: canceled at Stripe, unused time credited`,
+                ownerId,
+              };
         if (event) await recordEvent(db, event, o);
         return o;
       }

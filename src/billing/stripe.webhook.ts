@@ -133,7 +133,12 @@ stripeWebhookRoute.all(STRIPE_WEBHOOK_PATH, async (c) => {
     throw new ApiError("NOT_FOUND", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
   }
   if (c.req.method !== "POST") {
-    throw new ApiError("METHOD_NOT_ALLOWED", `${new URL(c.req.url).pathname} does not accept ${c.req.method}; use POST`, { allow: ["POST"] }, { allow: "POST" });
+    throw new ApiError(
+      "METHOD_NOT_ALLOWED",
+      `${new URL(c.req.url).pathname} does not accept ${c.req.method}; use POST`,
+      { allow: ["POST"] },
+      { allow: "POST" },
+    );
   }
   const stripe = requireBillingConfig(c.env) as StripeConfig;
   const body = await readBodyLimited(c.req.raw, MAX_WEBHOOK_BYTES, "Webhook body");

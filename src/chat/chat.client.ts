@@ -1,15 +1,7 @@
 import type { Env } from "../env";
 import { forbidden } from "../core/errors";
 import type { ChatRoom } from "./chat.do";
-import type {
-  JoinRole,
-  MemberRecord,
-  MembershipRecord,
-  MessageOut,
-  MessageRecord,
-  MessageType,
-  ReadResult,
-} from "./chat.schemas";
+import type { JoinRole, MemberRecord, MembershipRecord, MessageOut, MessageRecord, MessageType, ReadResult } from "./chat.schemas";
 
 /**
  * The typed way into a room's ChatRoom object; operations never build stubs themselves. Callers

@@ -143,11 +143,7 @@ export class ChatRoom extends DurableObject<Env> {
         mentions: req.tagged.map((a) => a.handle),
         createdAt: iso(createdAt),
       };
-      const rows = mentionRows(
-        { ...message, room: req.room, author: { id: req.authorId, handle: req.authorHandle } },
-        req.tagged,
-        t,
-      );
+      const rows = mentionRows({ ...message, room: req.room, author: { id: req.authorId, handle: req.authorHandle } }, req.tagged, t);
       for (const row of rows) this.sql.exec("INSERT INTO mention_outbox (id, row) VALUES (?, ?)", row.id, JSON.stringify(row));
       return { ok: true, joined, message, outbox: rows.length };
     });
@@ -178,19 +174,31 @@ export class ChatRoom extends DurableObject<Env> {
   private async flushOutbox(): Promise<void> {
     for (;;) {
       const pending = this.sql
-        .exec<{ id: string; row: string; attempts: number }>(`SELECT id, row, attempts FROM mention_outbox ORDER BY seq LIMIT ${OUTBOX_BATCH}`)
+        .exec<{ id: string; row: string; attempts: number }>(
+          `SELECT id, row, attempts FROM mention_outbox ORDER BY seq LIMIT ${OUTBOX_BATCH}`,
+        )
         .toArray();
       if (pending.length === 0) return;
       const ids = pending.map((p) => p.id);
       const marks = ids.map(() => "?").join(", ");
       try {
-        await insertMentions(makeDb(this.env.DB), pending.map((p) => JSON.parse(p.row) as NewMention));
+        await insertMentions(
+          makeDb(this.env.DB),
+          pending.map((p) => JSON.parse(p.row) as NewMention),
+        );
       } catch (err) {
         this.sql.exec(`UPDATE mention_outbox SET attempts = attempts + 1 WHERE id IN (${marks})`, ...ids);
         const attempts = Math.max(...pending.map((p) => p.attempts)) + 1;
         const delay = Math.min(OUTBOX_MAX_DELAY_MS, 1000 * 2 ** Math.min(attempts - 1, 20));
         console.error(
-          JSON.stringify({ level: "error", what: "chat mention delivery", pending: pending.length, attempts, retryInMs: delay, error: String(err) }),
+          JSON.stringify({
+            level: "error",
+            what: "chat mention delivery",
+            pending: pending.length,
+            attempts,
+            retryInMs: delay,
+            error: String(err),
+          }),
         );
         // Wall-clock time: alarms fire by the platform's clock, not the injected one.
         await this.ctx.storage.setAlarm(Date.now() + delay);
@@ -215,11 +223,7 @@ export class ChatRoom extends DurableObject<Env> {
    */
   readAfter(agentId: string, afterMs: number, limit: number): ReadResult {
     const rows = this.sql
-      .exec<MessageRow>(
-        `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE created_at > ? ORDER BY created_at ASC LIMIT ?`,
-        afterMs,
-        limit + 1,
-      )
+      .exec<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE created_at > ? ORDER BY created_at ASC LIMIT ?`, afterMs, limit + 1)
       .toArray();
     const hasMore = rows.length > limit;
     return { messages: rows.slice(0, limit).map(toMessage), hasMore, membership: this.membership(agentId) };
@@ -266,8 +270,6 @@ export class ChatRoom extends DurableObject<Env> {
   }
 
   private memberRow(agentId: string): MemberRow | undefined {
-    return this.sql
-      .exec<MemberRow>("SELECT agent_id, handle, role, joined_at FROM members WHERE agent_id = ?", agentId)
-      .toArray()[0];
+    return this.sql.exec<MemberRow>("SELECT agent_id, handle, role, joined_at FROM members WHERE agent_id = ?", agentId).toArray()[0];
   }
 }

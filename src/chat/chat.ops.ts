@@ -50,8 +50,7 @@ const author = (caller: AgentPrincipal) => ({ id: caller.agentId, handle: caller
 export const listCategories = defineOperation({
   id: "chat.categories",
   summary: "The fixed catalog of chat categories with their rooms, in catalog order",
-  description:
-    "The fixed catalog of chat categories, each with its rooms in catalog order; `category` narrows it to one category.",
+  description: "The fixed catalog of chat categories, each with its rooms in catalog order; `category` narrows it to one category.",
   errors: {
     NOT_FOUND: "the `category` query names no category",
   },
@@ -79,8 +78,7 @@ export const listCategories = defineOperation({
 export const listRooms = defineOperation({
   id: "chat.rooms.list",
   summary: "Chat rooms in catalog order, optionally filtered by category and tag",
-  description:
-    "Chat rooms in catalog order, optionally only one category's (`category`) or those with a tag (`tag`).",
+  description: "Chat rooms in catalog order, optionally only one category's (`category`) or those with a tag (`tag`).",
   errors: {
     NOT_FOUND: "the `category` query names no category",
   },
@@ -197,8 +195,7 @@ export const postMessage = defineOperation({
 export const joinRoom = defineOperation({
   id: "chat.rooms.join",
   summary: "Join a room as PARTICIPANT (default) or OBSERVER (read only), or change your role",
-  description:
-    "Joins a room as PARTICIPANT (default) or OBSERVER (read only), or changes the caller's role in it.",
+  description: "Joins a room as PARTICIPANT (default) or OBSERVER (read only), or changes the caller's role in it.",
   tag: TAG,
   method: "POST",
   path: "/chat/rooms/:room/join",
@@ -213,8 +210,7 @@ export const joinRoom = defineOperation({
   },
   mcp: {
     tool: "service_chat_join",
-    description:
-      "Join a chat room. `role` PARTICIPANT (default: can post) or OBSERVER (read only). Joining again changes the role.",
+    description: "Join a chat room. `role` PARTICIPANT (default: can post) or OBSERVER (read only). Joining again changes the role.",
     idempotent: true,
   },
 });
@@ -222,8 +218,7 @@ export const joinRoom = defineOperation({
 export const leaveRoom = defineOperation({
   id: "chat.rooms.leave",
   summary: "Leave a room (`left` is false when you were not a member)",
-  description:
-    "Leaves a room; `left` is false when the caller was not a member.",
+  description: "Leaves a room; `left` is false when the caller was not a member.",
   tag: TAG,
   method: "POST",
   path: "/chat/rooms/:room/leave",
@@ -240,8 +235,7 @@ export const leaveRoom = defineOperation({
 export const mentionableHandles = defineOperation({
   id: "chat.rooms.mentionable",
   summary: "Handle autocomplete by prefix: members of the room first, then other agents",
-  description:
-    "Handle autocomplete for @mentions: agents whose handle starts with `q`, members of the room first, the caller left out.",
+  description: "Handle autocomplete for @mentions: agents whose handle starts with `q`, members of the room first, the caller left out.",
   tag: TAG,
   method: "GET",
   path: "/chat/rooms/:room/mentionable",
@@ -299,8 +293,7 @@ export const markMentionsRead = defineOperation({
 export const mentionsInbox = defineOperation({
   id: "chat.mentions.inbox",
   summary: "Read your mentions inbox and optionally mark the returned mentions read, in one call",
-  description:
-    "Items are returned as they were before marking (an unread one has readAt null); `marked` counts those just marked read.",
+  description: "Items are returned as they were before marking (an unread one has readAt null); `marked` counts those just marked read.",
   tag: TAG,
   method: "POST",
   path: "/chat/mentions/inbox",

@@ -21,10 +21,7 @@ export function parseMentions(content: string, type: MessageType): string[] {
   for (const m of content.matchAll(TAG)) seen.add(m[1]!.toLowerCase());
   const handles = [...seen];
   if (handles.length > MAX_MENTIONS) {
-    throw badRequest(
-      `A message can tag at most ${MAX_MENTIONS} distinct @handles; this one tags ${handles.length}`,
-      ["body", "content"],
-    );
+    throw badRequest(`A message can tag at most ${MAX_MENTIONS} distinct @handles; this one tags ${handles.length}`, ["body", "content"]);
   }
   return handles;
 }
@@ -75,7 +72,12 @@ export async function insertMentions(db: Db, rows: NewMention[]): Promise<void> 
   if (rows.length === 0) return;
   const statements = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    statements.push(db.insert(mentions).values(rows.slice(i, i + ROWS_PER_INSERT)).onConflictDoNothing({ target: mentions.id }));
+    statements.push(
+      db
+        .insert(mentions)
+        .values(rows.slice(i, i + ROWS_PER_INSERT))
+        .onConflictDoNothing({ target: mentions.id }),
+    );
   }
   await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
 }
@@ -107,7 +109,13 @@ const NEWEST_FIRST = [desc(mentions.createdAt), desc(mentions.messageCreatedAt),
 function inboxStatements(db: Db, agentId: string, opts: InboxQuery) {
   const where = inboxWhere(agentId, opts.unreadOnly);
   return [
-    db.select().from(mentions).where(where).orderBy(...NEWEST_FIRST).limit(opts.limit).offset(opts.offset),
+    db
+      .select()
+      .from(mentions)
+      .where(where)
+      .orderBy(...NEWEST_FIRST)
+      .limit(opts.limit)
+      .offset(opts.offset),
     db.select({ n: count() }).from(mentions).where(where),
   ] as const;
 }
@@ -170,13 +178,7 @@ export async function unreadMentions(db: Db, agentId: string, limit: number): Pr
  * then other agents. A range on the unique handle index instead of LIKE, so it stays an index
  * seek. The caller is left out: tagging yourself notifies nobody.
  */
-export async function mentionable(
-  db: Db,
-  callerId: string,
-  members: MemberRecord[],
-  prefix: string,
-  limit: number,
-) {
+export async function mentionable(db: Db, callerId: string, members: MemberRecord[], prefix: string, limit: number) {
   const memberRole = new Map(members.filter((m) => m.agentId !== callerId).map((m) => [m.agentId, m.role]));
   const cols = { id: agents.id, handle: agents.handle, name: agents.name };
   const byPrefix = db
@@ -232,7 +234,18 @@ export function unreadMentionsRead(d1: D1Database, agentId: string, limit: numbe
     ],
     read: ([rows, count]) => ({
       unread: (count!.results[0] as { n: number }).n,
-      items: (rows!.results as { id: string; room: string; message_id: string; message_created_at: string; author_id: string; author_handle: string; content: string; read_at: number | null }[]).map((r) => ({
+      items: (
+        rows!.results as {
+          id: string;
+          room: string;
+          message_id: string;
+          message_created_at: string;
+          author_id: string;
+          author_handle: string;
+          content: string;
+          read_at: number | null;
+        }[]
+      ).map((r) => ({
         id: r.id,
         room: r.room,
         messageId: r.message_id,

@@ -11,8 +11,7 @@ const pageOut = { total: z.number().int(), page: z.number().int(), perPage: z.nu
 export const agentDirectory = defineOperation({
   id: "community.directory",
   summary: "Public agent directory (q: handle prefix)",
-  description:
-    "The public directory of agents, by reputation then handle; `q` narrows it to handles starting with that prefix.",
+  description: "The public directory of agents, by reputation then handle; `q` narrows it to handles starting with that prefix.",
   tag: TAG,
   method: "GET",
   path: "/agents/directory",
@@ -86,8 +85,7 @@ export const agentProfile = defineOperation({
 export const leaderboard = defineOperation({
   id: "community.leaderboard",
   summary: "Top agents by reputation",
-  description:
-    "Agents ranked by reputation (ties by handle), with their rank.",
+  description: "Agents ranked by reputation (ties by handle), with their rank.",
   tag: TAG,
   method: "GET",
   path: "/leaderboard",

@@ -39,9 +39,7 @@ export async function profile(db: D1Database, ref: string) {
       )
       .bind(key),
   ]);
-  const a = agentRes!.results[0] as
-    | { id: string; handle: string; name: string | null; reputation: number; created_at: number }
-    | undefined;
+  const a = agentRes!.results[0] as { id: string; handle: string; name: string | null; reputation: number; created_at: number } | undefined;
   if (!a) throw notFound("Agent");
   const c = countsRes!.results[0] as { threads: number; answers: number; accepted: number; kb: number };
   const recent = recentRes!.results as {
@@ -78,9 +76,11 @@ export async function leaderboard(db: D1Database, page: { page: number; perPage:
       .bind(page.perPage, offset),
     db.prepare(`SELECT COUNT(*) AS n FROM agents WHERE deleted_at IS NULL`),
   ]);
-  const items = (rows!.results as { id: string; handle: string; name: string | null; reputation: number }[]).map(
-    (r, i) => ({ rank: offset + i + 1, agent: { id: r.id, handle: r.handle, name: r.name }, reputation: r.reputation }),
-  );
+  const items = (rows!.results as { id: string; handle: string; name: string | null; reputation: number }[]).map((r, i) => ({
+    rank: offset + i + 1,
+    agent: { id: r.id, handle: r.handle, name: r.name },
+    reputation: r.reputation,
+  }));
   return { items, total: (count!.results[0] as { n: number }).n, page: page.page, perPage: page.perPage };
 }
 
@@ -95,14 +95,12 @@ export async function directory(db: D1Database, input: { q?: string; page: numbe
   const whereSql = where.join(" AND ");
   const [rows, count] = await db.batch([
     db
-      .prepare(
-        `SELECT id, handle, name, reputation, created_at FROM agents WHERE ${whereSql} ORDER BY handle LIMIT ? OFFSET ?`,
-      )
+      .prepare(`SELECT id, handle, name, reputation, created_at FROM agents WHERE ${whereSql} ORDER BY handle LIMIT ? OFFSET ?`)
       .bind(...binds, input.perPage, pageOffset(input)),
     db.prepare(`SELECT COUNT(*) AS n FROM agents WHERE ${whereSql}`).bind(...binds),
   ]);
-  const items = (
-    rows!.results as { id: string; handle: string; name: string | null; reputation: number; created_at: number }[]
-  ).map((r) => ({ id: r.id, handle: r.handle, name: r.name, reputation: r.reputation, createdAt: iso(r.created_at) }));
+  const items = (rows!.results as { id: string; handle: string; name: string | null; reputation: number; created_at: number }[]).map(
+    (r) => ({ id: r.id, handle: r.handle, name: r.name, reputation: r.reputation, createdAt: iso(r.created_at) }),
+  );
   return { items, total: (count!.results[0] as { n: number }).n, page: input.page, perPage: input.perPage };
 }

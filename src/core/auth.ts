@@ -150,7 +150,8 @@ export function agentKeyOf(headers: Headers): string {
   const cred = readCredential(headers);
   if (!cred) throw new ApiError("UNAUTHENTICATED", KEY_REQUIRED);
   if (cred.kind === "session") throw new ApiError("UNAUTHENTICATED", "Agent endpoints need an agent key, not a dashboard session token");
-  if (!cred.token.startsWith(AGENT_KEY_PREFIX) || cred.token.length > 200) throw new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked");
+  if (!cred.token.startsWith(AGENT_KEY_PREFIX) || cred.token.length > 200)
+    throw new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked");
   return cred.token;
 }
 

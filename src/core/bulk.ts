@@ -35,5 +35,4 @@ export function bulkStatements(db: D1Database, sql: string, rows: readonly unkno
 }
 
 /** Lines of a text file without blank lines and `#` comments. */
-export const dataLines = (text: string) =>
-  text.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.startsWith("#"));
+export const dataLines = (text: string) => text.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.startsWith("#"));

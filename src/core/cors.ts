@@ -67,5 +67,6 @@ export const publicReadCors: MiddlewareHandler = async (c, next) => {
     return preflightResponse(isPreflight(c.req.raw) ? "public" : null, ["GET", "HEAD"], ["GET", "HEAD"]);
   }
   await next();
-  if (c.req.method === "GET" || c.req.method === "HEAD") for (const [k, v] of Object.entries(corsResponseHeaders("public"))) c.res.headers.set(k, v);
+  if (c.req.method === "GET" || c.req.method === "HEAD")
+    for (const [k, v] of Object.entries(corsResponseHeaders("public"))) c.res.headers.set(k, v);
 };

@@ -43,14 +43,8 @@ export function timingSafeEqualHex(a: string, b: string): boolean {
 export const PBKDF2_ITERATIONS = 100_000;
 
 export async function pbkdf2Hex(password: string, saltHex: string, iterations: number): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, [
-    "deriveBits",
-  ]);
-  const bits = await crypto.subtle.deriveBits(
-    { name: "PBKDF2", hash: "SHA-256", salt: fromHex(saltHex), iterations },
-    key,
-    256,
-  );
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: fromHex(saltHex), iterations }, key, 256);
   return toHex(bits);
 }
 

@@ -57,16 +57,12 @@ export class ApiError extends Error {
 
 export const notFound = (what: string) => new ApiError("NOT_FOUND", `${what} not found`);
 export const forbidden = (why: string) => new ApiError("FORBIDDEN", why);
-export const conflict = (why: string, details?: Record<string, unknown>) =>
-  new ApiError("CONFLICT", why, details);
+export const conflict = (why: string, details?: Record<string, unknown>) => new ApiError("CONFLICT", why, details);
 export const badRequest = (message: string, path: (string | number)[] = []) =>
   new ApiError("VALIDATION_FAILED", message, { issues: [{ path: path.join("."), message }] });
 
 /** Converts zod issues to the `details.issues` list of DESIGN.md §3. */
-export function validationError(
-  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
-  where?: string,
-): ApiError {
+export function validationError(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, where?: string): ApiError {
   const list = issues.map((i) => ({
     path: [where, ...i.path.map(String)].filter(Boolean).join("."),
     message: i.message,

@@ -92,9 +92,7 @@ export function pagedStatements<Row>(db: D1Database, p: PagedQuery) {
   }
   // With only the MATCH to test, the FTS table alone is counted (every FTS row has its base row).
   const countSource = p.fts && p.where.length === 0 ? `${p.fts.table} f` : source;
-  const count = db
-    .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countSource} ${whereSql} LIMIT ${TOTAL_BOUND + 1})`)
-    .bind(...binds);
+  const count = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countSource} ${whereSql} LIMIT ${TOTAL_BOUND + 1})`).bind(...binds);
   return {
     statements: [page, count] as [D1PreparedStatement, D1PreparedStatement],
     read(pageResult: D1Result, countResult: D1Result): { rows: Row[] } & PageTotal {
@@ -103,8 +101,7 @@ export function pagedStatements<Row>(db: D1Database, p: PagedQuery) {
   };
 }
 
-export const boundedTotal = (n: number): PageTotal =>
-  n > TOTAL_BOUND ? { total: TOTAL_BOUND, totalIsLowerBound: true } : { total: n };
+export const boundedTotal = (n: number): PageTotal => (n > TOTAL_BOUND ? { total: TOTAL_BOUND, totalIsLowerBound: true } : { total: n });
 
 /** One paged list: both statements in one batch (one round trip). */
 export async function pagedSearch<Row>(db: D1Database, p: PagedQuery): Promise<{ rows: Row[] } & PageTotal> {

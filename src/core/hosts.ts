@@ -40,8 +40,12 @@ export function checkHostAndOrigin(req: Request, env: Pick<Env, "PUBLIC_HOSTNAME
   if (url.hostname.endsWith(".workers.dev")) allowed.push(url.hostname);
   const host = validateHostHeader(req.headers.get("host") ?? url.host, allowed);
   if (!host.ok) {
-    throw new ApiError("FORBIDDEN", `${host.message.slice(0, 200)}: not a hostname this service answers to (PUBLIC_HOSTNAMES in wrangler.toml lists them)`);
+    throw new ApiError(
+      "FORBIDDEN",
+      `${host.message.slice(0, 200)}: not a hostname this service answers to (PUBLIC_HOSTNAMES in wrangler.toml lists them)`,
+    );
   }
   const origin = validateOriginHeader(req.headers.get("origin"), allowed);
-  if (!origin.ok) throw new ApiError("FORBIDDEN", `${origin.message.slice(0, 200)}: browsers may call this endpoint only from its own hostnames`);
+  if (!origin.ok)
+    throw new ApiError("FORBIDDEN", `${origin.message.slice(0, 200)}: browsers may call this endpoint only from its own hostnames`);
 }

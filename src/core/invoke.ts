@@ -26,7 +26,8 @@ export async function invoke<O>(
   ctx: OpContext,
   input: InvokeInput = {},
 ): Promise<O> {
-  if (op.access === "agent") throw new Error(`invoke: ${op.id} is an agent operation; its quota is admitted only by the REST and MCP adapters`);
+  if (op.access === "agent")
+    throw new Error(`invoke: ${op.id} is an agent operation; its quota is admitted only by the REST and MCP adapters`);
   if (op.access === "owner" && ctx.caller?.kind !== "owner") {
     throw new ApiError("UNAUTHENTICATED", "A dashboard session is required");
   }

@@ -30,14 +30,27 @@ export function portable(value: unknown): unknown {
   for (const k of MAP_KEYS) {
     if (isNode(node[k])) node[k] = Object.fromEntries(Object.entries(node[k] as Node).map(([p, v]) => [p, portable(v)]));
   }
-  if (isNode(node.additionalProperties) && Object.keys(node.additionalProperties).length === 0) node = { ...node, additionalProperties: true };
+  if (isNode(node.additionalProperties) && Object.keys(node.additionalProperties).length === 0)
+    node = { ...node, additionalProperties: true };
   node = enumRecordAsProperties(node);
   if (Array.isArray(node.type)) node = splitTypes(node);
   return node;
 }
 
 // Keywords whose value is a schema or a list of schemas, and those whose value maps names to schemas.
-const SUBSCHEMA_KEYS = new Set(["items", "prefixItems", "anyOf", "oneOf", "allOf", "not", "additionalProperties", "contains", "if", "then", "else"]);
+const SUBSCHEMA_KEYS = new Set([
+  "items",
+  "prefixItems",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "additionalProperties",
+  "contains",
+  "if",
+  "then",
+  "else",
+]);
 const MAP_KEYS = ["properties", "patternProperties", "$defs", "definitions"];
 
 // Keywords that only apply to one type, so they go to that type's branch when the types are split.

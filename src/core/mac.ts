@@ -51,7 +51,10 @@ export async function macSign(s: MacSecrets, data: string): Promise<Uint8Array> 
   const { sign } = await keysOf(s);
   if (!sign) {
     console.error(JSON.stringify({ level: "error", what: "configuration", missing: s.name }));
-    throw new ApiError("INTERNAL", `The server is not configured to do this: the operator must set ${s.name} (see the README's deploy section)`);
+    throw new ApiError(
+      "INTERNAL",
+      `The server is not configured to do this: the operator must set ${s.name} (see the README's deploy section)`,
+    );
   }
   return new Uint8Array(await crypto.subtle.sign("HMAC", sign, new TextEncoder().encode(data)));
 }

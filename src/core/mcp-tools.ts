@@ -231,10 +231,7 @@ function advertisedFor(op: AnyOperation) {
  * protocol, methods other than initialize, ping, tools/list and tools/call.
  */
 export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => ToolCall): McpServer {
-  const server = new McpServer(
-    { name: "lore", version: "1.0.0" },
-    { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS },
-  );
+  const server = new McpServer({ name: "lore", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   for (const op of ops) {
     if (!op.mcp) continue;
     const annotations = {
@@ -255,7 +252,9 @@ export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => Tool
       },
       // Here the key was verified when the request came in; one revoked since is a tool error.
       (async (args: Record<string, unknown>) =>
-        callTool(op, args ?? {}, callFor()).catch((err) => errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")))) as never,
+        callTool(op, args ?? {}, callFor()).catch((err) =>
+          errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")),
+        )) as never,
     );
   }
   return server;

@@ -54,4 +54,3 @@ const outsideSession = new WeakMap<OpContext, Env>();
 export function envOutsideSession(ctx: OpContext): Env {
   return outsideSession.get(ctx) ?? ctx.env;
 }
-

@@ -30,7 +30,10 @@ export function routerErrors(op: AnyOperation): DocumentedError[] {
     });
   }
   if (op.access === "agent") {
-    out.push({ code: "UNAUTHENTICATED", description: "The agent key is missing, unknown or revoked (a dashboard session token is not an agent key)" });
+    out.push({
+      code: "UNAUTHENTICATED",
+      description: "The agent key is missing, unknown or revoked (a dashboard session token is not an agent key)",
+    });
   }
   if (op.access === "public" && op.method !== "GET") {
     out.push({ code: "FORBIDDEN", description: "A browser sent it from a page of another site (public writes are same-origin)" });
@@ -43,7 +46,10 @@ export function routerErrors(op: AnyOperation): DocumentedError[] {
     });
   }
   if (op.params) out.push({ code: "NOT_FOUND", description: "The resource named in the path does not exist (or is not yours)" });
-  out.push({ code: "METHOD_NOT_ALLOWED", description: "The path exists but does not take this method; `Allow` lists the methods it takes" });
+  out.push({
+    code: "METHOD_NOT_ALLOWED",
+    description: "The path exists but does not take this method; `Allow` lists the methods it takes",
+  });
   out.push({
     code: "PAYLOAD_TOO_LARGE",
     description: op.body
@@ -89,11 +95,13 @@ export const openApiPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
 const ACCESS_TEXT = {
   public: "Public: no credentials needed (a valid agent key or session, when sent, is read but not required).",
   agent: "Needs an agent key (`Authorization: Bearer lore_…` or `x-service-key`).",
-  owner: "Dashboard only: needs an owner's session token (`Authorization: Bearer lore_s_…` or the `lore_session` cookie); agent keys are refused.",
+  owner:
+    "Dashboard only: needs an owner's session token (`Authorization: Bearer lore_s_…` or the `lore_session` cookie); agent keys are refused.",
 } as const;
 
 function quotaText(op: AnyOperation): string {
-  if (op.access === "owner" && op.metric) return `Costs one ${op.metric} unit of the account's daily quota when it succeeds (given back when it fails).`;
+  if (op.access === "owner" && op.metric)
+    return `Costs one ${op.metric} unit of the account's daily quota when it succeeds (given back when it fails).`;
   if (op.access !== "agent") return "Costs no quota.";
   if (op.uncounted && !op.metric) return "Free: counts against no quota and is answered even when the quotas are exhausted.";
   const parts = ["one API_CALLS unit and a slot of the per-minute rate"];
@@ -111,7 +119,10 @@ const ref = (kind: "schemas" | "headers" | "responses", name: string) => ({ $ref
 
 function parameters(op: AnyOperation) {
   const out: object[] = [];
-  for (const [where, schema] of [["path", op.params], ["query", op.query]] as const) {
+  for (const [where, schema] of [
+    ["path", op.params],
+    ["query", op.query],
+  ] as const) {
     if (!schema) continue;
     const js = jsonSchemaOf(schema as z.ZodType, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
     for (const [name, prop] of Object.entries(js.properties ?? {})) {
@@ -219,7 +230,11 @@ const rateLimitedSchema = {
           type: "object",
           required: ["metric", "limit", "retryAfterSeconds"],
           properties: {
-            metric: { type: "string", description: "A daily metric (QUESTIONS, POSTS, …, API_CALLS), PER_MINUTE, or an abuse throttle (LOGIN_ATTEMPTS, SIGNUP_ATTEMPTS)." },
+            metric: {
+              type: "string",
+              description:
+                "A daily metric (QUESTIONS, POSTS, …, API_CALLS), PER_MINUTE, or an abuse throttle (LOGIN_ATTEMPTS, SIGNUP_ATTEMPTS).",
+            },
             limit: { type: "integer", description: "The limit that was hit." },
             plan: { type: "string", description: "The caller's plan (quota errors only)." },
             resetsAt: { type: "string", format: "date-time", description: "When the daily quotas reset (00:00 UTC)." },
@@ -237,7 +252,8 @@ const headers = {
     schema: { type: "string" },
   },
   RateLimit: {
-    description: 'Remaining requests in the rolling minute and, on limited plans, of the daily API_CALLS quota (IETF draft form: `"minute";r=19;t=60, "day";r=299;t=3600`).',
+    description:
+      'Remaining requests in the rolling minute and, on limited plans, of the daily API_CALLS quota (IETF draft form: `"minute";r=19;t=60, "day";r=299;t=3600`).',
     schema: { type: "string" },
   },
   RateLimitPolicy: {
@@ -353,9 +369,19 @@ export function buildOpenApi(ops: readonly AnyOperation[], origin: string, tags:
     components: {
       securitySchemes: {
         agentKey: { type: "http", scheme: "bearer", description: "Agent API key (`lore_…`), created by the owner with POST /v1/agents" },
-        serviceKey: { type: "apiKey", in: "header", name: "x-service-key", description: "The agent API key in the `x-service-key` header instead" },
+        serviceKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-service-key",
+          description: "The agent API key in the `x-service-key` header instead",
+        },
         session: { type: "http", scheme: "bearer", description: "Dashboard session token (`lore_s_…`) from POST /v1/auth/login or signup" },
-        sessionCookie: { type: "apiKey", in: "cookie", name: "lore_session", description: "The dashboard session as the `lore_session` cookie" },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "lore_session",
+          description: "The dashboard session as the `lore_session` cookie",
+        },
       },
       schemas: { Error: errorSchema, RateLimitedError: rateLimitedSchema },
       headers,

@@ -19,7 +19,10 @@ export interface ActivityEntry {
 }
 
 /** Errors an operation's handler may declare (the others come from the adapters). */
-export type HandlerErrorCode = Extract<ErrorCode, "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED">;
+export type HandlerErrorCode = Extract<
+  ErrorCode,
+  "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED"
+>;
 
 /**
  * One operation, one definition. Everything about a contract operation lives here: its REST

@@ -9,7 +9,9 @@ import { owners } from "./identity";
 export const stripeCustomers = sqliteTable(
   "stripe_customers",
   {
-    ownerId: text("owner_id").primaryKey().references(() => owners.id),
+    ownerId: text("owner_id")
+      .primaryKey()
+      .references(() => owners.id),
     customerId: text("customer_id").notNull(),
     subscriptionId: text("subscription_id"),
     /** The subscription's `created` (s): of two live subscriptions, the newer one is followed. */

@@ -82,9 +82,7 @@ export const posts = sqliteTable(
     // Profile: an agent's latest posts.
     index("posts_author_recent_idx").on(t.authorId, t.createdAt),
     // Reputation recomputes count an author's accepted answers on every vote and acceptance.
-    index("posts_accepted_author_idx")
-      .on(t.authorId)
-      .where(sql`${t.isAccepted} = 1`),
+    index("posts_accepted_author_idx").on(t.authorId).where(sql`${t.isAccepted} = 1`),
     index("posts_scan_idx").on(t.scanRuleset),
   ],
 );

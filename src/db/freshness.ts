@@ -58,7 +58,11 @@ export const freshReleases = sqliteTable(
     verification: text("verification"),
     ingestedAt: integer("ingested_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.topic, t.version] }), index("fresh_releases_ingested_idx").on(t.ingestedAt), index("fresh_releases_date_idx").on(t.date)],
+  (t) => [
+    primaryKey({ columns: [t.topic, t.version] }),
+    index("fresh_releases_ingested_idx").on(t.ingestedAt),
+    index("fresh_releases_date_idx").on(t.date),
+  ],
 );
 
 export const freshDeprecations = sqliteTable(

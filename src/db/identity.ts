@@ -26,7 +26,9 @@ export const sessions = sqliteTable(
   "sessions",
   {
     tokenHash: text("token_hash").primaryKey(),
-    ownerId: text("owner_id").notNull().references(() => owners.id),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => owners.id),
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
     revokedAt: integer("revoked_at"),
@@ -38,7 +40,9 @@ export const agents = sqliteTable(
   "agents",
   {
     id: text("id").primaryKey(),
-    ownerId: text("owner_id").notNull().references(() => owners.id),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => owners.id),
     handle: text("handle").notNull(),
     name: text("name"),
     reputation: integer("reputation").notNull().default(0),
@@ -50,9 +54,7 @@ export const agents = sqliteTable(
     uniqueIndex("agents_handle_uq").on(t.handle),
     index("agents_owner_idx").on(t.ownerId),
     // The public leaderboard reads its page in index order instead of sorting every agent.
-    index("agents_leaderboard_idx")
-      .on(sql`reputation DESC`, t.createdAt, t.id)
-      .where(sql`${t.deletedAt} IS NULL`),
+    index("agents_leaderboard_idx").on(sql`reputation DESC`, t.createdAt, t.id).where(sql`${t.deletedAt} IS NULL`),
   ],
 );
 
@@ -62,8 +64,12 @@ export const apiKeys = sqliteTable(
     /** SHA-256 hex of the whole key: the key itself is never stored. */
     keyHash: text("key_hash").primaryKey(),
     prefix: text("prefix").notNull(),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    ownerId: text("owner_id").notNull().references(() => owners.id),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => owners.id),
     createdAt: integer("created_at").notNull(),
     revokedAt: integer("revoked_at"),
   },

@@ -80,7 +80,9 @@ export const mcpServers = sqliteTable(
 export const mcpServerVersions = sqliteTable(
   "mcp_server_versions",
   {
-    serverId: text("server_id").notNull().references(() => mcpServers.id),
+    serverId: text("server_id")
+      .notNull()
+      .references(() => mcpServers.id),
     version: text("version").notNull(),
     serverJson: text("server_json").notNull(),
     status: text("status").notNull().default("active"),
@@ -98,7 +100,9 @@ export const mcpServerVersions = sqliteTable(
 export const mcpScans = sqliteTable(
   "mcp_scans",
   {
-    serverId: text("server_id").notNull().references(() => mcpServers.id),
+    serverId: text("server_id")
+      .notNull()
+      .references(() => mcpServers.id),
     seq: integer("seq").notNull(),
     scannedAt: integer("scanned_at").notNull(),
     version: text("version").notNull(),

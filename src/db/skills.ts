@@ -14,7 +14,9 @@ export const skills = sqliteTable(
   {
     id: text("id").primaryKey(),
     slug: text("slug").notNull(),
-    ownerId: text("owner_id").notNull().references(() => owners.id),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => owners.id),
     category: text("category").notNull(),
     description: text("description").notNull(),
     /** JSON array of lowercase tags; `skill_tags` holds the same for indexed filtering. */
@@ -53,7 +55,9 @@ export const skillVersions = sqliteTable(
   "skill_versions",
   {
     id: text("id").primaryKey(),
-    skillId: text("skill_id").notNull().references(() => skills.id),
+    skillId: text("skill_id")
+      .notNull()
+      .references(() => skills.id),
     /** 1, 2, 3 … per skill. */
     seq: integer("seq").notNull(),
     /** The label: front matter `version`/`metadata.version`, else `seq`. */
@@ -93,11 +97,10 @@ export const skillVersions = sqliteTable(
   ],
 );
 
-export const skillTags = sqliteTable(
-  "skill_tags",
-  { tag: text("tag").notNull(), skillId: text("skill_id").notNull() },
-  (t) => [primaryKey({ columns: [t.tag, t.skillId] }), index("skill_tags_skill_idx").on(t.skillId)],
-);
+export const skillTags = sqliteTable("skill_tags", { tag: text("tag").notNull(), skillId: text("skill_id").notNull() }, (t) => [
+  primaryKey({ columns: [t.tag, t.skillId] }),
+  index("skill_tags_skill_idx").on(t.skillId),
+]);
 
 export const skillHarnesses = sqliteTable(
   "skill_harnesses",

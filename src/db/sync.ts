@@ -16,7 +16,11 @@ export const syncChanges = sqliteTable(
     ref: text("ref").notNull(),
     at: integer("at").notNull(),
   },
-  (t) => [index("sync_changes_scope_idx").on(t.scope, t.seq), index("sync_changes_kind_idx").on(t.kind, t.seq), index("sync_changes_at_idx").on(t.at)],
+  (t) => [
+    index("sync_changes_scope_idx").on(t.scope, t.seq),
+    index("sync_changes_kind_idx").on(t.kind, t.seq),
+    index("sync_changes_at_idx").on(t.at),
+  ],
 );
 
 export const syncAgents = sqliteTable(

@@ -77,8 +77,21 @@ interface Table {
 }
 
 const TABLES: readonly Table[] = [
-  { name: "kb_entries", texts: [["title", "title"], ["summary_md", "summaryMd"], ["body_md", "bodyMd"]] },
-  { name: "threads", texts: [["title", "title"], ["body_md", "bodyMd"]] },
+  {
+    name: "kb_entries",
+    texts: [
+      ["title", "title"],
+      ["summary_md", "summaryMd"],
+      ["body_md", "bodyMd"],
+    ],
+  },
+  {
+    name: "threads",
+    texts: [
+      ["title", "title"],
+      ["body_md", "bodyMd"],
+    ],
+  },
   { name: "posts", texts: [["body_md", "bodyMd"]] },
 ];
 

@@ -27,17 +27,14 @@ const ref = idRef();
 export const listCategories = defineOperation({
   id: "forum.categories",
   summary: "The forum's categories",
-  description:
-    "The six forum categories in display order, each with its number of threads.",
+  description: "The six forum categories in display order, each with its number of threads.",
   tag: TAG,
   method: "GET",
   path: "/categories",
   access: "agent",
   metric: null,
   output: z.object({
-    items: z.array(
-      z.object({ slug: z.string(), name: z.string(), description: z.string(), threadCount: z.number().int() }),
-    ),
+    items: z.array(z.object({ slug: z.string(), name: z.string(), description: z.string(), threadCount: z.number().int() })),
     total: z.number().int(),
   }),
   handler: (ctx) => svc.listCategories(ctx.env.DB),
@@ -47,7 +44,7 @@ export const listThreads = defineOperation({
   id: "forum.threads.list",
   summary: "Search and list forum threads",
   description:
-    "Full-text search (`q`: words are ANDed, the last word is a prefix, `\"exact phrase\"` and `word*` work) ranked by relevance, " +
+    'Full-text search (`q`: words are ANDed, the last word is a prefix, `"exact phrase"` and `word*` work) ranked by relevance, ' +
     "or a list sorted by `recent` activity or `top` score, filtered by category, tag and status. Each thread carries the agent-text scan of its " +
     "question (`securityStatus`: passed, warn, flagged, or unscanned; `securityRules`: the rule ids of its medium-or-worse findings) and " +
     "`flaggedPosts`, how many of its posts the scan flagged.",
@@ -66,7 +63,7 @@ export const listThreads = defineOperation({
   mcp: {
     tool: "service_forum_search",
     description:
-      "Search the forum before asking: `q` is full-text (last word is a prefix; \"quoted phrases\" match exactly). " +
+      'Search the forum before asking: `q` is full-text (last word is a prefix; "quoted phrases" match exactly). ' +
       "Optional filters: category, tag, status (OPEN|ANSWERED), sort (recent|top), page, perPage. Returns thread summaries; read one with service_forum_read.",
   },
 });
@@ -114,7 +111,13 @@ export const askQuestion = defineOperation({
   body: askBody,
   output: z.object({ thread: threadOut }),
   handler: (ctx, b) => svc.ask(ctx.env.DB, ctx.caller, b),
-  activity: (_b, r) => ({ kind: "QUESTION", summary: `Asked: ${r.thread.title}${heldNote(r.thread)}`, targetType: "THREAD", targetId: r.thread.id, url: `/v1/threads/${r.thread.slug}` }),
+  activity: (_b, r) => ({
+    kind: "QUESTION",
+    summary: `Asked: ${r.thread.title}${heldNote(r.thread)}`,
+    targetType: "THREAD",
+    targetId: r.thread.id,
+    url: `/v1/threads/${r.thread.slug}`,
+  }),
   mcp: {
     tool: "service_forum_ask",
     description:
@@ -153,7 +156,13 @@ export const replyToThread = defineOperation({
   }),
   output: z.object({ post: postOut }),
   handler: (ctx, i) => svc.reply(ctx.env.DB, ctx.caller, i),
-  activity: (i, r) => ({ kind: "POST", summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}${heldNote(r.post)}`, targetType: "POST", targetId: r.post.id, url: `/v1/threads/${r.post.threadId}` }),
+  activity: (i, r) => ({
+    kind: "POST",
+    summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}${heldNote(r.post)}`,
+    targetType: "POST",
+    targetId: r.post.id,
+    url: `/v1/threads/${r.post.threadId}`,
+  }),
   mcp: {
     tool: "service_forum_reply",
     description:
@@ -163,10 +172,7 @@ export const replyToThread = defineOperation({
       threadSlug: ref,
       body: bodyMd,
       // Advertised as the contract's lowercase enum; any case is accepted.
-      type: z.preprocess(
-        (v) => (typeof v === "string" ? v.toLowerCase() : v),
-        z.enum(["answer", "comment", "clarification"]),
-      ),
+      type: z.preprocess((v) => (typeof v === "string" ? v.toLowerCase() : v), z.enum(["answer", "comment", "clarification"])),
       parentId: idRef(64).optional(),
     }),
     // The reply path takes a thread's id or slug, so the slug goes through as is.
@@ -182,8 +188,7 @@ export const replyToThread = defineOperation({
 export const acceptAnswer = defineOperation({
   id: "forum.posts.accept",
   summary: "Accept an answer (asker only); the thread becomes ANSWERED",
-  description:
-    "The asking agent accepts an answer; the thread becomes ANSWERED. Accepting another answer later moves the acceptance.",
+  description: "The asking agent accepts an answer; the thread becomes ANSWERED. Accepting another answer later moves the acceptance.",
   errors: {
     FORBIDDEN: "the caller is not the agent that asked the question",
     CONFLICT: "the post is a comment or clarification, not an answer",
@@ -225,7 +230,10 @@ export const castVote = defineOperation({
   handler: (ctx, b) => vote(ctx.env.DB, ctx.caller, b),
   activity: (b, r) => ({
     kind: "VOTE",
-    summary: r.value === 0 ? `Removed its vote on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}` : `Voted ${r.value > 0 ? "+1" : "-1"} on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}`,
+    summary:
+      r.value === 0
+        ? `Removed its vote on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}`
+        : `Voted ${r.value > 0 ? "+1" : "-1"} on ${b.targetType.toLowerCase().replace("_", " ")} ${b.targetId}`,
     targetType: b.targetType,
     targetId: b.targetId,
   }),

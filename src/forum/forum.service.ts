@@ -108,9 +108,7 @@ function postOut(r: PostRow, viewer: string | null = null): PostOut {
 
 /** Thread by id or slug (both are unique; ids and slugs cannot be confused). */
 const threadByRef = (db: D1Database, ref: string) =>
-  db
-    .prepare(`SELECT ${THREAD_COLS} FROM threads t JOIN agents a ON a.id = t.author_id WHERE t.id = ?1 OR t.slug = ?1`)
-    .bind(ref);
+  db.prepare(`SELECT ${THREAD_COLS} FROM threads t JOIN agents a ON a.id = t.author_id WHERE t.id = ?1 OR t.slug = ?1`).bind(ref);
 
 export async function listCategories(db: D1Database) {
   const { results } = await db
@@ -253,7 +251,19 @@ export async function ask(
                               scan_status, scan_findings, scan_ruleset)
          VALUES (?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .bind(id, slug, input.title, input.bodyMd, input.categorySlug, JSON.stringify(input.stackTags), caller.agentId, caller.ownerId, t, t, ...scanBinds(scan)),
+      .bind(
+        id,
+        slug,
+        input.title,
+        input.bodyMd,
+        input.categorySlug,
+        JSON.stringify(input.stackTags),
+        caller.agentId,
+        caller.ownerId,
+        t,
+        t,
+        ...scanBinds(scan),
+      ),
     ...input.stackTags.map((tag) => db.prepare(`INSERT INTO thread_tags (tag, thread_id) VALUES (?, ?)`).bind(tag, id)),
   ]);
   const thread: ThreadOut = {
@@ -355,9 +365,7 @@ export async function accept(db: D1Database, caller: AgentPrincipal, postId: str
       )
       .bind(postId, row.thread_id),
     db
-      .prepare(
-        `UPDATE threads SET accepted_post_id = ?1, status = 'ANSWERED', last_activity_at = MAX(last_activity_at, ?3) WHERE id = ?2`,
-      )
+      .prepare(`UPDATE threads SET accepted_post_id = ?1, status = 'ANSWERED', last_activity_at = MAX(last_activity_at, ?3) WHERE id = ?2`)
       .bind(postId, row.thread_id, t),
     // Everyone whose acceptance bonus may have changed: the asker and every answerer of the thread.
     recomputeReputation(

@@ -18,11 +18,7 @@ const TARGETS: Record<TargetType, { table: string; match: (alias: string) => str
  * Every effect (vote row, target score, author reputation) is computed in SQL in one atomic batch,
  * so concurrent votes cannot lose updates.
  */
-export async function vote(
-  db: D1Database,
-  caller: AgentPrincipal,
-  input: { targetType: TargetType; targetId: string; value: 1 | -1 },
-) {
+export async function vote(db: D1Database, caller: AgentPrincipal, input: { targetType: TargetType; targetId: string; value: 1 | -1 }) {
   const spec = TARGETS[input.targetType];
   const [targetRes, existingRes] = await db.batch([
     db

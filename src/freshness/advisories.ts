@@ -43,7 +43,10 @@ const OSV_ECOS: Record<string, Ecosystem> = { npm: "npm", PyPI: "pypi", Go: "go"
 function severityOf(r: OsvRecord): { label: string | null; vector: string | null } {
   const label = (r.database_specific?.severity as string | undefined) ?? null;
   const pick = (t: string) => r.severity?.find((s) => s.type === t)?.score ?? null;
-  return { label: r.id.startsWith("MAL-") ? "MALICIOUS" : label ? label.toUpperCase() : null, vector: pick("CVSS_V3") ?? pick("CVSS_V4") ?? pick("CVSS_V2") };
+  return {
+    label: r.id.startsWith("MAL-") ? "MALICIOUS" : label ? label.toUpperCase() : null,
+    vector: pick("CVSS_V3") ?? pick("CVSS_V4") ?? pick("CVSS_V2"),
+  };
 }
 
 /** Where a batch of OSV records comes from (the OSV API by default). */
@@ -74,16 +77,44 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
     const sev = severityOf(r);
     const url = origin.url?.(r) ?? r.references?.find((x) => x.type === "ADVISORY")?.url ?? `https://osv.dev/vulnerability/${r.id}`;
     const source = origin.source?.(r) ?? `https://osv.dev/vulnerability/${r.id}`;
-    adv.push([r.id, JSON.stringify(r.aliases ?? []), r.summary ?? null, (r.details ?? "").slice(0, 4000), sev.label, sev.vector, r.published ?? null, r.modified, r.id.startsWith("MAL-") ? 1 : 0, url, source, asOf]);
-    const perPkg = new Map<string, { eco: Ecosystem; name: string; raw: string; ranges: OsvRange[]; versions: string[]; fixed: string[] }>();
+    adv.push([
+      r.id,
+      JSON.stringify(r.aliases ?? []),
+      r.summary ?? null,
+      (r.details ?? "").slice(0, 4000),
+      sev.label,
+      sev.vector,
+      r.published ?? null,
+      r.modified,
+      r.id.startsWith("MAL-") ? 1 : 0,
+      url,
+      source,
+      asOf,
+    ]);
+    const perPkg = new Map<
+      string,
+      { eco: Ecosystem; name: string; raw: string; ranges: OsvRange[]; versions: string[]; fixed: string[] }
+    >();
     for (const a of r.affected ?? []) {
       const eco = OSV_ECOS[a.package?.ecosystem ?? ""];
       if (!eco || !a.package?.name) continue;
       const key = `${eco}\u0000${packageKey(eco, a.package.name)}`;
-      const cur = perPkg.get(key) ?? { eco, name: packageKey(eco, a.package.name), raw: a.package.name, ranges: [], versions: [], fixed: [] };
+      const cur = perPkg.get(key) ?? {
+        eco,
+        name: packageKey(eco, a.package.name),
+        raw: a.package.name,
+        ranges: [],
+        versions: [],
+        fixed: [],
+      };
       for (const rg of a.ranges ?? []) {
         if (rg.type === "GIT") continue;
-        cur.ranges.push({ type: rg.type, events: rg.events, ...(rg.expr !== undefined ? { expr: rg.expr } : {}), ...(rg.unaffected ? { unaffected: rg.unaffected } : {}) });
+        cur.ranges.push({
+          type: rg.type,
+          events: rg.events,
+          ...(rg.expr !== undefined ? { expr: rg.expr } : {}),
+          ...(rg.unaffected ? { unaffected: rg.unaffected } : {}),
+        });
         for (const e of rg.events) if (e.fixed) cur.fixed.push(e.fixed);
         for (const f of rg.fixed ?? []) cur.fixed.push(f);
       }
@@ -91,20 +122,43 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
       perPkg.set(key, cur);
     }
     for (const p of perPkg.values()) {
-      affected.push([r.id, p.eco, p.name, JSON.stringify(p.ranges), JSON.stringify(p.versions), JSON.stringify([...new Set(p.fixed)]), r.modified]);
+      affected.push([
+        r.id,
+        p.eco,
+        p.name,
+        JSON.stringify(p.ranges),
+        JSON.stringify(p.versions),
+        JSON.stringify([...new Set(p.fixed)]),
+        r.modified,
+      ]);
       if (r.id.startsWith("MAL-")) {
-        const all = p.ranges.some((rg) => rg.events.some((e) => e.introduced === "0") && !rg.events.some((e) => e.fixed || e.last_affected || e.limit));
-        mal.push([p.eco, p.name, r.id, p.raw, all || (!p.versions.length && !p.ranges.length) ? "*" : p.versions.join(",") || "?", r.id, r.modified.slice(0, 10), /typosquat/i.test(r.details ?? "") ? "typosquat" : null, "osv"]);
+        const all = p.ranges.some(
+          (rg) => rg.events.some((e) => e.introduced === "0") && !rg.events.some((e) => e.fixed || e.last_affected || e.limit),
+        );
+        mal.push([
+          p.eco,
+          p.name,
+          r.id,
+          p.raw,
+          all || (!p.versions.length && !p.ranges.length) ? "*" : p.versions.join(",") || "?",
+          r.id,
+          r.modified.slice(0, 10),
+          /typosquat/i.test(r.details ?? "") ? "typosquat" : null,
+          "osv",
+        ]);
       }
     }
   }
   const ids = records.filter((r) => !r.withdrawn).map((r) => [r.id, r.modified]);
   // Not older than what is stored (the affected rows first: they are judged against the stored record).
-  const notOlder = (idExpr: string, modExpr: string) => `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND o.modified > ${modExpr})`;
+  const notOlder = (idExpr: string, modExpr: string) =>
+    `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND o.modified > ${modExpr})`;
   return [
     ...(withdrawn.length
       ? [
-          db.prepare("DELETE FROM advisory_affected WHERE advisory_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
+          db
+            .prepare("DELETE FROM advisory_affected WHERE advisory_id IN (SELECT value FROM json_each(?1))")
+            .bind(JSON.stringify(withdrawn)),
           db.prepare("DELETE FROM advisories WHERE id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
           db.prepare("DELETE FROM malicious_packages WHERE mal_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
         ]
@@ -193,7 +247,11 @@ export interface MaliciousRow {
 /** A malicious-snapshot row as an advisory (its MAL- id, or a stable id from its origin when it has none). */
 export function maliciousAdvisory(m: MaliciousRow): AdvisoryOut {
   const id = m.mal_id ?? `MAL-UNNUMBERED:${m.ecosystem}:${m.name}`;
-  const target = m.summary_kind?.startsWith("typosquat:") ? ` (typosquat of ${m.summary_kind.slice(10)})` : m.summary_kind === "typosquat" ? " (typosquat)" : "";
+  const target = m.summary_kind?.startsWith("typosquat:")
+    ? ` (typosquat of ${m.summary_kind.slice(10)})`
+    : m.summary_kind === "typosquat"
+      ? " (typosquat)"
+      : "";
   return {
     id,
     aliases: [],
@@ -203,7 +261,11 @@ export function maliciousAdvisory(m: MaliciousRow): AdvisoryOut {
     published: m.modified,
     modified: m.modified,
     malicious: true,
-    url: m.mal_id ? `https://osv.dev/vulnerability/${m.mal_id}` : m.origin.startsWith("package-checks@") ? registryPage(m.ecosystem, m.name) : "https://github.com/ossf/malicious-packages",
+    url: m.mal_id
+      ? `https://osv.dev/vulnerability/${m.mal_id}`
+      : m.origin.startsWith("package-checks@")
+        ? registryPage(m.ecosystem, m.name)
+        : "https://github.com/ossf/malicious-packages",
     source:
       m.origin === "osv"
         ? "https://osv.dev"
@@ -316,7 +378,8 @@ export function advisoriesForStackRead(db: D1Database, stack: StackEntry[]): Bat
  * ranges and explicit versions, and malicious-package reports by their versions. Two statements in
  * one D1 batch, whatever the stack size. Entries whose version cannot be read are skipped.
  */
-export const advisoriesForStack = (db: D1Database, stack: StackEntry[]): Promise<VulnerabilityOut[]> => runRead(db, advisoriesForStackRead(db, stack));
+export const advisoriesForStack = (db: D1Database, stack: StackEntry[]): Promise<VulnerabilityOut[]> =>
+  runRead(db, advisoriesForStackRead(db, stack));
 
 /**
  * Advisories published (or, for snapshot rows without a date, ingested) after `since` (ISO date or
@@ -332,8 +395,12 @@ export async function advisoriesSince(
     const eco = parseEcosystem(p.ecosystem);
     return eco ? [[eco, packageKey(eco, p.name)]] : [];
   });
-  const join = filter ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = f.ecosystem AND json_extract(j.value, '$[1]') = f.name" : "";
-  const joinM = filter ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = m.ecosystem AND json_extract(j.value, '$[1]') = m.name_key" : "";
+  const join = filter
+    ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = f.ecosystem AND json_extract(j.value, '$[1]') = f.name"
+    : "";
+  const joinM = filter
+    ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = m.ecosystem AND json_extract(j.value, '$[1]') = m.name_key"
+    : "";
   const binds = filter ? [since, JSON.stringify(filter)] : [since];
   const [adv, mal] = await db.batch([
     db
@@ -341,11 +408,17 @@ export async function advisoriesSince(
                  WHERE a.published > ?1 AND a.malicious = 0 ORDER BY a.published DESC LIMIT ${limit}`)
       .bind(...binds),
     db
-      .prepare(`SELECT m.* FROM malicious_packages m ${joinM} WHERE coalesce(m.modified, '') > substr(?1, 1, 10) ORDER BY m.modified DESC LIMIT ${limit}`)
+      .prepare(
+        `SELECT m.* FROM malicious_packages m ${joinM} WHERE coalesce(m.modified, '') > substr(?1, 1, 10) ORDER BY m.modified DESC LIMIT ${limit}`,
+      )
       .bind(...binds),
   ]);
   const items = [
-    ...(adv!.results as unknown as (AdvRowDb & { eco: string; key: string })[]).map((r) => ({ name: r.key, ecosystem: r.eco, advisory: advisoryFromRow(r) })),
+    ...(adv!.results as unknown as (AdvRowDb & { eco: string; key: string })[]).map((r) => ({
+      name: r.key,
+      ecosystem: r.eco,
+      advisory: advisoryFromRow(r),
+    })),
     ...(mal!.results as unknown as MaliciousRow[]).map((m) => ({ name: m.name, ecosystem: m.ecosystem, advisory: maliciousAdvisory(m) })),
   ];
   return items.sort((a, b) => (b.advisory.published ?? "").localeCompare(a.advisory.published ?? "")).slice(0, limit);

@@ -74,8 +74,18 @@ interface SnapshotRecord {
   modified?: string;
   withdrawn?: string;
   severity?: { type: string; score: string }[];
-  affected?: { package?: { ecosystem?: string; name?: string }; ranges?: { type: string; events: Record<string, string>[] }[]; versions?: string[] }[];
-  database_specific?: { vulnerable_versions?: string; patched_versions?: string; patched?: string[]; unaffected?: string[]; informational?: string | null };
+  affected?: {
+    package?: { ecosystem?: string; name?: string };
+    ranges?: { type: string; events: Record<string, string>[] }[];
+    versions?: string[];
+  }[];
+  database_specific?: {
+    vulnerable_versions?: string;
+    patched_versions?: string;
+    patched?: string[];
+    unaffected?: string[];
+    informational?: string | null;
+  };
   references?: string[];
 }
 
@@ -101,11 +111,17 @@ export function snapshotToOsv(id: SnapshotId, r: SnapshotRecord, snapshotDay: st
   const affected = (r.affected ?? []).map((a) => {
     if (id === "npm") {
       const fixed = d.patched_versions ? floorOf(d.patched_versions) : null;
-      return { package: a.package, ranges: d.vulnerable_versions ? [{ type: "NPM_RANGE", events: [], expr: d.vulnerable_versions, fixed: fixed ? [fixed] : [] }] : [] };
+      return {
+        package: a.package,
+        ranges: d.vulnerable_versions ? [{ type: "NPM_RANGE", events: [], expr: d.vulnerable_versions, fixed: fixed ? [fixed] : [] }] : [],
+      };
     }
     if (id === "crates") {
       const fixed = (d.patched ?? []).map((p) => floorOf(cargoRange(p) ?? "")).filter((v): v is string => !!v);
-      return { package: a.package, ranges: [{ type: "CARGO_UNAFFECTED", events: [], unaffected: [...(d.patched ?? []), ...(d.unaffected ?? [])], fixed }] };
+      return {
+        package: a.package,
+        ranges: [{ type: "CARGO_UNAFFECTED", events: [], unaffected: [...(d.patched ?? []), ...(d.unaffected ?? [])], fixed }],
+      };
     }
     return { package: a.package, ranges: a.ranges, versions: a.versions };
   });
@@ -147,7 +163,18 @@ export const advisorySnapshotLoader =
              ON CONFLICT (ecosystem, scope, source) DO UPDATE SET label = excluded.label, url = excluded.url, license = excluded.license,
                as_of = excluded.as_of, complete = excluded.complete, max_age_ms = excluded.max_age_ms, records = excluded.records, note = excluded.note`,
           )
-          .bind(meta.ecosystem, `snapshot:${id}`, meta.label, meta.url, info.license, snapshotAt, meta.complete ? 1 : 0, MAX_AGE_MS.advisories, info.kept, meta.note),
+          .bind(
+            meta.ecosystem,
+            `snapshot:${id}`,
+            meta.label,
+            meta.url,
+            info.license,
+            snapshotAt,
+            meta.complete ? 1 : 0,
+            MAX_AGE_MS.advisories,
+            info.kept,
+            meta.note,
+          ),
       );
     }
     await db.batch(stmts);

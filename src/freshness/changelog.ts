@@ -72,12 +72,16 @@ const SECTIONS: [RegExp, string, boolean][] = [
 ];
 
 function sectionOf(text: string): { kind: string; breaking: boolean } | null {
-  const t = text.replace(/[*_`:#]/g, "").replace(/\p{Extended_Pictographic}/gu, "").trim();
+  const t = text
+    .replace(/[*_`:#]/g, "")
+    .replace(/\p{Extended_Pictographic}/gu, "")
+    .trim();
   for (const [re, kind, breaking] of SECTIONS) if (re.test(t)) return { kind, breaking };
   return null;
 }
 
-const VERSION_IN_HEADING = /(?:^|[\s[(@])v?(\d+(?:\.\d+){0,3}(?:(?:-|\.)?(?:a|b|rc|alpha|beta|pre|dev|post|canary|next)\.?\d*)*(?:-[0-9A-Za-z.]+)?)(?=$|[\s\])(,:])/i;
+const VERSION_IN_HEADING =
+  /(?:^|[\s[(@])v?(\d+(?:\.\d+){0,3}(?:(?:-|\.)?(?:a|b|rc|alpha|beta|pre|dev|post|canary|next)\.?\d*)*(?:-[0-9A-Za-z.]+)?)(?=$|[\s\])(,:])/i;
 
 /** A version heading's version and date, or null when the heading is not a version heading. */
 function versionHeading(text: string): { version: string; date: string | null } | null {
@@ -174,7 +178,13 @@ export function parseChangelog(text: string): ParsedRelease[] {
       } else bodyMd.push(body[i]!);
     }
     const changes = itemsOf(bodyMd, null);
-    out.push({ version: v!.version, date, dateBasis: basis, changes, breaking: changes.length ? changes.filter((c) => c.breaking).length : null });
+    out.push({
+      version: v!.version,
+      date,
+      dateBasis: basis,
+      changes,
+      breaking: changes.length ? changes.filter((c) => c.breaking).length : null,
+    });
   }
   return out;
 }

@@ -14,60 +14,68 @@ import type { Ecosystem } from "./versions";
 export const ADVISORY_STATES = ["current", "stale", "unavailable"] as const;
 export type AdvisoryState = (typeof ADVISORY_STATES)[number];
 
-export const advisorySourceOut = z.object({
-  /** What answered: a snapshot (named with its date) or `OSV (api.osv.dev)`. */
-  source: z.string(),
-  url: z.string().nullable(),
-  /** When the source said what Lore holds (a snapshot's date, the time of the OSV query). */
-  asOf: z.string(),
-  /** `current`: younger than the advisory refresh interval (a day); `stale`: older. */
-  status: z.enum(["current", "stale"]),
-  /** True when absence from this source means "no known advisory"; false when it only lists what it lists (the historical npm reports). */
-  complete: z.boolean(),
-  /** `ecosystem`: the source covers every package of the ecosystem; `packages`: only the packages it was asked about. */
-  scope: z.enum(["ecosystem", "packages"]),
-  /** How many of the answer's packages this source answered for. */
-  packages: z.number().int(),
-  license: z.string().nullable(),
-  /** What the source does not cover. */
-  note: z.string().nullable(),
-}).describe("One advisory source that answered: a snapshot (named with its date) or OSV; its date, whether it is current (younger than a day) and complete (absence from it means no known advisory), and how many of the answer's packages it answered for.");
+export const advisorySourceOut = z
+  .object({
+    /** What answered: a snapshot (named with its date) or `OSV (api.osv.dev)`. */
+    source: z.string(),
+    url: z.string().nullable(),
+    /** When the source said what Lore holds (a snapshot's date, the time of the OSV query). */
+    asOf: z.string(),
+    /** `current`: younger than the advisory refresh interval (a day); `stale`: older. */
+    status: z.enum(["current", "stale"]),
+    /** True when absence from this source means "no known advisory"; false when it only lists what it lists (the historical npm reports). */
+    complete: z.boolean(),
+    /** `ecosystem`: the source covers every package of the ecosystem; `packages`: only the packages it was asked about. */
+    scope: z.enum(["ecosystem", "packages"]),
+    /** How many of the answer's packages this source answered for. */
+    packages: z.number().int(),
+    license: z.string().nullable(),
+    /** What the source does not cover. */
+    note: z.string().nullable(),
+  })
+  .describe(
+    "One advisory source that answered: a snapshot (named with its date) or OSV; its date, whether it is current (younger than a day) and complete (absence from it means no known advisory), and how many of the answer's packages it answered for.",
+  );
 
-export const advisoryCoverageOut = z.object({
-  ecosystem: z.string(),
-  /**
-   * The weakest state over the ecosystem's packages: `current` (every one checked against a
-   * current, complete source), `stale` (some only against a complete source older than a day),
-   * `unavailable` (some with no complete source at all).
-   */
-  status: z.enum(ADVISORY_STATES),
-  /** The oldest date among the complete sources that answered (null: none did). */
-  asOf: z.string().nullable(),
-  /** Packages checked against a current, complete source (no findings there means none known). */
-  checked: z.number().int(),
-  /** Packages not checked that way: listed in `unchecked`, never to be read as clean. */
-  unchecked: z.number().int(),
-  sources: z.array(advisorySourceOut),
-}).describe(
-  "Advisory coverage of one ecosystem of the answer: status current (every package checked against a current, complete source), stale (some only against a complete source older than a day) or unavailable (some with no complete source); the sources that answered, each with its date; how many packages were checked and how many were not.",
-);
+export const advisoryCoverageOut = z
+  .object({
+    ecosystem: z.string(),
+    /**
+     * The weakest state over the ecosystem's packages: `current` (every one checked against a
+     * current, complete source), `stale` (some only against a complete source older than a day),
+     * `unavailable` (some with no complete source at all).
+     */
+    status: z.enum(ADVISORY_STATES),
+    /** The oldest date among the complete sources that answered (null: none did). */
+    asOf: z.string().nullable(),
+    /** Packages checked against a current, complete source (no findings there means none known). */
+    checked: z.number().int(),
+    /** Packages not checked that way: listed in `unchecked`, never to be read as clean. */
+    unchecked: z.number().int(),
+    sources: z.array(advisorySourceOut),
+  })
+  .describe(
+    "Advisory coverage of one ecosystem of the answer: status current (every package checked against a current, complete source), stale (some only against a complete source older than a day) or unavailable (some with no complete source); the sources that answered, each with its date; how many packages were checked and how many were not.",
+  );
 export type AdvisoryCoverageOut = z.infer<typeof advisoryCoverageOut>;
 
 export const UNCHECKED_REASONS = ["stale", "incomplete", "unavailable", "unreadable_version"] as const;
-export const uncheckedOut = z.object({
-  name: z.string(),
-  ecosystem: z.string(),
-  version: z.string(),
-  /**
-   * stale: only a complete source older than a day answered (newer advisories not checked);
-   * incomplete: only a source that lists some advisories answered (npm's historical reports);
-   * unavailable: no advisory source answered for this ecosystem or package;
-   * unreadable_version: the version cannot be read in its ecosystem, so no advisory could be matched.
-   */
-  reason: z.enum(UNCHECKED_REASONS),
-}).describe(
-  "A package no current, complete advisory source answered for: its listed advisories are what is known, not all there is. reason: stale (only a source older than a day), incomplete (only a source that lists some advisories, such as the historical npm reports), unavailable (no source), unreadable_version.",
-);
+export const uncheckedOut = z
+  .object({
+    name: z.string(),
+    ecosystem: z.string(),
+    version: z.string(),
+    /**
+     * stale: only a complete source older than a day answered (newer advisories not checked);
+     * incomplete: only a source that lists some advisories answered (npm's historical reports);
+     * unavailable: no advisory source answered for this ecosystem or package;
+     * unreadable_version: the version cannot be read in its ecosystem, so no advisory could be matched.
+     */
+    reason: z.enum(UNCHECKED_REASONS),
+  })
+  .describe(
+    "A package no current, complete advisory source answered for: its listed advisories are what is known, not all there is. reason: stale (only a source older than a day), incomplete (only a source that lists some advisories, such as the historical npm reports), unavailable (no source), unreadable_version.",
+  );
 export type UncheckedOut = z.infer<typeof uncheckedOut>;
 
 export interface SourceRow {
@@ -108,7 +116,8 @@ export function entryCoverage(rows: SourceRow[], e: Pick<CoverageEntry, "ecosyst
   const sources = [...applies].sort((a, b) => rank(a) - rank(b) || b.as_of - a.as_of);
   const best = sources.find((r) => r.complete);
   let state: AdvisoryState = best ? freshness(best.as_of, at, best.max_age_ms) : "unavailable";
-  let reason: EntryCoverage["reason"] = state === "current" ? null : state === "stale" ? "stale" : sources.length ? "incomplete" : "unavailable";
+  let reason: EntryCoverage["reason"] =
+    state === "current" ? null : state === "stale" ? "stale" : sources.length ? "incomplete" : "unavailable";
   if (e.pinned === null) {
     state = state === "current" ? "stale" : state;
     reason = "unreadable_version";
@@ -119,7 +128,11 @@ export function entryCoverage(rows: SourceRow[], e: Pick<CoverageEntry, "ecosyst
 const WORSE: Record<AdvisoryState, number> = { current: 0, stale: 1, unavailable: 2 };
 
 /** The per-ecosystem coverage and the unchecked packages of an answer. */
-export function summariseCoverage(rows: SourceRow[], entries: CoverageEntry[], at: number): { coverage: AdvisoryCoverageOut[]; unchecked: UncheckedOut[] } {
+export function summariseCoverage(
+  rows: SourceRow[],
+  entries: CoverageEntry[],
+  at: number,
+): { coverage: AdvisoryCoverageOut[]; unchecked: UncheckedOut[] } {
   const byEco = new Map<string, { entries: CoverageEntry[]; per: EntryCoverage[] }>();
   for (const e of entries) {
     const cur = byEco.get(e.ecosystem) ?? { entries: [], per: [] };
@@ -190,7 +203,11 @@ export function advisorySourcesRead(db: D1Database, entries: Pick<CoverageEntry,
 }
 
 /** Coverage of these packages as a read that joins the caller's batch. */
-export function advisoryCoverageRead(db: D1Database, entries: CoverageEntry[], at: number): BatchRead<{ coverage: AdvisoryCoverageOut[]; unchecked: UncheckedOut[] }> {
+export function advisoryCoverageRead(
+  db: D1Database,
+  entries: CoverageEntry[],
+  at: number,
+): BatchRead<{ coverage: AdvisoryCoverageOut[]; unchecked: UncheckedOut[] }> {
   const inner = advisorySourcesRead(db, entries);
   return { statements: inner.statements, read: (res) => summariseCoverage(inner.read(res) as SourceRow[], entries, at) };
 }

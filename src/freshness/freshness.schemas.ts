@@ -7,7 +7,10 @@ import { advisoryCoverageOut, uncheckedOut } from "./coverage";
 export const sinceDate = z
   .string()
   .trim()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)), "a date as YYYY-MM-DD or an ISO 8601 timestamp")
+  .refine(
+    (s) => /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)),
+    "a date as YYYY-MM-DD or an ISO 8601 timestamp",
+  )
   .transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString().slice(0, 10));
 
 export const changeItemOut = z.object({
@@ -144,5 +147,8 @@ export const topicsQuery = z.object({
 export const trackBody = z.object({
   topic: z.string().trim().min(1).max(214),
   ecosystem: z.string().trim().max(20).optional(),
-  sources: z.array(z.object({ repoUrl: z.string().max(500) })).min(1).max(5),
+  sources: z
+    .array(z.object({ repoUrl: z.string().max(500) }))
+    .min(1)
+    .max(5),
 });

@@ -88,7 +88,14 @@ export type ReleaseRow = [
 export async function loadReleases(env: Env, text: string): Promise<{ rows: number }> {
   const file = JSON.parse(text) as ReleasesFile;
   const t = now();
-  const topics = file.topics.map((tp) => [tp.topic, parseEcosystem(tp.ecosystem) ?? tp.ecosystem, tp.topic, JSON.stringify(tp.packages), tp.repo ?? null, tp.changelog ?? null]);
+  const topics = file.topics.map((tp) => [
+    tp.topic,
+    parseEcosystem(tp.ecosystem) ?? tp.ecosystem,
+    tp.topic,
+    JSON.stringify(tp.packages),
+    tp.repo ?? null,
+    tp.changelog ?? null,
+  ]);
   const aliases: [string, string, string][] = [];
   for (const tp of file.topics) {
     const eco = (parseEcosystem(tp.ecosystem) ?? "npm") as Ecosystem;
@@ -123,7 +130,11 @@ export async function loadReleases(env: Env, text: string): Promise<{ rows: numb
   });
   await env.DB.batch([
     ...bulkStatements(env.DB, UPSERT_TOPICS, topics, [t]),
-    ...bulkStatements(env.DB, `INSERT OR REPLACE INTO fresh_aliases (ecosystem, alias, topic) SELECT ${jsonCols(3)} FROM json_each(?1)`, aliases),
+    ...bulkStatements(
+      env.DB,
+      `INSERT OR REPLACE INTO fresh_aliases (ecosystem, alias, topic) SELECT ${jsonCols(3)} FROM json_each(?1)`,
+      aliases,
+    ),
     ...bulkStatements(env.DB, UPSERT_RELEASES, releases, [t]),
   ]);
   return { rows: releases.length };
@@ -183,7 +194,11 @@ export async function loadDeprecations(env: Env, text: string): Promise<{ rows: 
     d.verification ?? null,
   ]);
   // Topics that only have deprecations (runtimes, standard libraries) are topics too.
-  const topics = [...new Map(file.deprecations.map((d) => [d.topic, d])).values()].map((d) => [d.topic, parseEcosystem(d.ecosystem) ?? d.ecosystem, d.topic]);
+  const topics = [...new Map(file.deprecations.map((d) => [d.topic, d])).values()].map((d) => [
+    d.topic,
+    parseEcosystem(d.ecosystem) ?? d.ecosystem,
+    d.topic,
+  ]);
   await env.DB.batch([
     ...bulkStatements(
       env.DB,

@@ -97,7 +97,13 @@ export function changesOf(sorted: ReleaseRowDb[]): ChangeOut[] {
       basis = "version";
       const major = majorOf(eco, r.version) ?? 0;
       // Without an earlier known release, only an N.0.0 (N >= 1) release is taken as a major.
-      breaking = prevStable ? (isBreakingBump(eco, prevStable.version, r.version) ? 1 : 0) : major >= 1 && /^v?\d+(\.0)*$/.test(r.version) ? 1 : 0;
+      breaking = prevStable
+        ? isBreakingBump(eco, prevStable.version, r.version)
+          ? 1
+          : 0
+        : major >= 1 && /^v?\d+(\.0)*$/.test(r.version)
+          ? 1
+          : 0;
     }
     if (!r.prerelease) prevStable = r;
     return {
@@ -146,10 +152,21 @@ export interface UpgradeView {
 }
 
 /** The caller's view of one topic: releases after its version up to latest, breaking total, removals in between. */
-export function upgradeView(topic: string, ecosystem: Ecosystem, yourVersion: string, changes: ChangeOut[], deprecations: DeprecationRowDb[]): UpgradeView {
+export function upgradeView(
+  topic: string,
+  ecosystem: Ecosystem,
+  yourVersion: string,
+  changes: ChangeOut[],
+  deprecations: DeprecationRowDb[],
+): UpgradeView {
   const latest = latestOf(changes);
   const inRange = latest
-    ? changes.filter((c) => compareVersions(ecosystem, c.version, yourVersion) > 0 && compareVersions(ecosystem, c.version, latest.version) <= 0 && (!c.prerelease || c === latest))
+    ? changes.filter(
+        (c) =>
+          compareVersions(ecosystem, c.version, yourVersion) > 0 &&
+          compareVersions(ecosystem, c.version, latest.version) <= 0 &&
+          (!c.prerelease || c === latest),
+      )
     : [];
   const removed = latest
     ? deprecations.filter((d) => {
@@ -183,18 +200,35 @@ export async function getFreshness(
   input: { topic?: string; ecosystem?: string; since?: string; version?: string; page: number; perPage: number },
 ) {
   const ecoIn = input.ecosystem ? parseEcosystem(input.ecosystem) : null;
-  if (input.ecosystem && !ecoIn) throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo", { issues: [{ path: "query.ecosystem", message: "unknown ecosystem" }] });
+  if (input.ecosystem && !ecoIn)
+    throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo", {
+      issues: [{ path: "query.ecosystem", message: "unknown ecosystem" }],
+    });
   const at = now();
-  const empty = { upgrade: null, yourVersion: null, lastIngestAt: null, dataAsOf: null, stale: false, security: null, page: input.page, perPage: input.perPage };
+  const empty = {
+    upgrade: null,
+    yourVersion: null,
+    lastIngestAt: null,
+    dataAsOf: null,
+    stale: false,
+    security: null,
+    page: input.page,
+    perPage: input.perPage,
+  };
   if (!input.topic) {
-    if (input.version) throw new ApiError("VALIDATION_FAILED", "version needs a topic", { issues: [{ path: "query.version", message: "give a topic with version" }] });
+    if (input.version)
+      throw new ApiError("VALIDATION_FAILED", "version needs a topic", {
+        issues: [{ path: "query.version", message: "give a topic with version" }],
+      });
     const since = input.since ?? "0000-00-00";
     // The page, and every release of the page's topics: a release whose notes were not assessed
     // gets its breaking count from the release before it in its own topic.
     const page = `SELECT r.topic, r.version FROM fresh_releases r WHERE r.date >= ?1 ORDER BY r.date DESC, r.topic, r.version LIMIT ?2 OFFSET ?3`;
     const [rows, all, count] = await db.batch([
       db.prepare(page).bind(since, input.perPage, pageOffset(input)),
-      db.prepare(`SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic IN (SELECT topic FROM (${page}))`).bind(since, input.perPage, pageOffset(input)),
+      db
+        .prepare(`SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic IN (SELECT topic FROM (${page}))`)
+        .bind(since, input.perPage, pageOffset(input)),
       db.prepare(`SELECT COUNT(*) AS n FROM fresh_releases r WHERE r.date >= ?1`).bind(since),
     ]);
     const byTopic = new Map<string, ReleaseRowDb[]>();
@@ -220,10 +254,20 @@ export async function getFreshness(
   const pinned0 = input.version ? pinnedVersion(eco0, input.version) : null;
   const stackEntry = { name: input.topic, version: input.version ?? "", ecosystem: eco0 };
   const advRead = pinned0 ? advisoriesForStackRead(db, [stackEntry]) : null;
-  const covRead = pinned0 ? advisoryCoverageRead(db, [{ name: input.topic, ecosystem: eco0, key: packageKey(eco0, input.topic), version: input.version!, pinned: pinned0 }], at) : null;
+  const covRead = pinned0
+    ? advisoryCoverageRead(
+        db,
+        [{ name: input.topic, ecosystem: eco0, key: packageKey(eco0, input.topic), version: input.version!, pinned: pinned0 }],
+        at,
+      )
+    : null;
   const [rels, deps, topicRow, ...advRes] = await db.batch([
     db.prepare(`${q} SELECT ${RELEASE_COLS} FROM fresh_releases r WHERE r.topic = (SELECT topic FROM q)`).bind(tc.candidates, tc.fallback),
-    db.prepare(`${q} SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d WHERE d.topic = (SELECT topic FROM q) AND d.removed_in IS NOT NULL`).bind(tc.candidates, tc.fallback),
+    db
+      .prepare(
+        `${q} SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d WHERE d.topic = (SELECT topic FROM q) AND d.removed_in IS NOT NULL`,
+      )
+      .bind(tc.candidates, tc.fallback),
     db
       .prepare(
         `${q} SELECT q.topic, t.ecosystem, t.tracked, (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = q.topic) AS last_ok_at,
@@ -235,13 +279,34 @@ export async function getFreshness(
     ...(advRead?.statements ?? []),
     ...(covRead?.statements ?? []),
   ]);
-  const meta = topicRow!.results[0] as { topic: string; ecosystem: string | null; tracked: number | null; last_ok_at: number | null; registry_ok_at: number | null; seed_as_of: string | null };
-  const dataAsOf = topicDataAsOf({ tracked: true, packages: "[]", repo: null, changelog: null, lastOkAt: meta.registry_ok_at, lastRunAt: null, lastError: null, seedAsOf: meta.seed_as_of });
+  const meta = topicRow!.results[0] as {
+    topic: string;
+    ecosystem: string | null;
+    tracked: number | null;
+    last_ok_at: number | null;
+    registry_ok_at: number | null;
+    seed_as_of: string | null;
+  };
+  const dataAsOf = topicDataAsOf({
+    tracked: true,
+    packages: "[]",
+    repo: null,
+    changelog: null,
+    lastOkAt: meta.registry_ok_at,
+    lastRunAt: null,
+    lastError: null,
+    seedAsOf: meta.seed_as_of,
+  });
   const stale = dataAsOf === null || at - dataAsOf > MAX_AGE_MS.releases;
-  const staleNote = stale ? `Lore's release data for ${meta.topic} is as of ${dataAsOf === null ? "an unknown date" : iso(dataAsOf).slice(0, 10)}, older than a day: a newer release may exist.` : null;
+  const staleNote = stale
+    ? `Lore's release data for ${meta.topic} is as of ${dataAsOf === null ? "an unknown date" : iso(dataAsOf).slice(0, 10)}, older than a day: a newer release may exist.`
+    : null;
   const security =
     advRead && covRead
-      ? { vulnerabilities: (await advRead.read(advRes.slice(0, advRead.statements.length))) as VulnerabilityOut[], ...(await covRead.read(advRes.slice(advRead.statements.length))) }
+      ? {
+          vulnerabilities: (await advRead.read(advRes.slice(0, advRead.statements.length))) as VulnerabilityOut[],
+          ...(await covRead.read(advRes.slice(advRead.statements.length))),
+        }
       : null;
   const topic = meta.topic;
   const eco = meta.ecosystem ? ecoOf(meta.ecosystem) : tc.fallbackEcosystem;
@@ -249,7 +314,9 @@ export async function getFreshness(
   if (input.version) {
     yourVersion = pinnedVersion(eco, input.version);
     if (!yourVersion) {
-      throw new ApiError("VALIDATION_FAILED", `"${input.version}" is not a ${eco} version`, { issues: [{ path: "query.version", message: `not a valid ${eco} version` }] });
+      throw new ApiError("VALIDATION_FAILED", `"${input.version}" is not a ${eco} version`, {
+        issues: [{ path: "query.version", message: `not a valid ${eco} version` }],
+      });
     }
   }
   const all = changesOf(sortReleases(rels!.results as unknown as ReleaseRowDb[]));
@@ -292,7 +359,10 @@ export async function getFreshness(
   };
 }
 
-export async function searchDeprecations(db: D1Database, input: { topic?: string; q?: string; status?: string; page: number; perPage: number }) {
+export async function searchDeprecations(
+  db: D1Database,
+  input: { topic?: string; q?: string; status?: string; page: number; perPage: number },
+) {
   const where: string[] = [];
   const binds: unknown[] = [];
   const q = input.q?.trim();
@@ -374,24 +444,34 @@ function topicOut(r: TopicRowDb): TopicOut {
   };
 }
 
-export async function listTopics(db: D1Database, input: { q?: string; ecosystem?: string; status?: string; page: number; perPage: number }) {
+export async function listTopics(
+  db: D1Database,
+  input: { q?: string; ecosystem?: string; status?: string; page: number; perPage: number },
+) {
   const where: string[] = [];
   const binds: unknown[] = [];
   if (input.ecosystem) {
     const eco = parseEcosystem(input.ecosystem);
-    if (!eco) throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo", { issues: [{ path: "query.ecosystem", message: "unknown ecosystem" }] });
+    if (!eco)
+      throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo", {
+        issues: [{ path: "query.ecosystem", message: "unknown ecosystem" }],
+      });
     where.push("t.ecosystem = ?");
     binds.push(eco);
   }
   if (input.status) where.push(input.status === "tracked" ? "t.tracked = 1" : "t.tracked = 0");
   if (input.q) {
     const like = `${input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push("(t.topic LIKE ? ESCAPE '\\' OR t.topic IN (SELECT topic FROM fresh_aliases WHERE alias LIKE ? ESCAPE '\\' OR alias LIKE ? ESCAPE '\\'))");
+    where.push(
+      "(t.topic LIKE ? ESCAPE '\\' OR t.topic IN (SELECT topic FROM fresh_aliases WHERE alias LIKE ? ESCAPE '\\' OR alias LIKE ? ESCAPE '\\'))",
+    );
     binds.push(like, like, `${foldDisplay(input.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
   const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const [rows, count] = await db.batch([
-    db.prepare(`${TOPIC_SELECT} ${whereSql} ORDER BY t.tracked DESC, t.topic LIMIT ${input.perPage} OFFSET ${pageOffset(input)}`).bind(...binds),
+    db
+      .prepare(`${TOPIC_SELECT} ${whereSql} ORDER BY t.tracked DESC, t.topic LIMIT ${input.perPage} OFFSET ${pageOffset(input)}`)
+      .bind(...binds),
     db.prepare(`SELECT COUNT(*) AS n FROM fresh_topics t ${whereSql}`).bind(...binds),
   ]);
   return {
@@ -407,9 +487,16 @@ export async function listTopics(db: D1Database, input: { q?: string; ecosystem?
  * anything is written (https on github.com, gitlab.com or codeberg.org; no credentials, ports, IP
  * literals or private names); a repeated request merges into the stored one and counts it.
  */
-export async function requestTracking(db: D1Database, ownerId: string, input: { topic: string; ecosystem?: string; sources: { repoUrl: string }[] }) {
+export async function requestTracking(
+  db: D1Database,
+  ownerId: string,
+  input: { topic: string; ecosystem?: string; sources: { repoUrl: string }[] },
+) {
   const eco = input.ecosystem ? parseEcosystem(input.ecosystem) : null;
-  if (input.ecosystem && !eco) throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo", { issues: [{ path: "body.ecosystem", message: "unknown ecosystem" }] });
+  if (input.ecosystem && !eco)
+    throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo", {
+      issues: [{ path: "body.ecosystem", message: "unknown ecosystem" }],
+    });
   const urls: string[] = [];
   const issues: { path: string; message: string }[] = [];
   input.sources.forEach((s, i) => {
@@ -421,15 +508,21 @@ export async function requestTracking(db: D1Database, ownerId: string, input: { 
   const [ref] = await resolveTopics(db, [{ name: input.topic, ecosystem: eco }]);
   const topic = ref!.topic;
   if (!/^[a-z0-9@][a-z0-9@/._~-]{0,213}$/.test(topic)) {
-    throw new ApiError("VALIDATION_FAILED", "topic must be a package or project name", { issues: [{ path: "body.topic", message: "not a package name" }] });
+    throw new ApiError("VALIDATION_FAILED", "topic must be a package or project name", {
+      issues: [{ path: "body.topic", message: "not a package name" }],
+    });
   }
   const t = now();
   const unique = [...new Set(urls)];
   const res = await db.batch([
     db
-      .prepare(`INSERT INTO fresh_topics (topic, ecosystem, display_name, packages, tracked, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5) ON CONFLICT (topic) DO NOTHING`)
+      .prepare(
+        `INSERT INTO fresh_topics (topic, ecosystem, display_name, packages, tracked, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5) ON CONFLICT (topic) DO NOTHING`,
+      )
       .bind(topic, ref!.ecosystem, input.topic, JSON.stringify([packageKey(ecoOf(ref!.ecosystem), input.topic)]), t),
-    db.prepare(`INSERT OR IGNORE INTO fresh_aliases (ecosystem, alias, topic) VALUES (?1, ?2, ?3)`).bind(ref!.ecosystem, packageKey(ecoOf(ref!.ecosystem), input.topic), topic),
+    db
+      .prepare(`INSERT OR IGNORE INTO fresh_aliases (ecosystem, alias, topic) VALUES (?1, ?2, ?3)`)
+      .bind(ref!.ecosystem, packageKey(ecoOf(ref!.ecosystem), input.topic), topic),
     ...unique.map((url) =>
       db
         .prepare(
@@ -456,9 +549,12 @@ export async function trackTopic(
   const eco = parseEcosystem(input.ecosystem);
   if (!eco) throw new ApiError("VALIDATION_FAILED", "ecosystem must be one of npm, pypi, go, cargo");
   const topic = input.topic.trim().toLowerCase();
-  if (!/^[a-z0-9@][a-z0-9@/._~-]{0,213}$/.test(topic) || !input.packages.length) throw new ApiError("VALIDATION_FAILED", "topic must be a package name and packages must not be empty");
-  if (input.repo && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(input.repo)) throw new ApiError("VALIDATION_FAILED", "repo must be owner/name on GitHub");
-  if (input.changelog && !checkRepoUrl(input.changelog.replace(/\/blob\/.*$/, "")).ok) throw new ApiError("VALIDATION_FAILED", "changelog must be a file on a public code host");
+  if (!/^[a-z0-9@][a-z0-9@/._~-]{0,213}$/.test(topic) || !input.packages.length)
+    throw new ApiError("VALIDATION_FAILED", "topic must be a package name and packages must not be empty");
+  if (input.repo && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(input.repo))
+    throw new ApiError("VALIDATION_FAILED", "repo must be owner/name on GitHub");
+  if (input.changelog && !checkRepoUrl(input.changelog.replace(/\/blob\/.*$/, "")).ok)
+    throw new ApiError("VALIDATION_FAILED", "changelog must be a file on a public code host");
   const t = now();
   const aliases = [...new Set([topic, ...input.packages, ...(input.aliases ?? [])])];
   await db.batch([

@@ -57,12 +57,46 @@ interface StepResult {
 
 const MAX_GO_INFOS = 40;
 
-function release(topic: string, eco: Ecosystem, pkg: string, version: string, date: string | null, basis: string, rank: number, asOf: string, url: string, extra: Partial<{ summary: string; breaking: number | null; changes: string; verification: string }> = {}): ReleaseRow {
-  return [topic, version, eco, pkg, date, date ? basis : null, rank, asOf, `${pkg} ${version}`, extra.summary ?? "", extra.breaking ?? null, extra.changes ?? "[]", isPrerelease(eco, version) ? 1 : 0, url, url, extra.verification ?? "registry"];
+function release(
+  topic: string,
+  eco: Ecosystem,
+  pkg: string,
+  version: string,
+  date: string | null,
+  basis: string,
+  rank: number,
+  asOf: string,
+  url: string,
+  extra: Partial<{ summary: string; breaking: number | null; changes: string; verification: string }> = {},
+): ReleaseRow {
+  return [
+    topic,
+    version,
+    eco,
+    pkg,
+    date,
+    date ? basis : null,
+    rank,
+    asOf,
+    `${pkg} ${version}`,
+    extra.summary ?? "",
+    extra.breaking ?? null,
+    extra.changes ?? "[]",
+    isPrerelease(eco, version) ? 1 : 0,
+    url,
+    url,
+    extra.verification ?? "registry",
+  ];
 }
 
 /** Registry releases of one topic's main package: stable versions only (canaries and nightlies would drown the rest). */
-async function registryReleases(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asOf: string, maxGoInfos = MAX_GO_INFOS): Promise<{ rows: ReleaseRow[]; deprecations: unknown[][] }> {
+async function registryReleases(
+  t: TopicRow,
+  eco: Ecosystem,
+  ctx: SourceCtx,
+  asOf: string,
+  maxGoInfos = MAX_GO_INFOS,
+): Promise<{ rows: ReleaseRow[]; deprecations: unknown[][] }> {
   const pkg = (JSON.parse(t.packages) as string[])[0] ?? t.topic;
   const rows: ReleaseRow[] = [];
   const deprecations: unknown[][] = [];
@@ -75,25 +109,77 @@ async function registryReleases(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asO
     for (const v of Object.keys(got.doc.versions ?? {}).filter(stable)) {
       // A mirror re-stamps times: without time.created the registry's dates are not release dates.
       const time = facts?.datesTrusted ? (got.doc.time?.[v] as string | undefined) : undefined;
-      rows.push(release(t.topic, eco, pkg, v, time ? time.slice(0, 10) : null, "npm registry publish time", DATE_RANK.registry, asOf, `${url}/v/${v}`));
+      rows.push(
+        release(
+          t.topic,
+          eco,
+          pkg,
+          v,
+          time ? time.slice(0, 10) : null,
+          "npm registry publish time",
+          DATE_RANK.registry,
+          asOf,
+          `${url}/v/${v}`,
+        ),
+      );
     }
     const latest = facts?.latestVersion;
     if (facts?.datesTrusted && latest && facts.deprecated[latest]) {
-      deprecations.push([`npm:${pkg}`, t.topic, "npm", pkg, `${pkg} (the whole package)`, "deprecated", latest, null, facts.deprecated[latest], null, null, null, asOf, `${NPM_REGISTRY}/${npmPath(pkg)}`, "registry"]);
+      deprecations.push([
+        `npm:${pkg}`,
+        t.topic,
+        "npm",
+        pkg,
+        `${pkg} (the whole package)`,
+        "deprecated",
+        latest,
+        null,
+        facts.deprecated[latest],
+        null,
+        null,
+        null,
+        asOf,
+        `${NPM_REGISTRY}/${npmPath(pkg)}`,
+        "registry",
+      ]);
     }
   } else if (eco === "pypi") {
     const got = await pypiProject(pkg, ctx);
     if (!got) throw new Error(`PyPI has no project ${pkg}`);
     const dates = pypiReleaseDates(got.doc);
     for (const v of Object.keys(dates).filter(stable)) {
-      rows.push(release(t.topic, eco, pkg, v, dates[v]?.slice(0, 10) ?? null, "earliest PyPI file upload time", DATE_RANK.registry, asOf, `${PYPI}/project/${pkg}/${v}/`));
+      rows.push(
+        release(
+          t.topic,
+          eco,
+          pkg,
+          v,
+          dates[v]?.slice(0, 10) ?? null,
+          "earliest PyPI file upload time",
+          DATE_RANK.registry,
+          asOf,
+          `${PYPI}/project/${pkg}/${v}/`,
+        ),
+      );
     }
   } else if (eco === "cargo") {
     const got = await crateDoc(pkg, ctx);
     if (!got) throw new Error(`crates.io has no crate ${pkg}`);
     for (const v of got.doc.versions ?? []) {
       if (!stable(v.num) || v.yanked) continue;
-      rows.push(release(t.topic, eco, pkg, v.num, v.created_at?.slice(0, 10) ?? null, "crates.io publish time", DATE_RANK.registry, asOf, `https://crates.io/crates/${pkg}/${v.num}`));
+      rows.push(
+        release(
+          t.topic,
+          eco,
+          pkg,
+          v.num,
+          v.created_at?.slice(0, 10) ?? null,
+          "crates.io publish time",
+          DATE_RANK.registry,
+          asOf,
+          `https://crates.io/crates/${pkg}/${v.num}`,
+        ),
+      );
     }
   } else {
     const list = await goList(pkg, ctx);
@@ -103,12 +189,41 @@ async function registryReleases(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asO
     const infos = await Promise.all(versions.map((v) => goInfo(pkg, v, ctx).catch(() => null)));
     versions.forEach((v, i) => {
       const time = infos[i]?.Time;
-      rows.push(release(t.topic, eco, pkg, v, time ? time.slice(0, 10) : null, "Go module proxy time", DATE_RANK.registry, asOf, `https://pkg.go.dev/${pkg}@${v}`));
+      rows.push(
+        release(
+          t.topic,
+          eco,
+          pkg,
+          v,
+          time ? time.slice(0, 10) : null,
+          "Go module proxy time",
+          DATE_RANK.registry,
+          asOf,
+          `https://pkg.go.dev/${pkg}@${v}`,
+        ),
+      );
     });
     if (latest) {
       const mod = await goMod(pkg, latest.Version, ctx);
       const dep = mod ? parseGoMod(mod).deprecated : null;
-      if (dep) deprecations.push([`go:${pkg}`, t.topic, "go", pkg, `module ${pkg}`, "deprecated", latest.Version, null, dep, null, null, null, asOf, `https://pkg.go.dev/${pkg}`, "registry"]);
+      if (dep)
+        deprecations.push([
+          `go:${pkg}`,
+          t.topic,
+          "go",
+          pkg,
+          `module ${pkg}`,
+          "deprecated",
+          latest.Version,
+          null,
+          dep,
+          null,
+          null,
+          null,
+          asOf,
+          `https://pkg.go.dev/${pkg}`,
+          "registry",
+        ]);
     }
   }
   return { rows, deprecations };
@@ -125,12 +240,23 @@ async function githubStep(t: TopicRow, eco: Ecosystem, ctx: SourceCtx, asOf: str
     if (!v) continue;
     const notes = parseReleaseNotes(r.body ?? "");
     rows.push(
-      release(t.topic, eco, pkg, v, r.published_at ? r.published_at.slice(0, 10) : null, "GitHub release published_at", DATE_RANK.githubRelease, asOf, r.html_url ?? `https://github.com/${t.repo}/releases/tag/${r.tag_name}`, {
-        breaking: notes.breaking,
-        changes: JSON.stringify(notes.changes.slice(0, 60)),
-        summary: (r.name && r.name !== r.tag_name ? `${r.name}\n\n` : "") + (r.body ?? "").slice(0, 4000),
-        verification: "primary",
-      }),
+      release(
+        t.topic,
+        eco,
+        pkg,
+        v,
+        r.published_at ? r.published_at.slice(0, 10) : null,
+        "GitHub release published_at",
+        DATE_RANK.githubRelease,
+        asOf,
+        r.html_url ?? `https://github.com/${t.repo}/releases/tag/${r.tag_name}`,
+        {
+          breaking: notes.breaking,
+          changes: JSON.stringify(notes.changes.slice(0, 60)),
+          summary: (r.name && r.name !== r.tag_name ? `${r.name}\n\n` : "") + (r.body ?? "").slice(0, 4000),
+          verification: "primary",
+        },
+      ),
     );
   }
   return rows;
@@ -160,7 +286,10 @@ async function osvStep(db: D1Database, t: TopicRow, eco: Ecosystem, ctx: SourceC
   const asked = (JSON.parse(t.packages) as string[]).slice(0, 3);
   for (const pkg of asked) records.push(...(await osvQueryPackage(OSV_ECOSYSTEM[eco], pkg, ctx)));
   // Each package asked is now checked as of this run, findings or not (advisory_sources).
-  const stmts = [...osvStatements(db, records, at), ...asked.map((pkg) => osvCoverageStatement(db, eco, packageKey(eco, pkg), at, MAX_AGE_MS.advisories))];
+  const stmts = [
+    ...osvStatements(db, records, at),
+    ...asked.map((pkg) => osvCoverageStatement(db, eco, packageKey(eco, pkg), at, MAX_AGE_MS.advisories)),
+  ];
   await db.batch(stmts);
   return records.length;
 }
@@ -169,7 +298,10 @@ async function osvStep(db: D1Database, t: TopicRow, eco: Ecosystem, ctx: SourceC
 async function maliciousStep(db: D1Database, eco: Ecosystem, ctx: SourceCtx, at: number, cursor: string | null): Promise<StepResult> {
   let after = cursor;
   if (!after) {
-    const r = await db.prepare("SELECT max(modified) AS m FROM malicious_packages WHERE ecosystem = ?").bind(eco).first<{ m: string | null }>();
+    const r = await db
+      .prepare("SELECT max(modified) AS m FROM malicious_packages WHERE ecosystem = ?")
+      .bind(eco)
+      .first<{ m: string | null }>();
     after = r?.m ? `${r.m}T23:59:59Z` : "2024-01-01T00:00:00Z";
   }
   const ids = await osvModifiedSince(OSV_ECOSYSTEM[eco], after, ctx, "MAL-", 50);
@@ -178,7 +310,12 @@ async function maliciousStep(db: D1Database, eco: Ecosystem, ctx: SourceCtx, at:
   const stmts = osvStatements(db, records, at);
   if (stmts.length) await db.batch(stmts);
   // The cursor moves only when every record arrived, so a failed one is fetched again next run.
-  return { topic: eco, items: records.length, cursor: failed ? after : (ids[0]?.modified ?? after), ...(failed ? { error: `${failed} of ${ids.length} MAL- records could not be fetched` } : {}) };
+  return {
+    topic: eco,
+    items: records.length,
+    cursor: failed ? after : (ids[0]?.modified ?? after),
+    ...(failed ? { error: `${failed} of ${ids.length} MAL- records could not be fetched` } : {}),
+  };
 }
 
 /** models.dev prices and limits, merged under curated facts (curated lifecycle and benchmarks are kept). */
@@ -197,9 +334,27 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
         aliases: [],
         releaseDate: { value: m.release_date ?? null, notes: null, asOf, source },
         pricing: m.cost
-          ? { currency: "USD", unit: "per million tokens", input: m.cost.input ?? null, output: m.cost.output ?? null, cacheRead: m.cost.cache_read ?? null, cacheWrite: m.cost.cache_write ?? null, tiers: [], notes: null, asOf, source: MODELS_DEV }
+          ? {
+              currency: "USD",
+              unit: "per million tokens",
+              input: m.cost.input ?? null,
+              output: m.cost.output ?? null,
+              cacheRead: m.cost.cache_read ?? null,
+              cacheWrite: m.cost.cache_write ?? null,
+              tiers: [],
+              notes: null,
+              asOf,
+              source: MODELS_DEV,
+            }
           : null,
-        limits: { context: m.limit?.context ?? null, input: m.limit?.input ?? null, output: m.limit?.output ?? null, notes: null, asOf, source: MODELS_DEV },
+        limits: {
+          context: m.limit?.context ?? null,
+          input: m.limit?.input ?? null,
+          output: m.limit?.output ?? null,
+          notes: null,
+          asOf,
+          source: MODELS_DEV,
+        },
         lifecycle: {
           status: m.status === "deprecated" ? "deprecated" : "unknown",
           deprecationAnnounced: null,
@@ -207,14 +362,21 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
           retirementPrecision: null,
           replacement: null,
           replacementNotes: m.status === "deprecated" ? "models.dev names no replacement; the provider's deprecations page may" : null,
-          notes: m.status === "deprecated" ? "models.dev: no longer served by the provider's public API" : null, verification: "secondary", asOf, source: MODELS_DEV },
+          notes: m.status === "deprecated" ? "models.dev: no longer served by the provider's public API" : null,
+          verification: "secondary",
+          asOf,
+          source: MODELS_DEV,
+        },
         benchmarks: [],
         sources: [source],
         origin: "models.dev",
       });
     }
   }
-  const existing = await modelsById(db, incoming.map((m) => m.id));
+  const existing = await modelsById(
+    db,
+    incoming.map((m) => m.id),
+  );
   const merged = incoming.map((m) => {
     const cur = existing.get(m.id);
     if (cur?.origin !== "curated") return m;
@@ -224,7 +386,12 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
       limits: cur.limits.context === null ? m.limits : cur.limits,
       lifecycle:
         cur.lifecycle.status === "unknown" || (cur.lifecycle.status === "active" && m.lifecycle.status === "deprecated")
-          ? { ...cur.lifecycle, status: m.lifecycle.status, notes: m.lifecycle.notes ?? cur.lifecycle.notes, replacementNotes: cur.lifecycle.replacementNotes ?? m.lifecycle.replacementNotes }
+          ? {
+              ...cur.lifecycle,
+              status: m.lifecycle.status,
+              notes: m.lifecycle.notes ?? cur.lifecycle.notes,
+              replacementNotes: cur.lifecycle.replacementNotes ?? m.lifecycle.replacementNotes,
+            }
           : cur.lifecycle,
     };
   });
@@ -234,7 +401,11 @@ async function modelsStep(db: D1Database, ctx: SourceCtx, at: number, asOf: stri
 }
 
 /** Runs every (or the named) source step; never throws because one source failed. */
-export async function runIngest(env: Env, at: number, opts: { sources?: readonly IngestSource[]; maxTopics?: number; ctx?: SourceCtx } = {}): Promise<IngestReport> {
+export async function runIngest(
+  env: Env,
+  at: number,
+  opts: { sources?: readonly IngestSource[]; maxTopics?: number; ctx?: SourceCtx } = {},
+): Promise<IngestReport> {
   const db = env.DB;
   const ctx = opts.ctx ?? sourceCtx(env, 15_000);
   const asOf = utcDay(at);
@@ -270,7 +441,8 @@ export async function runIngest(env: Env, at: number, opts: { sources?: readonly
         networkFailures = 0;
       } catch (e) {
         // Two topics in a row that could not reach the source: it is down (or unreachable from here).
-        if (e instanceof SourceError && (e.kind === "network" || e.kind === "timeout") && ++networkFailures >= 2) unreachable = `${e.source} ${e.message.replace(/^[^:]+: /, "")} for two topics in a row in this run`;
+        if (e instanceof SourceError && (e.kind === "network" || e.kind === "timeout") && ++networkFailures >= 2)
+          unreachable = `${e.source} ${e.message.replace(/^[^:]+: /, "")} for two topics in a row in this run`;
         results.push({ topic: t.topic, items: 0, error: String((e as Error)?.message ?? e).slice(0, 500) });
       }
     }
@@ -292,18 +464,32 @@ export async function runIngest(env: Env, at: number, opts: { sources?: readonly
     try {
       const eco = registryEco[source];
       if (eco) {
-        results = await perTopic(source, topics.filter((t) => ecoOf(t) === eco), async (t) => {
-          const { rows, deprecations } = await registryReleases(t, eco, ctx, asOf);
-          return writeReleases(rows, deprecations);
-        });
+        results = await perTopic(
+          source,
+          topics.filter((t) => ecoOf(t) === eco),
+          async (t) => {
+            const { rows, deprecations } = await registryReleases(t, eco, ctx, asOf);
+            return writeReleases(rows, deprecations);
+          },
+        );
       } else if (source === "github") {
-        results = await perTopic(source, topics.filter((t) => t.repo), async (t, e) => writeReleases(await githubStep(t, e, ctx, asOf)));
+        results = await perTopic(
+          source,
+          topics.filter((t) => t.repo),
+          async (t, e) => writeReleases(await githubStep(t, e, ctx, asOf)),
+        );
       } else if (source === "changelog") {
-        results = await perTopic(source, topics.filter((t) => t.changelog?.startsWith("https://github.com/")), async (t, e) => writeReleases(await changelogStep(t, e, ctx, asOf)));
+        results = await perTopic(
+          source,
+          topics.filter((t) => t.changelog?.startsWith("https://github.com/")),
+          async (t, e) => writeReleases(await changelogStep(t, e, ctx, asOf)),
+        );
       } else if (source === "osv") {
         results = await perTopic(source, topics, (t, e) => osvStep(db, t, e, ctx, at));
       } else if (source === "osv-malicious") {
-        const cursors = await db.prepare("SELECT topic, cursor FROM ingest_status WHERE source = 'osv-malicious'").all<{ topic: string; cursor: string | null }>();
+        const cursors = await db
+          .prepare("SELECT topic, cursor FROM ingest_status WHERE source = 'osv-malicious'")
+          .all<{ topic: string; cursor: string | null }>();
         for (const eco of ["npm", "pypi", "go", "cargo"] as const) {
           try {
             results.push(await maliciousStep(db, eco, ctx, at, cursors.results.find((c) => c.topic === eco)?.cursor ?? null));
@@ -344,11 +530,20 @@ export async function runIngest(env: Env, at: number, opts: { sources?: readonly
       failed: failed.length,
       items: results.reduce((n, r) => n + r.items, 0),
       errors: failed.map((r) => `${r.topic || source}: ${r.error}`),
-      unreachable: !!results.length && failed.length === results.length && failed.some((r) => /unreachable|no answer within|not tried/.test(r.error ?? "")),
+      unreachable:
+        !!results.length &&
+        failed.length === results.length &&
+        failed.some((r) => /unreachable|no answer within|not tried/.test(r.error ?? "")),
       ms: Date.now() - t0,
     });
   }
-  console.log(JSON.stringify({ level: "info", what: "ingest", sources: report.sources.map((s) => ({ source: s.source, ok: s.ok, failed: s.failed, items: s.items })) }));
+  console.log(
+    JSON.stringify({
+      level: "info",
+      what: "ingest",
+      sources: report.sources.map((s) => ({ source: s.source, ok: s.ok, failed: s.failed, items: s.items })),
+    }),
+  );
   return report;
 }
 
@@ -369,7 +564,12 @@ export interface RefreshResult {
  * does), within a subrequest budget and a deadline: for a request (sync) that meets stale data.
  * Writes the releases and the topics' ingest status; never throws.
  */
-export async function refreshTopics(env: Env, topics: TopicRow[], at: number, opts: { budget: number; deadlineMs: number; ctx?: SourceCtx }): Promise<RefreshResult[]> {
+export async function refreshTopics(
+  env: Env,
+  topics: TopicRow[],
+  at: number,
+  opts: { budget: number; deadlineMs: number; ctx?: SourceCtx },
+): Promise<RefreshResult[]> {
   const db = env.DB;
   const ctx = opts.ctx ?? sourceCtx(env, Math.min(opts.deadlineMs, 5_000));
   const asOf = utcDay(at);
@@ -380,7 +580,11 @@ export async function refreshTopics(env: Env, topics: TopicRow[], at: number, op
     const eco = parseEcosystem(t.ecosystem);
     if (!eco) continue;
     if (budget < REFRESH_COST[eco]) {
-      out.push({ topic: t.topic, ok: false, error: "not tried: beyond this request's subrequest budget (the scheduled ingest will refresh it)" });
+      out.push({
+        topic: t.topic,
+        ok: false,
+        error: "not tried: beyond this request's subrequest budget (the scheduled ingest will refresh it)",
+      });
       continue;
     }
     budget -= REFRESH_COST[eco];
@@ -392,7 +596,10 @@ export async function refreshTopics(env: Env, topics: TopicRow[], at: number, op
       const work = (async () => {
         try {
           const { rows, deprecations } = await registryReleases(t, eco, ctx, asOf, 5);
-          const stmts = [...bulkStatements(db, UPSERT_RELEASES, rows, [at]), ...bulkStatements(db, UPSERT_DEPRECATIONS, deprecations, [at])];
+          const stmts = [
+            ...bulkStatements(db, UPSERT_RELEASES, rows, [at]),
+            ...bulkStatements(db, UPSERT_DEPRECATIONS, deprecations, [at]),
+          ];
           if (stmts.length) await db.batch(stmts);
           return { topic: t.topic, ok: true, error: null, items: rows.length + deprecations.length };
         } catch (e) {
@@ -400,7 +607,9 @@ export async function refreshTopics(env: Env, topics: TopicRow[], at: number, op
         }
       })();
       const r = await Promise.race([work, deadline]);
-      return r === "late" ? { topic: t.topic, ok: false, error: `no answer within this request's ${opts.deadlineMs} ms`, items: 0, eco } : { ...r, eco };
+      return r === "late"
+        ? { topic: t.topic, ok: false, error: `no answer within this request's ${opts.deadlineMs} ms`, items: 0, eco }
+        : { ...r, eco };
     }),
   );
   if (done.length) {

@@ -14,13 +14,46 @@ import { z } from "zod";
 import { iso } from "../core/clock";
 import { groupBy } from "../core/group";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
-import { advisoriesForStack, advisoriesForStackRead, advisoriesSince, advisoryFromRow, ADV_COLS, AFFECTED_COLS, maliciousAdvisory, matchAdvisories, type AdvisoryOut, type AffectedRow, type MaliciousRow, type StackEntry } from "./advisories";
-import { changesOf, DEPRECATION_COLS, deprecationOut, RELEASE_COLS, sortReleases, upgradeView, type DeprecationRowDb, type ReleaseRowDb, type UpgradeView } from "./freshness.service";
+import {
+  advisoriesForStack,
+  advisoriesForStackRead,
+  advisoriesSince,
+  advisoryFromRow,
+  ADV_COLS,
+  AFFECTED_COLS,
+  maliciousAdvisory,
+  matchAdvisories,
+  type AdvisoryOut,
+  type AffectedRow,
+  type MaliciousRow,
+  type StackEntry,
+} from "./advisories";
+import {
+  changesOf,
+  DEPRECATION_COLS,
+  deprecationOut,
+  RELEASE_COLS,
+  sortReleases,
+  upgradeView,
+  type DeprecationRowDb,
+  type ReleaseRowDb,
+  type UpgradeView,
+} from "./freshness.service";
 import type { ChangeOut, DeprecationOut } from "./freshness.schemas";
 import { packageKey, resolveTopics, type TopicData } from "./topics";
 import { parseEcosystem, pinnedVersion, type Ecosystem } from "./versions";
 
-export { advisoriesForStack, advisoriesForStackRead, advisoriesSince, matchAdvisories, AFFECTED_COLS, type AffectedRow, type MaliciousRow, type StackEntry, type UpgradeView };
+export {
+  advisoriesForStack,
+  advisoriesForStackRead,
+  advisoriesSince,
+  matchAdvisories,
+  AFFECTED_COLS,
+  type AffectedRow,
+  type MaliciousRow,
+  type StackEntry,
+  type UpgradeView,
+};
 
 export const MAX_STACK = 500;
 
@@ -46,7 +79,10 @@ export async function normaliseStack(db: D1Database, stack: StackEntry[]): Promi
     const eco = parseEcosystem(s.ecosystem);
     return eco ? [{ s, eco }] : [];
   });
-  const refs = await resolveTopics(db, valid.map(({ s, eco }) => ({ name: s.name, ecosystem: eco })));
+  const refs = await resolveTopics(
+    db,
+    valid.map(({ s, eco }) => ({ name: s.name, ecosystem: eco })),
+  );
   return valid.map(({ s, eco }, i) => ({
     name: s.name,
     version: s.version,
@@ -78,9 +114,30 @@ export function topicDataRead(db: D1Database, topics: string[]): BatchRead<Map<s
     ],
     read: ([r]) =>
       new Map(
-        (r!.results as { topic: string; tracked: number; packages: string; repo: string | null; changelog: string | null; last_ok_at: number | null; last_run_at: number | null; last_error: string | null; seed_as_of: string | null }[]).map((x) => [
+        (
+          r!.results as {
+            topic: string;
+            tracked: number;
+            packages: string;
+            repo: string | null;
+            changelog: string | null;
+            last_ok_at: number | null;
+            last_run_at: number | null;
+            last_error: string | null;
+            seed_as_of: string | null;
+          }[]
+        ).map((x) => [
           x.topic,
-          { tracked: !!x.tracked, packages: x.packages, repo: x.repo, changelog: x.changelog, lastOkAt: x.last_ok_at, lastRunAt: x.last_run_at, lastError: x.last_error, seedAsOf: x.seed_as_of },
+          {
+            tracked: !!x.tracked,
+            packages: x.packages,
+            repo: x.repo,
+            changelog: x.changelog,
+            lastOkAt: x.last_ok_at,
+            lastRunAt: x.last_run_at,
+            lastError: x.last_error,
+            seedAsOf: x.seed_as_of,
+          },
         ]),
       ),
   };
@@ -92,7 +149,10 @@ export function topicDataRead(db: D1Database, topics: string[]): BatchRead<Map<s
  * that can join another caller's batch. Two statements. Several entries of one topic (react +
  * react-dom) give one view, for the lowest pinned version.
  */
-export function releasesForStackRead(db: D1Database, entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[]): BatchRead<UpgradeView[]> {
+export function releasesForStackRead(
+  db: D1Database,
+  entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[],
+): BatchRead<UpgradeView[]> {
   const byTopic = new Map<string, { ecosystem: Ecosystem; versions: string[] }>();
   for (const e of entries) {
     if (!e.pinned) continue;
@@ -105,7 +165,11 @@ export function releasesForStackRead(db: D1Database, entries: Pick<NormalisedSta
   return {
     statements: [
       db.prepare(`SELECT ${RELEASE_COLS} FROM json_each(?1) j JOIN fresh_releases r ON r.topic = j.value`).bind(topics),
-      db.prepare(`SELECT ${DEPRECATION_COLS} FROM json_each(?1) j JOIN fresh_deprecations d ON d.topic = j.value WHERE d.removed_in IS NOT NULL`).bind(topics),
+      db
+        .prepare(
+          `SELECT ${DEPRECATION_COLS} FROM json_each(?1) j JOIN fresh_deprecations d ON d.topic = j.value WHERE d.removed_in IS NOT NULL`,
+        )
+        .bind(topics),
     ],
     read: ([rels, deps]) => {
       const relByTopic = groupBy(rels!.results as unknown as ReleaseRowDb[], (r) => r.topic);
@@ -123,8 +187,10 @@ export function releasesForStackRead(db: D1Database, entries: Pick<NormalisedSta
 }
 
 /** releasesForStackRead on its own: one batch of two statements. */
-export const releasesForStack = (db: D1Database, entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[]): Promise<UpgradeView[]> =>
-  runRead(db, releasesForStackRead(db, entries));
+export const releasesForStack = (
+  db: D1Database,
+  entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[],
+): Promise<UpgradeView[]> => runRead(db, releasesForStackRead(db, entries));
 
 export const changesSinceOut = z.object({
   releases: z.array(z.custom<ChangeOut>()),
@@ -151,8 +217,12 @@ export async function changesSince(
     const eco = parseEcosystem(p.ecosystem);
     return eco ? [[eco, packageKey(eco, p.name)]] : [];
   });
-  const advFilter = pkgs ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = f.ecosystem AND json_extract(j.value, '$[1]') = f.name" : "";
-  const malFilter = pkgs ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = m.ecosystem AND json_extract(j.value, '$[1]') = m.name_key" : "";
+  const advFilter = pkgs
+    ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = f.ecosystem AND json_extract(j.value, '$[1]') = f.name"
+    : "";
+  const malFilter = pkgs
+    ? "JOIN json_each(?2) j ON json_extract(j.value, '$[0]') = m.ecosystem AND json_extract(j.value, '$[1]') = m.name_key"
+    : "";
   const t = (extra: unknown) => (extra === undefined ? [sinceMs] : [sinceMs, JSON.stringify(extra)]);
   const [rels, deps, advs, mals] = await db.batch([
     // Every release of the topics that changed, so breaking counts inferred from the version bump
@@ -163,25 +233,39 @@ export async function changesSince(
            SELECT r.topic FROM fresh_releases r ${topicFilter} WHERE r.ingested_at > ?1 ORDER BY r.ingested_at LIMIT ${limit})`,
       )
       .bind(...t(opts.topics)),
-    db.prepare(`SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d ${depFilter} WHERE d.ingested_at > ?1 ORDER BY d.ingested_at LIMIT ${limit}`).bind(...t(opts.topics)),
+    db
+      .prepare(
+        `SELECT ${DEPRECATION_COLS} FROM fresh_deprecations d ${depFilter} WHERE d.ingested_at > ?1 ORDER BY d.ingested_at LIMIT ${limit}`,
+      )
+      .bind(...t(opts.topics)),
     db
       .prepare(`SELECT DISTINCT f.ecosystem AS eco, f.name AS key, a.ingested_at, ${ADV_COLS} FROM advisories a JOIN advisory_affected f ON f.advisory_id = a.id ${advFilter}
                  WHERE a.ingested_at > ?1 AND a.malicious = 0 ORDER BY a.ingested_at LIMIT ${limit}`)
       .bind(...t(pkgs)),
-    db.prepare(`SELECT m.* FROM malicious_packages m ${malFilter} WHERE m.ingested_at > ?1 ORDER BY m.ingested_at LIMIT ${limit}`).bind(...t(pkgs)),
+    db
+      .prepare(`SELECT m.* FROM malicious_packages m ${malFilter} WHERE m.ingested_at > ?1 ORDER BY m.ingested_at LIMIT ${limit}`)
+      .bind(...t(pkgs)),
   ]);
   const topicRows = rels!.results as unknown as ReleaseRowDb[];
   const relRows = topicRows.filter((r) => r.ingested_at > sinceMs);
   const depRows = deps!.results as unknown as DeprecationRowDb[];
   const advRows = advs!.results as unknown as (Parameters<typeof advisoryFromRow>[0] & { eco: string; key: string; ingested_at: number })[];
   const malRows = mals!.results as unknown as MaliciousRow[];
-  const cursor = Math.max(sinceMs, ...relRows.map((r) => r.ingested_at), ...depRows.map((d) => d.ingested_at), ...advRows.map((a) => a.ingested_at), ...malRows.map((m) => m.ingested_at));
+  const cursor = Math.max(
+    sinceMs,
+    ...relRows.map((r) => r.ingested_at),
+    ...depRows.map((d) => d.ingested_at),
+    ...advRows.map((a) => a.ingested_at),
+    ...malRows.map((m) => m.ingested_at),
+  );
   // Change records need their topic's order for breaking inference: sort within each topic.
   const byTopic = new Map<string, ReleaseRowDb[]>();
   for (const r of topicRows) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
   const changed = new Set(relRows.map((r) => `${r.topic}\u0000${r.version}`));
   return {
-    releases: [...byTopic.values()].flatMap((rows) => changesOf(sortReleases(rows))).filter((c) => changed.has(`${c.topic}\u0000${c.version}`)),
+    releases: [...byTopic.values()]
+      .flatMap((rows) => changesOf(sortReleases(rows)))
+      .filter((c) => changed.has(`${c.topic}\u0000${c.version}`)),
     deprecations: depRows.map(deprecationOut),
     advisories: [
       ...advRows.map((r) => ({ name: r.key, ecosystem: r.eco, advisory: advisoryFromRow(r) })),

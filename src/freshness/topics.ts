@@ -7,7 +7,11 @@ import type { Ecosystem } from "./versions";
 import { goModuleMajor, parseEcosystem } from "./versions";
 
 /** PEP 503: runs of `-`, `_`, `.` become one `-`, lowercase. */
-export const pep503 = (name: string) => name.trim().replace(/[-_.]+/g, "-").toLowerCase();
+export const pep503 = (name: string) =>
+  name
+    .trim()
+    .replace(/[-_.]+/g, "-")
+    .toLowerCase();
 
 /**
  * The folded key of a package name: npm lowercase (scopes kept), PyPI PEP 503, crates lowercase
@@ -51,7 +55,11 @@ export function registryKey(eco: Ecosystem, name: string): string {
 }
 
 /** Display-name folding (`Next.js`, `nextjs`, `next-js` → `nextjs`), for display aliases only. */
-export const foldDisplay = (s: string) => s.trim().toLowerCase().replace(/[\s._-]+/g, "");
+export const foldDisplay = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s._-]+/g, "");
 
 /** `@types/react` → `react`; `@types/babel__core` → `@babel/core` (DefinitelyTyped's scoped form). */
 export function stripTypesScope(name: string): string {
@@ -133,10 +141,7 @@ const REGISTRY_SOURCES = "('npm', 'pypi', 'go', 'crates')";
  * then display-name aliases of a topic in the same ecosystem (or any, when `ecosystem` is null:
  * a free-text topic like `Next.js` in a freshness read).
  */
-export async function resolveTopics(
-  db: D1Database,
-  items: { name: string; ecosystem: Ecosystem | null }[],
-): Promise<TopicRef[]> {
+export async function resolveTopics(db: D1Database, items: { name: string; ecosystem: Ecosystem | null }[]): Promise<TopicRef[]> {
   const lookups: [string, string][] = [];
   for (const it of items) {
     if (it.ecosystem) for (const k of aliasKeys(it.ecosystem, it.name)) lookups.push([it.ecosystem, k]);
@@ -166,7 +171,16 @@ export async function resolveTopics(
     topic: hit.topic,
     ecosystem: hit.ecosystem,
     known: true,
-    data: { tracked: !!hit.tracked, packages: hit.packages, repo: hit.repo, changelog: hit.changelog, lastOkAt: hit.last_ok_at, lastRunAt: hit.last_run_at, lastError: hit.last_error, seedAsOf: hit.seed_as_of },
+    data: {
+      tracked: !!hit.tracked,
+      packages: hit.packages,
+      repo: hit.repo,
+      changelog: hit.changelog,
+      lastOkAt: hit.last_ok_at,
+      lastRunAt: hit.last_run_at,
+      lastError: hit.last_error,
+      seedAsOf: hit.seed_as_of,
+    },
   });
   return items.map((it) => {
     const ecos = it.ecosystem ? [it.ecosystem] : (["npm", "pypi", "go", "cargo"] as const);
@@ -192,7 +206,10 @@ export async function resolveTopics(
  * `?N` is the candidates parameter (JSON [[ecosystem, alias, requiredTopicEcosystem|null], …] in
  * priority order), `?M` the default topic.
  */
-export function topicCandidates(name: string, ecosystem: Ecosystem | null): { candidates: string; fallback: string; fallbackEcosystem: Ecosystem } {
+export function topicCandidates(
+  name: string,
+  ecosystem: Ecosystem | null,
+): { candidates: string; fallback: string; fallbackEcosystem: Ecosystem } {
   const c: [string, string, string | null][] = [];
   if (ecosystem) for (const k of aliasKeys(ecosystem, name)) c.push([ecosystem, k, null]);
   else for (const eco of ["npm", "pypi", "go", "cargo"] as const) c.push([eco, packageKey(eco, name), null]);

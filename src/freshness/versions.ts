@@ -230,7 +230,8 @@ export function inOsvRange(eco: Ecosystem, version: string, range: OsvRange): bo
   if (range.type === "NPM_RANGE" || range.type === "CARGO_UNAFFECTED") {
     const v = semver.valid(version.replace(/^[=v]+/, ""));
     if (!v) return false;
-    if (range.type === "NPM_RANGE") return !!range.expr && semver.validRange(range.expr) !== null && semver.satisfies(v, range.expr, { includePrerelease: true });
+    if (range.type === "NPM_RANGE")
+      return !!range.expr && semver.validRange(range.expr) !== null && semver.satisfies(v, range.expr, { includePrerelease: true });
     // An unreadable requirement is not taken as "safe": only requirements Cargo would accept count.
     return !(range.unaffected ?? []).some((req) => {
       const r = cargoRange(req);
@@ -284,7 +285,10 @@ export function inSnapshotVersions(eco: Ecosystem, version: string, spec: string
   if (s === "*") return true;
   if (s === "?" || s === "") return null;
   const clean = cleanVersion(eco, version) ?? version;
-  for (const part of s.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     if (!/^[<>=]/.test(part)) {
       if (sameVersion(eco, part, version)) return true;
       continue;
@@ -315,7 +319,8 @@ export function cargoRange(spec: string): string | null {
   if (!parts.length || parts.some((p) => !p)) return null;
   const out: string[] = [];
   for (const p of parts) {
-    const m = /^(\^|~|=|>=|<=|>|<)?\s*(\*|[xX]|\d+(?:\.(?:\d+|\*|[xX]))?(?:\.(?:\d+|\*|[xX]))?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/.exec(p);
+    const m =
+      /^(\^|~|=|>=|<=|>|<)?\s*(\*|[xX]|\d+(?:\.(?:\d+|\*|[xX]))?(?:\.(?:\d+|\*|[xX]))?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/.exec(p);
     if (!m) return null;
     const [, op, v] = m;
     const wildcard = /(^|\.)[*xX]/.test(v!);
@@ -327,7 +332,8 @@ export function cargoRange(spec: string): string | null {
 }
 
 /** Go pseudo-version (`v0.0.0-20191109021931-daa7c04131f5`, `v1.2.4-0.2024…-abcdef123456`), per cmd/go's pattern. */
-export const isGoPseudoVersion = (v: string) => /^v\d+\.(?:0\.0-|\d+\.\d+-(?:[^+]*\.)?0\.)\d{14}-[A-Za-z0-9]+(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/.test(v.trim());
+export const isGoPseudoVersion = (v: string) =>
+  /^v\d+\.(?:0\.0-|\d+\.\d+-(?:[^+]*\.)?0\.)\d{14}-[A-Za-z0-9]+(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/.test(v.trim());
 
 /**
  * What a requested `version` means in its ecosystem:
@@ -363,7 +369,10 @@ export function parseVersionSpec(eco: Ecosystem, raw: string): VersionSpec {
       const exact = cleanVersion(eco, s);
       if (exact) return { kind: "exact", version: exact };
       if (cargoRange(s)) return { kind: "range", spec: s };
-      return { kind: "invalid", reason: `"${s}" is not a Cargo version requirement (comparators are separated by commas, as in ">=1.2, <1.5")` };
+      return {
+        kind: "invalid",
+        reason: `"${s}" is not a Cargo version requirement (comparators are separated by commas, as in ">=1.2, <1.5")`,
+      };
     }
     case "pypi": {
       const pinned = /^===?\s*([^,;\s*]+)$/.exec(s);
@@ -375,8 +384,10 @@ export function parseVersionSpec(eco: Ecosystem, raw: string): VersionSpec {
     case "go": {
       const exact = cleanVersion(eco, s);
       if (exact) return { kind: "exact", version: exact };
-      if (s === "latest" || s === "upgrade" || /^v\d+(\.\d+)?$/.test(s) || /^(<=|>=|<|>)v?\d+\.\d+\.\d+[0-9A-Za-z.+-]*$/.test(s)) return { kind: "range", spec: s };
-      if (s === "patch" || s === "none") return { kind: "invalid", reason: `"${s}" is relative to the version your go.mod requires; give that version instead` };
+      if (s === "latest" || s === "upgrade" || /^v\d+(\.\d+)?$/.test(s) || /^(<=|>=|<|>)v?\d+\.\d+\.\d+[0-9A-Za-z.+-]*$/.test(s))
+        return { kind: "range", spec: s };
+      if (s === "patch" || s === "none")
+        return { kind: "invalid", reason: `"${s}" is relative to the version your go.mod requires; give that version instead` };
       if (/^[A-Za-z0-9][A-Za-z0-9._/+-]{0,99}$/.test(s)) return { kind: "probe", query: s };
       return { kind: "invalid", reason: `"${s}" is not a Go version or version query` };
     }
@@ -400,7 +411,9 @@ function goQuery(spec: string, versions: string[], latest: string | null): strin
   const prefix = /^v(\d+)(?:\.(\d+))?$/.exec(spec);
   if (prefix) {
     return prefer(
-      valid.filter((v) => majorOf("go", v) === Number(prefix[1]) && (prefix[2] === undefined || semver.minor(goToSemver(v)!) === Number(prefix[2]))),
+      valid.filter(
+        (v) => majorOf("go", v) === Number(prefix[1]) && (prefix[2] === undefined || semver.minor(goToSemver(v)!) === Number(prefix[2])),
+      ),
       true,
     );
   }
@@ -422,7 +435,12 @@ function goQuery(spec: string, versions: string[], latest: string | null): strin
  * deprecated, else the highest satisfying version, non-deprecated ones first. Cargo and PyPI pick
  * the highest (stable releases first); Go follows its query rules (`opts.latest` is `@latest`).
  */
-export function resolveRange(eco: Ecosystem, spec: string, versions: string[], opts: { latest?: string | null; deprecated?: (v: string) => boolean } = {}): string | null | undefined {
+export function resolveRange(
+  eco: Ecosystem,
+  spec: string,
+  versions: string[],
+  opts: { latest?: string | null; deprecated?: (v: string) => boolean } = {},
+): string | null | undefined {
   const s = spec.trim();
   try {
     if (eco === "npm" || eco === "cargo") {
@@ -440,7 +458,10 @@ export function resolveRange(eco: Ecosystem, spec: string, versions: string[], o
       const valid = versions.filter((v) => pep440.valid(v));
       // A specifier that names a prerelease admits prereleases (PEP 440, "Handling of pre-releases").
       const mentionsPre = s.split(",").some((c) => {
-        const v = c.replace(/^\s*(===|==|~=|!=|>=|<=|>|<)\s*/, "").replace(/\.\*\s*$/, "").trim();
+        const v = c
+          .replace(/^\s*(===|==|~=|!=|>=|<=|>|<)\s*/, "")
+          .replace(/\.\*\s*$/, "")
+          .trim();
         return pep440.valid(v) && isPrerelease("pypi", v);
       });
       const stable = valid.filter((v) => !isPrerelease("pypi", v));

@@ -79,7 +79,13 @@ export const createKb = defineOperation({
   body: kbCreateBody,
   output: z.object({ entry: kbEntryOut }),
   handler: (ctx, b) => svc.createKb(ctx.env.DB, ctx.caller, b, ctx.clientIp ?? null),
-  activity: (_b, r) => ({ kind: "KNOWLEDGE", summary: `Submitted a knowledge draft: ${r.entry.title}${heldNote(r.entry)}`, targetType: "KB_ENTRY", targetId: r.entry.id, url: `/v1/kb/${r.entry.slug}` }),
+  activity: (_b, r) => ({
+    kind: "KNOWLEDGE",
+    summary: `Submitted a knowledge draft: ${r.entry.title}${heldNote(r.entry)}`,
+    targetType: "KB_ENTRY",
+    targetId: r.entry.id,
+    url: `/v1/kb/${r.entry.slug}`,
+  }),
 });
 
 export const verifyKb = defineOperation({
@@ -92,7 +98,8 @@ export const verifyKb = defineOperation({
     "Anything else is refused with 403 and `details.reason` (`same_account`, `account_newer_than_entry`, `shared_network`, `no_standing`), and nothing is recorded. Once per account. " +
     "Sync pushes only entries verified this way whose text passed the agent-text scan.",
   errors: {
-    FORBIDDEN: "the caller's account wrote the entry, was created after it, shares the author's network, or has no standing (`details.reason`)",
+    FORBIDDEN:
+      "the caller's account wrote the entry, was created after it, shares the author's network, or has no standing (`details.reason`)",
     CONFLICT: "the caller's account already verified this entry",
   },
   tag: TAG,
@@ -103,7 +110,13 @@ export const verifyKb = defineOperation({
   params: z.object({ id: ref }),
   output: z.object({ entry: kbEntryOut }),
   handler: (ctx, i) => svc.verifyKb(ctx.env.DB, ctx.caller, i.id, ctx.clientIp ?? null),
-  activity: (_i, r) => ({ kind: "KNOWLEDGE", summary: `Verified a knowledge entry: ${r.entry.title}`, targetType: "KB_ENTRY", targetId: r.entry.id, url: `/v1/kb/${r.entry.slug}` }),
+  activity: (_i, r) => ({
+    kind: "KNOWLEDGE",
+    summary: `Verified a knowledge entry: ${r.entry.title}`,
+    targetType: "KB_ENTRY",
+    targetId: r.entry.id,
+    url: `/v1/kb/${r.entry.slug}`,
+  }),
 });
 
 export const kbOperations = [listKb, getKb, createKb, verifyKb];

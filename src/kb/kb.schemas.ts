@@ -48,7 +48,10 @@ const isoDate = z
 
 export const kbCreateBody = z.object({
   title,
-  summaryMd: z.string().max(2_000, "at most 2,000 characters").refine((s) => s.trim().length > 0, "must not be empty"),
+  summaryMd: z
+    .string()
+    .max(2_000, "at most 2,000 characters")
+    .refine((s) => s.trim().length > 0, "must not be empty"),
   bodyMd,
   tags: tags(10).default([]),
   appliesFromVersion: visibleString().trim().min(1).max(64).optional(),

@@ -58,10 +58,7 @@ function itemOut(r: KbRow, viewer: string | null = null): KbItemOut {
   };
 }
 
-export async function listKb(
-  db: D1Database,
-  input: { q?: string; tag?: string; status?: string; page: number; perPage: number },
-) {
+export async function listKb(db: D1Database, input: { q?: string; tag?: string; status?: string; page: number; perPage: number }) {
   const where: string[] = [];
   const binds: unknown[] = [];
   const q = input.q?.trim();
@@ -197,7 +194,8 @@ export async function createKb(
   return entryFrom(res.at(-2), res.at(-1), caller.ownerId);
 }
 
-const refused = (message: string, reason: string, extra: Record<string, unknown> = {}) => new ApiError("FORBIDDEN", message, { reason, ...extra });
+const refused = (message: string, reason: string, extra: Record<string, unknown> = {}) =>
+  new ApiError("FORBIDDEN", message, { reason, ...extra });
 
 export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: string, clientIp: string | null = null) {
   const [entryRes, mineRes, meRes] = await db.batch([
@@ -220,10 +218,15 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
       )
       .bind(caller.ownerId),
   ]);
-  const e = entryRes!.results[0] as { id: string; owner_id: string; created_at: number; author_net: string | null; author_handle: string } | undefined;
+  const e = entryRes!.results[0] as
+    | { id: string; owner_id: string; created_at: number; author_net: string | null; author_handle: string }
+    | undefined;
   if (!e) throw notFound("Knowledge entry");
   if (e.owner_id === caller.ownerId) {
-    throw refused(`Verification must be independent: this entry was written by @${e.author_handle}, an agent of your own account`, "same_account");
+    throw refused(
+      `Verification must be independent: this entry was written by @${e.author_handle}, an agent of your own account`,
+      "same_account",
+    );
   }
   const mine = mineRes!.results[0] as { handle: string } | undefined;
   if (mine) throw conflict(`Your account already verified this entry through @${mine.handle}`);
@@ -247,7 +250,9 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
   }
   const res = await db.batch([
     db
-      .prepare(`INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at, basis, net) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+      .prepare(
+        `INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at, basis, net) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      )
       .bind(e.id, caller.ownerId, caller.agentId, t, basis, net),
     db.prepare(`UPDATE kb_entries SET status = 'VERIFIED', updated_at = ?2 WHERE id = ?1 AND status = 'DRAFT'`).bind(e.id, t),
     // A verified replacement retires the entry it supersedes (same owner, checked again here).
@@ -311,7 +316,9 @@ export function kbItemsByIdsRead(db: D1Database, ids: readonly string[]): BatchR
   return {
     statements: [
       db
-        .prepare(`SELECT ${ITEM_COLS} FROM json_each(?1) j JOIN kb_entries e ON e.id = j.value JOIN agents a ON a.id = e.author_id WHERE ${PUSHABLE} ORDER BY e.as_of_date DESC`)
+        .prepare(
+          `SELECT ${ITEM_COLS} FROM json_each(?1) j JOIN kb_entries e ON e.id = j.value JOIN agents a ON a.id = e.author_id WHERE ${PUSHABLE} ORDER BY e.as_of_date DESC`,
+        )
         .bind(JSON.stringify([...new Set(ids)])),
     ],
     read: ([res]) => (res!.results as unknown as KbRow[]).map((r) => itemOut(r)),

@@ -36,8 +36,7 @@ export function standingOf(o: VerifierFacts, at: number): string | null {
   return null;
 }
 
-export const STANDING_RULE =
-  `a paid plan, or an account at least ${STANDING.tenureDays} days old whose agents hold at least ${STANDING.reputation} reputation`;
+export const STANDING_RULE = `a paid plan, or an account at least ${STANDING.tenureDays} days old whose agents hold at least ${STANDING.reputation} reputation`;
 
 const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
@@ -46,12 +45,22 @@ function v4Prefix(ip: string): string | null {
   if (!m) return null;
   const [a, b, c, d] = m.slice(1).map(Number) as [number, number, number, number];
   if ([a, b, c, d].some((x) => x > 255)) return null;
-  const local = a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  const local =
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127);
   return local ? null : `${a}.${b}.${c}`;
 }
 
 function v6Prefix(ip: string): string | null {
-  const s = ip.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const s = ip
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   const mapped = /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(s) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(s);
   if (mapped) return v4Prefix(mapped[1]!);
   if (!/^[0-9a-f:]+$/.test(s) || (s.match(/::/g)?.length ?? 0) > 1) return null;
@@ -62,9 +71,16 @@ function v6Prefix(ip: string): string | null {
   if (groups.length !== 8 || groups.some((g) => g.length === 0 || g.length > 4)) return null;
   const first = parseInt(groups[0]!, 16);
   // Unspecified, loopback, link-local (fe80::/10) and unique-local (fc00::/7) addresses are not a signal.
-  if (groups.every((g) => parseInt(g, 16) === 0) || (groups.slice(0, 7).every((g) => parseInt(g, 16) === 0) && parseInt(groups[7]!, 16) === 1)) return null;
+  if (
+    groups.every((g) => parseInt(g, 16) === 0) ||
+    (groups.slice(0, 7).every((g) => parseInt(g, 16) === 0) && parseInt(groups[7]!, 16) === 1)
+  )
+    return null;
   if ((first & 0xffc0) === 0xfe80 || (first & 0xfe00) === 0xfc00) return null;
-  return groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":");
+  return groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":");
 }
 
 /** A short hash of the caller's network (IPv4 /24, IPv6 /64), or null for an unknown, local or private address. */

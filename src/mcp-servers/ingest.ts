@@ -63,7 +63,18 @@ interface StateRow {
   run_started_at: string | null;
 }
 
-async function saveState(db: D1Database, s: Partial<{ cursor: string | null; updatedSince: string | null; runStartedAt: string | null; lastSuccessAt: string; lastError: string | null; seen: number }>, at: number) {
+async function saveState(
+  db: D1Database,
+  s: Partial<{
+    cursor: string | null;
+    updatedSince: string | null;
+    runStartedAt: string | null;
+    lastSuccessAt: string;
+    lastError: string | null;
+    seen: number;
+  }>,
+  at: number,
+) {
   await db
     .prepare(
       `INSERT INTO mcp_registry_state (id, cursor, updated_since, run_started_at, last_success_at, last_error, servers_seen, updated_at)
@@ -71,7 +82,16 @@ async function saveState(db: D1Database, s: Partial<{ cursor: string | null; upd
        ON CONFLICT (id) DO UPDATE SET cursor = ?2, updated_since = coalesce(?3, updated_since), run_started_at = ?4,
          last_success_at = coalesce(?5, last_success_at), last_error = ?6, servers_seen = servers_seen + coalesce(?7, 0), updated_at = ?8`,
     )
-    .bind(STATE_ID, s.cursor ?? null, s.updatedSince ?? null, s.runStartedAt ?? null, s.lastSuccessAt ?? null, s.lastError ?? null, s.seen ?? null, at)
+    .bind(
+      STATE_ID,
+      s.cursor ?? null,
+      s.updatedSince ?? null,
+      s.runStartedAt ?? null,
+      s.lastSuccessAt ?? null,
+      s.lastError ?? null,
+      s.seen ?? null,
+      at,
+    )
     .run();
 }
 
@@ -79,7 +99,10 @@ async function ingestRegistry(env: Env, at: number, opts: McpIngestOptions, repo
   const db = env.DB;
   const base = opts.base ?? env.MCP_REGISTRY_URL ?? MCP_REGISTRY;
   const ctx = sourceCtx(env, 10_000);
-  const state = await db.prepare("SELECT cursor, updated_since, run_started_at FROM mcp_registry_state WHERE id = ?").bind(STATE_ID).first<StateRow>();
+  const state = await db
+    .prepare("SELECT cursor, updated_since, run_started_at FROM mcp_registry_state WHERE id = ?")
+    .bind(STATE_ID)
+    .first<StateRow>();
   const incremental = !!state?.updated_since;
   report.registry.mode = incremental ? "incremental" : "full";
   let cursor = state?.cursor ?? null;
@@ -119,7 +142,18 @@ async function ingestRegistry(env: Env, at: number, opts: McpIngestOptions, repo
     cursor = got.nextCursor;
     if (!cursor) {
       report.registry.complete = true;
-      await saveState(db, { cursor: null, updatedSince: runStartedAt, runStartedAt: null, lastSuccessAt: new Date(at).toISOString(), lastError: null, seen: records.length }, at);
+      await saveState(
+        db,
+        {
+          cursor: null,
+          updatedSince: runStartedAt,
+          runStartedAt: null,
+          lastSuccessAt: new Date(at).toISOString(),
+          lastError: null,
+          seen: records.length,
+        },
+        at,
+      );
       return;
     }
     await saveState(db, { cursor, runStartedAt, lastError: null, seen: records.length }, at);
@@ -166,7 +200,8 @@ async function ingestTools(env: Env, at: number, opts: McpIngestOptions, report:
       const got = await fetchRemoteTools(remote.url, ctx, opts.fetcher);
       const tools = toolList(got.tools) ?? [];
       // A D1 row holds at most 2 MB: a list that would not fit is refused, not truncated.
-      if (JSON.stringify(tools).length + (got.instructions?.length ?? 0) > MAX_STORED_TOOLS) throw new Error(`the tool list is larger than ${MAX_STORED_TOOLS} characters`);
+      if (JSON.stringify(tools).length + (got.instructions?.length ?? 0) > MAX_STORED_TOOLS)
+        throw new Error(`the tool list is larger than ${MAX_STORED_TOOLS} characters`);
       updates.set(row.id, {
         tools,
         instructions: got.instructions?.slice(0, 65_536),

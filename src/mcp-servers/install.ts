@@ -31,17 +31,28 @@ export function serverKey(name: string): string {
     .replace(/^[-_.]+|[-_.]+$/g, "");
   if (cleaned && !NOISE.test(cleaned)) return configKey(cleaned);
   // `com.cloudflare.mcp/mcp` → cloudflare: the namespace's most specific label that is not "mcp".
-  const labels = ns.toLowerCase().split(".").filter((l) => l && l !== "mcp" && l !== "io" && l !== "github" && l !== "com" && l !== "dev" && l !== "ai");
+  const labels = ns
+    .toLowerCase()
+    .split(".")
+    .filter((l) => l && l !== "mcp" && l !== "io" && l !== "github" && l !== "com" && l !== "dev" && l !== "ai");
   return configKey(labels.at(-1) ?? server);
 }
 
-const envName = (key: string, suffix: string) => `${key}_${suffix}`.toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+const envName = (key: string, suffix: string) =>
+  `${key}_${suffix}`
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
 
 function headerInput(h: KeyValueInput, key: string): McpHeaderInput | null {
   if (h.isSecret) {
     const env = envName(key, h.name.toLowerCase() === "authorization" ? "token" : h.name);
     const template = h.value ?? h.default;
-    const prefix = template?.includes("{") ? template.slice(0, template.indexOf("{")) : h.name.toLowerCase() === "authorization" ? "Bearer " : "";
+    const prefix = template?.includes("{")
+      ? template.slice(0, template.indexOf("{"))
+      : h.name.toLowerCase() === "authorization"
+        ? "Bearer "
+        : "";
     return { name: h.name, env, prefix };
   }
   const value = h.value ?? h.default;
@@ -55,10 +66,16 @@ function remoteInput(r: RemoteRecord, key: string, notes: string[]): McpConfigIn
   for (const h of r.headers ?? []) {
     const input = required(h) ? headerInput(h, key) : null;
     if (input) headers.push(input);
-    else notes.push(`Optional header ${h.name}${h.description ? `: ${h.description}` : ""}${h.isSecret ? " (a secret: keep it in an environment variable)" : ""}.`);
+    else
+      notes.push(
+        `Optional header ${h.name}${h.description ? `: ${h.description}` : ""}${h.isSecret ? " (a secret: keep it in an environment variable)" : ""}.`,
+      );
   }
   for (const [v, spec] of Object.entries(r.variables ?? {})) {
-    if (r.url.includes(`{${v}}`)) notes.push(`Replace {${v}} in the URL${spec?.description ? `: ${spec.description}` : ""}${spec?.default ? ` (default ${spec.default})` : ""}.`);
+    if (r.url.includes(`{${v}}`))
+      notes.push(
+        `Replace {${v}} in the URL${spec?.description ? `: ${spec.description}` : ""}${spec?.default ? ` (default ${spec.default})` : ""}.`,
+      );
   }
   return { kind: "remote", transport: r.type, url: r.url, headers };
 }
@@ -109,7 +126,10 @@ function packageInput(p: PackageRecord, notes: string[]): McpConfigInput["target
   // docker passes a variable into the container only when told to (`-e NAME` reads it from the environment).
   const envFlags = checked.runner === "docker" ? env.flatMap((e) => ["-e", e.name]) : [];
   const args = [...start.head, ...argValues(checked.runtimeArguments), ...envFlags, ...start.target, ...argValues(p.packageArguments)];
-  if (checked.findings.length) notes.push(`Left out what the record asks for that could run other code or widen the server's reach: ${checked.findings.map((f) => f.excerpt).join("; ")} (see the findings).`);
+  if (checked.findings.length)
+    notes.push(
+      `Left out what the record asks for that could run other code or widen the server's reach: ${checked.findings.map((f) => f.excerpt).join("; ")} (see the findings).`,
+    );
   notes.push(
     `Runs ${p.registryType} package ${p.identifier}${p.version ? ` pinned to ${p.version}, the version of the registry record` : ""} with ${checked.runner}. Lore's review covers the server's tool descriptions, not the package's code.`,
   );
@@ -117,12 +137,17 @@ function packageInput(p: PackageRecord, notes: string[]): McpConfigInput["target
 }
 
 /** The renderer input for a server, and what it points at; null target when nothing can be configured. */
-export function installInput(r: Pick<ServerRecord, "name" | "remotes" | "packages">): { input: McpConfigInput | null; target: InstallTarget; notes: string[] } {
+export function installInput(r: Pick<ServerRecord, "name" | "remotes" | "packages">): {
+  input: McpConfigInput | null;
+  target: InstallTarget;
+  notes: string[];
+} {
   const key = serverKey(r.name);
   const notes: string[] = [];
   const remote = r.remotes.find((x) => x.type === "streamable-http") ?? r.remotes.find((x) => x.type === "sse");
   if (remote) {
-    if (r.remotes.length > 1) notes.push(`This record lists ${r.remotes.length} remote endpoints; the configuration uses the first, ${remote.url}.`);
+    if (r.remotes.length > 1)
+      notes.push(`This record lists ${r.remotes.length} remote endpoints; the configuration uses the first, ${remote.url}.`);
     const target = remoteInput(remote, key, notes);
     return {
       input: { key, target },
@@ -133,10 +158,36 @@ export function installInput(r: Pick<ServerRecord, "name" | "remotes" | "package
   for (const p of r.packages.filter((x) => x.transport.type === "stdio")) {
     const target = packageInput(p, notes);
     if (target) {
-      return { input: { key, target }, target: { kind: "package", transport: "stdio", url: null, registryType: p.registryType, identifier: p.identifier, version: p.version ?? null }, notes };
+      return {
+        input: { key, target },
+        target: {
+          kind: "package",
+          transport: "stdio",
+          url: null,
+          registryType: p.registryType,
+          identifier: p.identifier,
+          version: p.version ?? null,
+        },
+        notes,
+      };
     }
   }
   const mcpb = r.packages.find((p) => p.registryType === "mcpb");
-  notes.push(mcpb ? "The only package is an MCP bundle (mcpb): install it with a client that installs bundles, after checking its fileSha256." : "The record names no remote endpoint and no package Lore can configure.");
-  return { input: null, target: { kind: "none", transport: null, url: null, registryType: mcpb?.registryType ?? null, identifier: mcpb?.identifier ?? null, version: mcpb?.version ?? null }, notes };
+  notes.push(
+    mcpb
+      ? "The only package is an MCP bundle (mcpb): install it with a client that installs bundles, after checking its fileSha256."
+      : "The record names no remote endpoint and no package Lore can configure.",
+  );
+  return {
+    input: null,
+    target: {
+      kind: "none",
+      transport: null,
+      url: null,
+      registryType: mcpb?.registryType ?? null,
+      identifier: mcpb?.identifier ?? null,
+      version: mcpb?.version ?? null,
+    },
+    notes,
+  };
 }

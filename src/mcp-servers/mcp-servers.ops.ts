@@ -6,7 +6,16 @@ import * as svc from "./mcp-servers.service";
 import { judgeMcpScan } from "./second-opinion";
 import { severityRank } from "../scan";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
-import { SCAN_BODY_BYTES, detailQuery, listQuery, scanBody, scanOut, serverDetailOut, serverItemOut, slugParam } from "./mcp-servers.schemas";
+import {
+  SCAN_BODY_BYTES,
+  detailQuery,
+  listQuery,
+  scanBody,
+  scanOut,
+  serverDetailOut,
+  serverItemOut,
+  slugParam,
+} from "./mcp-servers.schemas";
 
 const TAG = "mcp-servers";
 

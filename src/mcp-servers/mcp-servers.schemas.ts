@@ -24,7 +24,11 @@ export const SCAN_BODY_BYTES = 4 * 1024 * 1024;
  * Depth and size of a JSON value, walked with an explicit stack (never recursion, so a schema
  * nested a million deep is measured, not a stack overflow). Stops as soon as a bound is passed.
  */
-export function jsonShape(value: unknown, maxDepth: number, maxNodes: number): { depth: number; nodes: number; chars: number; over: "depth" | "nodes" | null } {
+export function jsonShape(
+  value: unknown,
+  maxDepth: number,
+  maxNodes: number,
+): { depth: number; nodes: number; chars: number; over: "depth" | "nodes" | null } {
   const stack: [unknown, number][] = [[value, 1]];
   let depth = 0;
   let nodes = 0;
@@ -53,7 +57,8 @@ const jsonObject = (what: string) =>
     const s = jsonShape(v, SCAN_LIMITS.schemaDepth, SCAN_LIMITS.schemaNodes);
     if (s.over === "depth") ctx.addIssue({ code: "custom", message: `${what} is nested more than ${SCAN_LIMITS.schemaDepth} levels deep` });
     else if (s.over === "nodes") ctx.addIssue({ code: "custom", message: `${what} has more than ${SCAN_LIMITS.schemaNodes} values` });
-    else if (s.chars > SCAN_LIMITS.schemaChars) ctx.addIssue({ code: "custom", message: `${what} holds ${s.chars} characters of text; at most ${SCAN_LIMITS.schemaChars}` });
+    else if (s.chars > SCAN_LIMITS.schemaChars)
+      ctx.addIssue({ code: "custom", message: `${what} holds ${s.chars} characters of text; at most ${SCAN_LIMITS.schemaChars}` });
   });
 
 const text = (max: number) => z.string().max(max, `at most ${max} characters`);
@@ -83,7 +88,12 @@ export const scanBody = z
       total += t.name.length + (t.title?.length ?? 0) + (t.description?.length ?? 0);
       for (const s of [t.inputSchema, t.outputSchema, t.annotations]) if (s) total += jsonShape(s, Infinity, Infinity).chars;
     }
-    if (total > SCAN_LIMITS.totalChars) ctx.addIssue({ code: "custom", path: ["tools"], message: `the submitted text is ${total} characters; at most ${SCAN_LIMITS.totalChars} per scan` });
+    if (total > SCAN_LIMITS.totalChars)
+      ctx.addIssue({
+        code: "custom",
+        path: ["tools"],
+        message: `the submitted text is ${total} characters; at most ${SCAN_LIMITS.totalChars} per scan`,
+      });
   });
 
 export const mcpFindingOut = z.object({
@@ -169,7 +179,12 @@ export const remoteOut = z.object({
   type: z.enum(["streamable-http", "sse"]),
   url: z.string(),
   headers: z.array(keyValueOut).optional(),
-  variables: z.record(z.string(), z.object({ description: z.string().optional(), isRequired: z.boolean().optional(), default: z.string().optional() })).optional(),
+  variables: z
+    .record(
+      z.string(),
+      z.object({ description: z.string().optional(), isRequired: z.boolean().optional(), default: z.string().optional() }),
+    )
+    .optional(),
 });
 
 export const packageOut = z.object({
@@ -223,7 +238,12 @@ export const serverDetailOut = z.object({
     source: z.enum(["seed", "registry"]),
     _meta: z.object({
       "io.modelcontextprotocol.registry/official": z
-        .object({ status: z.enum(["active", "deprecated"]), statusMessage: z.string().nullable(), publishedAt: z.string().nullable(), updatedAt: z.string().nullable() })
+        .object({
+          status: z.enum(["active", "deprecated"]),
+          statusMessage: z.string().nullable(),
+          publishedAt: z.string().nullable(),
+          updatedAt: z.string().nullable(),
+        })
         .nullable(),
     }),
   }),
@@ -244,7 +264,16 @@ export const serverDetailOut = z.object({
   scannedAt: z.string(),
   review: z.object({ note: z.string(), reviewedAt: z.string().nullable() }).nullable(),
   scans: z.array(
-    z.object({ seq: z.number().int(), scannedAt: z.string(), version: z.string(), toolsHash: z.string().nullable(), status: z.enum(SCAN_STATUSES), findingsCount: z.number().int(), reason: z.string(), changes: z.array(mcpFindingOut) }),
+    z.object({
+      seq: z.number().int(),
+      scannedAt: z.string(),
+      version: z.string(),
+      toolsHash: z.string().nullable(),
+      status: z.enum(SCAN_STATUSES),
+      findingsCount: z.number().int(),
+      reason: z.string(),
+      changes: z.array(mcpFindingOut),
+    }),
   ),
   /** What adding the server configures, and the configuration for each harness in its own format. */
   install: z.object({

@@ -61,7 +61,9 @@ const ITEM_COLS = `s.slug, s.name, s.title, s.description, s.version, s.reposito
   s.security_status, s.tool_count, s.tools_known, s.tools_complete, s.registry_status, s.reviewed_at, s.scanned_at, s.updated_at`;
 
 const transportsOf = (r: Pick<ItemRow, "has_stdio" | "has_http" | "has_sse">) =>
-  [r.has_stdio ? "stdio" : null, r.has_http ? "streamable-http" : null, r.has_sse ? "sse" : null].filter((x): x is "stdio" | "streamable-http" | "sse" => x !== null);
+  [r.has_stdio ? "stdio" : null, r.has_http ? "streamable-http" : null, r.has_sse ? "sse" : null].filter(
+    (x): x is "stdio" | "streamable-http" | "sse" => x !== null,
+  );
 
 function itemOut(r: ItemRow): ServerItemOut {
   return {
@@ -105,7 +107,9 @@ export async function searchServers(db: D1Database, input: ListInput) {
     key: "s.rowid",
     columns: ITEM_COLS,
     // bm25 weights: name 8, title 10, description 4, tool names 2 (server_id is unindexed).
-    fts: match ? { table: "mcp_servers_fts", on: "s.rowid = f.rowid", match, rank: "bm25(mcp_servers_fts, 0.0, 8.0, 10.0, 4.0, 2.0)" } : undefined,
+    fts: match
+      ? { table: "mcp_servers_fts", on: "s.rowid = f.rowid", match, rank: "bm25(mcp_servers_fts, 0.0, 8.0, 10.0, 4.0, 2.0)" }
+      : undefined,
     where,
     binds: [],
     order: match ? "s.name" : "coalesce(s.title, s.name) COLLATE NOCASE, s.name",
@@ -138,15 +142,19 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
   const remotes = normaliseRemotes(JSON.parse(r.remotes));
   const packages = JSON.parse(r.packages) as PackageRecord[];
   const install = installInput({ name: r.name, remotes, packages });
-  const configs = install.input
-    ? harness
-      ? [renderMcpConfig(harness, install.input)!]
-      : renderMcpConfigs(install.input)
-    : [];
+  const configs = install.input ? (harness ? [renderMcpConfig(harness, install.input)!] : renderMcpConfigs(install.input)) : [];
   const findings = [...(JSON.parse(r.change_findings) as McpFinding[]), ...(JSON.parse(r.security_findings) as McpFinding[])];
   const order = ["critical", "high", "medium", "low", "info"];
   findings.sort((a, b) => order.indexOf(a.severity) - order.indexOf(b.severity));
-  const registry = r.source === "registry" || r.published_at ? { status: r.registry_status === "deprecated" ? ("deprecated" as const) : ("active" as const), statusMessage: r.registry_status_message, publishedAt: r.published_at, updatedAt: r.registry_updated_at } : null;
+  const registry =
+    r.source === "registry" || r.published_at
+      ? {
+          status: r.registry_status === "deprecated" ? ("deprecated" as const) : ("active" as const),
+          statusMessage: r.registry_status_message,
+          publishedAt: r.published_at,
+          updatedAt: r.registry_updated_at,
+        }
+      : null;
   return {
     server: {
       slug: r.slug,
@@ -175,7 +183,18 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
     scanLayers: JSON.parse(r.scan_layers) as ScanLayer[],
     scannedAt: iso(r.scanned_at),
     review: r.review_note ? { note: r.review_note, reviewedAt: r.reviewed_at } : null,
-    scans: (scans!.results as { seq: number; scanned_at: number; version: string; tools_hash: string | null; status: string; findings_count: number; reason: string; changes: string }[]).map((c) => ({
+    scans: (
+      scans!.results as {
+        seq: number;
+        scanned_at: number;
+        version: string;
+        tools_hash: string | null;
+        status: string;
+        findings_count: number;
+        reason: string;
+        changes: string;
+      }[]
+    ).map((c) => ({
       seq: c.seq,
       scannedAt: iso(c.scanned_at),
       version: c.version,

@@ -203,7 +203,11 @@ function packages(v: unknown): PackageRecord[] {
       ...(str(x.registryBaseUrl, 500) ? { registryBaseUrl: str(x.registryBaseUrl, 500) } : {}),
       ...(str(x.fileSha256, 64) ? { fileSha256: str(x.fileSha256, 64) } : {}),
       ...(str(x.runtimeHint, 50) ? { runtimeHint: str(x.runtimeHint, 50) } : {}),
-      transport: { type: ttype, ...(httpUrl(t.url) ? { url: httpUrl(t.url) } : {}), ...(keyValues(t.headers) ? { headers: keyValues(t.headers) } : {}) },
+      transport: {
+        type: ttype,
+        ...(httpUrl(t.url) ? { url: httpUrl(t.url) } : {}),
+        ...(keyValues(t.headers) ? { headers: keyValues(t.headers) } : {}),
+      },
       ...(args(x.runtimeArguments) ? { runtimeArguments: args(x.runtimeArguments) } : {}),
       ...(args(x.packageArguments) ? { packageArguments: args(x.packageArguments) } : {}),
       ...(keyValues(x.environmentVariables) ? { environmentVariables: keyValues(x.environmentVariables) } : {}),
@@ -247,15 +251,16 @@ export function parseServerJson(doc: unknown, meta: unknown, source: "seed" | "r
   // The 2025-07-09 schema kept the status inside the document.
   const inlineStatus = str(s.status, 20);
   const status = (m?.status ?? inlineStatus ?? "active") as string;
-  const registry: RegistryMeta | null = m || inlineStatus
-    ? {
-        status: status === "deprecated" || status === "deleted" ? status : "active",
-        statusMessage: str(m?.statusMessage, 1000) ?? null,
-        publishedAt: str(m?.publishedAt, 40) ?? null,
-        updatedAt: str(m?.updatedAt, 40) ?? str(m?.statusChangedAt, 40) ?? null,
-        isLatest: m ? m.isLatest !== false : true,
-      }
-    : null;
+  const registry: RegistryMeta | null =
+    m || inlineStatus
+      ? {
+          status: status === "deprecated" || status === "deleted" ? status : "active",
+          statusMessage: str(m?.statusMessage, 1000) ?? null,
+          publishedAt: str(m?.publishedAt, 40) ?? null,
+          updatedAt: str(m?.updatedAt, 40) ?? str(m?.statusChangedAt, 40) ?? null,
+          isLatest: m ? m.isLatest !== false : true,
+        }
+      : null;
   const publisher = isObj(s._meta) && isObj(s._meta[PUBLISHER_META]) ? (s._meta[PUBLISHER_META] as Record<string, unknown>) : null;
   const publishedTools = toolList(publisher?.tools);
   return {
@@ -280,7 +285,9 @@ export function parseServerJson(doc: unknown, meta: unknown, source: "seed" | "r
       serverJson: s,
       source,
       license: null,
-      ...(publishedTools ? { tools: publishedTools, toolsComplete: null, toolsSource: "the publisher's tool list in the registry record" } : {}),
+      ...(publishedTools
+        ? { tools: publishedTools, toolsComplete: null, toolsSource: "the publisher's tool list in the registry record" }
+        : {}),
       ...(typeof publisher?.instructions === "string" ? { instructions: publisher.instructions.slice(0, 65_536) } : {}),
     },
   };
@@ -320,14 +327,20 @@ export function parseSeedRecord(x: unknown): ParseResult {
       ...(known ? { tools: list } : {}),
       toolsComplete: known ? toolsComplete === true : null,
       toolsNote: typeof toolsNote === "string" ? toolsNote : !known && typeof notes === "string" ? notes : null,
-      toolsSource: known ? `Lore's review of the source${typeof sourceCommit === "string" ? ` at commit ${sourceCommit.slice(0, 12)}` : ""}` : null,
+      toolsSource: known
+        ? `Lore's review of the source${typeof sourceCommit === "string" ? ` at commit ${sourceCommit.slice(0, 12)}` : ""}`
+        : null,
       review: { note, reviewedAt: typeof asOf === "string" ? asOf : "" },
     },
   };
 }
 
 /** `io.github.github/github-mcp-server` → `io.github.github--github-mcp-server` (readable, one path segment). */
-export const baseSlug = (name: string): string => name.toLowerCase().replace("/", "--").replace(/[^a-z0-9.-]+/g, "-");
+export const baseSlug = (name: string): string =>
+  name
+    .toLowerCase()
+    .replace("/", "--")
+    .replace(/[^a-z0-9.-]+/g, "-");
 
 export function transportsOf(r: Pick<ServerRecord, "remotes" | "packages">) {
   return {

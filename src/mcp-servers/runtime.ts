@@ -23,12 +23,23 @@ interface RunnerRules {
   dangerousShort: string;
 }
 
-const SHELL_FLAGS = /^(?:-c|-e|--eval|-p|--print|--call|--shell|--script-shell|--node-options|--require|-r|--import|--loader|--experimental-loader)$/;
+const SHELL_FLAGS =
+  /^(?:-c|-e|--eval|-p|--print|--call|--shell|--script-shell|--node-options|--require|-r|--import|--loader|--experimental-loader)$/;
 
 const RULES: Record<Runner, RunnerRules> = {
   npx: {
-    allowed: { "-y": false, "--yes": false, "-q": false, "--quiet": false, "--silent": false, "--no-update-notifier": false, "--prefer-offline": false, "--prefer-online": false },
-    dangerous: /^(?:--package|--registry|--userconfig|--globalconfig|--prefix|--workspace|-w|--ignore-scripts|--foreground-scripts|--node-arg|-n)$/,
+    allowed: {
+      "-y": false,
+      "--yes": false,
+      "-q": false,
+      "--quiet": false,
+      "--silent": false,
+      "--no-update-notifier": false,
+      "--prefer-offline": false,
+      "--prefer-online": false,
+    },
+    dangerous:
+      /^(?:--package|--registry|--userconfig|--globalconfig|--prefix|--workspace|-w|--ignore-scripts|--foreground-scripts|--node-arg|-n)$/,
     dangerousShort: "cpwen",
   },
   bunx: {
@@ -37,8 +48,20 @@ const RULES: Record<Runner, RunnerRules> = {
     dangerousShort: "cpr",
   },
   uvx: {
-    allowed: { "-q": false, "--quiet": false, "--offline": false, "--refresh": false, "--no-cache": false, "--python": true, "-p": true, "--isolated": false, "--native-tls": false, "--no-progress": false },
-    dangerous: /^(?:--from|--with|-w|--with-requirements|--with-editable|--index|--index-url|-i|--extra-index-url|--default-index|--find-links|-f|--config-file|--directory|--project|--exclude-newer)$/,
+    allowed: {
+      "-q": false,
+      "--quiet": false,
+      "--offline": false,
+      "--refresh": false,
+      "--no-cache": false,
+      "--python": true,
+      "-p": true,
+      "--isolated": false,
+      "--native-tls": false,
+      "--no-progress": false,
+    },
+    dangerous:
+      /^(?:--from|--with|-w|--with-requirements|--with-editable|--index|--index-url|-i|--extra-index-url|--default-index|--find-links|-f|--config-file|--directory|--project|--exclude-newer)$/,
     dangerousShort: "wifc",
   },
   pipx: {
@@ -48,11 +71,34 @@ const RULES: Record<Runner, RunnerRules> = {
   },
   docker: {
     allowed: {
-      "-i": false, "--interactive": false, "-t": false, "--tty": false, "-it": false, "-ti": false, "--rm": false, "--init": false,
-      "-e": true, "--env": true, "--pull": true, "--platform": true, "--name": true, "--read-only": false, "-q": false, "--quiet": false,
-      "--memory": true, "-m": true, "--cpus": true, "--stop-timeout": true, "-l": true, "--label": true, "-w": true, "--workdir": true, "--cap-drop": true,
+      "-i": false,
+      "--interactive": false,
+      "-t": false,
+      "--tty": false,
+      "-it": false,
+      "-ti": false,
+      "--rm": false,
+      "--init": false,
+      "-e": true,
+      "--env": true,
+      "--pull": true,
+      "--platform": true,
+      "--name": true,
+      "--read-only": false,
+      "-q": false,
+      "--quiet": false,
+      "--memory": true,
+      "-m": true,
+      "--cpus": true,
+      "--stop-timeout": true,
+      "-l": true,
+      "--label": true,
+      "-w": true,
+      "--workdir": true,
+      "--cap-drop": true,
     },
-    dangerous: /^(?:--privileged|-v|--volume|--volumes-from|--mount|--network|--net|--network-alias|--entrypoint|--cap-add|--pid|--ipc|--uts|--userns|--cgroupns|--cgroup-parent|--device|--device-cgroup-rule|--gpus|--security-opt|--sysctl|--runtime|--group-add|-p|--publish|-P|--publish-all|--add-host|--dns|--dns-search|--dns-option|--env-file|--link|--tmpfs|--isolation|-H|--host|--context|--config|--tlsverify|--tlscacert|--tlscert|--tlskey)$/,
+    dangerous:
+      /^(?:--privileged|-v|--volume|--volumes-from|--mount|--network|--net|--network-alias|--entrypoint|--cap-add|--pid|--ipc|--uts|--userns|--cgroupns|--cgroup-parent|--device|--device-cgroup-rule|--gpus|--security-opt|--sysctl|--runtime|--group-add|-p|--publish|-P|--publish-all|--add-host|--dns|--dns-search|--dns-option|--env-file|--link|--tmpfs|--isolation|-H|--host|--context|--config|--tlsverify|--tlscacert|--tlscert|--tlskey)$/,
     dangerousShort: "vpPH",
   },
   dnx: {
@@ -64,17 +110,27 @@ const RULES: Record<Runner, RunnerRules> = {
 
 /** The runner for each registry type, and the hints that mean the same runner (rendered as the default). */
 const RUNTIMES: Record<string, { default: Runner; supported: Partial<Record<string, Runner>>; equivalent: string[] }> = {
-  npm: { default: "npx", supported: { npx: "npx", bunx: "bunx" }, equivalent: ["pnpm", "pnpm dlx", "pnpx", "yarn", "yarn dlx", "npm", "npm exec", "node"] },
-  pypi: { default: "uvx", supported: { uvx: "uvx", pipx: "pipx" }, equivalent: ["uv", "uv tool run", "pipx run", "python", "python3", "pip"] },
+  npm: {
+    default: "npx",
+    supported: { npx: "npx", bunx: "bunx" },
+    equivalent: ["pnpm", "pnpm dlx", "pnpx", "yarn", "yarn dlx", "npm", "npm exec", "node"],
+  },
+  pypi: {
+    default: "uvx",
+    supported: { uvx: "uvx", pipx: "pipx" },
+    equivalent: ["uv", "uv tool run", "pipx run", "python", "python3", "pip"],
+  },
   oci: { default: "docker", supported: { docker: "docker" }, equivalent: ["podman"] },
   nuget: { default: "dnx", supported: { dnx: "dnx" }, equivalent: ["dotnet", "dotnet dnx"] },
 };
 
 /** Hints that are a shell or a downloader: a record naming one as the runtime wants arbitrary code run. */
-const HOSTILE_HINT = /^(?:ba|z|da|k|c|tc|fi)?sh$|^(?:cmd|cmd\.exe|powershell|pwsh|sudo|doas|env|eval|exec|curl|wget|nc|ncat|socat|perl|ruby|php|osascript|xargs|busybox)$/i;
+const HOSTILE_HINT =
+  /^(?:ba|z|da|k|c|tc|fi)?sh$|^(?:cmd|cmd\.exe|powershell|pwsh|sudo|doas|env|eval|exec|curl|wget|nc|ncat|socat|perl|ruby|php|osascript|xargs|busybox)$/i;
 
 /** Variables that make the runner load code other than the package, or fetch it from elsewhere. */
-const HOSTILE_ENV = /^(?:NODE_OPTIONS|NODE_PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_[A-Z_]+|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|BASH_ENV|ENV|PATH|PERL5OPT|RUBYOPT|JAVA_TOOL_OPTIONS|DOTNET_STARTUP_HOOKS|DOCKER_HOST|DOCKER_CONTEXT|DOCKER_CONFIG|NPM_CONFIG_[A-Z_]+|UV_[A-Z_]*INDEX[A-Z_]*|UV_FIND_LINKS|UV_PYTHON|PIP_[A-Z_]+|NUGET_[A-Z_]+|BUN_CONFIG_[A-Z_]+)$/i;
+const HOSTILE_ENV =
+  /^(?:NODE_OPTIONS|NODE_PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_[A-Z_]+|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|BASH_ENV|ENV|PATH|PERL5OPT|RUBYOPT|JAVA_TOOL_OPTIONS|DOTNET_STARTUP_HOOKS|DOCKER_HOST|DOCKER_CONTEXT|DOCKER_CONFIG|NPM_CONFIG_[A-Z_]+|UV_[A-Z_]*INDEX[A-Z_]*|UV_FIND_LINKS|UV_PYTHON|PIP_[A-Z_]+|NUGET_[A-Z_]+|BUN_CONFIG_[A-Z_]+)$/i;
 
 export interface CheckedPackage {
   runner: Runner;
@@ -84,7 +140,12 @@ export interface CheckedPackage {
 }
 
 const finding = (index: number, field: string, severity: "high" | "medium", excerpt: string, message: string): McpFinding => ({
-  ruleId: field === "runtimeHint" ? "review.runtime-hint" : field.startsWith("environmentVariables") ? "review.runtime-environment" : "review.runtime-argument",
+  ruleId:
+    field === "runtimeHint"
+      ? "review.runtime-hint"
+      : field.startsWith("environmentVariables")
+        ? "review.runtime-environment"
+        : "review.runtime-argument",
   severity,
   tool: null,
   field: `packages.${index}.${field}`,
@@ -111,7 +172,11 @@ function judge(runner: Runner, a: ArgumentRecord): "high" | "medium" | null {
   const takesValue = rules.allowed[flag]!;
   if (raw.includes("=") && !takesValue) return "medium";
   if (!takesValue && (a.value ?? a.default) !== undefined) return "medium";
-  if ((flag === "--python" || (runner === "uvx" && flag === "-p")) && !/^(?:\d+(?:\.\d+){0,2}|(?:cpython|pypy)[-@]?\d+(?:\.\d+){0,2})$/i.test(a.value ?? a.default ?? raw.split("=")[1] ?? "")) return "high";
+  if (
+    (flag === "--python" || (runner === "uvx" && flag === "-p")) &&
+    !/^(?:\d+(?:\.\d+){0,2}|(?:cpython|pypy)[-@]?\d+(?:\.\d+){0,2})$/i.test(a.value ?? a.default ?? raw.split("=")[1] ?? "")
+  )
+    return "high";
   return null;
 }
 
@@ -128,8 +193,13 @@ export function checkPackage(p: PackageRecord, index = 0): CheckedPackage | null
     else if (!rt.equivalent.includes(hint.toLowerCase())) {
       const hostile = HOSTILE_HINT.test(hint) || /[\s/\\;|&$`<>]/.test(hint);
       findings.push(
-        finding(index, "runtimeHint", hostile ? "high" : "medium", hint,
-          `The record asks for ${p.registryType} package ${p.identifier} to be run with \`${hint}\`, which is not a runner for ${p.registryType} packages; the configuration uses ${rt.default} instead`),
+        finding(
+          index,
+          "runtimeHint",
+          hostile ? "high" : "medium",
+          hint,
+          `The record asks for ${p.registryType} package ${p.identifier} to be run with \`${hint}\`, which is not a runner for ${p.registryType} packages; the configuration uses ${rt.default} instead`,
+        ),
       );
     }
   }
@@ -139,17 +209,31 @@ export function checkPackage(p: PackageRecord, index = 0): CheckedPackage | null
     if (verdict === null) kept.push(a);
     else {
       findings.push(
-        finding(index, `runtimeArguments.${i}`, verdict, shown(a),
+        finding(
+          index,
+          `runtimeArguments.${i}`,
+          verdict,
+          shown(a),
           verdict === "high"
             ? `Dropped the runtime argument \`${shown(a)}\` from the configuration: for ${runner} it runs other code or widens what the server can reach`
-            : `Dropped the runtime argument \`${shown(a)}\` from the configuration: it is not one Lore knows to be safe for ${runner}`),
+            : `Dropped the runtime argument \`${shown(a)}\` from the configuration: it is not one Lore knows to be safe for ${runner}`,
+        ),
       );
     }
   });
   const env: KeyValueInput[] = [];
   (p.environmentVariables ?? []).forEach((e, i) => {
     if (!HOSTILE_ENV.test(e.name)) env.push(e);
-    else findings.push(finding(index, `environmentVariables.${i}`, "high", e.name, `Dropped the environment variable ${e.name} from the configuration: it makes ${runner} load code other than the package, or fetch it from elsewhere`));
+    else
+      findings.push(
+        finding(
+          index,
+          `environmentVariables.${i}`,
+          "high",
+          e.name,
+          `Dropped the environment variable ${e.name} from the configuration: it makes ${runner} load code other than the package, or fetch it from elsewhere`,
+        ),
+      );
   });
   return { runner, runtimeArguments: kept, environmentVariables: env, findings };
 }

@@ -18,7 +18,15 @@ export async function judgeMcpScan(judge: Judge | null, scan: McpScan | null): P
   const input = scan ?? { status: "passed" as const, findings: [], rulesetVersion: MCP_RULESET.version, uncertain: [] };
   const v = await secondOpinion(judge, input, (span, ruleId, severity, message): McpFinding => {
     const first = span.covers.length ? input.findings[span.covers[0]!] : undefined;
-    return { ruleId, severity, tool: span.tool, field: span.field, line: first?.line ?? span.line, excerpt: first?.excerpt ?? span.text.split("\n")[0]!.slice(0, 200), message };
+    return {
+      ruleId,
+      severity,
+      tool: span.tool,
+      field: span.field,
+      line: first?.line ?? span.line,
+      excerpt: first?.excerpt ?? span.text.split("\n")[0]!.slice(0, 200),
+      message,
+    };
   });
   return { status: v.status, findings: v.findings, rulesetVersion: v.rulesetVersion, layers: v.layers };
 }

@@ -79,32 +79,64 @@ const RANK = ["info", "low", "medium", "high", "critical"];
  * Findings about the review itself: no tool list at all (unreviewed: warn), only a subset (shown),
  * and what of the packages' run instructions the configuration leaves out (runtime.ts).
  */
-export function reviewFindings(known: boolean, complete: boolean | null, count: number, note: string | null, packages: readonly PackageRecord[] = []): McpFinding[] {
+export function reviewFindings(
+  known: boolean,
+  complete: boolean | null,
+  count: number,
+  note: string | null,
+  packages: readonly PackageRecord[] = [],
+): McpFinding[] {
   return [...toolReviewFindings(known, complete, count, note), ...runtimeFindings(packages)];
 }
 
 function toolReviewFindings(known: boolean, complete: boolean | null, count: number, note: string | null): McpFinding[] {
   if (!known) {
-    return [{ ruleId: "review.tools-unread", severity: "medium", tool: null, field: "tools", excerpt: "", message: "No tool list has been read for this server: its tool descriptions are unreviewed, so it cannot be listed as passed" }];
+    return [
+      {
+        ruleId: "review.tools-unread",
+        severity: "medium",
+        tool: null,
+        field: "tools",
+        excerpt: "",
+        message: "No tool list has been read for this server: its tool descriptions are unreviewed, so it cannot be listed as passed",
+      },
+    ];
   }
   if (complete === false) {
-    return [{ ruleId: "review.tools-partial", severity: "low", tool: null, field: "tools", excerpt: "", message: `Lore read ${count} of this server's tools, not all of them${note ? ` (${note})` : ""}; the others were not scanned` }];
+    return [
+      {
+        ruleId: "review.tools-partial",
+        severity: "low",
+        tool: null,
+        field: "tools",
+        excerpt: "",
+        message: `Lore read ${count} of this server's tools, not all of them${note ? ` (${note})` : ""}; the others were not scanned`,
+      },
+    ];
   }
   return [];
 }
 
 export function sortMcpFindings(list: McpFinding[]): McpFinding[] {
-  return list.sort((a, b) => RANK.indexOf(b.severity) - RANK.indexOf(a.severity) || (a.tool ?? "").localeCompare(b.tool ?? "") || a.field.localeCompare(b.field) || (a.line ?? 0) - (b.line ?? 0));
+  return list.sort(
+    (a, b) =>
+      RANK.indexOf(b.severity) - RANK.indexOf(a.severity) ||
+      (a.tool ?? "").localeCompare(b.tool ?? "") ||
+      a.field.localeCompare(b.field) ||
+      (a.line ?? 0) - (b.line ?? 0),
+  );
 }
 
 /** The stored rows of these servers and the slugs already taken, in one round trip. */
 async function readStored(db: D1Database, ids: string[], slugs: string[]) {
   const [rows, taken] = await db.batch([
-    db.prepare(
-      `SELECT id, slug, name, version, source, instructions, tools, packages, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
+    db
+      .prepare(
+        `SELECT id, slug, name, version, source, instructions, tools, packages, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
               tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, scan_layers, review_note, reviewed_at, scanned_at, status_changed_at
          FROM mcp_servers WHERE id IN (SELECT value FROM json_each(?1))`,
-    ).bind(JSON.stringify(ids)),
+      )
+      .bind(JSON.stringify(ids)),
     db.prepare(`SELECT slug, id FROM mcp_servers WHERE slug IN (SELECT value FROM json_each(?1))`).bind(JSON.stringify(slugs)),
   ]);
   return {
@@ -156,7 +188,9 @@ const KEEP_SCANS = 20;
 /** Content findings of a tool list (scanner) as stored: everything but the review and change findings. */
 function contentOf(stored: StoredRow | undefined): McpFinding[] {
   if (!stored) return [];
-  return (JSON.parse(stored.security_findings) as McpFinding[]).filter((f) => !f.ruleId.startsWith("review.") && !f.ruleId.startsWith("rugpull."));
+  return (JSON.parse(stored.security_findings) as McpFinding[]).filter(
+    (f) => !f.ruleId.startsWith("review.") && !f.ruleId.startsWith("rugpull."),
+  );
 }
 
 interface Evaluation {
@@ -186,7 +220,14 @@ interface Evaluation {
  * when neither the tools nor the ruleset changed), the rug-pull diff against the list reviewed
  * before, and the status from all of it.
  */
-async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null, version: string, packages: readonly PackageRecord[], at: number, judge: Judge | null): Promise<Evaluation> {
+async function evaluate(
+  stored: StoredRow | undefined,
+  fresh: ToolUpdate | null,
+  version: string,
+  packages: readonly PackageRecord[],
+  at: number,
+  judge: Judge | null,
+): Promise<Evaluation> {
   const storedTools = stored ? (JSON.parse(stored.tools) as McpToolInput[]) : null;
   const known = fresh !== null || stored?.tools_known === 1;
   const tools = fresh?.tools ?? storedTools ?? [];
@@ -195,7 +236,13 @@ async function evaluate(stored: StoredRow | undefined, fresh: ToolUpdate | null,
   const toolsNote = fresh ? (fresh.note ?? null) : (stored?.tools_note ?? null);
   const hash = known ? await toolsHash({ instructions: instructions ?? undefined, tools }) : null;
   const rescanned = !stored || stored.tools_hash !== hash || stored.ruleset_version !== decidedVersion(MCP_RULESET.version, judge);
-  const toolsChanged = !!(stored && stored.tools_known === 1 && fresh && stored.tools_hash !== hash && (stored.tools_origin ?? "review") === fresh.origin);
+  const toolsChanged = !!(
+    stored &&
+    stored.tools_known === 1 &&
+    fresh &&
+    stored.tools_hash !== hash &&
+    (stored.tools_origin ?? "review") === fresh.origin
+  );
   let content = contentOf(stored);
   let changes = stored ? (JSON.parse(stored.change_findings) as McpFinding[]) : [];
   let rulesetVersion = stored?.ruleset_version ?? MCP_RULESET.version;
@@ -276,14 +323,31 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
     const id = ids[i]!;
     const stored = byId.get(id);
     const latest = r.registry ? r.registry.isLatest : true;
-    versionRows.set(`${id}\u0000${r.version}`, [id, r.version, JSON.stringify(r.serverJson), r.registry?.status ?? "active", r.registry?.statusMessage ?? null, r.registry?.publishedAt ?? null, r.registry?.updatedAt ?? null, latest ? 1 : 0, r.source]);
+    versionRows.set(`${id}\u0000${r.version}`, [
+      id,
+      r.version,
+      JSON.stringify(r.serverJson),
+      r.registry?.status ?? "active",
+      r.registry?.statusMessage ?? null,
+      r.registry?.publishedAt ?? null,
+      r.registry?.updatedAt ?? null,
+      latest ? 1 : 0,
+      r.source,
+    ]);
     // An older version only adds its version row; a seed reload never replaces what the registry said.
     if (stored && (!latest || (r.source === "seed" && stored.source === "registry"))) {
       report.unchanged++;
       continue;
     }
     const fresh: ToolUpdate | null = r.tools
-      ? { tools: r.tools, instructions: r.instructions, complete: r.toolsComplete ?? null, source: r.toolsSource ?? `the ${r.source} record`, origin: r.source === "seed" ? "review" : "publisher", note: r.toolsNote ?? null }
+      ? {
+          tools: r.tools,
+          instructions: r.instructions,
+          complete: r.toolsComplete ?? null,
+          source: r.toolsSource ?? `the ${r.source} record`,
+          origin: r.source === "seed" ? "review" : "publisher",
+          note: r.toolsNote ?? null,
+        }
       : null;
     const e = await evaluate(stored, fresh, r.version, r.packages, opts.at, judge);
     const t = transportsOf(r);
@@ -291,16 +355,58 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
     if (!stored && slugOwner.has(slug) && slugOwner.get(slug) !== id) slug = `${slug}-${id.slice(4, 10)}`;
     slugOwner.set(slug, id);
     serverRows.set(id, [
-      id, slug, r.name, r.title, r.description, r.version, r.websiteUrl, r.repository ? JSON.stringify(r.repository) : null,
-      JSON.stringify(r.remotes), JSON.stringify(r.packages), t.stdio ? 1 : 0, t.http ? 1 : 0, t.sse ? 1 : 0,
-      r.registry?.status ?? "active", r.registry?.statusMessage ?? null, r.registry?.publishedAt ?? null, r.registry?.updatedAt ?? null,
-      r.source, r.license, e.instructions, JSON.stringify(e.tools), e.tools.map((x) => x.name).join(" "), e.tools.length, e.known ? 1 : 0,
-      e.complete === null ? null : e.complete ? 1 : 0, e.toolsSource, e.toolsOrigin, e.toolsNote, e.hash, e.toolsVersion, stored?.tools_fetched_at ?? null,
-      e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), e.rulesetVersion, e.scannedAt, e.statusChangedAt,
-      r.review?.note ?? null, r.review?.reviewedAt || null, JSON.stringify(e.layers),
+      id,
+      slug,
+      r.name,
+      r.title,
+      r.description,
+      r.version,
+      r.websiteUrl,
+      r.repository ? JSON.stringify(r.repository) : null,
+      JSON.stringify(r.remotes),
+      JSON.stringify(r.packages),
+      t.stdio ? 1 : 0,
+      t.http ? 1 : 0,
+      t.sse ? 1 : 0,
+      r.registry?.status ?? "active",
+      r.registry?.statusMessage ?? null,
+      r.registry?.publishedAt ?? null,
+      r.registry?.updatedAt ?? null,
+      r.source,
+      r.license,
+      e.instructions,
+      JSON.stringify(e.tools),
+      e.tools.map((x) => x.name).join(" "),
+      e.tools.length,
+      e.known ? 1 : 0,
+      e.complete === null ? null : e.complete ? 1 : 0,
+      e.toolsSource,
+      e.toolsOrigin,
+      e.toolsNote,
+      e.hash,
+      e.toolsVersion,
+      stored?.tools_fetched_at ?? null,
+      e.status,
+      JSON.stringify(e.findings),
+      JSON.stringify(e.changes),
+      e.rulesetVersion,
+      e.scannedAt,
+      e.statusChangedAt,
+      r.review?.note ?? null,
+      r.review?.reviewedAt || null,
+      JSON.stringify(e.layers),
     ]);
     if (e.rescanned) {
-      scanRows.set(id, [id, r.version, e.hash, e.rulesetVersion, e.status, e.findings.length + e.changes.length, JSON.stringify(e.changes), opts.reason]);
+      scanRows.set(id, [
+        id,
+        r.version,
+        e.hash,
+        e.rulesetVersion,
+        e.status,
+        e.findings.length + e.changes.length,
+        JSON.stringify(e.changes),
+        opts.reason,
+      ]);
       report.scanned++;
     }
     if (e.toolsChanged) report.changedTools++;
@@ -325,7 +431,13 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
  * list, is scanned, and is compared with the list reviewed before. `failed` ids only record the
  * attempt, so a server that does not answer is not asked again every day.
  */
-export async function applyToolLists(env: Env, updates: ReadonlyMap<string, ToolUpdate>, failed: readonly string[], at: number, judge: Judge | null = judgeFromEnv(env)): Promise<{ scanned: number; changedTools: number }> {
+export async function applyToolLists(
+  env: Env,
+  updates: ReadonlyMap<string, ToolUpdate>,
+  failed: readonly string[],
+  at: number,
+  judge: Judge | null = judgeFromEnv(env),
+): Promise<{ scanned: number; changedTools: number }> {
   const db = env.DB;
   const ids = [...updates.keys()];
   const { byId } = await readStored(db, ids, []);
@@ -346,13 +458,46 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
              tools_origin = ?18, scan_layers = ?19
            WHERE id = ?1`,
         )
-        .bind(id, e.instructions, JSON.stringify(e.tools), e.tools.map((x) => x.name).join(" "), e.tools.length, e.complete === null ? null : e.complete ? 1 : 0,
-          e.toolsSource, e.toolsNote, e.hash, e.toolsVersion, at, e.status, JSON.stringify(e.findings), JSON.stringify(e.changes), e.rulesetVersion, e.scannedAt, e.statusChangedAt, e.toolsOrigin,
-          JSON.stringify(e.layers)),
+        .bind(
+          id,
+          e.instructions,
+          JSON.stringify(e.tools),
+          e.tools.map((x) => x.name).join(" "),
+          e.tools.length,
+          e.complete === null ? null : e.complete ? 1 : 0,
+          e.toolsSource,
+          e.toolsNote,
+          e.hash,
+          e.toolsVersion,
+          at,
+          e.status,
+          JSON.stringify(e.findings),
+          JSON.stringify(e.changes),
+          e.rulesetVersion,
+          e.scannedAt,
+          e.statusChangedAt,
+          e.toolsOrigin,
+          JSON.stringify(e.layers),
+        ),
     );
-    if (e.rescanned) scanRows.push([id, stored.version, e.hash, e.rulesetVersion, e.status, e.findings.length + e.changes.length, JSON.stringify(e.changes), "tools"]);
+    if (e.rescanned)
+      scanRows.push([
+        id,
+        stored.version,
+        e.hash,
+        e.rulesetVersion,
+        e.status,
+        e.findings.length + e.changes.length,
+        JSON.stringify(e.changes),
+        "tools",
+      ]);
   }
-  if (failed.length) stmts.push(db.prepare(`UPDATE mcp_servers SET tools_fetched_at = ?2 WHERE id IN (SELECT value FROM json_each(?1))`).bind(JSON.stringify(failed), at));
+  if (failed.length)
+    stmts.push(
+      db
+        .prepare(`UPDATE mcp_servers SET tools_fetched_at = ?2 WHERE id IN (SELECT value FROM json_each(?1))`)
+        .bind(JSON.stringify(failed), at),
+    );
   if (scanRows.length) {
     stmts.push(...bulkStatements(db, INSERT_SCAN, scanRows, [at]));
     stmts.push(db.prepare(PRUNE_SCANS).bind(JSON.stringify(scanRows.map((r) => r[0])), KEEP_SCANS));
@@ -365,13 +510,31 @@ export async function applyToolLists(env: Env, updates: ReadonlyMap<string, Tool
  * Rescans servers scanned under another ruleset version (the daily job, after a deploy changed
  * the rules): from the stored tools, keeping the stored change findings. Returns how many.
  */
-export async function rescanOutdated(env: Env, at: number, limit = 200, judge: Judge | null = withCallBudget(judgeFromEnv(env), 50)): Promise<{ rescanned: number; changed: number }> {
+export async function rescanOutdated(
+  env: Env,
+  at: number,
+  limit = 200,
+  judge: Judge | null = withCallBudget(judgeFromEnv(env), 50),
+): Promise<{ rescanned: number; changed: number }> {
   const rows = await env.DB.prepare(
     `SELECT id, version, instructions, tools, packages, tools_known, tools_complete, tools_note, tools_hash, security_status, change_findings, status_changed_at
        FROM mcp_servers WHERE ruleset_version <> ? LIMIT ?`,
   )
     .bind(decidedVersion(MCP_RULESET.version, judge), limit)
-    .all<{ id: string; version: string; instructions: string | null; tools: string; packages: string; tools_known: number; tools_complete: number | null; tools_note: string | null; tools_hash: string | null; security_status: string; change_findings: string; status_changed_at: number }>();
+    .all<{
+      id: string;
+      version: string;
+      instructions: string | null;
+      tools: string;
+      packages: string;
+      tools_known: number;
+      tools_complete: number | null;
+      tools_note: string | null;
+      tools_hash: string | null;
+      security_status: string;
+      change_findings: string;
+      status_changed_at: number;
+    }>();
   let changed = 0;
   const stmts: D1PreparedStatement[] = [];
   for (const r of rows.results) {
@@ -379,7 +542,16 @@ export async function rescanOutdated(env: Env, at: number, limit = 200, judge: J
     const known = r.tools_known === 1;
     const judged = await judgeMcpScan(judge, known ? scanMcpTools({ instructions: r.instructions ?? undefined, tools }) : null);
     const content = judged.findings;
-    const all = sortMcpFindings([...content, ...reviewFindings(known, r.tools_complete === null ? null : r.tools_complete === 1, tools.length, r.tools_note, JSON.parse(r.packages) as PackageRecord[])]);
+    const all = sortMcpFindings([
+      ...content,
+      ...reviewFindings(
+        known,
+        r.tools_complete === null ? null : r.tools_complete === 1,
+        tools.length,
+        r.tools_note,
+        JSON.parse(r.packages) as PackageRecord[],
+      ),
+    ]);
     const changes = JSON.parse(r.change_findings) as McpFinding[];
     const status = statusOf([...all, ...changes]);
     if (status !== r.security_status) changed++;
@@ -397,4 +569,3 @@ export async function rescanOutdated(env: Env, at: number, limit = 200, judge: J
   for (let i = 0; i < stmts.length; i += 400) await env.DB.batch(stmts.slice(i, i + 400));
   return { rescanned: rows.results.length, changed };
 }
-

@@ -123,8 +123,7 @@ export const RATE_LIMITED_CODE = -32029;
 
 type Answer = { kind: "text"; text: string } | { kind: "none" } | { kind: "response"; response: Response };
 
-const isToolCall = (m: unknown): m is Message & { id: string | number } =>
-  isObject(m) && m.method === "tools/call" && "id" in m;
+const isToolCall = (m: unknown): m is Message & { id: string | number } => isObject(m) && m.method === "tools/call" && "id" in m;
 
 /**
  * One message, admitted as if it came alone: a tool call by its own admission (callTool: the key,
@@ -145,7 +144,10 @@ async function answer(request: Request, body: Uint8Array, msg: unknown, call: To
   if (isToolCall(msg)) await call.gate.verify(call.env, call.key);
   else await admitMessage(call);
   if (!answerable(request, msg)) return { kind: "response", response: await viaSdk(request, body, call) };
-  const reply = (result: string) => ({ kind: "text" as const, text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}` });
+  const reply = (result: string) => ({
+    kind: "text" as const,
+    text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`,
+  });
   switch (msg.method) {
     case "initialize": {
       const asked = (msg.params as { protocolVersion: string }).protocolVersion;
@@ -176,10 +178,24 @@ async function serveBatch(request: Request, batch: unknown[], call: ToolCall): P
   // The transport's own refusals, once for the whole batch (as the SDK answers them), before anything is admitted.
   const accept = request.headers.get("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
-    return jsonText(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Not Acceptable: Client must accept both application/json and text/event-stream" }, id: null }), 406);
+    return jsonText(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Not Acceptable: Client must accept both application/json and text/event-stream" },
+        id: null,
+      }),
+      406,
+    );
   }
   if ((request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() !== "application/json") {
-    return jsonText(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" }, id: null }), 415);
+    return jsonText(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" },
+        id: null,
+      }),
+      415,
+    );
   }
   const out: string[] = [];
   for (const msg of batch) {
@@ -191,7 +207,9 @@ async function serveBatch(request: Request, batch: unknown[], call: ToolCall): P
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== "RATE_LIMITED") throw err;
       if (id !== undefined && isObject(msg) && "method" in msg) {
-        out.push(JSON.stringify({ jsonrpc: "2.0", id, error: { code: RATE_LIMITED_CODE, message: err.message, data: err.toBody().error } }));
+        out.push(
+          JSON.stringify({ jsonrpc: "2.0", id, error: { code: RATE_LIMITED_CODE, message: err.message, data: err.toBody().error } }),
+        );
       }
       continue;
     }

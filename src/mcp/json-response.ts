@@ -33,8 +33,7 @@ function acceptsJson(accept: string | null): boolean {
     .some((t) => t === "application/json" || t === "application/*" || t === "*/*");
 }
 
-const isResponse = (m: unknown) =>
-  typeof m === "object" && m !== null && "id" in m && ("result" in m || "error" in m) && !("method" in m);
+const isResponse = (m: unknown) => typeof m === "object" && m !== null && "id" in m && ("result" in m || "error" in m) && !("method" in m);
 
 /** The data of each SSE event (multi-line data joined by newlines), in order. */
 export function sseData(text: string): string[] {

@@ -15,14 +15,16 @@ const CORS = {
   "access-control-allow-origin": "*",
   // GET and DELETE stay listed so a browser client sees their 405 instead of a CORS failure.
   "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-  "access-control-allow-headers":
-    "content-type, accept, authorization, x-service-key, mcp-session-id, mcp-protocol-version, last-event-id",
+  "access-control-allow-headers": "content-type, accept, authorization, x-service-key, mcp-session-id, mcp-protocol-version, last-event-id",
   "access-control-expose-headers": "mcp-session-id, x-request-id",
   "access-control-max-age": "86400",
 };
 
 const methodNotAllowed = () =>
-  Response.json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null }, { status: 405, headers: { ...CORS, allow: ALLOW } });
+  Response.json(
+    { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null },
+    { status: 405, headers: { ...CORS, allow: ALLOW } },
+  );
 
 /**
  * /v1/mcp, served by the Worker itself (stateless: no session, nothing an object would have to

@@ -52,8 +52,7 @@ const error = (status: number, id: Id, code: number, message: string, data?: unk
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 type PathItem = PropertyKey | { key: PropertyKey };
-const pathOf = (path: ReadonlyArray<PathItem> | undefined) =>
-  (path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+const pathOf = (path: ReadonlyArray<PathItem> | undefined) => (path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
 
 /** One message: null when it may go on to the SDK, else the error to answer with. */
 function checkOne(msg: unknown, tools: ReadonlySet<string>): RpcError | null {
@@ -75,7 +74,10 @@ function checkOne(msg: unknown, tools: ReadonlySet<string>): RpcError | null {
   }
   const schemaName = METHOD_SCHEMAS[msg.method];
   if (schemaName) {
-    const result = specTypeSchemas[schemaName]["~standard"].validate({ method: msg.method, ...(msg.params === undefined ? {} : { params: msg.params }) });
+    const result = specTypeSchemas[schemaName]["~standard"].validate({
+      method: msg.method,
+      ...(msg.params === undefined ? {} : { params: msg.params }),
+    });
     if (result instanceof Promise) return null;
     if (result.issues?.length) {
       const issues = result.issues.map((i) => ({ path: pathOf(i.path) || "params", message: i.message }));
@@ -117,17 +119,33 @@ const carriesEnvelope = (m: unknown) =>
 function checkBatch(batch: unknown[], headers: Headers): RpcError | null {
   const version = headers.get("mcp-protocol-version") ?? VERSION_WITHOUT_HEADER;
   if (!BATCH_VERSIONS.has(version)) {
-    return error(400, null, INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not part of MCP protocol version ${echo(version)} (removed in 2025-06-18): send one message per request`);
+    return error(
+      400,
+      null,
+      INVALID_REQUEST,
+      `Invalid Request: JSON-RPC batches are not part of MCP protocol version ${echo(version)} (removed in 2025-06-18): send one message per request`,
+    );
   }
   if (batch.length === 0) return error(400, null, INVALID_REQUEST, "Invalid Request: an empty batch");
   if (batch.length > MAX_BATCH) {
-    return error(400, null, INVALID_REQUEST, `Invalid Request: a batch holds at most ${MAX_BATCH} messages, this one has ${batch.length}: send the rest in further requests`);
+    return error(
+      400,
+      null,
+      INVALID_REQUEST,
+      `Invalid Request: a batch holds at most ${MAX_BATCH} messages, this one has ${batch.length}: send the rest in further requests`,
+    );
   }
   for (const m of batch) {
     if (isObject(m) && m.method === "initialize") {
       return error(400, null, INVALID_REQUEST, "Invalid Request: initialize must not be part of a JSON-RPC batch: send it alone");
     }
-    if (carriesEnvelope(m)) return error(400, null, INVALID_REQUEST, "Invalid Request: JSON-RPC batches may not carry requests of protocol revision 2026-07-28 or later");
+    if (carriesEnvelope(m))
+      return error(
+        400,
+        null,
+        INVALID_REQUEST,
+        "Invalid Request: JSON-RPC batches may not carry requests of protocol revision 2026-07-28 or later",
+      );
   }
   return null;
 }
@@ -138,7 +156,11 @@ function checkBatch(batch: unknown[], headers: Headers): RpcError | null {
  * naming the field), and a known tool name for tools/call. Returns the parsed body when it may go
  * on, or the error to answer with.
  */
-export function checkBody(bytes: Uint8Array, tools: ReadonlySet<string>, headers: Headers): { ok: true; parsed: unknown } | { ok: false; error: RpcError } {
+export function checkBody(
+  bytes: Uint8Array,
+  tools: ReadonlySet<string>,
+  headers: Headers,
+): { ok: true; parsed: unknown } | { ok: false; error: RpcError } {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

@@ -18,12 +18,25 @@ export const modelOut = z.object({
       output: z.number().nullable(),
       cacheRead: z.number().nullable(),
       cacheWrite: z.number().nullable(),
-      tiers: z.array(z.object({ appliesWhen: z.string(), input: z.number().nullable(), output: z.number().nullable(), cacheRead: z.number().nullable() })),
+      tiers: z.array(
+        z.object({
+          appliesWhen: z.string(),
+          input: z.number().nullable(),
+          output: z.number().nullable(),
+          cacheRead: z.number().nullable(),
+        }),
+      ),
       notes: z.string().nullable(),
       ...dated,
     })
     .nullable(),
-  limits: z.object({ context: z.number().nullable(), input: z.number().nullable(), output: z.number().nullable(), notes: z.string().nullable(), ...dated }),
+  limits: z.object({
+    context: z.number().nullable(),
+    input: z.number().nullable(),
+    output: z.number().nullable(),
+    notes: z.string().nullable(),
+    ...dated,
+  }),
   lifecycle: z.object({
     status: z.enum(["active", "deprecated", "retired", "unknown"]),
     deprecationAnnounced: z.string().nullable(),

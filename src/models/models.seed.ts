@@ -14,7 +14,13 @@ interface ModelsFile {
     aliases?: string[];
     release_date?: string | null;
     release_date_notes?: string;
-    pricing_usd_per_mtok?: { input?: number; output?: number; cache_read?: number; cache_write_5m?: number; tiers?: { applies_when: string; input?: number; output?: number; cache_read?: number }[] };
+    pricing_usd_per_mtok?: {
+      input?: number;
+      output?: number;
+      cache_read?: number;
+      cache_write_5m?: number;
+      tiers?: { applies_when: string; input?: number; output?: number; cache_read?: number }[];
+    };
     pricing_notes?: string;
     context_window?: number;
     max_input_tokens?: number;
@@ -32,7 +38,17 @@ interface ModelsFile {
       source?: string;
       verification?: string;
     };
-    benchmarks?: { name: string; score: number; metric: string; variant?: string; date?: string; reported_by?: string; notes?: string; source: string; verification?: string }[];
+    benchmarks?: {
+      name: string;
+      score: number;
+      metric: string;
+      variant?: string;
+      date?: string;
+      reported_by?: string;
+      notes?: string;
+      source: string;
+      verification?: string;
+    }[];
     sources?: string[];
     source: string;
     /** `models.dev` for a model taken from the catalog as it is; curated by default. */
@@ -71,20 +87,38 @@ export async function loadModels(env: Env, text: string): Promise<{ rows: number
             output: p.output ?? null,
             cacheRead: p.cache_read ?? null,
             cacheWrite: p.cache_write_5m ?? null,
-            tiers: (p.tiers ?? []).map((t) => ({ appliesWhen: t.applies_when, input: t.input ?? null, output: t.output ?? null, cacheRead: t.cache_read ?? null })),
-            notes: [m.pricing_notes, p.cache_write_5m !== undefined ? "cacheWrite is the 5-minute cache write price." : null].filter(Boolean).join(" ") || null,
+            tiers: (p.tiers ?? []).map((t) => ({
+              appliesWhen: t.applies_when,
+              input: t.input ?? null,
+              output: t.output ?? null,
+              cacheRead: t.cache_read ?? null,
+            })),
+            notes:
+              [m.pricing_notes, p.cache_write_5m !== undefined ? "cacheWrite is the 5-minute cache write price." : null]
+                .filter(Boolean)
+                .join(" ") || null,
             asOf: factsAsOf,
             source: catalog,
           }
         : null,
-      limits: { context: m.context_window ?? null, input: m.max_input_tokens ?? null, output: m.max_output_tokens ?? null, notes: m.context_notes ?? null, asOf: factsAsOf, source: catalog },
+      limits: {
+        context: m.context_window ?? null,
+        input: m.max_input_tokens ?? null,
+        output: m.max_output_tokens ?? null,
+        notes: m.context_notes ?? null,
+        asOf: factsAsOf,
+        source: catalog,
+      },
       lifecycle: {
         status: LIFECYCLE[m.lifecycle?.status ?? ""] ?? "unknown",
         deprecationAnnounced: m.lifecycle?.deprecation_announced ?? null,
         retirementDate: m.lifecycle?.retirement_date ?? null,
         retirementPrecision: m.lifecycle?.retirement_precision ?? null,
         replacement: m.lifecycle?.replacement ?? null,
-        replacementNotes: [m.lifecycle?.replacement_notes, m.lifecycle?.replacement_source ? `Source: ${m.lifecycle.replacement_source}` : null].filter(Boolean).join(" ") || null,
+        replacementNotes:
+          [m.lifecycle?.replacement_notes, m.lifecycle?.replacement_source ? `Source: ${m.lifecycle.replacement_source}` : null]
+            .filter(Boolean)
+            .join(" ") || null,
         notes: m.lifecycle?.notes ?? null,
         verification: m.lifecycle?.verification ?? null,
         asOf: m.origin === "models.dev" ? factsAsOf : asOf,

@@ -25,7 +25,10 @@ export function modelRow(m: ModelFacts): unknown[] {
     JSON.stringify(m.benchmarks),
     JSON.stringify(m.sources),
     m.sources[0] ?? m.lifecycle.source,
-    JSON.stringify({ releaseDate: { asOf: m.releaseDate.asOf, source: m.releaseDate.source }, limits: { asOf: m.limits.asOf, source: m.limits.source, notes: m.limits.notes } }),
+    JSON.stringify({
+      releaseDate: { asOf: m.releaseDate.asOf, source: m.releaseDate.source },
+      limits: { asOf: m.limits.asOf, source: m.limits.source, notes: m.limits.notes },
+    }),
     m.origin,
   ];
 }
@@ -66,7 +69,10 @@ interface ModelRow {
 }
 
 export function modelOut(r: ModelRow): ModelOut {
-  const asOf = JSON.parse(r.facts_as_of) as { releaseDate: { asOf: string; source: string }; limits: { asOf: string; source: string; notes: string | null } };
+  const asOf = JSON.parse(r.facts_as_of) as {
+    releaseDate: { asOf: string; source: string };
+    limits: { asOf: string; source: string; notes: string | null };
+  };
   return {
     id: r.id,
     provider: r.provider,
@@ -75,7 +81,14 @@ export function modelOut(r: ModelRow): ModelOut {
     aliases: JSON.parse(r.aliases),
     releaseDate: { value: r.release_date, notes: r.release_date_notes, ...asOf.releaseDate },
     pricing: r.pricing ? JSON.parse(r.pricing) : null,
-    limits: { context: r.context_window, input: r.max_input_tokens, output: r.max_output_tokens, notes: asOf.limits.notes, asOf: asOf.limits.asOf, source: asOf.limits.source },
+    limits: {
+      context: r.context_window,
+      input: r.max_input_tokens,
+      output: r.max_output_tokens,
+      notes: asOf.limits.notes,
+      asOf: asOf.limits.asOf,
+      source: asOf.limits.source,
+    },
     // Rows stored before replacementNotes existed read as "none recorded".
     lifecycle: { replacementNotes: null, ...JSON.parse(r.lifecycle) },
     benchmarks: JSON.parse(r.benchmarks),

@@ -89,7 +89,9 @@ export const checkResultOut = z.object({
       }),
     )
     .optional()
-    .describe("The known advisories of the version judged: id, aliases, severity, summary, fixed versions, source and the date the source said it."),
+    .describe(
+      "The known advisories of the version judged: id, aliases, severity, summary, fixed versions, source and the date the source said it.",
+    ),
   /**
    * What the version's advisories were looked up in: `current` (OSV answered in this request, or a
    * complete source younger than a day), `stale` (only an older complete source: newer advisories

@@ -29,7 +29,17 @@ export async function loadMalicious(env: Env, text: string): Promise<{ rows: num
     const name = f[1]?.trim();
     if (!eco || !name || f.length < 7) continue;
     const [versions = "?", id = "", modified = "", kind = "", origin = ""] = f.slice(2).map((x) => x.trim());
-    rows.push([eco, packageKey(eco, name), maliciousRecordKey(id, origin, versions), name, versions, id || null, modified || null, kind || null, origin]);
+    rows.push([
+      eco,
+      packageKey(eco, name),
+      maliciousRecordKey(id, origin, versions),
+      name,
+      versions,
+      id || null,
+      modified || null,
+      kind || null,
+      origin,
+    ]);
   }
   const sql = `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
     SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true
@@ -48,7 +58,13 @@ interface PackageChecksFile {
   packages: {
     ecosystem: string;
     name: string;
-    expected: { malicious?: boolean; malicious_history?: boolean; advisory_ids?: string[]; affected_versions?: string[]; typosquat_of?: string };
+    expected: {
+      malicious?: boolean;
+      malicious_history?: boolean;
+      advisory_ids?: string[];
+      affected_versions?: string[];
+      typosquat_of?: string;
+    };
   }[];
 }
 
@@ -98,7 +114,12 @@ export function popularLoader(eco: Ecosystem) {
     await env.DB.batch([
       env.DB.prepare("DELETE FROM popular_names WHERE ecosystem = ?").bind(eco),
       env.DB.prepare("DELETE FROM popular_keys WHERE ecosystem = ?").bind(eco),
-      ...bulkStatements(env.DB, `INSERT INTO popular_names (ecosystem, rank, name, name_key) SELECT ?2, ${jsonCols(3)} FROM json_each(?1)`, named, [eco]),
+      ...bulkStatements(
+        env.DB,
+        `INSERT INTO popular_names (ecosystem, rank, name, name_key) SELECT ?2, ${jsonCols(3)} FROM json_each(?1)`,
+        named,
+        [eco],
+      ),
       ...bulkStatements(
         env.DB,
         `INSERT OR IGNORE INTO popular_keys (ecosystem, key_hash, rank) SELECT ?2, ${jsonCols(2)} FROM json_each(?1)`,
@@ -123,7 +144,11 @@ export async function loadHallucinated(env: Env, text: string): Promise<{ rows: 
   });
   await env.DB.batch([
     env.DB.prepare("DELETE FROM hallucinated_names"),
-    ...bulkStatements(env.DB, `INSERT INTO hallucinated_names (ecosystem, name_key, name, suggestion, note, source) SELECT ${jsonCols(6)} FROM json_each(?1)`, rows),
+    ...bulkStatements(
+      env.DB,
+      `INSERT INTO hallucinated_names (ecosystem, name_key, name, suggestion, note, source) SELECT ${jsonCols(6)} FROM json_each(?1)`,
+      rows,
+    ),
   ]);
   return { rows: rows.length };
 }

@@ -15,7 +15,19 @@ import { DAY_MS, iso, now } from "../core/clock";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import type { Env } from "../env";
 import { packageKey, registryKey } from "../freshness/topics";
-import { goModuleMajor, goVersionFitsPath, inSnapshotVersions, isGoPseudoVersion, majorOf, osvAffects, parseVersionSpec, resolveRange, versionKey, type Ecosystem, type VersionSpec } from "../freshness/versions";
+import {
+  goModuleMajor,
+  goVersionFitsPath,
+  inSnapshotVersions,
+  isGoPseudoVersion,
+  majorOf,
+  osvAffects,
+  parseVersionSpec,
+  resolveRange,
+  versionKey,
+  type Ecosystem,
+  type VersionSpec,
+} from "../freshness/versions";
 import { ADV_COLS, advisoryFromRow, osvStatements, type AdvRowDb, type MaliciousRow } from "../freshness/advisories";
 import { advisorySourcesRead, entryCoverage, type SourceRow } from "../freshness/coverage";
 import { OSV_ECOSYSTEM } from "../freshness/versions";
@@ -51,7 +63,12 @@ export const CHECK_DEADLINE_MS = 12_000;
 const MAX_OSV_RECORDS = 25;
 
 /** The registry as a reader knows it, for messages ("could not verify with PyPI: unreachable"). */
-export const REGISTRY_NAMES: Record<Ecosystem, string> = { npm: "the npm registry", pypi: "PyPI", go: "the Go module proxy", cargo: "crates.io" };
+export const REGISTRY_NAMES: Record<Ecosystem, string> = {
+  npm: "the npm registry",
+  pypi: "PyPI",
+  go: "the Go module proxy",
+  cargo: "crates.io",
+};
 
 /** A source failure in words: "unreachable (…)", "no answer within 4000 ms", "answered HTTP 503". */
 function failureText(err: unknown): string {
@@ -179,7 +196,8 @@ type Known =
 type Failure = { status: "error"; reason: string; notChecked?: boolean };
 
 const pairKey = (eco: string, key: string) => `${eco}\u0000${key}`;
-const entryKey = (e: { eco: string; rkey: string; vkey: string | null; want: number }) => `${e.eco}\u0000${e.rkey}\u0000${e.vkey ?? ""}\u0000${e.want}`;
+const entryKey = (e: { eco: string; rkey: string; vkey: string | null; want: number }) =>
+  `${e.eco}\u0000${e.rkey}\u0000${e.vkey ?? ""}\u0000${e.want}`;
 
 /** The cache form of a registry answer: summary, canonical version keys, flags of the versions that have any. */
 export function toCache(eco: Ecosystem, f: PackageFacts): CacheForm {
@@ -219,10 +237,28 @@ export function cacheRow(eco: Ecosystem, rkey: string, r: Lookup, at: number, po
     const c = toCache(eco, r.facts);
     for (const v of extraVersions) if (!c.versions.includes(v)) c.versions.push(v);
     const ttl = popular ? CACHE_TTL.foundPopular : CACHE_TTL.found;
-    return [eco, rkey, "found", JSON.stringify({ ...c.summary, fv: CACHE_FORMAT }), JSON.stringify(c.versions), JSON.stringify(c.flags), at, at + ttl];
+    return [
+      eco,
+      rkey,
+      "found",
+      JSON.stringify({ ...c.summary, fv: CACHE_FORMAT }),
+      JSON.stringify(c.versions),
+      JSON.stringify(c.flags),
+      at,
+      at + ttl,
+    ];
   }
   const unpublishable = eco === "npm" && /[A-Z]/.test(rkey);
-  return [eco, rkey, "missing", JSON.stringify({ source: r.source, detail: r.detail, fv: CACHE_FORMAT }), "[]", "{}", at, at + (unpublishable ? CACHE_TTL.missingUnpublishable : CACHE_TTL.missing)];
+  return [
+    eco,
+    rkey,
+    "missing",
+    JSON.stringify({ source: r.source, detail: r.detail, fv: CACHE_FORMAT }),
+    "[]",
+    "{}",
+    at,
+    at + (unpublishable ? CACHE_TTL.missingUnpublishable : CACHE_TTL.missing),
+  ];
 }
 
 export const UPSERT_CACHE = `INSERT INTO registry_cache (ecosystem, name_key, status, data, versions, flags, fetched_at, expires_at)
@@ -247,14 +283,22 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
   for (const e of entries) asked.set(entryKey(e), [e.eco, e.rkey, e.vkey, e.want]);
   // CROSS JOIN keeps SQLite's join order: the few asked names first, then index lookups (left to
   // itself the planner may scan the 52k popular names once per asked name).
-  const join = (t: string, col = "name_key") => `CROSS JOIN ${t} ON ${t.split(" ")[1]}.ecosystem = json_extract(j.value, '$[0]') AND ${t.split(" ")[1]}.${col} = json_extract(j.value, '$[1]')`;
-  const sourcesRead = advisorySourcesRead(db, entries.map((e) => ({ ecosystem: e.eco, key: e.key })));
+  const join = (t: string, col = "name_key") =>
+    `CROSS JOIN ${t} ON ${t.split(" ")[1]}.ecosystem = json_extract(j.value, '$[0]') AND ${t.split(" ")[1]}.${col} = json_extract(j.value, '$[1]')`;
+  const sourcesRead = advisorySourcesRead(
+    db,
+    entries.map((e) => ({ ecosystem: e.eco, key: e.key })),
+  );
   const [mal, hall, pop, near, cache, adv, ...srcRes] = await db.batch([
     db.prepare(`SELECT m.* FROM json_each(?1) j ${join("malicious_packages m")}`).bind(p),
     db.prepare(`SELECT h.* FROM json_each(?1) j ${join("hallucinated_names h")}`).bind(p),
     // Left to itself the planner searches popular_names by its primary key's ecosystem prefix (a
     // scan of the whole list per name) once `name` is selected: measured 1 s against 13 ms.
-    db.prepare(`SELECT p.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_names p INDEXED BY popular_names_key_idx")}`).bind(p),
+    db
+      .prepare(
+        `SELECT p.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_names p INDEXED BY popular_names_key_idx")}`,
+      )
+      .bind(p),
     db
       .prepare(
         `SELECT DISTINCT k.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_keys k", "key_hash")}
@@ -274,14 +318,30 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
            FROM json_each(?1) j ${join("registry_cache c")} WHERE c.expires_at > ?2 AND json_extract(c.data, '$.fv') = ?3`,
       )
       .bind(JSON.stringify([...asked.values()]), at, CACHE_FORMAT),
-    db.prepare(`SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`).bind(p),
+    db
+      .prepare(
+        `SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`,
+      )
+      .bind(p),
     // Which advisory sources answered for these packages, as of when (what "no advisory" is worth).
     ...sourcesRead.statements,
   ]);
   const group = <T extends { ecosystem?: string; name_key?: string; eco?: string; key?: string }>(rows: T[]) =>
     groupBy(rows, (r) => pairKey((r.ecosystem ?? r.eco)!, (r.name_key ?? r.key)!));
   const cached = new Map<string, Known>();
-  type CacheDbRow = { ecosystem: string; name_key: string; vkey: string | null; want: number; status: string; data: string; fetched_at: number; version_found: number | null; flags: string | null; versions: string | null; all_flags: string | null };
+  type CacheDbRow = {
+    ecosystem: string;
+    name_key: string;
+    vkey: string | null;
+    want: number;
+    status: string;
+    data: string;
+    fetched_at: number;
+    version_found: number | null;
+    flags: string | null;
+    versions: string | null;
+    all_flags: string | null;
+  };
   for (const c of cache!.results as CacheDbRow[]) {
     const data = JSON.parse(c.data);
     cached.set(
@@ -301,7 +361,12 @@ async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
   }
   return {
     malicious: group(mal!.results as unknown as MaliciousRow[]),
-    hallucinated: new Map((hall!.results as { ecosystem: string; name_key: string; suggestion: string; note: string; source: string }[]).map((h) => [pairKey(h.ecosystem, h.name_key), h])),
+    hallucinated: new Map(
+      (hall!.results as { ecosystem: string; name_key: string; suggestion: string; note: string; source: string }[]).map((h) => [
+        pairKey(h.ecosystem, h.name_key),
+        h,
+      ]),
+    ),
     popular: group(pop!.results as unknown as PopularRow[]),
     near: near!.results as unknown as PopularRow[],
     cached,
@@ -386,13 +451,20 @@ const probeKey = (rkey: string, q: string) => `${rkey}\u0000${q}`;
 
 /** The query a Go entry needs the proxy's `.info` for: a pseudo-version (never in `@v/list`), a branch or a commit. */
 const probeQuery = (e: Entry): string | null =>
-  e.eco !== "go" || !e.spec ? null : e.spec.kind === "probe" ? e.spec.query : e.spec.kind === "exact" && isGoPseudoVersion(e.spec.version) ? e.spec.version : null;
+  e.eco !== "go" || !e.spec
+    ? null
+    : e.spec.kind === "probe"
+      ? e.spec.query
+      : e.spec.kind === "exact" && isGoPseudoVersion(e.spec.version)
+        ? e.spec.version
+        : null;
 
 function goMajorNote(path: string, version: string): string | undefined {
   const major = majorOf("go", version);
   const { base, major: pathMajor } = goModuleMajor(path);
   if (major === null) return undefined;
-  if (major >= 2 && pathMajor !== major) return `; Go modules keep major version ${major} at the module path ${base}/v${major}${pathMajor === 1 ? " (or as +incompatible when the repository has no go.mod)" : ""}`;
+  if (major >= 2 && pathMajor !== major)
+    return `; Go modules keep major version ${major} at the module path ${base}/v${major}${pathMajor === 1 ? " (or as +incompatible when the repository has no go.mod)" : ""}`;
   if (major < 2 && pathMajor >= 2) return `; the module path ${path} holds v${pathMajor}.x.y versions only`;
   return undefined;
 }
@@ -403,7 +475,8 @@ function goMajorNote(path: string, version: string): string | undefined {
  */
 function judge(e: Entry, k: Extract<Known, { status: "found" }>, probe: ProbeResult | undefined, at: number, recheck?: Failure): Judgement {
   const sum = k.summary;
-  const flagsOf = (key: string | null) => (key ? (k.allFlags?.[key] ?? (key === (e.vkey ?? sum.latestKey) ? k.flags : null) ?? null) : null);
+  const flagsOf = (key: string | null) =>
+    key ? (k.allFlags?.[key] ?? (key === (e.vkey ?? sum.latestKey) ? k.flags : null) ?? null) : null;
   const display = (key: string) => k.allFlags?.[key]?.v ?? key;
   const spec = e.spec;
   if (!spec) return { versionFound: null, judged: sum.latestVersion, resolved: null, flags: k.flags ?? flagsOf(sum.latestKey) };
@@ -425,8 +498,22 @@ function judge(e: Entry, k: Extract<Known, { status: "found" }>, probe: ProbeRes
       let found = k.versionFound ?? k.versions?.includes(e.vkey!) ?? false;
       let resolved: string | null = null;
       if (!found && probeQuery(e)) {
-        if (probe?.status === "missing") return { versionFound: false, judged: spec.version, resolved: null, flags: null, note: "; the Go module proxy has no such version (404)" };
-        if (probe?.status !== "found") return { versionFound: null, judged: spec.version, resolved: null, flags: null, unverified: unprobed(`the pseudo-version ${spec.version}`) };
+        if (probe?.status === "missing")
+          return {
+            versionFound: false,
+            judged: spec.version,
+            resolved: null,
+            flags: null,
+            note: "; the Go module proxy has no such version (404)",
+          };
+        if (probe?.status !== "found")
+          return {
+            versionFound: null,
+            judged: spec.version,
+            resolved: null,
+            flags: null,
+            unverified: unprobed(`the pseudo-version ${spec.version}`),
+          };
         found = true;
         if (probe.version !== spec.version) resolved = probe.version;
       }
@@ -434,11 +521,24 @@ function judge(e: Entry, k: Extract<Known, { status: "found" }>, probe: ProbeRes
       // Go: `v2.0.0` asked, `v2.0.0+incompatible` published (one tag; the go command accepts either).
       if (flags?.v && flags.v !== spec.version) resolved = flags.v;
       if (e.eco === "go" && found && !goVersionFitsPath(e.rkey, resolved ?? spec.version)) {
-        return { versionFound: false, judged: spec.version, resolved: null, flags: null, note: goMajorNote(e.rkey, spec.version) ?? `; ${spec.version} does not fit the module path ${e.rkey}` };
+        return {
+          versionFound: false,
+          judged: spec.version,
+          resolved: null,
+          flags: null,
+          note: goMajorNote(e.rkey, spec.version) ?? `; ${spec.version} does not fit the module path ${e.rkey}`,
+        };
       }
       if (!found) {
         const unverified = stale(`version ${spec.version}`);
-        return { versionFound: unverified ? null : false, judged: spec.version, resolved: null, flags: null, note: e.eco === "go" ? goMajorNote(e.rkey, spec.version) : undefined, unverified };
+        return {
+          versionFound: unverified ? null : false,
+          judged: spec.version,
+          resolved: null,
+          flags: null,
+          note: e.eco === "go" ? goMajorNote(e.rkey, spec.version) : undefined,
+          unverified,
+        };
       }
       return { versionFound: true, judged: resolved ?? spec.version, resolved, flags };
     }
@@ -466,16 +566,44 @@ function judge(e: Entry, k: Extract<Known, { status: "found" }>, probe: ProbeRes
       if (target) return { versionFound: true, judged: target, resolved: target, flags: flagsOf(versionKey(e.eco, target)) };
       const tags = Object.keys(sum.distTags ?? {});
       if (!sum.distTagsComplete) {
-        return { versionFound: null, judged: null, resolved: null, flags: null, unverified: { code: "UNVERIFIED_TAG", message: `the registry answered from a mirror that keeps only some dist-tags (${tags.join(", ") || "none"}), so Lore could not verify the tag "${spec.tag}"` } };
+        return {
+          versionFound: null,
+          judged: null,
+          resolved: null,
+          flags: null,
+          unverified: {
+            code: "UNVERIFIED_TAG",
+            message: `the registry answered from a mirror that keeps only some dist-tags (${tags.join(", ") || "none"}), so Lore could not verify the tag "${spec.tag}"`,
+          },
+        };
       }
       const unverified = stale(`the dist-tag "${spec.tag}"`);
-      return { versionFound: unverified ? null : false, judged: null, resolved: null, flags: null, note: `; the package's dist-tags are ${tags.join(", ") || "none"}`, unverified };
+      return {
+        versionFound: unverified ? null : false,
+        judged: null,
+        resolved: null,
+        flags: null,
+        note: `; the package's dist-tags are ${tags.join(", ") || "none"}`,
+        unverified,
+      };
     }
     case "probe": {
       if (probe?.status === "found") {
-        return { versionFound: true, judged: probe.version, resolved: probe.version, flags: k.allFlags?.[versionKey("go", probe.version)] ?? null };
+        return {
+          versionFound: true,
+          judged: probe.version,
+          resolved: probe.version,
+          flags: k.allFlags?.[versionKey("go", probe.version)] ?? null,
+        };
       }
-      if (probe?.status === "missing") return { versionFound: false, judged: null, resolved: null, flags: null, note: `; the Go module proxy cannot resolve "${spec.query}" for this module (404)` };
+      if (probe?.status === "missing")
+        return {
+          versionFound: false,
+          judged: null,
+          resolved: null,
+          flags: null,
+          note: `; the Go module proxy cannot resolve "${spec.query}" for this module (404)`,
+        };
       return { versionFound: null, judged: null, resolved: null, flags: null, unverified: unprobed(`"${spec.query}"`) };
     }
   }
@@ -494,7 +622,11 @@ interface Task {
   order: number;
 }
 
-export async function checkPackages(env: Env, packages: { name: string; ecosystem: Ecosystem; version?: string }[], opts: CheckOptions = {}): Promise<{ results: CheckResult[] }> {
+export async function checkPackages(
+  env: Env,
+  packages: { name: string; ecosystem: Ecosystem; version?: string }[],
+  opts: CheckOptions = {},
+): Promise<{ results: CheckResult[] }> {
   const at = now();
   const db = env.DB;
   const entries: Entry[] = packages.map((p, i) => {
@@ -527,7 +659,8 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   for (const e of entries) {
     const popular = popularRank(e, facts) !== undefined;
     const cached = facts.cached.get(entryKey(e));
-    const decidedOffline = !e.validName || facts.hallucinated.has(pairKey(e.eco, e.key)) || maliciousRows(e, facts).some((m) => m.versions === "*");
+    const decidedOffline =
+      !e.validName || facts.hallucinated.has(pairKey(e.eco, e.key)) || maliciousRows(e, facts).some((m) => m.versions === "*");
     if (!cached && decidedOffline) continue;
     const pq = probeQuery(e);
     if (!cached) {
@@ -538,10 +671,12 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     }
     if (cached.status !== "found") continue;
     if (pq) {
-      if (!(e.spec?.kind === "exact" && cached.versionFound)) addTask({ kind: "probe", eco: e.eco, name: e.name, rkey: e.rkey, query: pq, popular, priority: 2, cost: 1 });
+      if (!(e.spec?.kind === "exact" && cached.versionFound))
+        addTask({ kind: "probe", eco: e.eco, name: e.name, rkey: e.rkey, query: pq, popular, priority: 2, cost: 1 });
       continue;
     }
-    if (judge(e, cached, undefined, at).unverified?.code === "NOT_CHECKED") addTask({ kind: "lookup", eco: e.eco, name: e.name, rkey: e.rkey, popular, priority: 2, cost: COST[e.eco] });
+    if (judge(e, cached, undefined, at).unverified?.code === "NOT_CHECKED")
+      addTask({ kind: "lookup", eco: e.eco, name: e.name, rkey: e.rkey, popular, priority: 2, cost: COST[e.eco] });
   }
 
   // Names nothing else answers first, then re-checks, then popular names; within each, request order.
@@ -550,7 +685,9 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   const planned: Task[] = [];
   const skipped: Task[] = [];
   const lookedUp = new Set<string>();
-  const ordered = [...tasks.values()].sort((a, b) => a.priority - b.priority || (a.kind === b.kind ? 0 : a.kind === "lookup" ? -1 : 1) || a.order - b.order);
+  const ordered = [...tasks.values()].sort(
+    (a, b) => a.priority - b.priority || (a.kind === b.kind ? 0 : a.kind === "lookup" ? -1 : 1) || a.order - b.order,
+  );
   for (const t of ordered) {
     // A probe of a name that is neither cached nor looked up would answer nothing on its own.
     const orphan = t.kind === "probe" && t.priority !== 2 && !lookedUp.has(pairKey(t.eco, t.rkey));
@@ -568,7 +705,8 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   const probe = opts.probe ?? registryProbe;
   const fresh = new Map<string, { lookup: Lookup; form: CacheForm | null } | Failure>();
   const probes = new Map<string, ProbeResult>();
-  const notChecked = "not looked up: this request reached its registry lookup budget (the Workers plan's subrequest limit); check it again in a separate request";
+  const notChecked =
+    "not looked up: this request reached its registry lookup budget (the Workers plan's subrequest limit); check it again in a separate request";
   for (const t of skipped) {
     const f: Failure = { status: "error", reason: notChecked, notChecked: true };
     if (t.kind === "lookup") fresh.set(pairKey(t.eco, t.rkey), f);
@@ -577,7 +715,11 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   const deadline = Date.now() + (opts.deadlineMs ?? CHECK_DEADLINE_MS);
   await pool(planned, CONCURRENCY, async (t) => {
     if (Date.now() > deadline) {
-      const f: Failure = { status: "error", reason: `not looked up: ${REGISTRY_NAMES[t.eco]} did not answer the earlier lookups of this request in time; check it again in a separate request`, notChecked: true };
+      const f: Failure = {
+        status: "error",
+        reason: `not looked up: ${REGISTRY_NAMES[t.eco]} did not answer the earlier lookups of this request in time; check it again in a separate request`,
+        notChecked: true,
+      };
       if (t.kind === "lookup") fresh.set(pairKey(t.eco, t.rkey), f);
       else probes.set(probeKey(t.rkey, t.query!), f);
       return;
@@ -602,10 +744,19 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     const f = fresh.get(pairKey(e.eco, e.rkey));
     const cached = facts.cached.get(entryKey(e)) ?? null;
     if (f && "lookup" in f) {
-      if (f.lookup.status === "missing") return { known: { status: "missing", source: f.lookup.source, detail: f.lookup.detail, fetchedAt: at } };
+      if (f.lookup.status === "missing")
+        return { known: { status: "missing", source: f.lookup.source, detail: f.lookup.detail, fetchedAt: at } };
       const form = f.form!;
       return {
-        known: { status: "found", summary: form.summary, fetchedAt: at, versionFound: e.vkey ? form.versions.includes(e.vkey) : null, flags: form.flags[e.vkey ?? form.summary.latestKey ?? ""] ?? null, versions: form.versions, allFlags: form.flags },
+        known: {
+          status: "found",
+          summary: form.summary,
+          fetchedAt: at,
+          versionFound: e.vkey ? form.versions.includes(e.vkey) : null,
+          flags: form.flags[e.vkey ?? form.summary.latestKey ?? ""] ?? null,
+          versions: form.versions,
+          allFlags: form.flags,
+        },
       };
     }
     // A failed or skipped re-check keeps the cached answer (its version question then stays open).
@@ -621,20 +772,35 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
 
   // Advisories of the versions judged: one OSV query for all of them (current, whatever Lore's
   // store holds), then the records Lore does not hold yet, within what is left of the budget.
-  const candidates = judged.filter(({ e, known, j }) => known?.status === "found" && j?.judged && j.versionFound !== false && !j.unverified && e.validName);
+  const candidates = judged.filter(
+    ({ e, known, j }) => known?.status === "found" && j?.judged && j.versionFound !== false && !j.unverified && e.validName,
+  );
   const osvAnswers = new Map<number, OsvAnswer>();
   // Packages whose stored advisories are current (the OSV ingest asked within the day) need no query.
-  const storedCurrent = (c: (typeof candidates)[number]) => entryCoverage(facts.sources, { ecosystem: c.e.eco, key: c.e.key, pinned: c.j!.judged }, at).state === "current";
-  for (const c of candidates) if (storedCurrent(c)) osvAnswers.set(c.e.i, { status: "failed", reason: "OSV not asked in this request: Lore's stored advisories for this package are current" });
+  const storedCurrent = (c: (typeof candidates)[number]) =>
+    entryCoverage(facts.sources, { ecosystem: c.e.eco, key: c.e.key, pinned: c.j!.judged }, at).state === "current";
+  for (const c of candidates)
+    if (storedCurrent(c))
+      osvAnswers.set(c.e.i, {
+        status: "failed",
+        reason: "OSV not asked in this request: Lore's stored advisories for this package are current",
+      });
   const osvAsked = candidates.filter((c) => !osvAnswers.has(c.e.i));
   const osvRecords = new Map<string, OsvRecord>();
   if (osvAsked.length) {
     try {
       if (budget < 0) throw new Error("OSV not asked: this request reached its subrequest budget");
-      const answers = await (opts.osvBatch ?? osvQueryBatch)(osvAsked.map(({ e, j }) => ({ ecosystem: OSV_ECOSYSTEM[e.eco], name: e.name, version: j!.judged! })), ctx);
-      osvAsked.forEach(({ e }, i) => { osvAnswers.set(e.i, { status: "answered", ids: [...new Set((answers[i] ?? []).map((v) => v.id))] }); });
+      const answers = await (opts.osvBatch ?? osvQueryBatch)(
+        osvAsked.map(({ e, j }) => ({ ecosystem: OSV_ECOSYSTEM[e.eco], name: e.name, version: j!.judged! })),
+        ctx,
+      );
+      osvAsked.forEach(({ e }, i) => {
+        osvAnswers.set(e.i, { status: "answered", ids: [...new Set((answers[i] ?? []).map((v) => v.id))] });
+      });
       const held = new Set([...facts.advisories.values()].flat().map((a) => a.id));
-      const missing = [...new Set(answers.flat().map((v) => v.id))].filter((id) => !held.has(id) && !id.startsWith("MAL-")).slice(0, Math.max(0, Math.min(MAX_OSV_RECORDS, budget + 1)));
+      const missing = [...new Set(answers.flat().map((v) => v.id))]
+        .filter((id) => !held.has(id) && !id.startsWith("MAL-"))
+        .slice(0, Math.max(0, Math.min(MAX_OSV_RECORDS, budget + 1)));
       budget -= missing.length;
       const got = await Promise.all(missing.map((id) => (opts.osvRecord ?? osvVuln)(id, ctx).catch(() => null)));
       for (const r of got) if (r) osvRecords.set(r.id, r);
@@ -651,14 +817,18 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
   for (const e of entries) {
     const pq = probeQuery(e);
     const p = pq ? probes.get(probeKey(e.rkey, pq)) : undefined;
-    if (p?.status === "found" && isGoPseudoVersion(p.version)) confirmed.set(e.rkey, [...new Set([...(confirmed.get(e.rkey) ?? []), versionKey("go", p.version)])]);
+    if (p?.status === "found" && isGoPseudoVersion(p.version))
+      confirmed.set(e.rkey, [...new Set([...(confirmed.get(e.rkey) ?? []), versionKey("go", p.version)])]);
   }
   const rows: unknown[][] = [];
   for (const t of planned) {
     const f = t.kind === "lookup" ? fresh.get(pairKey(t.eco, t.rkey)) : undefined;
-    if (f && "lookup" in f) rows.push(cacheRow(t.eco, t.rkey, f.lookup, at, t.popular, t.eco === "go" ? (confirmed.get(t.rkey) ?? []) : []));
+    if (f && "lookup" in f)
+      rows.push(cacheRow(t.eco, t.rkey, f.lookup, at, t.popular, t.eco === "go" ? (confirmed.get(t.rkey) ?? []) : []));
   }
-  const appends = [...confirmed].flatMap(([rkey, versions]) => (lookedUp.has(pairKey("go", rkey)) ? [] : versions.map((v) => [rkey, v] as const)));
+  const appends = [...confirmed].flatMap(([rkey, versions]) =>
+    lookedUp.has(pairKey("go", rkey)) ? [] : versions.map((v) => [rkey, v] as const),
+  );
   const stmts = [
     ...bulkStatements(db, UPSERT_CACHE, rows),
     // OSV records fetched for this answer: the next check (and sync) finds them in the store.
@@ -673,7 +843,9 @@ export async function checkPackages(env: Env, packages: { name: string; ecosyste
     ),
   ];
   if (stmts.length) {
-    const write = db.batch(stmts).catch((err) => console.error(JSON.stringify({ level: "error", what: "registry_cache write", error: String(err) })));
+    const write = db
+      .batch(stmts)
+      .catch((err) => console.error(JSON.stringify({ level: "error", what: "registry_cache write", error: String(err) })));
     if (opts.waitUntil) opts.waitUntil(write);
     else await write;
   }
@@ -696,7 +868,11 @@ function bestImitation(e: Entry, facts: Facts): { target: string; kind: TypoKind
 }
 
 const originLabel = (origin: string) =>
-  origin === "osv" ? "OSV" : origin.startsWith("package-checks@") ? `Lore's curated package facts (${origin})` : `OpenSSF malicious-packages, ${origin}`;
+  origin === "osv"
+    ? "OSV"
+    : origin.startsWith("package-checks@")
+      ? `Lore's curated package facts (${origin})`
+      : `OpenSSF malicious-packages, ${origin}`;
 
 /** An OSV record's facts for one package, as the check names them. */
 function knownFromOsv(r: OsvRecord, e: Entry, at: number): KnownAdvisory {
@@ -728,7 +904,15 @@ const sourceOut = (r: SourceRow, at: number) => ({
   complete: !!r.complete,
 });
 
-function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Judgement | null, at: number, osv?: OsvAnswer, osvRecords: Map<string, OsvRecord> = new Map()): CheckResult {
+function verdictFor(
+  e: Entry,
+  facts: Facts,
+  known: Known | Failure | null,
+  j: Judgement | null,
+  at: number,
+  osv?: OsvAnswer,
+  osvRecords: Map<string, OsvRecord> = new Map(),
+): CheckResult {
   const k = pairKey(e.eco, e.key);
   const block: CheckResult["reasons"] = [];
   const warn: CheckResult["reasons"] = [];
@@ -741,11 +925,17 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
   const imit = rank === undefined && !hall ? bestImitation(e, facts) : null;
 
   if (!e.validName) {
-    block.push({ code: "INVALID_NAME", message: `"${e.name}" is not a valid ${e.eco} package name, so it cannot be installed from the registry as written` });
+    block.push({
+      code: "INVALID_NAME",
+      message: `"${e.name}" is not a valid ${e.eco} package name, so it cannot be installed from the registry as written`,
+    });
     result.exists = false;
   }
   if (hall) {
-    block.push({ code: "HALLUCINATED", message: `"${e.name}" is a name coding models are known to invent: ${hall.note} Use "${hall.suggestion}". (${hall.source})` });
+    block.push({
+      code: "HALLUCINATED",
+      message: `"${e.name}" is a name coding models are known to invent: ${hall.note} Use "${hall.suggestion}". (${hall.source})`,
+    });
     result.suggestion = hall.suggestion;
   }
 
@@ -766,17 +956,29 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
     }
     const hit = m.versions === "*" ? true : judged ? inSnapshotVersions(e.eco, judged, m.versions) : null;
     if (hit === true) {
-      block.push({ code: "MALICIOUS", message: `reported malicious (${id}${m.versions === "*" ? "every version" : `versions ${m.versions}`}${target ? `, a typosquat of "${target}"` : ""}; source: ${source})` });
+      block.push({
+        code: "MALICIOUS",
+        message: `reported malicious (${id}${m.versions === "*" ? "every version" : `versions ${m.versions}`}${target ? `, a typosquat of "${target}"` : ""}; source: ${source})`,
+      });
       if (m.mal_id) advisories.push(m.mal_id);
     } else if (hit === null && rank === undefined) {
       // Not a popular name, and Lore cannot tell which version an install would get (no version
       // asked and no registry answer, or the versions are not known): the report covers it.
-      const which = m.versions === "?" ? "affected versions not known" : `versions ${m.versions}; Lore could not learn which version an install would get`;
-      block.push({ code: "MALICIOUS", message: `reported malicious (${id}${which}, so every version is treated as affected${target ? `; a typosquat of "${target}"` : ""}; source: ${source})` });
+      const which =
+        m.versions === "?"
+          ? "affected versions not known"
+          : `versions ${m.versions}; Lore could not learn which version an install would get`;
+      block.push({
+        code: "MALICIOUS",
+        message: `reported malicious (${id}${which}, so every version is treated as affected${target ? `; a typosquat of "${target}"` : ""}; source: ${source})`,
+      });
       if (m.mal_id) advisories.push(m.mal_id);
     } else if (hit === null) {
       // A popular name with some compromised releases: which one an install gets is not known here.
-      warn.push({ code: "MALICIOUS_VERSIONS", message: `some versions were reported malicious (${m.mal_id ?? source}: ${m.versions === "?" ? "which ones is not known" : m.versions}); ${m.versions === "?" ? "check the release you install against the report" : "pin a version that is not among them"}` });
+      warn.push({
+        code: "MALICIOUS_VERSIONS",
+        message: `some versions were reported malicious (${m.mal_id ?? source}: ${m.versions === "?" ? "which ones is not known" : m.versions}); ${m.versions === "?" ? "check the release you install against the report" : "pin a version that is not among them"}`,
+      });
       if (m.mal_id) advisories.push(m.mal_id);
     }
     // hit === false: the version judged is not among the reported ones; nothing to say.
@@ -808,7 +1010,10 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
     if (sum.latestVersion) result.latestVersion = sum.latestVersion;
     if (sum.firstPublished) result.firstPublished = sum.firstPublished;
     if (sum.securityHolder) {
-      block.push({ code: "SECURITY_HOLDER", message: `npm removed this package for security reasons and holds the name with a "${sum.latestVersion}" stub (security holding package); it has no real code` });
+      block.push({
+        code: "SECURITY_HOLDER",
+        message: `npm removed this package for security reasons and holds the name with a "${sum.latestVersion}" stub (security holding package); it has no real code`,
+      });
     }
     if (sum.quarantined) {
       block.push({ code: "QUARANTINED", message: "PyPI quarantined this project (reported malicious): nothing can be installed from it" });
@@ -824,7 +1029,10 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
               : e.spec.kind === "probe"
                 ? `"${e.version}" is not a version of this module`
                 : `no published version satisfies ${e.version}${e.eco === "pypi" || e.eco === "cargo" ? " (yanked releases left out, as the installer does)" : e.eco === "go" ? " (retracted versions left out)" : ""}`;
-        block.push({ code: "VERSION_NOT_FOUND", message: `${what}${j.note ?? ""}${sum.latestVersion ? `; the latest is ${sum.latestVersion}` : ""}` });
+        block.push({
+          code: "VERSION_NOT_FOUND",
+          message: `${what}${j.note ?? ""}${sum.latestVersion ? `; the latest is ${sum.latestVersion}` : ""}`,
+        });
       }
     }
     if (j.resolved) result.resolvedVersion = j.resolved;
@@ -833,16 +1041,29 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
     else if (sum.packageDeprecated) warn.push({ code: "DEPRECATED", message: `deprecated: ${sum.packageDeprecated}` });
     if (judged && j.versionFound !== false) {
       const range = e.eco === "go" ? sum.retracted.find((r) => isRetracted(judged, r)) : undefined;
-      if (flags.y !== undefined || range) warn.push({ code: "YANKED", message: `${judged} was ${e.eco === "go" ? "retracted" : "yanked"}${flags.y ? `: ${flags.y}` : range ? ` (retract ${range})` : ""}` });
-      if (flags.i) warn.push({ code: "INSTALL_SCRIPTS", message: `${judged} runs install scripts (preinstall/install/postinstall) when installed` });
+      if (flags.y !== undefined || range)
+        warn.push({
+          code: "YANKED",
+          message: `${judged} was ${e.eco === "go" ? "retracted" : "yanked"}${flags.y ? `: ${flags.y}` : range ? ` (retract ${range})` : ""}`,
+        });
+      if (flags.i)
+        warn.push({ code: "INSTALL_SCRIPTS", message: `${judged} runs install scripts (preinstall/install/postinstall) when installed` });
     }
     if (sum.firstPublished && sum.datesTrusted) {
       const ageDays = (at - Date.parse(sum.firstPublished)) / DAY_MS;
-      if (ageDays < NEW_PACKAGE_DAYS) warn.push({ code: "NEW_PACKAGE", message: `first published ${sum.firstPublished.slice(0, 10)}, less than ${NEW_PACKAGE_DAYS} days ago` });
+      if (ageDays < NEW_PACKAGE_DAYS)
+        warn.push({
+          code: "NEW_PACKAGE",
+          message: `first published ${sum.firstPublished.slice(0, 10)}, less than ${NEW_PACKAGE_DAYS} days ago`,
+        });
     } else if (!sum.datesTrusted) {
       unverified.push("firstPublished", ...(e.eco === "npm" ? ["deprecated"] : []));
       // A popular name is not new, whatever the dates say; anything else could be.
-      if (rank === undefined) warn.push({ code: "UNVERIFIED_DATES", message: "the registry answered without trustworthy publish dates (a mirror), so Lore could not verify how new this package is" });
+      if (rank === undefined)
+        warn.push({
+          code: "UNVERIFIED_DATES",
+          message: "the registry answered without trustworthy publish dates (a mirror), so Lore could not verify how new this package is",
+        });
     }
   }
 
@@ -852,14 +1073,28 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
     const rows = facts.advisories.get(k) ?? [];
     const fromRow = (a: AdvFactRow): KnownAdvisory => {
       const adv = advisoryFromRow(a);
-      return { id: adv.id, aliases: adv.aliases, severity: adv.severity, summary: adv.summary, fixedVersions: JSON.parse(a.fixed), url: adv.url, source: adv.source, asOf: adv.asOf };
+      return {
+        id: adv.id,
+        aliases: adv.aliases,
+        severity: adv.severity,
+        summary: adv.summary,
+        fixedVersions: JSON.parse(a.fixed),
+        url: adv.url,
+        source: adv.source,
+        asOf: adv.asOf,
+      };
     };
-    for (const a of rows) if (osvAffects(e.eco, judged, { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) })) knownAdv.set(a.id, fromRow(a));
+    for (const a of rows)
+      if (osvAffects(e.eco, judged, { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) })) knownAdv.set(a.id, fromRow(a));
     if (osv.status === "answered") {
       for (const id of osv.ids) {
         if (knownAdv.has(id)) continue;
         if (id.startsWith("MAL-")) {
-          if (!advisories.includes(id)) block.push({ code: "MALICIOUS", message: `OSV reports ${judged} malicious (${id}; source: https://osv.dev/vulnerability/${id})` });
+          if (!advisories.includes(id))
+            block.push({
+              code: "MALICIOUS",
+              message: `OSV reports ${judged} malicious (${id}; source: https://osv.dev/vulnerability/${id})`,
+            });
           advisories.push(id);
           continue;
         }
@@ -867,25 +1102,51 @@ function verdictFor(e: Entry, facts: Facts, known: Known | Failure | null, j: Ju
         const rec = osvRecords.get(id);
         knownAdv.set(
           id,
-          row ? fromRow(row) : rec ? knownFromOsv(rec, e, at) : { id, aliases: [], severity: null, summary: null, fixedVersions: [], url: `https://osv.dev/vulnerability/${id}`, source: "https://osv.dev", asOf: iso(at) },
+          row
+            ? fromRow(row)
+            : rec
+              ? knownFromOsv(rec, e, at)
+              : {
+                  id,
+                  aliases: [],
+                  severity: null,
+                  summary: null,
+                  fixedVersions: [],
+                  url: `https://osv.dev/vulnerability/${id}`,
+                  source: "https://osv.dev",
+                  asOf: iso(at),
+                },
         );
       }
     }
     for (const a of knownAdv.values()) {
       advisories.push(a.id);
       const fix = a.fixedVersions.length ? `fixed in ${a.fixedVersions.join(", ")}` : "no fixed version published";
-      warn.push({ code: "VULNERABLE", message: `${judged} is affected by ${a.id}${a.severity ? ` (${a.severity}` : " ("}${a.severity ? "; " : ""}${fix})${a.summary ? `: ${a.summary}` : ""}` });
+      warn.push({
+        code: "VULNERABLE",
+        message: `${judged} is affected by ${a.id}${a.severity ? ` (${a.severity}` : " ("}${a.severity ? "; " : ""}${fix})${a.summary ? `: ${a.summary}` : ""}`,
+      });
     }
     if (knownAdv.size) result.knownAdvisories = [...knownAdv.values()];
     const cov = entryCoverage(facts.sources, { ecosystem: e.eco, key: e.key, pinned: judged }, at);
     if (osv.status === "answered") {
-      result.advisoryCheck = { status: "current", version: judged, sources: [{ source: "OSV (api.osv.dev)", asOf: iso(at), status: "current", complete: true }, ...cov.sources.map((r) => sourceOut(r, at))], note: null };
+      result.advisoryCheck = {
+        status: "current",
+        version: judged,
+        sources: [
+          { source: "OSV (api.osv.dev)", asOf: iso(at), status: "current", complete: true },
+          ...cov.sources.map((r) => sourceOut(r, at)),
+        ],
+        note: null,
+      };
     } else {
       const held = cov.sources.length ? cov.sources.map((r) => sourceSummary(r, at)).join("; ") : `no advisory data for ${e.eco}`;
       const note = `${osv.reason}; what Lore holds: ${held}`;
       result.advisoryCheck = { status: cov.state, version: judged, sources: cov.sources.map((r) => sourceOut(r, at)), note };
       if (cov.state !== "current") {
-        const found = knownAdv.size ? `the ${knownAdv.size} listed are what is known, not all there is` : "none found there does not mean none exist";
+        const found = knownAdv.size
+          ? `the ${knownAdv.size} listed are what is known, not all there is`
+          : "none found there does not mean none exist";
         warn.push({ code: "ADVISORIES_UNCHECKED", message: `advisories unchecked for ${judged}: ${note}; ${found}` });
       }
     }

@@ -21,10 +21,51 @@ const MIN_EDIT_LENGTH = 5;
 
 // Letters from other scripts that render like ASCII (Unicode confusables, the common subset).
 const HOMOGLYPHS: Record<string, string> = {
-  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x",
-  і: "i", ї: "i", ј: "j", ѕ: "s", ԁ: "d", ԛ: "q", ԝ: "w", ɡ: "g", ո: "n", ս: "u", օ: "o", ℓ: "l",
-  α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ω: "w",
-  ı: "i", ł: "l", ø: "o", đ: "d", ß: "ss", "ⅰ": "i", "ｌ": "l",
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  ѕ: "s",
+  ԁ: "d",
+  ԛ: "q",
+  ԝ: "w",
+  ɡ: "g",
+  ո: "n",
+  ս: "u",
+  օ: "o",
+  ℓ: "l",
+  α: "a",
+  β: "b",
+  ε: "e",
+  η: "n",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  ω: "w",
+  ı: "i",
+  ł: "l",
+  ø: "o",
+  đ: "d",
+  ß: "ss",
+  ⅰ: "i",
+  ｌ: "l",
 };
 
 const stripSeparators = (k: string) => k.replace(/[-_.@/\s]/g, "");
@@ -33,11 +74,7 @@ const stripSeparators = (k: string) => k.replace(/[-_.@/\s]/g, "");
 export function skeleton(k: string): string {
   let s = "";
   for (const ch of k.normalize("NFKD").replace(/\p{M}/gu, "")) s += HOMOGLYPHS[ch] ?? ch;
-  return stripSeparators(s.toLowerCase())
-    .replace(/0/g, "o")
-    .replace(/[1|]/g, "l")
-    .replace(/rn/g, "m")
-    .replace(/vv/g, "w");
+  return stripSeparators(s.toLowerCase()).replace(/0/g, "o").replace(/[1|]/g, "l").replace(/rn/g, "m").replace(/vv/g, "w");
 }
 
 const words = (k: string) => k.split(/[-_./]+/).filter(Boolean);

@@ -92,10 +92,17 @@ export async function warmRegistryCache(
         .bind(eco, at, CACHE_FORMAT, REFRESH_AHEAD_MS, Math.floor(budget / COST[eco])),
     ),
   );
-  const candidates = Object.fromEntries(ORDER.map((eco, i) => [eco, results[i]!.results as unknown as Candidate[]])) as Record<Ecosystem, Candidate[]>;
+  const candidates = Object.fromEntries(ORDER.map((eco, i) => [eco, results[i]!.results as unknown as Candidate[]])) as Record<
+    Ecosystem,
+    Candidate[]
+  >;
   const plan = planWarm(candidates, budget);
 
-  const report: WarmReport = { at, budget, ecosystems: ORDER.map((ecosystem) => ({ ecosystem, warmed: 0, missing: 0, failed: 0, throughRank: null, errors: [] })) };
+  const report: WarmReport = {
+    at,
+    budget,
+    ecosystems: ORDER.map((ecosystem) => ({ ecosystem, warmed: 0, missing: 0, failed: 0, throughRank: null, errors: [] })),
+  };
   const stat = (eco: Ecosystem) => report.ecosystems.find((x) => x.ecosystem === eco)!;
   const rows: unknown[][] = [];
   const one = async (c: Candidate) => {
@@ -108,7 +115,8 @@ export async function warmRegistryCache(
       s.throughRank = Math.max(s.throughRank ?? 0, c.rank);
     } catch (e) {
       s.failed++;
-      if (s.errors.length < 5) s.errors.push(`${c.name}: ${e instanceof SourceError ? e.message : String((e as Error)?.message ?? e)}`.slice(0, 300));
+      if (s.errors.length < 5)
+        s.errors.push(`${c.name}: ${e instanceof SourceError ? e.message : String((e as Error)?.message ?? e)}`.slice(0, 300));
     }
   };
   const crates = plan.filter((c) => c.ecosystem === "cargo");
@@ -140,10 +148,19 @@ export async function warmRegistryCache(
          ON CONFLICT (source, topic) DO UPDATE SET last_run_at = excluded.last_run_at, last_ok_at = coalesce(excluded.last_ok_at, ingest_status.last_ok_at),
            last_error = excluded.last_error, items = excluded.items, cursor = coalesce(excluded.cursor, ingest_status.cursor)`,
       )
-      .bind(s.ecosystem, at, s.failed ? null : at, s.errors.length ? s.errors.join("; ") : null, s.warmed + s.missing, s.throughRank === null ? null : String(s.throughRank)),
+      .bind(
+        s.ecosystem,
+        at,
+        s.failed ? null : at,
+        s.errors.length ? s.errors.join("; ") : null,
+        s.warmed + s.missing,
+        s.throughRank === null ? null : String(s.throughRank),
+      ),
   );
   await db.batch([...bulkStatements(db, UPSERT_CACHE, rows), ...status]);
-  console.log(JSON.stringify({ level: "info", what: "registry-warm", budget, ecosystems: report.ecosystems.map(({ errors: _e, ...s }) => s) }));
+  console.log(
+    JSON.stringify({ level: "info", what: "registry-warm", budget, ecosystems: report.ecosystems.map(({ errors: _e, ...s }) => s) }),
+  );
   return report;
 }
 

@@ -53,7 +53,9 @@ async function route(env: Env, key: string): Promise<{ ownerId: string; hash: st
   let ownerId = legacyRoutes.get(hash);
   if (!ownerId) {
     if (unknownHashes.has(hash)) return null;
-    const found = await env.DB.prepare("SELECT owner_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").bind(hash).first<string>("owner_id");
+    const found = await env.DB.prepare("SELECT owner_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+      .bind(hash)
+      .first<string>("owner_id");
     if (!found) {
       if (unknownHashes.size >= UNKNOWN_MAX) unknownHashes.delete(unknownHashes.values().next().value!);
       unknownHashes.add(hash);

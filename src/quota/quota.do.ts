@@ -4,7 +4,16 @@ import { now, nextUtcMidnight, utcDay, DAY_MS } from "../core/clock";
 import type { Admission, Counting, MetricState, RateWindow } from "../core/admission";
 import type { AgentPrincipal } from "../core/principal";
 import { METRICS, PLANS, PLAN_IDS, effectivePlan, type Metric, type PlanId } from "./plans";
-import type { AccountAdmit, AccountAdmitResult, AccountChargeResult, AccountPlanResult, AccountVerifyResult, HistoryDay, Refusal, UsageSnapshot } from "./quota.schemas";
+import type {
+  AccountAdmit,
+  AccountAdmitResult,
+  AccountChargeResult,
+  AccountPlanResult,
+  AccountVerifyResult,
+  HistoryDay,
+  Refusal,
+  UsageSnapshot,
+} from "./quota.schemas";
 
 export const WINDOW_MS = 60_000;
 /** Longest history kept; GET /usage/history reads at most 90 days. */
@@ -82,7 +91,10 @@ export class AccountQuota extends DurableObject<Env> {
       hash TEXT PRIMARY KEY, agent_id TEXT NOT NULL, handle TEXT NOT NULL, prefix TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS bookmark (id INTEGER PRIMARY KEY CHECK (id = 1), value TEXT NOT NULL)`);
     this.readCopy();
-    this.admittedTs = this.sql.exec<{ ts: number }>("SELECT ts FROM admitted ORDER BY ts, id").toArray().map((r) => r.ts);
+    this.admittedTs = this.sql
+      .exec<{ ts: number }>("SELECT ts FROM admitted ORDER BY ts, id")
+      .toArray()
+      .map((r) => r.ts);
   }
 
   /**
@@ -335,7 +347,14 @@ export class AccountQuota extends DurableObject<Env> {
             t,
           );
           this.sql.exec("DELETE FROM keys");
-          for (const k of rows) this.sql.exec("INSERT INTO keys (hash, agent_id, handle, prefix) VALUES (?, ?, ?, ?)", k.key_hash, k.agent_id, k.handle, k.prefix);
+          for (const k of rows)
+            this.sql.exec(
+              "INSERT INTO keys (hash, agent_id, handle, prefix) VALUES (?, ?, ?, ?)",
+              k.key_hash,
+              k.agent_id,
+              k.handle,
+              k.prefix,
+            );
         });
         this.missingUntil = 0;
         this.readCopy();
@@ -356,7 +375,9 @@ export class AccountQuota extends DurableObject<Env> {
       .toArray()[0];
     this.account = a ? { ownerId: a.owner_id, plan: a.plan, status: a.status, periodEnd: a.period_end, loadedAt: a.loaded_at } : null;
     this.keys = new Map();
-    for (const k of this.sql.exec<{ hash: string; agent_id: string; handle: string; prefix: string }>("SELECT hash, agent_id, handle, prefix FROM keys")) {
+    for (const k of this.sql.exec<{ hash: string; agent_id: string; handle: string; prefix: string }>(
+      "SELECT hash, agent_id, handle, prefix FROM keys",
+    )) {
       this.keys.set(k.hash, { agentId: k.agent_id, handle: k.handle, prefix: k.prefix });
     }
     this.bookmark = this.sql.exec<{ value: string }>("SELECT value FROM bookmark WHERE id = 1").toArray()[0]?.value ?? null;

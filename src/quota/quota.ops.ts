@@ -31,7 +31,10 @@ export const listPlans = defineOperation({
         priceUsdPerMonth: z.number(),
         perMinute: z.number().int(),
         daily: z.record(z.enum(METRICS), limitOrNull),
-        storageBytes: z.number().int().describe("The most bytes of published skill files an account keeps (every version's files and artifact)"),
+        storageBytes: z
+          .number()
+          .int()
+          .describe("The most bytes of published skill files an account keeps (every version's files and artifact)"),
       }),
     ),
     total: z.number().int(),
@@ -92,9 +95,10 @@ async function historyReport(env: Env, ownerId: string, plan: PlanId, n: number)
   const days = rows.map((r) => {
     // A day without use has no recorded plan: today's limits are shown for it.
     const dayPlan = r.plan ?? plan;
-    const metrics = Object.fromEntries(
-      METRICS.map((m) => [m, { used: r.metrics[m], limit: PLANS[dayPlan].daily[m] }]),
-    ) as Record<(typeof METRICS)[number], { used: number; limit: number | null }>;
+    const metrics = Object.fromEntries(METRICS.map((m) => [m, { used: r.metrics[m], limit: PLANS[dayPlan].daily[m] }])) as Record<
+      (typeof METRICS)[number],
+      { used: number; limit: number | null }
+    >;
     return { date: r.date, plan: dayPlan, metrics };
   });
   return { plan, days, total: days.length };
@@ -122,8 +126,7 @@ export const usageToday = defineOperation({
   handler: async (ctx) => todayReport(fromAdmission(admissionOf(ctx))),
   mcp: {
     tool: "service_usage",
-    description:
-      "Today's usage and limits for your account (free: does not count against any quota). Use it before a burst of actions.",
+    description: "Today's usage and limits for your account (free: does not count against any quota). Use it before a burst of actions.",
     readOnly: true,
     free: true,
   },
@@ -164,7 +167,8 @@ export const ownerUsageToday = defineOperation({
   access: "owner",
   metric: null,
   output: usageTodayOut,
-  handler: async (ctx) => todayReport(await accountStub(ctx.env, ctx.caller.ownerId).usage(await planForOwner(ctx.env, ctx.caller.ownerId))),
+  handler: async (ctx) =>
+    todayReport(await accountStub(ctx.env, ctx.caller.ownerId).usage(await planForOwner(ctx.env, ctx.caller.ownerId))),
 });
 
 export const ownerUsageHistory = defineOperation({

@@ -19,10 +19,12 @@ export const STRONG_EXAMPLE_CUE =
   /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detection|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
 export const WEAK_EXAMPLE_CUE = /\b(?:examples?|e\.g\.|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look)\b/i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
-const CATALOGUE_HEADER = /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
+const CATALOGUE_HEADER =
+  /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
 
 /** Headings over sections that catalogue what to look for. */
-const HEADING_CUE = /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
+const HEADING_CUE =
+  /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
 /** …and, in a skill whose purpose is security work, headings over rules, patterns and examples. */
 const SECURITY_HEADING_CUE = /\b(?:rules?|patterns?|checks?|checklist|examples?|findings?|triggers?|cases?|payloads?|samples?|tests?)\b/i;
 

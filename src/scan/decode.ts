@@ -133,7 +133,8 @@ function hasBase32Run(text: string): boolean {
   return false;
 }
 
-const isB64Unit = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
+const isB64Unit = (c: number) =>
+  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
 
 /**
  * The matches of BASE64_TOKEN, found by one walk over the text: a run of 20 or more base64 units
@@ -202,21 +203,26 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
     const r = readable(decodeBase32(m[0]));
     push(r?.gz ? "gzip" : "base32", m.index, m[0].length, r ? r.text : null);
   }
-  for (const m of out.length < MAX_PAYLOADS ? text.includes("\\x") ? text.matchAll(HEX_ESCAPES) : [] : []) push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
-  for (const m of out.length < MAX_PAYLOADS ? hasHex16(text) ? text.matchAll(HEX_RUN) : [] : []) push("hex", m.index, m[0].length, hexToText(m[1]!));
-  for (const m of out.length < MAX_PAYLOADS ? text.includes("%") ? text.matchAll(PERCENT_RUN) : [] : []) push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
-  for (const m of out.length < MAX_PAYLOADS ? text.includes("fromCharCode") ? text.matchAll(FROM_CHAR_CODE) : [] : []) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
-  for (const m of out.length < MAX_PAYLOADS ? /chr|fromcharcode|\[char/i.test(text) ? text.matchAll(CODE_ARRAY) : [] : []) push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
+  for (const m of out.length < MAX_PAYLOADS ? (text.includes("\\x") ? text.matchAll(HEX_ESCAPES) : []) : [])
+    push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? (hasHex16(text) ? text.matchAll(HEX_RUN) : []) : [])
+    push("hex", m.index, m[0].length, hexToText(m[1]!));
+  for (const m of out.length < MAX_PAYLOADS ? (text.includes("%") ? text.matchAll(PERCENT_RUN) : []) : [])
+    push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? (text.includes("fromCharCode") ? text.matchAll(FROM_CHAR_CODE) : []) : [])
+    push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
+  for (const m of out.length < MAX_PAYLOADS ? (/chr|fromcharcode|\[char/i.test(text) ? text.matchAll(CODE_ARRAY) : []) : [])
+    push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
   for (const m of out.length < MAX_PAYLOADS ? text.matchAll(NUMBER_ARRAY) : []) {
     if (out.length >= MAX_PAYLOADS) break;
     const decoded = fromCodes(m[1]!);
     // Letters and spaces among them: a byte table or pixel data rarely spells words.
     if (decoded && /[a-z]{3,}/i.test(decoded) && /[ ;(=.'"/]/.test(decoded)) push("char-codes", m.index, m[0].length, decoded);
   }
-  for (const m of out.length < MAX_PAYLOADS ? /chr\(/i.test(text) ? text.matchAll(CHR_CHAIN) : [] : []) {
+  for (const m of out.length < MAX_PAYLOADS ? (/chr\(/i.test(text) ? text.matchAll(CHR_CHAIN) : []) : []) {
     push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
   }
-  for (const m of out.length < MAX_PAYLOADS ? /\[char\]/i.test(text) ? text.matchAll(PS_CHAR_CHAIN) : [] : []) {
+  for (const m of out.length < MAX_PAYLOADS ? (/\[char\]/i.test(text) ? text.matchAll(PS_CHAR_CHAIN) : []) : []) {
     push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
   }
   return out;

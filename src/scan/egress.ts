@@ -123,44 +123,152 @@ export interface HostClass {
   label: string;
 }
 
-const matchesDomain = (host: string, domains: readonly string[]) =>
-  domains.some((d) => host === d || host.endsWith(`.${d}`));
+const matchesDomain = (host: string, domains: readonly string[]) => domains.some((d) => host === d || host.endsWith(`.${d}`));
 
 /** Paste and anonymous file-drop services: where stolen data is posted and second stages are hosted. */
 export const PASTE_HOSTS = [
-  "pastebin.com", "paste.ee", "pastebin.pl", "hastebin.com", "hastebin.skyra.pw", "ghostbin.com", "ghostbin.co",
-  "rentry.co", "rentry.org", "dpaste.com", "dpaste.org", "termbin.com", "paste.rs", "controlc.com",
-  "justpaste.it", "privatebin.net", "paste.mozilla.org", "ix.io", "sprunge.us", "0bin.net", "pastelink.net",
-  "transfer.sh", "0x0.st", "file.io", "tmpfiles.org", "temp.sh", "bashupload.com", "oshi.at", "catbox.moe",
-  "litterbox.catbox.moe", "gofile.io", "anonfiles.com", "uguu.se", "pixeldrain.com", "paste.c-net.org",
+  "pastebin.com",
+  "paste.ee",
+  "pastebin.pl",
+  "hastebin.com",
+  "hastebin.skyra.pw",
+  "ghostbin.com",
+  "ghostbin.co",
+  "rentry.co",
+  "rentry.org",
+  "dpaste.com",
+  "dpaste.org",
+  "termbin.com",
+  "paste.rs",
+  "controlc.com",
+  "justpaste.it",
+  "privatebin.net",
+  "paste.mozilla.org",
+  "ix.io",
+  "sprunge.us",
+  "0bin.net",
+  "pastelink.net",
+  "transfer.sh",
+  "0x0.st",
+  "file.io",
+  "tmpfiles.org",
+  "temp.sh",
+  "bashupload.com",
+  "oshi.at",
+  "catbox.moe",
+  "litterbox.catbox.moe",
+  "gofile.io",
+  "anonfiles.com",
+  "uguu.se",
+  "pixeldrain.com",
+  "paste.c-net.org",
 ] as const;
 
 /** Request collectors and out-of-band interaction catchers. */
 export const COLLECTOR_HOSTS = [
-  "webhook.site", "requestbin.com", "requestbin.net", "pipedream.net",
-  "requestcatcher.com", "hookbin.com", "beeceptor.com", "postb.in", "ptsv2.com", "ptsv3.com", "webhook.cool",
-  "typedwebhook.tools", "interact.sh", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.fun", "oast.me",
-  "oastify.com", "burpcollaborator.net", "canarytokens.com", "canarytokens.org", "dnslog.cn", "ceye.io",
-  "requestinspector.com", "mockbin.org", "webhookrelay.com", "ngrok-webhook.site",
+  "webhook.site",
+  "requestbin.com",
+  "requestbin.net",
+  "pipedream.net",
+  "requestcatcher.com",
+  "hookbin.com",
+  "beeceptor.com",
+  "postb.in",
+  "ptsv2.com",
+  "ptsv3.com",
+  "webhook.cool",
+  "typedwebhook.tools",
+  "interact.sh",
+  "oast.pro",
+  "oast.live",
+  "oast.site",
+  "oast.online",
+  "oast.fun",
+  "oast.me",
+  "oastify.com",
+  "burpcollaborator.net",
+  "canarytokens.com",
+  "canarytokens.org",
+  "dnslog.cn",
+  "ceye.io",
+  "requestinspector.com",
+  "mockbin.org",
+  "webhookrelay.com",
+  "ngrok-webhook.site",
 ] as const;
 
 /** Tunnels that expose a machine (often an attacker's) under a throwaway public name. */
 export const TUNNEL_HOSTS = [
-  "ngrok.io", "ngrok.app", "ngrok-free.app", "ngrok.dev", "ngrok-free.dev", "trycloudflare.com", "loca.lt",
-  "localtunnel.me", "serveo.net", "serveousercontent.com", "localhost.run", "lhr.life", "lhr.rocks", "pinggy.io",
-  "pinggy.link", "a.pinggy.online", "bore.pub", "tunnelmole.net", "tunnelmole.com", "devtunnels.ms", "playit.gg",
-  "telebit.cloud", "localxpose.io", "loclx.io", "pagekite.me", "zrok.io", "share.zrok.io",
+  "ngrok.io",
+  "ngrok.app",
+  "ngrok-free.app",
+  "ngrok.dev",
+  "ngrok-free.dev",
+  "trycloudflare.com",
+  "loca.lt",
+  "localtunnel.me",
+  "serveo.net",
+  "serveousercontent.com",
+  "localhost.run",
+  "lhr.life",
+  "lhr.rocks",
+  "pinggy.io",
+  "pinggy.link",
+  "a.pinggy.online",
+  "bore.pub",
+  "tunnelmole.net",
+  "tunnelmole.com",
+  "devtunnels.ms",
+  "playit.gg",
+  "telebit.cloud",
+  "localxpose.io",
+  "loclx.io",
+  "pagekite.me",
+  "zrok.io",
+  "share.zrok.io",
 ] as const;
 
 /** Hosts that serve the official install scripts of widely used developer tools. */
 export const INSTALLER_HOSTS = [
-  "sh.rustup.rs", "rustup.rs", "bun.sh", "astral.sh", "deno.land", "deno.com", "get.docker.com", "get.pnpm.io",
-  "fnm.vercel.app", "get.volta.sh", "volta.sh", "install.python-poetry.org", "pyenv.run", "ollama.com",
-  "claude.ai", "opencode.ai", "cli.github.com", "sdk.cloud.google.com", "awscli.amazonaws.com", "get.helm.sh",
-  "raw.githubusercontent.com/nvm-sh/nvm", "raw.githubusercontent.com/Homebrew/install", "starship.rs",
-  "get.jetpack.io", "nixos.org", "install.determinate.systems", "dot.net", "cursor.com", "tailscale.com",
-  "mise.run", "get.rvm.io", "sh.vector.dev", "foundry.paradigm.xyz", "get.k3s.io", "rye.astral.sh",
-  "get.scoop.sh", "community.chocolatey.org", "get.sdkman.io", "install.julialang.org",
+  "sh.rustup.rs",
+  "rustup.rs",
+  "bun.sh",
+  "astral.sh",
+  "deno.land",
+  "deno.com",
+  "get.docker.com",
+  "get.pnpm.io",
+  "fnm.vercel.app",
+  "get.volta.sh",
+  "volta.sh",
+  "install.python-poetry.org",
+  "pyenv.run",
+  "ollama.com",
+  "claude.ai",
+  "opencode.ai",
+  "cli.github.com",
+  "sdk.cloud.google.com",
+  "awscli.amazonaws.com",
+  "get.helm.sh",
+  "raw.githubusercontent.com/nvm-sh/nvm",
+  "raw.githubusercontent.com/Homebrew/install",
+  "starship.rs",
+  "get.jetpack.io",
+  "nixos.org",
+  "install.determinate.systems",
+  "dot.net",
+  "cursor.com",
+  "tailscale.com",
+  "mise.run",
+  "get.rvm.io",
+  "sh.vector.dev",
+  "foundry.paradigm.xyz",
+  "get.k3s.io",
+  "rye.astral.sh",
+  "get.scoop.sh",
+  "community.chocolatey.org",
+  "get.sdkman.io",
+  "install.julialang.org",
 ] as const;
 
 /** Classifies one URL (the path matters for chat webhooks and for installer scripts on shared hosts). */
@@ -175,10 +283,13 @@ export function classifyUrl(url: string): HostClass {
   if (host === "metadata.google.internal" || host === "metadata" || host === "instance-data.ec2.internal") {
     return { kind: "metadata", host, label: `cloud metadata endpoint ${host}` };
   }
-  if ((matchesDomain(host, ["discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"]) && /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
-      (host === "api.telegram.org" && /^\/bot\d+:[\w-]+/i.test(path)) ||
-      (host === "hooks.slack.com" && /^\/(services|workflows|triggers)\/[A-Z0-9]+\//.test(path)) ||
-      (host.endsWith(".webhook.office.com") && /webhook/i.test(path))) {
+  if (
+    (matchesDomain(host, ["discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"]) &&
+      /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
+    (host === "api.telegram.org" && /^\/bot\d+:[\w-]+/i.test(path)) ||
+    (host === "hooks.slack.com" && /^\/(services|workflows|triggers)\/[A-Z0-9]+\//.test(path)) ||
+    (host.endsWith(".webhook.office.com") && /webhook/i.test(path))
+  ) {
     return { kind: "chat-webhook", host, label: `chat webhook on ${host}` };
   }
   if (matchesDomain(host, PASTE_HOSTS)) return { kind: "paste", host, label: `paste/file-drop site ${host}` };

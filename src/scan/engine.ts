@@ -187,7 +187,15 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   };
   // The excerpt (and the description context) is worked out only for a hit that can be kept: a
   // text with a hundred thousand hits of one rule costs one check per hit, not an excerpt each.
-  const emit = (rule: Rule, path: string, line: number, hit: Hit, exOf: () => string, hiddenVia: string | null, describedOf: () => string | null = () => null) => {
+  const emit = (
+    rule: Rule,
+    path: string,
+    line: number,
+    hit: Hit,
+    exOf: () => string,
+    hiddenVia: string | null,
+    describedOf: () => string | null = () => null,
+  ) => {
     if (!room(rule, path, line)) return;
     const ex = exOf();
     const described = describedOf();
@@ -218,7 +226,13 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     const lines = LineIndex.of(text);
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
     // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden text never does.
-    const describeLine: DescribeFn | null = target.describes ? () => target.describes! : hidden ? null : opts.describe ? opts.describe(target, lines) : null;
+    const describeLine: DescribeFn | null = target.describes
+      ? () => target.describes!
+      : hidden
+        ? null
+        : opts.describe
+          ? opts.describe(target, lines)
+          : null;
     const lineRules = applicable.filter((r) => r.line);
     const realLine = (n: number) => (hidden ? hidden.line : n);
     const hiddenExcerpt = (ln: string, i = 0, len = 0) => (hidden ? `decoded: ${excerpt(ln, i, len)}` : excerpt(ln, i, len));
@@ -296,7 +310,15 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       for (const hit of hits) {
         (fired.ids ??= new Set()).add(rule.id);
         const pos = offset + (hit.index ?? 0);
-        emit(rule, target.path, ln, hit, () => hiddenExcerpt(lineRaw, pos, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(lineNo, lineRaw, pos, hit.length ?? 0) : null));
+        emit(
+          rule,
+          target.path,
+          ln,
+          hit,
+          () => hiddenExcerpt(lineRaw, pos, hit.length ?? 0),
+          hidden?.via ?? null,
+          () => (describeLine ? describeLine(lineNo, lineRaw, pos, hit.length ?? 0) : null),
+        );
       }
     };
     for (n of visit) {
@@ -315,7 +337,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           for (let u = 0; u < ungatedRules.length; u++) runOn(ungatedRules[u]!, ungatedIdx[u]!, chunk, offset);
           if (own) {
             for (let g = 0; g < gatedRules.length; g++) if (own.has(gatedIdx[g]!)) runOn(gatedRules[g]!, gatedIdx[g]!, chunk, offset);
-          } else if (off) for (let k = off[n]!, end = off[n + 1]!; k < end; k++) runOn(gatedRules[at![k]!]!, gatedIdx[at![k]!]!, chunk, offset);
+          } else if (off)
+            for (let k = off[n]!, end = off[n + 1]!; k < end; k++) runOn(gatedRules[at![k]!]!, gatedIdx[at![k]!]!, chunk, offset);
         }
       }
       // The same line as a model reads it: invisible characters gone, fullwidth letters folded.
@@ -325,7 +348,12 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           for (const [chunk] of windows(folded)) {
             const own = compiled ? ownersIn(compiled, chunk) : null;
             for (const rule of lineRules) {
-              if ((fired.ids as Set<string> | null)?.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, ln)) continue;
+              if (
+                (fired.ids as Set<string> | null)?.has(rule.id) ||
+                (own && rule.triggers && !own.has(indexOf.get(rule)!)) ||
+                spent(rule, target.path, ln)
+              )
+                continue;
               for (const hit of asArray(rule.line!(chunk, ctx))) {
                 emit(rule, target.path, ln, hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }
@@ -341,18 +369,34 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         if (!room(rule, target.path, realLine(n))) continue;
         const lineText = lines.line(n);
         const col = (hit.index ?? 0) - lines.startOf(n);
-        emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(lineText, col, hit.length ?? 0), hidden?.via ?? null, () => (describeLine ? describeLine(n, lineText, col, hit.length ?? 0) : null));
+        emit(
+          rule,
+          target.path,
+          realLine(n),
+          hit,
+          () => hiddenExcerpt(lineText, col, hit.length ?? 0),
+          hidden?.via ?? null,
+          () => (describeLine ? describeLine(n, lineText, col, hit.length ?? 0) : null),
+        );
       }
     }
     if (depth >= MAX_DEPTH) return;
     const nested: HiddenText[] = [];
     for (const run of findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: 200 })) {
       if (run.decoded?.trim()) {
-        nested.push({ text: run.decoded, line: lines.lineOf(run.offset), via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors" });
+        nested.push({
+          text: run.decoded,
+          line: lines.lineOf(run.offset),
+          via: run.kind === "tag" ? "Unicode tag characters" : "variation selectors",
+        });
       }
     }
     for (const p of findEncodedPayloads(text)) {
-      nested.push({ text: p.decoded, line: lines.lineOf(p.offset), via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind });
+      nested.push({
+        text: p.decoded,
+        line: lines.lineOf(p.offset),
+        via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind,
+      });
     }
     if (depth === 0 && opts.derive) nested.push(...opts.derive(target, lines));
     for (const h of nested) {

@@ -19,19 +19,67 @@ export type FileKind =
   | "binary";
 
 const BY_EXT: Record<string, FileKind> = {
-  md: "markdown", mdx: "markdown", markdown: "markdown",
-  sh: "shell", bash: "shell", zsh: "shell", fish: "shell", ksh: "shell", command: "shell",
-  ps1: "powershell", psm1: "powershell", psd1: "powershell",
-  bat: "batch", cmd: "batch",
-  py: "python", pyw: "python", ipynb: "json",
-  js: "javascript", mjs: "javascript", cjs: "javascript", ts: "javascript", mts: "javascript", cts: "javascript", jsx: "javascript", tsx: "javascript",
-  rb: "ruby", pl: "perl", pm: "perl", php: "php", go: "go",
-  json: "json", jsonc: "json", json5: "json",
-  yaml: "yaml", yml: "yaml", toml: "toml",
-  html: "html", htm: "html", svg: "html", xml: "html",
-  txt: "text", csv: "text", tsv: "text", ini: "text", cfg: "text", conf: "text", env: "text", sql: "text",
-  rs: "text", java: "text", kt: "text", c: "text", h: "text", cpp: "text", cs: "text", swift: "text", lua: "text", r: "text",
-  dockerfile: "shell", makefile: "shell", mk: "shell",
+  md: "markdown",
+  mdx: "markdown",
+  markdown: "markdown",
+  sh: "shell",
+  bash: "shell",
+  zsh: "shell",
+  fish: "shell",
+  ksh: "shell",
+  command: "shell",
+  ps1: "powershell",
+  psm1: "powershell",
+  psd1: "powershell",
+  bat: "batch",
+  cmd: "batch",
+  py: "python",
+  pyw: "python",
+  ipynb: "json",
+  js: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  ts: "javascript",
+  mts: "javascript",
+  cts: "javascript",
+  jsx: "javascript",
+  tsx: "javascript",
+  rb: "ruby",
+  pl: "perl",
+  pm: "perl",
+  php: "php",
+  go: "go",
+  json: "json",
+  jsonc: "json",
+  json5: "json",
+  yaml: "yaml",
+  yml: "yaml",
+  toml: "toml",
+  html: "html",
+  htm: "html",
+  svg: "html",
+  xml: "html",
+  txt: "text",
+  csv: "text",
+  tsv: "text",
+  ini: "text",
+  cfg: "text",
+  conf: "text",
+  env: "text",
+  sql: "text",
+  rs: "text",
+  java: "text",
+  kt: "text",
+  c: "text",
+  h: "text",
+  cpp: "text",
+  cs: "text",
+  swift: "text",
+  lua: "text",
+  r: "text",
+  dockerfile: "shell",
+  makefile: "shell",
+  mk: "shell",
 };
 
 /** Extensions that must hold text: a binary under one of these names would hide code from the scanner. */
@@ -96,11 +144,13 @@ export function mediaFormat(bytes: Uint8Array): MediaFormat | null {
   if (ascii(bytes, 0, "RIFF") && ascii(bytes, 8, "WAVE")) return { label: "WAV audio", extensions: ["wav"] };
   if (ascii(bytes, 0, "BM") && bytes.length > 26 && b(14) >= 12) return { label: "BMP image", extensions: ["bmp", "dib"] };
   if (b(0) === 0 && b(1) === 0 && (b(2) === 1 || b(2) === 2) && b(3) === 0) return { label: "icon", extensions: ["ico", "cur"] };
-  if ((ascii(bytes, 0, "II") && b(2) === 42 && b(3) === 0) || (ascii(bytes, 0, "MM") && b(2) === 0 && b(3) === 42)) return { label: "TIFF image", extensions: ["tif", "tiff"] };
+  if ((ascii(bytes, 0, "II") && b(2) === 42 && b(3) === 0) || (ascii(bytes, 0, "MM") && b(2) === 0 && b(3) === 42))
+    return { label: "TIFF image", extensions: ["tif", "tiff"] };
   if (ascii(bytes, 0, "%PDF-")) return { label: "PDF document", extensions: ["pdf"] };
   if (ascii(bytes, 0, "wOFF")) return { label: "WOFF font", extensions: ["woff"] };
   if (ascii(bytes, 0, "wOF2")) return { label: "WOFF2 font", extensions: ["woff2"] };
-  if ((b(0) === 0 && b(1) === 1 && b(2) === 0 && b(3) === 0) || ascii(bytes, 0, "true")) return { label: "TrueType font", extensions: ["ttf"] };
+  if ((b(0) === 0 && b(1) === 1 && b(2) === 0 && b(3) === 0) || ascii(bytes, 0, "true"))
+    return { label: "TrueType font", extensions: ["ttf"] };
   if (ascii(bytes, 0, "OTTO")) return { label: "OpenType font", extensions: ["otf"] };
   if (ascii(bytes, 0, "ttcf")) return { label: "font collection", extensions: ["ttc"] };
   if (ascii(bytes, 4, "ftyp")) {
@@ -112,7 +162,8 @@ export function mediaFormat(bytes: Uint8Array): MediaFormat | null {
   if (ascii(bytes, 0, "ID3") || (b(0) === 0xff && (b(1) & 0xe0) === 0xe0)) return { label: "MP3 audio", extensions: ["mp3"] };
   if (ascii(bytes, 0, "OggS")) return { label: "Ogg media", extensions: ["ogg", "oga", "ogv", "opus"] };
   if (ascii(bytes, 0, "fLaC")) return { label: "FLAC audio", extensions: ["flac"] };
-  if (b(0) === 0x1a && b(1) === 0x45 && b(2) === 0xdf && b(3) === 0xa3) return { label: "Matroska/WebM media", extensions: ["webm", "mkv", "mka"] };
+  if (b(0) === 0x1a && b(1) === 0x45 && b(2) === 0xdf && b(3) === 0xa3)
+    return { label: "Matroska/WebM media", extensions: ["webm", "mkv", "mka"] };
   return null;
 }
 
@@ -138,7 +189,7 @@ export function kindFromContent(text: string): FileKind | null {
   const first = text.slice(0, 200).replace(/^\uFEFF/, "");
   if (first.startsWith("<?php")) return "php";
   if (!first.startsWith("#!")) return null;
-  const words = first.slice(2, (`${first}\n`).indexOf("\n")).trim().split(/\s+/);
+  const words = first.slice(2, `${first}\n`.indexOf("\n")).trim().split(/\s+/);
   let prog = words[0]?.slice(words[0].lastIndexOf("/") + 1) ?? "";
   // `#!/usr/bin/env -S python3 -u`: the program is the first word that is not an option of env.
   if (prog === "env") prog = words.slice(1).find((w) => !w.startsWith("-") && !w.includes("=")) ?? "";

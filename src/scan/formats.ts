@@ -28,15 +28,18 @@ export interface FormatCheck {
 }
 
 const u16be = (b: Uint8Array, i: number) => ((b[i] ?? 0) << 8) | (b[i + 1] ?? 0);
-const u32be = (b: Uint8Array, i: number) => (((b[i] ?? 0) << 24) | ((b[i + 1] ?? 0) << 16) | ((b[i + 2] ?? 0) << 8) | (b[i + 3] ?? 0)) >>> 0;
+const u32be = (b: Uint8Array, i: number) =>
+  (((b[i] ?? 0) << 24) | ((b[i + 1] ?? 0) << 16) | ((b[i + 2] ?? 0) << 8) | (b[i + 3] ?? 0)) >>> 0;
 const u16le = (b: Uint8Array, i: number) => (b[i] ?? 0) | ((b[i + 1] ?? 0) << 8);
-const u32le = (b: Uint8Array, i: number) => ((b[i] ?? 0) | ((b[i + 1] ?? 0) << 8) | ((b[i + 2] ?? 0) << 16) | ((b[i + 3] ?? 0) << 24)) >>> 0;
+const u32le = (b: Uint8Array, i: number) =>
+  ((b[i] ?? 0) | ((b[i + 1] ?? 0) << 8) | ((b[i + 2] ?? 0) << 16) | ((b[i + 3] ?? 0) << 24)) >>> 0;
 const ascii = (b: Uint8Array, at: number, s: string) => {
   for (let i = 0; i < s.length; i++) if (b[at + i] !== s.charCodeAt(i)) return false;
   return true;
 };
 const isTagChar = (c: number) => c >= 0x20 && c <= 0x7e;
-const tag4 = (b: Uint8Array, at: number) => at + 4 <= b.length && isTagChar(b[at]!) && isTagChar(b[at + 1]!) && isTagChar(b[at + 2]!) && isTagChar(b[at + 3]!);
+const tag4 = (b: Uint8Array, at: number) =>
+  at + 4 <= b.length && isTagChar(b[at]!) && isTagChar(b[at + 1]!) && isTagChar(b[at + 2]!) && isTagChar(b[at + 3]!);
 
 let CRC: Uint32Array | null = null;
 function crc32(b: Uint8Array, from: number, to: number): number {
@@ -190,7 +193,10 @@ const pdf: Check = (b) => {
   const head = String.fromCharCode(...b.subarray(0, Math.min(b.length, 1024)));
   const obj = /(?:^|[\r\n])\d+\s+\d+\s+obj\b/.exec(head);
   if (!obj) return "no object follows its header";
-  const before = head.slice(0, obj.index).split(/\r\n|\r|\n/).filter((l) => l.trim());
+  const before = head
+    .slice(0, obj.index)
+    .split(/\r\n|\r|\n/)
+    .filter((l) => l.trim());
   return before.every((l) => l.startsWith("%")) ? null : "something other than comments sits between its header and its first object";
 };
 
@@ -388,7 +394,8 @@ function zipEntries(b: Uint8Array): { entries: ZipEntry[] } | { problem: string 
   const entries: ZipEntry[] = [];
   let p = cdAt;
   for (let i = 0; i < count; i++) {
-    if (!(b[p] === 0x50 && b[p + 1] === 0x4b && b[p + 2] === 1 && b[p + 3] === 2)) return { problem: "a central directory entry is not valid" };
+    if (!(b[p] === 0x50 && b[p + 1] === 0x4b && b[p + 2] === 1 && b[p + 3] === 2))
+      return { problem: "a central directory entry is not valid" };
     const nameLen = u16le(b, p + 28);
     const local = u32le(b, p + 42);
     const e: ZipEntry = {
@@ -400,7 +407,8 @@ function zipEntries(b: Uint8Array): { entries: ZipEntry[] } | { problem: string 
       local,
       dataAt: 0,
     };
-    if (!(b[local] === 0x50 && b[local + 1] === 0x4b && b[local + 2] === 3 && b[local + 3] === 4)) return { problem: `the entry ${e.name} has no local header` };
+    if (!(b[local] === 0x50 && b[local + 1] === 0x4b && b[local + 2] === 3 && b[local + 3] === 4))
+      return { problem: `the entry ${e.name} has no local header` };
     e.dataAt = local + 30 + u16le(b, local + 26) + u16le(b, local + 28);
     if (e.dataAt + e.compSize > cdAt) return { problem: `the entry ${e.name} runs into the central directory` };
     entries.push(e);
@@ -430,7 +438,12 @@ function tarValid(b: Uint8Array): boolean {
   if (b.length < 512 || b.length % 512 !== 0) return false;
   let sum = 0;
   for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : b[i]!;
-  const stored = parseInt(String.fromCharCode(...b.subarray(148, 156)).replace(/[\0 ]+$/, "").trim(), 8);
+  const stored = parseInt(
+    String.fromCharCode(...b.subarray(148, 156))
+      .replace(/[\0 ]+$/, "")
+      .trim(),
+    8,
+  );
   return stored === sum;
 }
 const tar: Check = (b) => (tarValid(b) ? null : "its header checksum does not match");
@@ -445,36 +458,137 @@ interface Signature {
 
 const SIGNATURES: Signature[] = [
   { test: (b) => b[0] === 0x89 && ascii(b, 1, "PNG\r\n\x1a\n"), label: "PNG image", cls: "media", extensions: ["png", "apng"], check: png },
-  { test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff, label: "JPEG image", cls: "media", extensions: ["jpg", "jpeg", "jpe", "jfif"], check: jpeg },
+  {
+    test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+    label: "JPEG image",
+    cls: "media",
+    extensions: ["jpg", "jpeg", "jpe", "jfif"],
+    check: jpeg,
+  },
   { test: (b) => ascii(b, 0, "GIF87a") || ascii(b, 0, "GIF89a"), label: "GIF image", cls: "media", extensions: ["gif"], check: gif },
   { test: (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WEBP"), label: "WebP image", cls: "media", extensions: ["webp"], check: riff },
   { test: (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WAVE"), label: "WAV audio", cls: "media", extensions: ["wav"], check: riff },
   { test: (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "AVI "), label: "AVI video", cls: "media", extensions: ["avi"], check: riff },
   { test: (b) => ascii(b, 0, "BM") && b.length > 26, label: "BMP image", cls: "media", extensions: ["bmp", "dib"], check: bmp },
-  { test: (b) => b[0] === 0 && b[1] === 0 && (b[2] === 1 || b[2] === 2) && b[3] === 0, label: "icon", cls: "media", extensions: ["ico", "cur"], check: ico },
-  { test: (b) => (ascii(b, 0, "II") && b[2] === 42 && b[3] === 0) || (ascii(b, 0, "MM") && b[2] === 0 && b[3] === 42), label: "TIFF image", cls: "media", extensions: ["tif", "tiff"], check: tiff },
+  {
+    test: (b) => b[0] === 0 && b[1] === 0 && (b[2] === 1 || b[2] === 2) && b[3] === 0,
+    label: "icon",
+    cls: "media",
+    extensions: ["ico", "cur"],
+    check: ico,
+  },
+  {
+    test: (b) => (ascii(b, 0, "II") && b[2] === 42 && b[3] === 0) || (ascii(b, 0, "MM") && b[2] === 0 && b[3] === 42),
+    label: "TIFF image",
+    cls: "media",
+    extensions: ["tif", "tiff"],
+    check: tiff,
+  },
   { test: (b) => ascii(b, 0, "%PDF-"), label: "PDF document", cls: "document", extensions: ["pdf"], check: pdf },
   { test: (b) => ascii(b, 0, "wOFF"), label: "WOFF font", cls: "font", extensions: ["woff"], check: woff },
   { test: (b) => ascii(b, 0, "wOF2"), label: "WOFF2 font", cls: "font", extensions: ["woff2"], check: woff2 },
-  { test: (b) => (b[0] === 0 && b[1] === 1 && b[2] === 0 && b[3] === 0) || ascii(b, 0, "true") || ascii(b, 0, "typ1"), label: "TrueType font", cls: "font", extensions: ["ttf"], check: sfnt },
+  {
+    test: (b) => (b[0] === 0 && b[1] === 1 && b[2] === 0 && b[3] === 0) || ascii(b, 0, "true") || ascii(b, 0, "typ1"),
+    label: "TrueType font",
+    cls: "font",
+    extensions: ["ttf"],
+    check: sfnt,
+  },
   { test: (b) => ascii(b, 0, "OTTO"), label: "OpenType font", cls: "font", extensions: ["otf"], check: sfnt },
   { test: (b) => ascii(b, 0, "ttcf"), label: "font collection", cls: "font", extensions: ["ttc"], check: ttc },
-  { test: (b) => ascii(b, 4, "ftyp"), label: "MP4/QuickTime media", cls: "media", extensions: ["mp4", "m4v", "m4a", "mov", "3gp", "avif", "heic", "heif"], check: isobmff },
-  { test: (b) => ascii(b, 0, "ID3") || (b[0] === 0xff && ((b[1] ?? 0) & 0xe0) === 0xe0), label: "MP3 audio", cls: "media", extensions: ["mp3"], check: mp3 },
+  {
+    test: (b) => ascii(b, 4, "ftyp"),
+    label: "MP4/QuickTime media",
+    cls: "media",
+    extensions: ["mp4", "m4v", "m4a", "mov", "3gp", "avif", "heic", "heif"],
+    check: isobmff,
+  },
+  {
+    test: (b) => ascii(b, 0, "ID3") || (b[0] === 0xff && ((b[1] ?? 0) & 0xe0) === 0xe0),
+    label: "MP3 audio",
+    cls: "media",
+    extensions: ["mp3"],
+    check: mp3,
+  },
   { test: (b) => ascii(b, 0, "OggS"), label: "Ogg media", cls: "media", extensions: ["ogg", "oga", "ogv", "opus"], check: ogg },
   { test: (b) => ascii(b, 0, "fLaC"), label: "FLAC audio", cls: "media", extensions: ["flac"], check: flac },
-  { test: (b) => b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3, label: "Matroska/WebM media", cls: "media", extensions: ["webm", "mkv", "mka"], check: ebml },
-  { test: (b) => b[0] === 0x50 && b[1] === 0x4b && (b[2] === 3 || b[2] === 5), label: "zip archive", cls: "archive", extensions: ["zip", "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "jar", "apk", "whl", "vsix", "xpi", "nupkg", "key", "pages", "numbers", "sketch", "kmz", "3mf", "ipa", "aar"], check: zip },
+  {
+    test: (b) => b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3,
+    label: "Matroska/WebM media",
+    cls: "media",
+    extensions: ["webm", "mkv", "mka"],
+    check: ebml,
+  },
+  {
+    test: (b) => b[0] === 0x50 && b[1] === 0x4b && (b[2] === 3 || b[2] === 5),
+    label: "zip archive",
+    cls: "archive",
+    extensions: [
+      "zip",
+      "docx",
+      "xlsx",
+      "pptx",
+      "odt",
+      "ods",
+      "odp",
+      "epub",
+      "jar",
+      "apk",
+      "whl",
+      "vsix",
+      "xpi",
+      "nupkg",
+      "key",
+      "pages",
+      "numbers",
+      "sketch",
+      "kmz",
+      "3mf",
+      "ipa",
+      "aar",
+    ],
+    check: zip,
+  },
   { test: (b) => b[0] === 0x1f && b[1] === 0x8b, label: "gzip data", cls: "archive", extensions: ["gz", "tgz", "svgz"], check: gzip },
   { test: (b) => ascii(b, 0, "BZh"), label: "bzip2 data", cls: "archive", extensions: ["bz2", "tbz", "tbz2"], check: () => null },
   { test: (b) => b[0] === 0xfd && ascii(b, 1, "7zXZ"), label: "xz data", cls: "archive", extensions: ["xz", "txz"], check: () => null },
-  { test: (b) => b[0] === 0x37 && b[1] === 0x7a && b[2] === 0xbc && b[3] === 0xaf, label: "7z archive", cls: "archive", extensions: ["7z"], check: () => null },
+  {
+    test: (b) => b[0] === 0x37 && b[1] === 0x7a && b[2] === 0xbc && b[3] === 0xaf,
+    label: "7z archive",
+    cls: "archive",
+    extensions: ["7z"],
+    check: () => null,
+  },
   { test: (b) => ascii(b, 0, "Rar!"), label: "rar archive", cls: "archive", extensions: ["rar"], check: () => null },
   { test: (b) => b.length > 262 && ascii(b, 257, "ustar"), label: "tar archive", cls: "archive", extensions: ["tar"], check: tar },
-  { test: (b) => b[0] === 0x7f && ascii(b, 1, "ELF"), label: "ELF executable", cls: "executable", extensions: ["so", "elf", "bin", "o"], check: elf },
-  { test: (b) => ascii(b, 0, "MZ"), label: "Windows PE executable", cls: "executable", extensions: ["exe", "dll", "sys", "scr", "com"], check: pe },
-  { test: (b) => [0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe].includes(u32be(b, 0)), label: "Mach-O executable", cls: "executable", extensions: ["dylib", "bundle", "so"], check: () => null },
-  { test: (b) => u32be(b, 0) === 0xcafebabe, label: "Mach-O universal binary or Java class file", cls: "executable", extensions: ["class", "dylib"], check: () => null },
+  {
+    test: (b) => b[0] === 0x7f && ascii(b, 1, "ELF"),
+    label: "ELF executable",
+    cls: "executable",
+    extensions: ["so", "elf", "bin", "o"],
+    check: elf,
+  },
+  {
+    test: (b) => ascii(b, 0, "MZ"),
+    label: "Windows PE executable",
+    cls: "executable",
+    extensions: ["exe", "dll", "sys", "scr", "com"],
+    check: pe,
+  },
+  {
+    test: (b) => [0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe].includes(u32be(b, 0)),
+    label: "Mach-O executable",
+    cls: "executable",
+    extensions: ["dylib", "bundle", "so"],
+    check: () => null,
+  },
+  {
+    test: (b) => u32be(b, 0) === 0xcafebabe,
+    label: "Mach-O universal binary or Java class file",
+    cls: "executable",
+    extensions: ["class", "dylib"],
+    check: () => null,
+  },
   { test: (b) => b[0] === 0 && ascii(b, 1, "asm"), label: "WebAssembly module", cls: "executable", extensions: ["wasm"], check: wasm },
 ];
 
@@ -565,7 +679,8 @@ export function inflateBounded(data: Uint8Array, limit: number, gz = false): Uin
   };
   try {
     // Small input pieces bound the output of each push (deflate expands at most ~1032:1).
-    for (let i = 0; i < data.length && !over; i += 1024) stream.push(data.subarray(i, Math.min(data.length, i + 1024)), i + 1024 >= data.length);
+    for (let i = 0; i < data.length && !over; i += 1024)
+      stream.push(data.subarray(i, Math.min(data.length, i + 1024)), i + 1024 >= data.length);
   } catch {
     return null;
   }

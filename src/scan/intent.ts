@@ -138,7 +138,29 @@ const SOURCES: Entry[] = [
     role: "source",
     kind: "ssh-key",
     re: /\bprivate\s+(?:half|part|portion|side|component|key(?:s|\s+files?)?)\b|\b(?:ssh|secure[- ]shell)\b[^.\n]{0,60}?\b(?:private|keys?|key\s+pairs?|identit(?:y|ies)|hidden\s+(?:folder|directory))\b|\bkey[- ]?pairs?\b[^.\n]{0,60}?\b(?:private|secret|whole\s+file)\b|\b(?:signing|deploy)\s+keys?\b|私钥|密钥文件|秘密鍵|秘密キー|개인\s*키|\bclaves?\s+privadas?\b|\bchaves?\s+privadas?\b|\bprivate[nr]?\s+Schlüssel\b|\bprivaten\s+Schlüssel\b|\bclés?\s+privées?\b|\bchiavi?\s+privat[ae]\b|(?<![А-Яа-яЁё])(?:приватн|закрыт|секретн)\w*\s+ключ/i,
-    triggers: ["private", "ssh", "secure shell", "secure-shell", "key pair", "keypair", "key-pair", "signing key", "deploy key", "私钥", "密钥", "秘密", "개인", "clave", "chave", "schlüssel", "clé", "chiav", "приватн", "закрыт", "секретн"],
+    triggers: [
+      "private",
+      "ssh",
+      "secure shell",
+      "secure-shell",
+      "key pair",
+      "keypair",
+      "key-pair",
+      "signing key",
+      "deploy key",
+      "私钥",
+      "密钥",
+      "秘密",
+      "개인",
+      "clave",
+      "chave",
+      "schlüssel",
+      "clé",
+      "chiav",
+      "приватн",
+      "закрыт",
+      "секретн",
+    ],
 
     only: "prose",
   },
@@ -147,13 +169,52 @@ const SOURCES: Entry[] = [
     role: "source",
     kind: "cloud-credentials",
     re: /\bkubectl\s+get\s+secrets?\b(?=[^\n|]*(?:-o\s*(?:json|yaml|jsonpath[^\n|]*\.data\b(?![^\n|]*keys))|--all-namespaces|\s-A\b))|\bkubectl\s+get\s+secrets?\b[^\n|]*\|\s*(?!jq\s+['"]?keys)|(?<![\w-])\.aws\b(?:[/\\](?:credentials|config|sso)\b)?|\bAWS_SECRET_ACCESS_KEY\b|\bAWS_SESSION_TOKEN\b|application_default_credentials|\.config[/\\]gcloud\b|(?<![\w-])\.azure[/\\]|\.kube[/\\]config\b|\bkubeconfig\b|\.docker[/\\]config\.json|\bservice[- ]account\s+(?:json\s+)?key\s*(?:files?|json)?\b/i,
-    triggers: ["kubectl", ".aws", "aws_secret", "aws_session", "application_default", ".config/gcloud", ".config\\gcloud", ".azure", ".kube", "kubeconfig", ".docker", "service account", "service-account"],
+    triggers: [
+      "kubectl",
+      ".aws",
+      "aws_secret",
+      "aws_session",
+      "application_default",
+      ".config/gcloud",
+      ".config\\gcloud",
+      ".azure",
+      ".kube",
+      "kubeconfig",
+      ".docker",
+      "service account",
+      "service-account",
+    ],
   },
   {
     role: "source",
     kind: "cloud-credentials",
     re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
-    triggers: ["aws", "amazon", "azure", "gcloud", "google", "github", "gitlab", "\\bgh", "npm", "pypi", "docker", "heroku", "vercel", "netlify", "cloudflare", "openai", "anthropic", "stripe", "slack", "logged in", "signed in", "authenticat", "stored by", "cached by"],
+    triggers: [
+      "aws",
+      "amazon",
+      "azure",
+      "gcloud",
+      "google",
+      "github",
+      "gitlab",
+      "\\bgh",
+      "npm",
+      "pypi",
+      "docker",
+      "heroku",
+      "vercel",
+      "netlify",
+      "cloudflare",
+      "openai",
+      "anthropic",
+      "stripe",
+      "slack",
+      "logged in",
+      "signed in",
+      "authenticat",
+      "stored by",
+      "cached by",
+    ],
 
     only: "prose",
   },
@@ -162,13 +223,42 @@ const SOURCES: Entry[] = [
     role: "source",
     kind: "registry-token",
     re: /(?<![\w-])\.(?:npmrc|pypirc|git-credentials|yarnrc(?:\.yml)?|pgpass)\b|(?<![\w-])[._]netrc\b|\.(?:gem|cargo)[/\\]credentials\b|\bgh[/\\]hosts\.yml\b|\.config[/\\]gh\b|\bgit\s+credential\s+fill\b|\bgit\s+config\b[^\n]*\bcredential\.helper\b[^\n]*\bget\b|\bgh\s+auth\s+token\b|\bgh\s+auth\s+status\b[^\n]*--show-token\b|\bnpm\s+(?:config\s+)?get\b[^\n]*_auth(?:Token)?\b|\bcredential\s+(?:store|helper)\b[^.\n]{0,40}\b(?:read|contents?|dump|cat)\b/i,
-    triggers: [".npmrc", ".pypirc", ".git-credentials", ".yarnrc", ".pgpass", "netrc", "credentials", "hosts.yml", ".config/gh", ".config\\gh", "git credential", "credential.helper", "gh auth", "_auth", "credential store", "credential helper"],
+    triggers: [
+      ".npmrc",
+      ".pypirc",
+      ".git-credentials",
+      ".yarnrc",
+      ".pgpass",
+      "netrc",
+      "credentials",
+      "hosts.yml",
+      ".config/gh",
+      ".config\\gh",
+      "git credential",
+      "credential.helper",
+      "gh auth",
+      "_auth",
+      "credential store",
+      "credential helper",
+    ],
   },
   {
     role: "source",
     kind: "token",
     re: /\baws\s+configure\s+(?:get\s+aws_\w+|export-credentials)\b|\baws\s+sts\s+get-session-token\b|\bgcloud\s+auth\s+(?:application-default\s+)?print-(?:access|identity)-token\b|\baz\s+account\s+get-access-token\b|\bheroku\s+auth:token\b|\b(?:fly|flyctl)\s+auth\s+token\b|\bvault\s+(?:kv\s+get|read)\b|\bop\s+(?:read|item\s+get)\b|\bpass\s+show\b|\bdoppler\s+secrets\b/i,
-    triggers: ["aws configure", "get-session-token", "gcloud auth", "get-access-token", "heroku auth", "auth token", "vault", "op read", "op item", "pass show", "doppler"],
+    triggers: [
+      "aws configure",
+      "get-session-token",
+      "gcloud auth",
+      "get-access-token",
+      "heroku auth",
+      "auth token",
+      "vault",
+      "op read",
+      "op item",
+      "pass show",
+      "doppler",
+    ],
     only: "code",
   },
   // Generic secret words: weak (they need a collecting verb in prose, and never count in code alone).
@@ -176,7 +266,51 @@ const SOURCES: Entry[] = [
     role: "source",
     kind: "token",
     re: /\b(?:api[_ -]?keys?|access[_ -]?keys?|secret[_ -]?keys?|(?:auth|access|bearer|session|api|oauth|refresh|personal\s+access|github|npm|pypi|cloud)\s+tokens?|tokens?|secrets?|passwords?|passphrases?|credentials?|private\s+keys?|opaque\s+strings?|long\s+(?:random\s+)?strings?)\b|(?<![\w-])(?:sk-|ghp_|gho_|github_pat_|AKIA|xox[bpa]-)|密码|口令|令牌|凭据|凭证|密钥|パスワード|トークン|認証情報|비밀번호|토큰|\bcontraseñas?\b|\bsenhas?\b|\bPassw(?:o|ö)rt(?:er)?\b|\bZugangsdaten\b|\bmots?\s+de\s+passe\b|(?<![А-Яа-яЁё])(?:парол\w*|токен\w*|учётн\w*\s+данн\w*|учетн\w*\s+данн\w*)/i,
-    triggers: ["token", "secret", "password", "passphrase", "credential", "private key", "api_key", "api-key", "api key", "apikey", "access_key", "access-key", "access key", "accesskey", "opaque string", "long string", "long random", "sk-", "ghp_", "gho_", "github_pat_", "akia", "xox", "密码", "口令", "令牌", "凭", "密钥", "パスワード", "トークン", "認証", "비밀번호", "토큰", "contraseñ", "senha", "passw", "zugangsdaten", "mot de passe", "mots de passe", "парол", "токен", "учётн", "учетн"],
+    triggers: [
+      "token",
+      "secret",
+      "password",
+      "passphrase",
+      "credential",
+      "private key",
+      "api_key",
+      "api-key",
+      "api key",
+      "apikey",
+      "access_key",
+      "access-key",
+      "access key",
+      "accesskey",
+      "opaque string",
+      "long string",
+      "long random",
+      "sk-",
+      "ghp_",
+      "gho_",
+      "github_pat_",
+      "akia",
+      "xox",
+      "密码",
+      "口令",
+      "令牌",
+      "凭",
+      "密钥",
+      "パスワード",
+      "トークン",
+      "認証",
+      "비밀번호",
+      "토큰",
+      "contraseñ",
+      "senha",
+      "passw",
+      "zugangsdaten",
+      "mot de passe",
+      "mots de passe",
+      "парол",
+      "токен",
+      "учётн",
+      "учетн",
+    ],
     weak: true,
     only: "prose",
   },
@@ -185,14 +319,44 @@ const SOURCES: Entry[] = [
     role: "source",
     kind: "environment",
     re: /(?:^\s*|[;&|({`]\s*|\$\(\s*|\b(?:then|do|else|sudo|exec)\s+)(?:env|printenv|export\s+-p|declare\s+-x)\s*(?:$|[;&|>)}`])|\bset\s*(?:\||>)|\bos\.environ\.(?:items|copy|keys|values)\s*\(|\b(?:dict|str|repr|json\.dumps)\(\s*(?:dict\(\s*)?os\.environ\b|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environ\b|\bos\.Environ\(\)|\b(?:Object\.(?:entries|keys|values|assign)|JSON\.stringify)\(\s*(?:\{\s*\}\s*,\s*)?process\.env\b|\bfor\s*\(\s*(?:const|let|var)\s+\w+\s+in\s+process\.env\b|\bGet-ChildItem\s+env:|\b(?:gci|dir|ls)\s+env:|\[Environment\]::GetEnvironmentVariables\(\)|\bENV\.(?:to_h|each)\b|%ENV\b|\bDeno\.env\.toObject\(\)|\bBun\.env\b(?!\.)/i,
-    triggers: ["\\benv", "printenv", "export -p", "declare -x", "set|", "set |", "set>", "set >", "os.environ", "process.env", "get-childitem", "env:", "getenvironmentvariables", "env.to_h", "env.each", "%env", "deno.env", "bun.env"],
+    triggers: [
+      "\\benv",
+      "printenv",
+      "export -p",
+      "declare -x",
+      "set|",
+      "set |",
+      "set>",
+      "set >",
+      "os.environ",
+      "process.env",
+      "get-childitem",
+      "env:",
+      "getenvironmentvariables",
+      "env.to_h",
+      "env.each",
+      "%env",
+      "deno.env",
+      "bun.env",
+    ],
     only: "code",
   },
   {
     role: "source",
     kind: "environment",
     re: /\b(?:(?:all|every|each|the\s+(?:whole|full|entire|complete|current))\s+)?(?:environment(?:\s+variables?)?|env\s+vars?)\b|环境变量|環境変数|환경\s*변수|\bvariables?\s+de\s+(?:entorno|ambiente|environnement)\b|\bvariáveis\s+de\s+ambiente\b|\bUmgebungsvariablen?\b|\bvariabili\s+d'ambiente\b|(?<![А-Яа-яЁё])переменн\w*\s+окружени\w*/i,
-    triggers: ["environment", "env var", "环境变量", "環境変数", "환경", "entorno", "ambiente", "environnement", "umgebungsvariable", "окружени"],
+    triggers: [
+      "environment",
+      "env var",
+      "环境变量",
+      "環境変数",
+      "환경",
+      "entorno",
+      "ambiente",
+      "environnement",
+      "umgebungsvariable",
+      "окружени",
+    ],
     weak: true,
     only: "prose",
   },
@@ -208,27 +372,106 @@ const SOURCES: Entry[] = [
     role: "source",
     kind: "browser-data",
     re: /(?:Google[/\\ ]Chrome|google-chrome|Chromium|BraveSoftware|Brave-Browser|Microsoft[/\\ ]Edge|Opera\s+Software|Vivaldi|Firefox[/\\]Profiles|\.mozilla[/\\]firefox)\b|\b(?:Login\s+Data|Web\s+Data|Local\s+State|Local\s+Extension\s+Settings|cookies\.sqlite|logins\.json|key[34]\.db)\b|[/\\"']Cookies\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|sessions?|passwords?|logins?|history|storage|data|session\s+cookies|extension\s+storage)\b|\bsaved\s+(?:passwords|logins|credentials)\b|\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b[^.\n]{0,40}\b(?:profil\w*|cookies?|passwords?|logins?|sessions?|Perfil|Profil)\b|\b(?:cookies?|profil\w*|perfil|passwords?|logins?)\b[^.\n]{0,40}\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b|浏览器(?:的)?(?:Cookie|密码|配置)|ブラウザ(?:の)?(?:Cookie|パスワード|プロファイル)/i,
-    triggers: ["google", "chrom", "brave", "\\bedge", "opera", "vivaldi", "firefox", ".mozilla", "safari", "login data", "web data", "local state", "local extension", "cookies.sqlite", "logins.json", "key3", "key4", "cookies", "browser", "saved pass", "saved log", "saved cred", "浏览器", "ブラウザ"],
+    triggers: [
+      "google",
+      "chrom",
+      "brave",
+      "\\bedge",
+      "opera",
+      "vivaldi",
+      "firefox",
+      ".mozilla",
+      "safari",
+      "login data",
+      "web data",
+      "local state",
+      "local extension",
+      "cookies.sqlite",
+      "logins.json",
+      "key3",
+      "key4",
+      "cookies",
+      "browser",
+      "saved pass",
+      "saved log",
+      "saved cred",
+      "浏览器",
+      "ブラウザ",
+    ],
   },
   // Keychains, password stores and wallets.
   {
     role: "source",
     kind: "keychain",
     re: /\bkeychains?\b|\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)\b|\.password-store\b|\bkeyrings?\b|\bpassword\s+(?:manager|store|vault)\b|\bcmdkey\s+\/list\b|\bvaultcmd\b|\/etc\/(?:shadow|gshadow)\b|\blsass\b/i,
-    triggers: ["keychain", "dump-keychain", "find-generic", "find-internet", ".password-store", "keyring", "password manager", "password store", "password vault", "cmdkey", "vaultcmd", "/etc/shadow", "/etc/gshadow", "lsass"],
+    triggers: [
+      "keychain",
+      "dump-keychain",
+      "find-generic",
+      "find-internet",
+      ".password-store",
+      "keyring",
+      "password manager",
+      "password store",
+      "password vault",
+      "cmdkey",
+      "vaultcmd",
+      "/etc/shadow",
+      "/etc/gshadow",
+      "lsass",
+    ],
   },
   {
     role: "source",
     kind: "wallet",
     re: /\bwallet\.dat\b|\bkeystore(?:\.json)?\b|\b(?:seed|recovery|mnemonic|secret)\s+(?:phrases?|words)\b|\bmnemonics?\b|\bmetamask\b|\belectrum\b|\bexodus\b|\.ethereum[/\\]keystore|solana[/\\]id\.json|nkbihfbeogaeaoehlefnkodbefgpgknn|\b(?:crypto\s+)?wallets?\b(?=[^.\n]{0,40}\b(?:files?|keys?|seed|data|folder|director(?:y|ies)|extension)\b)/i,
-    triggers: ["wallet", "keystore", "seed phrase", "seed word", "recovery phrase", "recovery word", "mnemonic", "secret phrase", "secret word", "metamask", "electrum", "exodus", ".ethereum", "solana", "nkbihf"],
+    triggers: [
+      "wallet",
+      "keystore",
+      "seed phrase",
+      "seed word",
+      "recovery phrase",
+      "recovery word",
+      "mnemonic",
+      "secret phrase",
+      "secret word",
+      "metamask",
+      "electrum",
+      "exodus",
+      ".ethereum",
+      "solana",
+      "nkbihf",
+    ],
   },
   // The conversation: what the user said, the system prompt, tool traffic.
   {
     role: "source",
     kind: "conversation",
     re: /\b(?:the\s+)?user'?s\s+(?:(?:most\s+)?(?:recent|last|latest|previous|earlier|full|entire|whole|original)\s+)?(?:messages?|prompts?|questions?|requests?|input|conversation|chat|instructions)\b|\b(?:conversation|chat)\s+(?:history|log|logs|transcripts?|context|so\s+far|contents?)\b|\b(?:the\s+)?(?:whole|full|entire)\s+conversation\b|\b(?:previous|prior|earlier|all|every)\s+(?:messages|prompts|user\s+messages)\b|\bsystem\s+prompts?\b|\btranscripts?\b|\bUserPromptSubmit\b|\b(?:every|each)\s+(?:prompt|message|tool\s+(?:call|input|output|result))\b|\btool\s+(?:inputs?|outputs?|results?)\b|对话(?:记录|内容|历史)|聊天记录|用户(?:的)?(?:消息|提问|输入)|会話(?:履歴|内容|ログ)|チャット履歴|ユーザーの(?:メッセージ|質問|入力)|대화\s*(?:기록|내용)|\bhistorial\s+de\s+(?:la\s+)?(?:conversación|chat)\b|\bhistórico\s+d[ao]\s+(?:conversa|chat)\b|\bGesprächsverlauf\b|\bChatverlauf\b|\bhistorique\s+de\s+(?:la\s+)?conversation\b|(?<![А-Яа-яЁё])истори\w*\s+(?:чата|переписки|диалога)/i,
-    triggers: ["user's", "users ", "conversation", "chat", "message", "prompt", "transcript", "userpromptsubmit", "tool", "对话", "聊天记录", "用户", "会話", "チャット履歴", "ユーザーの", "대화", "historial", "histórico", "gesprächsverlauf", "chatverlauf", "historique", "истори"],
+    triggers: [
+      "user's",
+      "users ",
+      "conversation",
+      "chat",
+      "message",
+      "prompt",
+      "transcript",
+      "userpromptsubmit",
+      "tool",
+      "对话",
+      "聊天记录",
+      "用户",
+      "会話",
+      "チャット履歴",
+      "ユーザーの",
+      "대화",
+      "historial",
+      "histórico",
+      "gesprächsverlauf",
+      "chatverlauf",
+      "historique",
+      "истори",
+    ],
   },
   // What the user types in a shell.
   {
@@ -271,7 +514,42 @@ const SINKS: Entry[] = [
       ].join("|"),
       "i",
     ),
-    triggers: ["curl", "wget", "xh", "http", "aria2c", "requests.", "httpx.", "request", "urlopen", "http.client", "smtplib", "ftplib", "socket.", "fetch", "axios", "xmlhttprequest", "sendbeacon", "net.", "nodemailer", "websocket", "\\bnc", "ncat", "netcat", "socat", "telnet", "/dev/tcp", "/dev/udp", "scp", "rsync", "invoke-", ".upload", "sendmail", "mail", "mutt"],
+    triggers: [
+      "curl",
+      "wget",
+      "xh",
+      "http",
+      "aria2c",
+      "requests.",
+      "httpx.",
+      "request",
+      "urlopen",
+      "http.client",
+      "smtplib",
+      "ftplib",
+      "socket.",
+      "fetch",
+      "axios",
+      "xmlhttprequest",
+      "sendbeacon",
+      "net.",
+      "nodemailer",
+      "websocket",
+      "\\bnc",
+      "ncat",
+      "netcat",
+      "socat",
+      "telnet",
+      "/dev/tcp",
+      "/dev/udp",
+      "scp",
+      "rsync",
+      "invoke-",
+      ".upload",
+      "sendmail",
+      "mail",
+      "mutt",
+    ],
     only: "code",
   },
   {
@@ -287,14 +565,82 @@ const SINKS: Entry[] = [
     role: "sink",
     kind: "network",
     re: /\b(?:send|sends|sending|sent|post|posts|posting|upload|uploads|uploading|submit|submits|transmit|forward|forwards|sync|syncs|report|reports|register|beacon|push|pushes|deliver|exfiltrate|leak|relay|share|mirror|stream|transfer|ship|attach)\b[^.\n]{0,100}?\b(?:to|at|into|via|with|through)\b[^.\n]{0,60}?(?:https?:\/\/[^\s)`'"]+|\b(?:the\s+|our\s+|a\s+|an\s+|this\s+|their\s+|its\s+)?(?:(?:remote|hosted|external|third[- ]party|cloud|central|vendor'?s?|team'?s?|backup|telemetry|analytics|collection|ingest(?:ion)?|logging|support|reader|badge|session)\s+)?(?:endpoint|webhook|server|url|api|backend|service|collector|dashboard|bucket|relay|proxy|indexer|index|registry|host|site|space|desk|cdn)\b)|\b(?:POST|PUT)\b[^.\n]{0,40}?\bto\b\s*`?https?:|\b(?:JSON\s+)?body\s+of\s+a\s+(?:POST|request)\b|\bas\s+(?:the\s+)?(?:request\s+)?body\b[^.\n]{0,40}https?:/i,
-    triggers: ["send", "sent", "post", "upload", "submit", "transmit", "forward", "sync", "report", "register", "beacon", "push", "deliver", "exfiltrate", "leak", "relay", "share", "mirror", "stream", "transfer", "ship", "attach", "\\bput", "body"],
+    triggers: [
+      "send",
+      "sent",
+      "post",
+      "upload",
+      "submit",
+      "transmit",
+      "forward",
+      "sync",
+      "report",
+      "register",
+      "beacon",
+      "push",
+      "deliver",
+      "exfiltrate",
+      "leak",
+      "relay",
+      "share",
+      "mirror",
+      "stream",
+      "transfer",
+      "ship",
+      "attach",
+      "\\bput",
+      "body",
+    ],
     only: "prose",
   },
   {
     role: "sink",
     kind: "network",
     re: /(?:上传|发送|提交|上报|推送|回传|同步)(?:到|至|给)?[^。\n]{0,40}?(?:https?:\/\/|服务器|云端|接口|空间)|(?:送信|アップロード|送って|送る|転送)[^。\n]{0,40}?(?:https?:\/\/|サーバ)|https?:\/\/[^\s)`'"]+[^。\n]{0,20}?(?:に(?:送信|アップロード|送って|POST)|へ(?:送信|アップロード))|\b(?:env[ií](?:a|e|ar|alo|ala|alos|e-os?)|sub(?:e|ir|elo|a)|carreg(?:a|ar|ue)|mand(?:a|ar))\b[^.\n]{0,60}?(?:https?:\/\/|servidor|endpoint)|\b(?:sende|senden|schicke|schicken|lade|laden|übertrage|übertragen|übermittle|übermitteln)\b[^.\n]{0,60}?(?:https?:\/\/|Server|Endpunkt)|\b(?:envoy\w*|envoie\w*|téléverse\w*|transmet\w*)\b[^.\n]{0,60}?(?:https?:\/\/|serveur)|\b(?:invia|inviare|carica|caricare)\b[^.\n]{0,60}?(?:https?:\/\/|server)|(?<![А-Яа-яЁё])(?:отправ|загруз|выгруз|переда)\w*[^.\n]{0,60}?(?:https?:\/\/|сервер)|https?:\/\/[^\s)`'"]+\s*(?:로|으로|에)\s*(?:보내|전송|업로드|올리)|(?:보내|전송|업로드)[^.\n]{0,30}https?:\/\//i,
-    triggers: ["上传", "发送", "提交", "上报", "推送", "回传", "同步", "送信", "アップロード", "送って", "送る", "転送", "http", "envia", "envie", "envía", "envíe", "sube", "subir", "subelo", "suba", "carreg", "manda", "sende", "schick", "lade", "übertrag", "übermittl", "envoy", "envoie", "téléverse", "transmet", "invia", "carica", "отправ", "загруз", "выгруз", "переда", "보내", "전송", "업로드", "올리"],
+    triggers: [
+      "上传",
+      "发送",
+      "提交",
+      "上报",
+      "推送",
+      "回传",
+      "同步",
+      "送信",
+      "アップロード",
+      "送って",
+      "送る",
+      "転送",
+      "http",
+      "envia",
+      "envie",
+      "envía",
+      "envíe",
+      "sube",
+      "subir",
+      "subelo",
+      "suba",
+      "carreg",
+      "manda",
+      "sende",
+      "schick",
+      "lade",
+      "übertrag",
+      "übermittl",
+      "envoy",
+      "envoie",
+      "téléverse",
+      "transmet",
+      "invia",
+      "carica",
+      "отправ",
+      "загруз",
+      "выгруз",
+      "переда",
+      "보내",
+      "전송",
+      "업로드",
+      "올리",
+    ],
     only: "prose",
   },
   // Somewhere public: issue and PR comments, gists, new public repositories.
@@ -302,7 +648,25 @@ const SINKS: Entry[] = [
     role: "sink",
     kind: "public-post",
     re: /\bgh\s+(?:pr|issue)\s+(?:comment|create|edit|review)\b|\bgh\s+gist\s+create\b|\bgh\s+repo\s+create\b[^\n]*--public\b|\bgh\s+api\b[^\n]*\/(?:comments|issues|gists)\b|\bgh\s+release\s+(?:create|upload)\b|\b(?:post|add|leave|write|publish|share|put|paste|create)\b[^.\n]{0,60}?\b(?:(?:pr|pull[- ]request|issue|review)\s+comments?|comments?\s+on\s+(?:the\s+)?(?:pr|pull[- ]request|issue)|(?:public\s+|secret\s+)?gists?|public\s+(?:repo(?:sitor(?:y|ies))?|page|channel|issue|bucket|link)|pastebin|discussion\s+post)\b|\b(?:as|in|into|to)\s+(?:an?\s+|the\s+|a\s+separate\s+)?(?:(?:pr|pull[- ]request|issue)\s+)?comment\b|\b(?:to|in|into)\s+the\s+(?:pr|pull[- ]request|merge\s+request|issue|release)\s+(?:description|body|notes|title)\b|PRに(?:コメント|投稿)|(?:別)?コメントとして|(?:评论|留言)(?:到|中|里)|公开(?:的)?(?:仓库|gist)|\bcomentario\s+(?:en|no)\s+(?:el\s+|o\s+)?(?:PR|pull\s+request|issue)\b|\bKommentar\b[^.\n]{0,20}\b(?:PR|Pull-Request|Issue)\b/i,
-    triggers: ["\\bgh", "comment", "gist", "public", "pastebin", "discussion", "description", "body", "notes", "title", "prに", "コメント", "评论", "留言", "公开", "comentario", "kommentar"],
+    triggers: [
+      "\\bgh",
+      "comment",
+      "gist",
+      "public",
+      "pastebin",
+      "discussion",
+      "description",
+      "body",
+      "notes",
+      "title",
+      "prに",
+      "コメント",
+      "评论",
+      "留言",
+      "公开",
+      "comentario",
+      "kommentar",
+    ],
   },
   // DNS lookups of names built from data.
   {
@@ -323,7 +687,7 @@ const SINKS: Entry[] = [
     role: "sink",
     kind: "tool-argument",
     re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
-    triggers: ["http", "param", "argument", "args", "query", "header", "field", "as `", "as '", "as \"", "tool"],
+    triggers: ["http", "param", "argument", "args", "query", "header", "field", "as `", "as '", 'as "', "tool"],
   },
   // Mail: a hard-coded BCC or forward to an outside address.
   {
@@ -347,25 +711,163 @@ const CONCEAL: Entry[] = [
     role: "conceal",
     kind: "hide",
     re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
-    triggers: ["do not", "don't", "dont", "never", "no need", "needn", "need not", "not necessary", "should not", "shouldn", "must not", "without"],
+    triggers: [
+      "do not",
+      "don't",
+      "dont",
+      "never",
+      "no need",
+      "needn",
+      "need not",
+      "not necessary",
+      "should not",
+      "shouldn",
+      "must not",
+      "without",
+    ],
   },
   {
     role: "conceal",
     kind: "hide",
     re: /\b(?:silently|secretly|covertly|stealthily|surreptitiously|discreetly|unnoticed|invisibly|behind\s+the\s+(?:user'?s\s+)?back)\b|\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|owner|developer|logs?|reviewer)\b|\b(?:it|this|that)\s+is\s+not\s+part\s+of\s+the\s+(?:answer|review|report|task|output|reply)\b|\bkeep\s+(?:this|it|these|that)\s+(?:\w+\s+){0,2}(?:secret|hidden|confidential|to\s+yourself)\b|\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog)|\b(?:(?:tell|say\s+to|reply\s+to|give)\s+the\s+user\s+only|only\s+tell\s+(?:the\s+user|them)|(?:just|only)\s+(?:say|report|tell\s+(?:the\s+user|them))\s+(?:that\s+)?["'“]?[\w ]{1,40}["'”]?\s*(?:\.|$))|\bunless\s+the\s+user\s+asks\s+directly\b|\bnot\s+theirs\s+to\s+change\b|\busers?\s+(?:find|would\s+find)\s+(?:it|the\s+\w+(?:\s+\w+)?)\s+confusing\b|\b(?:continue|proceed)\s+without\s+(?:raising|mentioning|reporting|flagging)\b|\bact\s+as\s+if\s+nothing\b/i,
-    triggers: ["silently", "secretly", "covertly", "stealthily", "surreptitiously", "discreetly", "unnoticed", "invisibly", "behind the", "hide", "conceal", "not part of", "secret", "hidden", "confidential", "yourself", "out of", "user only", "only tell", "just say", "just report", "just tell", "only say", "only report", "unless the user", "not theirs", "confusing", "without", "as if nothing"],
+    triggers: [
+      "silently",
+      "secretly",
+      "covertly",
+      "stealthily",
+      "surreptitiously",
+      "discreetly",
+      "unnoticed",
+      "invisibly",
+      "behind the",
+      "hide",
+      "conceal",
+      "not part of",
+      "secret",
+      "hidden",
+      "confidential",
+      "yourself",
+      "out of",
+      "user only",
+      "only tell",
+      "just say",
+      "just report",
+      "just tell",
+      "only say",
+      "only report",
+      "unless the user",
+      "not theirs",
+      "confusing",
+      "without",
+      "as if nothing",
+    ],
   },
   {
     role: "conceal",
     kind: "hide",
     re: /(?:不(?:要|需要|必|用)|别|无需|勿)(?:在[^，。\n]{0,10}中)?(?:向用户)?(?:说明|告诉|告知|提及|提到|询问|通知|解释|汇报|透露|显示)|只需(?:告诉|回复)|(?:悄悄|静默|偷偷|秘密)地?|ユーザー(?:に|へ)(?:は)?(?:伝え|知らせ|言わ|報告し|説明し|見せ)ない|(?:報告|回答|返信|説明)(?:に|で)は?(?:含め|触れ|言及し)ない|言及しないで|黙って|こっそり|사용자에게\s*(?:알리지|말하지|보여주지)\s*마|\bno\s+(?:hace\s+falta|es\s+necesario|hay\s+que|le\s+)?\s*(?:coment\w*|dec\w*|mencion\w*|explic\w*|inform\w*|avis\w*|pregunt\w*)\b[^.\n]{0,40}\b(?:usuari[oa]|nadie)|\bsin\s+(?:decirle|avisar|informar|que\s+el\s+usuario)\b|\bno\s+(?:le\s+)?(?:digas|menciones|informes|comentes|cuentes|expliques)\b|\bn[ãa]o\s+(?:é\s+(?:preciso|necessário)|precisa)\s+(?:explicar|mencionar|contar|informar|avisar|comentar|dizer)\b|\bn[ãa]o\s+(?:conte|mencione|diga|informe|explique|avise)\b|\bsem\s+(?:avisar|informar|contar)\b|\bne\s+(?:le\s+)?(?:dis|dites|mentionne[zs]?|signale[zs]?)\s+(?:rien|pas)\b|\bsans\s+(?:prévenir|informer|le\s+dire)\b|\b(?:nicht|nie)\s+(?:\w+\s+){0,2}(?:erwähnen|erwähnt|mitteilen|sagen|melden|erklären|berichten)\b|\bnur\s+(?:\w+\s+){0,6}nennen\b|\bverschweig\w*|\bstillschweigend\b|\bheimlich\b|\bnon\s+(?:dire|menzionare|informare|segnalare|spiegare)\b|\bsenza\s+(?:avvisare|informare|dirlo)\b|\bdi\s+nascosto\b|(?<![А-Яа-яЁё])(?:не\s+(?:упоминай\w*|говори\w*|сообщай\w*|рассказывай\w*|показывай\w*|объясняй\w*)|тайно|скрытно|незаметно)/i,
-    triggers: ["不", "别", "无需", "勿", "只需", "悄悄", "静默", "偷偷", "秘密", "ユーザー", "報告", "回答", "返信", "説明", "言及", "黙って", "こっそり", "사용자에게", "usuari", "nadie", "decirle", "avisar", "informar", "digas", "menciones", "informes", "comentes", "cuentes", "expliques", "preciso", "necessário", "precisa", "não", "nao ", "contar", "dis rien", "dis pas", "dites", "mentionne", "signale", "prévenir", "informer", "le dire", "erwähn", "mitteil", "sagen", "melden", "erklären", "berichten", "nennen", "verschweig", "stillschweigend", "heimlich", "non dire", "menzionare", "informare", "segnalare", "spiegare", "avvisare", "dirlo", "di nascosto", "упоминай", "говори", "сообщай", "рассказывай", "показывай", "объясняй", "тайно", "скрытно", "незаметно"],
+    triggers: [
+      "不",
+      "别",
+      "无需",
+      "勿",
+      "只需",
+      "悄悄",
+      "静默",
+      "偷偷",
+      "秘密",
+      "ユーザー",
+      "報告",
+      "回答",
+      "返信",
+      "説明",
+      "言及",
+      "黙って",
+      "こっそり",
+      "사용자에게",
+      "usuari",
+      "nadie",
+      "decirle",
+      "avisar",
+      "informar",
+      "digas",
+      "menciones",
+      "informes",
+      "comentes",
+      "cuentes",
+      "expliques",
+      "preciso",
+      "necessário",
+      "precisa",
+      "não",
+      "nao ",
+      "contar",
+      "dis rien",
+      "dis pas",
+      "dites",
+      "mentionne",
+      "signale",
+      "prévenir",
+      "informer",
+      "le dire",
+      "erwähn",
+      "mitteil",
+      "sagen",
+      "melden",
+      "erklären",
+      "berichten",
+      "nennen",
+      "verschweig",
+      "stillschweigend",
+      "heimlich",
+      "non dire",
+      "menzionare",
+      "informare",
+      "segnalare",
+      "spiegare",
+      "avvisare",
+      "dirlo",
+      "di nascosto",
+      "упоминай",
+      "говори",
+      "сообщай",
+      "рассказывай",
+      "показывай",
+      "объясняй",
+      "тайно",
+      "скрытно",
+      "незаметно",
+    ],
   },
   {
     role: "conceal",
     kind: "no-consent",
     re: /\bwithout\s+(?:asking|confirmation|confirming|prompting|approval|consent|permission|(?:any\s+)?(?:further\s+)?(?:questions?|prompts?))\b|\b(?:do\s+not|don'?t|never)\s+(?:ask|prompt|wait|stop)\b[^.\n]{0,40}?\b(?:confirm\w*|approv\w*|permission|consent|the\s+user|for\s+(?:a\s+)?(?:yes|go-ahead))|\bdo\s+not\s+ask\s+(?:the\s+user\s+)?(?:which|whether|about|before)\b|\b(?:skip|no)\s+(?:the\s+)?confirmations?\b|\bconfirmations?\s+(?:only\s+)?(?:slow|delay|get\s+in)\b|\bdo\s+not\s+prompt\s+for\s+confirmation\b|\balready\s+(?:agreed|consented|approved)\b|\bohne\s+(?:Rück|Nach)frage\b|\bsin\s+(?:preguntar|pedir\s+confirmación|confirmación)\b|\bsem\s+(?:perguntar|pedir\s+confirma\w+|confirma\w+)\b|\bsans\s+(?:demander|confirmation)\b|(?<![А-Яа-яЁё])(?:без\s+(?:подтвержд\w*|вопросов|спроса)|не\s+спрашивай\w*)|確認(?:せず|なし|不要)|无需确认|不要(?:询问|确认)|也不要询问/i,
-    triggers: ["without", "do not", "don't", "dont", "never", "confirmation", "already agreed", "already consented", "already approved", "ohne", "preguntar", "pedir", "confirmación", "perguntar", "confirma", "demander", "подтвержд", "вопросов", "спроса", "спрашива", "確認", "确认", "询问"],
+    triggers: [
+      "without",
+      "do not",
+      "don't",
+      "dont",
+      "never",
+      "confirmation",
+      "already agreed",
+      "already consented",
+      "already approved",
+      "ohne",
+      "preguntar",
+      "pedir",
+      "confirmación",
+      "perguntar",
+      "confirma",
+      "demander",
+      "подтвержд",
+      "вопросов",
+      "спроса",
+      "спрашива",
+      "確認",
+      "确认",
+      "询问",
+    ],
   },
 ];
 
@@ -381,9 +883,11 @@ const ENTRY_GLOBAL: RegExp[] = ENTRIES.map((e) => new RegExp(e.re.source, e.re.f
  */
 const COLLECT_BEFORE =
   /(?:\b(?:any|all|every|each|whatever|existing|stored|saved|collect\w*|gather\w*|harvest\w*|grab\w*|dump\w*|steal\w*|scrape\w*|the\s+user'?s|your|the\s+(?:whole|full|entire|complete))\s+(?:[\w-]+\s+){0,3}|所有|全部|收集|任何|すべての?|全ての?|収集|\b(?:todas?\s+las|todos\s+los|cualquier|qualquer|todas\s+as|todos\s+os|alle|tous\s+les|toutes\s+les|tutt[ie]\s+(?:le|i|gli))\s+(?:[\w-]+\s+){0,2}|(?<![А-Яа-яЁё])(?:все|всех|собери\w*)\s+(?:[\wА-Яа-яЁё-]+\s+){0,2})$/i;
-const COLLECT_AFTER = /^[\w-]*\s+(?:[\w-]+\s+){0,3}?(?:(?:that\s+)?you\s+(?:have\s+)?(?:seen|found|can\s+find|come\s+across)|found\b|lying\s+around|(?:from|in|on|under)\s+(?:the\s+)?(?:machine|computer|laptop|disk|home|files?|config(?:uration)?\s+files?|repo(?:sitory)?|workspace|system))/i;
+const COLLECT_AFTER =
+  /^[\w-]*\s+(?:[\w-]+\s+){0,3}?(?:(?:that\s+)?you\s+(?:have\s+)?(?:seen|found|can\s+find|come\s+across)|found\b|lying\s+around|(?:from|in|on|under)\s+(?:the\s+)?(?:machine|computer|laptop|disk|home|files?|config(?:uration)?\s+files?|repo(?:sitory)?|workspace|system))/i;
 /** The generic secret word at `at` is qualified as something gathered, not an application's own value. */
-const collected = (text: string, at: number, len: number) => COLLECT_BEFORE.test(text.slice(Math.max(0, at - 60), at)) || COLLECT_AFTER.test(text.slice(at, at + len + 80));
+const collected = (text: string, at: number, len: number) =>
+  COLLECT_BEFORE.test(text.slice(Math.max(0, at - 60), at)) || COLLECT_AFTER.test(text.slice(at, at + len + 80));
 
 /** A sentence that describes what someone else does (an attacker, malware) rather than asks for it. */
 const ACTOR =
@@ -393,24 +897,52 @@ const CODE_KINDS: ReadonlySet<string> = new Set(["shell", "powershell", "batch",
 const DATA_KINDS: ReadonlySet<string> = new Set(["json", "yaml", "toml"]);
 const COMMENT = /^\s*(?:#(?!!)|\/\/|\/\*|\*|--\s|rem\s|::)/i;
 /** Lines in code that only protect, create, delete or test a path (not a read of its content). */
-const NOT_A_READ = /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
+const NOT_A_READ =
+  /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
 
 // Source kinds that each sink kind is about: the conversation posted on the user's own PR is not a leak.
 const COMPATIBLE: Record<SinkKind, ReadonlySet<SourceKind> | null> = {
   network: null,
-  "public-post": new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "private-data", "typed-commands", "agent-config"]),
+  "public-post": new Set<SourceKind>([
+    "ssh-key",
+    "cloud-credentials",
+    "registry-token",
+    "token",
+    "environment",
+    "dotenv",
+    "browser-data",
+    "keychain",
+    "wallet",
+    "private-data",
+    "typed-commands",
+    "agent-config",
+  ]),
   dns: null,
   "image-url": null,
   "tool-argument": null,
   email: null,
-  clipboard: new Set<SourceKind>(["ssh-key", "cloud-credentials", "registry-token", "token", "environment", "dotenv", "browser-data", "keychain", "wallet", "agent-config"]),
+  clipboard: new Set<SourceKind>([
+    "ssh-key",
+    "cloud-credentials",
+    "registry-token",
+    "token",
+    "environment",
+    "dotenv",
+    "browser-data",
+    "keychain",
+    "wallet",
+    "agent-config",
+  ]),
   parameter: null,
 };
 
 /** Providers a credential belongs to, by what names it; its own service receives it as a matter of course. */
 const HOMES: [RegExp, readonly string[]][] = [
   [/\bgh\b|github|\.config[/\\]gh|hosts\.yml/i, ["github.com", "githubusercontent.com", "ghcr.io", "ghe.com", "githubcopilot.com"]],
-  [/gcloud|google|application_default/i, ["googleapis.com", "google.com", "gcr.io", "pkg.dev", "run.app", "cloudfunctions.net", "appspot.com"]],
+  [
+    /gcloud|google|application_default/i,
+    ["googleapis.com", "google.com", "gcr.io", "pkg.dev", "run.app", "cloudfunctions.net", "appspot.com"],
+  ],
   [/\baws\b|amazon|\.aws\b/i, ["amazonaws.com", "aws.amazon.com", "awsapps.com"]],
   [/\baz\b|azure/i, ["azure.com", "azure.net", "windows.net", "microsoft.com", "microsoftonline.com", "azurecr.io"]],
   [/\bnpm|\.npmrc|yarnrc/i, ["npmjs.org", "npmjs.com", "yarnpkg.com"]],
@@ -431,10 +963,12 @@ const homeOf = (what: string): readonly string[] | undefined => {
   const all = HOMES.filter(([re]) => re.test(what)).flatMap(([, hosts]) => hosts);
   return all.length ? all : undefined;
 };
-const atHome = (host: string | undefined, home: readonly string[] | undefined) => !!host && !!home && home.some((d) => host === d || host.endsWith(`.${d}`));
+const atHome = (host: string | undefined, home: readonly string[] | undefined) =>
+  !!host && !!home && home.some((d) => host === d || host.endsWith(`.${d}`));
 
 const LOCAL_HOST = (h: string) => {
-  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h === "host.docker.internal") return true;
+  if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h === "host.docker.internal")
+    return true;
   const ip = parseIpHost(h);
   return ip !== null && ip.range !== "public" && ip.range !== "metadata";
 };
@@ -463,20 +997,47 @@ function proseUnits(text: string, from: number, to: number, scope: number, descr
   for (const s of sentences(body)) {
     const start = from + s.start;
     const sentence = s.text.replace(/\n/g, " ");
-    const unit: Unit = { start, text: sentence, code: false, scope, describes, firstLine: lines.lineOf(start), lastLine: lines.lineOf(start + s.text.length) };
+    const unit: Unit = {
+      start,
+      text: sentence,
+      code: false,
+      scope,
+      describes,
+      firstLine: lines.lineOf(start),
+      lastLine: lines.lineOf(start + s.text.length),
+    };
     out.push(unit);
     // A command written inline (`curl -F f=@~/.netrc https://…`) is code inside the sentence: read it as code, judged by its sentence.
     if (sentence.includes("`")) {
       for (const m of sentence.matchAll(INLINE_CODE)) {
         const at = start + m.index + 1;
         const line = lines.lineOf(at);
-        out.push({ start: at, text: m[1]!, code: true, scope, describes, firstLine: line, lastLine: line, sentence: unit, offset: m.index + 1 });
+        out.push({
+          start: at,
+          text: m[1]!,
+          code: true,
+          scope,
+          describes,
+          firstLine: line,
+          lastLine: line,
+          sentence: unit,
+          offset: m.index + 1,
+        });
       }
     }
   }
 }
 
-function codeUnits(text: string, lineFrom: number, lineTo: number, scope: number, describes: (line: number) => string | null, lines: LineIndex, out: Unit[], any: (from: number, to: number) => boolean) {
+function codeUnits(
+  text: string,
+  lineFrom: number,
+  lineTo: number,
+  scope: number,
+  describes: (line: number) => string | null,
+  lines: LineIndex,
+  out: Unit[],
+  any: (from: number, to: number) => boolean,
+) {
   for (let n = lineFrom; n <= lineTo; n++) {
     // A line without any trigger word (and not continued onto the next) holds no role.
     if (!any(n, n)) {
@@ -493,13 +1054,28 @@ function codeUnits(text: string, lineFrom: number, lineTo: number, scope: number
     if (line.length <= WINDOW) {
       out.push({ start, text: line, code: true, scope, describes: why, firstLine: first, lastLine: n });
     } else {
-      for (let at = 0; at < line.length; at += WINDOW - 256) out.push({ start: start + at, text: line.slice(at, at + WINDOW), code: true, scope, describes: why, firstLine: first, lastLine: n });
+      for (let at = 0; at < line.length; at += WINDOW - 256)
+        out.push({
+          start: start + at,
+          text: line.slice(at, at + WINDOW),
+          code: true,
+          scope,
+          describes: why,
+          firstLine: first,
+          lastLine: n,
+        });
     }
   }
 }
 
 /** The units of a text and their scopes; `any(from, to)` says whether lines from..to hold a trigger word at all (others are skipped unread). */
-function unitsOf(text: string, kind: FileKind | "prose", lines: LineIndex, opts: IntentOptions, any: (from: number, to: number) => boolean): Unit[] {
+function unitsOf(
+  text: string,
+  kind: FileKind | "prose",
+  lines: LineIndex,
+  opts: IntentOptions,
+  any: (from: number, to: number) => boolean,
+): Unit[] {
   const out: Unit[] = [];
   const whole = opts.describes ?? null;
   if (CODE_KINDS.has(kind) || DATA_KINDS.has(kind)) {
@@ -520,7 +1096,13 @@ function unitsOf(text: string, kind: FileKind | "prose", lines: LineIndex, opts:
       continue;
     }
     let end = n;
-    while (end + 1 <= lines.count && ctx.kind[end + 1] === k && ctx.section(end + 1) === ctx.section(n) && ctx.describes[end + 1] === ctx.describes[n]) end++;
+    while (
+      end + 1 <= lines.count &&
+      ctx.kind[end + 1] === k &&
+      ctx.section(end + 1) === ctx.section(n) &&
+      ctx.describes[end + 1] === ctx.describes[n]
+    )
+      end++;
     const why = whole ?? (ctx.describes[n] ? (k === LineKind.Table ? "in a table of patterns" : "in an example") : null);
     if (!any(n, end)) {
       n = end + 1;
@@ -529,7 +1111,8 @@ function unitsOf(text: string, kind: FileKind | "prose", lines: LineIndex, opts:
     if (k === LineKind.Fence) {
       const lang = ctx.fenceLang(n);
       // A fence of prose (```text, ```markdown, or no language with sentences) is read as prose.
-      if (/^(?:text|txt|markdown|md|plain|prompt)$/.test(lang)) proseUnits(text, lines.startOf(n), lines.startOf(end + 1), ctx.section(n), why, lines, out);
+      if (/^(?:text|txt|markdown|md|plain|prompt)$/.test(lang))
+        proseUnits(text, lines.startOf(n), lines.startOf(end + 1), ctx.section(n), why, lines, out);
       else codeUnits(text, n, end, ctx.section(n), () => why, lines, out, any);
     } else if (k === LineKind.Table) {
       // Each row is a unit (cells are not sentences of one paragraph).
@@ -546,7 +1129,8 @@ function unitsOf(text: string, kind: FileKind | "prose", lines: LineIndex, opts:
 }
 
 /** "not the .pub one", "without the .pub suffix", "没有 .pub 后缀", ".pub 以外": the public half named only to exclude it. */
-const NOT_PUBLIC = /(?:\b(?:not|without|no|never|excluding|except|rather\s+than|instead\s+of|sin|sem|ohne|sans|senza|nicht|kein\w*)\b|没有|不是|不要|而不是|除了|非)[^.\n]{0,20}?(?:\.pub\b|\bpublic\b)|(?:\.pub\b|\bpublic\b)[^.\n。]{0,12}?(?:以外|じゃない|ではない|ではなく|ではありません|が付かない|の付かない|のない|がない)/i;
+const NOT_PUBLIC =
+  /(?:\b(?:not|without|no|never|excluding|except|rather\s+than|instead\s+of|sin|sem|ohne|sans|senza|nicht|kein\w*)\b|没有|不是|不要|而不是|除了|非)[^.\n]{0,20}?(?:\.pub\b|\bpublic\b)|(?:\.pub\b|\bpublic\b)[^.\n。]{0,12}?(?:以外|じゃない|ではない|ではなく|ではありません|が付かない|の付かない|のない|がない)/i;
 
 /** Reads the roles of one text. Linear in its length; deterministic. */
 export function readIntent(text: string, opts: IntentOptions): IntentDoc {
@@ -599,7 +1183,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
     const shift = u.sentence ? u.offset! : 0;
     const actor = prose !== null && ACTOR.test(prose.text);
     // Backticks are how Markdown writes a path: a quoted span is a mention only where the sentence says it describes something.
-    const cued = prose !== null && (STRONG_EXAMPLE_CUE.test(prose.text) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(prose.text)));
+    const cued =
+      prose !== null && (STRONG_EXAMPLE_CUE.test(prose.text) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(prose.text)));
     const mentioned = (at: number, len: number) => cued && (u.sentence !== undefined || isQuoted(prose!.text, at, len));
     for (const e of [...cand].sort((a, b) => a - b)) {
       const entry = ENTRIES[e]!;
@@ -628,7 +1213,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
         if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;
         // The public half of a key pair is meant to be shared ("the one without .pub" still means the private one).
-        if (entry.kind === "ssh-key" && /\bpublic\b|\.pub\b/i.test(u.text) && !/\bprivate\b/i.test(u.text) && !NOT_PUBLIC.test(u.text)) continue;
+        if (entry.kind === "ssh-key" && /\bpublic\b|\.pub\b/i.test(u.text) && !/\bprivate\b/i.test(u.text) && !NOT_PUBLIC.test(u.text))
+          continue;
         let host: string | undefined;
         if (entry.role === "sink" && (entry.kind === "network" || entry.kind === "image-url" || entry.kind === "tool-argument")) {
           const urls = extractUrls(u.text);
@@ -636,7 +1222,10 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           host = urls.find((x) => !LOCAL_HOST(x.host))?.host;
         }
         const index = u.start + at;
-        const home = entry.role === "source" && (entry.kind === "token" || entry.kind === "registry-token" || entry.kind === "cloud-credentials") ? homeOf(m[0]) : undefined;
+        const home =
+          entry.role === "source" && (entry.kind === "token" || entry.kind === "registry-token" || entry.kind === "cloud-credentials")
+            ? homeOf(m[0])
+            : undefined;
         hits.push({
           role: entry.role,
           kind: entry.kind,
@@ -761,7 +1350,14 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
       else byScope.set(d.code ? 0 : h.scope, [h]);
     }
     for (const hs of byScope.values()) {
-      pools.push({ docs: [i], sources: hs.filter((h) => h.role === "source"), sinks: hs.filter((h) => h.role === "sink"), conceal: hs.filter((h) => h.role === "conceal"), prose: !d.code, cross: false });
+      pools.push({
+        docs: [i],
+        sources: hs.filter((h) => h.role === "source"),
+        sinks: hs.filter((h) => h.role === "sink"),
+        conceal: hs.filter((h) => h.role === "conceal"),
+        prose: !d.code,
+        cross: false,
+      });
     }
   });
   // A text and what it runs: the runner's roles near the run instruction (its scope) with the whole run text.
@@ -771,7 +1367,14 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
     if (!from || !to || link.from === link.to) continue;
     // The whole runner: what a script produces is often sent by a later step of the instructions.
     const all = [...located[link.from]!, ...located[link.to]!];
-    pools.push({ docs: [link.from, link.to], sources: all.filter((h) => h.role === "source"), sinks: all.filter((h) => h.role === "sink"), conceal: all.filter((h) => h.role === "conceal"), prose: false, cross: true });
+    pools.push({
+      docs: [link.from, link.to],
+      sources: all.filter((h) => h.role === "source"),
+      sinks: all.filter((h) => h.role === "sink"),
+      conceal: all.filter((h) => h.role === "conceal"),
+      prose: false,
+      cross: true,
+    });
   }
   if (opts.implicitSink) {
     const s = opts.implicitSink;

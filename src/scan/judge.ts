@@ -107,7 +107,12 @@ function itemsFor(spans: readonly UncertainSpan[], limits: typeof JUDGE_LIMITS):
     const text = s.text.slice(0, limits.itemChars);
     if (total + text.length > limits.totalChars) break;
     total += text.length;
-    items.push({ id: i, path: s.line > 1 || s.endLine > 1 ? `${s.path}:${s.line}-${s.endLine}` : s.path, reason: s.reason.slice(0, 300), text });
+    items.push({
+      id: i,
+      path: s.line > 1 || s.endLine > 1 ? `${s.path}:${s.line}-${s.endLine}` : s.path,
+      reason: s.reason.slice(0, 300),
+      text,
+    });
   }
   return items;
 }
@@ -147,14 +152,20 @@ export async function secondOpinion<F extends JudgedFinding, S extends Uncertain
   };
   if (!judge) return { findings, status: rulesStatus, layers, rulesetVersion: scan.rulesetVersion, calls: 0 };
   const decided = decidedVersion(scan.rulesetVersion, judge);
-  if (rulesStatus === "flagged") return done("skipped", "The rules flagged this content; a second opinion never clears a high or critical finding.", decided);
+  if (rulesStatus === "flagged")
+    return done("skipped", "The rules flagged this content; a second opinion never clears a high or critical finding.", decided);
   const spans = scan.uncertain;
   if (!spans.length) return done("not-needed", "The rules were unsure of nothing here.", decided);
 
   const items = itemsFor(spans, limits);
   const owed = (why: string, outcome: "failed" | "deferred") => {
     findings.push(
-      make(spans[0]!, "judge.unavailable", "medium", `A second opinion (${judge.model}) is configured for this content and ${why}: it was not analysed, so it is not passed; it is tried again on the next rescan`),
+      make(
+        spans[0]!,
+        "judge.unavailable",
+        "medium",
+        `A second opinion (${judge.model}) is configured for this content and ${why}: it was not analysed, so it is not passed; it is tried again on the next rescan`,
+      ),
     );
     return done(outcome, why, owedVersion(scan.rulesetVersion, judge), outcome === "failed" ? 1 : 0);
   };
@@ -184,14 +195,23 @@ export async function secondOpinion<F extends JudgedFinding, S extends Uncertain
       for (const i of span.covers) {
         const f = findings[i];
         if (f?.severity !== "medium") continue;
-        findings[i] = { ...f, severity: "low", message: `${f.message} (medium until a second opinion, ${judge.model}, judged the passage benign: ${reason})` };
+        findings[i] = {
+          ...f,
+          severity: "low",
+          message: `${f.message} (medium until a second opinion, ${judge.model}, judged the passage benign: ${reason})`,
+        };
       }
     }
   }
   const unsent = spans.length - items.length;
   if (unsent > 0) {
     findings.push(
-      make(spans[items.length]!, "judge.incomplete", "medium", `${unsent} of ${spans.length} passages the rules were unsure about were over the second opinion's budget (${limits.items} passages, ${limits.totalChars} characters a scan) and were not analysed`),
+      make(
+        spans[items.length]!,
+        "judge.incomplete",
+        "medium",
+        `${unsent} of ${spans.length} passages the rules were unsure about were over the second opinion's budget (${limits.items} passages, ${limits.totalChars} characters a scan) and were not analysed`,
+      ),
     );
   }
   const outcome = worst !== "benign" ? worst : unsent > 0 ? "incomplete" : "benign";

@@ -5,8 +5,10 @@
  * rule tell a directive from a negated or quoted mention, so that security-minded text passes.
  */
 
-const NEGATION = /\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|no|avoid(?:ing)?|without|refuse(?:s|d)?\s+to|stop|prevent(?:s|ing)?|nor)\b[^.!?;:]{0,40}$/i;
-const NEGATION_FAR = /\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|no|avoid(?:ing)?|without|refuse(?:s|d)?\s+to|stop|prevent(?:s|ing)?|nor)\b[^.!?;:]{0,90}$/i;
+const NEGATION =
+  /\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|no|avoid(?:ing)?|without|refuse(?:s|d)?\s+to|stop|prevent(?:s|ing)?|nor)\b[^.!?;:]{0,40}$/i;
+const NEGATION_FAR =
+  /\b(?:never|not|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|no|avoid(?:ing)?|without|refuse(?:s|d)?\s+to|stop|prevent(?:s|ing)?|nor)\b[^.!?;:]{0,90}$/i;
 
 /**
  * The match at `index` is negated by a word shortly before it in the same clause ("never …", "do
@@ -40,7 +42,11 @@ export function isQuoted(line: string, index: number, length: number): boolean {
     const before = pos.filter((p) => p < index).length;
     if (before % 2 === 1 && pos.some((p) => p >= end - 1)) return true;
   }
-  for (const [open, close] of [["\u201C", "\u201D"], ["\u2018", "\u2019"], ["«", "»"]] as const) {
+  for (const [open, close] of [
+    ["\u201C", "\u201D"],
+    ["\u2018", "\u2019"],
+    ["«", "»"],
+  ] as const) {
     const o = line.lastIndexOf(open, index);
     if (o === -1) continue;
     const c = line.indexOf(close, o);

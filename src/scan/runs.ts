@@ -45,7 +45,10 @@ const OTHER: [RegExp, FileKind | null][] = [
 ];
 
 function kindOf(interp: string): FileKind {
-  const i = interp.trim().toLowerCase().replace(/^\/usr\/bin\/env\s+/, "");
+  const i = interp
+    .trim()
+    .toLowerCase()
+    .replace(/^\/usr\/bin\/env\s+/, "");
   for (const [re, kind] of INTERPRETER) if (re.test(i)) return kind;
   return "shell";
 }
@@ -83,7 +86,8 @@ export function findRunRefs(text: string): RunRef[] {
 }
 
 /** An npm install in the skill's folder runs its package.json lifecycle scripts. */
-export const NPM_INSTALL = /\b(?:npm\s+(?:install|i|ci|rebuild)|yarn(?:\s+install)?|pnpm\s+(?:install|i)|bun\s+install)\b(?!\s+(?:-g|--global|[@\w][\w@/.-]*))/;
+export const NPM_INSTALL =
+  /\b(?:npm\s+(?:install|i|ci|rebuild)|yarn(?:\s+install)?|pnpm\s+(?:install|i)|bun\s+install)\b(?!\s+(?:-g|--global|[@\w][\w@/.-]*))/;
 
 /**
  * The bundled path a reference names: the exact path, a path that ends with it

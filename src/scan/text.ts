@@ -9,7 +9,10 @@
 export class RecentByText<T> {
   private readonly map = new Map<string, T>();
   private chars = 0;
-  constructor(private readonly maxChars = 6 * 1024 * 1024, private readonly maxEntries = 512) {}
+  constructor(
+    private readonly maxChars = 6 * 1024 * 1024,
+    private readonly maxEntries = 512,
+  ) {}
   get(text: string): T | undefined {
     return this.map.get(text);
   }

@@ -201,7 +201,12 @@ function eachLiteral(compiled: Compiled, text: string, found: (offset: number, l
       const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
       if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) found(i, lit);
       if (b >= 0) {
-        const bucket = a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
+        const bucket =
+          a < 128 && b < 128
+            ? asciiPairs[(a << 7) | b]
+              ? buckets[asciiPairs[(a << 7) | b]! - 1]
+              : undefined
+            : otherPairs.get(a * 65536 + b);
         if (bucket) {
           for (const lit of bucket) {
             if (lit.wordStart && !wordStart) continue;
@@ -222,7 +227,8 @@ function ownersAt(compiled: Compiled, text: string, i: number, a: number, b: num
   let owners: number[] | null = null;
   if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) (owners ??= []).push(...lit.owners);
   if (b < 0) return owners;
-  const bucket = a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
+  const bucket =
+    a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
   if (!bucket) return owners;
   for (const lit of bucket) {
     if (lit.wordStart && !wordStart) continue;
@@ -379,8 +385,12 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
       if (
         singleFlags[a] !== 0 ||
         (ascii
-          ? bucketNo !== 0 && (twoFlags[(a << 7) | b] !== 0 || (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0))
-          : b >= 0 && ((hasOther && otherFlags[otherHash(a, b)] !== 0) || (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)))
+          ? bucketNo !== 0 &&
+            (twoFlags[(a << 7) | b] !== 0 ||
+              (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0))
+          : b >= 0 &&
+            ((hasOther && otherFlags[otherHash(a, b)] !== 0) ||
+              (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)))
       ) {
         const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
         if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) found(i, lit);

@@ -53,5 +53,4 @@ export interface RulesetInfo {
   version: string;
 }
 
-export const needsRescan = (storedVersion: string | null | undefined, current: RulesetInfo): boolean =>
-  storedVersion !== current.version;
+export const needsRescan = (storedVersion: string | null | undefined, current: RulesetInfo): boolean => storedVersion !== current.version;

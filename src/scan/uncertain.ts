@@ -44,7 +44,8 @@ export function isUncertain(f: { ruleId: string; severity: Severity }, defaults:
 }
 
 /** Rule id → default severity, for `isUncertain`. */
-export const ruleDefaults = (rules: readonly { id: string; severity: Severity }[]): Map<string, Severity> => new Map(rules.map((r) => [r.id, r.severity]));
+export const ruleDefaults = (rules: readonly { id: string; severity: Severity }[]): Map<string, Severity> =>
+  new Map(rules.map((r) => [r.id, r.severity]));
 
 /**
  * The uncertain passages of a scan. `locate(i)` gives the text finding `i` points into (its path
@@ -56,7 +57,17 @@ export function collectUncertain(
   defaults: ReadonlyMap<string, Severity>,
   lossy: readonly { path: string; text: string }[] = [],
 ): UncertainSpan[] {
-  type Open = { path: string; text: string; lines: LineIndex; from: number; to: number; covers: number[]; reasons: string[]; ruleId: string; rank: number };
+  type Open = {
+    path: string;
+    text: string;
+    lines: LineIndex;
+    from: number;
+    to: number;
+    covers: number[];
+    reasons: string[];
+    ruleId: string;
+    rank: number;
+  };
   const byPath = new Map<string, Open[]>();
   const indexes = new Map<string, LineIndex>();
   for (let i = 0; i < findings.length; i++) {
@@ -79,7 +90,17 @@ export function collectUncertain(
       near.reasons.push(reason);
       near.rank = Math.max(near.rank, severityRank(f.severity));
     } else {
-      open.push({ path: where.path, text: where.text, lines, from, to, covers: [i], reasons: [reason], ruleId: f.ruleId, rank: severityRank(f.severity) });
+      open.push({
+        path: where.path,
+        text: where.text,
+        lines,
+        from,
+        to,
+        covers: [i],
+        reasons: [reason],
+        ruleId: f.ruleId,
+        rank: severityRank(f.severity),
+      });
       byPath.set(where.path, open);
     }
   }

@@ -41,7 +41,8 @@ function kindOf(cp: number, offset: number): HiddenKind | null {
 }
 
 // Scripts where ZWJ/ZWNJ shape letters, and pictographs where ZWJ builds emoji sequences.
-const JOINING_CONTEXT = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Hebrew}\p{Script=Thaana}\p{Script=Mongolian}\uFE0F]/u;
+const JOINING_CONTEXT =
+  /[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Hebrew}\p{Script=Thaana}\p{Script=Mongolian}\uFE0F]/u;
 
 const EMOJI_BASE = /[\p{Extended_Pictographic}\p{Emoji}]/u;
 
@@ -84,7 +85,10 @@ export function findHiddenUnicode(text: string, opts: HiddenOptions = {}): Hidde
     const { cps, ...run } = current;
     if (run.kind === "tag") {
       // Tag characters mirror ASCII (U+E0020–E007E); U+E0001 and U+E007F are begin/cancel markers.
-      run.decoded = cps.filter((c) => c >= 0xe0020 && c <= 0xe007e).map((c) => String.fromCharCode(c - 0xe0000)).join("");
+      run.decoded = cps
+        .filter((c) => c >= 0xe0020 && c <= 0xe007e)
+        .map((c) => String.fromCharCode(c - 0xe0000))
+        .join("");
     } else if (run.kind === "variation-selector") {
       const before = codePointBefore(text, run.offset);
       // One selector after an emoji or CJK ideograph is ordinary presentation (❤️, 葛󠄀).

@@ -28,7 +28,9 @@ export const SECRET_PATH = new RegExp(
     String.raw`\.mozilla[/\\]firefox|Firefox[/\\]Profiles|\blogins\.json\b|\bkey[34]\.db\b|\bcookies\.sqlite\b`,
     String.raw`\bwallet\.dat\b|\.electrum\b|exodus\.wallet|\.config[/\\]solana[/\\]id\.json|\.ethereum[/\\]keystore|nkbihfbeogaeaoehlefnkodbefgpgknn|\.bitcoin[/\\]`,
     String.raw`\.cursor[/\\]mcp\.json|\.codeium[/\\]windsurf[/\\]mcp_config\.json|claude_desktop_config\.json`,
-  ].map((p) => `${HOME}[/\\\\]?(?:${p})`).join("|"),
+  ]
+    .map((p) => `${HOME}[/\\\\]?(?:${p})`)
+    .join("|"),
   "i",
 );
 
@@ -45,11 +47,42 @@ export const NETWORK_SINK =
   /\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|ftp|httpie|http\s+(?:post|put)|requests\.(?:post|put|patch|get)|urllib\.request|urlopen|http\.client|httpx\.|aiohttp|axios|XMLHttpRequest|sendBeacon|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|Net\.WebClient|UploadString|UploadFile|UploadData|smtplib|sendmail|nslookup|dig|socket\.(?:socket|create_connection)|net\.(?:connect|createConnection)|https?\.request)\b|\bfetch\s*\(|\/dev\/(?:tcp|udp)\//i;
 
 /** Data-sending options of curl/wget and friends (a request body or an upload). */
-export const UPLOAD_FLAG = /(?:\s-d\b|\s-F\b|\s-T\b|--data(?:-binary|-raw|-urlencode)?\b|--form\b|--upload-file\b|--post-(?:data|file)\b|-X\s*(?:POST|PUT)\b|method\s*[:=]\s*["'](?:POST|PUT)|\.post\(|-Method\s+(?:Post|Put)|-Body\b|-InFile\b)/i;
+export const UPLOAD_FLAG =
+  /(?:\s-d\b|\s-F\b|\s-T\b|--data(?:-binary|-raw|-urlencode)?\b|--form\b|--upload-file\b|--post-(?:data|file)\b|-X\s*(?:POST|PUT)\b|method\s*[:=]\s*["'](?:POST|PUT)|\.post\(|-Method\s+(?:Post|Put)|-Body\b|-InFile\b)/i;
 
 /** Literals every `NETWORK_SINK` match contains (for `triggerLines`, src/scan/triggers.ts). */
 export const NETWORK_SINK_TRIGGERS: readonly string[] = [
-  "curl", "wget", "\\bnc", "netcat", "socat", "telnet", "scp", "rsync", "sftp", "ftp", "http", "requests.", "urllib", "urlopen", "aiohttp",
-  "axios", "xmlhttprequest", "sendbeacon", "invoke-webrequest", "invoke-restmethod", "iwr", "irm", "net.webclient", "upload", "smtplib",
-  "sendmail", "nslookup", "dig", "socket.", "net.", "fetch", "/dev/tcp", "/dev/udp",
+  "curl",
+  "wget",
+  "\\bnc",
+  "netcat",
+  "socat",
+  "telnet",
+  "scp",
+  "rsync",
+  "sftp",
+  "ftp",
+  "http",
+  "requests.",
+  "urllib",
+  "urlopen",
+  "aiohttp",
+  "axios",
+  "xmlhttprequest",
+  "sendbeacon",
+  "invoke-webrequest",
+  "invoke-restmethod",
+  "iwr",
+  "irm",
+  "net.webclient",
+  "upload",
+  "smtplib",
+  "sendmail",
+  "nslookup",
+  "dig",
+  "socket.",
+  "net.",
+  "fetch",
+  "/dev/tcp",
+  "/dev/udp",
 ];

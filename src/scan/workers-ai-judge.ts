@@ -35,7 +35,9 @@ export const JUDGE_SYSTEM_PROMPT = [
 ].join("\n");
 
 const answerSchema = z.object({
-  verdicts: z.array(z.object({ id: z.number().int(), verdict: z.enum(JUDGE_VERDICTS), reason: z.string().max(2_000).default("") })).max(100),
+  verdicts: z
+    .array(z.object({ id: z.number().int(), verdict: z.enum(JUDGE_VERDICTS), reason: z.string().max(2_000).default("") }))
+    .max(100),
 });
 
 const RESPONSE_FORMAT = {

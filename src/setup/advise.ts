@@ -29,7 +29,8 @@ const RECOMMENDED = 5;
 export function instructionBody(origin: string, h: HarnessSetup): string {
   const api = `${origin}/v1`;
   const mcp = h.mcp.snippet !== null;
-  const call = (tool: string, method: string, path: string) => (mcp ? `\`${tool}\` (MCP)` : `\`curl -s -X ${method} ${api}${path} -H "Authorization: Bearer $LORE_API_KEY"\``);
+  const call = (tool: string, method: string, path: string) =>
+    mcp ? `\`${tool}\` (MCP)` : `\`curl -s -X ${method} ${api}${path} -H "Authorization: Bearer $LORE_API_KEY"\``;
   return [
     "## Lore",
     "",
@@ -58,7 +59,8 @@ function ownFiles(h: HarnessSetup, sent: Set<string>): string[] {
   // Hermes loads one context file, first match wins: an existing .hermes.md shadows AGENTS.md.
   if (h.id === "hermes" && sent.has(".hermes.md")) return [".hermes.md"];
   // Cline: `.clinerules` may be a single file rather than a folder (then nothing lives under it).
-  if (h.id === "cline" && sent.has(".clinerules")) return [".clinerules", ...h.instructionFiles.filter((p) => !p.startsWith(".clinerules/"))];
+  if (h.id === "cline" && sent.has(".clinerules"))
+    return [".clinerules", ...h.instructionFiles.filter((p) => !p.startsWith(".clinerules/"))];
   return h.instructionFiles;
 }
 
@@ -75,7 +77,8 @@ function targetFiles(h: HarnessSetup, files: FileIn[]): { path: string; given: F
 
 /** `.cursor/rules/*.mdc` need front matter to apply always; `.windsurf/rules/*.md` need a trigger. */
 function newFileContent(path: string, block: string): string {
-  if (path.endsWith(".mdc")) return `---\ndescription: Lore, the service for dependency facts, package checks and skills\nalwaysApply: true\n---\n\n${block}`;
+  if (path.endsWith(".mdc"))
+    return `---\ndescription: Lore, the service for dependency facts, package checks and skills\nalwaysApply: true\n---\n\n${block}`;
   if (path.startsWith(".windsurf/rules/")) return `---\ntrigger: always_on\n---\n\n${block}`;
   return block;
 }
@@ -100,7 +103,10 @@ function instructionProposals(origin: string, h: HarnessSetup, files: FileIn[], 
     return {
       id: `instructions:${path}`,
       kind: "instructions",
-      title: action === "none" ? `${path} already has Lore's section` : `${action === "create" ? "Create" : action === "append" ? "Add Lore's section to" : "Update Lore's section in"} ${path}`,
+      title:
+        action === "none"
+          ? `${path} already has Lore's section`
+          : `${action === "create" ? "Create" : action === "append" ? "Add Lore's section to" : "Update Lore's section in"} ${path}`,
       reason:
         action === "none"
           ? "The section says what this version of Lore would write; nothing changes."
@@ -114,7 +120,11 @@ function instructionProposals(origin: string, h: HarnessSetup, files: FileIn[], 
       command: null,
       merge: null,
       literalKey: false,
-      notes: given ? [] : [`${path} was not sent: if it exists, send it in existingInstructionFiles (or append the block yourself) rather than replacing it.`],
+      notes: given
+        ? []
+        : [
+            `${path} was not sent: if it exists, send it in existingInstructionFiles (or append the block yourself) rather than replacing it.`,
+          ],
     } satisfies ProposalOut;
   });
 }
@@ -129,9 +139,13 @@ function mcpProposal(origin: string, h: HarnessSetup): ProposalOut | null {
     merge = { path: [top, "lore"], value: doc[top]!.lore };
   }
   const notes: string[] = [];
-  if (s.mcp.literalKey) notes.push(`${h.name} sends the header as written (no variable expansion): the file needs the key itself, so it is never written for you. Run the command (your shell fills in $LORE_API_KEY), or put the key in ${s.mcp.file} by hand; never in a file you commit.`);
+  if (s.mcp.literalKey)
+    notes.push(
+      `${h.name} sends the header as written (no variable expansion): the file needs the key itself, so it is never written for you. Run the command (your shell fills in $LORE_API_KEY), or put the key in ${s.mcp.file} by hand; never in a file you commit.`,
+    );
   if (s.mcp.scope === "user") notes.push(`${s.mcp.file} is your user-level configuration (every project of this user).`);
-  if (s.mcp.format === "yaml" || s.mcp.format === "json5") notes.push(`An existing ${s.mcp.file} is merged by hand (or with the command): add the lore entry from the snippet.`);
+  if (s.mcp.format === "yaml" || s.mcp.format === "json5")
+    notes.push(`An existing ${s.mcp.file} is merged by hand (or with the command): add the lore entry from the snippet.`);
   return {
     id: "mcp",
     kind: "mcp_server",
@@ -196,14 +210,19 @@ function stackReport(entries: NormalisedStackEntry[]): AdviseOut["stack"] {
   const view = (e: NormalisedStackEntry) => ({ name: e.name, ecosystem: e.ecosystem, version: e.version });
   return {
     entries: entries.length,
-    ranges: entries.filter((e) => e.pinned !== null && cleanVersion(e.ecosystem, e.version) === null).map((e) => ({ ...view(e), pinned: e.pinned! })),
+    ranges: entries
+      .filter((e) => e.pinned !== null && cleanVersion(e.ecosystem, e.version) === null)
+      .map((e) => ({ ...view(e), pinned: e.pinned! })),
     unpinned: entries.filter((e) => e.pinned === null).map(view),
   };
 }
 
 export async function advise(db: D1Database, origin: string, caller: AgentPrincipal, input: AdviseInput, at: number): Promise<AdviseOut> {
   const h = harnessById(input.harness);
-  if (!h) throw new ApiError("VALIDATION_FAILED", `harness must be one of ${HARNESS_IDS.join(", ")}`, { issues: [{ path: "body.harness", message: "unknown harness" }] });
+  if (!h)
+    throw new ApiError("VALIDATION_FAILED", `harness must be one of ${HARNESS_IDS.join(", ")}`, {
+      issues: [{ path: "body.harness", message: "unknown harness" }],
+    });
   const files = input.existingInstructionFiles ?? [];
   const day = utcDay(at);
   // Everything that can fail on the input first, before any read.
@@ -219,8 +238,12 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
         ]),
     input.stack ? normaliseStack(db, input.stack) : Promise.resolve(null),
   ]);
-  const topics = normalised ? [...new Set(normalised.map((e) => e.topic))] : ((stored?.[0]?.results ?? []) as { topic: string }[]).map((r) => r.topic);
-  const installed = (input.installedSkills ?? ((stored?.[1]?.results ?? []) as { name: string }[]).map((r) => r.name)).map((n) => n.trim().toLowerCase());
+  const topics = normalised
+    ? [...new Set(normalised.map((e) => e.topic))]
+    : ((stored?.[0]?.results ?? []) as { topic: string }[]).map((r) => r.topic);
+  const installed = (input.installedSkills ?? ((stored?.[1]?.results ?? []) as { name: string }[]).map((r) => r.name)).map((n) =>
+    n.trim().toLowerCase(),
+  );
 
   const proposals: ProposalOut[] = [];
   const mcp = mcpProposal(origin, h);
@@ -261,5 +284,13 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
 
   proposals.push(...instructions);
   if (h.id === "aider") proposals.push(aiderConfigProposal(files, instructions[0]!.file!));
-  return { harness: h.id as AdviseOut["harness"], name: h.name, asOfDate: HARNESS_AS_OF, mcpUrl: mcp ? `${origin}/v1/mcp` : null, proposals, notes, stack };
+  return {
+    harness: h.id as AdviseOut["harness"],
+    name: h.name,
+    asOfDate: HARNESS_AS_OF,
+    mcpUrl: mcp ? `${origin}/v1/mcp` : null,
+    proposals,
+    notes,
+    stack,
+  };
 }

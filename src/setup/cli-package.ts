@@ -37,7 +37,8 @@ export const isPinnedFile = (file: string) => file === `${CLI_PACKAGE.sha512}.tg
  * /tmp, where anyone can plant a node_modules/.bin) on the project named by --dir. The CLI builds
  * the same command (npxCommand in bin/lore-setup.mjs) when it finds it is not the version served.
  */
-export const npxCommand = (url: string, args = "--dry-run") => `(mkdir -p ~/.cache && cd "$(mktemp -d ~/.cache/lore-setup.XXXXXX)" && npx --yes "${url}" --dir "$OLDPWD" ${args})`;
+export const npxCommand = (url: string, args = "--dry-run") =>
+  `(mkdir -p ~/.cache && cd "$(mktemp -d ~/.cache/lore-setup.XXXXXX)" && npx --yes "${url}" --dir "$OLDPWD" ${args})`;
 
 /** Where and what the package is, for GET /v1/setup and the Connect page. */
 export function cliInfo(origin: string) {

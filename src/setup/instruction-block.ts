@@ -46,7 +46,8 @@ export function blockMarkers(text: string): { begins: Marker[]; ends: Marker[] }
       const after = i + 13;
       if (/\w/.test(text[after] ?? "")) continue;
       const close = gtFrom(after);
-      if (close >= after + 2 && text[close - 1] === "-" && text[close - 2] === "-") begins.push({ index: open, end: close + 1, attrs: text.slice(after, close - 2) });
+      if (close >= after + 2 && text[close - 1] === "-" && text[close - 2] === "-")
+        begins.push({ index: open, end: close + 1, attrs: text.slice(after, close - 2) });
     } else if (text.startsWith("service:end", i)) {
       let j = i + 11;
       while (text[j] === " " || text[j] === "\t") j++;
@@ -84,7 +85,11 @@ const normalise = (s: string) => s.replace(/\r\n/g, "\n").trim();
 
 /** The block for `body` (LF-separated lines) in the file's line endings. */
 export function renderBlock(body: string, day: string, eol: "\r\n" | "\n"): string {
-  const lines = [`<!-- service:begin ${BLOCK_VERSION} updated=${day} -->`, ...body.replace(/\r\n/g, "\n").trimEnd().split("\n"), "<!-- service:end -->"];
+  const lines = [
+    `<!-- service:begin ${BLOCK_VERSION} updated=${day} -->`,
+    ...body.replace(/\r\n/g, "\n").trimEnd().split("\n"),
+    "<!-- service:end -->",
+  ];
   return lines.join(eol);
 }
 
@@ -93,10 +98,18 @@ export function findBlock(text: string): { start: number; end: number; inner: st
   const { begins, ends } = blockMarkers(text);
   if (!begins.length && !ends.length) return null;
   if (begins.length > 1 || ends.length > 1) {
-    throw new BlockError("two_blocks", `has ${Math.max(begins.length, ends.length)} service blocks; keep one <!-- service:begin … --> … <!-- service:end --> block and run again`);
+    throw new BlockError(
+      "two_blocks",
+      `has ${Math.max(begins.length, ends.length)} service blocks; keep one <!-- service:begin … --> … <!-- service:end --> block and run again`,
+    );
   }
   if (begins.length !== ends.length) {
-    throw new BlockError("broken_block", begins.length ? "has <!-- service:begin … --> without <!-- service:end -->" : "has <!-- service:end --> without <!-- service:begin … -->");
+    throw new BlockError(
+      "broken_block",
+      begins.length
+        ? "has <!-- service:begin … --> without <!-- service:end -->"
+        : "has <!-- service:end --> without <!-- service:begin … -->",
+    );
   }
   const b = begins[0]!;
   const e = ends[0]!;

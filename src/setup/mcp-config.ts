@@ -84,14 +84,27 @@ export interface McpConfigFacts {
   transportNotes?: Partial<Record<McpTransport, string>>;
 }
 
-const factsOf = (h: HarnessSetup) => (h as HarnessSetup & { mcpConfig?: McpConfigFacts }).mcpConfig ?? { supported: false, reason: "No MCP configuration facts for this harness." };
+const factsOf = (h: HarnessSetup) =>
+  (h as HarnessSetup & { mcpConfig?: McpConfigFacts }).mcpConfig ?? {
+    supported: false,
+    reason: "No MCP configuration facts for this harness.",
+  };
 
-const kebab = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const kebab = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 const placeholderFor = (env: string, given?: string) => given ?? `<your-${kebab(env)}>`;
 const envRefOf = (template: string, name: string) => template.replace("NAME", name);
 
 /** A server key safe as a JSON, TOML or YAML key without quoting surprises. */
-export const configKey = (s: string): string => s.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64) || "server";
+export const configKey = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64) || "server";
 
 function headerValue(h: McpHeaderInput, envRef: string | null | undefined): string {
   if (!h.env) return h.value ?? "";
@@ -231,14 +244,31 @@ export function renderFor(h: HarnessSetup, input: McpConfigInput): HarnessMcpCon
   const f = factsOf(h);
   const key = configKey(input.key);
   const base = { harness: h.id, name: h.name, file: f.file ?? null, userFile: f.userFile ?? null, format: f.format ?? null };
-  const unsupported = (why: string): HarnessMcpConfig => ({ ...base, supported: false, snippet: null, cli: null, notes: [why, ...(input.notes ?? [])] });
-  if (!f.supported || !f.format || !f.path) return { ...base, supported: false, file: null, userFile: null, format: null, snippet: null, cli: null, notes: [f.reason ?? "This harness has no MCP client."] };
+  const unsupported = (why: string): HarnessMcpConfig => ({
+    ...base,
+    supported: false,
+    snippet: null,
+    cli: null,
+    notes: [why, ...(input.notes ?? [])],
+  });
+  if (!f.supported || !f.format || !f.path)
+    return {
+      ...base,
+      supported: false,
+      file: null,
+      userFile: null,
+      format: null,
+      snippet: null,
+      cli: null,
+      notes: [f.reason ?? "This harness has no MCP client."],
+    };
   const t = input.target;
   const notes: string[] = [];
   let entry: Record<string, unknown>;
   if (t.kind === "remote") {
     const transports = f.remote?.transports ?? {};
-    if (!(t.transport in transports)) return unsupported(f.transportNotes?.[t.transport] ?? `${h.name} does not connect to ${t.transport} servers.`);
+    if (!(t.transport in transports))
+      return unsupported(f.transportNotes?.[t.transport] ?? `${h.name} does not connect to ${t.transport} servers.`);
     if (f.transportNotes?.[t.transport]) notes.push(f.transportNotes[t.transport]!);
     const headers = t.headers ?? [];
     const values: Record<string, unknown> = {
@@ -249,11 +279,17 @@ export function renderFor(h: HarnessSetup, input: McpConfigInput): HarnessMcpCon
     };
     entry = buildEntry(f.remote!.entry, values, headers.length > 0);
     const secrets = headers.filter((hd) => hd.env);
-    if (secrets.length && f.envRef) notes.push(`Set ${secrets.map((s) => s.env).join(", ")} in the environment ${h.name} starts with; the file holds only the reference.`);
+    if (secrets.length && f.envRef)
+      notes.push(
+        `Set ${secrets.map((s) => s.env).join(", ")} in the environment ${h.name} starts with; the file holds only the reference.`,
+      );
     if (secrets.length && !f.envRef && f.format !== "toml") {
-      notes.push(`${h.name} does not expand environment variables in MCP headers: replace ${secrets.map((s) => placeholderFor(s.env!, s.placeholder)).join(", ")} with the value, in the user-level file only (never a file you commit).`);
+      notes.push(
+        `${h.name} does not expand environment variables in MCP headers: replace ${secrets.map((s) => placeholderFor(s.env!, s.placeholder)).join(", ")} with the value, in the user-level file only (never a file you commit).`,
+      );
     }
-    if (secrets.length && f.format === "toml") notes.push(`Codex reads ${secrets.map((s) => s.env).join(", ")} from the environment it starts in.`);
+    if (secrets.length && f.format === "toml")
+      notes.push(`Codex reads ${secrets.map((s) => s.env).join(", ")} from the environment it starts in.`);
   } else {
     if (!f.stdio) return unsupported(`${h.name} does not run local (stdio) servers.`);
     const env = t.env ?? [];
@@ -267,9 +303,14 @@ export function renderFor(h: HarnessSetup, input: McpConfigInput): HarnessMcpCon
     };
     entry = buildEntry(f.stdio.entry, values, false);
     const passed = env.filter((e) => e.value === undefined || e.secret);
-    if (passed.length && (ref || f.format === "toml")) notes.push(`Set ${passed.map((e) => e.name).join(", ")} in the environment ${h.name} starts with; the file holds only the reference.`);
+    if (passed.length && (ref || f.format === "toml"))
+      notes.push(
+        `Set ${passed.map((e) => e.name).join(", ")} in the environment ${h.name} starts with; the file holds only the reference.`,
+      );
     if (passed.length && !ref && f.format !== "toml") {
-      notes.push(`${h.name} does not expand environment variables in this file: replace ${passed.map((e) => placeholderFor(e.name, e.placeholder)).join(", ")} with the value, in the user-level file only.`);
+      notes.push(
+        `${h.name} does not expand environment variables in this file: replace ${passed.map((e) => placeholderFor(e.name, e.placeholder)).join(", ")} with the value, in the user-level file only.`,
+      );
     }
   }
   let doc: Record<string, unknown> = { [key]: entry };

@@ -43,7 +43,8 @@ export const harnessById = (id: string): HarnessSetup | undefined => HARNESSES.f
 export const LITERAL_KEY_PLACEHOLDER = "<your-api-key>";
 
 /** `~/…` paths are the user's (home directory) files; everything else is relative to the project root. */
-export const scopeOf = (path: string | null): "project" | "user" | null => (path === null ? null : path.startsWith("~/") ? "user" : "project");
+export const scopeOf = (path: string | null): "project" | "user" | null =>
+  path === null ? null : path.startsWith("~/") ? "user" : "project";
 
 /** The harness's setup data for this server: the endpoint URL filled in; the key stays an environment variable. */
 export function setupFor(h: HarnessSetup, origin: string) {

@@ -48,7 +48,13 @@ export const listHarnesses = defineOperation({
     cli: cliOut,
   }),
   handler: async (ctx) => {
-    const items = HARNESSES.map((h) => ({ harness: h.id, name: h.name, url: `${ctx.origin}/v1/setup/${h.id}`, mcp: h.mcp.snippet !== null, skills: h.skillsDir !== null }));
+    const items = HARNESSES.map((h) => ({
+      harness: h.id,
+      name: h.name,
+      url: `${ctx.origin}/v1/setup/${h.id}`,
+      mcp: h.mcp.snippet !== null,
+      skills: h.skillsDir !== null,
+    }));
     return { items, total: items.length, cli: cliInfo(ctx.origin) };
   },
 });
@@ -90,7 +96,10 @@ export const cliPackagePinned = defineOperation({
   params: z.object({ file: z.string().max(200) }),
   contentType: "application/gzip",
   output: z.string().meta({ format: "binary" }),
-  headers: () => ({ "cache-control": "public, max-age=31536000, immutable", "content-disposition": 'attachment; filename="lore-setup.tgz"' }),
+  headers: () => ({
+    "cache-control": "public, max-age=31536000, immutable",
+    "content-disposition": 'attachment; filename="lore-setup.tgz"',
+  }),
   handler: async (_ctx, p) => {
     if (!isPinnedFile(p.file)) throw notFound("No lore-setup package by that SHA-512 here (GET /v1/setup names the one served)");
     return cliTarball() as unknown as string;
@@ -158,7 +167,10 @@ export const advise = defineOperation({
   // Skill descriptions and the caller's own files come back in the answer.
   untrusted: true,
   handler: (ctx, b) => runAdvise(ctx.env.DB, ctx.origin, ctx.caller, b, now()),
-  activity: (b, r) => ({ kind: "ADVISE", summary: `Asked for setup advice for ${r.name} (${r.proposals.filter((p) => p.action !== "none").length} proposals)` }),
+  activity: (b, r) => ({
+    kind: "ADVISE",
+    summary: `Asked for setup advice for ${r.name} (${r.proposals.filter((p) => p.action !== "none").length} proposals)`,
+  }),
   mcp: {
     tool: "service_advise",
     description:

@@ -43,7 +43,11 @@ export const adviseBody = z.object({
   existingInstructionFiles: z
     .array(
       z.object({
-        path: visibleString().trim().min(1).max(300).refine((p) => !p.split(/[\\/]/).includes(".."), "must not contain .. segments"),
+        path: visibleString()
+          .trim()
+          .min(1)
+          .max(300)
+          .refine((p) => !p.split(/[\\/]/).includes(".."), "must not contain .. segments"),
         content: z.string().max(MAX_FILE_BYTES, "at most 256 KiB per file"),
       }),
     )

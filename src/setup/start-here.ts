@@ -5,9 +5,18 @@ import { HARNESSES } from "./setup.data";
  * every tool the server registers is listed here.
  */
 export const TOOL_GUIDE: readonly (readonly [tool: string, use: string])[] = [
-  ["service_sync", "start of every session: your stack's new releases, vulnerabilities, skill scans, knowledge, mentions (stack, installedSkills, force, since)"],
-  ["service_check_packages", "before every install: does each package exist, is it malicious, a typosquat, deprecated, too new (packages: [{name, ecosystem, version}])"],
-  ["service_freshness", "dated changes of one topic; with version, the releases after yours and their breaking changes (topic, version, since)"],
+  [
+    "service_sync",
+    "start of every session: your stack's new releases, vulnerabilities, skill scans, knowledge, mentions (stack, installedSkills, force, since)",
+  ],
+  [
+    "service_check_packages",
+    "before every install: does each package exist, is it malicious, a typosquat, deprecated, too new (packages: [{name, ecosystem, version}])",
+  ],
+  [
+    "service_freshness",
+    "dated changes of one topic; with version, the releases after yours and their breaking changes (topic, version, since)",
+  ],
   ["service_deprecations", "deprecated or removed APIs with their replacements (topic, q)"],
   ["service_models", "model prices, context limits, retirement dates, coding benchmarks (q)"],
   ["service_skills_search", "scan-passed skills (q, category, harness, security=passed)"],

@@ -68,7 +68,7 @@ export function pathProblem(path: string): string | null {
   if (path.includes("\\")) return "must use forward slashes";
   if (path.includes("..")) return "must not contain '..'";
   if (!/^[\x21-\x7e]+$/.test(path)) return "must be printable ASCII without spaces";
-  if (/[?#[\]%:*"<>|]/.test(path)) return "must not contain ? # [ ] % : * \" < > |";
+  if (/[?#[\]%:*"<>|]/.test(path)) return 'must not contain ? # [ ] % : * " < > |';
   const parts = path.split("/");
   if (parts.some((p) => p === "" || p === ".")) return "must not contain empty or '.' segments";
   return null;
@@ -99,12 +99,15 @@ export async function decodeFiles(input: readonly FileInput[]): Promise<BundleFi
       if (!b) throw badRequest(`File '${f.path}' is not valid base64`, ["files", i, "content"]);
       bytes = b;
     } else {
-      if (!f.content.isWellFormed()) throw badRequest(`File '${f.path}' contains unpaired surrogates (not encodable as UTF-8)`, ["files", i, "content"]);
+      if (!f.content.isWellFormed())
+        throw badRequest(`File '${f.path}' contains unpaired surrogates (not encodable as UTF-8)`, ["files", i, "content"]);
       bytes = new TextEncoder().encode(f.content);
     }
     total += bytes.byteLength;
     if (total > MAX_BUNDLE_BYTES) {
-      throw new ApiError("PAYLOAD_TOO_LARGE", `A skill's files total at most ${MAX_BUNDLE_BYTES} bytes (5 MiB)`, { limit: MAX_BUNDLE_BYTES });
+      throw new ApiError("PAYLOAD_TOO_LARGE", `A skill's files total at most ${MAX_BUNDLE_BYTES} bytes (5 MiB)`, {
+        limit: MAX_BUNDLE_BYTES,
+      });
     }
     let text: string | null = null;
     try {
@@ -112,7 +115,8 @@ export async function decodeFiles(input: readonly FileInput[]): Promise<BundleFi
     } catch {
       const kind = kindFromPath(f.path);
       // A script or a Markdown file must be readable text: binary bytes under such a name would hide code from the scanner.
-      if (kind && TEXT_KINDS.has(kind)) throw badRequest(`File '${f.path}' is not valid UTF-8 (text files must be UTF-8)`, ["files", i, "content"]);
+      if (kind && TEXT_KINDS.has(kind))
+        throw badRequest(`File '${f.path}' is not valid UTF-8 (text files must be UTF-8)`, ["files", i, "content"]);
     }
     files.push({ path: f.path, bytes, text, digest: await sha256Hex(bytes) });
   }
@@ -196,11 +200,15 @@ export function parseFrontMatter(text: string): FrontMatter {
   }
   const description = fm.description;
   if (typeof description !== "string" || description.trim() === "" || description.length > MAX_DESCRIPTION) {
-    throw badRequest(`SKILL.md front matter 'description' must be a non-empty string of at most ${MAX_DESCRIPTION} characters`, [...where, "description"]);
+    throw badRequest(`SKILL.md front matter 'description' must be a non-empty string of at most ${MAX_DESCRIPTION} characters`, [
+      ...where,
+      "description",
+    ]);
   }
-  const metadata = fm.metadata && typeof fm.metadata === "object" && !Array.isArray(fm.metadata) ? (fm.metadata as Record<string, unknown>) : {};
+  const metadata =
+    fm.metadata && typeof fm.metadata === "object" && !Array.isArray(fm.metadata) ? (fm.metadata as Record<string, unknown>) : {};
   const top = versionLabel(doc, ["version"]);
-  const version = top ?? (fm.metadata === metadata ? versionLabel(doc, ["metadata", "version"]) ?? null : null);
+  const version = top ?? (fm.metadata === metadata ? (versionLabel(doc, ["metadata", "version"]) ?? null) : null);
   if (version !== null && !/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/.test(version)) {
     throw badRequest("SKILL.md 'version' must be 1-64 characters of letters, digits, '.', '+', '_' or '-'", [...where, "version"]);
   }
@@ -306,7 +314,15 @@ export function contentTypeFor(path: string, isText: boolean): string {
   if (ext === "md" || ext === "markdown") return "text/markdown; charset=utf-8";
   if (ext === "json") return "application/json; charset=utf-8";
   if (ext === "yaml" || ext === "yml") return "application/yaml; charset=utf-8";
-  const images: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", ico: "image/x-icon", pdf: "application/pdf" };
+  const images: Record<string, string> = {
+    png: "image/png",
+    jpg: "image/jpeg",
+    jpeg: "image/jpeg",
+    gif: "image/gif",
+    webp: "image/webp",
+    ico: "image/x-icon",
+    pdf: "application/pdf",
+  };
   if (images[ext]) return images[ext]!;
   if (ext === "gz" || ext === "tgz") return "application/gzip";
   return isText ? "text/plain; charset=utf-8" : "application/octet-stream";

@@ -47,10 +47,20 @@ const origin = (c: Context<AppEnv>) => new URL(c.req.url).origin;
 const notFound = (c: Context<AppEnv>) =>
   new ApiError("NOT_FOUND", `No listed skill at ${new URL(c.req.url).pathname} (only scan-passed skills are published here)`);
 
-discoveryRoute.options("*", () => new Response(null, {
-  status: 204,
-  headers: { ...CORS, allow: ALLOW, "access-control-allow-methods": ALLOW, "access-control-allow-headers": "If-None-Match", "access-control-max-age": "86400" },
-}));
+discoveryRoute.options(
+  "*",
+  () =>
+    new Response(null, {
+      status: 204,
+      headers: {
+        ...CORS,
+        allow: ALLOW,
+        "access-control-allow-methods": ALLOW,
+        "access-control-allow-headers": "If-None-Match",
+        "access-control-max-age": "86400",
+      },
+    }),
+);
 
 discoveryRoute.on(["GET", "HEAD"], "/:prefix{agent-skills|skills}/*", async (c) => {
   const prefix = c.req.param("prefix");
@@ -101,5 +111,10 @@ discoveryRoute.on(["GET", "HEAD"], "/:prefix{agent-skills|skills}/*", async (c) 
 });
 
 discoveryRoute.all("/:prefix{agent-skills|skills}/*", (c) => {
-  throw new ApiError("METHOD_NOT_ALLOWED", `${new URL(c.req.url).pathname} does not accept ${c.req.method}; use ${ALLOW}`, { allow: ALLOW.split(", ") }, { allow: ALLOW });
+  throw new ApiError(
+    "METHOD_NOT_ALLOWED",
+    `${new URL(c.req.url).pathname} does not accept ${c.req.method}; use ${ALLOW}`,
+    { allow: ALLOW.split(", ") },
+    { allow: ALLOW },
+  );
 });

@@ -54,11 +54,15 @@ export function installAnswer(origin: string, skill: InstallTarget, harnessId?: 
     };
   }
   if (!harness.skillsDir) {
-    throw new ApiError("CONFLICT", `${harness.name} has no Agent Skills support: it cannot load a SKILL.md folder, so there is nothing to install into it`, {
-      harness: harness.id,
-      supported: false,
-      files,
-    });
+    throw new ApiError(
+      "CONFLICT",
+      `${harness.name} has no Agent Skills support: it cannot load a SKILL.md folder, so there is nothing to install into it`,
+      {
+        harness: harness.id,
+        supported: false,
+        files,
+      },
+    );
   }
   if (harness.skillsCli) {
     const { agent, global, dir } = harness.skillsCli;

@@ -16,7 +16,17 @@ import { CATEGORY_SLUGS } from "./categories";
 import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
 import { putBlobs, blobKey } from "./storage";
 import { scanSkill, type Capabilities } from "./scanner";
-import { SKILL_COLS, VERSION_COLS, itemOut, isReservedName, nameTaken, notListedReason, versionOut, type SkillRow, type VersionRow } from "./skills.service";
+import {
+  SKILL_COLS,
+  VERSION_COLS,
+  itemOut,
+  isReservedName,
+  nameTaken,
+  notListedReason,
+  versionOut,
+  type SkillRow,
+  type VersionRow,
+} from "./skills.service";
 import { bumpCatalog } from "./discovery";
 import { judgeSkillScan } from "./second-opinion";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
@@ -55,7 +65,13 @@ function overLimits(plan: Plan, versionsToday: number, storedBytes: number, addB
       "RATE_LIMITED",
       `Daily limit reached: SKILL_VERSIONS limit of ${SKILL_VERSIONS_PER_DAY} versions of one skill per UTC day (every plan; this is ` +
         `plan ${plan.id}). It resets at ${new Date(resetsAt).toISOString()}: publish this skill again then; other skills are not held back.`,
-      { metric: "SKILL_VERSIONS", limit: SKILL_VERSIONS_PER_DAY, plan: plan.id, resetsAt: new Date(resetsAt).toISOString(), retryAfterSeconds },
+      {
+        metric: "SKILL_VERSIONS",
+        limit: SKILL_VERSIONS_PER_DAY,
+        plan: plan.id,
+        resetsAt: new Date(resetsAt).toISOString(),
+        retryAfterSeconds,
+      },
       { "Retry-After": String(retryAfterSeconds), "Cache-Control": "no-store" },
     );
   }
@@ -92,7 +108,11 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   if (isReservedName(name)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
 
   const [existingRes, labelRes, limitsRes] = await db.batch([
-    db.prepare(`SELECT s.id, s.owner_id, s.rendered, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(name),
+    db
+      .prepare(
+        `SELECT s.id, s.owner_id, s.rendered, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`,
+      )
+      .bind(name),
     // What the label needs: whether the author's label is taken, and the numbers already used as labels.
     db
       .prepare(
@@ -122,7 +142,11 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const artifact = await buildArtifact(bundle);
   await putBlobs(env.SKILLS, [
     ...bundle.files.map((f) => ({ digest: f.digest, bytes: f.bytes, contentType: contentTypeFor(f.path, f.text !== null) })),
-    { digest: artifact.digest, bytes: artifact.bytes, contentType: artifact.type === "archive" ? "application/gzip" : "text/markdown; charset=utf-8" },
+    {
+      digest: artifact.digest,
+      bytes: artifact.bytes,
+      contentType: artifact.type === "archive" ? "application/gzip" : "text/markdown; charset=utf-8",
+    },
   ]);
 
   const t = now();
@@ -139,7 +163,20 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
         `INSERT INTO skills (id, slug, owner_id, category, description, tags, harnesses, security_status, status_changed_at, search_body, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING`,
       )
-      .bind(existing?.id ?? newId("skl_"), name, ownerId, category, fm.description, JSON.stringify(tags), JSON.stringify(harnesses), scan.status, t, body.slice(0, SEARCH_BODY_MAX), t, t),
+      .bind(
+        existing?.id ?? newId("skl_"),
+        name,
+        ownerId,
+        category,
+        fm.description,
+        JSON.stringify(tags),
+        JSON.stringify(harnesses),
+        scan.status,
+        t,
+        body.slice(0, SEARCH_BODY_MAX),
+        t,
+        t,
+      ),
     db
       .prepare(
         `INSERT INTO skill_versions (id, skill_id, seq, version, status, findings, ruleset_version, scan_hash, artifact_type, artifact_key,
@@ -151,10 +188,29 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
             AND ${OWNER_BYTES} + ?21 <= ?22`,
       )
       .bind(
-        name, ownerId, versionId, label, scan.status, JSON.stringify(scan.findings), scan.rulesetVersion, scanHash, artifact.type,
-        blobKey(artifact.digest), artifact.bytes.byteLength, JSON.stringify(files), fm.description, fm.rawJson,
-        JSON.stringify(scan.capabilities), JSON.stringify(scan.capabilityChanges), bundle.skillMd.text.slice(0, SKILL_MD_STORED), t,
-        dayStart, SKILL_VERSIONS_PER_DAY, addBytes, plan.storageBytes, JSON.stringify(scan.layers),
+        name,
+        ownerId,
+        versionId,
+        label,
+        scan.status,
+        JSON.stringify(scan.findings),
+        scan.rulesetVersion,
+        scanHash,
+        artifact.type,
+        blobKey(artifact.digest),
+        artifact.bytes.byteLength,
+        JSON.stringify(files),
+        fm.description,
+        fm.rawJson,
+        JSON.stringify(scan.capabilities),
+        JSON.stringify(scan.capabilityChanges),
+        bundle.skillMd.text.slice(0, SKILL_MD_STORED),
+        t,
+        dayStart,
+        SKILL_VERSIONS_PER_DAY,
+        addBytes,
+        plan.storageBytes,
+        JSON.stringify(scan.layers),
       ),
     // SQLite evaluates every SET expression on the old row: the CASE sees the previous status.
     db
@@ -165,11 +221,35 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
                 security_status = ?8, security_scan_hash = ?9, search_body = ?10, updated_at = ?11
           WHERE ${mine} AND ${versionExists}`,
       )
-      .bind(name, ownerId, versionId, category, fm.description, JSON.stringify(tags), JSON.stringify(harnesses), scan.status, scanHash, body.slice(0, SEARCH_BODY_MAX), t),
-    db.prepare(`DELETE FROM skill_tags WHERE skill_id = (SELECT id FROM skills WHERE ${mine}) AND ${versionExists}`).bind(name, ownerId, versionId),
-    db.prepare(`DELETE FROM skill_harnesses WHERE skill_id = (SELECT id FROM skills WHERE ${mine}) AND ${versionExists}`).bind(name, ownerId, versionId),
-    ...tags.map((tag) => db.prepare(`INSERT INTO skill_tags (tag, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`).bind(name, ownerId, versionId, tag)),
-    ...harnesses.map((h) => db.prepare(`INSERT INTO skill_harnesses (harness, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`).bind(name, ownerId, versionId, h)),
+      .bind(
+        name,
+        ownerId,
+        versionId,
+        category,
+        fm.description,
+        JSON.stringify(tags),
+        JSON.stringify(harnesses),
+        scan.status,
+        scanHash,
+        body.slice(0, SEARCH_BODY_MAX),
+        t,
+      ),
+    db
+      .prepare(`DELETE FROM skill_tags WHERE skill_id = (SELECT id FROM skills WHERE ${mine}) AND ${versionExists}`)
+      .bind(name, ownerId, versionId),
+    db
+      .prepare(`DELETE FROM skill_harnesses WHERE skill_id = (SELECT id FROM skills WHERE ${mine}) AND ${versionExists}`)
+      .bind(name, ownerId, versionId),
+    ...tags.map((tag) =>
+      db
+        .prepare(`INSERT INTO skill_tags (tag, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`)
+        .bind(name, ownerId, versionId, tag),
+    ),
+    ...harnesses.map((h) =>
+      db
+        .prepare(`INSERT INTO skill_harnesses (harness, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`)
+        .bind(name, ownerId, versionId, h),
+    ),
     db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?`).bind(name),
     db.prepare(`SELECT ${VERSION_COLS} FROM skill_versions v WHERE v.id = ?`).bind(versionId),
   ];
@@ -181,7 +261,10 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
     if (unique) {
       // Another publish of this skill got in between the read above and this batch.
       if (fm.version && unique[1] === "version") throw labelTaken(name, fm.version);
-      throw new ApiError("CONFLICT", `Another version of '${name}' was published at the same moment; publish again`, { name, version: label });
+      throw new ApiError("CONFLICT", `Another version of '${name}' was published at the same moment; publish again`, {
+        name,
+        version: label,
+      });
     }
     throw e;
   }
@@ -191,9 +274,16 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
     // A publish of ours in parallel took the last version of the day or the last bytes: every write was guarded.
     if (skill && skill.owner_id === ownerId) {
       // A first version refused this way leaves no empty skill behind.
-      if (!skill.latest_version_id) await db.prepare("DELETE FROM skills WHERE slug = ? AND owner_id = ? AND latest_version_id IS NULL").bind(name, ownerId).run();
-      const now2 = (await db.prepare(`SELECT ${VERSIONS_TODAY} AS today, ${OWNER_BYTES} AS bytes`).bind(name, ownerId, dayStart).first<{ today: number; bytes: number }>())!;
-      throw overLimits(plan, now2.today, now2.bytes, addBytes, t) ?? new ApiError("CONFLICT", `Another version of '${name}' was published at the same moment; publish again`, { name });
+      if (!skill.latest_version_id)
+        await db.prepare("DELETE FROM skills WHERE slug = ? AND owner_id = ? AND latest_version_id IS NULL").bind(name, ownerId).run();
+      const now2 = (await db
+        .prepare(`SELECT ${VERSIONS_TODAY} AS today, ${OWNER_BYTES} AS bytes`)
+        .bind(name, ownerId, dayStart)
+        .first<{ today: number; bytes: number }>())!;
+      throw (
+        overLimits(plan, now2.today, now2.bytes, addBytes, t) ??
+        new ApiError("CONFLICT", `Another version of '${name}' was published at the same moment; publish again`, { name })
+      );
     }
     // Another account took the name between the read above and this batch: nothing of ours was written.
     throw nameTaken(name);

@@ -26,7 +26,10 @@ interface Due {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersions?: number; budgetMs?: number; judgeCalls?: number } = {}) {
+export async function rescanOutdated(
+  env: Env,
+  opts: { batch?: number; maxVersions?: number; budgetMs?: number; judgeCalls?: number } = {},
+) {
   const batch = opts.batch ?? 25;
   // A version is due when the rules changed, or the configured judge (if any) has not decided it yet.
   const judge = withCallBudget(judgeFromEnv(env), opts.judgeCalls ?? 50);
@@ -81,7 +84,16 @@ export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersio
         capChanges = scan.capabilityChanges;
       } catch (e) {
         if (!(e instanceof IntegrityError)) throw e;
-        findings = [{ ruleId: "integrity.mismatch", severity: "critical", path: "", line: 0, excerpt: "", message: `Stored bytes failed verification: ${e.message}` }];
+        findings = [
+          {
+            ruleId: "integrity.mismatch",
+            severity: "critical",
+            path: "",
+            line: 0,
+            excerpt: "",
+            message: `Stored bytes failed verification: ${e.message}`,
+          },
+        ];
         status = statusOf(findings);
         console.error(JSON.stringify({ level: "error", what: "skill-integrity", version: v.id, error: e.message }));
       }
@@ -92,7 +104,16 @@ export async function rescanOutdated(env: Env, opts: { batch?: number; maxVersio
             `UPDATE skill_versions SET status = ?, findings = ?, ruleset_version = ?, scanned_at = ?,
                     capabilities = COALESCE(?, capabilities), capability_changes = COALESCE(?, capability_changes), scan_layers = ? WHERE id = ?`,
           )
-          .bind(status, JSON.stringify(findings), version, t, caps && JSON.stringify(caps), caps && JSON.stringify(capChanges), JSON.stringify(layers), v.id),
+          .bind(
+            status,
+            JSON.stringify(findings),
+            version,
+            t,
+            caps && JSON.stringify(caps),
+            caps && JSON.stringify(capChanges),
+            JSON.stringify(layers),
+            v.id,
+          ),
       );
       if (v.is_latest) {
         stmts.push(

@@ -17,7 +17,14 @@ export interface JudgedSkillScan {
 export async function judgeSkillScan(judge: Judge | null, scan: SkillScan): Promise<JudgedSkillScan> {
   const v = await secondOpinion<Finding>(judge, scan, (span, ruleId, severity, message) => {
     const first = span.covers.length ? scan.findings[span.covers[0]!] : undefined;
-    return { ruleId, severity, path: span.path, line: first?.line ?? span.line, excerpt: first?.excerpt ?? excerpt(span.text.split("\n")[0] ?? ""), message };
+    return {
+      ruleId,
+      severity,
+      path: span.path,
+      line: first?.line ?? span.line,
+      excerpt: first?.excerpt ?? excerpt(span.text.split("\n")[0] ?? ""),
+      message,
+    };
   });
   return { status: v.status, findings: sortFindings(v.findings), rulesetVersion: v.rulesetVersion, layers: v.layers };
 }

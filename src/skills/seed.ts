@@ -50,7 +50,11 @@ export async function loadStarterSkills(env: Env, text: string): Promise<{ rows:
   }
   await ensureLoreRow(env.DB);
   for (const [name, files] of [...bySkill].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const manifest = async (list: { path: string; digest: string }[]) => list.map((f) => `${f.path}\0${f.digest}`).sort().join("\n");
+    const manifest = async (list: { path: string; digest: string }[]) =>
+      list
+        .map((f) => `${f.path}\0${f.digest}`)
+        .sort()
+        .join("\n");
     const digests = await Promise.all(
       files.map(async (f) => ({ path: f.path, digest: await sha256Hex(Uint8Array.from(atob(f.content), (c) => c.charCodeAt(0))) })),
     );

@@ -33,7 +33,8 @@ export const publish = defineOperation({
     "most 10 versions a UTC day (429, `details.metric` SKILL_VERSIONS), and an account keeps at most its plan's bytes of skill files " +
     "(409, `details.reason` STORAGE_LIMIT).",
   errors: {
-    CONFLICT: "the name belongs to another account or is reserved, the version label is taken, or the account's stored skill files would pass the plan's limit",
+    CONFLICT:
+      "the name belongs to another account or is reserved, the version label is taken, or the account's stored skill files would pass the plan's limit",
     RATE_LIMITED: "the plan's daily SCANS limit is used up, or this skill already got 10 versions today",
   },
   tag: TAG,
@@ -109,14 +110,17 @@ export const search = defineOperation({
 export const categories = defineOperation({
   id: "skills.categories",
   summary: "Skill categories with counts",
-  description: "The fixed category catalog with the number of published skills in each and how many of them passed the scan. Agent key; counts as an API call.",
+  description:
+    "The fixed category catalog with the number of published skills in each and how many of them passed the scan. Agent key; counts as an API call.",
   tag: TAG,
   method: "GET",
   path: "/skills/categories",
   access: "agent",
   metric: null,
   output: z.object({
-    items: z.array(z.object({ slug: z.string(), name: z.string(), description: z.string(), count: z.number().int(), passed: z.number().int() })),
+    items: z.array(
+      z.object({ slug: z.string(), name: z.string(), description: z.string(), count: z.number().int(), passed: z.number().int() }),
+    ),
     total: z.number().int(),
   }),
   handler: (ctx) => svc.listCategories(ctx.env.DB),
@@ -172,7 +176,13 @@ export const install = defineOperation({
   }),
   untrusted: true,
   handler: (ctx, i) => svc.installSkill(ctx.env.DB, ctx.origin, i.slug, i.harness),
-  activity: (_i, r) => ({ kind: "SKILL_INSTALL", summary: `Installed the skill ${r.skill} ${r.version}${r.harness ? ` for ${r.harness}` : ""}`, targetType: "SKILL", targetId: r.skill, url: `/v1/skills/${r.skill}` }),
+  activity: (_i, r) => ({
+    kind: "SKILL_INSTALL",
+    summary: `Installed the skill ${r.skill} ${r.version}${r.harness ? ` for ${r.harness}` : ""}`,
+    targetType: "SKILL",
+    targetId: r.skill,
+    url: `/v1/skills/${r.skill}`,
+  }),
   mcp: {
     tool: "service_skill_install",
     description:
@@ -208,7 +218,13 @@ export const review = defineOperation({
   }),
   untrusted: true,
   handler: (ctx, i) => svc.reviewSkill(ctx.env.DB, ctx.caller, i.slug, i),
-  activity: (i, r) => ({ kind: "SKILL_REVIEW", summary: `Reviewed the skill ${i.slug}: ${r.review.rating}/5${r.review.succeeded ? "" : ", did not work"}`, targetType: "SKILL", targetId: i.slug, url: `/v1/skills/${i.slug}` }),
+  activity: (i, r) => ({
+    kind: "SKILL_REVIEW",
+    summary: `Reviewed the skill ${i.slug}: ${r.review.rating}/5${r.review.succeeded ? "" : ", did not work"}`,
+    targetType: "SKILL",
+    targetId: i.slug,
+    url: `/v1/skills/${i.slug}`,
+  }),
   mcp: {
     tool: "service_skill_review",
     description:

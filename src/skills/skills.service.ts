@@ -125,7 +125,11 @@ export function versionOut(v: VersionRow): VersionOut {
     capabilities: JSON.parse(v.capabilities) as Capabilities,
     capabilityChanges: JSON.parse(v.capability_changes) as CapabilityChange[],
     artifact: { type: v.artifact_type as "skill-md" | "archive", digest: v.scan_hash, size: v.artifact_size },
-    files: (JSON.parse(v.files) as { path: string; size: number; digest: string }[]).map((f) => ({ path: f.path, size: f.size, digest: `sha256:${f.digest}` })),
+    files: (JSON.parse(v.files) as { path: string; size: number; digest: string }[]).map((f) => ({
+      path: f.path,
+      size: f.size,
+      digest: `sha256:${f.digest}`,
+    })),
     createdAt: iso(v.created_at),
     scannedAt: iso(v.scanned_at),
   };
@@ -208,7 +212,9 @@ const SKILL_MD_SHOWN = 64 * 1024;
 export async function getSkill(db: D1Database, origin: string, slug: string): Promise<SkillDetailOut> {
   const [skillRes, latestRes, versionsRes, reviewsRes] = await db.batch([
     db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?`).bind(slug),
-    db.prepare(`SELECT ${VERSION_COLS}, v.skill_md FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(slug),
+    db
+      .prepare(`SELECT ${VERSION_COLS}, v.skill_md FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`)
+      .bind(slug),
     db
       .prepare(
         `SELECT v.version, v.seq, v.status, v.scan_hash, v.ruleset_version, json_array_length(v.findings) AS findings_count,
@@ -226,12 +232,28 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
   ]);
   const r = skillRes!.results[0] as SkillRow | undefined;
   if (!r || (!r.latest_version_id && !r.rendered)) throw notFound(`Skill '${slug}'`);
-  const reviews = (reviewsRes!.results as { rating: number; succeeded: number; notes: string | null; agent_id: string; handle: string; created_at: number; updated_at: number }[]).map(
-    (x) => ({ rating: x.rating, succeeded: !!x.succeeded, notes: x.notes, author: { id: x.agent_id, handle: x.handle }, createdAt: iso(x.created_at), updatedAt: iso(x.updated_at) }),
-  );
+  const reviews = (
+    reviewsRes!.results as {
+      rating: number;
+      succeeded: number;
+      notes: string | null;
+      agent_id: string;
+      handle: string;
+      created_at: number;
+      updated_at: number;
+    }[]
+  ).map((x) => ({
+    rating: x.rating,
+    succeeded: !!x.succeeded,
+    notes: x.notes,
+    author: { id: x.agent_id, handle: x.handle },
+    createdAt: iso(x.created_at),
+    updatedAt: iso(x.updated_at),
+  }));
   const discovery = (type: string, digest: string) => ({
     index: `${origin}/.well-known/agent-skills/index.json`,
-    artifactUrl: type === "archive" ? `${origin}/.well-known/agent-skills/${slug}.tar.gz` : `${origin}/.well-known/agent-skills/${slug}/SKILL.md`,
+    artifactUrl:
+      type === "archive" ? `${origin}/.well-known/agent-skills/${slug}.tar.gz` : `${origin}/.well-known/agent-skills/${slug}/SKILL.md`,
     digest,
     legacyIndex: `${origin}/.well-known/skills/index.json`,
     filesBase: `${origin}/.well-known/skills/${slug}`,
@@ -276,7 +298,12 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
       skillMdTruncated: latest.skill_md.length > SKILL_MD_SHOWN,
       discovery: item.listed ? discovery(v.artifact.type, v.artifact.digest) : null,
     },
-    versions: (versionsRes!.results as (Pick<VersionRow, "version" | "seq" | "status" | "scan_hash" | "ruleset_version" | "capabilities" | "capability_changes" | "created_at" | "scanned_at"> & { findings_count: number })[]).map((x) => ({
+    versions: (
+      versionsRes!.results as (Pick<
+        VersionRow,
+        "version" | "seq" | "status" | "scan_hash" | "ruleset_version" | "capabilities" | "capability_changes" | "created_at" | "scanned_at"
+      > & { findings_count: number })[]
+    ).map((x) => ({
       version: x.version,
       seq: x.seq,
       status: x.status as ScanStatus,
@@ -295,7 +322,9 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
 /** The owner's skills with every version's scan and why a skill is not listed: what a publishing page needs. */
 export async function mySkills(db: D1Database, ownerId: string, page: { page: number; perPage: number }) {
   const [rows, count] = await db.batch([
-    db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.owner_id = ? ORDER BY s.updated_at DESC, s.slug LIMIT ? OFFSET ?`).bind(ownerId, page.perPage, pageOffset(page)),
+    db
+      .prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.owner_id = ? ORDER BY s.updated_at DESC, s.slug LIMIT ? OFFSET ?`)
+      .bind(ownerId, page.perPage, pageOffset(page)),
     db.prepare(`SELECT COUNT(*) AS n FROM skills WHERE owner_id = ?`).bind(ownerId),
   ]);
   const skills = rows!.results as SkillRow[];
@@ -328,7 +357,9 @@ export async function mySkill(db: D1Database, ownerId: string, slug: string) {
   const [rows, vers] = await db.batch([
     db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?1 AND s.owner_id = ?2 AND s.rendered = 0`).bind(slug, ownerId),
     db
-      .prepare(`SELECT ${VERSION_COLS} FROM skill_versions v WHERE v.skill_id = (SELECT id FROM skills WHERE slug = ?1 AND owner_id = ?2 AND rendered = 0) ORDER BY v.seq DESC`)
+      .prepare(
+        `SELECT ${VERSION_COLS} FROM skill_versions v WHERE v.skill_id = (SELECT id FROM skills WHERE slug = ?1 AND owner_id = ?2 AND rendered = 0) ORDER BY v.seq DESC`,
+      )
       .bind(slug, ownerId),
   ]);
   const s = rows!.results[0] as SkillRow | undefined;
@@ -354,7 +385,11 @@ export async function installSkill(db: D1Database, origin: string, slug: string,
           WHERE slug = ?1 AND ?3 = 1 AND ((rendered = 0 AND latest_version_id IS NOT NULL AND security_status = 'passed') OR (rendered = 1 AND ?2 = 1))`,
       )
       .bind(slug, lorePassed ? 1 : 0, harnessLoadsSkills(harness) ? 1 : 0),
-    db.prepare(`SELECT ${SKILL_COLS}, v.artifact_type, v.files, v.findings FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`).bind(slug),
+    db
+      .prepare(
+        `SELECT ${SKILL_COLS}, v.artifact_type, v.files, v.findings FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`,
+      )
+      .bind(slug),
   ]);
   const r = rowRes!.results[0] as (SkillRow & { artifact_type: string | null; files: string | null; findings: string | null }) | undefined;
   if (!r || (!r.latest_version_id && !r.rendered)) throw notFound(`Skill '${slug}'`);
@@ -365,20 +400,45 @@ export async function installSkill(db: D1Database, origin: string, slug: string,
     // Error details reach MCP clients as plain text: where each finding is and how bad, never the
     // flagged skill's own words (excerpts, messages that quote decoded text). The detail
     // (GET /v1/skills/<slug>) shows them, inside the untrusted envelope over MCP.
-    throw conflict(`Skill '${slug}' cannot be installed: its latest version's security scan is '${item.securityStatus}', and only 'passed' skills are installable; see the findings in GET /v1/skills/${slug}`, {
-      scan: { status: scan.status, hash: scan.hash, findings: findings.slice(0, 20).map(({ ruleId, severity, path, line }) => ({ ruleId, severity, path, line })) },
-    });
+    throw conflict(
+      `Skill '${slug}' cannot be installed: its latest version's security scan is '${item.securityStatus}', and only 'passed' skills are installable; see the findings in GET /v1/skills/${slug}`,
+      {
+        scan: {
+          status: scan.status,
+          hash: scan.hash,
+          findings: findings.slice(0, 20).map(({ ruleId, severity, path, line }) => ({ ruleId, severity, path, line })),
+        },
+      },
+    );
   }
   const target =
     lore && r.rendered
-      ? { name: slug, artifactType: "skill-md" as const, digest: scan.hash, files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }] }
-      : { name: slug, artifactType: r.artifact_type as "skill-md" | "archive", digest: scan.hash, files: JSON.parse(r.files!) as { path: string; size: number; digest: string }[] };
+      ? {
+          name: slug,
+          artifactType: "skill-md" as const,
+          digest: scan.hash,
+          files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }],
+        }
+      : {
+          name: slug,
+          artifactType: r.artifact_type as "skill-md" | "archive",
+          digest: scan.hash,
+          files: JSON.parse(r.files!) as { path: string; size: number; digest: string }[],
+        };
   // A harness with no skills support (aider) gets a 409 here; the UPDATE above did not count it.
   return { skill: slug, version: item.latestVersion!, ...installAnswer(origin, target, harness), scan };
 }
 
-export async function reviewSkill(db: D1Database, caller: AgentPrincipal, slug: string, input: { rating: number; succeeded: boolean; notes?: string }) {
-  const s = await db.prepare(`SELECT id, owner_id, latest_version_id, rendered FROM skills WHERE slug = ?`).bind(slug).first<{ id: string; owner_id: string; latest_version_id: string | null; rendered: number }>();
+export async function reviewSkill(
+  db: D1Database,
+  caller: AgentPrincipal,
+  slug: string,
+  input: { rating: number; succeeded: boolean; notes?: string },
+) {
+  const s = await db
+    .prepare(`SELECT id, owner_id, latest_version_id, rendered FROM skills WHERE slug = ?`)
+    .bind(slug)
+    .first<{ id: string; owner_id: string; latest_version_id: string | null; rendered: number }>();
   if (!s || (!s.latest_version_id && !s.rendered)) throw notFound(`Skill '${slug}'`);
   if (s.owner_id === caller.ownerId) throw forbidden("Reviews must be independent: this skill was published by your own account");
   const t = now();
@@ -407,7 +467,16 @@ export async function reviewSkill(db: D1Database, caller: AgentPrincipal, slug: 
       )
       .bind(s.id, caller.ownerId),
   ]);
-  const r = res[2]!.results[0] as { rating: number; succeeded: number; notes: string | null; created_at: number; updated_at: number; review_count: number; rating_sum: number; success_count: number };
+  const r = res[2]!.results[0] as {
+    rating: number;
+    succeeded: number;
+    notes: string | null;
+    created_at: number;
+    updated_at: number;
+    review_count: number;
+    rating_sum: number;
+    success_count: number;
+  };
   return {
     review: {
       rating: r.rating,
@@ -494,7 +563,8 @@ export function skillStatusesRead(db: D1Database, names: readonly string[], orig
 }
 
 /** Scan status of each installed skill name, in the order given (unknown names reported as unknown). */
-export const skillStatuses = (db: D1Database, names: readonly string[], origin: string): Promise<SkillStatus[]> => runRead(db, skillStatusesRead(db, names, origin));
+export const skillStatuses = (db: D1Database, names: readonly string[], origin: string): Promise<SkillStatus[]> =>
+  runRead(db, skillStatusesRead(db, names, origin));
 
 export interface SkillRecommendation extends SkillItemOut {
   /** The stack topics this skill's tags matched. */
@@ -538,8 +608,13 @@ export function recommendSkillsRead(
 }
 
 /** recommendSkillsRead on its own. */
-export const recommendSkills = (db: D1Database, origin: string, topics: readonly string[], exclude: readonly string[] = [], limit = 10): Promise<SkillRecommendation[]> =>
-  runRead(db, recommendSkillsRead(db, origin, topics, exclude, limit));
+export const recommendSkills = (
+  db: D1Database,
+  origin: string,
+  topics: readonly string[],
+  exclude: readonly string[] = [],
+  limit = 10,
+): Promise<SkillRecommendation[]> => runRead(db, recommendSkillsRead(db, origin, topics, exclude, limit));
 
 /**
  * What an install command needs for each named skill that is installable (scan passed, published):
@@ -559,7 +634,14 @@ export function installTargetsRead(db: D1Database, origin: string, names: readon
         .bind(JSON.stringify(wanted)),
     ],
     read: async ([res]) => {
-      const rows = res!.results as { slug: string; rendered: number; security_status: string; security_scan_hash: string | null; artifact_type: string | null; files: string | null }[];
+      const rows = res!.results as {
+        slug: string;
+        rendered: number;
+        security_status: string;
+        security_scan_hash: string | null;
+        artifact_type: string | null;
+        files: string | null;
+      }[];
       const bySlug = new Map(rows.map((r) => [r.slug, r]));
       const out: InstallTarget[] = [];
       for (const name of wanted) {
@@ -568,9 +650,19 @@ export function installTargetsRead(db: D1Database, origin: string, names: readon
         if (r.rendered) {
           const lore = await loreSkill(origin);
           if (lore.scan.status !== "passed") continue;
-          out.push({ name, artifactType: "skill-md", digest: `sha256:${lore.digest}`, files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }] });
+          out.push({
+            name,
+            artifactType: "skill-md",
+            digest: `sha256:${lore.digest}`,
+            files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }],
+          });
         } else {
-          out.push({ name, artifactType: r.artifact_type as "skill-md" | "archive", digest: r.security_scan_hash!, files: JSON.parse(r.files!) });
+          out.push({
+            name,
+            artifactType: r.artifact_type as "skill-md" | "archive",
+            digest: r.security_scan_hash!,
+            files: JSON.parse(r.files!),
+          });
         }
       }
       return out;
@@ -579,14 +671,21 @@ export function installTargetsRead(db: D1Database, origin: string, names: readon
 }
 
 /** Skills whose scan status changed after `since` (ms), oldest change first: a sync cursor's "scan changes since". */
-export async function skillScanChangesSince(db: D1Database, origin: string, since: number, opts: { names?: readonly string[]; limit?: number } = {}) {
+export async function skillScanChangesSince(
+  db: D1Database,
+  origin: string,
+  since: number,
+  opts: { names?: readonly string[]; limit?: number } = {},
+) {
   const limit = Math.min(opts.limit ?? 100, 500);
   const names = opts.names?.map((n) => n.trim().toLowerCase());
   if (names && names.length === 0) return [];
   // Any number of names as one JSON parameter (D1 allows 100 bound parameters per statement).
   const byName = names ? " AND s.slug IN (SELECT value FROM json_each(?3))" : "";
   const res = await db
-    .prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.status_changed_at > ?1 AND ${PUBLISHED}${byName} ORDER BY s.status_changed_at, s.slug LIMIT ?2`)
+    .prepare(
+      `SELECT ${SKILL_COLS} FROM skills s WHERE s.status_changed_at > ?1 AND ${PUBLISHED}${byName} ORDER BY s.status_changed_at, s.slug LIMIT ?2`,
+    )
     .bind(since, limit, ...(names ? [JSON.stringify(names)] : []))
     .all<SkillRow>();
   const items = await itemsOut(res.results, origin);
@@ -603,4 +702,5 @@ export async function skillScanChangesSince(db: D1Database, origin: string, sinc
 export { LORE_SKILL };
 /** `lore` is Lore's own skill; `categories` would be shadowed by GET /v1/skills/categories. */
 export const isReservedName = (name: string) => name === LORE_SKILL || name === "categories";
-export const nameTaken = (name: string) => new ApiError("CONFLICT", `The skill name '${name}' belongs to another account; choose another name`, { name });
+export const nameTaken = (name: string) =>
+  new ApiError("CONFLICT", `The skill name '${name}' belongs to another account; choose another name`, { name });

@@ -38,6 +38,8 @@ export async function getVerified(bucket: R2Bucket, digest: string): Promise<Uin
 
 /** The contract's 500 for an integrity failure, logged with what was expected. */
 export function integrityFailure(err: unknown, requestId: string, what: string): ApiError {
-  console.error(JSON.stringify({ level: "error", what: "skill-integrity", requestId, object: what, error: String((err as Error)?.message ?? err) }));
+  console.error(
+    JSON.stringify({ level: "error", what: "skill-integrity", requestId, object: what, error: String((err as Error)?.message ?? err) }),
+  );
   return new ApiError("INTERNAL", "Internal error: stored skill bytes failed verification and were not served", { requestId });
 }

@@ -9,7 +9,14 @@ const SOURCE = "crates.io";
 export const CRATES = "https://crates.io";
 
 export interface CrateDoc {
-  crate?: { name?: string; created_at?: string; max_stable_version?: string | null; max_version?: string; newest_version?: string; repository?: string | null };
+  crate?: {
+    name?: string;
+    created_at?: string;
+    max_stable_version?: string | null;
+    max_version?: string;
+    newest_version?: string;
+    repository?: string | null;
+  };
   versions?: { num: string; created_at?: string; yanked?: boolean; yank_message?: string | null }[];
 }
 
@@ -20,7 +27,8 @@ export async function crateDoc(name: string, ctx: SourceCtx): Promise<{ doc: Cra
     await res.body?.cancel();
     return null;
   }
-  if (res.status === 403) throw new SourceError(SOURCE, "status", "403: crates.io refused the request (crawler policy: User-Agent and rate)", 403);
+  if (res.status === 403)
+    throw new SourceError(SOURCE, "status", "403: crates.io refused the request (crawler policy: User-Agent and rate)", 403);
   if (!res.ok) throw unexpectedStatus(SOURCE, res);
   const doc = await readJson<CrateDoc>(SOURCE, res);
   if (!doc.crate || !Array.isArray(doc.versions)) throw new SourceError(SOURCE, "malformed", "no crate or versions in the answer");

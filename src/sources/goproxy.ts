@@ -29,7 +29,10 @@ async function get(url: string, ctx: SourceCtx): Promise<Response | null> {
 export async function goList(module: string, ctx: SourceCtx): Promise<string[] | null> {
   const res = await get(`${base(module)}/@v/list`, ctx);
   if (!res) return null;
-  return (await res.text()).split("\n").map((l) => l.trim()).filter(Boolean);
+  return (await res.text())
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 export async function goInfo(module: string, version: string, ctx: SourceCtx): Promise<{ Version: string; Time?: string } | null> {

@@ -30,18 +30,31 @@ export class SourceError extends Error {
 }
 
 /** fetch with the context's User-Agent and timeout; network failures and timeouts become SourceError. */
-export async function sourceFetch(source: string, url: string, ctx: SourceCtx, init: RequestInit = {}, fetcher: typeof fetch = fetch): Promise<Response> {
+export async function sourceFetch(
+  source: string,
+  url: string,
+  ctx: SourceCtx,
+  init: RequestInit = {},
+  fetcher: typeof fetch = fetch,
+): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set("user-agent", ctx.userAgent);
   try {
     return await fetcher(url, { ...init, headers, signal: AbortSignal.timeout(ctx.timeoutMs) });
   } catch (e) {
     const err = e as Error;
-    if (err?.name === "TimeoutError" || err?.name === "AbortError") throw new SourceError(source, "timeout", `no answer within ${ctx.timeoutMs} ms`);
+    if (err?.name === "TimeoutError" || err?.name === "AbortError")
+      throw new SourceError(source, "timeout", `no answer within ${ctx.timeoutMs} ms`);
     // workerd reports a name that does not resolve (or a host it cannot connect to) as "internal
     // error; reference = …": its reference means nothing to a reader, the host was not reached.
     const detail = String(err?.message ?? e);
-    throw new SourceError(source, "network", /internal error; reference/i.test(detail) ? "unreachable (the host could not be resolved or connected to)" : `unreachable (${detail})`);
+    throw new SourceError(
+      source,
+      "network",
+      /internal error; reference/i.test(detail)
+        ? "unreachable (the host could not be resolved or connected to)"
+        : `unreachable (${detail})`,
+    );
   }
 }
 

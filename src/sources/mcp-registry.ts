@@ -41,7 +41,10 @@ export async function registryPage(ctx: SourceCtx, q: RegistryQuery, base = MCP_
     await res.body?.cancel();
     throw unexpectedStatus(SOURCE, res);
   }
-  const doc = await readJson<{ servers?: unknown; metadata?: { nextCursor?: unknown; next_cursor?: unknown; count?: unknown } }>(SOURCE, res);
+  const doc = await readJson<{ servers?: unknown; metadata?: { nextCursor?: unknown; next_cursor?: unknown; count?: unknown } }>(
+    SOURCE,
+    res,
+  );
   if (!Array.isArray(doc.servers)) throw new SourceError(SOURCE, "malformed", "the page has no servers list");
   const next = doc.metadata?.nextCursor ?? doc.metadata?.next_cursor;
   return {

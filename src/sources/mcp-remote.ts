@@ -37,7 +37,11 @@ export function checkRemoteUrl(raw: string): URL {
 
 async function readCapped(res: Response): Promise<string> {
   if (!res.body) return "";
-  const bytes = await readStreamLimited(res.body, MAX_BYTES, () => new SourceError(SOURCE, "malformed", `answer larger than ${MAX_BYTES} bytes`));
+  const bytes = await readStreamLimited(
+    res.body,
+    MAX_BYTES,
+    () => new SourceError(SOURCE, "malformed", `answer larger than ${MAX_BYTES} bytes`),
+  );
   return new TextDecoder().decode(bytes);
 }
 
@@ -46,7 +50,11 @@ function messageFor(body: string, contentType: string, id: number): Record<strin
   const candidates: unknown[] = [];
   if (contentType.includes("text/event-stream")) {
     for (const event of body.split(/\r?\n\r?\n/)) {
-      const data = event.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, "")).join("\n");
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).replace(/^ /, ""))
+        .join("\n");
       if (!data) continue;
       try {
         candidates.push(JSON.parse(data));
@@ -62,7 +70,9 @@ function messageFor(body: string, contentType: string, id: number): Record<strin
       throw new SourceError(SOURCE, "malformed", "the answer is not JSON");
     }
   }
-  const m = candidates.find((c) => !!c && typeof c === "object" && (c as { id?: unknown }).id === id) as Record<string, unknown> | undefined;
+  const m = candidates.find((c) => !!c && typeof c === "object" && (c as { id?: unknown }).id === id) as
+    | Record<string, unknown>
+    | undefined;
   if (!m) throw new SourceError(SOURCE, "malformed", `no answer to request ${id}`);
   if (m.error) throw new SourceError(SOURCE, "status", `JSON-RPC error ${JSON.stringify(m.error).slice(0, 200)}`);
   if (!m.result || typeof m.result !== "object") throw new SourceError(SOURCE, "malformed", "the answer has no result");
@@ -87,10 +97,20 @@ async function post(ctx: SourceCtx, s: Session, message: Record<string, unknown>
     if (s.id) headers["mcp-session-id"] = s.id;
     let res: Response;
     try {
-      res = await fetcher(url.toString(), { method: "POST", headers, body: JSON.stringify(message), redirect: "manual", signal: AbortSignal.timeout(ctx.timeoutMs) });
+      res = await fetcher(url.toString(), {
+        method: "POST",
+        headers,
+        body: JSON.stringify(message),
+        redirect: "manual",
+        signal: AbortSignal.timeout(ctx.timeoutMs),
+      });
     } catch (e) {
       const err = e as Error;
-      throw new SourceError(SOURCE, err?.name === "TimeoutError" || err?.name === "AbortError" ? "timeout" : "network", err?.message ?? String(e));
+      throw new SourceError(
+        SOURCE,
+        err?.name === "TimeoutError" || err?.name === "AbortError" ? "timeout" : "network",
+        err?.message ?? String(e),
+      );
     }
     if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
       await res.body?.cancel();
@@ -120,7 +140,14 @@ async function request(ctx: SourceCtx, s: Session, id: number, method: string, p
 
 export async function fetchRemoteTools(url: string, ctx: SourceCtx, fetcher: typeof fetch = fetch): Promise<RemoteToolList> {
   const s: Session = { url: checkRemoteUrl(url), id: null, protocol: PROTOCOL };
-  const init = await request(ctx, s, 1, "initialize", { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "lore-mcp-directory", version: "1.0.0" } }, fetcher);
+  const init = await request(
+    ctx,
+    s,
+    1,
+    "initialize",
+    { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "lore-mcp-directory", version: "1.0.0" } },
+    fetcher,
+  );
   if (typeof init.protocolVersion === "string") s.protocol = init.protocolVersion;
   const caps = init.capabilities as Record<string, unknown> | undefined;
   const notified = await post(ctx, s, { jsonrpc: "2.0", method: "notifications/initialized" }, fetcher);
@@ -138,7 +165,11 @@ export async function fetchRemoteTools(url: string, ctx: SourceCtx, fetcher: typ
   }
   if (s.id) {
     // End the session politely; a server that does not support it answers 405, which is fine.
-    await fetcher(s.url.toString(), { method: "DELETE", headers: { "mcp-session-id": s.id, "user-agent": ctx.userAgent }, signal: AbortSignal.timeout(ctx.timeoutMs) })
+    await fetcher(s.url.toString(), {
+      method: "DELETE",
+      headers: { "mcp-session-id": s.id, "user-agent": ctx.userAgent },
+      signal: AbortSignal.timeout(ctx.timeoutMs),
+    })
       .then((r) => r.body?.cancel())
       .catch(() => {});
   }

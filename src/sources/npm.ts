@@ -31,7 +31,11 @@ export interface Packument {
 }
 
 /** The packument (full with `time`, or the abbreviated install form), or null for a missing package. */
-export async function npmPackument(name: string, ctx: SourceCtx, opts: { full: boolean } = { full: true }): Promise<{ doc: Packument; url: string } | null> {
+export async function npmPackument(
+  name: string,
+  ctx: SourceCtx,
+  opts: { full: boolean } = { full: true },
+): Promise<{ doc: Packument; url: string } | null> {
   const url = `${NPM_REGISTRY}/${npmPath(name)}`;
   const res = await sourceFetch(SOURCE, url, ctx, { headers: { accept: opts.full ? "application/json" : CORGI } });
   if (res.status === 404 || res.status === 410) {
@@ -40,13 +44,18 @@ export async function npmPackument(name: string, ctx: SourceCtx, opts: { full: b
   }
   if (!res.ok) throw unexpectedStatus(SOURCE, res);
   const doc = await readJson<Packument>(SOURCE, res);
-  if (doc.versions !== undefined && (typeof doc.versions !== "object" || Array.isArray(doc.versions))) throw new SourceError(SOURCE, "malformed", "versions is not an object");
+  if (doc.versions !== undefined && (typeof doc.versions !== "object" || Array.isArray(doc.versions)))
+    throw new SourceError(SOURCE, "malformed", "versions is not an object");
   return { doc, url };
 }
 
 const isSecurityHolder = (latest: string | undefined, m: Manifest | undefined) => {
   const repo = typeof m?.repository === "string" ? m.repository : m?.repository?.url;
-  return (!!latest && /^0\.0\.\d+-security$/.test(latest)) || m?.description === "security holding package" || !!repo?.includes("npm/security-holder");
+  return (
+    (!!latest && /^0\.0\.\d+-security$/.test(latest)) ||
+    m?.description === "security holding package" ||
+    !!repo?.includes("npm/security-holder")
+  );
 };
 
 export function npmFacts(doc: Packument, url: string): PackageFacts | null {

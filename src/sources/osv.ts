@@ -33,7 +33,8 @@ export interface OsvRecord {
   database_specific?: Record<string, unknown>;
 }
 
-const isRecord = (v: unknown): v is OsvRecord => !!v && typeof (v as OsvRecord).id === "string" && typeof (v as OsvRecord).modified === "string";
+const isRecord = (v: unknown): v is OsvRecord =>
+  !!v && typeof (v as OsvRecord).id === "string" && typeof (v as OsvRecord).modified === "string";
 
 /** Every advisory of one package (all pages). */
 export async function osvQueryPackage(ecosystem: string, name: string, ctx: SourceCtx, maxPages = 10): Promise<OsvRecord[]> {
@@ -68,7 +69,13 @@ export async function osvVuln(id: string, ctx: SourceCtx): Promise<OsvRecord | n
 }
 
 /** `<modified>,<id>` lines of one ecosystem's export, newest first; only ids modified after `after`. */
-export async function osvModifiedSince(ecosystem: string, after: string, ctx: SourceCtx, prefix = "MAL-", limit = 200): Promise<{ id: string; modified: string }[]> {
+export async function osvModifiedSince(
+  ecosystem: string,
+  after: string,
+  ctx: SourceCtx,
+  prefix = "MAL-",
+  limit = 200,
+): Promise<{ id: string; modified: string }[]> {
   const res = await sourceFetch(SOURCE, `${OSV_EXPORT}/${encodeURIComponent(ecosystem)}/modified_id.csv`, ctx);
   if (!res.ok) throw unexpectedStatus(SOURCE, res);
   const out: { id: string; modified: string }[] = [];
@@ -86,15 +93,25 @@ export async function osvModifiedSince(ecosystem: string, after: string, ctx: So
  * Which advisories affect each (package, version): one `POST /v1/querybatch` for up to 1,000
  * queries. OSV answers ids (and `modified`) only; the records come from `osvVuln` or Lore's store.
  */
-export async function osvQueryBatch(queries: { ecosystem: string; name: string; version: string }[], ctx: SourceCtx): Promise<{ id: string; modified: string }[][]> {
+export async function osvQueryBatch(
+  queries: { ecosystem: string; name: string; version: string }[],
+  ctx: SourceCtx,
+): Promise<{ id: string; modified: string }[][]> {
   if (!queries.length) return [];
   const res = await sourceFetch(SOURCE, `${OSV_API}/v1/querybatch`, ctx, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ queries: queries.slice(0, 1000).map((q) => ({ package: { ecosystem: q.ecosystem, name: q.name }, version: q.version })) }),
+    body: JSON.stringify({
+      queries: queries.slice(0, 1000).map((q) => ({ package: { ecosystem: q.ecosystem, name: q.name }, version: q.version })),
+    }),
   });
   if (!res.ok) throw unexpectedStatus(SOURCE, res);
   const body = await readJson<{ results?: { vulns?: { id?: unknown; modified?: unknown }[] }[] }>(SOURCE, res);
-  if (!Array.isArray(body.results) || body.results.length !== Math.min(queries.length, 1000)) throw new SourceError(SOURCE, "malformed", "results do not match the queries");
-  return body.results.map((r) => (r?.vulns ?? []).filter((v): v is { id: string; modified: string } => typeof v?.id === "string").map((v) => ({ id: v.id, modified: String(v.modified ?? "") })));
+  if (!Array.isArray(body.results) || body.results.length !== Math.min(queries.length, 1000))
+    throw new SourceError(SOURCE, "malformed", "results do not match the queries");
+  return body.results.map((r) =>
+    (r?.vulns ?? [])
+      .filter((v): v is { id: string; modified: string } => typeof v?.id === "string")
+      .map((v) => ({ id: v.id, modified: String(v.modified ?? "") })),
+  );
 }

@@ -54,7 +54,10 @@ export async function pypiStatus(name: string, ctx: SourceCtx): Promise<{ status
 export function pypiReleaseDates(doc: PypiProject): Record<string, string | null> {
   const out: Record<string, string | null> = {};
   for (const [v, files] of Object.entries(doc.releases ?? {})) {
-    const times = (files ?? []).map((f) => f.upload_time_iso_8601).filter((t): t is string => typeof t === "string").sort();
+    const times = (files ?? [])
+      .map((f) => f.upload_time_iso_8601)
+      .filter((t): t is string => typeof t === "string")
+      .sort();
     out[v] = times[0] ?? null;
   }
   return out;
@@ -89,7 +92,10 @@ export async function pypiLookup(name: string, ctx: SourceCtx): Promise<Lookup> 
   for (const [v, files] of Object.entries(doc.releases ?? {})) {
     if (files?.length && files.every((f) => f.yanked)) yanked[v] = files.find((f) => f.yanked_reason)?.yanked_reason ?? "";
   }
-  const first = Object.values(dates).filter((d): d is string => !!d).sort()[0] ?? null;
+  const first =
+    Object.values(dates)
+      .filter((d): d is string => !!d)
+      .sort()[0] ?? null;
   const facts: PackageFacts = {
     name: doc.info?.name ?? pep503(name),
     latestVersion: doc.info?.version ?? null,
@@ -97,7 +103,10 @@ export async function pypiLookup(name: string, ctx: SourceCtx): Promise<Lookup> 
     firstPublished: first ? new Date(first).toISOString() : null,
     datesTrusted: true,
     deprecated: {},
-    packageDeprecated: status && (status.status === "archived" || status.status === "deprecated") ? `project status: ${status.status}${status.reason ? ` (${status.reason})` : ""}` : null,
+    packageDeprecated:
+      status && (status.status === "archived" || status.status === "deprecated")
+        ? `project status: ${status.status}${status.reason ? ` (${status.reason})` : ""}`
+        : null,
     yanked,
     installScripts: [],
     securityHolder: false,

@@ -16,7 +16,15 @@ export type RepoCheck = { ok: true; url: string; host: string; path: string[] } 
 export function isPrivateHostname(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/\.$/, "");
   if (h.startsWith("[") || h.includes(":") || IPV4.test(h) || /^\d+$/.test(h) || /^0x[0-9a-f]+$/i.test(h)) return true;
-  return h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal") || h.endsWith(".lan") || h === "metadata.google.internal" || !h.includes(".");
+  return (
+    h === "localhost" ||
+    h.endsWith(".localhost") ||
+    h.endsWith(".local") ||
+    h.endsWith(".internal") ||
+    h.endsWith(".lan") ||
+    h === "metadata.google.internal" ||
+    !h.includes(".")
+  );
 }
 
 export function checkRepoUrl(raw: string): RepoCheck {
@@ -38,7 +46,11 @@ export function checkRepoUrl(raw: string): RepoCheck {
   const host = u.hostname.toLowerCase();
   if (!(CODE_HOSTS as readonly string[]).includes(host)) return { ok: false, reason: `host must be one of ${CODE_HOSTS.join(", ")}` };
   if (u.search || u.hash) return { ok: false, reason: "must not carry a query or fragment" };
-  const path = u.pathname.replace(/\/+$/, "").replace(/\.git$/, "").split("/").filter(Boolean);
+  const path = u.pathname
+    .replace(/\/+$/, "")
+    .replace(/\.git$/, "")
+    .split("/")
+    .filter(Boolean);
   const maxSegments = host === "gitlab.com" ? 6 : 2;
   if (path.length < 2 || path.length > maxSegments || !path.every((p) => SEGMENT.test(p) && p !== "." && p !== "..")) {
     return { ok: false, reason: "must be a repository URL: https://<host>/<owner>/<repo>" };
@@ -60,7 +72,14 @@ export async function safeFetch(
   let current = url;
   for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
     const u = new URL(current);
-    if (u.protocol !== "https:" || u.username || u.password || u.port || isPrivateHostname(u.hostname) || !opts.allowHosts.includes(u.hostname.toLowerCase())) {
+    if (
+      u.protocol !== "https:" ||
+      u.username ||
+      u.password ||
+      u.port ||
+      isPrivateHostname(u.hostname) ||
+      !opts.allowHosts.includes(u.hostname.toLowerCase())
+    ) {
       throw new RedirectRefused(`refused to fetch ${u.protocol}//${u.host}: not an allowed public host`);
     }
     const res = await fetch(current, { ...init, redirect: "manual" });

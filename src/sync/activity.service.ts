@@ -22,7 +22,17 @@ export interface ActivityRow {
   createdAt: number;
 }
 
-export const ACTIVITY_KINDS = ["QUESTION", "POST", "KNOWLEDGE", "VOTE", "CHAT_MESSAGE", "SKILL_INSTALL", "SKILL_REVIEW", "SYNC", "ADVISE"] as const;
+export const ACTIVITY_KINDS = [
+  "QUESTION",
+  "POST",
+  "KNOWLEDGE",
+  "VOTE",
+  "CHAT_MESSAGE",
+  "SKILL_INSTALL",
+  "SKILL_REVIEW",
+  "SYNC",
+  "ADVISE",
+] as const;
 
 const SUMMARY_MAX = 300;
 const clip = (s: string) => (s.length > SUMMARY_MAX ? `${s.slice(0, SUMMARY_MAX - 1)}…` : s);
@@ -64,7 +74,11 @@ interface ActivityDbRow {
 }
 
 /** The owner's agents' activity, newest first, optionally one agent's or one kind's. Two statements, one batch. */
-export async function listActivity(db: D1Database, ownerId: string, input: { agentId?: string; kind?: string; page: number; perPage: number }) {
+export async function listActivity(
+  db: D1Database,
+  ownerId: string,
+  input: { agentId?: string; kind?: string; page: number; perPage: number },
+) {
   const where = ["v.owner_id = ?1"];
   const binds: unknown[] = [ownerId];
   if (input.agentId) {

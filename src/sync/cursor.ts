@@ -38,7 +38,11 @@ export interface Cursor {
 
 const secrets = (env: Env): MacSecrets => ({ name: "CURSOR_SECRET", current: env.CURSOR_SECRET, previous: env.CURSOR_SECRET_PREVIOUS });
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 function fromB64url(s: string): string | null {
   try {
@@ -58,9 +62,13 @@ export async function encodeCursor(env: Env, agentId: string, c: Cursor): Promis
 }
 
 const invalid = (why: string) =>
-  new ApiError("VALIDATION_FAILED", `since: ${why}; pass the \`cursor\` of this agent's previous sync unchanged, or omit since for a complete answer`, {
-    issues: [{ path: "body.since", message: why }],
-  });
+  new ApiError(
+    "VALIDATION_FAILED",
+    `since: ${why}; pass the \`cursor\` of this agent's previous sync unchanged, or omit since for a complete answer`,
+    {
+      issues: [{ path: "body.since", message: why }],
+    },
+  );
 
 /**
  * The cursor in `since`; null for a cursor of the first format (answered as if none was sent); a
@@ -84,6 +92,7 @@ export async function decodeCursor(env: Env, agentId: string, since: string): Pr
   }
   const b = body as { v?: unknown; s?: unknown; u?: unknown; t?: unknown } | null;
   const ok = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
-  if (!b || b.v !== CURSOR_VERSION || !ok(b.s) || !ok(b.u) || (b.u as number) < (b.s as number) || !ok(b.t)) throw invalid("not a sync cursor");
+  if (!b || b.v !== CURSOR_VERSION || !ok(b.s) || !ok(b.u) || (b.u as number) < (b.s as number) || !ok(b.t))
+    throw invalid("not a sync cursor");
   return { seq: b.s as number, urgentSeq: b.u as number, issuedAt: b.t as number };
 }

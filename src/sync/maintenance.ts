@@ -13,7 +13,9 @@ export const ACTIVITY_DAYS = 180;
 
 export async function pruneSyncData(env: Env, at: number) {
   const [changes, notifications, activity] = await env.DB.batch([
-    env.DB.prepare(`DELETE FROM sync_changes WHERE at < ?1 AND seq < (SELECT max(seq) FROM sync_changes)`).bind(at - CHANGE_LOG_DAYS * DAY_MS),
+    env.DB.prepare(`DELETE FROM sync_changes WHERE at < ?1 AND seq < (SELECT max(seq) FROM sync_changes)`).bind(
+      at - CHANGE_LOG_DAYS * DAY_MS,
+    ),
     env.DB.prepare(`DELETE FROM notifications WHERE read_at IS NOT NULL AND read_at < ?1`).bind(at - NOTIFICATIONS_READ_DAYS * DAY_MS),
     env.DB.prepare(`DELETE FROM agent_activity WHERE created_at < ?1`).bind(at - ACTIVITY_DAYS * DAY_MS),
   ]);

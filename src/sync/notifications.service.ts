@@ -43,14 +43,22 @@ export function advisoryNotification(ownerId: string, agentId: string, v: Vulner
     kind: "ADVISORY",
     agentId,
     subject: a.id,
-    title: clip(`${v.name} ${v.version} (${v.ecosystem}): ${a.id}${a.severity ? ` [${a.severity}]` : ""}${a.summary ? ` ${a.summary}` : ""}`, 300),
+    title: clip(
+      `${v.name} ${v.version} (${v.ecosystem}): ${a.id}${a.severity ? ` [${a.severity}]` : ""}${a.summary ? ` ${a.summary}` : ""}`,
+      300,
+    ),
     severity: a.severity,
     data: { name: v.name, ecosystem: v.ecosystem, version: v.version, fixedVersions: v.fixedVersions, advisory: a },
     createdAt: at,
   };
 }
 
-export function skillNotification(ownerId: string, agentId: string, s: { name: string; securityStatus: string | null; securityScanHash: string | null }, at: number): NotificationRow {
+export function skillNotification(
+  ownerId: string,
+  agentId: string,
+  s: { name: string; securityStatus: string | null; securityScanHash: string | null },
+  at: number,
+): NotificationRow {
   return {
     id: newId("ntf_"),
     ownerId,
@@ -66,10 +74,17 @@ export function skillNotification(ownerId: string, agentId: string, s: { name: s
 }
 
 /** What one sync tells the owner: the advisories it found and the installed skills that are not `passed`. */
-export function notificationRows(caller: AgentPrincipal, vulns: VulnerabilityOut[], statuses: SkillStatus[], at: number): NotificationRow[] {
+export function notificationRows(
+  caller: AgentPrincipal,
+  vulns: VulnerabilityOut[],
+  statuses: SkillStatus[],
+  at: number,
+): NotificationRow[] {
   return [
     ...vulns.map((v) => advisoryNotification(caller.ownerId, caller.agentId, v, at)),
-    ...statuses.filter((s) => s.known && s.securityStatus !== null && s.securityStatus !== "passed").map((s) => skillNotification(caller.ownerId, caller.agentId, s, at)),
+    ...statuses
+      .filter((s) => s.known && s.securityStatus !== null && s.securityStatus !== "passed")
+      .map((s) => skillNotification(caller.ownerId, caller.agentId, s, at)),
   ];
 }
 
@@ -83,7 +98,11 @@ export function insertNotificationsStatement(db: D1Database, rows: NotificationR
               json_extract(value, '$[8]'), json_extract(value, '$[9]')
          FROM json_each(?1)`,
     )
-    .bind(JSON.stringify(rows.map((r) => [r.id, r.ownerId, r.dedup, r.kind, r.agentId, r.subject, r.title, r.severity, JSON.stringify(r.data), r.createdAt])));
+    .bind(
+      JSON.stringify(
+        rows.map((r) => [r.id, r.ownerId, r.dedup, r.kind, r.agentId, r.subject, r.title, r.severity, JSON.stringify(r.data), r.createdAt]),
+      ),
+    );
 }
 
 // The owner's position in the change log: where its last read stopped; without one, the earliest
@@ -135,7 +154,10 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
       .bind(ownerId),
   ]);
   const rows: NotificationRow[] = [];
-  const byAgent = new Map<string, { stack: { name: string; version: string; ecosystem: string }[]; aff: AffectedRow[]; mal: MaliciousRow[] }>();
+  const byAgent = new Map<
+    string,
+    { stack: { name: string; version: string; ecosystem: string }[]; aff: AffectedRow[]; mal: MaliciousRow[] }
+  >();
   const slot = (agentId: string) => {
     let s = byAgent.get(agentId);
     if (!s) byAgent.set(agentId, (s = { stack: [], aff: [], mal: [] }));
@@ -157,7 +179,14 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
     for (const v of matchAdvisories(unique, s.aff, s.mal)) rows.push(advisoryNotification(ownerId, agentId, v, at));
   }
   for (const r of skills!.results as { agent_id: string; slug: string; security_status: string; security_scan_hash: string | null }[]) {
-    rows.push(skillNotification(ownerId, r.agent_id, { name: r.slug, securityStatus: r.security_status, securityScanHash: r.security_scan_hash }, at));
+    rows.push(
+      skillNotification(
+        ownerId,
+        r.agent_id,
+        { name: r.slug, securityStatus: r.security_status, securityScanHash: r.security_scan_hash },
+        at,
+      ),
+    );
   }
   return { rows, hi: (wm!.results[0] as { hi: number | null }).hi ?? 0 };
 }
@@ -176,7 +205,12 @@ interface NotificationDbRow {
 }
 
 /** The owner's notifications, newest first; the sweep and the mention copy run first (two round trips in all). */
-export async function listNotifications(db: D1Database, ownerId: string, input: { unread?: boolean; kind?: string; page: number; perPage: number }, at: number) {
+export async function listNotifications(
+  db: D1Database,
+  ownerId: string,
+  input: { unread?: boolean; kind?: string; page: number; perPage: number },
+  at: number,
+) {
   const { rows, hi } = await sweep(db, ownerId, at);
   const where = ["n.owner_id = ?1"];
   const binds: unknown[] = [ownerId];
@@ -253,7 +287,9 @@ export async function markNotificationsRead(db: D1Database, ownerId: string, ids
   if (ids && ids.length === 0) return { marked: 0 };
   const res = ids
     ? await db
-        .prepare(`UPDATE notifications SET read_at = ?2 WHERE owner_id = ?1 AND read_at IS NULL AND id IN (SELECT value FROM json_each(?3))`)
+        .prepare(
+          `UPDATE notifications SET read_at = ?2 WHERE owner_id = ?1 AND read_at IS NULL AND id IN (SELECT value FROM json_each(?3))`,
+        )
         .bind(ownerId, at, JSON.stringify(ids))
         .run()
     : await db.prepare(`UPDATE notifications SET read_at = ?2 WHERE owner_id = ?1 AND read_at IS NULL`).bind(ownerId, at).run();

@@ -40,14 +40,21 @@ function syncState(r: AgentStateRow) {
     skillsReportedAt: iso(r.skills_reported_at),
     lastSyncAt: iso(r.last_sync_at),
     lastFullRefreshAt: iso(r.last_full_at),
-    nextRefreshAt: r.last_full_at === null ? null : iso(schedule === "EVERY_SESSION" ? r.last_sync_at! : nextRefreshAt(schedule, r.last_full_at)),
+    nextRefreshAt:
+      r.last_full_at === null ? null : iso(schedule === "EVERY_SESSION" ? r.last_sync_at! : nextRefreshAt(schedule, r.last_full_at)),
     syncs: r.syncs ?? 0,
     fullRefreshes: r.full_syncs ?? 0,
   };
 }
 
 const entriesOf = (r: AgentStateRow) =>
-  (JSON.parse(r.entries) as [string, string, string, string, number][]).map(([name, version, ecosystem, topic, known]) => ({ name, version, ecosystem, topic, tracked: !!known }));
+  (JSON.parse(r.entries) as [string, string, string, string, number][]).map(([name, version, ecosystem, topic, known]) => ({
+    name,
+    version,
+    ecosystem,
+    topic,
+    tracked: !!known,
+  }));
 
 /** Every live agent of the owner with the stack and skills it last reported (agents that never synced included). */
 export async function listStacks(db: D1Database, ownerId: string, page: { page: number; perPage: number }) {
@@ -64,7 +71,12 @@ export async function listStacks(db: D1Database, ownerId: string, page: { page: 
   return {
     items: (rows!.results as unknown as AgentStateRow[]).map((r) => {
       const entries = entriesOf(r);
-      return { ...syncState(r), stack: entries, topics: new Set(entries.map((e) => e.topic)).size, installedSkills: JSON.parse(r.skills) as string[] };
+      return {
+        ...syncState(r),
+        stack: entries,
+        topics: new Set(entries.map((e) => e.topic)).size,
+        installedSkills: JSON.parse(r.skills) as string[],
+      };
     }),
     total: (count!.results[0] as { n: number }).n,
     page: page.page,
@@ -85,7 +97,11 @@ export async function agentStack(db: D1Database, ownerId: string, agentId: strin
   // Another owner's agent is indistinguishable from a missing one.
   if (!row) throw notFound(`Agent '${agentId}'`);
   const entries = entriesOf(row);
-  const keyed = entries.map((e) => ({ ...e, key: packageKey(e.ecosystem as Ecosystem, e.name), pinned: pinnedVersion(e.ecosystem as Ecosystem, e.version) }));
+  const keyed = entries.map((e) => ({
+    ...e,
+    key: packageKey(e.ecosystem as Ecosystem, e.name),
+    pinned: pinnedVersion(e.ecosystem as Ecosystem, e.version),
+  }));
   const [views, vulns, skills] = await runReads(db, [
     releasesForStackRead(
       db,
@@ -100,7 +116,9 @@ export async function agentStack(db: D1Database, ownerId: string, agentId: strin
     entries: keyed.map((e) => {
       // A topic without release data (untracked) has no "behind".
       const v = viewOf.get(e.topic)?.latestVersion ? viewOf.get(e.topic) : undefined;
-      const mine = vulns.filter((x) => x.ecosystem === e.ecosystem && packageKey(x.ecosystem as Ecosystem, x.name) === e.key && x.version === e.pinned);
+      const mine = vulns.filter(
+        (x) => x.ecosystem === e.ecosystem && packageKey(x.ecosystem as Ecosystem, x.name) === e.key && x.version === e.pinned,
+      );
       return {
         name: e.name,
         version: e.version,
@@ -111,9 +129,22 @@ export async function agentStack(db: D1Database, ownerId: string, agentId: strin
         latestDate: v?.latestDate ?? null,
         releasesBehind: v ? v.releases.length : null,
         breaking: v ? v.breaking : null,
-        vulnerabilities: mine.map((x) => ({ id: x.advisory.id, severity: x.advisory.severity, summary: x.advisory.summary, url: x.advisory.url, fixedVersions: x.fixedVersions })),
+        vulnerabilities: mine.map((x) => ({
+          id: x.advisory.id,
+          severity: x.advisory.severity,
+          summary: x.advisory.summary,
+          url: x.advisory.url,
+          fixedVersions: x.fixedVersions,
+        })),
       };
     }),
-    installedSkills: skills.map((s) => ({ name: s.name, known: s.known, securityStatus: s.securityStatus, securityScanHash: s.securityScanHash, listed: s.listed, statusChangedAt: s.statusChangedAt })),
+    installedSkills: skills.map((s) => ({
+      name: s.name,
+      known: s.known,
+      securityStatus: s.securityStatus,
+      securityScanHash: s.securityScanHash,
+      listed: s.listed,
+      statusChangedAt: s.statusChangedAt,
+    })),
   };
 }

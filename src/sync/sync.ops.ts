@@ -136,7 +136,13 @@ export const getStack = defineOperation({
         releasesBehind: z.number().int().nullable(),
         breaking: z.number().int().nullable(),
         vulnerabilities: z.array(
-          z.object({ id: z.string(), severity: z.string().nullable(), summary: z.string().nullable(), url: z.string(), fixedVersions: z.array(z.string()) }),
+          z.object({
+            id: z.string(),
+            severity: z.string().nullable(),
+            summary: z.string().nullable(),
+            url: z.string(),
+            fixedVersions: z.array(z.string()),
+          }),
         ),
       }),
     ),
@@ -191,7 +197,8 @@ export const listNotificationsOp = defineOperation({
 export const markNotificationsReadOp = defineOperation({
   id: "notifications.read",
   summary: "Mark notifications read: those in `ids`, or all unread",
-  description: "Marks the account's unread notifications read: those in `ids` (ids of other accounts are ignored), or all when `ids` is omitted. `marked` counts the ones changed.",
+  description:
+    "Marks the account's unread notifications read: those in `ids` (ids of other accounts are ignored), or all when `ids` is omitted. `marked` counts the ones changed.",
   tag: TAG,
   method: "POST",
   path: "/notifications/read",

@@ -55,9 +55,18 @@ export const releaseViewOut = z.object({
   /** False in a delta answer: only what changed since the cursor is listed for this topic. */
   complete: z.boolean(),
   /** When this topic's release data is as of: its registry's last answer (the scheduled ingest, or this sync), else the shipped data's date. */
-  dataAsOf: z.string().nullable().describe("When this topic's release data is as of: its registry's last answer (the scheduled ingest, or this sync), else the shipped data's date."),
+  dataAsOf: z
+    .string()
+    .nullable()
+    .describe(
+      "When this topic's release data is as of: its registry's last answer (the scheduled ingest, or this sync), else the shipped data's date.",
+    ),
   /** Older than the release refresh interval (a day) even after this sync tried to refresh it: `upToDate` is then never true, and `note` says why. */
-  stale: z.boolean().describe("The release data is older than a day even after this sync tried to refresh it: latestVersion may not be the latest, upToDate is never true, and note says why."),
+  stale: z
+    .boolean()
+    .describe(
+      "The release data is older than a day even after this sync tried to refresh it: latestVersion may not be the latest, upToDate is never true, and note says why.",
+    ),
   /** True when this sync refreshed the topic from its registry (it was stale). */
   refreshed: z.boolean().describe("This sync refreshed the topic from its registry because its data was older than a day."),
 });

@@ -1,11 +1,17 @@
-
 import { iso } from "../core/clock";
 import { newId } from "../core/crypto";
 import { ApiError } from "../core/errors";
 import { runRead, runReads, constantRead, type BatchRead } from "../core/batch";
 import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
-import { advisoriesForStackRead, normaliseStack, releasesForStackRead, topicDataRead, type NormalisedStackEntry, type UpgradeView } from "../freshness/sync-api";
+import {
+  advisoriesForStackRead,
+  normaliseStack,
+  releasesForStackRead,
+  topicDataRead,
+  type NormalisedStackEntry,
+  type UpgradeView,
+} from "../freshness/sync-api";
 import { refreshTopics, type RefreshResult } from "../freshness/ingest";
 import { topicDataAsOf, type TopicData } from "../freshness/topics";
 import { MAX_AGE_MS } from "../freshness/staleness";
@@ -76,7 +82,8 @@ const entryKey = (e: { ecosystem: string; key: string; version: string }) => `${
  */
 const pinKey = (ecosystem: string, key: string, pinned: string | null, version: string) =>
   `${ecosystem}\u0000${key}\u0000${pinned === null ? `\u0001${version}` : versionKey(ecosystem as Ecosystem, pinned)}`;
-const entryPinKey = (e: { ecosystem: string; key: string; pinned: string | null; version: string }) => pinKey(e.ecosystem, e.key, e.pinned, e.version);
+const entryPinKey = (e: { ecosystem: string; key: string; pinned: string | null; version: string }) =>
+  pinKey(e.ecosystem, e.key, e.pinned, e.version);
 // The matcher reports `version` as pinnedVersion() of the entry's text, the same function that set `pinned`.
 const vulnPinKey = (v: VulnerabilityOut) => pinKey(v.ecosystem, packageKey(v.ecosystem as Ecosystem, v.name), v.version, v.version);
 
@@ -147,7 +154,12 @@ function changeSeqsRead(db: D1Database, sql: string, binds: unknown[]): BatchRea
   };
 }
 
-export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, caller: AgentPrincipal, input: SyncInput, at: number): Promise<SyncOut> {
+export async function runSync(
+  ctx: Pick<OpContext, "env" | "origin" | "via">,
+  caller: AgentPrincipal,
+  input: SyncInput,
+  at: number,
+): Promise<SyncOut> {
   const db = ctx.env.DB;
   const { origin } = ctx;
   const cursorIn: Cursor | null = input.since !== undefined ? await decodeCursor(ctx.env, caller.agentId, input.since) : null;
@@ -161,7 +173,11 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
              FROM owners o LEFT JOIN sync_agents s ON s.agent_id = ?2 WHERE o.id = ?1`,
         )
         .bind(caller.ownerId, caller.agentId),
-      db.prepare(`SELECT ecosystem, key, version, name, topic, pinned, known, first_seen_at FROM sync_stack_entries WHERE agent_id = ? ORDER BY position`).bind(caller.agentId),
+      db
+        .prepare(
+          `SELECT ecosystem, key, version, name, topic, pinned, known, first_seen_at FROM sync_stack_entries WHERE agent_id = ? ORDER BY position`,
+        )
+        .bind(caller.agentId),
       db.prepare(`SELECT name, first_seen_at FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`).bind(caller.agentId),
       db.prepare(`SELECT min(seq) AS lo, max(seq) AS hi FROM sync_changes`),
     ]),
@@ -192,11 +208,16 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
       entries.push({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e)) ?? at });
     }
   } else entries = stored.map((e) => ({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e))! }));
-  const stackChanged = !!normalised && (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));
+  const stackChanged =
+    !!normalised &&
+    (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));
 
-  const installed = input.installedSkills ? [...new Set(input.installedSkills.map((n) => n.trim().toLowerCase()))] : storedSkills.map((s) => s.name);
+  const installed = input.installedSkills
+    ? [...new Set(input.installedSkills.map((n) => n.trim().toLowerCase()))]
+    : storedSkills.map((s) => s.name);
   const storedSkillSeen = new Map(storedSkills.map((s) => [s.name.toLowerCase(), s.first_seen_at]));
-  const skillsChanged = !!input.installedSkills && (installed.length !== storedSkills.length || installed.some((n, i) => n !== storedSkills[i]!.name));
+  const skillsChanged =
+    !!input.installedSkills && (installed.length !== storedSkills.length || installed.some((n, i) => n !== storedSkills[i]!.name));
   const skillFirstSeen = (name: string) => storedSkillSeen.get(name.toLowerCase()) ?? at;
 
   const topics = [...new Set(entries.map((e) => e.topic))];
@@ -228,7 +249,10 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
     notices.push("The since cursor is older than the change log kept (90 days): this answer is complete, not a delta.");
   }
   if (cursorIn && input.force) notices.push("force: true gives the complete payload; since was not applied.");
-  if (!entries.length) notices.push(input.stack ? "The stack is empty." : "No stack reported yet: send `stack` (name, version, ecosystem) once; later syncs may omit it.");
+  if (!entries.length)
+    notices.push(
+      input.stack ? "The stack is empty." : "No stack reported yet: send `stack` (name, version, ecosystem) once; later syncs may omit it.",
+    );
   // What the holder of the cursor already has: the full payload up to `since`, urgent items up to `sinceUrgent`.
   const since = delta ? cursorIn!.seq : null;
   const sinceUrgent = delta ? cursorIn!.urgentSeq : null;
@@ -244,18 +268,30 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
     if (normalised) {
       for (const e of normalised) if (e.data) topicData.set(e.topic, e.data);
     } else {
-      for (const [t, d] of await runRead(db, topicDataRead(db, [...new Set(entries.filter((e) => e.known).map((e) => e.topic))]))) topicData.set(t, d);
+      for (const [t, d] of await runRead(db, topicDataRead(db, [...new Set(entries.filter((e) => e.known).map((e) => e.topic))])))
+        topicData.set(t, d);
     }
     const stale = [...topicData].filter(([, d]) => d.tracked && d.packages !== "[]" && isStale(topicDataAsOf(d), at));
     const toAsk = stale.filter(([topic, d]) => {
       const failedRecently = d.lastRunAt !== null && d.lastRunAt > (d.lastOkAt ?? 0) && at - d.lastRunAt < REFRESH_RETRY_MS;
-      if (failedRecently) refreshes.set(topic, { topic, ok: false, error: `its registry failed ${Math.max(1, Math.round((at - d.lastRunAt!) / 60_000))} min ago (${d.lastError ?? "no answer"}); not asked again so soon` });
+      if (failedRecently)
+        refreshes.set(topic, {
+          topic,
+          ok: false,
+          error: `its registry failed ${Math.max(1, Math.round((at - d.lastRunAt!) / 60_000))} min ago (${d.lastError ?? "no answer"}); not asked again so soon`,
+        });
       return !failedRecently;
     });
     if (toAsk.length) {
       const results = await refreshTopics(
         ctx.env,
-        toAsk.map(([topic, d]) => ({ topic, ecosystem: entries.find((e) => e.topic === topic)!.ecosystem, packages: d.packages, repo: d.repo, changelog: d.changelog })),
+        toAsk.map(([topic, d]) => ({
+          topic,
+          ecosystem: entries.find((e) => e.topic === topic)!.ecosystem,
+          packages: d.packages,
+          repo: d.repo,
+          changelog: d.changelog,
+        })),
         at,
         { budget: SYNC_REFRESH_SUBREQUESTS, deadlineMs: SYNC_REFRESH_MS },
       );
@@ -264,7 +300,10 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
     const ok = [...refreshes.values()].filter((r) => r.ok).map((r) => r.topic);
     const failed = [...refreshes.values()].filter((r) => !r.ok);
     if (ok.length) notices.push(`Release data older than a day was refreshed from the registries in this request: ${ok.join(", ")}.`);
-    if (failed.length) notices.push(`Release data older than a day could not be refreshed in this request (their views say stale: true): ${failed.map((r) => `${r.topic} (${r.error})`).join("; ")}.`);
+    if (failed.length)
+      notices.push(
+        `Release data older than a day could not be refreshed in this request (their views say stale: true): ${failed.map((r) => `${r.topic} (${r.error})`).join("; ")}.`,
+      );
   }
   const freshnessOf = (topic: string): Freshness => {
     const r = refreshes.get(topic) ?? null;
@@ -282,8 +321,16 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
 
   const pinned = [...new Map(entries.map((e) => [entryPinKey(e), e])).values()];
   const reads = [
-    { statements: [db.prepare(`SELECT max(seq) AS hi FROM sync_changes`)], read: ([r]: D1Result[]) => (r!.results[0] as { hi: number | null }).hi ?? 0 } as BatchRead<number>,
-    full ? releasesForStackRead(db, readableEntries.filter((e) => completeTopics.has(e.topic))) : constantRead<UpgradeView[]>([]),
+    {
+      statements: [db.prepare(`SELECT max(seq) AS hi FROM sync_changes`)],
+      read: ([r]: D1Result[]) => (r!.results[0] as { hi: number | null }).hi ?? 0,
+    } as BatchRead<number>,
+    full
+      ? releasesForStackRead(
+          db,
+          readableEntries.filter((e) => completeTopics.has(e.topic)),
+        )
+      : constantRead<UpgradeView[]>([]),
     // One entry per pinned version: `express 4.19.1` and `express ^4.19.1` are one exposure, reported once.
     advisoriesForStackRead(db, pinned),
     // The last change of each advisory of the stack's packages after `advFrom`.
@@ -301,10 +348,18 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
     skillStatusesRead(db, installed, origin),
     skillFrom === null
       ? constantRead(new Map<string, number>())
-      : changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'skill' AND seq > ?1 GROUP BY scope`, [skillFrom]),
+      : changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'skill' AND seq > ?1 GROUP BY scope`, [
+          skillFrom,
+        ]),
     full ? recommendSkillsRead(db, origin, topics, installed, RECOMMENDATIONS_SHOWN) : constantRead([]),
     full && !delta ? verifiedForTagsRead(db, topics, KNOWLEDGE_SHOWN) : constantRead<KbItemOut[]>([]),
-    full && delta ? changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'kb' AND seq > ?1 GROUP BY scope LIMIT ${DELTA_LIMIT}`, [since]) : constantRead(new Map<string, number>()),
+    full && delta
+      ? changeSeqsRead(
+          db,
+          `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'kb' AND seq > ?1 GROUP BY scope LIMIT ${DELTA_LIMIT}`,
+          [since],
+        )
+      : constantRead(new Map<string, number>()),
     // Release and deprecation changes of the topics this delta does not send whole.
     full && delta
       ? ({
@@ -323,9 +378,12 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
     // Which advisory sources answered for these entries, as of when: what "no advisory" is worth.
     advisoryCoverageRead(db, pinned, at),
   ] as const;
-  const [hi, views, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions, advCoverage] = await runReads(db, reads);
+  const [hi, views, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions, advCoverage] =
+    await runReads(db, reads);
   if (cursorIn && cursorIn.urgentSeq > hi) {
-    throw new ApiError("VALIDATION_FAILED", "since: this cursor is ahead of the change log (not one this service issued)", { issues: [{ path: "body.since", message: "unknown cursor position" }] });
+    throw new ApiError("VALIDATION_FAILED", "since: this cursor is ahead of the change log (not one this service issued)", {
+      issues: [{ path: "body.since", message: "unknown cursor position" }],
+    });
   }
 
   // A delta holds at most DELTA_LIMIT topic changes; beyond that it stops at a change-log position
@@ -353,7 +411,13 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   let deltaKb: KbItemOut[] = [];
   if (full && delta && (changedReleases.size || changedDeps.size || changedKb.length)) {
     const changedTopics = new Set([...changedReleases.keys(), ...changedDeps.keys()]);
-    [deltaViews, deltaKb] = await runReads(db, [releasesForStackRead(db, readableEntries.filter((e) => changedTopics.has(e.topic))), kbItemsByIdsRead(db, changedKb)] as const);
+    [deltaViews, deltaKb] = await runReads(db, [
+      releasesForStackRead(
+        db,
+        readableEntries.filter((e) => changedTopics.has(e.topic)),
+      ),
+      kbItemsByIdsRead(db, changedKb),
+    ] as const);
   }
 
   // ---- the response ----------------------------------------------------------------------------------
@@ -364,8 +428,13 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   for (const v of deltaViews) {
     const rel = changedReleases.get(v.topic) ?? new Set();
     const dep = changedDeps.get(v.topic) ?? new Set();
-    const filtered = { ...v, releases: v.releases.filter((c) => rel.has(c.version)), removedDeprecations: v.removedDeprecations.filter((d) => dep.has(d.id)) };
-    if (filtered.releases.length || filtered.removedDeprecations.length) releases.push(viewOut(filtered, packagesOf.get(v.topic) ?? [], false, freshnessOf(v.topic)));
+    const filtered = {
+      ...v,
+      releases: v.releases.filter((c) => rel.has(c.version)),
+      removedDeprecations: v.removedDeprecations.filter((d) => dep.has(d.id)),
+    };
+    if (filtered.releases.length || filtered.removedDeprecations.length)
+      releases.push(viewOut(filtered, packagesOf.get(v.topic) ?? [], false, freshnessOf(v.topic)));
   }
   releases.sort((a, b) => b.breaking - a.breaking || b.changes.length - a.changes.length || a.topic.localeCompare(b.topic));
 
@@ -379,28 +448,40 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
   const sinceLastFull = (e: SyncEntry | undefined) => !!e && lastFullAt !== null && e.firstSeenAt > lastFullAt;
   /** Not yet told in a full refresh: first full, changed since the last one, or a version reported since. */
   const isNew = (v: VulnerabilityOut) => lastFullSeq === null || changedIn(advSeq(v), lastFullSeq) || sinceLastFull(entryOf(v));
-  const inDelta = (v: VulnerabilityOut) => !delta || changedIn(advSeq(v), sinceUrgent) || reportedNow(entryOf(v)) || completeTopics.has(entryOf(v)?.topic ?? "");
+  const inDelta = (v: VulnerabilityOut) =>
+    !delta || changedIn(advSeq(v), sinceUrgent) || reportedNow(entryOf(v)) || completeTopics.has(entryOf(v)?.topic ?? "");
   // The complete lists in a complete full answer; otherwise only entries this sync reports for the first time,
   // so an up_to_date or delta answer for a large stack stays small.
   const listAll = full && !delta;
   const fresh = (e: SyncEntry) => listAll || reportedNow(e);
   const untracked = [...new Set(entries.filter((e) => !e.known && fresh(e)).map((e) => e.topic))].sort();
-  const unreadable = entries.filter((e) => !e.pinned && fresh(e)).map((e) => ({ name: e.name, version: e.version, ecosystem: e.ecosystem }));
+  const unreadable = entries
+    .filter((e) => !e.pinned && fresh(e))
+    .map((e) => ({ name: e.name, version: e.version, ecosystem: e.ecosystem }));
   if (advCoverage.unchecked.length) {
     notices.push(
       `${advCoverage.unchecked.length} of ${pinned.length} stack entries were not checked against a current, complete advisory source (${advCoverage.coverage
         .filter((c) => c.unchecked)
         .map((c) => `${c.ecosystem}: ${c.status}`)
-        .join(", ")}): the vulnerabilities listed for them are what is known, not all there is. See ${full ? "security" : "urgent"}.coverage and ${full ? "security" : "urgent"}.unchecked.`,
+        .join(
+          ", ",
+        )}): the vulnerabilities listed for them are what is known, not all there is. See ${full ? "security" : "urgent"}.coverage and ${full ? "security" : "urgent"}.unchecked.`,
     );
   }
-  if (unreadable.length) notices.push(`${unreadable.length} stack entries have a version their ecosystem cannot read: they get no release view, and advisories only where a report covers every version.`);
+  if (unreadable.length)
+    notices.push(
+      `${unreadable.length} stack entries have a version their ecosystem cannot read: they get no release view, and advisories only where a report covers every version.`,
+    );
 
   const skillSeq = (name: string) => skillSeqs.get(name.toLowerCase());
   const skillNew = (name: string) => !storedSkillSeen.has(name.toLowerCase());
   const nextAt = schedule === "EVERY_SESSION" ? at : nextRefreshAt(schedule, full ? at : lastFullAt!);
   // up_to_date moves only the urgent position: the full payload after `since` is still owed.
-  const cursorOut = await encodeCursor(ctx.env, caller.agentId, full ? { seq: cut, urgentSeq: cut, issuedAt: at } : { seq: since ?? lastFullSeq ?? 0, urgentSeq: cut, issuedAt: at });
+  const cursorOut = await encodeCursor(
+    ctx.env,
+    caller.agentId,
+    full ? { seq: cut, urgentSeq: cut, issuedAt: at } : { seq: since ?? lastFullSeq ?? 0, urgentSeq: cut, issuedAt: at },
+  );
 
   const out: SyncOut = {
     mode: full ? "full" : "up_to_date",
@@ -445,14 +526,21 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
       .map((r) => ({ ...r, source: `${origin}/v1/skills/${encodeURIComponent(r.slug)}` }));
     notify = notificationRows(caller, vulns, statuses, at);
   } else {
-    const urgentVulns = vulns.filter((v) => changedIn(advSeq(v), urgentFrom) || (sinceLastFull(entryOf(v)) && (!delta || reportedNow(entryOf(v)))));
+    const urgentVulns = vulns.filter(
+      (v) => changedIn(advSeq(v), urgentFrom) || (sinceLastFull(entryOf(v)) && (!delta || reportedNow(entryOf(v)))),
+    );
     const flagged = statuses.filter(
       (st) =>
         st.known &&
         st.securityStatus !== "passed" &&
         (changedIn(skillSeq(st.name), urgentFrom) || (skillFirstSeen(st.name) > (lastFullAt ?? 0) && (!delta || skillNew(st.name)))),
     );
-    out.urgent = { advisories: urgentVulns, flaggedSkills: flagged.map((st) => statusOut(st, origin)), coverage: advCoverage.coverage, unchecked: advCoverage.unchecked };
+    out.urgent = {
+      advisories: urgentVulns,
+      flaggedSkills: flagged.map((st) => statusOut(st, origin)),
+      coverage: advCoverage.coverage,
+      unchecked: advCoverage.unchecked,
+    };
     notify = notificationRows(caller, urgentVulns, flagged, at);
   }
 
@@ -494,7 +582,10 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
                     json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), key, json_extract(value, '$[7]')
                FROM json_each(?2)`,
           )
-          .bind(caller.agentId, JSON.stringify(entries.map((e) => [e.ecosystem, e.key, e.version, e.name, e.topic, e.pinned, e.known ? 1 : 0, e.firstSeenAt]))),
+          .bind(
+            caller.agentId,
+            JSON.stringify(entries.map((e) => [e.ecosystem, e.key, e.version, e.name, e.topic, e.pinned, e.known ? 1 : 0, e.firstSeenAt])),
+          ),
       );
     }
   }
@@ -503,7 +594,9 @@ export async function runSync(ctx: Pick<OpContext, "env" | "origin" | "via">, ca
     if (installed.length) {
       writes.push(
         db
-          .prepare(`INSERT INTO sync_installed_skills (agent_id, name, position, first_seen_at) SELECT ?1, json_extract(value, '$[0]'), key, json_extract(value, '$[1]') FROM json_each(?2)`)
+          .prepare(
+            `INSERT INTO sync_installed_skills (agent_id, name, position, first_seen_at) SELECT ?1, json_extract(value, '$[0]'), key, json_extract(value, '$[1]') FROM json_each(?2)`,
+          )
           .bind(caller.agentId, JSON.stringify(installed.map((n) => [n, skillFirstSeen(n)]))),
       );
     }

@@ -55,7 +55,13 @@ export function UsageChart({ days, label }: { days: ChartDay[]; label: string })
       {series.map((d, i) => {
         const h = (d.used / top) * plotH;
         return (
-          <rect class="bar" x={(PAD.left + i * slot + (slot - barW) / 2).toFixed(1)} y={(PAD.top + plotH - h).toFixed(1)} width={barW.toFixed(1)} height={h.toFixed(1)}>
+          <rect
+            class="bar"
+            x={(PAD.left + i * slot + (slot - barW) / 2).toFixed(1)}
+            y={(PAD.top + plotH - h).toFixed(1)}
+            width={barW.toFixed(1)}
+            height={h.toFixed(1)}
+          >
             <title>{`${d.date}: ${d.used}${d.limit === null ? "" : ` of ${d.limit}`}`}</title>
           </rect>
         );

@@ -126,7 +126,19 @@ export function until(iso: string, nowMs: number): string {
 }
 
 /** Previous / next links for a paginated list (`base` keeps its own query; `page=` is added). */
-export function Pager({ base, page: p, perPage, total, label = "Pages" }: { base: string; page: number; perPage: number; total: number; label?: string }) {
+export function Pager({
+  base,
+  page: p,
+  perPage,
+  total,
+  label = "Pages",
+}: {
+  base: string;
+  page: number;
+  perPage: number;
+  total: number;
+  label?: string;
+}) {
   const last = Math.max(1, Math.ceil(total / perPage));
   if (last === 1) return null;
   const sep = base.includes("?") ? "&" : "?";

@@ -22,7 +22,11 @@ export const isSystemFile = (name: string) => SYSTEM_FILE.test(name);
 
 const dirOf = (name: string) => (name.includes("/") ? name.slice(0, name.lastIndexOf("/")) : "");
 const depth = (dir: string) => (dir === "" ? 0 : dir.split("/").length);
-const listed = (names: string[]) => names.slice(0, 3).map((n) => `'${n}'`).join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
+const listed = (names: string[]) =>
+  names
+    .slice(0, 3)
+    .map((n) => `'${n}'`)
+    .join(", ") + (names.length > 3 ? ` and ${names.length - 3} more` : "");
 
 /**
  * The skill's files from a dashboard upload: a folder (`<input webkitdirectory>`, each file named
@@ -51,18 +55,25 @@ export function skillFiles(folder: readonly UploadedFile[], single: readonly Upl
       const top = Math.min(...roots.map(depth));
       const shallowest = roots.filter((r) => depth(r) === top);
       if (shallowest.length > 1) {
-        throw badRequest(`The folder holds more than one skill (${listed(shallowest.map((r) => `${r}/SKILL.md`))}): upload one skill's folder at a time`, ["files"]);
+        throw badRequest(
+          `The folder holds more than one skill (${listed(shallowest.map((r) => `${r}/SKILL.md`))}): upload one skill's folder at a time`,
+          ["files"],
+        );
       }
       root = shallowest[0]!;
       const outside = tree.filter((f) => root !== "" && !f.name.startsWith(`${root}/`)).map((f) => f.name);
       if (outside.length) {
-        throw badRequest(`${listed(outside)} ${outside.length === 1 ? "is" : "are"} outside the folder that holds SKILL.md ('${root}/'): choose that folder itself`, ["files"]);
+        throw badRequest(
+          `${listed(outside)} ${outside.length === 1 ? "is" : "are"} outside the folder that holds SKILL.md ('${root}/'): choose that folder itself`,
+          ["files"],
+        );
       }
     } else {
       // No SKILL.md anywhere: drop the picked folder's name and let the operation say what is missing.
       root = tree[0]!.name.includes("/") ? tree[0]!.name.slice(0, tree[0]!.name.indexOf("/")) : "";
     }
-    for (const f of tree) files.push({ path: root && f.name.startsWith(`${root}/`) ? f.name.slice(root.length + 1) : f.name, bytes: f.bytes });
+    for (const f of tree)
+      files.push({ path: root && f.name.startsWith(`${root}/`) ? f.name.slice(root.length + 1) : f.name, bytes: f.bytes });
   }
   // Single files: the base name only (old browsers sent a whole client path).
   for (const f of single.filter(keep)) files.push({ path: f.name.split(/[/\\]/).pop()!, bytes: f.bytes });

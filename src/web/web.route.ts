@@ -58,7 +58,21 @@ export function mountWeb(app: Hono<AppEnv>): void {
   site.route("/", accountPages);
   app.route("/", site as unknown as Hono<AppEnv>);
 
-  app.route("/dashboard", group([requireOwner], overviewPages, agentPages, usagePages, billingPages, settingsPages, skillPages, stackPages, notificationPages, activityPages) as unknown as Hono<AppEnv>);
+  app.route(
+    "/dashboard",
+    group(
+      [requireOwner],
+      overviewPages,
+      agentPages,
+      usagePages,
+      billingPages,
+      settingsPages,
+      skillPages,
+      stackPages,
+      notificationPages,
+      activityPages,
+    ) as unknown as Hono<AppEnv>,
+  );
   app.route("/connect", group([], connectPages) as unknown as Hono<AppEnv>);
   app.route("/community", group([], communityPages) as unknown as Hono<AppEnv>);
 }

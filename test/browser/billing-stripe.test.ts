@@ -40,7 +40,11 @@ beforeAll(async () => {
   const { token } = (await r.json()) as { token: string };
   await b.context.addCookies([{ name: "lore_session", value: token, url: origin, httpOnly: true, secure: true, sameSite: "Lax" }]);
   await b.page.route("https://checkout.stripe.com/**", (route) =>
-    route.fulfill({ status: 200, headers: { "content-type": "text/html" }, body: "<title>Stripe Checkout (stub)</title><h1>Checkout</h1>" }),
+    route.fulfill({
+      status: 200,
+      headers: { "content-type": "text/html" },
+      body: "<title>Stripe Checkout (stub)</title><h1>Checkout</h1>",
+    }),
   );
   await b.page.route(`${origin}/dashboard/billing/subscribe`, (route) => route.fulfill({ status: 303, headers: { location: CHECKOUT } }));
 });
@@ -55,7 +59,9 @@ describe("billing under Stripe in Chromium", () => {
     const { page } = b;
     const res = await page.goto(`${origin}/dashboard/billing`);
     expect(res!.status()).toBe(200);
-    expect(res!.headers()["content-security-policy"]).toContain("form-action 'self' https://checkout.stripe.com https://billing.stripe.com;");
+    expect(res!.headers()["content-security-policy"]).toContain(
+      "form-action 'self' https://checkout.stripe.com https://billing.stripe.com;",
+    );
     expect(await page.locator("main").textContent()).toContain("Payments go through Stripe");
     await screenshots(page, "billing-stripe");
     await page.getByRole("button", { name: "Subscribe: Pro, $30 per month" }).click();

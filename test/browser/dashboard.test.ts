@@ -193,7 +193,9 @@ describe("the owners' dashboard in Chromium", () => {
     await page.locator("main h1").click();
     for (let i = 0; i < 30; i++) {
       await page.keyboard.press("Tab");
-      const id = await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.id || (document.activeElement as HTMLInputElement | null)?.value || "");
+      const id = await page.evaluate(
+        () => (document.activeElement as HTMLInputElement | null)?.id || (document.activeElement as HTMLInputElement | null)?.value || "",
+      );
       if (id) reached.push(id);
       if (id === "publish") break;
     }
@@ -216,7 +218,10 @@ describe("the owners' dashboard in Chromium", () => {
     write(bigDir, { "SKILL.md": "---\nname: too-big\ndescription: Too big\n---\n" });
     writeFileSync(path.join(bigDir, "blob.bin"), Buffer.alloc(7 * 1024 * 1024, 0x61));
     await page.getByLabel("A folder").setInputFiles(bigDir);
-    const [tooBig] = await Promise.all([page.waitForResponse(`${origin}/dashboard/skills/publish`), page.getByRole("button", { name: "Publish and scan" }).click()]);
+    const [tooBig] = await Promise.all([
+      page.waitForResponse(`${origin}/dashboard/skills/publish`),
+      page.getByRole("button", { name: "Publish and scan" }).click(),
+    ]);
     expect(tooBig.status()).toBe(413);
     await page.waitForLoadState();
     expect(await page.locator("#files-err").textContent()).toBe("The upload is over 6 MiB: a skill's files total at most 5 MiB");
@@ -230,7 +235,9 @@ describe("the owners' dashboard in Chromium", () => {
     await screenshots(page, "skills-publish");
     await page.getByRole("button", { name: "Publish and scan" }).click();
     await page.waitForURL(new RegExp(`/dashboard/skills/view/${benign}\\?version=1&done=published$`));
-    expect(await page.getByRole("status").first().textContent()).toContain("The scan passed: the skill is listed and agents can install it.");
+    expect(await page.getByRole("status").first().textContent()).toContain(
+      "The scan passed: the skill is listed and agents can install it.",
+    );
     expect(await page.locator("h1 .badge").first().textContent()).toBe("scan: passed");
     expect(await page.locator("main").textContent()).toContain(`npx skills add ${origin} --skill ${benign}`);
     await page.getByText("3 files").click();
@@ -239,7 +246,9 @@ describe("the owners' dashboard in Chromium", () => {
 
     // The malicious one, as loose files.
     await page.goto(`${origin}/dashboard/skills/publish`);
-    await page.getByLabel("Files (SKILL.md and the files beside it)").setInputFiles([path.join(evilDir, "SKILL.md"), path.join(evilDir, "setup.sh")]);
+    await page
+      .getByLabel("Files (SKILL.md and the files beside it)")
+      .setInputFiles([path.join(evilDir, "SKILL.md"), path.join(evilDir, "setup.sh")]);
     await page.getByLabel("Category").selectOption("coding");
     await page.getByRole("button", { name: "Publish and scan" }).click();
     await page.waitForURL(new RegExp(`/dashboard/skills/view/${evil}\\?version=1&done=published$`));
@@ -266,7 +275,9 @@ describe("the owners' dashboard in Chromium", () => {
     const names = index.skills.map((x) => x.name);
     expect(names).toContain(benign);
     expect(names).not.toContain(evil);
-    const legacy = (await (await fetch(`${origin}/.well-known/skills/index.json`)).json()) as { skills: { name: string; files: string[] }[] };
+    const legacy = (await (await fetch(`${origin}/.well-known/skills/index.json`)).json()) as {
+      skills: { name: string; files: string[] }[];
+    };
     expect(legacy.skills.find((x) => x.name === benign)!.files).toEqual(["SKILL.md", "references/guide.md", "scripts/check.sh"]);
     const served = await fetch(`${origin}/.well-known/skills/${benign}/scripts/check.sh`);
     expect(await served.text()).toBe("#!/bin/sh\nset -e\nnpm test\n");
@@ -279,7 +290,9 @@ describe("the owners' dashboard in Chromium", () => {
     expect(await page.locator("#mcp-url").textContent()).toBe(`${origin}/v1/mcp`);
     await screenshots(page, "connect");
     await page.getByRole("link", { name: "Claude Code" }).click();
-    expect(await page.locator("#mcp-cli").textContent()).toContain(`lore ${origin}/v1/mcp --header 'Authorization: Bearer \${LORE_API_KEY}'`);
+    expect(await page.locator("#mcp-cli").textContent()).toContain(
+      `lore ${origin}/v1/mcp --header 'Authorization: Bearer \${LORE_API_KEY}'`,
+    );
     await screenshots(page, "connect-claude-code");
     await page.goto(`${origin}/community`);
     expect(await page.locator("main").textContent()).toContain(`@${handle}`);
@@ -319,7 +332,10 @@ describe("the owners' dashboard in Chromium", () => {
     await new Promise<void>((r) => evil.listen(port, "127.0.0.1", r));
     try {
       await page.goto(`http://127.0.0.1:${port}/`);
-      const [response] = await Promise.all([page.waitForResponse(`${origin}/dashboard/agents`), page.getByRole("button", { name: "Win a prize" }).click()]);
+      const [response] = await Promise.all([
+        page.waitForResponse(`${origin}/dashboard/agents`),
+        page.getByRole("button", { name: "Win a prize" }).click(),
+      ]);
       expect(response.status()).toBe(403);
       await page.waitForLoadState();
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Not allowed");
@@ -396,7 +412,10 @@ describe("without JavaScript", () => {
       await page.waitForURL(/done=subscribed/);
       // A skill folder, uploaded by the plain form.
       const nojsSkill = `web-nojs-${Date.now().toString(36)}`;
-      write(path.join(skillsDir, nojsSkill), { "SKILL.md": `---\nname: ${nojsSkill}\ndescription: Published without JavaScript\nmetadata:\n  category: docs\n---\n\nWrite the changelog entry.\n`, "templates/entry.md": "## Unreleased\n" });
+      write(path.join(skillsDir, nojsSkill), {
+        "SKILL.md": `---\nname: ${nojsSkill}\ndescription: Published without JavaScript\nmetadata:\n  category: docs\n---\n\nWrite the changelog entry.\n`,
+        "templates/entry.md": "## Unreleased\n",
+      });
       await page.goto(`${origin}/dashboard/skills/publish`);
       await page.getByLabel("A folder").setInputFiles(path.join(skillsDir, nojsSkill));
       await page.getByRole("button", { name: "Publish and scan" }).click();

@@ -16,7 +16,11 @@ let key: string;
 let token: string;
 
 const post = async (p: string, body: unknown, headers: Record<string, string> = {}) => {
-  const r = await fetch(server.origin + p, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const r = await fetch(server.origin + p, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as any };
 };
 
@@ -72,7 +76,10 @@ describe("a chunked body over the limit", () => {
         seen.push(`${method} ${p} → ${r.status}`);
         expect(r.status, `${method} ${p}: ${r.text.slice(0, 160)}`).toBe(status);
         expect(r.requestId, `${method} ${p}`).toBeTruthy();
-        if (p.startsWith("/v1/")) expect(JSON.parse(r.text).error.code).toBe(status === 413 ? "PAYLOAD_TOO_LARGE" : status === 401 ? "UNAUTHENTICATED" : "NOT_FOUND");
+        if (p.startsWith("/v1/"))
+          expect(JSON.parse(r.text).error.code).toBe(
+            status === 413 ? "PAYLOAD_TOO_LARGE" : status === 401 ? "UNAUTHENTICATED" : "NOT_FOUND",
+          );
       }
     }
     expect(seen.length).toBe(36);
@@ -119,7 +126,10 @@ describe("what a FREE account can make the server do", () => {
     const before = objects();
     for (let i = 0; i < 100; i++) {
       const account = `own_${randomBytes(8).toString("hex")}`;
-      const made = i % 2 ? `lore_${randomBytes(32).toString("base64url").replace(/[-_]/g, "a").slice(0, 43)}${"Z".repeat(22)}_${account}` : `lore_${"q".repeat(43)}_${account}`;
+      const made =
+        i % 2
+          ? `lore_${randomBytes(32).toString("base64url").replace(/[-_]/g, "a").slice(0, 43)}${"Z".repeat(22)}_${account}`
+          : `lore_${"q".repeat(43)}_${account}`;
       const r = await fetch(`${server.origin}/v1/usage/today`, { headers: { authorization: `Bearer ${made}` } });
       expect(r.status).toBe(401);
       await r.text();

@@ -22,7 +22,10 @@ afterAll(async () => {
 });
 
 const api = async (path: string, init: RequestInit = {}) => {
-  const r = await fetch(server.origin + path, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...init.headers } });
+  const r = await fetch(server.origin + path, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...init.headers },
+  });
   return { status: r.status, body: (await r.json()) as any };
 };
 
@@ -35,13 +38,26 @@ describe("shipped freshness and package data on a local server", () => {
   });
 
   it("a sync of requests==2.19.0 lists its PyPI advisories from the shipped snapshot, and says the snapshot is stale", async () => {
-    const r = await api("/v1/agents/me/sync", { method: "POST", body: JSON.stringify({ stack: [{ name: "requests", version: "==2.19.0", ecosystem: "pypi" }, { name: "lodash", version: "4.17.20" }] }) });
+    const r = await api("/v1/agents/me/sync", {
+      method: "POST",
+      body: JSON.stringify({
+        stack: [
+          { name: "requests", version: "==2.19.0", ecosystem: "pypi" },
+          { name: "lodash", version: "4.17.20" },
+        ],
+      }),
+    });
     expect(r.status).toBe(200);
     const ids = r.body.security.vulnerabilities.map((v: { advisory: { id: string } }) => v.advisory.id);
     expect(ids).toEqual(expect.arrayContaining(["PYSEC-2018-28", "PYSEC-2023-74"]));
-    expect(r.body.security.coverage.find((c: { ecosystem: string }) => c.ecosystem === "pypi")).toMatchObject({ status: "stale", asOf: "2024-10-10T17:35:05.000Z" });
+    expect(r.body.security.coverage.find((c: { ecosystem: string }) => c.ecosystem === "pypi")).toMatchObject({
+      status: "stale",
+      asOf: "2024-10-10T17:35:05.000Z",
+    });
     // lodash is not in the historical npm reports: unchecked, not clean.
-    expect(r.body.security.unchecked).toEqual(expect.arrayContaining([{ name: "lodash", ecosystem: "npm", version: "4.17.20", reason: "incomplete" }]));
+    expect(r.body.security.unchecked).toEqual(
+      expect.arrayContaining([{ name: "lodash", ecosystem: "npm", version: "4.17.20", reason: "incomplete" }]),
+    );
   });
 
   it("answers freshness, deprecations and models from the shipped data", async () => {
@@ -56,17 +72,31 @@ describe("shipped freshness and package data on a local server", () => {
   });
 
   it("a tracking request waits for an operator, who approves it through /internal/topics", async () => {
-    const req = await api("/v1/freshness/topics", { method: "POST", body: JSON.stringify({ topic: "drizzle-orm", sources: [{ repoUrl: "https://github.com/drizzle-team/drizzle-orm" }] }) });
+    const req = await api("/v1/freshness/topics", {
+      method: "POST",
+      body: JSON.stringify({ topic: "drizzle-orm", sources: [{ repoUrl: "https://github.com/drizzle-team/drizzle-orm" }] }),
+    });
     expect(req.status).toBe(202);
     expect(req.body.topic.status).toBe("requested");
     const ok = await fetch(`${server.origin}/internal/topics`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ topic: "drizzle-orm", ecosystem: "npm", packages: ["drizzle-orm"], aliases: ["drizzle"], repo: "drizzle-team/drizzle-orm" }),
+      body: JSON.stringify({
+        topic: "drizzle-orm",
+        ecosystem: "npm",
+        packages: ["drizzle-orm"],
+        aliases: ["drizzle"],
+        repo: "drizzle-team/drizzle-orm",
+      }),
     });
     expect(ok.status).toBe(200);
     const t = (await api("/v1/freshness/topics?q=drizzle")).body.items[0];
-    expect(t).toMatchObject({ topic: "drizzle-orm", status: "tracked", aliases: expect.arrayContaining(["drizzle"]), sources: expect.arrayContaining([{ kind: "repo", url: "https://github.com/drizzle-team/drizzle-orm" }]) });
+    expect(t).toMatchObject({
+      topic: "drizzle-orm",
+      status: "tracked",
+      aliases: expect.arrayContaining(["drizzle"]),
+      sources: expect.arrayContaining([{ kind: "repo", url: "https://github.com/drizzle-team/drizzle-orm" }]),
+    });
     const noToken = await fetch(`${server.origin}/internal/topics`, { method: "POST", body: "{}" });
     expect(noToken.status).toBe(401);
   });

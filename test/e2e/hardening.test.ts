@@ -50,7 +50,10 @@ const scriptErrors = (text: string) => text.split("\n").filter((l) => l.trim() &
 describe("the README quick start, as written", () => {
   const section = () => {
     const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
-    const body = readme.slice(readme.indexOf("### Getting an agent key locally"), readme.indexOf("\n## ", readme.indexOf("### Getting an agent key locally")));
+    const body = readme.slice(
+      readme.indexOf("### Getting an agent key locally"),
+      readme.indexOf("\n## ", readme.indexOf("### Getting an agent key locally")),
+    );
     return [...body.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.replaceAll("127.0.0.1:8787", `127.0.0.1:${port}`));
   };
 
@@ -82,7 +85,10 @@ describe("the README quick start, as written", () => {
     expect(more.stdout).toContain("(logged in)");
 
     for (const key of [scriptKey!, curlKey]) {
-      const lines = use!.split("\n").filter((l) => !l.startsWith("export LORE_API_KEY=")).join("\n");
+      const lines = use!
+        .split("\n")
+        .filter((l) => !l.startsWith("export LORE_API_KEY="))
+        .join("\n");
       const r = await sh(`set -e\n${lines}`, { ...env, LORE_API_KEY: key }, 300_000);
       expect(r.code, r.stderr.slice(-2000)).toBe(0);
       // curl's one line of JSON, then npm's banner and the Inspector's JSON.
@@ -99,9 +105,17 @@ describe("the README quick start, as written", () => {
     const dead = await freePort();
     await createAgent(server.origin, { email: "pw-owner@example.com", handle: "pw-owner", password: "the right password" });
     const cases: [string, Record<string, string>, RegExp][] = [
-      ["npm run -s agent-key -- dev@example.com", { PORT: String(dead), LORE_URL: "" }, new RegExp(`is \`npm start\` running on port ${dead}\\?`)],
+      [
+        "npm run -s agent-key -- dev@example.com",
+        { PORT: String(dead), LORE_URL: "" },
+        new RegExp(`is \`npm start\` running on port ${dead}\\?`),
+      ],
       ["npm run -s agent-key -- not-an-email h-one", { PORT: String(port) }, /refused not-an-email: email: must be an email address/],
-      ["npm run -s agent-key -- pw-owner@example.com --handle fresh-one --password wrong-password", { PORT: String(port) }, /exists with another password/],
+      [
+        "npm run -s agent-key -- pw-owner@example.com --handle fresh-one --password wrong-password",
+        { PORT: String(port) },
+        /exists with another password/,
+      ],
       ["npm run -s agent-key -- x@example.com --handle 'Bad Handle!'", { PORT: String(port) }, /refused .*: pick another with --handle/],
       [`LORE_ADMIN_TOKEN=lore_admin_wrong node scripts/seed.mjs ${server.origin}`, {}, /refused the admin token/],
       ["node scripts/seed.mjs", { LORE_ADMIN_TOKEN: "" }, /^\[seed\] usage: /],
@@ -126,7 +140,9 @@ describe("the served OpenAPI document", () => {
   it("has 0 errors and 0 warnings under Redocly's recommended rules and Spectral's spectral:oas", async () => {
     const doc = await (await fetch(`${server.origin}/v1/openapi.json`)).json();
     const r = lintOpenApi(doc);
-    console.log(`OpenAPI lint: Redocly ${r.redocly.errors} errors / ${r.redocly.warnings} warnings; Spectral ${r.spectral.errors} errors / ${r.spectral.warnings} warnings`);
+    console.log(
+      `OpenAPI lint: Redocly ${r.redocly.errors} errors / ${r.redocly.warnings} warnings; Spectral ${r.spectral.errors} errors / ${r.spectral.warnings} warnings`,
+    );
     expect(r.redocly.problems).toEqual([]);
     expect(r.spectral.problems).toEqual([]);
     expect([r.redocly.errors, r.redocly.warnings, r.spectral.errors, r.spectral.warnings]).toEqual([0, 0, 0, 0]);
@@ -142,7 +158,13 @@ async function withKeyProxy<T>(key: string, run: (url: string) => Promise<T>): P
   const target = new URL(server.origin);
   const proxy = http.createServer((req, res) => {
     const up = http.request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${key}` } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, authorization: `Bearer ${key}` },
+      },
       (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.pipe(res);
@@ -162,7 +184,11 @@ async function withKeyProxy<T>(key: string, run: (url: string) => Promise<T>): P
 
 describe("the MCP project's conformance suite", () => {
   it("passes server-initialize, ping, tools-list, server-sse-polling and dns-rebinding-protection with no avoidable warnings", async () => {
-    const agent = await createAgent(server.origin, { email: "conformance@example.com", handle: "conformance-bot", password: "conformance pw" });
+    const agent = await createAgent(server.origin, {
+      email: "conformance@example.com",
+      handle: "conformance-bot",
+      password: "conformance pw",
+    });
     const results = await withKeyProxy(agent.key, async (url) => {
       const out: Record<string, { status: string; id: string; errorMessage?: string }[]> = {};
       for (const scenario of ["server-initialize", "ping", "tools-list", "server-sse-polling", "dns-rebinding-protection"]) {
@@ -180,12 +206,20 @@ describe("the MCP project's conformance suite", () => {
       }
       return out;
     });
-    const failures = Object.entries(results).flatMap(([s, checks]) => checks.filter((c) => c.status === "FAILURE").map((c) => `${s}/${c.id}: ${c.errorMessage}`));
+    const failures = Object.entries(results).flatMap(([s, checks]) =>
+      checks.filter((c) => c.status === "FAILURE").map((c) => `${s}/${c.id}: ${c.errorMessage}`),
+    );
     expect(failures).toEqual([]);
     // The one warning left: a stateless server gives no session id (by design, see the README).
-    const warnings = Object.entries(results).flatMap(([s, checks]) => checks.filter((c) => c.status === "WARNING").map((c) => `${s}/${c.id}`));
+    const warnings = Object.entries(results).flatMap(([s, checks]) =>
+      checks.filter((c) => c.status === "WARNING").map((c) => `${s}/${c.id}`),
+    );
     expect(warnings).toEqual(["server-sse-polling/server-sse-polling-session"]);
-    for (const s of ["server-initialize", "ping", "tools-list"]) expect(results[s]!.some((c) => c.status === "SUCCESS"), s).toBe(true);
+    for (const s of ["server-initialize", "ping", "tools-list"])
+      expect(
+        results[s]!.some((c) => c.status === "SUCCESS"),
+        s,
+      ).toBe(true);
     expect(results["dns-rebinding-protection"]!.map((c) => c.status)).toEqual(["SUCCESS", "SUCCESS"]);
     // Answered as JSON, so the SSE priming-event and retry-field checks do not apply.
     expect(results["server-sse-polling"]!.map((c) => c.id)).toContain("server-sse-content-type");
@@ -208,7 +242,11 @@ describe("npm run deploy", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { args: string[]; stdin: string })
-      .map((c) => ({ args: c.args.filter((a, i, all) => a !== "--config" && all[i - 1] !== "--config"), stdin: c.stdin, config: c.args[c.args.indexOf("--config") + 1] }));
+      .map((c) => ({
+        args: c.args.filter((a, i, all) => a !== "--config" && all[i - 1] !== "--config"),
+        stdin: c.stdin,
+        config: c.args[c.args.indexOf("--config") + 1],
+      }));
 
   it("--dry-run prints every step and command in order and changes nothing", async () => {
     const before = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
@@ -284,13 +322,17 @@ describe("npm run deploy", () => {
       expect(resourceNames(toml).databaseId).toBe("4f1c2b7e-8d3a-4c55-9e1f-0a2b3c4d5e6f");
       expect(toml).toMatch(/^PUBLIC_HOSTNAMES = "api\.example\.com"$/m);
       // The data went in through the operator routes of the (stand-in) deployed Worker.
-      const seeds = await (await fetch(`${server.origin}/internal/seeds`, { headers: { authorization: `Bearer ${server.adminToken}` } })).json();
+      const seeds = await (
+        await fetch(`${server.origin}/internal/seeds`, { headers: { authorization: `Bearer ${server.adminToken}` } })
+      ).json();
       for (const d of (seeds as { items: { loadedDigest: string | null }[] }).items) expect(d.loadedDigest).toMatch(/^[0-9a-f]{64}$/);
 
       // A second run finds what exists: no new database, the bucket error "already exists" is fine.
       const again = await sh(cmd, env);
       expect(again.code, again.stdout + again.stderr).toBe(0);
-      const second = logged(env.FAKE_WRANGLER_LOG).slice(calls.length).map((c) => c.args.join(" "));
+      const second = logged(env.FAKE_WRANGLER_LOG)
+        .slice(calls.length)
+        .map((c) => c.args.join(" "));
       expect(second).not.toContain("d1 create lore");
       expect(again.stdout).toContain("already up to date");
       // The operator token is new each time; the signing secrets are kept (replacing them would break every key).
@@ -312,7 +354,9 @@ describe("npm run deploy", () => {
         FAKE_WRANGLER_LOGGED_OUT: "1",
       });
       expect(r.code).toBe(1);
-      expect(scriptErrors(r.stderr)).toEqual(["[deploy] not logged in to Cloudflare: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN), then npm run deploy again"]);
+      expect(scriptErrors(r.stderr)).toEqual([
+        "[deploy] not logged in to Cloudflare: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN), then npm run deploy again",
+      ]);
       expect(existsSync(path.join(dir, "state.json"))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -320,7 +364,8 @@ describe("npm run deploy", () => {
   });
 
   it("reads wrangler's real output and edits wrangler.toml without touching anything else", () => {
-    const real = "Total Upload: 1699.86 KiB / gzip: 324.32 KiB\nUploaded lore (3.41 sec)\nDeployed lore triggers (0.82 sec)\n  https://lore.acme-team.workers.dev\n  schedule: 17 3 * * *\n";
+    const real =
+      "Total Upload: 1699.86 KiB / gzip: 324.32 KiB\nUploaded lore (3.41 sec)\nDeployed lore triggers (0.82 sec)\n  https://lore.acme-team.workers.dev\n  schedule: 17 3 * * *\n";
     expect(deployedUrl(real)).toBe("https://lore.acme-team.workers.dev");
     expect(deployedUrl("Deployed lore triggers\n  api.example.com (custom domain)")).toBeNull();
     const toml = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
@@ -334,7 +379,11 @@ describe("npm run deploy", () => {
 
 describe("the Worker that would go to the edge", () => {
   it("builds with wrangler deploy --dry-run and stays under the 1 MiB gzip budget", () => {
-    const r = spawnSync("node", ["scripts/bundle-size.mjs"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PATH: `${path.join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` } });
+    const r = spawnSync("node", ["scripts/bundle-size.mjs"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${path.join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` },
+    });
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const m = /gzip ([\d.]+) KiB \(budget 1024\.0 KiB\)/.exec(r.stdout);
     expect(m, r.stdout).toBeTruthy();

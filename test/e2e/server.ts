@@ -34,7 +34,13 @@ export async function startServer(
   opts.beforeStart?.(persistTo);
   const port = await freePort();
   const adminToken = newAdminToken();
-  const child = startDev({ port, persistTo, quiet: true, vars: { ...opts.vars, ADMIN_TOKEN: adminToken }, inspectorPort: await freePort() });
+  const child = startDev({
+    port,
+    persistTo,
+    quiet: true,
+    vars: { ...opts.vars, ADMIN_TOKEN: adminToken },
+    inspectorPort: await freePort(),
+  });
   const origin = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null) {

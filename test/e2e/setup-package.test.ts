@@ -6,7 +6,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 // @ts-expect-error plain JS helpers shared with the npm scripts
-import { build, buildPackage, cliHarnessData, CLI_PATH, GENERATED_PATH, skillsLock, withHarnessData } from "../../scripts/setup-package.mjs";
+import {
+  build,
+  buildPackage,
+  cliHarnessData,
+  CLI_PATH,
+  GENERATED_PATH,
+  skillsLock,
+  withHarnessData,
+} from "../../scripts/setup-package.mjs";
 import { CLI_PACKAGE } from "../../src/setup/cli-package.generated";
 
 /**
@@ -24,9 +32,19 @@ function untar(tgz: Uint8Array) {
   for (let at = 0; at + 512 <= tar.length; ) {
     const h = tar.subarray(at, at + 512);
     if (h.every((b) => b === 0)) break;
-    const field = (from: number, len: number) => h.subarray(from, from + len).toString("latin1").replace(/\0.*$/s, "").trim();
+    const field = (from: number, len: number) =>
+      h
+        .subarray(from, from + len)
+        .toString("latin1")
+        .replace(/\0.*$/s, "")
+        .trim();
     const size = parseInt(field(124, 12), 8);
-    out.set(field(0, 100), { mode: parseInt(field(100, 8), 8), mtime: parseInt(field(136, 12), 8), uid: parseInt(field(108, 8), 8), bytes: Buffer.from(tar.subarray(at + 512, at + 512 + size)) });
+    out.set(field(0, 100), {
+      mode: parseInt(field(100, 8), 8),
+      mtime: parseInt(field(136, 12), 8),
+      uid: parseInt(field(108, 8), 8),
+      bytes: Buffer.from(tar.subarray(at + 512, at + 512 + size)),
+    });
     at += 512 + Math.ceil(size / 512) * 512;
   }
   return out;
@@ -39,7 +57,10 @@ describe("lore-setup's package", () => {
     expect(cli.HARNESSES).toEqual(data.harnesses.map((h: { id: string }) => h.id));
     const fresh = build();
     expect(readFileSync(CLI_PATH, "utf8") === fresh.cli, "bin/lore-setup.mjs is stale: run npm run build:setup").toBe(true);
-    expect(readFileSync(GENERATED_PATH, "utf8") === fresh.module, "src/setup/cli-package.generated.ts is stale: run npm run build:setup").toBe(true);
+    expect(
+      readFileSync(GENERATED_PATH, "utf8") === fresh.module,
+      "src/setup/cli-package.generated.ts is stale: run npm run build:setup",
+    ).toBe(true);
     // A change to the data shows in the CLI: the block is written, not hand-kept.
     const changed = structuredClone(data);
     changed.harnesses[0].instructionFiles.push("EXTRA.md");
@@ -58,8 +79,16 @@ describe("lore-setup's package", () => {
       expect(cli.SKILLS_LOCK.packages[k].integrity, k).toMatch(/^sha512-/);
     }
     // Every dependency of every package in it is in it (npm ci would otherwise fetch something unpinned).
-    for (const k of names) for (const d of Object.keys(cli.SKILLS_LOCK.packages[k].dependencies ?? {})) expect(names.some((n) => n === `node_modules/${d}` || n.endsWith(`/node_modules/${d}`)), `${k} -> ${d}`).toBe(true);
-    expect(cli.SKILLS_LOCK.packages[""]).toEqual({ name: "lore-setup-skills", dependencies: { skills: lock.packages["node_modules/skills"].version } });
+    for (const k of names)
+      for (const d of Object.keys(cli.SKILLS_LOCK.packages[k].dependencies ?? {}))
+        expect(
+          names.some((n) => n === `node_modules/${d}` || n.endsWith(`/node_modules/${d}`)),
+          `${k} -> ${d}`,
+        ).toBe(true);
+    expect(cli.SKILLS_LOCK.packages[""]).toEqual({
+      name: "lore-setup-skills",
+      dependencies: { skills: lock.packages["node_modules/skills"].version },
+    });
     expect(cli.skillsFolderFiles()["package-lock.json"]).toBe(`${JSON.stringify(cli.SKILLS_LOCK, null, 2)}\n`);
   });
 
@@ -77,15 +106,34 @@ describe("lore-setup's package", () => {
     expect(other.integrity).not.toBe(a.integrity);
 
     const entries = untar(a.bytes);
-    const toml = readdirSync(path.join(ROOT, "node_modules", "smol-toml", "dist")).filter((f) => /\.(?:js|cjs)$/.test(f)).sort();
-    expect([...entries.keys()]).toEqual(["package/package.json", "package/bin/lore-setup.mjs", "package/node_modules/smol-toml/package.json", "package/node_modules/smol-toml/LICENSE", ...toml.map((f) => `package/node_modules/smol-toml/dist/${f}`)]);
+    const toml = readdirSync(path.join(ROOT, "node_modules", "smol-toml", "dist"))
+      .filter((f) => /\.(?:js|cjs)$/.test(f))
+      .sort();
+    expect([...entries.keys()]).toEqual([
+      "package/package.json",
+      "package/bin/lore-setup.mjs",
+      "package/node_modules/smol-toml/package.json",
+      "package/node_modules/smol-toml/LICENSE",
+      ...toml.map((f) => `package/node_modules/smol-toml/dist/${f}`),
+    ]);
     expect(entries.get("package/bin/lore-setup.mjs")!.bytes.toString("utf8")).toBe(source);
     expect(entries.get("package/bin/lore-setup.mjs")!.mode).toBe(0o755);
-    for (const f of toml) expect(entries.get(`package/node_modules/smol-toml/dist/${f}`)!.bytes.equals(readFileSync(path.join(ROOT, "node_modules", "smol-toml", "dist", f))), f).toBe(true);
+    for (const f of toml)
+      expect(
+        entries
+          .get(`package/node_modules/smol-toml/dist/${f}`)!
+          .bytes.equals(readFileSync(path.join(ROOT, "node_modules", "smol-toml", "dist", f))),
+        f,
+      ).toBe(true);
     for (const e of entries.values()) expect([e.mtime, e.uid]).toEqual([499162500, 0]);
     const pkg = JSON.parse(entries.get("package/package.json")!.bytes.toString("utf8"));
     const tomlVersion = JSON.parse(readFileSync(path.join(ROOT, "node_modules", "smol-toml", "package.json"), "utf8")).version;
-    expect(pkg).toMatchObject({ name: "lore-setup", version: CLI_PACKAGE.version, bin: { "lore-setup": "bin/lore-setup.mjs" }, type: "module" });
+    expect(pkg).toMatchObject({
+      name: "lore-setup",
+      version: CLI_PACKAGE.version,
+      bin: { "lore-setup": "bin/lore-setup.mjs" },
+      type: "module",
+    });
     // Its one dependency travels inside it: installing it asks no registry for anything.
     expect(pkg.dependencies).toEqual({ "smol-toml": tomlVersion });
     expect(pkg.bundleDependencies).toEqual(["smol-toml"]);
@@ -97,7 +145,10 @@ describe("lore-setup's package", () => {
     expect(createHash("sha512").update(a.bytes).digest("hex")).toBe(CLI_PACKAGE.sha512);
     // A tarball to publish under a scope the project owns carries that name and version.
     const named = buildPackage(source, { name: "@example/lore-setup", version: "1.2.3" });
-    expect(JSON.parse(untar(named.bytes).get("package/package.json")!.bytes.toString("utf8"))).toMatchObject({ name: "@example/lore-setup", version: "1.2.3" });
+    expect(JSON.parse(untar(named.bytes).get("package/package.json")!.bytes.toString("utf8"))).toMatchObject({
+      name: "@example/lore-setup",
+      version: "1.2.3",
+    });
   });
 
   it("each harness may touch only its MCP configuration and instruction files (~/… ones with --user), none of them a file lore-setup never writes; the skills CLI it runs is the one the e2e suite tests", async () => {
@@ -109,13 +160,22 @@ describe("lore-setup's package", () => {
       hermes: { "AGENTS.md": "instructions", ".hermes.md": "instructions", "~/.hermes/config.yaml": "mcp" },
       opencode: { "AGENTS.md": "instructions", "CLAUDE.md": "instructions", "opencode.json": "mcp" },
       kimi: { "AGENTS.md": "instructions", ".kimi/AGENTS.md": "instructions", "~/.kimi/mcp.json": "mcp" },
-      openclaw: { "~/.openclaw/workspace/TOOLS.md": "instructions", "~/.openclaw/workspace/AGENTS.md": "instructions", "~/.openclaw/openclaw.json": "mcp" },
+      openclaw: {
+        "~/.openclaw/workspace/TOOLS.md": "instructions",
+        "~/.openclaw/workspace/AGENTS.md": "instructions",
+        "~/.openclaw/openclaw.json": "mcp",
+      },
       codex: { "AGENTS.md": "instructions", "AGENTS.override.md": "instructions", ".codex/config.toml": "mcp" },
       gemini: { "GEMINI.md": "instructions", ".gemini/settings.json": "mcp" },
       cursor: { "AGENTS.md": "instructions", ".cursor/rules/lore.mdc": "instructions", ".cursor/mcp.json": "mcp" },
       copilot: { ".github/copilot-instructions.md": "instructions", "AGENTS.md": "instructions", "~/.copilot/mcp-config.json": "mcp" },
       windsurf: { "AGENTS.md": "instructions", ".windsurf/rules/lore.md": "instructions", "~/.codeium/windsurf/mcp_config.json": "mcp" },
-      cline: { ".clinerules/lore.md": "instructions", "AGENTS.md": "instructions", ".clinerules": "instructions", "~/.cline/data/settings/cline_mcp_settings.json": "mcp" },
+      cline: {
+        ".clinerules/lore.md": "instructions",
+        "AGENTS.md": "instructions",
+        ".clinerules": "instructions",
+        "~/.cline/data/settings/cline_mcp_settings.json": "mcp",
+      },
       aider: { "CONVENTIONS.md": "instructions", ".aider.conf.yml": "config" },
     });
     for (const files of Object.values(table)) for (const f of Object.keys(files)) expect(cli.neverWritten(f), f).toBeNull();
@@ -146,13 +206,69 @@ describe("lore-setup's package", () => {
     };
     const pkg = JSON.stringify({ dependencies: { react: "^18.2.0" }, devDependencies: { vitest: "^1.6.0" } });
     const cases: [Record<string, string>, string, { name: string; version: string; ecosystem: string }[]][] = [
-      [{ "package.json": pkg, "package-lock.json": JSON.stringify({ lockfileVersion: 1, dependencies: { react: { version: "18.2.0" }, vitest: { version: "1.6.1" }, "loose-envify": { version: "1.4.0" } } }) }, "package-lock.json", [{ name: "react", version: "18.2.0", ecosystem: "npm" }, { name: "vitest", version: "1.6.1", ecosystem: "npm" }]],
-      [{ "package.json": pkg, "pnpm-lock.yaml": "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    dependencies:\n      react:\n        specifier: ^18.2.0\n        version: 18.2.0\n    devDependencies:\n      vitest:\n        specifier: ^1.6.0\n        version: 1.6.1(@types/node@20.0.0)\n" }, "pnpm-lock.yaml", [{ name: "react", version: "18.2.0", ecosystem: "npm" }, { name: "vitest", version: "1.6.1", ecosystem: "npm" }]],
-      [{ "package.json": pkg, "yarn.lock": 'react@^18.2.0:\n  version "18.2.0"\n\nvitest@^1.6.0:\n  version "1.6.1"\n' }, "yarn.lock", [{ name: "vitest", version: "1.6.1", ecosystem: "npm" }, { name: "react", version: "18.2.0", ecosystem: "npm" }]],
-      [{ "package.json": pkg, "yarn.lock": '"react@npm:^18.2.0":\n  version: 18.2.0\n\n"vitest@npm:^1.6.0":\n  version: 1.6.1\n' }, "yarn.lock", [{ name: "vitest", version: "1.6.1", ecosystem: "npm" }, { name: "react", version: "18.2.0", ecosystem: "npm" }]],
-      [{ "poetry.lock": '[[package]]\nname = "django"\nversion = "4.2"\n' }, "poetry.lock", [{ name: "django", version: "4.2", ecosystem: "pypi" }]],
-      [{ "uv.lock": '[[package]]\nname = "shop"\nversion = "0.1.0"\nsource = { editable = "." }\n\n[[package]]\nname = "requests"\nversion = "2.31.0"\nsource = { registry = "https://pypi.org/simple" }\n' }, "uv.lock", [{ name: "requests", version: "2.31.0", ecosystem: "pypi" }]],
-      [{ "package.json": pkg }, "package.json", [{ name: "vitest", version: "^1.6.0", ecosystem: "npm" }, { name: "react", version: "^18.2.0", ecosystem: "npm" }]],
+      [
+        {
+          "package.json": pkg,
+          "package-lock.json": JSON.stringify({
+            lockfileVersion: 1,
+            dependencies: { react: { version: "18.2.0" }, vitest: { version: "1.6.1" }, "loose-envify": { version: "1.4.0" } },
+          }),
+        },
+        "package-lock.json",
+        [
+          { name: "react", version: "18.2.0", ecosystem: "npm" },
+          { name: "vitest", version: "1.6.1", ecosystem: "npm" },
+        ],
+      ],
+      [
+        {
+          "package.json": pkg,
+          "pnpm-lock.yaml":
+            "lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    dependencies:\n      react:\n        specifier: ^18.2.0\n        version: 18.2.0\n    devDependencies:\n      vitest:\n        specifier: ^1.6.0\n        version: 1.6.1(@types/node@20.0.0)\n",
+        },
+        "pnpm-lock.yaml",
+        [
+          { name: "react", version: "18.2.0", ecosystem: "npm" },
+          { name: "vitest", version: "1.6.1", ecosystem: "npm" },
+        ],
+      ],
+      [
+        { "package.json": pkg, "yarn.lock": 'react@^18.2.0:\n  version "18.2.0"\n\nvitest@^1.6.0:\n  version "1.6.1"\n' },
+        "yarn.lock",
+        [
+          { name: "vitest", version: "1.6.1", ecosystem: "npm" },
+          { name: "react", version: "18.2.0", ecosystem: "npm" },
+        ],
+      ],
+      [
+        { "package.json": pkg, "yarn.lock": '"react@npm:^18.2.0":\n  version: 18.2.0\n\n"vitest@npm:^1.6.0":\n  version: 1.6.1\n' },
+        "yarn.lock",
+        [
+          { name: "vitest", version: "1.6.1", ecosystem: "npm" },
+          { name: "react", version: "18.2.0", ecosystem: "npm" },
+        ],
+      ],
+      [
+        { "poetry.lock": '[[package]]\nname = "django"\nversion = "4.2"\n' },
+        "poetry.lock",
+        [{ name: "django", version: "4.2", ecosystem: "pypi" }],
+      ],
+      [
+        {
+          "uv.lock":
+            '[[package]]\nname = "shop"\nversion = "0.1.0"\nsource = { editable = "." }\n\n[[package]]\nname = "requests"\nversion = "2.31.0"\nsource = { registry = "https://pypi.org/simple" }\n',
+        },
+        "uv.lock",
+        [{ name: "requests", version: "2.31.0", ecosystem: "pypi" }],
+      ],
+      [
+        { "package.json": pkg },
+        "package.json",
+        [
+          { name: "vitest", version: "^1.6.0", ecosystem: "npm" },
+          { name: "react", version: "^18.2.0", ecosystem: "npm" },
+        ],
+      ],
     ];
     for (const [files, file, entries] of cases) {
       const s = project(files);
@@ -161,7 +277,19 @@ describe("lore-setup's package", () => {
     }
     // Without a lockfile: ranges as written, aliases by their real name, nothing that is not a registry version.
     const loose = project({
-      "package.json": JSON.stringify({ dependencies: { a: "~1.2.3", b: "npm:real-b@^2.0.0", c: "file:../c", d: "workspace:*", e: "github:user/e", f: "user/f", g: "https://x/g.tgz", h: "latest", i: "" } }),
+      "package.json": JSON.stringify({
+        dependencies: {
+          a: "~1.2.3",
+          b: "npm:real-b@^2.0.0",
+          c: "file:../c",
+          d: "workspace:*",
+          e: "github:user/e",
+          f: "user/f",
+          g: "https://x/g.tgz",
+          h: "latest",
+          i: "",
+        },
+      }),
       "bun.lock": "{}",
       "pyproject.toml": "[project]\n",
       "Cargo.toml": "[package]\n",
@@ -171,7 +299,9 @@ describe("lore-setup's package", () => {
       { name: "real-b", version: "^2.0.0", ecosystem: "npm" },
       { name: "h", version: "latest", ecosystem: "npm" },
     ]);
-    expect(loose.read).toEqual([{ file: "package.json", count: 3, note: "version ranges, no lockfile lore-setup reads (bun.lock is not read)" }]);
+    expect(loose.read).toEqual([
+      { file: "package.json", count: 3, note: "version ranges, no lockfile lore-setup reads (bun.lock is not read)" },
+    ]);
     expect(loose.notSent).toEqual([
       "package.json: c: file:../c is not a registry version",
       "package.json: d: workspace:* is not a registry version",
@@ -180,10 +310,18 @@ describe("lore-setup's package", () => {
       "package.json: g: https://x/g.tgz is not a registry version",
       "package.json: i: no version",
     ]);
-    expect(loose.notRead).toEqual(["pyproject.toml: Python: lore-setup reads poetry.lock, uv.lock or requirements.txt", "Cargo.toml: Rust: lore-setup reads Cargo.lock (run cargo generate-lockfile)"]);
+    expect(loose.notRead).toEqual([
+      "pyproject.toml: Python: lore-setup reads poetry.lock, uv.lock or requirements.txt",
+      "Cargo.toml: Rust: lore-setup reads Cargo.lock (run cargo generate-lockfile)",
+    ]);
     // A version advise would refuse (too long, invisible characters) is not sent, rather than failing the whole request.
-    const odd = project({ "package.json": JSON.stringify({ dependencies: { ok: "1.0.0", long: `^1.0.0 || ${"1".repeat(130)}`, "bi\u202edi": "1.0.0" } }) });
+    const odd = project({
+      "package.json": JSON.stringify({ dependencies: { ok: "1.0.0", long: `^1.0.0 || ${"1".repeat(130)}`, "bi\u202edi": "1.0.0" } }),
+    });
     expect(odd.entries).toEqual([{ name: "ok", version: "1.0.0", ecosystem: "npm" }]);
-    expect(odd.notSent).toEqual(["package.json: long: longer than Lore accepts", "package.json: bi\u202edi: has control or invisible characters"]);
+    expect(odd.notSent).toEqual([
+      "package.json: long: longer than Lore accepts",
+      "package.json: bi\u202edi: has control or invisible characters",
+    ]);
   });
 });

@@ -105,7 +105,8 @@ function expectInstalled(dir: string, files: PublishedFile[]) {
   for (const f of files) expect(readFileSync(path.join(dir, f.path)).equals(f.bytes), f.path).toBe(true);
 }
 
-const md = (name: string, body: string) => Buffer.from(`---\nname: ${name}\ndescription: ${name} for the CLI test\n---\n\n# ${name}\n\n${body}\n`);
+const md = (name: string, body: string) =>
+  Buffer.from(`---\nname: ${name}\ndescription: ${name} for the CLI test\n---\n\n# ${name}\n\n${body}\n`);
 // A real 1×1 greyscale PNG (signature, IHDR, IDAT, IEND with their CRCs): the scanner takes a file for
 // an image only when it parses as one, and a PNG signature over other bytes is a disguised file.
 const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==", "base64");
@@ -125,10 +126,14 @@ beforeAll(async () => {
       res.writeHead(404).end();
       return;
     }
-    const up = httpRequest(server.origin + req.url, { method: req.method, headers: { ...req.headers, host: new URL(server.origin).host } }, (u) => {
-      res.writeHead(u.statusCode ?? 502, u.headers);
-      u.pipe(res);
-    });
+    const up = httpRequest(
+      server.origin + req.url,
+      { method: req.method, headers: { ...req.headers, host: new URL(server.origin).host } },
+      (u) => {
+        res.writeHead(u.statusCode ?? 502, u.headers);
+        u.pipe(res);
+      },
+    );
     up.on("error", () => res.writeHead(502).end());
     req.pipe(up);
   });
@@ -164,7 +169,10 @@ afterAll(async () => {
 
 describe("the skills CLI against a running Lore", () => {
   it("installs a single-file and a multi-file skill through /.well-known/agent-skills/ (v0.2.0), byte-identical", async () => {
-    for (const [name, files] of [[single, singleFiles], [multi, multiFiles]] as const) {
+    for (const [name, files] of [
+      [single, singleFiles],
+      [multi, multiFiles],
+    ] as const) {
       const r = await runCli(["add", server.origin, "--skill", name, "-a", "claude-code", "-y"]);
       expect(r.code, r.out).toBe(0);
       expect(r.blocked).toEqual([]);
@@ -173,7 +181,10 @@ describe("the skills CLI against a running Lore", () => {
   });
 
   it("installs the same skills through /.well-known/skills/ (v0.1.0 file lists), byte-identical", async () => {
-    for (const [name, files] of [[single, singleFiles], [multi, multiFiles]] as const) {
+    for (const [name, files] of [
+      [single, singleFiles],
+      [multi, multiFiles],
+    ] as const) {
       proxied.length = 0;
       const r = await runCli(["add", proxyOrigin, "--skill", name, "-a", "codex", "-y"]);
       expect(r.code, r.out).toBe(0);
@@ -201,15 +212,36 @@ describe("the skills CLI against a running Lore", () => {
     expect(r.blocked).toEqual([]);
     for (const n of starters) {
       const dir = path.join(ROOT, "data", "skills", n);
-      expectInstalled(path.join(r.cwd, ".claude", "skills", n), filesUnder(dir).map((f) => ({ path: f, bytes: readFileSync(path.join(dir, f)) })));
+      expectInstalled(
+        path.join(r.cwd, ".claude", "skills", n),
+        filesUnder(dir).map((f) => ({ path: f, bytes: readFileSync(path.join(dir, f)) })),
+      );
     }
 
-    const signup = await api("POST", "/v1/auth/signup", { email: `cli-starter-${Date.now()}@example.com`, password: "correct horse battery" });
+    const signup = await api("POST", "/v1/auth/signup", {
+      email: `cli-starter-${Date.now()}@example.com`,
+      password: "correct horse battery",
+    });
     const agent = await api("POST", "/v1/agents", { handle: `starter${Date.now().toString(36)}` }, signup.body.token);
     // The project as lore-setup leaves it: Lore's entry in .mcp.json. The scripts never read it (an MCP
     // configuration can hold other servers' keys); the agent sets LORE_URL from the server it calls.
-    writeFileSync(path.join(r.cwd, "package.json"), JSON.stringify({ name: "shop", dependencies: { express: "^4.19.1" }, devDependencies: { vitest: "1.6.0" } }));
-    writeFileSync(path.join(r.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { other: { type: "http", url: "http://127.0.0.1:9/v1/mcp" }, lore: { type: "http", url: `${server.origin}/v1/mcp`, headers: { Authorization: "Bearer ${LORE_API_KEY}" } } } }, null, 2));
+    writeFileSync(
+      path.join(r.cwd, "package.json"),
+      JSON.stringify({ name: "shop", dependencies: { express: "^4.19.1" }, devDependencies: { vitest: "1.6.0" } }),
+    );
+    writeFileSync(
+      path.join(r.cwd, ".mcp.json"),
+      JSON.stringify(
+        {
+          mcpServers: {
+            other: { type: "http", url: "http://127.0.0.1:9/v1/mcp" },
+            lore: { type: "http", url: `${server.origin}/v1/mcp`, headers: { Authorization: "Bearer ${LORE_API_KEY}" } },
+          },
+        },
+        null,
+        2,
+      ),
+    );
     const home = tmp("lore-cli-starter-home-");
     const sh = (script: string, cwd = r.cwd, loreUrl: string | null = server.origin) => {
       const env: Record<string, string> = { PATH: process.env.PATH!, HOME: home, LORE_API_KEY: agent.body.apiKey };
@@ -221,7 +253,12 @@ describe("the skills CLI against a running Lore", () => {
     /** The commands of a SKILL.md's sh blocks, run from the project with the skill folder's path in front of scripts/. */
     const documented = (n: string) =>
       [...readFileSync(path.join(ROOT, "data", "skills", n, "SKILL.md"), "utf8").matchAll(/```sh\n([\s\S]*?)```/g)]
-        .flatMap((m) => m[1]!.replace(/\\\n\s*/g, " ").split("\n").filter((l) => l.trim()))
+        .flatMap((m) =>
+          m[1]!
+            .replace(/\\\n\s*/g, " ")
+            .split("\n")
+            .filter((l) => l.trim()),
+        )
         .map((l) => l.replaceAll("scripts/", `.claude/skills/${n}/scripts/`));
 
     const check = documented("lore-check-packages");
@@ -266,7 +303,10 @@ describe("the skills CLI against a running Lore", () => {
   });
 
   it("the install answer's command is one the CLI runs as given", async () => {
-    const signup = await api("POST", "/v1/auth/signup", { email: `cli-agent-${Date.now()}@example.com`, password: "correct horse battery" });
+    const signup = await api("POST", "/v1/auth/signup", {
+      email: `cli-agent-${Date.now()}@example.com`,
+      password: "correct horse battery",
+    });
     const agent = await api("POST", "/v1/agents", { handle: `cli${Date.now().toString(36)}` }, signup.body.token);
     const r = await fetch(`${server.origin}/v1/skills/${multi}/install`, {
       method: "POST",

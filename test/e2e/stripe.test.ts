@@ -69,12 +69,30 @@ function subscriptionCreated(id: string) {
     cancellation_details: { comment: null, feedback: null, reason: null },
     items: {
       object: "list",
-      data: [{ id: "si_E2e0001", object: "subscription_item", current_period_start: now, current_period_end: now + 30 * 86_400, price: { id: VARS.STRIPE_PRICE_PRO, object: "price" } }],
+      data: [
+        {
+          id: "si_E2e0001",
+          object: "subscription_item",
+          current_period_start: now,
+          current_period_end: now + 30 * 86_400,
+          price: { id: VARS.STRIPE_PRICE_PRO, object: "price" },
+        },
+      ],
       has_more: false,
     },
     metadata: {},
   };
-  return { id, object: "event", api_version: "2026-10-28.endive", created: now, data: { object: sub }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type: "customer.subscription.created" };
+  return {
+    id,
+    object: "event",
+    api_version: "2026-10-28.endive",
+    created: now,
+    data: { object: sub },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type: "customer.subscription.created",
+  };
 }
 
 async function deliver(event: unknown, secret = VARS.STRIPE_WEBHOOK_SECRET) {
@@ -82,19 +100,31 @@ async function deliver(event: unknown, secret = VARS.STRIPE_WEBHOOK_SECRET) {
   // Signed as Stripe signs, with Node's own HMAC: independent of the Worker's verifier.
   const t = Math.floor(Date.now() / 1000);
   const signature = `t=${t},v1=${createHmac("sha256", secret).update(`${t}.${payload}`).digest("hex")}`;
-  const r = await fetch(`${server.origin}/v1/billing/webhooks/stripe`, { method: "POST", body: payload, headers: { "stripe-signature": signature, "content-type": "application/json" } });
+  const r = await fetch(`${server.origin}/v1/billing/webhooks/stripe`, {
+    method: "POST",
+    body: payload,
+    headers: { "stripe-signature": signature, "content-type": "application/json" },
+  });
   return { status: r.status, body: (await r.json()) as any };
 }
 
 describe("Stripe in wrangler dev", () => {
   it("verifies signed webhooks with Web Crypto, applies the plan once, and the next agent request sees it", async () => {
-    const usage = async () => ((await (await fetch(`${server.origin}/v1/usage/today`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any).plan;
+    const usage = async () =>
+      ((await (await fetch(`${server.origin}/v1/usage/today`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any).plan;
     expect(await usage()).toBe("FREE");
 
-    const login = await fetch(`${server.origin}/v1/auth/login`, { method: "POST", body: JSON.stringify({ email: EMAIL, password: PASSWORD }), headers: { "content-type": "application/json" } });
+    const login = await fetch(`${server.origin}/v1/auth/login`, {
+      method: "POST",
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+      headers: { "content-type": "application/json" },
+    });
     const token = ((await login.json()) as any).token;
     const billing = await fetch(`${server.origin}/v1/billing`, { headers: { authorization: `Bearer ${token}` } });
-    expect(await billing.json()).toMatchObject({ plan: "FREE", provider: { name: "stripe", checkout: true, portal: true, directSwitch: false } });
+    expect(await billing.json()).toMatchObject({
+      plan: "FREE",
+      provider: { name: "stripe", checkout: true, portal: true, directSwitch: false },
+    });
 
     const event = subscriptionCreated("evt_E2e0001");
     const bad = await deliver(event, "whsec_wrong");
@@ -102,7 +132,10 @@ describe("Stripe in wrangler dev", () => {
     expect(bad.body.error.code).toBe("VALIDATION_FAILED");
     expect(await usage()).toBe("FREE");
 
-    expect(await deliver(event)).toEqual({ status: 200, body: { received: true, id: "evt_E2e0001", type: "customer.subscription.created", outcome: "applied" } });
+    expect(await deliver(event)).toEqual({
+      status: 200,
+      body: { received: true, id: "evt_E2e0001", type: "customer.subscription.created", outcome: "applied" },
+    });
     expect(await usage()).toBe("PRO");
     expect((await deliver(event)).body.outcome).toBe("duplicate");
 

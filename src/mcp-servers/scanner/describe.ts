@@ -30,7 +30,8 @@ export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | 
     const rest = lineText.slice(index + length);
     const end = rest.search(/[.!?](?:\s|$)/);
     let around = lineText.slice(start, end >= 0 ? index + length + end + 1 : lineText.length);
-    if (start === 0 && n > 1 && lines.line(n - 1).trim() && !/[.!?:]\s*$/.test(lines.line(n - 1))) around = `${lines.line(n - 1)} ${around}`;
+    if (start === 0 && n > 1 && lines.line(n - 1).trim() && !/[.!?:]\s*$/.test(lines.line(n - 1)))
+      around = `${lines.line(n - 1)} ${around}`;
     const cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
     if (cued && isQuoted(lineText, index, length)) return "quoted as an example";
     if (security && DETECTS.test(before.slice(-300))) return "what a security tool detects";
@@ -39,4 +40,9 @@ export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | 
 }
 
 /** Rules that read their own context (the intent model's modes) or state a fact about the text. */
-export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set(["unicode.hidden", "markdown.hidden-instructions", "mcp.data-flow", "mcp.control-characters"]);
+export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
+  "unicode.hidden",
+  "markdown.hidden-instructions",
+  "mcp.data-flow",
+  "mcp.control-characters",
+]);

@@ -30,7 +30,8 @@ const fold = (line: string) =>
     return latin ? (c === lower ? latin : latin.toUpperCase()) : c;
   });
 
-const rot13 = (s: string) => s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
+const rot13 = (s: string) =>
+  s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
 
 export function mcpHidden(target: ScanTarget, lines: LineIndex): HiddenText[] {
   const out = markdownHidden(target, lines);

@@ -8,7 +8,18 @@
  * other tools, vouch for themselves, name fixed destinations, imitate other tools' names.
  * docs/scanner.md explains the weighting; each rule's cases sit beside it (rules/*.cases.ts).
  */
-import { findEncodedPayloads, findHiddenUnicode, runRules, visible, severityRank, statusOf, type Finding, type Rule, type RulesetInfo, type ScanTarget } from "../../scan";
+import {
+  findEncodedPayloads,
+  findHiddenUnicode,
+  runRules,
+  visible,
+  severityRank,
+  statusOf,
+  type Finding,
+  type Rule,
+  type RulesetInfo,
+  type ScanTarget,
+} from "../../scan";
 import { AGENT_TEXT_RULES, SKILL_RULESET } from "../../skills/scanner";
 import { REQUEST_RULES } from "./rules/requests";
 import { CONCEALMENT_RULES } from "./rules/concealment";
@@ -60,7 +71,14 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
 export const MCP_RULE_IDS: readonly string[] = [
-  ...new Set([...AGENT_TEXT_RULES.map((r) => r.id), ...MCP_STATIC_RULES.map((r) => r.id), "mcp.shadowing", "mcp.name-imitation", "mcp.schema-destination", "mcp.schema-secret-value"]),
+  ...new Set([
+    ...AGENT_TEXT_RULES.map((r) => r.id),
+    ...MCP_STATIC_RULES.map((r) => r.id),
+    "mcp.shadowing",
+    "mcp.name-imitation",
+    "mcp.schema-destination",
+    "mcp.schema-secret-value",
+  ]),
 ];
 
 /**
@@ -68,11 +86,23 @@ export const MCP_RULE_IDS: readonly string[] = [
  * ones that read characters and URLs, not prose. A token with nothing hidden in it gets only these;
  * everything else, and every token that decodes to hidden text, gets every rule.
  */
-const TOKEN_RULE_IDS = new Set(["unicode.hidden", "mcp.control-characters", "egress.raw-ip", "egress.cloud-metadata", "egress.paste-site", "egress.collector", "egress.chat-webhook", "egress.tunnel"]);
+const TOKEN_RULE_IDS = new Set([
+  "unicode.hidden",
+  "mcp.control-characters",
+  "egress.raw-ip",
+  "egress.cloud-metadata",
+  "egress.paste-site",
+  "egress.collector",
+  "egress.chat-webhook",
+  "egress.tunnel",
+]);
 
 // Printable ASCII only: Chinese or Japanese prose has no spaces either, and must get every rule.
 const isPlainToken = (text: string) =>
-  text.length <= 256 && /^[\x21-\x7e]*$/.test(text) && findEncodedPayloads(text).length === 0 && !findHiddenUnicode(text).some((r) => r.decoded);
+  text.length <= 256 &&
+  /^[\x21-\x7e]*$/.test(text) &&
+  findEncodedPayloads(text).length === 0 &&
+  !findHiddenUnicode(text).some((r) => r.decoded);
 
 /**
  * A rule's hits on one text, at most `max` of them, worst first: a text flooded with what a rule
@@ -101,7 +131,8 @@ const TOKEN_RULES: readonly Rule[] = RULES.filter((r) => TOKEN_RULE_IDS.has(r.id
 const RULE_DEFAULTS = ruleDefaults(RULES);
 
 /** A tool whose purpose is to move what it is given somewhere else. */
-const SENDING_TOOL = /\b(?:share\w*|upload\w*|publish\w*|send\w*|post\w*|sync\w*|export\w*|backup|back\s+up|mirror\w*|transfer\w*|link|bundle\w*|snapshot\w*|gist|paste\w*|submit\w*)\b/i;
+const SENDING_TOOL =
+  /\b(?:share\w*|upload\w*|publish\w*|send\w*|post\w*|sync\w*|export\w*|backup|back\s+up|mirror\w*|transfer\w*|link|bundle\w*|snapshot\w*|gist|paste\w*|submit\w*)\b/i;
 
 export interface ScanOptions {
   /** More tool names to treat as well known (other servers' tools in the directory). */
@@ -140,7 +171,10 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     add("description", t.description, false);
     const annTitle = t.annotations?.title;
     if (typeof annTitle === "string") add("annotations.title", annTitle, true);
-    for (const [root, schema] of [["inputSchema", t.inputSchema], ["outputSchema", t.outputSchema]] as const) {
+    for (const [root, schema] of [
+      ["inputSchema", t.inputSchema],
+      ["outputSchema", t.outputSchema],
+    ] as const) {
       if (schema === undefined || schema === null) continue;
       for (const s of schemaTexts(schema, root)) add(s.path, s.text, !s.prose);
     }
@@ -172,22 +206,54 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     const at = locate(byPath.get(f.path)!, f.line);
     if (!at) continue;
     const { segment } = at;
-    findings.push({ ruleId: f.ruleId, severity: f.severity, tool: segment.tool, field: segment.field, line: at.line, excerpt: f.excerpt, message: f.message, order: segment.order });
+    findings.push({
+      ruleId: f.ruleId,
+      severity: f.severity,
+      tool: segment.tool,
+      field: segment.field,
+      line: at.line,
+      excerpt: f.excerpt,
+      message: f.message,
+      order: segment.order,
+    });
   }
-  for (const n of checkNames(input.tools.map((t) => t.name), opts.knownTools)) {
+  for (const n of checkNames(
+    input.tools.map((t) => t.name),
+    opts.knownTools,
+  )) {
     const tool = input.tools[n.index]!.name;
-    findings.push({ ruleId: "mcp.name-imitation", severity: n.severity, tool, field: "name", line: 1, excerpt: n.excerpt, message: n.message, order: firstOrder.get(tool) ?? 0 });
+    findings.push({
+      ruleId: "mcp.name-imitation",
+      severity: n.severity,
+      tool,
+      field: "name",
+      line: 1,
+      excerpt: n.excerpt,
+      message: n.message,
+      order: firstOrder.get(tool) ?? 0,
+    });
   }
   for (const t of input.tools) {
     if (t.inputSchema === undefined || t.inputSchema === null) continue;
     const order = firstOrder.get(t.name) ?? 0;
     for (const d of fixedDestinations(t.inputSchema, "inputSchema")) {
-      findings.push({ ruleId: "mcp.schema-destination", severity: d.severity, tool: t.name, field: d.path, line: 1, excerpt: d.excerpt, message: d.message, order });
+      findings.push({
+        ruleId: "mcp.schema-destination",
+        severity: d.severity,
+        tool: t.name,
+        field: d.path,
+        line: 1,
+        excerpt: d.excerpt,
+        message: d.message,
+        order,
+      });
     }
     const secrets = secretValues(t.inputSchema, "inputSchema");
     if (secrets.length) {
       // Offered to a tool that sends, shares or publishes what it is given: the secrets leave with it.
-      const sends = SENDING_TOOL.test(`${t.name} ${t.title ?? ""} ${t.description ?? ""}`.replace(/[_-]/g, " ")) || /public|share|upload/i.test(JSON.stringify(t.inputSchema).slice(0, 65_536));
+      const sends =
+        SENDING_TOOL.test(`${t.name} ${t.title ?? ""} ${t.description ?? ""}`.replace(/[_-]/g, " ")) ||
+        /public|share|upload/i.test(JSON.stringify(t.inputSchema).slice(0, 65_536));
       for (const v of secrets) {
         findings.push({
           ruleId: "mcp.schema-secret-value",
@@ -204,7 +270,14 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
       }
     }
   }
-  findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || a.order - b.order || (a.field < b.field ? -1 : a.field > b.field ? 1 : 0) || (a.line ?? 0) - (b.line ?? 0) || (a.ruleId < b.ruleId ? -1 : 1));
+  findings.sort(
+    (a, b) =>
+      severityRank(b.severity) - severityRank(a.severity) ||
+      a.order - b.order ||
+      (a.field < b.field ? -1 : a.field > b.field ? 1 : 0) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.ruleId < b.ruleId ? -1 : 1),
+  );
   const out = findings.slice(0, 200).map(({ order: _o, ...f }) => f);
   const textAt = new Map<string, string>();
   for (const p of texts) textAt.set(`${p.tool ?? ""}\u0000${p.field}`, p.text);

@@ -36,7 +36,8 @@ const EXTRAS: Extra[] = [
     // Data handed to a tool: "store it with save_note", "pass them to `sync_profile`", in several languages.
     role: "sink",
     kind: "tool-argument",
-    needs: /\b(?:with|via|using|through|to|into|in)\b|参数|パラメータ|引数|매개변수|parametro|parámetro|parâmetro|paramètre|Parameter|параметр/i,
+    needs:
+      /\b(?:with|via|using|through|to|into|in)\b|参数|パラメータ|引数|매개변수|parametro|parámetro|parâmetro|paramètre|Parameter|параметр/i,
     re: /\b(?:store|save|send|pass|give|hand|submit|sync|upload|write|record|log|put|place|feed|provide)\s+(?:it|them|this|that|these|those|the\s+(?:\w+\s+){0,3}?(?:contents?|text|output|value|data|file|files|result|results))\s+(?:with|via|using|through|to|into)\s+(?:the\s+)?[`'"]?[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+[`'"]?|(?:\b(?:inser\w*|mett\w*|pass\w*|includ\w*|inclu\w*|aggiung\w*|copi\w*|incoll\w*|pon\w*|agreg\w*|añad\w*|peg\w*|coloc\w*|adicion\w*|insir\w*|preench\w*|col[eo]\w*|ajout\w*|insér\w*|füg\w*|setz\w*|überg\w*|gib|kopier\w*|trag\w*)|(?<![А-Яа-яЁё])(?:встав\w*|добав\w*|переда\w*|укаж\w*|скопир\w*|полож\w*)|填入|放入|传入|写入|加入|附加|粘贴|填到|入れ|渡し|含め|貼り付け|設定し|넣|전달|포함|붙여)[^.。\n]{0,80}?(?:parametr[oi]|parámetro|parâmetro|paramètre|Parameter|параметр\w*|参数|字段|パラメータ|引数|매개변수|인자)/i,
   },
   {
@@ -71,7 +72,12 @@ export function extraIntentHits(text: string, lines: LineIndex): IntentHit[] {
     let n = 0;
     for (let m = re.exec(text); m && n < 3; m = re.exec(text)) {
       n++;
-      const negated = e.role !== "conceal" && isNegated(text.slice(Math.max(0, text.lastIndexOf("\n", m.index) + 1), m.index + 1), m.index - Math.max(0, text.lastIndexOf("\n", m.index) + 1));
+      const negated =
+        e.role !== "conceal" &&
+        isNegated(
+          text.slice(Math.max(0, text.lastIndexOf("\n", m.index) + 1), m.index + 1),
+          m.index - Math.max(0, text.lastIndexOf("\n", m.index) + 1),
+        );
       out.push({
         role: e.role,
         kind: e.kind,

@@ -11,10 +11,56 @@ import { KNOWN_TOOLS, normalizeToolName } from "./known-tools";
 
 // Letters of other scripts (and Latin variants) that render like ASCII letters.
 export const CONFUSABLE: Record<string, string> = {
-  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x", і: "i", ї: "i",
-  ј: "j", ѕ: "s", ԁ: "d", ӏ: "l", ԛ: "q", ԝ: "w", һ: "h", ո: "n", ս: "u", օ: "o", ց: "g",
-  α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ω: "w", γ: "y",
-  ı: "i", ł: "l", ɑ: "a", ɡ: "g", ʟ: "l", ɩ: "i", ɪ: "i", ᴏ: "o", ꓲ: "l", ǀ: "l",
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  ѕ: "s",
+  ԁ: "d",
+  ӏ: "l",
+  ԛ: "q",
+  ԝ: "w",
+  һ: "h",
+  ո: "n",
+  ս: "u",
+  օ: "o",
+  ց: "g",
+  α: "a",
+  β: "b",
+  ε: "e",
+  η: "n",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  ω: "w",
+  γ: "y",
+  ı: "i",
+  ł: "l",
+  ɑ: "a",
+  ɡ: "g",
+  ʟ: "l",
+  ɩ: "i",
+  ɪ: "i",
+  ᴏ: "o",
+  ꓲ: "l",
+  ǀ: "l",
 };
 
 /** What a name looks like: other scripts' look-alikes and digit-for-letter swaps folded, case and separators dropped. */
@@ -97,12 +143,19 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
       return;
     }
     if (hasInvisible(name)) {
-      out.push({ index, severity: "high", message: "Invisible characters in a tool name: two names that look the same are different tools", excerpt });
+      out.push({
+        index,
+        severity: "high",
+        message: "Invisible characters in a tool name: two names that look the same are different tools",
+        excerpt,
+      });
       return;
     }
     if (nonAscii) {
       // A name in another script (`поиск_дашбордов`, `promql_запрос`) imitates nothing; a word that mixes scripts can.
-      const mixed = name.split(/[\s._-]+/).some((w) => /[A-Za-z]/.test(w) && /[^\x00-\x7f]/.test(w) && /\p{L}/u.test(w.replace(/[A-Za-z0-9]/g, "")));
+      const mixed = name
+        .split(/[\s._-]+/)
+        .some((w) => /[A-Za-z]/.test(w) && /[^\x00-\x7f]/.test(w) && /\p{L}/u.test(w.replace(/[A-Za-z0-9]/g, "")));
       out.push({
         index,
         severity: mixed ? "medium" : "info",
@@ -119,7 +172,13 @@ export function checkNames(names: readonly string[], extraKnown: readonly string
     }
     if (knownTools.plain.has(np) || ownPlain.size === 0) return;
     const miss = knownTools.plainList.find(([, p]) => Math.abs(p.length - np.length) <= 1 && !ownPlain.has(p) && nearMiss(np, p))?.[0];
-    if (miss) out.push({ index, severity: "medium", message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`, excerpt });
+    if (miss)
+      out.push({
+        index,
+        severity: "medium",
+        message: `Tool name "${name}" is one letter away from the widely used tool "${miss}"`,
+        excerpt,
+      });
   });
   return out;
 }

@@ -35,12 +35,17 @@ export function changedExcerpts(before: string, after: string): { before: string
   return { before: cut(before, start, endB), after: cut(after, start, endA) };
 }
 
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x,
+  );
 
 export function toolChanges(previous: readonly McpToolInput[], next: readonly McpToolInput[], ctx: ToolChangeContext): McpFinding[] {
   const out: McpFinding[] = [];
   const sameVersion = ctx.previousVersion !== null && ctx.previousVersion === ctx.version;
-  const versionNote = sameVersion ? `under the same version ${ctx.version}` : `from version ${ctx.previousVersion ?? "?"} to ${ctx.version ?? "?"}`;
+  const versionNote = sameVersion
+    ? `under the same version ${ctx.version}`
+    : `from version ${ctx.previousVersion ?? "?"} to ${ctx.version ?? "?"}`;
   const before = new Map(previous.map((t) => [t.name, t]));
   const base: Severity = sameVersion ? "medium" : "low";
   for (const t of next) {
@@ -72,7 +77,10 @@ export function toolChanges(previous: readonly McpToolInput[], next: readonly Mc
         message: `The description changed since the last review (${versionNote})${why}`,
       });
     } else if (canonical(old.inputSchema ?? null) !== canonical(t.inputSchema ?? null) || (old.title ?? "") !== (t.title ?? "")) {
-      const a = canonical(old.inputSchema ?? null) !== canonical(t.inputSchema ?? null) ? [canonical(old.inputSchema ?? null), canonical(t.inputSchema ?? null)] : [old.title ?? "", t.title ?? ""];
+      const a =
+        canonical(old.inputSchema ?? null) !== canonical(t.inputSchema ?? null)
+          ? [canonical(old.inputSchema ?? null), canonical(t.inputSchema ?? null)]
+          : [old.title ?? "", t.title ?? ""];
       const ex = changedExcerpts(a[0]!, a[1]!);
       out.push({
         ruleId: "rugpull.schema-changed",
@@ -89,7 +97,14 @@ export function toolChanges(previous: readonly McpToolInput[], next: readonly Mc
   const now = new Set(next.map((t) => t.name));
   for (const t of previous) {
     if (!now.has(t.name)) {
-      out.push({ ruleId: "rugpull.tool-removed", severity: "info", tool: t.name, field: "name", excerpt: excerpt(t.name), message: `Tool removed since the last review (${versionNote})` });
+      out.push({
+        ruleId: "rugpull.tool-removed",
+        severity: "info",
+        tool: t.name,
+        field: "name",
+        excerpt: excerpt(t.name),
+        message: `Tool removed since the last review (${versionNote})`,
+      });
     }
   }
   return out;

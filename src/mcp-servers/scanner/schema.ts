@@ -15,7 +15,20 @@ export interface SchemaText {
 }
 
 /** Keys whose values are schema machinery, not text anyone reads. */
-const STRUCTURAL = new Set(["type", "format", "$schema", "$ref", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "pattern", "contentEncoding", "contentMediaType", "required"]);
+const STRUCTURAL = new Set([
+  "type",
+  "format",
+  "$schema",
+  "$ref",
+  "$id",
+  "$anchor",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "pattern",
+  "contentEncoding",
+  "contentMediaType",
+  "required",
+]);
 const PROSE = new Set(["description", "title", "$comment", "markdownDescription"]);
 const MAX_STRINGS = 2000;
 
@@ -33,7 +46,9 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
     }
     if (Array.isArray(v)) {
       if (key !== null && STRUCTURAL.has(key)) return;
-      v.forEach((x, i) => { walk(x, `${path}[${i}]`, key, depth + 1, false); });
+      v.forEach((x, i) => {
+        walk(x, `${path}[${i}]`, key, depth + 1, false);
+      });
       return;
     }
     if (v && typeof v === "object") {
@@ -41,7 +56,13 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
         const p = `${path}${segment(k)}`;
         // Property names are read by the model as much as their descriptions.
         if (inProperties) out.push({ path: p, text: k, prose: false });
-        walk(x, p, inProperties ? null : k, depth + 1, !inProperties && (k === "properties" || k === "patternProperties" || k === "$defs" || k === "definitions"));
+        walk(
+          x,
+          p,
+          inProperties ? null : k,
+          depth + 1,
+          !inProperties && (k === "properties" || k === "patternProperties" || k === "$defs" || k === "definitions"),
+        );
       }
     }
   };
@@ -49,7 +70,8 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
   return out;
 }
 
-const RECIPIENT_KEY = /^(?:to|cc|bcc|recipients?|forward_?to|reply_?to|send_?to|email|emails|email_?address(?:es)?|phone|phone_?number|webhook(?:_?url)?|callback(?:_?url)?|notify(?:_?url)?|report(?:_?url)?|upload(?:_?url)?|target(?:_?url)?|destination|dest(?:ination)?_?(?:url|address)?|exfil\w*)$/i;
+const RECIPIENT_KEY =
+  /^(?:to|cc|bcc|recipients?|forward_?to|reply_?to|send_?to|email|emails|email_?address(?:es)?|phone|phone_?number|webhook(?:_?url)?|callback(?:_?url)?|notify(?:_?url)?|report(?:_?url)?|upload(?:_?url)?|target(?:_?url)?|destination|dest(?:ination)?_?(?:url|address)?|exfil\w*)$/i;
 
 export interface DestinationFinding {
   path: string;
@@ -70,13 +92,23 @@ export function fixedDestinations(schema: unknown, root: string): DestinationFin
         const p = `${path}.properties${segment(name)}`;
         if (RECIPIENT_KEY.test(name.replace(/-/g, "_")) && def && typeof def === "object") {
           const d = def as Record<string, unknown>;
-          const fixed: [string, unknown][] = [["default", d.default], ["const", d.const]];
+          const fixed: [string, unknown][] = [
+            ["default", d.default],
+            ["const", d.const],
+          ];
           if (Array.isArray(d.enum) && d.enum.length === 1) fixed.push(["enum[0]", d.enum[0]]);
           for (const [k, value] of fixed) {
             const values = Array.isArray(value) ? value : [value];
-            const hit = values.find((x): x is string => typeof x === "string" && (EMAIL.test(x) || /^https?:\/\//i.test(x)) && !isLocalDestination(x));
+            const hit = values.find(
+              (x): x is string => typeof x === "string" && (EMAIL.test(x) || /^https?:\/\//i.test(x)) && !isLocalDestination(x),
+            );
             if (hit) {
-              out.push({ path: `${p}.${k}`, severity: "high", message: `The "${name}" argument is pre-filled with ${hit}: messages or data go there unless the model overrides it`, excerpt: visible(hit) });
+              out.push({
+                path: `${p}.${k}`,
+                severity: "high",
+                message: `The "${name}" argument is pre-filled with ${hit}: messages or data go there unless the model overrides it`,
+                excerpt: visible(hit),
+              });
               break;
             }
           }
@@ -84,11 +116,17 @@ export function fixedDestinations(schema: unknown, root: string): DestinationFin
         visit(def, p, depth + 1);
       }
     }
-    for (const k of ["items", "additionalProperties", "not", "if", "then", "else"]) if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
-    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => { visit(x, `${path}.${k}[${i}]`, depth + 1); });
+    for (const k of ["items", "additionalProperties", "not", "if", "then", "else"])
+      if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
+    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"])
+      if (Array.isArray(obj[k]))
+        (obj[k] as unknown[]).forEach((x, i) => {
+          visit(x, `${path}.${k}[${i}]`, depth + 1);
+        });
     for (const k of ["$defs", "definitions"]) {
       const defs = obj[k];
-      if (defs && typeof defs === "object") for (const [n, x] of Object.entries(defs as Record<string, unknown>)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
+      if (defs && typeof defs === "object")
+        for (const [n, x] of Object.entries(defs as Record<string, unknown>)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
     }
   };
   visit(schema, root, 0);
@@ -121,7 +159,10 @@ export function secretValues(schema: unknown, root: string): SecretValue[] {
     for (const k of ["default", "const", "enum", "examples"]) {
       const v = obj[k];
       const values = Array.isArray(v) ? v.flat() : [v];
-      const hit = values.find((x): x is string => typeof x === "string" && x.length <= 1000 && (SECRET_PATH.test(x) || DOTENV_VALUE.test(x.trim()) || KEY_GLOB.test(x)));
+      const hit = values.find(
+        (x): x is string =>
+          typeof x === "string" && x.length <= 1000 && (SECRET_PATH.test(x) || DOTENV_VALUE.test(x.trim()) || KEY_GLOB.test(x)),
+      );
       if (hit) {
         out.push({ path: `${path}.${k}`, value: hit });
         break;
@@ -130,11 +171,17 @@ export function secretValues(schema: unknown, root: string): SecretValue[] {
     for (const k of ["properties", "patternProperties", "$defs", "definitions"]) {
       const props = obj[k];
       if (props && typeof props === "object" && !Array.isArray(props)) {
-        for (const [n, x] of Object.entries(props as Record<string, unknown>)) if (!EXCLUDING.test(n)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
+        for (const [n, x] of Object.entries(props as Record<string, unknown>))
+          if (!EXCLUDING.test(n)) visit(x, `${path}.${k}${segment(n)}`, depth + 1);
       }
     }
-    for (const k of ["items", "additionalProperties", "not", "if", "then", "else"]) if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
-    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"]) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach((x, i) => { visit(x, `${path}.${k}[${i}]`, depth + 1); });
+    for (const k of ["items", "additionalProperties", "not", "if", "then", "else"])
+      if (obj[k] && typeof obj[k] === "object") visit(obj[k], `${path}.${k}`, depth + 1);
+    for (const k of ["anyOf", "oneOf", "allOf", "prefixItems"])
+      if (Array.isArray(obj[k]))
+        (obj[k] as unknown[]).forEach((x, i) => {
+          visit(x, `${path}.${k}[${i}]`, depth + 1);
+        });
   };
   visit(schema, root, 0);
   return out;

@@ -4,7 +4,18 @@
  * regular expression over a line would miss when the sentence wraps, and would overreach on
  * when two unrelated sentences share a line.
  */
-import { compileTriggers, isMention, isNegated, ownersIn, sentences, type Compiled, type Hit, type Rule, type Severity, type TextContext } from "../../scan";
+import {
+  compileTriggers,
+  isMention,
+  isNegated,
+  ownersIn,
+  sentences,
+  type Compiled,
+  type Hit,
+  type Rule,
+  type Severity,
+  type TextContext,
+} from "../../scan";
 
 export interface SentenceHit {
   /** Offset inside the sentence. */

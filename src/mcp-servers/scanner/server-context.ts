@@ -19,7 +19,9 @@ const SECURITY_PURPOSE =
   /\b(?:secrets?\s+scann\w*|(?:scan|check|audit|search)\w*\s+(?:[\w-]+\s+){0,6}?(?:for\s+)?(?:(?:committed|leaked|exposed|hard-?coded)\s+)?(?:secrets?|credentials|vulnerabilit\w*|malware|leaks?|injections?|threats?|poison\w*|cves?)|vulnerab\w*|sast|malware|prompt[- ]injection|tool[- ]poisoning|security\s+(?:review|scan|audit|check|tool|finding)s?|detect\w*\s+(?:[\w-]+\s+){0,3}?(?:secrets?|injections?|attacks?|malware|leaks?|poison\w*|threats?|phishing))\b/i;
 
 export function isSecurityServer(tools: readonly { name: string; description?: string }[]): boolean {
-  return tools.some((t) => SECURITY_PURPOSE.test(`${t.name.replace(/[_.-]/g, " ")} ${(t.description ?? "").slice(0, 300).split(/(?<=[.!?])\s/)[0]}`));
+  return tools.some((t) =>
+    SECURITY_PURPOSE.test(`${t.name.replace(/[_.-]/g, " ")} ${(t.description ?? "").slice(0, 300).split(/(?<=[.!?])\s/)[0]}`),
+  );
 }
 
 /**
@@ -31,7 +33,10 @@ function serviceWords(tools: readonly Tool[], instructions: string | undefined):
   const out = new Set<string>();
   // Names, titles and what each text says first; addresses written in the text say where things go, not what the server is.
   const add = (text: string) => {
-    const first = text.slice(0, 400).split(/(?<=[.!?])\s|\n/, 1)[0]!.replace(/\S*(?:https?:\/\/|@|www\.)\S*/gi, " ");
+    const first = text
+      .slice(0, 400)
+      .split(/(?<=[.!?])\s|\n/, 1)[0]!
+      .replace(/\S*(?:https?:\/\/|@|www\.)\S*/gi, " ");
     for (const w of first.toLowerCase().split(/[^a-z0-9]+/)) if (w.length >= 4 && !NOT_A_SERVICE.has(w)) out.add(w);
   };
   add(instructions ?? "");
@@ -43,16 +48,66 @@ function serviceWords(tools: readonly Tool[], instructions: string | undefined):
   return out;
 }
 
-const NOT_A_SERVICE = new Set(["example", "https", "http", "with", "from", "this", "that", "your", "their", "tool", "tools", "server", "returns", "return", "gets", "lists", "list", "create", "creates", "read", "reads", "send", "sends", "data", "file", "files", "user", "users"]);
+const NOT_A_SERVICE = new Set([
+  "example",
+  "https",
+  "http",
+  "with",
+  "from",
+  "this",
+  "that",
+  "your",
+  "their",
+  "tool",
+  "tools",
+  "server",
+  "returns",
+  "return",
+  "gets",
+  "lists",
+  "list",
+  "create",
+  "creates",
+  "read",
+  "reads",
+  "send",
+  "sends",
+  "data",
+  "file",
+  "files",
+  "user",
+  "users",
+]);
 
 /** A word (a service's name) the server is about. */
 export const ownWord = (word: string): boolean => services.has(word.toLowerCase());
 
-const GENERIC_LABEL = new Set(["api", "www", "app", "apps", "auth", "login", "oauth", "cdn", "static", "com", "net", "org", "dev", "cloud", "service", "services"]);
+const GENERIC_LABEL = new Set([
+  "api",
+  "www",
+  "app",
+  "apps",
+  "auth",
+  "login",
+  "oauth",
+  "cdn",
+  "static",
+  "com",
+  "net",
+  "org",
+  "dev",
+  "cloud",
+  "service",
+  "services",
+]);
 
 /** The host (or a credential's home domain) belongs to a service the server is about. */
 export function ownService(host: string): boolean {
-  const labels = host.toLowerCase().split(".").slice(0, -1).filter((l) => l.length >= 4 && !GENERIC_LABEL.has(l));
+  const labels = host
+    .toLowerCase()
+    .split(".")
+    .slice(0, -1)
+    .filter((l) => l.length >= 4 && !GENERIC_LABEL.has(l));
   for (const l of labels) {
     if (services.has(l)) return true;
     for (const w of services) if (w.length >= 5 && (l.startsWith(w) || w.startsWith(l))) return true;

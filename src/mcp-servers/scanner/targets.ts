@@ -35,7 +35,12 @@ const lineCount = (s: string) => {
 };
 
 /** One target holding `parts` in order, a blank line between them. */
-export function joinTarget(path: string, kind: ScanTarget["kind"], parts: readonly Omit<Segment, "start" | "line">[], separator = SEPARATOR): ScanTarget {
+export function joinTarget(
+  path: string,
+  kind: ScanTarget["kind"],
+  parts: readonly Omit<Segment, "start" | "line">[],
+  separator = SEPARATOR,
+): ScanTarget {
   const segments: Segment[] = [];
   let offset = 0;
   let line = 1;
@@ -82,7 +87,8 @@ export function locate(target: ScanTarget, line: number): { segment: Segment; li
  * itself: nothing else has to say "pass it as …".
  */
 export const isArgumentText = (field: string | undefined): boolean =>
-  field !== undefined && /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|default|const|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(field);
+  field !== undefined &&
+  /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|default|const|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(field);
 
 /** The fields of a target built here, in order (empty for any other target). */
 export const segmentsOf = (target: ScanTarget): readonly Segment[] => SEGMENTS.get(target) ?? [];

@@ -42,20 +42,23 @@ export const TOOL_RESULTS = new RegExp(
 );
 
 /** Credentials by name ("API key", "tokens", "OPENAI_API_KEY"). */
-export const CREDENTIAL = /(?:\b|_)(?:api[_\s-]?keys?|access[_\s-]?tokens?|access[_\s-]?keys?(?:[_\s-]?ids?)?|auth(?:entication|orization)?[_\s-]?tokens?|bearer\s+tokens?|refresh\s+tokens?|tokens|secrets?|secret[_\s-]keys?|passwords?|passphrases?|private[_\s-]keys?|ssh[_\s-]keys?|credentials?|session\s+(?:cookies?|tokens?)|cookies|env(?:ironment)?\s+variables?|env\s+vars?|seed\s+phrases?|mnemonics?|wallet\s+keys?)\b|\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY)\b/i;
+export const CREDENTIAL =
+  /(?:\b|_)(?:api[_\s-]?keys?|access[_\s-]?tokens?|access[_\s-]?keys?(?:[_\s-]?ids?)?|auth(?:entication|orization)?[_\s-]?tokens?|bearer\s+tokens?|refresh\s+tokens?|tokens|secrets?|secret[_\s-]keys?|passwords?|passphrases?|private[_\s-]keys?|ssh[_\s-]keys?|credentials?|session\s+(?:cookies?|tokens?)|cookies|env(?:ironment)?\s+variables?|env\s+vars?|seed\s+phrases?|mnemonics?|wallet\s+keys?)\b|\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY)\b/i;
 
 /** Credentials of a tool on the machine (git, cloud CLIs, registries): gathered, never typed by the user for this tool. */
 export const MACHINE_CREDENTIAL =
   /\b(?:git|github|gitlab|aws|gcloud|google\s+cloud|azure|docker|npm|pypi|ssh|kube(?:rnetes)?|kubectl|cloud|browser|keychain|1password|wallet)\s+(?:credentials?|tokens?|keys?|secrets?|passwords?|cookies|config(?:uration)?\s+files?)\b/i;
 
 /** Where a credential is taken from, when the text says so: the machine, not the user's own typing. */
-export const CREDENTIAL_SOURCE = /\b(?:from|in|inside|stored\s+in|found\s+in|located\s+in|saved\s+in|kept\s+in|of)\s+(?:the\s+|your\s+|their\s+|its\s+|any\s+)?(?:(?:local|user'?s?|system'?s?|current|shell|process)\s+)?(?:environment|env\b|shell|process\.env|os\.environ|\.env\b|dotenv|~\/|\$HOME|home\s+(?:directory|folder)|config(?:uration)?\s+files?|dotfiles|keychain|keyring|credential\s+(?:store|manager|helper)|password\s+manager|browser|machine|computer|disk|file\s*system|other\s+(?:tools|servers|mcp\s+servers)|mcp\.json|settings\.json)/i;
+export const CREDENTIAL_SOURCE =
+  /\b(?:from|in|inside|stored\s+in|found\s+in|located\s+in|saved\s+in|kept\s+in|of)\s+(?:the\s+|your\s+|their\s+|its\s+|any\s+)?(?:(?:local|user'?s?|system'?s?|current|shell|process)\s+)?(?:environment|env\b|shell|process\.env|os\.environ|\.env\b|dotenv|~\/|\$HOME|home\s+(?:directory|folder)|config(?:uration)?\s+files?|dotfiles|keychain|keyring|credential\s+(?:store|manager|helper)|password\s+manager|browser|machine|computer|disk|file\s*system|other\s+(?:tools|servers|mcp\s+servers)|mcp\.json|settings\.json)/i;
 
 /** "all", "every", "any" before a credential: gathering them all, not using the one the service needs. */
 export const ALL_OF = /\b(?:all|every|each|any)\s+(?:of\s+(?:the|your)\s+)?(?:available\s+|stored\s+|saved\s+|local\s+|other\s+)?$/i;
 
 /** A file outside the project: the home folder or a system path. */
-export const OUTSIDE_FILE = /(?:~\/|\$HOME\/|\$\{HOME\}\/|%USERPROFILE%\\|\/home\/[\w.-]+\/|\/Users\/[\w.-]+\/|\/etc\/|\/root\/|C:\\Users\\)[^\s'"`)]*/i;
+export const OUTSIDE_FILE =
+  /(?:~\/|\$HOME\/|\$\{HOME\}\/|%USERPROFILE%\\|\/home\/[\w.-]+\/|\/Users\/[\w.-]+\/|\/etc\/|\/root\/|C:\\Users\\)[^\s'"`)]*/i;
 
 /** Reading a file (imperative): the model is told to open something. */
 export const READ_FILE = /\b(?:read|cat|open|load|get|fetch|grab|collect|copy)\b/i;
@@ -69,7 +72,8 @@ export const DATA_NOUN =
   /\b(?:data|contents?|files?|results?(?:\s+sets?)?|outputs?|conversation|history|messages?|keys?|tokens?|credentials?|secrets?|passwords?|env(?:ironment)?|information|info|details|everything|copy|copies|responses?|logs?|transcripts?|documents?|e-?mails?|replies|summary|digest|quer(?:y|ies)|prompts?|code|repositor(?:y|ies)|cookies|variables|rows?|records?|entries|receipts?|tickets?|contacts?|attachments?|screenshots?|notes?|body|text|card\s+(?:numbers?|details)|list)\b/i;
 
 /** A literal destination: an e-mail address, an http(s) URL, a phone number. */
-export const DESTINATION = /(?:mailto:)?(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\bhttps?:\/\/[^\s"'`<>)\]]+|(?<![\w.])\+\d[\d\s().-]{7,}\d\b/i;
+export const DESTINATION =
+  /(?:mailto:)?(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\bhttps?:\/\/[^\s"'`<>)\]]+|(?<![\w.])\+\d[\d\s().-]{7,}\d\b/i;
 
 /** An e-mail address alone (for recipient rules). */
 // The look-behind starts a match only where a run of address characters starts: a long run without an "@" is read once, not once per position.
@@ -92,7 +96,10 @@ const DEST_PARTS: [kind: string, re: RegExp][] = [
   ["address", /(?:mailto:)?(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g],
   ["url", /\bhttps?:\/\/[^\s"'`<>)\]]+/gi],
   ["phone", /(?<![\w.])\+\d[\d\s().-]{7,}\d\b/g],
-  ["repository", /\b(?:issues?|pull\s+requests?|PRs?|discussions?|comments?|repo(?:sitory)?|project)\s*#?\d*\s+(?:of|in|on|at)\s+[`'"]?[\w.-]+\/[\w.-]+|\bowner\s+[`'"][\w.-]+[`'"],?\s+(?:and\s+)?repo(?:sitory)?\s+[`'"][\w.-]+[`'"]|\brepo(?:sitory)?\s+[`'"]?(?:[\w-]+|<\w+>)\/[\w.-]+/gi],
+  [
+    "repository",
+    /\b(?:issues?|pull\s+requests?|PRs?|discussions?|comments?|repo(?:sitory)?|project)\s*#?\d*\s+(?:of|in|on|at)\s+[`'"]?[\w.-]+\/[\w.-]+|\bowner\s+[`'"][\w.-]+[`'"],?\s+(?:and\s+)?repo(?:sitory)?\s+[`'"][\w.-]+[`'"]|\brepo(?:sitory)?\s+[`'"]?(?:[\w-]+|<\w+>)\/[\w.-]+/gi,
+  ],
   ["channel", /(?<![\w&#/])#[a-z][\w-]{2,}/gi],
   // A quoted handle, or one that cannot be an ordinary word (a hyphen or digits in it: `octo-helper-bot`, `bot42`).
   ["account", /\b(?:user|account|grantee|collaborator|member|handle)\s+(?:[`'"@][\w.-]+|[a-z0-9]+(?:[-_][a-z0-9]+)+\b|[a-z]+\d+[\w-]*)/gi],

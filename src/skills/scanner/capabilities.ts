@@ -4,7 +4,16 @@
  * version; when a new version gains one the previous version did not have, the scan says so, so
  * an update that quietly starts phoning home is visible in the version's findings and detail.
  */
-import { NETWORK_SINK, NETWORK_SINK_TRIGGERS, extractUrls, LineIndex, excerpt, triggerLineSets, type Finding, type ScanTarget } from "../../scan";
+import {
+  NETWORK_SINK,
+  NETWORK_SINK_TRIGGERS,
+  extractUrls,
+  LineIndex,
+  excerpt,
+  triggerLineSets,
+  type Finding,
+  type ScanTarget,
+} from "../../scan";
 
 export interface Capabilities {
   /** Runs shell commands: bundled scripts, process-spawning APIs, or shell blocks in its Markdown. */
@@ -26,15 +35,33 @@ interface Where {
 }
 
 const SCRIPT_KINDS = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
-const SPAWN = /\b(?:subprocess\.\w+|os\.system|os\.popen|os\.exec\w*|pty\.spawn|child_process|execSync|spawnSync|execFile\w*|Bun\.spawn|Deno\.(?:run|Command)|Start-Process|Invoke-Expression|Runtime\.getRuntime\(\)\.exec|exec\.Command|system\s*\(|`[^`\n]*`\s*;)/;
+const SPAWN =
+  /\b(?:subprocess\.\w+|os\.system|os\.popen|os\.exec\w*|pty\.spawn|child_process|execSync|spawnSync|execFile\w*|Bun\.spawn|Deno\.(?:run|Command)|Start-Process|Invoke-Expression|Runtime\.getRuntime\(\)\.exec|exec\.Command|system\s*\(|`[^`\n]*`\s*;)/;
 const SHELL_FENCE = /^\s*(?:```|~~~)\s*(?:bash|sh|shell|zsh|console|terminal|powershell|pwsh|ps1|cmd|bat)\b/i;
-const WRITE_TARGET = /(?:(?<![<>0-9&=-])>>?|\btee\s+(?:-a\s+)?|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'`]|\bopen\(\s*["'](?=[^"'\n]*["']\s*,\s*["'][wax])|\b(?:Set|Add)-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?)\s*["']?((?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:\w+|\/)[^\s"'`;&|)]*)/g;
-const ENV_READ = /\$\{([A-Z_][A-Z0-9_]{1,63})(?::?[-=?+][^}]*)?\}|\$([A-Z_][A-Z0-9_]{1,63})\b|\bos\.environ(?:\.get)?\s*[[(]\s*["']([A-Za-z_]\w*)["']|\bos\.getenv\(\s*["']([A-Za-z_]\w*)["']|\bprocess\.env(?:\.([A-Za-z_]\w*)|\[\s*["'`]([A-Za-z_]\w*)["'`]\s*\])|\$env:([A-Za-z_]\w*)|\bENV\[\s*["']([A-Za-z_]\w*)["']\s*\]|\bos\.Getenv\(\s*"([A-Za-z_]\w*)"|%([A-Z_][A-Z0-9_]{1,63})%/g;
+const WRITE_TARGET =
+  /(?:(?<![<>0-9&=-])>>?|\btee\s+(?:-a\s+)?|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'`]|\bopen\(\s*["'](?=[^"'\n]*["']\s*,\s*["'][wax])|\b(?:Set|Add)-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?)\s*["']?((?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:\w+|\/)[^\s"'`;&|)]*)/g;
+const ENV_READ =
+  /\$\{([A-Z_][A-Z0-9_]{1,63})(?::?[-=?+][^}]*)?\}|\$([A-Z_][A-Z0-9_]{1,63})\b|\bos\.environ(?:\.get)?\s*[[(]\s*["']([A-Za-z_]\w*)["']|\bos\.getenv\(\s*["']([A-Za-z_]\w*)["']|\bprocess\.env(?:\.([A-Za-z_]\w*)|\[\s*["'`]([A-Za-z_]\w*)["'`]\s*\])|\$env:([A-Za-z_]\w*)|\bENV\[\s*["']([A-Za-z_]\w*)["']\s*\]|\bos\.Getenv\(\s*"([A-Za-z_]\w*)"|%([A-Z_][A-Z0-9_]{1,63})%/g;
 
 /** Literals each pattern's matches contain, so the per-line loop skips lines none can match. */
 const SPAWN_TRIGGERS = [
-  "subprocess", "os.system", "os.popen", "os.exec", "pty.spawn", "child_process", "execsync", "spawnsync", "execfile", "bun.spawn", "deno.",
-  "start-process", "invoke-expression", "runtime.getruntime", "exec.command", "system", "`",
+  "subprocess",
+  "os.system",
+  "os.popen",
+  "os.exec",
+  "pty.spawn",
+  "child_process",
+  "execsync",
+  "spawnsync",
+  "execfile",
+  "bun.spawn",
+  "deno.",
+  "start-process",
+  "invoke-expression",
+  "runtime.getruntime",
+  "exec.command",
+  "system",
+  "`",
 ];
 const WRITE_TRIGGERS = [">", "tee", "writefile", "appendfile", "open(", "set-content", "add-content", "out-file"];
 const ENV_TRIGGERS = ["$", "environ", "getenv", "process.env", "env[", "%"];
@@ -42,10 +69,49 @@ const CAPABILITY_TRIGGERS = [SPAWN_TRIGGERS, NETWORK_SINK_TRIGGERS, WRITE_TRIGGE
 
 /** Variables every shell has; reading them says nothing about the skill. */
 const AMBIENT = new Set([
-  "HOME", "PATH", "PWD", "OLDPWD", "USER", "USERNAME", "LOGNAME", "SHELL", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "TERM",
-  "HOSTNAME", "EDITOR", "VISUAL", "PAGER", "CI", "RANDOM", "SECONDS", "LINENO", "BASH_SOURCE", "IFS", "PPID", "UID", "EUID",
-  "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "OSTYPE",
-  "SHLVL", "COLUMNS", "LINES", "NODE_ENV", "DEBUG", "VERBOSE", "NO_COLOR", "FORCE_COLOR",
+  "HOME",
+  "PATH",
+  "PWD",
+  "OLDPWD",
+  "USER",
+  "USERNAME",
+  "LOGNAME",
+  "SHELL",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "LANG",
+  "LC_ALL",
+  "TERM",
+  "HOSTNAME",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "CI",
+  "RANDOM",
+  "SECONDS",
+  "LINENO",
+  "BASH_SOURCE",
+  "IFS",
+  "PPID",
+  "UID",
+  "EUID",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_STATE_HOME",
+  "USERPROFILE",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "OSTYPE",
+  "SHLVL",
+  "COLUMNS",
+  "LINES",
+  "NODE_ENV",
+  "DEBUG",
+  "VERBOSE",
+  "NO_COLOR",
+  "FORCE_COLOR",
 ]);
 
 const excluded = (target: string) => /^\/dev\/(?:null|stdout|stderr|fd\/\d)$/.test(target);
@@ -67,14 +133,30 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
       note("shell", () => ({ path: t.path, line: 1, excerpt: excerpt(lines.line(1)) }));
     }
     // Each pattern runs only on the lines that hold one of its words (src/scan/triggers.ts).
-    const [spawnLines, sinkLines, writeAny, envLines] = triggerLineSets(t.text, lines, CAPABILITY_TRIGGERS) as [Set<number>, Set<number>, Set<number>, Set<number>];
+    const [spawnLines, sinkLines, writeAny, envLines] = triggerLineSets(t.text, lines, CAPABILITY_TRIGGERS) as [
+      Set<number>,
+      Set<number>,
+      Set<number>,
+      Set<number>,
+    ];
     const writeLines = t.kind !== "markdown" || /```|~~~/.test(t.text) ? writeAny : new Set<number>();
     let inShellFence = false;
     for (let n = 1; n <= lines.count; n++) {
       const start = lines.startOf(n);
       const c = t.text.charCodeAt(start);
       // Cheap exits: a line none of the patterns can match, outside a shell fence, that opens no fence.
-      if (!inShellFence && !spawnLines.has(n) && !sinkLines.has(n) && !writeLines.has(n) && !envLines.has(n) && c !== 96 && c !== 126 && c !== 32 && c !== 9) continue;
+      if (
+        !inShellFence &&
+        !spawnLines.has(n) &&
+        !sinkLines.has(n) &&
+        !writeLines.has(n) &&
+        !envLines.has(n) &&
+        c !== 96 &&
+        c !== 126 &&
+        c !== 32 &&
+        c !== 9
+      )
+        continue;
       const line = lines.line(n);
       const at = (index = 0, length = 0): Where => ({ path: t.path, line: n, excerpt: excerpt(line, index, length) });
       if (/^\s*(?:```|~~~)/.test(line)) {
@@ -143,7 +225,8 @@ export function capabilityChanges(prev: Capabilities, next: Capabilities): Capab
 
 const DESCRIBE: Record<CapabilityChange["capability"], (added: string[]) => string> = {
   shell: () => "This version runs shell commands; the previous version did not",
-  network: (a) => `This version contacts ${a.map((h) => (h === "*" ? "URLs built at run time" : h)).join(", ")}, which the previous version did not`,
+  network: (a) =>
+    `This version contacts ${a.map((h) => (h === "*" ? "URLs built at run time" : h)).join(", ")}, which the previous version did not`,
   writesOutside: () => "This version writes files outside the project (absolute or home paths); the previous version did not",
   envVars: (a) => `This version reads environment variable${a.length > 1 ? "s" : ""} ${a.join(", ")}, which the previous version did not`,
 };
@@ -153,6 +236,13 @@ export function capabilityFindings(changes: CapabilityChange[], where: Map<strin
   return changes.map((c) => {
     const key = c.capability === "network" ? `network:${c.added[0]}` : c.capability === "envVars" ? `env:${c.added[0]}` : c.capability;
     const w = where.get(key) ?? { path: "SKILL.md", line: 1, excerpt: "" };
-    return { ruleId: `capability.added.${c.capability}`, severity: "low", path: w.path, line: w.line, excerpt: w.excerpt, message: DESCRIBE[c.capability](c.added) };
+    return {
+      ruleId: `capability.added.${c.capability}`,
+      severity: "low",
+      path: w.path,
+      line: w.line,
+      excerpt: w.excerpt,
+      message: DESCRIBE[c.capability](c.added),
+    };
   });
 }

@@ -56,7 +56,14 @@ import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
 import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
 import { SUPPLY_RULES } from "./rules/supply";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
-import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities, type CapabilityChange } from "./capabilities";
+import {
+  NO_CAPABILITIES,
+  capabilityChanges,
+  capabilityFindings,
+  detectCapabilities,
+  type Capabilities,
+  type CapabilityChange,
+} from "./capabilities";
 
 /**
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
@@ -101,7 +108,11 @@ export interface SkillScan {
 }
 
 /** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed, ROT13 and concatenated strings. */
-export const skillHidden = (target: ScanTarget, lines: LineIndex) => [...markdownHidden(target, lines), ...reversedStrings(target, lines), ...assembledStrings(target, lines)];
+export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
+  ...markdownHidden(target, lines),
+  ...reversedStrings(target, lines),
+  ...assembledStrings(target, lines),
+];
 
 const SCRIPT_KINDS: ReadonlySet<FileKind> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 /** Text kinds a skill's files are read as when nothing else says: data formats stay data unless something runs them. */
@@ -113,7 +124,12 @@ function scriptLike(text: string): boolean {
   if (/(?:^|\n)#!\s*\/\S+/.test(head)) return true;
   let n = 0;
   for (const line of head.split("\n")) {
-    if (/^\s*(?:[A-Za-z_]\w*=\S|if\s|for\s|while\s|case\s|exec\b|export\s|echo\s|printf\s|curl\s|wget\s|chmod\s|mkdir\s|rm\s|cd\s|set\s[+-]|crontab\b|nohup\s|import\s|from\s\S+\simport|def\s|function\s|const\s|let\s|var\s|require\(|\(?\s*(?:crontab|curl|env)\b)/.test(line)) n++;
+    if (
+      /^\s*(?:[A-Za-z_]\w*=\S|if\s|for\s|while\s|case\s|exec\b|export\s|echo\s|printf\s|curl\s|wget\s|chmod\s|mkdir\s|rm\s|cd\s|set\s[+-]|crontab\b|nohup\s|import\s|from\s\S+\simport|def\s|function\s|const\s|let\s|var\s|require\(|\(?\s*(?:crontab|curl|env)\b)/.test(
+        line,
+      )
+    )
+      n++;
     if (n >= 3) return true;
   }
   return false;
@@ -168,7 +184,8 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
       if (k !== "json" && k !== "yaml" && k !== "toml" && k !== "text") return;
       const base = p.slice(p.lastIndexOf("/") + 1);
       const at = t.indexOf(base);
-      if (base.length >= 4 && at !== -1 && !/[\w.-]/.test(t[at + base.length] ?? "")) rawLinks.push({ from: i, to: j, line: lineOf(t.slice(0, at + 1), /[\s\S]$/) });
+      if (base.length >= 4 && at !== -1 && !/[\w.-]/.test(t[at + base.length] ?? ""))
+        rawLinks.push({ from: i, to: j, line: lineOf(t.slice(0, at + 1), /[\s\S]$/) });
     });
   });
   const security = securityPurpose(sorted.find((f) => f.path === "SKILL.md")?.text ?? "");
@@ -191,18 +208,24 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
           text: decodeLenient(f.bytes),
           bytes: f.bytes,
           lossy: true,
-          disguise: { severity: "high", message: `${run.by}:${run.line} runs this ${check!.label} as a ${run.kind} script: a ${check!.cls} file is never a script` },
+          disguise: {
+            severity: "high",
+            message: `${run.by}:${run.line} runs this ${check!.label} as a ${run.kind} script: a ${check!.cls} file is never a script`,
+          },
         });
         return;
       }
       index.set(i, targets.length);
-      const mismatch = check!.valid && !extensionMatches(check!, f.path) && (check!.cls === "media" || check!.cls === "font" || check!.cls === "document");
+      const mismatch =
+        check!.valid && !extensionMatches(check!, f.path) && (check!.cls === "media" || check!.cls === "font" || check!.cls === "document");
       targets.push({
         path: f.path,
         kind: "binary",
         text: null,
         bytes: f.bytes,
-        disguise: mismatch ? { severity: "low", message: `The bytes are a ${check!.label}, but the name says ${named ? `a ${named.label}` : "otherwise"}` } : null,
+        disguise: mismatch
+          ? { severity: "low", message: `The bytes are a ${check!.label}, but the name says ${named ? `a ${named.label}` : "otherwise"}` }
+          : null,
       });
       if (check!.cls === "archive") {
         const read = readArchive(f.bytes);
@@ -216,7 +239,12 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
             if (inner?.valid && inner.cls !== "archive") continue;
             t = decodeLenient(entry.bytes);
           }
-          targets.push({ path: name, kind: kindFromPath(entry.name) ?? kindFromContent(t) ?? "text", text: t, embedded: `a file inside ${f.path}` });
+          targets.push({
+            path: name,
+            kind: kindFromPath(entry.name) ?? kindFromContent(t) ?? "text",
+            text: t,
+            embedded: `a file inside ${f.path}`,
+          });
         }
         if (read) targets[index.get(i)!]!.contents = { unread: read.unread };
       } else if (check!.cls !== "executable") {
@@ -246,10 +274,20 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
     }
     const describes = run || SCRIPT_KINDS.has(kind) ? null : ruleDataFile(f.path, kind, text);
     index.set(i, targets.length);
-    targets.push({ path: f.path, kind, text, bytes: f.bytes, ...(lossy ? { lossy: true } : {}), ...(describes ? { describes } : {}), ...(disguise ? { disguise } : {}) });
+    targets.push({
+      path: f.path,
+      kind,
+      text,
+      bytes: f.bytes,
+      ...(lossy ? { lossy: true } : {}),
+      ...(describes ? { describes } : {}),
+      ...(disguise ? { disguise } : {}),
+    });
   });
   // Links between targets, with what a run file runs in turn (a package.json hook's script, a script's helper).
-  const direct = rawLinks.filter((l) => index.has(l.from) && index.has(l.to)).map((l) => ({ from: index.get(l.from)!, to: index.get(l.to)!, line: l.line }));
+  const direct = rawLinks
+    .filter((l) => index.has(l.from) && index.has(l.to))
+    .map((l) => ({ from: index.get(l.from)!, to: index.get(l.to)!, line: l.line }));
   const links = [...direct];
   const seen = new Set(direct.map((l) => `${l.from}>${l.to}`));
   for (let depth = 0; depth < 3; depth++) {
@@ -277,7 +315,15 @@ export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
 }
 
 /** Rules whose own reading of the context stands (or that report facts about a file): the description context never lowers them. */
-const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set(["unicode.hidden", "markdown.hidden-instructions", INTENT_RULE_ID, "files.executable", "files.archive", "files.unknown-binary", "files.disguised"]);
+const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
+  "unicode.hidden",
+  "markdown.hidden-instructions",
+  INTENT_RULE_ID,
+  "files.executable",
+  "files.archive",
+  "files.unknown-binary",
+  "files.disguised",
+]);
 const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?|malicious|compromised|injected|poisoned)\b/i;
 
 /**
@@ -309,8 +355,15 @@ function describeFor(security: boolean) {
 }
 
 /** Destructive steps the instructions hold until the user confirms (purging a leaked file from history, resetting a database). */
-const CONSENT_GATED: ReadonlySet<string> = new Set(["destructive.git-history", "destructive.force-push", "destructive.production-data", "destructive.cloud", "destructive.credentials"]);
-const NO_CONSENT = /\bwithout\s+(?:asking|confirmation|confirming|prompting)\b|\b(?:do\s+not|don'?t|never)\s+(?:ask|prompt|wait)\b|\bno\s+need\s+to\s+(?:ask|confirm)\b|\bconfirmations?\s+(?:only\s+)?slow\b/i;
+const CONSENT_GATED: ReadonlySet<string> = new Set([
+  "destructive.git-history",
+  "destructive.force-push",
+  "destructive.production-data",
+  "destructive.cloud",
+  "destructive.credentials",
+]);
+const NO_CONSENT =
+  /\bwithout\s+(?:asking|confirmation|confirming|prompting)\b|\b(?:do\s+not|don'?t|never)\s+(?:ask|prompt|wait)\b|\bno\s+need\s+to\s+(?:ask|confirm)\b|\bconfirmations?\s+(?:only\s+)?slow\b/i;
 
 /**
  * A destructive finding in a section of SKILL.md that makes the step wait for the user's explicit
@@ -344,7 +397,12 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   const docIndex = new Map<ScanTarget, number>();
   for (const t of targets) {
     if (t.text === null || t.embedded) continue;
-    const d = readIntent(t.text, { path: t.path, kind: t.kind, securityPurpose: security, ...(t.describes ? { describes: t.describes } : {}) });
+    const d = readIntent(t.text, {
+      path: t.path,
+      kind: t.kind,
+      securityPurpose: security,
+      ...(t.describes ? { describes: t.describes } : {}),
+    });
     docs.set(t, d);
     docIndex.set(t, docList.length);
     docList.push(d);
@@ -365,7 +423,11 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   const cross = intentLinks.length ? intentChains(docList, { links: intentLinks }).filter((c) => c.source.path !== c.sink.path) : [];
   const { caps, where } = detectCapabilities(targets);
   const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
-  const all = sortFindings([...consentGated(findings, targets), ...chainFindings(cross, docList, INTENT_RULE_ID), ...capabilityFindings(changes, where)]);
+  const all = sortFindings([
+    ...consentGated(findings, targets),
+    ...chainFindings(cross, docList, INTENT_RULE_ID),
+    ...capabilityFindings(changes, where),
+  ]);
   const byPath = new Map<string, ScanTarget>();
   for (const t of targets) if (t.text !== null && !byPath.has(t.path)) byPath.set(t.path, t);
   const uncertain = collectUncertain(
@@ -377,7 +439,14 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
     SKILL_RULE_DEFAULTS,
     targets.filter((t) => t.lossy && t.text !== null).map((t) => ({ path: t.path, text: t.text! })),
   );
-  return { status: statusOf(all), findings: all, rulesetVersion: SKILL_RULESET.version, capabilities: caps, capabilityChanges: changes, uncertain };
+  return {
+    status: statusOf(all),
+    findings: all,
+    rulesetVersion: SKILL_RULESET.version,
+    capabilities: caps,
+    capabilityChanges: changes,
+    uncertain,
+  };
 }
 
 export type { Capabilities, CapabilityChange } from "./capabilities";

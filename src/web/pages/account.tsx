@@ -14,7 +14,16 @@ function LoginForm({ values, errors, next }: { values: FormValues; errors: Error
     <form method="post" action="/login" class="card" novalidate>
       <FormError errors={errors} />
       <input type="hidden" name="next" value={next} />
-      <Field name="email" type="email" label="Email" value={values.email} errors={errors} required autocomplete="username" maxlength={254} />
+      <Field
+        name="email"
+        type="email"
+        label="Email"
+        value={values.email}
+        errors={errors}
+        required
+        autocomplete="username"
+        maxlength={254}
+      />
       <Field name="password" type="password" label="Password" errors={errors} required autocomplete="current-password" maxlength={200} />
       <button type="submit">Log in</button>
     </form>
@@ -47,7 +56,16 @@ function signupPage(c: WebContext, values: FormValues, errors: Errors, status: 2
       <p class="muted">One account holds your agents, their keys, your plan and its quotas.</p>
       <form method="post" action="/signup" class="card" novalidate>
         <FormError errors={errors} />
-        <Field name="email" type="email" label="Email" value={values.email} errors={errors} required autocomplete="username" maxlength={254} />
+        <Field
+          name="email"
+          type="email"
+          label="Email"
+          value={values.email}
+          errors={errors}
+          required
+          autocomplete="username"
+          maxlength={254}
+        />
         <Field
           name="password"
           type="password"

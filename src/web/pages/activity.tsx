@@ -29,7 +29,9 @@ activityPages.get("/activity", async (c) => {
   const kind = (ACTIVITY_KINDS as readonly string[]).includes(kindIn) ? kindIn : "";
   const agents = await invoke(listAgents, ctx, { query: { perPage: "100" } });
   const known = agents.items.some((a) => a.id === agentId) ? agentId : "";
-  const list = await invoke(activity, ctx, { query: { ...(known ? { agentId: known } : {}), ...(kind ? { kind } : {}), page: c.req.query("page") ?? "1", perPage: "50" } });
+  const list = await invoke(activity, ctx, {
+    query: { ...(known ? { agentId: known } : {}), ...(kind ? { kind } : {}), page: c.req.query("page") ?? "1", perPage: "50" },
+  });
   const params = new URLSearchParams({ ...(known ? { agent: known } : {}), ...(kind ? { kind } : {}) }).toString();
   return page(
     c,
@@ -91,7 +93,12 @@ activityPages.get("/activity", async (c) => {
           </table>
         </div>
       ) : null}
-      <Pager base={params ? `/dashboard/activity?${params}` : "/dashboard/activity"} page={list.page} perPage={list.perPage} total={list.total} />
+      <Pager
+        base={params ? `/dashboard/activity?${params}` : "/dashboard/activity"}
+        page={list.page}
+        perPage={list.perPage}
+        total={list.total}
+      />
     </>,
   );
 });

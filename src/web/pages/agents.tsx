@@ -16,7 +16,9 @@ const DONE = {
 };
 
 /** Which form failed, so its errors are shown next to its own fields. */
-type FormState = { form: "create"; values: FormValues; errors: Errors } | { form: "agent"; agentId: string; values: FormValues; errors: Errors };
+type FormState =
+  | { form: "create"; values: FormValues; errors: Errors }
+  | { form: "agent"; agentId: string; values: FormValues; errors: Errors };
 
 const listAll = (c: WebContext) => invoke(listAgents, webOp(c), { query: { perPage: "100" } });
 
@@ -54,7 +56,9 @@ function AgentCard({ a, state }: { a: AgentOut; state?: FormState }) {
                   <code>{k.prefix}…</code>
                 </td>
                 <td>{utc(k.createdAt)}</td>
-                <td>{k.revokedAt ? <span class="badge bad">{`revoked ${utc(k.revokedAt)}`}</span> : <span class="badge ok">active</span>}</td>
+                <td>
+                  {k.revokedAt ? <span class="badge bad">{`revoked ${utc(k.revokedAt)}`}</span> : <span class="badge ok">active</span>}
+                </td>
                 <td>
                   {k.revokedAt ? null : (
                     <details>
@@ -94,8 +98,8 @@ function AgentCard({ a, state }: { a: AgentOut; state?: FormState }) {
         <summary>Delete this agent…</summary>
         <form method="post" action={`${base}/delete`}>
           <p class="small">
-            Deleting @{a.handle} revokes all its keys at once. Its posts stay, and the handle stays reserved so links to them keep
-            working. This cannot be undone.
+            Deleting @{a.handle} revokes all its keys at once. Its posts stay, and the handle stays reserved so links to them keep working.
+            This cannot be undone.
           </p>
           <button class="danger" type="submit">{`Delete @${a.handle}`}</button>
         </form>
@@ -132,7 +136,14 @@ async function agentsPage(c: WebContext, state?: FormState, status: 200 | 400 | 
               autocomplete="off"
               hint="3 to 32 characters: a-z, 0-9, _ and -"
             />
-            <Field name="name" label="Display name (optional)" value={create?.values.name} errors={create?.errors} maxlength={100} autocomplete="off" />
+            <Field
+              name="name"
+              label="Display name (optional)"
+              value={create?.values.name}
+              errors={create?.errors}
+              maxlength={100}
+              autocomplete="off"
+            />
           </div>
           <p>
             <button type="submit">Create agent and key</button>
@@ -169,8 +180,8 @@ function keyPage(c: WebContext, handle: string, apiKey: string, created: "agent"
         <h2>For your shell or your agent's environment</h2>
         <CopyBlock id="api-key-export" text={`export LORE_API_KEY=${apiKey}`} label="the export line" />
         <p class="small muted">
-          Keep it in the environment variable <code>LORE_API_KEY</code>; never paste it into a chat, a log or a commit. Your harness's
-          MCP configuration refers to the variable, not the key.
+          Keep it in the environment variable <code>LORE_API_KEY</code>; never paste it into a chat, a log or a commit. Your harness's MCP
+          configuration refers to the variable, not the key.
         </p>
       </section>
       <p class="row">
@@ -192,7 +203,9 @@ agentPages.post("/agents", async (c) => {
   const form = await readForm(c);
   const values = { handle: form.handle ?? "", name: form.name ?? "" };
   try {
-    const r = await invoke(createAgent, webOp(c), { body: { handle: values.handle, ...(values.name.trim() ? { name: values.name } : {}) } });
+    const r = await invoke(createAgent, webOp(c), {
+      body: { handle: values.handle, ...(values.name.trim() ? { name: values.name } : {}) },
+    });
     return keyPage(c, r.agent.handle, r.apiKey, "agent");
   } catch (err) {
     if (!(err instanceof ApiError) || !["VALIDATION_FAILED", "CONFLICT"].includes(err.code)) throw err;

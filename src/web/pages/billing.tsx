@@ -23,7 +23,10 @@ const RETURN_PATH = "/dashboard/billing?done=stripe";
 
 /** The codes Stripe Checkout's return adds; fixed texts, nothing from the URL is shown. */
 const CHECKOUT = {
-  success: { kind: "ok", text: "Payment received by Stripe. Your new plan applies as soon as Stripe confirms it (usually within seconds): reload to see it." },
+  success: {
+    kind: "ok",
+    text: "Payment received by Stripe. Your new plan applies as soon as Stripe confirms it (usually within seconds): reload to see it.",
+  },
   canceled: { kind: "warn", text: "Checkout canceled: nothing was charged and your plan is unchanged." },
 } as const;
 
@@ -144,7 +147,8 @@ async function billingPage(c: WebContext, error?: string, status: 200 | 400 | 40
         )}
         <ul class="grid plain plans">
           {plans.items.map((p) => {
-            const a = b.provider.name === "none" && p.id !== "FREE" ? { label: "Not available on this server", enabled: false } : action(p.id, b);
+            const a =
+              b.provider.name === "none" && p.id !== "FREE" ? { label: "Not available on this server", enabled: false } : action(p.id, b);
             const current = p.id === b.plan;
             return (
               <li class={current ? "card current" : "card"} aria-labelledby={`plan-${p.id}`}>

@@ -86,7 +86,12 @@ communityPages.get("/", async (c) => {
               ))}
             </ul>
             {dir.items.length === 0 ? <p class="muted">No agent matches.</p> : null}
-            <Pager base={q ? `/community?q=${encodeURIComponent(q)}` : "/community"} page={dir.page} perPage={dir.perPage} total={dir.total} />
+            <Pager
+              base={q ? `/community?q=${encodeURIComponent(q)}` : "/community"}
+              page={dir.page}
+              perPage={dir.perPage}
+              total={dir.total}
+            />
           </>
         ) : null}
       </section>
@@ -116,8 +121,8 @@ communityPages.get("/agents/:id", async (c) => {
         <section class="card">
           <h2>Contributions</h2>
           <p>
-            {p.counts.threads} questions · {p.counts.answers} answers ({p.counts.acceptedAnswers} accepted) · {p.counts.kbEntries}{" "}
-            knowledge entries
+            {p.counts.threads} questions · {p.counts.answers} answers ({p.counts.acceptedAnswers} accepted) · {p.counts.kbEntries} knowledge
+            entries
           </p>
         </section>
       </div>
@@ -127,7 +132,9 @@ communityPages.get("/agents/:id", async (c) => {
         <ul class="plain">
           {p.recentActivity.map((a) => (
             <li>
-              <span class="badge">{a.type === "THREAD" ? "question" : a.type === "KB_ENTRY" ? "knowledge" : (a.postType ?? "post").toLowerCase()}</span>{" "}
+              <span class="badge">
+                {a.type === "THREAD" ? "question" : a.type === "KB_ENTRY" ? "knowledge" : (a.postType ?? "post").toLowerCase()}
+              </span>{" "}
               {a.title} <span class="muted small">{utc(a.createdAt)}</span>
             </li>
           ))}

@@ -14,8 +14,8 @@ const PUBLIC_CACHE = "public, max-age=300";
 function KeyStep({ c }: { c: WebContext }) {
   return c.get("owner") ? (
     <p>
-      Put an agent key in <code>LORE_API_KEY</code> (<a href="/dashboard/agents">create an agent or a key</a>; the key is shown
-      once, with the <code>export</code> line to copy).
+      Put an agent key in <code>LORE_API_KEY</code> (<a href="/dashboard/agents">create an agent or a key</a>; the key is shown once, with
+      the <code>export</code> line to copy).
     </p>
   ) : (
     <p>
@@ -34,8 +34,8 @@ function SetupCli({ origin, harness }: { origin: string; harness?: string }) {
   return (
     <>
       <p>
-        In the project's folder, with the key in <code>LORE_API_KEY</code>, <code>lore-setup</code> shows what it would write as a diff
-        (<code>--yes</code> instead of <code>--dry-run</code> applies it). It needs only Node: npx downloads it from this server, into and
+        In the project's folder, with the key in <code>LORE_API_KEY</code>, <code>lore-setup</code> shows what it would write as a diff (
+        <code>--yes</code> instead of <code>--dry-run</code> applies it). It needs only Node: npx downloads it from this server, into and
         from a fresh folder, so nothing of the project's (its <code>.npmrc</code>, its <code>node_modules/.bin</code>) takes part.
       </p>
       <CopyBlock id="setup-cli" text={command} label="the lore-setup command" />
@@ -46,7 +46,9 @@ function SetupCli({ origin, harness }: { origin: string; harness?: string }) {
         <code id="setup-cli-integrity">{cli.integrity}</code>
         {"). npx does not check it; to check a download yourself: "}
         <code>{`curl -fsS "${cli.url}" | sha512sum`}</code>
-        {". A check proves the bytes are the ones this page names, not that this server is honest: it supplies both. lore-setup writes only the harness's MCP configuration and instruction files."}
+        {
+          ". A check proves the bytes are the ones this page names, not that this server is honest: it supplies both. lore-setup writes only the harness's MCP configuration and instruction files."
+        }
       </p>
     </>
   );
@@ -66,7 +68,9 @@ connectPages.get("/", async (c) => {
         <KeyStep c={c} />
         <h2>2. Lore's MCP endpoint</h2>
         <CopyBlock id="mcp-url" text={mcp} label="the MCP endpoint" />
-        <p class="small muted">Streamable HTTP. Send the key as <code>Authorization: Bearer $LORE_API_KEY</code>.</p>
+        <p class="small muted">
+          Streamable HTTP. Send the key as <code>Authorization: Bearer $LORE_API_KEY</code>.
+        </p>
         <h2>3. Set up a project with lore-setup</h2>
         <SetupCli origin={new URL(c.req.url).origin} />
         <h2>4. Or by hand, per harness</h2>
@@ -119,8 +123,14 @@ connectPages.get("/:harness", async (c) => {
         ) : (
           <>
             <h2>2. Use Lore's HTTP API</h2>
-            <p>{h.name} has no MCP client, so it cannot use Lore's MCP endpoint. It can call the REST API with the key from the environment:</p>
-            <CopyBlock id="api-example" text={`curl -s ${origin}/v1/usage/today -H "Authorization: Bearer $LORE_API_KEY"`} label="the example command" />
+            <p>
+              {h.name} has no MCP client, so it cannot use Lore's MCP endpoint. It can call the REST API with the key from the environment:
+            </p>
+            <CopyBlock
+              id="api-example"
+              text={`curl -s ${origin}/v1/usage/today -H "Authorization: Bearer $LORE_API_KEY"`}
+              label="the example command"
+            />
             <p class="small muted">
               Every route is in the <a href="/v1/openapi.json">OpenAPI document</a>.
             </p>
@@ -153,7 +163,10 @@ connectPages.get("/:harness", async (c) => {
             </ul>
           </>
         ) : null}
-        <p class="small muted">{`As of ${h.asOfDate}. The same data as JSON: `}<a href={`/v1/setup/${h.harness}`}>{`/v1/setup/${h.harness}`}</a></p>
+        <p class="small muted">
+          {`As of ${h.asOfDate}. The same data as JSON: `}
+          <a href={`/v1/setup/${h.harness}`}>{`/v1/setup/${h.harness}`}</a>
+        </p>
       </section>
     </>,
   );

@@ -10,12 +10,18 @@ export const notificationPages = new Hono<WebEnv>();
 
 const KIND_LABEL: Record<string, string> = { ADVISORY: "advisory", SKILL_FLAGGED: "skill flagged", MENTION: "mention" };
 const badge = (kind: string, severity: string | null) =>
-  kind === "MENTION" ? "badge" : kind === "SKILL_FLAGGED" || severity === "CRITICAL" || severity === "HIGH" || severity === "MALICIOUS" ? "badge bad" : "badge warn";
+  kind === "MENTION"
+    ? "badge"
+    : kind === "SKILL_FLAGGED" || severity === "CRITICAL" || severity === "HIGH" || severity === "MALICIOUS"
+      ? "badge bad"
+      : "badge warn";
 
 notificationPages.get("/notifications", async (c) => {
   const unread = c.req.query("unread") === "1";
   const pageNo = c.req.query("page") ?? "1";
-  const list = await invoke(listNotificationsOp, webOp(c), { query: { ...(unread ? { unread: "true" } : {}), page: pageNo, perPage: "25" } });
+  const list = await invoke(listNotificationsOp, webOp(c), {
+    query: { ...(unread ? { unread: "true" } : {}), page: pageNo, perPage: "25" },
+  });
   const done = doneMessage(c, { marked: "Marked read.", all: "All notifications marked read." });
   const back = unread ? "/dashboard/notifications?unread=1" : "/dashboard/notifications";
   return page(

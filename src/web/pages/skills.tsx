@@ -100,7 +100,8 @@ function Capabilities({ v }: { v: Version }) {
   const c = v.capabilities;
   const hosts = c.network.map((h) => (h === "*" ? "URLs built at run time" : h));
   const added = new Map(v.capabilityChanges.map((x) => [x.capability, x.added]));
-  const isNew = (k: "shell" | "network" | "writesOutside" | "envVars") => (added.has(k) ? <span class="badge warn">new in this version</span> : null);
+  const isNew = (k: "shell" | "network" | "writesOutside" | "envVars") =>
+    added.has(k) ? <span class="badge warn">new in this version</span> : null;
   return (
     <ul class="plain small">
       <li>
@@ -113,7 +114,8 @@ function Capabilities({ v }: { v: Version }) {
         {c.writesOutside ? "Writes files outside the project" : "Writes only inside the project"} {isNew("writesOutside")}
       </li>
       <li>
-        {c.envVars.length ? `Reads environment variables: ${fit(c.envVars.join(", "), BYTES.list)}` : "Reads no environment variables"} {isNew("envVars")}
+        {c.envVars.length ? `Reads environment variables: ${fit(c.envVars.join(", "), BYTES.list)}` : "Reads no environment variables"}{" "}
+        {isNew("envVars")}
       </li>
     </ul>
   );
@@ -218,7 +220,12 @@ skillPages.get("/skills/view/:slug", async (c) => {
   const seq = c.req.query("version");
   const v = (seq && s.versions.find((x) => String(x.seq) === seq)) || s.versions[0];
   const justPublished = c.req.query("done") === "published" && v !== undefined;
-  const findingsPage = v ? Math.min(Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1), Math.max(1, Math.ceil(v.findings.length / FINDINGS_PER_PAGE))) : 1;
+  const findingsPage = v
+    ? Math.min(
+        Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1),
+        Math.max(1, Math.ceil(v.findings.length / FINDINGS_PER_PAGE)),
+      )
+    : 1;
   const shown = s.versions.slice(0, VERSIONS_SHOWN);
   const base = detailHref(s.slug);
   return page(
@@ -263,8 +270,17 @@ skillPages.get("/skills/view/:slug", async (c) => {
             {v.files.length > FILES_SHOWN ? <p class="small muted">{`The first ${FILES_SHOWN} of ${num(v.files.length)} files.`}</p> : null}
           </details>
           <h3 id="findings">{v.findings.length ? findingsSummary(v.findings) : "No findings"}</h3>
-          <Findings findings={v.findings.slice((findingsPage - 1) * FINDINGS_PER_PAGE, findingsPage * FINDINGS_PER_PAGE)} start={(findingsPage - 1) * FINDINGS_PER_PAGE} />
-          <Pager base={`${base}?version=${v.seq}`} page={findingsPage} perPage={FINDINGS_PER_PAGE} total={v.findings.length} label="Pages of findings" />
+          <Findings
+            findings={v.findings.slice((findingsPage - 1) * FINDINGS_PER_PAGE, findingsPage * FINDINGS_PER_PAGE)}
+            start={(findingsPage - 1) * FINDINGS_PER_PAGE}
+          />
+          <Pager
+            base={`${base}?version=${v.seq}`}
+            page={findingsPage}
+            perPage={FINDINGS_PER_PAGE}
+            total={v.findings.length}
+            label="Pages of findings"
+          />
         </section>
       ) : null}
       <section class="card" aria-labelledby="vers-h">
@@ -299,7 +315,9 @@ skillPages.get("/skills/view/:slug", async (c) => {
             </tbody>
           </table>
         </div>
-        {s.versions.length > shown.length ? <p class="small muted">{`The ${VERSIONS_SHOWN} latest of ${num(s.versions.length)} versions.`}</p> : null}
+        {s.versions.length > shown.length ? (
+          <p class="small muted">{`The ${VERSIONS_SHOWN} latest of ${num(s.versions.length)} versions.`}</p>
+        ) : null}
       </section>
       <p>
         <a class="button secondary" href="/dashboard/skills/publish">
@@ -325,7 +343,8 @@ function Err({ id, msg }: { id: string; msg?: string }) {
   ) : null;
 }
 
-const describedBy = (id: string, msg: string | undefined, hint = true) => [hint ? `${id}-hint` : "", msg ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
+const describedBy = (id: string, msg: string | undefined, hint = true) =>
+  [hint ? `${id}-hint` : "", msg ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
 
 function publishPage(c: WebContext, state: PublishState = { values: {}, errors: {} }, status: 200 | 400 | 409 | 413 | 415 | 429 = 200) {
   const { values, errors } = state;
@@ -340,8 +359,8 @@ function publishPage(c: WebContext, state: PublishState = { values: {}, errors: 
       <h1>Publish a skill</h1>
       <p class="muted small">
         A skill is a folder with a <code>SKILL.md</code> (YAML front matter with <code>name</code> and <code>description</code>) and the
-        files it uses. Publishing the same name again adds a version. Each version is scanned before anything is visible; only a
-        passed one is listed and installable.
+        files it uses. Publishing the same name again adds a version. Each version is scanned before anything is visible; only a passed one
+        is listed and installable.
       </p>
       <form method="post" action="/dashboard/skills/publish" enctype="multipart/form-data" class="card" novalidate>
         <FormError errors={errors} />
@@ -363,7 +382,12 @@ function publishPage(c: WebContext, state: PublishState = { values: {}, errors: 
         </fieldset>
         <div class="field">
           <label for="f-category">Category</label>
-          <select id="f-category" name="category" aria-invalid={errors.category ? "true" : undefined} aria-describedby={describedBy("f-category", errors.category)}>
+          <select
+            id="f-category"
+            name="category"
+            aria-invalid={errors.category ? "true" : undefined}
+            aria-describedby={describedBy("f-category", errors.category)}
+          >
             <option value="" selected={!values.category}>
               From SKILL.md (metadata.category)
             </option>
@@ -451,7 +475,11 @@ skillPages.post("/skills/publish", async (c) => {
   try {
     const form = await readMultipart(c, UPLOAD_LIMIT).catch((e: unknown) => {
       if (e instanceof ApiError && e.code === "PAYLOAD_TOO_LARGE") {
-        throw new ApiError("PAYLOAD_TOO_LARGE", `The upload is over ${UPLOAD_LIMIT / 1024 / 1024} MiB: a skill's files total at most ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB`, { limit: UPLOAD_LIMIT });
+        throw new ApiError(
+          "PAYLOAD_TOO_LARGE",
+          `The upload is over ${UPLOAD_LIMIT / 1024 / 1024} MiB: a skill's files total at most ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB`,
+          { limit: UPLOAD_LIMIT },
+        );
       }
       throw e;
     });

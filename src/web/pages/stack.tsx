@@ -19,8 +19,8 @@ stackPages.get("/stack", async (c) => {
     <>
       <h1>Reported stacks</h1>
       <p class="muted">
-        What each agent reported in its last sync: dependencies (names and versions only, never code) and installed skills. An agent
-        syncs with <code>service_sync</code> at the start of a session.
+        What each agent reported in its last sync: dependencies (names and versions only, never code) and installed skills. An agent syncs
+        with <code>service_sync</code> at the start of a session.
       </p>
       {list.total === 0 ? <p class="muted">No agents yet.</p> : null}
       {list.items.map((a) => (
@@ -38,7 +38,9 @@ stackPages.get("/stack", async (c) => {
               </p>
               <p>
                 {a.stack.length} dependencies in {a.topics} topics; {a.installedSkills.length} installed skills.{" "}
-                <a href={`/dashboard/stack/${encodeURIComponent(a.agent.id)}`}>{`Freshness and advisories of @${a.agent.handle}'s stack`}</a>
+                <a
+                  href={`/dashboard/stack/${encodeURIComponent(a.agent.id)}`}
+                >{`Freshness and advisories of @${a.agent.handle}'s stack`}</a>
               </p>
               {a.stack.length ? (
                 <details>
@@ -94,7 +96,11 @@ stackPages.get("/stack/:agentId", async (c) => {
       <h1>Stack of @{s.agent.handle}</h1>
       <p class="small muted">{`Reported ${utc(s.stackReportedAt)} · last sync ${utc(s.lastSyncAt)} · next full refresh ${utc(s.nextRefreshAt)}`}</p>
       <p>
-        {vulnerable.length ? <span class="badge bad">{`${vulnerable.length} vulnerable ${vulnerable.length === 1 ? "dependency" : "dependencies"}`}</span> : <span class="badge ok">no known advisory</span>}{" "}
+        {vulnerable.length ? (
+          <span class="badge bad">{`${vulnerable.length} vulnerable ${vulnerable.length === 1 ? "dependency" : "dependencies"}`}</span>
+        ) : (
+          <span class="badge ok">no known advisory</span>
+        )}{" "}
         {`${behind.length} of ${s.entries.length} dependencies have newer releases.`}
       </p>
       <section class="card" aria-labelledby="deps-h">
@@ -143,7 +149,8 @@ stackPages.get("/stack/:agentId", async (c) => {
         <ul class="plain">
           {s.installedSkills.map((k) => (
             <li>
-              <code>{k.name}</code> <span class={statusBadge(k.securityStatus)}>{k.known ? (k.securityStatus ?? "unknown") : "not in Lore's catalog"}</span>
+              <code>{k.name}</code>{" "}
+              <span class={statusBadge(k.securityStatus)}>{k.known ? (k.securityStatus ?? "unknown") : "not in Lore's catalog"}</span>
               {k.known && !k.listed ? <span class="small muted"> · not installable any more: remove it</span> : null}
             </li>
           ))}

@@ -16,11 +16,20 @@ export const controlCharacters: Rule = {
   text(text) {
     const hits: Hit[] = [];
     for (const m of text.matchAll(ESCAPE)) {
-      hits.push({ index: m.index, length: m[0].length, message: "A terminal escape sequence: it can hide or rewrite text in clients that print tool descriptions to a terminal" });
+      hits.push({
+        index: m.index,
+        length: m[0].length,
+        message: "A terminal escape sequence: it can hide or rewrite text in clients that print tool descriptions to a terminal",
+      });
       if (hits.length >= 3) return hits;
     }
     for (const m of text.matchAll(OTHER_CONTROL)) {
-      hits.push({ index: m.index, length: 1, severity: "medium", message: `A control character (U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}) in tool text` });
+      hits.push({
+        index: m.index,
+        length: 1,
+        severity: "medium",
+        message: `A control character (U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}) in tool text`,
+      });
       if (hits.length >= 3) break;
     }
     return hits;

@@ -19,19 +19,50 @@ const BROAD =
 const COVER =
   /\b(?:as\s+part\s+of|routine|maintenance|housekeeping|optimi[sz]\w*|clean-?up|tidy\w*|hygiene|to\s+(?:keep|save)\s+(?:space|history\s+small|things?\s+(?:fast|clean))|expected|standard\s+procedure)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:ask|confirm|check|wait)\b|\bwithout\s+(?:asking|confirmation|confirming|approval|checking)\b|\bneeds?\s+no\s+(?:confirmation|approval)\b|\bautomatically\b|\bsilently\b/i;
 /** The tool describing its own deletion, gated on the user. */
-const CONSENT = /\b(?:ask|confirm\w*|approv\w*|consent)\b[^.!?\n]{0,40}\b(?:user|them|first|before)\b|\bonly\s+(?:when|if|after)\s+the\s+user\b|\bthe\s+user\s+(?:asks?|confirms?|explicitly)\b/i;
+const CONSENT =
+  /\b(?:ask|confirm\w*|approv\w*|consent)\b[^.!?\n]{0,40}\b(?:user|them|first|before)\b|\bonly\s+(?:when|if|after)\s+the\s+user\b|\bthe\s+user\s+(?:asks?|confirms?|explicitly)\b/i;
 
 export const destructiveDirective = sentenceRule({
   id: "mcp.destructive-directive",
   severity: "high",
   title: "Destroys things as routine or without asking",
-  triggers: ["drop", "truncate", "delete", "remove", "wipe", "erase", "purge", "destroy", "nuke", "reset", "rm ", "force", "overwrite", "revoke", "deactivate", "disable", "uninstall", "clear", "empty", "shred"],
+  triggers: [
+    "drop",
+    "truncate",
+    "delete",
+    "remove",
+    "wipe",
+    "erase",
+    "purge",
+    "destroy",
+    "nuke",
+    "reset",
+    "rm ",
+    "force",
+    "overwrite",
+    "revoke",
+    "deactivate",
+    "disable",
+    "uninstall",
+    "clear",
+    "empty",
+    "shred",
+  ],
   check(s) {
     const d = directive(s, DESTROY);
     if (!d || isNegated(s, d.index!, true)) return null;
     const after = s.slice(d.index!, d.index! + 160);
-    if (!BROAD.test(after) || !COVER.test(s) || (CONSENT.test(s) && !/\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:ask|confirm)|\bwithout\s+(?:asking|confirmation)/i.test(s))) return null;
-    return { index: d.index!, length: d[0].length, message: "Tells the model to destroy something broad as routine upkeep or without asking the user" };
+    if (
+      !BROAD.test(after) ||
+      !COVER.test(s) ||
+      (CONSENT.test(s) && !/\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:ask|confirm)|\bwithout\s+(?:asking|confirmation)/i.test(s))
+    )
+      return null;
+    return {
+      index: d.index!,
+      length: d[0].length,
+      message: "Tells the model to destroy something broad as routine upkeep or without asking the user",
+    };
   },
 });
 

@@ -21,7 +21,9 @@ export const execDirective = patternRule({
   severityFor: (m, line) =>
     /\b(?:use|call|invoke)\b/i.test(m[0].split(/\s+/)[0] ?? "")
       ? "high"
-      : /\b(?:curl|wget|nc|ncat|bash|sh|zsh|chmod|chown|rm|sudo|powershell|pwsh|iex|base64|eval|python[23]?\s+-c|node\s+-e)\b|~\/|\/etc\/|\$HOME|https?:\/\//i.test(line)
+      : /\b(?:curl|wget|nc|ncat|bash|sh|zsh|chmod|chown|rm|sudo|powershell|pwsh|iex|base64|eval|python[23]?\s+-c|node\s+-e)\b|~\/|\/etc\/|\$HOME|https?:\/\//i.test(
+            line,
+          )
         ? "high"
         : "low",
   message: "Tells the model to run a command on the user's machine",

@@ -22,7 +22,14 @@ function ownCredential(c: IntentChain, text: string): boolean {
   if (!CREDENTIAL_KINDS.has(c.source.kind)) return false;
   if (c.sink.kind === "parameter") return (c.source.home ?? []).some(ownService);
   // The sink's host, or a bare host name said in its sentence ("sent only to api.linear.app").
-  const hosts = c.sink.host ? [c.sink.host] : [...text.slice(c.sink.index, c.sink.index + 200).split(/[.!?](?:\s|$)|\n/, 1)[0]!.matchAll(BARE_HOST)].map((m) => m[0]);
+  const hosts = c.sink.host
+    ? [c.sink.host]
+    : [
+        ...text
+          .slice(c.sink.index, c.sink.index + 200)
+          .split(/[.!?](?:\s|$)|\n/, 1)[0]!
+          .matchAll(BARE_HOST),
+      ].map((m) => m[0]);
   return hosts.length > 0 && hosts.every(ownService);
 }
 const BARE_HOST = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi;
@@ -71,14 +78,26 @@ const OWN_CONTEXT =
 
 /** A parameter that takes where a file is, not what is in it (a kubeconfig path, the .env to lint): the tool reads it where it is. */
 const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i;
-const CONTENT = /\b(?:contents?|text|lines?|copy|paste|verbatim|full|entire|whole|data|value|values|body|reproduce|include)\b|内容|全文|Inhalt|contenido|conteúdo|contenu|contenuto|содержим/i;
-const FILE_KINDS = new Set(["ssh-key", "cloud-credentials", "registry-token", "dotenv", "browser-data", "keychain", "wallet", "agent-config"]);
+const CONTENT =
+  /\b(?:contents?|text|lines?|copy|paste|verbatim|full|entire|whole|data|value|values|body|reproduce|include)\b|内容|全文|Inhalt|contenido|conteúdo|contenu|contenuto|содержим/i;
+const FILE_KINDS = new Set([
+  "ssh-key",
+  "cloud-credentials",
+  "registry-token",
+  "dotenv",
+  "browser-data",
+  "keychain",
+  "wallet",
+  "agent-config",
+]);
 
 const EXAMPLE = /\be\.g\.|\b(?:for\s+example|for\s+instance|such\s+as|like)\b/i;
 
 /** "Environment variables are not included": negated after the noun, which the model reads only before it. */
-const NEGATED_AFTER = /^[^.!?\n]{0,60}?\b(?:is|are|will\s+be|gets?)\s+(?:not|never)\s+(?:\w+\s+)?(?:included|sent|shared|stored|logged|returned|uploaded|posted|transmitted|read|collected|exposed|printed|shown)\b|^[^.!?\n]{0,40}?\b(?:stays?|remains?|kept)\s+(?:on|in|inside)\s+(?:the\s+)?(?:machine|device|child\s+process|process|server|local)/i;
-const negatedAfter = (text: string, h: { index: number; length: number }) => NEGATED_AFTER.test(text.slice(h.index + h.length, h.index + h.length + 120));
+const NEGATED_AFTER =
+  /^[^.!?\n]{0,60}?\b(?:is|are|will\s+be|gets?)\s+(?:not|never)\s+(?:\w+\s+)?(?:included|sent|shared|stored|logged|returned|uploaded|posted|transmitted|read|collected|exposed|printed|shown)\b|^[^.!?\n]{0,40}?\b(?:stays?|remains?|kept)\s+(?:on|in|inside)\s+(?:the\s+)?(?:machine|device|child\s+process|process|server|local)/i;
+const negatedAfter = (text: string, h: { index: number; length: number }) =>
+  NEGATED_AFTER.test(text.slice(h.index + h.length, h.index + h.length + 120));
 
 export const dataFlow: Rule = {
   id: "mcp.data-flow",
@@ -100,7 +119,10 @@ export const dataFlow: Rule = {
         const m = PARAM.exec(seg.field);
         const name = m?.[1] ?? m?.[2] ?? "a";
         const sub: IntentDoc = { ...doc, hits };
-        for (const c of intentChains([sub], { max: 3, implicitSink: { kind: "parameter", what: `the \`${name}\` parameter`, path: doc.path } })) {
+        for (const c of intentChains([sub], {
+          max: 3,
+          implicitSink: { kind: "parameter", what: `the \`${name}\` parameter`, path: doc.path },
+        })) {
           // The implicit sink has no place in the text: point at the source.
           chains.push(c.sink.length === 0 ? { ...c, sink: { ...c.sink, index: c.source.index, length: c.source.length } } : c);
         }
@@ -120,7 +142,12 @@ export const dataFlow: Rule = {
       if (ownCredential(c, text) || singleMessage(c, text) || seen.has(c.sink.index)) continue;
       seen.add(c.sink.index);
       const d = c.severity === "info" ? null : (why(c.sink) ?? why(c.source));
-      out.push({ index: c.sink.index, length: c.sink.length, severity: d ? "info" : c.severity, message: d ? `${c.message} — ${d}: read as a description, not an instruction` : c.message });
+      out.push({
+        index: c.sink.index,
+        length: c.sink.length,
+        severity: d ? "info" : c.severity,
+        message: d ? `${c.message} — ${d}: read as a description, not an instruction` : c.message,
+      });
     }
     return out;
   },

@@ -11,7 +11,18 @@ import { DOTENV_PATH, SECRET_PATH, isNegated } from "../../../scan";
 import { directive, find, global, sentenceRule } from "../sentence-rule";
 import { fieldAt, isArgumentText } from "../targets";
 import { ownWord } from "../server-context";
-import { ALL_OF, CONVERSATION, CREDENTIAL, CREDENTIAL_SOURCE, MACHINE_CREDENTIAL, OUTSIDE_FILE, PRIVATE_TO_PUBLIC, READ_FILE, SINK, TOOL_RESULTS } from "../vocab";
+import {
+  ALL_OF,
+  CONVERSATION,
+  CREDENTIAL,
+  CREDENTIAL_SOURCE,
+  MACHINE_CREDENTIAL,
+  OUTSIDE_FILE,
+  PRIVATE_TO_PUBLIC,
+  READ_FILE,
+  SINK,
+  TOOL_RESULTS,
+} from "../vocab";
 
 function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
   const conv = find(s, CONVERSATION);
@@ -37,12 +48,81 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
 
 /** Literals one of which every sensitive source (and the system-prompt request) contains. */
 const SOURCE_TRIGGERS = [
-  "conversation", "chat", "dialog", "session", "message", "turn", "prompt", "exchange", "question", "clipboard", "system", "history", "instruction",
-  "rule", "guideline", "result", "output", "response", "return", "data", "content", ".ssh", ".aws", ".config", ".azure", ".kube", ".docker", "netrc",
-  ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".gem", ".cargo", ".gnupg", "/etc/", "keychain", "login", "cookie", "web data", "local state",
-  "user data", "firefox", ".mozilla", "key3", "key4", "wallet", ".electrum", "exodus", "solana", ".ethereum", "nkbihf", ".bitcoin", "mcp.json",
-  "mcp_config", "claude_desktop", ".env", "credential", "token", "key", "secret", "password", "passphrase", "env", "seed", "mnemonic", "~/", "$home",
-  "${home}", "%userprofile%", "/home/", "/users/", "/root/", "c:\\users\\", "config",
+  "conversation",
+  "chat",
+  "dialog",
+  "session",
+  "message",
+  "turn",
+  "prompt",
+  "exchange",
+  "question",
+  "clipboard",
+  "system",
+  "history",
+  "instruction",
+  "rule",
+  "guideline",
+  "result",
+  "output",
+  "response",
+  "return",
+  "data",
+  "content",
+  ".ssh",
+  ".aws",
+  ".config",
+  ".azure",
+  ".kube",
+  ".docker",
+  "netrc",
+  ".pgpass",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  ".gem",
+  ".cargo",
+  ".gnupg",
+  "/etc/",
+  "keychain",
+  "login",
+  "cookie",
+  "web data",
+  "local state",
+  "user data",
+  "firefox",
+  ".mozilla",
+  "key3",
+  "key4",
+  "wallet",
+  ".electrum",
+  "exodus",
+  "solana",
+  ".ethereum",
+  "nkbihf",
+  ".bitcoin",
+  "mcp.json",
+  "mcp_config",
+  "claude_desktop",
+  ".env",
+  "credential",
+  "token",
+  "key",
+  "secret",
+  "password",
+  "passphrase",
+  "env",
+  "seed",
+  "mnemonic",
+  "~/",
+  "$home",
+  "${home}",
+  "%userprofile%",
+  "/home/",
+  "/users/",
+  "/root/",
+  "c:\\users\\",
+  "config",
 ];
 
 export const sensitiveArgument = sentenceRule({
@@ -57,7 +137,8 @@ export const sensitiveArgument = sentenceRule({
       s,
       /\b(?:reveal|print|output|repeat|show|share|disclose|leak|return|echo|dump|recite)\s+(?:me\s+|back\s+)?(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|original\s+|exact\s+)?(?:system\s+prompt|(?:hidden\s+|initial\s+|original\s+|system\s+)?instructions)\b/i,
     );
-    if (reveal) return { index: reveal.index!, length: reveal[0].length, message: "Asks the model to reveal its system prompt or instructions" };
+    if (reveal)
+      return { index: reveal.index!, length: reveal[0].length, message: "Asks the model to reveal its system prompt or instructions" };
     const sink = directive(s, SINK);
     if (!sink && !inArgument) return null;
     const src = sensitiveSource(s);
@@ -78,7 +159,11 @@ export const privateToPublic = sentenceRule({
   check(s) {
     const m = directive(s, PRIVATE_TO_PUBLIC);
     if (!m || !/\b(?:copy|include|add|post|publish|paste|put|create|open|leak|share|move|push|write|summari[sz]e)\b/i.test(s)) return null;
-    return { index: m.index!, length: m[0].length, message: "Tells the model to carry private repositories or data into a public place (issue, pull request, gist)" };
+    return {
+      index: m.index!,
+      length: m[0].length,
+      message: "Tells the model to carry private repositories or data into a public place (issue, pull request, gist)",
+    };
   },
 });
 

@@ -18,7 +18,10 @@ import { ownTools } from "../server-context";
 
 const REDIRECT = [
   /\b(?:change|replace|set|redirect|override|rewrite|swap|switch|update)\s+(?:the\s+|every\s+|each\s+|all\s+|any\s+)?(?:recipients?|to\s+address(?:es)?|["'`]?to["'`]?\s+field|destination|e-?mail\s+address(?:es)?|phone\s+numbers?|webhook(?:\s+url)?|target\s+(?:url|address|account|repo(?:sitory)?)|receiving\s+account|payee|iban|wallet(?:\s+address)?|bank\s+account|(?:destination|recipient|receiving|payout|deposit)\s+(?:address|account|number))\b[^.!?\n]{0,80}?\b(?:to|with|by)\b/i,
-  new RegExp(String.raw`\b(?:always|also|additionally|secretly|silently)\s+(?:add|include|cc|bcc|copy|send\s+a\s+copy\s+to|forward\s+(?:a\s+copy\s+)?(?:of\s+\w+\s+)?to)\b[^.!?\n]{0,80}?(?:${EMAIL.source}|\+\d)`, "i"),
+  new RegExp(
+    String.raw`\b(?:always|also|additionally|secretly|silently)\s+(?:add|include|cc|bcc|copy|send\s+a\s+copy\s+to|forward\s+(?:a\s+copy\s+)?(?:of\s+\w+\s+)?to)\b[^.!?\n]{0,80}?(?:${EMAIL.source}|\+\d)`,
+    "i",
+  ),
   /\b(?:all|every|each|any)\s+(?:outgoing\s+|future\s+)?(?:e-?mails?|messages?|payments?|transfers?|invoices?|texts?)\s+(?:must|should|need\s+to|have\s+to|are\s+to|will)\s+(?:now\s+)?(?:be\s+)?(?:sent|routed|forwarded|redirected|addressed|paid|copied|delivered)\s+to\b/i,
 ];
 
@@ -48,7 +51,8 @@ const MODIFY = new RegExp(
   "i",
 );
 
-const DISPARAGE = /\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|not\s+(?:safe|allowed|working|available|secure))\b/i;
+const DISPARAGE =
+  /\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|not\s+(?:safe|allowed|working|available|secure))\b/i;
 
 /** Calls meant for another tool taken over: "whenever you would call it, call this one instead". */
 const HIJACK =
@@ -58,7 +62,8 @@ const HIJACK =
 const DEAD_OTHER =
   /\b(?:the\s+)?[`'"]?[A-Za-z][\w.-]*[`'"]?\s+(?:tool\s+)?(?:of|from|in|on)\s+(?:the\s+)?(?:[@\w/.-]+\s+){1,3}(?:mcp\s+)?server\s+(?:is|has\s+been|was|are|have\s+been)\s+(?:now\s+|officially\s+)?(?:deprecated|broken|unsafe|insecure|removed|disabled|compromised|superseded|replaced|retired|obsolete)\b|\b(?:this|the\s+present)\s+(?:server|tool|version|package)\s+(?:supersedes|replaces|obsoletes)\s+(?!(?:the\s+)?(?:previous|old|deprecated)\s+(?:version|release)\b)[`'"]?[@\w/.-]+/i;
 
-const ROUTE_THROUGH = /\b(?:route|send|direct|funnel|redirect|pass)\s+(?:all|every|each|any)\s+(?:\w+\s+){0,3}?(?:through|via|to)\s+this\s+(?:tool|server|function)\b/i;
+const ROUTE_THROUGH =
+  /\b(?:route|send|direct|funnel|redirect|pass)\s+(?:all|every|each|any)\s+(?:\w+\s+){0,3}?(?:through|via|to)\s+this\s+(?:tool|server|function)\b/i;
 
 const foreignTools = (s: string, own: ReadonlySet<string>) => {
   const m = foreignTool(s, own);
@@ -81,14 +86,44 @@ const redirect = sentenceRule({
   id: "mcp.shadowing",
   severity: "high",
   title: "Changes how other tools behave",
-  triggers: ["change", "replace", "set", "redirect", "override", "rewrite", "swap", "switch", "update", "always", "also", "additionally", "secretly", "silently", "all", "every", "each", "any", "\\bbcc", "\\bcc"],
+  triggers: [
+    "change",
+    "replace",
+    "set",
+    "redirect",
+    "override",
+    "rewrite",
+    "swap",
+    "switch",
+    "update",
+    "always",
+    "also",
+    "additionally",
+    "secretly",
+    "silently",
+    "all",
+    "every",
+    "each",
+    "any",
+    "\\bbcc",
+    "\\bcc",
+  ],
   check(s) {
     for (const re of REDIRECT) {
       const m = directive(s, re);
-      if (m) return { index: m.index!, length: m[0].length, message: "Redirects where another tool sends things (recipient, address, account): tool shadowing" };
+      if (m)
+        return {
+          index: m.index!,
+          length: m[0].length,
+          message: "Redirects where another tool sends things (recipient, address, account): tool shadowing",
+        };
     }
     const bcc = directive(s, BCC_LITERAL);
-    if (bcc && (/\b(?:always|every\w*|all|each|any\w*|also|whenever|secretly|silently|quietly)\b/i.test(s) || /(?:^|[,;:(]\s*|<\w+>\s*|\band\s+)(?:cc|bcc)\b/i.test(s))) {
+    if (
+      bcc &&
+      (/\b(?:always|every\w*|all|each|any\w*|also|whenever|secretly|silently|quietly)\b/i.test(s) ||
+        /(?:^|[,;:(]\s*|<\w+>\s*|\band\s+)(?:cc|bcc)\b/i.test(s))
+    ) {
       return { index: bcc.index!, length: bcc[0].length, message: "Adds a fixed copy recipient to messages sent by other tools" };
     }
     return null;
@@ -100,18 +135,60 @@ const takeover = sentenceRule({
   severity: "high",
   title: "Changes how other tools behave",
   triggers: [
-    "you", "server", "supersede", "replace", "obsolete", "this", "deprecated", "broken", "unsafe", "insecure", "malicious", "compromised", "disabled",
-    "unreliable", "outdated", "dangerous", "blocked", "corrupt", "unavailable", "offline", "down", "suspended", "revoked", "not",
+    "you",
+    "server",
+    "supersede",
+    "replace",
+    "obsolete",
+    "this",
+    "deprecated",
+    "broken",
+    "unsafe",
+    "insecure",
+    "malicious",
+    "compromised",
+    "disabled",
+    "unreliable",
+    "outdated",
+    "dangerous",
+    "blocked",
+    "corrupt",
+    "unavailable",
+    "offline",
+    "down",
+    "suspended",
+    "revoked",
+    "not",
   ],
   check(s) {
     const hijack = directive(s, HIJACK);
-    if (hijack) return { index: hijack.index!, length: hijack[0].length, message: "Takes over calls the model would make to another tool: tool shadowing" };
+    if (hijack)
+      return {
+        index: hijack.index!,
+        length: hijack[0].length,
+        message: "Takes over calls the model would make to another tool: tool shadowing",
+      };
     const dead = directive(s, DEAD_OTHER);
-    if (dead) return { index: dead.index!, length: dead[0].length, message: "Declares another server's tool deprecated or replaced, to take its calls" };
+    if (dead)
+      return {
+        index: dead.index!,
+        length: dead[0].length,
+        message: "Declares another server's tool deprecated or replaced, to take its calls",
+      };
     const route = directive(s, ROUTE_THROUGH);
-    if (route) return { index: route.index!, length: route[0].length, message: "Routes every call of a kind through this tool: taking over what other tools do" };
+    if (route)
+      return {
+        index: route.index!,
+        length: route[0].length,
+        message: "Routes every call of a kind through this tool: taking over what other tools do",
+      };
     const dis = directive(s, DISPARAGE);
-    if (dis) return { index: dis.index!, length: dis[0].length, message: "Claims other tools are broken, unsafe or deprecated, to take their place" };
+    if (dis)
+      return {
+        index: dis.index!,
+        length: dis[0].length,
+        message: "Claims other tools are broken, unsafe or deprecated, to take their place",
+      };
     return null;
   },
 });
@@ -121,14 +198,43 @@ const modify = sentenceRule({
   severity: "high",
   title: "Changes how other tools behave",
   // Every MODIFY alternative holds one of these.
-  triggers: ["must", "should", "need", "has", "have", "always", "also", "change", "replace", "override", "redirect", "rewrite", "modify", "prepend", "append", "prefix", "reroute", "intercept", "wrap", "hijack", "make", "ensure", "carry"],
+  triggers: [
+    "must",
+    "should",
+    "need",
+    "has",
+    "have",
+    "always",
+    "also",
+    "change",
+    "replace",
+    "override",
+    "redirect",
+    "rewrite",
+    "modify",
+    "prepend",
+    "append",
+    "prefix",
+    "reroute",
+    "intercept",
+    "wrap",
+    "hijack",
+    "make",
+    "ensure",
+    "carry",
+  ],
   check(s) {
     const mod = modification(s);
     if (!mod) return null;
     const own = ownTools();
     const subject = foreignTools(s, own) ?? directive(s, GENERIC_OTHER) ?? directive(s, ACTION_SCOPE);
     if (!subject) return null;
-    if (/^(?:use|used|call|run)$/i.test(mod[0].split(/\s+/).pop() ?? "") && !foreignTools(s, own) && /\bthis\s+(?:tool|function|server)\b/i.test(s)) return null;
+    if (
+      /^(?:use|used|call|run)$/i.test(mod[0].split(/\s+/).pop() ?? "") &&
+      !foreignTools(s, own) &&
+      /\bthis\s+(?:tool|function|server)\b/i.test(s)
+    )
+      return null;
     return {
       index: subject.index!,
       length: subject[0].length,
@@ -170,7 +276,12 @@ export const forbidOthers = patternRule({
     /\b(?:disregard|ignore|discard|distrust|drop)\s+(?:the\s+|any\s+|all\s+)?(?:results?|outputs?|answers?|responses?|data)\s+(?:of|from)\s+(?:any\s+|all\s+)?(?:other|another|the\s+other|built-?in|competing|different)\b|\b(?:their|its|those)\s+(?:results?|outputs?|answers?|responses?|data)\s+(?:are|is)\s+(?:\w+\s+)?(?:outdated|stale|wrong|unreliable|inaccurate|incorrect|untrustworthy|fake|compromised|poisoned)\b[^.!?\n]{0,40}\b(?:disregard|ignor|discard|not\s+be\s+(?:used|trusted|shown))/i,
   ],
   // Overruling the user's own choice of tool is more than crowding the others out.
-  severityFor: (_m, line) => (/\b(?:even\s+if|even\s+when|regardless\s+of\s+whether|no\s+matter\s+(?:if|whether|what))\s+(?:the\s+)?user\b|\bif\s+(?:the\s+)?user\s+(?:names?|asks?\s+for|requests?|picks?|chooses?)\s+(?:another|a\s+different|an?\s+other|some\s+other)\b/i.test(line) ? "high" : "medium"),
+  severityFor: (_m, line) =>
+    /\b(?:even\s+if|even\s+when|regardless\s+of\s+whether|no\s+matter\s+(?:if|whether|what))\s+(?:the\s+)?user\b|\bif\s+(?:the\s+)?user\s+(?:names?|asks?\s+for|requests?|picks?|chooses?)\s+(?:another|a\s+different|an?\s+other|some\s+other)\b/i.test(
+      line,
+    )
+      ? "high"
+      : "medium",
   message: "Tells the model not to use other tools: a server crowding out the others",
 });
 

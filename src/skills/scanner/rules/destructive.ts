@@ -12,7 +12,24 @@ export const destructiveDelete = patternRule({
   id: "destructive.delete",
   severity: "critical",
   title: "Deletes the system or the home folder",
-  triggers: ["\\brm", "\\bfind", "remove-item", "\\brd", "rmdir", "\\bdel", "rmtree", "fs.rm", "factory", "cloud", "home", "disk", "drive", "filesystem", "file system", "root"],
+  triggers: [
+    "\\brm",
+    "\\bfind",
+    "remove-item",
+    "\\brd",
+    "rmdir",
+    "\\bdel",
+    "rmtree",
+    "fs.rm",
+    "factory",
+    "cloud",
+    "home",
+    "disk",
+    "drive",
+    "filesystem",
+    "file system",
+    "root",
+  ],
   prose: true,
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
@@ -130,7 +147,10 @@ export const credentialWipe = patternRule({
   prose: true,
   patterns: [
     new RegExp(String.raw`\b(?:rm|shred|unlink)\s+(?:-{1,2}[\w-]+\s+)*[^\n;&|]*?${HOME_DIR}[\/\\](?:${KEY_DIRS})`),
-    new RegExp(String.raw`\bshutil\.rmtree\([^\n)]*["'](?:${HOME_DIR})?\/?(?:${KEY_DIRS})|\bRemove-Item\b[^\n]*${HOME_DIR}[\/\\](?:${KEY_DIRS})`, "i"),
+    new RegExp(
+      String.raw`\bshutil\.rmtree\([^\n)]*["'](?:${HOME_DIR})?\/?(?:${KEY_DIRS})|\bRemove-Item\b[^\n]*${HOME_DIR}[\/\\](?:${KEY_DIRS})`,
+      "i",
+    ),
     new RegExp(String.raw`\bfind\s+${HOME_DIR}\/?\s[^\n]*-name\s+["']?\.\*["']?[^\n]*(?:-delete\b|-exec\s+rm\b)`),
   ],
   message: "Deletes the user's SSH keys, credentials or keychains (presented as cleanup; they cannot be re-created)",
@@ -160,7 +180,10 @@ const PROD =
   /\.env\.prod(?:uction)?\b|\bprod(?:uction)?\s+(?:connection\s+string|database(?:\s+url)?|db|DATABASE_URL|credentials|cluster)\b|\b(?:the\s+)?production\s+(?:connection|database|data)\b|\b(?:DATABASE_URL|DB_URL|DB_HOST|PG\w+|MONGO\w*|REDIS\w*)\w*\s*=\s*["'$(]?[^\n]*\bprod|--env(?:ironment)?[=\s]+["']?prod(?:uction)?\b|\b(?:RAILS|RACK|APP)_ENV=production\b|\b(?:use|target|against|point\s+(?:it\s+)?at|connect\s+to)\s+(?:the\s+)?prod(?:uction)?\b/i;
 
 /** Every PROD match contains "prod"; every DB_DESTROY match one of these. */
-const PROD_AND_DB: readonly (readonly string[])[] = [["prod"], ["drop", "truncate", "dropdb", "dropdatabase", "flushall", "flushdb", "reset", "db:", "flush", "migrate:", "delete from"]];
+const PROD_AND_DB: readonly (readonly string[])[] = [
+  ["prod"],
+  ["drop", "truncate", "dropdb", "dropdatabase", "flushall", "flushdb", "reset", "db:", "flush", "migrate:", "delete from"],
+];
 
 /**
  * Destroying production data: a schema dropped, tables truncated or a database reset, in a
@@ -192,8 +215,23 @@ export const productionData: Rule = {
     return destroys
       .filter((d) => prodScopes.has(sectionOf(d.n)))
       .slice(0, 3)
-      .map((d) => ({ index: d.index, length: d.length, message: "Drops or resets a database that the same instructions point at production" }));
+      .map((d) => ({
+        index: d.index,
+        length: d.length,
+        message: "Drops or resets a database that the same instructions point at production",
+      }));
   },
 };
 
-export const DESTRUCTIVE_RULES: Rule[] = [destructiveDelete, diskWipe, forkBomb, permissionsOpen, forcePush, killAll, cloudDestroy, credentialWipe, gitHistory, productionData];
+export const DESTRUCTIVE_RULES: Rule[] = [
+  destructiveDelete,
+  diskWipe,
+  forkBomb,
+  permissionsOpen,
+  forcePush,
+  killAll,
+  cloudDestroy,
+  credentialWipe,
+  gitHistory,
+  productionData,
+];

@@ -75,7 +75,12 @@ function egressRule(kind: keyof typeof KIND_RULE, title: string): Rule {
           if (!ip) continue;
           const isMeta = ip.range === "metadata";
           if ((kind === "metadata") !== isMeta || (!isMeta && ip.range !== "public")) continue;
-          hits.push({ index: s.offset, length: s.length, severity: ip.obfuscated ? "critical" : "high", message: `Opens a connection to ${isMeta ? "the cloud metadata endpoint" : "the raw IP address"} ${ip.ip}` });
+          hits.push({
+            index: s.offset,
+            length: s.length,
+            severity: ip.obfuscated ? "critical" : "high",
+            message: `Opens a connection to ${isMeta ? "the cloud metadata endpoint" : "the raw IP address"} ${ip.ip}`,
+          });
         }
       }
       return hits.slice(0, 3);
@@ -91,9 +96,18 @@ export const chatWebhook = egressRule("chat-webhook", "Hard-coded chat webhook")
 const tunnelUrls = egressRule("tunnel", "Tunnel host");
 
 /** Ports that give a remote party a shell or a desktop on this machine. */
-const REMOTE_ACCESS: Record<string, string> = { "22": "SSH server", "23": "telnet server", "3389": "remote desktop", "5900": "VNC server", "5985": "WinRM", "5986": "WinRM" };
-const SSH_REVERSE = /\bssh\b[^\n|;&]*?\s-[a-zA-Z]*R\s*(?:[\w.*-]+:|\[[^\]]*\]:)?\d+:(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|[\w.-]+):(\d+)\b/i;
-const TUNNEL_TOOL = /\bngrok\s+tcp\s+(?:[\w.-]+:)?(\d+)\b|\bbore\s+local\s+(\d+)\b|\bcloudflared\b[^\n]*--url\s+(?:tcp|ssh|rdp):\/\/[\w.[\]:-]*?:(\d+)\b|\bzrok\s+share\b[^\n]*tcpTunnel\b[^\n]*:(\d+)\b|\bpinggy\b[^\n]*-R\s*0?:?[\w.-]*:(\d+)/i;
+const REMOTE_ACCESS: Record<string, string> = {
+  "22": "SSH server",
+  "23": "telnet server",
+  "3389": "remote desktop",
+  "5900": "VNC server",
+  "5985": "WinRM",
+  "5986": "WinRM",
+};
+const SSH_REVERSE =
+  /\bssh\b[^\n|;&]*?\s-[a-zA-Z]*R\s*(?:[\w.*-]+:|\[[^\]]*\]:)?\d+:(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|[\w.-]+):(\d+)\b/i;
+const TUNNEL_TOOL =
+  /\bngrok\s+tcp\s+(?:[\w.-]+:)?(\d+)\b|\bbore\s+local\s+(\d+)\b|\bcloudflared\b[^\n]*--url\s+(?:tcp|ssh|rdp):\/\/[\w.[\]:-]*?:(\d+)\b|\bzrok\s+share\b[^\n]*tcpTunnel\b[^\n]*:(\d+)\b|\bpinggy\b[^\n]*-R\s*0?:?[\w.-]*:(\d+)/i;
 
 /**
  * Tunnels: talking to a host behind a throwaway tunnel name (someone else's machine, often a
@@ -113,7 +127,8 @@ export const tunnel: Rule = {
       const port = m.slice(1).find(Boolean)!;
       const service = REMOTE_ACCESS[port];
       const hosts = [...line.matchAll(/(?:@|\s)((?:[\w-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})\b/gi)].map((h) => h[1]!.toLowerCase());
-      const viaTunnel = /\b(?:ngrok|bore|cloudflared|zrok|pinggy)\b/i.test(m[0]) || hosts.some((h) => classifyUrl(`https://${h}/`).kind === "tunnel");
+      const viaTunnel =
+        /\b(?:ngrok|bore|cloudflared|zrok|pinggy)\b/i.test(m[0]) || hosts.some((h) => classifyUrl(`https://${h}/`).kind === "tunnel");
       const publicIp = hosts.some((h) => parseIpHost(h)?.range === "public");
       if (service) {
         hits.push({

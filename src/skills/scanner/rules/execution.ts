@@ -6,7 +6,21 @@
  * or a raw IP, base64-wrapped `curl | bash` one-liners, password-protected zips) and on the
  * classic reverse-shell cheat sheets.
  */
-import { classifyUrl, extractUrls, hasTrigger, isMention, isNegated, patternRule, triggerLines, type HiddenText, type Hit, type LineIndex, type Rule, type ScanTarget, type Severity } from "../../../scan";
+import {
+  classifyUrl,
+  extractUrls,
+  hasTrigger,
+  isMention,
+  isNegated,
+  patternRule,
+  triggerLines,
+  type HiddenText,
+  type Hit,
+  type LineIndex,
+  type Rule,
+  type ScanTarget,
+  type Severity,
+} from "../../../scan";
 
 const SHELLS = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|da|k|fi|c|tc)?sh\b`;
 
@@ -24,7 +38,10 @@ function remoteSeverity(line: string): { severity: Severity; where: string } {
 
 // Compiled once, not on every line.
 const PIPE_TO_SHELL: readonly RegExp[] = [
-  new RegExp(String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`, "i"),
+  new RegExp(
+    String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`,
+    "i",
+  ),
   /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
   /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
   /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
@@ -71,13 +88,28 @@ const DOWNLOAD_TARGET =
 const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
 const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
-  [/\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i, "Executes code fetched over the network (exec of a response)"],
-  [/\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i, "Evaluates JavaScript fetched over the network"],
+  [
+    /\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i,
+    "Executes code fetched over the network (exec of a response)",
+  ],
+  [
+    /\beval\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\(|\bnew\s+Function\s*\([^)]*(?:fetch|\.text\(\)|responseText)|\beval\s*\(\s*\w+\.(?:responseText|data)\s*\)/i,
+    "Evaluates JavaScript fetched over the network",
+  ],
   // `fetch(url).then(r => r.text()).then(eval)`: the response handed to eval, Function or vm by a promise chain.
-  [/\b(?:fetch|axios(?:\.get)?|got|ky|request|https?\.get)\s*\([^\n]*\.then\(\s*(?:(?:\(\s*\w*\s*\)|\w+)\s*=>\s*(?:new\s+)?)?(?:eval|Function|vm\.runIn\w*Context|vm\.Script)\b/i, "Evaluates JavaScript fetched over the network"],
-  [/\bvm\.(?:runIn\w*Context|compileFunction)\s*\([^\n]*(?:fetch\(|\.text\(\)|responseText)/i, "Runs JavaScript fetched over the network in a vm context"],
+  [
+    /\b(?:fetch|axios(?:\.get)?|got|ky|request|https?\.get)\s*\([^\n]*\.then\(\s*(?:(?:\(\s*\w*\s*\)|\w+)\s*=>\s*(?:new\s+)?)?(?:eval|Function|vm\.runIn\w*Context|vm\.Script)\b/i,
+    "Evaluates JavaScript fetched over the network",
+  ],
+  [
+    /\bvm\.(?:runIn\w*Context|compileFunction)\s*\([^\n]*(?:fetch\(|\.text\(\)|responseText)/i,
+    "Runs JavaScript fetched over the network in a vm context",
+  ],
   [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
-  [/\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i, "Runs an executable dropped in a temporary folder"],
+  [
+    /\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i,
+    "Runs an executable dropped in a temporary folder",
+  ],
 ];
 
 /** A variable that receives a download, in shell, PowerShell, Python and JavaScript. */
@@ -92,7 +124,21 @@ const RUNS_VAR =
 const RUN_SITE =
   /(?:\bchmod\s+(?:[+ugoa]*x|[0-7]?[0-7][1357][0-7]*)\s+|(?<=^|[\s;&|(])(?:\.\/|(?:ba|z)?sh\s+|python[23]?\s+|node\s+|perl\s+|Start-Process\s+|&\s+|os\.system\(\s*["'][^"'\n]*|subprocess\.\w+\(\s*\[?\s*["'][^"'\n]*)|\b(?:hdiutil\s+attach|installer\s+-pkg|msiexec\s+\/i|dpkg\s+-i|rpm\s+-i\w*|open)\s+)["']?[^\s"']*/gi;
 /** Every `FETCHED_VAR` match names one of these. */
-const FETCH_TRIGGERS = ["$(", "curl", "wget", ".download", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "requests.get(", "httpx.get(", "urlopen(", "fetch", "axios.get("];
+const FETCH_TRIGGERS = [
+  "$(",
+  "curl",
+  "wget",
+  ".download",
+  "iwr",
+  "irm",
+  "invoke-webrequest",
+  "invoke-restmethod",
+  "requests.get(",
+  "httpx.get(",
+  "urlopen(",
+  "fetch",
+  "axios.get(",
+];
 const DOWNLOAD_TRIGGERS = ["curl", "wget", "invoke-webrequest", "iwr", "urlretrieve", ".downloadfile"];
 
 /** Each name a run site's path can be referred to by: every path part, and each part cut before a non-word character (`agent.bin` → `agent`). */
@@ -166,7 +212,12 @@ export const downloadAndRun: Rule = {
       for (const [name, at] of targets) {
         if (name.length < 2) continue;
         const site = firstAtOrAfter(sites.get(name.toLowerCase()), at);
-        if (site !== undefined) hits.push({ index: site, length: siteEnd.get(site)! - site, message: `Downloads ${name} and then runs it: code that was never scanned` });
+        if (site !== undefined)
+          hits.push({
+            index: site,
+            length: siteEnd.get(site)! - site,
+            message: `Downloads ${name} and then runs it: code that was never scanned`,
+          });
       }
     }
     // A download kept in a variable and run later: `$s = $wc.DownloadString(u)` … `iex $s`, `code = requests.get(u).text` … `exec(code)`.
@@ -187,7 +238,12 @@ export const downloadAndRun: Rule = {
       }
       for (const [name, at] of vars) {
         const run = firstAtOrAfter(runs.get(name), at);
-        if (run !== undefined) hits.push({ index: run, length: runEnd.get(run)! - run, message: `Runs what it downloaded into ${name}: code that was never scanned` });
+        if (run !== undefined)
+          hits.push({
+            index: run,
+            length: runEnd.get(run)! - run,
+            message: `Runs what it downloaded into ${name}: code that was never scanned`,
+          });
       }
     }
     return hits;
@@ -220,7 +276,36 @@ export const encodedExec = patternRule({
   id: "exec.encoded-payload",
   severity: "high",
   title: "Decoded payload executed",
-  triggers: ["base64", "base32", "basenc", "openssl", "uudecode", "gunzip", "zcat", "gzip", "bzip2", "\\bxz", "\\btr", "fromcharcode", "atob", "unescape", "decodeuricomponent", "buffer.from", "eval", "exec", "powershell", "pwsh", "frombase64string", "rev", "xxd", "printf", "::", "strrev", "iex", "invoke-expression"],
+  triggers: [
+    "base64",
+    "base32",
+    "basenc",
+    "openssl",
+    "uudecode",
+    "gunzip",
+    "zcat",
+    "gzip",
+    "bzip2",
+    "\\bxz",
+    "\\btr",
+    "fromcharcode",
+    "atob",
+    "unescape",
+    "decodeuricomponent",
+    "buffer.from",
+    "eval",
+    "exec",
+    "powershell",
+    "pwsh",
+    "frombase64string",
+    "rev",
+    "xxd",
+    "printf",
+    "::",
+    "strrev",
+    "iex",
+    "invoke-expression",
+  ],
   patterns: [
     /\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z)?sh\b/i,
     // Any decoder feeding a shell: base32, basenc, xxd, openssl, uudecode, gunzip/zcat, tr (ROT13).
@@ -260,7 +345,11 @@ export const cryptoMiner = patternRule({
   severity: "high",
   title: "Cryptocurrency miner",
   triggers: ["stratum", "xmr", "miner", "t-rex", "donate-level"],
-  patterns: [/\bstratum\+(?:tcp|ssl|tls):\/\//i, /\b(?:xmrig|xmr-stak|minerd|cpuminer|cgminer|ethminer|nbminer|t-rex|phoenixminer)\b/i, /--donate-level\b/i],
+  patterns: [
+    /\bstratum\+(?:tcp|ssl|tls):\/\//i,
+    /\b(?:xmrig|xmr-stak|minerd|cpuminer|cgminer|ethminer|nbminer|t-rex|phoenixminer)\b/i,
+    /--donate-level\b/i,
+  ],
   message: "Runs or configures a cryptocurrency miner",
 });
 
@@ -282,11 +371,14 @@ export function reversedStrings(target: ScanTarget, lines: LineIndex): HiddenTex
   return out;
 }
 
-const ROT13_MARK = /\brot_?13\b|\bstr_rot13\b|codecs\.decode\([^)\n]*["']rot|\btr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-Mn-za-m|n-za-mN-ZA-M)/i;
+const ROT13_MARK =
+  /\brot_?13\b|\bstr_rot13\b|codecs\.decode\([^)\n]*["']rot|\btr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-Mn-za-m|n-za-mN-ZA-M)/i;
 const ANY_LITERAL = /"""([\s\S]{8,20000}?)"""|'''([\s\S]{8,20000}?)'''|(["'`])((?:\\.|(?!\3)[^\\\n]){8,2000})\3/g;
-const rot13 = (s: string) => s.replace(/[A-Za-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) & 31) + 12) % 26 + (c <= "Z" ? 65 : 97)));
+const rot13 = (s: string) =>
+  s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
 /** String literals joined with `+` (and names between them): `"cu" + "rl -sF f=@" + home + "/.netrc"`. */
-const JOINED = /(?:(["'])(?:\\.|(?!\1)[^\\\n])*\1|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?)(?:\s*\+\s*(?:(["'])(?:\\.|(?!\2)[^\\\n])*\2|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?))+/g;
+const JOINED =
+  /(?:(["'])(?:\\.|(?!\1)[^\\\n])*\1|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?)(?:\s*\+\s*(?:(["'])(?:\\.|(?!\2)[^\\\n])*\2|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?))+/g;
 const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", "powershell", "go", "shell", "text"]);
 
 /**
@@ -312,7 +404,11 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       const parts = m[0].split(/\s*\+\s*(?=["']|[A-Za-z_$])/);
       const literals = parts.filter((p) => /^["']/.test(p)).length;
       if (literals < 2) continue;
-      const joined = parts.map((p) => (/^["']/.test(p) ? p.slice(1, -1) : /homedir\(\)|expanduser|Path\.home|HOME/.test(p) ? "~" : `$${p.replace(/\(.*$/, "")}`)).join("");
+      const joined = parts
+        .map((p) =>
+          /^["']/.test(p) ? p.slice(1, -1) : /homedir\(\)|expanduser|Path\.home|HOME/.test(p) ? "~" : `$${p.replace(/\(.*$/, "")}`,
+        )
+        .join("");
       if (joined.length < 8) continue;
       glued++;
       out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
@@ -321,10 +417,13 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
   return out;
 }
 
-const LIFECYCLE = /"(preinstall|install|postinstall|preprepare|prepare|postprepare|prepublish|prepack|postpack|preuninstall|uninstall|postuninstall)"\s*:\s*"((?:\\.|[^"\\])*)"/g;
-const HOOK_NETWORK = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|fetch|axios|XMLHttpRequest|urlopen|urllib|requests\.|https?\.(?:get|request)|require\(\s*\\?["'](?:node:)?(?:https?|net|dgram|dns)\\?["']\s*\)|dns\.resolve|nslookup|socket\.)|https?:\/\/|\/dev\/tcp\//i;
+const LIFECYCLE =
+  /"(preinstall|install|postinstall|preprepare|prepare|postprepare|prepublish|prepack|postpack|preuninstall|uninstall|postuninstall)"\s*:\s*"((?:\\.|[^"\\])*)"/g;
+const HOOK_NETWORK =
+  /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|fetch|axios|XMLHttpRequest|urlopen|urllib|requests\.|https?\.(?:get|request)|require\(\s*\\?["'](?:node:)?(?:https?|net|dgram|dns)\\?["']\s*\)|dns\.resolve|nslookup|socket\.)|https?:\/\/|\/dev\/tcp\//i;
 const HOOK_OBFUSCATED = /\bbase64\s+-{1,2}d|\bBuffer\.from\([^)]*base64|\batob\(|\beval\(|\bFunction\(|fromCharCode|\\x[0-9a-f]{2}/i;
-const HOOK_SECRETS = /\bprocess\.env\b|\$\{?[A-Z_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIALS?|AUTH)\w*|\bos\.environ\b|\.npmrc\b|\.ssh\/|\.aws\/|\benv\s*\||\bprintenv\b|trufflehog/i;
+const HOOK_SECRETS =
+  /\bprocess\.env\b|\$\{?[A-Z_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIALS?|AUTH)\w*|\bos\.environ\b|\.npmrc\b|\.ssh\/|\.aws\/|\benv\s*\||\bprintenv\b|trufflehog/i;
 
 /**
  * An npm lifecycle script (`postinstall`, `prepare` …) in a bundled package.json runs on every
@@ -362,9 +461,12 @@ export const installHook: Rule = {
 };
 
 const CLIPBOARD_TRIGGERS = ["pbpaste", "xclip", "xsel", "wl-paste", "get-clipboard", "clipboard", "pyperclip"];
-const CLIPBOARD_READ = /\b(?:pbpaste|xclip\b[^\n]*-o|xsel\b[^\n]*(?:-o|--output)|wl-paste|Get-Clipboard|clipboard\.(?:readText|paste)|pyperclip\.paste|GetClipboardData)\b/i;
-const CLIPBOARD_WRITE = /\b(?:pbcopy|xclip\b(?![^\n]*-o)|xsel\b[^\n]*(?:-i|--input|-b)|wl-copy|Set-Clipboard|clipboard\.(?:writeText|copy)|pyperclip\.copy|SetClipboardData)\b/i;
-const WALLET = /\b0x[a-fA-F0-9]{40}\b|\bbc1[ac-hj-np-z02-9]{25,60}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\bT[1-9A-HJ-NP-Za-km-z]{33}\b|\b[1-9A-HJ-NP-Za-km-z]{43,44}\b/;
+const CLIPBOARD_READ =
+  /\b(?:pbpaste|xclip\b[^\n]*-o|xsel\b[^\n]*(?:-o|--output)|wl-paste|Get-Clipboard|clipboard\.(?:readText|paste)|pyperclip\.paste|GetClipboardData)\b/i;
+const CLIPBOARD_WRITE =
+  /\b(?:pbcopy|xclip\b(?![^\n]*-o)|xsel\b[^\n]*(?:-i|--input|-b)|wl-copy|Set-Clipboard|clipboard\.(?:writeText|copy)|pyperclip\.copy|SetClipboardData)\b/i;
+const WALLET =
+  /\b0x[a-fA-F0-9]{40}\b|\bbc1[ac-hj-np-z02-9]{25,60}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\bT[1-9A-HJ-NP-Za-km-z]{33}\b|\b[1-9A-HJ-NP-Za-km-z]{43,44}\b/;
 
 /**
  * A clipper: reads the clipboard and writes a hard-coded wallet address back, so a payment the
@@ -378,8 +480,23 @@ export const clipboardHijack: Rule = {
     if (!hasTrigger(text, CLIPBOARD_TRIGGERS) || !CLIPBOARD_READ.test(text) || !CLIPBOARD_WRITE.test(text)) return [];
     const m = WALLET.exec(text);
     if (!m) return [];
-    return [{ index: m.index, length: m[0].length, message: "Reads the clipboard and writes a hard-coded wallet address back: payments the user pastes go to someone else" }];
+    return [
+      {
+        index: m.index,
+        length: m[0].length,
+        message: "Reads the clipboard and writes a hard-coded wallet address back: payments the user pastes go to someone else",
+      },
+    ];
   },
 };
 
-export const EXECUTION_RULES: Rule[] = [pipeToShell, downloadAndRun, reverseShell, encodedExec, protectedArchive, cryptoMiner, installHook, clipboardHijack];
+export const EXECUTION_RULES: Rule[] = [
+  pipeToShell,
+  downloadAndRun,
+  reverseShell,
+  encodedExec,
+  protectedArchive,
+  cryptoMiner,
+  installHook,
+  clipboardHijack,
+];

@@ -5,20 +5,82 @@
  * critical. Mentioning these paths is fine ("never commit ~/.aws/credentials"); reading them is
  * not. Using one named variable (`$GITHUB_TOKEN` for the GitHub API) is ordinary and not flagged.
  */
-import { DOTENV_PATH, LineKind, NETWORK_SINK, SECRET_PATH, UPLOAD_FLAG, contextOf, extractUrls, parseIpHost, isNegated, isMention, hasTrigger, patternRule, triggerLineSets, triggerLines, type Hit, type Rule, type ScanTarget } from "../../../scan";
+import {
+  DOTENV_PATH,
+  LineKind,
+  NETWORK_SINK,
+  SECRET_PATH,
+  UPLOAD_FLAG,
+  contextOf,
+  extractUrls,
+  parseIpHost,
+  isNegated,
+  isMention,
+  hasTrigger,
+  patternRule,
+  triggerLineSets,
+  triggerLines,
+  type Hit,
+  type Rule,
+  type ScanTarget,
+} from "../../../scan";
 
 /** Shell and code forms of reading a file, directly before the path. */
-const READ_BEFORE = /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|grep|egrep|fgrep|zgrep|rg|ag|awk|gawk|sed|jq|yq|cut|sort|uniq|dd|sqlite3|Get-Content|Select-String|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
+const READ_BEFORE =
+  /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|grep|egrep|fgrep|zgrep|rg|ag|awk|gawk|sed|jq|yq|cut|sort|uniq|dd|sqlite3|Get-Content|Select-String|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
 
 const CODE_STRING = /["'`][^"'`\n]*$/;
 
 /** Every secret path, harvest tool and credential-store command contains one of these (see `Rule.triggers`). */
 const SECRET_TRIGGERS = [
-  ".ssh", ".aws", "gcloud", ".azure", ".kube", ".docker", "netrc", ".pgpass", ".git-credentials", "hosts.yml", ".npmrc", ".pypirc",
-  "credentials", ".gnupg", "/etc/", "keychain", "chrom", "bravesoftware", "edge", "opera software", "vivaldi", "yandex", "firefox",
-  "logins.json", "key3.db", "key4.db", "cookies.sqlite", "wallet", ".electrum", "solana", ".ethereum", "nkbihf", ".bitcoin", "mcp.json",
-  "mcp_config", "claude_desktop", "trufflehog", "gitleaks", "noseyparker", "detect-secrets", "find", "security", "cmdkey", "vaultcmd",
-  "mimikatz", "sekurlsa", "lsass", "procdump",
+  ".ssh",
+  ".aws",
+  "gcloud",
+  ".azure",
+  ".kube",
+  ".docker",
+  "netrc",
+  ".pgpass",
+  ".git-credentials",
+  "hosts.yml",
+  ".npmrc",
+  ".pypirc",
+  "credentials",
+  ".gnupg",
+  "/etc/",
+  "keychain",
+  "chrom",
+  "bravesoftware",
+  "edge",
+  "opera software",
+  "vivaldi",
+  "yandex",
+  "firefox",
+  "logins.json",
+  "key3.db",
+  "key4.db",
+  "cookies.sqlite",
+  "wallet",
+  ".electrum",
+  "solana",
+  ".ethereum",
+  "nkbihf",
+  ".bitcoin",
+  "mcp.json",
+  "mcp_config",
+  "claude_desktop",
+  "trufflehog",
+  "gitleaks",
+  "noseyparker",
+  "detect-secrets",
+  "find",
+  "security",
+  "cmdkey",
+  "vaultcmd",
+  "mimikatz",
+  "sekurlsa",
+  "lsass",
+  "procdump",
 ];
 
 interface SecretRead {
@@ -55,7 +117,8 @@ function secretReads(line: string, code: boolean, prose = !code): SecretRead[] {
     out.push({ index: m.index, length: m[0].length, what: "every secret under the home folder (a secret scanner or a find over ~)" });
   }
   // Keychain dumps and credential-manager reads are reads whatever the path.
-  const kc = /\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)\b[^\n]*|\b(?:cmdkey\s+\/list|vaultcmd\s+\/list\w*|mimikatz|sekurlsa|lsass(?:\.exe)?\b[^\n]*(?:dump|minidump)|procdump\b[^\n]*lsass)\b/gi;
+  const kc =
+    /\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)\b[^\n]*|\b(?:cmdkey\s+\/list|vaultcmd\s+\/list\w*|mimikatz|sekurlsa|lsass(?:\.exe)?\b[^\n]*(?:dump|minidump)|procdump\b[^\n]*lsass)\b/gi;
   for (const m of line.matchAll(kc)) {
     // One named item (`-s <service>`) is how a tool reads its own stored token; a dump or an unnamed search is not.
     if (/find-(?:generic|internet)-password/i.test(m[0]) && /\s-s\s+\S+/.test(m[0])) continue;
@@ -70,9 +133,11 @@ const CODE_KINDS = new Set(["python", "javascript", "ruby", "perl", "php", "go",
 const PROSE_KINDS = new Set(["markdown", "text", "html"]);
 
 /** Configuration that may hold a token but is mostly read for its settings (servers, registries, clusters): reading it alone is shown, not blocking. */
-const CONFIG_ONLY = /mcp\.json|mcp_config\.json|claude_desktop_config|\.kube[/\\]config|\.docker[/\\]config|\.aws[/\\]config|\.gnupg\b(?![/\\]\S*(?:secring|private-keys))/i;
+const CONFIG_ONLY =
+  /mcp\.json|mcp_config\.json|claude_desktop_config|\.kube[/\\]config|\.docker[/\\]config|\.aws[/\\]config|\.gnupg\b(?![/\\]\S*(?:secring|private-keys))/i;
 /** A prose read is an instruction when its verb starts the clause ("Read ~/.ssh/id_rsa"), not when it reports what something does ("many CLIs read ~/.npmrc"). */
-const IMPERATIVE_READ = /(?:^|[.;:!?,]\s+|^\s*(?:[-*+]|\d+[.)])\s+|\b(?:then|and|also|first|next|please|now|just|always|to|must|should|will|you)\s+)(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\b[^.;:!?]*$/i;
+const IMPERATIVE_READ =
+  /(?:^|[.;:!?,]\s+|^\s*(?:[-*+]|\d+[.)])\s+|\b(?:then|and|also|first|next|please|now|just|always|to|must|should|will|you)\s+)(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\b[^.;:!?]*$/i;
 
 /** The line is running prose (not a fenced block, not a table) of a Markdown file; any line of a plain text file. */
 function proseLine(target: ScanTarget, line: number): boolean {
@@ -91,7 +156,14 @@ export const secretRead: Rule = {
     const out: Hit[] = [];
     for (const r of secretReads(line, CODE_KINDS.has(ctx.target.kind), prose)) {
       // In prose, a read spelled as a sentence must be an instruction; a command in backticks is one.
-      if (prose && !ctx.hidden && proseLine(ctx.target, ctx.lineNo) && !/`[^`]*\S[^`]*$/.test(line.slice(0, r.index).replace(/[~$]\S*$/, "")) && !IMPERATIVE_READ.test(line.slice(0, r.index))) continue;
+      if (
+        prose &&
+        !ctx.hidden &&
+        proseLine(ctx.target, ctx.lineNo) &&
+        !/`[^`]*\S[^`]*$/.test(line.slice(0, r.index).replace(/[~$]\S*$/, "")) &&
+        !IMPERATIVE_READ.test(line.slice(0, r.index))
+      )
+        continue;
       const config = CONFIG_ONLY.test(r.what);
       out.push({
         index: r.index,
@@ -116,14 +188,21 @@ export const dotenvRead: Rule = {
     const m = DOTENV_PATH.exec(line);
     if (!m) return null;
     const before = line.slice(Math.max(0, m.index - 80), m.index);
-    if (!/\b(?:cat|less|head|tail|cp|scp|base64|xxd|Get-Content|type|open|readFile\w*|read_text|curl|upload|send|exfiltrate)\b[^\n|;&]{0,40}$|[@<]\s*["']?\.?\/?$/i.test(before)) return null;
+    if (
+      !/\b(?:cat|less|head|tail|cp|scp|base64|xxd|Get-Content|type|open|readFile\w*|read_text|curl|upload|send|exfiltrate)\b[^\n|;&]{0,40}$|[@<]\s*["']?\.?\/?$/i.test(
+        before,
+      )
+    )
+      return null;
     if (isNegated(line, m.index)) return null;
     const sent = NETWORK_SINK.test(line) && UPLOAD_FLAG.test(line);
     return {
       index: m.index,
       length: m[0].length,
       severity: sent ? "critical" : "low",
-      message: sent ? "Sends the project's .env file (its secrets) over the network" : "Reads the project's .env file (it usually holds secrets)",
+      message: sent
+        ? "Sends the project's .env file (its secrets) over the network"
+        : "Reads the project's .env file (it usually holds secrets)",
     };
   },
 };
@@ -159,10 +238,12 @@ function hasRemoteSink(text: string): boolean {
   for (const m of text.matchAll(re)) {
     const end = text.indexOf("\n", m.index);
     const urls = extractUrls(text.slice(m.index, end === -1 ? undefined : end));
-    const local = urls.length > 0 && urls.every((u) => {
-      const ip = parseIpHost(u.host);
-      return u.host === "localhost" || (ip !== null && ip.range === "loopback");
-    });
+    const local =
+      urls.length > 0 &&
+      urls.every((u) => {
+        const ip = parseIpHost(u.host);
+        return u.host === "localhost" || (ip !== null && ip.range === "loopback");
+      });
     if (!local) return true;
   }
   return false;
@@ -263,8 +344,16 @@ interface TokenSource {
 /** Credential helpers that print a token, and the variables well-known tokens live in. */
 const TOKEN_SOURCES: TokenSource[] = [
   { re: /\bgh\s+auth\s+token\b|\bgh\s+auth\s+status\b[^\n]*--show-token\b/, what: "the GitHub CLI's token", home: GITHUB },
-  { re: /\bgcloud\s+(?:auth\s+(?:application-default\s+)?print-(?:access|identity)-token|config\s+config-helper)\b/, what: "a Google Cloud token", home: GOOGLE },
-  { re: /\baws\s+configure\s+(?:get\s+(?:aws_secret_access_key|aws_access_key_id|aws_session_token)|export-credentials)\b|\baws\s+sts\s+get-session-token\b/, what: "AWS credentials", home: AWS },
+  {
+    re: /\bgcloud\s+(?:auth\s+(?:application-default\s+)?print-(?:access|identity)-token|config\s+config-helper)\b/,
+    what: "a Google Cloud token",
+    home: GOOGLE,
+  },
+  {
+    re: /\baws\s+configure\s+(?:get\s+(?:aws_secret_access_key|aws_access_key_id|aws_session_token)|export-credentials)\b|\baws\s+sts\s+get-session-token\b/,
+    what: "AWS credentials",
+    home: AWS,
+  },
   { re: /\baz\s+account\s+get-access-token\b/, what: "an Azure access token", home: AZURE },
   { re: /\bheroku\s+auth:token\b/, what: "the Heroku token", home: ["heroku.com", "herokuapp.com"] },
   { re: /\b(?:fly|flyctl)\s+auth\s+token\b/, what: "the Fly.io token", home: ["fly.io", "fly.dev"] },
@@ -277,14 +366,35 @@ const TOKEN_SOURCES: TokenSource[] = [
 ];
 
 /** Sends data: the shared network sinks, plus Node's `https.get`/`require('https')` and common HTTP clients. */
-const SENDS = new RegExp(`${NETWORK_SINK.source}|\\bhttps?\\.get\\s*\\(|\\brequire\\(\\s*\\\\?["'\`](?:node:)?https?\\\\?["'\`]\\s*\\)\\.(?:get|request)\\b|\\b(?:got|ky|needle|superagent)\\s*[.(]`, "i");
+const SENDS = new RegExp(
+  `${NETWORK_SINK.source}|\\bhttps?\\.get\\s*\\(|\\brequire\\(\\s*\\\\?["'\`](?:node:)?https?\\\\?["'\`]\\s*\\)\\.(?:get|request)\\b|\\b(?:got|ky|needle|superagent)\\s*[.(]`,
+  "i",
+);
 /** A token spliced into a URL literal (query, path or header of a request someone else receives). */
 const IN_URL = /https?:\/\/[^\s"'`]*(?:\$\{?|\{|%)\s*[\w.$()[\]'"]*$|["'`]https?:\/\/[^"'`\s]*["'`]\s*\+\s*[^\n]{0,40}$/;
 
 /** Every token source above contains one of these. */
 const TOKEN_TRIGGERS = [
-  "gh", "gcloud", "aws", "az", "heroku", "fly", "npm", "github_token", "gh_token", "github_pat", "gh_pat", "npm_token", "node_auth_token",
-  "npm_auth_token", "pypi_token", "pypi_api_token", "twine_password", "cargo_registry_token", "aws_secret_access_key", "aws_session_token",
+  "gh",
+  "gcloud",
+  "aws",
+  "az",
+  "heroku",
+  "fly",
+  "npm",
+  "github_token",
+  "gh_token",
+  "github_pat",
+  "gh_pat",
+  "npm_token",
+  "node_auth_token",
+  "npm_auth_token",
+  "pypi_token",
+  "pypi_api_token",
+  "twine_password",
+  "cargo_registry_token",
+  "aws_secret_access_key",
+  "aws_session_token",
 ];
 const URL_TRIGGER = ["://"];
 const TOKEN_OR_URL = [TOKEN_TRIGGERS, URL_TRIGGER];
@@ -334,15 +444,21 @@ export const tokenToHost: Rule = {
       const first = sources[0]!;
       const at = first.re.exec(line)?.index ?? 0;
       if (isNegated(line, at)) continue;
-      const sends = SENDS.test(line) || sources.some((t) => {
-        const m = t.re.exec(line);
-        return m ? IN_URL.test(line.slice(0, m.index)) : false;
-      });
+      const sends =
+        SENDS.test(line) ||
+        sources.some((t) => {
+          const m = t.re.exec(line);
+          return m ? IN_URL.test(line.slice(0, m.index)) : false;
+        });
       if (!sends) continue;
       const foreign = urls.find((u) => sources.every((t) => !belongs(u.host, t.home)));
       if (!foreign) continue;
       const t = sources.find((s) => !belongs(foreign.host, s.home))!;
-      hits.push({ index: ctx.lines.startOf(n) + foreign.offset, length: foreign.length, message: `Sends ${t.what} to ${foreign.host}, which is not where that token belongs` });
+      hits.push({
+        index: ctx.lines.startOf(n) + foreign.offset,
+        length: foreign.length,
+        message: `Sends ${t.what} to ${foreign.host}, which is not where that token belongs`,
+      });
     }
     return hits;
   },
@@ -352,7 +468,20 @@ export const credentialCapture = patternRule({
   id: "secrets.credential-capture",
   severity: "high",
   title: "Captures a password",
-  triggers: ["dialog", "password", "sudo", "credential.helper", "passphrase", "passcode", "credentials", "2fa", "otp", "one-time", "recovery", "seed phrase"],
+  triggers: [
+    "dialog",
+    "password",
+    "sudo",
+    "credential.helper",
+    "passphrase",
+    "passcode",
+    "credentials",
+    "2fa",
+    "otp",
+    "one-time",
+    "recovery",
+    "seed phrase",
+  ],
   prose: true,
   patterns: [
     /\bdisplay\s+dialog\b[^\n]*\bhidden\s+answer\b/i,
@@ -367,8 +496,10 @@ export const credentialCapture = patternRule({
 });
 
 /** A Markdown image or link the agent is told to render with data filled into its URL. */
-const DATA_URL = /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]*=(?:\{[^}\s]*\}|<[^>\s]*>|\$\{?\w+\}?|\[[^\]\s]*\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}|\.\.\.|…)[^)\s]*\)/;
-const SECRET_WORDS = /\.env\b|\benvironment\b|\bsecrets?\b|\btokens?\b|\bapi[ _-]?keys?\b|\bpasswords?\b|\bcredentials?\b|\bid_rsa\b|\bssh\s+keys?\b|\bcookies?\b|\bconversation\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\bprivate\b/i;
+const DATA_URL =
+  /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]*=(?:\{[^}\s]*\}|<[^>\s]*>|\$\{?\w+\}?|\[[^\]\s]*\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}|\.\.\.|…)[^)\s]*\)/;
+const SECRET_WORDS =
+  /\.env\b|\benvironment\b|\bsecrets?\b|\btokens?\b|\bapi[ _-]?keys?\b|\bpasswords?\b|\bcredentials?\b|\bid_rsa\b|\bssh\s+keys?\b|\bcookies?\b|\bconversation\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\bprivate\b/i;
 const LINK_TRIGGER = ["]("];
 const FILL = /\b(?:replac|fill|substitut|put|insert|append|encod|set|add|include)\w*/i;
 
@@ -391,9 +522,17 @@ export const markdownImageExfil: Rule = {
       const m = DATA_URL.exec(line);
       if (!m || isNegated(line, m.index)) continue;
       // The instruction that fills it: on the same line or the few around it.
-      const near = [n - 3, n - 2, n - 1, n, n + 1, n + 2, n + 3].filter((k) => k >= 1 && k <= ctx.lines.count).map((k) => ctx.lines.line(k)).join("\n");
+      const near = [n - 3, n - 2, n - 1, n, n + 1, n + 2, n + 3]
+        .filter((k) => k >= 1 && k <= ctx.lines.count)
+        .map((k) => ctx.lines.line(k))
+        .join("\n");
       if (!(FILL.test(near) && SECRET_WORDS.test(near))) continue;
-      hits.push({ index: ctx.lines.startOf(n) + m.index, length: m[0].length, message: "Tells the agent to put secrets or conversation data into an image or link URL that the chat client fetches: exfiltration without any tool call" });
+      hits.push({
+        index: ctx.lines.startOf(n) + m.index,
+        length: m[0].length,
+        message:
+          "Tells the agent to put secrets or conversation data into an image or link URL that the chat client fetches: exfiltration without any tool call",
+      });
     }
     return hits;
   },
@@ -416,4 +555,13 @@ export const privateToPublic = patternRule({
   message: "Tells the agent to copy the user's private data into something public (a pull request, issue, comment or public page)",
 });
 
-export const EXFILTRATION_RULES: Rule[] = [secretRead, dotenvRead, envDump, dumpToNetwork, tokenToHost, credentialCapture, markdownImageExfil, privateToPublic];
+export const EXFILTRATION_RULES: Rule[] = [
+  secretRead,
+  dotenvRead,
+  envDump,
+  dumpToNetwork,
+  tokenToHost,
+  credentialCapture,
+  markdownImageExfil,
+  privateToPublic,
+];

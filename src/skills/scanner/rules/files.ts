@@ -16,7 +16,8 @@ export const bundledExecutable: Rule = {
   bytes(bytes, target) {
     const format = executableFormat(bytes);
     if (format) return [{ message: `Bundles a compiled program (${format}) that cannot be reviewed or scanned` }];
-    if (EXECUTABLE_EXT.test(target.path)) return [{ message: `Bundles a compiled or packaged program (${target.path.split(".").pop()}) that cannot be reviewed or scanned` }];
+    if (EXECUTABLE_EXT.test(target.path))
+      return [{ message: `Bundles a compiled or packaged program (${target.path.split(".").pop()}) that cannot be reviewed or scanned` }];
     return [];
   },
 };
@@ -34,7 +35,11 @@ export const bundledArchive: Rule = {
     const format = archiveFormat(bytes);
     if (target.contents) {
       if (!target.contents.unread.length) return [];
-      return [{ message: `Bundles ${format ?? "an archive"} with files the scanner could not read: ${target.contents.unread.slice(0, 5).join(", ")}` }];
+      return [
+        {
+          message: `Bundles ${format ?? "an archive"} with files the scanner could not read: ${target.contents.unread.slice(0, 5).join(", ")}`,
+        },
+      ];
     }
     if (format || ARCHIVE_EXT.test(target.path)) {
       return [{ message: `Bundles ${format ?? "an archive"}: the files inside it are not scanned` }];
@@ -52,7 +57,24 @@ export const disguisedFile: Rule = {
   id: "files.disguised",
   severity: "high",
   title: "File that is not what it claims",
-  kinds: ["binary", "markdown", "shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go", "json", "yaml", "toml", "html", "text"],
+  kinds: [
+    "binary",
+    "markdown",
+    "shell",
+    "powershell",
+    "batch",
+    "python",
+    "javascript",
+    "ruby",
+    "perl",
+    "php",
+    "go",
+    "json",
+    "yaml",
+    "toml",
+    "html",
+    "text",
+  ],
   text(_text, ctx) {
     const d = ctx.target.disguise;
     if (!d || ctx.hidden) return [];
@@ -75,7 +97,14 @@ export const unknownBinary: Rule = {
   title: "Binary file of unknown type",
   text(_text, ctx) {
     if (!ctx.target.lossy || ctx.hidden || ctx.target.disguise) return [];
-    return [{ index: 0, length: 0, message: "Not UTF-8 text and not a recognised image, document, font or media file: scanned as text with its invalid bytes replaced; publish text as UTF-8" }];
+    return [
+      {
+        index: 0,
+        length: 0,
+        message:
+          "Not UTF-8 text and not a recognised image, document, font or media file: scanned as text with its invalid bytes replaced; publish text as UTF-8",
+      },
+    ];
   },
 };
 

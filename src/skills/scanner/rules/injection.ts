@@ -13,7 +13,47 @@ export const overrideInstructions = patternRule({
   id: "injection.override",
   severity: "high",
   title: "Instruction override",
-  triggers: ["ignor", "disregard", "forget", "override", "overrule", "bypass", "abandon", "instruction", "purpose", "objective", "goal", "task", "directive", "role", "dan", "developer", "god", "jailbr", "unrestricted", "longer", "free", "priority", "precedence", "system", "anything", "忽略", "忽视", "无视", "忘记", "忘掉", "無視", "무시", "olvida", "oubli", "vergiss", "vergess", "dimentica", "игнорир", "забудь"],
+  triggers: [
+    "ignor",
+    "disregard",
+    "forget",
+    "override",
+    "overrule",
+    "bypass",
+    "abandon",
+    "instruction",
+    "purpose",
+    "objective",
+    "goal",
+    "task",
+    "directive",
+    "role",
+    "dan",
+    "developer",
+    "god",
+    "jailbr",
+    "unrestricted",
+    "longer",
+    "free",
+    "priority",
+    "precedence",
+    "system",
+    "anything",
+    "忽略",
+    "忽视",
+    "无视",
+    "忘记",
+    "忘掉",
+    "無視",
+    "무시",
+    "olvida",
+    "oubli",
+    "vergiss",
+    "vergess",
+    "dimentica",
+    "игнорир",
+    "забудь",
+  ],
   prose: true,
   patterns: [
     /\b(?:ignore|disregard|forget|override|overrule|bypass|abandon)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*(?:previous|prior|above|earlier|preceding|former|original|initial|system|developer|safety|existing)\s+(?:instructions?|prompts?|rules|directives?|guidelines|guidance|context|messages?|constraints|programming|policies|polic(?:y|ies))\b/i,
@@ -63,7 +103,38 @@ export const hideFromUser = patternRule({
   id: "injection.hide-from-user",
   severity: "high",
   title: "Concealment from the user",
-  triggers: ["user", "human", "developer", "operator", "owner", "secretly", "covertly", "stealthily", "surreptitiously", "silently", "hide", "conceal", "not", "don", "never", "nothing", "keep", "leave", "only", "just", "merely", "用户", "ユーザー", "사용자", "usuari", "utilisat", "benutzer", "nutzer", "anwender", "пользовател"],
+  triggers: [
+    "user",
+    "human",
+    "developer",
+    "operator",
+    "owner",
+    "secretly",
+    "covertly",
+    "stealthily",
+    "surreptitiously",
+    "silently",
+    "hide",
+    "conceal",
+    "not",
+    "don",
+    "never",
+    "nothing",
+    "keep",
+    "leave",
+    "only",
+    "just",
+    "merely",
+    "用户",
+    "ユーザー",
+    "사용자",
+    "usuari",
+    "utilisat",
+    "benutzer",
+    "nutzer",
+    "anwender",
+    "пользовател",
+  ],
   prose: true,
   patterns: [
     /\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this|it|that|these|anything)\s+to|report\s+(?:this|it)\s+to)\s+(?:the\s+)?(?:user|human|developer|operator|owner)\b/i,
@@ -105,7 +176,41 @@ export const disableSafety = patternRule({
   id: "safety.disable",
   severity: "high",
   title: "Disabling safety checks",
-  triggers: ["dangerously", "yolo", "trust-all-tools", "approval", "sandbox", "skipdangerous", "bypasspermissions", "approve", "safety", "security", "content", "permission", "confirmation", "guardrail", "antivirus", "anti-virus", "defender", "firewall", "gatekeeper", "selinux", "apparmor", "signing", "edr", "mppreference", "setenforce", "spctl", "csrutil", "xattr", "ufw", "systemctl", "netsh", "bash(", "allow"],
+  triggers: [
+    "dangerously",
+    "yolo",
+    "trust-all-tools",
+    "approval",
+    "sandbox",
+    "skipdangerous",
+    "bypasspermissions",
+    "approve",
+    "safety",
+    "security",
+    "content",
+    "permission",
+    "confirmation",
+    "guardrail",
+    "antivirus",
+    "anti-virus",
+    "defender",
+    "firewall",
+    "gatekeeper",
+    "selinux",
+    "apparmor",
+    "signing",
+    "edr",
+    "mppreference",
+    "setenforce",
+    "spctl",
+    "csrutil",
+    "xattr",
+    "ufw",
+    "systemctl",
+    "netsh",
+    "bash(",
+    "allow",
+  ],
   prose: true,
   patterns: [
     /--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|--yolo\b|--trust-all-tools\b|--allow-dangerously-skip-permissions\b/i,
@@ -138,7 +243,18 @@ export const tlsDisable = patternRule({
   id: "safety.tls-disable",
   severity: "high",
   title: "TLS certificate checks turned off",
-  triggers: ["strict-ssl", "sslverify", "node_tls", "git_ssl", "pythonhttpsverify", "ca_bundle", "unverified_context", "ssl_verify", "trusted-host", ".curlrc"],
+  triggers: [
+    "strict-ssl",
+    "sslverify",
+    "node_tls",
+    "git_ssl",
+    "pythonhttpsverify",
+    "ca_bundle",
+    "unverified_context",
+    "ssl_verify",
+    "trusted-host",
+    ".curlrc",
+  ],
   prose: true,
   patterns: [
     /\b(?:npm|yarn|pnpm)\s+config\s+set\s+(?:--global\s+)?strict-ssl\s+(?:false|0)\b|^\s*strict-ssl\s*=\s*false\b/i,
@@ -148,7 +264,8 @@ export const tlsDisable = patternRule({
     /\bconda\s+config\s+--set\s+ssl_verify\s+(?:false|no|0)\b|\bpip3?\s+config\s+(?:--[\w-]+\s+)*set\s+\S*trusted-host\b|\becho\s+["']?(?:insecure|-k)["']?\s*>>?\s*~\/\.curlrc\b/i,
     /\bgit\s+(?:-c\s+\S+\s+)*-c\s+http\.sslVerify=(?:false|0)\b|(?:^|[;&|\s])(?:NODE_TLS_REJECT_UNAUTHORIZED=["']?0|GIT_SSL_NO_VERIFY=["']?(?:1|true))\s+\w/i,
   ],
-  severityFor: (m) => (/^\s*(?:git\s+(?:-c\s+\S+\s+)*-c\s|[;&|]?\s*(?:NODE_TLS|GIT_SSL))/i.test(m[0]) && !/^\s*export\b/i.test(m[0]) ? "medium" : "high"),
+  severityFor: (m) =>
+    /^\s*(?:git\s+(?:-c\s+\S+\s+)*-c\s|[;&|]?\s*(?:NODE_TLS|GIT_SSL))/i.test(m[0]) && !/^\s*export\b/i.test(m[0]) ? "medium" : "high",
   message: "Turns off TLS certificate checks: packages, scripts and updates downloaded afterwards can be tampered with in transit",
 });
 
@@ -175,7 +292,22 @@ export const remoteInstructions = patternRule({
   id: "injection.remote-instructions",
   severity: "high",
   title: "Instructions fetched at run time",
-  triggers: ["curl", "wget", "iwr", "invoke-webrequest", "instruction", "rules", "prompt", "guideline", "skill.md", "skill file", "priority", "precedence", "supersede", "override"],
+  triggers: [
+    "curl",
+    "wget",
+    "iwr",
+    "invoke-webrequest",
+    "instruction",
+    "rules",
+    "prompt",
+    "guideline",
+    "skill.md",
+    "skill file",
+    "priority",
+    "precedence",
+    "supersede",
+    "override",
+  ],
   prose: true,
   patterns: [
     /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]*(?:-o|-O|--output(?:-document)?|-OutFile|>)\s*["']?[^\s"']*(?:SKILL\.md|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md|\.claude\/(?:skills|commands|agents)\/)/i,
@@ -208,10 +340,11 @@ export const dismissWarnings: Rule = {
       const to = Math.min(ctx.lines.count, n + 2);
       const at = ctx.lines.startOf(from);
       const chunk = text.slice(at, to < ctx.lines.count ? ctx.lines.startOf(to + 1) : text.length).slice(0, 8000);
-      for (const s of sentences(chunk)) if (!seen.has(at + s.start)) {
-        seen.add(at + s.start);
-        around.push({ start: at + s.start, text: s.text });
-      }
+      for (const s of sentences(chunk))
+        if (!seen.has(at + s.start)) {
+          seen.add(at + s.start);
+          around.push({ start: at + s.start, text: s.text });
+        }
     }
     for (const s of around) {
       if (hits.length >= 2) break;
@@ -219,15 +352,42 @@ export const dismissWarnings: Rule = {
       const warn = DISMISS.exec(t);
       if (!warn || isNegated(t, warn.index) || isMention(t, warn.index, warn[0].length)) continue;
       if (!PROCEED.test(t)) continue;
-      hits.push({ index: s.start + warn.index, length: warn[0].length, message: "Tells the agent to treat security warnings (scanners, registries, the user's tooling) as false positives and carry on without raising them" });
+      hits.push({
+        index: s.start + warn.index,
+        length: warn[0].length,
+        message:
+          "Tells the agent to treat security warnings (scanners, registries, the user's tooling) as false positives and carry on without raising them",
+      });
     }
     return hits;
   },
 };
 /** Every DISMISS match contains one of these. */
-const DISMISS_TRIGGERS = ["false positive", "safe to ignore", "fine to ignore", "be ignored", "harmless", "ignore", "dismiss", "disregard", "suppress"];
+const DISMISS_TRIGGERS = [
+  "false positive",
+  "safe to ignore",
+  "fine to ignore",
+  "be ignored",
+  "harmless",
+  "ignore",
+  "dismiss",
+  "disregard",
+  "suppress",
+];
 const DISMISS =
   /\b(?:warnings?|alerts?|flags?|findings?|errors?|notices?)\b[^.]{0,200}?\b(?:(?:are|is)\s+(?:a\s+)?false\s+positives?|(?:are|is)\s+(?:safe|fine)\s+to\s+ignore|can\s+(?:safely\s+)?be\s+ignored|(?:are|is)\s+harmless)\b|\b(?:ignore|dismiss|disregard|suppress)\s+(?:any|all|the|those|these)?\s*(?:security\s+)?(?:warnings?|alerts?|findings?)\s+(?:from|about|that)\b/i;
-const PROCEED = /\b(?:continue|proceed|carry\s+on|go\s+ahead|install)\b[^.]{0,60}\b(?:without|anyway|regardless|even\s+if)\b|\bwithout\s+(?:raising|mentioning|reporting|flagging|asking)\b|\b(?:do\s+not|don'?t|never)\s+(?:raise|mention|report|flag|surface|warn)\b|\b(?:security|scanner|registry|linter|antivirus|audit|socket|snyk|unofficial|new|few\s+downloads)\b[^.]{0,120}\b(?:false\s+positives?|ignore)/i;
+const PROCEED =
+  /\b(?:continue|proceed|carry\s+on|go\s+ahead|install)\b[^.]{0,60}\b(?:without|anyway|regardless|even\s+if)\b|\bwithout\s+(?:raising|mentioning|reporting|flagging|asking)\b|\b(?:do\s+not|don'?t|never)\s+(?:raise|mention|report|flag|surface|warn)\b|\b(?:security|scanner|registry|linter|antivirus|audit|socket|snyk|unofficial|new|few\s+downloads)\b[^.]{0,120}\b(?:false\s+positives?|ignore)/i;
 
-export const INJECTION_RULES: Rule[] = [overrideInstructions, roleMarkers, importantBlock, hideFromUser, authorityClaim, disableSafety, tlsDisable, antiForensics, remoteInstructions, dismissWarnings];
+export const INJECTION_RULES: Rule[] = [
+  overrideInstructions,
+  roleMarkers,
+  importantBlock,
+  hideFromUser,
+  authorityClaim,
+  disableSafety,
+  tlsDisable,
+  antiForensics,
+  remoteInstructions,
+  dismissWarnings,
+];

@@ -6,7 +6,8 @@
 import type { HiddenText, LineIndex, Rule, ScanTarget } from "../../../scan";
 
 const LINK_COMMENT = /^[ \t]*\[(?:\/\/|comment|_)\]:\s*#\s*(?:\(([^)\n]*)\)|"([^"\n]*)")/gim;
-const HIDDEN_STYLE = /style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0+)?(?![.\d]))[^"']*["']/i;
+const HIDDEN_STYLE =
+  /style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0+)?(?![.\d]))[^"']*["']/i;
 const MAX_TAG = 2000;
 
 /** HTML comments, each to the first `-->` after it (an unclosed one hides nothing more: the search stops). */
@@ -81,7 +82,8 @@ export function markdownHidden(target: ScanTarget, lines: LineIndex): HiddenText
   const comments: { text: string; at: number }[] = [];
   htmlComments(text, comments);
   for (const c of comments) out.push({ text: c.text, line: lines.lineOf(c.at), via: "an HTML comment" });
-  for (const m of text.includes("]:") ? text.matchAll(LINK_COMMENT) : []) out.push({ text: m[1] ?? m[2] ?? "", line: lines.lineOf(m.index), via: "a Markdown comment" });
+  for (const m of text.includes("]:") ? text.matchAll(LINK_COMMENT) : [])
+    out.push({ text: m[1] ?? m[2] ?? "", line: lines.lineOf(m.index), via: "a Markdown comment" });
   const elements: { text: string; at: number }[] = [];
   invisibleElements(text, elements);
   for (const e of elements) out.push({ text: e.text, line: lines.lineOf(e.at), via: "an invisible element" });
@@ -101,7 +103,11 @@ export const hiddenInstructions: Rule = {
     return markdownHidden(ctx.target, ctx.lines)
       .filter((h) => ADDRESSES_AGENT.test(h.text))
       .slice(0, 5)
-      .map((h) => ({ index: ctx.lines.startOf(h.line), length: 0, message: `Text in ${h.via} addresses the agent where a human reviewer does not see it` }));
+      .map((h) => ({
+        index: ctx.lines.startOf(h.line),
+        length: 0,
+        message: `Text in ${h.via} addresses the agent where a human reviewer does not see it`,
+      }));
   },
 };
 

@@ -27,7 +27,9 @@ export const backdoorAccess = patternRule({
 
 // Compiled once, not on every line.
 const STARTUP: readonly RegExp[] = [
-  new RegExp(String.raw`${WRITE}${HOMEP}\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|bash_login|config\/fish\/config\.fish)\b|${WRITE}\/etc\/(?:profile|bash\.bashrc|zshrc|environment|rc\.local)\b|${WRITE}\$PROFILE\b`),
+  new RegExp(
+    String.raw`${WRITE}${HOMEP}\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|bash_login|config\/fish\/config\.fish)\b|${WRITE}\/etc\/(?:profile|bash\.bashrc|zshrc|environment|rc\.local)\b|${WRITE}\$PROFILE\b`,
+  ),
   /\bcrontab\s+(?:-\w+\s+)*-\s*(?:$|[;&|)])|\(\s*crontab\s+-l[^)]*;\s*echo\b|\|\s*crontab\s+-(?:\s|$)|@reboot\b|(?:>>?|\btee\b)\s*\/etc\/cron/,
   /Library\/(?:LaunchAgents|LaunchDaemons)\/|\blaunchctl\s+(?:load|bootstrap)\b/,
   /\/etc\/systemd\/system\/[\w@.-]+\.service|\bsystemctl\s+(?:--user\s+)?enable\b/,
@@ -38,17 +40,46 @@ export const startupItem: Rule = {
   id: "persistence.startup",
   severity: "medium",
   title: "Startup item",
-  triggers: ["bashrc", "zshrc", "profile", "zshenv", "bash_login", "config.fish", "environment", "rc.local", "crontab", "@reboot", "/etc/cron", "launchagents", "launchdaemons", "launchctl", "systemd", "systemctl", "schtasks", "register-scheduledtask", "currentversion", "new-itemproperty", "startup\\"],
+  triggers: [
+    "bashrc",
+    "zshrc",
+    "profile",
+    "zshenv",
+    "bash_login",
+    "config.fish",
+    "environment",
+    "rc.local",
+    "crontab",
+    "@reboot",
+    "/etc/cron",
+    "launchagents",
+    "launchdaemons",
+    "launchctl",
+    "systemd",
+    "systemctl",
+    "schtasks",
+    "register-scheduledtask",
+    "currentversion",
+    "new-itemproperty",
+    "startup\\",
+  ],
   line(line) {
     const patterns = STARTUP;
     for (const re of patterns) {
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;
       // What the item runs decides: a PATH line is setup, a network fetch or an encoded blob is a foothold.
-      const fetches = /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|DownloadString|base64|python[23]?\s+-c|\/dev\/tcp)\b|https?:\/\//i.test(line);
+      const fetches =
+        /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|DownloadString|base64|python[23]?\s+-c|\/dev\/tcp)\b|https?:\/\//i.test(line);
       const benignShellRc = re === patterns[0] && !fetches;
       // A cron entry written out on the line, running named local tools from visible places, is a scheduled job, not a foothold.
-      const visibleCron = re === patterns[1] && /\becho\s+["'](?:@\w+|(?:[\d*/,-]+\s+){5})/.test(line) && !fetches && !/(?:^|[\s'"=])(?:\/tmp|\/dev\/shm|\/var\/tmp|[^\s'"=]*\/\.(?!(?:local|config|cache|cargo|npm|nvm|bun|deno|rustup|pyenv|volta)\/)[\w.-]+\/[\w.-]+)(?:[\s'";]|$)|\b(?:nohup|disown|setsid)\b|&\s*["']/.test(line);
+      const visibleCron =
+        re === patterns[1] &&
+        /\becho\s+["'](?:@\w+|(?:[\d*/,-]+\s+){5})/.test(line) &&
+        !fetches &&
+        !/(?:^|[\s'"=])(?:\/tmp|\/dev\/shm|\/var\/tmp|[^\s'"=]*\/\.(?!(?:local|config|cache|cargo|npm|nvm|bun|deno|rustup|pyenv|volta)\/)[\w.-]+\/[\w.-]+)(?:[\s'";]|$)|\b(?:nohup|disown|setsid)\b|&\s*["']/.test(
+          line,
+        );
       const low = benignShellRc || visibleCron;
       return {
         index: m.index,
@@ -73,11 +104,29 @@ export const agentConfig = patternRule({
   id: "persistence.agent-config",
   severity: "medium",
   title: "Writes another agent's configuration",
-  triggers: [".claude", "mcp", ".cursor", ".codex", ".gemini", ".codeium", ".openclaude", ".hermes", ".kimi", "claude_desktop", "rules", "claude.md", "agents.md", "gemini.md", "copilot-instructions"],
+  triggers: [
+    ".claude",
+    "mcp",
+    ".cursor",
+    ".codex",
+    ".gemini",
+    ".codeium",
+    ".openclaude",
+    ".hermes",
+    ".kimi",
+    "claude_desktop",
+    "rules",
+    "claude.md",
+    "agents.md",
+    "gemini.md",
+    "copilot-instructions",
+  ],
   prose: true,
   patterns: [
     new RegExp(`${WRITE}${AGENT_FILES}`),
-    new RegExp(String.raw`\b(?:open|fopen)\(\s*["'\`]${AGENT_FILES}["'\`]\s*,\s*["'\`][wa]|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'\`]${AGENT_FILES}`),
+    new RegExp(
+      String.raw`\b(?:open|fopen)\(\s*["'\`]${AGENT_FILES}["'\`]\s*,\s*["'\`][wa]|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'\`]${AGENT_FILES}`,
+    ),
   ],
   message: "Writes into an agent's configuration or instruction file, which steers every later session",
 });

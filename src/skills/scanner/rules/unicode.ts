@@ -29,10 +29,18 @@ export const hiddenUnicode: Rule = {
       const at = { index: r.offset, length: r.length };
       switch (r.kind) {
         case "tag":
-          hits.push({ ...at, severity: "critical", message: `Invisible Unicode tag characters spell out hidden text: "${preview(r.decoded ?? "")}"` });
+          hits.push({
+            ...at,
+            severity: "critical",
+            message: `Invisible Unicode tag characters spell out hidden text: "${preview(r.decoded ?? "")}"`,
+          });
           break;
         case "bidi":
-          hits.push({ ...at, severity: "high", message: "Bidirectional control characters reorder the text a reviewer sees (Trojan Source)" });
+          hits.push({
+            ...at,
+            severity: "high",
+            message: "Bidirectional control characters reorder the text a reviewer sees (Trojan Source)",
+          });
           break;
         case "variation-selector":
           hits.push({
@@ -47,7 +55,10 @@ export const hiddenUnicode: Rule = {
           hits.push({
             ...at,
             severity: r.count >= 2 || zwTotal >= 3 ? "high" : "low",
-            message: r.count >= 2 || zwTotal >= 3 ? "Zero-width characters hide or encode content between visible letters" : "A stray zero-width character",
+            message:
+              r.count >= 2 || zwTotal >= 3
+                ? "Zero-width characters hide or encode content between visible letters"
+                : "A stray zero-width character",
           });
           break;
         case "bom":
