@@ -33,7 +33,7 @@
 import { LineIndex, excerpt } from "./text";
 import { isNegated, isQuoted, sentences } from "./prose";
 import { extractUrls, parseIpHost } from "./egress";
-import { triggerLineSets } from "./triggers";
+import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
 import { LineKind, STRONG_EXAMPLE_CUE, WEAK_EXAMPLE_CUE, markdownContext, ruleDataFile, type DocContext } from "./context";
 import type { FileKind } from "./files";
 import type { Finding, Severity } from "./types";
@@ -981,6 +981,7 @@ const CONCEAL: Entry[] = [
 
 const ENTRIES: readonly Entry[] = [...SOURCES, ...SINKS, ...CONCEAL];
 const ENTRY_TRIGGERS: readonly (readonly string[])[] = ENTRIES.map((e) => e.triggers);
+let entryTriggers: Compiled | null = null;
 const ENTRY_GLOBAL: RegExp[] = ENTRIES.map((e) => new RegExp(e.re.source, e.re.flags.includes("g") ? e.re.flags : `${e.re.flags}g`));
 
 /**
@@ -1299,6 +1300,15 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
     if (opts.ungated) for (let e = 0; e < ENTRIES.length; e++) cand.add(e);
     else for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine.get(l) ?? []) cand.add(e);
     if (!cand.size) continue;
+    // A unit that is a small window of a long line (a megabyte with no full stop) is gated on its own words, not its line's.
+    if (!opts.ungated && cand.size > 1) {
+      const span = lines.startOf(u.lastLine + 1) - lines.startOf(u.firstLine);
+      if (span > WINDOW && span > 4 * u.text.length) {
+        const own = ownersIn((entryTriggers ??= compileTriggers(ENTRY_TRIGGERS)), u.text);
+        for (const e of cand) if (!own.has(e)) cand.delete(e);
+        if (!cand.size) continue;
+      }
+    }
     // Prose roles are judged in their sentence (inline code in the sentence that holds it).
     const prose = u.sentence ?? (u.code ? null : u);
     const shift = u.sentence ? u.offset! : 0;
