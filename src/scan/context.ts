@@ -16,8 +16,11 @@ import type { FileKind } from "./files";
 
 /** Words that say a passage describes an attack rather than asks for one. */
 export const STRONG_EXAMPLE_CUE =
-  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detection|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
-export const WEAK_EXAMPLE_CUE = /\b(?:examples?|e\.g\.|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look)\b/i;
+  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
+// "e.g." ends in a full stop, after which `\b` never holds at the end of a line: it is matched apart.
+// A proof of concept is how a penetration test writes the payload it demonstrates (security skills only).
+export const WEAK_EXAMPLE_CUE =
+  /\b(?:examples?|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look|pocs?|proofs?[- ]of[- ]concept)\b|\be\.g\./i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
 const CATALOGUE_HEADER =
   /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
@@ -25,12 +28,19 @@ const CATALOGUE_HEADER =
 /** Headings over sections that catalogue what to look for. */
 const HEADING_CUE =
   /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
+/** Headings that say what follows is not to be done ("Never do this", "Anti-patterns", "Avoid"): fences under them are examples too. */
+const NEGATING_HEADING =
+  /\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
+/** A catalogue entry's heading rates a severity ("### remote-code-execution (high)"): what follows is a specimen of it. */
+const SEVERITY_HEADING = /\(\s*(?:critical|high|medium|low)\s*\)\s*$|[-–—:]\s*(?:critical|high|medium|low)\s*$/i;
+/** Fence languages that hold text or data, never commands. */
+const DATA_FENCE = /^(?:text|txt|plain|plaintext|markdown|md|json|jsonc|json5|yaml|yml|xml|html|http|log|email|eml)$/;
 /** …and, in a skill whose purpose is security work, headings over rules, patterns and examples. */
 const SECURITY_HEADING_CUE = /\b(?:rules?|patterns?|checks?|checklist|examples?|findings?|triggers?|cases?|payloads?|samples?|tests?)\b/i;
 
 /** The purpose a skill states (front matter, first heading) is security work: auditing, detection, response. */
 const SECURITY_PURPOSE =
-  /\b(?:secur\w*|audit\w*|scan(?:s|ner|ners|ning)?|detect\w*|hunt\w*|triage|incident|threat\w*|harden\w*|defen[cs]\w*|vulnerab\w*|malware|forensic\w*|red[- ]team\w*|pentest\w*|prompt[- ]injection|exfiltration|attacks?|sigma|yara|semgrep|siem|iocs?|compromis\w*|ctf|leaked?\s+(?:secrets?|credentials?))\b/i;
+  /\b(?:secur\w*|audit\w*|scan(?:s|ner|ners|ning)?|detect\w*|hunt\w*|triage|incident|threat\w*|harden\w*|defen[cs]\w*|vulnerab\w*|malware|forensic\w*|red[- ]team\w*|pentest\w*|penetration\s+test\w*|prompt[- ]injection|exfiltration|attacks?|sigma|yara|semgrep|siem|iocs?|compromis\w*|ctf|leaked?\s+(?:secrets?|credentials?))\b/i;
 
 export function securityPurpose(skillMd: string): boolean {
   const head = skillMd.slice(0, 4000);
@@ -90,6 +100,9 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
   let lastProse = "";
   let lastProseLine = 0;
   let headingDescribes = false;
+  // Open headings by level: a sub-heading under "Red flags" or "Never do this" stays in it.
+  const open: { level: number; describes: boolean; negating: boolean }[] = [];
+  let negating = false;
   let tableDescribes = false;
   let inTable = false;
   let listLead = false;
@@ -138,7 +151,8 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       langs.set(l, fence.lang);
       // Lead-in: the last prose line shortly before, or the first line inside if it is a comment. (A
       // heading alone does not make a block of commands an example: that is where the commands are.)
-      let example = l - lastProseLine <= 3 && cue(lastProse);
+      // Text, not commands: a quoted tool description or message under a "patterns to look for" heading is a specimen.
+      let example = negating || (headingDescribes && DATA_FENCE.test(fence.lang)) || (l - lastProseLine <= 3 && cue(lastProse));
       if (!example) {
         for (let k = l + 1; k <= Math.min(n, l + 3); k++) {
           const inner = lines.line(k);
@@ -165,7 +179,13 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       kind[l] = LineKind.Heading;
       headings.push(l);
       sec++;
-      headingDescribes = cue(line) || HEADING_CUE.test(line) || (security && SECURITY_HEADING_CUE.test(line));
+      const level = /^\s*(#+)/.exec(line)![1]!.length;
+      while (open.length && open[open.length - 1]!.level >= level) open.pop();
+      const parent = open[open.length - 1];
+      const own = cue(line) || HEADING_CUE.test(line) || (security && SECURITY_HEADING_CUE.test(line));
+      negating = NEGATING_HEADING.test(line) || (security && SEVERITY_HEADING.test(line)) || (parent?.negating ?? false);
+      headingDescribes = own || negating || (parent?.describes ?? false);
+      open.push({ level, describes: headingDescribes, negating });
       inTable = false;
       if (headingDescribes) describes[l] = 1;
       continue;
@@ -261,4 +281,4 @@ export function contextOf(target: { text: string | null }, security = false): Do
 
 /** The instructions make a step wait for the user: a destructive or persistent change done at the user's request. */
 export const CONSENT_CUE =
-  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve))\b/i;
+  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve)|only\s+(?:after|if|when|once)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:asked|requested|confirmed|approved)|after\s+(?:(?:the\s+user'?s|their|explicit)\s+)?approval|wait\s+for\s+approval)\b/i;

@@ -16,7 +16,7 @@ import { findHiddenUnicode } from "./unicode";
 import { findEncodedPayloads } from "./decode";
 import { maxSeverity, severityRank, sortFindings, type Finding, type Severity } from "./types";
 import type { FileKind } from "./files";
-import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
+import { compileTriggers, ownersIn, triggerLineSets, type Compiled, type LineSet } from "./triggers";
 
 export interface ScanTarget {
   path: string;
@@ -132,7 +132,9 @@ function* windows(line: string): Generator<[string, number]> {
   for (let at = 0; at < line.length; at += WINDOW - OVERLAP) yield [line.slice(at, at + WINDOW), at];
 }
 
-const asArray = (h: Hit | Hit[] | null | undefined | void): Hit[] => (!h ? [] : Array.isArray(h) ? h : [h]);
+const NO_HITS: readonly Hit[] = [];
+/** A rule's answer as a list (read only: no rule's "nothing" allocates one). */
+const asArray = (h: Hit | Hit[] | null | undefined | void): readonly Hit[] => (!h ? NO_HITS : Array.isArray(h) ? h : [h]);
 
 const appliesTo = (rule: Rule, kind: FileKind) => (rule.kinds ? rule.kinds.includes(kind) : kind !== "binary");
 
@@ -141,6 +143,8 @@ const hiddenSeverity = (s: Severity): Severity => (severityRank(s) >= severityRa
 
 /** Characters other than printable ASCII, tab and line breaks: a line with one may read differently once folded. */
 const NOT_PLAIN = /[^\t\n\r\x20-\x7e]+|\r(?!\n)/g;
+/** A line with something on it (what `trim()` keeps), tested without making the trimmed copy. */
+const NON_BLANK = /\S/;
 
 const compiledFor = new WeakMap<readonly Rule[], Compiled>();
 const triggerListsFor = new WeakMap<readonly Rule[], (readonly string[] | undefined)[]>();
@@ -152,7 +156,7 @@ function compiledRules(rules: readonly Rule[]): Compiled {
 }
 
 /** Per rule index, the lines of `text` holding one of its triggers (one shared pass, src/scan/triggers.ts). */
-function candidates(rules: readonly Rule[], text: string, lines: LineIndex): (Set<number> | null)[] {
+function candidates(rules: readonly Rule[], text: string, lines: LineIndex): (LineSet | null)[] {
   let lists = triggerListsFor.get(rules);
   if (!lists) triggerListsFor.set(rules, (lists = rules.map((r) => r.triggers)));
   const present = lists.filter((l): l is readonly string[] => !!l);
@@ -236,18 +240,25 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     const compiled = gated ? compiledRules(rules) : null;
     const ungatedRules = lineRules.filter((r) => !cands || !r.triggers);
     const gatedRules = lineRules.filter((r) => cands && r.triggers);
-    // The gated rules each line can fire on, from each rule's trigger lines.
-    const perLine = new Map<number, Rule[]>();
-    if (cands) {
-      for (const r of gatedRules) {
-        for (const n of cands[indexOf.get(r)!]!) {
-          const list = perLine.get(n);
-          if (list) list.push(r);
-          else perLine.set(n, [r]);
-        }
+    // The gated rules each line can fire on, from each rule's trigger lines: per line a run of
+    // indexes into `gatedRules` (in their order), in two typed arrays rather than a list per line.
+    let off: Int32Array | null = null;
+    let at: Int32Array | null = null;
+    if (cands && gatedRules.length) {
+      const sets = gatedRules.map((r) => cands[indexOf.get(r)!]!);
+      let total = 0;
+      for (const set of sets) total += set.size;
+      if (total > 0) {
+        off = new Int32Array(lines.count + 2);
+        for (const set of sets) for (const n of set) off[n + 1]!++;
+        for (let n = 1; n <= lines.count + 1; n++) off[n]! += off[n - 1]!;
+        at = new Int32Array(total);
+        const fill = off.slice(0, lines.count + 1);
+        sets.forEach((set, g) => {
+          for (const n of set) at![fill[n]!++] = g;
+        });
       }
     }
-    const NO_RULES: Rule[] = [];
     // Which lines to visit: all of them while an ungated rule applies; else those with a trigger and
     // those that change when folded (non-ASCII or invisible characters).
     let visit: Iterable<number>;
@@ -256,36 +267,78 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         for (let n = 1; n <= lines.count; n++) yield n;
       })();
     } else {
-      const todo = new Set<number>(perLine.keys());
+      const odd: number[] = [];
       const lineOf = lines.cursor();
-      for (const m of text.matchAll(NOT_PLAIN)) todo.add(lineOf(m.index));
-      visit = [...todo].sort((a, b) => a - b);
+      for (const m of text.matchAll(NOT_PLAIN)) {
+        const n = lineOf(m.index);
+        if (odd[odd.length - 1] !== n) odd.push(n);
+      }
+      const todo: number[] = [];
+      let k = 0;
+      if (off) {
+        for (let n = 1; n <= lines.count; n++) {
+          if (off[n + 1] !== off[n]) todo.push(n);
+          else if (odd[k] === n) todo.push(n);
+          while (k < odd.length && odd[k]! <= n) k++;
+        }
+      } else todo.push(...odd);
+      visit = todo;
     }
-    for (const n of visit) {
-      const raw = lines.line(n);
-      if (!raw.trim()) continue;
-      const ctx: LineContext = { target, lineNo: realLine(n), hidden: !!hidden, meta: opts.meta };
-      const fired = new Set<string>();
-      const lineGated = perLine.get(n) ?? NO_RULES;
-      for (const [chunk, offset] of windows(raw)) {
-        // A long line arrives in windows: each window is gated on its own words.
-        const own = compiled && raw.length > WINDOW ? ownersIn(compiled, chunk) : null;
-        const here = own ? gatedRules.filter((r) => own.has(indexOf.get(r)!)) : lineGated;
-        for (const rule of ungatedRules.length ? [...ungatedRules, ...here] : here) {
-          if (spent(rule, target.path, realLine(n))) continue;
-          for (const hit of asArray(rule.line!(chunk, ctx))) {
-            fired.add(rule.id);
-            const at = offset + (hit.index ?? 0);
-            emit(
-              rule,
-              target.path,
-              realLine(n),
-              hit,
-              () => hiddenExcerpt(raw, at, hit.length ?? 0),
-              hidden?.via ?? null,
-              () => (describeLine ? describeLine(n, raw, at, hit.length ?? 0) : null),
-            );
-          }
+    // Count keys of this file by rule index (what `spent` looks up), made once per text.
+    let pathKeys = countKeys.get(target.path);
+    if (!pathKeys) countKeys.set(target.path, (pathKeys = rules.map((r) => `${r.id}\u0000${target.path}`)));
+    const keys = pathKeys;
+    const gatedIdx = gatedRules.map((r) => indexOf.get(r)!);
+    const ungatedIdx = ungatedRules.map((r) => indexOf.get(r)!);
+    const spentAt = (ri: number, line: number) => {
+      const key = keys[ri]!;
+      return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
+    };
+    // What the visited line's rules need, set per line (one closure for the text, not one per line).
+    let raw = "";
+    let n = 0;
+    let ln = 0;
+    let ctx: LineContext = { target, lineNo: 0, hidden: !!hidden, meta: opts.meta };
+    // Rules that fired on the line as written (a Set only once one does).
+    const fired: { ids: Set<string> | null } = { ids: null };
+    const runOn = (rule: Rule, ri: number, chunk: string, offset: number) => {
+      if (spentAt(ri, ln)) return;
+      const hits = asArray(rule.line!(chunk, ctx));
+      if (!hits.length) return;
+      const lineRaw = raw;
+      const lineNo = n;
+      for (const hit of hits) {
+        (fired.ids ??= new Set()).add(rule.id);
+        const pos = offset + (hit.index ?? 0);
+        emit(
+          rule,
+          target.path,
+          ln,
+          hit,
+          () => hiddenExcerpt(lineRaw, pos, hit.length ?? 0),
+          hidden?.via ?? null,
+          () => (describeLine ? describeLine(lineNo, lineRaw, pos, hit.length ?? 0) : null),
+        );
+      }
+    };
+    for (n of visit) {
+      raw = lines.line(n);
+      if (!NON_BLANK.test(raw)) continue;
+      ln = realLine(n);
+      ctx = { target, lineNo: ln, hidden: !!hidden, meta: opts.meta };
+      fired.ids = null;
+      if (raw.length <= WINDOW) {
+        for (let u = 0; u < ungatedRules.length; u++) runOn(ungatedRules[u]!, ungatedIdx[u]!, raw, 0);
+        if (off) for (let k = off[n]!, end = off[n + 1]!; k < end; k++) runOn(gatedRules[at![k]!]!, gatedIdx[at![k]!]!, raw, 0);
+      } else {
+        for (const [chunk, offset] of windows(raw)) {
+          // A long line arrives in windows: each window is gated on its own words.
+          const own = compiled ? ownersIn(compiled, chunk) : null;
+          for (let u = 0; u < ungatedRules.length; u++) runOn(ungatedRules[u]!, ungatedIdx[u]!, chunk, offset);
+          if (own) {
+            for (let g = 0; g < gatedRules.length; g++) if (own.has(gatedIdx[g]!)) runOn(gatedRules[g]!, gatedIdx[g]!, chunk, offset);
+          } else if (off)
+            for (let k = off[n]!, end = off[n + 1]!; k < end; k++) runOn(gatedRules[at![k]!]!, gatedIdx[at![k]!]!, chunk, offset);
         }
       }
       // The same line as a model reads it: invisible characters gone, fullwidth letters folded.
@@ -295,10 +348,14 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
           for (const [chunk] of windows(folded)) {
             const own = compiled ? ownersIn(compiled, chunk) : null;
             for (const rule of lineRules) {
-              if (fired.has(rule.id) || (own && rule.triggers && !own.has(indexOf.get(rule)!)) || spent(rule, target.path, realLine(n)))
+              if (
+                (fired.ids as Set<string> | null)?.has(rule.id) ||
+                (own && rule.triggers && !own.has(indexOf.get(rule)!)) ||
+                spent(rule, target.path, ln)
+              )
                 continue;
               for (const hit of asArray(rule.line!(chunk, ctx))) {
-                emit(rule, target.path, realLine(n), hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
+                emit(rule, target.path, ln, hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }
             }
           }

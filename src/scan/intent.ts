@@ -33,7 +33,7 @@
 import { LineIndex, excerpt } from "./text";
 import { isNegated, isQuoted, sentences } from "./prose";
 import { extractUrls, parseIpHost } from "./egress";
-import { triggerLineSets } from "./triggers";
+import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
 import { LineKind, STRONG_EXAMPLE_CUE, WEAK_EXAMPLE_CUE, markdownContext, ruleDataFile, type DocContext } from "./context";
 import type { FileKind } from "./files";
 import type { Finding, Severity } from "./types";
@@ -137,12 +137,14 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "ssh-key",
-    re: /\bprivate\s+(?:half|part|portion|side|component|key(?:s|\s+files?)?)\b|\b(?:ssh|secure[- ]shell)\b[^.\n]{0,60}?\b(?:private|keys?|key\s+pairs?|identit(?:y|ies)|hidden\s+(?:folder|directory))\b|\bkey[- ]?pairs?\b[^.\n]{0,60}?\b(?:private|secret|whole\s+file)\b|\b(?:signing|deploy)\s+keys?\b|私钥|密钥文件|秘密鍵|秘密キー|개인\s*키|\bclaves?\s+privadas?\b|\bchaves?\s+privadas?\b|\bprivate[nr]?\s+Schlüssel\b|\bprivaten\s+Schlüssel\b|\bclés?\s+privées?\b|\bchiavi?\s+privat[ae]\b|(?<![А-Яа-яЁё])(?:приватн|закрыт|секретн)\w*\s+ключ/i,
+    re: /\bprivate\s+(?:half|part|portion|side|component|key(?:s|\s+files?)?)\b|\b(?:ssh|secure[- ]shell)\b[^.\n]{0,60}?\b(?:private|keys?|key\s+pairs?|identit(?:y|ies)|hidden\s+(?:folder|directory))\b|\bkey[- ]?pairs?\b[^.\n]{0,60}?\b(?:private|secret|whole\s+file)\b|\b(?:signing|deploy)\s+keys?\b|\bhidden\s+(?:folder|directory)\b[^.\n]{0,40}?\b(?:ssh|secure[- ]shell)\b|私钥|密钥文件|秘密鍵|秘密キー|개인\s*키|\bclaves?\s+privadas?\b|\bchaves?\s+privadas?\b|\bprivate[nr]?\s+Schlüssel\b|\bprivaten\s+Schlüssel\b|\bclés?\s+privées?\b|\bchiavi?\s+privat[ae]\b|(?<![А-Яа-яЁё])(?:приватн|закрыт|секретн)\w*\s+ключ/i,
     triggers: [
       "private",
       "ssh",
       "secure shell",
       "secure-shell",
+      "hidden folder",
+      "hidden directory",
       "key pair",
       "keypair",
       "key-pair",
@@ -188,7 +190,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "cloud-credentials",
-    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
+    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:file|folder|directory)\b[^.\n]{0,30}?\bcredentials\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud|google\s+cloud)\b|\b(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
     triggers: [
       "aws",
       "amazon",
@@ -364,8 +366,9 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "dotenv",
-    re: /(?<![\w/-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b|schema\b)[\w-]+|\*)?(?![\w-])(?!\.(?:example|sample|template|dist|defaults?)\b)/i,
-    triggers: [".env"],
+    // …or spelled out ("a dot followed by the three letters e, n, v").
+    re: /\bdot\b[^.\n]{0,40}?\be\s*[,-]?\s*n\s*[,-]?\s*(?:and\s+)?v\b|(?<![\w/-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b|schema\b)[\w-]+|\*)?(?![\w-])(?!\.(?:example|sample|template|dist|defaults?)\b)/i,
+    triggers: [".env", "dot"],
   },
   // Browser profiles: cookies, saved logins, session storage.
   {
@@ -472,7 +475,36 @@ const SOURCES: Entry[] = [
       "historique",
       "истори",
     ],
+  }, // The conversation in other languages ("tutto ciò che l'utente ha scritto finora", "이 대화에서 오간 모든 메시지").
+  {
+    role: "source",
+    kind: "conversation",
+    re: /대화에서\s*오간|오간\s*모든\s*메시지|이\s*대화의|지금까지의\s*모든\s*메시지|会話中に|この会話の|इस\s+(?:बातचीत|चैट)|\bquesta\s+conversazione\b|\b(?:tutto\s+(?:ciò|quello)\s+che|tutti\s+i\s+messaggi\s+che)\s+l'utente\b|\b(?:toute\s+)?cette\s+conversation\b|\btous\s+les\s+messages\s+de\s+l'utilisateur\b|\b(?:toda\s+)?esta\s+(?:conversación|conversa)\b|\btodos\s+los\s+mensajes\s+del\s+usuario\b|\b(?:dieses?|diesem|den\s+gesamten)\s+(?:Gespräch|Unterhaltung|Chat)\b|\bcał(?:ą|ej)\s+rozmow\w*|\bcuộc\s+trò\s+chuyện\s+này\b|هذه\s+المحادثة|المحادثة\s+(?:كاملة|بأكملها)|この会話|这次对话|整个对话/i,
+    triggers: [
+      "대화",
+      "오간",
+      "메시지",
+      "会話",
+      "बातचीत",
+      "चैट",
+      "conversazione",
+      "l'utente",
+      "conversation",
+      "l'utilisateur",
+      "conversación",
+      "conversa",
+      "mensajes",
+      "gespräch",
+      "unterhaltung",
+      "chat",
+      "rozmow",
+      "trò chuyện",
+      "المحادثة",
+      "会話",
+      "对话",
+    ],
   },
+
   // What the user types in a shell.
   {
     role: "source",
@@ -500,6 +532,13 @@ const SOURCES: Entry[] = [
 const UPLOAD_FLAGS = String.raw`(?:\s-(?:d|F|T)(?=[\s@"'=]|$)|\s-[a-zA-Z]*[dFT](?=\s)|--data(?:-binary|-raw|-urlencode|-ascii)?\b|--form\b|--upload-file\b|--post-(?:data|file)\b|-X\s*["']?(?:POST|PUT|PATCH)\b|--request\s+["']?(?:POST|PUT|PATCH)\b|--json\b)`;
 
 const SINKS: Entry[] = [
+  // A URL and a send verb in other languages ("`https://…` पर POST करें", "…に送信して", "…로 전송").
+  {
+    role: "sink",
+    kind: "network",
+    re: /https?:\/\/[^\s`'")]+[`'")]?\s*(?:पर\s+(?:POST|भेज\w*)|に\s*(?:POST|送信|アップロード)|(?:으로|로)\s*(?:POST|전송|업로드|보내))/i,
+    triggers: ["http"],
+  },
   {
     role: "sink",
     kind: "network",
@@ -647,11 +686,12 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "public-post",
-    re: /\bgh\s+(?:pr|issue)\s+(?:comment|create|edit|review)\b|\bgh\s+gist\s+create\b|\bgh\s+repo\s+create\b[^\n]*--public\b|\bgh\s+api\b[^\n]*\/(?:comments|issues|gists)\b|\bgh\s+release\s+(?:create|upload)\b|\b(?:post|add|leave|write|publish|share|put|paste|create)\b[^.\n]{0,60}?\b(?:(?:pr|pull[- ]request|issue|review)\s+comments?|comments?\s+on\s+(?:the\s+)?(?:pr|pull[- ]request|issue)|(?:public\s+|secret\s+)?gists?|public\s+(?:repo(?:sitor(?:y|ies))?|page|channel|issue|bucket|link)|pastebin|discussion\s+post)\b|\b(?:as|in|into|to)\s+(?:an?\s+|the\s+|a\s+separate\s+)?(?:(?:pr|pull[- ]request|issue)\s+)?comment\b|\b(?:to|in|into)\s+the\s+(?:pr|pull[- ]request|merge\s+request|issue|release)\s+(?:description|body|notes|title)\b|PRに(?:コメント|投稿)|(?:別)?コメントとして|(?:评论|留言)(?:到|中|里)|公开(?:的)?(?:仓库|gist)|\bcomentario\s+(?:en|no)\s+(?:el\s+|o\s+)?(?:PR|pull\s+request|issue)\b|\bKommentar\b[^.\n]{0,20}\b(?:PR|Pull-Request|Issue)\b/i,
+    re: /\b(?:add|create|post)_(?:issue|pr|pull_request)_comment\b|\bcreate_(?:issue|gist)\b|\bgh\s+(?:pr|issue)\s+(?:comment|create|edit|review)\b|\bgh\s+gist\s+create\b|\bgh\s+repo\s+create\b[^\n]*--public\b|\bgh\s+api\b[^\n]*\/(?:comments|issues|gists)\b|\bgh\s+release\s+(?:create|upload)\b|\b(?:post|add|leave|write|publish|share|put|paste|create)\b[^.\n]{0,60}?\b(?:(?:pr|pull[- ]request|issue|review)\s+comments?|comments?\s+on\s+(?:the\s+)?(?:pr|pull[- ]request|issue)|(?:public\s+|secret\s+)?gists?|public\s+(?:repo(?:sitor(?:y|ies))?|page|channel|issue|bucket|link)|pastebin|discussion\s+post)\b|\b(?:as|in|into|to)\s+(?:an?\s+|the\s+|a\s+separate\s+)?(?:(?:pr|pull[- ]request|issue)\s+)?comment\b|\b(?:to|in|into)\s+the\s+(?:pr|pull[- ]request|merge\s+request|issue|release)\s+(?:description|body|notes|title)\b|PRに(?:コメント|投稿)|(?:別)?コメントとして|(?:评论|留言)(?:到|中|里)|公开(?:的)?(?:仓库|gist)|\bcomentario\s+(?:en|no)\s+(?:el\s+|o\s+)?(?:PR|pull\s+request|issue)\b|\bKommentar\b[^.\n]{0,20}\b(?:PR|Pull-Request|Issue)\b/i,
     triggers: [
       "\\bgh",
       "comment",
       "gist",
+      "create_issue",
       "public",
       "pastebin",
       "discussion",
@@ -688,7 +728,45 @@ const SINKS: Entry[] = [
     kind: "tool-argument",
     re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
     triggers: ["http", "param", "argument", "args", "query", "header", "field", "as `", "as '", 'as "', "tool"],
+  }, // Data handed to a tool by name ("pass each file to index_add", "call this tool once for each of: …").
+  {
+    role: "sink",
+    kind: "tool-argument",
+    re: /\b(?:pass|send|give|feed|hand|attach|upload|submit)\b[^.\n]{0,80}?\bto\s+[`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'"]?(?!\w|\.\w)|\bcall(?:ing)?\s+(?:this\s+tool|[`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'"]?)\s+(?:once\s+)?for\s+each\s+of\b/i,
+    triggers: ["pass", "send", "give", "feed", "hand", "attach", "upload", "submit", "call"],
   },
+  // A field or parameter named in other languages ("dans le champ `signature`", "في الحقل payload", "nel campo").
+  {
+    role: "sink",
+    kind: "tool-argument",
+    re: /\b(?:dans|en)\s+(?:le\s+)?(?:champ|paramètre)\b|\bnel\s+(?:campo|parametro)\b|\b(?:en\s+el|no)\s+(?:campo|parámetro|parâmetro)\b|\bim\s+(?:Feld|Parameter)\b|\bw\s+(?:polu|parametrze)\b|\bvào\s+(?:trường|tham\s+số)\b|(?<![А-Яа-яЁё])в\s+(?:поле|параметр)|في\s+(?:الحقل|المعامل)|عبر\s+الأداة|필드에|매개변수에|フィールドに|パラメータに|(?:字段|参数)(?:中|里)/i,
+    triggers: [
+      "champ",
+      "paramètre",
+      "campo",
+      "parametro",
+      "parámetro",
+      "parâmetro",
+      "feld",
+      "parameter",
+      "polu",
+      "parametrze",
+      "trường",
+      "tham số",
+      "поле",
+      "параметр",
+      "الحقل",
+      "المعامل",
+      "الأداة",
+      "필드에",
+      "매개변수에",
+      "フィールドに",
+      "パラメータに",
+      "字段",
+      "参数",
+    ],
+  },
+
   // Mail: a hard-coded BCC or forward to an outside address.
   {
     role: "sink",
@@ -710,7 +788,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
+    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|(?<!\b(?:unless|if|when|until|once|because|after|before)\s)the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
     triggers: [
       "do not",
       "don't",
@@ -839,6 +917,36 @@ const CONCEAL: Entry[] = [
       "незаметно",
     ],
   },
+  // Keeping it from the user in further languages: French, Italian, Polish, Arabic, Vietnamese, Korean.
+  {
+    role: "conceal",
+    kind: "hide",
+    re: /\binutile\s+d'en\s+parler\b|\bn'en\s+parle[zs]?\s+pas\b|\bnon\s+serve\s+(?:spiegar|menzionar|dir)\w*|\bnon\s+(?:dirlo|menzionarlo|spiegarlo)\b|\bnie\s+ma\s+potrzeby\s+(?:informowa|mówi|wspomina)\w*|\bnie\s+(?:informuj|mów|wspominaj)\w*|لا\s+حاجة\s+(?:ل|إلى\s+)(?:إبلاغ|إخبار|إعلام)|دون\s+(?:إبلاغ|إخبار|علم)\s+المستخدم|\bkhông\s+cần\s+(?:báo|thông\s+báo|nói|giải\s+thích)|\bđừng\s+(?:nói|báo|kể)|언급하지\s*(?:마|않)|말하지\s*마|알리지\s*마|보여주지\s*말|(?:説明|言及)したり[^。\n]{0,30}しないで|触れたりしないで|触れないで|उपयोगकर्ता\s+को[^।\n]{0,60}?(?:बताने|बताएँ|बताना)[^।\n]{0,60}?(?:ज़रूरत|जरूरत)\s+नहीं|उपयोगकर्ता\s+को\s+(?:न|मत)\s+बता/i,
+    triggers: [
+      "언급하지",
+      "보여주지",
+      "したり",
+      "触れ",
+      "उपयोगकर्ता",
+      "inutile",
+      "n'en",
+      "non serve",
+      "dirlo",
+      "menzionarlo",
+      "spiegarlo",
+      "nie ma",
+      "nie informuj",
+      "nie mów",
+      "nie wspominaj",
+      "لا حاجة",
+      "دون",
+      "không cần",
+      "đừng",
+      "언급하지",
+      "말하지",
+      "알리지",
+    ],
+  },
   {
     role: "conceal",
     kind: "no-consent",
@@ -873,6 +981,7 @@ const CONCEAL: Entry[] = [
 
 const ENTRIES: readonly Entry[] = [...SOURCES, ...SINKS, ...CONCEAL];
 const ENTRY_TRIGGERS: readonly (readonly string[])[] = ENTRIES.map((e) => e.triggers);
+let entryTriggers: Compiled | null = null;
 const ENTRY_GLOBAL: RegExp[] = ENTRIES.map((e) => new RegExp(e.re.source, e.re.flags.includes("g") ? e.re.flags : `${e.re.flags}g`));
 
 /**
@@ -991,18 +1100,41 @@ interface Unit {
 
 const INLINE_CODE = /`([^`\n]{6,400})`/g;
 
-function proseUnits(text: string, from: number, to: number, scope: number, describes: string | null, lines: LineIndex, out: Unit[]) {
+const LIST_MARK = /^\s*(?:[-*+•]|\d+[.)])\s/;
+
+function proseUnits(
+  text: string,
+  from: number,
+  to: number,
+  scope: number,
+  describes: string | null,
+  lines: LineIndex,
+  out: Unit[],
+  security = false,
+) {
   const body = text.slice(from, to);
+  // A list led by a sentence that says it catalogues attacks or detections ("Detections include:") lists specimens.
+  let listed = false;
+  let lead = false;
   for (const s of sentences(body)) {
     const start = from + s.start;
     const sentence = s.text.replace(/\n/g, " ");
+    const firstLine = lines.lineOf(start);
+    const atLineStart = !text.slice(lines.startOf(firstLine), start).trim();
+    if (LIST_MARK.test(sentence)) {
+      if (lead) listed = true;
+    } else if (atLineStart) listed = false;
+    lead =
+      /:\s*$/.test(sentence) &&
+      (STRONG_EXAMPLE_CUE.test(sentence) || ACTOR.test(sentence) || (security && WEAK_EXAMPLE_CUE.test(sentence)));
+    const why = describes ?? (listed ? "in a list of what attacks or detections look like" : null);
     const unit: Unit = {
       start,
       text: sentence,
       code: false,
       scope,
-      describes,
-      firstLine: lines.lineOf(start),
+      describes: why,
+      firstLine,
       lastLine: lines.lineOf(start + s.text.length),
     };
     out.push(unit);
@@ -1016,7 +1148,7 @@ function proseUnits(text: string, from: number, to: number, scope: number, descr
           text: m[1]!,
           code: true,
           scope,
-          describes,
+          describes: why,
           firstLine: line,
           lastLine: line,
           sentence: unit,
@@ -1082,7 +1214,7 @@ function unitsOf(
     return out;
   }
   if (kind !== "markdown") {
-    if (any(1, lines.count)) proseUnits(text, 0, text.length, 0, whole, lines, out);
+    if (any(1, lines.count)) proseUnits(text, 0, text.length, 0, whole, lines, out, opts.securityPurpose === true);
     return out;
   }
   const ctx: DocContext = markdownContext(text, lines, opts.securityPurpose ?? false);
@@ -1168,6 +1300,15 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
     if (opts.ungated) for (let e = 0; e < ENTRIES.length; e++) cand.add(e);
     else for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine.get(l) ?? []) cand.add(e);
     if (!cand.size) continue;
+    // A unit that is a small window of a long line (a megabyte with no full stop) is gated on its own words, not its line's.
+    if (!opts.ungated && cand.size > 1) {
+      const span = lines.startOf(u.lastLine + 1) - lines.startOf(u.firstLine);
+      if (span > WINDOW && span > 4 * u.text.length) {
+        const own = ownersIn((entryTriggers ??= compileTriggers(ENTRY_TRIGGERS)), u.text);
+        for (const e of cand) if (!own.has(e)) cand.delete(e);
+        if (!cand.size) continue;
+      }
+    }
     // Prose roles are judged in their sentence (inline code in the sentence that holds it).
     const prose = u.sentence ?? (u.code ? null : u);
     const shift = u.sentence ? u.offset! : 0;
@@ -1193,7 +1334,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
         let why: string | null = u.describes;
         if (!why && prose) {
           const pat = at + shift;
-          if (entry.role !== "conceal" && isNegated(prose.text, pat)) why = "negated";
+          // A source may end a list the negation governs ("never paste environment variables, logs with tokens, or `.env` content").
+          if (entry.role !== "conceal" && isNegated(prose.text, pat, entry.role === "source")) why = "negated";
           else if (mentioned(pat, m[0].length)) why = "quoted as an example";
           else if (actor && entry.role !== "conceal") why = "describes what an attacker or a tool does";
           else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && actor) why = "quoted as an example";

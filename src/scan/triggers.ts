@@ -30,6 +30,8 @@ export interface Compiled {
   /** One-unit literals by their unit. */
   singles: Map<number, Literal[]>;
   singleFlags: Uint8Array;
+  /** Lowered units some literal starts with: a position whose unit starts none is passed over at one read. */
+  firstFlags: Uint8Array;
   hasOther: boolean;
   /** Hashes of the first two lowered units of literals with a non-ASCII unit (text in other scripts mostly starts none). */
   otherFlags: Uint8Array;
@@ -112,6 +114,7 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
     otherPairs: new Map(),
     singles: new Map(),
     singleFlags: new Uint8Array(65536),
+    firstFlags: new Uint8Array(65536),
     hasOther: false,
     otherFlags: new Uint8Array(1 << 16),
     twoFlags: new Uint8Array(1 << 14),
@@ -123,6 +126,7 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
     for (const o of e.owners) mask[o >> 5]! |= 1 << (o & 31);
     const lit: Literal = { text, wordStart: !e.plain && isWordUnit(text.charCodeAt(0)), owners: [...e.owners], mask };
     const a = text.charCodeAt(0);
+    compiled.firstFlags[a] = 1;
     if (text.length === 1) {
       compiled.singles.set(a, [...(compiled.singles.get(a) ?? []), lit]);
       compiled.singleFlags[a] = 1;
@@ -241,8 +245,59 @@ const single = new WeakMap<readonly string[], Compiled>();
 const registry: (readonly string[])[] = [];
 const registered = new Map<readonly string[], number>();
 let compiledAll: Compiled | null = null;
+/**
+ * The lines (1-based, ascending) that hold a trigger of one list: a sorted array, not a Set. A
+ * pass over a 5 MiB text adds hundreds of thousands of (line, list) pairs, and a Set entry per
+ * pair was most of the pass's cost and its garbage.
+ */
+export interface LineSet {
+  readonly size: number;
+  has(line: number): boolean;
+  [Symbol.iterator](): Iterator<number>;
+}
+
+class SortedLines implements LineSet {
+  readonly list: number[] = [];
+  private at = 0;
+  get size(): number {
+    return this.list.length;
+  }
+  has(line: number): boolean {
+    const xs = this.list;
+    // Callers mostly ask in ascending order: a few steps on from the last answer, else a binary search.
+    let i = this.at;
+    if (i < xs.length && xs[i]! <= line) {
+      for (let k = 0; k < 8 && i + 1 < xs.length && xs[i + 1]! <= line; k++) i++;
+      if (xs[i] === line) {
+        this.at = i;
+        return true;
+      }
+      if (i + 1 >= xs.length || xs[i + 1]! > line) {
+        this.at = i;
+        return false;
+      }
+    }
+    let lo = 0;
+    let hi = xs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = xs[mid]!;
+      if (v === line) {
+        this.at = mid;
+        return true;
+      }
+      if (v < line) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+  [Symbol.iterator](): Iterator<number> {
+    return this.list[Symbol.iterator]();
+  }
+}
+
 /** Each text's pass, kept with its line index (which the engine hands to every rule of that text) and dropped with it. */
-const passes = new WeakMap<LineIndex, { text: string; size: number; sets: Set<number>[] }>();
+const passes = new WeakMap<LineIndex, { text: string; size: number; sets: SortedLines[] }>();
 
 function ownerOf(list: readonly string[]): number {
   let i = registered.get(list);
@@ -254,12 +309,12 @@ function ownerOf(list: readonly string[]): number {
 }
 
 /** Recent texts' passes, by the text itself: rules that build their own line index for the same text share them. */
-const recentPasses = new RecentByText<{ text: string; size: number; sets: Set<number>[] }>();
+const recentPasses = new RecentByText<{ text: string; size: number; sets: SortedLines[] }>();
 
 /** Compiled trigger lists registered from `from` on (a pass over a text that lacks only the newest lists runs just those). */
 const deltas = new Map<number, Compiled>();
 
-function passFor(text: string, lines: LineIndex): Set<number>[] {
+function passFor(text: string, lines: LineIndex): SortedLines[] {
   let entry = lines.text === text ? passes.get(lines) : undefined;
   if (!entry && lines.text === text) entry = recentPasses.get(text);
   if (entry && entry.size === registry.length) return entry.sets;
@@ -274,33 +329,85 @@ function passFor(text: string, lines: LineIndex): Set<number>[] {
     compiled = c;
   }
   const sets = entry ? entry.sets : [];
-  for (let i = sets.length; i < registry.length; i++) sets.push(new Set<number>());
-  const lineOf = lines.cursor();
-  // Per line, the OR of its literals' owner masks; each (line, owner) pair is added to a set once.
+  for (let i = sets.length; i < registry.length; i++) sets.push(new SortedLines());
+  // Per line, the OR of its literals' owner masks; each (line, owner) pair is added to a list once.
   const words = Math.max(1, Math.ceil((registry.length - from) / 32));
   const cur = new Int32Array(words);
   let curLine = -1;
+  let dirty = false;
   const flush = () => {
-    if (curLine < 0) return;
+    if (!dirty) return;
+    dirty = false;
     for (let w = 0; w < words; w++) {
       let x = cur[w]!;
       while (x !== 0) {
         const low = x & -x;
-        sets[from + w * 32 + (31 - Math.clz32(low))]!.add(curLine);
+        // Lines arrive in ascending order, each flushed once: every list stays sorted and distinct.
+        sets[from + w * 32 + (31 - Math.clz32(low))]!.list.push(curLine);
         x ^= low;
       }
       cur[w] = 0;
     }
   };
-  eachLiteral(compiled, text, (offset, lit) => {
-    const line = lineOf(offset);
-    if (line !== curLine) {
+  // The loop of `eachLiteral`, written out: this pass reads every unit of every text a scan sees,
+  // so it keeps the line by a running bound (no search per literal) and calls nothing per position.
+  const L = lowerTable();
+  const { singleFlags, firstFlags, twoFlags, triFlags, hasOther, otherFlags, asciiPairs, buckets, otherPairs, singles } = compiled;
+  const n = text.length;
+  const lineCount = lines.count;
+  let nextStart = 0;
+  curLine = 0;
+  const found = (i: number, lit: Literal) => {
+    if (i >= nextStart) {
       flush();
-      curLine = line;
+      // The line holding offset i (lines of `lines`; past its last line, the last line).
+      if (curLine >= lineCount || i >= lines.startOf(curLine + 2)) curLine = lines.lineOf(i);
+      else curLine++;
+      nextStart = curLine < lineCount ? lines.startOf(curLine + 1) : Infinity;
     }
     const m = lit.mask;
     for (let w = 0; w < words; w++) cur[w]! |= m[w]!;
-  });
+    dirty = true;
+  };
+  if (n > 0) {
+    let a = L[text.charCodeAt(0)]!;
+    let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
+    for (let i = 0; i < n; i++) {
+      const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
+      if (firstFlags[a] === 0) {
+        a = b;
+        b = c;
+        continue;
+      }
+      // Most positions end at the first test: no literal starts with these two units (and none is one unit long).
+      const ascii = a < 128 && b >= 0 && b < 128;
+      const bucketNo = ascii ? asciiPairs[(a << 7) | b]! : 0;
+      if (
+        singleFlags[a] !== 0 ||
+        (ascii
+          ? bucketNo !== 0 &&
+            (twoFlags[(a << 7) | b] !== 0 ||
+              (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0))
+          : b >= 0 &&
+            ((hasOther && otherFlags[otherHash(a, b)] !== 0) ||
+              (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)))
+      ) {
+        const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
+        if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) found(i, lit);
+        if (b >= 0) {
+          const bucket = ascii ? (bucketNo ? buckets[bucketNo - 1] : undefined) : otherPairs.get(a * 65536 + b);
+          if (bucket) {
+            for (const lit of bucket) {
+              if (lit.wordStart && !wordStart) continue;
+              if (matchAt(L, text, i, lit.text)) found(i, lit);
+            }
+          }
+        }
+      }
+      a = b;
+      b = c;
+    }
+  }
   flush();
   const next = { text, size: registry.length, sets };
   if (lines.text === text) {
@@ -311,13 +418,13 @@ function passFor(text: string, lines: LineIndex): Set<number>[] {
 }
 
 /** Lines (1-based) of `text` that contain one of `triggers` (pass the same array each time: it is cached by identity). */
-export function triggerLines(text: string, lines: LineIndex, triggers: readonly string[]): Set<number> {
+export function triggerLines(text: string, lines: LineIndex, triggers: readonly string[]): LineSet {
   const owner = ownerOf(triggers);
   return passFor(text, lines)[owner]!;
 }
 
 /** For each list of triggers, the lines of `text` that contain one of them. */
-export function triggerLineSets(text: string, lines: LineIndex, lists: readonly (readonly string[])[]): Set<number>[] {
+export function triggerLineSets(text: string, lines: LineIndex, lists: readonly (readonly string[])[]): LineSet[] {
   const owners = lists.map(ownerOf);
   const sets = passFor(text, lines);
   return owners.map((o) => sets[o]!);

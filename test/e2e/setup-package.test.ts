@@ -5,16 +5,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+// biome-ignore format: @ts-expect-error must sit on the line just before the module path
 // @ts-expect-error plain JS helpers shared with the npm scripts
-import {
-  build,
-  buildPackage,
-  cliHarnessData,
-  CLI_PATH,
-  GENERATED_PATH,
-  skillsLock,
-  withHarnessData,
-} from "../../scripts/setup-package.mjs";
+import { build, buildPackage, cliHarnessData, CLI_PATH, GENERATED_PATH, skillsLock, withHarnessData } from "../../scripts/setup-package.mjs";
 import { CLI_PACKAGE } from "../../src/setup/cli-package.generated";
 
 /**

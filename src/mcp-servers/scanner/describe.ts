@@ -18,6 +18,20 @@ const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?
 const DETECTS =
   /(?:\b(?:detects?|detecting|flags?|flagging|finds?|catches|reports?|looks?\s+for|scans?\s+(?:\w+\s+){0,3}for|checks?\s+(?:\w+\s+){0,3}for|warns?\s+(?:about|of)|identif(?:y|ies)|recogni[sz]es?|audits?\s+(?:\w+\s+){0,4}for|matches|spots?)\b|\b(?:typical|common|example|sample|known)\s+(?:hits?|findings?|matches|detections?|cases?|patterns?)\s*:)(?:(?![.!?](?:\s|$)|;|\b(?:so|then|and\s+then|afterwards|next|before|after)\b)[^\n]){0,240}$/i;
 
+const LIST_ITEM = /^\s*(?:[-*+•]|\d+[.)])\s/;
+
+/** The list holding line `n` is led by a sentence that says it catalogues attacks or detections ("Detections include:"). */
+function listedUnderLead(lines: LineIndex, n: number, security: boolean): boolean {
+  for (let k = n - 1; k >= 1 && k >= n - 40; k--) {
+    const l = lines.line(k);
+    if (LIST_ITEM.test(l) || /^\s+\S/.test(l)) continue;
+    if (!/:\s*$/.test(l)) return false;
+    const lead = l.slice(Math.max(0, l.search(/[^.!?]*:\s*$/)));
+    return STRONG_EXAMPLE_CUE.test(lead) || ACTOR.test(lead) || (security && (WEAK_EXAMPLE_CUE.test(lead) || DETECTS.test(lead)));
+  }
+  return false;
+}
+
 export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | null {
   if (!target.text) return null;
   const security = securityServer();
@@ -30,10 +44,15 @@ export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | 
     const rest = lineText.slice(index + length);
     const end = rest.search(/[.!?](?:\s|$)/);
     let around = lineText.slice(start, end >= 0 ? index + length + end + 1 : lineText.length);
-    if (start === 0 && n > 1 && lines.line(n - 1).trim() && !/[.!?:]\s*$/.test(lines.line(n - 1)))
-      around = `${lines.line(n - 1)} ${around}`;
+    if (start === 0 && n > 1 && lines.line(n - 1).trim() && !/[.!?:]\s*$/.test(lines.line(n - 1))) {
+      const prev = lines.line(n - 1);
+      around = `${prev} ${around}`;
+      // A negation on the line before governs a list that wraps onto this one ("never switch to X and never\nallow Y").
+      if (isNegated(around, prev.length + 1 + index, true)) return "negated";
+    }
     const cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
     if (cued && isQuoted(lineText, index, length)) return "quoted as an example";
+    if (LIST_ITEM.test(lineText) && listedUnderLead(lines, n, security)) return "in a list of what attacks or detections look like";
     if (security && DETECTS.test(before.slice(-300))) return "what a security tool detects";
     return null;
   };

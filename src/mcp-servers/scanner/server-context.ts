@@ -4,7 +4,7 @@
  * any other tool is reaching into another server's. Set for the duration of one synchronous scan
  * (`withServer`), so the rule list stays one static array (compiled once, not per scan).
  */
-import { normalizeToolName } from "./known-tools";
+import { KNOWN_TOOL_SET, normalizeToolName } from "./known-tools";
 
 let own: ReadonlySet<string> = new Set();
 let security = false;
@@ -119,11 +119,21 @@ interface Tool {
   name: string;
   title?: string;
   description?: string;
+  inputSchema?: unknown;
 }
 
 export function withServer<T>(tools: readonly Tool[], run: () => T, instructions?: string): T {
   const prev = [own, security, services] as const;
   own = new Set(tools.map((t) => normalizeToolName(t.name)));
+  // A tool's own parameters ("after `timeout_seconds`") are its own too, unless one is named like a well-known tool.
+  for (const t of tools) {
+    const props = t.inputSchema && typeof t.inputSchema === "object" ? (t.inputSchema as { properties?: unknown }).properties : undefined;
+    if (!props || typeof props !== "object") continue;
+    for (const k of Object.keys(props).slice(0, 200)) {
+      const norm = normalizeToolName(k);
+      if (!KNOWN_TOOL_SET.has(norm)) (own as Set<string>).add(norm);
+    }
+  }
   security = isSecurityServer(tools);
   services = serviceWords(tools, instructions);
   try {

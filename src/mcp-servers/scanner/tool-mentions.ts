@@ -13,6 +13,9 @@ const TOOLISH = /[`'"]?\b([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[a-z]+[A-Z]
 const GENERIC =
   /\b(?:(?:the|a|an|any|whatever|whichever|your|another|other|each|every)\s+(?:(?:connected|available|other)\s+)?(?:server'?s\s+)?(?!(?:same|current|present|following|above|below|previous|next|this|tool|server|function)\b)[\w-]+(?:\s+[\w-]+)?\s+(?:tool|server|integration)s?\b(?!\s+(?:of|in|from|on)\s+this\b)|\b(?:tools?|functions?)\s+(?:from|of|on)\s+(?:any|another|other|different|all)\s+(?:connected\s+)?servers?\b|\((?:any|every|all)\s+servers?\)|\bfrom\s+any\s+connected\s+server\b)/gi;
 
+const MODIFIER =
+  /^[a-z]+-(?:only|write|in|party|server|servers|tool|tools|running|lived|capable|risk|side|source|known|step|destructive|approved|level|time|based|scoped|safe|sensitive|facing|wide|term|hosted|managed)$/;
+
 export interface ToolMention {
   index: number;
   length: number;
@@ -27,6 +30,8 @@ export function foreignTool(s: string, own: ReadonlySet<string>): ToolMention | 
     const name = m[1]!;
     const norm = normalizeToolName(name);
     if (own.has(norm)) continue;
+    // "read-only tools", "long-running servers", "cross-server shadowing": a compound adjective, not a tool's name.
+    if (MODIFIER.test(name) && !KNOWN_TOOL_SET.has(norm)) continue;
     const around = s.slice(Math.max(0, m.index - 30), m.index + m[0].length + 30);
     const calledTool = /\b(?:tool|function|command)s?\b/i.test(around) || /^mcp[_.-]/i.test(name);
     if (KNOWN_TOOL_SET.has(norm) || calledTool) return { index: m.index, length: m[0].length, name };

@@ -69,7 +69,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.25-1" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.25-2" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -347,6 +347,7 @@ function describeFor(security: boolean) {
         const prev = lines.line(n - 1);
         if (prev.trim() && (!ctx || ctx.kind[n - 1] === LineKind.Prose)) around = `${prev} ${lineText}`;
       }
+      if (around !== lineText && isNegated(around, around.length - lineText.length + index, true)) return "negated";
       const cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
       if (cued && isQuoted(lineText, index, length)) return "quoted as an example";
       return null;
@@ -362,6 +363,7 @@ const CONSENT_GATED: ReadonlySet<string> = new Set([
   "destructive.cloud",
   "destructive.credentials",
 ]);
+const STARTUP_RULE = "persistence.startup";
 const NO_CONSENT =
   /\bwithout\s+(?:asking|confirmation|confirming|prompting)\b|\b(?:do\s+not|don'?t|never)\s+(?:ask|prompt|wait)\b|\bno\s+need\s+to\s+(?:ask|confirm)\b|\bconfirmations?\s+(?:only\s+)?slow\b/i;
 
@@ -370,15 +372,22 @@ const NO_CONSENT =
  * confirmation (and does not also say to skip it) is lowered to low: shown, not blocking.
  */
 function consentGated(findings: Finding[], targets: readonly ScanTarget[]): Finding[] {
-  if (!findings.some((f) => CONSENT_GATED.has(f.ruleId))) return findings;
+  if (!findings.some((f) => CONSENT_GATED.has(f.ruleId) || (f.ruleId === STARTUP_RULE && f.severity === "medium"))) return findings;
   const byPath = new Map(targets.filter((t) => t.kind === "markdown" && t.text !== null && !t.embedded).map((t) => [t.path, t]));
   return findings.map((f) => {
-    if (!CONSENT_GATED.has(f.ruleId) || f.severity === "info" || f.severity === "low") return f;
+    // A startup item that only runs local commands (medium) is the skill's job when the user asked for it (a nightly test run, a service).
+    const startup = f.ruleId === STARTUP_RULE && f.severity === "medium";
+    if ((!CONSENT_GATED.has(f.ruleId) && !startup) || f.severity === "info" || f.severity === "low") return f;
     const t = byPath.get(f.path);
     const c = t ? contextOf(t) : null;
     if (!t || !c) return f;
     const [from, to] = c.sectionLines(c.section(f.line));
-    const text = c.lines.text.slice(c.lines.startOf(from), c.lines.startOf(to + 1));
+    let text = c.lines.text.slice(c.lines.startOf(from), c.lines.startOf(to + 1));
+    if (startup && c.section(f.line) > 1) {
+      // The preamble under the title states the conditions for the whole skill ("Only when the user asked for a schedule").
+      const [pf, pt] = c.sectionLines(1);
+      text += `\n${c.lines.text.slice(c.lines.startOf(pf), c.lines.startOf(pt + 1))}`;
+    }
     if (!CONSENT_CUE.test(text) || NO_CONSENT.test(text)) return f;
     return { ...f, severity: "low", message: `${f.message} — the instructions wait for the user's confirmation first` };
   });

@@ -24,6 +24,10 @@ import {
   TOOL_RESULTS,
 } from "../vocab";
 
+const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i;
+const CONTENT =
+  /\b(?:contents?|text|lines?|copy|paste|verbatim|full|entire|whole|data|value|values|body|reproduce|include|keys?|tokens?|secrets?|credentials?)\b/i;
+
 function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
   const conv = find(s, CONVERSATION);
   if (conv) return { m: conv, what: "the conversation or the model's instructions" };
@@ -132,7 +136,8 @@ export const sensitiveArgument = sentenceRule({
   triggers: SOURCE_TRIGGERS,
   check(s, ctx, offset) {
     // A property's description says what the argument holds: a sensitive source there is the ask itself.
-    const inArgument = !ctx.hidden && isArgumentText(fieldAt(ctx.target, offset)?.field);
+    const seg = ctx.hidden ? null : fieldAt(ctx.target, offset);
+    const inArgument = !ctx.hidden && isArgumentText(seg?.field);
     const reveal = directive(
       s,
       /\b(?:reveal|print|output|repeat|show|share|disclose|leak|return|echo|dump|recite)\s+(?:me\s+|back\s+)?(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|original\s+|exact\s+)?(?:system\s+prompt|(?:hidden\s+|initial\s+|original\s+|system\s+)?instructions)\b/i,
@@ -143,6 +148,9 @@ export const sensitiveArgument = sentenceRule({
     if (!sink && !inArgument) return null;
     const src = sensitiveSource(s);
     if (!src || (!sink && isNegated(s, src.m.index!))) return null;
+    // A parameter that takes the *path* of a config or key file names where to look, not its content (a scanner's `config_path`).
+    const whole = seg?.text ?? s;
+    if (!sink && inArgument && /^the .*file/.test(src.what) && PATH_ONLY.test(whole) && !CONTENT.test(whole)) return null;
     return {
       index: src.m.index!,
       length: src.m[0].length,

@@ -52,7 +52,7 @@ const MODIFY = new RegExp(
 );
 
 const DISPARAGE =
-  /\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|not\s+(?:safe|allowed|working|available|secure))\b/i;
+  /\b(?:(?:other|built-?in|native|existing|the\s+other|any\s+other|all\s+other|alternative)\s+(?:\w+\s+)?(?:tools?|servers?|functions?|search(?:es)?|integrations?|plugins?)|(?:tools?|servers?|functions?|integrations?)\s+(?:from|of|by)\s+(?:other|third[-\s]party|different)\s+(?:providers?|servers?|vendors?|sources?|publishers?))(?:\s+(?:connected|available|installed)\b[^.!?\n]{0,40}?)?(?:\s*\([^()\n]{0,160}\))?\s+(?:are|is|have\s+been|were|will\s+be|may\s+be|might\s+be)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+|(?:frequently|often|usually|regularly|known\s+to\s+be)\s+)?(?:deprecated|broken|unsafe|insecure|malicious|compromised|disabled|unreliable|outdated|dangerous|blocked|corrupt(?:ed)?|unavailable|offline|down|suspended|revoked|stale|fabricated|fake|hallucinated|inaccurate|not\s+(?:safe|allowed|working|available|secure))\b/i;
 
 /** Calls meant for another tool taken over: "whenever you would call it, call this one instead". */
 const HIJACK =
@@ -76,6 +76,12 @@ const SELF_OBJECT = /^\s*(?:this|these|the\s+present)\s+(?:tool|function|server)
 function modification(s: string): RegExpMatchArray | null {
   for (const m of s.matchAll(global(MODIFY))) {
     if (SELF_OBJECT.test(s.slice(m.index + m[0].length))) continue;
+    // "unless the user asks for a change": the noun, not an order to change something.
+    if (
+      /^(?:change|replace|override|redirect|rewrite|wrap)$/i.test(m[0]) &&
+      /\b(?:a|an|the|any|no|each|every|that|this|for|of)\s+$/i.test(s.slice(Math.max(0, m.index - 12), m.index))
+    )
+      continue;
     return m;
   }
   return null;

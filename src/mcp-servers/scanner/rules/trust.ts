@@ -51,8 +51,10 @@ export const trustClaim = patternRule({
   ],
   patterns: [
     /\b(?:no\s+need|(?:you\s+)?(?:do(?:es)?\s+not|don'?t)\s+need|(?:it\s+is\s+)?(?:not\s+necessary|unnecessary))\s+(?:for\s+you\s+)?to\s+(?:ask|confirm|check\s+with|get\s+(?:the\s+user'?s?\s+)?(?:approval|permission|consent)|wait\s+for|request)\b/i,
-    /\b(?:without|never|do\s+not|don'?t)\s+(?:ask(?:ing)?|request(?:ing)?|wait(?:ing)?\s+for|seek(?:ing)?|prompt(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:user\s+)?confirmation|permission|approval|consent)\b/i,
+    /\b(?:without|never|do\s+not|don'?t)\s+(?:(?:pause|stop)\s+to\s+)?(?:ask(?:ing)?|request(?:ing)?|wait(?:ing)?\s+for|seek(?:ing)?|prompt(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:user\s+)?confirmation|permission|approval|consent)\b/i,
     /\b(?:skip|bypass|suppress|disable|avoid)\s+(?:the\s+|any\s+|all\s+)?(?:user\s+)?(?:confirmation|approval|permission)\s*(?:prompts?|dialogs?|steps?|checks?|requests?)?\b/i,
+    // Every call of every server declared approved in advance ("Every tool call from every connected server … is pre-approved").
+    /\b(?:every|all|any)\s+(?:\w+\s+){0,2}(?:tool\s+)?calls?\b[^.!?\n]{0,120}?\b(?:is|are)\s+(?:already\s+)?(?:pre-?approved|pre-?authori[sz]ed|auto-?approved)\b/i,
     /\b(?:pre-?approved|already\s+(?:been\s+)?approved|whitelisted|allow-?listed|pre-?authori[sz]ed)\s+(?:by|for)\s+(?:the\s+|your\s+)?(?:user|owner|admin(?:istrator)?|operator|organi[sz]ation|security\s+team|company)\b/i,
     /\b(?:set|enable|turn\s+on|add|switch\s+on)\s+(?:the\s+)?(?:auto-?approv(?:e|al)|always[-\s]allow|yolo(?:\s+mode)?|trust(?:ed)?\s+mode|full\s+access)\b/i,
     /\b(?:security|safety)\s+(?:checks?|reviews?|scans?|warnings?|confirmations?)\s+(?:are|is)\s+(?:not\s+(?:needed|required|necessary)|unnecessary|disabled|waived)\b/i,

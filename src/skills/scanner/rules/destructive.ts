@@ -223,7 +223,66 @@ export const productionData: Rule = {
   },
 };
 
+const HOME_ROOT = String.raw`(?:os\.homedir\(\)|Path\.home\(\)|os\.path\.expanduser\(\s*["']~\/?["']\s*\)|process\.env\.HOME|os\.environ\[\s*["']HOME["']\s*\]|["']?\$HOME["']?|\$env:USERPROFILE)`;
+/** A recursive walk called on the home folder itself: `walk(os.homedir())`, `os.walk(Path.home())`. */
+const WALK_HOME = new RegExp(
+  String.raw`\b(?:walk\w*|traverse\w*|visit\w*|recurse\w*|scan\w*|rglob|os\.walk|readdirSync|glob)\s*\(\s*${HOME_ROOT}\s*[,)]|\bfind\s+${HOME_ROOT}\s[^\n]{0,200}?(?:-delete\b|-exec\s+(?:rm|shred|truncate|cp\s+\/dev\/null))|\bGet-ChildItem\s+${HOME_ROOT}[^\n|]{0,200}-Recurse[^\n|]{0,200}\|\s*(?:Remove-Item|Set-Content|Clear-Content)`,
+  "i",
+);
+/** What is done to each file: written over or removed. */
+const PER_FILE =
+  /\b(?:writeFileSync|writeFile|unlinkSync|unlink|rmSync|truncateSync|os\.remove|os\.unlink|shutil\.rmtree|write_text|write_bytes|Set-Content|Remove-Item|Clear-Content)\s*\(|\bopen\([^)\n]{0,200}["']w[b+]?["']|-delete\b|-exec\s+rm\b/;
+/** A loop over a directory listing's entries (one line; bounded, so a long line costs linear time). */
+const LOOP = /\bfor\b[^\n]{0,120}?\b(?:of|in)\b[^\n]{0,120}?(?:readdirSync|readdir|os\.walk|\.rglob|\.iterdir|\bfiles\b)/;
+/** The write or delete happens for an entry of the listing: within five lines of the loop. */
+function loopWrites(text: string, lines: { count: number; line: (n: number) => string }): boolean {
+  let seen = 0;
+  for (let n = 1; n <= lines.count && seen < 200; n++) {
+    const l = lines.line(n);
+    if (l.length > 4096 || !/\bfor\b/.test(l) || !LOOP.test(l)) continue;
+    seen++;
+    for (let k = n; k <= Math.min(lines.count, n + 5); k++) {
+      const body = lines.line(k);
+      if (PER_FILE.test(body.length > 4096 ? body.slice(0, 4096) : body)) return true;
+    }
+  }
+  return false;
+}
+const RECURSIVE = /\breaddirSync\b|\breaddir\s*\(|\bos\.walk\b|\.rglob\(|\bwalkSync\b|\bisDirectory\(\)|\bfind\s|-Recurse\b|\.iterdir\(/;
+
+/**
+ * Every file under the home folder written over or removed (node-ipc-style protestware: a time
+ * zone or locale check, then a heart emoji over every file). Reading the home folder is not this;
+ * writing or deleting each file found under it is.
+ */
+export const massOverwrite: Rule = {
+  id: "destructive.mass-overwrite",
+  severity: "critical",
+  title: "Overwrites or deletes every file under the home folder",
+  kinds: ["javascript", "python", "shell", "powershell", "ruby", "perl", "php", "go", "batch"],
+  triggers: ["homedir", "home()", "expanduser", "env.home", "'home'", '"home"', "$home", "userprofile"],
+  text(text, ctx) {
+    // The rare part first: a walk called on the home folder itself.
+    const m = WALK_HOME.exec(text.slice(0, 500_000));
+    if (!m || !RECURSIVE.test(text)) return [];
+    // The write or delete happens for each entry of a directory listing, within a few lines of the loop.
+    if (!loopWrites(text, ctx.lines)) return [];
+    const gated =
+      /\b(?:timeZone|getTimezoneOffset|tzname|locale|LANG\b|country|geoip|ipinfo|ip-api|getDate\(\)|Date\.now\(\)|datetime\.now\(\)|date\s+\+)/.test(
+        text,
+      );
+    return [
+      {
+        index: m.index,
+        length: m[0].length,
+        message: `Walks the home folder and writes over or deletes each file in it${gated ? ", behind a time, locale or region check" : ""}`,
+      },
+    ];
+  },
+};
+
 export const DESTRUCTIVE_RULES: Rule[] = [
+  massOverwrite,
   destructiveDelete,
   diskWipe,
   forkBomb,

@@ -36,6 +36,9 @@ function remoteSeverity(line: string): { severity: Severity; where: string } {
   return { severity: "high", where: urls[0]!.c.host };
 }
 
+/** The fetch names no target (`curl | sh`, `curl … | sh`): prose naming the idiom, not a command. */
+const NO_TARGET = /^\s*(?:(?:-{1,2}[\w-]+|…|\.{3}|<[^>\n]*>)\s*)*\|/;
+
 // Compiled once, not on every line.
 const PIPE_TO_SHELL: readonly RegExp[] = [
   new RegExp(
@@ -67,6 +70,11 @@ export const pipeToShell: Rule = {
       if ((ctx.target.kind === "markdown" || ctx.target.kind === "text") && isMention(line, m.index, m[0].length)) {
         return { index: m.index, length: m[0].length, severity: "info", message: "Quotes a pipe-to-shell command as an example" };
       }
+      const prose = ctx.target.kind === "markdown" || ctx.target.kind === "text";
+      const fetcher = /^\S+/.exec(m[0])![0];
+      if (prose && re === PIPE_TO_SHELL[0] && NO_TARGET.test(m[0].slice(fetcher.length))) {
+        return { index: m.index, length: m[0].length, severity: "info", message: "Names the pipe-to-shell idiom (no address is fetched)" };
+      }
       const { severity, where } = remoteSeverity(line);
       return {
         index: m.index,
@@ -89,7 +97,7 @@ const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
 const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
   [
-    /\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i,
+    /\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*__import__\(\s*["']urllib(?:\.request)?["']\s*\)(?:\.request)?\.urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i,
     "Executes code fetched over the network (exec of a response)",
   ],
   [
@@ -305,6 +313,8 @@ export const encodedExec = patternRule({
     "strrev",
     "iex",
     "invoke-expression",
+    '""',
+    "''",
   ],
   patterns: [
     /\bbase64\s+(?:-[a-z]*d[a-z]*|--decode)\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z)?sh\b/i,
@@ -324,9 +334,18 @@ export const encodedExec = patternRule({
     // A command written backwards and reversed as it runs: `os.system(cmd[::-1])`, `execSync(s.split('').reverse().join(''))`.
     /\b(?:os\.system|os\.popen|subprocess\.\w+|exec|eval|system|popen|shell_exec|passthru|execSync|spawnSync|execFileSync|Function)\s*\([^\n]{0,80}?(?:\[\s*::\s*-1\s*\]|\.reverse\(\)\s*\.join\(|\bstrrev\s*\(|\breversed\s*\()/i,
     /\b(?:iex|Invoke-Expression)\b[^\n]{0,80}(?:\[array\]::Reverse|\[-1\.\.)/i,
+    // Command words spliced with empty quotes (`c""at ~/.n""pmrc`, `ba''se64`): the shell runs `cat`, a scanner reads nothing.
+    /(?<![\w"'$\\])[a-z]{1,12}(?:""|'')[a-z]{1,12}(?:(?:""|'')[a-z]{1,12})*(?=[\s|;&)/.]|$)/,
   ],
   message: "Decodes an obfuscated payload and executes it",
+  // Documentation writes the payload as a placeholder (`echo <blob> | base64 -d | bash`): nothing is there to decode.
+  severityFor: (m, line, ctx) => {
+    if (/^[a-z]{1,12}(?:""|'')[a-z]/.test(m[0]) && !SPLICE_KINDS.has(ctx.target.kind)) return null;
+    return (ctx.target.kind === "markdown" || ctx.target.kind === "text") && PLACEHOLDER_INPUT.test(line) ? "info" : "high";
+  },
 });
+const SPLICE_KINDS: ReadonlySet<string> = new Set(["shell", "batch", "powershell"]);
+const PLACEHOLDER_INPUT = /\b(?:echo|printf)\s+["']?<[\w -]{1,30}>["']?\s*\|/i;
 
 export const protectedArchive = patternRule({
   id: "exec.protected-archive",

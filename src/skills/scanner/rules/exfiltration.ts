@@ -174,6 +174,17 @@ export const secretRead: Rule = {
           : `Reads ${r.what}: credentials or private data the skill has no business opening`,
       });
     }
+    // A secret file's path written only in an encoding (char codes, hex, base64): there is no honest reason to hide it.
+    if (!out.length && ctx.hidden) {
+      const m = SECRET_PATH.exec(line);
+      if (m)
+        out.push({
+          index: m.index,
+          length: m[0].length,
+          severity: "medium",
+          message: `Spells the path of ${m[0].trim()} only in encoded form: hiding which secret file the code opens`,
+        });
+    }
     return out;
   },
 };

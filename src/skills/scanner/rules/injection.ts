@@ -141,6 +141,8 @@ export const hideFromUser = patternRule({
     /\b(?:do\s+not|don'?t|never)\s+let\s+(?:the\s+)?(?:user|human|developer|operator|owner)\s+(?:know|see|notice|find\s+out)\b/i,
     /\bwithout\s+(?:telling|informing|notifying|alerting|warning|the\s+knowledge\s+of)\s+(?:the\s+)?(?:user|human|developer|operator|owner)\b/i,
     /\b(?:secretly|covertly|stealthily|surreptitiously)\b/i,
+    // "Don't call this out in your replies", "do not bring this up": keeping a step out of what the user hears.
+    /\b(?:do\s+not|don'?t|never)\s+(?:call\s+(?:this|it|that|these|them)\s+out|bring\s+(?:this|it|that|these|them)\s+up)\b/i,
     /\bsilently\s+(?:send|upload|post|transmit|exfiltrate|copy|forward|report|install|download|add|append|write|modify|replace|delete|execute|run)\b/i,
     /\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|developer|operator|owner|logs?)\b/i,
     /\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose|show|display|report|log|print|explain)\s+(?:this|these|that|the|any\s+of\s+these)\s+(?:instructions?|steps?|commands?|actions?|requests?|uploads?|transfers?|changes?|side\s+effects?|skill(?:'s)?\s+instructions)\b/i,
@@ -254,6 +256,7 @@ export const tlsDisable = patternRule({
     "ssl_verify",
     "trusted-host",
     ".curlrc",
+    "no-verify-ssl",
   ],
   prose: true,
   patterns: [
@@ -262,6 +265,8 @@ export const tlsDisable = patternRule({
     /\bexport\s+(?:NODE_TLS_REJECT_UNAUTHORIZED=["']?0|GIT_SSL_NO_VERIFY=["']?(?:1|true)|PYTHONHTTPSVERIFY=["']?0|(?:CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE)=["']{2}(?:\s|$))|\$env:NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0|\bsetx\s+NODE_TLS_REJECT_UNAUTHORIZED\s+0\b/i,
     /\bprocess\.env\.NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["'`]?0|\bssl\._create_default_https_context\s*=\s*ssl\._create_unverified_context\b/,
     /\bconda\s+config\s+--set\s+ssl_verify\s+(?:false|no|0)\b|\bpip3?\s+config\s+(?:--[\w-]+\s+)*set\s+\S*trusted-host\b|\becho\s+["']?(?:insecure|-k)["']?\s*>>?\s*~\/\.curlrc\b/i,
+    // The AWS CLI's switch: every signed request then trusts whoever answers.
+    /(?:^|\s)--no-verify-ssl\b/,
     /\bgit\s+(?:-c\s+\S+\s+)*-c\s+http\.sslVerify=(?:false|0)\b|(?:^|[;&|\s])(?:NODE_TLS_REJECT_UNAUTHORIZED=["']?0|GIT_SSL_NO_VERIFY=["']?(?:1|true))\s+\w/i,
   ],
   severityFor: (m) =>

@@ -33,6 +33,8 @@ const STARTUP: readonly RegExp[] = [
   /\bcrontab\s+(?:-\w+\s+)*-\s*(?:$|[;&|)])|\(\s*crontab\s+-l[^)]*;\s*echo\b|\|\s*crontab\s+-(?:\s|$)|@reboot\b|(?:>>?|\btee\b)\s*\/etc\/cron/,
   /Library\/(?:LaunchAgents|LaunchDaemons)\/|\blaunchctl\s+(?:load|bootstrap)\b/,
   /\/etc\/systemd\/system\/[\w@.-]+\.service|\bsystemctl\s+(?:--user\s+)?enable\b/,
+  // Python runs the import lines of every `.pth` file in site-packages at each interpreter start.
+  /["'][\w.-]+\.pth["']\s*\)?\s*\.write_text\(|\bopen\([^\n)]*\.pth["'][^\n)]*["'][wa]\+?["']|(?:>>?|\btee\s+(?:-a\s+)?)\s*\S*site-packages\/[\w.-]+\.pth\b/,
   /\bschtasks\s+\/create\b|\bRegister-ScheduledTask\b|\\CurrentVersion\\Run(?:Once)?\b|\bNew-ItemProperty\b[^\n]*\\Run\b|\bStartup\\[^\n]*\.(?:lnk|bat|vbs|exe)\b/i,
 ];
 
@@ -57,6 +59,7 @@ export const startupItem: Rule = {
     "launchctl",
     "systemd",
     "systemctl",
+    ".pth",
     "schtasks",
     "register-scheduledtask",
     "currentversion",

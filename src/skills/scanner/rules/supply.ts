@@ -125,4 +125,91 @@ export const registryRedirect: Rule = {
   },
 };
 
-export const SUPPLY_RULES: Rule[] = [registryRedirect];
+const NAME = String.raw`@?[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*)?`;
+const INSTALL =
+  /\b(?:npm\s+(?:install|i|add)|yarn\s+add|pnpm\s+(?:add|install|i)|bun\s+add|pip3?\s+install|uv\s+(?:pip\s+install|add)|poetry\s+add)\s+([^\n;&|`]{1,300})/gi;
+const INSTEAD = new RegExp(
+  String.raw`[\`'"](${NAME})[\`'"]\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+[\`'"](${NAME})[\`'"]`,
+  "gi",
+);
+const QUOTED = new RegExp(String.raw`[\`'"](${NAME})[\`'"]`, "gi");
+
+/** Edit distance with transpositions, cut off above `max` (names are short). */
+function near(a: string, b: string, max: number): boolean {
+  // A different first letter is another name (`eslint`/`tslint`, `pnpm`/`npm`), not a look-alike of it.
+  if (a === b || a[0] !== b[0] || Math.abs(a.length - b.length) > max || a.length > 80 || b.length > 80) return false;
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]! <= max;
+}
+
+/**
+ * Look-alike packages: an install of a name one letter away from another package the same text
+ * names (`react-hook-forms` beside `react-hook-form`), or "use `requestss` instead of `requests`".
+ * No list of popular names is needed: the text names the real package itself, to replace it.
+ */
+export const lookalikePackage: Rule = {
+  id: "supply.lookalike",
+  severity: "medium",
+  title: "Installs a look-alike of a package it names",
+  triggers: ["install", "add", "instead", "rather", "in place"],
+  text(text) {
+    if (!/\b(?:install|add|instead\s+of|rather\s+than|in\s+place\s+of)\b/i.test(text)) return [];
+    const hits: Hit[] = [];
+    // Comparisons are bounded per text (a flood of install lines and quoted names costs a fixed amount).
+    let budget = 5000;
+    const named = new Set<string>();
+    for (const m of text.slice(0, 200_000).matchAll(QUOTED)) {
+      if (named.size >= 300) break;
+      named.add(m[1]!.toLowerCase());
+    }
+    for (const m of text.slice(0, 200_000).matchAll(INSTEAD)) {
+      if (hits.length >= 3) break;
+      const [use, real] = [m[1]!.toLowerCase(), m[2]!.toLowerCase()];
+      if (
+        use.length >= 5 &&
+        real.length >= 5 &&
+        budget-- > 0 &&
+        near(use, real, 2) &&
+        !isNegated(text.slice(Math.max(0, m.index - 80), m.index + 1), Math.min(80, m.index))
+      ) {
+        hits.push({
+          index: m.index,
+          length: m[0].length,
+          message: `Steers to \`${m[1]}\` instead of \`${m[2]}\`: a look-alike name (typosquat) of the package it replaces`,
+        });
+      }
+    }
+    for (const m of text.slice(0, 200_000).matchAll(INSTALL)) {
+      if (hits.length >= 3) break;
+      const args = m[1]!.split(/\s+/).filter((a) => a && !a.startsWith("-"));
+      for (const raw of args.slice(0, 30)) {
+        const name = raw
+          .replace(/^["']|["']$/g, "")
+          .replace(/(?<=.)@[^/]*$/, "")
+          .toLowerCase();
+        if (name.length < 5 || !new RegExp(`^${NAME}$`).test(name)) continue;
+        if (budget <= 0) return hits;
+        const real = [...named].find((n) => n.length >= 5 && !n.includes(".") && budget-- > 0 && near(name, n, 1));
+        if (!real) continue;
+        hits.push({
+          index: m.index,
+          length: m[0].length,
+          message: `Installs \`${name}\`, one letter from \`${real}\` that the same text names: a look-alike (typosquat) package`,
+        });
+        break;
+      }
+    }
+    return hits;
+  },
+};
+
+export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage];
