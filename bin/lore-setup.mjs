@@ -49,344 +49,374 @@ export const BASE_VERSION = "0.3.0";
 
 // ---- the harnesses ------------------------------------------------------------------------------
 // BEGIN HARNESS DATA (generated from data/harnesses.json by `npm run build:setup`; test/e2e/setup-package.test.ts checks it)
+// biome-ignore format: written by npm run build:setup as JSON
 export const HARNESS_DATA = [
   {
-    id: "claude-code",
-    name: "Claude Code",
-    instructionFiles: ["CLAUDE.md", ".claude/CLAUDE.md"],
-    setupFiles: [],
-    mcp: {
-      file: ".mcp.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "type": "http",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${LORE_API_KEY}"\n      }\n    }\n  }\n}',
-      cli: "claude mcp add --transport http --scope user lore {{MCP_URL}} --header 'Authorization: Bearer ${LORE_API_KEY}'",
-    },
-    skillsCli: {
-      agent: "claude-code",
-      global: false,
-      dir: ".claude/skills",
-    },
-  },
-  {
-    id: "openclaude",
-    name: "OpenClaude",
-    instructionFiles: ["AGENTS.md", "CLAUDE.md", ".openclaude/CLAUDE.md"],
-    setupFiles: [],
-    mcp: {
-      file: ".mcp.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "type": "http",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${LORE_API_KEY}"\n      }\n    }\n  }\n}',
-      cli: "openclaude mcp add --transport http -s user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'",
-    },
-    skillsCli: null,
-  },
-  {
-    id: "hermes",
-    name: "Hermes Agent",
-    instructionFiles: ["AGENTS.md", ".hermes.md"],
-    setupFiles: [],
-    mcp: {
-      file: "~/.hermes/config.yaml",
-      format: "yaml",
-      snippet: 'mcp_servers:\n  lore:\n    url: "{{MCP_URL}}"\n    headers:\n      Authorization: "Bearer ${LORE_API_KEY}"\n',
-      cli: "hermes mcp add lore --url {{MCP_URL}} --auth header",
-    },
-    skillsCli: {
-      agent: "hermes-agent",
-      global: true,
-      dir: "~/.hermes/skills",
-    },
-  },
-  {
-    id: "opencode",
-    name: "OpenCode",
-    instructionFiles: ["AGENTS.md", "CLAUDE.md"],
-    setupFiles: [],
-    mcp: {
-      file: "opencode.json",
-      format: "json",
-      snippet:
-        '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "lore": {\n      "type": "remote",\n      "url": "{{MCP_URL}}",\n      "enabled": true,\n      "oauth": false,\n      "headers": {\n        "Authorization": "Bearer {env:LORE_API_KEY}"\n      }\n    }\n  }\n}',
-      cli: 'opencode mcp add lore --url {{MCP_URL}} --header "Authorization=Bearer $LORE_API_KEY" --scope user',
-    },
-    skillsCli: {
-      agent: "opencode",
-      global: false,
-      dir: ".agents/skills",
-    },
-  },
-  {
-    id: "kimi",
-    name: "Kimi Code CLI",
-    instructionFiles: ["AGENTS.md", ".kimi/AGENTS.md"],
-    setupFiles: [],
-    mcp: {
-      file: "~/.kimi/mcp.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "url": "{{MCP_URL}}",\n      "transport": "http",\n      "headers": {\n        "Authorization": "Bearer <your-api-key>"\n      }\n    }\n  }\n}',
-      cli: 'kimi mcp add --transport http lore {{MCP_URL}} --header "Authorization: Bearer $LORE_API_KEY"',
-    },
-    skillsCli: {
-      agent: "kimi-code-cli",
-      global: false,
-      dir: ".agents/skills",
-    },
-  },
-  {
-    id: "openclaw",
-    name: "OpenClaw",
-    instructionFiles: ["~/.openclaw/workspace/TOOLS.md", "~/.openclaw/workspace/AGENTS.md"],
-    setupFiles: [],
-    mcp: {
-      file: "~/.openclaw/openclaw.json",
-      format: "json5",
-      snippet:
-        '{\n  mcp: {\n    servers: {\n      lore: {\n        url: "{{MCP_URL}}",\n        transport: "streamable-http",\n        headers: { Authorization: "Bearer ${LORE_API_KEY}" },\n      },\n    },\n  },\n}\n',
-      cli: "openclaw mcp add lore --url {{MCP_URL}} --transport streamable-http --header 'Authorization: Bearer ${LORE_API_KEY}'",
-    },
-    skillsCli: {
-      agent: "openclaw",
-      global: true,
-      dir: "~/.openclaw/skills",
-    },
-  },
-  {
-    id: "codex",
-    name: "OpenAI Codex",
-    instructionFiles: ["AGENTS.md", "AGENTS.override.md"],
-    setupFiles: [],
-    mcp: {
-      file: ".codex/config.toml",
-      format: "toml",
-      snippet: '[mcp_servers.lore]\nurl = "{{MCP_URL}}"\nbearer_token_env_var = "LORE_API_KEY"\n',
-      cli: "codex mcp add lore --url {{MCP_URL}} --bearer-token-env-var LORE_API_KEY",
-    },
-    skillsCli: {
-      agent: "codex",
-      global: false,
-      dir: ".agents/skills",
-    },
-  },
-  {
-    id: "gemini",
-    name: "Gemini CLI",
-    instructionFiles: ["GEMINI.md"],
-    setupFiles: [],
-    mcp: {
-      file: ".gemini/settings.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "url": "{{MCP_URL}}",\n      "type": "http",\n      "headers": {\n        "Authorization": "Bearer ${LORE_API_KEY}"\n      }\n    }\n  }\n}',
-      cli: "gemini mcp add --transport http --scope user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'",
-    },
-    skillsCli: {
-      agent: "gemini-cli",
-      global: false,
-      dir: ".agents/skills",
-    },
-  },
-  {
-    id: "cursor",
-    name: "Cursor",
-    instructionFiles: ["AGENTS.md", ".cursor/rules/lore.mdc"],
-    setupFiles: [],
-    mcp: {
-      file: ".cursor/mcp.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${env:LORE_API_KEY}"\n      }\n    }\n  }\n}',
-      cli: null,
-    },
-    skillsCli: {
-      agent: "cursor",
-      global: false,
-      dir: ".agents/skills",
-    },
-  },
-  {
-    id: "copilot",
-    name: "GitHub Copilot",
-    instructionFiles: [".github/copilot-instructions.md", "AGENTS.md"],
-    setupFiles: [],
-    mcp: {
-      file: "~/.copilot/mcp-config.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "type": "http",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer <your-api-key>"\n      },\n      "tools": [\n        "*"\n      ]\n    }\n  }\n}',
-      cli: 'copilot mcp add --transport http --header "Authorization: Bearer $LORE_API_KEY" lore {{MCP_URL}}',
-    },
-    skillsCli: {
-      agent: "github-copilot",
-      global: false,
-      dir: ".agents/skills",
-    },
-  },
-  {
-    id: "windsurf",
-    name: "Windsurf",
-    instructionFiles: ["AGENTS.md", ".windsurf/rules/lore.md"],
-    setupFiles: [],
-    mcp: {
-      file: "~/.codeium/windsurf/mcp_config.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "serverUrl": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${env:LORE_API_KEY}"\n      }\n    }\n  }\n}',
-      cli: null,
-    },
-    skillsCli: {
-      agent: "windsurf",
-      global: false,
-      dir: ".windsurf/skills",
-    },
-  },
-  {
-    id: "cline",
-    name: "Cline",
-    instructionFiles: [".clinerules/lore.md", "AGENTS.md"],
-    setupFiles: [
-      {
-        path: ".clinerules",
-        role: "instructions",
-      },
+    "id": "claude-code",
+    "name": "Claude Code",
+    "instructionFiles": [
+      "CLAUDE.md",
+      ".claude/CLAUDE.md"
     ],
-    mcp: {
-      file: "~/.cline/data/settings/cline_mcp_settings.json",
-      format: "json",
-      snippet:
-        '{\n  "mcpServers": {\n    "lore": {\n      "type": "streamableHttp",\n      "url": "{{MCP_URL}}",\n      "headers": {\n        "Authorization": "Bearer ${env:LORE_API_KEY}"\n      },\n      "disabled": false,\n      "autoApprove": []\n    }\n  }\n}',
-      cli: 'cline mcp add lore {{MCP_URL}} --transport http --header "Authorization: Bearer $LORE_API_KEY"',
+    "setupFiles": [],
+    "mcp": {
+      "file": ".mcp.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"http\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${LORE_API_KEY}\"\n      }\n    }\n  }\n}",
+      "cli": "claude mcp add --transport http --scope user lore {{MCP_URL}} --header 'Authorization: Bearer ${LORE_API_KEY}'"
     },
-    skillsCli: {
-      agent: "cline",
-      global: false,
-      dir: ".agents/skills",
-    },
+    "skillsCli": {
+      "agent": "claude-code",
+      "global": false,
+      "dir": ".claude/skills"
+    }
   },
   {
-    id: "aider",
-    name: "Aider",
-    instructionFiles: ["CONVENTIONS.md"],
-    setupFiles: [
-      {
-        path: ".aider.conf.yml",
-        role: "config",
-      },
+    "id": "openclaude",
+    "name": "OpenClaude",
+    "instructionFiles": [
+      "AGENTS.md",
+      "CLAUDE.md",
+      ".openclaude/CLAUDE.md"
     ],
-    mcp: {
-      file: null,
-      format: null,
-      snippet: null,
-      cli: null,
+    "setupFiles": [],
+    "mcp": {
+      "file": ".mcp.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"http\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${LORE_API_KEY}\"\n      }\n    }\n  }\n}",
+      "cli": "openclaude mcp add --transport http -s user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'"
     },
-    skillsCli: null,
+    "skillsCli": null
   },
+  {
+    "id": "hermes",
+    "name": "Hermes Agent",
+    "instructionFiles": [
+      "AGENTS.md",
+      ".hermes.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": "~/.hermes/config.yaml",
+      "format": "yaml",
+      "snippet": "mcp_servers:\n  lore:\n    url: \"{{MCP_URL}}\"\n    headers:\n      Authorization: \"Bearer ${LORE_API_KEY}\"\n",
+      "cli": "hermes mcp add lore --url {{MCP_URL}} --auth header"
+    },
+    "skillsCli": {
+      "agent": "hermes-agent",
+      "global": true,
+      "dir": "~/.hermes/skills"
+    }
+  },
+  {
+    "id": "opencode",
+    "name": "OpenCode",
+    "instructionFiles": [
+      "AGENTS.md",
+      "CLAUDE.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": "opencode.json",
+      "format": "json",
+      "snippet": "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\n    \"lore\": {\n      \"type\": \"remote\",\n      \"url\": \"{{MCP_URL}}\",\n      \"enabled\": true,\n      \"oauth\": false,\n      \"headers\": {\n        \"Authorization\": \"Bearer {env:LORE_API_KEY}\"\n      }\n    }\n  }\n}",
+      "cli": "opencode mcp add lore --url {{MCP_URL}} --header \"Authorization=Bearer $LORE_API_KEY\" --scope user"
+    },
+    "skillsCli": {
+      "agent": "opencode",
+      "global": false,
+      "dir": ".agents/skills"
+    }
+  },
+  {
+    "id": "kimi",
+    "name": "Kimi Code CLI",
+    "instructionFiles": [
+      "AGENTS.md",
+      ".kimi/AGENTS.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": "~/.kimi/mcp.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"url\": \"{{MCP_URL}}\",\n      \"transport\": \"http\",\n      \"headers\": {\n        \"Authorization\": \"Bearer <your-api-key>\"\n      }\n    }\n  }\n}",
+      "cli": "kimi mcp add --transport http lore {{MCP_URL}} --header \"Authorization: Bearer $LORE_API_KEY\""
+    },
+    "skillsCli": {
+      "agent": "kimi-code-cli",
+      "global": false,
+      "dir": ".agents/skills"
+    }
+  },
+  {
+    "id": "openclaw",
+    "name": "OpenClaw",
+    "instructionFiles": [
+      "~/.openclaw/workspace/TOOLS.md",
+      "~/.openclaw/workspace/AGENTS.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": "~/.openclaw/openclaw.json",
+      "format": "json5",
+      "snippet": "{\n  mcp: {\n    servers: {\n      lore: {\n        url: \"{{MCP_URL}}\",\n        transport: \"streamable-http\",\n        headers: { Authorization: \"Bearer ${LORE_API_KEY}\" },\n      },\n    },\n  },\n}\n",
+      "cli": "openclaw mcp add lore --url {{MCP_URL}} --transport streamable-http --header 'Authorization: Bearer ${LORE_API_KEY}'"
+    },
+    "skillsCli": {
+      "agent": "openclaw",
+      "global": true,
+      "dir": "~/.openclaw/skills"
+    }
+  },
+  {
+    "id": "codex",
+    "name": "OpenAI Codex",
+    "instructionFiles": [
+      "AGENTS.md",
+      "AGENTS.override.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": ".codex/config.toml",
+      "format": "toml",
+      "snippet": "[mcp_servers.lore]\nurl = \"{{MCP_URL}}\"\nbearer_token_env_var = \"LORE_API_KEY\"\n",
+      "cli": "codex mcp add lore --url {{MCP_URL}} --bearer-token-env-var LORE_API_KEY"
+    },
+    "skillsCli": {
+      "agent": "codex",
+      "global": false,
+      "dir": ".agents/skills"
+    }
+  },
+  {
+    "id": "gemini",
+    "name": "Gemini CLI",
+    "instructionFiles": [
+      "GEMINI.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": ".gemini/settings.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"url\": \"{{MCP_URL}}\",\n      \"type\": \"http\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${LORE_API_KEY}\"\n      }\n    }\n  }\n}",
+      "cli": "gemini mcp add --transport http --scope user lore {{MCP_URL}} -H 'Authorization: Bearer ${LORE_API_KEY}'"
+    },
+    "skillsCli": {
+      "agent": "gemini-cli",
+      "global": false,
+      "dir": ".agents/skills"
+    }
+  },
+  {
+    "id": "cursor",
+    "name": "Cursor",
+    "instructionFiles": [
+      "AGENTS.md",
+      ".cursor/rules/lore.mdc"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": ".cursor/mcp.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${env:LORE_API_KEY}\"\n      }\n    }\n  }\n}",
+      "cli": null
+    },
+    "skillsCli": {
+      "agent": "cursor",
+      "global": false,
+      "dir": ".agents/skills"
+    }
+  },
+  {
+    "id": "copilot",
+    "name": "GitHub Copilot",
+    "instructionFiles": [
+      ".github/copilot-instructions.md",
+      "AGENTS.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": "~/.copilot/mcp-config.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"http\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer <your-api-key>\"\n      },\n      \"tools\": [\n        \"*\"\n      ]\n    }\n  }\n}",
+      "cli": "copilot mcp add --transport http --header \"Authorization: Bearer $LORE_API_KEY\" lore {{MCP_URL}}"
+    },
+    "skillsCli": {
+      "agent": "github-copilot",
+      "global": false,
+      "dir": ".agents/skills"
+    }
+  },
+  {
+    "id": "windsurf",
+    "name": "Windsurf",
+    "instructionFiles": [
+      "AGENTS.md",
+      ".windsurf/rules/lore.md"
+    ],
+    "setupFiles": [],
+    "mcp": {
+      "file": "~/.codeium/windsurf/mcp_config.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"serverUrl\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${env:LORE_API_KEY}\"\n      }\n    }\n  }\n}",
+      "cli": null
+    },
+    "skillsCli": {
+      "agent": "windsurf",
+      "global": false,
+      "dir": ".windsurf/skills"
+    }
+  },
+  {
+    "id": "cline",
+    "name": "Cline",
+    "instructionFiles": [
+      ".clinerules/lore.md",
+      "AGENTS.md"
+    ],
+    "setupFiles": [
+      {
+        "path": ".clinerules",
+        "role": "instructions"
+      }
+    ],
+    "mcp": {
+      "file": "~/.cline/data/settings/cline_mcp_settings.json",
+      "format": "json",
+      "snippet": "{\n  \"mcpServers\": {\n    \"lore\": {\n      \"type\": \"streamableHttp\",\n      \"url\": \"{{MCP_URL}}\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${env:LORE_API_KEY}\"\n      },\n      \"disabled\": false,\n      \"autoApprove\": []\n    }\n  }\n}",
+      "cli": "cline mcp add lore {{MCP_URL}} --transport http --header \"Authorization: Bearer $LORE_API_KEY\""
+    },
+    "skillsCli": {
+      "agent": "cline",
+      "global": false,
+      "dir": ".agents/skills"
+    }
+  },
+  {
+    "id": "aider",
+    "name": "Aider",
+    "instructionFiles": [
+      "CONVENTIONS.md"
+    ],
+    "setupFiles": [
+      {
+        "path": ".aider.conf.yml",
+        "role": "config"
+      }
+    ],
+    "mcp": {
+      "file": null,
+      "format": null,
+      "snippet": null,
+      "cli": null
+    },
+    "skillsCli": null
+  }
 ];
 // END HARNESS DATA
 
 // BEGIN SKILLS LOCK (generated from package-lock.json by `npm run build:setup`; test/e2e/setup-package.test.ts checks it)
+// biome-ignore format: written by npm run build:setup as JSON
 export const SKILLS_LOCK = {
-  name: "lore-setup-skills",
-  lockfileVersion: 3,
-  requires: true,
-  packages: {
+  "name": "lore-setup-skills",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
     "": {
-      name: "lore-setup-skills",
-      dependencies: {
-        skills: "1.7.4",
-      },
+      "name": "lore-setup-skills",
+      "dependencies": {
+        "skills": "1.7.4"
+      }
     },
     "node_modules/@isaacs/fs-minipass": {
-      version: "4.0.1",
-      integrity: "sha512-wgm9Ehl2jpeqP3zw/7mo3kRHFp5MEDhqAdwy1fTGkHAwnkGOVsgpvQhL8B5n1qlb01jV3n/bI0ZfZp5lWA1k4w==",
-      license: "ISC",
-      dependencies: {
-        minipass: "^7.0.4",
+      "version": "4.0.1",
+      "integrity": "sha512-wgm9Ehl2jpeqP3zw/7mo3kRHFp5MEDhqAdwy1fTGkHAwnkGOVsgpvQhL8B5n1qlb01jV3n/bI0ZfZp5lWA1k4w==",
+      "license": "ISC",
+      "dependencies": {
+        "minipass": "^7.0.4"
       },
-      engines: {
-        node: ">=18.0.0",
-      },
+      "engines": {
+        "node": ">=18.0.0"
+      }
     },
     "node_modules/chownr": {
-      version: "3.0.0",
-      integrity: "sha512-+IxzY9BZOQd/XuYPRmrvEVjF/nqj5kgT4kEq7VofrDoM1MxoRjEWkrCC3EtLi59TVawxTAn+orJwFQcrqEN1+g==",
-      license: "BlueOak-1.0.0",
-      engines: {
-        node: ">=18",
-      },
+      "version": "3.0.0",
+      "integrity": "sha512-+IxzY9BZOQd/XuYPRmrvEVjF/nqj5kgT4kEq7VofrDoM1MxoRjEWkrCC3EtLi59TVawxTAn+orJwFQcrqEN1+g==",
+      "license": "BlueOak-1.0.0",
+      "engines": {
+        "node": ">=18"
+      }
     },
     "node_modules/minipass": {
-      version: "7.1.3",
-      integrity: "sha512-tEBHqDnIoM/1rXME1zgka9g6Q2lcoCkxHLuc7ODJ5BxbP5d4c2Z5cGgtXAku59200Cx7diuHTOYfSBD8n6mm8A==",
-      license: "BlueOak-1.0.0",
-      engines: {
-        node: ">=16 || 14 >=14.17",
-      },
+      "version": "7.1.3",
+      "integrity": "sha512-tEBHqDnIoM/1rXME1zgka9g6Q2lcoCkxHLuc7ODJ5BxbP5d4c2Z5cGgtXAku59200Cx7diuHTOYfSBD8n6mm8A==",
+      "license": "BlueOak-1.0.0",
+      "engines": {
+        "node": ">=16 || 14 >=14.17"
+      }
     },
     "node_modules/minizlib": {
-      version: "3.1.0",
-      integrity: "sha512-KZxYo1BUkWD2TVFLr0MQoM8vUUigWD3LlD83a/75BqC+4qE0Hb1Vo5v1FgcfaNXvfXzr+5EhQ6ing/CaBijTlw==",
-      license: "MIT",
-      dependencies: {
-        minipass: "^7.1.2",
+      "version": "3.1.0",
+      "integrity": "sha512-KZxYo1BUkWD2TVFLr0MQoM8vUUigWD3LlD83a/75BqC+4qE0Hb1Vo5v1FgcfaNXvfXzr+5EhQ6ing/CaBijTlw==",
+      "license": "MIT",
+      "dependencies": {
+        "minipass": "^7.1.2"
       },
-      engines: {
-        node: ">= 18",
-      },
+      "engines": {
+        "node": ">= 18"
+      }
     },
     "node_modules/skills": {
-      version: "1.7.4",
-      integrity: "sha512-lHZJksE8UImNAr+LL6unqq7jERjdFw5EJasm17srycwL7rXHGdCmgu1L1ttLxUO9i3rdH+QQig+px0icHqLmRw==",
-      license: "MIT",
-      dependencies: {
-        tar: "^7.5.20",
-        yaml: "^2.8.3",
+      "version": "1.7.4",
+      "integrity": "sha512-lHZJksE8UImNAr+LL6unqq7jERjdFw5EJasm17srycwL7rXHGdCmgu1L1ttLxUO9i3rdH+QQig+px0icHqLmRw==",
+      "license": "MIT",
+      "dependencies": {
+        "tar": "^7.5.20",
+        "yaml": "^2.8.3"
       },
-      bin: {
+      "bin": {
         "add-skill": "bin/cli.mjs",
-        skills: "bin/cli.mjs",
+        "skills": "bin/cli.mjs"
       },
-      engines: {
-        node: ">=22.20.0",
-      },
+      "engines": {
+        "node": ">=22.20.0"
+      }
     },
     "node_modules/tar": {
-      version: "7.5.23",
-      integrity: "sha512-lkukzdoGngZHJZXxW4S/E4Fp9ghTDlyZXrQGRNoJ/LXvDKcXUTq2sg5yQe74po7Voea6n/IN09+wE/QvJMiifA==",
-      license: "BlueOak-1.0.0",
-      dependencies: {
+      "version": "7.5.23",
+      "integrity": "sha512-lkukzdoGngZHJZXxW4S/E4Fp9ghTDlyZXrQGRNoJ/LXvDKcXUTq2sg5yQe74po7Voea6n/IN09+wE/QvJMiifA==",
+      "license": "BlueOak-1.0.0",
+      "dependencies": {
         "@isaacs/fs-minipass": "^4.0.0",
-        chownr: "^3.0.0",
-        minipass: "^7.1.2",
-        minizlib: "^3.1.0",
-        yallist: "^5.0.0",
+        "chownr": "^3.0.0",
+        "minipass": "^7.1.2",
+        "minizlib": "^3.1.0",
+        "yallist": "^5.0.0"
       },
-      engines: {
-        node: ">=18",
-      },
+      "engines": {
+        "node": ">=18"
+      }
     },
     "node_modules/yallist": {
-      version: "5.0.0",
-      integrity: "sha512-YgvUTfwqyc7UXVMrB+SImsVYSmTS8X/tSrtdNZMImM+n7+QTriRXyXim0mBrTXNeqzVF0KWGgHPeiyViFFrNDw==",
-      license: "BlueOak-1.0.0",
-      engines: {
-        node: ">=18",
-      },
+      "version": "5.0.0",
+      "integrity": "sha512-YgvUTfwqyc7UXVMrB+SImsVYSmTS8X/tSrtdNZMImM+n7+QTriRXyXim0mBrTXNeqzVF0KWGgHPeiyViFFrNDw==",
+      "license": "BlueOak-1.0.0",
+      "engines": {
+        "node": ">=18"
+      }
     },
     "node_modules/yaml": {
-      version: "2.9.1",
-      integrity: "sha512-3NxN8+78OdzbT7C/WjGsyfPAtJaN3FNDsWxv7Y7mcDsT/oOmgW8BpyQQFFBnvZE3j9Y2Sdz1ULFLezL7Eb2yFw==",
-      license: "ISC",
-      bin: {
-        yaml: "bin.mjs",
+      "version": "2.9.1",
+      "integrity": "sha512-3NxN8+78OdzbT7C/WjGsyfPAtJaN3FNDsWxv7Y7mcDsT/oOmgW8BpyQQFFBnvZE3j9Y2Sdz1ULFLezL7Eb2yFw==",
+      "license": "ISC",
+      "bin": {
+        "yaml": "bin.mjs"
       },
-      engines: {
-        node: ">= 14.6",
-      },
-    },
-  },
+      "engines": {
+        "node": ">= 14.6"
+      }
+    }
+  }
 };
 // END SKILLS LOCK
 
