@@ -18,6 +18,7 @@ export const DISCARD_BYTES = 2 * 1024 * 1024;
  * is for `discardRest` (the app runs it on every request once its answer is ready).
  */
 export async function readBodyLimited(req: Request, limit: number, what = "Request body"): Promise<Uint8Array> {
+  readLimits.set(req, limit);
   const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `${what} is larger than ${limit} bytes`, { limit });
   const header = req.headers.get("content-length");
   const declared = Number(header ?? "0");
@@ -66,8 +67,16 @@ export async function readStreamLimited(
 }
 
 /**
+ * The limit each request's body was read against. A browser keeps uploading until the server has
+ * read the body, and shows a reset instead of the answer when the rest is cancelled: a form upload a
+ * little over its (large) limit should still see the form's 413 page, so the allowance for what is
+ * thrown away counts from the route's own limit.
+ */
+const readLimits = new WeakMap<Request, number>();
+
+/**
  * Throws away what is left of a request body (nothing for one read whole, or none), at most
- * DISCARD_BYTES, then cancels the rest. Never throws: a client that went away has nothing left.
+ * DISCARD_BYTES past the limit the route read it against, then cancels the rest. Never throws: a client that went away has nothing left.
  */
 export async function discardRest(req: Request): Promise<void> {
   const body = req.body;
@@ -80,12 +89,13 @@ export async function discardRest(req: Request): Promise<void> {
   }
   try {
     // A declared length past the allowance (a body read whole is never here): no point reading any of it.
+    const allowance = DISCARD_BYTES + (readLimits.get(req) ?? 0);
     const declared = Number(req.headers.get("content-length") ?? "0");
-    if (Number.isFinite(declared) && declared > DISCARD_BYTES) {
+    if (Number.isFinite(declared) && declared > allowance) {
       await reader.cancel();
       return;
     }
-    let left = DISCARD_BYTES;
+    let left = allowance;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
