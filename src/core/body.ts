@@ -18,11 +18,14 @@ export const DISCARD_BYTES = 2 * 1024 * 1024;
  * is for `discardRest` (the app runs it on every request once its answer is ready).
  */
 export async function readBodyLimited(req: Request, limit: number, what = "Request body"): Promise<Uint8Array> {
-  readLimits.set(req, limit);
   const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `${what} is larger than ${limit} bytes`, { limit });
   const header = req.headers.get("content-length");
   const declared = Number(header ?? "0");
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (Number.isFinite(declared) && declared > limit) {
+    // Refused unread: the route's limit plus the usual allowance may still be thrown away.
+    discardAllowance.set(req, limit + DISCARD_BYTES);
+    throw tooLarge();
+  }
   if (!req.body) return new Uint8Array(0);
   // A declared length within the limit frames the body (HTTP never delivers more): read it whole.
   if (header !== null && Number.isInteger(declared) && declared >= 0) {
@@ -67,16 +70,16 @@ export async function readStreamLimited(
 }
 
 /**
- * The limit each request's body was read against. A browser keeps uploading until the server has
- * read the body, and shows a reset instead of the answer when the rest is cancelled: a form upload a
- * little over its (large) limit should still see the form's 413 page, so the allowance for what is
- * thrown away counts from the route's own limit.
+ * What may be thrown away of a body refused by its declared length before any of it was read. A
+ * browser keeps uploading until the server has read the body, and shows a reset instead of the
+ * answer when the rest is cancelled: a form upload a little over its (large) limit should still see
+ * the form's 413 page, so that allowance is the route's own limit plus DISCARD_BYTES.
  */
-const readLimits = new WeakMap<Request, number>();
+const discardAllowance = new WeakMap<Request, number>();
 
 /**
  * Throws away what is left of a request body (nothing for one read whole, or none), at most
- * DISCARD_BYTES past the limit the route read it against, then cancels the rest. Never throws: a client that went away has nothing left.
+ * DISCARD_BYTES (the route's limit more for a body refused unread by its length), then cancels the rest. Never throws: a client that went away has nothing left.
  */
 export async function discardRest(req: Request): Promise<void> {
   const body = req.body;
@@ -89,7 +92,7 @@ export async function discardRest(req: Request): Promise<void> {
   }
   try {
     // A declared length past the allowance (a body read whole is never here): no point reading any of it.
-    const allowance = DISCARD_BYTES + (readLimits.get(req) ?? 0);
+    const allowance = discardAllowance.get(req) ?? DISCARD_BYTES;
     const declared = Number(req.headers.get("content-length") ?? "0");
     if (Number.isFinite(declared) && declared > allowance) {
       await reader.cancel();
