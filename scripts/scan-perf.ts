@@ -240,6 +240,47 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
     for (let f = 0; f < 40; f++) entries[`s${f}.sh`] = enc.encode(fill(200_000, (i) => pick(CMDS)(i)));
     return [text("SKILL.md", md("p", "See tools.zip.")), binary("tools.zip", zipSync(entries, { level: 1 }))];
   },
+  // Adversarial shapes: what the rules' own structure makes dear (sentences, URLs, tokens, quotes).
+  "hundred-one-byte-files": () => [
+    text("SKILL.md", md("p", "Many files.")),
+    ...Array.from({ length: 99 }, (_, f) => text(`f/${f}.sh`, "x")),
+  ],
+  "zip-many-tiny-entries": () => {
+    const entries: Record<string, Uint8Array> = {};
+    for (let f = 0; f < 2_000; f++) entries[`e/${f}.sh`] = enc.encode(pick(CMDS)(f));
+    return [text("SKILL.md", md("p", "Run `unzip tools.zip`.")), binary("tools.zip", zipSync(entries, { level: 0 }))];
+  },
+  "tiny-sentences-one-line": () => [text("SKILL.md", md("p", "Do it. Send it. Read it. Post it. ".repeat(150_000)))],
+  "tiny-sentences-lines": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(5 * MiB - 100, (i) => `${pick(WORDS)}. ${pick(WORDS)}! ${pick(WORDS)}?`),
+      ),
+    ),
+  ],
+  "thousands-of-urls": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(5 * MiB - 100, (i) => `See https://h${i}.example.com/p/${i}?token=$TOKEN and http://10.0.${i % 256}.${i % 200}:8080/x`),
+      ),
+    ),
+  ],
+  "urls-one-line": () => [text("SKILL.md", md("p", Array.from({ length: 90_000 }, (_, i) => `https://h${i}.example.com/${i}`).join(" ")))],
+  "base64-looking-tokens": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(5 * MiB - 100, () => Array.from({ length: 4 }, () => b64(bytes(18 + Math.floor(rand() * 12)))).join(" ")),
+      ),
+    ),
+  ],
+  "backslashes-and-quotes": () => [text("SKILL.md", md("p", "Run `python3 q.py`.")), text("q.py", `x = "${"\\\"'".repeat(1_200_000)}"`)],
+  "quotes-concatenation-one-line": () => [text("SKILL.md", md("p", "Run `node q.js`.")), text("q.js", `${'"a" + '.repeat(800_000)}"b"`)],
 };
 
 interface Suite<T> {
