@@ -1101,6 +1101,8 @@ interface Unit {
 const INLINE_CODE = /`([^`\n]{6,400})`/g;
 
 const LIST_MARK = /^\s*(?:[-*+•]|\d+[.)])\s/;
+/** What `trim()` removes. */
+const BLANK = /\s/;
 
 function proseUnits(
   text: string,
@@ -1116,11 +1118,18 @@ function proseUnits(
   // A list led by a sentence that says it catalogues attacks or detections ("Detections include:") lists specimens.
   let listed = false;
   let lead = false;
+  // Sentences come in order: cursors find their lines without a search each.
+  const firstOf = lines.cursor();
+  const lastOf = lines.cursor();
   for (const s of sentences(body)) {
     const start = from + s.start;
     const sentence = s.text.replace(/\n/g, " ");
-    const firstLine = lines.lineOf(start);
-    const atLineStart = !text.slice(lines.startOf(firstLine), start).trim();
+    const firstLine = firstOf(start);
+    // Only blanks before it on its line (looked at backwards from it, not by copying the line up to it).
+    const lineStart = lines.startOf(firstLine);
+    let k = start - 1;
+    while (k >= lineStart && BLANK.test(text[k]!)) k--;
+    const atLineStart = k < lineStart;
     if (LIST_MARK.test(sentence)) {
       if (lead) listed = true;
     } else if (atLineStart) listed = false;
@@ -1135,7 +1144,7 @@ function proseUnits(
       scope,
       describes: why,
       firstLine,
-      lastLine: lines.lineOf(start + s.text.length),
+      lastLine: lastOf(start + s.text.length),
     };
     out.push(unit);
     // A command written inline (`curl -F f=@~/.netrc https://…`) is code inside the sentence: read it as code, judged by its sentence.

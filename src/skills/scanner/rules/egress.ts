@@ -6,7 +6,17 @@
  * exfiltration). A skill that posts to the user's own webhook takes it from an environment
  * variable; one that carries its own collector URL is sending the user's data to its author.
  */
-import { classifyUrl, extractSocketHosts, extractUrls, isNegated, parseIpHost, patternRule, type Hit, type Rule } from "../../../scan";
+import {
+  classifyUrl,
+  extractSocketHosts,
+  extractUrls,
+  isNegated,
+  needing,
+  parseIpHost,
+  patternRule,
+  type Hit,
+  type Rule,
+} from "../../../scan";
 
 const KIND_MESSAGE: Record<string, string> = {
   "raw-ip": "Sends traffic to a hard-coded",
@@ -151,7 +161,7 @@ export const dnsExfil = patternRule({
   title: "DNS exfiltration",
   triggers: ["nslookup", "dig", "host", "drill", "resolve-dnsname"],
   patterns: [
-    /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*(?:\$\(|`)[^\n]*\)?\.[a-z0-9-]+\.[a-z]{2,}/i,
+    needing(/\$\(|`/, /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*(?:\$\(|`)[^\n]*\)?\.[a-z0-9-]+\.[a-z]{2,}/i),
     /\b(?:nslookup|dig|host|Resolve-DnsName)\b\s+["']?\$\{?\w+\}?\.[a-z0-9-]+\.[a-z]{2,}/i,
   ],
   message: "Builds a DNS name from local data and resolves it: data leaves in the query",
