@@ -109,19 +109,29 @@ function readable(bytes: Uint8Array | null): { text: string; gz: boolean } | nul
   return t ? { text: t, gz: false } : null;
 }
 
-/**
- * Whether the text has 16 hex digits in a row (what a hex run needs). The class also holds what
- * folding to lower case by `| 32` turns into a digit (U+0010–U+0019): a cheap over-approximation.
- */
-const HEX16 = /[0-9a-fA-F\x10-\x19]{16}/;
-const hasHex16 = (text: string): boolean => HEX16.test(text);
+/** Whether the text has 16 hex digits in a row (what a hex run needs): one loop, no regex backtracking per position. */
+function hasHex16(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i) | 32;
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) {
+      if (++run >= 16) return true;
+    } else run = 0;
+  }
+  return false;
+}
 
-/** Whether the text has 24 base32 letters in a row (what a base32 token needs). */
-const BASE32_RUN = /[A-Z2-7]{24}/;
-const hasBase32Run = (text: string): boolean => BASE32_RUN.test(text);
-
-/** The start of a run of base64 units long enough for a token (20); a fixed count, so nothing to backtrack over a 5 MB run. */
-const B64_RUN = /[A-Za-z0-9+/_-]{20}/g;
+/** Whether the text has 24 base32 letters in a row (what a base32 token needs), with a digit 2-7 among some of them. */
+function hasBase32Run(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || (c >= 50 && c <= 55)) {
+      if (++run >= 24) return true;
+    } else run = 0;
+  }
+  return false;
+}
 
 const isB64Unit = (c: number) =>
   (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
@@ -133,11 +143,13 @@ const isB64Unit = (c: number) =>
  */
 export function* base64Tokens(text: string): Generator<{ index: number; token: string }> {
   const n = text.length;
-  // Runs shorter than a token are passed over by the regex, not a loop in JavaScript.
-  const runs = new RegExp(B64_RUN);
-  for (let m = runs.exec(text); m; m = runs.exec(text)) {
-    const start = m.index;
-    let i = start + m[0].length;
+  let i = 0;
+  while (i < n) {
+    if (!isB64Unit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
     while (i < n && isB64Unit(text.charCodeAt(i))) i++;
     const runEnd = i;
     let eq = 0;
@@ -145,7 +157,6 @@ export function* base64Tokens(text: string): Generator<{ index: number; token: s
       eq++;
       i++;
     }
-    runs.lastIndex = i;
     if (runEnd - start < 20 || eq > 2) continue;
     if (eq > 0 && i < n && isB64Unit(text.charCodeAt(i))) continue;
     yield { index: start, token: text.slice(start, i) };
