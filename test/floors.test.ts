@@ -1,0 +1,324 @@
+/**
+ * The import rule of src/ (docs/adding-an-operation.md, "Floors"): every file stands on a floor and
+ * imports only from its own folder and from the floors below it. Areas stand side by side on one
+ * floor: an area imports another only where AREAS below allows it, and only through that area's
+ * entry file (`src/<area>/index.ts`), so what an area offers the others is written in one place.
+ */
+import { describe, expect, it } from "vitest";
+
+/** Bottom up. A unit is a folder (or one top-level file) of src/. */
+const FLOORS: { floor: string; units: string[] }[] = [
+  { floor: "ground", units: ["env.ts", "db"] },
+  { floor: "core", units: ["core"] },
+  // What several areas know, with no storage or route of its own: the scan engine and the rule sets
+  // built on it, the ecosystems (names, versions, topics), the harnesses (their data and configs).
+  { floor: "knowledge", units: ["scan", "skills/scanner", "mcp-servers/scanner", "ecosystems", "harnesses"] },
+  // One small client per outside source.
+  { floor: "sources", units: ["sources"] },
+  {
+    floor: "areas",
+    units: [
+      "auth",
+      "billing",
+      "chat",
+      "community",
+      "forum",
+      "freshness",
+      "kb",
+      "mcp-servers",
+      "models",
+      "packages",
+      "quota",
+      "setup",
+      "skills",
+      "sync",
+    ],
+  },
+  // What puts the areas together: the operation list, seeds, schedules, the dashboard, admin, the MCP endpoint, the app.
+  { floor: "top", units: ["operations.ts", "seeds.ts", "maintenance.ts", "web", "admin", "mcp", "app.ts", "index.ts"] },
+];
+
+/**
+ * Which units of its own floor a unit may import (any unit of a lower floor it may import anyway).
+ * On the areas' floor this list is the whole map of who uses whom, and it has no circle.
+ */
+const SAME_FLOOR: Record<string, string[]> = {
+  ground: [],
+  db: ["env.ts"],
+  "skills/scanner": ["scan"],
+  "mcp-servers/scanner": ["scan", "skills/scanner"],
+  harnesses: ["ecosystems"],
+  auth: ["quota"],
+  billing: ["quota"],
+  chat: [],
+  community: [],
+  forum: ["skills"],
+  freshness: ["models"],
+  kb: ["forum", "quota"],
+  "mcp-servers": ["skills"],
+  models: [],
+  packages: ["freshness"],
+  quota: [],
+  setup: ["freshness", "skills", "sync"],
+  skills: ["quota"],
+  sync: ["auth", "billing", "chat", "freshness", "kb", "skills"],
+  "operations.ts": [],
+  "seeds.ts": [],
+  "maintenance.ts": [],
+  web: [],
+  admin: ["seeds.ts"],
+  mcp: ["operations.ts"],
+  "app.ts": ["operations.ts", "web", "admin", "mcp"],
+  "index.ts": ["app.ts", "maintenance.ts"],
+};
+
+/** The imports that break the rule today; the next commits empty this list. */
+const TODAY: string[] = [
+  'admin/admin.route.ts: "../freshness/ingest": enters freshness past its entry file (import "freshness/index.ts")',
+  'admin/admin.route.ts: "../freshness/freshness.service": enters freshness past its entry file (import "freshness/index.ts")',
+  'admin/admin.route.ts: "../packages/warm": enters packages past its entry file (import "packages/index.ts")',
+  'admin/admin.route.ts: "../mcp-servers/ingest": enters mcp-servers past its entry file (import "mcp-servers/index.ts")',
+  'admin/bench.route.ts: "../quota/account": enters quota past its entry file (import "quota/index.ts")',
+  'app.ts: "./billing/stripe.webhook": enters billing past its entry file (import "billing/index.ts")',
+  'app.ts: "./skills/discovery.route": enters skills past its entry file (import "skills/index.ts")',
+  'app.ts: "./sync/activity.service": enters sync past its entry file (import "sync/index.ts")',
+  'app.ts: "./quota/quota.client": enters quota past its entry file (import "quota/index.ts")',
+  'auth/auth.service.ts: "../quota/account": enters quota past its entry file (import "quota/index.ts")',
+  'billing/billing.config.ts: "../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'billing/billing.ops.ts: "../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'billing/billing.provider.ts: "../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'billing/billing.service.ts: "../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'billing/billing.service.ts: "../quota/account": enters quota past its entry file (import "quota/index.ts")',
+  'billing/stripe.service.ts: "../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'forum/content-scan.ts: "../skills/skills.schemas": enters skills past its entry file (import "skills/index.ts")',
+  'freshness/ingest.ts: "../models/models.service": enters models past its entry file (import "models/index.ts")',
+  'freshness/ingest.ts: "../models/models.schemas": enters models past its entry file (import "models/index.ts")',
+  'index.ts: "./skills/rescan": enters skills past its entry file (import "skills/index.ts")',
+  'index.ts: "./forum/content-scan": enters forum past its entry file (import "forum/index.ts")',
+  'index.ts: "./freshness/ingest": enters freshness past its entry file (import "freshness/index.ts")',
+  'index.ts: "./sync/maintenance": enters sync past its entry file (import "sync/index.ts")',
+  'index.ts: "./packages/warm": enters packages past its entry file (import "packages/index.ts")',
+  'index.ts: "./mcp-servers/ingest": enters mcp-servers past its entry file (import "mcp-servers/index.ts")',
+  'index.ts: "./quota/quota.do": enters quota past its entry file (import "quota/index.ts")',
+  'index.ts: "./chat/chat.do": enters chat past its entry file (import "chat/index.ts")',
+  'kb/kb.ops.ts: "../forum/content-scan": enters forum past its entry file (import "forum/index.ts")',
+  'kb/kb.schemas.ts: "../forum/forum.schemas": enters forum past its entry file (import "forum/index.ts")',
+  'kb/kb.schemas.ts: "../forum/content-scan": enters forum past its entry file (import "forum/index.ts")',
+  'kb/kb.service.ts: "../forum/forum.service": enters forum past its entry file (import "forum/index.ts")',
+  'kb/kb.service.ts: "../forum/content-scan": enters forum past its entry file (import "forum/index.ts")',
+  'kb/standing.ts: "../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'maintenance.ts: "./auth/auth.service": enters auth past its entry file (import "auth/index.ts")',
+  'maintenance.ts: "./chat/chat.service": enters chat past its entry file (import "chat/index.ts")',
+  'maintenance.ts: "./billing/stripe.sync": enters billing past its entry file (import "billing/index.ts")',
+  'maintenance.ts: "./packages/warm": enters packages past its entry file (import "packages/index.ts")',
+  'mcp-servers/install.ts: "../setup/mcp-config": mcp-servers may not import setup (not in its SAME_FLOOR list)',
+  'mcp-servers/mcp-servers.schemas.ts: "../setup/setup.data": mcp-servers may not import setup (not in its SAME_FLOOR list)',
+  'mcp-servers/mcp-servers.schemas.ts: "../skills/skills.schemas": enters skills past its entry file (import "skills/index.ts")',
+  'mcp-servers/mcp-servers.service.ts: "../setup/mcp-config": mcp-servers may not import setup (not in its SAME_FLOOR list)',
+  'operations.ts: "./auth/auth.ops": enters auth past its entry file (import "auth/index.ts")',
+  'operations.ts: "./quota/quota.ops": enters quota past its entry file (import "quota/index.ts")',
+  'operations.ts: "./billing/billing.ops": enters billing past its entry file (import "billing/index.ts")',
+  'operations.ts: "./setup/setup.ops": enters setup past its entry file (import "setup/index.ts")',
+  'operations.ts: "./chat/chat.ops": enters chat past its entry file (import "chat/index.ts")',
+  'operations.ts: "./forum/forum.ops": enters forum past its entry file (import "forum/index.ts")',
+  'operations.ts: "./kb/kb.ops": enters kb past its entry file (import "kb/index.ts")',
+  'operations.ts: "./community/community.ops": enters community past its entry file (import "community/index.ts")',
+  'operations.ts: "./skills/skills.ops": enters skills past its entry file (import "skills/index.ts")',
+  'operations.ts: "./freshness/freshness.ops": enters freshness past its entry file (import "freshness/index.ts")',
+  'operations.ts: "./models/models.ops": enters models past its entry file (import "models/index.ts")',
+  'operations.ts: "./packages/packages.ops": enters packages past its entry file (import "packages/index.ts")',
+  'operations.ts: "./sync/sync.ops": enters sync past its entry file (import "sync/index.ts")',
+  'operations.ts: "./mcp-servers/mcp-servers.ops": enters mcp-servers past its entry file (import "mcp-servers/index.ts")',
+  'packages/packages.schemas.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/packages.seed.ts: "../freshness/topics": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/packages.seed.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/packages.service.ts: "../freshness/topics": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/packages.service.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/packages.service.ts: "../freshness/advisories": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/packages.service.ts: "../freshness/coverage": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/packages.service.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/typo.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/warm.ts: "../freshness/topics": enters freshness past its entry file (import "freshness/index.ts")',
+  'packages/warm.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'quota/quota.client.ts: "../billing/billing.service": quota may not import billing (not in its SAME_FLOOR list)',
+  'quota/quota.client.ts: "../billing/billing.config": quota may not import billing (not in its SAME_FLOOR list)',
+  'seeds.ts: "./skills/seed": enters skills past its entry file (import "skills/index.ts")',
+  'seeds.ts: "./freshness/freshness.seed": enters freshness past its entry file (import "freshness/index.ts")',
+  'seeds.ts: "./models/models.seed": enters models past its entry file (import "models/index.ts")',
+  'seeds.ts: "./packages/packages.seed": enters packages past its entry file (import "packages/index.ts")',
+  'seeds.ts: "./mcp-servers/seed": enters mcp-servers past its entry file (import "mcp-servers/index.ts")',
+  'seeds.ts: "./freshness/advisory-seed": enters freshness past its entry file (import "freshness/index.ts")',
+  'setup/advise.ts: "../freshness/sync-api": enters freshness past its entry file (import "freshness/index.ts")',
+  'setup/advise.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'setup/advise.ts: "../skills/install": enters skills past its entry file (import "skills/index.ts")',
+  'setup/advise.ts: "../skills/skills.service": enters skills past its entry file (import "skills/index.ts")',
+  'setup/setup.schemas.ts: "../sync/sync.schemas": enters sync past its entry file (import "sync/index.ts")',
+  'skills/install.ts: "../setup/setup.data": skills may not import setup (not in its SAME_FLOOR list)',
+  'skills/lore-skill.ts: "../setup/start-here": skills may not import setup (not in its SAME_FLOOR list)',
+  'skills/publish.ts: "../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'skills/publish.ts: "../setup/setup.data": skills may not import setup (not in its SAME_FLOOR list)',
+  'skills/seed.ts: "../setup/start-here": skills may not import setup (not in its SAME_FLOOR list)',
+  'skills/skills.schemas.ts: "../setup/setup.data": skills may not import setup (not in its SAME_FLOOR list)',
+  'sources/goproxy.ts: "../freshness/versions": runs back up: sources (sources) imports freshness (areas)',
+  'sources/pypi.ts: "../freshness/topics": runs back up: sources (sources) imports freshness (areas)',
+  'sync/notifications.service.ts: "../freshness/sync-api": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/notifications.service.ts: "../freshness/advisories": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/notifications.service.ts: "../skills/skills.service": enters skills past its entry file (import "skills/index.ts")',
+  'sync/schedule.ts: "../billing/billing.service": enters billing past its entry file (import "billing/index.ts")',
+  'sync/schedule.ts: "../auth/auth.schemas": enters auth past its entry file (import "auth/index.ts")',
+  'sync/stack.service.ts: "../freshness/sync-api": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/stack.service.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/stack.service.ts: "../freshness/topics": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/stack.service.ts: "../skills/skills.service": enters skills past its entry file (import "skills/index.ts")',
+  'sync/sync.schemas.ts: "../freshness/freshness.schemas": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.schemas.ts: "../freshness/advisories": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.schemas.ts: "../freshness/coverage": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.schemas.ts: "../kb/kb.schemas": enters kb past its entry file (import "kb/index.ts")',
+  'sync/sync.schemas.ts: "../skills/skills.schemas": enters skills past its entry file (import "skills/index.ts")',
+  'sync/sync.schemas.ts: "../chat/chat.schemas": enters chat past its entry file (import "chat/index.ts")',
+  'sync/sync.schemas.ts: "../auth/auth.schemas": enters auth past its entry file (import "auth/index.ts")',
+  'sync/sync.service.ts: "../freshness/sync-api": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../freshness/ingest": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../freshness/topics": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../freshness/staleness": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../freshness/advisories": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../freshness/coverage": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../freshness/topics": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../freshness/versions": enters freshness past its entry file (import "freshness/index.ts")',
+  'sync/sync.service.ts: "../skills/skills.service": enters skills past its entry file (import "skills/index.ts")',
+  'sync/sync.service.ts: "../kb/kb.service": enters kb past its entry file (import "kb/index.ts")',
+  'sync/sync.service.ts: "../chat/chat.service": enters chat past its entry file (import "chat/index.ts")',
+  'sync/sync.service.ts: "../kb/kb.schemas": enters kb past its entry file (import "kb/index.ts")',
+  'web/pages/account.tsx: "../../auth/auth.ops": enters auth past its entry file (import "auth/index.ts")',
+  'web/pages/activity.tsx: "../../auth/auth.ops": enters auth past its entry file (import "auth/index.ts")',
+  'web/pages/activity.tsx: "../../sync/sync.ops": enters sync past its entry file (import "sync/index.ts")',
+  'web/pages/activity.tsx: "../../sync/activity.service": enters sync past its entry file (import "sync/index.ts")',
+  'web/pages/agents.tsx: "../../auth/auth.ops": enters auth past its entry file (import "auth/index.ts")',
+  'web/pages/agents.tsx: "../../auth/auth.schemas": enters auth past its entry file (import "auth/index.ts")',
+  'web/pages/billing.tsx: "../../billing/billing.ops": enters billing past its entry file (import "billing/index.ts")',
+  'web/pages/billing.tsx: "../../quota/quota.ops": enters quota past its entry file (import "quota/index.ts")',
+  'web/pages/billing.tsx: "../../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'web/pages/community.tsx: "../../community/community.ops": enters community past its entry file (import "community/index.ts")',
+  'web/pages/connect.tsx: "../../setup/setup.ops": enters setup past its entry file (import "setup/index.ts")',
+  'web/pages/connect.tsx: "../../setup/cli-package": enters setup past its entry file (import "setup/index.ts")',
+  'web/pages/notifications.tsx: "../../sync/sync.ops": enters sync past its entry file (import "sync/index.ts")',
+  'web/pages/overview.tsx: "../../auth/auth.ops": enters auth past its entry file (import "auth/index.ts")',
+  'web/pages/overview.tsx: "../../quota/quota.ops": enters quota past its entry file (import "quota/index.ts")',
+  'web/pages/overview.tsx: "../../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+  'web/pages/settings.tsx: "../../auth/auth.ops": enters auth past its entry file (import "auth/index.ts")',
+  'web/pages/settings.tsx: "../../auth/auth.schemas": enters auth past its entry file (import "auth/index.ts")',
+  'web/pages/skills.tsx: "../../skills/skills.ops": enters skills past its entry file (import "skills/index.ts")',
+  'web/pages/skills.tsx: "../../skills/skills.schemas": enters skills past its entry file (import "skills/index.ts")',
+  'web/pages/skills.tsx: "../../skills/bundle": enters skills past its entry file (import "skills/index.ts")',
+  'web/pages/skills.tsx: "../../skills/categories": enters skills past its entry file (import "skills/index.ts")',
+  'web/pages/skills.tsx: "../../skills/publish": enters skills past its entry file (import "skills/index.ts")',
+  'web/pages/skills.tsx: "../../setup/setup.data": enters setup past its entry file (import "setup/index.ts")',
+  'web/pages/stack.tsx: "../../sync/sync.ops": enters sync past its entry file (import "sync/index.ts")',
+  'web/pages/usage.tsx: "../../quota/quota.ops": enters quota past its entry file (import "quota/index.ts")',
+  'web/pages/usage.tsx: "../../quota/plans": enters quota past its entry file (import "quota/index.ts")',
+];
+
+const AREAS = new Set(FLOORS.find((f) => f.floor === "areas")!.units);
+const FLOOR_OF = new Map(FLOORS.flatMap((f, i) => f.units.map((u) => [u, i] as const)));
+/** Longest first, so src/skills/scanner/x.ts is the scanner's, not the skills area's. */
+const UNITS = [...FLOOR_OF.keys()].sort((a, b) => b.length - a.length);
+
+const unitOf = (rel: string): string | null =>
+  UNITS.find((u) => (u.endsWith(".ts") ? rel === u || rel === u.replace(/\.ts$/, "") : rel === u || rel.startsWith(`${u}/`))) ?? null;
+
+/** `a/b/../c` → `a/c`; paths are relative to src/. */
+function join(dir: string, spec: string): string {
+  const parts = dir ? dir.split("/") : [];
+  for (const p of spec.split("/")) {
+    if (p === ".." && parts.length > 0 && parts.at(-1) !== "..") parts.pop();
+    else if (p !== ".") parts.push(p);
+  }
+  return parts.join("/");
+}
+
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm;
+
+/** Every relative import of every src file that lands inside src/: [file, specifier, target], paths relative to src/. */
+function srcImports(): { file: string; spec: string; target: string }[] {
+  const files = import.meta.glob("../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+  const out: { file: string; spec: string; target: string }[] = [];
+  for (const [path, text] of Object.entries(files)) {
+    const file = path.replace(/^\.\.\/src\//, "");
+    const dir = file.split("/").slice(0, -1).join("/");
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3]!;
+      if (!spec.startsWith(".")) continue;
+      const target = join(dir, spec).replace(/\.(tsx?|js)$/, "");
+      if (target.startsWith("..")) continue; // data/ and the like: not code
+      out.push({ file, spec, target });
+    }
+  }
+  return out;
+}
+
+/** What the rule says of one import: null when it is allowed, else why not. */
+function breach(file: string, target: string): string | null {
+  const from = unitOf(file);
+  const to = unitOf(target);
+  if (!from) return `${file} stands on no floor (place its folder in FLOORS)`;
+  if (!to) return `${target} stands on no floor (place its folder in FLOORS)`;
+  if (from === to) return null;
+  const ff = FLOOR_OF.get(from)!;
+  const tf = FLOOR_OF.get(to)!;
+  if (tf > ff) return `runs back up: ${from} (${FLOORS[ff]!.floor}) imports ${to} (${FLOORS[tf]!.floor})`;
+  if (tf === ff && !(SAME_FLOOR[from] ?? []).includes(to)) return `${from} may not import ${to} (not in its SAME_FLOOR list)`;
+  if (AREAS.has(to) && target !== to && target !== `${to}/index`) return `enters ${to} past its entry file (import "${to}/index.ts")`;
+  return null;
+}
+
+describe("floors: which part of src/ may import which", () => {
+  const imports = srcImports();
+
+  it("reads every src file's imports", () => {
+    expect(imports.length).toBeGreaterThan(800);
+    expect(new Set(imports.map((i) => i.file)).size).toBeGreaterThan(180);
+  });
+
+  it("every import stands on its floor or below, and enters another area only through its entry file", () => {
+    const offending = imports.flatMap(({ file, spec, target }) => {
+      const why = breach(file, target);
+      return why ? [`${file}: "${spec}": ${why}`] : [];
+    });
+    expect(offending).toEqual(TODAY);
+  });
+
+  it("core imports no area, only env.ts and db/, and env.ts imports nothing", () => {
+    const fromCore = imports.filter((i) => unitOf(i.file) === "core" && !/^(env|db\/[a-z-]+|core\/.+)$/.test(i.target));
+    expect(fromCore).toEqual([]);
+    const envTs = Object.values(import.meta.glob("../src/env.ts", { query: "?raw", import: "default", eager: true }))[0] as string;
+    expect(envTs).not.toMatch(/^import /m);
+  });
+
+  it("the areas' map has no circle", () => {
+    const seen = new Map<string, "open" | "done">();
+    const circle: string[] = [];
+    const visit = (u: string, path: string[]): void => {
+      if (seen.get(u) === "done") return;
+      if (seen.get(u) === "open") {
+        circle.push([...path, u].join(" -> "));
+        return;
+      }
+      seen.set(u, "open");
+      for (const v of SAME_FLOOR[u] ?? []) visit(v, [...path, u]);
+      seen.set(u, "done");
+    };
+    for (const u of Object.keys(SAME_FLOOR)) visit(u, []);
+    expect(circle).toEqual([]);
+  });
+
+  it("the rule catches what it should", () => {
+    expect(breach("sources/pypi.ts", "freshness/topics")).toMatch(/runs back up/);
+    expect(breach("quota/quota.client.ts", "billing/billing.service")).toMatch(/may not import billing/);
+    expect(breach("sync/sync.service.ts", "skills/skills.service")).toMatch(/past its entry file/);
+    expect(breach("sync/sync.service.ts", "skills")).toBeNull();
+    expect(breach("mcp-servers/scanner/hidden.ts", "skills/scanner/rules/markdown")).toBeNull();
+    expect(breach("core/rest.ts", "quota")).toMatch(/runs back up/);
+    expect(breach("newarea/x.ts", "core/errors")).toMatch(/no floor/);
+  });
+});
