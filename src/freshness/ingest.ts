@@ -23,10 +23,10 @@ import type { ModelOut } from "../models/models.schemas";
 import { osvStatements } from "./advisories";
 import { osvCoverageStatement } from "./coverage";
 import { MAX_AGE_MS } from "./staleness";
-import { packageKey } from "./topics";
+import { packageKey } from "../ecosystems/topics";
 import { parseChangelog, parseReleaseNotes, versionFromTag } from "./changelog";
 import { DATE_RANK, UPSERT_DEPRECATIONS, UPSERT_RELEASES, type ReleaseRow } from "./freshness.seed";
-import { cleanVersion, isPrerelease, OSV_ECOSYSTEM, parseEcosystem, type Ecosystem } from "./versions";
+import { cleanVersion, isPrerelease, OSV_ECOSYSTEM, parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 
 /** The ingest cron in wrangler.toml; src/index.ts sends every other cron to the daily maintenance. */
 export const INGEST_CRON = "41 */6 * * *";

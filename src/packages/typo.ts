@@ -12,7 +12,7 @@
  * Precision and recall on a labelled corpus: test/typo-eval.test.ts (figures in docs/behaviour-freshness.md).
  */
 import { distance } from "fastest-levenshtein";
-import type { Ecosystem } from "../freshness/versions";
+import type { Ecosystem } from "../ecosystems/versions";
 
 /** Deletion keys only for names this long: shorter ones collide with too many real names. */
 const MIN_TYPO_LENGTH = 4;

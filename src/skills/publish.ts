@@ -11,7 +11,7 @@ import { DAY_MS, nextUtcMidnight, now } from "../core/clock";
 import type { Admission } from "../core/admission";
 import { PLANS, PLAN_IDS, SKILL_VERSIONS_PER_DAY, type Plan, type PlanId } from "../quota/plans";
 import { newId } from "../core/crypto";
-import { HARNESSES } from "../setup/setup.data";
+import { HARNESSES } from "../harnesses/setup.data";
 import { CATEGORY_SLUGS } from "./categories";
 import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
 import { putBlobs, blobKey } from "./storage";

@@ -8,8 +8,8 @@ import { notFound } from "../core/errors";
 import { pageOffset } from "../core/pagination";
 import { runReads } from "../core/batch";
 import { advisoriesForStackRead, releasesForStackRead } from "../freshness/sync-api";
-import { pinnedVersion, type Ecosystem } from "../freshness/versions";
-import { packageKey } from "../freshness/topics";
+import { pinnedVersion, type Ecosystem } from "../ecosystems/versions";
+import { packageKey } from "../ecosystems/topics";
 import { skillStatusesRead } from "../skills/skills.service";
 import { asSchedule, nextRefreshAt } from "./schedule";
 

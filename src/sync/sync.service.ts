@@ -13,12 +13,12 @@ import {
   type UpgradeView,
 } from "../freshness/sync-api";
 import { refreshTopics, type RefreshResult } from "../freshness/ingest";
-import { topicDataAsOf, type TopicData } from "../freshness/topics";
+import { topicDataAsOf, type TopicData } from "../ecosystems/topics";
 import { MAX_AGE_MS } from "../freshness/staleness";
 import type { VulnerabilityOut } from "../freshness/advisories";
 import { advisoryCoverageRead } from "../freshness/coverage";
-import { packageKey } from "../freshness/topics";
-import { versionKey, type Ecosystem } from "../freshness/versions";
+import { packageKey } from "../ecosystems/topics";
+import { versionKey, type Ecosystem } from "../ecosystems/versions";
 import { recommendSkillsRead, skillStatusesRead, type SkillStatus } from "../skills/skills.service";
 import { kbItemsByIdsRead, verifiedForTagsRead } from "../kb/kb.service";
 import { unreadMentionsRead } from "../chat/chat.service";

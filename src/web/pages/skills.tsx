@@ -7,7 +7,7 @@ import type { mySkillOut } from "../../skills/skills.schemas";
 import { MAX_BUNDLE_BYTES, MAX_FILES } from "../../skills/bundle";
 import { SKILL_CATEGORIES } from "../../skills/categories";
 import { SKILL_HARNESSES } from "../../skills/publish";
-import { HARNESSES } from "../../setup/setup.data";
+import { HARNESSES } from "../../harnesses/setup.data";
 import { SEVERITIES, type Finding, type Severity } from "../../scan";
 import { Banner, FormError, Pager, fit, num, utc, type Errors } from "../components";
 import { page, statusOf } from "../render";
