@@ -5,9 +5,9 @@ import type { Env } from "../env";
 import { owners } from "../db/identity";
 import { addMonths, iso, now } from "../core/clock";
 import { badRequest, conflict, notFound } from "../core/errors";
-import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota/plans";
+import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota";
 import { billingProvider, type ChargeRequest } from "./billing.provider";
-import { refreshAccount } from "../quota/account";
+import { refreshAccount } from "../quota";
 
 export const BILLING_STATUSES = ["ACTIVE", "CANCELED", "GRACE", "NONE"] as const;
 export type BillingStatus = (typeof BILLING_STATUSES)[number];

@@ -11,7 +11,7 @@ import { slugify } from "../core/text";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
 import { constantRead, type BatchRead } from "../core/batch";
-import { scanBinds, scanContent, securityOut, type ScanCols } from "../forum/content-scan";
+import { scanBinds, scanContent, securityOut, type ScanCols } from "../forum";
 import { STANDING_RULE, networkOf, standingOf, type VerifierFacts } from "./standing";
 
 interface KbRow extends ScanCols {

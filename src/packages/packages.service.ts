@@ -28,8 +28,8 @@ import {
   type Ecosystem,
   type VersionSpec,
 } from "../ecosystems/versions";
-import { ADV_COLS, advisoryFromRow, osvStatements, type AdvRowDb, type MaliciousRow } from "../freshness/advisories";
-import { advisorySourcesRead, entryCoverage, type SourceRow } from "../freshness/coverage";
+import { ADV_COLS, advisoryFromRow, osvStatements, type AdvRowDb, type MaliciousRow } from "../freshness";
+import { advisorySourcesRead, entryCoverage, type SourceRow } from "../freshness";
 import { OSV_ECOSYSTEM } from "../ecosystems/versions";
 import { osvQueryBatch, osvVuln, type OsvRecord } from "../sources/osv";
 import { cratesLookup } from "../sources/crates";

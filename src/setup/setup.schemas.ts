@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { visibleString } from "../core/text";
-import { installedSkillsInput, stackInput } from "../sync/sync.schemas";
+import { installedSkillsInput, stackInput } from "../sync";
 import { HARNESS_IDS } from "../harnesses/setup.data";
 
 export const setupOut = z.object({

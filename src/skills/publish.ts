@@ -9,7 +9,7 @@ import type { Env } from "../env";
 import { ApiError, badRequest } from "../core/errors";
 import { DAY_MS, nextUtcMidnight, now } from "../core/clock";
 import type { Admission } from "../core/admission";
-import { PLANS, PLAN_IDS, SKILL_VERSIONS_PER_DAY, type Plan, type PlanId } from "../quota/plans";
+import { PLANS, PLAN_IDS, SKILL_VERSIONS_PER_DAY, type Plan, type PlanId } from "../quota";
 import { newId } from "../core/crypto";
 import { HARNESSES } from "../harnesses/setup.data";
 import { CATEGORY_SLUGS } from "./categories";

@@ -6,7 +6,7 @@
  * clamped to its length (Jan 31 → Feb 28). EVERY_SESSION makes every sync a full refresh.
  */
 import { DAY_MS, addMonths } from "../core/clock";
-import type { REFRESH_SCHEDULES } from "../auth/auth.schemas";
+import type { REFRESH_SCHEDULES } from "../auth";
 
 export type RefreshSchedule = (typeof REFRESH_SCHEDULES)[number];
 
