@@ -24,43 +24,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { fail, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken, runMain } from "./lib.mjs";
 import { seed } from "./seed.mjs";
+import { STACK } from "./agent-session.mjs";
 
 const PORT = Number(process.env.PORT ?? (await freePort()));
 const origin = `http://127.0.0.1:${PORT}`;
-
-/** A 30-entry stack across the four ecosystems: the curated topics first, then common npm names. */
-const STACK = [
-  ["react", "18.2.0"],
-  ["react-dom", "18.2.0"],
-  ["next", "14.2.0"],
-  ["zod", "3.22.0"],
-  ["express", "4.19.1"],
-  ["hono", "4.0.0"],
-  ["debug", "4.4.2"],
-  ["typescript", "5.4.5"],
-  ["vite", "5.2.0"],
-  ["vitest", "1.6.0"],
-  ["drizzle-orm", "0.30.0"],
-  ["tailwindcss", "3.4.1"],
-  ["eslint", "8.57.0"],
-  ["prettier", "3.2.5"],
-  ["lodash", "4.17.20"],
-  ["axios", "1.6.0"],
-  ["dotenv", "16.4.5"],
-  ["uuid", "9.0.1"],
-  ["semver", "7.5.4"],
-  ["chalk", "5.3.0"],
-  ["commander", "12.0.0"],
-  ["ws", "8.16.0"],
-  ["jsonwebtoken", "9.0.0"],
-  ["wrangler", "3.50.0"],
-  ["django", "4.2", "pypi"],
-  ["pydantic", "1.10.0", "pypi"],
-  ["fastapi", "0.100.0", "pypi"],
-  ["requests", "2.31.0", "pypi"],
-  ["github.com/gin-gonic/gin", "v1.9.0", "go"],
-  ["tokio", "1.30.0", "cargo"],
-].map(([name, version, ecosystem]) => ({ name, version, ...(ecosystem ? { ecosystem } : {}) }));
 
 /** Ten names an agent might be about to install: real ones, a typo, a made-up one, other ecosystems. */
 const PACKAGES = [

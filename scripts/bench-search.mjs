@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { ROOT, WRANGLER, WRANGLER_ENV, freePort, startDev, waitForServer, createAgent, runMain, fail } from "./lib.mjs";
+import { ROOT, executeLocalSql, freePort, prng, startDev, waitForServer, createAgent, runMain, fail } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -40,16 +40,6 @@ const SHAPES = {
     ["no query", ""],
   ],
 };
-
-function prng(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LIBS = [
   "react",
@@ -115,12 +105,6 @@ function skillsSql(count) {
   return lines;
 }
 
-function execute(file, persistTo) {
-  const a = ["d1", "execute", "DB", "--local", "--file", file, "--yes", "--persist-to", persistTo];
-  const r = spawnSync(WRANGLER, a, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env: WRANGLER_ENV });
-  if (r.status !== 0) fail(`wrangler ${a.join(" ")} failed`);
-}
-
 function seed(size, persistTo, dir) {
   const t0 = Date.now();
   const r = spawnSync(
@@ -137,7 +121,7 @@ function seed(size, persistTo, dir) {
   for (let k = 0; k < lines.length; k += CHUNK) {
     const file = path.join(dir, `skills-${k}.sql`);
     writeFileSync(file, `${lines.slice(k, k + CHUNK).join("\n")}\n`);
-    execute(file, persistTo);
+    executeLocalSql(file, persistTo);
   }
   console.error(`[bench:search] seeded ${size} threads and ${size} skills in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

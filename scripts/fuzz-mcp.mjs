@@ -7,7 +7,7 @@
 // rate is no bottleneck). The e2e suite runs the same function against a fresh server.
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
-import { createAgent, fail, localOrigin, requestJson, runMain } from "./lib.mjs";
+import { createAgent, fail, fuzzMain, requestJson, statusCounts } from "./lib.mjs";
 
 const WRONG = ["", "x".repeat(10_000), 0, -1, 1.5, 1e308, -0, true, false, null, [], [1, "a", null], {}, { a: { b: { c: [] } } }];
 const TEXT_EDGE = [
@@ -235,19 +235,8 @@ export async function fuzzMcp(origin, { accounts = 6, concurrency = 8, log = () 
 
 /** The one-line summary the README and the e2e test print. */
 export const fuzzLine = (s) =>
-  `MCP fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.internal} JSON-RPC internal errors, ${s.toolInternal} INTERNAL tool results (HTTP ${Object.entries(
-    s.statuses,
-  )
-    .map(([k, v]) => `${k}×${v}`)
-    .join(", ")})`;
+  `MCP fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.internal} JSON-RPC internal errors, ${s.toolInternal} INTERNAL tool results (HTTP ${statusCounts(s.statuses)})`;
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  runMain(async () => {
-    const { origin, hint } = localOrigin();
-    await requestJson(origin, "/v1/plans", { hint });
-    const s = await fuzzMcp(origin, { log: (l) => console.log(`[fuzz] ${l}`) });
-    console.log(`[fuzz] ${fuzzLine(s)}`);
-    for (const p of s.problems) console.log(`  ${p}`);
-    if (s.http5xx + s.internal + s.toolInternal > 0) fail("the MCP endpoint answered with internal errors (above)");
-  }, "[fuzz]");
+  fuzzMain(fuzzMcp, fuzzLine, (s) => s.http5xx + s.internal + s.toolInternal, "the MCP endpoint answered with internal errors (above)");
 }

@@ -9,7 +9,7 @@
 // for a body the route should have answered. It makes its own accounts.
 import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
-import { createAgent, fail, localOrigin, requestJson, runMain } from "./lib.mjs";
+import { createAgent, fail, fuzzMain, requestJson, statusCounts } from "./lib.mjs";
 
 const MiB = 1024 * 1024;
 
@@ -236,20 +236,13 @@ export async function fuzzRest(origin, { concurrency = 6, log = () => {}, maxJob
 
 /** The one-line summary the README and the e2e test print. */
 export const fuzzRestLine = (s) =>
-  `REST fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.badShape} errors out of the contract's shape, ${s.noRequestId} without x-request-id, ${s.resets} connection resets (HTTP ${Object.entries(
-    s.statuses,
-  )
-    .map(([k, v]) => `${k}×${v}`)
-    .join(", ")})`;
+  `REST fuzz: ${s.requests} requests, ${s.http5xx} 5xx, ${s.badShape} errors out of the contract's shape, ${s.noRequestId} without x-request-id, ${s.resets} connection resets (HTTP ${statusCounts(s.statuses)})`;
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  runMain(async () => {
-    const { origin, hint } = localOrigin();
-    await requestJson(origin, "/v1/plans", { hint });
-    const s = await fuzzRest(origin, { log: (l) => console.log(`[fuzz] ${l}`) });
-    console.log(`[fuzz] ${fuzzRestLine(s)}`);
-    for (const p of s.problems) console.log(`  ${p}`);
-    if (s.http5xx + s.badShape + s.noRequestId + s.resets > 0)
-      fail("some answers were 5xx, out of the contract's shape, without a request id, or resets (above)");
-  }, "[fuzz]");
+  fuzzMain(
+    fuzzRest,
+    fuzzRestLine,
+    (s) => s.http5xx + s.badShape + s.noRequestId + s.resets,
+    "some answers were 5xx, out of the contract's shape, without a request id, or resets (above)",
+  );
 }

@@ -92,6 +92,24 @@ export function migrateLocal(persistTo, { quiet = false } = {}) {
 
 export { WRANGLER_ENV };
 
+/** Runs one SQL file against the local D1 (`wrangler d1 execute --local`), in `persistTo` when given. */
+export function executeLocalSql(file, persistTo) {
+  const a = ["d1", "execute", "DB", "--local", "--file", file, "--yes", ...(persistTo ? ["--persist-to", persistTo] : [])];
+  const r = spawnSync(WRANGLER, a, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"], env: WRANGLER_ENV });
+  if (r.status !== 0) fail(`wrangler ${a.join(" ")} failed`);
+}
+
+/** mulberry32: a small, fast, deterministic PRNG, so seeded data is the same on every run. */
+export function prng(seed) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** A TCP port nobody listens on right now (for parallel servers: tests, bench, helpers). */
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -210,3 +228,24 @@ export async function createAgent(origin, { email, handle, password = "local-dev
 
 const issues = (r) =>
   r.body?.error?.details?.issues?.map((i) => `${i.path.replace(/^body\./, "")}: ${i.message}`).join("; ") ?? errorMessage(r);
+
+/** `200×12, 400×3`: how many answers had each HTTP status, for the fuzzers' summary lines. */
+export const statusCounts = (statuses) =>
+  Object.entries(statuses)
+    .map(([k, v]) => `${k}×${v}`)
+    .join(", ");
+
+/**
+ * A fuzzer run from the command line against the local server: its summary line, each problem
+ * found, and a failed exit when `bad` counts any.
+ */
+export function fuzzMain(run, line, bad, message) {
+  runMain(async () => {
+    const { origin, hint } = localOrigin();
+    await requestJson(origin, "/v1/plans", { hint });
+    const s = await run(origin, { log: (l) => console.log(`[fuzz] ${l}`) });
+    console.log(`[fuzz] ${line(s)}`);
+    for (const p of s.problems) console.log(`  ${p}`);
+    if (bad(s) > 0) fail(message);
+  }, "[fuzz]");
+}

@@ -10,8 +10,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
-import { ROOT, WRANGLER, migrateLocal, startDev, waitForServer, createAgent, runMain } from "./lib.mjs";
+import { executeLocalSql, migrateLocal, prng, startDev, waitForServer, createAgent, runMain } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -61,16 +60,6 @@ const PROBLEMS = [
 ];
 const CATS = ["general", "freshness", "skills", "debugging", "collaboration", "security"];
 
-// mulberry32: small, fast, deterministic.
-function prng(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(42);
 const pick = (list) => list[Math.floor(rand() * list.length)];
 const q = (s) => `'${String(s).replaceAll("'", "''")}'`;
@@ -138,16 +127,6 @@ function chunkSql(start, end) {
   return out.join("\n");
 }
 
-function execute(file) {
-  const a = ["d1", "execute", "DB", "--local", "--file", file, "--yes", ...(persistTo ? ["--persist-to", persistTo] : [])];
-  const r = spawnSync(WRANGLER, a, {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-  });
-  if (r.status !== 0) throw new Error(`wrangler ${a.join(" ")} failed`);
-}
-
 async function measure() {
   const origin = "http://127.0.0.1:8798";
   const dev = startDev({ port: 8798, persistTo, quiet: true });
@@ -204,7 +183,7 @@ async function main() {
       parts.push(chunkSql(start, end));
       const file = path.join(dir, `chunk-${start}.sql`);
       writeFileSync(file, `${parts.join("\n")}\n`);
-      execute(file);
+      executeLocalSql(file, persistTo);
       console.log(`seeded ${end}/${COUNT} threads (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     }
     if (MEASURE) await measure();

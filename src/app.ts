@@ -10,12 +10,14 @@ import { OPERATIONS, TAGS } from "./operations";
 import { mcpRoute } from "./mcp/mcp.route";
 import { adminRoute } from "./admin/admin.route";
 import { benchRoute } from "./admin/bench.route";
-import { stripeWebhookRoute } from "./billing/stripe.webhook";
+import { stripeWebhookRoute } from "./billing";
 import { mountWeb, prefersHtml } from "./web/web.route";
-import { discoveryRoute } from "./skills/discovery.route";
+import { discoveryRoute } from "./skills";
 import { setActivitySink } from "./core/activity";
-import { storeActivity } from "./sync/activity.service";
-import { quotaGate } from "./quota/quota.client";
+import { storeActivity } from "./sync";
+import { quotaGate, setRenewal } from "./quota";
+import { settle } from "./billing";
+import { billingConfig } from "./billing";
 import { discardRest } from "./core/body";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -77,6 +79,11 @@ export function buildApp() {
   const app = new Hono<AppEnv>();
   // Successful agent actions land in the owner's activity feed (GET /v1/me/activity).
   setActivitySink(storeActivity);
+  // A paid period that ended is settled by billing when the gate next sees the account.
+  setRenewal({
+    renewsLocally: (env) => billingConfig(env).provider === "local",
+    settle: (env, ownerId, at) => settle(env, ownerId, at, { renew: true }),
+  });
 
   app.use(async (c, next) => {
     const incoming = c.req.header("x-request-id");

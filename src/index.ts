@@ -2,15 +2,15 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
-import { rescanOutdated } from "./skills/rescan";
-import { rescanContent } from "./forum/content-scan";
-import { INGEST_CRON, runIngest } from "./freshness/ingest";
-import { pruneSyncData } from "./sync/maintenance";
-import { WARM_CRON, warmRegistryCache } from "./packages/warm";
-import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers/ingest";
+import { rescanOutdated } from "./skills";
+import { rescanContent } from "./forum";
+import { INGEST_CRON, runIngest } from "./freshness";
+import { pruneSyncData } from "./sync";
+import { WARM_CRON, warmRegistryCache } from "./packages";
+import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers";
 
-export { AccountQuota } from "./quota/quota.do";
-export { ChatRoom } from "./chat/chat.do";
+export { AccountQuota } from "./quota";
+export { ChatRoom } from "./chat";
 
 const app = buildApp();
 

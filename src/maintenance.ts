@@ -1,9 +1,9 @@
 import type { Env } from "./env";
 import { makeDb } from "./db/client";
-import { pruneSessions } from "./auth/auth.service";
-import { pruneReadMentions } from "./chat/chat.service";
-import { pruneStripeEvents } from "./billing/stripe.sync";
-import { pruneRegistryCache } from "./packages/warm";
+import { pruneSessions } from "./auth";
+import { pruneReadMentions } from "./chat";
+import { pruneStripeEvents } from "./billing";
+import { pruneRegistryCache } from "./packages";
 
 /**
  * The daily job (cron in wrangler.toml): D1 rows that no longer serve anyone. The Durable Objects

@@ -1,18 +1,18 @@
 import type { AnyOperation } from "./core/operation";
-import { authOperations } from "./auth/auth.ops";
-import { quotaOperations } from "./quota/quota.ops";
-import { billingOperations } from "./billing/billing.ops";
-import { setupOperations } from "./setup/setup.ops";
-import { chatOperations } from "./chat/chat.ops";
-import { forumOperations } from "./forum/forum.ops";
-import { kbOperations } from "./kb/kb.ops";
-import { communityOperations } from "./community/community.ops";
-import { skillsOperations } from "./skills/skills.ops";
-import { freshnessOperations } from "./freshness/freshness.ops";
-import { modelOperations } from "./models/models.ops";
-import { packageOperations } from "./packages/packages.ops";
-import { syncOperations } from "./sync/sync.ops";
-import { mcpServerOperations } from "./mcp-servers/mcp-servers.ops";
+import { authOperations } from "./auth";
+import { quotaOperations } from "./quota";
+import { billingOperations } from "./billing";
+import { setupOperations } from "./setup";
+import { chatOperations } from "./chat";
+import { forumOperations } from "./forum";
+import { kbOperations } from "./kb";
+import { communityOperations } from "./community";
+import { skillsOperations } from "./skills";
+import { freshnessOperations } from "./freshness";
+import { modelOperations } from "./models";
+import { packageOperations } from "./packages";
+import { syncOperations } from "./sync";
+import { mcpServerOperations } from "./mcp-servers";
 
 /** Every operation of every area: mounted as REST routes, MCP tools and OpenAPI entries from here. */
 export const OPERATIONS: readonly AnyOperation[] = [

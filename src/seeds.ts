@@ -1,10 +1,10 @@
 import type { Env } from "./env";
-import { loadStarterSkills } from "./skills/seed";
-import { loadDeprecations, loadReleases } from "./freshness/freshness.seed";
-import { loadModels } from "./models/models.seed";
-import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "./packages/packages.seed";
-import { loadMcpServers } from "./mcp-servers/seed";
-import { advisorySnapshotLoader } from "./freshness/advisory-seed";
+import { loadStarterSkills } from "./skills";
+import { loadDeprecations, loadReleases } from "./freshness";
+import { loadModels } from "./models";
+import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "./packages";
+import { loadMcpServers } from "./mcp-servers";
+import { advisorySnapshotLoader } from "./freshness";
 
 /**
  * The data the project ships in data/, loaded into local D1/R2 by `npm start` (scripts/seed.mjs

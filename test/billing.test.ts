@@ -15,7 +15,7 @@ import {
   subscriptionObject,
 } from "./stripe-fake";
 import { setBillingProvider, type ChargeRequest } from "../src/billing/billing.provider";
-import { addMonths } from "../src/billing/billing.service";
+import { addMonths } from "../src/core/clock";
 import { runMaintenance } from "../src/maintenance";
 import { HANDLED_EVENTS } from "../src/billing/stripe.webhook";
 import { refreshAccount } from "../src/quota/account";

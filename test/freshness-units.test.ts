@@ -17,8 +17,8 @@ import {
   resolveRange,
   versionKey,
   type OsvRange,
-} from "../src/freshness/versions";
-import { packageKey, registryKey } from "../src/freshness/topics";
+} from "../src/ecosystems/versions";
+import { packageKey, registryKey } from "../src/ecosystems/topics";
 import { registryProbe } from "../src/packages/packages.service";
 import tagsDoc from "./fixtures/npm/tags.json?raw";
 import { parseChangelog, parseDate, parseReleaseNotes, versionFromTag } from "../src/freshness/changelog";

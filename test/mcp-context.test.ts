@@ -11,6 +11,7 @@ import { mockFetch } from "./fixtures/mock";
 import { starterSkillsPayload } from "./data-helpers";
 import { SEEDS } from "../src/seeds";
 import { OPERATIONS } from "../src/operations";
+import { STACK } from "../scripts/agent-session.mjs";
 import { compactAnswer, list, text } from "../src/core/compact";
 import releases from "../data/freshness/releases.json?raw";
 import deprecations from "../data/freshness/deprecations.json?raw";
@@ -23,40 +24,6 @@ const DATA: Record<string, string> = {
   models,
   "mcp-servers": mcpServers,
 };
-
-/** The 30-entry stack of `npm run bench:context`. */
-const STACK = [
-  ["react", "18.2.0"],
-  ["react-dom", "18.2.0"],
-  ["next", "14.2.0"],
-  ["zod", "3.22.0"],
-  ["express", "4.19.1"],
-  ["hono", "4.0.0"],
-  ["debug", "4.4.2"],
-  ["typescript", "5.4.5"],
-  ["vite", "5.2.0"],
-  ["vitest", "1.6.0"],
-  ["drizzle-orm", "0.30.0"],
-  ["tailwindcss", "3.4.1"],
-  ["eslint", "8.57.0"],
-  ["prettier", "3.2.5"],
-  ["lodash", "4.17.20"],
-  ["axios", "1.6.0"],
-  ["dotenv", "16.4.5"],
-  ["uuid", "9.0.1"],
-  ["semver", "7.5.4"],
-  ["chalk", "5.3.0"],
-  ["commander", "12.0.0"],
-  ["ws", "8.16.0"],
-  ["jsonwebtoken", "9.0.0"],
-  ["wrangler", "3.50.0"],
-  ["django", "4.2", "pypi"],
-  ["pydantic", "1.10.0", "pypi"],
-  ["fastapi", "0.100.0", "pypi"],
-  ["requests", "2.31.0", "pypi"],
-  ["github.com/gin-gonic/gin", "v1.9.0", "go"],
-  ["tokio", "1.30.0", "cargo"],
-].map(([name, version, ecosystem]) => ({ name, version, ...(ecosystem ? { ecosystem } : {}) }));
 
 const PACKAGES = ["react", "express", "lodash", "zod", "left-pad", "chalk", "axios", "react-hooks-utils-pro", "vite", "uuid"].map(
   (name) => ({ name }),

@@ -6,8 +6,8 @@ import { parse as parseYaml } from "yaml";
 import JSON5 from "json5";
 import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "./helpers";
 import { loadMcpServers } from "../src/mcp-servers/seed";
-import { HARNESSES, HARNESS_IDS } from "../src/setup/setup.data";
-import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../src/setup/mcp-config";
+import { HARNESSES, HARNESS_IDS } from "../src/harnesses/setup.data";
+import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../src/harnesses/mcp-config";
 import { serverKey } from "../src/mcp-servers/install";
 import { runMcpIngest } from "../src/mcp-servers/ingest";
 import { upsertServers } from "../src/mcp-servers/store";
@@ -247,7 +247,7 @@ describe("detail: GET /v1/mcp-servers/:slug", () => {
   });
 });
 
-describe("the per-harness renderer (src/setup/mcp-config.ts)", () => {
+describe("the per-harness renderer (src/harnesses/mcp-config.ts)", () => {
   const lore: McpConfigInput = {
     key: "lore",
     target: {

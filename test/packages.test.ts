@@ -15,7 +15,7 @@ import {
 } from "../src/packages/packages.service";
 import { planWarm, WARM_CRON, warmRegistryCache } from "../src/packages/warm";
 import { SourceError, type PackageFacts } from "../src/sources/http";
-import { parseEcosystem, type Ecosystem } from "../src/freshness/versions";
+import { parseEcosystem, type Ecosystem } from "../src/ecosystems/versions";
 import { SEEDS } from "../src/seeds";
 import worker from "../src/index";
 import { runMaintenance } from "../src/maintenance";

@@ -536,19 +536,3 @@ describe("the bench floors", () => {
     }
   });
 });
-
-describe("core depends on no area", () => {
-  it("no file under src/core imports from an area folder, and env.ts imports nothing", () => {
-    const files = import.meta.glob("../src/core/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
-    expect(Object.keys(files).length).toBeGreaterThan(15);
-    const offending: string[] = [];
-    for (const [file, text] of Object.entries(files)) {
-      for (const m of text.matchAll(/from\s+"(\.\.\/[^"]+)"/g)) {
-        if (!/^\.\.\/(env|db\/[a-z-]+)$/.test(m[1]!)) offending.push(`${file}: ${m[1]}`);
-      }
-    }
-    expect(offending).toEqual([]);
-    const envTs = Object.values(import.meta.glob("../src/env.ts", { query: "?raw", import: "default", eager: true }))[0] as string;
-    expect(envTs).not.toMatch(/^import /m);
-  });
-});

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
 import { OPERATIONS } from "../src/operations";
 import { applyBlock, blockMarkers, BlockError, findBlock } from "../src/setup/instruction-block";
-import { HARNESS_IDS } from "../src/setup/setup.data";
+import { HARNESS_IDS } from "../src/harnesses/setup.data";
 import { scanSkill } from "../src/skills/scanner";
 import { loadStarterSkills } from "../src/skills/seed";
 import { starterSkillsPayload } from "./data-helpers";

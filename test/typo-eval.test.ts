@@ -3,8 +3,8 @@
 // popular set. Same functions as the check (neighbourKeys + classify), with the index in memory.
 import { describe, expect, it } from "vitest";
 import { classify, neighbourKeys } from "../src/packages/typo";
-import { packageKey } from "../src/freshness/topics";
-import type { Ecosystem } from "../src/freshness/versions";
+import { packageKey } from "../src/ecosystems/topics";
+import type { Ecosystem } from "../src/ecosystems/versions";
 import malicious from "../data/packages/malicious.tsv?raw";
 import popularNpm from "../data/packages/popular-npm.txt?raw";
 import popularPypi from "../data/packages/popular-pypi.txt?raw";

@@ -5,11 +5,11 @@ import { readBodyLimited } from "../core/body";
 import { timingSafeEqualHex, sha256Hex } from "../core/crypto";
 import { now } from "../core/clock";
 import { SEEDS } from "../seeds";
-import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness/ingest";
+import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness";
 import { sourceCtx } from "../sources/http";
-import { trackTopic } from "../freshness/freshness.service";
-import { warmRegistryCache } from "../packages/warm";
-import { runMcpIngest } from "../mcp-servers/ingest";
+import { trackTopic } from "../freshness";
+import { warmRegistryCache } from "../packages";
+import { runMcpIngest } from "../mcp-servers";
 
 /**
  * Operator routes under /internal: loading the data the project ships (data/) into D1 and R2,

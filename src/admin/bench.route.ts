@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
-import { accountStub } from "../quota/account";
+import { accountStub } from "../quota";
 
 /**
  * The floors `npm run bench` measures every scenario against (scripts/bench.mjs): a Worker route

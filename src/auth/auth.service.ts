@@ -6,7 +6,7 @@ import { ApiError, conflict, notFound } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { newId, pbkdf2Hex, PBKDF2_ITERATIONS, randomBase62, sha256Hex, timingSafeEqualHex, toHex } from "../core/crypto";
 import { agentKeyFor, SESSION_PREFIX } from "../core/auth";
-import { refreshAccount } from "../quota/account";
+import { refreshAccount } from "../quota";
 import type { AgentOut } from "./auth.schemas";
 
 const SESSION_TTL_MS = 30 * 86_400_000;

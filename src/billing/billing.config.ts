@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { ApiError } from "../core/errors";
-import type { PlanId } from "../quota/plans";
+import type { PlanId } from "../quota";
 
 export const PAID_PLANS = ["STARTER", "PRO", "EXPERT"] as const satisfies readonly PlanId[];
 export type PaidPlan = (typeof PAID_PLANS)[number];

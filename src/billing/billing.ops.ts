@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineOperation, type OpContext } from "../core/operation";
 import { badRequest, conflict } from "../core/errors";
-import { PLAN_IDS } from "../quota/plans";
+import { PLAN_IDS } from "../quota";
 import { BILLING_STATUSES, LOCAL_PROVIDER, NO_PROVIDER, cancel, getBilling, subscribe } from "./billing.service";
 import { billingNotConfigured, requireBillingConfig, type PaidPlan } from "./billing.config";
 import { getStripeBilling, stripeCancel, stripePortal, stripeSubscribe } from "./stripe.service";

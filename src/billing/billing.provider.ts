@@ -1,4 +1,4 @@
-import type { PlanId } from "../quota/plans";
+import type { PlanId } from "../quota";
 
 export interface ChargeRequest {
   ownerId: string;

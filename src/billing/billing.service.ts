@@ -3,11 +3,11 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { makeDb, type Db } from "../db/client";
 import type { Env } from "../env";
 import { owners } from "../db/identity";
-import { iso, now } from "../core/clock";
+import { addMonths, iso, now } from "../core/clock";
 import { badRequest, conflict, notFound } from "../core/errors";
-import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota/plans";
+import { GRACE_MS, PLANS, effectivePlan, type PlanId } from "../quota";
 import { billingProvider, type ChargeRequest } from "./billing.provider";
-import { refreshAccount } from "../quota/account";
+import { refreshAccount } from "../quota";
 
 export const BILLING_STATUSES = ["ACTIVE", "CANCELED", "GRACE", "NONE"] as const;
 export type BillingStatus = (typeof BILLING_STATUSES)[number];
@@ -63,15 +63,6 @@ export interface BillingView {
   provider: ProviderView;
   /** GET /v1/billing only, and only when there is something to tell: newest first. */
   notices?: BillingNotice[];
-}
-
-/** `ms` plus `n` calendar months (UTC), the day clamped to the target month's length (Jan 31 → Feb 28). */
-export function addMonths(ms: number, n: number): number {
-  const d = new Date(ms);
-  const y = d.getUTCFullYear();
-  const m = d.getUTCMonth() + n;
-  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-  return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
 }
 
 async function load(db: Db, ownerId: string): Promise<Subscription> {

@@ -7,7 +7,7 @@ import { billingNotices, stripeCustomers } from "../db/billing";
 import { iso, now } from "../core/clock";
 import { conflict, notFound } from "../core/errors";
 import { settle, statusOf, view, type BillingNotice, type BillingView, type ProviderView, type Subscription } from "./billing.service";
-import type { PlanId } from "../quota/plans";
+import type { PlanId } from "../quota";
 import { planForPrice, type PaidPlan, type StripeConfig } from "./billing.config";
 import {
   createCheckoutSession,

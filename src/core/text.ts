@@ -32,3 +32,16 @@ export const visibleString = () => z.string().refine((s) => !INVISIBLE.test(s), 
 
 /** An id or slug in a path or argument (threads, posts, kb entries, rooms, agents). */
 export const ref = (max = 200) => visibleString().min(1, "must not be empty").max(max, `at most ${max} characters`);
+
+/** URL-safe slug from a title plus a short random suffix, so equal titles never collide. */
+export function slugify(text: string, id: string): string {
+  const base = text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60)
+    .replace(/-+$/g, "");
+  return `${base || "item"}-${id.slice(-8)}`;
+}

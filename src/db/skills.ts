@@ -6,7 +6,7 @@ import { owners } from "./identity";
  * version that is listed, and `securityStatus`/`securityScanHash` are that version's scan, copied
  * here so the discovery index and the catalog need no join to filter. `statusChangedAt` moves
  * whenever the status changes (a new version or a rescan). `rendered` marks Lore's own `lore`
- * skill, rendered per origin from src/setup/start-here.ts rather than stored. Search runs on
+ * skill, rendered per origin from src/harnesses/start-here.ts rather than stored. Search runs on
  * `skills_fts` (FTS5), kept in sync by triggers.
  */
 export const skills = sqliteTable(

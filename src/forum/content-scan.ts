@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { Env } from "../env";
 import { now } from "../core/clock";
 import { SCAN_STATUSES, severityRank, type Finding, type ScanStatus } from "../scan";
-import { findingOut } from "../skills/skills.schemas";
+import { findingOut } from "../skills";
 import { AGENT_TEXT_RULESET, scanAgentText, type AgentTextInput } from "../skills/scanner/agent-text";
 
 export const CONTENT_SCAN_STATUSES = [...SCAN_STATUSES, "unscanned"] as const;

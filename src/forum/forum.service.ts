@@ -6,6 +6,7 @@
 import { badRequest, conflict, forbidden, notFound } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
+import { slugify } from "../core/text";
 import type { AgentPrincipal } from "../core/principal";
 import { CATEGORIES, MAX_DEPTH, type PostOut, type ThreadOut } from "./forum.schemas";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
@@ -13,19 +14,6 @@ import { recomputeReputation } from "./reputation";
 import { scanBinds, scanContent, securityOut, type ScanCols } from "./content-scan";
 
 const EXCERPT_CHARS = 300;
-
-/** URL-safe slug from a title plus a short random suffix, so equal titles never collide. */
-export function slugify(text: string, id: string): string {
-  const base = text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60)
-    .replace(/-+$/g, "");
-  return `${base || "item"}-${id.slice(-8)}`;
-}
 
 interface ThreadRow extends ScanCols {
   id: string;

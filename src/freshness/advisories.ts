@@ -7,8 +7,8 @@ import { z } from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
-import { packageKey } from "./topics";
-import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "./versions";
+import { packageKey } from "../ecosystems/topics";
+import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "../ecosystems/versions";
 import type { OsvRecord } from "../sources/osv";
 
 export const advisoryOut = z.object({

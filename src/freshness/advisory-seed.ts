@@ -14,7 +14,7 @@ import sources from "../../data/advisories/sources.json";
 import type { OsvRecord } from "../sources/osv";
 import { osvStatements } from "./advisories";
 import { MAX_AGE_MS } from "./staleness";
-import { cargoRange, type Ecosystem } from "./versions";
+import { cargoRange, type Ecosystem } from "../ecosystems/versions";
 
 type SnapshotId = keyof typeof sources;
 

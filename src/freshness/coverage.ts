@@ -9,7 +9,7 @@ import { iso } from "../core/clock";
 import type { BatchRead } from "../core/batch";
 import { constantRead } from "../core/batch";
 import { freshness } from "./staleness";
-import type { Ecosystem } from "./versions";
+import type { Ecosystem } from "../ecosystems/versions";
 
 export const ADVISORY_STATES = ["current", "stale", "unavailable"] as const;
 export type AdvisoryState = (typeof ADVISORY_STATES)[number];

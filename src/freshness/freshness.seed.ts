@@ -5,8 +5,8 @@
 import type { Env } from "../env";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { now } from "../core/clock";
-import { foldDisplay, packageKey } from "./topics";
-import { isPrerelease, parseEcosystem, type Ecosystem } from "./versions";
+import { foldDisplay, packageKey } from "../ecosystems/topics";
+import { isPrerelease, parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 
 interface ReleasesFile {
   as_of: string;

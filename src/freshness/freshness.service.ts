@@ -5,11 +5,19 @@ import { pageOffset } from "../core/pagination";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import { checkRepoUrl } from "../sources/safe-url";
 import type { ChangeOut, DeprecationOut, TopicOut } from "./freshness.schemas";
-import { foldDisplay, packageKey, resolveTopics, topicCandidates, topicDataAsOf, topicExpr } from "./topics";
+import { foldDisplay, packageKey, resolveTopics, topicCandidates, topicDataAsOf, topicExpr } from "../ecosystems/topics";
 import { advisoriesForStackRead, type VulnerabilityOut } from "./advisories";
 import { advisoryCoverageRead } from "./coverage";
 import { MAX_AGE_MS } from "./staleness";
-import { cleanVersion, compareVersions, isBreakingBump, majorOf, parseEcosystem, pinnedVersion, type Ecosystem } from "./versions";
+import {
+  cleanVersion,
+  compareVersions,
+  isBreakingBump,
+  majorOf,
+  parseEcosystem,
+  pinnedVersion,
+  type Ecosystem,
+} from "../ecosystems/versions";
 
 export interface ReleaseRowDb {
   topic: string;

@@ -18,15 +18,15 @@ import { modelsDevCatalog, MODELS_DEV } from "../sources/modelsdev";
 import { npmFacts, npmPackument, npmPath, NPM_REGISTRY } from "../sources/npm";
 import { osvModifiedSince, osvQueryPackage, osvVuln, type OsvRecord } from "../sources/osv";
 import { pypiProject, pypiReleaseDates, PYPI } from "../sources/pypi";
-import { modelsById, modelRow, UPSERT_MODELS } from "../models/models.service";
-import type { ModelOut } from "../models/models.schemas";
+import { modelsById, modelRow, UPSERT_MODELS } from "../models";
+import type { ModelOut } from "../models";
 import { osvStatements } from "./advisories";
 import { osvCoverageStatement } from "./coverage";
 import { MAX_AGE_MS } from "./staleness";
-import { packageKey } from "./topics";
+import { packageKey } from "../ecosystems/topics";
 import { parseChangelog, parseReleaseNotes, versionFromTag } from "./changelog";
 import { DATE_RANK, UPSERT_DEPRECATIONS, UPSERT_RELEASES, type ReleaseRow } from "./freshness.seed";
-import { cleanVersion, isPrerelease, OSV_ECOSYSTEM, parseEcosystem, type Ecosystem } from "./versions";
+import { cleanVersion, isPrerelease, OSV_ECOSYSTEM, parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 
 /** The ingest cron in wrangler.toml; src/index.ts sends every other cron to the daily maintenance. */
 export const INGEST_CRON = "41 */6 * * *";

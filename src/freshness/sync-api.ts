@@ -40,8 +40,8 @@ import {
   type UpgradeView,
 } from "./freshness.service";
 import type { ChangeOut, DeprecationOut } from "./freshness.schemas";
-import { packageKey, resolveTopics, type TopicData } from "./topics";
-import { parseEcosystem, pinnedVersion, type Ecosystem } from "./versions";
+import { packageKey, resolveTopics, type TopicData } from "../ecosystems/topics";
+import { parseEcosystem, pinnedVersion, type Ecosystem } from "../ecosystems/versions";
 
 export {
   advisoriesForStack,

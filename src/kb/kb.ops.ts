@@ -5,7 +5,7 @@ import { list, text } from "../core/compact";
 import { ref as idRef } from "../core/text";
 import * as svc from "./kb.service";
 import { kbCreateBody, kbEntryOut, kbItemOut, kbListQuery } from "./kb.schemas";
-import { heldNote } from "../forum/content-scan";
+import { heldNote } from "../forum";
 import { STANDING_RULE } from "./standing";
 
 const TAG = "kb";

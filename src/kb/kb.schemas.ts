@@ -2,8 +2,8 @@ import { z } from "zod";
 import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
 import { ref, visibleString } from "../core/text";
-import { bodyMd, tags, title } from "../forum/forum.schemas";
-import { contentSecurityFields } from "../forum/content-scan";
+import { bodyMd, tags, title } from "../forum";
+import { contentSecurityFields } from "../forum";
 
 export const KB_STATUSES = ["DRAFT", "VERIFIED", "SUPERSEDED"] as const;
 

@@ -7,11 +7,11 @@ import { ApiError, conflict, forbidden, notFound } from "../core/errors";
 import { iso, now, utcDay } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
-import { slugify } from "../forum/forum.service";
+import { slugify } from "../core/text";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
 import { constantRead, type BatchRead } from "../core/batch";
-import { scanBinds, scanContent, securityOut, type ScanCols } from "../forum/content-scan";
+import { scanBinds, scanContent, securityOut, type ScanCols } from "../forum";
 import { STANDING_RULE, networkOf, standingOf, type VerifierFacts } from "./standing";
 
 interface KbRow extends ScanCols {

@@ -16,7 +16,7 @@
  *     bought after the fact).
  */
 import { sha256Hex } from "../core/crypto";
-import { effectivePlan } from "../quota/plans";
+import { effectivePlan } from "../quota";
 
 export const STANDING = { tenureDays: 30, reputation: 50 } as const;
 

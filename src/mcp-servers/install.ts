@@ -2,11 +2,11 @@
  * What to configure for a server: its remote (Streamable HTTP preferred over SSE) or, without one,
  * a local package run the way its registry type says (npx, uvx, docker, dnx), pinned to the
  * version in the registry record, with only the runner and runtime arguments runtime.ts allows.
- * The result feeds the per-harness renderer (src/setup/mcp-config.ts).
+ * The result feeds the per-harness renderer (src/harnesses/mcp-config.ts).
  * Secrets stay environment variables; optional credentials are left out (most such servers offer
  * OAuth) and named in the notes instead; `{variables}` in a URL are left for the user to fill in.
  */
-import { configKey, type McpConfigInput, type McpEnvInput, type McpHeaderInput } from "../setup/mcp-config";
+import { configKey, type McpConfigInput, type McpEnvInput, type McpHeaderInput } from "../harnesses/mcp-config";
 import type { ArgumentRecord, KeyValueInput, PackageRecord, RemoteRecord, ServerRecord } from "./records";
 import { checkPackage, type Runner } from "./runtime";
 

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { paginationQuery } from "../core/pagination";
 import { ref } from "../core/text";
 import { SCAN_STATUSES, SEVERITIES } from "../scan";
-import { HARNESS_IDS } from "../setup/setup.data";
-import { scanLayerOut } from "../skills/skills.schemas";
+import { HARNESS_IDS } from "../harnesses/setup.data";
+import { scanLayerOut } from "../skills";
 
 /** Bounds of a scan request: what one real server's `initialize` and `tools/list` answers fit in, and no more. */
 export const SCAN_LIMITS = {

@@ -9,7 +9,7 @@ import { notFound } from "../core/errors";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ScanStatus } from "../scan";
 import type { ScanLayer } from "../scan/judge";
-import { renderMcpConfig, renderMcpConfigs } from "../setup/mcp-config";
+import { renderMcpConfig, renderMcpConfigs } from "../harnesses/mcp-config";
 import type { McpFinding, McpToolInput } from "./scanner";
 import { installInput } from "./install";
 import { remotes as normaliseRemotes, type PackageRecord } from "./records";

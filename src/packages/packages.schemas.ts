@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseEcosystem, type Ecosystem } from "../freshness/versions";
+import { parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 
 export const ecosystemIn = z
   .string()

@@ -6,8 +6,8 @@
 import type { Env } from "../env";
 import { bulkStatements, dataLines, jsonCols } from "../core/bulk";
 import { now } from "../core/clock";
-import { packageKey, registryKey } from "../freshness/topics";
-import { parseEcosystem, type Ecosystem } from "../freshness/versions";
+import { packageKey, registryKey } from "../ecosystems/topics";
+import { parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 import { keyHash, neighbourKeys } from "./typo";
 
 const SNAPSHOT_ECOSYSTEMS: Record<string, Ecosystem> = { npm: "npm", pypi: "pypi", go: "go", cargo: "cargo" };

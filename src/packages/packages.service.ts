@@ -14,7 +14,7 @@ import { groupBy } from "../core/group";
 import { DAY_MS, iso, now } from "../core/clock";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import type { Env } from "../env";
-import { packageKey, registryKey } from "../freshness/topics";
+import { packageKey, registryKey } from "../ecosystems/topics";
 import {
   goModuleMajor,
   goVersionFitsPath,
@@ -27,10 +27,10 @@ import {
   versionKey,
   type Ecosystem,
   type VersionSpec,
-} from "../freshness/versions";
-import { ADV_COLS, advisoryFromRow, osvStatements, type AdvRowDb, type MaliciousRow } from "../freshness/advisories";
-import { advisorySourcesRead, entryCoverage, type SourceRow } from "../freshness/coverage";
-import { OSV_ECOSYSTEM } from "../freshness/versions";
+} from "../ecosystems/versions";
+import { ADV_COLS, advisoryFromRow, osvStatements, type AdvRowDb, type MaliciousRow } from "../freshness";
+import { advisorySourcesRead, entryCoverage, type SourceRow } from "../freshness";
+import { OSV_ECOSYSTEM } from "../ecosystems/versions";
 import { osvQueryBatch, osvVuln, type OsvRecord } from "../sources/osv";
 import { cratesLookup } from "../sources/crates";
 import { goInfo, goLookup, isRetracted } from "../sources/goproxy";

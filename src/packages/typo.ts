@@ -12,68 +12,20 @@
  * Precision and recall on a labelled corpus: test/typo-eval.test.ts (figures in docs/behaviour-freshness.md).
  */
 import { distance } from "fastest-levenshtein";
-import type { Ecosystem } from "../freshness/versions";
+import type { Ecosystem } from "../ecosystems/versions";
+import { CONFUSABLE } from "../core/confusables";
 
 /** Deletion keys only for names this long: shorter ones collide with too many real names. */
 const MIN_TYPO_LENGTH = 4;
 /** One-edit matches only between names this long (measured: 4-letter pairs are mostly real, distinct packages). */
 const MIN_EDIT_LENGTH = 5;
 
-// Letters from other scripts that render like ASCII (Unicode confusables, the common subset).
-const HOMOGLYPHS: Record<string, string> = {
-  а: "a",
-  в: "b",
-  е: "e",
-  ё: "e",
-  к: "k",
-  м: "m",
-  н: "h",
-  о: "o",
-  р: "p",
-  с: "c",
-  т: "t",
-  у: "y",
-  х: "x",
-  і: "i",
-  ї: "i",
-  ј: "j",
-  ѕ: "s",
-  ԁ: "d",
-  ԛ: "q",
-  ԝ: "w",
-  ɡ: "g",
-  ո: "n",
-  ս: "u",
-  օ: "o",
-  ℓ: "l",
-  α: "a",
-  β: "b",
-  ε: "e",
-  η: "n",
-  ι: "i",
-  κ: "k",
-  ν: "v",
-  ο: "o",
-  ρ: "p",
-  τ: "t",
-  υ: "u",
-  χ: "x",
-  ω: "w",
-  ı: "i",
-  ł: "l",
-  ø: "o",
-  đ: "d",
-  ß: "ss",
-  ⅰ: "i",
-  ｌ: "l",
-};
-
 const stripSeparators = (k: string) => k.replace(/[-_.@/\s]/g, "");
 
 /** ASCII look-alike skeleton: homoglyphs mapped, diacritics dropped, `0`→`o`, `1`→`l`, `rn`→`m`, `vv`→`w`. */
 export function skeleton(k: string): string {
   let s = "";
-  for (const ch of k.normalize("NFKD").replace(/\p{M}/gu, "")) s += HOMOGLYPHS[ch] ?? ch;
+  for (const ch of k.normalize("NFKD").replace(/\p{M}/gu, "")) s += CONFUSABLE[ch] ?? ch;
   return stripSeparators(s.toLowerCase()).replace(/0/g, "o").replace(/[1|]/g, "l").replace(/rn/g, "m").replace(/vv/g, "w");
 }
 

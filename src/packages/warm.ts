@@ -17,8 +17,8 @@ import { bulkStatements } from "../core/bulk";
 import type { Db } from "../db/client";
 import { registryCache } from "../db/freshness";
 import type { Env } from "../env";
-import { registryKey } from "../freshness/topics";
-import type { Ecosystem } from "../freshness/versions";
+import { registryKey } from "../ecosystems/topics";
+import type { Ecosystem } from "../ecosystems/versions";
 import { SourceError, sourceCtx, type SourceCtx } from "../sources/http";
 import { CACHE_FORMAT, cacheRow, COST, registryLookup, UPSERT_CACHE, type Lookuper } from "./packages.service";
 

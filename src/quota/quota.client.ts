@@ -4,8 +4,6 @@ import { now } from "../core/clock";
 import { keyAccount } from "../core/auth";
 import { sha256Hex } from "../core/crypto";
 import type { Admission, Admitted, AdmitRequest, Gate, MetricState, RateWindow } from "../core/admission";
-import { settle } from "../billing/billing.service";
-import { billingConfig } from "../billing/billing.config";
 import type { PlanId } from "./plans";
 import type { Refusal } from "./quota.schemas";
 import { accountStub, refreshAccount } from "./account";
@@ -69,8 +67,25 @@ async function route(env: Env, key: string): Promise<{ ownerId: string; hash: st
 
 const unknownKey = () => new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked");
 
-/** Lore renews subscriptions itself only under the local provider; under Stripe the webhooks do. */
-const renewsLocally = (env: Env) => billingConfig(env).provider === "local";
+/**
+ * How a subscription whose period ended is settled. Billing stands above quota (it reads plans and
+ * tells the account's object), so its side is handed in by app.ts, as the activity sink is.
+ */
+export interface Renewal {
+  /** Whether Lore renews subscriptions itself (the local provider); under Stripe the webhooks do. */
+  renewsLocally(env: Env): boolean;
+  /** Renews and charges, or ends, the owner's subscription whose period ended at `at`. */
+  settle(env: Env, ownerId: string, at: number): Promise<unknown>;
+}
+
+let renewal: Renewal | null = null;
+
+/** app.ts wires billing in (quota imports no billing). */
+export function setRenewal(r: Renewal | null): void {
+  renewal = r;
+}
+
+const renewsLocally = (env: Env) => renewal?.renewsLocally(env) ?? false;
 
 /**
  * Settles a subscription whose period ended (the local provider renews it and charges) and tells
@@ -79,7 +94,7 @@ const renewsLocally = (env: Env) => billingConfig(env).provider === "local";
  */
 async function renew(env: Env, ownerId: string): Promise<void> {
   try {
-    await settle(env, ownerId, now(), { renew: true });
+    await renewal?.settle(env, ownerId, now());
   } catch (err) {
     console.error(JSON.stringify({ level: "error", what: "billing settle", ownerId, error: String(err) }));
   }

@@ -15,12 +15,12 @@ import { utcDay } from "../core/clock";
 import { ApiError } from "../core/errors";
 import { runReads } from "../core/batch";
 import type { AgentPrincipal } from "../core/principal";
-import { normaliseStack, type NormalisedStackEntry } from "../freshness/sync-api";
-import { cleanVersion } from "../freshness/versions";
-import { installAnswer } from "../skills/install";
-import { installTargetsRead, LORE_SKILL, recommendSkillsRead } from "../skills/skills.service";
+import { normaliseStack, type NormalisedStackEntry } from "../freshness";
+import { cleanVersion } from "../ecosystems/versions";
+import { installAnswer } from "../skills";
+import { installTargetsRead, LORE_SKILL, recommendSkillsRead } from "../skills";
 import { applyBlock, BlockError } from "./instruction-block";
-import { harnessById, HARNESS_AS_OF, HARNESS_IDS, setupFor, type HarnessSetup } from "./setup.data";
+import { harnessById, HARNESS_AS_OF, HARNESS_IDS, setupFor, type HarnessSetup } from "../harnesses/setup.data";
 import type { AdviseInput, AdviseOut, ProposalOut } from "./setup.schemas";
 
 const RECOMMENDED = 5;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { visibleString } from "../core/text";
-import { installedSkillsInput, stackInput } from "../sync/sync.schemas";
-import { HARNESS_IDS } from "./setup.data";
+import { installedSkillsInput, stackInput } from "../sync";
+import { HARNESS_IDS } from "../harnesses/setup.data";
 
 export const setupOut = z.object({
   harness: z.enum(HARNESS_IDS),

@@ -6,7 +6,7 @@
  * all gets a 409 that says so rather than a command that cannot work.
  */
 import { ApiError } from "../core/errors";
-import { HARNESSES, type HarnessSetup } from "../setup/setup.data";
+import { HARNESSES, type HarnessSetup } from "../harnesses/setup.data";
 
 export interface InstallTarget {
   name: string;

@@ -3,7 +3,7 @@
  * from. It is rendered per origin rather than stored, digested and scanned on the fly (memoised
  * per origin), and listed in both discovery indexes with the very bytes /v1/start-here.md serves.
  */
-import { renderStartHere } from "../setup/start-here";
+import { renderStartHere } from "../harnesses/start-here";
 import { sha256Hex } from "../core/crypto";
 import { parseFrontMatter } from "./bundle";
 import { scanSkill, type SkillScan } from "./scanner";

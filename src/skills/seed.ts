@@ -8,7 +8,7 @@
 import type { Env } from "../env";
 import { now } from "../core/clock";
 import { sha256Hex } from "../core/crypto";
-import { renderStartHere } from "../setup/start-here";
+import { renderStartHere } from "../harnesses/start-here";
 import { LORE_SKILL, SYSTEM_OWNER_ID, loreDescription } from "./lore-skill";
 import { SKILL_HARNESSES, publishSkill } from "./publish";
 import { bumpCatalog } from "./discovery";

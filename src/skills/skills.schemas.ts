@@ -2,7 +2,7 @@ import { z } from "zod";
 import { paginationQuery } from "../core/pagination";
 import { authorOut } from "../core/schemas";
 import { SCAN_STATUSES, SEVERITIES } from "../scan";
-import { HARNESS_IDS } from "../setup/setup.data";
+import { HARNESS_IDS } from "../harnesses/setup.data";
 import { CATEGORY_SLUGS } from "./categories";
 import { MAX_FILES } from "./bundle";
 

@@ -5,7 +5,7 @@
  * directive; retractions are its `retract` directives. The proxy caches modules forever, so
  * "exists on the proxy" does not prove the source repository still exists.
  */
-import { cleanVersion, compareVersions } from "../freshness/versions";
+import { cleanVersion, compareVersions } from "../ecosystems/versions";
 import { readJson, SourceError, sourceFetch, unexpectedStatus, type Lookup, type SourceCtx } from "./http";
 
 const SOURCE = "goproxy";

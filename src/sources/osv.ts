@@ -21,7 +21,7 @@ export interface OsvRecord {
   affected?: {
     package?: { ecosystem?: string; name?: string };
     /**
-     * OSV ranges; the offline snapshots add two kinds Lore evaluates itself (src/freshness/versions.ts):
+     * OSV ranges; the offline snapshots add two kinds Lore evaluates itself (src/ecosystems/versions.ts):
      * NPM_RANGE (`expr`, an npm semver range of affected versions) and CARGO_UNAFFECTED (`unaffected`,
      * Cargo requirements a version must meet one of to be safe). `fixed` lists their fixed versions.
      */

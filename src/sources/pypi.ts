@@ -5,7 +5,7 @@
  * A release's date is the earliest upload time of its files; a release is yanked when all of its
  * files are. Names are looked up PEP 503-normalised.
  */
-import { pep503 } from "../freshness/topics";
+import { pep503 } from "../ecosystems/topics";
 import { readJson, sourceFetch, unexpectedStatus, type Lookup, type PackageFacts, type SourceCtx } from "./http";
 
 const SOURCE = "pypi";

@@ -13,9 +13,9 @@ import { iso } from "../core/clock";
 import { newId } from "../core/crypto";
 import { pagedStatements } from "../core/fts";
 import type { AgentPrincipal } from "../core/principal";
-import { AFFECTED_COLS, matchAdvisories, type AffectedRow, type MaliciousRow } from "../freshness/sync-api";
-import type { VulnerabilityOut } from "../freshness/advisories";
-import type { SkillStatus } from "../skills/skills.service";
+import { AFFECTED_COLS, matchAdvisories, type AffectedRow, type MaliciousRow } from "../freshness";
+import type { VulnerabilityOut } from "../freshness";
+import type { SkillStatus } from "../skills";
 
 export const NOTIFICATION_KINDS = ["ADVISORY", "SKILL_FLAGGED", "MENTION"] as const;
 

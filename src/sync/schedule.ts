@@ -5,9 +5,8 @@
  * lastFull + 24 h the sync is full). MONTHLY is the same day of the next calendar month (UTC),
  * clamped to its length (Jan 31 → Feb 28). EVERY_SESSION makes every sync a full refresh.
  */
-import { addMonths } from "../billing/billing.service";
-import { DAY_MS } from "../core/clock";
-import type { REFRESH_SCHEDULES } from "../auth/auth.schemas";
+import { DAY_MS, addMonths } from "../core/clock";
+import type { REFRESH_SCHEDULES } from "../auth";
 
 export type RefreshSchedule = (typeof REFRESH_SCHEDULES)[number];
 

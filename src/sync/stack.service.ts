@@ -7,10 +7,10 @@ import { iso } from "../core/clock";
 import { notFound } from "../core/errors";
 import { pageOffset } from "../core/pagination";
 import { runReads } from "../core/batch";
-import { advisoriesForStackRead, releasesForStackRead } from "../freshness/sync-api";
-import { pinnedVersion, type Ecosystem } from "../freshness/versions";
-import { packageKey } from "../freshness/topics";
-import { skillStatusesRead } from "../skills/skills.service";
+import { advisoriesForStackRead, releasesForStackRead } from "../freshness";
+import { pinnedVersion, type Ecosystem } from "../ecosystems/versions";
+import { packageKey } from "../ecosystems/topics";
+import { skillStatusesRead } from "../skills";
 import { asSchedule, nextRefreshAt } from "./schedule";
 
 interface AgentStateRow {

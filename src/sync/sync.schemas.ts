@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { ref, visibleString } from "../core/text";
-import { changeOut, deprecationOut } from "../freshness/freshness.schemas";
-import { vulnerabilityOut } from "../freshness/advisories";
-import { advisoryCoverageOut, uncheckedOut } from "../freshness/coverage";
-import { kbItemOut } from "../kb/kb.schemas";
-import { skillItemOut } from "../skills/skills.schemas";
-import { mentionOut } from "../chat/chat.schemas";
-import { REFRESH_SCHEDULES } from "../auth/auth.schemas";
+import { changeOut, deprecationOut } from "../freshness";
+import { vulnerabilityOut } from "../freshness";
+import { advisoryCoverageOut, uncheckedOut } from "../freshness";
+import { kbItemOut } from "../kb";
+import { skillItemOut } from "../skills";
+import { mentionOut } from "../chat";
+import { REFRESH_SCHEDULES } from "../auth";
 import { SCAN_STATUSES } from "../scan";
 
 export const ECOSYSTEMS = ["npm", "pypi", "go", "cargo"] as const;

@@ -11,18 +11,18 @@ import {
   topicDataRead,
   type NormalisedStackEntry,
   type UpgradeView,
-} from "../freshness/sync-api";
-import { refreshTopics, type RefreshResult } from "../freshness/ingest";
-import { topicDataAsOf, type TopicData } from "../freshness/topics";
-import { MAX_AGE_MS } from "../freshness/staleness";
-import type { VulnerabilityOut } from "../freshness/advisories";
-import { advisoryCoverageRead } from "../freshness/coverage";
-import { packageKey } from "../freshness/topics";
-import { versionKey, type Ecosystem } from "../freshness/versions";
-import { recommendSkillsRead, skillStatusesRead, type SkillStatus } from "../skills/skills.service";
-import { kbItemsByIdsRead, verifiedForTagsRead } from "../kb/kb.service";
-import { unreadMentionsRead } from "../chat/chat.service";
-import type { KbItemOut } from "../kb/kb.schemas";
+} from "../freshness";
+import { refreshTopics, type RefreshResult } from "../freshness";
+import { topicDataAsOf, type TopicData } from "../ecosystems/topics";
+import { MAX_AGE_MS } from "../freshness";
+import type { VulnerabilityOut } from "../freshness";
+import { advisoryCoverageRead } from "../freshness";
+import { packageKey } from "../ecosystems/topics";
+import { versionKey, type Ecosystem } from "../ecosystems/versions";
+import { recommendSkillsRead, skillStatusesRead, type SkillStatus } from "../skills";
+import { kbItemsByIdsRead, verifiedForTagsRead } from "../kb";
+import { unreadMentionsRead } from "../chat";
+import type { KbItemOut } from "../kb";
 import { decodeCursor, encodeCursor, type Cursor } from "./cursor";
 import { asSchedule, nextRefreshAt, refreshDue } from "./schedule";
 import type { ReleaseViewOut, SkillStatusOut, SyncInput, SyncOut } from "./sync.schemas";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, type SpawnOptions } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   closeSync,
@@ -71,6 +71,23 @@ async function freshKey(tag: string) {
   return (await api("POST", "/v1/agents", { handle: `setup-${tag}-${Date.now().toString(36)}` }, signup.body.token)).body.apiKey as string;
 }
 
+/** Runs a program and collects what it prints (stdout and stderr together) and its exit code; killed after `killAfterMs` if given. */
+async function spawnOut(
+  cmd: string,
+  args: string[],
+  opts: SpawnOptions,
+  killAfterMs?: number,
+): Promise<{ code: number | null; out: string }> {
+  const child = spawn(cmd, args, { ...opts, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  const code = await new Promise<number | null>((r) => child.on("close", r));
+  clearTimeout(timer);
+  return { code, out };
+}
+
 async function run(cwd: string, args: string[], extraEnv: Record<string, string | undefined> = {}) {
   const home = extraEnv.HOME ?? tmp("lore-setup-home-");
   const log = path.join(home, "blocked.log");
@@ -89,14 +106,8 @@ async function run(cwd: string, args: string[], extraEnv: Record<string, string 
   })) {
     if (v !== undefined) env[k] = v;
   }
-  const child = spawn(process.execPath, ["--import", GUARD, CLI, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], env });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
   // Under the test timeout, so a CLI that hangs (on a FIFO, say) is killed, not left behind.
-  const timer = setTimeout(() => child.kill("SIGKILL"), 100_000);
-  const code = await new Promise<number | null>((r) => child.on("close", r));
-  clearTimeout(timer);
+  const { code, out } = await spawnOut(process.execPath, ["--import", GUARD, CLI, ...args], { cwd, env }, 100_000);
   const blocked = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
   transcript.push(`$ lore-setup ${args.join(" ")}\n${out}(exit ${code})`);
   return { code, out, blocked };
@@ -1367,15 +1378,11 @@ describe("lore-setup's own parts", () => {
     try {
       const dir = tmp("lore-setup-stale-");
       const runPkg = async () => {
-        const child = spawn(
+        const { out } = await spawnOut(
           process.execPath,
           [path.join(pkg, "bin", "lore-setup.mjs"), "--harness", "claude-code", "--url", lore.origin, "--dry-run"],
           { cwd: dir, env: { PATH: process.env.PATH, HOME: tmp("lore-setup-stale-home-"), LORE_API_KEY: "lore_notARealKey0000" } },
         );
-        let out = "";
-        child.stdout.on("data", (d) => (out += d));
-        child.stderr.on("data", (d) => (out += d));
-        await new Promise((r) => child.on("close", r));
         return out;
       };
       const stale = await runPkg();
@@ -1425,9 +1432,8 @@ describe("the README's command", () => {
     // A project that would run code if npm were started in it: a .npmrc with node-options, its own node on PATH.
     const planted = plantProjectPrograms(project, tmp("lore-setup-readme-parent-"));
     const home = tmp("lore-setup-readme-home-");
-    const child = spawn("bash", ["-c", script], {
+    const { code, out } = await spawnOut("bash", ["-c", script], {
       cwd: project,
-      stdio: ["ignore", "pipe", "pipe"],
       env: {
         PATH: process.env.PATH,
         HOME: home,
@@ -1438,10 +1444,6 @@ describe("the README's command", () => {
         NO_COLOR: "1",
       },
     });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    const code = await new Promise<number | null>((r) => child.on("close", r));
     transcript.push(
       `$ cd ${project}  # package.json only: ${JSON.stringify(pkg)}\n$ ${script.replaceAll("\n", "\n$ ")}\n${out}(exit ${code})`,
     );
@@ -1478,9 +1480,8 @@ describe("the README's command", () => {
     const project = tmp("lore-setup-pinned-");
     writeFileSync(path.join(project, "CLAUDE.md"), "# Mine\n");
     const home = tmp("lore-setup-pinned-home-");
-    const child = spawn("bash", ["-c", info.command.replace("--dry-run)", "--harness claude-code --dry-run)")], {
+    const { code, out } = await spawnOut("bash", ["-c", info.command.replace("--dry-run)", "--harness claude-code --dry-run)")], {
       cwd: project,
-      stdio: ["ignore", "pipe", "pipe"],
       env: {
         PATH: process.env.PATH,
         HOME: home,
@@ -1492,10 +1493,6 @@ describe("the README's command", () => {
         NO_COLOR: "1",
       },
     });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (out += d));
-    const code = await new Promise<number | null>((r) => child.on("close", r));
     expect(code, out).toBe(0);
     expect(out).toContain(`lore-setup ${info.version}: ${realpathSync(project)}`);
     expect(out).toContain("+++ b/CLAUDE.md");

@@ -8,60 +8,9 @@
  */
 import { hasInvisible, visible, type Severity } from "../../scan";
 import { KNOWN_TOOLS, normalizeToolName } from "./known-tools";
+import { CONFUSABLE } from "../../core/confusables";
 
-// Letters of other scripts (and Latin variants) that render like ASCII letters.
-export const CONFUSABLE: Record<string, string> = {
-  а: "a",
-  в: "b",
-  е: "e",
-  ё: "e",
-  к: "k",
-  м: "m",
-  н: "h",
-  о: "o",
-  р: "p",
-  с: "c",
-  т: "t",
-  у: "y",
-  х: "x",
-  і: "i",
-  ї: "i",
-  ј: "j",
-  ѕ: "s",
-  ԁ: "d",
-  ӏ: "l",
-  ԛ: "q",
-  ԝ: "w",
-  һ: "h",
-  ո: "n",
-  ս: "u",
-  օ: "o",
-  ց: "g",
-  α: "a",
-  β: "b",
-  ε: "e",
-  η: "n",
-  ι: "i",
-  κ: "k",
-  ν: "v",
-  ο: "o",
-  ρ: "p",
-  τ: "t",
-  υ: "u",
-  χ: "x",
-  ω: "w",
-  γ: "y",
-  ı: "i",
-  ł: "l",
-  ɑ: "a",
-  ɡ: "g",
-  ʟ: "l",
-  ɩ: "i",
-  ɪ: "i",
-  ᴏ: "o",
-  ꓲ: "l",
-  ǀ: "l",
-};
+export { CONFUSABLE };
 
 /** What a name looks like: other scripts' look-alikes and digit-for-letter swaps folded, case and separators dropped. */
 export function skeleton(name: string): string {

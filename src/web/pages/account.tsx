@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
-import { login, logout, signup } from "../../auth/auth.ops";
+import { login, logout, signup } from "../../auth";
 import { Field, FormError, Banner, type Errors } from "../components";
 import { doneMessage, page, statusOf } from "../render";
 import { CLEAR_SESSION_COOKIE, readForm, safeNext, webOp, type FormValues, type WebContext, type WebEnv } from "../web.context";

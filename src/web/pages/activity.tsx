@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { invoke } from "../../core/invoke";
-import { listAgents } from "../../auth/auth.ops";
-import { activity } from "../../sync/sync.ops";
-import { ACTIVITY_KINDS } from "../../sync/activity.service";
+import { listAgents } from "../../auth";
+import { activity } from "../../sync";
+import { ACTIVITY_KINDS } from "../../sync";
 import { Pager, utc } from "../components";
 import { page } from "../render";
 import { webOp, type WebEnv } from "../web.context";

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
-import { createAgent, createKey, deleteAgent, listAgents, renameAgent, revokeKey } from "../../auth/auth.ops";
-import type { AgentOut } from "../../auth/auth.schemas";
+import { createAgent, createKey, deleteAgent, listAgents, renameAgent, revokeKey } from "../../auth";
+import type { AgentOut } from "../../auth";
 import { Banner, CopyBlock, Field, FormError, utc, type Errors } from "../components";
 import { doneMessage, page, statusOf } from "../render";
 import { readForm, webOp, type FormValues, type WebContext, type WebEnv } from "../web.context";

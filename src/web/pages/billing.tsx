@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { invoke } from "../../core/invoke";
-import { cancelOp, getBillingOp, portalOp, subscribeOp } from "../../billing/billing.ops";
-import { listPlans } from "../../quota/quota.ops";
-import { METRICS, METRIC_LABELS, type PlanId } from "../../quota/plans";
+import { cancelOp, getBillingOp, portalOp, subscribeOp } from "../../billing";
+import { listPlans } from "../../quota";
+import { METRICS, METRIC_LABELS, type PlanId } from "../../quota";
 import { Banner, limitText, num, utc } from "../components";
 import { doneMessage, page, statusOf } from "../render";
 import { STRIPE_FORM_TARGETS } from "../assets";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
-import { agentDirectory, agentProfile, leaderboard } from "../../community/community.ops";
+import { agentDirectory, agentProfile, leaderboard } from "../../community";
 import { Field, Pager, utc } from "../components";
 import { page } from "../render";
 import { webOp, type WebEnv } from "../web.context";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { invoke } from "../../core/invoke";
-import { harnessSetup, listHarnesses } from "../../setup/setup.ops";
-import { cliInfo } from "../../setup/cli-package";
+import { harnessSetup, listHarnesses } from "../../setup";
+import { cliInfo } from "../../setup";
 import { CopyBlock } from "../components";
 import { page } from "../render";
 import { webOp, type WebContext, type WebEnv } from "../web.context";

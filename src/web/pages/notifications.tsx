@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { invoke } from "../../core/invoke";
-import { listNotificationsOp, markNotificationsReadOp } from "../../sync/sync.ops";
+import { listNotificationsOp, markNotificationsReadOp } from "../../sync";
 import { Banner, Pager, utc } from "../components";
 import { doneMessage, page } from "../render";
 import { readForm, webOp, type WebEnv } from "../web.context";

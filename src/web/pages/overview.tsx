@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { invoke } from "../../core/invoke";
 import { now } from "../../core/clock";
-import { listAgents } from "../../auth/auth.ops";
-import { ownerUsageToday } from "../../quota/quota.ops";
-import { PLANS } from "../../quota/plans";
+import { listAgents } from "../../auth";
+import { ownerUsageToday } from "../../quota";
+import { PLANS } from "../../quota";
 import { Banner, until, utc } from "../components";
 import { doneMessage, page } from "../render";
 import { webOp, type WebEnv } from "../web.context";

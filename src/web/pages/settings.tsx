@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
-import { getSettings, updateSettings } from "../../auth/auth.ops";
-import { REFRESH_SCHEDULES } from "../../auth/auth.schemas";
+import { getSettings, updateSettings } from "../../auth";
+import { REFRESH_SCHEDULES } from "../../auth";
 import { Banner, FormError, type Errors } from "../components";
 import { doneMessage, page, statusOf } from "../render";
 import { readForm, webOp, type WebContext, type WebEnv } from "../web.context";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { invoke } from "../../core/invoke";
-import { getStack, listStack } from "../../sync/sync.ops";
+import { getStack, listStack } from "../../sync";
 import { Pager, utc } from "../components";
 import { page } from "../render";
 import { webOp, type WebEnv } from "../web.context";

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { invoke } from "../../core/invoke";
 import { now } from "../../core/clock";
-import { ownerUsageHistory, ownerUsageToday } from "../../quota/quota.ops";
-import { METRICS, METRIC_LABELS, PLANS, type Metric } from "../../quota/plans";
+import { ownerUsageHistory, ownerUsageToday } from "../../quota";
+import { METRICS, METRIC_LABELS, PLANS, type Metric } from "../../quota";
 import { UsageChart } from "../chart";
 import { Meter, limitText, num, until, utc } from "../components";
 import { page } from "../render";
