@@ -526,7 +526,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "private-data",
-    re: /\b(?:pbpaste|wl-paste|Get-Clipboard|pyperclip\.paste|xclip\b[^\n|;&]*?\s-o(?:ut)?\b|xsel\b[^\n|;&]*?\s(?:-o|--output)\b|clipboard\.(?:readText|read)\s*\()/i,
+    re: /\b(?:pbpaste|wl-paste|Get-Clipboard|pyperclip\.paste|xclip\b[^\n|;&]{0,80}?\s-o(?:ut)?\b|xsel\b[^\n|;&]{0,80}?\s(?:-o|--output)\b|clipboard\.(?:readText|read)\s*\()/i,
     triggers: ["pbpaste", "wl-paste", "get-clipboard", "pyperclip", "xclip", "xsel", "clipboard"],
     only: "code",
   },

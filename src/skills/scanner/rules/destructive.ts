@@ -37,7 +37,7 @@ export const destructiveDelete = patternRule({
     /\brm\b[^\n]*--no-preserve-root\b/,
     new RegExp(String.raw`\bfind\s+${ROOTISH}\s+[^\n]*-delete\b|\bfind\s+${ROOTISH}\s+[^\n]*-exec(?:dir)?\s+rm\b`),
     // The user's own folders in the home folder: documents, projects, keys (a cache under ~/.cache is not one).
-    new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:[^\n;&|]*\s)?${USER_DIR}${END}`),
+    new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:[^\n;&|]{0,200}\s)?${USER_DIR}${END}`),
     new RegExp(String.raw`\bRemove-Item\b[^\n]*-Recurse\b[^\n]*\s${ROOTISH}${END}|\bRemove-Item\s+${ROOTISH}\s[^\n]*-Recurse\b`, "i"),
     /\b(?:rd|rmdir)\s+\/s\s+\/q\s+[A-Za-z]:\\?(?:\s|$)|\bdel\s+\/[fsq]\s+\/[fsq]\s+\/[fsq]\s+[A-Za-z]:\\/i,
     /\bshutil\.rmtree\(\s*(?:["']\/["']|os\.path\.expanduser\(\s*["']~["']\s*\)|Path\.home\(\)|["']~["'])\s*\)|\bfs\.rm(?:Sync)?\(\s*(?:["']\/["']|os\.homedir\(\))[^\n]*recursive/i,
