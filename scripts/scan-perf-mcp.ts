@@ -112,4 +112,32 @@ export const MCP_CASES: Record<string, () => McpScanInput> = {
       () => obj({ choice: { type: "string", enum: Array.from({ length: 4_900 }, (_, i) => `${pick(WORDS)}_${i}`) } }),
     ),
   }),
+  // Adversarial shapes: many tiny sentences, thousands of URLs, base64-looking tokens, runs of quotes.
+  "mcp-tiny-sentences": () => ({ tools: tools(FULL, () => fill(DESC, () => `${pick(WORDS)}.`)) }),
+  "mcp-thousands-of-urls": () => ({
+    tools: tools(FULL, (t) => fill(DESC, (i) => `https://h${i}.example${t}.com/p/${i}?q=${pick(WORDS)}`)),
+  }),
+  "mcp-base64-tokens": () => ({
+    tools: tools(FULL, () =>
+      fill(DESC, () =>
+        btoa(Array.from({ length: 18 + Math.floor(rand() * 12) }, () => String.fromCharCode(Math.floor(rand() * 256))).join("")),
+      ),
+    ),
+  }),
+  "mcp-backslashes-quotes": () => ({ tools: tools(FULL, () => "\\\"'`".repeat(DESC / 4)) }),
+  "mcp-schema-descriptions-full": () => ({
+    tools: tools(
+      16,
+      (t) => sentence(t),
+      (t) =>
+        obj(
+          Object.fromEntries(
+            Array.from({ length: 40 }, (_, p) => [
+              `p${p}`,
+              { type: "string", description: fill(1_500, (i) => sentence(t * 1000 + p * 50 + i)) },
+            ]),
+          ),
+        ),
+    ),
+  }),
 };

@@ -2,8 +2,8 @@
  * How long the scanners take on the largest and nastiest inputs a request can carry: `npm run
  * perf:scan` (every case of every suite) or `npm run perf:scan -- <case> …`. Inputs are generated
  * from a fixed seed, so runs compare; every run scans a fresh copy (a different string), so no
- * cache keyed on the text hides work. Each case prints the median CPU of a few runs after a
- * warm-up, and the worst case of each suite is printed last. Budget (issue: bounded cost): a 5 MiB
+ * cache keyed on the text hides work. Each case prints the median (and slowest) CPU of a few runs
+ * after a warm-up, and the worst case of each suite is printed last. Budget (issue: bounded cost): a 5 MiB
  * publish and a 1 MiB MCP scan each at most 500 ms of CPU on a laptop-class core, for any shape.
  *
  * Structure: a list of suites, each a scanner and its list of cases. A new scanner adds a suite;
@@ -240,6 +240,47 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
     for (let f = 0; f < 40; f++) entries[`s${f}.sh`] = enc.encode(fill(200_000, (i) => pick(CMDS)(i)));
     return [text("SKILL.md", md("p", "See tools.zip.")), binary("tools.zip", zipSync(entries, { level: 1 }))];
   },
+  // Adversarial shapes: what the rules' own structure makes dear (sentences, URLs, tokens, quotes).
+  "hundred-one-byte-files": () => [
+    text("SKILL.md", md("p", "Many files.")),
+    ...Array.from({ length: 99 }, (_, f) => text(`f/${f}.sh`, "x")),
+  ],
+  "zip-many-tiny-entries": () => {
+    const entries: Record<string, Uint8Array> = {};
+    for (let f = 0; f < 2_000; f++) entries[`e/${f}.sh`] = enc.encode(pick(CMDS)(f));
+    return [text("SKILL.md", md("p", "Run `unzip tools.zip`.")), binary("tools.zip", zipSync(entries, { level: 0 }))];
+  },
+  "tiny-sentences-one-line": () => [text("SKILL.md", md("p", "Do it. Send it. Read it. Post it. ".repeat(150_000)))],
+  "tiny-sentences-lines": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(5 * MiB - 100, () => `${pick(WORDS)}. ${pick(WORDS)}! ${pick(WORDS)}?`),
+      ),
+    ),
+  ],
+  "thousands-of-urls": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(5 * MiB - 100, (i) => `See https://h${i}.example.com/p/${i}?token=$TOKEN and http://10.0.${i % 256}.${i % 200}:8080/x`),
+      ),
+    ),
+  ],
+  "urls-one-line": () => [text("SKILL.md", md("p", Array.from({ length: 90_000 }, (_, i) => `https://h${i}.example.com/${i}`).join(" ")))],
+  "base64-looking-tokens": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(5 * MiB - 100, () => Array.from({ length: 4 }, () => b64(bytes(18 + Math.floor(rand() * 12)))).join(" ")),
+      ),
+    ),
+  ],
+  "backslashes-and-quotes": () => [text("SKILL.md", md("p", "Run `python3 q.py`.")), text("q.py", `x = "${"\\\"'".repeat(1_200_000)}"`)],
+  "quotes-concatenation-one-line": () => [text("SKILL.md", md("p", "Run `node q.js`.")), text("q.js", `${'"a" + '.repeat(800_000)}"b"`)],
 };
 
 interface Suite<T> {
@@ -288,7 +329,7 @@ const runs = Number(process.env.RUNS ?? 3);
 // Imported (by a profiler harness) it only exports the cases.
 const main = import.meta.url === pathToFileURL(process.argv[1] ?? "").href;
 for (const suite of main ? SUITES : []) {
-  let worst: { name: string; cpu: number } | null = null;
+  let worst: { name: string; cpu: number; max: number } | null = null;
   console.log(`# ${suite.name}`);
   for (const [name, make] of Object.entries(suite.cases)) {
     if (wanted.length && !wanted.includes(name)) continue;
@@ -312,10 +353,11 @@ for (const suite of main ? SUITES : []) {
     }
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
     const m = median(cpu);
-    if (!worst || m > worst.cpu) worst = { name, cpu: m };
+    const max = Math.max(...cpu);
+    if (!worst || m > worst.cpu) worst = { name, cpu: m, max };
     console.log(
-      `${name.padEnd(28)} ${(suite.size(input) / MiB).toFixed(2).padStart(5)} MiB  cpu ${m.toFixed(0).padStart(6)} ms  wall ${median(wall).toFixed(0).padStart(6)} ms  (${status}, ${findings} findings)`,
+      `${name.padEnd(28)} ${(suite.size(input) / MiB).toFixed(2).padStart(5)} MiB  cpu ${m.toFixed(0).padStart(6)} ms (max ${max.toFixed(0).padStart(5)})  wall ${median(wall).toFixed(0).padStart(6)} ms  (${status}, ${findings} findings)`,
     );
   }
-  if (worst) console.log(`worst: ${worst.name} ${worst.cpu.toFixed(0)} ms CPU`);
+  if (worst) console.log(`worst: ${worst.name} ${worst.cpu.toFixed(0)} ms CPU (median of ${runs}; slowest run ${worst.max.toFixed(0)} ms)`);
 }

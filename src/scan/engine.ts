@@ -267,11 +267,15 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         for (let n = 1; n <= lines.count; n++) yield n;
       })();
     } else {
+      // One match per such line: after a match the search goes on from the next line's start.
       const odd: number[] = [];
       const lineOf = lines.cursor();
-      for (const m of text.matchAll(NOT_PLAIN)) {
+      NOT_PLAIN.lastIndex = 0;
+      for (let m = NOT_PLAIN.exec(text); m; m = NOT_PLAIN.exec(text)) {
         const n = lineOf(m.index);
         if (odd[odd.length - 1] !== n) odd.push(n);
+        if (n >= lines.count) break;
+        NOT_PLAIN.lastIndex = Math.max(NOT_PLAIN.lastIndex, lines.startOf(n + 1));
       }
       const todo: number[] = [];
       let k = 0;

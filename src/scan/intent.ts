@@ -1140,6 +1140,8 @@ interface Unit {
 const INLINE_CODE = /`([^`\n]{1,400})`/g;
 
 const LIST_MARK = /^\s*(?:[-*+•]|\d+[.)])\s/;
+/** What `trim()` removes. */
+const BLANK = /\s/;
 
 function proseUnits(
   text: string,
@@ -1155,11 +1157,18 @@ function proseUnits(
   // A list led by a sentence that says it catalogues attacks or detections ("Detections include:") lists specimens.
   let listed = false;
   let lead = false;
+  // Sentences come in order: cursors find their lines without a search each.
+  const firstOf = lines.cursor();
+  const lastOf = lines.cursor();
   for (const s of sentences(body)) {
     const start = from + s.start;
     const sentence = s.text.replace(/\n/g, " ");
-    const firstLine = lines.lineOf(start);
-    const atLineStart = !text.slice(lines.startOf(firstLine), start).trim();
+    const firstLine = firstOf(start);
+    // Only blanks before it on its line (looked at backwards from it, not by copying the line up to it).
+    const lineStart = lines.startOf(firstLine);
+    let k = start - 1;
+    while (k >= lineStart && BLANK.test(text[k]!)) k--;
+    const atLineStart = k < lineStart;
     if (LIST_MARK.test(sentence)) {
       if (lead) listed = true;
     } else if (atLineStart) listed = false;
@@ -1174,7 +1183,7 @@ function proseUnits(
       scope,
       describes: why,
       firstLine,
-      lastLine: lines.lineOf(start + s.text.length),
+      lastLine: lastOf(start + s.text.length),
     };
     out.push(unit);
     // A command written inline (`curl -F f=@~/.netrc https://…`) is code inside the sentence: read it as code, judged by its sentence.

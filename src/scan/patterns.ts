@@ -29,10 +29,22 @@ export interface PatternRuleSpec {
 
 const withGlobal = (re: RegExp) => (re.flags.includes("g") ? re : new RegExp(re.source, `${re.flags}g`));
 
+const NEEDS = new WeakMap<RegExp, RegExp>();
+
+/**
+ * `pattern`, tried only on lines where `needs` (literals the pattern cannot match without) is found.
+ * For a pattern like `\bcurl\b[^\n]*SKILL\.md`, each `curl` of a 4 KiB window otherwise runs to the
+ * window's end and back: one linear test of the line spares that.
+ */
+export function needing(needs: RegExp, pattern: RegExp): RegExp {
+  NEEDS.set(pattern, needs);
+  return pattern;
+}
+
 export function patternRule(spec: PatternRuleSpec): Rule {
   // Copied to global regexes on the rule's first line, not at module load: every rule module is
   // evaluated when the Worker starts, and most requests never scan anything.
-  let compiled: RegExp[] | null = null;
+  let compiled: [RegExp, RegExp | null][] | null = null;
   return {
     id: spec.id,
     severity: spec.severity,
@@ -42,7 +54,8 @@ export function patternRule(spec: PatternRuleSpec): Rule {
     line(line, ctx) {
       if (spec.unless?.test(line)) return null;
       const hits: Hit[] = [];
-      for (const re of (compiled ??= spec.patterns.map(withGlobal))) {
+      for (const [re, needs] of (compiled ??= spec.patterns.map((p) => [withGlobal(p), NEEDS.get(p) ?? null]))) {
+        if (needs && !needs.test(line)) continue;
         // exec on the rule's own global regex (not matchAll, which copies it on every line).
         re.lastIndex = 0;
         for (let m = re.exec(line); m; m = re.exec(line)) {

@@ -158,8 +158,27 @@ export function compileTriggers(lists: readonly (readonly string[] | undefined)[
  * of every trigger found there; `found` returning true stops the search.
  */
 export function eachTrigger(compiled: Compiled, text: string, found: (offset: number, owners: readonly number[]) => boolean | void): void {
+  let at = -1;
+  let owners: number[] | null = null;
+  let stopped = false;
+  eachLiteral(compiled, text, (i, lit) => {
+    if (i !== at) {
+      if (owners && found(at, owners) === true) return (stopped = true);
+      at = i;
+      owners = null;
+    }
+    (owners ??= []).push(...lit.owners);
+  });
+  if (owners && !stopped) found(at, owners);
+}
+
+/**
+ * Calls `found(offset, literal)` once per trigger literal found, in order of offset; `found`
+ * returning true stops the search. The one loop every search of a short text goes through.
+ */
+function eachLiteral(compiled: Compiled, text: string, found: (offset: number, lit: Literal) => boolean | void): void {
   const L = lowerTable();
-  const { singleFlags, twoFlags, triFlags, hasOther, otherFlags } = compiled;
+  const { singleFlags, twoFlags, triFlags, hasOther, otherFlags, asciiPairs, buckets, otherPairs, singles } = compiled;
   const n = text.length;
   if (n === 0) return;
   let a = L[text.charCodeAt(0)]!;
@@ -172,34 +191,8 @@ export function eachTrigger(compiled: Compiled, text: string, found: (offset: nu
       (b >= 0 && (a < 128 && b < 128 ? twoFlags[(a << 7) | b] !== 0 : hasOther && otherFlags[otherHash(a, b)] !== 0)) ||
       (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)
     ) {
-      const owners = ownersAt(compiled, text, i, a, b, L);
-      if (owners && found(i, owners) === true) return;
-    }
-    a = b;
-    b = c;
-  }
-}
-
-/**
- * `eachTrigger` for the shared pass: calls `found(offset, owners)` once per literal found (with
- * that literal's own owner list, so nothing is allocated per position).
- */
-function eachLiteral(compiled: Compiled, text: string, found: (offset: number, lit: Literal) => void): void {
-  const L = lowerTable();
-  const { singleFlags, twoFlags, triFlags, hasOther, otherFlags, asciiPairs, buckets, otherPairs, singles } = compiled;
-  const n = text.length;
-  if (n === 0) return;
-  let a = L[text.charCodeAt(0)]!;
-  let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
-  for (let i = 0; i < n; i++) {
-    const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
-    if (
-      singleFlags[a] !== 0 ||
-      (b >= 0 && (a < 128 && b < 128 ? twoFlags[(a << 7) | b] !== 0 : hasOther && otherFlags[otherHash(a, b)] !== 0)) ||
-      (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)
-    ) {
       const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
-      if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) found(i, lit);
+      if (singleFlags[a]) for (const lit of singles.get(a)!) if ((!lit.wordStart || wordStart) && found(i, lit) === true) return;
       if (b >= 0) {
         const bucket =
           a < 128 && b < 128
@@ -210,7 +203,7 @@ function eachLiteral(compiled: Compiled, text: string, found: (offset: number, l
         if (bucket) {
           for (const lit of bucket) {
             if (lit.wordStart && !wordStart) continue;
-            if (matchAt(L, text, i, lit.text)) found(i, lit);
+            if (matchAt(L, text, i, lit.text) && found(i, lit) === true) return;
           }
         }
       }
@@ -218,23 +211,6 @@ function eachLiteral(compiled: Compiled, text: string, found: (offset: number, l
     a = b;
     b = c;
   }
-}
-
-/** The owners of every trigger that occurs at `i` (whose first two lowered units are `a`, `b`). */
-function ownersAt(compiled: Compiled, text: string, i: number, a: number, b: number, L: Uint16Array): number[] | null {
-  const { asciiPairs, buckets, otherPairs, singles, singleFlags } = compiled;
-  const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
-  let owners: number[] | null = null;
-  if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) (owners ??= []).push(...lit.owners);
-  if (b < 0) return owners;
-  const bucket =
-    a < 128 && b < 128 ? (asciiPairs[(a << 7) | b] ? buckets[asciiPairs[(a << 7) | b]! - 1] : undefined) : otherPairs.get(a * 65536 + b);
-  if (!bucket) return owners;
-  for (const lit of bucket) {
-    if (lit.wordStart && !wordStart) continue;
-    if (matchAt(L, text, i, lit.text)) (owners ??= []).push(...lit.owners);
-  }
-  return owners;
 }
 
 const single = new WeakMap<readonly string[], Compiled>();
@@ -435,18 +411,15 @@ export function hasTrigger(text: string, triggers: readonly string[]): boolean {
   let compiled = single.get(triggers);
   if (!compiled) single.set(triggers, (compiled = compileTriggers([triggers])));
   let hit = false;
-  eachTrigger(compiled, text, () => {
-    hit = true;
-    return true;
-  });
+  eachLiteral(compiled, text, () => (hit = true));
   return hit;
 }
 
 /** Rules by index whose triggers occur in `text` (a short text: a line, a window of one). */
 export function ownersIn(compiled: Compiled, text: string): Set<number> {
   const out = new Set<number>();
-  eachTrigger(compiled, text, (_offset, owners) => {
-    for (const o of owners) out.add(o);
+  eachLiteral(compiled, text, (_offset, lit) => {
+    for (const o of lit.owners) out.add(o);
   });
   return out;
 }

@@ -59,6 +59,9 @@ const vsByte = (cp: number): number => (cp <= 0xfe0f ? cp - 0xfe00 : cp - 0xe010
 /** Any character `kindOf` reports (a BOM counts wherever it is): texts without one need no walk. */
 const ANY_HIDDEN = /[\u180E\u200B-\u200D\u2060-\u2064\u202A-\u202E\u2066-\u2069\uFE00-\uFE0F\uFEFF]|\uDB40[\uDC00-\uDDEF]/;
 
+/** A stretch of characters `ANY_HIDDEN` matches: every character `kindOf` reports lies in one. */
+const HIDDEN_STRETCH = new RegExp(`(?:${ANY_HIDDEN.source})+`, "g");
+
 export interface HiddenOptions {
   /** Only these kinds are returned (the others are still walked past). */
   only?: readonly HiddenKind[];
@@ -109,20 +112,27 @@ export function findHiddenUnicode(text: string, opts: HiddenOptions = {}): Hidde
     runs.push(run);
     current = null;
   };
-  for (let i = 0; i < text.length; ) {
-    if (runs.length >= max) break;
-    const cp = text.codePointAt(i)!;
-    const size = cp > 0xffff ? 2 : 1;
-    const kind = kindOf(cp, i);
-    if (kind && current && current.kind === kind && current.offset + current.length === i) {
-      current.length += size;
-      current.count++;
-      if (kind === "tag" || kind === "variation-selector" || current.cps.length < 2) current.cps.push(cp);
-    } else {
-      close();
-      if (kind) current = { kind, offset: i, length: size, count: 1, cps: [cp] };
+  // Only stretches of hidden characters are walked (the regex skips the visible text between
+  // them); a visible character between two stretches ends any run, as it does in a full walk.
+  HIDDEN_STRETCH.lastIndex = 0;
+  for (let m = HIDDEN_STRETCH.exec(text); m && runs.length < max; m = HIDDEN_STRETCH.exec(text)) {
+    close();
+    const end = m.index + m[0].length;
+    for (let i = m.index; i < end; ) {
+      if (runs.length >= max) break;
+      const cp = text.codePointAt(i)!;
+      const size = cp > 0xffff ? 2 : 1;
+      const kind = kindOf(cp, i);
+      if (kind && current && current.kind === kind && current.offset + current.length === i) {
+        current.length += size;
+        current.count++;
+        if (kind === "tag" || kind === "variation-selector" || current.cps.length < 2) current.cps.push(cp);
+      } else {
+        close();
+        if (kind) current = { kind, offset: i, length: size, count: 1, cps: [cp] };
+      }
+      i += size;
     }
-    i += size;
   }
   close();
   return runs;

@@ -3,7 +3,7 @@
  * opening permissions on everything, force-pushing over a shared branch. Cleaning a build folder
  * (`rm -rf dist node_modules`) is ordinary and not flagged.
  */
-import { contextOf, isNegated, patternRule, triggerLineSets, type Rule } from "../../../scan";
+import { contextOf, isNegated, needing, patternRule, triggerLineSets, type Rule } from "../../../scan";
 
 const ROOTISH = String.raw`(?:\/\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|"\$HOME"\/?\*?|\/home\/?\*?|\/Users\/?\*?|\/(?:etc|usr|var|boot|bin|sbin|lib|lib64|opt|System|Library)\/?\*?|[A-Za-z]:\\\*?|%USERPROFILE%|%SystemRoot%|\$env:USERPROFILE)`;
 const USER_DIR = String.raw`["']?(?:~|\$HOME|\$\{HOME\})["']?\/(?:Documents|Desktop|Pictures|Photos|Music|Videos|Movies|Downloads|Projects|projects|src|code|Code|repos|workspace|dev|git|\.ssh|\.gnupg|Library)\/?["']?`;
@@ -34,11 +34,17 @@ export const destructiveDelete = patternRule({
   prose: true,
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
-    /\brm\b[^\n]*--no-preserve-root\b/,
+    needing(/--no-preserve-root/, /\brm\b[^\n]*--no-preserve-root\b/),
     new RegExp(String.raw`\bfind\s+${ROOTISH}\s+[^\n]*-delete\b|\bfind\s+${ROOTISH}\s+[^\n]*-exec(?:dir)?\s+rm\b`),
     // The user's own folders in the home folder: documents, projects, keys (a cache under ~/.cache is not one).
-    new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:[^\n;&|]{0,200}\s)?${USER_DIR}${END}`),
-    new RegExp(String.raw`\bRemove-Item\b[^\n]*-Recurse\b[^\n]*\s${ROOTISH}${END}|\bRemove-Item\s+${ROOTISH}\s[^\n]*-Recurse\b`, "i"),
+    needing(
+      /~|\$\{?HOME/,
+      new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:[^\n;&|]{0,200}\s)?${USER_DIR}${END}`),
+    ),
+    needing(
+      /-recurse/i,
+      new RegExp(String.raw`\bRemove-Item\b[^\n]*-Recurse\b[^\n]*\s${ROOTISH}${END}|\bRemove-Item\s+${ROOTISH}\s[^\n]*-Recurse\b`, "i"),
+    ),
     /\b(?:rd|rmdir)\s+\/s\s+\/q\s+[A-Za-z]:\\?(?:\s|$)|\bdel\s+\/[fsq]\s+\/[fsq]\s+\/[fsq]\s+[A-Za-z]:\\/i,
     /\bshutil\.rmtree\(\s*(?:["']\/["']|os\.path\.expanduser\(\s*["']~["']\s*\)|Path\.home\(\)|["']~["'])\s*\)|\bfs\.rm(?:Sync)?\(\s*(?:["']\/["']|os\.homedir\(\))[^\n]*recursive/i,
     // The instruction itself (the Amazon Q extension wiper prompt, 2025).

@@ -6,7 +6,17 @@
  * exfiltration). A skill that posts to the user's own webhook takes it from an environment
  * variable; one that carries its own collector URL is sending the user's data to its author.
  */
-import { classifyUrl, extractSocketHosts, extractUrls, isNegated, parseIpHost, patternRule, type Hit, type Rule } from "../../../scan";
+import {
+  classifyUrl,
+  extractSocketHosts,
+  extractUrls,
+  isNegated,
+  needing,
+  parseIpHost,
+  patternRule,
+  type Hit,
+  type Rule,
+} from "../../../scan";
 
 const KIND_MESSAGE: Record<string, string> = {
   "raw-ip": "Sends traffic to a hard-coded",
@@ -152,7 +162,7 @@ export const dnsExfil = patternRule({
   triggers: ["nslookup", "dig", "host", "drill", "resolve-dnsname"],
   patterns: [
     // The substitution is glued to the name it builds (`$(…).x.example.net`): a backtick that only closes inline Markdown code is not one.
-    /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*?(?:\$\(|`)[^\n`)]*[`)][\w.-]*\.[a-z0-9-]+\.[a-z]{2,}/i,
+    needing(/\$\(|`/, /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*?(?:\$\(|`)[^\n`)]*[`)][\w.-]*\.[a-z0-9-]+\.[a-z]{2,}/i),
     /\b(?:nslookup|dig|host|Resolve-DnsName)\b\s+["']?\$\{?\w+\}?\.[a-z0-9-]+\.[a-z]{2,}/i,
   ],
   message: "Builds a DNS name from local data and resolves it: data leaves in the query",

@@ -7,7 +7,7 @@
  * injection"; Invariant Labs 2025 "tool poisoning": `<IMPORTANT>` blocks that say "do not
  * mention this to the user"; Pillar Security 2025 "Rules File Backdoor").
  */
-import { isMention, isNegated, patternRule, sentences, triggerLines, type Hit, type Rule } from "../../../scan";
+import { isMention, isNegated, needing, patternRule, sentences, triggerLines, type Hit, type Rule } from "../../../scan";
 
 export const overrideInstructions = patternRule({
   id: "injection.override",
@@ -315,7 +315,10 @@ export const remoteInstructions = patternRule({
   ],
   prose: true,
   patterns: [
-    /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]*(?:-o|-O|--output(?:-document)?|-OutFile|>)\s*["']?[^\s"']*(?:SKILL\.md|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md|\.claude\/(?:skills|commands|agents)\/)/i,
+    needing(
+      /skill\.md|claude\.md|agents\.md|gemini\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md|\.claude\//i,
+      /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]*(?:-o|-O|--output(?:-document)?|-OutFile|>)\s*["']?[^\s"']*(?:SKILL\.md|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md|\.claude\/(?:skills|commands|agents)\/)/i,
+    ),
     /\b(?:download|fetch|retrieve|pull|load|get)\b(?:[^.\n]|\.(?=\w)){0,80}\b(?:instructions|rules|prompt|guidelines|SKILL\.md|skill\s+file)\b(?:[^.\n]|\.(?=\w)){0,120}\b(?:follow|obey|apply|execute|carry\s+out|replace\s+(?:this|these|your))\b/i,
     /\b(?:take|takes|get|gets|has|have)\s+(?:priority|precedence)\s+over\b[^.\n]{0,120}\b(?:the\s+user(?:'s)?|user(?:'s)?\s+(?:requests?|instructions?)|earlier\s+(?:user\s+)?requests|CLAUDE\.md|AGENTS\.md|system\s+prompt|your\s+(?:instructions|rules))/i,
     /\b(?:supersedes?|overrides?)\b[^.\n]{0,60}\b(?:the\s+user'?s?\s+(?:requests?|instructions?)|CLAUDE\.md|AGENTS\.md|your\s+(?:system\s+)?instructions)\b/i,
