@@ -35,6 +35,8 @@ const NEGATING_HEADING =
 const SEVERITY_HEADING = /\(\s*(?:critical|high|medium|low)\s*\)\s*$|[-–—:]\s*(?:critical|high|medium|low)\s*$/i;
 /** Fence languages that hold text or data, never commands. */
 const DATA_FENCE = /^(?:text|txt|plain|plaintext|markdown|md|json|jsonc|json5|yaml|yml|xml|html|http|log|email|eml)$/;
+/** Fence languages of detection rules: every string in them is a pattern to look for. */
+const DETECTION_FENCE = /^(?:yara|yar|sigma|semgrep|snort|suricata|zeek|kql|spl)$/;
 /** …and, in a skill whose purpose is security work, headings over rules, patterns and examples. */
 const SECURITY_HEADING_CUE = /\b(?:rules?|patterns?|checks?|checklist|examples?|findings?|triggers?|cases?|payloads?|samples?|tests?)\b/i;
 
@@ -152,7 +154,11 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       // Lead-in: the last prose line shortly before, or the first line inside if it is a comment. (A
       // heading alone does not make a block of commands an example: that is where the commands are.)
       // Text, not commands: a quoted tool description or message under a "patterns to look for" heading is a specimen.
-      let example = negating || (headingDescribes && DATA_FENCE.test(fence.lang)) || (l - lastProseLine <= 3 && cue(lastProse));
+      let example =
+        negating ||
+        DETECTION_FENCE.test(fence.lang) ||
+        (headingDescribes && DATA_FENCE.test(fence.lang)) ||
+        (l - lastProseLine <= 3 && cue(lastProse));
       if (!example) {
         for (let k = l + 1; k <= Math.min(n, l + 3); k++) {
           const inner = lines.line(k);

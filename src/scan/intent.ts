@@ -190,7 +190,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "cloud-credentials",
-    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:file|folder|directory)\b[^.\n]{0,30}?\bcredentials\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud|google\s+cloud)\b|\b(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
+    re: /\b(?:aws|amazon|azure|gcloud|google\s+cloud|github|gitlab|gh|npm|pypi|docker|heroku|vercel|netlify|cloudflare|openai|anthropic|stripe|slack)\b[^.\n]{0,80}?\b(?:credentials?|access\s+keys?|secret\s+(?:access\s+)?keys?|api\s+keys?|ini\s+file|keys?\s+files?|tokens?|passwords?)\b|\b(?:ini|credentials?)\s+files?\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud)\b|\b(?:file|folder|directory)\b[^.\n]{0,30}?\bcredentials\b[^.\n]{0,80}?\b(?:aws|amazon|azure|gcloud|google\s+cloud)\b|(?:\b|_)(?:tokens?|credentials?|passwords?|api\s+keys?)\b[^.\n]{0,40}?\b(?:logged\s+in\s+with|signed\s+in\s+with|authenticat\w+\s+with|stored\s+by|cached\s+by)\b/i,
     triggers: [
       "aws",
       "amazon",
@@ -450,7 +450,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "conversation",
-    re: /\b(?:the\s+)?user'?s\s+(?:(?:most\s+)?(?:recent|last|latest|previous|earlier|full|entire|whole|original)\s+)?(?:messages?|prompts?|questions?|requests?|input|conversation|chat|instructions)\b|\b(?:conversation|chat)\s+(?:history|log|logs|transcripts?|context|so\s+far|contents?)\b|\b(?:the\s+)?(?:whole|full|entire)\s+conversation\b|\b(?:previous|prior|earlier|all|every)\s+(?:messages|prompts|user\s+messages)\b|\bsystem\s+prompts?\b|\btranscripts?\b|\bUserPromptSubmit\b|\b(?:every|each)\s+(?:prompt|message|tool\s+(?:call|input|output|result))\b|\btool\s+(?:inputs?|outputs?|results?)\b|对话(?:记录|内容|历史)|聊天记录|用户(?:的)?(?:消息|提问|输入)|会話(?:履歴|内容|ログ)|チャット履歴|ユーザーの(?:メッセージ|質問|入力)|대화\s*(?:기록|내용)|\bhistorial\s+de\s+(?:la\s+)?(?:conversación|chat)\b|\bhistórico\s+d[ao]\s+(?:conversa|chat)\b|\bGesprächsverlauf\b|\bChatverlauf\b|\bhistorique\s+de\s+(?:la\s+)?conversation\b|(?<![А-Яа-яЁё])истори\w*\s+(?:чата|переписки|диалога)/i,
+    re: /\b(?:the\s+)?user'?s\s+(?:(?:most\s+)?(?:recent|last|latest|previous|earlier|full|entire|whole|original)\s+)?(?:(?:\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|few|several)\s+)?(?:messages?|prompts?|questions?|requests?|input|conversation|chat|instructions)\b|\b(?:conversation|chat)\s+(?:history|log|logs|transcripts?|context|so\s+far|contents?)\b|\b(?:the\s+)?(?:whole|full|entire)\s+conversation\b|\b(?:previous|prior|earlier|all|every)\s+(?:messages|prompts|user\s+messages)\b|\bsystem\s+prompts?\b|\btranscripts?\b|\bUserPromptSubmit\b|\b(?:every|each)\s+(?:prompt|message|tool\s+(?:call|input|output|result))\b|\btool\s+(?:inputs?|outputs?|results?)\b|对话(?:记录|内容|历史)|聊天记录|用户(?:的)?(?:消息|提问|输入)|会話(?:履歴|内容|ログ|全文|の全文)|これまでの(?:会話|やり取り|メッセージ)|システムプロンプト|系统提示(?:词)?|チャット履歴|ユーザーの(?:メッセージ|質問|入力)|대화\s*(?:기록|내용)|\bhistorial\s+de\s+(?:la\s+)?(?:conversación|chat)\b|\bhistórico\s+d[ao]\s+(?:conversa|chat)\b|\bGesprächsverlauf\b|\bChatverlauf\b|\bhistorique\s+de\s+(?:la\s+)?conversation\b|(?<![А-Яа-яЁё])истори\w*\s+(?:чата|переписки|диалога)/i,
     triggers: [
       "user's",
       "users ",
@@ -465,6 +465,9 @@ const SOURCES: Entry[] = [
       "聊天记录",
       "用户",
       "会話",
+      "これまでの",
+      "システムプロンプト",
+      "系统提示",
       "チャット履歴",
       "ユーザーの",
       "대화",
@@ -518,6 +521,14 @@ const SOURCES: Entry[] = [
     kind: "agent-config",
     re: /\.cursor[/\\]mcp\.json|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|(?<![\w-])\.claude\.json\b|\.codex[/\\]auth\.json|\.gemini[/\\](?:settings|oauth_creds)\.json|(?<![\w-])\.mcp\.json\b|\bmcp\.json\b/i,
     triggers: [".cursor", "mcp_config", "claude_desktop", ".claude.json", ".codex", ".gemini", "mcp.json"],
+  },
+  // What the user copied (passwords and tokens pass through the clipboard), read by a script.
+  {
+    role: "source",
+    kind: "private-data",
+    re: /\b(?:pbpaste|wl-paste|Get-Clipboard|pyperclip\.paste|xclip\b[^\n|;&]{0,80}?\s-o(?:ut)?\b|xsel\b[^\n|;&]{0,80}?\s(?:-o|--output)\b|clipboard\.(?:readText|read)\s*\()/i,
+    triggers: ["pbpaste", "wl-paste", "get-clipboard", "pyperclip", "xclip", "xsel", "clipboard"],
+    only: "code",
   },
   // Private data: private repositories and files, every mail or message.
   {
@@ -719,15 +730,36 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "image-url",
-    re: /!\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]+=[^)\s]*\)|<img\b[^>\n]*\bsrc\s*=\s*["']?https?:\/\/[^"'\s>]*[?&][\w.-]+=|\b(?:image|badge|pixel|img|tracking)\b[^.\n]{0,60}?\b(?:url|link|src)\b[^.\n]{0,60}?\b(?:query|parameters?|params?)\b/i,
-    triggers: ["![", "<img", "query", "param"],
+    re: /!\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]+=[^)\s]*\)|!?\[[^\]\n]{0,100}\]\(\s*[^)\s<]{0,200}[?&#][\w.-]+=\s*(?:<[^<>\n]{1,160}>|\{\{?[^{}\n]{1,160}\}\}?)|<img\b[^>\n]*\bsrc\s*=\s*["']?https?:\/\/[^"'\s>]*[?&][\w.-]+=|\b(?:image|badge|pixel|img|tracking)\b[^.\n]{0,60}?\b(?:url|link|src)\b[^.\n]{0,60}?\b(?:query|parameters?|params?)\b/i,
+    triggers: ["![", "<img", "query", "param", "]("],
   },
   // Another tool's arguments: a URL template the agent fills, or "pass it as the X parameter on every call".
   {
     role: "sink",
     kind: "tool-argument",
-    re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b[^.\n]{0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
-    triggers: ["http", "param", "argument", "args", "query", "header", "field", "as `", "as '", 'as "', "tool"],
+    re: /https?:\/\/[^\s)`'"<]*[?&][\w.-]+=(?:<[\w .-]+>|\{[\w .'-]+\}|\[[\w .-]+\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}\b)|\b(?:pass|include|append|add|put|send|attach|set|fill|embed|encode)\b(?:[^.\n]|\.(?=[\w/])){0,80}?\b(?:as|in|into|to)\s+(?:the\s+|a\s+|an\s+)?(?:[`'"][^`'"\n]{1,40}[`'"]\s+|\w+\s+)?(?:(?:query|url|request|search|tool|hidden|extra)\s+)?(?:parameters?|params?|arguments?|args?|query\s+strings?|headers?|fields?)\b|\b(?:pass|include|append|add|put|send|supply|provide|give)\s+(?:it|them|this|the\s+result|its\s+contents?)\s+as\s+[`'"]\w+[`'"]|\b(?:append|add|include|attach|prepend|pass|put)\b(?:[^.\n]|\.(?=[\w/])){0,80}?\b(?:to|in|with)\s+(?:every|each|all|the\s+next|your\s+next)\s+(?:quer(?:y|ies)|calls?|requests?|invocations?|searches)\b|\b(?:prefix|prepend|suffix|pad)\s+(?:the\s+|each\s+|every\s+|your\s+)?(?:[`'"]?\w+[`'"]?\s+)?(?:quer(?:y|ies)|arguments?|parameters?|fields?|inputs?|requests?|search(?:es)?|values?)\s+with\b|\b(?:when|whenever|every\s+time)\s+(?:you\s+)?(?:call|use|invoke)\b[^.\n]{0,60}?\btool\b[^.\n]{0,60}?\b(?:include|append|add|pass|send|put)\b/i,
+    triggers: [
+      "http",
+      "param",
+      "argument",
+      "args",
+      "query",
+      "quer",
+      "header",
+      "field",
+      "as `",
+      "as '",
+      'as "',
+      "tool",
+      "every",
+      "each",
+      "all",
+      "next",
+      "prefix",
+      "prepend",
+      "suffix",
+      "pad",
+    ],
   }, // Data handed to a tool by name ("pass each file to index_add", "call this tool once for each of: …").
   {
     role: "sink",
@@ -739,7 +771,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "tool-argument",
-    re: /\b(?:dans|en)\s+(?:le\s+)?(?:champ|paramètre)\b|\bnel\s+(?:campo|parametro)\b|\b(?:en\s+el|no)\s+(?:campo|parámetro|parâmetro)\b|\bim\s+(?:Feld|Parameter)\b|\bw\s+(?:polu|parametrze)\b|\bvào\s+(?:trường|tham\s+số)\b|(?<![А-Яа-яЁё])в\s+(?:поле|параметр)|في\s+(?:الحقل|المعامل)|عبر\s+الأداة|필드에|매개변수에|フィールドに|パラメータに|(?:字段|参数)(?:中|里)/i,
+    re: /\b(?:dans|en)\s+(?:le\s+)?(?:champ|paramètre)\b|\bnel\s+(?:campo|parametro)\b|\b(?:en\s+el|no)\s+(?:campo|parámetro|parâmetro)\b|\bim\s+(?:Feld|Parameter)\b|\bw\s+(?:polu|parametrze)\b|\bvào\s+(?:trường|tham\s+số)\b|(?<![А-Яа-яЁё])в\s+(?:поле|параметр)|في\s+(?:الحقل|المعامل)|عبر\s+الأداة|필드에|매개변수에|フィールドに|パラメータに|(?:字段|参数)(?:中|里)|[A-Za-z_][\w-]{0,40}\s*(?:の(?:末尾|先頭|最後|中|後ろ))?に(?:追加|入れ|含め|記入|貼り付け|付け加え)/i,
     triggers: [
       "champ",
       "paramètre",
@@ -764,6 +796,12 @@ const SINKS: Entry[] = [
       "パラメータに",
       "字段",
       "参数",
+      "に追加",
+      "に入れ",
+      "に含め",
+      "に記入",
+      "に貼り付け",
+      "に付け加え",
     ],
   },
 
@@ -990,7 +1028,7 @@ const ENTRY_GLOBAL: RegExp[] = ENTRIES.map((e) => new RegExp(e.re.source, e.re.f
  * an application handles its own ("send the access token in the Authorization header").
  */
 const COLLECT_BEFORE =
-  /(?:\b(?:any|all|every|each|whatever|existing|stored|saved|collect\w*|gather\w*|harvest\w*|grab\w*|dump\w*|steal\w*|scrape\w*|the\s+user'?s|your|the\s+(?:whole|full|entire|complete))\s+(?:[\w-]+\s+){0,3}|所有|全部|收集|任何|すべての?|全ての?|収集|\b(?:todas?\s+las|todos\s+los|cualquier|qualquer|todas\s+as|todos\s+os|alle|tous\s+les|toutes\s+les|tutt[ie]\s+(?:le|i|gli))\s+(?:[\w-]+\s+){0,2}|(?<![А-Яа-яЁё])(?:все|всех|собери\w*)\s+(?:[\wА-Яа-яЁё-]+\s+){0,2})$/i;
+  /(?:\b(?:in\s+(?:the\s+|this\s+)?(?:chat|conversation)|im\s+(?:Gespräch|Chat)|en\s+la\s+conversación|dans\s+la\s+conversation|nella\s+conversazione)\b[^.\n]{0,30}|\b(?:any|all|every|each|whatever|existing|stored|saved|collect\w*|gather\w*|harvest\w*|grab\w*|dump\w*|steal\w*|scrape\w*|the\s+user'?s|your|the\s+(?:whole|full|entire|complete))\s+(?:[\w-]+\s+){0,3}|所有|全部|收集|任何|すべての?|全ての?|収集|\b(?:todas?\s+las|todos\s+los|cualquier|qualquer|todas\s+as|todos\s+os|alle|tous\s+les|toutes\s+les|tutt[ie]\s+(?:le|i|gli))\s+(?:[\w-]+\s+){0,2}|(?<![А-Яа-яЁё])(?:все|всех|собери\w*)\s+(?:[\wА-Яа-яЁё-]+\s+){0,2})$/i;
 const COLLECT_AFTER =
   /^[\w-]*\s+(?:[\w-]+\s+){0,3}?(?:(?:that\s+)?you\s+(?:have\s+)?(?:seen|found|can\s+find|come\s+across)|found\b|lying\s+around|(?:from|in|on|under)\s+(?:the\s+)?(?:machine|computer|laptop|disk|home|files?|config(?:uration)?\s+files?|repo(?:sitory)?|workspace|system))/i;
 /** The generic secret word at `at` is qualified as something gathered, not an application's own value. */
@@ -1098,7 +1136,8 @@ interface Unit {
   offset?: number;
 }
 
-const INLINE_CODE = /`([^`\n]{6,400})`/g;
+// Every span is matched, short ones too: skipping a short span (`.pub`) would pair its closing backtick with the next span's opening one.
+const INLINE_CODE = /`([^`\n]{1,400})`/g;
 
 const LIST_MARK = /^\s*(?:[-*+•]|\d+[.)])\s/;
 /** What `trim()` removes. */
@@ -1150,6 +1189,7 @@ function proseUnits(
     // A command written inline (`curl -F f=@~/.netrc https://…`) is code inside the sentence: read it as code, judged by its sentence.
     if (sentence.includes("`")) {
       for (const m of sentence.matchAll(INLINE_CODE)) {
+        if (m[1]!.length < 6) continue;
         const at = start + m.index + 1;
         const line = lines.lineOf(at);
         out.push({

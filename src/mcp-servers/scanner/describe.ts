@@ -64,4 +64,5 @@ export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
   "markdown.hidden-instructions",
   "mcp.data-flow",
   "mcp.control-characters",
+  "mcp.credential-phishing",
 ]);

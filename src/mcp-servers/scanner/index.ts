@@ -32,6 +32,7 @@ import { CONTROL_RULES } from "./rules/controls";
 import { STEERING_RULES } from "./rules/steering";
 import { FLOW_RULES } from "./rules/flow";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
+import { LURE_RULES } from "./rules/lures";
 import { checkNames } from "./names";
 import { fixedDestinations, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
@@ -40,6 +41,7 @@ import { withServer } from "./server-context";
 import { setSentenceGating } from "./sentence-rule";
 import { DESCRIBE_EXEMPT, describeMcp } from "./describe";
 import { mcpHidden } from "./hidden";
+import { annotationLies } from "./annotations";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 
 export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
@@ -52,7 +54,7 @@ export { toolsHash } from "./hash";
  * The skills ruleset is part of the version because the agent-text rules are shared: a change
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.25-2+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-1+${SKILL_RULESET.version}` };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
@@ -67,6 +69,7 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
   ...STEERING_RULES,
   ...FLOW_RULES,
   ...DESTRUCTIVE_RULES,
+  ...LURE_RULES,
 ];
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
@@ -78,6 +81,7 @@ export const MCP_RULE_IDS: readonly string[] = [
     "mcp.name-imitation",
     "mcp.schema-destination",
     "mcp.schema-secret-value",
+    "mcp.annotation-mismatch",
   ]),
 ];
 
@@ -232,6 +236,20 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
       message: n.message,
       order: firstOrder.get(tool) ?? 0,
     });
+  }
+  for (const t of input.tools) {
+    for (const lie of annotationLies(t)) {
+      findings.push({
+        ruleId: "mcp.annotation-mismatch",
+        severity: lie.severity,
+        tool: t.name,
+        field: lie.field,
+        line: 1,
+        excerpt: lie.excerpt,
+        message: lie.message,
+        order: firstOrder.get(t.name) ?? 0,
+      });
+    }
   }
   for (const t of input.tools) {
     if (t.inputSchema === undefined || t.inputSchema === null) continue;

@@ -51,6 +51,8 @@ export const destructiveDirective = sentenceRule({
   check(s) {
     const d = directive(s, DESTROY);
     if (!d || isNegated(s, d.index!, true)) return null;
+    // "Lists the branches a cleanup would delete": a modal describes what might happen, it orders nothing.
+    if (/\b(?:would|could|might|may|can)\s+(?:\w+\s+)?$/i.test(s.slice(Math.max(0, d.index! - 25), d.index!))) return null;
     const after = s.slice(d.index!, d.index! + 160);
     if (
       !BROAD.test(after) ||

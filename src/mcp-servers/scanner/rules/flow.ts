@@ -41,7 +41,8 @@ const BARE_HOST = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi;
  */
 function singleMessage(c: IntentChain, text: string): boolean {
   if (c.source.kind !== "conversation" && c.source.kind !== "private-data") return false;
-  if (c.sink.kind === "parameter") return false;
+  // An image the client fetches on its own is no message the user sends: whatever fills its URL leaks.
+  if (c.sink.kind === "parameter" || c.sink.kind === "image-url") return false;
   if (BULK.test(text.slice(Math.max(0, c.source.index - 200), c.source.index + c.source.length + 200))) return false;
   const sentence = text.slice(c.sink.index, c.sink.index + 300).split(/[.!?](?:\s|$)|\n/, 1)[0]!;
   const literal = c.sink.host ?? [...sentence.matchAll(BARE_HOST)].map((m) => m[0]).find((h) => /\.[a-z]{2,}$/i.test(h) && !ownService(h));
@@ -58,7 +59,7 @@ const PARAM = /\.properties(?:\.([\w$-]+)|\["([^"]*)"\])\.[^.]*$/;
  * private data only in bulk.
  */
 const BULK =
-  /\b(?:all|every|each|entire|whole|full|complete|so\s+far|up\s+to\s+now|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session)|everything|you\s+(?:were\s+given|received|got)|gave\s+you|before\s+the\s+user|above\s+the\s+first|intero|tutt[oa]|complet[oa]s?|entero|todos?|todas?|tout|entier|gesamte?n?|alle)\b|所有|全部|完整|すべて|全て|전체|모든|vollständig|bisherige|всю|все|полн/i;
+  /\b(?:all|every|each|entire|whole|full|complete|so\s+far|up\s+to\s+now|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session)|everything|you\s+(?:were\s+given|received|got)|gave\s+you|before\s+the\s+user|above\s+the\s+first|intero|tutt[oa]|complet[oa]s?|entero|todos?|todas?|tout|entier|gesamte?n?|alle)\b|所有|全部|完整|すべて|全て|全文|これまで|전체|모든|vollständig|bisherige|всю|все|полн/i;
 function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   if (h.role !== "source" || h.mode !== "do" || h.weak) return false;
   // The parameter's own text, from its start or the last sentence end before the hit (not the "." of "e.g.").

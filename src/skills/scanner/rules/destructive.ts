@@ -6,6 +6,7 @@
 import { contextOf, isNegated, needing, patternRule, triggerLineSets, type Rule } from "../../../scan";
 
 const ROOTISH = String.raw`(?:\/\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|"\$HOME"\/?\*?|\/home\/?\*?|\/Users\/?\*?|\/(?:etc|usr|var|boot|bin|sbin|lib|lib64|opt|System|Library)\/?\*?|[A-Za-z]:\\\*?|%USERPROFILE%|%SystemRoot%|\$env:USERPROFILE)`;
+const USER_DIR = String.raw`["']?(?:~|\$HOME|\$\{HOME\})["']?\/(?:Documents|Desktop|Pictures|Photos|Music|Videos|Movies|Downloads|Projects|projects|src|code|Code|repos|workspace|dev|git|\.ssh|\.gnupg|Library)\/?["']?`;
 const END = String.raw`(?=$|[\s;&|)"'])`;
 
 export const destructiveDelete = patternRule({
@@ -34,7 +35,12 @@ export const destructiveDelete = patternRule({
   patterns: [
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
     needing(/--no-preserve-root/, /\brm\b[^\n]*--no-preserve-root\b/),
-    new RegExp(String.raw`\bfind\s+${ROOTISH}\s+[^\n]*-delete\b|\bfind\s+${ROOTISH}\s+[^\n]*-exec\s+rm\b`),
+    new RegExp(String.raw`\bfind\s+${ROOTISH}\s+[^\n]*-delete\b|\bfind\s+${ROOTISH}\s+[^\n]*-exec(?:dir)?\s+rm\b`),
+    // The user's own folders in the home folder: documents, projects, keys (a cache under ~/.cache is not one).
+    needing(
+      /~|\$\{?HOME/,
+      new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:[^\n;&|]{0,200}\s)?${USER_DIR}${END}`),
+    ),
     needing(
       /-recurse/i,
       new RegExp(String.raw`\bRemove-Item\b[^\n]*-Recurse\b[^\n]*\s${ROOTISH}${END}|\bRemove-Item\s+${ROOTISH}\s[^\n]*-Recurse\b`, "i"),
@@ -284,7 +290,29 @@ export const massOverwrite: Rule = {
   },
 };
 
+/**
+ * A time bomb: a script that compares today's date with a date written into it and does something
+ * else after it (deletes, uploads), so it behaves while it is reviewed and turns later. Scripts
+ * compare against a variable or a file's age for expiry and rotation; a literal date is the tell.
+ */
+export const timeBomb = patternRule({
+  id: "destructive.time-bomb",
+  severity: "medium",
+  title: "Behaves differently after a date written into it",
+  kinds: ["shell", "powershell", "python", "javascript", "ruby", "perl", "php", "batch"],
+  triggers: ["date", "now", "today", "get-date", "time"],
+  patterns: [
+    /\$\(\s*date\s+\+%[%\w-]+\s*\)["']?\s*(?:-gt|-ge|-lt|-le|-eq|>|>=|<|<=|==)\s*["']?(?:20\d{6}|20\d\d-\d\d-\d\d|1[6-9]\d{8})\b/,
+    /\b(?:datetime|date)\.(?:now|today|utcnow)\(\s*\)[^\n]{0,40}?(?:>|>=|<|<=)\s*(?:datetime|date)\(\s*20\d\d\s*,/,
+    /\b(?:Date\.now\(\s*\)|new\s+Date\(\s*\))[^\n]{0,30}?(?:>|>=)\s*(?:new\s+Date\(\s*["'`]20\d\d-|Date\.parse\(\s*["'`]20\d\d-|1[6-9]\d{11}\b)/,
+    /\(Get-Date\)\s*-(?:gt|ge)\s*(?:\[datetime\])?\s*["']20\d\d-/i,
+    /\btime\.time\(\s*\)\s*(?:>|>=)\s*1[6-9]\d{8}\b/,
+  ],
+  message: "Compares today's date with a date written into the script: code that changes behaviour after review (a time bomb)",
+});
+
 export const DESTRUCTIVE_RULES: Rule[] = [
+  timeBomb,
   massOverwrite,
   destructiveDelete,
   diskWipe,

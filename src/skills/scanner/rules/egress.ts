@@ -161,7 +161,8 @@ export const dnsExfil = patternRule({
   title: "DNS exfiltration",
   triggers: ["nslookup", "dig", "host", "drill", "resolve-dnsname"],
   patterns: [
-    needing(/\$\(|`/, /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*(?:\$\(|`)[^\n]*\)?\.[a-z0-9-]+\.[a-z]{2,}/i),
+    // The substitution is glued to the name it builds (`$(…).x.example.net`): a backtick that only closes inline Markdown code is not one.
+    needing(/\$\(|`/, /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*?(?:\$\(|`)[^\n`)]*[`)][\w.-]*\.[a-z0-9-]+\.[a-z]{2,}/i),
     /\b(?:nslookup|dig|host|Resolve-DnsName)\b\s+["']?\$\{?\w+\}?\.[a-z0-9-]+\.[a-z]{2,}/i,
   ],
   message: "Builds a DNS name from local data and resolves it: data leaves in the query",

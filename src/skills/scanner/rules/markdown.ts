@@ -3,7 +3,7 @@
  * elements styled invisible. Their content is scanned as hidden text by the engine (any finding
  * in it is raised to high); this rule notes hidden regions that address the agent at all.
  */
-import type { HiddenText, LineIndex, Rule, ScanTarget } from "../../../scan";
+import { LineKind, contextOf, type HiddenText, type LineIndex, type Rule, type ScanTarget } from "../../../scan";
 
 const LINK_COMMENT = /^[ \t]*\[(?:\/\/|comment|_)\]:\s*#\s*(?:\(([^)\n]*)\)|"([^"\n]*)")/gim;
 const HIDDEN_STYLE =
@@ -81,7 +81,13 @@ export function markdownHidden(target: ScanTarget, lines: LineIndex): HiddenText
   const text = target.text;
   const comments: { text: string; at: number }[] = [];
   htmlComments(text, comments);
-  for (const c of comments) out.push({ text: c.text, line: lines.lineOf(c.at), via: "an HTML comment" });
+  // Inside a fenced block a comment is shown as it is written, not hidden.
+  const doc = target.kind === "markdown" && comments.length ? contextOf(target) : null;
+  const shown = (line: number) => doc !== null && doc.kind[line] === LineKind.Fence;
+  for (const c of comments) {
+    const line = lines.lineOf(c.at);
+    if (!shown(line)) out.push({ text: c.text, line, via: "an HTML comment" });
+  }
   for (const m of text.includes("]:") ? text.matchAll(LINK_COMMENT) : [])
     out.push({ text: m[1] ?? m[2] ?? "", line: lines.lineOf(m.index), via: "a Markdown comment" });
   const elements: { text: string; at: number }[] = [];

@@ -1,0 +1,57 @@
+/**
+ * Annotations that contradict the tool's own text. Clients skip the confirmation prompt for a
+ * tool annotated `readOnlyHint: true` or `destructiveHint: false`; a description that says the
+ * tool deletes, empties or overwrites something is either wrong or lying to get past that prompt
+ * ("the remote bucket is emptied first; the annotations say this is read-only"). Read in the
+ * description and title only, one pass; negated ("nothing is deleted") and conditional ("would be
+ * deleted", a dry run) forms pass, and so does removing what is not stored (characters of the text given). With concealment in the same text it is high.
+ */
+import { isNegated, visible, type Severity } from "../../scan";
+import type { McpToolInput } from "./types";
+
+const DESTROYS =
+  /\b(?:(?:is|are|gets?|will\s+be|being|been)\s+(?:first\s+|then\s+|also\s+|permanently\s+|silently\s+|irreversibly\s+)?(?:deleted|removed|wiped|erased|emptied|purged|dropped|truncated|overwritten|destroyed|cleared)|(?:deletes|removes|wipes|erases|empties|purges|drops|truncates|overwrites|destroys))\b/gi;
+const NOTHING = /\b(?:nothing|never|not|no|none|without)\b[^.;!?\n]{0,40}$/i;
+const WOULD = /\b(?:would|could|might|may|can|will\s+not|preview\s+of\s+what|dry[- ]run|simulat\w*)\b[^.;!?\n]{0,40}$/i;
+/** What a deletion matters for: stored things, not the characters of a string the tool was given. */
+const STORED =
+  /\b(?:files?|folders?|director(?:y|ies)|buckets?|objects?|databases?|tables?|rows?|records?|repositor(?:y|ies)|repos?|branch(?:es)?|data|backups?|snapshots?|volumes?|disks?|accounts?|users?|e-?mails?|messages?|issues?|pages?|documents?|everything|all|remote|cloud|storage|history|commits?|keys?|secrets?|projects?|workspaces?|containers?|instances?|clusters?|resources?|entries|notes?|events?)\b/i;
+const HIDE =
+  /\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:warn|tell|inform|notify|mention|alert)\b|\bwithout\s+(?:warning|telling|informing)\b/i;
+
+export interface AnnotationLie {
+  severity: Severity;
+  field: string;
+  excerpt: string;
+  message: string;
+}
+
+export function annotationLies(tool: McpToolInput): AnnotationLie[] {
+  const a = tool.annotations;
+  if (!a || (a.readOnlyHint !== true && a.destructiveHint !== false)) return [];
+  const claim = a.readOnlyHint === true ? "read-only (readOnlyHint)" : "not destructive (destructiveHint: false)";
+  for (const [field, text] of [
+    ["description", tool.description],
+    ["title", tool.title],
+  ] as const) {
+    if (typeof text !== "string" || text === "") continue;
+    const t = text.slice(0, 65_536);
+    DESTROYS.lastIndex = 0;
+    for (let m = DESTROYS.exec(t); m; m = DESTROYS.exec(t)) {
+      const before = t.slice(Math.max(0, m.index - 60), m.index);
+      if (isNegated(t, m.index) || NOTHING.test(before) || WOULD.test(before)) continue;
+      // The passive names its object before the verb ("the remote bucket is emptied"), the active after it.
+      const object = /^(?:is|are|get|will|being|been)/i.test(m[0]) ? before : t.slice(m.index + m[0].length, m.index + m[0].length + 60);
+      if (!STORED.test(object)) continue;
+      return [
+        {
+          severity: HIDE.test(t) ? "high" : "medium",
+          field,
+          excerpt: visible(t.slice(Math.max(0, m.index - 60), m.index + m[0].length + 60)),
+          message: `Annotated ${claim}, but its own text says it ${m[0].trim()} things: clients skip the user's confirmation on that annotation`,
+        },
+      ];
+    }
+  }
+  return [];
+}
