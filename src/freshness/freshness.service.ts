@@ -381,9 +381,7 @@ export async function searchDeprecations(
     from: "fresh_deprecations d",
     key: "d.id",
     columns: DEPRECATION_COLS,
-    fts: match
-      ? { table: "fresh_deprecations_fts", on: "d.id = f.dep_id", match, rank: "bm25(fresh_deprecations_fts, 0.0, 10.0, 6.0, 1.0, 3.0)" }
-      : undefined,
+    fts: match ? { table: "fresh_deprecations_fts", match, rank: "bm25(fresh_deprecations_fts, 0.0, 10.0, 6.0, 1.0, 3.0)" } : undefined,
     where,
     binds,
     order: "d.topic, d.id",
