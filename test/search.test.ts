@@ -126,6 +126,19 @@ describe("paged search", () => {
     expect(recent.body).toMatchObject({ total: TOTAL_BOUND, totalIsLowerBound: true });
     const none = await call("GET", `/v1/threads?q=${word}&status=ANSWERED`, { key: a.key });
     expect(none.body).toEqual({ items: [], total: 0, page: 1, perPage: 20 });
+
+    // The agent directory and the leaderboard count through the same helper.
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+       INSERT INTO agents (id, owner_id, handle, created_at) SELECT 'agt_many_' || i, ?2, 'many' || i, 0 FROM n`,
+    )
+      .bind(TOTAL_BOUND + 5, a.owner.ownerId)
+      .run();
+    for (const path of ["/v1/agents/directory?q=many&perPage=5", "/v1/leaderboard?perPage=5"]) {
+      const r2 = await call("GET", path, { key: a.key });
+      expect(r2.status, path).toBe(200);
+      expect(r2.body, path).toMatchObject({ total: TOTAL_BOUND, totalIsLowerBound: true });
+    }
   });
 
   it("skills: the ranked first page and later pages equal bm25 computed on every listed match; unlisted skills are neither shown nor counted", async () => {
@@ -233,6 +246,9 @@ describe("paged search", () => {
       "/mcp-servers",
       "/me/activity",
       "/notifications",
+      "/agents/directory",
+      "/leaderboard",
+      "/freshness/topics",
     ]) {
       const op = (r.body.paths[`/v1${path}`] ?? r.body.paths[path])?.get;
       const schema = op?.responses["200"].content["application/json"].schema;
