@@ -43,6 +43,44 @@ async function fullRanking(word: string, limit: number, offset = 0, newest?: num
 
 const ids = (r: { body: { items: { id: string }[] } }) => r.body.items.map((x) => x.id);
 
+const slugs = (r: { body: { items: { slug: string }[] } }) => r.body.items.map((x) => x.slug);
+const SKILLS_BM25 = "bm25(skills_fts, 0.0, 10.0, 4.0, 6.0, 1.0)";
+const LISTED = "(s.latest_version_id IS NOT NULL OR s.rendered = 1)";
+
+/**
+ * `count` listed skills whose description holds `word` 1–3 times (so bm25 differs) and whose installs
+ * repeat every 7 rows (so ties on bm25 fall to installs, then the name). `unlisted` more rows match
+ * too but have no version (a first publish that failed midway): never listed, never counted.
+ */
+async function seedSkills(owner: string, word: string, count: number, unlisted = 0) {
+  const now = Date.now();
+  await env.DB.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+     INSERT INTO skills (id, slug, owner_id, category, description, tags, harnesses, latest_version_id, latest_version, security_status,
+                         status_changed_at, search_body, installs, created_at, updated_at)
+     SELECT 'skl_' || ?2 || '_' || i, ?2 || '-skill-' || i, ?3, 'testing',
+            'Checks ' || substr(?2 || ' ' || ?2 || ' ' || ?2 || ' ', 1, (length(?2) + 1) * (1 + i % 3)) || 'in projects number ' || i,
+            '[]', '[]', CASE WHEN i < ?4 THEN NULL ELSE 'skv_' || ?2 || '_' || i END, CASE WHEN i < ?4 THEN NULL ELSE '1.0.0' END,
+            'passed', ?5, 'body', (i % 7) * 10, ?5 - i * 1000, ?5 - i * 1000
+       FROM n`,
+  )
+    .bind(count + unlisted, word, owner, unlisted, now)
+    .run();
+}
+
+/** The catalog's ranking computed on every listed match, with no FTS shortcut: bm25, then installs, then the name. */
+async function skillsRanking(word: string, limit: number, offset = 0) {
+  const { results } = await env.DB.prepare(
+    `SELECT s.slug FROM skills s
+      WHERE ${LISTED} AND s.id IN (SELECT skill_id FROM skills_fts WHERE skills_fts MATCH ?1)
+      ORDER BY (SELECT ${SKILLS_BM25} FROM skills_fts WHERE skills_fts MATCH ?1 AND skills_fts.skill_id = s.id), s.installs DESC, s.slug
+      LIMIT ?2 OFFSET ?3`,
+  )
+    .bind(`"${word}"*`, limit, offset)
+    .all<{ slug: string }>();
+  return results.map((r) => r.slug);
+}
+
 describe("paged search", () => {
   it("a ranked first page is today's bm25 order while the matches fit the candidate set; the total is exact", async () => {
     const a = await newAgent();
@@ -88,6 +126,86 @@ describe("paged search", () => {
     expect(recent.body).toMatchObject({ total: TOTAL_BOUND, totalIsLowerBound: true });
     const none = await call("GET", `/v1/threads?q=${word}&status=ANSWERED`, { key: a.key });
     expect(none.body).toEqual({ items: [], total: 0, page: 1, perPage: 20 });
+
+    // The agent directory and the leaderboard count through the same helper.
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+       INSERT INTO agents (id, owner_id, handle, created_at) SELECT 'agt_many_' || i, ?2, 'many' || i, 0 FROM n`,
+    )
+      .bind(TOTAL_BOUND + 5, a.owner.ownerId)
+      .run();
+    for (const path of ["/v1/agents/directory?q=many&perPage=5", "/v1/leaderboard?perPage=5"]) {
+      const r2 = await call("GET", path, { key: a.key });
+      expect(r2.status, path).toBe(200);
+      expect(r2.body, path).toMatchObject({ total: TOTAL_BOUND, totalIsLowerBound: true });
+    }
+  });
+
+  it("skills: the ranked first page and later pages equal bm25 computed on every listed match; unlisted skills are neither shown nor counted", async () => {
+    const a = await newAgent();
+    const word = "vellomart";
+    await seedSkills(a.owner.ownerId, word, 400, 5);
+    const expected = await skillsRanking(word, 20);
+    expect(expected).toHaveLength(20);
+    const r = await call("GET", `/v1/skills?q=${word}&perPage=20`, { key: a.key });
+    expect(r.status).toBe(200);
+    expect(slugs(r)).toEqual(expected);
+    expect(r.body.total).toBe(400);
+    expect(r.body).not.toHaveProperty("totalIsLowerBound");
+    const p4 = await call("GET", `/v1/skills?q=${word}&perPage=50&page=4`, { key: a.key });
+    expect(slugs(p4)).toEqual(await skillsRanking(word, 50, 150));
+    // A prefix and a phrase take the same path.
+    const prefix = await call("GET", `/v1/skills?q=${word.slice(0, 5)}*&perPage=20`, { key: a.key });
+    expect(slugs(prefix)).toEqual(expected);
+    const phrase = await call("GET", `/v1/skills?q=${encodeURIComponent(`"${word} in projects number 12"`)}`, { key: a.key });
+    expect(slugs(phrase)).toEqual([`${word}-skill-12`]);
+
+    // A skill enters the search index with its first version, and leaves it if it stops being listed.
+    const late = `${word}-skill-0`;
+    const find = async () =>
+      slugs(await call("GET", `/v1/skills?q=${encodeURIComponent(`"${word} in projects number 0"`)}`, { key: a.key }));
+    expect(await find()).not.toContain(late);
+    await env.DB.prepare("UPDATE skills SET latest_version_id = 'skv_late', latest_version = '1.0.0' WHERE slug = ?").bind(late).run();
+    expect(await find()).toContain(late);
+    await env.DB.prepare("UPDATE skills SET description = description || ' again' WHERE slug = ?").bind(late).run();
+    expect(await find()).toContain(late);
+    await env.DB.prepare("UPDATE skills SET latest_version_id = NULL WHERE slug = ?").bind(late).run();
+    expect(await find()).not.toContain(late);
+    const { results } = await env.DB.prepare(
+      `SELECT COUNT(*) AS n FROM skills_fts f JOIN skills s ON s.rowid = f.rowid WHERE s.latest_version_id IS NULL AND s.rendered = 0`,
+    ).all<{ n: number }>();
+    expect(results[0]!.n).toBe(0);
+  });
+
+  it(`skills: above ${TOTAL_BOUND} matches the total is the bound with totalIsLowerBound; the list without q is in installs order from its index`, async () => {
+    const a = await newAgent();
+    const word = "drumvoltic";
+    await seedSkills(a.owner.ownerId, word, TOTAL_BOUND + 20);
+    const r = await call("GET", `/v1/skills?q=${word}&perPage=20`, { key: a.key });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ total: TOTAL_BOUND, totalIsLowerBound: true });
+    // The newest RANK_CANDIDATES matches, ranked with the same rule.
+    const { results } = await env.DB.prepare(
+      `SELECT s.slug FROM (SELECT rowid AS r, ${SKILLS_BM25} AS rank FROM skills_fts WHERE skills_fts MATCH ?1 ORDER BY rowid DESC LIMIT ${RANK_CANDIDATES}) c
+         JOIN skills s ON s.rowid = c.r ORDER BY c.rank, s.installs DESC, s.slug LIMIT 20`,
+    )
+      .bind(`"${word}"*`)
+      .all<{ slug: string }>();
+    expect(slugs(r)).toEqual(results.map((x) => x.slug));
+
+    const list = await call("GET", "/v1/skills?perPage=30", { key: a.key });
+    expect(list.body).toMatchObject({ total: TOTAL_BOUND, totalIsLowerBound: true });
+    const order = await env.DB.prepare(
+      `SELECT s.slug FROM skills s WHERE ${LISTED} ORDER BY s.installs DESC, s.updated_at DESC, s.slug LIMIT 30`,
+    ).all<{ slug: string }>();
+    expect(slugs(list)).toEqual(order.results.map((x) => x.slug));
+    // That order is read from the partial index, not sorted from every skill.
+    const plan = await env.DB.prepare(
+      `EXPLAIN QUERY PLAN SELECT s.slug FROM skills s WHERE ${LISTED} ORDER BY s.installs DESC, s.updated_at DESC, s.slug LIMIT 30`,
+    ).all<{ detail: string }>();
+    const details = plan.results.map((x) => x.detail).join("; ");
+    expect(details).toContain("skills_listed_installs_idx");
+    expect(details).not.toContain("TEMP B-TREE");
   });
 
   it("prefix, phrase and FTS5 syntax characters are answered on every full-text list (never a 500)", async () => {
@@ -128,6 +246,9 @@ describe("paged search", () => {
       "/mcp-servers",
       "/me/activity",
       "/notifications",
+      "/agents/directory",
+      "/leaderboard",
+      "/freshness/topics",
     ]) {
       const op = (r.body.paths[`/v1${path}`] ?? r.body.paths[path])?.get;
       const schema = op?.responses["200"].content["application/json"].schema;

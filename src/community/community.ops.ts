@@ -1,12 +1,11 @@
 import { z } from "zod";
+import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { paginationQuery } from "../core/pagination";
 import { ref, visibleString } from "../core/text";
 import * as svc from "./community.service";
 
 const TAG = "community";
-
-const pageOut = { total: z.number().int(), page: z.number().int(), perPage: z.number().int() };
 
 export const agentDirectory = defineOperation({
   id: "community.directory",

@@ -1,6 +1,7 @@
 /** Public community pages: agent directory, profiles and the reputation leaderboard. */
 import { notFound } from "../core/errors";
 import { iso } from "../core/clock";
+import { pagedSearch } from "../core/fts";
 import { pageOffset } from "../core/pagination";
 
 const LIVE_AGENT = `SELECT id FROM agents WHERE (id = ?1 OR handle = ?1) AND deleted_at IS NULL`;
@@ -67,40 +68,45 @@ export async function profile(db: D1Database, ref: string) {
 
 export async function leaderboard(db: D1Database, page: { page: number; perPage: number }) {
   const offset = pageOffset(page);
-  const [rows, count] = await db.batch([
-    db
-      .prepare(
-        `SELECT id, handle, name, reputation FROM agents WHERE deleted_at IS NULL
-          ORDER BY reputation DESC, created_at ASC, id ASC LIMIT ? OFFSET ?`,
-      )
-      .bind(page.perPage, offset),
-    db.prepare(`SELECT COUNT(*) AS n FROM agents WHERE deleted_at IS NULL`),
-  ]);
-  const items = (rows!.results as { id: string; handle: string; name: string | null; reputation: number }[]).map((r, i) => ({
+  const { rows, ...total } = await pagedSearch<{ id: string; handle: string; name: string | null; reputation: number }>(db, {
+    from: "agents g",
+    key: "g.id",
+    columns: "g.id, g.handle, g.name, g.reputation",
+    where: ["g.deleted_at IS NULL"],
+    binds: [],
+    order: "g.reputation DESC, g.created_at ASC, g.id ASC",
+    page: page.page,
+    perPage: page.perPage,
+  });
+  const items = rows.map((r, i) => ({
     rank: offset + i + 1,
     agent: { id: r.id, handle: r.handle, name: r.name },
     reputation: r.reputation,
   }));
-  return { items, total: (count!.results[0] as { n: number }).n, page: page.page, perPage: page.perPage };
+  return { items, ...total, page: page.page, perPage: page.perPage };
 }
 
 export async function directory(db: D1Database, input: { q?: string; page: number; perPage: number }) {
-  const where = ["deleted_at IS NULL"];
+  const where = ["g.deleted_at IS NULL"];
   const binds: unknown[] = [];
   if (input.q) {
     // A handle prefix as a range on the unique handle index ('~' sorts after every handle character).
-    where.push("handle >= ? AND handle < ?");
+    where.push("g.handle >= ? AND g.handle < ?");
     binds.push(input.q, `${input.q}~`);
   }
-  const whereSql = where.join(" AND ");
-  const [rows, count] = await db.batch([
-    db
-      .prepare(`SELECT id, handle, name, reputation, created_at FROM agents WHERE ${whereSql} ORDER BY handle LIMIT ? OFFSET ?`)
-      .bind(...binds, input.perPage, pageOffset(input)),
-    db.prepare(`SELECT COUNT(*) AS n FROM agents WHERE ${whereSql}`).bind(...binds),
-  ]);
-  const items = (rows!.results as { id: string; handle: string; name: string | null; reputation: number; created_at: number }[]).map(
-    (r) => ({ id: r.id, handle: r.handle, name: r.name, reputation: r.reputation, createdAt: iso(r.created_at) }),
+  const { rows, ...total } = await pagedSearch<{ id: string; handle: string; name: string | null; reputation: number; created_at: number }>(
+    db,
+    {
+      from: "agents g",
+      key: "g.id",
+      columns: "g.id, g.handle, g.name, g.reputation, g.created_at",
+      where,
+      binds,
+      order: "g.handle",
+      page: input.page,
+      perPage: input.perPage,
+    },
   );
-  return { items, total: (count!.results[0] as { n: number }).n, page: input.page, perPage: input.perPage };
+  const items = rows.map((r) => ({ id: r.id, handle: r.handle, name: r.name, reputation: r.reputation, createdAt: iso(r.created_at) }));
+  return { items, ...total, page: input.page, perPage: input.perPage };
 }

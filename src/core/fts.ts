@@ -14,6 +14,12 @@ import { pageOffset } from "./pagination";
  *     RANK_CANDIDATES matches this is exactly the full bm25 order; with more, the first pages rank the
  *     newest RANK_CANDIDATES matches (older matches are reached with more specific words). A page that
  *     reaches past the candidate set is answered by the full ranking, so deep pages stay complete.
+ *
+ * Every FTS table keeps rowid = its base row's rowid (its triggers write it), so the helper joins the
+ * two on rowid: one b-tree step per row, where the id column costs a lookup in the FTS content table
+ * and another in the base table's id index. A search with no filter on the base table (the common
+ * case) counts and picks its candidates in the FTS index alone, and joins only the candidates; so an
+ * FTS table holds only rows the list may show (skills_fts: listed skills only).
  */
 export const TOTAL_BOUND = 10_000;
 export const RANK_CANDIDATES = 1_000;
@@ -32,8 +38,6 @@ export const pageOut = {
 export interface FtsPart {
   /** The FTS5 table; it is aliased `f` (MATCH names the table: its hidden column keeps that name). */
   table: string;
-  /** How an FTS row joins the base row, e.g. `t.id = f.thread_id`. */
-  on: string;
   /** The MATCH expression (already made safe, see `ftsQuery`). */
   match: string;
   /** The bm25 expression (e.g. `bm25(forum_fts, 0.0, 10.0, 4.0)`), when the order is by relevance. */
@@ -43,7 +47,7 @@ export interface FtsPart {
 export interface PagedQuery {
   /** The base table with its alias, e.g. `threads t`. */
   from: string;
-  /** The base row's key, e.g. `t.id` (joins the ranked candidates back to their rows). */
+  /** The base row's key, e.g. `t.id`; its alias names the base row (the FTS join is on that alias's rowid). */
   key: string;
   /** The selected columns. */
   columns: string;
@@ -69,18 +73,22 @@ export function pagedStatements<Row>(db: D1Database, p: PagedQuery) {
   const filters = [...(p.fts ? [`${p.fts.table} MATCH ?`] : []), ...p.where];
   const binds = p.fts ? [p.fts.match, ...p.binds] : p.binds;
   const whereSql = filters.length ? `WHERE ${filters.join(" AND ")}` : "";
-  const source = p.fts ? `${p.fts.table} f JOIN ${p.from} ON ${p.fts.on}` : p.from;
+  const rowid = `${p.key.split(".")[0]}.rowid`;
+  const source = p.fts ? `${p.fts.table} f JOIN ${p.from} ON ${rowid} = f.rowid` : p.from;
+  // With only the MATCH to test, the FTS table alone is read (every FTS row has its base row).
+  const matchSource = p.fts && p.where.length === 0 ? `${p.fts.table} f` : source;
   const joins = p.joins ? ` ${p.joins}` : "";
   const offset = pageOffset(p);
   let page: D1PreparedStatement;
   if (p.fts?.rank && offset + p.perPage <= RANK_CANDIDATES) {
     // FTS5 walks its matches by rowid descending and stops at the candidate limit; bm25 is computed
-    // for those rows only. The subquery keeps its LIMIT (SQLite does not flatten it into a join).
+    // for those rows only, and only they are joined to their base rows. The subquery keeps its LIMIT
+    // (SQLite does not flatten it into a join).
     page = db
       .prepare(
         `SELECT ${p.columns}
-           FROM (SELECT ${p.key} AS k_, ${p.fts.rank} AS rank_ FROM ${source} ${whereSql} ORDER BY f.rowid DESC LIMIT ${RANK_CANDIDATES}) c_
-           JOIN ${p.from} ON ${p.key} = c_.k_${joins}
+           FROM (SELECT f.rowid AS r_, ${p.fts.rank} AS rank_ FROM ${matchSource} ${whereSql} ORDER BY f.rowid DESC LIMIT ${RANK_CANDIDATES}) c_
+           JOIN ${p.from} ON ${rowid} = c_.r_${joins}
           ORDER BY c_.rank_, ${p.order} LIMIT ? OFFSET ?`,
       )
       .bind(...binds, p.perPage, offset);
@@ -90,9 +98,7 @@ export function pagedStatements<Row>(db: D1Database, p: PagedQuery) {
       .prepare(`SELECT ${p.columns} FROM ${source}${joins} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`)
       .bind(...binds, p.perPage, offset);
   }
-  // With only the MATCH to test, the FTS table alone is counted (every FTS row has its base row).
-  const countSource = p.fts && p.where.length === 0 ? `${p.fts.table} f` : source;
-  const count = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countSource} ${whereSql} LIMIT ${TOTAL_BOUND + 1})`).bind(...binds);
+  const count = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${matchSource} ${whereSql} LIMIT ${TOTAL_BOUND + 1})`).bind(...binds);
   return {
     statements: [page, count] as [D1PreparedStatement, D1PreparedStatement],
     read(pageResult: D1Result, countResult: D1Result): { rows: Row[] } & PageTotal {

@@ -1,3 +1,4 @@
+import { desc, sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 import { owners } from "./identity";
 
@@ -7,7 +8,8 @@ import { owners } from "./identity";
  * here so the discovery index and the catalog need no join to filter. `statusChangedAt` moves
  * whenever the status changes (a new version or a rescan). `rendered` marks Lore's own `lore`
  * skill, rendered per origin from src/harnesses/start-here.ts rather than stored. Search runs on
- * `skills_fts` (FTS5), kept in sync by triggers.
+ * `skills_fts` (FTS5), kept in sync by triggers; it holds listed skills only (a latest version, or
+ * `rendered`), so a search needs no join to leave out a skill whose first publish failed midway.
  */
 export const skills = sqliteTable(
   "skills",
@@ -47,6 +49,12 @@ export const skills = sqliteTable(
     index("skills_category_idx").on(t.category, t.securityStatus),
     index("skills_status_changed_idx").on(t.statusChangedAt),
     index("skills_updated_idx").on(t.updatedAt),
+    // The catalog's default order over listed skills only, so a list without `q` reads its page in
+    // index order instead of sorting every skill (migration 0015). The WHERE is the catalog's own
+    // condition word for word: SQLite uses a partial index only when the query names it.
+    index("skills_listed_installs_idx")
+      .on(desc(t.installs), desc(t.updatedAt), t.slug)
+      .where(sql`latest_version_id IS NOT NULL OR rendered = 1`),
   ],
 );
 

@@ -143,9 +143,7 @@ export async function listThreads(db: D1Database, input: ThreadListInput) {
     columns: THREAD_COLS.replace("t.body_md", `substr(t.body_md, 1, ${EXCERPT_CHARS}) AS body_md`),
     joins: "JOIN agents a ON a.id = t.author_id",
     // Title matches weigh most, then tags, the question body, and the posts under it.
-    fts: match
-      ? { table: "forum_fts", on: "t.id = f.thread_id", match, rank: ranked ? "bm25(forum_fts, 0.0, 10.0, 4.0, 6.0, 1.5)" : undefined }
-      : undefined,
+    fts: match ? { table: "forum_fts", match, rank: ranked ? "bm25(forum_fts, 0.0, 10.0, 4.0, 6.0, 1.5)" : undefined } : undefined,
     where,
     binds,
     order: ranked

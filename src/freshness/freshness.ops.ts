@@ -122,7 +122,7 @@ export const listTopics = defineOperation({
   access: "agent",
   metric: "FRESHNESS_CALLS",
   query: topicsQuery,
-  output: z.object({ items: z.array(topicOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
+  output: z.object({ items: z.array(topicOut), ...pageOut }),
   handler: (ctx, q) => svc.listTopics(ctx.env.DB, q),
 });
 

@@ -389,9 +389,7 @@ export async function searchDeprecations(
     from: "fresh_deprecations d",
     key: "d.id",
     columns: DEPRECATION_COLS,
-    fts: match
-      ? { table: "fresh_deprecations_fts", on: "d.id = f.dep_id", match, rank: "bm25(fresh_deprecations_fts, 0.0, 10.0, 6.0, 1.0, 3.0)" }
-      : undefined,
+    fts: match ? { table: "fresh_deprecations_fts", match, rank: "bm25(fresh_deprecations_fts, 0.0, 10.0, 6.0, 1.0, 3.0)" } : undefined,
     where,
     binds,
     order: "d.topic, d.id",
@@ -417,15 +415,15 @@ interface TopicRowDb {
   versions: string | null;
 }
 
-const TOPIC_SELECT = `SELECT t.topic, t.ecosystem, t.packages, t.repo, t.changelog, t.tracked,
+const TOPIC_COLS = `t.topic, t.ecosystem, t.packages, t.repo, t.changelog, t.tracked,
     (SELECT json_group_array(alias) FROM fresh_aliases a WHERE a.topic = t.topic AND a.ecosystem <> '') AS aliases,
     (SELECT json_group_array(json_array(repo_url, requests)) FROM fresh_tracking_requests q WHERE q.topic = t.topic) AS requests,
     (SELECT COUNT(*) FROM fresh_releases r WHERE r.topic = t.topic) AS release_count,
     (SELECT COUNT(*) FROM fresh_deprecations d WHERE d.topic = t.topic) AS deprecation_count,
     (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = t.topic) AS last_ok_at,
     (SELECT last_error FROM ingest_status s WHERE s.topic = t.topic AND s.last_error IS NOT NULL ORDER BY last_run_at DESC LIMIT 1) AS last_error,
-    (SELECT json_group_array(json_array(version, prerelease)) FROM fresh_releases r WHERE r.topic = t.topic) AS versions
-  FROM fresh_topics t`;
+    (SELECT json_group_array(json_array(version, prerelease)) FROM fresh_releases r WHERE r.topic = t.topic) AS versions`;
+const TOPIC_SELECT = `SELECT ${TOPIC_COLS} FROM fresh_topics t`;
 
 function topicOut(r: TopicRowDb): TopicOut {
   const eco = ecoOf(r.ecosystem);
@@ -475,19 +473,17 @@ export async function listTopics(
     );
     binds.push(like, like, `${foldDisplay(input.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
-  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const [rows, count] = await db.batch([
-    db
-      .prepare(`${TOPIC_SELECT} ${whereSql} ORDER BY t.tracked DESC, t.topic LIMIT ${input.perPage} OFFSET ${pageOffset(input)}`)
-      .bind(...binds),
-    db.prepare(`SELECT COUNT(*) AS n FROM fresh_topics t ${whereSql}`).bind(...binds),
-  ]);
-  return {
-    items: (rows!.results as unknown as TopicRowDb[]).map(topicOut),
-    total: (count!.results[0] as { n: number }).n,
+  const { rows, ...total } = await pagedSearch<TopicRowDb>(db, {
+    from: "fresh_topics t",
+    key: "t.topic",
+    columns: TOPIC_COLS,
+    where,
+    binds,
+    order: "t.tracked DESC, t.topic",
     page: input.page,
     perPage: input.perPage,
-  };
+  });
+  return { items: rows.map(topicOut), ...total, page: input.page, perPage: input.perPage };
 }
 
 /**

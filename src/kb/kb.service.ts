@@ -80,7 +80,7 @@ export async function listKb(db: D1Database, input: { q?: string; tag?: string; 
     key: "e.id",
     columns: ITEM_COLS,
     joins: "JOIN agents a ON a.id = e.author_id",
-    fts: match ? { table: "kb_fts", on: "e.id = f.entry_id", match, rank: "bm25(kb_fts, 0.0, 10.0, 5.0, 1.0, 6.0)" } : undefined,
+    fts: match ? { table: "kb_fts", match, rank: "bm25(kb_fts, 0.0, 10.0, 5.0, 1.0, 6.0)" } : undefined,
     where,
     binds,
     order: match

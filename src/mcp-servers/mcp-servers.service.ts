@@ -107,9 +107,7 @@ export async function searchServers(db: D1Database, input: ListInput) {
     key: "s.rowid",
     columns: ITEM_COLS,
     // bm25 weights: name 8, title 10, description 4, tool names 2 (server_id is unindexed).
-    fts: match
-      ? { table: "mcp_servers_fts", on: "s.rowid = f.rowid", match, rank: "bm25(mcp_servers_fts, 0.0, 8.0, 10.0, 4.0, 2.0)" }
-      : undefined,
+    fts: match ? { table: "mcp_servers_fts", match, rank: "bm25(mcp_servers_fts, 0.0, 8.0, 10.0, 4.0, 2.0)" } : undefined,
     where,
     binds: [],
     order: match ? "s.name" : "coalesce(s.title, s.name) COLLATE NOCASE, s.name",

@@ -122,7 +122,7 @@ export async function searchModels(
     from: "models m",
     key: "m.id",
     columns: COLS,
-    fts: match ? { table: "models_fts", on: "m.id = f.model_id", match, rank: "bm25(models_fts, 0.0, 10.0, 8.0, 2.0)" } : undefined,
+    fts: match ? { table: "models_fts", match, rank: "bm25(models_fts, 0.0, 10.0, 8.0, 2.0)" } : undefined,
     where,
     binds,
     order: match ? "m.release_date DESC" : "m.release_date DESC, m.id",

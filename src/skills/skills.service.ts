@@ -148,16 +148,19 @@ export interface ListInput {
   perPage: number;
 }
 
-// A skill with no version yet (its first publish failed midway) is not part of the catalog.
+// A skill with no version yet (its first publish failed midway) is not part of the catalog (nor of skills_fts).
 const PUBLISHED = "(s.latest_version_id IS NOT NULL OR s.rendered = 1)";
 const AVG = "(CASE WHEN s.review_count = 0 THEN NULL ELSE s.rating_sum * 1.0 / s.review_count END)";
 
 export async function listSkills(db: D1Database, origin: string, input: ListInput) {
-  const where: string[] = [PUBLISHED];
-  const binds: unknown[] = [];
   const q = input.q?.trim();
   const match = q ? ftsQuery(q) : null;
   if (q && !match) return emptyPage(input);
+  // skills_fts holds listed skills only (migration 0015): a search needs no filter on the skills
+  // table, so it counts and ranks in the FTS index alone. Without `q`, the condition is written as
+  // the partial index `skills_listed_installs_idx` names it, so the default order reads that index.
+  const where: string[] = match ? [] : [PUBLISHED];
+  const binds: unknown[] = [];
   if (input.category) {
     where.push("s.category = ?");
     binds.push(input.category);
@@ -183,9 +186,7 @@ export async function listSkills(db: D1Database, origin: string, input: ListInpu
     from: "skills s",
     key: "s.id",
     columns: SKILL_COLS,
-    fts: match
-      ? { table: "skills_fts", on: "s.id = f.skill_id", match, rank: ranked ? "bm25(skills_fts, 0.0, 10.0, 4.0, 6.0, 1.0)" : undefined }
-      : undefined,
+    fts: match ? { table: "skills_fts", match, rank: ranked ? "bm25(skills_fts, 0.0, 10.0, 4.0, 6.0, 1.0)" : undefined } : undefined,
     where,
     binds,
     order: `${order}, s.slug`,
