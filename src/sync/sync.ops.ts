@@ -8,6 +8,7 @@ import { ref } from "../core/text";
 import { SCAN_STATUSES } from "../scan";
 import { syncBody, syncOut } from "./sync.schemas";
 import { runSync } from "./sync.service";
+import { syncAnswerJson } from "./views";
 import { agentStack, listStacks } from "./stack.service";
 import { listNotifications, markNotificationsRead, NOTIFICATION_KINDS } from "./notifications.service";
 import { ACTIVITY_KINDS, listActivity } from "./activity.service";
@@ -54,6 +55,7 @@ export const sync = defineOperation({
   output: syncOut,
   untrusted: true,
   handler: (ctx, b) => runSync(ctx, ctx.caller, b, now()),
+  json: syncAnswerJson,
   mcp: {
     tool: "service_sync",
     title: "Sync",
