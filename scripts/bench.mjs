@@ -14,21 +14,29 @@
 // Scenarios come from scripts/bench/*.mjs, each exporting `scenarios(ctx)` that returns
 // `{name, method, path, headers?, body?, floor?, tags?}` templates; any field may be a function of
 // the request index i. `floor` names the scenario's floor (FLOORS below; default "bare" for
-// requests without a key, "do-d1" for agent requests). ctx.key(i) gives an agent key (round-robin
+// requests without a key, "do-d1" for agent requests), or is its own `{name, path}`. ctx.key(i) gives an agent key (round-robin
 // over the pool, so one account's per-minute rate is never the bottleneck), ctx.pool[i].token a
 // session token, ctx.origin the server. A file may also export `report(ctx)`, run after the
 // scenarios, returning extra lines to print.
 //
+// The process CPU includes D1's SQLite work, which a deployed Worker does not pay for: against a
+// floor doing the same storage work (sync's replays its own reads), "CPU above floor" is the
+// Worker's own CPU, what the Workers plans limit. BENCH_PROFILE=<folder> runs 100 more requests
+// of each scenario under the inspector's profiler and keeps each profile there
+// (scripts/cpu-profile.mjs, docs/profiling.md). A full run ends with `npm run check:startup`'s start-up window against a bare
+// Worker's as the table's last row.
+//
 // Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_ROUNDS (default 5), BENCH_CONCURRENCY (default 16),
 // BENCH_ACCOUNTS (default 120), PORT (default: a free one), BENCH_ONLY (comma-separated parts of
 // scenario names, or tags: `BENCH_ONLY=core` runs the request-path set of issue 13).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT, fail, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken, runMain } from "./lib.mjs";
 import { seed } from "./seed.mjs";
+import { connectInspector, topFrames } from "./cpu-profile.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -37,6 +45,9 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 120);
 // Other servers (tests, other benches) may run at the same time: never a fixed port by default.
 const PORT = Number(process.env.PORT ?? (await freePort()));
 const ONLY = process.env.BENCH_ONLY?.split(",").filter(Boolean);
+// A folder: after its measured rounds, each scenario runs once more under the inspector's profiler
+// (not counted), written there as <scenario>.cpuprofile, and its top five frames are printed.
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 const origin = `http://127.0.0.1:${PORT}`;
 
 /** The floors: the same Worker doing only the storage work (src/admin/bench.route.ts). */
@@ -47,6 +58,25 @@ const FLOORS = {
   "do-d1": { name: "floor: one Durable Object RPC + one D1 SELECT 1", path: "/internal/bench/do-d1" },
   do2: { name: "floor: two Durable Object RPCs", path: "/internal/bench/do2" },
 };
+
+// Start-up against a bare Worker (scripts/startup.mjs) as the table's last row: on a full run, or
+// when BENCH_ONLY names "startup". STARTUP_ROUNDS (default 3).
+const STARTUP = !ONLY || ONLY.includes("startup");
+
+/** `npm run check:startup`'s medians: Lore's and the bare Worker's profile windows, Lore's active CPU (ms). */
+function measureStartup() {
+  const rounds = Number(process.env.STARTUP_ROUNDS ?? 3);
+  const out = execFileSync(process.execPath, [path.join(ROOT, "scripts", "startup.mjs")], {
+    cwd: ROOT,
+    env: { ...process.env, ROUNDS: String(rounds) },
+    encoding: "utf8",
+  });
+  const line = (name) => new RegExp(`\\[startup\\] ${name}\\s+window ([\\d.]+) ms, active CPU ([\\d.]+) ms`).exec(out);
+  const b = line("bare");
+  const l = line("lore");
+  if (!b || !l) fail(`could not read scripts/startup.mjs's output:\n${out}`);
+  return { rounds, bare: Number(b[1]), lore: Number(l[1]), active: Number(l[2]) };
+}
 
 const at = (v, i) => (typeof v === "function" ? v(i) : v);
 
@@ -142,19 +172,23 @@ async function runPaired(s, floor, pid) {
   return { floor: summary(floor.name, a), scenario: summary(s.name, b) };
 }
 
-const floorOf = (s) => s.floor ?? (JSON.stringify(at(s.headers, 0) ?? {}).includes("uthorization") ? "do-d1" : "bare");
+const floorOf = (s) =>
+  typeof s.floor === "object"
+    ? s.floor.name
+    : (s.floor ?? (JSON.stringify(at(s.headers, 0) ?? {}).includes("uthorization") ? "do-d1" : "bare"));
 
 async function main() {
   const state = mkdtempSync(path.join(tmpdir(), "lore-bench-"));
   migrateLocal(state);
   // The shipped data (data/) is loaded as npm start loads it, so scenarios read real data.
   const adminToken = newAdminToken();
+  const inspectorPort = await freePort();
   const dev = startDev({
     port: PORT,
     persistTo: state,
     quiet: true,
     vars: { ADMIN_TOKEN: adminToken, BENCH_ROUTES: "1" },
-    inspectorPort: await freePort(),
+    inspectorPort,
   });
   try {
     await waitForServer(origin);
@@ -250,33 +284,62 @@ async function main() {
       if (typeof mod.report === "function") reports.push({ file: f, report: mod.report });
     }
     const chosen = ONLY ? scenarios.filter((s) => ONLY.some((o) => s.name.includes(o) || s.tags?.includes(o))) : scenarios;
-    const floorsUsed = [...new Set(chosen.map(floorOf))];
-    const floorScenario = (f) => ({ name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` });
+    const floorsUsed = [...new Set(chosen.filter((s) => typeof s.floor !== "object").map(floorOf))];
+    // A scenario may bring its own floor ({name, path}: a route doing the same storage work).
+    const floorScenario = (f) =>
+      typeof f === "object"
+        ? { name: f.name, method: "GET", path: f.path }
+        : { name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` };
     // Warm up the isolate, the Durable Objects and every floor before measuring.
     for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)])
       await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});
     const results = [];
+    const profiler = PROFILE_DIR ? await connectInspector(inspectorPort) : null;
+    if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     for (const s of chosen) {
-      const { floor, scenario: r } = await runPaired(s, floorScenario(floorOf(s)), pid);
+      const { floor, scenario: r } = await runPaired(s, floorScenario(typeof s.floor === "object" ? s.floor : floorOf(s)), pid);
       results.push({ ...r, floor: floorOf(s), fl: floor });
       console.log(
         `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
           `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req`,
       );
+      if (profiler) {
+        await profiler.start();
+        await runChunk(s, pid, 0, Math.min(REQUESTS, 100), newAcc());
+        const prof = await profiler.stop();
+        const { top } = topFrames(prof, 5);
+        const file = path.join(PROFILE_DIR, `${s.name.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(prof));
+        console.log(`    profile ${file}; top self time:`);
+        for (const t of top) console.log(`      ${(t.share * 100).toFixed(1)}%  ${t.ms.toFixed(1)} ms  ${t.frame}`);
+      }
+    }
+    profiler?.close();
+    let startup = null;
+    try {
+      startup = STARTUP ? measureStartup() : null;
+    } catch (err) {
+      // A loaded machine can push `wrangler check startup` past its 10 s: the table still prints.
+      console.log(`start-up not measured: ${String(err.message ?? err).split("\n")[0]}`);
     }
     console.log(
       `\n${REQUESTS} requests per scenario and as many of its floor, interleaved in ${ROUNDS} rounds; concurrency ${CONCURRENCY}; ${ACCOUNTS} accounts; ` +
-        `CPU = the workerd process that runs the Worker and its Durable Objects\n`,
+        `CPU = the workerd process that runs the Worker and its Durable Objects (D1's SQLite included); ` +
+        `above floor = CPU minus the floor's: with a floor doing the same storage work, the Worker's own CPU (what the Workers plans limit)\n`,
     );
     console.log(
-      "| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | p50 ms | p99 ms | statuses |",
+      "| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | CPU above floor ms/req | p50 ms | p99 ms | statuses |",
     );
-    console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (const r of results) {
       console.log(
-        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${(r.rps / r.fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${(r.cpu / r.fl.cpu).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} |`,
+        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${(r.rps / r.fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${(r.cpu / r.fl.cpu).toFixed(2)}× | ${(r.cpu - r.fl.cpu).toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} |`,
       );
     }
+    if (startup)
+      console.log(
+        `| start-up (\`npm run check:startup\`: profile window, median of ${startup.rounds}) | bare Hono Worker | | | | ${startup.lore.toFixed(1)} | ${startup.bare.toFixed(1)} | ${(startup.lore / startup.bare).toFixed(2)}× | active ${startup.active.toFixed(1)} | | | |`,
+      );
     for (const r of reports) {
       if (!chosen.some((s) => s.file === r.file)) continue;
       console.log(await r.report(ctx));

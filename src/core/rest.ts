@@ -184,6 +184,7 @@ export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[],
       recordActivity(op, ctx, input, result);
       if (op.headers) for (const [k, v] of Object.entries(op.headers(result))) c.header(k, v);
       if (op.contentType) return c.body(result as string, op.status ?? 200, { "content-type": op.contentType });
+      if (op.json) return c.body(op.json(result), op.status ?? 200, { "content-type": "application/json" });
       return c.json(result as object, op.status ?? 200);
     });
   }

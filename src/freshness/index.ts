@@ -9,8 +9,10 @@ export { advisoryCoverageOut, advisoryCoverageRead, advisorySourcesRead, entryCo
 export type { SourceRow } from "./coverage";
 export { freshnessOperations } from "./freshness.ops";
 export { changeOut, deprecationOut } from "./freshness.schemas";
+export type { ChangeOut } from "./freshness.schemas";
 export { loadDeprecations, loadReleases } from "./freshness.seed";
-export { trackTopic } from "./freshness.service";
+export { changesOf, DEPRECATION_COLS, RELEASE_COLS, sortReleases, trackTopic, upgradeView } from "./freshness.service";
+export type { DeprecationRowDb, ReleaseRowDb } from "./freshness.service";
 export { INGEST_CRON, INGEST_SOURCES, refreshTopics, runIngest } from "./ingest";
 export type { IngestSource, RefreshResult } from "./ingest";
 export { MAX_AGE_MS } from "./staleness";

@@ -28,6 +28,7 @@ import { asSchedule, nextRefreshAt, refreshDue } from "./schedule";
 import type { ReleaseViewOut, SkillStatusOut, SyncInput, SyncOut } from "./sync.schemas";
 import { notificationRows, insertNotificationsStatement, type NotificationRow } from "./notifications.service";
 import { activityStatement } from "./activity.service";
+import { cachedReleasesRead, type Generation } from "./views";
 
 /** Change-log rows a delta answer reads at most per kind before it says `hasMore`. */
 export const DELTA_LIMIT = 5000;
@@ -179,7 +180,10 @@ export async function runSync(
         )
         .bind(caller.agentId),
       db.prepare(`SELECT name, first_seen_at FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`).bind(caller.agentId),
-      db.prepare(`SELECT min(seq) AS lo, max(seq) AS hi FROM sync_changes`),
+      // The newest change also names the ingest generation the cached release views belong to (views.ts).
+      db.prepare(
+        `SELECT min(seq) AS lo, max(seq) AS hi, (SELECT at FROM sync_changes ORDER BY seq DESC LIMIT 1) AS hi_at FROM sync_changes`,
+      ),
     ]),
     input.stack ? normaliseStack(db, input.stack) : Promise.resolve(null),
   ]);
@@ -194,7 +198,8 @@ export async function runSync(
     storedFirstSeen.set(k, Math.min(storedFirstSeen.get(k) ?? e.firstSeenAt, e.firstSeenAt));
   }
   const storedSkills = skillsRes!.results as { name: string; first_seen_at: number }[];
-  const bounds = boundsRes!.results[0] as { lo: number | null; hi: number | null };
+  const bounds = boundsRes!.results[0] as { lo: number | null; hi: number | null; hi_at: number | null };
+  const generation: Generation = { seq: bounds.hi ?? 0, at: bounds.hi_at };
 
   // The stack: as sent (normalised, duplicates dropped), or the last one reported.
   let entries: SyncEntry[];
@@ -320,66 +325,72 @@ export async function runSync(
   const skillFrom = !full ? urgentFrom : delta ? since : null;
 
   const pinned = [...new Map(entries.map((e) => [entryPinKey(e), e])).values()];
-  const reads = [
-    {
-      statements: [db.prepare(`SELECT max(seq) AS hi FROM sync_changes`)],
-      read: ([r]: D1Result[]) => (r!.results[0] as { hi: number | null }).hi ?? 0,
-    } as BatchRead<number>,
-    full
-      ? releasesForStackRead(
-          db,
-          readableEntries.filter((e) => completeTopics.has(e.topic)),
-        )
-      : constantRead<UpgradeView[]>([]),
-    // One entry per pinned version: `express 4.19.1` and `express ^4.19.1` are one exposure, reported once.
-    advisoriesForStackRead(db, pinned),
-    // The last change of each advisory of the stack's packages after `advFrom`.
-    advFrom === null || !entries.length
-      ? constantRead(new Map<string, number>())
-      : changeSeqsRead(
-          db,
-          `WITH scopes(scope) AS (
+  const completeEntries = readableEntries.filter((e) => completeTopics.has(e.topic));
+  const answerReads = (cached: boolean) =>
+    [
+      {
+        statements: [db.prepare(`SELECT max(seq) AS hi FROM sync_changes`)],
+        read: ([r]: D1Result[]) => (r!.results[0] as { hi: number | null }).hi ?? 0,
+      } as BatchRead<number>,
+      !full
+        ? constantRead<CachedViews>(uncached([]))
+        : cached
+          ? cachedReleasesRead(db, completeEntries, generation)
+          : mapRead(releasesForStackRead(db, completeEntries), uncached),
+      // One entry per pinned version: `express 4.19.1` and `express ^4.19.1` are one exposure, reported once.
+      advisoriesForStackRead(db, pinned),
+      // The last change of each advisory of the stack's packages after `advFrom`.
+      advFrom === null || !entries.length
+        ? constantRead(new Map<string, number>())
+        : changeSeqsRead(
+            db,
+            `WITH scopes(scope) AS (
              SELECT f.advisory_id FROM json_each(?2) j JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
              UNION SELECT json_extract(value, '$[0]') || '/' || json_extract(value, '$[1]') FROM json_each(?2))
            SELECT c.ref AS id, max(c.seq) AS seq FROM scopes s JOIN sync_changes c ON c.scope = s.scope AND c.seq > ?1
             WHERE c.kind IN ('advisory', 'malicious') GROUP BY c.ref`,
-          [advFrom, pairs],
-        ),
-    skillStatusesRead(db, installed, origin),
-    skillFrom === null
-      ? constantRead(new Map<string, number>())
-      : changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'skill' AND seq > ?1 GROUP BY scope`, [
-          skillFrom,
-        ]),
-    full ? recommendSkillsRead(db, origin, topics, installed, RECOMMENDATIONS_SHOWN) : constantRead([]),
-    full && !delta ? verifiedForTagsRead(db, topics, KNOWLEDGE_SHOWN) : constantRead<KbItemOut[]>([]),
-    full && delta
-      ? changeSeqsRead(
-          db,
-          `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'kb' AND seq > ?1 GROUP BY scope LIMIT ${DELTA_LIMIT}`,
-          [since],
-        )
-      : constantRead(new Map<string, number>()),
-    // Release and deprecation changes of the topics this delta does not send whole.
-    full && delta
-      ? ({
-          statements: [
-            db
-              .prepare(
-                `SELECT c.seq, c.kind, c.scope, c.ref FROM json_each(?1) j JOIN sync_changes c ON c.scope = j.value AND c.seq > ?2
+            [advFrom, pairs],
+          ),
+      skillStatusesRead(db, installed, origin),
+      skillFrom === null
+        ? constantRead(new Map<string, number>())
+        : changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'skill' AND seq > ?1 GROUP BY scope`, [
+            skillFrom,
+          ]),
+      full ? recommendSkillsRead(db, origin, topics, installed, RECOMMENDATIONS_SHOWN) : constantRead([]),
+      full && !delta ? verifiedForTagsRead(db, topics, KNOWLEDGE_SHOWN) : constantRead<KbItemOut[]>([]),
+      full && delta
+        ? changeSeqsRead(
+            db,
+            `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'kb' AND seq > ?1 GROUP BY scope LIMIT ${DELTA_LIMIT}`,
+            [since],
+          )
+        : constantRead(new Map<string, number>()),
+      // Release and deprecation changes of the topics this delta does not send whole.
+      full && delta
+        ? ({
+            statements: [
+              db
+                .prepare(
+                  `SELECT c.seq, c.kind, c.scope, c.ref FROM json_each(?1) j JOIN sync_changes c ON c.scope = j.value AND c.seq > ?2
                   WHERE c.kind IN ('release', 'deprecation') ORDER BY c.seq LIMIT ${DELTA_LIMIT + 1}`,
-              )
-              .bind(JSON.stringify(topics.filter((t) => !completeTopics.has(t))), since),
-          ],
-          read: ([r]: D1Result[]) => r!.results as { seq: number; kind: string; scope: string; ref: string }[],
-        } as BatchRead<{ seq: number; kind: string; scope: string; ref: string }[]>)
-      : constantRead<{ seq: number; kind: string; scope: string; ref: string }[]>([]),
-    unreadMentionsRead(db, caller.agentId, MENTIONS_SHOWN),
-    // Which advisory sources answered for these entries, as of when: what "no advisory" is worth.
-    advisoryCoverageRead(db, pinned, at),
-  ] as const;
-  const [hi, views, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions, advCoverage] =
-    await runReads(db, reads);
+                )
+                .bind(JSON.stringify(topics.filter((t) => !completeTopics.has(t))), since),
+            ],
+            read: ([r]: D1Result[]) => r!.results as { seq: number; kind: string; scope: string; ref: string }[],
+          } as BatchRead<{ seq: number; kind: string; scope: string; ref: string }[]>)
+        : constantRead<{ seq: number; kind: string; scope: string; ref: string }[]>([]),
+      unreadMentionsRead(db, caller.agentId, MENTIONS_SHOWN),
+      // Which advisory sources answered for these entries, as of when: what "no advisory" is worth.
+      advisoryCoverageRead(db, pinned, at),
+    ] as const;
+  let answer = await runReads(db, answerReads(true));
+  // Views held from a generation this batch no longer saw (an ingest committed between the two
+  // batches): the whole batch again without them, so the answer is one snapshot.
+  if (answer[1].fromCache && answer[0] !== generation.seq) answer = await runReads(db, answerReads(false));
+  else answer[1].commit(answer[0]);
+  const [hi, { views }, vulns, advSeqs, statuses, skillSeqs, recommended, knowledgeAll, kbSeqs, topicChanges, mentions, advCoverage] =
+    answer;
   if (cursorIn && cursorIn.urgentSeq > hi) {
     throw new ApiError("VALIDATION_FAILED", "since: this cursor is ahead of the change log (not one this service issued)", {
       issues: [{ path: "body.since", message: "unknown cursor position" }],
@@ -617,6 +628,13 @@ export async function runSync(
   await db.batch(writes);
   return out;
 }
+
+type CachedViews = { views: UpgradeView[]; fromCache: boolean; commit: (seenSeq: number) => void };
+const uncached = (views: UpgradeView[]): CachedViews => ({ views, fromCache: false, commit: () => {} });
+const mapRead = <T, U>(r: BatchRead<T>, f: (t: T) => U): BatchRead<U> => ({
+  statements: r.statements,
+  read: async (res) => f(await r.read(res)),
+});
 
 /** Older than the release refresh interval (or of unknown age). */
 const isStale = (asOf: number | null, at: number) => asOf === null || at - asOf > MAX_AGE_MS.releases;

@@ -1,0 +1,236 @@
+import type { BatchRead } from "../core/batch";
+import { groupBy } from "../core/group";
+import type { Ecosystem } from "../ecosystems/versions";
+import {
+  type ChangeOut,
+  changesOf,
+  DEPRECATION_COLS,
+  type DeprecationRowDb,
+  type NormalisedStackEntry,
+  RELEASE_COLS,
+  type ReleaseRowDb,
+  sortReleases,
+  type UpgradeView,
+  upgradeView,
+} from "../freshness";
+
+/**
+ * Per-topic release views, prepared once per ingest generation and shared by every sync this
+ * isolate answers until the next change.
+ *
+ * A topic's view is a pure function of its rows in `fresh_releases` and `fresh_deprecations`, and
+ * every insert or update of those rows adds a row to `sync_changes` (triggers, migration 0012)
+ * whose AUTOINCREMENT `seq` only grows. So the change log's newest row names the state of the
+ * release data exactly: while it is the same, a view built before is the view that reading the
+ * rows again would build. Sorting a topic's releases by version, parsing their change lists and
+ * filtering the range is most of a full sync's CPU; this makes it once per topic and version.
+ *
+ * The newest row's `at` is part of the generation too, so storage rolled back to an earlier state
+ * (the tests' per-test storage, a D1 restore) that reaches the same `seq` with other rows does not
+ * match the views of the first. A sync whose batches saw two generations (an ingest committed in
+ * between) answers from rows read again, never from a mix.
+ */
+export interface Generation {
+  seq: number;
+  at: number | null;
+}
+
+interface TopicPrep {
+  changes: ChangeOut[];
+  deps: DeprecationRowDb[];
+}
+
+/** A map that forgets its oldest entries past a total cost (approximate bytes held). */
+class Bounded<V> {
+  private readonly items = new Map<string, { value: V; cost: number }>();
+  private total = 0;
+  constructor(private readonly maxCost: number) {}
+  get(key: string): V | undefined {
+    const hit = this.items.get(key);
+    if (!hit) return undefined;
+    // Most recently used last: eviction takes from the front.
+    this.items.delete(key);
+    this.items.set(key, hit);
+    return hit.value;
+  }
+  set(key: string, value: V, cost: number): void {
+    if (cost > this.maxCost) return;
+    const old = this.items.get(key);
+    if (old) {
+      this.total -= old.cost;
+      this.items.delete(key);
+    }
+    this.items.set(key, { value, cost });
+    this.total += cost;
+    for (const [k, v] of this.items) {
+      if (this.total <= this.maxCost) break;
+      this.items.delete(k);
+      this.total -= v.cost;
+    }
+  }
+  clear(): void {
+    this.items.clear();
+    this.total = 0;
+  }
+  get size(): number {
+    return this.items.size;
+  }
+}
+
+/** What the cache may hold: a few MB of prepared rows per isolate (128 MB), whatever the stacks. */
+export const VIEW_CACHE_BYTES = 8 * 1024 * 1024;
+
+let current: Generation | null = null;
+const topicPreps = new Bounded<TopicPrep>(VIEW_CACHE_BYTES);
+const views = new Map<string, UpgradeView>();
+const MAX_VIEWS = 4000;
+
+const sameGeneration = (a: Generation | null, b: Generation) => !!a && a.seq === b.seq && a.at === b.at;
+
+/**
+ * Whether this generation's views may be read from and written to the cache. A newer one (or the
+ * same `seq` with another `at`: other storage) replaces what is held; an older one (a lagging
+ * replica) bypasses the cache and leaves it alone.
+ */
+function usable(gen: Generation): boolean {
+  if (sameGeneration(current, gen)) return true;
+  if (current && gen.seq < current.seq) return false;
+  current = { ...gen };
+  topicPreps.clear();
+  views.clear();
+  return true;
+}
+
+/** For tests: forget everything held, as a fresh isolate would. */
+export function clearViewCache(): void {
+  current = null;
+  topicPreps.clear();
+  views.clear();
+}
+
+/** For tests: how many topics are held (0 once a new generation has been seen and nothing read at it). */
+export const viewCacheSize = () => ({ topics: topicPreps.size, views: views.size, generation: current });
+
+const prepCost = (rows: ReleaseRowDb[], deps: DeprecationRowDb[]) =>
+  rows.reduce((n, r) => n + 300 + r.changes.length + (r.summary_md?.length ?? 0) + (r.title?.length ?? 0), 0) + deps.length * 300;
+
+function prepare(rels: ReleaseRowDb[], deps: DeprecationRowDb[]): TopicPrep {
+  return { changes: changesOf(sortReleases(rels)), deps };
+}
+
+/**
+ * releasesForStackRead (freshness/sync-api.ts) with its topics taken from the cache of generation
+ * `gen` where they are held: only the others are read (none when all are), and the answer is the
+ * one reading them all would give, view for view. `commit(seenSeq)` keeps what was read, once the
+ * caller knows its batch saw the same generation (`seenSeq`: the change log's newest seq in that
+ * batch); with another one the caller must answer from `releasesForStackRead` instead.
+ */
+export function cachedReleasesRead(
+  db: D1Database,
+  entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[],
+  gen: Generation,
+): BatchRead<{ views: UpgradeView[]; fromCache: boolean; commit: (seenSeq: number) => void }> {
+  const byTopic = new Map<string, { ecosystem: Ecosystem; versions: string[] }>();
+  for (const e of entries) {
+    if (!e.pinned) continue;
+    const cur = byTopic.get(e.topic) ?? { ecosystem: e.ecosystem, versions: [] };
+    cur.versions.push(e.pinned);
+    byTopic.set(e.topic, cur);
+  }
+  const cacheable = usable(gen);
+  const held = new Map<string, TopicPrep>();
+  if (cacheable)
+    for (const t of byTopic.keys()) {
+      const p = topicPreps.get(t);
+      if (p) held.set(t, p);
+    }
+  const missing = [...byTopic.keys()].filter((t) => !held.has(t));
+  const topics = JSON.stringify(missing);
+  return {
+    statements: missing.length
+      ? [
+          db.prepare(`SELECT ${RELEASE_COLS} FROM json_each(?1) j JOIN fresh_releases r ON r.topic = j.value`).bind(topics),
+          db
+            .prepare(
+              `SELECT ${DEPRECATION_COLS} FROM json_each(?1) j JOIN fresh_deprecations d ON d.topic = j.value WHERE d.removed_in IS NOT NULL`,
+            )
+            .bind(topics),
+        ]
+      : [],
+    read: (results) => {
+      const fresh = new Map<string, { prep: TopicPrep; cost: number }>();
+      if (missing.length) {
+        const relByTopic = groupBy(results[0]!.results as unknown as ReleaseRowDb[], (r) => r.topic);
+        const depByTopic = groupBy(results[1]!.results as unknown as DeprecationRowDb[], (d) => d.topic);
+        for (const t of missing) {
+          const rels = relByTopic.get(t) ?? [];
+          const deps = depByTopic.get(t) ?? [];
+          fresh.set(t, { prep: prepare(rels, deps), cost: prepCost(rels, deps) });
+        }
+      }
+      const made: [string, UpgradeView][] = [];
+      const out: UpgradeView[] = [];
+      for (const [topic, { ecosystem, versions }] of byTopic) {
+        const prep = held.get(topic) ?? fresh.get(topic)!.prep;
+        const fromHeld = held.has(topic);
+        const list = versions.map((v) => {
+          const key = `${topic}\u0000${ecosystem}\u0000${v}`;
+          const hit = fromHeld ? views.get(key) : undefined;
+          if (hit) return hit;
+          const view = upgradeView(topic, ecosystem, v, prep.changes, prep.deps);
+          made.push([key, view]);
+          return view;
+        });
+        // The entry furthest behind decides what the caller must read (as releasesForStackRead).
+        out.push(list.sort((a, b) => b.releases.length - a.releases.length)[0]!);
+      }
+      return {
+        views: out,
+        fromCache: held.size > 0,
+        commit: (seenSeq) => {
+          if (!cacheable || seenSeq !== gen.seq || !sameGeneration(current, gen)) return;
+          for (const [t, { prep, cost }] of fresh) topicPreps.set(t, prep, cost);
+          for (const [k, v] of made) {
+            if (!topicPreps.get(k.slice(0, k.indexOf("\u0000")))) continue;
+            if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
+            views.set(k, v);
+          }
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The JSON text of a list (a view's releases or removed deprecations), made once per list object:
+ * a held view's lists are the same objects in every answer that shows it.
+ */
+const listJson = new WeakMap<object, string>();
+export function jsonOfList(list: unknown[]): string {
+  let s = listJson.get(list);
+  if (s === undefined) {
+    s = JSON.stringify(list);
+    listJson.set(list, s);
+  }
+  return s;
+}
+
+/**
+ * `JSON.stringify` of an object, byte for byte, with the named keys' values made by `parts`
+ * (the same text, cached) instead of serialised again.
+ */
+function objectJson(o: object, parts: Record<string, (v: never) => string>): string {
+  let s = "";
+  for (const [k, v] of Object.entries(o)) {
+    if (v === undefined || typeof v === "function") continue;
+    const part = parts[k];
+    s += `${s ? "," : ""}${JSON.stringify(k)}:${part ? part(v as never) : JSON.stringify(v)}`;
+  }
+  return `{${s}}`;
+}
+
+const viewParts = { changes: jsonOfList, removedDeprecations: jsonOfList };
+const answerParts = { releases: (rs: object[]) => `[${rs.map((r) => objectJson(r, viewParts)).join(",")}]` };
+
+/** A sync answer's JSON text: its release views' lists serialised once per view, the rest as usual. */
+export const syncAnswerJson = (out: object): string => objectJson(out, answerParts);
