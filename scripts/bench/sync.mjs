@@ -4,7 +4,7 @@
 // under another scenario); each is primed with one sync, so the next ones are up_to_date under the
 // default DAILY schedule. Delta agents belong to accounts set to EVERY_SESSION: every call is a full
 // refresh, filtered by the cursor of the priming sync. `report` prints each answer's size. The full and
-// up_to_date ones run against their own reads replayed (src/admin/bench-replay.ts), so their CPU
+// up_to_date ones run against their own reads replayed (src/core/bench-replay.ts), so their CPU
 // above that floor is the Worker's own: a full sync of 500 entries must fit the Free plan's 10 ms.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -89,7 +89,7 @@ export async function scenarios(ctx) {
   const upToDate50 = groups.s50.slice(0, daily.pool.length);
   const upToDate500 = groups.s500.slice(0, daily.pool.length);
   const auth = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}` });
-  // The same storage reads as each request's sync, replayed (src/admin/bench-replay.ts), plus the admission's object call.
+  // The same storage reads as each request's sync, replayed (src/core/bench-replay.ts), plus the admission's object call.
   const replay = (list, name) => ({
     name: `floor: ${name}'s own reads, replayed`,
     path: (i) => `/internal/bench/replay?agent=${list[i % list.length].id}&n=${i % n}`,

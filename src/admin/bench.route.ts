@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
 import { accountStub } from "../quota";
-import { replayReads } from "./bench-replay";
+import { replayReads } from "../core/bench-replay";
 
 /**
  * The floors `npm run bench` measures every scenario against (scripts/bench.mjs): a Worker route

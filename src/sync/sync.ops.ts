@@ -9,7 +9,7 @@ import { SCAN_STATUSES } from "../scan";
 import { syncBody, syncOut } from "./sync.schemas";
 import { runSync } from "./sync.service";
 import { syncAnswerJson } from "./views";
-import { recordingDb } from "../admin/bench-replay";
+import { recordingDb } from "../core/bench-replay";
 import { agentStack, listStacks } from "./stack.service";
 import { listNotifications, markNotificationsRead, NOTIFICATION_KINDS } from "./notifications.service";
 import { ACTIVITY_KINDS, listActivity } from "./activity.service";
@@ -57,7 +57,7 @@ export const sync = defineOperation({
   untrusted: true,
   handler: (ctx, b) =>
     runSync(
-      // Only the bench's own server: the reads are noted for its floor (src/admin/bench-replay.ts).
+      // Only the bench's own server: the reads are noted for its floor (src/core/bench-replay.ts).
       ctx.env.BENCH_ROUTES === "1" ? { ...ctx, env: { ...ctx.env, DB: recordingDb(ctx.env.DB, ctx.caller.agentId) } } : ctx,
       ctx.caller,
       b,
