@@ -174,6 +174,24 @@ describe("GET /v1/notifications", () => {
     expectError(await call("POST", "/v1/notifications/read", { token: o.token, body: { ids: "all" } }), 400, "VALIDATION_FAILED");
     expectError(await call("GET", "/v1/notifications", { key: a.key }), 403, "FORBIDDEN");
   });
+  it("the unread count is exact up to 10,000 and then says it is a lower bound, reading no more than that", async () => {
+    const o = await signup();
+    const ins = (from: number, to: number) =>
+      env.DB.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT ?2 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)
+         INSERT INTO notifications (id, owner_id, dedup, kind, agent_id, subject, title, severity, data, created_at)
+         SELECT 'ntf_bound_' || ?1 || '_' || i, ?1, 'bound:' || i, 'ADVISORY', NULL, 'GHSA-bound-' || i, 't', 'low', '{}', ?4 FROM n`,
+      )
+        .bind(o.ownerId, from, to, T0)
+        .run();
+    await ins(1, 10_000);
+    let n = (await call("GET", "/v1/notifications?perPage=1", { token: o.token })).body;
+    expect(n.unread).toBe(10_000);
+    expect(n).not.toHaveProperty("unreadIsLowerBound");
+    await ins(10_001, 10_005);
+    n = (await call("GET", "/v1/notifications?perPage=1", { token: o.token })).body;
+    expect(n).toMatchObject({ unread: 10_000, unreadIsLowerBound: true, total: 10_000, totalIsLowerBound: true });
+  });
 });
 
 describe("GET /v1/me/activity", () => {

@@ -11,7 +11,7 @@
  */
 import { iso } from "../core/clock";
 import { newId } from "../core/crypto";
-import { pagedStatements } from "../core/fts";
+import { pagedStatements, TOTAL_BOUND } from "../core/fts";
 import type { AgentPrincipal } from "../core/principal";
 import { AFFECTED_COLS, matchAdvisories, type AffectedRow, type MaliciousRow } from "../freshness";
 import type { VulnerabilityOut } from "../freshness";
@@ -204,6 +204,8 @@ interface NotificationDbRow {
   read_at: number | null;
 }
 
+const unreadCount = (n: number) => (n > TOTAL_BOUND ? { unread: TOTAL_BOUND, unreadIsLowerBound: true as const } : { unread: n });
+
 /** The owner's notifications, newest first; the sweep and the mention copy run first (two round trips in all). */
 export async function listNotifications(
   db: D1Database,
@@ -259,7 +261,10 @@ export async function listNotifications(
       )
       .bind(ownerId, at),
     ...list.statements,
-    db.prepare(`SELECT COUNT(*) AS n FROM notifications WHERE owner_id = ?1 AND read_at IS NULL`).bind(ownerId),
+    // Counted like every list's total: exact up to the bound, never more than bound + 1 rows read.
+    db
+      .prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM notifications WHERE owner_id = ?1 AND read_at IS NULL LIMIT ${TOTAL_BOUND + 1})`)
+      .bind(ownerId),
   ]);
   const [page, count, unread] = res.slice(-3);
   const { rows: found, ...total } = list.read(page!, count!);
@@ -276,7 +281,7 @@ export async function listNotifications(
       readAt: iso(r.read_at),
     })),
     ...total,
-    unread: (unread!.results[0] as { n: number }).n,
+    ...unreadCount((unread!.results[0] as { n: number }).n),
     page: input.page,
     perPage: input.perPage,
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pageOut } from "../core/fts";
+import { pageOut, TOTAL_BOUND } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { list, text } from "../core/compact";
 import { now } from "../core/clock";
@@ -224,14 +224,22 @@ export const listNotificationsOp = defineOperation({
     "The account's notifications, newest first: advisories that affect a version one of its agents reported (found by a sync, or by " +
     "matching advisories ingested since against the stored stacks when this list is read), installed skills whose scan is no longer " +
     "`passed`, and the agents' unread @mentions (marked read here once the agent reads them). `unread=true` lists only unread ones; " +
-    "`unread` in the answer counts them all.",
+    "`unread` in the answer counts them all (exactly up to 10,000; above, `unreadIsLowerBound` is true).",
   tag: TAG,
   method: "GET",
   path: "/notifications",
   access: "owner",
   metric: null,
   query: z.object({ unread: queryBool.optional(), kind: z.enum(NOTIFICATION_KINDS).optional(), ...paginationQuery }),
-  output: z.object({ items: z.array(notificationOut), ...pageOut, unread: z.number().int() }),
+  output: z.object({
+    items: z.array(notificationOut),
+    ...pageOut,
+    unread: z.number().int(),
+    unreadIsLowerBound: z
+      .literal(true)
+      .optional()
+      .describe(`Present when more than ${TOTAL_BOUND.toLocaleString("en")} are unread: \`unread\` is then a lower bound.`),
+  }),
   handler: (ctx, q) => listNotifications(ctx.env.DB, ctx.caller.ownerId, q, now()),
 });
 
