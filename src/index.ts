@@ -11,6 +11,7 @@ import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers/ingest";
 
 export { AccountQuota } from "./quota/quota.do";
 export { ChatRoom } from "./chat/chat.do";
+export { McpSessions } from "./mcp/sessions.do";
 
 const app = buildApp();
 
