@@ -5,6 +5,9 @@ import { BASE, call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, 
 import { setClock } from "../src/core/clock";
 import { SESSION_IDLE_MS } from "../src/mcp/sessions.do";
 import { sseData } from "../src/mcp/json-response";
+import { env as E } from "cloudflare:test";
+import { osvStatements } from "../src/freshness/advisories";
+import { changeSeq, pushUrgentAdvisories } from "../src/sync/push";
 
 /**
  * MCP sessions: `initialize` makes one (Mcp-Session-Id), held by the account's McpSessions object;
@@ -327,5 +330,60 @@ describe("push to an open stream", () => {
     // A client that ignored the push loses nothing: the inbox has the mention.
     const inbox = await call("GET", "/v1/chat/mentions", { key: a.key });
     expect(JSON.stringify(inbox.body)).toContain(posted.body.message.id);
+  });
+});
+
+describe("urgent advisories pushed to open streams", () => {
+  it("a high advisory for a package in the agent's reported stack reaches its stream, and its next sync still has it", async () => {
+    const a = await newAgent();
+    const sid = await open(a.key);
+    const stack = [{ name: "left-pad-sessions", version: "1.0.0", ecosystem: "npm" }];
+    const first = await rpc(
+      a.key,
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "service_sync", arguments: { stack, force: true } } },
+      { "mcp-session-id": sid },
+    );
+    expect(first.body.result.isError, first.text).toBeUndefined();
+    const cursor = first.body.result.structuredContent.cursor;
+    const stream = await req("GET", a.key, undefined, { "mcp-session-id": sid, accept: "text/event-stream" });
+    // What the ingest writes for a new OSV record, then what it does at the end of its run.
+    const since = await changeSeq(E as never);
+    await E.DB.batch(
+      osvStatements(
+        E.DB,
+        [
+          {
+            id: "GHSA-sess-ions-0001",
+            modified: "2030-01-01T00:00:00Z",
+            summary: "Prototype pollution in left-pad-sessions",
+            database_specific: { severity: "HIGH" },
+            affected: [
+              {
+                package: { ecosystem: "npm", name: "left-pad-sessions" },
+                ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "9.0.0" }] }],
+              },
+            ],
+          },
+        ],
+        Date.now(),
+      ),
+    );
+    expect(await pushUrgentAdvisories(E as never, since)).toBe(1);
+    const events = await readEvents(stream, (e) => e.some((x) => x.data?.method === "notifications/message"));
+    const pushed = events.find((e) => e.data?.method === "notifications/message")!;
+    expect(pushed.data.params).toMatchObject({
+      level: "warning",
+      logger: "lore",
+      data: { type: "advisory", advisoryId: "GHSA-sess-ions-0001", ecosystem: "npm", name: "left-pad-sessions", severity: "HIGH" },
+    });
+    // A client that ignored it loses nothing: the next sync names the advisory.
+    const next = await rpc(
+      a.key,
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "service_sync", arguments: { stack, since: cursor } } },
+      { "mcp-session-id": sid },
+    );
+    expect(JSON.stringify(next.body.result.structuredContent)).toContain("GHSA-sess-ions-0001");
+    // Pushed once: the same run again pushes nothing new.
+    expect(await pushUrgentAdvisories(E as never, await changeSeq(E as never))).toBe(0);
   });
 });
