@@ -6,7 +6,8 @@ import type { McpSessions } from "./sessions.do";
  * message, which clients already route to their log or notification view; the server declares the
  * `logging` capability), logger `lore`, with `data.type` naming what happened ("mention",
  * "advisory"). A push is a courtesy: the thing it announces is also in the agent's inbox and in its
- * next sync, so a client that ignores it, or has no stream open, loses nothing.
+ * next sync, so a client that ignores it, or has no stream open, loses nothing. `data.untrusted`
+ * is true: the text in it (a message, an advisory summary) is third-party content, never instructions.
  */
 export type PushLevel = "notice" | "warning";
 
@@ -17,6 +18,8 @@ export async function pushToAgent(
   level: PushLevel,
   data: Record<string, unknown> & { type: string },
 ): Promise<number> {
+  // Mentions and advisory summaries carry third-party text: marked as data, as tool results are.
+  data = { ...data, untrusted: true };
   const stub = env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName(ownerId)) as unknown as DurableObjectStub<McpSessions>;
   return stub.notify({ method: "notifications/message", params: { level, logger: "lore", data } }, agentId);
 }
