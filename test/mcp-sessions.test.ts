@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { exports } from "cloudflare:workers";
 import { BASE, call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "./helpers";
@@ -274,6 +274,38 @@ describe("progress on long calls", () => {
     );
     expect(plain.headers.get("content-type")).toContain("application/json");
     expect(plain.body.result.structuredContent.securityStatus).toBeDefined();
+  });
+
+  it("service_check_packages reports each registry lookup of names not cached", async () => {
+    const a = await newAgent();
+    const sid = await open(a.key);
+    // Every registry answers "no such package" (recorded shape: a 404).
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("{}", { status: 404 }));
+    try {
+      const packages = [1, 2, 3].map((n) => ({ name: `zz-cold-session-${n}-${Date.now()}`, ecosystem: "npm" }));
+      const res = await req(
+        "POST",
+        a.key,
+        {
+          jsonrpc: "2.0",
+          id: 11,
+          method: "tools/call",
+          params: { name: "service_check_packages", arguments: { packages }, _meta: { progressToken: 5 } },
+        },
+        { "mcp-session-id": sid },
+      );
+      expect(res.headers.get("content-type")).toContain("text/event-stream");
+      const events = await readEvents(res, (e) => e.some((x) => x.data?.id === 11));
+      const progress = events.filter((e) => e.data?.method === "notifications/progress").map((e) => e.data.params);
+      expect(progress.map((p) => [p.progressToken, p.progress, p.total])).toEqual([
+        [5, 1, 3],
+        [5, 2, 3],
+        [5, 3, 3],
+      ]);
+      expect(events.at(-1)!.data.result.structuredContent.results).toHaveLength(3);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("the SDK client receives them through its onprogress callback", async () => {
