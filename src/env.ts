@@ -10,6 +10,8 @@ export interface Env {
   ACCOUNT_QUOTA: DurableObjectNamespace;
   /** ChatRoom (src/chat/chat.do.ts), one per room. */
   CHAT_ROOM: DurableObjectNamespace;
+  /** McpSessions (src/mcp/sessions.do.ts), one per account: its MCP sessions and their streams. */
+  MCP_SESSIONS: DurableObjectNamespace;
   /** Password checks (login, sign-up): per address, per address and email, per email, and past that ceiling one per address (src/auth/throttle.ts). */
   AUTH_ADDRESS_THROTTLE: RateLimit;
   AUTH_PAIR_THROTTLE: RateLimit;

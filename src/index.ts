@@ -11,6 +11,7 @@ import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers";
 
 export { AccountQuota } from "./quota";
 export { ChatRoom } from "./chat";
+export { McpSessions } from "./mcp/sessions.do";
 
 const app = buildApp();
 

@@ -9,6 +9,7 @@ import type { AgentPrincipal } from "../core/principal";
 import { CATEGORIES, LOUNGE, ROOMS, findCategory, findRoom, type RoomDef } from "./catalog";
 import * as client from "./chat.client";
 import * as svc from "./chat.service";
+import { pushToAgent } from "../mcp/push";
 import {
   JOIN_ROLES,
   MESSAGE_TYPES,
@@ -183,7 +184,23 @@ export const postMessage = defineOperation({
     // The room writes the message and its mentions' inbox rows in one transaction of its own
     // storage, then delivers the rows to D1 (now, and by alarm until they land): nothing accepted
     // is lost when D1 fails for a moment.
-    return client.postMessage(ctx.env, r.slug, author(ctx.caller), i.content, i.type, tagged);
+    const out = await client.postMessage(ctx.env, r.slug, author(ctx.caller), i.content, i.type, tagged);
+    // Tagged agents with an open MCP stream hear of it now; the inbox (service_mentions, sync) has it regardless.
+    const m = out.message;
+    for (const a of tagged) {
+      if (a.id === ctx.caller.agentId) continue;
+      ctx.waitUntil(
+        pushToAgent(ctx.env, a.ownerId, a.id, "notice", {
+          type: "mention",
+          room: m.room,
+          messageId: m.id,
+          author: m.author.handle,
+          content: m.content.length > 200 ? `${m.content.slice(0, 200)}…` : m.content,
+          createdAt: m.createdAt,
+        }).catch(() => {}),
+      );
+    }
+    return out;
   },
   activity: (_i, r) => ({
     kind: "CHAT_MESSAGE",

@@ -27,10 +27,10 @@ export function parseMentions(content: string, type: MessageType): string[] {
 }
 
 /** The live agents among `handles`, in the order given; unknown and deleted handles drop out. */
-export async function resolveHandles(db: Db, handles: string[]): Promise<{ id: string; handle: string }[]> {
+export async function resolveHandles(db: Db, handles: string[]): Promise<{ id: string; handle: string; ownerId: string }[]> {
   if (handles.length === 0) return [];
   const rows = await db
-    .select({ id: agents.id, handle: agents.handle })
+    .select({ id: agents.id, handle: agents.handle, ownerId: agents.ownerId })
     .from(agents)
     .where(and(inArray(agents.handle, handles), isNull(agents.deletedAt)));
   const byHandle = new Map(rows.map((r) => [r.handle, r]));

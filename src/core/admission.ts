@@ -68,6 +68,12 @@ export interface AdmitRequest {
  * reaches the object.
  */
 export interface Gate {
+  /**
+   * The account a key names and the key's SHA-256, without asking any object (a tagged key is
+   * checked by its tag; one from before tags costs a D1 read per isolate), or null for a key no
+   * account has. Says nothing about whether the key still works: only admit and verify decide.
+   */
+  route(env: Env, key: string): Promise<{ ownerId: string; keyHash: string } | null>;
   /** Throws UNAUTHENTICATED (unknown or revoked key) or RATE_LIMITED (the contract's 429). */
   admit(env: Env, key: string, want: AdmitRequest): Promise<Admitted>;
   /**

@@ -27,6 +27,8 @@ export interface ToolCall {
   requestId: string;
   origin: string;
   waitUntil(p: Promise<unknown>): void;
+  /** The call's progress reports, when the client sent a progressToken (endpoint.ts sends them). */
+  progress?(progress: number, total?: number, message?: string): void;
 }
 
 /** Parses `value` with a schema; failures are the contract's 400, with the argument paths. */
@@ -278,6 +280,7 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
     waitUntil: call.waitUntil,
     d1,
     admission: admitted.admission,
+    progress: call.progress,
   });
   let result: unknown;
   try {
@@ -399,7 +402,10 @@ export function toolDefinition(op: AnyOperation) {
  * protocol, methods other than initialize, ping, tools/list and tools/call.
  */
 export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => ToolCall): McpServer {
-  const server = new McpServer({ name: "lore", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  const server = new McpServer(
+    { name: "lore", version: "1.0.0" },
+    { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS },
+  );
   for (const op of ops) {
     if (!op.mcp) continue;
     const { name, ...config } = toolDefinition(op);

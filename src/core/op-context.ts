@@ -16,6 +16,7 @@ export interface ContextParts {
   d1?: RequestD1 | null;
   admission?: Admission;
   gate?: Gate;
+  progress?: OpContext["progress"];
 }
 
 /**
@@ -38,6 +39,7 @@ export function makeOpContext(p: ContextParts): OpContext {
     clientIp: p.clientIp ?? null,
     ...(p.admission ? { admission: p.admission } : {}),
     ...(p.gate ? { gate: p.gate } : {}),
+    ...(p.progress ? { progress: p.progress } : {}),
   };
   if (p.d1) outsideSession.set(ctx, p.env);
   return ctx;

@@ -62,6 +62,12 @@ export interface OpContext<A extends Access = Access> {
   admission?: Admission;
   /** The admission step, where the adapter has it (REST routes and dashboard pages): core/invoke.ts meters owner actions with it. */
   gate?: Gate;
+  /**
+   * Where a long operation reports how far it got (an MCP tool call whose client sent a
+   * progressToken: each report is a `notifications/progress`). Absent elsewhere. `progress` must
+   * grow from one report to the next.
+   */
+  progress?(progress: number, total?: number, message?: string): void;
 }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;

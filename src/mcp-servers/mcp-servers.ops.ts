@@ -134,7 +134,10 @@ export const scan = defineOperation({
   untrusted: true,
   handler: async (ctx, b) => {
     const input = { instructions: b.instructions, tools: b.tools };
-    const result = await judgeMcpScan(judgeFromEnv(ctx.env), scanMcpTools(input));
+    const scanned = scanMcpTools(input);
+    ctx.progress?.(1, 2, "rules applied; asking the judge");
+    const result = await judgeMcpScan(judgeFromEnv(ctx.env), scanned);
+    ctx.progress?.(2, 2, "judged");
     return {
       securityStatus: result.status,
       // Worst first, the scanner's order within a severity (a stable sort): a judge's findings join where they belong.

@@ -111,7 +111,7 @@ function answerable(request: Request, msg: unknown): msg is Message {
 }
 
 /** An agent key the account's object refused, or a full per-minute window: the contract's 401 or 429, as for REST. */
-function refused(err: ApiError, requestId: string) {
+export function refused(err: ApiError, requestId: string) {
   return new Response(JSON.stringify(err.toBody()), {
     status: err.status,
     headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...err.headers },
@@ -135,6 +135,8 @@ const isToolCall = (m: unknown): m is Message & { id: string | number } => isObj
 async function answer(request: Request, body: Uint8Array, msg: unknown, call: ToolCall): Promise<Answer> {
   if (isToolCall(msg) && answerable(request, msg)) {
     const params = msg.params as { name: string; arguments?: Record<string, unknown> };
+    const token = progressToken(params);
+    if (token !== undefined) return withProgress(msg, params, token, call);
     const result = toolResultJson(await callTool(BY_TOOL.get(params.name)!, params.arguments ?? {}, call));
     return { kind: "text", text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}` };
   }
@@ -162,6 +164,77 @@ async function answer(request: Request, body: Uint8Array, msg: unknown, call: To
       // notifications/initialized: nothing to answer.
       return { kind: "none" };
   }
+}
+
+const progressToken = (params: Record<string, unknown>): string | number | undefined => {
+  const meta = params._meta;
+  const t = isObject(meta) ? meta.progressToken : undefined;
+  return typeof t === "string" || typeof t === "number" ? t : undefined;
+};
+
+const encoder = new TextEncoder();
+const sseEvent = (json: string) => encoder.encode(`event: message\ndata: ${json}\n\n`);
+
+/**
+ * A tool call whose client sent a progressToken. The operation reports how far it got
+ * (OpContext.progress); once it reports, the answer becomes an SSE stream: each report as a
+ * `notifications/progress` for the token, then the result, then the end of the stream. A call that
+ * finishes before reporting anything (a warm check, a short sync) is answered as JSON, as without a
+ * token; so is a refused key (HTTP 401), since admission comes before any report.
+ */
+async function withProgress(
+  msg: Message & { id: string | number },
+  params: { name: string; arguments?: Record<string, unknown> },
+  token: string | number,
+  call: ToolCall,
+): Promise<Answer> {
+  const pending: Uint8Array[] = [];
+  let writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  let reported: () => void = () => {};
+  const firstReport = new Promise<"reported">((resolve) => {
+    reported = () => resolve("reported");
+  });
+  let last = 0;
+  const progress = (p: number, total?: number, message?: string) => {
+    if (!(p > last)) return;
+    last = p;
+    const event = sseEvent(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: token, progress: p, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+      }),
+    );
+    if (writer) writer.write(event).catch(() => {});
+    else pending.push(event);
+    reported();
+  };
+  const done = callTool(BY_TOOL.get(params.name)!, params.arguments ?? {}, { ...call, progress }).then(
+    (result) => ({ text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${toolResultJson(result)}}` }),
+    (error: unknown) => ({ error }),
+  );
+  const first = await Promise.race([done, firstReport]);
+  if (first !== "reported") {
+    if ("error" in first) throw first.error;
+    return { kind: "text", text: first.text };
+  }
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const w = (writer = writable.getWriter());
+  for (const e of pending) w.write(e).catch(() => {});
+  call.waitUntil(
+    done.then(async (end) => {
+      const text =
+        "text" in end
+          ? end.text
+          : JSON.stringify({ jsonrpc: "2.0", id: msg.id, error: { code: -32603, message: "The call failed after it began." } });
+      await w.write(sseEvent(text)).catch(() => {});
+      await w.close().catch(() => {});
+    }),
+  );
+  return {
+    kind: "response",
+    response: new Response(readable, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } }),
+  };
 }
 
 const jsonText = (text: string, status = 200) => new Response(text, { status, headers: { "content-type": "application/json" } });

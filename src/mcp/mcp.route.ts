@@ -1,19 +1,20 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import type { Gate } from "../core/admission";
 import { agentKeyOf } from "../core/auth";
 import { readBodyLimited } from "../core/body";
 import { checkHostAndOrigin } from "../core/hosts";
 import { checkBody } from "./protocol";
-import { serveMcp, TOOLS } from "./endpoint";
+import { refused, serveMcp, TOOLS } from "./endpoint";
+import { ApiError } from "../core/errors";
+import { KEY_HASH_HEADER, ORIGIN_HEADER, OWNER_HEADER, REQUEST_ID_HEADER, SESSION_ID } from "./sessions.do";
 
 const MAX_MCP_BODY = 1024 * 1024;
-/** Stateless Streamable HTTP: only POST carries messages. */
+/** Without a session only POST carries messages; GET and DELETE need one. */
 const ALLOW = "POST, OPTIONS";
 
 const CORS = {
   "access-control-allow-origin": "*",
-  // GET and DELETE stay listed so a browser client sees their 405 instead of a CORS failure.
   "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
   "access-control-allow-headers": "content-type, accept, authorization, x-service-key, mcp-session-id, mcp-protocol-version, last-event-id",
   "access-control-expose-headers": "mcp-session-id, x-request-id",
@@ -26,11 +27,16 @@ const methodNotAllowed = () =>
     { status: 405, headers: { ...CORS, allow: ALLOW } },
   );
 
+const isInitialize = (m: unknown) =>
+  typeof m === "object" && m !== null && !Array.isArray(m) && (m as { method?: unknown }).method === "initialize";
+
 /**
- * /v1/mcp, served by the Worker itself (stateless: no session, nothing an object would have to
- * hold). Every request: Host and Origin checked (DNS rebinding), the agent key present, the body
- * checked as JSON-RPC (protocol.ts); then the endpoint (endpoint.ts) verifies the key in the
- * account's object as part of the request's one admission.
+ * /v1/mcp. Every request: Host and Origin checked (DNS rebinding), the agent key present, the body
+ * checked as JSON-RPC (protocol.ts). Then an `initialize`, and every request naming a session
+ * (`Mcp-Session-Id`: POST, the GET stream, DELETE), goes to the account's McpSessions object
+ * (sessions.do.ts), addressed by the account the key names; any other request is served here,
+ * statelessly (endpoint.ts), with the key verified in the account's object as part of its one
+ * admission.
  */
 export function mcpRoute(gate: Gate): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
@@ -43,27 +49,65 @@ export function mcpRoute(gate: Gate): Hono<AppEnv> {
   route.on(["GET", "POST", "DELETE"], "/mcp", async (c) => {
     checkHostAndOrigin(c.req.raw, c.env);
     const key = agentKeyOf(c.req.raw.headers);
-    // Stateless: there is no server stream to GET and no session to DELETE.
-    if (c.req.method !== "POST") return methodNotAllowed();
-    const body = await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body");
-    // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
-    const checked = checkBody(body, TOOLS, c.req.raw.headers);
-    if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
-    const res = await serveMcp(c.req.raw, body, checked.parsed, {
-      gate,
-      env: c.env,
-      key,
-      requestId: c.get("requestId"),
-      origin: new URL(c.req.url).origin,
-      waitUntil: (p) => c.executionCtx.waitUntil(p),
-    });
-    const out = new Response(res.body, res);
-    for (const [k, v] of Object.entries(CORS)) out.headers.set(k, v);
-    if (out.status === 405) out.headers.set("allow", ALLOW);
-    return out;
+    const sid = c.req.header("mcp-session-id");
+    // Without a session there is no server stream to GET and nothing to DELETE.
+    if (c.req.method !== "POST" && sid === undefined) return methodNotAllowed();
+    let body: Uint8Array | undefined;
+    if (c.req.method === "POST") {
+      body = await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body");
+      // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
+      const checked = checkBody(body, TOOLS, c.req.raw.headers);
+      if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
+      if (sid === undefined && !isInitialize(checked.parsed)) return stateless(c, gate, key, body, checked.parsed);
+    }
+    return withCors(await toSessions(c, gate, key, sid, body));
   });
 
   // Any other method (PUT, PATCH…): the same JSON-RPC 405 the transport gives GET and DELETE.
   route.all("/mcp", () => methodNotAllowed());
   return route;
+}
+
+function withCors(res: Response): Response {
+  const out = new Response(res.body, res);
+  for (const [k, v] of Object.entries(CORS)) out.headers.set(k, v);
+  if (out.status === 405) out.headers.set("allow", ALLOW);
+  return out;
+}
+
+/**
+ * To the account's sessions object. A session id that is not one Lore could have made is 404 here,
+ * and a key that names no account is the endpoint's 401, both before any object is addressed. The
+ * object trusts the account and key hash it is handed: only this route reaches it.
+ */
+async function toSessions(c: Context<AppEnv>, gate: Gate, key: string, sid: string | undefined, body: Uint8Array | undefined) {
+  if (sid !== undefined && !SESSION_ID.test(sid)) {
+    return Response.json(
+      { jsonrpc: "2.0", error: { code: -32001, message: "Session not found: initialize a new session." }, id: null },
+      { status: 404 },
+    );
+  }
+  const account = await gate.route(c.env, key);
+  if (!account) return refused(new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked"), c.get("requestId"));
+  const headers = new Headers(c.req.raw.headers);
+  headers.set(OWNER_HEADER, account.ownerId);
+  headers.set(KEY_HASH_HEADER, account.keyHash);
+  headers.set(REQUEST_ID_HEADER, c.get("requestId"));
+  headers.set(ORIGIN_HEADER, new URL(c.req.url).origin);
+  const stub = c.env.MCP_SESSIONS.get(c.env.MCP_SESSIONS.idFromName(account.ownerId));
+  return stub.fetch(
+    new Request(`https://mcp.lore.internal${c.req.path}`, { method: c.req.method, headers, body, signal: c.req.raw.signal }),
+  );
+}
+
+async function stateless(c: Context<AppEnv>, gate: Gate, key: string, body: Uint8Array, parsed: unknown) {
+  const res = await serveMcp(c.req.raw, body, parsed, {
+    gate,
+    env: c.env,
+    key,
+    requestId: c.get("requestId"),
+    origin: new URL(c.req.url).origin,
+    waitUntil: (p) => c.executionCtx.waitUntil(p),
+  });
+  return withCors(res);
 }

@@ -31,7 +31,11 @@ export const checkPackagesOp = defineOperation({
   // Reasons quote registry and advisory text written by package publishers (deprecation messages,
   // yank reasons, OSV summaries): MCP results carry it in the untrusted envelope.
   untrusted: true,
-  handler: (ctx, b) => checkPackages(ctx.env, b.packages, { waitUntil: ctx.waitUntil }),
+  handler: (ctx, b) =>
+    checkPackages(ctx.env, b.packages, {
+      waitUntil: ctx.waitUntil,
+      ...(ctx.progress ? { onProgress: (done, total) => ctx.progress!(done, total, `${done} of ${total} registry lookups`) } : {}),
+    }),
   mcp: {
     tool: "service_check_packages",
     title: "Check packages",

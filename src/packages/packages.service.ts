@@ -428,6 +428,8 @@ export interface CheckOptions {
   osvRecord?: typeof osvVuln;
   /** Lookups not started this long after the check began are not started (ms). */
   deadlineMs?: number;
+  /** Called after each registry lookup of the check (done, planned): an MCP call's progress. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** What one entry's version question comes to, against one registry answer. */
@@ -713,7 +715,15 @@ export async function checkPackages(
     else probes.set(probeKey(t.rkey, t.query!), f);
   }
   const deadline = Date.now() + (opts.deadlineMs ?? CHECK_DEADLINE_MS);
+  let done = 0;
   await pool(planned, CONCURRENCY, async (t) => {
+    try {
+      await lookupOne(t);
+    } finally {
+      opts.onProgress?.(++done, planned.length);
+    }
+  });
+  async function lookupOne(t: Task) {
     if (Date.now() > deadline) {
       const f: Failure = {
         status: "error",
@@ -737,7 +747,7 @@ export async function checkPackages(
       if (t.kind === "lookup") fresh.set(pairKey(t.eco, t.rkey), { status: "error", reason });
       else probes.set(probeKey(t.rkey, t.query!), { status: "error", reason });
     }
-  });
+  }
 
   // The registry's answer for each entry: this request's lookup, else the cache.
   const knownOf = (e: Entry): { known: Known | Failure | null; recheck?: Failure } => {

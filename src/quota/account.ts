@@ -22,4 +22,9 @@ export async function refreshAccount(env: Env, ownerId: string): Promise<void> {
   } catch {
     await accountStub(env, ownerId).refresh(ownerId);
   }
+  // The account's MCP sessions of a key revoked just now end now (src/mcp/sessions.do.ts). Typed
+  // by hand: the quota area does not depend on the MCP area. A failure leaves them to end at their
+  // next tool call, which the account's object refuses.
+  const sessions = env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName(ownerId)) as unknown as { recheck(): Promise<void> };
+  await sessions.recheck().catch(() => {});
 }

@@ -117,6 +117,10 @@ async function admit(env: Env, key: string, want: AdmitRequest): Promise<Admitte
 
 /** The quota area's side of core's admission step (core/admission.ts), handed to the adapters by app.ts. */
 export const quotaGate: Gate = {
+  async route(env, key) {
+    const r = await route(env, key);
+    return r ? { ownerId: r.ownerId, keyHash: r.hash } : null;
+  },
   admit,
   async verify(env, key) {
     const r0 = await route(env, key);

@@ -156,7 +156,7 @@ function changeSeqsRead(db: D1Database, sql: string, binds: unknown[]): BatchRea
 }
 
 export async function runSync(
-  ctx: Pick<OpContext, "env" | "origin" | "via">,
+  ctx: Pick<OpContext, "env" | "origin" | "via" | "progress">,
   caller: AgentPrincipal,
   input: SyncInput,
   at: number,
@@ -266,6 +266,7 @@ export async function runSync(
   // Urgent means new since the last full refresh (and, with a cursor, not yet delivered).
   const urgentFrom = Math.max(lastFullSeq ?? 0, sinceUrgent ?? 0);
 
+  ctx.progress?.(1, 4, "state read");
   // ---- 1b. stale release data: refreshed from the registries now, within this request's budget -------
   const topicData = new Map<string, TopicData>();
   const refreshes = new Map<string, RefreshResult>();
@@ -316,6 +317,7 @@ export async function runSync(
     return { dataAsOf, stale: isStale(dataAsOf, at), refresh: r };
   };
 
+  ctx.progress?.(2, 4, "release data current");
   // ---- 2. the answer, in one batch ---------------------------------------------------------------
   const completeTopics = new Set(delta ? [...newTopics, ...movedTopics] : topics);
   const readableEntries = entries.filter((e) => e.pinned);
@@ -555,6 +557,7 @@ export async function runSync(
     notify = notificationRows(caller, urgentVulns, flagged, at);
   }
 
+  ctx.progress?.(3, 4, "answer built; saving");
   // ---- 3. write --------------------------------------------------------------------------------------
   const remembered = [...newTopics, ...JSON.parse(state.topics ?? "[]")].slice(0, TOPICS_REMEMBERED);
   const writes: D1PreparedStatement[] = [

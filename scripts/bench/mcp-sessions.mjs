@@ -1,0 +1,50 @@
+// MCP through a session (the account's McpSessions object, src/mcp/sessions.do.ts): one session per
+// pool account, made here before measuring. tools/list in a session is answered by that object
+// alone (floor: one Durable Object call); a tool call is admitted by AccountQuota from there (floor:
+// two Durable Object calls). `BENCH_ONLY=session` runs these.
+
+export async function scenarios(ctx) {
+  const sessions = [];
+  for (let a = 0; a < ctx.pool.length; a++) {
+    const res = await fetch(`${ctx.origin}/v1/mcp`, {
+      method: "POST",
+      headers: { ...ctx.auth(a), accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+      }),
+    });
+    await res.text();
+    const sid = res.headers.get("mcp-session-id");
+    if (!sid) throw new Error(`bench: initialize gave no session (${res.status})`);
+    sessions.push(sid);
+  }
+  const headers = (i) => ({
+    ...ctx.auth(i),
+    accept: "application/json, text/event-stream",
+    "mcp-session-id": sessions[i % sessions.length],
+    "mcp-protocol-version": "2025-06-18",
+  });
+  return [
+    {
+      name: "MCP session tools/list",
+      method: "POST",
+      path: "/v1/mcp",
+      headers,
+      body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }),
+      floor: "do",
+      tags: ["session"],
+    },
+    {
+      name: "MCP session tools/call service_usage",
+      method: "POST",
+      path: "/v1/mcp",
+      headers,
+      body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "service_usage", arguments: {} } }),
+      floor: "do2",
+      tags: ["session"],
+    },
+  ];
+}
