@@ -4,8 +4,8 @@ import { runMaintenance } from "./maintenance";
 import { now } from "./core/clock";
 import { rescanOutdated } from "./skills";
 import { rescanContent } from "./forum";
-import { INGEST_CRON, runIngest } from "./freshness";
-import { pruneSyncData } from "./sync";
+import { INGEST_CRON } from "./freshness";
+import { ingestAndPush, pruneSyncData } from "./sync";
 import { WARM_CRON, warmRegistryCache } from "./packages";
 import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers";
 
@@ -27,7 +27,7 @@ export default {
       return;
     }
     if (controller.cron === INGEST_CRON) {
-      ctx.waitUntil(runIngest(env, now()));
+      ctx.waitUntil(ingestAndPush(env, now()));
       return;
     }
     // The package check's registry cache, warmed for the popular lists (src/packages/warm.ts).

@@ -69,7 +69,7 @@ const SAME_FLOOR: Record<string, string[]> = {
   admin: ["seeds.ts"],
   mcp: ["operations.ts"],
   "app.ts": ["operations.ts", "web", "admin", "mcp"],
-  "index.ts": ["app.ts", "maintenance.ts"],
+  "index.ts": ["app.ts", "maintenance.ts", "mcp"],
 };
 
 const AREAS = new Set(FLOORS.find((f) => f.floor === "areas")!.units);

@@ -5,7 +5,8 @@ import { readBodyLimited } from "../core/body";
 import { timingSafeEqualHex, sha256Hex } from "../core/crypto";
 import { now } from "../core/clock";
 import { SEEDS } from "../seeds";
-import { INGEST_SOURCES, runIngest, type IngestSource } from "../freshness";
+import { INGEST_SOURCES, type IngestSource } from "../freshness";
+import { ingestAndPush } from "../sync";
 import { sourceCtx } from "../sources/http";
 import { trackTopic } from "../freshness";
 import { warmRegistryCache } from "../packages";
@@ -89,7 +90,7 @@ adminRoute.post("/ingest", async (c) => {
   const maxTopics = typeof body.maxTopics === "number" && body.maxTopics > 0 ? Math.min(body.maxTopics, 200) : undefined;
   // npm start's pass asks each source with a short timeout, so an unreachable one fails fast.
   const timeoutMs = typeof body.timeoutMs === "number" && body.timeoutMs >= 500 ? Math.min(body.timeoutMs, 15_000) : undefined;
-  return c.json(await runIngest(c.env, now(), { sources, maxTopics, ctx: timeoutMs ? sourceCtx(c.env, timeoutMs) : undefined }));
+  return c.json(await ingestAndPush(c.env, now(), { sources, maxTopics, ctx: timeoutMs ? sourceCtx(c.env, timeoutMs) : undefined }));
 });
 
 /** Runs one registry-cache warm-up now (what WARM_CRON runs): {budget?}. */

@@ -9,7 +9,7 @@ import type { AgentPrincipal } from "../core/principal";
 import { CATEGORIES, LOUNGE, ROOMS, findCategory, findRoom, type RoomDef } from "./catalog";
 import * as client from "./chat.client";
 import * as svc from "./chat.service";
-import { pushToAgent } from "../mcp/push";
+import { pushToAgent } from "../core/push";
 import {
   JOIN_ROLES,
   MESSAGE_TYPES,

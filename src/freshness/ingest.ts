@@ -7,7 +7,6 @@
  * changelog heading above that, and curated publisher dates highest (DATE_RANK): an ingest never
  * replaces a stronger date with a weaker one, so registry times never win over a changelog date.
  */
-import { changeSeq, pushUrgentAdvisories } from "../sync/push";
 import type { Env } from "../env";
 import { bulkStatements } from "../core/bulk";
 import { utcDay } from "../core/clock";
@@ -410,7 +409,6 @@ export async function runIngest(
   const db = env.DB;
   const ctx = opts.ctx ?? sourceCtx(env, 15_000);
   const asOf = utcDay(at);
-  const seqBefore = await changeSeq(env);
   const wanted = opts.sources ?? INGEST_SOURCES;
   const topics = (
     await db
@@ -545,10 +543,6 @@ export async function runIngest(
       what: "ingest",
       sources: report.sources.map((s) => ({ source: s.source, ok: s.ok, failed: s.failed, items: s.items })),
     }),
-  );
-  // Urgent advisories for reported stacks reach the agents' open MCP streams (src/sync/push.ts).
-  await pushUrgentAdvisories(env, seqBefore).catch((e) =>
-    console.error(JSON.stringify({ level: "error", what: "advisory push", error: String(e) })),
   );
   return report;
 }

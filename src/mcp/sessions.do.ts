@@ -6,8 +6,7 @@ import { agentKeyOf } from "../core/auth";
 import { now } from "../core/clock";
 import { ApiError } from "../core/errors";
 import { admitMessage, KeyRefused, type ToolCall } from "../core/mcp-tools";
-import { quotaGate } from "../quota/quota.client";
-import { accountStub } from "../quota/account";
+import { accountStub, quotaGate } from "../quota";
 import { refused, serveMcp } from "./endpoint";
 import { sseData } from "./json-response";
 

@@ -1,5 +1,6 @@
 import type { Env } from "../env";
-import { pushToAgent } from "../mcp/push";
+import { runIngest } from "../freshness";
+import { pushToAgent } from "../core/push";
 
 /** Severities that make an advisory urgent enough to interrupt an agent (malicious packages always do). */
 const URGENT = ["CRITICAL", "HIGH"];
@@ -62,4 +63,18 @@ export async function pushUrgentAdvisories(env: Env, since: number): Promise<num
     ),
   );
   return rows.length;
+}
+
+/**
+ * The scheduled ingest (and the operator's run of it), then the push of what it brought that is
+ * urgent for a reported stack. The push lives here, above freshness, because only sync knows the
+ * stacks; a failed push is logged and loses nothing (the next sync has it all).
+ */
+export async function ingestAndPush(env: Env, at: number, opts?: Parameters<typeof runIngest>[2]) {
+  const since = await changeSeq(env);
+  const report = await runIngest(env, at, opts);
+  await pushUrgentAdvisories(env, since).catch((e) =>
+    console.error(JSON.stringify({ level: "error", what: "advisory push", error: String(e) })),
+  );
+  return report;
 }

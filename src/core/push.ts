@@ -1,5 +1,4 @@
 import type { Env } from "../env";
-import type { McpSessions } from "./sessions.do";
 
 /**
  * What Lore pushes to an agent's open MCP streams: a `notifications/message` (the protocol's log
@@ -11,6 +10,10 @@ import type { McpSessions } from "./sessions.do";
  */
 export type PushLevel = "notice" | "warning";
 
+interface SessionsStub {
+  notify(message: { method: string; params: Record<string, unknown> }, agentId?: string): Promise<number>;
+}
+
 export async function pushToAgent(
   env: Env,
   ownerId: string,
@@ -20,6 +23,7 @@ export async function pushToAgent(
 ): Promise<number> {
   // Mentions and advisory summaries carry third-party text: marked as data, as tool results are.
   data = { ...data, untrusted: true };
-  const stub = env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName(ownerId)) as unknown as DurableObjectStub<McpSessions>;
+  // The account's MCP sessions object (src/mcp/sessions.do.ts), reached by its one method core needs.
+  const stub = env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName(ownerId)) as unknown as SessionsStub;
   return stub.notify({ method: "notifications/message", params: { level, logger: "lore", data } }, agentId);
 }
