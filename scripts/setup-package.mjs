@@ -9,14 +9,15 @@
 //   3. packs bin/lore-setup.mjs, a package.json and smol-toml (bundled: the CLI's one dependency,
 //      no registry needed to install it) into a tarball that is the same bytes on every build and
 //      machine (fixed order, times, modes and owners; gzip by fflate, not the platform's zlib), and
-//      writes it with its SHA-512 to src/setup/cli-package.generated.ts.
+//      writes its bytes to data/assets/setup/lore-setup.tgz (served through the static-assets binding)
+//      and its name, version and SHA-512 to src/setup/cli-package.generated.ts.
 //
-// `-- --check` changes nothing and fails when either file is stale (test/e2e/setup-package.test.ts
+// `-- --check` changes nothing and fails when any of these files is stale (test/e2e/setup-package.test.ts
 // runs the same check). `-- --name @scope/lore-setup --version 1.2.3 --out lore-setup.tgz` writes a
 // tarball to publish under a scoped name (`npm publish lore-setup.tgz --access public`); the
 // served one is not changed.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "fflate";
@@ -24,6 +25,8 @@ import { gzipSync } from "fflate";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI_PATH = path.join(ROOT, "bin", "lore-setup.mjs");
 export const GENERATED_PATH = path.join(ROOT, "src", "setup", "cli-package.generated.ts");
+/** The tarball's bytes, served through the Worker's static-assets binding (not in the script: ~50 KiB of gzip saved). */
+export const ASSET_PATH = path.join(ROOT, "data", "assets", "setup", "lore-setup.tgz");
 const HARNESSES_PATH = path.join(ROOT, "data", "harnesses.json");
 const LOCK_PATH = path.join(ROOT, "package-lock.json");
 const TOML_DIR = path.join(ROOT, "node_modules", "smol-toml");
@@ -222,7 +225,6 @@ export const CLI_PACKAGE = {
   sha512: ${JSON.stringify(p.sha512)},
   sourceSha256: ${JSON.stringify(p.sourceSha256)},
   size: ${p.bytes.length},
-  base64: ${JSON.stringify(Buffer.from(p.bytes).toString("base64"))},
 } as const;
 `;
 }
@@ -233,7 +235,7 @@ export function build() {
   const lock = JSON.parse(readFileSync(LOCK_PATH, "utf8"));
   const cli = withSkillsLock(withHarnessData(readFileSync(CLI_PATH, "utf8"), data), lock);
   const pkg = buildPackage(cli);
-  return { cli, pkg, module: generatedModule(pkg) };
+  return { cli, pkg, module: generatedModule(pkg), asset: Buffer.from(pkg.bytes) };
 }
 
 function main(argv) {
@@ -241,7 +243,7 @@ function main(argv) {
     const i = argv.indexOf(k);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const { cli, pkg, module } = build();
+  const { cli, pkg, module, asset } = build();
   const out = arg("--out");
   if (out) {
     const named = buildPackage(cli, { name: arg("--name") ?? PACKAGE_NAME, version: arg("--version") ?? baseVersionOf(cli) });
@@ -252,9 +254,10 @@ function main(argv) {
   const stale = [
     [CLI_PATH, cli],
     [GENERATED_PATH, module],
+    [ASSET_PATH, asset],
   ].filter(([p, text]) => {
     try {
-      return readFileSync(p, "utf8") !== text;
+      return typeof text === "string" ? readFileSync(p, "utf8") !== text : !readFileSync(p).equals(text);
     } catch {
       return true;
     }
@@ -267,7 +270,10 @@ function main(argv) {
     console.log(`[build:setup] up to date: ${pkg.name}@${pkg.version}, ${pkg.bytes.length} bytes`);
     return;
   }
-  for (const [p, text] of stale) writeFileSync(p, text);
+  for (const [p, text] of stale) {
+    mkdirSync(path.dirname(p), { recursive: true });
+    writeFileSync(p, text);
+  }
   console.log(
     `[build:setup] ${pkg.name}@${pkg.version}: ${pkg.bytes.length} bytes, ${pkg.integrity}${stale.length ? ` (wrote ${stale.map(([p]) => path.relative(ROOT, p)).join(", ")})` : " (unchanged)"}`,
   );

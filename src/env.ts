@@ -12,6 +12,8 @@ export interface Env {
   CHAT_ROOM: DurableObjectNamespace;
   /** McpSessions (src/mcp/sessions.do.ts), one per account: its MCP sessions and their streams. */
   MCP_SESSIONS: DurableObjectNamespace;
+  /** Static assets (data/assets/, wrangler.toml [assets]): only what the Worker serves itself, e.g. lore-setup's tarball. */
+  ASSETS: Fetcher;
   /** Password checks (login, sign-up): per address, per address and email, per email, and past that ceiling one per address (src/auth/throttle.ts). */
   AUTH_ADDRESS_THROTTLE: RateLimit;
   AUTH_PAIR_THROTTLE: RateLimit;

@@ -1,30 +1,46 @@
 /**
  * lore-setup (bin/lore-setup.mjs) as the npm package this Worker serves, so the README's command
  * works on any machine with Node and no published registry name to squat. The bytes are built by
- * `npm run build:setup` (scripts/setup-package.mjs) into cli-package.generated.ts: the same source
- * always gives the same tarball, SHA-512 and version.
+ * `npm run build:setup` (scripts/setup-package.mjs) into data/assets/setup/lore-setup.tgz (read through the
+ * static-assets binding, so ~50 KiB of gzip stay out of the script every isolate loads) and its
+ * name, version and SHA-512 into cli-package.generated.ts: the same source always gives the same
+ * tarball, SHA-512 and version.
  *
  * Two addresses: the stable one (`/v1/setup/lore-setup.tgz`, whatever this build serves) and the
  * content-addressed one (`/v1/setup/lore-setup/<sha512 hex>.tgz`, which answers only for these
  * bytes). npx keeps the first download of a URL and runs it again, so only an address that names
  * its content keeps npx from running an older (or a bad) download after the package changed.
  */
+import type { Env } from "../env";
+import { ApiError } from "../core/errors";
 import { CLI_PACKAGE } from "./cli-package.generated";
 
 export const CLI_PATH = "/setup/lore-setup.tgz";
 /** The content-addressed package: `/setup/lore-setup/<sha512 hex>.tgz`. */
 export const CLI_PINNED_PATH = "/setup/lore-setup/:file";
 
-let bytes: Uint8Array | null = null;
+const ASSET_URL = "https://assets.lore.internal/setup/lore-setup.tgz";
+let bytes: Promise<Uint8Array> | null = null;
 
-/** The tarball, decoded once per isolate. */
-export function cliTarball(): Uint8Array {
-  if (!bytes) {
-    const bin = atob(CLI_PACKAGE.base64);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    bytes = out;
-  }
+/**
+ * The tarball, read once per isolate from the static assets and checked against the SHA-512 this
+ * build names: a deploy whose assets and script disagree serves nothing rather than other bytes
+ * under a content address.
+ */
+export function cliTarball(env: Env): Promise<Uint8Array> {
+  bytes ??= (async () => {
+    const res = await env.ASSETS.fetch(ASSET_URL);
+    const body = res.ok ? new Uint8Array(await res.arrayBuffer()) : null;
+    const hex = body
+      ? [...new Uint8Array(await crypto.subtle.digest("SHA-512", body))].map((b) => b.toString(16).padStart(2, "0")).join("")
+      : "";
+    if (!body || hex !== CLI_PACKAGE.sha512)
+      throw new ApiError("INTERNAL", "The setup package is not deployed with this build (its assets and script disagree).");
+    return body;
+  })().catch((e) => {
+    bytes = null;
+    throw e;
+  });
   return bytes;
 }
 

@@ -78,7 +78,7 @@ export const cliPackage = defineOperation({
   output: z.string().meta({ format: "binary" }),
   headers: () => ({ "cache-control": "no-cache", "content-disposition": 'attachment; filename="lore-setup.tgz"' }),
   // The adapter sends a non-JSON result as the body as it is: here the tarball's bytes.
-  handler: async () => cliTarball() as unknown as string,
+  handler: async (ctx) => (await cliTarball(ctx.env)) as unknown as string,
 });
 
 /** The same bytes at an address naming them: anything but this build's SHA-512 is a 404, so the address never serves other bytes. */
@@ -101,9 +101,9 @@ export const cliPackagePinned = defineOperation({
     "cache-control": "public, max-age=31536000, immutable",
     "content-disposition": 'attachment; filename="lore-setup.tgz"',
   }),
-  handler: async (_ctx, p) => {
+  handler: async (ctx, p) => {
     if (!isPinnedFile(p.file)) throw notFound("No lore-setup package by that SHA-512 here (GET /v1/setup names the one served)");
-    return cliTarball() as unknown as string;
+    return (await cliTarball(ctx.env)) as unknown as string;
   },
 });
 

@@ -1471,6 +1471,9 @@ describe("the README's command", () => {
     expect(locks.map((l) => l.packages["node_modules/lore-setup"]?.integrity)).toContain(cli.integrity);
     const bytes = Buffer.from(await (await fetch(cli.url)).arrayBuffer());
     expect(createHash("sha512").update(bytes).digest("hex")).toBe(cli.sha512);
+    // The bytes live in the static assets, which the Worker reads: they are served at no address of their own.
+    const origin = new URL(cli.url).origin;
+    for (const p of ["/setup/lore-setup.tgz", "/assets/setup/lore-setup.tgz"]) expect((await fetch(origin + p)).status, p).toBe(404);
   });
 
   it("the content-addressed command GET /v1/setup gives (the Connect page's) is the one the CLI builds, and runs the package by its SHA-512", async () => {

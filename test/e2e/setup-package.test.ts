@@ -7,7 +7,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 // biome-ignore format: @ts-expect-error must sit on the line just before the module path
 // @ts-expect-error plain JS helpers shared with the npm scripts
-import { build, buildPackage, cliHarnessData, CLI_PATH, GENERATED_PATH, skillsLock, withHarnessData } from "../../scripts/setup-package.mjs";
+import { ASSET_PATH, build, buildPackage, cliHarnessData, CLI_PATH, GENERATED_PATH, skillsLock, withHarnessData } from "../../scripts/setup-package.mjs";
 import { CLI_PACKAGE } from "../../src/setup/cli-package.generated";
 
 /**
@@ -54,6 +54,7 @@ describe("lore-setup's package", () => {
       readFileSync(GENERATED_PATH, "utf8") === fresh.module,
       "src/setup/cli-package.generated.ts is stale: run npm run build:setup",
     ).toBe(true);
+    expect(readFileSync(ASSET_PATH).equals(fresh.asset), "data/assets/setup/lore-setup.tgz is stale: run npm run build:setup").toBe(true);
     // A change to the data shows in the CLI: the block is written, not hand-kept.
     const changed = structuredClone(data);
     changed.harnesses[0].instructionFiles.push("EXTRA.md");
@@ -91,7 +92,7 @@ describe("lore-setup's package", () => {
     const b = buildPackage(source);
     expect(Buffer.from(a.bytes).equals(Buffer.from(b.bytes))).toBe(true);
     expect(a.integrity).toBe(CLI_PACKAGE.integrity);
-    expect(Buffer.from(CLI_PACKAGE.base64, "base64").equals(Buffer.from(a.bytes))).toBe(true);
+    expect(readFileSync(ASSET_PATH).equals(Buffer.from(a.bytes))).toBe(true);
     expect(CLI_PACKAGE.size).toBe(a.bytes.length);
     // A different source is a different version and integrity.
     const other = buildPackage(`${source}\n`);
