@@ -120,17 +120,17 @@ describe("session lifecycle", () => {
     expect(r.headers.get("mcp-session-id")).toBeNull();
     expect(r.body.result.tools.length).toBeGreaterThan(10);
     expect(await perMinute(a)).toBe(before + 1);
-    // initialize (session or not) takes its per-minute slot; in a session, tools/list takes none, a tool call takes its own.
+    // In a session too every message takes its per-minute slot (the account's rolling window over all requests).
     const sid = await open(a.key);
     const n = await perMinute(a);
     await rpc(a.key, list, { "mcp-session-id": sid });
-    expect(await perMinute(a)).toBe(n);
+    expect(await perMinute(a)).toBe(n + 1);
     await rpc(
       a.key,
       { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "service_usage_history", arguments: { days: 1 } } },
       { "mcp-session-id": sid },
     );
-    expect(await perMinute(a)).toBe(n + 1);
+    expect(await perMinute(a)).toBe(n + 2);
   });
 
   it("a made-up key is 401 before any session object is addressed", async () => {
@@ -152,13 +152,18 @@ describe("session lifecycle", () => {
 });
 
 describe("changes take effect on the next call in a session", () => {
-  it("a revoked key: the next tool call is 401 and its sessions end (even tools/list, which takes no quota hop)", async () => {
+  it("a revoked key: the next message of any kind is 401, its sessions end and its open streams close", async () => {
     const a = await newAgent();
     const k2 = (await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token })).body;
     const sid = await open(k2.apiKey);
     const sid2 = await open(k2.apiKey);
     expect((await rpc(k2.apiKey, usageCall(), { "mcp-session-id": sid })).status).toBe(200);
+    const stream = await req("GET", k2.apiKey, undefined, { "mcp-session-id": sid2, accept: "text/event-stream" });
+    expect(stream.status).toBe(200);
     expect((await call("DELETE", `/v1/agents/${a.id}/keys/${k2.key.prefix}`, { token: a.owner.token })).status).toBe(200);
+    // The revoked key's open stream is closed at once: no push reaches it meanwhile.
+    const closed = await Promise.race([stream.text().then(() => true), new Promise((r) => setTimeout(() => r(false), 10_000))]);
+    expect(closed).toBe(true);
     const r = await rpc(k2.apiKey, usageCall(), { "mcp-session-id": sid });
     expect(r.status, r.text).toBe(401);
     expect(r.body.error.code).toBe("UNAUTHENTICATED");
@@ -169,6 +174,18 @@ describe("changes take effect on the next call in a session", () => {
     // The other key's sessions are untouched.
     const sid3 = await open(a.key);
     expect((await rpc(a.key, list, { "mcp-session-id": sid3 })).status).toBe(200);
+  });
+
+  it("every message of a session takes a slot of the account's minute: many sessions do not multiply the plan's rate", async () => {
+    const a = await newAgent();
+    const sids = [await open(a.key), await open(a.key), await open(a.key)];
+    const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
+    const answers = [];
+    for (let i = 0; i < 24; i++) answers.push(await rpc(a.key, ping, { "mcp-session-id": sids[i % 3]! }));
+    // FREE admits 20 a minute: three initializes and 17 pings; the rest are refused, whichever session they name.
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(17);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(7);
+    expect(await perMinute(a)).toBe(20);
   });
 
   it("a plan change: the next tool call in the session answers under the new plan", async () => {
@@ -183,6 +200,8 @@ describe("changes take effect on the next call in a session", () => {
 describe("answers through a session equal the stateless answers", () => {
   it("initialize, tools/list, ping and a tool call, for every supported protocol version", async () => {
     const a = await newAgent();
+    // Eight requests per version: more than FREE's minute allows.
+    await setPlanDirect(a.owner.ownerId, "EXPERT");
     const strip = (b: any) => {
       const s = JSON.parse(JSON.stringify(b));
       if (s.result?._meta) delete s.result._meta;

@@ -369,18 +369,17 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
     expect((await today(stranger.key)).metrics.API_CALLS!.used).toBe(1);
   });
 
-  it("MCP: initialize, tools/list and service_usage take no daily quota (initialize a per-minute slot); every tools/call counts and reports its quota", async () => {
+  it("MCP: initialize, tools/list and service_usage take no daily quota (the first two a per-minute slot); every tools/call counts and reports its quota", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
-    // Each connection: initialize takes a slot of the minute; in its session, notifications/initialized
-    // and tools/list are answered by the session object, limited per session (src/mcp/sessions.do.ts).
+    // Each connection: initialize, notifications/initialized, tools/list: three slots of the minute.
     for (let i = 0; i < 3; i++) {
       const c = await mcpClient(a.key);
       expect((await c.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["service_usage", "service_usage_history"]));
       await c.close();
     }
     const mcp = await mcpClient(a.key);
-    const slots = 3 * 1 + 1;
+    const slots = 3 * 3 + 2;
     expect((await today(a.key)).metrics.PER_MINUTE!.used).toBe(slots);
     // More than the per-minute rate, all free.
     for (let i = 0; i < 25; i++) {
@@ -410,22 +409,22 @@ describe("API_CALLS and PER_MINUTE through real REST and MCP requests", () => {
     await mcp.close();
   });
 
-  it("MCP: 40 parallel tool calls on FREE admit exactly the 19 slots the connection left; the rest are RATE_LIMITED tool errors", async () => {
+  it("MCP: 40 parallel tool calls on FREE admit exactly the 18 slots the connection left; the rest are RATE_LIMITED tool errors", async () => {
     clockAt("2030-03-10T08:30:00.000Z");
     const a = await newAgent();
-    // Connecting takes one slot of the minute (initialize; the session answers notifications/initialized).
+    // Connecting (initialize, notifications/initialized) takes two slots of the minute.
     const mcp = await mcpClient(a.key);
     const rs: any[] = await Promise.all(
       Array.from({ length: 40 }, () => mcp.callTool({ name: "service_usage_history", arguments: { days: 1 } })),
     );
-    expect(rs.filter((r) => !r.isError)).toHaveLength(19);
+    expect(rs.filter((r) => !r.isError)).toHaveLength(18);
     const errs = rs.filter((r) => r.isError).map((r) => toolJson(r).error);
-    expect(errs).toHaveLength(21);
+    expect(errs).toHaveLength(22);
     for (const e of errs) {
       expect(e).toMatchObject({ code: "RATE_LIMITED", details: { metric: "PER_MINUTE", limit: 20, plan: "FREE", retryAfterSeconds: 60 } });
       expect(e.message).toContain("PER_MINUTE");
     }
-    expect((await today(a.key)).metrics.API_CALLS!.used).toBe(19);
+    expect((await today(a.key)).metrics.API_CALLS!.used).toBe(18);
     await mcp.close();
   });
 

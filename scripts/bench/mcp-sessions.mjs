@@ -1,7 +1,7 @@
 // MCP through a session (the account's McpSessions object, src/mcp/sessions.do.ts): one session per
-// pool account, made here before measuring. tools/list in a session is answered by that object
-// alone (floor: one Durable Object call); a tool call is admitted by AccountQuota from there (floor:
-// two Durable Object calls). `BENCH_ONLY=session` runs these.
+// pool account, made here before measuring. Every message in a session is admitted by AccountQuota
+// from that object (a per-minute slot for tools/list, the quota for a tool call), so both scenarios
+// stand against the floor of two Durable Object calls. `BENCH_ONLY=session` runs these.
 
 export async function scenarios(ctx) {
   const sessions = [];
@@ -34,7 +34,7 @@ export async function scenarios(ctx) {
       path: "/v1/mcp",
       headers,
       body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }),
-      floor: "do",
+      floor: "do2",
       tags: ["session"],
     },
     {

@@ -18,7 +18,12 @@ export const MAX_SESSIONS = 100;
 export const MAX_EVENTS = 100;
 export const EVENT_TTL_MS = 60 * 60_000;
 /** Messages that call no tool, per session and rolling minute (they take no account quota in a session). */
-export const SESSION_MESSAGES_PER_MINUTE = 300;
+/** What a session keeps of the client's `initialize` (capabilities, client info): enough to read, never a store. */
+const MAX_CLIENT_JSON = 4096;
+const bounded = (v: unknown): string => {
+  const text = JSON.stringify(v ?? {});
+  return text.length <= MAX_CLIENT_JSON ? text : JSON.stringify({ truncated: true, bytes: text.length });
+};
 /** What a client waits before it reconnects a dropped stream (the SSE `retry` field). */
 const RETRY_MS = 3_000;
 
@@ -62,14 +67,14 @@ const encoder = new TextEncoder();
  * Messages are answered by the same code as stateless requests (endpoint.ts: the agents package's
  * `createMcpHandler` over an SDK v2 McpServer, plus the answers it remembers); this object adds the
  * session around them. Every tool call is admitted by the account's AccountQuota object (the second
- * and last hop): a revoked key, a changed plan or a spent quota shows on the next call. Messages that
- * call no tool (tools/list, ping, notifications) are answered here without that hop, limited per
- * session; a key revoked meanwhile ends its sessions when the account's object is refreshed
- * (`recheck`) or on its next tool call.
+ * and last hop): a revoked key, a changed plan or a spent quota shows on the next call. Every other
+ * message of a session takes its per-minute slot there too, as the design's rolling window over all
+ * authenticated requests says (a per-session allowance in this object would multiply by the number
+ * of sessions an account opens); a key revoked meanwhile is refused on its next message, and its
+ * open streams are closed at once when the account's object is refreshed (`recheck`).
  */
 export class McpSessions extends DurableObject<Env> {
   private readonly streams = new Map<string, Stream>();
-  private readonly recent = new Map<string, number[]>();
   private tables = false;
 
   /** Tables are made on first use, so an account that never opened a session stores nothing. */
@@ -82,7 +87,8 @@ export class McpSessions extends DurableObject<Env> {
         created_at INTEGER NOT NULL, last_seen INTEGER NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
       CREATE TABLE IF NOT EXISTS events (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, data TEXT NOT NULL, at INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);`);
+      CREATE INDEX IF NOT EXISTS events_session ON events(session_id, seq);
+      CREATE INDEX IF NOT EXISTS events_at ON events(at);`);
     this.tables = true;
   }
 
@@ -149,7 +155,7 @@ export class McpSessions extends DurableObject<Env> {
     const body = new Uint8Array(await request.arrayBuffer());
     const parsed = JSON.parse(new TextDecoder().decode(body)) as { params?: { capabilities?: unknown; clientInfo?: unknown } };
     const admitted = await admitMessage(call);
-    const res = await serveMcp(request, body, parsed, { ...call, gate: this.sessionGate(admitted.caller, null) });
+    const res = await serveMcp(request, body, parsed, { ...call, gate: this.initializeGate(admitted.caller) });
     if (res.status !== 200) return res;
     const text = await res.text();
     const json = (res.headers.get("content-type") ?? "").includes("text/event-stream") ? sseData(text)[0] : text;
@@ -164,8 +170,8 @@ export class McpSessions extends DurableObject<Env> {
       keyHash,
       ownerId,
       version,
-      JSON.stringify(parsed.params?.capabilities ?? {}),
-      JSON.stringify(parsed.params?.clientInfo ?? {}),
+      bounded(parsed.params?.capabilities),
+      bounded(parsed.params?.clientInfo),
       JSON.stringify(admitted.caller),
       t,
       t,
@@ -190,47 +196,24 @@ export class McpSessions extends DurableObject<Env> {
     const headers = new Headers(request.headers);
     if (!headers.has("mcp-protocol-version")) headers.set("mcp-protocol-version", session.protocol_version);
     const inner = new Request(request.url, { method: "POST", headers });
-    const res = await serveMcp(inner, body, parsed, {
-      ...call,
-      gate: this.sessionGate(JSON.parse(session.caller) as AgentPrincipal, session.id),
-    });
+    // Admitted by the account's object like any request (call.gate is the quota gate).
+    const res = await serveMcp(inner, body, parsed, call);
     const out = new Response(res.body, res);
     out.headers.set("mcp-session-id", session.id);
     return out;
   }
 
   /**
-   * The gate of a session's messages: a tool call is admitted by AccountQuota as always; a message
-   * that calls no tool is admitted here (the key was verified when the session began, and a revoked
-   * key's sessions are ended), against the session's own per-minute limit.
+   * The gate of `initialize` once admitted above: the caller is known and its slot taken, so the
+   * answer is built without a second admission.
    */
-  private sessionGate(caller: AgentPrincipal, sid: string | null): Gate {
-    const local = async (): Promise<Admitted> => {
-      if (sid !== null) this.count(sid);
-      // Only the caller is read from a message's admission (its answer depends on no quota).
-      return { caller, bookmark: null, admission: undefined as never };
-    };
+  private initializeGate(caller: AgentPrincipal): Gate {
+    const local = async (): Promise<Admitted> => ({ caller, bookmark: null, admission: undefined as never });
     return {
       ...quotaGate,
       admit: (env, key, want) => (want.metric === null && want.counted === "minute" ? local() : quotaGate.admit(env, key, want)),
       verify: async () => ({ caller, bookmark: null }),
     };
-  }
-
-  private count(sid: string): void {
-    const t = now();
-    const times = (this.recent.get(sid) ?? []).filter((x) => x > t - 60_000);
-    if (times.length >= SESSION_MESSAGES_PER_MINUTE) {
-      const retry = Math.max(1, Math.ceil((times[0]! + 60_000 - t) / 1000));
-      throw new ApiError(
-        "RATE_LIMITED",
-        `Rate limit reached: ${SESSION_MESSAGES_PER_MINUTE} messages that call no tool per session and rolling minute. Retry after ${retry} s.`,
-        { metric: "PER_MINUTE", limit: SESSION_MESSAGES_PER_MINUTE, retryAfterSeconds: retry },
-        { "Retry-After": String(retry) },
-      );
-    }
-    times.push(t);
-    this.recent.set(sid, times);
   }
 
   /**
@@ -283,7 +266,6 @@ export class McpSessions extends DurableObject<Env> {
     for (const id of ids) {
       this.ctx.storage.sql.exec("DELETE FROM sessions WHERE id = ?", id);
       this.ctx.storage.sql.exec("DELETE FROM events WHERE session_id = ?", id);
-      this.recent.delete(id);
       this.close(id);
     }
   }
@@ -326,7 +308,8 @@ export class McpSessions extends DurableObject<Env> {
     this.sweep();
     const data = JSON.stringify({ jsonrpc: "2.0", ...message });
     let n = 0;
-    for (const s of this.ctx.storage.sql.exec<SessionRow>("SELECT * FROM sessions").toArray()) {
+    const rows = this.ctx.storage.sql.exec<{ id: string; caller: string }>("SELECT id, caller FROM sessions WHERE revoked = 0").toArray();
+    for (const s of rows) {
       if (agentId && (JSON.parse(s.caller) as AgentPrincipal).agentId !== agentId) continue;
       const seq = this.ctx.storage.sql
         .exec<{ seq: number }>("INSERT INTO events (session_id, data, at) VALUES (?, ?, ?) RETURNING seq", s.id, data, now())
@@ -347,7 +330,7 @@ export class McpSessions extends DurableObject<Env> {
   /**
    * After the account changed (a key revoked, an agent deleted): the sessions of every key the
    * account's object no longer accepts are marked, so their next request of any kind (tools/list
-   * too, which takes no quota hop) is the endpoint's 401 and ends them.
+   * too) is the endpoint's 401 and ends them, and their open streams close now.
    */
   async recheck(): Promise<void> {
     if (!this.hasTables()) return;
@@ -356,7 +339,14 @@ export class McpSessions extends DurableObject<Env> {
       .toArray();
     for (const r of rows) {
       const v = await accountStub(this.env, r.owner_id).verify({ ownerId: r.owner_id, keyHash: r.key_hash });
-      if (!v.ok) this.ctx.storage.sql.exec("UPDATE sessions SET revoked = 1 WHERE key_hash = ?", r.key_hash);
+      if (!v.ok) {
+        // Marked, so the next request is a 401 that ends the session; its stream closes now, so no
+        // push reaches a revoked key in between.
+        const ids = this.ctx.storage.sql
+          .exec<{ id: string }>("UPDATE sessions SET revoked = 1 WHERE key_hash = ? RETURNING id", r.key_hash)
+          .toArray();
+        for (const { id } of ids) this.close(id);
+      }
     }
   }
 }

@@ -398,7 +398,7 @@ describe("the Worker that would go to the edge", () => {
       env: { ...process.env, PATH: `${path.join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` },
     });
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    const m = /gzip ([\d.]+) KiB \(budget 768\.0 KiB\)/.exec(r.stdout);
+    const m = /gzip ([\d.]+) KiB \(budget 736\.0 KiB\)/.exec(r.stdout);
     expect(m, r.stdout).toBeTruthy();
     console.log(r.stdout.trim());
     expect(Number(m![1])).toBeLessThan(736);
