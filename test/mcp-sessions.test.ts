@@ -384,6 +384,34 @@ describe("push to an open stream", () => {
   });
 });
 
+describe("a stream nobody reads", () => {
+  it("is closed once more pushes wait unread than a full replay, so they never pile up in the object; the events stay for Last-Event-ID", async () => {
+    const a = await newAgent();
+    const sid = await open(a.key);
+    const stream = await req("GET", a.key, undefined, { "mcp-session-id": sid, accept: "text/event-stream" });
+    expect(stream.status).toBe(200);
+    const stub = E.MCP_SESSIONS.get(E.MCP_SESSIONS.idFromName(a.owner.ownerId)) as any;
+    const filler = "x".repeat(16_384);
+    for (let i = 0; i < 400; i++)
+      await stub.notify(
+        { method: "notifications/message", params: { level: "notice", logger: "lore", data: { type: "test", i, filler } } },
+        a.id,
+      );
+    const ended = await Promise.race([
+      stream.text().then(
+        () => true,
+        () => true,
+      ),
+      new Promise((r) => setTimeout(() => r(false), 10_000)),
+    ]);
+    expect(ended).toBe(true);
+    // Nothing is lost: the newest events are replayed on a new stream.
+    const again = await req("GET", a.key, undefined, { "mcp-session-id": sid, accept: "text/event-stream", "last-event-id": "0" });
+    const replay = await readEvents(again, (e) => e.filter((x) => x.data).length >= 100);
+    expect(replay.filter((x) => x.data).at(-1)!.data.params.data.i).toBe(399);
+  });
+});
+
 describe("urgent advisories pushed to open streams", () => {
   it("a high advisory for a package in the agent's reported stack reaches its stream, and its next sync still has it", async () => {
     const a = await newAgent();

@@ -57,6 +57,8 @@ const rpcError = (status: number, code: number, message: string, headers: Record
 const sessionNotFound = () => rpcError(404, -32001, "Session not found: initialize a new session.");
 
 type Stream = { writer: WritableStreamDefaultWriter<Uint8Array>; closed: boolean };
+/** Events a stream may hold unread (a full replay and as many again) before it is closed. */
+const MAX_UNREAD = 2 * MAX_EVENTS + 16;
 const encoder = new TextEncoder();
 
 /**
@@ -249,6 +251,14 @@ export class McpSessions extends DurableObject<Env> {
 
   private write(stream: Stream, text: string): void {
     if (stream.closed) return;
+    // A client that holds its stream open but never reads would have every push buffered here:
+    // past a replay's worth of unread events the stream is closed instead (the events are kept, so
+    // a GET with Last-Event-ID gets them back).
+    if ((stream.writer.desiredSize ?? 0) < -MAX_UNREAD) {
+      stream.closed = true;
+      stream.writer.abort(new Error("too many events unread")).catch(() => {});
+      return;
+    }
     stream.writer.write(encoder.encode(text)).catch(() => {
       stream.closed = true;
     });
@@ -310,7 +320,8 @@ export class McpSessions extends DurableObject<Env> {
     let n = 0;
     const rows = this.ctx.storage.sql.exec<{ id: string; caller: string }>("SELECT id, caller FROM sessions WHERE revoked = 0").toArray();
     for (const s of rows) {
-      if (agentId && (JSON.parse(s.caller) as AgentPrincipal).agentId !== agentId) continue;
+      // Undefined means the whole account; any other value (an empty one too) names one agent.
+      if (agentId !== undefined && (JSON.parse(s.caller) as AgentPrincipal).agentId !== agentId) continue;
       const seq = this.ctx.storage.sql
         .exec<{ seq: number }>("INSERT INTO events (session_id, data, at) VALUES (?, ?, ?) RETURNING seq", s.id, data, now())
         .one().seq;
