@@ -16,5 +16,13 @@ export type { DeprecationRowDb, ReleaseRowDb } from "./freshness.service";
 export { INGEST_CRON, INGEST_SOURCES, refreshTopics, runIngest } from "./ingest";
 export type { IngestSource, RefreshResult } from "./ingest";
 export { MAX_AGE_MS } from "./staleness";
-export { AFFECTED_COLS, advisoriesForStackRead, matchAdvisories, normaliseStack, releasesForStackRead, topicDataRead } from "./sync-api";
+export {
+  AFFECTED_COLS,
+  advisoriesForStackRead,
+  matchAdvisories,
+  normaliseStack,
+  pinnedByTopic,
+  releasesForStackRead,
+  topicDataRead,
+} from "./sync-api";
 export type { AffectedRow, NormalisedStackEntry, UpgradeView } from "./sync-api";

@@ -143,6 +143,20 @@ export function topicDataRead(db: D1Database, topics: string[]): BatchRead<Map<s
   };
 }
 
+/** The pinned versions a stack names per topic (entries without a pinned version name none). */
+export function pinnedByTopic(
+  entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[],
+): Map<string, { ecosystem: Ecosystem; versions: string[] }> {
+  const byTopic = new Map<string, { ecosystem: Ecosystem; versions: string[] }>();
+  for (const e of entries) {
+    if (!e.pinned) continue;
+    const cur = byTopic.get(e.topic) ?? { ecosystem: e.ecosystem, versions: [] };
+    cur.versions.push(e.pinned);
+    byTopic.set(e.topic, cur);
+  }
+  return byTopic;
+}
+
 /**
  * For each entry with a readable version: the releases after it up to the latest known one (with
  * their changes and breaking counts), and the deprecated APIs removed in that interval, as a read
@@ -153,13 +167,7 @@ export function releasesForStackRead(
   db: D1Database,
   entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[],
 ): BatchRead<UpgradeView[]> {
-  const byTopic = new Map<string, { ecosystem: Ecosystem; versions: string[] }>();
-  for (const e of entries) {
-    if (!e.pinned) continue;
-    const cur = byTopic.get(e.topic) ?? { ecosystem: e.ecosystem, versions: [] };
-    cur.versions.push(e.pinned);
-    byTopic.set(e.topic, cur);
-  }
+  const byTopic = pinnedByTopic(entries);
   if (!byTopic.size) return constantRead([]);
   const topics = JSON.stringify([...byTopic.keys()]);
   return {

@@ -1,12 +1,12 @@
 import type { BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
-import type { Ecosystem } from "../ecosystems/versions";
 import {
   type ChangeOut,
   changesOf,
   DEPRECATION_COLS,
   type DeprecationRowDb,
   type NormalisedStackEntry,
+  pinnedByTopic,
   RELEASE_COLS,
   type ReleaseRowDb,
   sortReleases,
@@ -130,13 +130,7 @@ export function cachedReleasesRead(
   entries: Pick<NormalisedStackEntry, "topic" | "ecosystem" | "pinned">[],
   gen: Generation,
 ): BatchRead<{ views: UpgradeView[]; fromCache: boolean; commit: (seenSeq: number) => void }> {
-  const byTopic = new Map<string, { ecosystem: Ecosystem; versions: string[] }>();
-  for (const e of entries) {
-    if (!e.pinned) continue;
-    const cur = byTopic.get(e.topic) ?? { ecosystem: e.ecosystem, versions: [] };
-    cur.versions.push(e.pinned);
-    byTopic.set(e.topic, cur);
-  }
+  const byTopic = pinnedByTopic(entries);
   const cacheable = usable(gen);
   const held = new Map<string, TopicPrep>();
   if (cacheable)
