@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineOperation } from "../core/operation";
 import { SESSION_COOKIE } from "../core/auth";
 import { ApiError } from "../core/errors";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * One argument table for REST and MCP. Operations declare strict JSON schemas (`z.number()`,

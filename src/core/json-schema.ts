@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * JSON Schema from a zod schema, in the spelling every reader accepts: the one converter behind

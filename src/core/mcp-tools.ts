@@ -1,5 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/server";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { Env } from "../env";
 import type { AnyOperation } from "./operation";
 import { mcpArgsSchema } from "./operation";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `page` (1-based) and `perPage` (≤ 100, the contract's maximum) for every list endpoint. Strict

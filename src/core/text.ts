@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Identifiers people read and type (handles, names, slugs, tags, ids in paths) must not hide

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
 import { ref, visibleString } from "../core/text";

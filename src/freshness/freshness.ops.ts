@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { list, text } from "../core/compact";

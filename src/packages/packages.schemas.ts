@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 
 export const ecosystemIn = z

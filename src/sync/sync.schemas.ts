@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ref, visibleString } from "../core/text";
 import { changeOut, deprecationOut } from "../freshness";
 import { vulnerabilityOut } from "../freshness";
