@@ -28,7 +28,7 @@ export interface SeedDataset {
 export const SEEDS: readonly SeedDataset[] = [
   // Lore's starter skills, published by the system account through the normal publish path (scan, R2, D1).
   { name: "starter-skills", file: "skills", load: loadStarterSkills },
-  // Freshness and models (issue 11): curated, dated facts; small files loaded whole.
+  // Freshness and models: curated, dated facts; small files loaded whole.
   { name: "freshness-releases", file: "freshness/releases.json", load: loadReleases },
   { name: "freshness-deprecations", file: "freshness/deprecations.json", load: loadDeprecations },
   { name: "models", file: "freshness/models.json", load: loadModels },
@@ -48,6 +48,6 @@ export const SEEDS: readonly SeedDataset[] = [
   { name: "packages-popular-cargo", file: "packages/popular-cargo.txt", load: popularLoader("cargo") },
   { name: "packages-popular-go", file: "packages/popular-go.txt", load: popularLoader("go") },
   { name: "packages-hallucinated", file: "packages/hallucinated.json", load: loadHallucinated },
-  // Reviewed MCP servers (issue 14): server.json facts and the tools read from each source, upserted and scanned like registry records.
+  // Reviewed MCP servers: server.json facts and the tools read from each source, upserted and scanned like registry records.
   { name: "mcp-servers", file: "mcp-servers.json", load: loadMcpServers },
 ];

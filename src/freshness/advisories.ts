@@ -1,7 +1,7 @@
 /**
  * Security advisories (OSV records) and the malicious-package reports, stored once and matched
  * against pinned versions with each ecosystem's own range rules. The functions at the bottom are
- * what sync (issue 12) calls: a whole stack in one D1 round trip, never a query per dependency.
+ * what sync calls: a whole stack in one D1 round trip, never a query per dependency.
  */
 import * as z from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";

@@ -1,5 +1,5 @@
 /**
- * What sync (issue 12) calls. Every function takes a whole stack (up to 500 entries) and costs a
+ * What sync calls. Every function takes a whole stack (up to 500 entries) and costs a
  * fixed number of D1 statements (one batch), never one per dependency, and no outbound call.
  *
  *   normaliseStack(db, stack)            → entries with topic, ecosystem, pinned version

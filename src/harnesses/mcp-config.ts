@@ -8,7 +8,7 @@
  * harness's reference to an environment variable (`${NAME}`, `${env:NAME}`, `{env:NAME}`; Codex
  * names the variable), or, where a harness has no such reference, as a placeholder to replace.
  *
- * Used by the MCP servers directory (each server's detail) and available to advise (issue 12):
+ * Used by the MCP servers directory (each server's detail) and available to advise:
  *   renderMcpConfigs(input)          → one HarnessMcpConfig per harness (all 13)
  *   renderMcpConfig(harnessId, input) → one, or null for an unknown harness
  */
