@@ -791,6 +791,15 @@ export const MCP_RULE_CASES: Record<string, McpRuleCases> = {
         ],
       },
       { tools: [{ name: "delete_file", description: "Deletes a file.", annotations: { destructiveHint: true } }] },
+      {
+        tools: [
+          {
+            name: "page_drop",
+            description: "Drops files or data onto an element of the page, as a user dragging them there would.",
+            annotations: { readOnlyHint: true },
+          },
+        ],
+      },
     ],
   },
 };
