@@ -43,7 +43,10 @@ export function annotationLies(tool: McpToolInput): AnnotationLie[] {
       const before = t.slice(Math.max(0, m.index - 60), m.index);
       if (isNegated(t, m.index) || NOTHING.test(before) || WOULD.test(before)) continue;
       // The passive names its object before the verb ("the remote bucket is emptied"), the active after it.
-      const object = /^(?:is|are|get|will|being|been)/i.test(m[0]) ? before : t.slice(m.index + m[0].length, m.index + m[0].length + 60);
+      // Within the same sentence: "Removes mocks. Use the latest snapshot" removes no snapshot.
+      const object = /^(?:is|are|get|will|being|been)/i.test(m[0])
+        ? before.replace(/^[^]*[.;!?\n]/, "")
+        : t.slice(m.index + m[0].length, m.index + m[0].length + 60).replace(/[.;!?\n][^]*$/, "");
       if (!STORED.test(object)) continue;
       if (/^drop/i.test(m[0]) && ONTO.test(t.slice(m.index + m[0].length))) continue;
       return [

@@ -800,6 +800,15 @@ export const MCP_RULE_CASES: Record<string, McpRuleCases> = {
           },
         ],
       },
+      {
+        tools: [
+          {
+            name: "unroute",
+            description: "Removes mocks. Use the element reference from the latest snapshot.",
+            annotations: { readOnlyHint: true },
+          },
+        ],
+      },
     ],
   },
 };
