@@ -189,6 +189,8 @@ async function main() {
     quiet: true,
     vars: { ADMIN_TOKEN: adminToken, BENCH_ROUTES: "1" },
     inspectorPort,
+    // Profiles name functions as written; the measured table is of the minified Worker otherwise.
+    minify: !process.env.BENCH_PROFILE,
   });
   try {
     await waitForServer(origin);

@@ -163,8 +163,10 @@ export function localVars(persistTo) {
  * `vars` become Worker variables too (`--var K:V`); `inspectorPort` keeps parallel servers off each
  * other's devtools port.
  */
-export function startDev({ port, persistTo, quiet = false, vars = {}, inspectorPort } = {}) {
+export function startDev({ port, persistTo, quiet = false, vars = {}, inspectorPort, minify } = {}) {
   const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
+  // wrangler.toml minifies (as deployed); a CPU profile is read by function names, so it can ask not to.
+  if (minify === false) args.push("--minify=false");
   if (persistTo) args.push("--persist-to", persistTo);
   if (inspectorPort) args.push("--inspector-port", String(inspectorPort));
   for (const [k, v] of Object.entries({ ...localVars(persistTo), ...vars })) args.push("--var", `${k}:${v}`);
