@@ -7,7 +7,7 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
-        // LORE_TRANSCRIPT=1 makes test/billing.test.ts print the Stripe flow it runs.
+        // LORE_TRANSCRIPT=1 makes test/billing/billing.test.ts print the Stripe flow it runs.
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,

@@ -1,4 +1,4 @@
-// The agent session that `npm run bench:context` measures and test/mcp-context.test.ts holds to its
+// The agent session that `npm run bench:context` measures and test/mcp/mcp-context.test.ts holds to its
 // budgets: one module, so the benchmark and the test cannot drift apart.
 
 /** A 30-entry stack across the four ecosystems: the curated topics first, then common npm names. */

@@ -1,6 +1,6 @@
 /**
  * What the freshness area offers the others: the only file another area (or the top floor) imports
- * from it (test/floors.test.ts).
+ * from it (test/platform/floors.test.ts).
  */
 export { ADV_COLS, advisoryFromRow, osvStatements, vulnerabilityOut } from "./advisories";
 export type { AdvRowDb, MaliciousRow, VulnerabilityOut } from "./advisories";

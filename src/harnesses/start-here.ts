@@ -1,7 +1,7 @@
 import { HARNESSES } from "./setup.data";
 
 /**
- * The MCP tools an agent can call, by name, with what each is for. test/setup.test.ts checks that
+ * The MCP tools an agent can call, by name, with what each is for. test/setup/setup.test.ts checks that
  * every tool the server registers is listed here.
  */
 export const TOOL_GUIDE: readonly (readonly [tool: string, use: string])[] = [

@@ -1,6 +1,6 @@
 /**
  * What the kb area offers the others: the only file another area (or the top floor) imports
- * from it (test/floors.test.ts).
+ * from it (test/platform/floors.test.ts).
  */
 export { kbOperations } from "./kb.ops";
 export { kbItemOut } from "./kb.schemas";

@@ -1,6 +1,6 @@
 /**
  * What the models area offers the others: the only file another area (or the top floor) imports
- * from it (test/floors.test.ts).
+ * from it (test/platform/floors.test.ts).
  */
 export { modelOperations } from "./models.ops";
 export type { ModelOut } from "./models.schemas";

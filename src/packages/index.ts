@@ -1,6 +1,6 @@
 /**
  * What the packages area offers the others: the only file another area (or the top floor) imports
- * from it (test/floors.test.ts).
+ * from it (test/platform/floors.test.ts).
  */
 export { packageOperations } from "./packages.ops";
 export { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "./packages.seed";

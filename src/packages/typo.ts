@@ -9,7 +9,7 @@
  * neighbour keys (`popular_keys`, built at seed time by `neighbourKeys`). A candidate computes its
  * own keys; two names one trick apart always share a key (symmetric deletion: `jinja2` and `jinj2a`
  * both give `jinja`), so one indexed lookup finds every possible target, and `classify` confirms.
- * Precision and recall on a labelled corpus: test/typo-eval.test.ts (figures in docs/behaviour-freshness.md).
+ * Precision and recall on a labelled corpus: test/packages/typo-eval.test.ts (figures in docs/behaviour-freshness.md).
  */
 import { distance } from "fastest-levenshtein";
 import type { Ecosystem } from "../ecosystems/versions";

@@ -7,7 +7,7 @@
  *
  * A trigger is a plain substring, or, written with a leading `\b`, a substring that starts a word
  * (the character before it is not a letter, digit or underscore). Triggers never change what a rule
- * finds: they must be a necessary condition of its `line` (test/scanner.test.ts checks every hit of
+ * finds: they must be a necessary condition of its `line` (test/skills/scanner.test.ts checks every hit of
  * the corpus against them, and the whole corpus gated against ungated).
  */
 import { RecentByText, type LineIndex } from "./text";

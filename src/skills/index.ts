@@ -1,6 +1,6 @@
 /**
  * What the skills area offers the others: the only file another area (or the top floor) imports
- * from it (test/floors.test.ts).
+ * from it (test/platform/floors.test.ts).
  */
 export { MAX_BUNDLE_BYTES, MAX_FILES } from "./bundle";
 export { SKILL_CATEGORIES } from "./categories";

@@ -1,6 +1,6 @@
 /**
  * What the sync area offers the others: the only file another area (or the top floor) imports
- * from it (test/floors.test.ts).
+ * from it (test/platform/floors.test.ts).
  */
 export { ACTIVITY_KINDS, storeActivity } from "./activity.service";
 export { pruneSyncData } from "./maintenance";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, expectError, newAgent, signup } from "./helpers";
+import { call, expectError, newAgent, signup } from "../helpers";
 
 describe("owners and sessions", () => {
   it("signup returns a session token and the owner; the password is stored as PBKDF2, not in clear", async () => {
@@ -53,7 +53,7 @@ describe("owners and sessions", () => {
     expectError(await call("GET", "/v1/agents", { token: ok.body.token }), 401, "UNAUTHENTICATED");
   });
 
-  it("login attempts are throttled per address and email (10 a minute), other accounts and other addresses unaffected (the rest: test/throttle.test.ts)", async () => {
+  it("login attempts are throttled per address and email (10 a minute), other accounts and other addresses unaffected (the rest: test/auth/throttle.test.ts)", async () => {
     const from = { "cf-connecting-ip": "192.0.2.77" };
     await call("POST", "/v1/auth/signup", { body: { email: "guess@example.com", password: "the real password" } });
     for (let i = 0; i < 10; i++) {

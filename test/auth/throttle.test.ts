@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError, signup } from "./helpers";
-import { CEILING_DELAY_MS } from "../src/auth/throttle";
+import { call, expectError, signup } from "../helpers";
+import { CEILING_DELAY_MS } from "../../src/auth/throttle";
 
 /**
  * Password checks are throttled per client address, per (address, email), and per email from all

@@ -1,8 +1,8 @@
 /// <reference types="vite/client" />
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { call, expectError, newAgent, signup, type TestAgent, type TestOwner } from "./helpers";
-import { now, setClock } from "../src/core/clock";
+import { call, expectError, newAgent, signup, type TestAgent, type TestOwner } from "../helpers";
+import { now, setClock } from "../../src/core/clock";
 import {
   FakeStripe,
   PRICE,
@@ -13,14 +13,14 @@ import {
   stripeEvent,
   stripeSignature,
   subscriptionObject,
-} from "./stripe-fake";
-import { setBillingProvider, type ChargeRequest } from "../src/billing/billing.provider";
-import { addMonths } from "../src/core/clock";
-import { runMaintenance } from "../src/maintenance";
-import { HANDLED_EVENTS } from "../src/billing/stripe.webhook";
-import { refreshAccount } from "../src/quota/account";
-import readme from "../README.md?raw";
-import type { Env } from "../src/env";
+} from "../stripe-fake";
+import { setBillingProvider, type ChargeRequest } from "../../src/billing/billing.provider";
+import { addMonths } from "../../src/core/clock";
+import { runMaintenance } from "../../src/maintenance";
+import { HANDLED_EVENTS } from "../../src/billing/stripe.webhook";
+import { refreshAccount } from "../../src/quota/account";
+import readme from "../../README.md?raw";
+import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
 const DAY = 86_400_000;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import recorded from "./fixtures/stripe/webhook_signature.json";
-import { constantTimeEqual, parseSignatureHeader, signPayload, verifySignature } from "../src/billing/stripe.signature";
+import recorded from "../fixtures/stripe/webhook_signature.json";
+import { constantTimeEqual, parseSignatureHeader, signPayload, verifySignature } from "../../src/billing/stripe.signature";
 import {
   STRIPE_API_VERSION,
   cancelDuplicateSubscription,
@@ -12,9 +12,9 @@ import {
   listSubscriptions,
   setCancelAtPeriodEnd,
   verifyWebhook,
-} from "../src/billing/stripe.client";
-import type { StripeConfig } from "../src/billing/billing.config";
-import { ApiError } from "../src/core/errors";
+} from "../../src/billing/stripe.client";
+import type { StripeConfig } from "../../src/billing/billing.config";
+import { ApiError } from "../../src/core/errors";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const SECRET = recorded.secret;

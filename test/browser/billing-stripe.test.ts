@@ -9,7 +9,7 @@ import { openBrowser, screenshots, type Browser } from "./browser";
  *
  * The server runs with the Stripe configuration; Stripe's API cannot be reached here, so the one
  * request that would call it (the subscribe POST) is answered in the browser with the 303 the
- * server gives (test/web.test.ts checks that answer against Stripe's recorded responses), and
+ * server gives (test/web/web.test.ts checks that answer against Stripe's recorded responses), and
  * Checkout itself is a stub page. A control run with the Stripe origins taken out of the policy
  * shows the redirect is then refused, so the check can fail.
  */

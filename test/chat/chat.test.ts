@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { setClock } from "../src/core/clock";
-import { chatRoomStub } from "../src/chat/chat.client";
-import { MAX_KEPT_MESSAGES } from "../src/chat/chat.schemas";
-import type { ChatRoom } from "../src/chat/chat.do";
-import type { Env } from "../src/env";
-import { call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
+import { setClock } from "../../src/core/clock";
+import { chatRoomStub } from "../../src/chat/chat.client";
+import { MAX_KEPT_MESSAGES } from "../../src/chat/chat.schemas";
+import type { ChatRoom } from "../../src/chat/chat.do";
+import type { Env } from "../../src/env";
+import { call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "../helpers";
 
 // FREE plan: 20 requests per minute and 30 chat messages per day per ACCOUNT. Every test uses
 // fresh accounts (newAgent without an owner) and its own room, since storage is per file.
@@ -595,8 +595,8 @@ describe("mentions", () => {
 
   it("unreadMentions(db, agentId, limit) gives the unread count and newest items for sync", async () => {
     const { env } = await import("cloudflare:test");
-    const { makeDb } = await import("../src/db/client");
-    const { unreadMentions } = await import("../src/chat/chat.service");
+    const { makeDb } = await import("../../src/db/client");
+    const { unreadMentions } = await import("../../src/chat/chat.service");
     const [a, b] = await agentsN(2);
     for (let i = 0; i < 3; i++) await post(a!, "general", `hey @${b!.handle} #${i}`);
     const db = makeDb((env as any).DB);

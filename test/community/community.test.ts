@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError, newAgent, signup, type TestAgent } from "./helpers";
-import { setClock } from "../src/core/clock";
+import { call, expectError, newAgent, signup, type TestAgent } from "../helpers";
+import { setClock } from "../../src/core/clock";
 
 async function ask(a: TestAgent, title = "How do I wire up the community test?") {
   const r = await call("POST", "/v1/threads", { key: a.key, body: { title, bodyMd: "b", categorySlug: "general" } });

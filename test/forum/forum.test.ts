@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
-import { setClock } from "../src/core/clock";
-import { rescanContent } from "../src/forum/content-scan";
+import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "../helpers";
+import { setClock } from "../../src/core/clock";
+import { rescanContent } from "../../src/forum/content-scan";
 
 /** A clock that moves 5 ms on every reading, so creation order is never a same-millisecond tie. */
 function tickingClock() {

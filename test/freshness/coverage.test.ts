@@ -5,15 +5,15 @@
 // checked against a current source.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
-import { json, mockFetch, osvNone } from "./fixtures/mock";
-import { DAY_MS, setClock } from "../src/core/clock";
-import { loadReleases } from "../src/freshness/freshness.seed";
-import { runIngest } from "../src/freshness/ingest";
-import { loadAdvisorySnapshots } from "./data-helpers";
-import releases from "../data/freshness/releases.json?raw";
-import osvExpress from "./fixtures/osv/express.query.json?raw";
-import osvExpress2 from "./fixtures/osv/express.query.page2.json?raw";
+import { call, mcpClient, newAgent, toolJson, type TestAgent } from "../helpers";
+import { json, mockFetch, osvNone } from "../fixtures/mock";
+import { DAY_MS, setClock } from "../../src/core/clock";
+import { loadReleases } from "../../src/freshness/freshness.seed";
+import { runIngest } from "../../src/freshness/ingest";
+import { loadAdvisorySnapshots } from "../data-helpers";
+import releases from "../../data/freshness/releases.json?raw";
+import osvExpress from "../fixtures/osv/express.query.json?raw";
+import osvExpress2 from "../fixtures/osv/express.query.page2.json?raw";
 
 /** A week after the newest snapshot (Go and RustSec, 2026-08-21) was taken: every snapshot is stale. */
 const T0 = Date.parse("2026-11-20T09:00:00Z");

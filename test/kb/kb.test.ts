@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent, type TestOwner } from "./helpers";
+import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent, type TestOwner } from "../helpers";
 import { env } from "cloudflare:test";
-import { setClock } from "../src/core/clock";
-import { rescanContent } from "../src/forum/content-scan";
-import { AGENT_TEXT_RULESET } from "../src/skills/scanner/agent-text";
-import migration0013 from "../migrations/0013_content_scan.sql?raw";
+import { setClock } from "../../src/core/clock";
+import { rescanContent } from "../../src/forum/content-scan";
+import { AGENT_TEXT_RULESET } from "../../src/skills/scanner/agent-text";
+import migration0013 from "../../migrations/0013_content_scan.sql?raw";
 
 async function draft(a: TestAgent, over: Record<string, unknown> = {}) {
   const r = await call("POST", "/v1/kb", {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sentences } from "../src/scan";
+import { sentences } from "../../src/scan";
 import {
   MCP_RULE_IDS,
   MCP_RULESET,
@@ -8,13 +8,13 @@ import {
   toolsHash,
   seriousRulesByTool,
   type McpScanInput,
-} from "../src/mcp-servers/scanner";
-import { MCP_RULE_CASES, type RuleCase } from "../src/mcp-servers/scanner/rules/cases";
-import { AGENT_TEXT_RULES } from "../src/skills/scanner";
-import { RULE_CASES } from "./fixtures/skill-rule-cases";
-import { MCP_CORPUS, MCP_HELDOUT, MCP_HELDOUT_2, MCP_HELDOUT_3, type CorpusServer } from "./fixtures/mcp-corpus";
-import { MCP_HELDOUT_A } from "./fixtures/mcp-corpus-a";
-import seedText from "../data/mcp-servers.json?raw";
+} from "../../src/mcp-servers/scanner";
+import { MCP_RULE_CASES, type RuleCase } from "../../src/mcp-servers/scanner/rules/cases";
+import { AGENT_TEXT_RULES } from "../../src/skills/scanner";
+import { RULE_CASES } from "../fixtures/skill-rule-cases";
+import { MCP_CORPUS, MCP_HELDOUT, MCP_HELDOUT_2, MCP_HELDOUT_3, type CorpusServer } from "../fixtures/mcp-corpus";
+import { MCP_HELDOUT_A } from "../fixtures/mcp-corpus-a";
+import seedText from "../../data/mcp-servers.json?raw";
 
 const asInput = (c: RuleCase): McpScanInput => (typeof c === "string" ? { tools: [{ name: "case_tool", description: c }] } : c);
 const hitsOf = (c: RuleCase, ruleId: string, floor: "info" | "low") =>

@@ -4,21 +4,21 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import JSON5 from "json5";
-import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "./helpers";
-import { loadMcpServers } from "../src/mcp-servers/seed";
-import { HARNESSES, HARNESS_IDS } from "../src/harnesses/setup.data";
-import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../src/harnesses/mcp-config";
-import { serverKey } from "../src/mcp-servers/install";
-import { runMcpIngest } from "../src/mcp-servers/ingest";
-import { upsertServers } from "../src/mcp-servers/store";
-import { parseRegistryEntry } from "../src/mcp-servers/records";
-import { fetchRemoteTools } from "../src/sources/mcp-remote";
-import { sourceCtx } from "../src/sources/http";
-import { mockFetch, json, type Route } from "./fixtures/mock";
-import seedText from "../data/mcp-servers.json?raw";
-import page1 from "./fixtures/mcp-registry/page1.json?raw";
-import page2 from "./fixtures/mcp-registry/page2.json?raw";
-import incremental from "./fixtures/mcp-registry/incremental.json?raw";
+import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "../helpers";
+import { loadMcpServers } from "../../src/mcp-servers/seed";
+import { HARNESSES, HARNESS_IDS } from "../../src/harnesses/setup.data";
+import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../../src/harnesses/mcp-config";
+import { serverKey } from "../../src/mcp-servers/install";
+import { runMcpIngest } from "../../src/mcp-servers/ingest";
+import { upsertServers } from "../../src/mcp-servers/store";
+import { parseRegistryEntry } from "../../src/mcp-servers/records";
+import { fetchRemoteTools } from "../../src/sources/mcp-remote";
+import { sourceCtx } from "../../src/sources/http";
+import { mockFetch, json, type Route } from "../fixtures/mock";
+import seedText from "../../data/mcp-servers.json?raw";
+import page1 from "../fixtures/mcp-registry/page1.json?raw";
+import page2 from "../fixtures/mcp-registry/page2.json?raw";
+import incremental from "../fixtures/mcp-registry/incremental.json?raw";
 
 const SEED = JSON.parse(seedText) as { name: string; tools?: unknown[]; remotes?: unknown[]; packages?: unknown[] }[];
 
@@ -1080,8 +1080,8 @@ describe("registry records are data: run instructions and URL variables are chec
   });
 
   it("a server stored before the check is re-reviewed by the daily rescan, and its configuration is filtered on read meanwhile", async () => {
-    const { MCP_RULESET } = await import("../src/mcp-servers/scanner");
-    const { rescanOutdated } = await import("../src/mcp-servers/store");
+    const { MCP_RULESET } = await import("../../src/mcp-servers/scanner");
+    const { rescanOutdated } = await import("../../src/mcp-servers/store");
     const name = "io.github.acme/bravo";
     // As a row written by the previous release: no runtime findings, passed, an older ruleset.
     await env.DB.prepare(
@@ -1098,7 +1098,7 @@ describe("registry records are data: run instructions and URL variables are chec
   });
 
   it("the runner's own checks: what is kept and what is dropped", async () => {
-    const { checkPackage } = await import("../src/mcp-servers/runtime");
+    const { checkPackage } = await import("../../src/mcp-servers/runtime");
     const verdict = (registryType: string, runtimeArguments: unknown[], runtimeHint?: string) => {
       const c = checkPackage({
         registryType,
@@ -1200,8 +1200,8 @@ describe("registry records are data: run instructions and URL variables are chec
 describe("scheduling", () => {
   it("the Worker runs the directory refresh on its own daily cron, and the maintenance cron does not reach the registry", async () => {
     const { createExecutionContext, createScheduledController, waitOnExecutionContext } = await import("cloudflare:test");
-    const { default: worker } = await import("../src/index");
-    const { MCP_INGEST_CRON } = await import("../src/mcp-servers/ingest");
+    const { default: worker } = await import("../../src/index");
+    const { MCP_INGEST_CRON } = await import("../../src/mcp-servers/ingest");
     const mock = mockFetch({ "https://registry.modelcontextprotocol.io/v0.1/servers": json({ servers: [], metadata: {} }) });
     try {
       let ctx = createExecutionContext();
@@ -1215,7 +1215,7 @@ describe("scheduling", () => {
     } finally {
       mock.restore();
     }
-    const toml = (await import("../wrangler.toml?raw")).default;
+    const toml = (await import("../../wrangler.toml?raw")).default;
     expect(toml).toContain(`"${MCP_INGEST_CRON}"`);
   });
 });

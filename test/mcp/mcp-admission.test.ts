@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError, newAgent, type TestAgent } from "./helpers";
-import { setClock } from "../src/core/clock";
+import { call, expectError, newAgent, type TestAgent } from "../helpers";
+import { setClock } from "../../src/core/clock";
 
 /**
  * Every MCP message is admitted. Protocol versions from 2025-06-18 on have no JSON-RPC batches, so

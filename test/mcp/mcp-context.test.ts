@@ -6,17 +6,17 @@
  */
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, mcpClient, newAgent, setPlanDirect, type TestAgent } from "./helpers";
-import { mockFetch } from "./fixtures/mock";
-import { starterSkillsPayload } from "./data-helpers";
-import { SEEDS } from "../src/seeds";
-import { OPERATIONS } from "../src/operations";
-import { STACK } from "../scripts/agent-session.mjs";
-import { compactAnswer, list, text } from "../src/core/compact";
-import releases from "../data/freshness/releases.json?raw";
-import deprecations from "../data/freshness/deprecations.json?raw";
-import models from "../data/freshness/models.json?raw";
-import mcpServers from "../data/mcp-servers.json?raw";
+import { call, mcpClient, newAgent, setPlanDirect, type TestAgent } from "../helpers";
+import { mockFetch } from "../fixtures/mock";
+import { starterSkillsPayload } from "../data-helpers";
+import { SEEDS } from "../../src/seeds";
+import { OPERATIONS } from "../../src/operations";
+import { STACK } from "../../scripts/agent-session.mjs";
+import { compactAnswer, list, text } from "../../src/core/compact";
+import releases from "../../data/freshness/releases.json?raw";
+import deprecations from "../../data/freshness/deprecations.json?raw";
+import models from "../../data/freshness/models.json?raw";
+import mcpServers from "../../data/mcp-servers.json?raw";
 
 const DATA: Record<string, string> = {
   "freshness-releases": releases,

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { exports } from "cloudflare:workers";
-import { BASE, call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "./helpers";
-import { setClock } from "../src/core/clock";
-import { SESSION_IDLE_MS } from "../src/mcp/sessions.do";
-import { sseData } from "../src/mcp/json-response";
+import { BASE, call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "../helpers";
+import { setClock } from "../../src/core/clock";
+import { SESSION_IDLE_MS } from "../../src/mcp/sessions.do";
+import { sseData } from "../../src/mcp/json-response";
 import { env as E } from "cloudflare:test";
-import { osvStatements } from "../src/freshness/advisories";
-import { changeSeq, pushUrgentAdvisories } from "../src/sync/push";
+import { osvStatements } from "../../src/freshness/advisories";
+import { changeSeq, pushUrgentAdvisories } from "../../src/sync/push";
 
 /**
  * MCP sessions: `initialize` makes one (Mcp-Session-Id), held by the account's McpSessions object;

@@ -2,48 +2,48 @@
 // needs many names), with the shipped offline data loaded by the seed loaders themselves.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "./helpers";
-import { hang, json, mockFetch as mockRoutes, osvNone, text } from "./fixtures/mock";
-import { now, setClock } from "../src/core/clock";
-import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "../src/packages/packages.seed";
+import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "../helpers";
+import { hang, json, mockFetch as mockRoutes, osvNone, text } from "../fixtures/mock";
+import { now, setClock } from "../../src/core/clock";
+import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "../../src/packages/packages.seed";
 import {
   checkPackages as checkWith,
   SUBREQUEST_BUDGET,
   type CheckOptions,
   type Lookuper,
   type Prober,
-} from "../src/packages/packages.service";
-import { planWarm, WARM_CRON, warmRegistryCache } from "../src/packages/warm";
-import { SourceError, type PackageFacts } from "../src/sources/http";
-import { parseEcosystem, type Ecosystem } from "../src/ecosystems/versions";
-import { SEEDS } from "../src/seeds";
-import worker from "../src/index";
-import { runMaintenance } from "../src/maintenance";
-import malicious from "../data/packages/malicious.tsv?raw";
-import popularNpm from "../data/packages/popular-npm.txt?raw";
-import popularPypi from "../data/packages/popular-pypi.txt?raw";
-import popularCargo from "../data/packages/popular-cargo.txt?raw";
-import popularGo from "../data/packages/popular-go.txt?raw";
-import hallucinated from "../data/packages/hallucinated.json?raw";
-import packageChecks from "../data/freshness/package-checks.json?raw";
-import crossenv from "./fixtures/npm/crossenv.json?raw";
-import reactMirror from "./fixtures/npm/react.mirror.json?raw";
-import request from "./fixtures/npm/request.json?raw";
-import newPackage from "./fixtures/npm/new-package.json?raw";
-import crossenvMirror from "./fixtures/npm/crossenv.mirror.json?raw";
-import npmNotFound from "./fixtures/npm/not-found.json?raw";
-import jsonStreamMirror from "./fixtures/npm/JSONStream.mirror.json?raw";
-import jsonstreamMirror from "./fixtures/npm/jsonstream.mirror.json?raw";
-import tagsDoc from "./fixtures/npm/tags.json?raw";
-import requestsJson from "./fixtures/pypi/requests.json?raw";
-import requestsSimple from "./fixtures/pypi/requests.simple.json?raw";
-import quarantined from "./fixtures/pypi/quarantined.simple.json?raw";
-import pypiNotFound from "./fixtures/pypi/not-found.json?raw";
-import serde from "./fixtures/crates/serde.json?raw";
-import ginList from "./fixtures/goproxy/gin.list?raw";
-import ginLatest from "./fixtures/goproxy/gin.latest.json?raw";
-import ginInfo from "./fixtures/goproxy/gin.v1.7.7.info.json?raw";
-import ginMod from "./fixtures/goproxy/gin.mod?raw";
+} from "../../src/packages/packages.service";
+import { planWarm, WARM_CRON, warmRegistryCache } from "../../src/packages/warm";
+import { SourceError, type PackageFacts } from "../../src/sources/http";
+import { parseEcosystem, type Ecosystem } from "../../src/ecosystems/versions";
+import { SEEDS } from "../../src/seeds";
+import worker from "../../src/index";
+import { runMaintenance } from "../../src/maintenance";
+import malicious from "../../data/packages/malicious.tsv?raw";
+import popularNpm from "../../data/packages/popular-npm.txt?raw";
+import popularPypi from "../../data/packages/popular-pypi.txt?raw";
+import popularCargo from "../../data/packages/popular-cargo.txt?raw";
+import popularGo from "../../data/packages/popular-go.txt?raw";
+import hallucinated from "../../data/packages/hallucinated.json?raw";
+import packageChecks from "../../data/freshness/package-checks.json?raw";
+import crossenv from "../fixtures/npm/crossenv.json?raw";
+import reactMirror from "../fixtures/npm/react.mirror.json?raw";
+import request from "../fixtures/npm/request.json?raw";
+import newPackage from "../fixtures/npm/new-package.json?raw";
+import crossenvMirror from "../fixtures/npm/crossenv.mirror.json?raw";
+import npmNotFound from "../fixtures/npm/not-found.json?raw";
+import jsonStreamMirror from "../fixtures/npm/JSONStream.mirror.json?raw";
+import jsonstreamMirror from "../fixtures/npm/jsonstream.mirror.json?raw";
+import tagsDoc from "../fixtures/npm/tags.json?raw";
+import requestsJson from "../fixtures/pypi/requests.json?raw";
+import requestsSimple from "../fixtures/pypi/requests.simple.json?raw";
+import quarantined from "../fixtures/pypi/quarantined.simple.json?raw";
+import pypiNotFound from "../fixtures/pypi/not-found.json?raw";
+import serde from "../fixtures/crates/serde.json?raw";
+import ginList from "../fixtures/goproxy/gin.list?raw";
+import ginLatest from "../fixtures/goproxy/gin.latest.json?raw";
+import ginInfo from "../fixtures/goproxy/gin.v1.7.7.info.json?raw";
+import ginMod from "../fixtures/goproxy/gin.mod?raw";
 
 const chunks = (t: string, n: number) => {
   const lines = t.split("\n");

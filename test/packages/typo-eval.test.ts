@@ -2,13 +2,13 @@
 // records that name the package they imitate, false alarms on real packages that are not in the
 // popular set. Same functions as the check (neighbourKeys + classify), with the index in memory.
 import { describe, expect, it } from "vitest";
-import { classify, neighbourKeys } from "../src/packages/typo";
-import { packageKey } from "../src/ecosystems/topics";
-import type { Ecosystem } from "../src/ecosystems/versions";
-import malicious from "../data/packages/malicious.tsv?raw";
-import popularNpm from "../data/packages/popular-npm.txt?raw";
-import popularPypi from "../data/packages/popular-pypi.txt?raw";
-import popularCargo from "../data/packages/popular-cargo.txt?raw";
+import { classify, neighbourKeys } from "../../src/packages/typo";
+import { packageKey } from "../../src/ecosystems/topics";
+import type { Ecosystem } from "../../src/ecosystems/versions";
+import malicious from "../../data/packages/malicious.tsv?raw";
+import popularNpm from "../../data/packages/popular-npm.txt?raw";
+import popularPypi from "../../data/packages/popular-pypi.txt?raw";
+import popularCargo from "../../data/packages/popular-cargo.txt?raw";
 
 const names = (t: string) => t.split("\n").filter((l) => l && !l.startsWith("#"));
 const POPULAR_SET = 10_000;

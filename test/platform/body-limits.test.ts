@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exports } from "cloudflare:workers";
-import { BASE, call, newAgent, signup } from "./helpers";
+import { BASE, call, newAgent, signup } from "../helpers";
 
 /**
  * A body over a route's limit is answered 413 however it arrives: with a Content-Length, or

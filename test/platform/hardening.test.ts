@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError, mcpClient, newAgent, signup, toolJson } from "./helpers";
-import { OPERATIONS } from "../src/operations";
-import { coercedFields, fromStrings } from "../src/core/args";
-import { mcpArgsSchema } from "../src/core/operation";
+import { call, expectError, mcpClient, newAgent, signup, toolJson } from "../helpers";
+import { OPERATIONS } from "../../src/operations";
+import { coercedFields, fromStrings } from "../../src/core/args";
+import { mcpArgsSchema } from "../../src/core/operation";
 import { z } from "zod";
 
 describe("one argument table: strict in MCP, coerced from strings in REST", () => {
@@ -363,7 +363,7 @@ describe("DNS rebinding: Host and Origin are checked against the allowlist", () 
   });
 
   it("the configured public hostnames (PUBLIC_HOSTNAMES) and the Worker's own workers.dev name are allowed", async () => {
-    const { checkHostAndOrigin, allowedHostnames } = await import("../src/core/hosts");
+    const { checkHostAndOrigin, allowedHostnames } = await import("../../src/core/hosts");
     const env = { PUBLIC_HOSTNAMES: " lore.example.com, api.lore.dev " };
     expect(allowedHostnames(env)).toEqual(["localhost", "127.0.0.1", "[::1]", "lore.example.com", "api.lore.dev"]);
     const req = (url: string, h: Record<string, string> = {}) => new Request(url, { headers: h });
@@ -418,7 +418,7 @@ describe("the OpenAPI document is complete", () => {
     doc.paths[op.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")][op.method.toLowerCase()];
 
   it("every operation says what it does; every tag is described; info has contact and license", async () => {
-    const { TAGS } = await import("../src/operations");
+    const { TAGS } = await import("../../src/operations");
     const missing = OPERATIONS.filter((op) => !op.description || op.description.trim().length < 20).map((op) => op.id);
     expect(missing, "operations without a description of their own").toEqual([]);
     const tags = [...new Set(OPERATIONS.map((o) => o.tag))];
@@ -475,7 +475,7 @@ describe("the OpenAPI document is complete", () => {
     const a = await newAgent();
     await env.DB.prepare("UPDATE owners SET plan = 'EXPERT' WHERE id = ?").bind(a.owner.ownerId).run();
     // The account's object holds the plan agents are admitted under: told, as every plan change tells it.
-    const { refreshAccount } = await import("../src/quota/account");
+    const { refreshAccount } = await import("../../src/quota/account");
     await refreshAccount(env as never, a.owner.ownerId);
     const creds: Record<string, Record<string, string>> = {
       none: {},

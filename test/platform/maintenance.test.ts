@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { env, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
-import worker from "../src/index";
-import { setClock } from "../src/core/clock";
-import { call, expectError, newAgent, signup } from "./helpers";
+import worker from "../../src/index";
+import { setClock } from "../../src/core/clock";
+import { call, expectError, newAgent, signup } from "../helpers";
 
 const DAY = 86_400_000;
 const count = async (sql: string) => (await env.DB.prepare(sql).first<{ n: number }>())!.n;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { exports } from "cloudflare:workers";
-import { call, expectError, mcpClient, newAgent, toolJson, BASE } from "./helpers";
-import { OPERATIONS } from "../src/operations";
+import { call, expectError, mcpClient, newAgent, toolJson, BASE } from "../helpers";
+import { OPERATIONS } from "../../src/operations";
 
 describe("errors", () => {
   it("malformed JSON is 400 VALIDATION_FAILED, never 500, and nothing is written", async () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
-import { viaSdk } from "../src/mcp/endpoint";
-import { setClock } from "../src/core/clock";
-import { randomBase62, sha256Hex } from "../src/core/crypto";
-import { accountOfKey } from "../src/core/auth";
-import { quotaGate, quotaStub } from "../src/quota/quota.client";
-import { refreshAccount } from "../src/quota/account";
-import type { AccountQuota } from "../src/quota/quota.do";
-import type { Env } from "../src/env";
+import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "../helpers";
+import { viaSdk } from "../../src/mcp/endpoint";
+import { setClock } from "../../src/core/clock";
+import { randomBase62, sha256Hex } from "../../src/core/crypto";
+import { accountOfKey } from "../../src/core/auth";
+import { quotaGate, quotaStub } from "../../src/quota/quota.client";
+import { refreshAccount } from "../../src/quota/account";
+import type { AccountQuota } from "../../src/quota/quota.do";
+import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { call, newAgent, type TestAgent } from "./helpers";
-import { RANK_CANDIDATES, TOTAL_BOUND } from "../src/core/fts";
+import { call, newAgent, type TestAgent } from "../helpers";
+import { RANK_CANDIDATES, TOTAL_BOUND } from "../../src/core/fts";
 
 /**
  * The shared paged search (src/core/fts.ts) through the real Worker: the ranked first page, the

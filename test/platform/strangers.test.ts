@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
-import { call, expectError, newAgent } from "./helpers";
-import { randomBase62, sha256Hex } from "../src/core/crypto";
-import { accountOfKey } from "../src/core/auth";
-import { quotaStub } from "../src/quota/quota.client";
-import type { AccountQuota } from "../src/quota/quota.do";
-import type { Env } from "../src/env";
+import { call, expectError, newAgent } from "../helpers";
+import { randomBase62, sha256Hex } from "../../src/core/crypto";
+import { accountOfKey } from "../../src/core/auth";
+import { quotaStub } from "../../src/quota/quota.client";
+import type { AccountQuota } from "../../src/quota/quota.do";
+import type { Env } from "../../src/env";
 
 /**
  * No storage for strangers: a key naming an account that does not exist is refused by the Worker

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "./helpers";
-import { browse } from "./web-helpers";
-import { setClock } from "../src/core/clock";
-import { PLANS, SKILL_VERSIONS_PER_DAY } from "../src/quota/plans";
-import type { Env } from "../src/env";
+import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "../helpers";
+import { browse } from "../web-helpers";
+import { setClock } from "../../src/core/clock";
+import { PLANS, SKILL_VERSIONS_PER_DAY } from "../../src/quota/plans";
+import type { Env } from "../../src/env";
 
 /**
  * Heavy work is metered: skill publishes (REST and the dashboard's form) and MCP server scans (REST

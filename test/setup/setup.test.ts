@@ -2,15 +2,15 @@
 // advise (POST /v1/agents/me/advise and service_advise), through the real Worker.
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "./helpers";
-import { OPERATIONS } from "../src/operations";
-import { applyBlock, blockMarkers, BlockError, findBlock } from "../src/setup/instruction-block";
-import { HARNESS_IDS } from "../src/harnesses/setup.data";
-import { scanSkill } from "../src/skills/scanner";
-import { loadStarterSkills } from "../src/skills/seed";
-import { starterSkillsPayload } from "./data-helpers";
-import { setClock } from "../src/core/clock";
-import { CLI_PACKAGE } from "../src/setup/cli-package.generated";
+import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "../helpers";
+import { OPERATIONS } from "../../src/operations";
+import { applyBlock, blockMarkers, BlockError, findBlock } from "../../src/setup/instruction-block";
+import { HARNESS_IDS } from "../../src/harnesses/setup.data";
+import { scanSkill } from "../../src/skills/scanner";
+import { loadStarterSkills } from "../../src/skills/seed";
+import { starterSkillsPayload } from "../data-helpers";
+import { setClock } from "../../src/core/clock";
+import { CLI_PACKAGE } from "../../src/setup/cli-package.generated";
 
 beforeAll(async () => {
   await loadStarterSkills(env, starterSkillsPayload());

@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, newAgent, signup, type TestOwner } from "./helpers";
-import { fakeAi, judgeEnv } from "./judge-fake";
-import { SKILL_RULESET } from "../src/skills/scanner";
-import { MCP_RULESET } from "../src/mcp-servers/scanner";
-import { rescanOutdated } from "../src/skills/rescan";
-import { rescanOutdated as rescanMcp, upsertServers } from "../src/mcp-servers/store";
-import { JUDGE_LIMITS } from "../src/scan/judge";
-import type { ServerRecord } from "../src/mcp-servers/records";
+import { call, newAgent, signup, type TestOwner } from "../helpers";
+import { fakeAi, judgeEnv } from "../judge-fake";
+import { SKILL_RULESET } from "../../src/skills/scanner";
+import { MCP_RULESET } from "../../src/mcp-servers/scanner";
+import { rescanOutdated } from "../../src/skills/rescan";
+import { rescanOutdated as rescanMcp, upsertServers } from "../../src/mcp-servers/store";
+import { JUDGE_LIMITS } from "../../src/scan/judge";
+import type { ServerRecord } from "../../src/mcp-servers/records";
 
 let n = 0;
 const uniqueName = (p = "jd") => `${p}-${Date.now().toString(36)}-${(n++).toString(36)}`;

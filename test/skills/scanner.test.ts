@@ -25,12 +25,12 @@ import {
   statusOf,
   visible,
   type Finding,
-} from "../src/scan";
-import { SKILL_RULES, SKILL_RULESET, scanSkill, skillHidden, toTargets, type SkillFileInput } from "../src/skills/scanner";
-import { RULE_CASES } from "./fixtures/skill-rule-cases";
-import { CORPUS } from "./fixtures/skill-corpus";
-import { HELDOUT } from "./fixtures/skill-heldout";
-import { MCP_CORPUS, MCP_HELDOUT, MCP_HELDOUT_2, MCP_HELDOUT_3 } from "./fixtures/mcp-corpus";
+} from "../../src/scan";
+import { SKILL_RULES, SKILL_RULESET, scanSkill, skillHidden, toTargets, type SkillFileInput } from "../../src/skills/scanner";
+import { RULE_CASES } from "../fixtures/skill-rule-cases";
+import { CORPUS } from "../fixtures/skill-corpus";
+import { HELDOUT } from "../fixtures/skill-heldout";
+import { MCP_CORPUS, MCP_HELDOUT, MCP_HELDOUT_2, MCP_HELDOUT_3 } from "../fixtures/mcp-corpus";
 
 const enc = new TextEncoder();
 const fromB64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { env, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { gunzipSync } from "fflate";
-import worker from "../src/index";
-import { call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent, type TestOwner } from "./helpers";
-import { setClock } from "../src/core/clock";
-import { sha256Hex } from "../src/core/crypto";
-import { publishSkill } from "../src/skills/publish";
-import { rescanOutdated } from "../src/skills/rescan";
-import { loadStarterSkills } from "../src/skills/seed";
-import { mySkills, recommendSkills, skillScanChangesSince, skillStatuses } from "../src/skills/skills.service";
-import { SYSTEM_OWNER_ID } from "../src/skills/lore-skill";
-import { buildArchive } from "../src/skills/bundle";
+import worker from "../../src/index";
+import { call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent, type TestOwner } from "../helpers";
+import { setClock } from "../../src/core/clock";
+import { sha256Hex } from "../../src/core/crypto";
+import { publishSkill } from "../../src/skills/publish";
+import { rescanOutdated } from "../../src/skills/rescan";
+import { loadStarterSkills } from "../../src/skills/seed";
+import { mySkills, recommendSkills, skillScanChangesSince, skillStatuses } from "../../src/skills/skills.service";
+import { SYSTEM_OWNER_ID } from "../../src/skills/lore-skill";
+import { buildArchive } from "../../src/skills/bundle";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -974,9 +974,9 @@ describe("rescans and what sync reads", () => {
 
 /** The data/skills folder as scripts/seed.mjs sends it. */
 async function starterPayload(): Promise<string> {
-  const modules = import.meta.glob("../data/skills/**/*", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+  const modules = import.meta.glob("../../data/skills/**/*", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
   const files = Object.entries(modules)
-    .map(([p, text]) => ({ path: p.replace("../data/skills/", ""), content: b64(enc.encode(text)) }))
+    .map(([p, text]) => ({ path: p.replace("../../data/skills/", ""), content: b64(enc.encode(text)) }))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
   return JSON.stringify({ files });
 }

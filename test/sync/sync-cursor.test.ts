@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, expectError, newAgent, type TestAgent } from "./helpers";
-import { sha256Hex } from "../src/core/crypto";
-import type { Env } from "../src/env";
+import { call, expectError, newAgent, type TestAgent } from "../helpers";
+import { sha256Hex } from "../../src/core/crypto";
+import type { Env } from "../../src/env";
 
 /**
  * The sync cursor carries a keyed MAC (CURSOR_SECRET): only Lore can write one. A forged or altered

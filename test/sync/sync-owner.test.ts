@@ -2,18 +2,18 @@
 // /v1/me/activity, and their dashboard pages, through the real Worker.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, expectError, mcpClient, newAgent, signup, type TestAgent } from "./helpers";
-import { browse, createAgentForm, expectSafePage, signupForm } from "./web-helpers";
-import { DAY_MS, setClock } from "../src/core/clock";
-import { loadReleases } from "../src/freshness/freshness.seed";
-import { mockFetch } from "./fixtures/mock";
-import { osvStatements } from "../src/freshness/advisories";
-import type { OsvRecord } from "../src/sources/osv";
-import releases from "../data/freshness/releases.json?raw";
-import osvExpress from "./fixtures/osv/express.query.json?raw";
-import osvExpress2 from "./fixtures/osv/express.query.page2.json?raw";
-import { loadStarterSkills } from "../src/skills/seed";
-import { starterSkillsPayload } from "./data-helpers";
+import { call, expectError, mcpClient, newAgent, signup, type TestAgent } from "../helpers";
+import { browse, createAgentForm, expectSafePage, signupForm } from "../web-helpers";
+import { DAY_MS, setClock } from "../../src/core/clock";
+import { loadReleases } from "../../src/freshness/freshness.seed";
+import { mockFetch } from "../fixtures/mock";
+import { osvStatements } from "../../src/freshness/advisories";
+import type { OsvRecord } from "../../src/sources/osv";
+import releases from "../../data/freshness/releases.json?raw";
+import osvExpress from "../fixtures/osv/express.query.json?raw";
+import osvExpress2 from "../fixtures/osv/express.query.page2.json?raw";
+import { loadStarterSkills } from "../../src/skills/seed";
+import { starterSkillsPayload } from "../data-helpers";
 
 const T0 = Date.parse("2031-04-01T08:00:00Z");
 

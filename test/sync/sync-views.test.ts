@@ -3,13 +3,13 @@
 // generation of the change log) is in the next answer.
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { newAgent, type TestAgent } from "./helpers";
-import { DAY_MS, setClock } from "../src/core/clock";
-import { loadDeprecations, loadReleases } from "../src/freshness/freshness.seed";
-import { clearViewCache, viewCacheSize } from "../src/sync/views";
-import { mockFetch } from "./fixtures/mock";
-import releases from "../data/freshness/releases.json?raw";
-import deprecations from "../data/freshness/deprecations.json?raw";
+import { newAgent, type TestAgent } from "../helpers";
+import { DAY_MS, setClock } from "../../src/core/clock";
+import { loadDeprecations, loadReleases } from "../../src/freshness/freshness.seed";
+import { clearViewCache, viewCacheSize } from "../../src/sync/views";
+import { mockFetch } from "../fixtures/mock";
+import releases from "../../data/freshness/releases.json?raw";
+import deprecations from "../../data/freshness/deprecations.json?raw";
 
 const T0 = Date.parse("2031-03-10T09:00:00Z");
 const STACK = [

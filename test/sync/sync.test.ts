@@ -2,26 +2,26 @@
 // through the real Worker with the shipped freshness data and recorded OSV records loaded.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, expectError, mcpClient, newAgent, setPlanDirect, signup, toolJson, type TestAgent, type TestOwner } from "./helpers";
-import { DAY_MS, setClock } from "../src/core/clock";
-import { loadDeprecations, loadReleases } from "../src/freshness/freshness.seed";
-import { loadMalicious } from "../src/packages/packages.seed";
-import { osvStatements } from "../src/freshness/advisories";
-import type { OsvRecord } from "../src/sources/osv";
-import { runSync } from "../src/sync/sync.service";
-import { pruneSyncData } from "../src/sync/maintenance";
-import { rescanContent } from "../src/forum/content-scan";
-import { loadStarterSkills } from "../src/skills/seed";
-import { starterSkillsPayload } from "./data-helpers";
-import { mockFetch } from "./fixtures/mock";
-import type { AgentPrincipal } from "../src/core/principal";
-import releases from "../data/freshness/releases.json?raw";
-import deprecations from "../data/freshness/deprecations.json?raw";
-import osvExpress from "./fixtures/osv/express.query.json?raw";
-import osvExpress2 from "./fixtures/osv/express.query.page2.json?raw";
-import osvPypi from "./fixtures/osv/pypi-range.json?raw";
-import osvGo from "./fixtures/osv/go-range.json?raw";
-import osvCargo from "./fixtures/osv/cargo-limit.json?raw";
+import { call, expectError, mcpClient, newAgent, setPlanDirect, signup, toolJson, type TestAgent, type TestOwner } from "../helpers";
+import { DAY_MS, setClock } from "../../src/core/clock";
+import { loadDeprecations, loadReleases } from "../../src/freshness/freshness.seed";
+import { loadMalicious } from "../../src/packages/packages.seed";
+import { osvStatements } from "../../src/freshness/advisories";
+import type { OsvRecord } from "../../src/sources/osv";
+import { runSync } from "../../src/sync/sync.service";
+import { pruneSyncData } from "../../src/sync/maintenance";
+import { rescanContent } from "../../src/forum/content-scan";
+import { loadStarterSkills } from "../../src/skills/seed";
+import { starterSkillsPayload } from "../data-helpers";
+import { mockFetch } from "../fixtures/mock";
+import type { AgentPrincipal } from "../../src/core/principal";
+import releases from "../../data/freshness/releases.json?raw";
+import deprecations from "../../data/freshness/deprecations.json?raw";
+import osvExpress from "../fixtures/osv/express.query.json?raw";
+import osvExpress2 from "../fixtures/osv/express.query.page2.json?raw";
+import osvPypi from "../fixtures/osv/pypi-range.json?raw";
+import osvGo from "../fixtures/osv/go-range.json?raw";
+import osvCargo from "../fixtures/osv/cargo-limit.json?raw";
 
 const T0 = Date.parse("2031-03-10T09:00:00Z");
 
@@ -199,7 +199,7 @@ describe("full refresh", () => {
     at(T0);
     const author = await newAgent();
     const verifier = await newAgent();
-    // Verifying takes standing (a paid plan here): see test/kb.test.ts.
+    // Verifying takes standing (a paid plan here): see test/kb/kb.test.ts.
     await setPlanDirect(verifier.owner.ownerId, "STARTER");
     const a = await newAgent();
     const tag = "react";

@@ -1,10 +1,10 @@
 import { exports } from "cloudflare:workers";
 import { env as testEnv } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BASE, call, expectError, newAgent } from "./helpers";
-import { agentsOf, browse, createAgentForm, expectSafePage, KEY_RE, signupForm, uniq, type Page } from "./web-helpers";
-import { DAY_MS, now, setClock } from "../src/core/clock";
-import { checkoutCompletedObject, deliver, FakeStripe, PRICE, STRIPE_ENV, stripeEvent } from "./stripe-fake";
+import { BASE, call, expectError, newAgent } from "../helpers";
+import { agentsOf, browse, createAgentForm, expectSafePage, KEY_RE, signupForm, uniq, type Page } from "../web-helpers";
+import { DAY_MS, now, setClock } from "../../src/core/clock";
+import { checkoutCompletedObject, deliver, FakeStripe, PRICE, STRIPE_ENV, stripeEvent } from "../stripe-fake";
 
 /**
  * The owners' web pages through the real Worker's fetch, the way a browser sends them: forms as

@@ -17,7 +17,8 @@ const WOULD = /\b(?:would|could|might|may|can|will\s+not|preview\s+of\s+what|dry
 const STORED =
   /\b(?:files?|folders?|director(?:y|ies)|buckets?|objects?|databases?|tables?|rows?|records?|repositor(?:y|ies)|repos?|branch(?:es)?|data|backups?|snapshots?|volumes?|disks?|accounts?|users?|e-?mails?|messages?|issues?|pages?|documents?|everything|all|remote|cloud|storage|history|commits?|keys?|secrets?|projects?|workspaces?|containers?|instances?|clusters?|resources?|entries|notes?|events?)\b/i;
 /** Drag and drop: "drops files onto an element" moves something onto a target; it destroys nothing. */
-const ONTO = /^[^.;!?\n]{0,60}?\b(?:onto|on\s+to|into\s+(?:a|an|the)\s+(?:drop\s*zone|element|target|field|input|page|area|canvas|window))\b/i;
+const ONTO =
+  /^[^.;!?\n]{0,60}?\b(?:onto|on\s+to|into\s+(?:a|an|the)\s+(?:drop\s*zone|element|target|field|input|page|area|canvas|window))\b/i;
 const HIDE =
   /\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:warn|tell|inform|notify|mention|alert)\b|\bwithout\s+(?:warning|telling|informing)\b/i;
 
@@ -45,8 +46,8 @@ export function annotationLies(tool: McpToolInput): AnnotationLie[] {
       // The passive names its object before the verb ("the remote bucket is emptied"), the active after it.
       // Within the same sentence: "Removes mocks. Use the latest snapshot" removes no snapshot.
       const object = /^(?:is|are|get|will|being|been)/i.test(m[0])
-        ? before.replace(/^[^]*[.;!?\n]/, "")
-        : t.slice(m.index + m[0].length, m.index + m[0].length + 60).replace(/[.;!?\n][^]*$/, "");
+        ? before.replace(/^[\s\S]*[.;!?\n]/, "")
+        : t.slice(m.index + m[0].length, m.index + m[0].length + 60).replace(/[.;!?\n][\s\S]*$/, "");
       if (!STORED.test(object)) continue;
       if (/^drop/i.test(m[0]) && ONTO.test(t.slice(m.index + m[0].length))) continue;
       return [

@@ -27,7 +27,7 @@ type Version = MySkill["versions"][number];
 
 /**
  * How much of each list a page shows, and how many bytes (escaped) each piece of third-party text
- * may take: a page stays under 50 KB whatever a skill holds (test/web.test.ts publishes the
+ * may take: a page stays under 50 KB whatever a skill holds (test/web/web.test.ts publishes the
  * heaviest skill the operation accepts and weighs every page).
  */
 const PER_PAGE = 10;

@@ -1,5 +1,5 @@
 /**
- * Positive and negative cases of every MCP rule, beside the rules (test/mcp-scanner.test.ts runs
+ * Positive and negative cases of every MCP rule, beside the rules (test/mcp-servers/mcp-scanner.test.ts runs
  * them and fails when a rule has no case of either kind). A case is a tool description, or a
  * whole scan input for the rules that read names, schemas or several tools. Addresses are
  * documentation ranges and example domains; nothing here is live. Imported by tests only.
