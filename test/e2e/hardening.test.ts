@@ -338,7 +338,9 @@ describe("npm run deploy", () => {
       const seeds = await (
         await fetch(`${server.origin}/internal/seeds`, { headers: { authorization: `Bearer ${server.adminToken}` } })
       ).json();
-      for (const d of (seeds as { items: { loadedDigest: string | null }[] }).items) expect(d.loadedDigest).toMatch(/^[0-9a-f]{64}$/);
+      const items = (seeds as { items: { name: string; loadedDigest: string | null }[] }).items;
+      expect(items.map((d) => d.name)).toEqual(expect.arrayContaining(["starter-skills", "models", "packages-malicious", "mcp-servers"]));
+      for (const d of items) expect(d.loadedDigest, d.name).toMatch(/^[0-9a-f]{64}$/);
 
       // A second run finds what exists: no new database, the bucket error "already exists" is fine.
       const again = await sh(cmd, env);

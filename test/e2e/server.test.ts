@@ -10,12 +10,25 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** Shipped datasets every local server loads (src/seeds.ts lists them all). */
+const SHIPPED = [
+  "starter-skills",
+  "freshness-releases",
+  "freshness-deprecations",
+  "models",
+  "advisories-npm",
+  "packages-malicious",
+  "mcp-servers",
+];
+
 describe("a local server as npm start runs it", () => {
   it("serves the API and lists every shipped dataset as loaded", async () => {
     expect((await fetch(`${server.origin}/v1/plans`)).status).toBe(200);
     const r = await fetch(`${server.origin}/internal/seeds`, { headers: { authorization: `Bearer ${server.adminToken}` } });
     expect(r.status).toBe(200);
     const { items } = (await r.json()) as { items: { name: string; loadedDigest: string | null }[] };
+    // Every dataset is listed (a loop over an empty list would pass), and each one loaded.
+    expect(items.map((d) => d.name)).toEqual(expect.arrayContaining(SHIPPED));
     for (const d of items) expect(d.loadedDigest, d.name).toMatch(/^[0-9a-f]{64}$/);
   });
 
