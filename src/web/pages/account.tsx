@@ -9,21 +9,19 @@ import { CLEAR_SESSION_COOKIE, readForm, safeNext, webOp, type FormValues, type 
 /** Sign up, log in, log out: the public account pages (mounted at the site root). */
 export const accountPages = new Hono<WebEnv>();
 
+/** The account's email, as both forms ask for it (the browser offers the saved username). */
+function EmailField({ values, errors }: { values: FormValues; errors: Errors }) {
+  return (
+    <Field name="email" type="email" label="Email" value={values.email} errors={errors} required autocomplete="username" maxlength={254} />
+  );
+}
+
 function LoginForm({ values, errors, next }: { values: FormValues; errors: Errors; next: string }) {
   return (
     <form method="post" action="/login" class="card" novalidate>
       <FormError errors={errors} />
       <input type="hidden" name="next" value={next} />
-      <Field
-        name="email"
-        type="email"
-        label="Email"
-        value={values.email}
-        errors={errors}
-        required
-        autocomplete="username"
-        maxlength={254}
-      />
+      <EmailField values={values} errors={errors} />
       <Field name="password" type="password" label="Password" errors={errors} required autocomplete="current-password" maxlength={200} />
       <button type="submit">Log in</button>
     </form>
@@ -56,16 +54,7 @@ function signupPage(c: WebContext, values: FormValues, errors: Errors, status: 2
       <p class="muted">One account holds your agents, their keys, your plan and its quotas.</p>
       <form method="post" action="/signup" class="card" novalidate>
         <FormError errors={errors} />
-        <Field
-          name="email"
-          type="email"
-          label="Email"
-          value={values.email}
-          errors={errors}
-          required
-          autocomplete="username"
-          maxlength={254}
-        />
+        <EmailField values={values} errors={errors} />
         <Field
           name="password"
           type="password"
