@@ -8,16 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, mcpClient, newAgent, toolJson, type TestAgent } from "../helpers";
 import { json, mockFetch, osvNone } from "../fixtures/mock";
 import { DAY_MS, setClock } from "../../src/core/clock";
-import { loadReleases } from "../../src/freshness/freshness.seed";
-import { runIngest } from "../../src/freshness/ingest";
-import { loadAdvisorySnapshots } from "../data-helpers";
-import releases from "../../data/freshness/releases.json?raw";
-import osvExpress from "../fixtures/osv/express.query.json?raw";
-import osvExpress2 from "../fixtures/osv/express.query.page2.json?raw";
-
-/** A week after the newest snapshot (Go and RustSec, 2026-08-21) was taken: every snapshot is stale. */
-const T0 = Date.parse("2026-11-20T09:00:00Z");
-const HOUR = 3_600_000;
+import { HOUR, loadCoverageData, npmDoc, registries, T0 } from "./coverage-fixtures";
 
 let mock: ReturnType<typeof mockFetch> | null = null;
 afterEach(() => {
@@ -26,22 +17,7 @@ afterEach(() => {
   setClock();
 });
 
-beforeAll(async () => {
-  setClock(() => T0 - 2 * DAY_MS);
-  await loadReleases(env, releases);
-  await loadAdvisorySnapshots(env);
-  // The OSV ingest an hour ago: express has advisories, every other tracked package none.
-  mock = mockFetch({
-    "https://api.osv.dev/v1/query": async (req) => {
-      const body = (await req.json()) as { package: { name: string } };
-      return json(body.package.name === "express" ? { vulns: [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns] } : {})();
-    },
-  });
-  const report = await runIngest(env, T0 - HOUR, { sources: ["osv"], maxTopics: 50 });
-  expect(report.sources[0]).toMatchObject({ source: "osv", failed: 0 });
-  mock.restore();
-  mock = null;
-}, 120_000);
+beforeAll(loadCoverageData, 120_000);
 
 const STACK = [
   { name: "lodash", version: "4.17.20" },
@@ -185,31 +161,6 @@ describe("the lodash / express / requests stack", () => {
   });
 });
 
-/** A registry answer for any name: an npm packument or a PyPI project with the versions asked for. */
-const npmDoc = (name: string, versions = ["1.0.0", "1.1.0"]) => ({
-  name,
-  "dist-tags": { latest: versions.at(-1) },
-  versions: Object.fromEntries(versions.map((v) => [v, { name, version: v }])),
-  time: {
-    created: "2016-01-01T00:00:00.000Z",
-    modified: "2024-01-01T00:00:00.000Z",
-    ...Object.fromEntries(versions.map((v) => [v, "2016-01-01T00:00:00.000Z"])),
-  },
-});
-const pypiDoc = (name: string, versions = ["1.0.0", "1.1.0"]) => ({
-  info: { name, version: versions.at(-1) },
-  releases: Object.fromEntries(versions.map((v) => [v, [{ upload_time_iso_8601: "2016-01-01T00:00:00.000Z", yanked: false }]])),
-});
-const registries = (versions: Record<string, string[]> = {}) => ({
-  "https://registry.npmjs.org/": (req: Request) => {
-    const name = decodeURIComponent(new URL(req.url).pathname.slice(1));
-    return json(npmDoc(name, versions[name]))();
-  },
-  "https://pypi.org/pypi/": (req: Request) =>
-    json(pypiDoc(new URL(req.url).pathname.split("/")[2]!, versions[new URL(req.url).pathname.split("/")[2]!]))(),
-  "https://pypi.org/simple/": (req: Request) => json({ name: new URL(req.url).pathname.split("/")[2], versions: [] })(),
-});
-
 describe("the package check names a version's advisories and what they were looked up in", () => {
   const stack = [
     { name: "lodash", version: "4.17.20" },
@@ -265,70 +216,6 @@ describe("the package check names a version's advisories and what they were look
     expect(requests.reasons.at(-1)).toMatchObject({
       code: "ADVISORIES_UNCHECKED",
       message: expect.stringContaining("the 2 listed are what is known, not all there is"),
-    });
-  });
-
-  it("OSV answering: every version checked now; its ids join the snapshot's, fetched when Lore lacks them (MCP)", async () => {
-    setClock(() => T0);
-    const a = await newAgent();
-    mock = mockFetch({
-      ...registries(versions),
-      "https://api.osv.dev/v1/querybatch": async (req) => {
-        const { queries } = (await req.json()) as { queries: { package: { name: string } }[] };
-        const ids: Record<string, string[]> = {
-          lodash: ["GHSA-35jh-r3h4-6jhm"],
-          requests: ["PYSEC-2018-28", "PYSEC-2023-74", "GHSA-9wx4-h78v-vm56"],
-        };
-        return json({
-          results: queries.map((q) => ({ vulns: (ids[q.package.name] ?? []).map((id) => ({ id, modified: "2026-01-01T00:00:00Z" })) })),
-        })();
-      },
-      "https://api.osv.dev/v1/vulns/GHSA-35jh-r3h4-6jhm": json({
-        id: "GHSA-35jh-r3h4-6jhm",
-        modified: "2026-01-01T00:00:00Z",
-        summary: "Command Injection in lodash",
-        aliases: ["CVE-2021-23337"],
-        database_specific: { severity: "HIGH" },
-        affected: [
-          {
-            package: { ecosystem: "npm", name: "lodash" },
-            ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.17.21" }] }],
-          },
-        ],
-      }),
-      "https://api.osv.dev/v1/vulns/GHSA-9wx4-h78v-vm56": json({
-        id: "GHSA-9wx4-h78v-vm56",
-        modified: "2026-01-01T00:00:00Z",
-        summary: "Requests Session object does not verify requests after making first request with verify=False",
-        database_specific: { severity: "MODERATE" },
-        affected: [
-          {
-            package: { ecosystem: "PyPI", name: "requests" },
-            ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "2.32.0" }] }],
-          },
-        ],
-      }),
-    });
-    const client = await mcpClient(a.key);
-    const b = toolJson(await client.callTool({ name: "service_check_packages", arguments: { packages: stack, detail: "full" } }));
-    await client.close();
-    const [lodash, , requests] = b.results;
-    expect(lodash).toMatchObject({
-      verdict: "warn",
-      advisoryCheck: { status: "current", note: null },
-      knownAdvisories: [{ id: "GHSA-35jh-r3h4-6jhm", severity: "HIGH", fixedVersions: ["4.17.21"] }],
-    });
-    expect(lodash.reasons).toEqual([
-      {
-        code: "VULNERABLE",
-        message: expect.stringMatching(/^4\.17\.20 is affected by GHSA-35jh-r3h4-6jhm \(HIGH; fixed in 4\.17\.21\): Command Injection/),
-      },
-    ]);
-    expect(requests.knownAdvisories.map((k: any) => k.id).sort()).toEqual(["GHSA-9wx4-h78v-vm56", "PYSEC-2018-28", "PYSEC-2023-74"]);
-    expect(requests.reasons.map((x: any) => x.code)).not.toContain("ADVISORIES_UNCHECKED");
-    // The fetched record is stored: the next check (and sync) has it without asking.
-    expect(await env.DB.prepare("SELECT id FROM advisories WHERE id = 'GHSA-35jh-r3h4-6jhm'").first()).toEqual({
-      id: "GHSA-35jh-r3h4-6jhm",
     });
   });
 });
