@@ -22,7 +22,10 @@ import { MCP_CASES } from "./scan-perf-mcp";
 registerHooks({
   resolve: (specifier, context, next) =>
     specifier.startsWith("cloudflare:")
-      ? { url: "data:text/javascript,export class DurableObject {}; export class WorkerEntrypoint {}; export const env = {};", shortCircuit: true }
+      ? {
+          url: "data:text/javascript,export class DurableObject {}; export class WorkerEntrypoint {}; export const env = {};",
+          shortCircuit: true,
+        }
       : next(specifier, context),
 });
 const { scanSkill } = await import("../src/skills/scanner");
