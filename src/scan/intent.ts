@@ -1020,6 +1020,8 @@ const CONCEAL: Entry[] = [
 const ENTRIES: readonly Entry[] = [...SOURCES, ...SINKS, ...CONCEAL];
 const ENTRY_TRIGGERS: readonly (readonly string[])[] = ENTRIES.map((e) => e.triggers);
 let entryTriggers: Compiled | null = null;
+const ALL_ENTRIES: readonly number[] = ENTRIES.map((_, e) => e);
+const NO_ENTRIES: readonly number[] = [];
 const ENTRY_GLOBAL: RegExp[] = ENTRIES.map((e) => new RegExp(e.re.source, e.re.flags.includes("g") ? e.re.flags : `${e.re.flags}g`));
 
 /**
@@ -1368,17 +1370,25 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
   for (const u of units) {
     if (hits.length >= MAX_HITS) break;
     if (!opts.ungated && !any(u.firstLine, u.lastLine)) continue;
-    const cand = new Set<number>();
-    if (opts.ungated) for (let e = 0; e < ENTRIES.length; e++) cand.add(e);
-    else for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine.get(l) ?? []) cand.add(e);
-    if (!cand.size) continue;
+    // The entries that can match in the unit, ascending: its lines' entries (a one-line unit's list
+    // as it is, no set made), narrowed to the unit's own words when it is a small part of a long
+    // line (a sentence of a 64 KiB line holds few of the line's words).
+    let cand: readonly number[];
+    if (opts.ungated) cand = ALL_ENTRIES;
+    else if (u.firstLine === u.lastLine) cand = perLine.get(u.firstLine) ?? NO_ENTRIES;
+    else {
+      const union = new Set<number>();
+      for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine.get(l) ?? NO_ENTRIES) union.add(e);
+      cand = [...union].sort((a, b) => a - b);
+    }
+    if (!cand.length) continue;
     // A unit that is a small window of a long line (a megabyte with no full stop) is gated on its own words, not its line's.
-    if (!opts.ungated && cand.size > 1) {
+    if (!opts.ungated && cand.length > 1) {
       const span = lines.startOf(u.lastLine + 1) - lines.startOf(u.firstLine);
       if (span > WINDOW && span > 4 * u.text.length) {
         const own = ownersIn((entryTriggers ??= compileTriggers(ENTRY_TRIGGERS)), u.text);
-        for (const e of cand) if (!own.has(e)) cand.delete(e);
-        if (!cand.size) continue;
+        cand = cand.filter((e) => own.has(e));
+        if (!cand.length) continue;
       }
     }
     // Prose roles are judged in their sentence (inline code in the sentence that holds it).
@@ -1388,7 +1398,7 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
     let actor: boolean | undefined;
     // Backticks are how Markdown writes a path: a quoted span is a mention only where the sentence says it describes something.
     let cued: boolean | undefined;
-    for (const e of [...cand].sort((a, b) => a - b)) {
+    for (const e of cand) {
       const entry = ENTRIES[e]!;
       if (entry.only === "code" && !u.code) continue;
       if (entry.only === "prose" && u.code) continue;
