@@ -301,8 +301,7 @@ export function classifyUrl(url: string): HostClass {
     return { kind: "metadata", host, label: `cloud metadata endpoint ${host}` };
   }
   if (
-    (matchesDomain(host, DISCORD_HOSTS) &&
-      /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
+    (matchesDomain(host, DISCORD_HOSTS) && /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
     (host === "api.telegram.org" && /^\/bot\d+:[\w-]+/i.test(path)) ||
     (host === "hooks.slack.com" && /^\/(services|workflows|triggers)\/[A-Z0-9]+\//.test(path)) ||
     (host.endsWith(".webhook.office.com") && /webhook/i.test(path))

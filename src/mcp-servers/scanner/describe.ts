@@ -55,9 +55,7 @@ export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | 
       if (isNegated(around, prev.length + 1 + index, true)) return "negated";
     }
     const same = last !== null && last.line === lineText && last.n === n && last.start === start && last.stop === stop;
-    const cued = same
-      ? last!.cued
-      : STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
+    const cued = same ? last!.cued : STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
     if (!same) last = { line: lineText, n, start, stop, cued };
     if (cued && isQuoted(lineText, index, length)) return "quoted as an example";
     if (LIST_ITEM.test(lineText) && listedUnderLead(lines, n, security)) return "in a list of what attacks or detections look like";
