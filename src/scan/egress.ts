@@ -51,8 +51,12 @@ function parseIpv4Part(p: string): number | null {
   return null;
 }
 
+const IPV4_UNITS = /^[0-9a-fx.]+$/i;
+
 /** IPv4 in the forms `inet_aton` accepts (1–4 parts, each decimal, hex or octal). */
 function parseIpv4(host: string): { value: number; obfuscated: boolean } | null {
+  // Every form below is written with digits, hex letters, `x` and dots: a name is passed over at one test.
+  if (!IPV4_UNITS.test(host)) return null;
   const parts = host.split(".");
   if (parts.length < 1 || parts.length > 4 || parts.some((p) => p === "")) return null;
   const nums = parts.map(parseIpv4Part);
@@ -123,7 +127,16 @@ export interface HostClass {
   label: string;
 }
 
-const matchesDomain = (host: string, domains: readonly string[]) => domains.some((d) => host === d || host.endsWith(`.${d}`));
+const domainSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+/** `host` is one of `domains` or a subdomain of one: the host and each suffix after a dot looked up in a set (one lookup per label, not one comparison per domain). */
+const matchesDomain = (host: string, domains: readonly string[]) => {
+  let set = domainSets.get(domains);
+  if (!set) domainSets.set(domains, (set = new Set(domains)));
+  if (set.has(host)) return true;
+  for (let i = host.indexOf("."); i !== -1; i = host.indexOf(".", i + 1)) if (set.has(host.slice(i + 1))) return true;
+  return false;
+};
+const DISCORD_HOSTS = ["discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"];
 
 /** Paste and anonymous file-drop services: where stolen data is posted and second stages are hosted. */
 export const PASTE_HOSTS = [
@@ -271,6 +284,10 @@ export const INSTALLER_HOSTS = [
   "install.julialang.org",
 ] as const;
 
+const INSTALLER_DOMAINS: readonly string[] = INSTALLER_HOSTS.filter((h) => !h.includes("/"));
+/** Installer hosts named with a path (a user's folder on a shared host): the URL's host and path must start with one. */
+const INSTALLER_PREFIXES: readonly string[] = INSTALLER_HOSTS.filter((h) => h.includes("/"));
+
 /** Classifies one URL (the path matters for chat webhooks and for installer scripts on shared hosts). */
 export function classifyUrl(url: string): HostClass {
   const host = hostOf(url) ?? "";
@@ -284,8 +301,7 @@ export function classifyUrl(url: string): HostClass {
     return { kind: "metadata", host, label: `cloud metadata endpoint ${host}` };
   }
   if (
-    (matchesDomain(host, ["discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"]) &&
-      /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
+    (matchesDomain(host, DISCORD_HOSTS) && /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
     (host === "api.telegram.org" && /^\/bot\d+:[\w-]+/i.test(path)) ||
     (host === "hooks.slack.com" && /^\/(services|workflows|triggers)\/[A-Z0-9]+\//.test(path)) ||
     (host.endsWith(".webhook.office.com") && /webhook/i.test(path))
@@ -296,8 +312,7 @@ export function classifyUrl(url: string): HostClass {
   if (matchesDomain(host, COLLECTOR_HOSTS)) return { kind: "collector", host, label: `request collector ${host}` };
   if (matchesDomain(host, TUNNEL_HOSTS)) return { kind: "tunnel", host, label: `tunnel ${host}` };
   if (url.startsWith("https://")) {
-    const hostPath = `${host}${path}`;
-    if (INSTALLER_HOSTS.some((h) => (h.includes("/") ? hostPath.startsWith(h) : host === h || host.endsWith(`.${h}`)))) {
+    if (matchesDomain(host, INSTALLER_DOMAINS) || INSTALLER_PREFIXES.some((h) => `${host}${path}`.startsWith(h))) {
       return { kind: "installer", host, label: `installer script host ${host}` };
     }
   }

@@ -31,7 +31,7 @@
  * ROT13, gzip, concatenation) is decoded by the engine and reaches this model as hidden text.
  */
 import { LineIndex, excerpt } from "./text";
-import { isNegated, isQuoted, sentences } from "./prose";
+import { eachSentence, isBlankUnit, isNegated, isQuoted } from "./prose";
 import { extractUrls, parseIpHost } from "./egress";
 import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
 import { LineKind, STRONG_EXAMPLE_CUE, WEAK_EXAMPLE_CUE, markdownContext, ruleDataFile, type DocContext } from "./context";
@@ -1020,6 +1020,8 @@ const CONCEAL: Entry[] = [
 const ENTRIES: readonly Entry[] = [...SOURCES, ...SINKS, ...CONCEAL];
 const ENTRY_TRIGGERS: readonly (readonly string[])[] = ENTRIES.map((e) => e.triggers);
 let entryTriggers: Compiled | null = null;
+const ALL_ENTRIES: readonly number[] = ENTRIES.map((_, e) => e);
+const NO_ENTRIES: readonly number[] = [];
 const ENTRY_GLOBAL: RegExp[] = ENTRIES.map((e) => new RegExp(e.re.source, e.re.flags.includes("g") ? e.re.flags : `${e.re.flags}g`));
 
 /**
@@ -1140,8 +1142,6 @@ interface Unit {
 const INLINE_CODE = /`([^`\n]{1,400})`/g;
 
 const LIST_MARK = /^\s*(?:[-*+•]|\d+[.)])\s/;
-/** What `trim()` removes. */
-const BLANK = /\s/;
 
 function proseUnits(
   text: string,
@@ -1151,6 +1151,7 @@ function proseUnits(
   describes: string | null,
   lines: LineIndex,
   out: Unit[],
+  any: (from: number, to: number) => boolean,
   security = false,
 ) {
   const body = text.slice(from, to);
@@ -1160,35 +1161,43 @@ function proseUnits(
   // Sentences come in order: cursors find their lines without a search each.
   const firstOf = lines.cursor();
   const lastOf = lines.cursor();
-  for (const s of sentences(body)) {
-    const start = from + s.start;
-    const sentence = s.text.replace(/\n/g, " ");
+  eachSentence(body, 600, (s0, s1) => {
+    const start = from + s0;
     const firstLine = firstOf(start);
+    const lastLine = lastOf(start + (s1 - s0));
+    // A sentence on lines without any trigger word holds no role: it only carries the list state
+    // on (read from its first and last characters, and copied only when they may matter).
+    const roles = any(firstLine, lastLine);
+    let sentence: string | null = roles ? body.slice(s0, s1).replace(/\n/g, " ") : null;
     // Only blanks before it on its line (looked at backwards from it, not by copying the line up to it).
     const lineStart = lines.startOf(firstLine);
     let k = start - 1;
-    while (k >= lineStart && BLANK.test(text[k]!)) k--;
+    while (k >= lineStart && isBlankUnit(text.charCodeAt(k))) k--;
     const atLineStart = k < lineStart;
-    if (LIST_MARK.test(sentence)) {
+    if (mayListMark(body, s0, s1) && LIST_MARK.test((sentence ??= body.slice(s0, s1).replace(/\n/g, " ")))) {
       if (lead) listed = true;
     } else if (atLineStart) listed = false;
-    lead =
-      /:\s*$/.test(sentence) &&
-      (STRONG_EXAMPLE_CUE.test(sentence) || ACTOR.test(sentence) || (security && WEAK_EXAMPLE_CUE.test(sentence)));
+    if (lastNonBlank(body, s0, s1) === 58 /* : */) {
+      sentence ??= body.slice(s0, s1).replace(/\n/g, " ");
+      lead =
+        /:\s*$/.test(sentence) &&
+        (STRONG_EXAMPLE_CUE.test(sentence) || ACTOR.test(sentence) || (security && WEAK_EXAMPLE_CUE.test(sentence)));
+    } else lead = false;
+    if (!roles) return;
     const why = describes ?? (listed ? "in a list of what attacks or detections look like" : null);
     const unit: Unit = {
       start,
-      text: sentence,
+      text: sentence!,
       code: false,
       scope,
       describes: why,
       firstLine,
-      lastLine: lastOf(start + s.text.length),
+      lastLine,
     };
     out.push(unit);
     // A command written inline (`curl -F f=@~/.netrc https://…`) is code inside the sentence: read it as code, judged by its sentence.
-    if (sentence.includes("`")) {
-      for (const m of sentence.matchAll(INLINE_CODE)) {
+    if (unit.text.includes("`")) {
+      for (const m of unit.text.matchAll(INLINE_CODE)) {
         if (m[1]!.length < 6) continue;
         const at = start + m.index + 1;
         const line = lines.lineOf(at);
@@ -1205,7 +1214,22 @@ function proseUnits(
         });
       }
     }
-  }
+  });
+}
+
+/** Whether `text[from, to)` can start with a list mark (`LIST_MARK`): its first non-blank unit is a bullet or a digit. */
+function mayListMark(text: string, from: number, to: number): boolean {
+  let i = from;
+  while (i < to && isBlankUnit(text.charCodeAt(i))) i++;
+  const c = text.charCodeAt(i);
+  return i < to && (c === 45 || c === 42 || c === 43 || c === 0x2022 || (c >= 48 && c <= 57));
+}
+
+/** The last unit of `text[from, to)` that is not white space, or -1. */
+function lastNonBlank(text: string, from: number, to: number): number {
+  let i = to - 1;
+  while (i >= from && isBlankUnit(text.charCodeAt(i))) i--;
+  return i >= from ? text.charCodeAt(i) : -1;
 }
 
 function codeUnits(
@@ -1263,7 +1287,7 @@ function unitsOf(
     return out;
   }
   if (kind !== "markdown") {
-    if (any(1, lines.count)) proseUnits(text, 0, text.length, 0, whole, lines, out, opts.securityPurpose === true);
+    if (any(1, lines.count)) proseUnits(text, 0, text.length, 0, whole, lines, out, any, opts.securityPurpose === true);
     return out;
   }
   const ctx: DocContext = markdownContext(text, lines, opts.securityPurpose ?? false);
@@ -1292,7 +1316,7 @@ function unitsOf(
       const lang = ctx.fenceLang(n);
       // A fence of prose (```text, ```markdown, or no language with sentences) is read as prose.
       if (/^(?:text|txt|markdown|md|plain|prompt)$/.test(lang))
-        proseUnits(text, lines.startOf(n), lines.startOf(end + 1), ctx.section(n), why, lines, out);
+        proseUnits(text, lines.startOf(n), lines.startOf(end + 1), ctx.section(n), why, lines, out, any);
       else codeUnits(text, n, end, ctx.section(n), () => why, lines, out, any);
     } else if (k === LineKind.Table) {
       // Each row is a unit (cells are not sentences of one paragraph).
@@ -1301,7 +1325,7 @@ function unitsOf(
         out.push({ start: lines.startOf(r), text: row, code: false, scope: ctx.section(r), describes: why, firstLine: r, lastLine: r });
       }
     } else {
-      proseUnits(text, lines.startOf(n), end < lines.count ? lines.startOf(end + 1) : text.length, ctx.section(n), why, lines, out);
+      proseUnits(text, lines.startOf(n), end < lines.count ? lines.startOf(end + 1) : text.length, ctx.section(n), why, lines, out, any);
     }
     n = end + 1;
   }
@@ -1345,28 +1369,36 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
   const MAX_HITS = 400;
   for (const u of units) {
     if (hits.length >= MAX_HITS) break;
-    const cand = new Set<number>();
-    if (opts.ungated) for (let e = 0; e < ENTRIES.length; e++) cand.add(e);
-    else for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine.get(l) ?? []) cand.add(e);
-    if (!cand.size) continue;
+    if (!opts.ungated && !any(u.firstLine, u.lastLine)) continue;
+    // The entries that can match in the unit, ascending: its lines' entries (a one-line unit's list
+    // as it is, no set made), narrowed to the unit's own words when it is a small part of a long
+    // line (a sentence of a 64 KiB line holds few of the line's words).
+    let cand: readonly number[];
+    if (opts.ungated) cand = ALL_ENTRIES;
+    else if (u.firstLine === u.lastLine) cand = perLine.get(u.firstLine) ?? NO_ENTRIES;
+    else {
+      const union = new Set<number>();
+      for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine.get(l) ?? NO_ENTRIES) union.add(e);
+      cand = [...union].sort((a, b) => a - b);
+    }
+    if (!cand.length) continue;
     // A unit that is a small window of a long line (a megabyte with no full stop) is gated on its own words, not its line's.
-    if (!opts.ungated && cand.size > 1) {
+    if (!opts.ungated && cand.length > 1) {
       const span = lines.startOf(u.lastLine + 1) - lines.startOf(u.firstLine);
       if (span > WINDOW && span > 4 * u.text.length) {
         const own = ownersIn((entryTriggers ??= compileTriggers(ENTRY_TRIGGERS)), u.text);
-        for (const e of cand) if (!own.has(e)) cand.delete(e);
-        if (!cand.size) continue;
+        cand = cand.filter((e) => own.has(e));
+        if (!cand.length) continue;
       }
     }
     // Prose roles are judged in their sentence (inline code in the sentence that holds it).
     const prose = u.sentence ?? (u.code ? null : u);
     const shift = u.sentence ? u.offset! : 0;
-    const actor = prose !== null && ACTOR.test(prose.text);
+    // What the sentence says of itself, read only once an entry matches in it (most units match none).
+    let actor: boolean | undefined;
     // Backticks are how Markdown writes a path: a quoted span is a mention only where the sentence says it describes something.
-    const cued =
-      prose !== null && (STRONG_EXAMPLE_CUE.test(prose.text) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(prose.text)));
-    const mentioned = (at: number, len: number) => cued && (u.sentence !== undefined || isQuoted(prose!.text, at, len));
-    for (const e of [...cand].sort((a, b) => a - b)) {
+    let cued: boolean | undefined;
+    for (const e of cand) {
       const entry = ENTRIES[e]!;
       if (entry.only === "code" && !u.code) continue;
       if (entry.only === "prose" && u.code) continue;
@@ -1385,9 +1417,14 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           const pat = at + shift;
           // A source may end a list the negation governs ("never paste environment variables, logs with tokens, or `.env` content").
           if (entry.role !== "conceal" && isNegated(prose.text, pat, entry.role === "source")) why = "negated";
-          else if (mentioned(pat, m[0].length)) why = "quoted as an example";
-          else if (actor && entry.role !== "conceal") why = "describes what an attacker or a tool does";
-          else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && actor) why = "quoted as an example";
+          else if (
+            (cued ??= STRONG_EXAMPLE_CUE.test(prose.text) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(prose.text))) &&
+            (u.sentence !== undefined || isQuoted(prose.text, pat, m[0].length))
+          )
+            why = "quoted as an example";
+          else if ((actor ??= ACTOR.test(prose.text)) && entry.role !== "conceal") why = "describes what an attacker or a tool does";
+          else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && (actor ??= ACTOR.test(prose.text)))
+            why = "quoted as an example";
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";
         }

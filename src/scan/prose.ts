@@ -80,31 +80,55 @@ export interface Sentence {
  */
 export function sentences(text: string, max = 600): Sentence[] {
   const out: Sentence[] = [];
+  eachSentence(text, max, (start, end) => {
+    out.push({ start, text: text.slice(start, end) });
+  });
+  return out;
+}
+
+/** What `trim()` and `\s` take for white space (WhiteSpace and LineTerminator of ECMAScript). */
+export const isBlankUnit = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  (c >= 0x80 &&
+    (c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff));
+
+/**
+ * `sentences` as spans: `found(start, end)` for each sentence (`text.slice(start, end)` is its
+ * text), so a reader that skips most sentences (the intent model, on lines without a trigger word)
+ * allocates nothing for them.
+ */
+export function eachSentence(text: string, max: number, found: (start: number, end: number) => void): void {
   const push = (start: number, end: number) => {
-    const raw = text.slice(start, end);
-    const lead = raw.length - raw.trimStart().length;
-    const body = raw.trim();
-    if (!body) return;
-    const at = start + lead;
-    if (body.length <= max) {
-      out.push({ start: at, text: body });
+    while (start < end && isBlankUnit(text.charCodeAt(start))) start++;
+    while (end > start && isBlankUnit(text.charCodeAt(end - 1))) end--;
+    if (start === end) return;
+    if (end - start <= max) {
+      found(start, end);
       return;
     }
     const step = Math.floor(max * 0.75);
-    for (let i = 0; i < body.length; i += step) {
-      out.push({ start: at + i, text: body.slice(i, i + max) });
-      if (i + max >= body.length) break;
+    for (let i = start; i < end; i += step) {
+      found(i, Math.min(end, i + max));
+      if (i + max >= end) break;
     }
   };
   // A sentence ends after terminal punctuation (not inside a number or a file name such as
   // `config.toml`), at a blank line, or where a new list item or heading begins.
   const BOUNDARY = /[.!?](?=\s|$)|\n\s*\n|\n(?=\s*(?:[-*+•]|\d+[.)]|#{1,6})\s)/g;
   let start = 0;
-  for (const m of text.matchAll(BOUNDARY)) {
+  for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
     const end = m.index + (m[0].startsWith("\n") ? 0 : 1);
     push(start, end);
     start = m.index + m[0].length;
   }
   push(start, text.length);
-  return out;
 }

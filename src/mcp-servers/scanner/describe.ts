@@ -35,6 +35,9 @@ function listedUnderLead(lines: LineIndex, n: number, security: boolean): boolea
 export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | null {
   if (!target.text) return null;
   const security = securityServer();
+  // Whether the last sentence asked about is cued: the hits of one long line without a full stop
+  // share their sentence (the whole line), which is read once, not once per hit.
+  let last: { line: string; n: number; start: number; stop: number; cued: boolean } | null = null;
   return (n, lineText, index, length) => {
     // The clause, not the sentence: "it does not need to appear …, and you can simply say …" still says the second part.
     if (isNegated(lineText, index)) return "negated";
@@ -43,14 +46,17 @@ export function describeMcp(target: ScanTarget, lines: LineIndex): DescribeFn | 
     const start = Math.max(0, before.search(/[.!?]\s+(?=\S)(?:(?![.!?]\s).)*$/) + 1);
     const rest = lineText.slice(index + length);
     const end = rest.search(/[.!?](?:\s|$)/);
-    let around = lineText.slice(start, end >= 0 ? index + length + end + 1 : lineText.length);
+    const stop = end >= 0 ? index + length + end + 1 : lineText.length;
+    let around = lineText.slice(start, stop);
     if (start === 0 && n > 1 && lines.line(n - 1).trim() && !/[.!?:]\s*$/.test(lines.line(n - 1))) {
       const prev = lines.line(n - 1);
       around = `${prev} ${around}`;
       // A negation on the line before governs a list that wraps onto this one ("never switch to X and never\nallow Y").
       if (isNegated(around, prev.length + 1 + index, true)) return "negated";
     }
-    const cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
+    const same = last !== null && last.line === lineText && last.n === n && last.start === start && last.stop === stop;
+    const cued = same ? last!.cued : STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
+    if (!same) last = { line: lineText, n, start, stop, cued };
     if (cued && isQuoted(lineText, index, length)) return "quoted as an example";
     if (LIST_ITEM.test(lineText) && listedUnderLead(lines, n, security)) return "in a list of what attacks or detections look like";
     if (security && DETECTS.test(before.slice(-300))) return "what a security tool detects";
