@@ -78,19 +78,27 @@ const WEAKENS =
 
 const ASSIGNED_URL = /^[ \t]*(?:export\s+|const\s+|let\s+|var\s+)?([A-Za-z_]\w{0,60})\s*=\s*["'](https?:\/\/[^\s"'$]{1,300})["']/gm;
 
-/** Hosts a redirect line names through `$VAR` (set to a URL literal elsewhere in the text) or a `trusted-host = host` setting. */
-function indirectHosts(line: string, text: string): string[] {
-  const out: string[] = [];
-  const trusted = /trusted-host\s*=\s*([a-z0-9][a-z0-9.-]{0,200}\.[a-z]{2,})/i.exec(line);
-  if (trusted) out.push(trusted[1]!.toLowerCase());
-  const vars = new Set<string>();
-  for (const m of line.matchAll(/\$\{?([A-Za-z_]\w{0,60})/g)) if (vars.size < 8) vars.add(m[1]!);
-  if (!vars.size) return out;
+/** Variables the text sets to a URL literal, with the URL's host (read once per text: each redirect line looks them up). */
+function assignedHosts(text: string): Map<string, string> {
+  const out = new Map<string, string>();
   ASSIGNED_URL.lastIndex = 0;
   let seen = 0;
   for (let m = ASSIGNED_URL.exec(text); m && seen < 200; m = ASSIGNED_URL.exec(text), seen++) {
-    if (!vars.has(m[1]!)) continue;
     const host = extractUrls(m[2]!)[0]?.host;
+    if (host && !out.has(m[1]!)) out.set(m[1]!, host);
+  }
+  return out;
+}
+
+/** Hosts a redirect line names through `$VAR` (set to a URL literal elsewhere in the text) or a `trusted-host = host` setting. */
+function indirectHosts(line: string, assigned: () => Map<string, string>): string[] {
+  const out: string[] = [];
+  const trusted = /trusted-host\s*=\s*([a-z0-9][a-z0-9.-]{0,200}\.[a-z]{2,})/i.exec(line);
+  if (trusted) out.push(trusted[1]!.toLowerCase());
+  let vars = 0;
+  for (const m of line.matchAll(/\$\{?([A-Za-z_]\w{0,60})/g)) {
+    if (++vars > 8) break;
+    const host = assigned().get(m[1]!);
     if (host) out.push(host);
   }
   return out;
@@ -119,6 +127,8 @@ export const registryRedirect: Rule = {
     if (!candidates.size) return [];
     const hits: Hit[] = [];
     const weakened = WEAKENS.test(text);
+    let vars: Map<string, string> | null = null;
+    const assigned = () => (vars ??= assignedHosts(text));
     for (const n of [...candidates].sort((a, b) => a - b)) {
       const line = ctx.lines.line(n);
       const start = ctx.lines.startOf(n);
@@ -128,7 +138,7 @@ export const registryRedirect: Rule = {
         if (!m || isNegated(line, m.index)) continue;
         const hosts = extractUrls(line).map((u) => u.host);
         // The index named indirectly: a variable the same script sets to a URL, or pip's trusted-host beside it.
-        if (!hosts.length) hosts.push(...indirectHosts(line, text));
+        if (!hosts.length) hosts.push(...indirectHosts(line, assigned));
         const foreign = hosts.find((h) => !official(h));
         // A variable (`$REGISTRY`) is the user's own choice; only a hard-coded third-party host is this.
         if (!foreign) continue;
