@@ -19,7 +19,7 @@ const SENDS = /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|nca
 const GIT_KEY =
   /\bgit\s+config\b[^\n]{0,80}?--(?:global|system)\b[^\n]{0,80}?\b(core\.hooksPath|credential(?:\.[^\s=]{1,80})?\.helper|filter\.[\w.-]{1,60}\.(?:clean|smudge|process)|core\.fsmonitor|core\.sshCommand)\b\s*=?\s*["']?([^\s"']*)/i;
 const KNOWN_HELPER =
-  /^(?:!?\s*gh\b|store|cache|osxkeychain|manager(?:-core)?|libsecret|wincred|gnome-keyring|!?\/usr\/(?:local\/)?(?:share|lib|libexec)\/[\w./-]*git-credential-(?:libsecret|manager|osxkeychain)|$)/i;
+  /^(?:!?\s*(?:gh|aws|gcloud|git-credential-manager)\b|store|cache|osxkeychain|manager(?:-core)?|libsecret|wincred|gnome-keyring|!?\/usr\/(?:local\/)?(?:share|lib|libexec)\/[\w./-]*git-credential-(?:libsecret|manager|osxkeychain)|$)/i;
 
 export const gitConfigProgram: Rule = {
   id: "persistence.git-config",
@@ -42,6 +42,8 @@ export const gitConfigProgram: Rule = {
       // Reading or removing the key (what a persistence check does) sets nothing.
       if (!value || /\s--(?:get|get-all|get-regexp|list|unset|unset-all|remove-section)\b|\s-l\b/.test(m[0])) continue;
       if (key.endsWith(".helper") && KNOWN_HELPER.test(value)) continue;
+      // The built-in monitor (`true`) and ssh with options of its own (`ssh -i ~/.ssh/work`) are settings, not programs of the skill.
+      if ((key === "core.fsmonitor" && /^(?:true|false)$/i.test(value)) || (key === "core.sshcommand" && /^ssh$/i.test(value))) continue;
       const off = key === "core.hookspath" && /^\/dev\/null$|^nul$/i.test(value);
       hits.push({
         index: ctx.lines.startOf(n) + m.index,
