@@ -21,13 +21,16 @@ const GIT_KEY =
 const KNOWN_HELPER =
   /^(?:!?\s*(?:gh|aws|gcloud|git-credential-manager)\b|store|cache|osxkeychain|manager(?:-core)?|libsecret|wincred|gnome-keyring|!?\/usr\/(?:local\/)?(?:share|lib|libexec)\/[\w./-]*git-credential-(?:libsecret|manager|osxkeychain)|$)/i;
 
+const GIT_TRIGGERS = ["hookspath", "helper", "filter.", "fsmonitor", "sshcommand"];
+
 export const gitConfigProgram: Rule = {
   id: "persistence.git-config",
   severity: "medium",
   title: "Sets a program git runs in every repository",
-  triggers: ["hookspath", "helper", "filter.", "fsmonitor", "sshcommand"],
+  triggers: GIT_TRIGGERS,
   text(text, ctx) {
-    const lines = triggerLines(text, ctx.lines, ["hookspath", "helper", "filter.", "fsmonitor", "sshcommand"]);
+    // The same array each time: trigger lists are compiled once and cached by identity.
+    const lines = triggerLines(text, ctx.lines, GIT_TRIGGERS);
     if (!lines.size) return [];
     const sends = SENDS.test(text);
     const hits: Hit[] = [];
