@@ -16,11 +16,12 @@ import type { FileKind } from "./files";
 
 /** Words that say a passage describes an attack rather than asks for one. */
 export const STRONG_EXAMPLE_CUE =
-  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
+  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use|apply)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
 // "e.g." ends in a full stop, after which `\b` never holds at the end of a line: it is matched apart.
-// A proof of concept is how a penetration test writes the payload it demonstrates (security skills only).
+// A proof of concept is how a penetration test writes the payload it demonstrates, and "Bad (flagged):" how a
+// scanner's documentation shows what a rule catches (security skills only).
 export const WEAK_EXAMPLE_CUE =
-  /\b(?:examples?|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look|pocs?|proofs?[- ]of[- ]concept)\b|\be\.g\./i;
+  /\b(?:examples?|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look|pocs?|proofs?[- ]of[- ]concept|flagged)\b|\be\.g\./i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
 const CATALOGUE_HEADER =
   /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
@@ -34,7 +35,8 @@ const NEGATING_HEADING =
 /** A catalogue entry's heading rates a severity ("### remote-code-execution (high)"): what follows is a specimen of it. */
 const SEVERITY_HEADING = /\(\s*(?:critical|high|medium|low)\s*\)\s*$|[-–—:]\s*(?:critical|high|medium|low)\s*$/i;
 /** Fence languages that hold text or data, never commands. */
-const DATA_FENCE = /^(?:text|txt|plain|plaintext|markdown|md|json|jsonc|json5|yaml|yml|xml|html|http|log|email|eml)$/;
+const DATA_FENCE =
+  /^(?:text|txt|plain|plaintext|markdown|md|json|jsonc|json5|yaml|yml|xml|html|http|log|email|eml|ini|cfg|conf|properties|toml)$/;
 /** Fence languages of detection rules: every string in them is a pattern to look for. */
 const DETECTION_FENCE = /^(?:yara|yar|sigma|semgrep|snort|suricata|zeek|kql|spl)$/;
 /** …and, in a skill whose purpose is security work, headings over rules, patterns and examples. */
@@ -101,6 +103,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
   let fence: { mark: string; from: number; lang: string } | null = null;
   let lastProse = "";
   let lastProseLine = 0;
+  let leadIn = "";
   let headingDescribes = false;
   // Open headings by level: a sub-heading under "Red flags" or "Never do this" stays in it.
   const open: { level: number; describes: boolean; negating: boolean }[] = [];
@@ -158,7 +161,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
         negating ||
         DETECTION_FENCE.test(fence.lang) ||
         (headingDescribes && DATA_FENCE.test(fence.lang)) ||
-        (l - lastProseLine <= 3 && cue(lastProse));
+        (l - lastProseLine <= 3 && (cue(lastProse) || cue(leadIn)));
       if (!example) {
         for (let k = l + 1; k <= Math.min(n, l + 3); k++) {
           const inner = lines.line(k);
@@ -221,6 +224,8 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       }
     }
     if (line.trim()) {
+      // A lead-in sentence wrapped over two lines ("Examples of **malicious** entries seen\nin the wild:").
+      leadIn = lastProseLine === l - 1 && !/[.!?]\s*$/.test(lastProse) ? `${lastProse} ${line}` : line;
       lastProse = line;
       lastProseLine = l;
     }
@@ -287,4 +292,4 @@ export function contextOf(target: { text: string | null }, security = false): Do
 
 /** The instructions make a step wait for the user: a destructive or persistent change done at the user's request. */
 export const CONSENT_CUE =
-  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve)|only\s+(?:after|if|when|once)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:asked|requested|confirmed|approved)|after\s+(?:(?:the\s+user'?s|their|explicit)\s+)?approval|wait\s+for\s+approval)\b/i;
+  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve)|only\s+(?:after|if|when|once)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:asked|requested|confirmed|approved)|after\s+(?:(?:the\s+user'?s|their|explicit)\s+)?approval|wait\s+for\s+approval|ask\s+for\s+(?:(?:their|explicit)\s+)?(?:approval|consent)|(?:show|present)\s+(?:the\s+\w+(?:\s+\w+)?|it|them)\s+to\s+the\s+user\s+(?:before|first))\b/i;

@@ -65,6 +65,8 @@ export function asReadableText(bytes: Uint8Array, minLength = MIN_DECODED): stri
 // is required, and the caller's decoded-text test rejects whatever still slips through.
 const BASE64_TOKEN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])/g;
 const HEX_ESCAPES = /(?:\\x[0-9a-fA-F]{2}){6,}/g;
+// Octal escapes (`printf '\\143\\141\\164'`, `$'\\143…'`, Python and C strings).
+const OCTAL_ESCAPES = /(?:\\[0-3][0-7]{2}){6,}/g;
 const HEX_RUN = /(?<![0-9A-Za-z])(?:0x)?((?:[0-9a-fA-F]{2}){8,})(?![0-9A-Za-z])/g;
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2}){8,}/g;
 const FROM_CHAR_CODE = /fromCharCode\s*\(\s*((?:\d{1,6}\s*,\s*){3,}\d{1,6})\s*\)/g;
@@ -106,7 +108,18 @@ function readable(bytes: Uint8Array | null): { text: string; gz: boolean } | nul
     return t ? { text: t, gz: true } : null;
   }
   const t = asReadableText(bytes);
-  return t ? { text: t, gz: false } : null;
+  if (t) return { text: t, gz: false };
+  // UTF-16LE (what PowerShell's -EncodedCommand takes): every second byte zero for ASCII text.
+  if (bytes.length >= 16 && bytes.length % 2 === 0 && bytes[1] === 0 && bytes[3] === 0 && bytes[5] === 0 && bytes[7] === 0) {
+    const narrow = new Uint8Array(bytes.length / 2);
+    for (let i = 0; i < narrow.length; i++) {
+      if (bytes[i * 2 + 1] !== 0) return null;
+      narrow[i] = bytes[i * 2]!;
+    }
+    const w = asReadableText(narrow);
+    return w ? { text: w, gz: false } : null;
+  }
+  return null;
 }
 
 /** Whether the text has 16 hex digits in a row (what a hex run needs): one loop, no regex backtracking per position. */
@@ -205,6 +218,8 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
   }
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("\\x") ? text.matchAll(HEX_ESCAPES) : []) : [])
     push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? (/\\[0-3][0-7]{2}\\[0-3]/.test(text) ? text.matchAll(OCTAL_ESCAPES) : []) : [])
+    push("hex", m.index, m[0].length, asReadableText(Uint8Array.from(m[0].match(/[0-7]{3}/g) ?? [], (o) => parseInt(o, 8))));
   for (const m of out.length < MAX_PAYLOADS ? (hasHex16(text) ? text.matchAll(HEX_RUN) : []) : [])
     push("hex", m.index, m[0].length, hexToText(m[1]!));
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("%") ? text.matchAll(PERCENT_RUN) : []) : [])

@@ -111,20 +111,20 @@ export const memoryImplant = sentenceRule({
   },
 });
 
-/** A step that waits: after a count of calls, or from a date on. */
+/** A step that waits: after a count of calls, from a date on, or on a weekday or hour (what a reviewer testing once does not see). */
 const LATER =
-  /\b(?:(?:starting|beginning)\s+(?:with|from|at)\s+the\s+\d+(?:st|nd|rd|th)\b|from\s+the\s+\d+(?:st|nd|rd|th)\s+\w+\s+on\b|after\s+(?:the\s+)?(?:\d+|first\s+(?:\d+|few|two|three|five|ten))\s+(?:calls?|uses?|invocations?|requests?|runs?|sessions?|times?|notes?|messages?|searches)\b|on\s+(?:every|the)\s+\d+(?:st|nd|rd|th)\s+(?:call|use|invocation|request|run)\b|(?:from|after|starting|beginning|on\s+or\s+after|as\s+of|once\s+it\s+is)\s+(?:\d{4}-\d{2}-\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{4}))/i;
+  /\b(?:(?:if|when|whenever)\s+(?:the\s+)?(?:current\s+|local\s+)?(?:day|weekday|date)\s+is\s+(?:a\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b|(?:if|when|whenever)\s+(?:the\s+)?(?:current\s+|local\s+)?(?:time|hour)\s+is\s+(?:after|past|later\s+than|before)\s+\d{1,2}(?::\d{2})?|(?:starting|beginning)\s+(?:with|from|at)\s+the\s+\d+(?:st|nd|rd|th)\b|from\s+the\s+\d+(?:st|nd|rd|th)\s+\w+\s+on\b|after\s+(?:the\s+)?(?:\d+|first\s+(?:\d+|few|two|three|five|ten))\s+(?:calls?|uses?|invocations?|requests?|runs?|sessions?|times?|notes?|messages?|searches)\b|on\s+(?:every|the)\s+\d+(?:st|nd|rd|th)\s+(?:call|use|invocation|request|run)\b|(?:from|after|starting|beginning|on\s+or\s+after|as\s+of|once\s+it\s+is)\s+(?:\d{4}-\d{2}-\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{4}))/i;
 /** …told to the model, and doing something with files, commands or data. */
 const TOLD =
   /\b(?:(?:the\s+)?(?:assistant|agent|model|ai|llm)|you)\s+(?:should|must|will\s+need\s+to|needs?\s+to|has\s+to|have\s+to|is\s+to|are\s+to)\b|\b(?:also|first|then)\s+(?:read|run|send|upload|delete|remove|include|execute|call|post|attach)\b/i;
 const ACTION =
-  /\b(?:read|run|execute|send|upload|post|delete|remove|wipe|erase|include|attach|forward|copy|curl|wget|shell|terminal|command)\b|\brm\s+-|\bfiles?\b/i;
+  /\b(?:read|run|execute|send|upload|post|delete|remove|wipe|erase|include|attach|forward|copy|curl|wget|shell|terminal|command|call)\b|\brm\s+-|\bfiles?\b/i;
 
 export const delayedTrigger = sentenceRule({
   id: "mcp.delayed-trigger",
   severity: "high",
   title: "A step that starts only after a number of calls or a date",
-  triggers: ["starting", "beginning", "from", "after", "on every", "on the", "as of", "once it"],
+  triggers: ["starting", "beginning", "from", "after", "on every", "on the", "as of", "once it", "if", "when"],
   check(s) {
     const later = find(s, LATER);
     if (!later || isNegated(s, later.index!)) return null;

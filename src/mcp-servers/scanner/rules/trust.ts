@@ -48,8 +48,13 @@ export const trustClaim = patternRule({
     "something",
     "opted",
     "authority",
+    "sampling",
+    "elicitation",
+    "createmessage",
   ],
   patterns: [
+    // Server-initiated requests (sampling, elicitation) answered without the user: the server writes the prompt and reads the answer.
+    /\b(?:approve|accept|allow|answer|fulfil+|grant)\s+(?:these\s+|those\s+|all\s+|any\s+|every\s+|such\s+|the\s+)?(?:sampling|elicitation|createMessage|sampling\/createMessage)\s+requests?\s+(?:automatically|silently|without)\b|\bauto-?approve\s+(?:\w+\s+){0,2}(?:sampling|elicitation)\b/i,
     /\b(?:no\s+need|(?:you\s+)?(?:do(?:es)?\s+not|don'?t)\s+need|(?:it\s+is\s+)?(?:not\s+necessary|unnecessary))\s+(?:for\s+you\s+)?to\s+(?:ask|confirm|check\s+with|get\s+(?:the\s+user'?s?\s+)?(?:approval|permission|consent)|wait\s+for|request)\b/i,
     /\b(?:without|never|do\s+not|don'?t)\s+(?:(?:pause|stop)\s+to\s+)?(?:ask(?:ing)?|request(?:ing)?|wait(?:ing)?\s+for|seek(?:ing)?|prompt(?:ing)?)\s+(?:the\s+user\s+)?(?:for\s+)?(?:(?:user\s+)?confirmation|permission|approval|consent)\b/i,
     /\b(?:skip|bypass|suppress|disable|avoid)\s+(?:the\s+|any\s+|all\s+)?(?:user\s+)?(?:confirmation|approval|permission)\s*(?:prompts?|dialogs?|steps?|checks?|requests?)?\b/i,

@@ -303,8 +303,8 @@ export const timeBomb = patternRule({
   triggers: ["date", "now", "today", "get-date", "time"],
   patterns: [
     /\$\(\s*date\s+\+%[%\w-]+\s*\)["']?\s*(?:-gt|-ge|-lt|-le|-eq|>|>=|<|<=|==)\s*["']?(?:20\d{6}|20\d\d-\d\d-\d\d|1[6-9]\d{8})\b/,
-    /\b(?:datetime|date)\.(?:now|today|utcnow)\(\s*\)[^\n]{0,40}?(?:>|>=|<|<=)\s*(?:datetime|date)\(\s*20\d\d\s*,/,
-    /\b(?:Date\.now\(\s*\)|new\s+Date\(\s*\))[^\n]{0,30}?(?:>|>=)\s*(?:new\s+Date\(\s*["'`]20\d\d-|Date\.parse\(\s*["'`]20\d\d-|1[6-9]\d{11}\b)/,
+    /\b(?:datetime|date)\.(?:now|today|utcnow)\(\s*\)[^\n]{0,40}?(?:>|>=|<|<=)\s*(?:datetime\.)?(?:datetime|date)\(\s*20\d\d\s*,/,
+    /\b(?:Date\.now\(\s*\)|new\s+Date\(\s*\))[^\n]{0,30}?(?:>|>=)\s*(?:new\s+Date\(\s*(?:["'`]20\d\d-|20\d\d\s*,)|Date\.parse\(\s*["'`]20\d\d-|1[6-9]\d{11}\b)/,
     /\(Get-Date\)\s*-(?:gt|ge)\s*(?:\[datetime\])?\s*["']20\d\d-/i,
     /\btime\.time\(\s*\)\s*(?:>|>=)\s*1[6-9]\d{8}\b/,
   ],

@@ -325,7 +325,7 @@ export const encodedExec = patternRule({
     /\beval\s*\(\s*(?:atob|unescape|decodeURIComponent)\s*\(|\beval\s*\(\s*Buffer\.from\([^)]*["'](?:base64|hex)["']/i,
     /\b(?:exec|eval)\s*\(\s*(?:base64\.(?:b64decode|b32decode|b85decode|urlsafe_b64decode)|codecs\.decode|zlib\.decompress|bytes\.fromhex|binascii\.unhexlify|marshal\.loads|bz2\.decompress|lzma\.decompress)\b/i,
     /\b(?:exec|eval)\s*\(\s*["']{2}\.join\(|\b(?:exec|eval)\s*\(\s*compile\(/i,
-    /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,}/i,
+    /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*[\s'"]-(?:e|ec|en|enc|enco|encodedcommand)['"]?\s*[\s,]\s*['"]?[A-Za-z0-9+/=]{16,}/i,
     /FromBase64String\([^\n]*(?:iex|Invoke-Expression|\|\s*&)|\b(?:iex|Invoke-Expression)\b[^\n]*FromBase64String/i,
     /\|\s*rev\s*\|\s*(?:ba|z)?sh\b|\bxxd\s+-r\s+-p\b[^\n]*\|\s*(?:ba|z)?sh\b/i,
     /\bprintf\s+["'](?:\\x[0-9a-f]{2}){4,}[^"']*["']\s*\|\s*(?:ba|z)?sh\b/i,
@@ -487,6 +487,9 @@ const CLIPBOARD_WRITE =
 const WALLET =
   /\b0x[a-fA-F0-9]{40}\b|\bbc1[ac-hj-np-z02-9]{25,60}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\bT[1-9A-HJ-NP-Za-km-z]{33}\b|\b[1-9A-HJ-NP-Za-km-z]{43,44}\b/;
 
+/** A regular expression for a wallet address written in the code (what a clipper tests the clipboard against). */
+const WALLET_TEST = /0x\[(?:0-9a-fA-F|a-fA-F0-9|0-9a-f|a-f0-9)\]\{40\}|\(bc1\||\bbc1\[|\[13\]\[a-/;
+
 /**
  * A clipper: reads the clipboard and writes a hard-coded wallet address back, so a payment the
  * user pastes goes to the attacker (a staple of crypto-stealing malware).
@@ -497,7 +500,8 @@ export const clipboardHijack: Rule = {
   title: "Clipboard hijacking",
   text(text) {
     if (!hasTrigger(text, CLIPBOARD_TRIGGERS) || !CLIPBOARD_READ.test(text) || !CLIPBOARD_WRITE.test(text)) return [];
-    const m = WALLET.exec(text);
+    // The address may be assembled at run time; a clipboard loop that tests for wallet addresses and writes back is the same clipper.
+    const m = WALLET.exec(text) ?? WALLET_TEST.exec(text);
     if (!m) return [];
     return [
       {

@@ -134,6 +134,16 @@ export const hideFromUser = patternRule({
     "nutzer",
     "anwender",
     "пользовател",
+    "알릴",
+    "말할",
+    "보고할",
+    "언급할",
+    "उपयोगकर्ता",
+    "kullan",
+    "użytkownik",
+    "مستخدم",
+    "utente",
+    "usuário",
   ],
   prose: true,
   patterns: [
@@ -155,6 +165,8 @@ export const hideFromUser = patternRule({
     /\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog|commit\s+message)/i,
     // Concealment in other languages: "do not tell the user".
     /不要(?:告诉|告知|通知|让)用户|别(?:告诉|让)用户|ユーザーに(?:は)?(?:伝え|知らせ|言わ)ないで|사용자에게\s*(?:알리지|말하지)\s*마|\bno\s+(?:le\s+)?(?:digas|informes|menciones)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b|\bne\s+(?:le\s+)?dis\s+(?:rien\s+)?(?:pas\s+)?à\s+l'utilisat(?:eur|rice)\b|\b(?:sag|sagen\s+Sie)\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nichts\b|(?<![А-Яа-яЁё])не\s+(?:говори|сообщай)\s+пользователю(?![А-Яа-яЁё])/i,
+    // Korean, Hindi, Turkish, Polish, Arabic, Italian, Portuguese: "no need to tell / do not show the user".
+    /(?:알릴|말할|보고할|언급할)\s*필요(?:가|는)?\s*없|उपयोगकर्ता\s+को\s+(?:(?:यह|ये|इसके\s+बारे\s+में|कुछ(?:\s+भी)?)\s+)?(?:न|मत)\s+(?:बता|दिखा)|\bkullanıcı(?:ya|dan)\s+(?:(?:bunu|bundan|hiçbir\s+şey)\s+)?(?:bildirme|söyleme|gösterme|bahsetme|gizle)\w*|\bnie\s+(?:pokazuj|ujawniaj|wspominaj|informuj|mów)\w*\s+(?:o\s+tym\s+)?użytkownik\w*|(?:لا|ألا)\s+(?:ت?ذكر|تخبر|تبلغ|تُعلم|تظهر)\S*\s+(?:(?:ذلك|هذا|به|بها)\s+)?(?:لل|ال)مستخدم|\bnon\s+(?:dire|menzionare|dirlo)\s+(?:nulla\s+)?all'utente\b|\bn[ãa]o\s+(?:é\s+(?:necessário|preciso)|precisa)\s+(?:avisar|informar|contar|dizer)\s+(?:o\s+|ao\s+)?usuário\b/i,
   ],
   message: "Tells the agent to hide or misreport its actions to the user",
 });

@@ -5,6 +5,7 @@
  * files (which would steer every later session). Adding a PATH line to ~/.bashrc is ordinary.
  */
 import { isNegated, patternRule, type Rule } from "../../../scan";
+import { FOOTHOLD_RULES } from "./footholds";
 
 const WRITE = String.raw`(?:>>?|\btee\s+(?:-a\s+)?|\bappendFile(?:Sync)?\(\s*|\bwriteFile(?:Sync)?\(\s*|\bopen\([^\n)]*["'][wa]\+?["']|\bAdd-Content\s+(?:-Path\s+)?|\bSet-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?|\bcp\s+\S+\s+|\bmv\s+\S+\s+|\bln\s+-s\w*\s+\S+\s+)\s*["']?`;
 const HOMEP = String.raw`(?:~|\$HOME|\$\{HOME\}|"\$HOME"|%USERPROFILE%|\$env:USERPROFILE|\/root|\/home\/[^/\s]+|\/Users\/[^/\s]+)`;
@@ -21,6 +22,8 @@ export const backdoorAccess = patternRule({
     /NOPASSWD\s*:\s*ALL[^\n]*(?:>>|\btee\b)|(?:>>|\btee\s+-a)\s*\/etc\/sudoers/,
     /\bchmod\s+(?:u\+s|\+s|4[0-7]{3})\s+\S+|\bsetcap\s+\S*cap_setuid/,
     /\buseradd\b[^\n]*-o\s+-u\s*0\b/,
+    // A key written out in the text and the file it goes into, in either order (prose or code).
+    /\bauthorized_keys\b[^\n]{0,160}?\bssh-(?:rsa|ed25519|ecdsa|dss)\s+AAAA|\bssh-(?:rsa|ed25519|ecdsa|dss)\s+AAAA[^\n]{0,300}?\bauthorized_keys\b/,
   ],
   message: "Creates a way back into the machine (authorized key, sudoers entry, setuid root)",
 });
@@ -134,4 +137,4 @@ export const agentConfig = patternRule({
   message: "Writes into an agent's configuration or instruction file, which steers every later session",
 });
 
-export const PERSISTENCE_RULES: Rule[] = [backdoorAccess, startupItem, agentConfig];
+export const PERSISTENCE_RULES: Rule[] = [backdoorAccess, startupItem, agentConfig, ...FOOTHOLD_RULES];

@@ -59,7 +59,7 @@ const REDIRECTS: { re: RegExp; persist: boolean; what: string }[] = [
     what: "pip's package index",
   },
   {
-    re: /^\s*(?:extra-)?index-url\s*=|\bregistry\s*=\s*https?:|>>?\s*~?\/?[^\s]*(?:\.npmrc|pip\.conf|pip\.ini|\.pydistutils\.cfg)\b/i,
+    re: /(?:^|\\n|["'])\s*(?:extra-)?index-url\s*=|\bregistry\s*=\s*(?:https?:|\$\{?[A-Za-z_])|>>?\s*~?\/?[^\s]*(?:\.npmrc|pip\.conf|pip\.ini|\.pydistutils\.cfg)\b/i,
     persist: true,
     what: "a package index in a config file",
   },
@@ -75,6 +75,34 @@ const REDIRECTS: { re: RegExp; persist: boolean; what: string }[] = [
 /** What removes the remaining checks: TLS, checksums, pinned hashes. */
 const WEAKENS =
   /\btrusted-host\b|strict-ssl\s+false|\bGOSUMDB\s*=\s*off\b|\bGONOSUMDB\b|\bGONOSUMCHECK\b|\bGOINSECURE\b|\bGOFLAGS\s*=\s*["']?-insecure|--no-verify|(?:remove|drop|delete)\s+(?:that|the|this)\s+(?:line|flag)[^.\n]{0,40}|--require-hashes[^.\n]{0,60}\bremove|\bremove\b[^.\n]{0,40}--require-hashes|\bdo\s+not\s+revert\b|\bn[ãa]o\s+reverta\b|\bno\s+reviertas\b/i;
+
+const ASSIGNED_URL = /^[ \t]*(?:export\s+|const\s+|let\s+|var\s+)?([A-Za-z_]\w{0,60})\s*=\s*["'](https?:\/\/[^\s"'$]{1,300})["']/gm;
+
+/** Variables the text sets to a URL literal, with the URL's host (read once per text: each redirect line looks them up). */
+function assignedHosts(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  ASSIGNED_URL.lastIndex = 0;
+  let seen = 0;
+  for (let m = ASSIGNED_URL.exec(text); m && seen < 200; m = ASSIGNED_URL.exec(text), seen++) {
+    const host = extractUrls(m[2]!)[0]?.host;
+    if (host && !out.has(m[1]!)) out.set(m[1]!, host);
+  }
+  return out;
+}
+
+/** Hosts a redirect line names through `$VAR` (set to a URL literal elsewhere in the text) or a `trusted-host = host` setting. */
+function indirectHosts(line: string, assigned: () => Map<string, string>): string[] {
+  const out: string[] = [];
+  const trusted = /trusted-host\s*=\s*([a-z0-9][a-z0-9.-]{0,200}\.[a-z]{2,})/i.exec(line);
+  if (trusted) out.push(trusted[1]!.toLowerCase());
+  let vars = 0;
+  for (const m of line.matchAll(/\$\{?([A-Za-z_]\w{0,60})/g)) {
+    if (++vars > 8) break;
+    const host = assigned().get(m[1]!);
+    if (host) out.push(host);
+  }
+  return out;
+}
 
 /** Every REDIRECTS match contains one of these. */
 const REDIRECT_TRIGGERS = [
@@ -99,6 +127,8 @@ export const registryRedirect: Rule = {
     if (!candidates.size) return [];
     const hits: Hit[] = [];
     const weakened = WEAKENS.test(text);
+    let vars: Map<string, string> | null = null;
+    const assigned = () => (vars ??= assignedHosts(text));
     for (const n of [...candidates].sort((a, b) => a - b)) {
       const line = ctx.lines.line(n);
       const start = ctx.lines.startOf(n);
@@ -107,6 +137,8 @@ export const registryRedirect: Rule = {
         const m = r.re.exec(line);
         if (!m || isNegated(line, m.index)) continue;
         const hosts = extractUrls(line).map((u) => u.host);
+        // The index named indirectly: a variable the same script sets to a URL, or pip's trusted-host beside it.
+        if (!hosts.length) hosts.push(...indirectHosts(line, assigned));
         const foreign = hosts.find((h) => !official(h));
         // A variable (`$REGISTRY`) is the user's own choice; only a hard-coded third-party host is this.
         if (!foreign) continue;
