@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import type { Gate } from "../core/admission";
+import type { ActivitySink } from "../core/activity";
 import { agentKeyOf } from "../core/auth";
 import { readBodyLimited } from "../core/body";
 import { checkHostAndOrigin } from "../core/hosts";
@@ -38,7 +39,7 @@ const isInitialize = (m: unknown) =>
  * statelessly (endpoint.ts), with the key verified in the account's object as part of its one
  * admission.
  */
-export function mcpRoute(gate: Gate): Hono<AppEnv> {
+export function mcpRoute(gate: Gate, activity: ActivitySink | null): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
 
   route.options("/mcp", (c) => {
@@ -58,7 +59,7 @@ export function mcpRoute(gate: Gate): Hono<AppEnv> {
       // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
       const checked = checkBody(body, TOOLS, c.req.raw.headers);
       if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
-      if (sid === undefined && !isInitialize(checked.parsed)) return stateless(c, gate, key, body, checked.parsed);
+      if (sid === undefined && !isInitialize(checked.parsed)) return stateless(c, gate, activity, key, body, checked.parsed);
     }
     return withCors(await toSessions(c, gate, key, sid, body));
   });
@@ -100,9 +101,10 @@ async function toSessions(c: Context<AppEnv>, gate: Gate, key: string, sid: stri
   );
 }
 
-async function stateless(c: Context<AppEnv>, gate: Gate, key: string, body: Uint8Array, parsed: unknown) {
+async function stateless(c: Context<AppEnv>, gate: Gate, activity: ActivitySink | null, key: string, body: Uint8Array, parsed: unknown) {
   const res = await serveMcp(c.req.raw, body, parsed, {
     gate,
+    activity,
     env: c.env,
     key,
     requestId: c.get("requestId"),
