@@ -18,6 +18,7 @@ import { quotaGate, setRenewal } from "./quota";
 import { settle } from "./billing";
 import { billingConfig } from "./billing";
 import { discardRest } from "./core/body";
+import { LruCache } from "./core/cache";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -55,16 +56,8 @@ function routeTable(ops: readonly AnyOperation[]) {
  * operation's schemas (tens of ms of CPU), so each origin's serialised document is kept per
  * isolate. The Host header is the client's: the memo is bounded so varying it grows nothing.
  */
-const openApiMemo = new Map<string, string>();
-function openApiJson(origin: string): string {
-  let json = openApiMemo.get(origin);
-  if (json === undefined) {
-    if (openApiMemo.size >= 8) openApiMemo.clear();
-    json = JSON.stringify(buildOpenApi(OPERATIONS, origin, TAGS));
-    openApiMemo.set(origin, json);
-  }
-  return json;
-}
+const openApiMemo = new LruCache<string, string>({ maxEntries: 8 });
+const openApiJson = (origin: string): string => openApiMemo.getOrSet(origin, () => JSON.stringify(buildOpenApi(OPERATIONS, origin, TAGS)));
 
 /** Builds the app: request id → routes → one error renderer. Handlers throw; only onError renders. */
 export function buildApp() {
