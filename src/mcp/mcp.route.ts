@@ -5,6 +5,7 @@ import type { ActivitySink } from "../core/activity";
 import { agentKeyOf } from "../core/auth";
 import { readBodyLimited } from "../core/body";
 import { checkHostAndOrigin } from "../core/hosts";
+import { corsPreflightHeaders } from "../core/cors";
 import { checkBody } from "./protocol";
 import { refused, serveMcp, TOOLS } from "./endpoint";
 import { ApiError } from "../core/errors";
@@ -14,13 +15,7 @@ const MAX_MCP_BODY = 1024 * 1024;
 /** Without a session only POST carries messages; GET and DELETE need one. */
 const ALLOW = "POST, OPTIONS";
 
-const CORS = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-  "access-control-allow-headers": "content-type, accept, authorization, x-service-key, mcp-session-id, mcp-protocol-version, last-event-id",
-  "access-control-expose-headers": "mcp-session-id, x-request-id",
-  "access-control-max-age": "86400",
-};
+const CORS = corsPreflightHeaders("mcp", ["GET", "POST", "DELETE"]);
 
 const methodNotAllowed = () =>
   Response.json(
