@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./core/context";
-import { ApiError, ERROR_STATUS, type ErrorCode } from "./core/errors";
+import { ApiError, asApiError, ERROR_STATUS, errorResponse, type ErrorCode } from "./core/errors";
 import type { AnyOperation } from "./core/operation";
 import { mountOperations } from "./core/rest";
 import { buildOpenApi } from "./core/openapi";
@@ -13,21 +13,14 @@ import { benchRoute } from "./admin/bench.route";
 import { stripeWebhookRoute } from "./billing";
 import { mountWeb, prefersHtml } from "./web/web.route";
 import { discoveryRoute } from "./skills";
-import { setActivitySink } from "./core/activity";
 import { storeActivity } from "./sync";
 import { quotaGate, setRenewal } from "./quota";
 import { settle } from "./billing";
 import { billingConfig } from "./billing";
 import { discardRest } from "./core/body";
+import { LruCache } from "./core/cache";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
-
-function errorResponse(err: ApiError, requestId: string): Response {
-  return new Response(JSON.stringify(err.toBody()), {
-    status: err.status,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...err.headers },
-  });
-}
 
 /**
  * The methods each /v1 path answers (operations, the MCP endpoint, the OpenAPI document) and the
@@ -63,22 +56,12 @@ function routeTable(ops: readonly AnyOperation[]) {
  * operation's schemas (tens of ms of CPU), so each origin's serialised document is kept per
  * isolate. The Host header is the client's: the memo is bounded so varying it grows nothing.
  */
-const openApiMemo = new Map<string, string>();
-function openApiJson(origin: string): string {
-  let json = openApiMemo.get(origin);
-  if (json === undefined) {
-    if (openApiMemo.size >= 8) openApiMemo.clear();
-    json = JSON.stringify(buildOpenApi(OPERATIONS, origin, TAGS));
-    openApiMemo.set(origin, json);
-  }
-  return json;
-}
+const openApiMemo = new LruCache<string, string>({ maxEntries: 8 });
+const openApiJson = (origin: string): string => openApiMemo.getOrSet(origin, () => JSON.stringify(buildOpenApi(OPERATIONS, origin, TAGS)));
 
 /** Builds the app: request id → routes → one error renderer. Handlers throw; only onError renders. */
 export function buildApp() {
   const app = new Hono<AppEnv>();
-  // Successful agent actions land in the owner's activity feed (GET /v1/me/activity).
-  setActivitySink(storeActivity);
   // A paid period that ended is settled by billing when the gate next sees the account.
   setRenewal({
     renewsLocally: (env) => billingConfig(env).provider === "local",
@@ -91,6 +74,7 @@ export function buildApp() {
     c.set("requestId", requestId);
     c.set("caller", null);
     c.set("gate", quotaGate);
+    c.set("activity", storeActivity);
     await next();
     // Before the answer goes out: what is left of the body, thrown away (bounded, core/body.ts).
     await discardRest(c.req.raw);
@@ -116,11 +100,12 @@ export function buildApp() {
   const v1 = new Hono<AppEnv>();
   v1.use("/openapi.json", publicReadCors);
   v1.get("/openapi.json", (c) => c.body(openApiJson(new URL(c.req.url).origin), 200, { "content-type": "application/json" }));
-  v1.route("/", mcpRoute(quotaGate));
+  v1.route("/", mcpRoute(quotaGate, storeActivity));
   // Stripe's signed events: no session or key, the raw body is verified (src/billing/stripe.webhook.ts).
   v1.route("/", stripeWebhookRoute);
-  // The one admission step of agent requests: core declares it, the quota area implements it.
-  mountOperations(v1, OPERATIONS, quotaGate);
+  // The one admission step of agent requests: core declares it, the quota area implements it; with
+  // it travels the store of the owner's activity feed (GET /v1/me/activity), which sync keeps.
+  mountOperations(v1, OPERATIONS, quotaGate, storeActivity);
   app.route("/v1", v1);
   // Before the operator routes: the bench's floors must not pay for the admin token check.
   app.route("/internal/bench", benchRoute);
@@ -152,11 +137,7 @@ export function buildApp() {
       const code = (Object.entries(ERROR_STATUS).find(([, s]) => s === err.status)?.[0] ?? "VALIDATION_FAILED") as ErrorCode;
       return errorResponse(new ApiError(code, err.message || "Bad request"), requestId);
     }
-    // Never echo internals: the request id lets an operator find the log line.
-    console.error(
-      JSON.stringify({ level: "error", requestId, path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }),
-    );
-    return errorResponse(new ApiError("INTERNAL", "Internal error", { requestId }), requestId);
+    return errorResponse(asApiError(err, { requestId, path: new URL(c.req.url).pathname }), requestId);
   });
 
   return app;

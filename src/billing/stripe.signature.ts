@@ -6,22 +6,16 @@
  * test-mode scheme). Written for Web Crypto so it runs in the Worker with nothing else loaded;
  * the messages are the ones the official SDK gives, which the webhook route passes on.
  */
+import { LruCache } from "../core/cache";
 
 export class SignatureError extends Error {}
 
 const encoder = new TextEncoder();
-const keys = new Map<string, Promise<CryptoKey>>();
+// One deployment has one or two secrets (while rolling); the bound only guards against misuse.
+const keys = new LruCache<string, Promise<CryptoKey>>({ maxEntries: 8 });
 
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    // One deployment has one or two secrets (while rolling); the cap only guards against misuse.
-    if (keys.size > 8) keys.clear();
-    keys.set(secret, key);
-  }
-  return key;
-}
+const hmacKey = (secret: string): Promise<CryptoKey> =>
+  keys.getOrSet(secret, () => crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]));
 
 const hex = (buf: ArrayBuffer) => {
   const b = new Uint8Array(buf);

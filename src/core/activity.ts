@@ -1,27 +1,17 @@
 /**
  * The owner's activity feed (GET /v1/me/activity): an operation says what a successful call adds
- * to it (`activity` on its definition), the REST and MCP adapters report it here, and the area that
- * keeps the feed (sync) stores it, wired in by app.ts. Recording runs after the response
- * (waitUntil) and never fails the action it describes.
+ * to it (`activity` on its definition), core/run-operation.ts reports it here for every transport,
+ * and the area that keeps the feed (sync) stores it. The sink travels as the gate does: app.ts hands
+ * it to the adapters (core imports no area). Recording runs after the response (waitUntil) and
+ * never fails the action it describes.
  */
-import type { AgentPrincipal } from "./principal";
-import type { Env } from "../env";
-import type { ActivityEntry, AnyOperation, OpContext } from "./operation";
+import type { ActivityEntry, ActivitySink, AnyOperation, OpContext } from "./operation";
 import { envOutsideSession } from "./op-context";
 
-export type { ActivityEntry } from "./operation";
-
-export type ActivitySink = (env: Env, caller: AgentPrincipal, entry: ActivityEntry, via: OpContext["via"]) => Promise<void>;
-
-let sink: ActivitySink | null = null;
-
-/** app.ts wires the store in (core imports no area). */
-export function setActivitySink(s: ActivitySink | null): void {
-  sink = s;
-}
+export type { ActivityEntry, ActivitySink } from "./operation";
 
 /** After a successful agent call: what it adds to the owner's feed, stored in the background. */
-export function recordActivity(op: AnyOperation, ctx: OpContext, input: unknown, result: unknown): void {
+export function recordActivity(sink: ActivitySink | null, op: AnyOperation, ctx: OpContext, input: unknown, result: unknown): void {
   if (!op.activity || !sink || ctx.caller?.kind !== "agent") return;
   let entry: ActivityEntry | null;
   try {

@@ -1,3 +1,5 @@
+import { LruCache } from "./cache";
+
 /**
  * The floor of a sync for `npm run bench` (scripts/bench/sync.mjs): the same storage reads, and
  * nothing else. Where `BENCH_ROUTES` is "1" (only the bench's own `wrangler dev`), a sync records
@@ -10,15 +12,13 @@ interface Recorded {
   binds: unknown[];
 }
 
-const recorded = new Map<string, Recorded[][]>();
-const MAX_AGENTS = 1000;
+const recorded = new LruCache<string, Recorded[][]>({ maxEntries: 1000 });
 
 const readOnly = (sql: string) => /^\s*(SELECT|WITH)\b/i.test(sql);
 
 /** A D1 binding that notes every read batch (and single statement) it runs, for this agent. */
 export function recordingDb(db: D1Database, agentId: string): D1Database {
   const batches: Recorded[][] = [];
-  if (recorded.size >= MAX_AGENTS && !recorded.has(agentId)) recorded.delete(recorded.keys().next().value!);
   recorded.set(agentId, batches);
   const meta = new WeakMap<D1PreparedStatement, Recorded>();
   const wrap = (stmt: D1PreparedStatement, r: Recorded): D1PreparedStatement => {

@@ -1,6 +1,7 @@
 /**
- * The one error type. Handlers throw ApiError; only app.onError (REST) and the MCP adapter render it,
- * so every failure has the contract's shape `{error: {code, message, details?}}`.
+ * The one error type. Handlers throw ApiError; `errorResponse` (REST, the MCP endpoint's HTTP
+ * refusals) and the MCP tool result render it, so every failure has the contract's shape
+ * `{error: {code, message, details?}}`; anything else thrown becomes INTERNAL through `asApiError`.
  */
 export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
@@ -26,7 +27,7 @@ export class ApiError extends Error {
   /** Extra response headers (Retry-After on 429s, for example). */
   readonly headers: Record<string, string>;
   /**
-   * A failed action gets its own metric back (core/rest.ts, core/mcp-tools.ts), except when this
+   * A failed action gets its own metric back (core/run-operation.ts), except when this
    * is set (`keepsQuota`): a refusal of something only a client forging input can send (an altered
    * sync cursor), so that failing on purpose is never a way to get work for free.
    */
@@ -76,4 +77,23 @@ export function validationError(issues: ReadonlyArray<{ path: ReadonlyArray<Prop
 export function keepingQuota(err: ApiError): ApiError {
   err.keepsQuota = true;
   return err;
+}
+
+/** The contract's JSON error answer, with the error's own headers (Retry-After…) and the request id. */
+export function errorResponse(err: ApiError, requestId: string): Response {
+  return new Response(JSON.stringify(err.toBody()), {
+    status: err.status,
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...err.headers },
+  });
+}
+
+/**
+ * Any error as the ApiError a client may see: an ApiError as it is; anything else is logged once
+ * (with what `where` says: the request id, the operation or path) and answered INTERNAL, never with
+ * its internals: the request id lets an operator find the log line.
+ */
+export function asApiError(err: unknown, where: { requestId: string } & Record<string, unknown>): ApiError {
+  if (err instanceof ApiError) return err;
+  console.error(JSON.stringify({ level: "error", ...where, error: String(err), stack: (err as Error)?.stack }));
+  return new ApiError("INTERNAL", "Internal error", { requestId: where.requestId });
 }

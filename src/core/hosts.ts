@@ -1,6 +1,7 @@
 import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
 import type { Env } from "../env";
 import { ApiError } from "./errors";
+import { LruCache } from "./cache";
 
 /**
  * The hostnames this service answers to: the loopback names (wrangler dev, npm start) and the
@@ -9,21 +10,18 @@ import { ApiError } from "./errors";
  */
 export function allowedHostnames(env: Pick<Env, "PUBLIC_HOSTNAMES">): string[] {
   const raw = env.PUBLIC_HOSTNAMES ?? "";
-  let names = parsed.get(raw);
-  if (!names) {
-    const configured = raw
+  const names = parsed.getOrSet(raw, () => [
+    ...localhostAllowedHostnames(),
+    ...raw
       .split(",")
       .map((h) => h.trim().toLowerCase())
-      .filter(Boolean);
-    names = [...localhostAllowedHostnames(), ...configured];
-    if (parsed.size > 8) parsed.clear();
-    parsed.set(raw, names);
-  }
+      .filter(Boolean),
+  ]);
   return [...names];
 }
 
 /** The list for each PUBLIC_HOSTNAMES value seen (one, outside tests), so a request does not parse it again. */
-const parsed = new Map<string, string[]>();
+const parsed = new LruCache<string, string[]>({ maxEntries: 8 });
 
 /**
  * DNS-rebinding protection (MCP transport spec): a page on evil.example.com whose name was made to

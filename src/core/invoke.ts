@@ -2,23 +2,25 @@ import type * as z from "zod";
 import { ApiError, validationError } from "./errors";
 import type { Access, OpContext, Operation } from "./operation";
 import { fromStrings } from "./args";
-import type { OwnerPrincipal } from "./principal";
+import { envOutsideSession } from "./op-context";
+import { runOperation } from "./run-operation";
 
 export interface InvokeInput {
   params?: Record<string, unknown>;
   query?: Record<string, unknown>;
   body?: unknown;
+  /** An agent operation: the agent key, admitted and counted as on its REST route and MCP tool. */
+  key?: string;
 }
 
 /**
  * Runs an operation in-process, as its REST route would but without HTTP: each part of the input
  * is validated with the operation's own schemas (a failure is the same `VALIDATION_FAILED`
- * ApiError with `details.issues`, paths prefixed `param.`, `query.`, `body.`), then its handler
- * runs with the given context. The dashboard pages (src/web) use it so that a form and an API
- * call can never disagree about what is valid.
- *
- * Only public and owner operations: agent operations consume quota, which only the REST and MCP
- * adapters admit. A metered owner operation is counted here as on its REST route.
+ * ApiError with `details.issues`, paths prefixed `param.`, `query.`, `body.`), then it runs through
+ * core/run-operation.ts, the path of every transport: admitted, counted, refunded and recorded as
+ * on its REST route. The dashboard pages (src/web) use it so that a form and an API call can never
+ * disagree about what is valid or what it costs. The context gives the caller (a dashboard
+ * session), the gate and the activity sink (opContext gives them).
  */
 export async function invoke<O>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -26,11 +28,6 @@ export async function invoke<O>(
   ctx: OpContext,
   input: InvokeInput = {},
 ): Promise<O> {
-  if (op.access === "agent")
-    throw new Error(`invoke: ${op.id} is an agent operation; its quota is admitted only by the REST and MCP adapters`);
-  if (op.access === "owner" && ctx.caller?.kind !== "owner") {
-    throw new ApiError("UNAUTHENTICATED", "A dashboard session is required");
-  }
   const parts: [string, z.ZodType | undefined, unknown][] = [
     // Form fields and URL parts are strings, as on the REST route: coerced the same way.
     ["param", op.params && fromStrings(op.params), input.params ?? {}],
@@ -46,20 +43,26 @@ export async function invoke<O>(
     if (!r.success) issues.push(...r.error.issues.map((i) => ({ path: [where, ...i.path], message: i.message })));
     else Object.assign(parsed, r.data);
   }
+  // An owner operation refuses a caller without a session before saying anything about its input.
+  if (op.access === "owner" && ctx.caller?.kind !== "owner") throw new ApiError("UNAUTHENTICATED", "A dashboard session is required");
   if (issues.length) throw validationError(issues);
-  if (op.access !== "owner" || !op.metric) return op.handler(ctx as never, parsed as never);
-  // A metered owner action (a skill publish from the dashboard): counted as on its REST route.
-  const gate = ctx.gate;
-  if (!gate) throw new Error(`invoke: ${op.id} is metered; its context needs the gate (opContext gives it)`);
-  const ownerId = (ctx.caller as OwnerPrincipal).ownerId;
-  const charged = await gate.charge(ctx.env, ownerId, op.metric);
-  ctx.admission = charged;
-  try {
-    return await op.handler(ctx as never, parsed as never);
-  } catch (err) {
-    if (!(err instanceof ApiError && err.keepsQuota)) await gate.uncharge(ctx.env, ownerId, charged, op.metric).catch(() => {});
-    throw err;
-  }
+  const { result } = await runOperation<O>(
+    op,
+    {
+      gate: ctx.gate,
+      activity: ctx.activity ?? null,
+      // The plain binding: an agent call opens its own D1 session from its bookmark.
+      env: envOutsideSession(ctx),
+      requestId: ctx.requestId,
+      origin: ctx.origin,
+      via: ctx.via,
+      waitUntil: ctx.waitUntil,
+      clientIp: ctx.clientIp,
+      ...(op.access === "agent" ? { key: input.key } : { caller: ctx.caller, d1: null }),
+    },
+    parsed,
+  );
+  return result;
 }
 
 /** `details.issues` of a VALIDATION_FAILED error as field → message (first message per field; `body.` etc. dropped). */

@@ -1,4 +1,5 @@
 import { ApiError } from "./errors";
+import { LruCache } from "./cache";
 
 /**
  * Keyed MACs (HMAC-SHA256) with secrets from configuration, for values Lore hands out and must
@@ -21,7 +22,7 @@ interface Keys {
 }
 
 /** Imported keys per configuration seen (one per isolate outside tests). */
-const imported = new Map<string, Promise<Keys>>();
+const imported = new LruCache<string, Promise<Keys>>({ maxEntries: 16 });
 
 const importKey = (secret: string) =>
   crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
@@ -33,16 +34,11 @@ function keysOf(s: MacSecrets): Promise<Keys> {
     .map((p) => p.trim())
     .filter((p) => p && p !== current);
   const id = `${s.name}\u0000${current}\u0000${previous.join("\u0000")}`;
-  let keys = imported.get(id);
-  if (!keys) {
-    if (imported.size > 16) imported.clear();
-    keys = (async () => {
-      const sign = current ? await importKey(current) : null;
-      const older = await Promise.all(previous.map(importKey));
-      return { sign, verify: sign ? [sign, ...older] : older };
-    })();
-    imported.set(id, keys);
-  }
+  const keys = imported.getOrSet(id, async () => {
+    const sign = current ? await importKey(current) : null;
+    const older = await Promise.all(previous.map(importKey));
+    return { sign, verify: sign ? [sign, ...older] : older };
+  });
   return keys;
 }
 

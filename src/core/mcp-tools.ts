@@ -4,12 +4,11 @@ import type { Env } from "../env";
 import type { AnyOperation } from "./operation";
 import { mcpArgsSchema } from "./operation";
 import type { Admission, Admitted, Gate } from "./admission";
-import { ApiError, validationError } from "./errors";
+import { ApiError, asApiError, validationError } from "./errors";
 import { untrustedText } from "./untrusted";
 import { jsonSchemaOf } from "./json-schema";
-import { recordActivity } from "./activity";
-import { openSession } from "./d1";
-import { makeOpContext } from "./op-context";
+import type { ActivitySink } from "./activity";
+import { isFree, type Ran, runOperation } from "./run-operation";
 import { compactAnswer, compactSchema, DETAIL_VALUES, shareDefs, type Detail } from "./compact";
 
 export const SERVER_INSTRUCTIONS =
@@ -21,6 +20,8 @@ export const SERVER_INSTRUCTIONS =
 /** What a tool call needs from the HTTP request that carries it. */
 export interface ToolCall {
   gate: Gate;
+  /** Where a successful call's activity goes (handed on with the gate). */
+  activity: ActivitySink | null;
   env: Env;
   /** The agent key as sent: the admission verifies it. */
   key: string;
@@ -179,7 +180,7 @@ function quotaMeta(op: AnyOperation, admission: Admission) {
     metric,
     ...(own ? state(own) : {}),
     resetsAt: admission.resetsAt,
-    free: !!(op.mcp?.free || op.uncounted),
+    free: isFree(op),
     metrics: Object.fromEntries(Object.entries(admission.metrics).map(([m, s]) => [m, state(s)])),
     perMinute: admission.window,
   };
@@ -241,10 +242,9 @@ export async function admitMessage(call: ToolCall): Promise<Admitted> {
 
 /**
  * Runs one tool call, the MCP twin of a REST request: arguments (no storage: a bad one is answered
- * before the account's object is asked anything) → admission (one round trip: the key, then
- * per-minute → API_CALLS → the own metric) → the operation → its result, with the quota after it.
- * A failed action gets its metric back before the answer; a successful one that wrote records its
- * D1 bookmark. A refused key throws KeyRefused.
+ * before the account's object is asked anything) → core/run-operation.ts (the admission, the
+ * operation, the refund of a failure, the bookmark and the activity, as for every transport) → its
+ * result as a tool result, with the quota after it. A refused key throws KeyRefused.
  */
 export async function callTool(op: AnyOperation, args: Record<string, unknown>, call: ToolCall): Promise<ToolResult> {
   let parsed: object;
@@ -263,47 +263,39 @@ export async function callTool(op: AnyOperation, args: Record<string, unknown>, 
   } catch (err) {
     return failure(err, op, call);
   }
-  let admitted: Admitted;
+  let admitted = false;
+  let ran: Ran;
   try {
-    admitted = await call.gate.admit(call.env, call.key, { metric: op.metric, counted: !(op.mcp?.free || op.uncounted) });
+    ran = await runOperation(
+      op,
+      {
+        gate: call.gate,
+        activity: call.activity,
+        key: call.key,
+        onAdmitted: () => (admitted = true),
+        env: call.env,
+        requestId: call.requestId,
+        origin: call.origin,
+        via: "mcp",
+        waitUntil: call.waitUntil,
+        progress: call.progress,
+      },
+      // Arguments the contract names differently are mapped to the operation's input, which may
+      // look things up (slug → id), then checked by the REST schemas like any other input.
+      op.mcp?.args ? async (ctx) => restInput(op, op.mcp!.toInput ? await op.mcp!.toInput(parsed as never, ctx) : parsed) : parsed,
+    );
   } catch (err) {
-    if (err instanceof ApiError && err.code === "UNAUTHENTICATED") throw new KeyRefused(err);
-    return failure(err, op, call);
+    // A key the admission refused is the endpoint's HTTP 401, not a tool result.
+    if (!admitted && err instanceof ApiError && err.code === "UNAUTHENTICATED") throw new KeyRefused(err);
+    return errorResult(err as ApiError);
   }
-  const d1 = openSession(call.env.DB, admitted.bookmark ?? "first-unconstrained");
-  const ctx = makeOpContext({
-    env: call.env,
-    caller: admitted.caller,
-    requestId: call.requestId,
-    origin: call.origin,
-    via: "mcp",
-    waitUntil: call.waitUntil,
-    d1,
-    admission: admitted.admission,
-    progress: call.progress,
-  });
-  let result: unknown;
-  try {
-    // Arguments the contract names differently are mapped to the operation's input, which may
-    // look things up (slug → id), then checked by the REST schemas like any other input.
-    const input = op.mcp?.args ? restInput(op, op.mcp.toInput ? await op.mcp.toInput(parsed as never, ctx) : parsed) : parsed;
-    result = await op.handler(ctx, input);
-    recordActivity(op, ctx, input, result);
-  } catch (err) {
-    // Awaited so the reservation is back before the client sees the failure.
-    if (!(err instanceof ApiError && err.keepsQuota)) await call.gate.refund(call.env, admitted, op.metric).catch(() => {});
-    return failure(err, op, call);
-  }
-  if (d1.wrote) {
-    const bookmark = d1.bookmark();
-    if (bookmark) await call.gate.remember(call.env, admitted, bookmark).catch(() => {});
-  }
+  const result = ran.result;
   // The action has happened from here on: a failure to render it must not give its quota back.
   try {
     const full = op.output.parse(result) as Record<string, unknown>;
     const structured = detail === "compact" && op.mcp?.compact ? compactAnswer(full, op.mcp.compact) : full;
     const json = JSON.stringify(structured);
-    const quota = quotaMeta(op, admitted.admission);
+    const quota = quotaMeta(op, ran.admission!);
     const out: ToolResult = {
       content: [
         {
@@ -341,9 +333,7 @@ export function toolResultJson(result: ToolResult): string {
 }
 
 function failure(err: unknown, op: AnyOperation, call: { requestId: string }): ToolResult {
-  if (err instanceof ApiError) return errorResult(err);
-  console.error(JSON.stringify({ level: "error", requestId: call.requestId, tool: op.mcp?.tool, error: String(err) }));
-  return errorResult(new ApiError("INTERNAL", "Internal error", { requestId: call.requestId }));
+  return errorResult(asApiError(err, { requestId: call.requestId, op: op.id, via: "mcp" }));
 }
 
 // A fresh McpServer is built per request; the operations and their schemas are not, so each
@@ -366,7 +356,7 @@ function advertisedFor(op: AnyOperation) {
  * the model reads it where it decides, and it cannot drift from what the admission counts.
  */
 function costSentence(op: AnyOperation): string {
-  if (op.mcp?.free || op.uncounted) return "Cost: free.";
+  if (isFree(op)) return "Cost: free.";
   return op.metric ? `Cost: 1 call + 1 ${op.metric}.` : "Cost: 1 call.";
 }
 

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { OpContext } from "./operation";
+import type { ActivitySink, OpContext } from "./operation";
 import type { Admission, Gate } from "./admission";
 import type { RequestD1 } from "./d1";
 import { makeDb, type Db } from "../db/client";
@@ -16,6 +16,7 @@ export interface ContextParts {
   d1?: RequestD1 | null;
   admission?: Admission;
   gate?: Gate;
+  activity?: ActivitySink;
   progress?: OpContext["progress"];
 }
 
@@ -39,6 +40,7 @@ export function makeOpContext(p: ContextParts): OpContext {
     clientIp: p.clientIp ?? null,
     ...(p.admission ? { admission: p.admission } : {}),
     ...(p.gate ? { gate: p.gate } : {}),
+    ...(p.activity ? { activity: p.activity } : {}),
     ...(p.progress ? { progress: p.progress } : {}),
   };
   if (p.d1) outsideSession.set(ctx, p.env);

@@ -2,6 +2,7 @@ import type * as z from "zod";
 import type { AnyOperation } from "./operation";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { jsonSchemaOf } from "./json-schema";
+import { isFree } from "./run-operation";
 
 const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`);
 
@@ -103,7 +104,7 @@ function quotaText(op: AnyOperation): string {
   if (op.access === "owner" && op.metric)
     return `Costs one ${op.metric} unit of the account's daily quota when it succeeds (given back when it fails).`;
   if (op.access !== "agent") return "Costs no quota.";
-  if (op.uncounted && !op.metric) return "Free: counts against no quota and is answered even when the quotas are exhausted.";
+  if (isFree(op) && !op.metric) return "Free: counts against no quota and is answered even when the quotas are exhausted.";
   const parts = ["one API_CALLS unit and a slot of the per-minute rate"];
   if (op.metric) parts.push(`one ${op.metric} unit when it succeeds (given back when it fails)`);
   return `Costs ${parts.join(", plus ")}.`;
@@ -111,7 +112,7 @@ function quotaText(op: AnyOperation): string {
 
 /** The operation's description as documented: what it does, who may call it, what it costs. */
 export function describe(op: AnyOperation): string {
-  const mcp = op.mcp ? `\n\nAlso the MCP tool \`${op.mcp.tool}\`${op.mcp.free ? " (free)" : ""}.` : "";
+  const mcp = op.mcp ? `\n\nAlso the MCP tool \`${op.mcp.tool}\`${isFree(op) ? " (free)" : ""}.` : "";
   return `${op.description ?? op.summary}\n\n**Access:** ${ACCESS_TEXT[op.access]} **Quota:** ${quotaText(op)}${mcp}`;
 }
 

@@ -19,6 +19,9 @@ export interface ActivityEntry {
   url?: string;
 }
 
+/** Stores an activity entry for the caller's owner (the sync area's store, handed in by app.ts). */
+export type ActivitySink = (env: Env, caller: AgentPrincipal, entry: ActivityEntry, via: OpContext["via"]) => Promise<void>;
+
 /** Errors an operation's handler may declare (the others come from the adapters). */
 export type HandlerErrorCode = Extract<
   ErrorCode,
@@ -62,6 +65,8 @@ export interface OpContext<A extends Access = Access> {
   admission?: Admission;
   /** The admission step, where the adapter has it (REST routes and dashboard pages): core/invoke.ts meters owner actions with it. */
   gate?: Gate;
+  /** Where successful agent calls' activity goes, handed on with the gate: an in-process call (core/invoke.ts) records it too. */
+  activity?: ActivitySink;
   /**
    * Where a long operation reports how far it got (an MCP tool call whose client sent a
    * progressToken: each report is a `notifications/progress`). Absent elsewhere. `progress` must
@@ -89,8 +94,6 @@ export interface McpBinding<I, Args extends AnyObject | undefined> {
   args?: Args;
   /** Maps the tool's arguments to the operation's input; may look things up (slug → id). */
   toInput?: (args: Args extends AnyObject ? z.output<Args> : never, ctx: OpContext) => Promise<I> | I;
-  /** Free tools (service_usage) do not count against API_CALLS or the per-minute rate. */
-  free?: boolean;
   /**
    * The tool's default answer, when the full one is more than an agent needs to pick its next step
    * (core/compact.ts): the fields it keeps, smaller first pages, how to get the rest. The tool then
@@ -155,7 +158,10 @@ export interface Operation<
   contentType?: string;
   /** Third-party text (posts, messages, kb entries, release notes) is present in the result. */
   untrusted?: boolean;
-  /** Bypasses per-minute and API_CALLS accounting (only GET /usage/today). */
+  /**
+   * Free on every transport (REST, MCP tool, in-process): takes no per-minute slot and no API call,
+   * answered even when those are exhausted (only GET /usage/today and its tool service_usage).
+   */
   uncounted?: boolean;
   handler: (ctx: OpContext<A>, input: OpInput<P, Q, B>) => Promise<O>;
   /** What a successful agent call adds to the owner's activity feed (core/activity.ts); null for nothing. */

@@ -6,13 +6,13 @@ import type { AnyOperation, OpContext } from "./operation";
 import type { Gate } from "./admission";
 import { agentKeyOf, assertFromThisOrigin, authenticate, checkCookieOrigin } from "./auth";
 import { ApiError, validationError } from "./errors";
+import { isFree, runOperation } from "./run-operation";
+import type { ActivitySink } from "./activity";
 import { readBodyLimited } from "./body";
 import { fromStrings } from "./args";
 import { corsClassOf, corsResponseHeaders } from "./cors";
 import { openSession } from "./d1";
 import { makeOpContext } from "./op-context";
-import { recordActivity } from "./activity";
-import type { OwnerPrincipal } from "./principal";
 
 /**
  * Who may call, before anything is read: agent operations need an agent key (present and well
@@ -20,7 +20,7 @@ import type { OwnerPrincipal } from "./principal";
  * operations a live session, public ones resolve whatever credential is present.
  */
 const callerFor =
-  (op: AnyOperation, gate: Gate): MiddlewareHandler<AppEnv> =>
+  (op: AnyOperation): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     if (op.access === "agent") {
       c.set("key", agentKeyOf(c.req.raw.headers));
@@ -35,51 +35,17 @@ const callerFor =
   };
 
 /**
- * The admission step of agent requests, once the input is valid: one call to the account's
- * AccountQuota object verifies the key and checks per-minute → API_CALLS → the action's own metric
- * (reserved up front, so parallel requests cannot overshoot). A failed action gets its metric back
- * before the answer; a successful one that wrote records its D1 bookmark in the same object, so the
- * account's next request reads it.
+ * The RateLimit headers of a counted agent request, on its answer whether the action succeeded or
+ * not (a failed request used a per-minute slot and an API call too). The admission itself is made
+ * by runOperation, which hands it over here through the context.
  */
-const admitFor =
-  (op: AnyOperation, gate: Gate): MiddlewareHandler<AppEnv> =>
+const rateHeadersFor =
+  (gate: Gate): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    const admitted = await gate.admit(c.env, c.get("key")!, { metric: op.metric, counted: !op.uncounted });
-    const d1 = openSession(c.env.DB, admitted.bookmark ?? "first-unconstrained");
-    c.set("caller", admitted.caller);
-    c.set("admitted", admitted);
-    c.set("d1", d1);
     await next();
-    if (c.error || c.res.status >= 400) {
-      // Awaited, not waitUntil: a client retrying at once after a failure must find its quota back.
-      if (!(c.error instanceof ApiError && c.error.keepsQuota)) await gate.refund(c.env, admitted, op.metric).catch(() => {});
-    } else if (d1.wrote) {
-      const bookmark = d1.bookmark();
-      if (bookmark) await gate.remember(c.env, admitted, bookmark).catch((err) => logBookmark(c, err));
-    }
-    // A failed request still used a per-minute slot and an API call, so it reports them too.
-    if (!op.uncounted) for (const [k, v] of Object.entries(gate.headers(admitted.admission))) c.header(k, v);
+    const admitted = c.get("admitted");
+    if (admitted) for (const [k, v] of Object.entries(gate.headers(admitted.admission))) c.header(k, v);
   };
-
-/**
- * A metered owner operation (a skill publish): its metric is counted in the account's object once
- * the input is valid, and given back if the action fails, as for agents (without their per-minute
- * rate and API_CALLS, which are agent limits).
- */
-const chargeFor =
-  (op: AnyOperation, gate: Gate): MiddlewareHandler<AppEnv> =>
-  async (c, next) => {
-    const ownerId = (c.get("caller") as OwnerPrincipal).ownerId;
-    const charged = await gate.charge(c.env, ownerId, op.metric!);
-    c.set("charged", charged);
-    await next();
-    if ((c.error || c.res.status >= 400) && !(c.error instanceof ApiError && c.error.keepsQuota)) {
-      await gate.uncharge(c.env, ownerId, charged, op.metric!).catch(() => {});
-    }
-  };
-
-const logBookmark = (c: AppContext, err: unknown) =>
-  console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), what: "remember D1 bookmark", error: String(err) }));
 
 const validate = (target: "param" | "query", schema: z.ZodType): MiddlewareHandler<AppEnv> =>
   zValidator(target, schema, (result) => {
@@ -139,9 +105,8 @@ export function opContext(c: AppContext, caller: OpContext["caller"], via: OpCon
     via,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
     clientIp: c.req.header("cf-connecting-ip") ?? null,
-    d1: c.get("d1"),
-    admission: c.get("admitted")?.admission ?? c.get("charged") ?? undefined,
     gate: c.get("gate"),
+    activity: c.get("activity") ?? undefined,
   });
 }
 
@@ -156,32 +121,45 @@ const corsFor =
 
 /**
  * Mounts each operation as a REST route (preflights: app.ts). Agent operations: CORS → the key's
- * presence → validation → admission (the one round trip that verifies the key and counts) →
- * handler. Others: CORS → session or public caller → validation → handler. Validation needs no
- * storage, so a malformed request is answered 400 before anything is read or counted.
+ * presence → validation → runOperation (the admission, the one round trip that verifies the key and
+ * counts, then the handler). Others: CORS → session or public caller → validation → runOperation.
+ * Validation needs no storage, so a malformed request is answered 400 before anything is read or
+ * counted. What is left here is HTTP: parsing, status, headers.
  */
-export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[], gate: Gate): void {
+export function mountOperations(app: Hono<AppEnv>, ops: readonly AnyOperation[], gate: Gate, activity: ActivitySink | null): void {
   for (const op of ops) {
-    const chain: MiddlewareHandler<AppEnv>[] = [corsFor(op), callerFor(op, gate)];
+    const chain: MiddlewareHandler<AppEnv>[] = [corsFor(op), callerFor(op)];
+    if (op.access === "agent" && !isFree(op)) chain.push(rateHeadersFor(gate));
     // Path segments and query values are strings: coerced to what the strict schema expects.
     if (op.params) chain.push(validate("param", fromStrings(op.params)));
     if (op.query) chain.push(validate("query", fromStrings(op.query)));
     if (op.body) chain.push(validateBody(op.body, op.maxBodyBytes));
     // An operation without a body still refuses one over its limit, however it is sent.
     else chain.push(refuseBody(op.maxBodyBytes));
-    if (op.access === "agent") chain.push(admitFor(op, gate));
-    else if (op.access === "owner" && op.metric) chain.push(chargeFor(op, gate));
-    // Public reads may be served by any replica; dashboard requests read the primary.
-    else if (op.access === "public") chain.push(async (c, next) => (c.set("d1", openSession(c.env.DB, "first-unconstrained")), next()));
     app.on(op.method, [op.path], ...chain, async (c) => {
       const input = {
         ...(op.params ? (c.req.valid as (t: string) => object)("param") : {}),
         ...(op.query ? (c.req.valid as (t: string) => object)("query") : {}),
         ...(op.body ? (c.req.valid as (t: string) => object)("json") : {}),
       };
-      const ctx = opContext(c, c.get("caller"));
-      const result = await op.handler(ctx, input);
-      recordActivity(op, ctx, input, result);
+      const { result } = await runOperation(
+        op,
+        {
+          gate,
+          activity,
+          env: c.env,
+          requestId: c.get("requestId"),
+          origin: new URL(c.req.url).origin,
+          via: "rest",
+          waitUntil: (p) => c.executionCtx.waitUntil(p),
+          clientIp: c.req.header("cf-connecting-ip") ?? null,
+          ...(op.access === "agent"
+            ? { key: c.get("key")!, onAdmitted: (admitted) => c.set("admitted", admitted) }
+            : // Public reads may be served by any replica; dashboard requests read the primary.
+              { caller: c.get("caller"), d1: op.access === "public" ? openSession(c.env.DB, "first-unconstrained") : null }),
+        },
+        input,
+      );
       if (op.headers) for (const [k, v] of Object.entries(op.headers(result))) c.header(k, v);
       if (op.contentType) return c.body(result as string, op.status ?? 200, { "content-type": op.contentType });
       if (op.json) return c.body(op.json(result), op.status ?? 200, { "content-type": "application/json" });

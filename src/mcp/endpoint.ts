@@ -2,7 +2,7 @@ import { createMcpHandler } from "agents/mcp/server";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { admitMessage, buildMcpServer, callTool, KeyRefused, toolResultJson, type ToolCall } from "../core/mcp-tools";
 import type { AnyOperation } from "../core/operation";
-import { ApiError } from "../core/errors";
+import { ApiError, errorResponse } from "../core/errors";
 import { OPERATIONS } from "../operations";
 import { preferJson } from "./json-response";
 
@@ -111,12 +111,7 @@ function answerable(request: Request, msg: unknown): msg is Message {
 }
 
 /** An agent key the account's object refused, or a full per-minute window: the contract's 401 or 429, as for REST. */
-export function refused(err: ApiError, requestId: string) {
-  return new Response(JSON.stringify(err.toBody()), {
-    status: err.status,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...err.headers },
-  });
-}
+export const refused = (err: ApiError, requestId: string): Response => errorResponse(err, requestId);
 
 /** The JSON-RPC error a message of a batch gets when its admission is refused (the 429 of a message sent alone). */
 export const RATE_LIMITED_CODE = -32029;

@@ -1,9 +1,11 @@
 import { type Context, Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import type { Gate } from "../core/admission";
+import type { ActivitySink } from "../core/activity";
 import { agentKeyOf } from "../core/auth";
 import { readBodyLimited } from "../core/body";
 import { checkHostAndOrigin } from "../core/hosts";
+import { corsPreflightHeaders } from "../core/cors";
 import { checkBody } from "./protocol";
 import { refused, serveMcp, TOOLS } from "./endpoint";
 import { ApiError } from "../core/errors";
@@ -13,13 +15,7 @@ const MAX_MCP_BODY = 1024 * 1024;
 /** Without a session only POST carries messages; GET and DELETE need one. */
 const ALLOW = "POST, OPTIONS";
 
-const CORS = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-  "access-control-allow-headers": "content-type, accept, authorization, x-service-key, mcp-session-id, mcp-protocol-version, last-event-id",
-  "access-control-expose-headers": "mcp-session-id, x-request-id",
-  "access-control-max-age": "86400",
-};
+const CORS = corsPreflightHeaders("mcp", ["GET", "POST", "DELETE"]);
 
 const methodNotAllowed = () =>
   Response.json(
@@ -38,7 +34,7 @@ const isInitialize = (m: unknown) =>
  * statelessly (endpoint.ts), with the key verified in the account's object as part of its one
  * admission.
  */
-export function mcpRoute(gate: Gate): Hono<AppEnv> {
+export function mcpRoute(gate: Gate, activity: ActivitySink | null): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
 
   route.options("/mcp", (c) => {
@@ -58,7 +54,7 @@ export function mcpRoute(gate: Gate): Hono<AppEnv> {
       // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
       const checked = checkBody(body, TOOLS, c.req.raw.headers);
       if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
-      if (sid === undefined && !isInitialize(checked.parsed)) return stateless(c, gate, key, body, checked.parsed);
+      if (sid === undefined && !isInitialize(checked.parsed)) return stateless(c, gate, activity, key, body, checked.parsed);
     }
     return withCors(await toSessions(c, gate, key, sid, body));
   });
@@ -100,9 +96,10 @@ async function toSessions(c: Context<AppEnv>, gate: Gate, key: string, sid: stri
   );
 }
 
-async function stateless(c: Context<AppEnv>, gate: Gate, key: string, body: Uint8Array, parsed: unknown) {
+async function stateless(c: Context<AppEnv>, gate: Gate, activity: ActivitySink | null, key: string, body: Uint8Array, parsed: unknown) {
   const res = await serveMcp(c.req.raw, body, parsed, {
     gate,
+    activity,
     env: c.env,
     key,
     requestId: c.get("requestId"),

@@ -7,6 +7,7 @@ import { now } from "../core/clock";
 import { ApiError } from "../core/errors";
 import { admitMessage, KeyRefused, type ToolCall } from "../core/mcp-tools";
 import { accountStub, quotaGate } from "../quota";
+import { storeActivity } from "../sync";
 import { refused, serveMcp } from "./endpoint";
 import { sseData } from "./json-response";
 
@@ -107,6 +108,7 @@ export class McpSessions extends DurableObject<Env> {
     const keyHash = h.get(KEY_HASH_HEADER) ?? "";
     const call: ToolCall = {
       gate: quotaGate,
+      activity: storeActivity,
       env: this.env,
       key: agentKeyOf(h),
       requestId: h.get(REQUEST_ID_HEADER) ?? "",

@@ -3,6 +3,7 @@ import { ApiError, notFound } from "../core/errors";
 import { now } from "../core/clock";
 import { keyAccount } from "../core/auth";
 import { sha256Hex } from "../core/crypto";
+import { LruCache } from "../core/cache";
 import type { Admission, Admitted, AdmitRequest, Gate, MetricState, RateWindow } from "../core/admission";
 import type { PlanId } from "./plans";
 import type { Refusal } from "./quota.schemas";
@@ -17,25 +18,16 @@ export { accountStub as quotaStub };
  * the remembered route cannot outlive a revocation. No such key is made any more, so one D1 has
  * never heard of never becomes valid: it is remembered as unknown, and asking again costs nothing.
  */
-const legacyRoutes = new Map<string, string>();
-const LEGACY_ROUTES_MAX = 5_000;
-const unknownHashes = new Set<string>();
-const UNKNOWN_MAX = 10_000;
+const legacyRoutes = new LruCache<string, string>({ maxEntries: 5_000 });
+const unknownHashes = new LruCache<string, true>({ maxEntries: 10_000 });
 
 /**
  * Recently seen keys' SHA-256, per isolate, so a busy agent's requests do not hash its key each
  * time. A hash says nothing about whether the key still works (the account's object decides).
  */
-const hashes = new Map<string, string>();
-const HASHES_MAX = 2_000;
+const hashes = new LruCache<string, string>({ maxEntries: 2_000 });
 async function hashOf(key: string): Promise<string> {
-  let hash = hashes.get(key);
-  if (!hash) {
-    hash = await sha256Hex(key);
-    if (hashes.size >= HASHES_MAX) hashes.delete(hashes.keys().next().value!);
-    hashes.set(key, hash);
-  }
-  return hash;
+  return hashes.get(key) ?? hashes.set(key, await sha256Hex(key));
 }
 
 /**
@@ -55,11 +47,9 @@ async function route(env: Env, key: string): Promise<{ ownerId: string; hash: st
       .bind(hash)
       .first<string>("owner_id");
     if (!found) {
-      if (unknownHashes.size >= UNKNOWN_MAX) unknownHashes.delete(unknownHashes.values().next().value!);
-      unknownHashes.add(hash);
+      unknownHashes.set(hash, true);
       return null;
     }
-    if (legacyRoutes.size >= LEGACY_ROUTES_MAX) legacyRoutes.delete(legacyRoutes.keys().next().value!);
     legacyRoutes.set(hash, (ownerId = found));
   }
   return { ownerId, hash };

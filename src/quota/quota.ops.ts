@@ -129,7 +129,6 @@ export const usageToday = defineOperation({
     title: "Usage today",
     description: "Your usage and limits today. Use before a burst of calls.",
     readOnly: true,
-    free: true,
   },
 });
 

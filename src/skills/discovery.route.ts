@@ -11,6 +11,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
+import { corsPreflightHeaders, corsResponseHeaders } from "../core/cors";
 import { contentTypeFor } from "./bundle";
 import { discoveryIndex, listedSkill } from "./discovery";
 import { IntegrityError, getVerified, integrityFailure } from "./storage";
@@ -18,10 +19,7 @@ import { IntegrityError, getVerified, integrityFailure } from "./storage";
 export const discoveryRoute = new Hono<AppEnv>();
 
 const CACHE = "public, max-age=60";
-const CORS = {
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers": "ETag, Content-Length, Content-Type",
-};
+const CORS = corsResponseHeaders("files");
 // Skill files are third-party content served from Lore's own origin: never let a browser run them.
 const SANDBOX = { "content-security-policy": "default-src 'none'; sandbox", "x-content-type-options": "nosniff" };
 
@@ -52,13 +50,7 @@ discoveryRoute.options(
   () =>
     new Response(null, {
       status: 204,
-      headers: {
-        ...CORS,
-        allow: ALLOW,
-        "access-control-allow-methods": ALLOW,
-        "access-control-allow-headers": "If-None-Match",
-        "access-control-max-age": "86400",
-      },
+      headers: { ...corsPreflightHeaders("files", ["GET", "HEAD"]), allow: ALLOW },
     }),
 );
 

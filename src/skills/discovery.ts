@@ -7,7 +7,7 @@
  * dropped at once when this isolate publishes or rescans), because these are public, hot URLs.
  */
 import { sha256Hex } from "../core/crypto";
-import { now } from "../core/clock";
+import { LruCache } from "../core/cache";
 import { loreSkill } from "./lore-skill";
 
 export const DISCOVERY_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
@@ -81,11 +81,14 @@ export interface BuiltIndex {
   etag: string;
 }
 
-const indexCache = new Map<string, { at: number; epoch: number; v2: BuiltIndex; v1: BuiltIndex; listed: Map<string, Listed> }>();
+const indexCache = new LruCache<string, { epoch: number; v2: BuiltIndex; v1: BuiltIndex; listed: Map<string, Listed> }>({
+  maxEntries: 16,
+  ttlMs: INDEX_TTL_MS,
+});
 
 async function build(db: D1Database, origin: string) {
   const cached = indexCache.get(origin);
-  if (cached && cached.epoch === epoch && now() - cached.at < INDEX_TTL_MS && now() >= cached.at) return cached;
+  if (cached && cached.epoch === epoch) return cached;
   const listed = await listedSkills(db, origin);
   const base = `${origin}/.well-known/agent-skills`;
   const v2 = JSON.stringify({
@@ -108,15 +111,12 @@ async function build(db: D1Database, origin: string) {
     })),
   });
   const entry = {
-    at: now(),
     epoch,
     v2: { body: v2, etag: `"sha256:${await sha256Hex(v2)}"` },
     v1: { body: v1, etag: `"sha256:${await sha256Hex(v1)}"` },
     listed: new Map(listed.map((s) => [s.name, s])),
   };
-  if (indexCache.size > 16) indexCache.clear();
-  indexCache.set(origin, entry);
-  return entry;
+  return indexCache.set(origin, entry);
 }
 
 export async function discoveryIndex(db: D1Database, origin: string, version: "0.2.0" | "0.1.0"): Promise<BuiltIndex> {

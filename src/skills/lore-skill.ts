@@ -5,6 +5,7 @@
  */
 import { renderStartHere } from "../harnesses/start-here";
 import { sha256Hex } from "../core/crypto";
+import { LruCache } from "../core/cache";
 import { parseFrontMatter } from "./bundle";
 import { scanSkill, type SkillScan } from "./scanner";
 
@@ -20,8 +21,7 @@ export interface LoreSkill {
   scan: SkillScan;
 }
 
-const memo = new Map<string, Promise<LoreSkill>>();
-const MEMO_MAX = 32;
+const memo = new LruCache<string, Promise<LoreSkill>>({ maxEntries: 32 });
 
 async function render(origin: string): Promise<LoreSkill> {
   const text = renderStartHere(origin);
@@ -38,13 +38,7 @@ async function render(origin: string): Promise<LoreSkill> {
 }
 
 export function loreSkill(origin: string): Promise<LoreSkill> {
-  let p = memo.get(origin);
-  if (!p) {
-    if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
-    p = render(origin);
-    memo.set(origin, p);
-  }
-  return p;
+  return memo.getOrSet(origin, () => render(origin));
 }
 
 /** The description the catalog row carries (the same for every origin). */

@@ -1,5 +1,6 @@
 import type { BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
+import { LruCache } from "../core/cache";
 import {
   type ChangeOut,
   changesOf,
@@ -40,50 +41,15 @@ interface TopicPrep {
   deps: DeprecationRowDb[];
 }
 
-/** A map that forgets its oldest entries past a total cost (approximate bytes held). */
-class Bounded<V> {
-  private readonly items = new Map<string, { value: V; cost: number }>();
-  private total = 0;
-  constructor(private readonly maxCost: number) {}
-  get(key: string): V | undefined {
-    const hit = this.items.get(key);
-    if (!hit) return undefined;
-    // Most recently used last: eviction takes from the front.
-    this.items.delete(key);
-    this.items.set(key, hit);
-    return hit.value;
-  }
-  set(key: string, value: V, cost: number): void {
-    if (cost > this.maxCost) return;
-    const old = this.items.get(key);
-    if (old) {
-      this.total -= old.cost;
-      this.items.delete(key);
-    }
-    this.items.set(key, { value, cost });
-    this.total += cost;
-    for (const [k, v] of this.items) {
-      if (this.total <= this.maxCost) break;
-      this.items.delete(k);
-      this.total -= v.cost;
-    }
-  }
-  clear(): void {
-    this.items.clear();
-    this.total = 0;
-  }
-  get size(): number {
-    return this.items.size;
-  }
-}
-
 /** What the cache may hold: a few MB of prepared rows per isolate (128 MB), whatever the stacks. */
 export const VIEW_CACHE_BYTES = 8 * 1024 * 1024;
 
-let current: Generation | null = null;
-const topicPreps = new Bounded<TopicPrep>(VIEW_CACHE_BYTES);
-const views = new Map<string, UpgradeView>();
 const MAX_VIEWS = 4000;
+
+let current: Generation | null = null;
+// A topic without releases costs nothing by bytes, and topics are the callers' names: their count is bounded too.
+const topicPreps = new LruCache<string, TopicPrep>({ maxEntries: MAX_VIEWS, maxBytes: VIEW_CACHE_BYTES });
+const views = new LruCache<string, UpgradeView>({ maxEntries: MAX_VIEWS });
 
 const sameGeneration = (a: Generation | null, b: Generation) => !!a && a.seq === b.seq && a.at === b.at;
 
@@ -186,7 +152,6 @@ export function cachedReleasesRead(
           for (const [t, { prep, cost }] of fresh) topicPreps.set(t, prep, cost);
           for (const [k, v] of made) {
             if (!topicPreps.get(k.slice(0, k.indexOf("\u0000")))) continue;
-            if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
             views.set(k, v);
           }
         },

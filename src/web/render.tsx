@@ -1,6 +1,6 @@
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError } from "../core/errors";
+import { type ApiError, asApiError } from "../core/errors";
 import { renderPage, type PageOptions } from "./layout";
 import type { WebContext } from "./web.context";
 
@@ -36,13 +36,7 @@ const TITLES: Record<number, string> = {
  * a 500 with only that id.
  */
 export function errorPage(err: Error, c: WebContext) {
-  let e: ApiError;
-  if (err instanceof ApiError) e = err;
-  else {
-    const requestId = c.get("requestId");
-    console.error(JSON.stringify({ level: "error", requestId, path: new URL(c.req.url).pathname, error: String(err), stack: err?.stack }));
-    e = new ApiError("INTERNAL", "Internal error", { requestId });
-  }
+  const e = asApiError(err, { requestId: c.get("requestId"), path: new URL(c.req.url).pathname });
   const res = page(
     c,
     { title: TITLES[e.status] ?? "Error" },

@@ -471,6 +471,7 @@ describe("the MCP endpoint answers exactly as the SDK would", () => {
     });
     const sdk = await viaSdk(request, body, {
       gate: quotaGate,
+      activity: null,
       env: E,
       key,
       requestId: "req_sdk_compare",

@@ -493,7 +493,7 @@ describe("an action's own metric is consumed only when it succeeds", () => {
     c.set("caller", null);
     await next();
   });
-  mountOperations(app, [ask], quotaGate);
+  mountOperations(app, [ask], quotaGate, null);
   app.onError((err) => {
     const e = err instanceof ApiError ? err : new ApiError("INTERNAL", "Internal error");
     return new Response(JSON.stringify(e.toBody()), { status: e.status, headers: e.headers });
@@ -510,6 +510,7 @@ describe("an action's own metric is consumed only when it succeeds", () => {
   /** What the MCP endpoint hands callTool for this agent's request. */
   const mcpContext = (a: TestAgent): ToolCall => ({
     gate: quotaGate,
+    activity: null,
     env: E,
     key: a.key,
     requestId: "req_test1234",
