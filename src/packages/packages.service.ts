@@ -31,6 +31,7 @@ import {
   type CacheForm,
   type Entry,
   entryKey,
+  type Facts,
   type Failure,
   type Flags,
   type Known,
@@ -221,33 +222,12 @@ interface Task {
   order: number;
 }
 
-export async function checkPackages(
-  env: Env,
-  packages: { name: string; ecosystem: Ecosystem; version?: string }[],
-  opts: CheckOptions = {},
-): Promise<{ results: CheckResult[] }> {
-  const at = now();
-  const db = env.DB;
-  const entries: Entry[] = packages.map((p, i) => {
-    const spec = p.version ? parseVersionSpec(p.ecosystem, p.version) : null;
-    return {
-      i,
-      name: p.name,
-      eco: p.ecosystem,
-      key: packageKey(p.ecosystem, p.name),
-      rkey: registryKey(p.ecosystem, p.name),
-      version: p.version,
-      spec,
-      vkey: spec?.kind === "exact" ? versionKey(p.ecosystem, spec.version) : null,
-      want: spec?.kind === "range" ? 1 : spec?.kind === "tag" || spec?.kind === "probe" ? 2 : 0,
-      validName: NAME_RULES[p.ecosystem].test(p.name),
-    };
-  });
-  const facts = await offlineFacts(db, entries, at);
-
-  // What each name needs from its registry: nothing (cached and conclusive, or decided offline), a
-  // lookup (not cached; or a cached list without the version asked that may be stale), and for Go
-  // pseudo-versions, branches and commits a `.info` probe.
+/**
+ * What each name needs from its registry, within the budget: nothing (cached and conclusive, or
+ * decided offline), a lookup (not cached; or a cached list without the version asked that may be
+ * stale), and for Go pseudo-versions, branches and commits a `.info` probe.
+ */
+function planLookups(entries: Entry[], facts: Facts, at: number, lookups: number) {
   const tasks = new Map<string, Task>();
   const addTask = (t: Omit<Task, "order">) => {
     const id = t.kind === "lookup" ? pairKey(t.eco, t.rkey) : `probe\u0000${probeKey(t.rkey, t.query!)}`;
@@ -280,7 +260,7 @@ export async function checkPackages(
 
   // Names nothing else answers first, then re-checks, then popular names; within each, request order.
   // One subrequest stays for the OSV query of the versions judged.
-  let budget = (opts.budget ?? lookupBudget(env)) - 1;
+  let budget = lookups - 1;
   const planned: Task[] = [];
   const skipped: Task[] = [];
   const lookedUp = new Set<string>();
@@ -298,11 +278,91 @@ export async function checkPackages(
     planned.push(t);
     if (t.kind === "lookup") lookedUp.add(pairKey(t.eco, t.rkey));
   }
+  return { planned, skipped, lookedUp, budget };
+}
+
+/**
+ * Cache writes: fresh answers, pseudo-versions the proxy confirmed (never listed in `@v/list`, so the
+ * next check of them needs no probe), and the OSV records fetched for this answer (the next check,
+ * and sync, find them in the store).
+ */
+function cacheStatements(
+  db: D1Database,
+  entries: Entry[],
+  plan: Pick<ReturnType<typeof planLookups>, "planned" | "lookedUp">,
+  fresh: Map<string, Fresh>,
+  probes: Map<string, ProbeResult>,
+  osvRecords: Map<string, OsvRecord>,
+  at: number,
+): D1PreparedStatement[] {
+  const { planned, lookedUp } = plan;
+  const confirmed = new Map<string, string[]>();
+  for (const e of entries) {
+    const pq = probeQuery(e);
+    const p = pq ? probes.get(probeKey(e.rkey, pq)) : undefined;
+    if (p?.status === "found" && isGoPseudoVersion(p.version))
+      confirmed.set(e.rkey, [...new Set([...(confirmed.get(e.rkey) ?? []), versionKey("go", p.version)])]);
+  }
+  const rows: unknown[][] = [];
+  for (const t of planned) {
+    const f = t.kind === "lookup" ? fresh.get(pairKey(t.eco, t.rkey)) : undefined;
+    if (f && "lookup" in f)
+      rows.push(cacheRow(t.eco, t.rkey, f.lookup, at, t.popular, t.eco === "go" ? (confirmed.get(t.rkey) ?? []) : []));
+  }
+  const appends = [...confirmed].flatMap(([rkey, versions]) =>
+    lookedUp.has(pairKey("go", rkey)) ? [] : versions.map((v) => [rkey, v] as const),
+  );
+  const stmts: D1PreparedStatement[] = [
+    ...bulkStatements(db, UPSERT_CACHE, rows),
+    // OSV records fetched for this answer: the next check (and sync) finds them in the store.
+    ...(osvRecords.size ? osvStatements(db, [...osvRecords.values()], at) : []),
+    ...appends.map(([rkey, v]) =>
+      db
+        .prepare(
+          `UPDATE registry_cache SET versions = json_insert(versions, '$[#]', ?3)
+            WHERE ecosystem = 'go' AND name_key = ?1 AND status = 'found' AND expires_at > ?2 AND NOT EXISTS (SELECT 1 FROM json_each(versions) WHERE value = ?3)`,
+        )
+        .bind(rkey, at, v),
+    ),
+  ];
+  return stmts;
+}
+
+/** A registry answer this request looked up, in the cache's form, or why it could not. */
+type Fresh = { lookup: Lookup; form: CacheForm | null } | Failure;
+
+export async function checkPackages(
+  env: Env,
+  packages: { name: string; ecosystem: Ecosystem; version?: string }[],
+  opts: CheckOptions = {},
+): Promise<{ results: CheckResult[] }> {
+  const at = now();
+  const db = env.DB;
+  const entries: Entry[] = packages.map((p, i) => {
+    const spec = p.version ? parseVersionSpec(p.ecosystem, p.version) : null;
+    return {
+      i,
+      name: p.name,
+      eco: p.ecosystem,
+      key: packageKey(p.ecosystem, p.name),
+      rkey: registryKey(p.ecosystem, p.name),
+      version: p.version,
+      spec,
+      vkey: spec?.kind === "exact" ? versionKey(p.ecosystem, spec.version) : null,
+      want: spec?.kind === "range" ? 1 : spec?.kind === "tag" || spec?.kind === "probe" ? 2 : 0,
+      validName: NAME_RULES[p.ecosystem].test(p.name),
+    };
+  });
+  const facts = await offlineFacts(db, entries, at);
+
+  const plan = planLookups(entries, facts, at, opts.budget ?? lookupBudget(env));
+  const { planned, skipped } = plan;
+  let { budget } = plan;
 
   const ctx = opts.ctx ?? sourceCtx(env, 4_000);
   const lookup = opts.lookup ?? registryLookup;
   const probe = opts.probe ?? registryProbe;
-  const fresh = new Map<string, { lookup: Lookup; form: CacheForm | null } | Failure>();
+  const fresh = new Map<string, Fresh>();
   const probes = new Map<string, ProbeResult>();
   const notChecked =
     "not looked up: this request reached its registry lookup budget (the Workers plan's subrequest limit); check it again in a separate request";
@@ -418,37 +478,8 @@ export async function checkPackages(
   }
   const results = judged.map(({ e, known, j }) => verdictFor({ e, facts, known, j, at, osv: osvAnswers.get(e.i), osvRecords }));
 
-  // Cache writes (after the answer when the runtime allows): fresh answers, and pseudo-versions the
-  // proxy confirmed (never listed in `@v/list`), so the next check of them needs no probe.
-  const confirmed = new Map<string, string[]>();
-  for (const e of entries) {
-    const pq = probeQuery(e);
-    const p = pq ? probes.get(probeKey(e.rkey, pq)) : undefined;
-    if (p?.status === "found" && isGoPseudoVersion(p.version))
-      confirmed.set(e.rkey, [...new Set([...(confirmed.get(e.rkey) ?? []), versionKey("go", p.version)])]);
-  }
-  const rows: unknown[][] = [];
-  for (const t of planned) {
-    const f = t.kind === "lookup" ? fresh.get(pairKey(t.eco, t.rkey)) : undefined;
-    if (f && "lookup" in f)
-      rows.push(cacheRow(t.eco, t.rkey, f.lookup, at, t.popular, t.eco === "go" ? (confirmed.get(t.rkey) ?? []) : []));
-  }
-  const appends = [...confirmed].flatMap(([rkey, versions]) =>
-    lookedUp.has(pairKey("go", rkey)) ? [] : versions.map((v) => [rkey, v] as const),
-  );
-  const stmts = [
-    ...bulkStatements(db, UPSERT_CACHE, rows),
-    // OSV records fetched for this answer: the next check (and sync) finds them in the store.
-    ...(osvRecords.size ? osvStatements(db, [...osvRecords.values()], at) : []),
-    ...appends.map(([rkey, v]) =>
-      db
-        .prepare(
-          `UPDATE registry_cache SET versions = json_insert(versions, '$[#]', ?3)
-            WHERE ecosystem = 'go' AND name_key = ?1 AND status = 'found' AND expires_at > ?2 AND NOT EXISTS (SELECT 1 FROM json_each(versions) WHERE value = ?3)`,
-        )
-        .bind(rkey, at, v),
-    ),
-  ];
+  // Cache writes after the answer when the runtime allows.
+  const stmts = cacheStatements(db, entries, plan, fresh, probes, osvRecords, at);
   if (stmts.length) {
     const write = db
       .batch(stmts)
