@@ -20,7 +20,8 @@ import type { Env } from "../env";
 import { registryKey } from "../ecosystems/topics";
 import type { Ecosystem } from "../ecosystems/versions";
 import { SourceError, sourceCtx, type SourceCtx } from "../sources/http";
-import { CACHE_FORMAT, cacheRow, COST, registryLookup, UPSERT_CACHE, type Lookuper } from "./packages.service";
+import { CACHE_FORMAT } from "./facts";
+import { cacheRow, COST, registryLookup, UPSERT_CACHE, type Lookuper } from "./packages.service";
 
 export const WARM_CRON = "*/10 * * * *";
 export const WARM_BUDGET = 40;

@@ -1,0 +1,24 @@
+import type { NormalisedStackEntry, VulnerabilityOut } from "../../freshness";
+import { packageKey } from "../../ecosystems/topics";
+import { type Ecosystem, versionKey } from "../../ecosystems/versions";
+
+/** A stack entry as this sync sees it: normalised, with when the agent first reported it. */
+export interface SyncEntry extends NormalisedStackEntry {
+  firstSeenAt: number;
+}
+
+/** An entry as the agent spelled it (`^4.19.1`, `==2.10`): one stored row each. */
+export const entryKey = (e: { ecosystem: string; key: string; version: string }) => `${e.ecosystem}\u0000${e.key}\u0000${e.version}`;
+
+/**
+ * The package at the version an entry pins, canonical (`^4.19.1`, `~4.19.1`, `=4.19.1`, `v4.19.1` and
+ * `4.19.1` are one; PyPI `==2.10` and `2.10.0` too). This is what advisories are about and what the agent
+ * has been told of, so vulnerabilities join entries, and "reported before" is judged, by it; never by the
+ * spelling. An unreadable version keeps its text (no advisory names it).
+ */
+const pinKey = (ecosystem: string, key: string, pinned: string | null, version: string) =>
+  `${ecosystem}\u0000${key}\u0000${pinned === null ? `\u0001${version}` : versionKey(ecosystem as Ecosystem, pinned)}`;
+export const entryPinKey = (e: { ecosystem: string; key: string; pinned: string | null; version: string }) =>
+  pinKey(e.ecosystem, e.key, e.pinned, e.version);
+// The matcher reports `version` as pinnedVersion() of the entry's text, the same function that set `pinned`.
+export const vulnPinKey = (v: VulnerabilityOut) => pinKey(v.ecosystem, packageKey(v.ecosystem as Ecosystem, v.name), v.version, v.version);

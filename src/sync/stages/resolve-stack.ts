@@ -1,0 +1,177 @@
+/**
+ * Stage 1 of a sync: what the agent runs. One D1 batch reads the agent's sync state, its stored
+ * stack and skills and the change log's bounds, while the stack sent (if any) is normalised; the
+ * result is the stack this sync answers for and how it differs from the stored one.
+ */
+import type { AgentPrincipal } from "../../core/principal";
+import { normaliseStack } from "../../freshness";
+import { asSchedule, type RefreshSchedule } from "../schedule";
+import type { SyncInput } from "../sync.schemas";
+import type { Generation } from "../views";
+import { entryKey, entryPinKey, type SyncEntry } from "./keys";
+
+interface StateRow {
+  refresh_schedule: string;
+  agent_id: string | null;
+  topics: string | null;
+  stack_reported_at: number | null;
+  skills_reported_at: number | null;
+  last_sync_at: number | null;
+  last_full_at: number | null;
+  last_full_seq: number | null;
+}
+
+interface StoredEntry {
+  ecosystem: string;
+  key: string;
+  version: string;
+  name: string;
+  topic: string;
+  pinned: string | null;
+  known: number;
+  first_seen_at: number;
+}
+
+export interface ResolvedStack {
+  /** The agent has synced before. */
+  known: boolean;
+  schedule: RefreshSchedule;
+  /** Topics the agent has been sent before (newest first, as stored). */
+  rememberedTopics: string[];
+  stackReportedAt: number | null;
+  lastFullAt: number | null;
+  lastFullSeq: number | null;
+  /** The stack as sent, normalised (with each known topic's release data); null when omitted. */
+  normalised: Awaited<ReturnType<typeof normaliseStack>> | null;
+  /** The stack stored by the last sync that sent one. */
+  stored: SyncEntry[];
+  /** When each pinned version was first reported (the earliest of its spellings). */
+  storedFirstSeen: Map<string, number>;
+  /** The stack this sync answers for: as sent (duplicates dropped), or the stored one. */
+  entries: SyncEntry[];
+  stackChanged: boolean;
+  installed: string[];
+  /** When each stored skill was first reported, by lowercase name. */
+  storedSkillSeen: Map<string, number>;
+  skillsChanged: boolean;
+  topics: string[];
+  /** Topics the agent has not been sent before (all of them for a new agent). */
+  newTopics: string[];
+  /** Topics whose pinned versions changed: a delta sends their whole view again (the range moved). */
+  movedTopics: string[];
+  /** The oldest change-log position kept (null: an empty log). */
+  changeLogStart: number | null;
+  /** The ingest generation the held release views belong to (views.ts). */
+  generation: Generation;
+}
+
+function storedToEntry(r: StoredEntry): SyncEntry {
+  return {
+    name: r.name,
+    version: r.version,
+    ecosystem: r.ecosystem as SyncEntry["ecosystem"],
+    key: r.key,
+    topic: r.topic,
+    known: !!r.known,
+    pinned: r.pinned,
+    firstSeenAt: r.first_seen_at,
+  };
+}
+
+/** Each topic's pinned versions, as one comparable string. */
+function pinsByTopic(list: SyncEntry[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const e of list) m.set(e.topic, [...(m.get(e.topic)?.split("\u0000") ?? []), e.pinned ?? ""].sort().join("\u0000"));
+  return m;
+}
+
+export async function resolveStack(db: D1Database, caller: AgentPrincipal, input: SyncInput, at: number): Promise<ResolvedStack> {
+  const [[stateRes, storedRes, skillsRes, boundsRes], normalised] = await Promise.all([
+    db.batch([
+      db
+        .prepare(
+          `SELECT o.refresh_schedule, s.agent_id, s.topics, s.stack_reported_at, s.skills_reported_at, s.last_sync_at, s.last_full_at, s.last_full_seq
+             FROM owners o LEFT JOIN sync_agents s ON s.agent_id = ?2 WHERE o.id = ?1`,
+        )
+        .bind(caller.ownerId, caller.agentId),
+      db
+        .prepare(
+          `SELECT ecosystem, key, version, name, topic, pinned, known, first_seen_at FROM sync_stack_entries WHERE agent_id = ? ORDER BY position`,
+        )
+        .bind(caller.agentId),
+      db.prepare(`SELECT name, first_seen_at FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`).bind(caller.agentId),
+      // The newest change also names the ingest generation the cached release views belong to (views.ts).
+      db.prepare(
+        `SELECT min(seq) AS lo, max(seq) AS hi, (SELECT at FROM sync_changes ORDER BY seq DESC LIMIT 1) AS hi_at FROM sync_changes`,
+      ),
+    ]),
+    input.stack ? normaliseStack(db, input.stack) : Promise.resolve(null),
+  ]);
+  const state = stateRes!.results[0] as unknown as StateRow;
+  const known = state.agent_id !== null;
+  const stored = (storedRes!.results as unknown as StoredEntry[]).map(storedToEntry);
+  const storedFirstSeen = new Map<string, number>();
+  for (const e of stored) {
+    const k = entryPinKey(e);
+    storedFirstSeen.set(k, Math.min(storedFirstSeen.get(k) ?? e.firstSeenAt, e.firstSeenAt));
+  }
+  const storedSkills = skillsRes!.results as { name: string; first_seen_at: number }[];
+  const bounds = boundsRes!.results[0] as { lo: number | null; hi: number | null; hi_at: number | null };
+
+  let entries: SyncEntry[];
+  if (normalised) {
+    const seen = new Set<string>();
+    entries = [];
+    for (const e of normalised) {
+      const k = entryKey(e);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      entries.push({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e)) ?? at });
+    }
+  } else entries = stored.map((e) => ({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e))! }));
+  const stackChanged =
+    !!normalised &&
+    (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));
+
+  const installed = input.installedSkills
+    ? [...new Set(input.installedSkills.map((n) => n.trim().toLowerCase()))]
+    : storedSkills.map((s) => s.name);
+  const skillsChanged =
+    !!input.installedSkills && (installed.length !== storedSkills.length || installed.some((n, i) => n !== storedSkills[i]!.name));
+
+  const topics = [...new Set(entries.map((e) => e.topic))];
+  const rememberedTopics = JSON.parse(state.topics ?? "[]") as string[];
+  const seenTopics = new Set<string>(rememberedTopics);
+  const storedPins = pinsByTopic(stored);
+  const currentPins = pinsByTopic(entries);
+
+  return {
+    known,
+    schedule: asSchedule(state.refresh_schedule),
+    rememberedTopics,
+    stackReportedAt: state.stack_reported_at,
+    lastFullAt: state.last_full_at,
+    lastFullSeq: state.last_full_seq,
+    normalised,
+    stored,
+    storedFirstSeen,
+    entries,
+    stackChanged,
+    installed,
+    storedSkillSeen: new Map(storedSkills.map((s) => [s.name.toLowerCase(), s.first_seen_at])),
+    skillsChanged,
+    topics,
+    newTopics: known ? topics.filter((t) => !seenTopics.has(t)) : topics,
+    movedTopics: topics.filter((t) => storedPins.has(t) && storedPins.get(t) !== currentPins.get(t)),
+    changeLogStart: bounds.lo,
+    generation: { seq: bounds.hi ?? 0, at: bounds.hi_at },
+  };
+}
+
+/** When a skill was first reported: stored, else now. */
+export const skillFirstSeen = (stack: Pick<ResolvedStack, "storedSkillSeen">, name: string, at: number) =>
+  stack.storedSkillSeen.get(name.toLowerCase()) ?? at;
+
+/** Reported by this sync for the first time (its pinned version is not in the stored stack, whatever the spelling). */
+export const reportedNow = (stack: Pick<ResolvedStack, "storedFirstSeen">, e: SyncEntry | undefined) =>
+  !!e && !stack.storedFirstSeen.has(entryPinKey(e));

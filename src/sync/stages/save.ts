@@ -1,0 +1,100 @@
+/**
+ * Stage 8 of a sync: what it leaves behind, in one D1 batch: the agent's sync state (topics sent,
+ * the last full refresh and its change-log position), the stack and skills when they changed, the
+ * owner's notifications, and the activity line.
+ */
+import { newId } from "../../core/crypto";
+import type { AgentPrincipal } from "../../core/principal";
+import { activityStatement } from "../activity.service";
+import { insertNotificationsStatement, type NotificationRow } from "../notifications.service";
+import type { SyncInput } from "../sync.schemas";
+import type { SyncMode } from "./choose-mode";
+import { type ResolvedStack, skillFirstSeen } from "./resolve-stack";
+
+/** Topics an agent's state remembers as sent (the newest first). */
+const TOPICS_REMEMBERED = 2000;
+
+export async function saveSync(
+  db: D1Database,
+  caller: AgentPrincipal,
+  via: string,
+  input: Pick<SyncInput, "stack" | "installedSkills">,
+  stack: ResolvedStack,
+  mode: Pick<SyncMode, "full" | "delta" | "reason">,
+  cut: number,
+  notify: NotificationRow[],
+  at: number,
+): Promise<void> {
+  const { full, delta, reason } = mode;
+  const { entries, installed } = stack;
+  const remembered = [...stack.newTopics, ...stack.rememberedTopics].slice(0, TOPICS_REMEMBERED);
+  const writes: D1PreparedStatement[] = [
+    db
+      .prepare(
+        `INSERT INTO sync_agents (agent_id, owner_id, topics, stack_reported_at, skills_reported_at, last_sync_at, last_full_at, last_full_seq, syncs, full_syncs)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9)
+         ON CONFLICT (agent_id) DO UPDATE SET topics = excluded.topics,
+           stack_reported_at = coalesce(excluded.stack_reported_at, sync_agents.stack_reported_at),
+           skills_reported_at = coalesce(excluded.skills_reported_at, sync_agents.skills_reported_at),
+           last_sync_at = excluded.last_sync_at,
+           last_full_at = coalesce(excluded.last_full_at, sync_agents.last_full_at),
+           last_full_seq = coalesce(excluded.last_full_seq, sync_agents.last_full_seq),
+           syncs = sync_agents.syncs + 1, full_syncs = sync_agents.full_syncs + excluded.full_syncs`,
+      )
+      .bind(
+        caller.agentId,
+        caller.ownerId,
+        JSON.stringify(remembered),
+        input.stack ? at : null,
+        input.installedSkills ? at : null,
+        at,
+        full ? at : null,
+        full ? cut : null,
+        full ? 1 : 0,
+      ),
+  ];
+  if (stack.stackChanged) {
+    writes.push(db.prepare(`DELETE FROM sync_stack_entries WHERE agent_id = ?`).bind(caller.agentId));
+    if (entries.length) {
+      writes.push(
+        db
+          .prepare(
+            `INSERT INTO sync_stack_entries (agent_id, ecosystem, key, version, name, topic, pinned, known, position, first_seen_at)
+             SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
+                    json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), key, json_extract(value, '$[7]')
+               FROM json_each(?2)`,
+          )
+          .bind(
+            caller.agentId,
+            JSON.stringify(entries.map((e) => [e.ecosystem, e.key, e.version, e.name, e.topic, e.pinned, e.known ? 1 : 0, e.firstSeenAt])),
+          ),
+      );
+    }
+  }
+  if (stack.skillsChanged) {
+    writes.push(db.prepare(`DELETE FROM sync_installed_skills WHERE agent_id = ?`).bind(caller.agentId));
+    if (installed.length) {
+      writes.push(
+        db
+          .prepare(
+            `INSERT INTO sync_installed_skills (agent_id, name, position, first_seen_at) SELECT ?1, json_extract(value, '$[0]'), key, json_extract(value, '$[1]') FROM json_each(?2)`,
+          )
+          .bind(caller.agentId, JSON.stringify(installed.map((n) => [n, skillFirstSeen(stack, n, at)]))),
+      );
+    }
+  }
+  if (notify.length) writes.push(insertNotificationsStatement(db, notify));
+  writes.push(
+    activityStatement(db, caller, {
+      id: newId("act_"),
+      kind: "SYNC",
+      summary: `Synced ${entries.length} dependencies (${full ? `full refresh: ${reason!.replace("_", " ")}` : "up to date"}${delta ? ", changes since the last cursor" : ""})`,
+      targetType: null,
+      targetId: null,
+      url: null,
+      via,
+      createdAt: at,
+    }),
+  );
+  await db.batch(writes);
+}
