@@ -16,58 +16,9 @@ import { SKILL_CATEGORIES } from "./categories";
 import { harnessLoadsSkills, installAnswer, type InstallTarget } from "./install";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import type { SkillDetailOut, SkillItemOut, VersionOut } from "./skills.schemas";
+import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
 
 // ---- rows and their shapes --------------------------------------------------------------------
-
-export interface SkillRow {
-  id: string;
-  slug: string;
-  owner_id: string;
-  category: string;
-  description: string;
-  tags: string;
-  harnesses: string;
-  latest_version_id: string | null;
-  latest_version: string | null;
-  security_status: string;
-  security_scan_hash: string | null;
-  status_changed_at: number;
-  rendered: number;
-  installs: number;
-  review_count: number;
-  rating_sum: number;
-  success_count: number;
-  created_at: number;
-  updated_at: number;
-}
-
-/** The columns a version's API shape needs (`versionOut`), without its SKILL.md text (up to 100 KB). */
-export interface VersionRow {
-  id: string;
-  skill_id: string;
-  seq: number;
-  version: string;
-  status: string;
-  findings: string;
-  ruleset_version: string;
-  scan_hash: string;
-  artifact_type: string;
-  artifact_size: number;
-  files: string;
-  capabilities: string;
-  capability_changes: string;
-  scan_layers: string;
-  created_at: number;
-  scanned_at: number;
-}
-
-export const SKILL_COLS = `s.id, s.slug, s.owner_id, s.category, s.description, s.tags, s.harnesses, s.latest_version_id,
-  s.latest_version, s.security_status, s.security_scan_hash, s.status_changed_at, s.rendered, s.installs, s.review_count,
-  s.rating_sum, s.success_count, s.created_at, s.updated_at`;
-
-/** Exactly the columns of `VersionRow`: lists of versions (an owner's skills, a publish's answer) never read `skill_md`. */
-export const VERSION_COLS = `v.id, v.skill_id, v.seq, v.version, v.status, v.findings, v.ruleset_version, v.scan_hash,
-  v.artifact_type, v.artifact_size, v.files, v.capabilities, v.capability_changes, v.scan_layers, v.created_at, v.scanned_at`;
 
 export const LORE_VERSION = "live";
 
