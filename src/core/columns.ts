@@ -9,11 +9,7 @@ import { getTableColumns, type Table } from "drizzle-orm";
  * 0 or 1, a JSON text column reads a string), since no drizzle mapping runs on `prepare().all()`.
  */
 type Columns<T extends Table> = T["_"]["columns"];
-type Raw<C> = C extends { _: { notNull: true; driverParam: infer D } }
-  ? D
-  : C extends { _: { driverParam: infer D } }
-    ? D | null
-    : never;
+type Raw<C> = C extends { _: { notNull: true; driverParam: infer D } } ? D : C extends { _: { driverParam: infer D } } ? D | null : never;
 
 /** One row of `table` as a raw SELECT returns it; `K` (drizzle keys) narrows it to the columns selected. */
 export type SqlRow<T extends Table, K extends keyof Columns<T> = keyof Columns<T>> = {
@@ -25,7 +21,10 @@ export function keysOf<T extends Table, O extends keyof Columns<T> & string = ne
   table: T,
   omit: readonly O[] = [],
 ): Exclude<keyof Columns<T> & string, O>[] {
-  return Object.keys(getTableColumns(table)).filter((k) => !(omit as readonly string[]).includes(k)) as Exclude<keyof Columns<T> & string, O>[];
+  return Object.keys(getTableColumns(table)).filter((k) => !(omit as readonly string[]).includes(k)) as Exclude<
+    keyof Columns<T> & string,
+    O
+  >[];
 }
 
 /**
