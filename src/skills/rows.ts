@@ -14,3 +14,6 @@ export const SKILL_COLS = columnsOf(skills, "s", SKILL_KEYS);
 const VERSION_KEYS = keysOf(skillVersions, ["skillMd", "artifactKey", "description", "frontMatter", "publishedBy"]);
 export type VersionRow = SqlRow<typeof skillVersions, (typeof VERSION_KEYS)[number]>;
 export const VERSION_COLS = columnsOf(skillVersions, "v", VERSION_KEYS);
+
+// A skill with no version yet (its first publish failed midway) is not part of the catalog (nor of skills_fts).
+export const PUBLISHED = "(s.latest_version_id IS NOT NULL OR s.rendered = 1)";
