@@ -1,9 +1,9 @@
 /** A skill's detail: its latest version's scan, files and SKILL.md, its versions and reviews, in one round trip. */
 import { notFound } from "../core/errors";
-import { iso, now } from "../core/clock";
+import { iso } from "../core/clock";
 import type { ScanStatus } from "../scan";
 import type { Capabilities, CapabilityChange } from "./scanner";
-import { loreSkill } from "./lore-skill";
+import { renderedVersion, withRendered } from "./lore-skill";
 import type { SkillDetailOut } from "./skills.schemas";
 import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
 import { itemOut, versionOut } from "./shapes";
@@ -31,8 +31,8 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
       )
       .bind(slug),
   ]);
-  const r = skillRes!.results[0] as SkillRow | undefined;
-  if (!r || (!r.latest_version_id && !r.rendered)) throw notFound(`Skill '${slug}'`);
+  const [r] = await withRendered(skillRes!.results as SkillRow[], origin);
+  if (!r?.latest_version_id) throw notFound(`Skill '${slug}'`);
   const reviews = (
     reviewsRes!.results as {
       rating: number;
@@ -59,29 +59,7 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
     legacyIndex: `${origin}/.well-known/skills/index.json`,
     filesBase: `${origin}/.well-known/skills/${slug}`,
   });
-  if (r.rendered) {
-    const lore = await loreSkill(origin);
-    const item = itemOut(r, lore);
-    const digest = `sha256:${lore.digest}`;
-    return {
-      skill: {
-        ...item,
-        securityFindings: lore.scan.findings,
-        rulesetVersion: lore.scan.rulesetVersion,
-        scanLayers: [{ layer: "rules" as const, version: lore.scan.rulesetVersion, outcome: lore.scan.status, detail: null }],
-        scannedAt: iso(now()),
-        capabilities: lore.scan.capabilities,
-        files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest }],
-        artifact: { type: "skill-md", digest, size: lore.bytes.byteLength },
-        skillMd: lore.text,
-        skillMdTruncated: false,
-        discovery: item.listed ? discovery("skill-md", digest) : null,
-      },
-      versions: [],
-      reviews,
-    };
-  }
-  const latest = latestRes!.results[0] as (VersionRow & { skill_md: string }) | undefined;
+  const latest = r.rendered ? await renderedVersion(origin) : (latestRes!.results[0] as (VersionRow & { skill_md: string }) | undefined);
   if (!latest) throw notFound(`Skill '${slug}'`);
   const v = versionOut(latest);
   const item = itemOut(r);

@@ -1,15 +1,14 @@
 /** An install: counted only when the skill is installable, answered with the harness's command. */
 import { conflict, notFound } from "../core/errors";
 import type { Finding } from "../scan";
-import { LORE_SKILL, loreSkill } from "./lore-skill";
+import { LORE_SKILL, loreSkill, withRendered } from "./lore-skill";
 import { harnessLoadsSkills, installAnswer } from "./install";
 import { SKILL_COLS, type SkillRow } from "./rows";
 import { itemOut } from "./shapes";
 
 export async function installSkill(db: D1Database, origin: string, slug: string, harness?: string) {
-  // Lore's own skill is rendered: its scan is known without I/O (memoised per origin).
-  const lore = slug === LORE_SKILL ? await loreSkill(origin) : undefined;
-  const lorePassed = lore ? lore.scan.status === "passed" : true;
+  // Lore's own skill is rendered: whether it may be counted is its scan for this origin (memoised, no I/O).
+  const lorePassed = slug === LORE_SKILL ? (await loreSkill(origin)).scan.status === "passed" : true;
   // One round trip: count the install only if the skill is installable, then read what the answer needs.
   const [, rowRes] = await db.batch([
     db
@@ -24,10 +23,13 @@ export async function installSkill(db: D1Database, origin: string, slug: string,
       )
       .bind(slug),
   ]);
-  const r = rowRes!.results[0] as (SkillRow & { artifact_type: string | null; files: string | null; findings: string | null }) | undefined;
-  if (!r || (!r.latest_version_id && !r.rendered)) throw notFound(`Skill '${slug}'`);
-  const item = itemOut(r, r.rendered ? lore : undefined);
-  const findings = lore && r.rendered ? lore.scan.findings : (JSON.parse(r.findings ?? "[]") as Finding[]);
+  const [r] = await withRendered(
+    rowRes!.results as (SkillRow & { artifact_type: string | null; files: string | null; findings: string | null })[],
+    origin,
+  );
+  if (!r?.latest_version_id) throw notFound(`Skill '${slug}'`);
+  const item = itemOut(r);
+  const findings = JSON.parse(r.findings ?? "[]") as Finding[];
   const scan = { status: item.securityStatus, hash: item.securityScanHash!, findings };
   if (item.securityStatus !== "passed") {
     // Error details reach MCP clients as plain text: where each finding is and how bad, never the
@@ -44,20 +46,12 @@ export async function installSkill(db: D1Database, origin: string, slug: string,
       },
     );
   }
-  const target =
-    lore && r.rendered
-      ? {
-          name: slug,
-          artifactType: "skill-md" as const,
-          digest: scan.hash,
-          files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }],
-        }
-      : {
-          name: slug,
-          artifactType: r.artifact_type as "skill-md" | "archive",
-          digest: scan.hash,
-          files: JSON.parse(r.files!) as { path: string; size: number; digest: string }[],
-        };
+  const target = {
+    name: slug,
+    artifactType: r.artifact_type as "skill-md" | "archive",
+    digest: scan.hash,
+    files: JSON.parse(r.files!) as { path: string; size: number; digest: string }[],
+  };
   // A harness with no skills support (aider) gets a 409 here; the UPDATE above did not count it.
   return { skill: slug, version: item.latestVersion!, ...installAnswer(origin, target, harness), scan };
 }

@@ -3,11 +3,9 @@ import { iso } from "../core/clock";
 import type { Finding, ScanStatus } from "../scan";
 import type { ScanLayer } from "../scan/judge";
 import type { Capabilities, CapabilityChange } from "./scanner";
-import { SYSTEM_OWNER_ID, loreSkill, type LoreSkill } from "./lore-skill";
+import { SYSTEM_OWNER_ID, withRendered } from "./lore-skill";
 import type { SkillItemOut, VersionOut } from "./skills.schemas";
 import type { SkillRow, VersionRow } from "./rows";
-
-export const LORE_VERSION = "live";
 
 export const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -21,9 +19,9 @@ export function notListedReason(status: string, hasVersion: boolean): string | n
   return "The latest version's scan reported high or critical findings (status flagged). Only scan-passed skills are listed and installable: remove what the findings point at and publish a new version.";
 }
 
-/** A catalog row as the API shows it; Lore's own rendered skill takes its scan from the render for this origin. */
-export function itemOut(r: SkillRow, lore?: LoreSkill): SkillItemOut {
-  const status = (lore ? lore.scan.status : r.security_status) as ScanStatus;
+/** A catalog row as the API shows it (a rendered row completed by `withRendered` first). */
+export function itemOut(r: SkillRow): SkillItemOut {
+  const status = r.security_status as ScanStatus;
   return {
     slug: r.slug,
     name: r.slug,
@@ -31,10 +29,10 @@ export function itemOut(r: SkillRow, lore?: LoreSkill): SkillItemOut {
     category: r.category,
     tags: JSON.parse(r.tags) as string[],
     harnesses: JSON.parse(r.harnesses) as string[],
-    latestVersion: lore ? LORE_VERSION : r.latest_version,
+    latestVersion: r.latest_version,
     securityStatus: status,
-    securityScanHash: lore ? `sha256:${lore.digest}` : r.security_scan_hash,
-    listed: status === "passed" && (!!lore || r.latest_version_id !== null),
+    securityScanHash: r.security_scan_hash,
+    listed: status === "passed" && r.latest_version_id !== null,
     installs: r.installs,
     rating: r.review_count ? round1(r.rating_sum / r.review_count) : null,
     successRate: r.review_count ? round1((r.success_count / r.review_count) * 100) / 100 : null,
@@ -46,8 +44,7 @@ export function itemOut(r: SkillRow, lore?: LoreSkill): SkillItemOut {
 }
 
 export async function itemsOut(rows: SkillRow[], origin: string): Promise<SkillItemOut[]> {
-  const lore = rows.some((r) => r.rendered) ? await loreSkill(origin) : undefined;
-  return rows.map((r) => itemOut(r, r.rendered ? lore : undefined));
+  return (await withRendered(rows, origin)).map(itemOut);
 }
 
 export function versionOut(v: VersionRow): VersionOut {

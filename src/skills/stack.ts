@@ -3,10 +3,10 @@
  * scan-passed recommendations by topic, install targets, scan changes since a time): each one
  * statement, to run alone or inside the caller's batch.
  */
-import { iso, now } from "../core/clock";
+import { iso } from "../core/clock";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import type { ScanStatus } from "../scan";
-import { loreSkill } from "./lore-skill";
+import { withRendered } from "./lore-skill";
 import type { InstallTarget } from "./install";
 import type { SkillItemOut } from "./skills.schemas";
 import { PUBLISHED, SKILL_COLS, type SkillRow } from "./rows";
@@ -55,11 +55,11 @@ export function skillStatusesRead(db: D1Database, names: readonly string[], orig
         .bind(JSON.stringify(wanted)),
     ],
     read: async ([res]) => {
-      const rows = (res!.results as (SkillRow & { scanned_at: number | null })[]).filter((r) => r.latest_version_id || r.rendered);
-      const lore = rows.some((r) => r.rendered) ? await loreSkill(origin) : undefined;
+      const rows = await withRendered(res!.results as (SkillRow & { scanned_at: number | null })[], origin);
       const found = new Map<string, SkillStatus>();
       for (const r of rows) {
-        const item = itemOut(r, r.rendered ? lore : undefined);
+        if (!r.latest_version_id) continue;
+        const item = itemOut(r);
         found.set(r.slug, {
           name: r.slug,
           known: true,
@@ -68,7 +68,7 @@ export function skillStatusesRead(db: D1Database, names: readonly string[], orig
           latestVersion: item.latestVersion,
           listed: item.listed,
           updatedAt: item.updatedAt,
-          scannedAt: r.rendered ? iso(now()) : iso(r.scanned_at),
+          scannedAt: iso(r.scanned_at),
           statusChangedAt: iso(r.status_changed_at),
         });
       }
@@ -149,36 +149,25 @@ export function installTargetsRead(db: D1Database, origin: string, names: readon
         .bind(JSON.stringify(wanted)),
     ],
     read: async ([res]) => {
-      const rows = res!.results as {
-        slug: string;
-        rendered: number;
-        security_status: string;
-        security_scan_hash: string | null;
-        artifact_type: string | null;
-        files: string | null;
-      }[];
+      const rows = await withRendered(
+        res!.results as (Pick<SkillRow, "slug" | "rendered" | "security_status" | "security_scan_hash"> & {
+          artifact_type: string | null;
+          files: string | null;
+        })[],
+        origin,
+      );
       const bySlug = new Map(rows.map((r) => [r.slug, r]));
       const out: InstallTarget[] = [];
       for (const name of wanted) {
         const r = bySlug.get(name);
-        if (!r) continue;
-        if (r.rendered) {
-          const lore = await loreSkill(origin);
-          if (lore.scan.status !== "passed") continue;
-          out.push({
-            name,
-            artifactType: "skill-md",
-            digest: `sha256:${lore.digest}`,
-            files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }],
-          });
-        } else {
-          out.push({
-            name,
-            artifactType: r.artifact_type as "skill-md" | "archive",
-            digest: r.security_scan_hash!,
-            files: JSON.parse(r.files!),
-          });
-        }
+        // Stored rows are filtered in SQL; a rendered one's scan is known only now.
+        if (r?.security_status !== "passed") continue;
+        out.push({
+          name,
+          artifactType: r.artifact_type as "skill-md" | "archive",
+          digest: r.security_scan_hash!,
+          files: JSON.parse(r.files!),
+        });
       }
       return out;
     },
