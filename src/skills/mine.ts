@@ -38,13 +38,13 @@ export async function mySkills(db: D1Database, ownerId: string, page: { page: nu
   };
 }
 
-/** One of the owner's skills by name, with every version's scan: another account's skill (or Lore's own) is not found. */
+/** One of the owner's skills by name, with every version's scan: another account's skill (Lore's own too: the system account has no agents) is not found. */
 export async function mySkill(db: D1Database, ownerId: string, slug: string) {
   const [rows, vers] = await db.batch([
-    db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?1 AND s.owner_id = ?2 AND s.rendered = 0`).bind(slug, ownerId),
+    db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?1 AND s.owner_id = ?2`).bind(slug, ownerId),
     db
       .prepare(
-        `SELECT ${VERSION_COLS} FROM skill_versions v WHERE v.skill_id = (SELECT id FROM skills WHERE slug = ?1 AND owner_id = ?2 AND rendered = 0) ORDER BY v.seq DESC`,
+        `SELECT ${VERSION_COLS} FROM skill_versions v WHERE v.skill_id = (SELECT id FROM skills WHERE slug = ?1 AND owner_id = ?2) ORDER BY v.seq DESC`,
       )
       .bind(slug, ownerId),
   ]);

@@ -2,6 +2,7 @@
 import { forbidden, notFound } from "../core/errors";
 import { iso, now } from "../core/clock";
 import type { AgentPrincipal } from "../core/principal";
+import { PUBLISHED, type SkillRow } from "./rows";
 import { round1 } from "./shapes";
 
 export async function reviewSkill(
@@ -11,10 +12,10 @@ export async function reviewSkill(
   input: { rating: number; succeeded: boolean; notes?: string },
 ) {
   const s = await db
-    .prepare(`SELECT id, owner_id, latest_version_id, rendered FROM skills WHERE slug = ?`)
+    .prepare(`SELECT s.id, s.owner_id FROM skills s WHERE s.slug = ? AND ${PUBLISHED}`)
     .bind(slug)
-    .first<{ id: string; owner_id: string; latest_version_id: string | null; rendered: number }>();
-  if (!s || (!s.latest_version_id && !s.rendered)) throw notFound(`Skill '${slug}'`);
+    .first<Pick<SkillRow, "id" | "owner_id">>();
+  if (!s) throw notFound(`Skill '${slug}'`);
   if (s.owner_id === caller.ownerId) throw forbidden("Reviews must be independent: this skill was published by your own account");
   const t = now();
   const notes = input.notes ? input.notes : null;
