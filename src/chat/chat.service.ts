@@ -5,6 +5,7 @@ import { badRequest } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { BatchRead } from "../core/batch";
+import { columnsOf, type SqlRow } from "../core/columns";
 import { MAX_MENTIONS, type MemberRecord, type MentionOut, type MessageOut, type MessageType } from "./chat.schemas";
 
 /**
@@ -217,6 +218,8 @@ export function pruneReadMentions(db: Db, at: number) {
   return db.delete(mentions).where(lt(mentions.readAt, at - READ_MENTION_RETENTION_MS));
 }
 
+const UNREAD_KEYS = ["id", "room", "messageId", "messageCreatedAt", "authorId", "authorHandle", "content", "readAt"] as const;
+
 /**
  * The same unread part of the inbox as a read that joins the caller's one D1 batch (sync reads a
  * whole stack's answer in one round trip): the newest `limit` unread mentions and their count.
@@ -226,7 +229,7 @@ export function unreadMentionsRead(d1: D1Database, agentId: string, limit: numbe
     statements: [
       d1
         .prepare(
-          `SELECT id, room, message_id, message_created_at, author_id, author_handle, content, read_at FROM mentions
+          `SELECT ${columnsOf(mentions, "", UNREAD_KEYS)} FROM mentions
             WHERE agent_id = ?1 AND read_at IS NULL ORDER BY created_at DESC, message_created_at DESC, id DESC LIMIT ?2`,
         )
         .bind(agentId, limit),
@@ -234,18 +237,7 @@ export function unreadMentionsRead(d1: D1Database, agentId: string, limit: numbe
     ],
     read: ([rows, count]) => ({
       unread: (count!.results[0] as { n: number }).n,
-      items: (
-        rows!.results as {
-          id: string;
-          room: string;
-          message_id: string;
-          message_created_at: string;
-          author_id: string;
-          author_handle: string;
-          content: string;
-          read_at: number | null;
-        }[]
-      ).map((r) => ({
+      items: (rows!.results as SqlRow<typeof mentions, (typeof UNREAD_KEYS)[number]>[]).map((r) => ({
         id: r.id,
         room: r.room,
         messageId: r.message_id,

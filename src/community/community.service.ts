@@ -3,6 +3,12 @@ import { notFound } from "../core/errors";
 import { iso } from "../core/clock";
 import { pagedSearch } from "../core/fts";
 import { pageOffset } from "../core/pagination";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { agents } from "../db/identity";
+
+/** What the community pages show of an agent: never its key, owner or settings. */
+const PUBLIC_KEYS = ["id", "handle", "name", "reputation", "createdAt"] as const;
+type PublicAgentRow = SqlRow<typeof agents, (typeof PUBLIC_KEYS)[number]>;
 
 const LIVE_AGENT = `SELECT id FROM agents WHERE (id = ?1 OR handle = ?1) AND deleted_at IS NULL`;
 const RECENT_PER_KIND = 10;
@@ -12,9 +18,7 @@ export async function profile(db: D1Database, ref: string) {
   // Handles and ids are both lowercase; "@handle" is accepted as written in chat.
   const key = ref.replace(/^@/, "").toLowerCase();
   const [agentRes, countsRes, recentRes] = await db.batch([
-    db
-      .prepare(`SELECT id, handle, name, reputation, created_at FROM agents WHERE (id = ?1 OR handle = ?1) AND deleted_at IS NULL`)
-      .bind(key),
+    db.prepare(`SELECT ${columnsOf(agents, "", PUBLIC_KEYS)} FROM agents WHERE (id = ?1 OR handle = ?1) AND deleted_at IS NULL`).bind(key),
     db
       .prepare(
         `WITH ag AS (${LIVE_AGENT})
@@ -40,7 +44,7 @@ export async function profile(db: D1Database, ref: string) {
       )
       .bind(key),
   ]);
-  const a = agentRes!.results[0] as { id: string; handle: string; name: string | null; reputation: number; created_at: number } | undefined;
+  const a = agentRes!.results[0] as PublicAgentRow | undefined;
   if (!a) throw notFound("Agent");
   const c = countsRes!.results[0] as { threads: number; answers: number; accepted: number; kb: number };
   const recent = recentRes!.results as {
@@ -68,10 +72,10 @@ export async function profile(db: D1Database, ref: string) {
 
 export async function leaderboard(db: D1Database, page: { page: number; perPage: number }) {
   const offset = pageOffset(page);
-  const { rows, ...total } = await pagedSearch<{ id: string; handle: string; name: string | null; reputation: number }>(db, {
+  const { rows, ...total } = await pagedSearch<PublicAgentRow>(db, {
     from: "agents g",
     key: "g.id",
-    columns: "g.id, g.handle, g.name, g.reputation",
+    columns: columnsOf(agents, "g", PUBLIC_KEYS),
     where: ["g.deleted_at IS NULL"],
     binds: [],
     order: "g.reputation DESC, g.created_at ASC, g.id ASC",
@@ -94,19 +98,16 @@ export async function directory(db: D1Database, input: { q?: string; page: numbe
     where.push("g.handle >= ? AND g.handle < ?");
     binds.push(input.q, `${input.q}~`);
   }
-  const { rows, ...total } = await pagedSearch<{ id: string; handle: string; name: string | null; reputation: number; created_at: number }>(
-    db,
-    {
-      from: "agents g",
-      key: "g.id",
-      columns: "g.id, g.handle, g.name, g.reputation, g.created_at",
-      where,
-      binds,
-      order: "g.handle",
-      page: input.page,
-      perPage: input.perPage,
-    },
-  );
+  const { rows, ...total } = await pagedSearch<PublicAgentRow>(db, {
+    from: "agents g",
+    key: "g.id",
+    columns: columnsOf(agents, "g", PUBLIC_KEYS),
+    where,
+    binds,
+    order: "g.handle",
+    page: input.page,
+    perPage: input.perPage,
+  });
   const items = rows.map((r) => ({ id: r.id, handle: r.handle, name: r.name, reputation: r.reputation, createdAt: iso(r.created_at) }));
   return { items, ...total, page: input.page, perPage: input.perPage };
 }

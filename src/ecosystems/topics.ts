@@ -3,6 +3,8 @@
  * map to through a curated alias table (`react-dom`, `@types/react` → `react`; `Next.js` → `next`).
  * Names the table does not know stay their own topic, normalised the ecosystem's way.
  */
+import type { SqlRow } from "../core/columns";
+import type { freshAliases, freshTopics } from "../db/freshness";
 import type { Ecosystem } from "./versions";
 import { goModuleMajor, parseEcosystem } from "./versions";
 
@@ -87,20 +89,15 @@ export function aliasKeys(eco: Ecosystem, name: string): string[] {
   return [...new Set(keys)];
 }
 
-interface TopicRow {
-  alias_eco: string;
-  alias: string;
-  topic: string;
-  ecosystem: string;
-  tracked: number;
-  packages: string;
-  repo: string | null;
-  changelog: string | null;
-  last_ok_at: number | null;
-  last_run_at: number | null;
-  last_error: string | null;
-  seed_as_of: string | null;
-}
+/** A known alias with its topic and the ingest facts the subqueries add. */
+type TopicRow = SqlRow<typeof freshAliases, "alias" | "topic"> &
+  SqlRow<typeof freshTopics, "ecosystem" | "tracked" | "packages" | "repo" | "changelog"> & {
+    alias_eco: string;
+    last_ok_at: number | null;
+    last_run_at: number | null;
+    last_error: string | null;
+    seed_as_of: string | null;
+  };
 
 export interface TopicRef {
   topic: string;

@@ -4,6 +4,8 @@
  * transactions), which drizzle's batch returns as positional arrays for raw SQL.
  */
 import { badRequest, conflict, forbidden, notFound } from "../core/errors";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { posts, threads } from "../db/forum";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import { slugify } from "../core/text";
@@ -11,50 +13,52 @@ import type { AgentPrincipal } from "../core/principal";
 import { CATEGORIES, MAX_DEPTH, type PostOut, type ThreadOut } from "./forum.schemas";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import { recomputeReputation } from "./reputation";
-import { scanBinds, scanContent, securityOut, type ScanCols } from "./content-scan";
+import { scanBinds, scanContent, securityOut } from "./content-scan";
 
 const EXCERPT_CHARS = 300;
 
-interface ThreadRow extends ScanCols {
-  id: string;
-  owner_id: string;
-  flagged_posts: number;
-  slug: string;
-  title: string;
-  body_md: string;
-  category_slug: string;
-  stack_tags: string;
-  status: string;
-  score: number;
-  answer_count: number;
-  accepted_post_id: string | null;
-  author_id: string;
-  author_handle: string;
-  created_at: number;
-  last_activity_at: number;
-}
+/** A thread as THREAD_COLS reads it, with its author's handle. */
+const THREAD_KEYS = [
+  "id",
+  "slug",
+  "title",
+  "bodyMd",
+  "categorySlug",
+  "stackTags",
+  "status",
+  "score",
+  "answerCount",
+  "acceptedPostId",
+  "authorId",
+  "createdAt",
+  "lastActivityAt",
+  "ownerId",
+  "scanStatus",
+  "scanFindings",
+  "flaggedPosts",
+] as const;
+type ThreadRow = SqlRow<typeof threads, (typeof THREAD_KEYS)[number]> & { author_handle: string };
 
-interface PostRow extends ScanCols {
-  id: string;
-  owner_id: string;
-  thread_id: string;
-  parent_id: string | null;
-  depth: number;
-  type: string;
-  body_md: string;
-  score: number;
-  is_accepted: number;
-  reply_count: number;
-  author_id: string;
-  author_handle: string;
-  created_at: number;
-}
+const POST_KEYS = [
+  "id",
+  "threadId",
+  "parentId",
+  "depth",
+  "type",
+  "bodyMd",
+  "score",
+  "isAccepted",
+  "replyCount",
+  "authorId",
+  "createdAt",
+  "ownerId",
+  "scanStatus",
+  "scanFindings",
+] as const;
+type PostRow = SqlRow<typeof posts, (typeof POST_KEYS)[number]> & { author_handle: string };
 
-const THREAD_COLS = `t.id, t.slug, t.title, t.body_md, t.category_slug, t.stack_tags, t.status, t.score,
-  t.answer_count, t.accepted_post_id, t.author_id, a.handle AS author_handle, t.created_at, t.last_activity_at,
-  t.owner_id, t.scan_status, t.scan_findings, t.flagged_posts`;
-const POST_COLS = `p.id, p.thread_id, p.parent_id, p.depth, p.type, p.body_md, p.score, p.is_accepted, p.reply_count,
-  p.author_id, a.handle AS author_handle, p.created_at, p.owner_id, p.scan_status, p.scan_findings`;
+const THREAD_COLS = `${columnsOf(threads, "t", THREAD_KEYS)}, a.handle AS author_handle`;
+const POST_COLS = `${columnsOf(posts, "p", POST_KEYS)}, a.handle AS author_handle`;
 
 /** `viewer`: the reading account; the author's own account also gets the scan's findings. */
 function threadOut(r: ThreadRow, viewer: string | null = null): ThreadOut {

@@ -7,6 +7,8 @@ import * as z from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { advisories, type maliciousPackages } from "../db/freshness";
 import { packageKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "../ecosystems/versions";
 import type { OsvRecord } from "../sources/osv";
@@ -202,21 +204,10 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
   ];
 }
 
-export interface AdvRowDb {
-  id: string;
-  aliases: string;
-  summary: string | null;
-  severity: string | null;
-  cvss_vector: string | null;
-  published: string | null;
-  modified: string | null;
-  malicious: number;
-  url: string | null;
-  source: string;
-  as_of: string;
-}
-export const ADV_COLS =
-  "a.id, a.aliases, a.summary, a.severity, a.cvss_vector, a.published, a.modified, a.malicious, a.url, a.source, coalesce(a.as_of, strftime('%Y-%m-%dT%H:%M:%fZ', a.ingested_at / 1000.0, 'unixepoch')) AS as_of";
+/** An advisory as ADV_COLS reads it: `as_of` falls back to the ingest time, so it is never null. */
+const ADV_KEYS = ["id", "aliases", "summary", "severity", "cvssVector", "published", "modified", "malicious", "url", "source"] as const;
+export type AdvRowDb = SqlRow<typeof advisories, (typeof ADV_KEYS)[number]> & { as_of: string };
+export const ADV_COLS = `${columnsOf(advisories, "a", ADV_KEYS)}, coalesce(a.as_of, strftime('%Y-%m-%dT%H:%M:%fZ', a.ingested_at / 1000.0, 'unixepoch')) AS as_of`;
 
 export const advisoryFromRow = (r: AdvRowDb): AdvisoryOut => ({
   id: r.id,
@@ -232,17 +223,8 @@ export const advisoryFromRow = (r: AdvRowDb): AdvisoryOut => ({
   asOf: r.as_of,
 });
 
-export interface MaliciousRow {
-  ecosystem: string;
-  name_key: string;
-  name: string;
-  versions: string;
-  mal_id: string | null;
-  modified: string | null;
-  summary_kind: string | null;
-  origin: string;
-  ingested_at: number;
-}
+/** A malicious-snapshot row (read with `m.*`); its `record` (the OSV JSON) is not read from it. */
+export type MaliciousRow = Omit<SqlRow<typeof maliciousPackages>, "record">;
 
 /** A malicious-snapshot row as an advisory (its MAL- id, or a stable id from its origin when it has none). */
 export function maliciousAdvisory(m: MaliciousRow): AdvisoryOut {

@@ -8,6 +8,8 @@ import * as z from "zod";
 import { iso } from "../core/clock";
 import type { BatchRead } from "../core/batch";
 import { constantRead } from "../core/batch";
+import type { SqlRow } from "../core/columns";
+import type { advisorySources } from "../db/freshness";
 import { freshness } from "./staleness";
 import type { Ecosystem } from "../ecosystems/versions";
 
@@ -78,18 +80,8 @@ export const uncheckedOut = z
   );
 export type UncheckedOut = z.infer<typeof uncheckedOut>;
 
-export interface SourceRow {
-  ecosystem: string;
-  scope: string;
-  source: string;
-  label: string;
-  url: string | null;
-  license: string | null;
-  as_of: number;
-  complete: number;
-  max_age_ms: number;
-  note: string | null;
-}
+/** A row of `advisory_sources` (read with `s.*`), without the record count no answer shows. */
+export type SourceRow = Omit<SqlRow<typeof advisorySources>, "records">;
 
 export interface CoverageEntry {
   name: string;

@@ -1,5 +1,7 @@
 /** Freshness reads: dated changes per topic (for the caller's version), deprecations, topics, tracking requests. */
 import { ApiError } from "../core/errors";
+import { columnsOf, keysOf, type SqlRow } from "../core/columns";
+import { freshDeprecations, freshReleases, type freshTopics } from "../db/freshness";
 import { iso, now } from "../core/clock";
 import { pageOffset } from "../core/pagination";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
@@ -19,48 +21,13 @@ import {
   type Ecosystem,
 } from "../ecosystems/versions";
 
-export interface ReleaseRowDb {
-  topic: string;
-  version: string;
-  ecosystem: string;
-  package: string;
-  date: string | null;
-  date_basis: string | null;
-  as_of_date: string;
-  title: string;
-  summary_md: string;
-  breaking: number | null;
-  changes: string;
-  prerelease: number;
-  url: string | null;
-  source: string;
-  verification: string | null;
-  ingested_at: number;
-}
+/** A release as the change lists read it: every column but the sort key `date_rank`. */
+const RELEASE_KEYS = keysOf(freshReleases, ["dateRank"]);
+export type ReleaseRowDb = SqlRow<typeof freshReleases, (typeof RELEASE_KEYS)[number]>;
+export type DeprecationRowDb = SqlRow<typeof freshDeprecations>;
 
-export interface DeprecationRowDb {
-  id: string;
-  topic: string;
-  ecosystem: string;
-  package: string | null;
-  api: string;
-  status: string;
-  since: string | null;
-  removed_in: string | null;
-  replacement: string | null;
-  notes: string | null;
-  example_before: string | null;
-  example_after: string | null;
-  as_of_date: string;
-  source: string;
-  verification: string | null;
-  ingested_at: number;
-}
-
-export const RELEASE_COLS = `r.topic, r.version, r.ecosystem, r.package, r.date, r.date_basis, r.as_of_date, r.title, r.summary_md,
-  r.breaking, r.changes, r.prerelease, r.url, r.source, r.verification, r.ingested_at`;
-export const DEPRECATION_COLS = `d.id, d.topic, d.ecosystem, d.package, d.api, d.status, d.since, d.removed_in, d.replacement, d.notes,
-  d.example_before, d.example_after, d.as_of_date, d.source, d.verification, d.ingested_at`;
+export const RELEASE_COLS = columnsOf(freshReleases, "r", RELEASE_KEYS);
+export const DEPRECATION_COLS = columnsOf(freshDeprecations, "d");
 
 const ecoOf = (s: string): Ecosystem => (parseEcosystem(s) ?? "npm") as Ecosystem;
 
@@ -399,13 +366,8 @@ export async function searchDeprecations(
   return { items: rows.map(deprecationOut), ...total, page: input.page, perPage: input.perPage };
 }
 
-interface TopicRowDb {
-  topic: string;
-  ecosystem: string;
-  packages: string;
-  repo: string | null;
-  changelog: string | null;
-  tracked: number;
+/** A topic with what the subqueries of TOPIC_COLS add. */
+type TopicRowDb = SqlRow<typeof freshTopics, "topic" | "ecosystem" | "packages" | "repo" | "changelog" | "tracked"> & {
   aliases: string | null;
   requests: string | null;
   release_count: number;
@@ -413,7 +375,7 @@ interface TopicRowDb {
   last_ok_at: number | null;
   last_error: string | null;
   versions: string | null;
-}
+};
 
 const TOPIC_COLS = `t.topic, t.ecosystem, t.packages, t.repo, t.changelog, t.tracked,
     (SELECT json_group_array(alias) FROM fresh_aliases a WHERE a.topic = t.topic AND a.ecosystem <> '') AS aliases,

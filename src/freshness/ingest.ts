@@ -9,6 +9,8 @@
  */
 import type { Env } from "../env";
 import { bulkStatements } from "../core/bulk";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { freshTopics } from "../db/freshness";
 import { utcDay } from "../core/clock";
 import { crateDoc } from "../sources/crates";
 import { githubRawFile, githubReleases } from "../sources/github";
@@ -34,13 +36,8 @@ export const INGEST_CRON = "41 */6 * * *";
 export const INGEST_SOURCES = ["npm", "pypi", "go", "crates", "github", "changelog", "osv", "osv-malicious", "models.dev"] as const;
 export type IngestSource = (typeof INGEST_SOURCES)[number];
 
-export interface TopicRow {
-  topic: string;
-  ecosystem: string;
-  packages: string;
-  repo: string | null;
-  changelog: string | null;
-}
+const TOPIC_KEYS = ["topic", "ecosystem", "packages", "repo", "changelog"] as const;
+export type TopicRow = SqlRow<typeof freshTopics, (typeof TOPIC_KEYS)[number]>;
 
 export interface IngestReport {
   at: number;
@@ -413,7 +410,7 @@ export async function runIngest(
   const topics = (
     await db
       .prepare(
-        `SELECT t.topic, t.ecosystem, t.packages, t.repo, t.changelog FROM fresh_topics t
+        `SELECT ${columnsOf(freshTopics, "t", TOPIC_KEYS)} FROM fresh_topics t
           WHERE t.tracked = 1 AND t.packages <> '[]'
           ORDER BY (SELECT min(last_run_at) FROM ingest_status s WHERE s.topic = t.topic) NULLS FIRST, t.topic LIMIT ?`,
       )

@@ -4,6 +4,8 @@
  * is written (forum/content-scan.ts); sync pushes only entries verified that way whose text passed.
  */
 import { ApiError, conflict, forbidden, notFound } from "../core/errors";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { kbEntries } from "../db/forum";
 import { iso, now, utcDay } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
@@ -11,32 +13,36 @@ import { slugify } from "../core/text";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { KbEntryOut, KbItemOut } from "./kb.schemas";
 import { constantRead, type BatchRead } from "../core/batch";
-import { scanBinds, scanContent, securityOut, type ScanCols } from "../forum";
+import { scanBinds, scanContent, securityOut } from "../forum";
 import { STANDING_RULE, networkOf, standingOf, type VerifierFacts } from "./standing";
 
-interface KbRow extends ScanCols {
-  id: string;
-  owner_id: string;
-  slug: string;
-  title: string;
-  summary_md: string;
-  body_md?: string;
-  tags: string;
-  status: string;
-  as_of_date: string;
-  applies_from_version: string | null;
-  superseded_by: string | null;
-  supersedes_slug?: string | null;
-  score: number;
+/** An entry as ITEM_COLS reads it (the detail adds its body and what it supersedes). */
+const ITEM_KEYS = [
+  "id",
+  "slug",
+  "title",
+  "summaryMd",
+  "tags",
+  "status",
+  "asOfDate",
+  "appliesFromVersion",
+  "supersededBy",
+  "score",
+  "authorId",
+  "createdAt",
+  "ownerId",
+  "scanStatus",
+  "scanFindings",
+] as const;
+type KbRow = SqlRow<typeof kbEntries, (typeof ITEM_KEYS)[number]> & {
   verification_count: number;
-  author_id: string;
   author_handle: string;
-  created_at: number;
-}
+  body_md?: string;
+  supersedes_slug?: string | null;
+};
 
-const ITEM_COLS = `e.id, e.slug, e.title, e.summary_md, e.tags, e.status, e.as_of_date, e.applies_from_version,
-  e.superseded_by, e.score, (SELECT COUNT(*) FROM kb_verifications kv WHERE kv.entry_id = e.id) AS verification_count,
-  e.author_id, a.handle AS author_handle, e.created_at, e.owner_id, e.scan_status, e.scan_findings`;
+const ITEM_COLS = `${columnsOf(kbEntries, "e", ITEM_KEYS)}, a.handle AS author_handle,
+  (SELECT COUNT(*) FROM kb_verifications kv WHERE kv.entry_id = e.id) AS verification_count`;
 
 /** `viewer`: the reading account; the entry's author account gets the scan's findings in full. */
 function itemOut(r: KbRow, viewer: string | null = null): KbItemOut {

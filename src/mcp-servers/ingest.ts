@@ -11,6 +11,8 @@
  *      run, oldest first. Packages are never run. A changed list is a rug-pull finding (store.ts).
  */
 import type { Env } from "../env";
+import type { SqlRow } from "../core/columns";
+import type { mcpRegistryState } from "../db/mcp-servers";
 import { sourceCtx } from "../sources/http";
 import { MCP_REGISTRY, registryPage } from "../sources/mcp-registry";
 import { fetchRemoteTools } from "../sources/mcp-remote";
@@ -57,11 +59,7 @@ export interface McpIngestReport {
   tools: { fetched: number; failed: { name: string; error: string }[]; changed: number };
 }
 
-interface StateRow {
-  cursor: string | null;
-  updated_since: string | null;
-  run_started_at: string | null;
-}
+type StateRow = SqlRow<typeof mcpRegistryState, "cursor" | "updatedSince" | "runStartedAt">;
 
 async function saveState(
   db: D1Database,

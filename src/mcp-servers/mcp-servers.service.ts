@@ -5,6 +5,8 @@
  * trip each (a batch).
  */
 import { iso } from "../core/clock";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { mcpServers } from "../db/mcp-servers";
 import { notFound } from "../core/errors";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ScanStatus } from "../scan";
@@ -15,50 +17,52 @@ import { installInput } from "./install";
 import { remotes as normaliseRemotes, type PackageRecord } from "./records";
 import type { ServerDetailOut, ServerItemOut } from "./mcp-servers.schemas";
 
-interface ItemRow {
-  slug: string;
-  name: string;
-  title: string | null;
-  description: string;
-  version: string;
-  repository: string | null;
-  website_url: string | null;
-  has_stdio: number;
-  has_http: number;
-  has_sse: number;
-  security_status: string;
-  tool_count: number;
-  tools_known: number;
-  tools_complete: number | null;
-  registry_status: string;
-  reviewed_at: string | null;
-  scanned_at: number;
-  updated_at: number;
-}
+/** A catalog item's columns (`itemOut`). */
+const ITEM_KEYS = [
+  "slug",
+  "name",
+  "title",
+  "description",
+  "version",
+  "repository",
+  "websiteUrl",
+  "hasStdio",
+  "hasHttp",
+  "hasSse",
+  "securityStatus",
+  "toolCount",
+  "toolsKnown",
+  "toolsComplete",
+  "registryStatus",
+  "reviewedAt",
+  "scannedAt",
+  "updatedAt",
+] as const;
+type ItemRow = SqlRow<typeof mcpServers, (typeof ITEM_KEYS)[number]>;
+const ITEM_COLS = columnsOf(mcpServers, "s", ITEM_KEYS);
 
-interface DetailRow extends ItemRow {
-  id: string;
-  remotes: string;
-  packages: string;
-  license: string | null;
-  source: string;
-  registry_status_message: string | null;
-  published_at: string | null;
-  registry_updated_at: string | null;
-  instructions: string | null;
-  tools: string;
-  tools_source: string | null;
-  tools_note: string | null;
-  tools_hash: string | null;
-  security_findings: string;
-  change_findings: string;
-  ruleset_version: string;
-  scan_layers: string;
-  review_note: string | null;
-}
-
-const ITEM_COLS = `s.slug, s.name, s.title, s.description, s.version, s.repository, s.website_url, s.has_stdio, s.has_http, s.has_sse,
-  s.security_status, s.tool_count, s.tools_known, s.tools_complete, s.registry_status, s.reviewed_at, s.scanned_at, s.updated_at`;
+/** The detail's columns beyond the item's. */
+const DETAIL_KEYS = [
+  "id",
+  "remotes",
+  "packages",
+  "license",
+  "source",
+  "registryStatusMessage",
+  "publishedAt",
+  "registryUpdatedAt",
+  "instructions",
+  "tools",
+  "toolsSource",
+  "toolsNote",
+  "toolsHash",
+  "securityFindings",
+  "changeFindings",
+  "rulesetVersion",
+  "scanLayers",
+  "reviewNote",
+] as const;
+type DetailRow = ItemRow & SqlRow<typeof mcpServers, (typeof DETAIL_KEYS)[number]>;
 
 const transportsOf = (r: Pick<ItemRow, "has_stdio" | "has_http" | "has_sse">) =>
   [r.has_stdio ? "stdio" : null, r.has_http ? "streamable-http" : null, r.has_sse ? "sse" : null].filter(
@@ -122,8 +126,7 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
   const [found, scans] = await db.batch([
     db
       .prepare(
-        `SELECT s.id, ${ITEM_COLS}, s.remotes, s.packages, s.license, s.source, s.registry_status_message, s.published_at, s.registry_updated_at,
-                s.instructions, s.tools, s.tools_source, s.tools_note, s.tools_hash, s.security_findings, s.change_findings, s.ruleset_version, s.scan_layers, s.review_note
+        `SELECT ${ITEM_COLS}, ${columnsOf(mcpServers, "s", DETAIL_KEYS)}
            FROM mcp_servers s WHERE (s.slug = ?1 OR s.name = ?1) AND s.registry_status <> 'deleted' LIMIT 1`,
       )
       .bind(slugOrName),
@@ -134,7 +137,7 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
       )
       .bind(slugOrName),
   ]);
-  const r = (found!.results as unknown as DetailRow[])[0];
+  const r = (found!.results as DetailRow[])[0];
   if (!r) throw notFound(`MCP server '${slugOrName}'`);
   // Normalised again on read: a row stored before the ingest normalised remotes must not break the output schema.
   const remotes = normaliseRemotes(JSON.parse(r.remotes));

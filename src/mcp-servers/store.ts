@@ -9,6 +9,8 @@
  */
 import type { Env } from "../env";
 import { sha256Hex } from "../core/crypto";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { mcpServers } from "../db/mcp-servers";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { statusOf, type ScanStatus } from "../scan";
 import { MCP_RULESET, scanMcpTools, seriousRulesByTool, toolChanges, toolsHash, type McpFinding, type McpToolInput } from "./scanner";
@@ -18,33 +20,35 @@ import { judgeMcpScan } from "./second-opinion";
 import { decidedVersion, withCallBudget, type Judge, type ScanLayer } from "../scan/judge";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
 
-export interface StoredRow {
-  id: string;
-  slug: string;
-  name: string;
-  version: string;
-  source: string;
-  instructions: string | null;
-  tools: string;
-  packages: string;
-  tools_known: number;
-  tools_complete: number | null;
-  tools_source: string | null;
-  tools_origin: string | null;
-  tools_note: string | null;
-  tools_hash: string | null;
-  tools_version: string | null;
-  tools_fetched_at: number | null;
-  security_status: string;
-  security_findings: string;
-  change_findings: string;
-  ruleset_version: string;
-  scan_layers: string;
-  review_note: string | null;
-  reviewed_at: string | null;
-  scanned_at: number;
-  status_changed_at: number;
-}
+/** What an upsert compares a fetched record with (`readStored`). */
+const STORED_KEYS = [
+  "id",
+  "slug",
+  "name",
+  "version",
+  "source",
+  "instructions",
+  "tools",
+  "packages",
+  "toolsKnown",
+  "toolsComplete",
+  "toolsSource",
+  "toolsOrigin",
+  "toolsNote",
+  "toolsHash",
+  "toolsVersion",
+  "toolsFetchedAt",
+  "securityStatus",
+  "securityFindings",
+  "changeFindings",
+  "rulesetVersion",
+  "scanLayers",
+  "reviewNote",
+  "reviewedAt",
+  "scannedAt",
+  "statusChangedAt",
+] as const;
+export type StoredRow = SqlRow<typeof mcpServers, (typeof STORED_KEYS)[number]>;
 
 export interface UpsertReport {
   inserted: number;
@@ -132,15 +136,14 @@ async function readStored(db: D1Database, ids: string[], slugs: string[]) {
   const [rows, taken] = await db.batch([
     db
       .prepare(
-        `SELECT id, slug, name, version, source, instructions, tools, packages, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
-              tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, scan_layers, review_note, reviewed_at, scanned_at, status_changed_at
+        `SELECT ${columnsOf(mcpServers, "", STORED_KEYS)}
          FROM mcp_servers WHERE id IN (SELECT value FROM json_each(?1))`,
       )
       .bind(JSON.stringify(ids)),
     db.prepare(`SELECT slug, id FROM mcp_servers WHERE slug IN (SELECT value FROM json_each(?1))`).bind(JSON.stringify(slugs)),
   ]);
   return {
-    byId: new Map((rows!.results as unknown as StoredRow[]).map((r) => [r.id, r])),
+    byId: new Map((rows!.results as StoredRow[]).map((r) => [r.id, r])),
     slugOwner: new Map((taken!.results as { slug: string; id: string }[]).map((r) => [r.slug, r.id])),
   };
 }

@@ -2,6 +2,8 @@
 import { jsonCols } from "../core/bulk";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ModelOut } from "./models.schemas";
+import { columnsOf, keysOf, type SqlRow } from "../core/columns";
+import { models } from "../db/freshness";
 
 export type ModelFacts = ModelOut;
 
@@ -49,24 +51,9 @@ export const UPSERT_MODELS = `INSERT INTO models (id, provider, api_model_id, na
      OR models.max_output_tokens IS NOT excluded.max_output_tokens OR models.max_input_tokens IS NOT excluded.max_input_tokens
      OR models.lifecycle IS NOT excluded.lifecycle OR models.benchmarks IS NOT excluded.benchmarks OR models.sources IS NOT excluded.sources`;
 
-interface ModelRow {
-  id: string;
-  provider: string;
-  api_model_id: string;
-  name: string;
-  aliases: string;
-  release_date: string | null;
-  release_date_notes: string | null;
-  pricing: string | null;
-  context_window: number | null;
-  max_input_tokens: number | null;
-  max_output_tokens: number | null;
-  lifecycle: string;
-  benchmarks: string;
-  sources: string;
-  facts_as_of: string;
-  origin: string;
-}
+/** What `modelOut` reads: every stored column but the derived filter columns and the ingest's bookkeeping. */
+const MODEL_KEYS = keysOf(models, ["lifecycleStatus", "retirementDate", "source", "ingestedAt"]);
+type ModelRow = SqlRow<typeof models, (typeof MODEL_KEYS)[number]>;
 
 export function modelOut(r: ModelRow): ModelOut {
   const asOf = JSON.parse(r.facts_as_of) as {
@@ -97,8 +84,7 @@ export function modelOut(r: ModelRow): ModelOut {
   };
 }
 
-const COLS = `m.id, m.provider, m.api_model_id, m.name, m.aliases, m.release_date, m.release_date_notes, m.pricing, m.context_window,
-  m.max_input_tokens, m.max_output_tokens, m.lifecycle, m.benchmarks, m.sources, m.facts_as_of, m.origin`;
+const COLS = columnsOf(models, "m", MODEL_KEYS);
 
 /** `q` is full text over names, ids, aliases and provider (bm25); filters by provider and lifecycle status. */
 export async function searchModels(

@@ -9,6 +9,8 @@
 import { sha256Hex } from "../core/crypto";
 import { LruCache } from "../core/cache";
 import { loreSkill } from "./lore-skill";
+import type { SqlRow } from "../core/columns";
+import type { skills, skillVersions } from "../db/skills";
 
 export const DISCOVERY_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 
@@ -22,14 +24,9 @@ export function bumpCatalog(): void {
   indexCache.clear();
 }
 
-export interface ListedRow {
-  slug: string;
-  description: string;
-  artifact_type: "skill-md" | "archive";
-  scan_hash: string;
-  artifact_key: string;
-  files: string;
-}
+/** A listed skill's catalog and latest-version columns (`s.` and `v.` below). */
+type ListedRow = SqlRow<typeof skills, "slug" | "description"> &
+  SqlRow<typeof skillVersions, "artifactType" | "scanHash" | "artifactKey" | "files">;
 
 export interface Listed {
   name: string;
@@ -56,7 +53,7 @@ async function listedSkills(db: D1Database, origin: string): Promise<Listed[]> {
   const out: Listed[] = rows.results.map((r) => ({
     name: r.slug,
     description: r.description,
-    type: r.artifact_type,
+    type: r.artifact_type as Listed["type"],
     digest: r.scan_hash,
     artifactHex: r.scan_hash.slice("sha256:".length),
     files: JSON.parse(r.files) as Listed["files"],

@@ -12,5 +12,6 @@ export { loadStarterSkills } from "./seed";
 export { mine, mineOne, publish, skillsOperations } from "./skills.ops";
 export { findingOut, scanLayerOut, skillItemOut } from "./skills.schemas";
 export type { mySkillOut } from "./skills.schemas";
-export { LORE_SKILL, installTargetsRead, recommendSkillsRead, skillStatusesRead } from "./skills.service";
-export type { SkillStatus } from "./skills.service";
+export { LORE_SKILL } from "./lore-skill";
+export { installTargetsRead, recommendSkillsRead, skillStatusesRead } from "./stack";
+export type { SkillStatus } from "./stack";

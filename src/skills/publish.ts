@@ -16,17 +16,9 @@ import { CATEGORY_SLUGS } from "./categories";
 import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
 import { putBlobs, blobKey } from "./storage";
 import { scanSkill, type Capabilities } from "./scanner";
-import {
-  SKILL_COLS,
-  VERSION_COLS,
-  itemOut,
-  isReservedName,
-  nameTaken,
-  notListedReason,
-  versionOut,
-  type SkillRow,
-  type VersionRow,
-} from "./skills.service";
+import { isReservedName, nameTaken } from "./names";
+import { itemOut, notListedReason, versionOut } from "./shapes";
+import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
 import { bumpCatalog } from "./discovery";
 import { judgeSkillScan } from "./second-opinion";
 import { judgeFromEnv } from "../scan/workers-ai-judge";

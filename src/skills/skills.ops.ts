@@ -4,7 +4,11 @@ import { defineOperation } from "../core/operation";
 import { list, text } from "../core/compact";
 import { paginationQuery } from "../core/pagination";
 import { SCAN_STATUSES } from "../scan";
-import * as svc from "./skills.service";
+import { listCategories, listSkills } from "./catalog";
+import { getSkill } from "./detail";
+import { installSkill } from "./installs";
+import { mySkill, mySkills } from "./mine";
+import { reviewSkill } from "./reviews";
 import { publishSkill } from "./publish";
 import {
   findingOut,
@@ -64,7 +68,7 @@ export const mine = defineOperation({
   metric: null,
   query: z.object({ ...paginationQuery }),
   output: z.object({ items: z.array(mySkillOut), total: z.number().int(), page: z.number().int(), perPage: z.number().int() }),
-  handler: (ctx, q) => svc.mySkills(ctx.env.DB, ctx.caller.ownerId, q),
+  handler: (ctx, q) => mySkills(ctx.env.DB, ctx.caller.ownerId, q),
 });
 
 export const mineOne = defineOperation({
@@ -81,7 +85,7 @@ export const mineOne = defineOperation({
   metric: null,
   params: slugParam,
   output: mySkillOut,
-  handler: (ctx, p) => svc.mySkill(ctx.env.DB, ctx.caller.ownerId, p.slug),
+  handler: (ctx, p) => mySkill(ctx.env.DB, ctx.caller.ownerId, p.slug),
 });
 
 export const search = defineOperation({
@@ -99,7 +103,7 @@ export const search = defineOperation({
   query: listQuery,
   output: listOut,
   untrusted: true,
-  handler: (ctx, q) => svc.listSkills(ctx.env.DB, ctx.origin, q),
+  handler: (ctx, q) => listSkills(ctx.env.DB, ctx.origin, q),
   mcp: {
     tool: "service_skills_search",
     title: "Search skills",
@@ -142,7 +146,7 @@ export const categories = defineOperation({
     ),
     total: z.number().int(),
   }),
-  handler: (ctx) => svc.listCategories(ctx.env.DB),
+  handler: (ctx) => listCategories(ctx.env.DB),
 });
 
 export const get = defineOperation({
@@ -159,7 +163,7 @@ export const get = defineOperation({
   params: slugParam,
   output: skillDetailOut,
   untrusted: true,
-  handler: (ctx, p) => svc.getSkill(ctx.env.DB, ctx.origin, p.slug),
+  handler: (ctx, p) => getSkill(ctx.env.DB, ctx.origin, p.slug),
   mcp: {
     tool: "service_skill_get",
     title: "Read skill",
@@ -218,7 +222,7 @@ export const install = defineOperation({
     scan: z.object({ status: z.enum(SCAN_STATUSES), hash: z.string(), findings: z.array(findingOut) }),
   }),
   untrusted: true,
-  handler: (ctx, i) => svc.installSkill(ctx.env.DB, ctx.origin, i.slug, i.harness),
+  handler: (ctx, i) => installSkill(ctx.env.DB, ctx.origin, i.slug, i.harness),
   activity: (_i, r) => ({
     kind: "SKILL_INSTALL",
     summary: `Installed the skill ${r.skill} ${r.version}${r.harness ? ` for ${r.harness}` : ""}`,
@@ -271,7 +275,7 @@ export const review = defineOperation({
     skill: z.object({ slug: z.string(), rating: z.number(), successRate: z.number(), reviewCount: z.number().int() }),
   }),
   untrusted: true,
-  handler: (ctx, i) => svc.reviewSkill(ctx.env.DB, ctx.caller, i.slug, i),
+  handler: (ctx, i) => reviewSkill(ctx.env.DB, ctx.caller, i.slug, i),
   activity: (i, r) => ({
     kind: "SKILL_REVIEW",
     summary: `Reviewed the skill ${i.slug}: ${r.review.rating}/5${r.review.succeeded ? "" : ", did not work"}`,

@@ -169,7 +169,7 @@ describe("floors: which part of src/ may import which", () => {
   it("the rule catches what it should", () => {
     expect(breach("sources/pypi.ts", "freshness/topics")).toMatch(/runs back up/);
     expect(breach("quota/quota.client.ts", "billing/billing.service")).toMatch(/may not import billing/);
-    expect(breach("sync/sync.service.ts", "skills/skills.service")).toMatch(/past its entry file/);
+    expect(breach("sync/sync.service.ts", "skills/stack")).toMatch(/past its entry file/);
     expect(breach("sync/sync.service.ts", "skills")).toBeNull();
     expect(breach("mcp-servers/scanner/hidden.ts", "skills/scanner/rules/markdown")).toBeNull();
     expect(breach("core/rest.ts", "quota")).toMatch(/runs back up/);

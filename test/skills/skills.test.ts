@@ -8,7 +8,8 @@ import { sha256Hex } from "../../src/core/crypto";
 import { publishSkill } from "../../src/skills/publish";
 import { rescanOutdated } from "../../src/skills/rescan";
 import { loadStarterSkills } from "../../src/skills/seed";
-import { mySkills, recommendSkills, skillScanChangesSince, skillStatuses } from "../../src/skills/skills.service";
+import { mySkills } from "../../src/skills/mine";
+import { recommendSkills, skillScanChangesSince, skillStatuses } from "../../src/skills/stack";
 import { SYSTEM_OWNER_ID } from "../../src/skills/lore-skill";
 import { buildArchive } from "../../src/skills/bundle";
 

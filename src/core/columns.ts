@@ -1,0 +1,38 @@
+import { getTableColumns, type Table } from "drizzle-orm";
+
+/**
+ * Raw SQL against a drizzle table without writing its columns twice (docs/storage.md): the SELECT
+ * list and the row's type both come from the table in src/db.
+ *
+ * The row type is what D1 hands back for a raw statement, not drizzle's `$inferSelect`: keys are
+ * the SQL column names (`owner_id`, not `ownerId`) and values are SQLite's (a boolean column reads
+ * 0 or 1, a JSON text column reads a string), since no drizzle mapping runs on `prepare().all()`.
+ */
+type Columns<T extends Table> = T["_"]["columns"];
+type Raw<C> = C extends { _: { notNull: true; driverParam: infer D } } ? D : C extends { _: { driverParam: infer D } } ? D | null : never;
+
+/** One row of `table` as a raw SELECT returns it; `K` (drizzle keys) narrows it to the columns selected. */
+export type SqlRow<T extends Table, K extends keyof Columns<T> = keyof Columns<T>> = {
+  [P in K as Columns<T>[P]["_"]["name"]]: Raw<Columns<T>[P]>;
+};
+
+/** `table`'s drizzle keys, in schema order, but `omit`: the key list for a row that leaves a wide column out. */
+export function keysOf<T extends Table, O extends keyof Columns<T> & string = never>(
+  table: T,
+  omit: readonly O[] = [],
+): Exclude<keyof Columns<T> & string, O>[] {
+  return Object.keys(getTableColumns(table)).filter((k) => !(omit as readonly string[]).includes(k)) as Exclude<
+    keyof Columns<T> & string,
+    O
+  >[];
+}
+
+/**
+ * The SELECT list for `table`'s columns (all of them, or `keys`, in that order), each prefixed by
+ * `alias` when given: `columnsOf(skills, "s")` is `s.id, s.slug, s.owner_id, …`.
+ */
+export function columnsOf<T extends Table, K extends keyof Columns<T> & string>(table: T, alias?: string, keys?: readonly K[]): string {
+  const all = getTableColumns(table) as Record<string, { name: string }>;
+  const prefix = alias ? `${alias}.` : "";
+  return (keys ?? (Object.keys(all) as K[])).map((k) => `${prefix}${all[k]!.name}`).join(", ");
+}

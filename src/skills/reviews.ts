@@ -1,0 +1,72 @@
+/** Reviews: one per owner and skill, never by the skill's own account; the skill's totals recomputed from them. */
+import { forbidden, notFound } from "../core/errors";
+import { iso, now } from "../core/clock";
+import type { AgentPrincipal } from "../core/principal";
+import { PUBLISHED, type SkillRow } from "./rows";
+import { round1 } from "./shapes";
+
+export async function reviewSkill(
+  db: D1Database,
+  caller: AgentPrincipal,
+  slug: string,
+  input: { rating: number; succeeded: boolean; notes?: string },
+) {
+  const s = await db
+    .prepare(`SELECT s.id, s.owner_id FROM skills s WHERE s.slug = ? AND ${PUBLISHED}`)
+    .bind(slug)
+    .first<Pick<SkillRow, "id" | "owner_id">>();
+  if (!s) throw notFound(`Skill '${slug}'`);
+  if (s.owner_id === caller.ownerId) throw forbidden("Reviews must be independent: this skill was published by your own account");
+  const t = now();
+  const notes = input.notes ? input.notes : null;
+  const res = await db.batch([
+    db
+      .prepare(
+        `INSERT INTO skill_reviews (skill_id, owner_id, agent_id, rating, succeeded, notes, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
+         ON CONFLICT (skill_id, owner_id) DO UPDATE SET agent_id = ?3, rating = ?4, succeeded = ?5, notes = ?6, updated_at = ?7`,
+      )
+      .bind(s.id, caller.ownerId, caller.agentId, input.rating, input.succeeded ? 1 : 0, notes, t),
+    // Recomputed from the reviews, never adjusted by deltas, so concurrent reviews cannot drift.
+    db
+      .prepare(
+        `UPDATE skills SET review_count = (SELECT COUNT(*) FROM skill_reviews WHERE skill_id = ?1),
+                           rating_sum = (SELECT COALESCE(SUM(rating), 0) FROM skill_reviews WHERE skill_id = ?1),
+                           success_count = (SELECT COALESCE(SUM(succeeded), 0) FROM skill_reviews WHERE skill_id = ?1)
+          WHERE id = ?1`,
+      )
+      .bind(s.id),
+    db
+      .prepare(
+        `SELECT r.rating, r.succeeded, r.notes, r.created_at, r.updated_at, s.review_count, s.rating_sum, s.success_count
+           FROM skill_reviews r JOIN skills s ON s.id = r.skill_id WHERE r.skill_id = ? AND r.owner_id = ?`,
+      )
+      .bind(s.id, caller.ownerId),
+  ]);
+  const r = res[2]!.results[0] as {
+    rating: number;
+    succeeded: number;
+    notes: string | null;
+    created_at: number;
+    updated_at: number;
+    review_count: number;
+    rating_sum: number;
+    success_count: number;
+  };
+  return {
+    review: {
+      rating: r.rating,
+      succeeded: !!r.succeeded,
+      notes: r.notes,
+      author: { id: caller.agentId, handle: caller.handle },
+      createdAt: iso(r.created_at),
+      updatedAt: iso(r.updated_at),
+    },
+    skill: {
+      slug,
+      rating: round1(r.rating_sum / r.review_count),
+      successRate: round1((r.success_count / r.review_count) * 100) / 100,
+      reviewCount: r.review_count,
+    },
+  };
+}
