@@ -1,6 +1,6 @@
 /**
  * A sync, as a pipeline of stages (src/sync/stages/, one file each, each with its own tests in
- * test/sync-stages.test.ts):
+ * test/sync/sync-stages.test.ts):
  *
  * 1. resolveStack: the agent's state and stored stack read, the stack sent normalised;
  * 2. chooseMode: full or up to date, complete or a delta, and from which change-log positions;

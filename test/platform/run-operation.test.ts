@@ -1,15 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { call, newAgent, type TestAgent } from "./helpers";
-import { invoke } from "../src/core/invoke";
-import { makeOpContext } from "../src/core/op-context";
-import { ApiError } from "../src/core/errors";
-import { quotaGate } from "../src/quota";
-import { storeActivity } from "../src/sync";
-import { castVote } from "../src/forum/forum.ops";
-import { usageToday } from "../src/quota/quota.ops";
-import type { AnyOperation } from "../src/core/operation";
-import type { Env } from "../src/env";
+import { call, newAgent, type TestAgent } from "../helpers";
+import { invoke } from "../../src/core/invoke";
+import { makeOpContext } from "../../src/core/op-context";
+import { ApiError } from "../../src/core/errors";
+import { quotaGate } from "../../src/quota";
+import { storeActivity } from "../../src/sync";
+import { castVote } from "../../src/forum/forum.ops";
+import { usageToday } from "../../src/quota/quota.ops";
+import type { AnyOperation } from "../../src/core/operation";
+import type { Env } from "../../src/env";
 
 const E = env as unknown as Env;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LruCache } from "../src/core/cache";
-import { setClock } from "../src/core/clock";
+import { LruCache } from "../../src/core/cache";
+import { setClock } from "../../src/core/clock";
 
 describe("LruCache: the one in-memory cache (entries, bytes, time; least recently used goes first)", () => {
   it("holds at most maxEntries, forgetting the least recently used", () => {

@@ -1,13 +1,13 @@
 // The package verdict's table of checks (src/packages/verdict.ts): each check on its own, on built
-// inputs (the whole check, with storage and recorded registries, is test/packages.test.ts), and the
+// inputs (the whole check, with storage and recorded registries, is test/packages/packages.test.ts), and the
 // table's order against the order docs/behaviour-freshness.md documents.
 import { describe, expect, it } from "vitest";
-import doc from "../docs/behaviour-freshness.md?raw";
-import { parseVersionSpec, versionKey } from "../src/ecosystems/versions";
-import type { MaliciousRow } from "../src/freshness";
-import type { Entry, Facts, Known } from "../src/packages/facts";
-import type { Judgement } from "../src/packages/judge";
-import { CHECKS, type Check, verdictFor, type VerdictInput } from "../src/packages/verdict";
+import doc from "../../docs/behaviour-freshness.md?raw";
+import { parseVersionSpec, versionKey } from "../../src/ecosystems/versions";
+import type { MaliciousRow } from "../../src/freshness";
+import type { Entry, Facts, Known } from "../../src/packages/facts";
+import type { Judgement } from "../../src/packages/judge";
+import { CHECKS, type Check, verdictFor, type VerdictInput } from "../../src/packages/verdict";
 
 const AT = Date.parse("2031-03-10T09:00:00Z");
 const DAY = 86_400_000;
