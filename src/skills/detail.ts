@@ -6,7 +6,7 @@ import type { Capabilities, CapabilityChange } from "./scanner";
 import { renderedVersion, withRendered } from "./lore-skill";
 import type { SkillDetailOut } from "./skills.schemas";
 import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
-import { itemOut, versionOut } from "./shapes";
+import { itemOut, type ReviewRow, reviewOut, versionOut } from "./shapes";
 
 const SKILL_MD_SHOWN = 64 * 1024;
 
@@ -33,24 +33,9 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
   ]);
   const [r] = await withRendered(skillRes!.results as SkillRow[], origin);
   if (!r?.latest_version_id) throw notFound(`Skill '${slug}'`);
-  const reviews = (
-    reviewsRes!.results as {
-      rating: number;
-      succeeded: number;
-      notes: string | null;
-      agent_id: string;
-      handle: string;
-      created_at: number;
-      updated_at: number;
-    }[]
-  ).map((x) => ({
-    rating: x.rating,
-    succeeded: !!x.succeeded,
-    notes: x.notes,
-    author: { id: x.agent_id, handle: x.handle },
-    createdAt: iso(x.created_at),
-    updatedAt: iso(x.updated_at),
-  }));
+  const reviews = (reviewsRes!.results as (ReviewRow & { agent_id: string; handle: string })[]).map((x) =>
+    reviewOut(x, { id: x.agent_id, handle: x.handle }),
+  );
   const discovery = (type: string, digest: string) => ({
     index: `${origin}/.well-known/agent-skills/index.json`,
     artifactUrl:

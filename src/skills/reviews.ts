@@ -1,9 +1,9 @@
 /** Reviews: one per owner and skill, never by the skill's own account; the skill's totals recomputed from them. */
 import { forbidden, notFound } from "../core/errors";
-import { iso, now } from "../core/clock";
+import { now } from "../core/clock";
 import type { AgentPrincipal } from "../core/principal";
 import { PUBLISHED, type SkillRow } from "./rows";
-import { round1 } from "./shapes";
+import { type ReviewRow, reviewOut, round1 } from "./shapes";
 
 export async function reviewSkill(
   db: D1Database,
@@ -43,25 +43,9 @@ export async function reviewSkill(
       )
       .bind(s.id, caller.ownerId),
   ]);
-  const r = res[2]!.results[0] as {
-    rating: number;
-    succeeded: number;
-    notes: string | null;
-    created_at: number;
-    updated_at: number;
-    review_count: number;
-    rating_sum: number;
-    success_count: number;
-  };
+  const r = res[2]!.results[0] as ReviewRow & { review_count: number; rating_sum: number; success_count: number };
   return {
-    review: {
-      rating: r.rating,
-      succeeded: !!r.succeeded,
-      notes: r.notes,
-      author: { id: caller.agentId, handle: caller.handle },
-      createdAt: iso(r.created_at),
-      updatedAt: iso(r.updated_at),
-    },
+    review: reviewOut(r, { id: caller.agentId, handle: caller.handle }),
     skill: {
       slug,
       rating: round1(r.rating_sum / r.review_count),

@@ -69,3 +69,22 @@ export function versionOut(v: VersionRow): VersionOut {
     scannedAt: iso(v.scanned_at),
   };
 }
+
+/** A stored review as the API shows it (skill detail and the review just written). */
+export interface ReviewRow {
+  rating: number;
+  succeeded: number;
+  notes: string | null;
+  created_at: number;
+  updated_at: number;
+}
+export function reviewOut(r: ReviewRow, author: { id: string; handle: string }) {
+  return {
+    rating: r.rating,
+    succeeded: !!r.succeeded,
+    notes: r.notes,
+    author,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
