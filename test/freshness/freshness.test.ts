@@ -5,39 +5,11 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, mcpClient, newAgent, toolJson, type TestAgent } from "../helpers";
 import { mockFetch } from "../fixtures/mock";
 import { setClock } from "../../src/core/clock";
-import { loadDeprecations, loadReleases } from "../../src/freshness/freshness.seed";
-import { loadModels } from "../../src/models/models.seed";
-import { loadMalicious } from "../../src/packages/packages.seed";
-import { osvStatements } from "../../src/freshness/advisories";
 import { advisoriesForStack, advisoriesSince, normaliseStack, releasesForStack } from "../../src/freshness/sync-api";
-import type { OsvRecord } from "../../src/sources/osv";
-import releases from "../../data/freshness/releases.json?raw";
-import deprecations from "../../data/freshness/deprecations.json?raw";
 import models from "../../data/freshness/models.json?raw";
-import osvExpress from "../fixtures/osv/express.query.json?raw";
-import osvExpress2 from "../fixtures/osv/express.query.page2.json?raw";
-import osvPypi from "../fixtures/osv/pypi-range.json?raw";
-import osvGo from "../fixtures/osv/go-range.json?raw";
-import osvCargo from "../fixtures/osv/cargo-limit.json?raw";
+import { loadFreshnessData } from "./freshness-fixtures";
 
-beforeAll(async () => {
-  await loadReleases(env, releases);
-  await loadDeprecations(env, deprecations);
-  await loadModels(env, models);
-  // Two malicious rows the sync functions must see (debug 4.4.2 is in the shipped snapshot).
-  await loadMalicious(
-    env,
-    "ecosystem\tname\tversions\tid\tmodified\tsummary_kind\torigin\nnpm\tdebug\t4.4.2\t\t\t\themachandsai@2025-12-24\n",
-  );
-  const records = [
-    ...JSON.parse(osvExpress).vulns,
-    ...JSON.parse(osvExpress2).vulns,
-    JSON.parse(osvPypi),
-    JSON.parse(osvGo),
-    JSON.parse(osvCargo),
-  ] as OsvRecord[];
-  await env.DB.batch(osvStatements(env.DB, records, Date.parse("2026-11-01T00:00:00Z")));
-});
+beforeAll(loadFreshnessData);
 
 let mock: ReturnType<typeof mockFetch> | null = null;
 afterEach(() => {

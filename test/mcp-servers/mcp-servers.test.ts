@@ -1,47 +1,19 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
-import JSON5 from "json5";
-import { call, expectError, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "../helpers";
+import { call, expectError, mcpClient, toolJson, type TestAgent } from "../helpers";
 import { loadMcpServers } from "../../src/mcp-servers/seed";
 import { HARNESSES, HARNESS_IDS } from "../../src/harnesses/setup.data";
 import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../../src/harnesses/mcp-config";
 import { serverKey } from "../../src/mcp-servers/install";
 import { mockFetch, json } from "../fixtures/mock";
 import seedText from "../../data/mcp-servers.json?raw";
-
-const SEED = JSON.parse(seedText) as { name: string; tools?: unknown[]; remotes?: unknown[]; packages?: unknown[] }[];
-
-function parseSnippet(c: HarnessMcpConfig): any {
-  switch (c.format) {
-    case "json":
-      return JSON.parse(c.snippet!);
-    case "json5":
-      return JSON5.parse(c.snippet!);
-    case "toml":
-      return parseToml(c.snippet!);
-    case "yaml":
-      return parseYaml(c.snippet!);
-    default:
-      throw new Error(`no format for ${c.harness}`);
-  }
-}
-
-/** The server entry inside a parsed snippet, following the harness's path (mcpServers, mcp.servers, mcp_servers …). */
-function entryOf(c: HarnessMcpConfig, doc: any, key: string) {
-  const facts = (HARNESSES.find((h) => h.id === c.harness) as any).mcpConfig;
-  let node = doc;
-  for (const k of facts.path) node = node[k];
-  return node[key];
-}
+import { entryOf, loadDirectory, parseSnippet, SEED } from "./directory-fixtures";
 
 let agent: TestAgent;
 
 beforeAll(async () => {
-  await loadMcpServers(env, seedText);
-  agent = await newAgent();
-  await setPlanDirect(agent.owner.ownerId, "EXPERT");
+  agent = await loadDirectory();
 });
 
 describe("seed: the shipped directory loads through the upsert path and is scanned", () => {

@@ -3,55 +3,22 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
-import JSON5 from "json5";
-import { call, expectError, newAgent, setPlanDirect, type TestAgent } from "../helpers";
-import { loadMcpServers } from "../../src/mcp-servers/seed";
-import { HARNESSES } from "../../src/harnesses/setup.data";
-import type { HarnessMcpConfig } from "../../src/harnesses/mcp-config";
+import { call, expectError, type TestAgent } from "../helpers";
 import { runMcpIngest } from "../../src/mcp-servers/ingest";
 import { upsertServers } from "../../src/mcp-servers/store";
 import { parseRegistryEntry } from "../../src/mcp-servers/records";
 import { fetchRemoteTools } from "../../src/sources/mcp-remote";
 import { sourceCtx } from "../../src/sources/http";
 import { mockFetch, json, type Route } from "../fixtures/mock";
-import seedText from "../../data/mcp-servers.json?raw";
 import page1 from "../fixtures/mcp-registry/page1.json?raw";
 import page2 from "../fixtures/mcp-registry/page2.json?raw";
 import incremental from "../fixtures/mcp-registry/incremental.json?raw";
-
-const _SEED = JSON.parse(seedText) as { name: string; tools?: unknown[]; remotes?: unknown[]; packages?: unknown[] }[];
-
-function _parseSnippet(c: HarnessMcpConfig): any {
-  switch (c.format) {
-    case "json":
-      return JSON.parse(c.snippet!);
-    case "json5":
-      return JSON5.parse(c.snippet!);
-    case "toml":
-      return parseToml(c.snippet!);
-    case "yaml":
-      return parseYaml(c.snippet!);
-    default:
-      throw new Error(`no format for ${c.harness}`);
-  }
-}
-
-/** The server entry inside a parsed snippet, following the harness's path (mcpServers, mcp.servers, mcp_servers …). */
-function _entryOf(c: HarnessMcpConfig, doc: any, key: string) {
-  const facts = (HARNESSES.find((h) => h.id === c.harness) as any).mcpConfig;
-  let node = doc;
-  for (const k of facts.path) node = node[k];
-  return node[key];
-}
+import { loadDirectory } from "./directory-fixtures";
 
 let agent: TestAgent;
 
 beforeAll(async () => {
-  await loadMcpServers(env, seedText);
-  agent = await newAgent();
-  await setPlanDirect(agent.owner.ownerId, "EXPERT");
+  agent = await loadDirectory();
 });
 
 /** A recorded Streamable HTTP MCP server: JSON for initialize, SSE for tools/list (two pages), a session id throughout. */

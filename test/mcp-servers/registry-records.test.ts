@@ -2,49 +2,17 @@
 // file: the records it ingests join the directory the other MCP-server tests read as shipped.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
-import JSON5 from "json5";
-import { call, mcpClient, newAgent, setPlanDirect, toolJson, type TestAgent } from "../helpers";
-import { loadMcpServers } from "../../src/mcp-servers/seed";
-import { HARNESSES } from "../../src/harnesses/setup.data";
+import { call, mcpClient, toolJson, type TestAgent } from "../helpers";
 import type { HarnessMcpConfig } from "../../src/harnesses/mcp-config";
 import { serverKey } from "../../src/mcp-servers/install";
 import { runMcpIngest } from "../../src/mcp-servers/ingest";
 import { mockFetch, json } from "../fixtures/mock";
-import seedText from "../../data/mcp-servers.json?raw";
-
-const _SEED = JSON.parse(seedText) as { name: string; tools?: unknown[]; remotes?: unknown[]; packages?: unknown[] }[];
-
-function parseSnippet(c: HarnessMcpConfig): any {
-  switch (c.format) {
-    case "json":
-      return JSON.parse(c.snippet!);
-    case "json5":
-      return JSON5.parse(c.snippet!);
-    case "toml":
-      return parseToml(c.snippet!);
-    case "yaml":
-      return parseYaml(c.snippet!);
-    default:
-      throw new Error(`no format for ${c.harness}`);
-  }
-}
-
-/** The server entry inside a parsed snippet, following the harness's path (mcpServers, mcp.servers, mcp_servers …). */
-function entryOf(c: HarnessMcpConfig, doc: any, key: string) {
-  const facts = (HARNESSES.find((h) => h.id === c.harness) as any).mcpConfig;
-  let node = doc;
-  for (const k of facts.path) node = node[k];
-  return node[key];
-}
+import { entryOf, loadDirectory, parseSnippet } from "./directory-fixtures";
 
 let agent: TestAgent;
 
 beforeAll(async () => {
-  await loadMcpServers(env, seedText);
-  agent = await newAgent();
-  await setPlanDirect(agent.owner.ownerId, "EXPERT");
+  agent = await loadDirectory();
 });
 
 describe("registry records are data: run instructions and URL variables are checked before use", () => {
