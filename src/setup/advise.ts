@@ -253,9 +253,9 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
   if (!mcp) notes.push(`${h.name} has no MCP client: the instruction section shows the REST calls (curl with $LORE_API_KEY) instead.`);
 
   if (h.skillsDir) {
-    const [recommended] = await runReads(db, [recommendSkillsRead(db, origin, topics, [...installed, LORE_SKILL], RECOMMENDED)] as const);
+    const [recommended] = await runReads(db, [recommendSkillsRead(db, topics, [...installed, LORE_SKILL], RECOMMENDED)] as const);
     const wanted = [...(installed.includes(LORE_SKILL) ? [] : [LORE_SKILL]), ...recommended.map((r) => r.slug)];
-    const [targets] = await runReads(db, [installTargetsRead(db, origin, wanted)] as const);
+    const [targets] = await runReads(db, [installTargetsRead(db, wanted)] as const);
     const why = new Map(recommended.map((r) => [r.slug, r]));
     for (const t of targets) {
       const answer = installAnswer(origin, t, h.id);
