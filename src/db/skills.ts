@@ -51,9 +51,7 @@ export const skills = sqliteTable(
     // The catalog's default order over listed skills only, so a list without `q` reads its page in
     // index order instead of sorting every skill (migration 0015). The WHERE is the catalog's own
     // condition word for word: SQLite uses a partial index only when the query names it.
-    index("skills_listed_installs_idx")
-      .on(desc(t.installs), desc(t.updatedAt), t.slug)
-      .where(sql`latest_version_id IS NOT NULL`),
+    index("skills_listed_installs_idx").on(desc(t.installs), desc(t.updatedAt), t.slug).where(sql`latest_version_id IS NOT NULL`),
   ],
 );
 

@@ -260,7 +260,8 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
     if (!installed.includes(LORE_SKILL)) {
       why.set(LORE_SKILL, {
         title: `Install Lore's own skill (${LORE_SKILL})`,
-        reason: "It teaches the agent how to use Lore: sync first, package checks, quotas, untrusted content. Same bytes as /v1/start-here.md.",
+        reason:
+          "It teaches the agent how to use Lore: sync first, package checks, quotas, untrusted content. Same bytes as /v1/start-here.md.",
       });
     }
     for (const r of recommended) {

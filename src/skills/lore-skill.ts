@@ -37,7 +37,10 @@ export function skillOrigin(env: Pick<Env, "PUBLIC_ORIGIN">, seedOrigin?: string
     throw new ApiError("VALIDATION_FAILED", `PUBLIC_ORIGIN '${raw}' is not a URL (e.g. https://lore.example.com)`);
   }
   if ((url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== raw.replace(/\/+$/, "")) {
-    throw new ApiError("VALIDATION_FAILED", `PUBLIC_ORIGIN '${raw}' must be an origin: scheme and host, no path (e.g. https://lore.example.com)`);
+    throw new ApiError(
+      "VALIDATION_FAILED",
+      `PUBLIC_ORIGIN '${raw}' must be an origin: scheme and host, no path (e.g. https://lore.example.com)`,
+    );
   }
   return url.origin;
 }

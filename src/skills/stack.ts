@@ -165,11 +165,7 @@ export function installTargetsRead(db: D1Database, names: readonly string[]): Ba
 }
 
 /** Skills whose scan status changed after `since` (ms), oldest change first: a sync cursor's "scan changes since". */
-export async function skillScanChangesSince(
-  db: D1Database,
-  since: number,
-  opts: { names?: readonly string[]; limit?: number } = {},
-) {
+export async function skillScanChangesSince(db: D1Database, since: number, opts: { names?: readonly string[]; limit?: number } = {}) {
   const limit = Math.min(opts.limit ?? 100, 500);
   const names = opts.names?.map((n) => n.trim().toLowerCase());
   if (names && names.length === 0) return [];

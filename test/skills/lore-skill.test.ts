@@ -46,7 +46,9 @@ describe("Lore's own skill as an ordinary published skill", () => {
     await loadStarterSkills(env, starterSkillsPayload());
     const bytes = new TextEncoder().encode(renderStartHere("http://localhost"));
     const hex = await sha256Hex(bytes);
-    const row = await env.DB.prepare(`SELECT owner_id, category, security_status, security_scan_hash, latest_version FROM skills WHERE slug = 'lore'`).first();
+    const row = await env.DB.prepare(
+      `SELECT owner_id, category, security_status, security_scan_hash, latest_version FROM skills WHERE slug = 'lore'`,
+    ).first();
     expect(row).toEqual({
       owner_id: SYSTEM_OWNER_ID,
       category: "workflow",
@@ -81,7 +83,11 @@ describe("Lore's own skill as an ordinary published skill", () => {
     await loadStarterSkills(env, starterSkillsPayload());
     expect((await versions()).map((v) => v.version)).toEqual(["1"]);
     expect((await seeds()).body.items.find((d: any) => d.name === "starter-skills")).toMatchObject({ loadedDigest: null });
-    await call("POST", "/internal/seeds/starter-skills/done", { token: ADMIN, env: { ADMIN_TOKEN: ADMIN }, body: { digest: "d1", rows: 1 } });
+    await call("POST", "/internal/seeds/starter-skills/done", {
+      token: ADMIN,
+      env: { ADMIN_TOKEN: ADMIN },
+      body: { digest: "d1", rows: 1 },
+    });
     // Loaded and current: the seed skips it.
     expect((await seeds()).body.items.find((d: any) => d.name === "starter-skills")).toMatchObject({ loadedDigest: "d1" });
     // Another deployment origin is another text: the operator routes report the dataset stale, so the seed sends it again.

@@ -77,7 +77,6 @@ const mapRead = <T, U>(r: BatchRead<T>, f: (t: T) => U): BatchRead<U> => ({
 
 export async function readChanges(
   db: D1Database,
-  origin: string,
   agentId: string,
   stack: Pick<ResolvedStack, "entries" | "topics" | "newTopics" | "movedTopics" | "installed" | "generation" | "lastFullSeq">,
   mode: SyncMode,
