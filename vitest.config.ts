@@ -16,6 +16,8 @@ export default defineConfig(async () => {
             KEY_SECRET: "test-key-secret",
             CURSOR_SECRET: "test-cursor-secret",
             BILLING_PROVIDER: "local",
+            // The origin Lore's own skill is published for: the one the tests call the Worker at (test/helpers.ts BASE).
+            PUBLIC_ORIGIN: "http://localhost",
           },
         },
       }),

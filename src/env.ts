@@ -27,6 +27,12 @@ export interface Env {
    */
   PUBLIC_HOSTNAMES?: string;
   /**
+   * The origin Lore's own skill (`lore`, GET /v1/start-here.md) names, e.g. https://lore.example.com
+   * (wrangler.toml [vars]). Unset: the origin the seed reached (npm start's, or the deploy's URL).
+   * Never the request's Host header: the skill is published content, the same for every caller.
+   */
+  PUBLIC_ORIGIN?: string;
+  /**
    * The secret that tags agent keys with their account (core/auth.ts), so the Worker recognises a
    * key Lore made before it addresses any account object. Required: without it no key can be
    * created and tagged keys are refused. `KEY_SECRET_PREVIOUS` (comma-separated) keeps keys tagged

@@ -1,5 +1,5 @@
 import type { Env } from "./env";
-import { loadStarterSkills } from "./skills";
+import { loadStarterSkills, starterSkillsCurrent } from "./skills";
 import { loadDeprecations, loadReleases } from "./freshness";
 import { loadModels } from "./models";
 import { loadCuratedMalicious, loadHallucinated, loadMalicious, popularLoader } from "./packages";
@@ -22,12 +22,20 @@ export interface SeedDataset {
   file: string;
   /** Line-based files are sent in chunks of this many lines (D1 allows 1,000 queries per invocation). */
   chunkLines?: number;
-  load(env: Env, text: string): Promise<{ rows: number }>;
+  /** `seedOrigin`: the origin the operator's seed request reached (what Lore's own skill names when PUBLIC_ORIGIN is not set). */
+  load(env: Env, text: string, seedOrigin?: string): Promise<{ rows: number }>;
+  /**
+   * False when what the dataset loads depends on more than its file and that changed: the operator
+   * routes then report it as not loaded, so the seed sends it again (its load must be idempotent).
+   */
+  current?(env: Env, seedOrigin: string): Promise<boolean>;
 }
 
 export const SEEDS: readonly SeedDataset[] = [
-  // Lore's starter skills, published by the system account through the normal publish path (scan, R2, D1).
-  { name: "starter-skills", file: "skills", load: loadStarterSkills },
+  // Lore's own skill (rendered for the deployment's origin) and its starter skills, published by the
+  // system account through the normal publish path (scan, R2, D1). Loaded again whenever the
+  // published `lore` is not this build's rendering for this origin.
+  { name: "starter-skills", file: "skills", load: loadStarterSkills, current: starterSkillsCurrent },
   // Freshness and models: curated, dated facts; small files loaded whole.
   { name: "freshness-releases", file: "freshness/releases.json", load: loadReleases },
   { name: "freshness-deprecations", file: "freshness/deprecations.json", load: loadDeprecations },

@@ -42,12 +42,16 @@ adminRoute.get("/seeds", async (c) => {
     loaded_at: number;
   }>();
   const loaded = new Map(rows.results.map((r) => [r.dataset, r]));
+  const seedOrigin = new URL(c.req.url).origin;
+  const stale = new Set(
+    (await Promise.all(SEEDS.map(async (s) => (s.current && !(await s.current(c.env, seedOrigin)) ? s.name : null)))).filter(Boolean),
+  );
   return c.json({
     items: SEEDS.map((s) => ({
       name: s.name,
       file: s.file,
       chunkLines: s.chunkLines ?? null,
-      loadedDigest: loaded.get(s.name)?.digest ?? null,
+      loadedDigest: stale.has(s.name) ? null : (loaded.get(s.name)?.digest ?? null),
       rows: loaded.get(s.name)?.rows ?? null,
     })),
   });
@@ -60,7 +64,7 @@ adminRoute.post("/seeds/:name", async (c) => {
   const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
     await readBodyLimited(c.req.raw, MAX_CHUNK, "Seed chunk"),
   );
-  const result = await seed.load(c.env, text);
+  const result = await seed.load(c.env, text, new URL(c.req.url).origin);
   return c.json({ name: seed.name, ...result });
 });
 

@@ -6,10 +6,10 @@ import { owners } from "./identity";
  * The skills catalog (migration 0007). One row per skill name; `latestVersionId` points at the
  * version that is listed, and `securityStatus`/`securityScanHash` are that version's scan, copied
  * here so the discovery index and the catalog need no join to filter. `statusChangedAt` moves
- * whenever the status changes (a new version or a rescan). `rendered` marks Lore's own `lore`
- * skill, rendered per origin from src/harnesses/start-here.ts rather than stored. Search runs on
- * `skills_fts` (FTS5), kept in sync by triggers; it holds listed skills only (a latest version, or
- * `rendered`), so a search needs no join to leave out a skill whose first publish failed midway.
+ * whenever the status changes (a new version or a rescan). Lore's own `lore` is an ordinary row,
+ * published by the system account (src/skills/lore-skill.ts). Search runs on `skills_fts` (FTS5),
+ * kept in sync by triggers; it holds listed skills only (a latest version), so a search needs no
+ * join to leave out a skill whose first publish failed midway.
  */
 export const skills = sqliteTable(
   "skills",
@@ -32,7 +32,6 @@ export const skills = sqliteTable(
     /** `sha256:<hex>` of the latest version's artifact (the discovery index digest). */
     securityScanHash: text("security_scan_hash"),
     statusChangedAt: integer("status_changed_at").notNull(),
-    rendered: integer("rendered", { mode: "boolean" }).notNull().default(false),
     /** The latest SKILL.md body (capped), indexed by skills_fts. */
     searchBody: text("search_body").notNull().default(""),
     installs: integer("installs").notNull().default(0),
@@ -52,9 +51,7 @@ export const skills = sqliteTable(
     // The catalog's default order over listed skills only, so a list without `q` reads its page in
     // index order instead of sorting every skill (migration 0015). The WHERE is the catalog's own
     // condition word for word: SQLite uses a partial index only when the query names it.
-    index("skills_listed_installs_idx")
-      .on(desc(t.installs), desc(t.updatedAt), t.slug)
-      .where(sql`latest_version_id IS NOT NULL OR rendered = 1`),
+    index("skills_listed_installs_idx").on(desc(t.installs), desc(t.updatedAt), t.slug).where(sql`latest_version_id IS NOT NULL`),
   ],
 );
 

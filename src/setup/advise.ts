@@ -253,21 +253,30 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
   if (!mcp) notes.push(`${h.name} has no MCP client: the instruction section shows the REST calls (curl with $LORE_API_KEY) instead.`);
 
   if (h.skillsDir) {
-    const [recommended] = await runReads(db, [recommendSkillsRead(db, origin, topics, [...installed, LORE_SKILL], RECOMMENDED)] as const);
-    const wanted = [...(installed.includes(LORE_SKILL) ? [] : [LORE_SKILL]), ...recommended.map((r) => r.slug)];
-    const [targets] = await runReads(db, [installTargetsRead(db, origin, wanted)] as const);
-    const why = new Map(recommended.map((r) => [r.slug, r]));
+    const [recommended] = await runReads(db, [recommendSkillsRead(db, topics, [...installed, LORE_SKILL], RECOMMENDED)] as const);
+    // Why each skill is proposed: Lore's own unless it is installed, then the stack's matches. Each
+    // is read like any skill (installTargetsRead); only the reason given differs.
+    const why = new Map<string, { title: string; reason: string }>();
+    if (!installed.includes(LORE_SKILL)) {
+      why.set(LORE_SKILL, {
+        title: `Install Lore's own skill (${LORE_SKILL})`,
+        reason:
+          "It teaches the agent how to use Lore: sync first, package checks, quotas, untrusted content. Same bytes as /v1/start-here.md.",
+      });
+    }
+    for (const r of recommended) {
+      why.set(r.slug, {
+        title: `Install the skill ${r.slug}`,
+        reason: `Scan-passed and tagged ${r.matchedTopics.join(", ")}, which this stack uses (${r.installs} installs${r.rating === null ? "" : `, rated ${r.rating}/5`}).`,
+      });
+    }
+    const [targets] = await runReads(db, [installTargetsRead(db, [...why.keys()])] as const);
     for (const t of targets) {
       const answer = installAnswer(origin, t, h.id);
-      const rec = why.get(t.name);
       proposals.push({
         id: `skill:${t.name}`,
         kind: "skill",
-        title: t.name === LORE_SKILL ? "Install Lore's own skill (lore)" : `Install the skill ${t.name}`,
-        reason:
-          t.name === LORE_SKILL
-            ? "It teaches the agent how to use Lore: sync first, package checks, quotas, untrusted content. Same bytes as /v1/start-here.md."
-            : `Scan-passed and tagged ${rec!.matchedTopics.join(", ")}, which this stack uses (${rec!.installs} installs${rec!.rating === null ? "" : `, rated ${rec!.rating}/5`}).`,
+        ...why.get(t.name)!,
         action: "run",
         file: answer.installDir,
         scope: answer.installDir.startsWith("~/") ? "user" : "project",

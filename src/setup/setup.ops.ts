@@ -5,7 +5,7 @@ import { notFound } from "../core/errors";
 import { now } from "../core/clock";
 import { ref } from "../core/text";
 import { HARNESSES, HARNESS_IDS, setupFor } from "../harnesses/setup.data";
-import { renderStartHere } from "../harnesses/start-here";
+import { startHereMd } from "../skills";
 import { adviseBody, adviseOut, setupOut } from "./setup.schemas";
 import { advise as runAdvise } from "./advise";
 import { CLI_PATH, CLI_PINNED_PATH, cliInfo, cliTarball, isPinnedFile } from "./cli-package";
@@ -142,7 +142,7 @@ export const startHere = defineOperation({
   metric: null,
   contentType: "text/markdown; charset=utf-8",
   output: z.string(),
-  handler: async (ctx) => renderStartHere(ctx.origin),
+  handler: (ctx) => startHereMd(ctx.env, ctx.origin),
 });
 
 export const advise = defineOperation({

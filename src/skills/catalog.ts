@@ -17,7 +17,7 @@ export interface ListInput {
 
 const AVG = "(CASE WHEN s.review_count = 0 THEN NULL ELSE s.rating_sum * 1.0 / s.review_count END)";
 
-export async function listSkills(db: D1Database, origin: string, input: ListInput) {
+export async function listSkills(db: D1Database, input: ListInput) {
   const q = input.q?.trim();
   const match = q ? ftsQuery(q) : null;
   if (q && !match) return emptyPage(input);
@@ -58,7 +58,7 @@ export async function listSkills(db: D1Database, origin: string, input: ListInpu
     page: input.page,
     perPage: input.perPage,
   });
-  return { items: await itemsOut(rows, origin), ...total, page: input.page, perPage: input.perPage };
+  return { items: itemsOut(rows), ...total, page: input.page, perPage: input.perPage };
 }
 
 export async function listCategories(db: D1Database) {

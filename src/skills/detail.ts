@@ -3,7 +3,6 @@ import { notFound } from "../core/errors";
 import { iso } from "../core/clock";
 import type { ScanStatus } from "../scan";
 import type { Capabilities, CapabilityChange } from "./scanner";
-import { renderedVersion, withRendered } from "./lore-skill";
 import type { SkillDetailOut } from "./skills.schemas";
 import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
 import { itemOut, type ReviewRow, reviewOut, versionOut } from "./shapes";
@@ -31,7 +30,7 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
       )
       .bind(slug),
   ]);
-  const [r] = await withRendered(skillRes!.results as SkillRow[], origin);
+  const r = skillRes!.results[0] as SkillRow | undefined;
   if (!r?.latest_version_id) throw notFound(`Skill '${slug}'`);
   const reviews = (reviewsRes!.results as (ReviewRow & { agent_id: string; handle: string })[]).map((x) =>
     reviewOut(x, { id: x.agent_id, handle: x.handle }),
@@ -44,7 +43,7 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
     legacyIndex: `${origin}/.well-known/skills/index.json`,
     filesBase: `${origin}/.well-known/skills/${slug}`,
   });
-  const latest = r.rendered ? await renderedVersion(origin) : (latestRes!.results[0] as (VersionRow & { skill_md: string }) | undefined);
+  const latest = latestRes!.results[0] as (VersionRow & { skill_md: string }) | undefined;
   if (!latest) throw notFound(`Skill '${slug}'`);
   const v = versionOut(latest);
   const item = itemOut(r);

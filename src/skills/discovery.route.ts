@@ -77,7 +77,7 @@ discoveryRoute.on(["GET", "HEAD"], "/:prefix{agent-skills|skills}/*", async (c) 
   let contentType: string;
   let path: string;
   if (archive) {
-    if (skill.type !== "archive" || !skill.artifactHex) throw notFound(c);
+    if (skill.type !== "archive") throw notFound(c);
     digest = skill.artifactHex;
     contentType = "application/gzip";
     path = `${name}.tar.gz`;
@@ -91,7 +91,6 @@ discoveryRoute.on(["GET", "HEAD"], "/:prefix{agent-skills|skills}/*", async (c) 
   const etag = `"sha256:${digest}"`;
   // A cached copy that is still right costs no R2 read.
   if (notModified(c, etag)) return respond(c, "", etag, contentType, SANDBOX);
-  if (skill.rendered) return respond(c, skill.rendered, etag, contentType, SANDBOX);
   let bytes: Uint8Array;
   try {
     bytes = await getVerified(c.env.SKILLS, digest);

@@ -2,13 +2,12 @@
  * The discovery indexes, as the `skills` CLI (npm `skills` 1.7) reads them (DESIGN §6):
  *   /.well-known/agent-skills/index.json  v0.2.0: {$schema, skills: [{name, type, description, url, digest}]}
  *   /.well-known/skills/index.json        v0.1.0: {skills: [{name, description, files: [...], digest}]}
- * Only scan-passed skills, latest version, plus Lore's own `lore` skill rendered for the origin.
+ * Only scan-passed skills, latest version (Lore's own `lore` among them, published like any other).
  * One D1 query builds an index; the serialised index is kept per isolate for a few seconds (and
  * dropped at once when this isolate publishes or rescans), because these are public, hot URLs.
  */
 import { sha256Hex } from "../core/crypto";
 import { LruCache } from "../core/cache";
-import { loreSkill } from "./lore-skill";
 import type { SqlRow } from "../core/columns";
 import type { skills, skillVersions } from "../db/skills";
 
@@ -34,23 +33,21 @@ export interface Listed {
   type: "skill-md" | "archive";
   /** `sha256:<hex>` of the artifact. */
   digest: string;
-  /** SHA-256 hex of the artifact (its R2 key is `sha256/<hex>`), or null for the rendered `lore`. */
-  artifactHex: string | null;
+  /** SHA-256 hex of the artifact (its R2 key is `sha256/<hex>`). */
+  artifactHex: string;
   files: { path: string; size: number; digest: string; text?: boolean }[];
-  /** The rendered bytes of `lore` (no R2 object). */
-  rendered?: Uint8Array;
 }
 
-async function listedSkills(db: D1Database, origin: string): Promise<Listed[]> {
+async function listedSkills(db: D1Database): Promise<Listed[]> {
   const rows = await db
     .prepare(
       `SELECT s.slug, s.description, v.artifact_type, v.scan_hash, v.artifact_key, v.files
          FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id
-        WHERE s.security_status = 'passed' AND s.rendered = 0 AND v.status = 'passed'
+        WHERE s.security_status = 'passed' AND v.status = 'passed'
         ORDER BY s.slug`,
     )
     .all<ListedRow>();
-  const out: Listed[] = rows.results.map((r) => ({
+  return rows.results.map((r) => ({
     name: r.slug,
     description: r.description,
     type: r.artifact_type as Listed["type"],
@@ -58,19 +55,6 @@ async function listedSkills(db: D1Database, origin: string): Promise<Listed[]> {
     artifactHex: r.scan_hash.slice("sha256:".length),
     files: JSON.parse(r.files) as Listed["files"],
   }));
-  const lore = await loreSkill(origin);
-  if (lore.scan.status === "passed") {
-    out.unshift({
-      name: lore.name,
-      description: lore.description,
-      type: "skill-md",
-      digest: `sha256:${lore.digest}`,
-      artifactHex: null,
-      files: [{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest, text: true }],
-      rendered: lore.bytes,
-    });
-  }
-  return out;
 }
 
 export interface BuiltIndex {
@@ -86,7 +70,7 @@ const indexCache = new LruCache<string, { epoch: number; v2: BuiltIndex; v1: Bui
 async function build(db: D1Database, origin: string) {
   const cached = indexCache.get(origin);
   if (cached && cached.epoch === epoch) return cached;
-  const listed = await listedSkills(db, origin);
+  const listed = await listedSkills(db);
   const base = `${origin}/.well-known/agent-skills`;
   const v2 = JSON.stringify({
     $schema: DISCOVERY_SCHEMA_V2,

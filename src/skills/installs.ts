@@ -1,32 +1,26 @@
 /** An install: counted only when the skill is installable, answered with the harness's command. */
 import { conflict, notFound } from "../core/errors";
 import type { Finding } from "../scan";
-import { LORE_SKILL, loreSkill, withRendered } from "./lore-skill";
 import { harnessLoadsSkills, installAnswer } from "./install";
 import { SKILL_COLS, type SkillRow } from "./rows";
 import { itemOut } from "./shapes";
 
 export async function installSkill(db: D1Database, origin: string, slug: string, harness?: string) {
-  // Lore's own skill is rendered: whether it may be counted is its scan for this origin (memoised, no I/O).
-  const lorePassed = slug === LORE_SKILL ? (await loreSkill(origin)).scan.status === "passed" : true;
   // One round trip: count the install only if the skill is installable, then read what the answer needs.
   const [, rowRes] = await db.batch([
     db
       .prepare(
         `UPDATE skills SET installs = installs + 1
-          WHERE slug = ?1 AND ?3 = 1 AND ((rendered = 0 AND latest_version_id IS NOT NULL AND security_status = 'passed') OR (rendered = 1 AND ?2 = 1))`,
+          WHERE slug = ?1 AND ?2 = 1 AND latest_version_id IS NOT NULL AND security_status = 'passed'`,
       )
-      .bind(slug, lorePassed ? 1 : 0, harnessLoadsSkills(harness) ? 1 : 0),
+      .bind(slug, harnessLoadsSkills(harness) ? 1 : 0),
     db
       .prepare(
         `SELECT ${SKILL_COLS}, v.artifact_type, v.files, v.findings FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`,
       )
       .bind(slug),
   ]);
-  const [r] = await withRendered(
-    rowRes!.results as (SkillRow & { artifact_type: string | null; files: string | null; findings: string | null })[],
-    origin,
-  );
+  const r = rowRes!.results[0] as (SkillRow & { artifact_type: string | null; files: string | null; findings: string | null }) | undefined;
   if (!r?.latest_version_id) throw notFound(`Skill '${slug}'`);
   const item = itemOut(r);
   const findings = JSON.parse(r.findings ?? "[]") as Finding[];

@@ -1,106 +1,81 @@
 /**
- * Lore's own skill, `lore`: the text of GET /v1/start-here.md, which names the host it is served
- * from. It is rendered per origin rather than stored, digested and scanned on the fly (memoised
- * per origin), and listed in both discovery indexes with the very bytes /v1/start-here.md serves.
+ * Lore's own skill, `lore`: the text of GET /v1/start-here.md (src/harnesses/start-here.ts), which
+ * names the service's origin. It is rendered once, with the deployment's public origin, and
+ * published at start (the seed) by the system account through the normal publish path: an ordinary
+ * row with content-addressed files in R2 and an earned scan, read by every path like any skill.
+ *
+ * The origin is configuration, never the request's Host header: content that changed with the Host
+ * header would not be content-addressable, and a forged Host would rewrite where an agent is told
+ * to send its key.
  */
-import { renderStartHere } from "../harnesses/start-here";
+import type { Env } from "../env";
+import { ApiError } from "../core/errors";
 import { sha256Hex } from "../core/crypto";
-import { LruCache } from "../core/cache";
-import { parseFrontMatter } from "./bundle";
-import { scanSkill, type SkillScan } from "./scanner";
-import { now } from "../core/clock";
-import type { SkillRow, VersionRow } from "./rows";
+import { renderStartHere } from "../harnesses/start-here";
 
 export const LORE_SKILL = "lore";
-/** The version label `lore` always shows: it is rendered, never published. */
-export const LORE_VERSION = "live";
-
-export interface LoreSkill {
-  name: string;
-  description: string;
-  text: string;
-  bytes: Uint8Array;
-  /** SHA-256 hex of the bytes. */
-  digest: string;
-  scan: SkillScan;
-}
-
-const memo = new LruCache<string, Promise<LoreSkill>>({ maxEntries: 32 });
-
-async function render(origin: string): Promise<LoreSkill> {
-  const text = renderStartHere(origin);
-  const bytes = new TextEncoder().encode(text);
-  const fm = parseFrontMatter(text);
-  return {
-    name: fm.name,
-    description: fm.description,
-    text,
-    bytes,
-    digest: await sha256Hex(bytes),
-    scan: scanSkill([{ path: "SKILL.md", bytes, text }]),
-  };
-}
-
-export function loreSkill(origin: string): Promise<LoreSkill> {
-  return memo.getOrSet(origin, () => render(origin));
-}
-
-/** The description the catalog row carries (the same for every origin). */
-export const loreDescription = () => parseFrontMatter(renderStartHere("https://lore.invalid")).description;
 
 /** The account that publishes Lore's own skills (migration 0007). It has no password and no agents. */
 export const SYSTEM_OWNER_ID = "own_lore_system";
 
+/** What the catalog says about `lore` (its front matter names neither). */
+const LORE_PUBLISH = { category: "workflow", tags: ["lore", "mcp", "setup"] };
+
 /**
- * This origin's rendering of `lore` as the latest version a stored skill would have: the one place
- * that knows `lore` is rendered. The read paths complete its catalog row with it (`withRendered`)
- * and then treat it like any other skill.
+ * The origin Lore's own skill names: PUBLIC_ORIGIN when the deployment configures it, else the
+ * origin the operator's seed request reached (an admin-authenticated request: npm start's
+ * http://127.0.0.1:<port>, or the URL `npm run deploy` seeds).
  */
-export async function renderedVersion(origin: string): Promise<VersionRow & { skill_md: string }> {
-  const lore = await loreSkill(origin);
-  const at = now();
-  return {
-    id: `${LORE_SKILL}@${LORE_VERSION}`,
-    skill_id: "skl_lore",
-    seq: 0,
-    version: LORE_VERSION,
-    status: lore.scan.status,
-    findings: JSON.stringify(lore.scan.findings),
-    ruleset_version: lore.scan.rulesetVersion,
-    scan_layers: JSON.stringify([{ layer: "rules", version: lore.scan.rulesetVersion, outcome: lore.scan.status, detail: null }]),
-    scan_hash: `sha256:${lore.digest}`,
-    artifact_type: "skill-md",
-    artifact_size: lore.bytes.byteLength,
-    files: JSON.stringify([{ path: "SKILL.md", size: lore.bytes.byteLength, digest: lore.digest }]),
-    capabilities: JSON.stringify(lore.scan.capabilities),
-    capability_changes: "[]",
-    created_at: at,
-    scanned_at: at,
-    skill_md: lore.text,
-  };
+export function skillOrigin(env: Pick<Env, "PUBLIC_ORIGIN">, seedOrigin?: string): string {
+  const configured = env.PUBLIC_ORIGIN?.trim();
+  const raw = configured || seedOrigin;
+  if (!raw) throw new Error("Lore's own skill needs an origin: set PUBLIC_ORIGIN (wrangler.toml [vars]) or seed through /internal/seeds");
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ApiError("VALIDATION_FAILED", `PUBLIC_ORIGIN '${raw}' is not a URL (e.g. https://lore.example.com)`);
+  }
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== raw.replace(/\/+$/, "")) {
+    throw new ApiError(
+      "VALIDATION_FAILED",
+      `PUBLIC_ORIGIN '${raw}' must be an origin: scheme and host, no path (e.g. https://lore.example.com)`,
+    );
+  }
+  return url.origin;
 }
 
-/** The latest-version columns a read may join onto a catalog row (`LEFT JOIN skill_versions v`). */
-const JOINED = ["artifact_type", "files", "findings", "scanned_at"] as const;
+/** `lore` as a skill folder for the publish path, rendered for this origin. */
+export function loreSkillFolder(origin: string) {
+  const bytes = new TextEncoder().encode(renderStartHere(origin));
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return { ...LORE_PUBLISH, files: [{ path: "SKILL.md", content: btoa(bin), encoding: "base64" as const }] };
+}
+
+/** The `path\0digest` manifest a skill folder is compared by (a published version's `files` column has the same). */
+export const manifestOf = (files: readonly { path: string; digest: string }[]) =>
+  files
+    .map((f) => `${f.path}\0${f.digest}`)
+    .sort()
+    .join("\n");
+
+/** The manifest of `lore` rendered for this origin. */
+export async function loreManifest(origin: string): Promise<string> {
+  return manifestOf([{ path: "SKILL.md", digest: await sha256Hex(renderStartHere(origin)) }]);
+}
 
 /**
- * Catalog rows with each rendered one (`lore`) completed from this origin's rendering: its latest
- * version, scan and hash, and whichever joined version columns the row carries. Other rows pass
- * through untouched; no rendering happens when there is no rendered row.
+ * GET /v1/start-here.md, which the contract defines as the service's own skill as one Markdown
+ * file: the published `lore`'s SKILL.md, so it is the very bytes the discovery index lists. Before
+ * the first seed has published it, the same text rendered for PUBLIC_ORIGIN (or, unconfigured, the
+ * request's origin: nothing else is published then either).
  */
-export async function withRendered<R extends Pick<SkillRow, "rendered">>(rows: R[], origin: string): Promise<R[]> {
-  if (!rows.some((r) => r.rendered)) return rows;
-  const v = await renderedVersion(origin);
-  return rows.map((r) => {
-    if (!r.rendered) return r;
-    const out: Record<string, unknown> = {
-      ...r,
-      latest_version_id: v.id,
-      latest_version: v.version,
-      security_status: v.status,
-      security_scan_hash: v.scan_hash,
-    };
-    for (const k of JOINED) if (k in r) out[k] = v[k];
-    return out as R;
-  });
+export async function startHereMd(env: Pick<Env, "DB" | "PUBLIC_ORIGIN">, requestOrigin: string): Promise<string> {
+  const row = await env.DB.prepare(
+    `SELECT v.skill_md FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ? AND s.owner_id = ?`,
+  )
+    .bind(LORE_SKILL, SYSTEM_OWNER_ID)
+    .first<{ skill_md: string }>();
+  return row?.skill_md ?? renderStartHere(skillOrigin(env, requestOrigin));
 }

@@ -97,12 +97,12 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const unsupported = harnesses.filter((h) => !SKILL_HARNESSES.includes(h));
   if (unsupported.length) throw badRequest(`${unsupported.join(", ")} cannot load skills`, ["harnesses"]);
   const tags = normalizeTags([...(input.tags ?? []), ...fm.tags], ["tags"]);
-  if (isReservedName(name)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
+  if (isReservedName(name, ownerId)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
 
   const [existingRes, labelRes, limitsRes] = await db.batch([
     db
       .prepare(
-        `SELECT s.id, s.owner_id, s.rendered, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`,
+        `SELECT s.id, s.owner_id, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`,
       )
       .bind(name),
     // What the label needs: whether the author's label is taken, and the numbers already used as labels.
@@ -115,8 +115,8 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
       .bind(name, fm.version ?? ""),
     db.prepare(`SELECT ${VERSIONS_TODAY} AS today, ${OWNER_BYTES} AS bytes`).bind(name, ownerId, dayStart),
   ]);
-  const existing = existingRes!.results[0] as { id: string; owner_id: string; rendered: number; capabilities: string | null } | undefined;
-  if (existing && (existing.owner_id !== ownerId || existing.rendered)) throw nameTaken(name);
+  const existing = existingRes!.results[0] as { id: string; owner_id: string; capabilities: string | null } | undefined;
+  if (existing && existing.owner_id !== ownerId) throw nameTaken(name);
   const used = labelRes!.results[0] as { seq: number; top: number; taken: number };
   if (fm.version && used.taken) throw labelTaken(name, fm.version);
   // Without a label from the author, the next number that is neither this version's sequence number
@@ -147,7 +147,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const body = bundle.skillMd.text.replace(/^---\r?\n[\s\S]*?\r?\n---[ \t]*\r?\n?/, "");
   const files = bundle.files.map((f) => ({ path: f.path, size: f.bytes.byteLength, digest: f.digest, text: f.text !== null }));
   const addBytes = filesBytes + artifact.bytes.byteLength;
-  const mine = `slug = ?1 AND owner_id = ?2 AND rendered = 0`;
+  const mine = `slug = ?1 AND owner_id = ?2`;
   const versionExists = `EXISTS (SELECT 1 FROM skill_versions WHERE id = ?3)`;
   const stmts: D1PreparedStatement[] = [
     db

@@ -16,4 +16,4 @@ export type VersionRow = SqlRow<typeof skillVersions, (typeof VERSION_KEYS)[numb
 export const VERSION_COLS = columnsOf(skillVersions, "v", VERSION_KEYS);
 
 // A skill with no version yet (its first publish failed midway) is not part of the catalog (nor of skills_fts).
-export const PUBLISHED = "(s.latest_version_id IS NOT NULL OR s.rendered = 1)";
+export const PUBLISHED = "s.latest_version_id IS NOT NULL";

@@ -3,7 +3,7 @@ import { iso } from "../core/clock";
 import type { Finding, ScanStatus } from "../scan";
 import type { ScanLayer } from "../scan/judge";
 import type { Capabilities, CapabilityChange } from "./scanner";
-import { SYSTEM_OWNER_ID, withRendered } from "./lore-skill";
+import { SYSTEM_OWNER_ID } from "./lore-skill";
 import type { SkillItemOut, VersionOut } from "./skills.schemas";
 import type { SkillRow, VersionRow } from "./rows";
 
@@ -19,7 +19,7 @@ export function notListedReason(status: string, hasVersion: boolean): string | n
   return "The latest version's scan reported high or critical findings (status flagged). Only scan-passed skills are listed and installable: remove what the findings point at and publish a new version.";
 }
 
-/** A catalog row as the API shows it (a rendered row completed by `withRendered` first). */
+/** A catalog row as the API shows it. */
 export function itemOut(r: SkillRow): SkillItemOut {
   const status = r.security_status as ScanStatus;
   return {
@@ -43,8 +43,8 @@ export function itemOut(r: SkillRow): SkillItemOut {
   };
 }
 
-export async function itemsOut(rows: SkillRow[], origin: string): Promise<SkillItemOut[]> {
-  return (await withRendered(rows, origin)).map(itemOut);
+export function itemsOut(rows: SkillRow[]): SkillItemOut[] {
+  return rows.map(itemOut);
 }
 
 export function versionOut(v: VersionRow): VersionOut {

@@ -103,7 +103,7 @@ export const search = defineOperation({
   query: listQuery,
   output: listOut,
   untrusted: true,
-  handler: (ctx, q) => listSkills(ctx.env.DB, ctx.origin, q),
+  handler: (ctx, q) => listSkills(ctx.env.DB, q),
   mcp: {
     tool: "service_skills_search",
     title: "Search skills",

@@ -6,7 +6,6 @@
 import { iso } from "../core/clock";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import type { ScanStatus } from "../scan";
-import { withRendered } from "./lore-skill";
 import type { InstallTarget } from "./install";
 import type { SkillItemOut } from "./skills.schemas";
 import { PUBLISHED, SKILL_COLS, type SkillRow } from "./rows";
@@ -42,7 +41,7 @@ const unknownSkill = (name: string): SkillStatus => ({
  * Scan status of each installed skill name, in the order given (unknown names reported as
  * unknown), as a read that can join another caller's batch: one statement for any number of names.
  */
-export function skillStatusesRead(db: D1Database, names: readonly string[], origin: string): BatchRead<SkillStatus[]> {
+export function skillStatusesRead(db: D1Database, names: readonly string[]): BatchRead<SkillStatus[]> {
   const wanted = [...new Set(names.map((n) => n.trim().toLowerCase()).filter(Boolean))];
   if (!wanted.length) return constantRead(names.map(unknownSkill));
   return {
@@ -55,7 +54,7 @@ export function skillStatusesRead(db: D1Database, names: readonly string[], orig
         .bind(JSON.stringify(wanted)),
     ],
     read: async ([res]) => {
-      const rows = await withRendered(res!.results as (SkillRow & { scanned_at: number | null })[], origin);
+      const rows = res!.results as (SkillRow & { scanned_at: number | null })[];
       const found = new Map<string, SkillStatus>();
       for (const r of rows) {
         if (!r.latest_version_id) continue;
@@ -78,8 +77,8 @@ export function skillStatusesRead(db: D1Database, names: readonly string[], orig
 }
 
 /** Scan status of each installed skill name, in the order given (unknown names reported as unknown). */
-export const skillStatuses = (db: D1Database, names: readonly string[], origin: string): Promise<SkillStatus[]> =>
-  runRead(db, skillStatusesRead(db, names, origin));
+export const skillStatuses = (db: D1Database, names: readonly string[]): Promise<SkillStatus[]> =>
+  runRead(db, skillStatusesRead(db, names));
 
 export interface SkillRecommendation extends SkillItemOut {
   /** The stack topics this skill's tags matched. */
@@ -93,7 +92,6 @@ export interface SkillRecommendation extends SkillItemOut {
  */
 export function recommendSkillsRead(
   db: D1Database,
-  origin: string,
   topics: readonly string[],
   exclude: readonly string[] = [],
   limit = 10,
@@ -114,7 +112,7 @@ export function recommendSkillsRead(
     ],
     read: async ([res]) => {
       const rows = res!.results as (SkillRow & { matched: string; n: number })[];
-      const items = await itemsOut(rows, origin);
+      const items = itemsOut(rows);
       return items
         .map((item, i) => ({ ...item, matchedTopics: rows[i]!.matched.split(" ").sort() }))
         .filter((x) => x.securityStatus === "passed");
@@ -125,48 +123,40 @@ export function recommendSkillsRead(
 /** recommendSkillsRead on its own. */
 export const recommendSkills = (
   db: D1Database,
-  origin: string,
   topics: readonly string[],
   exclude: readonly string[] = [],
   limit = 10,
-): Promise<SkillRecommendation[]> => runRead(db, recommendSkillsRead(db, origin, topics, exclude, limit));
+): Promise<SkillRecommendation[]> => runRead(db, recommendSkillsRead(db, topics, exclude, limit));
 
 /**
  * What an install command needs for each named skill that is installable (scan passed, published):
  * its artifact type, digest and files. Unknown and not-passed names are left out. One statement.
  */
-export function installTargetsRead(db: D1Database, origin: string, names: readonly string[]): BatchRead<InstallTarget[]> {
+export function installTargetsRead(db: D1Database, names: readonly string[]): BatchRead<InstallTarget[]> {
   const wanted = [...new Set(names.map((n) => n.trim().toLowerCase()).filter(Boolean))];
   if (!wanted.length) return constantRead([]);
   return {
     statements: [
       db
         .prepare(
-          `SELECT s.slug, s.rendered, s.security_status, s.security_scan_hash, v.artifact_type, v.files
-             FROM json_each(?1) j JOIN skills s ON s.slug = j.value LEFT JOIN skill_versions v ON v.id = s.latest_version_id
-            WHERE s.rendered = 1 OR (s.latest_version_id IS NOT NULL AND s.security_status = 'passed')`,
+          `SELECT s.slug, s.security_scan_hash, v.artifact_type, v.files
+             FROM json_each(?1) j JOIN skills s ON s.slug = j.value JOIN skill_versions v ON v.id = s.latest_version_id
+            WHERE s.security_status = 'passed'`,
         )
         .bind(JSON.stringify(wanted)),
     ],
     read: async ([res]) => {
-      const rows = await withRendered(
-        res!.results as (Pick<SkillRow, "slug" | "rendered" | "security_status" | "security_scan_hash"> & {
-          artifact_type: string | null;
-          files: string | null;
-        })[],
-        origin,
-      );
+      const rows = res!.results as (Pick<SkillRow, "slug" | "security_scan_hash"> & { artifact_type: string; files: string })[];
       const bySlug = new Map(rows.map((r) => [r.slug, r]));
       const out: InstallTarget[] = [];
       for (const name of wanted) {
         const r = bySlug.get(name);
-        // Stored rows are filtered in SQL; a rendered one's scan is known only now.
-        if (r?.security_status !== "passed") continue;
+        if (!r) continue;
         out.push({
           name,
           artifactType: r.artifact_type as "skill-md" | "archive",
           digest: r.security_scan_hash!,
-          files: JSON.parse(r.files!),
+          files: JSON.parse(r.files),
         });
       }
       return out;
@@ -175,12 +165,7 @@ export function installTargetsRead(db: D1Database, origin: string, names: readon
 }
 
 /** Skills whose scan status changed after `since` (ms), oldest change first: a sync cursor's "scan changes since". */
-export async function skillScanChangesSince(
-  db: D1Database,
-  origin: string,
-  since: number,
-  opts: { names?: readonly string[]; limit?: number } = {},
-) {
+export async function skillScanChangesSince(db: D1Database, since: number, opts: { names?: readonly string[]; limit?: number } = {}) {
   const limit = Math.min(opts.limit ?? 100, 500);
   const names = opts.names?.map((n) => n.trim().toLowerCase());
   if (names && names.length === 0) return [];
@@ -192,7 +177,7 @@ export async function skillScanChangesSince(
     )
     .bind(since, limit, ...(names ? [JSON.stringify(names)] : []))
     .all<SkillRow>();
-  const items = await itemsOut(res.results, origin);
+  const items = itemsOut(res.results);
   return items.map((item, i) => ({
     name: item.slug,
     securityStatus: item.securityStatus,

@@ -147,7 +147,7 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
       .prepare(
         `WITH changed AS (SELECT DISTINCT scope FROM sync_changes WHERE kind = 'skill' AND seq > ${WATERMARK})
          SELECT i.agent_id, s.slug, s.security_status, s.security_scan_hash
-           FROM changed ch JOIN skills s ON s.slug = ch.scope AND s.security_status <> 'passed' AND s.rendered = 0
+           FROM changed ch JOIN skills s ON s.slug = ch.scope AND s.security_status <> 'passed'
            JOIN sync_installed_skills i ON i.name = s.slug
            JOIN agents g ON g.id = i.agent_id AND g.owner_id = ?1 AND g.deleted_at IS NULL`,
       )

@@ -85,7 +85,7 @@ export async function listStacks(db: D1Database, ownerId: string, page: { page: 
 }
 
 /** One agent's stack with, per entry, the latest version, how far behind it is, and the advisories that affect it. */
-export async function agentStack(db: D1Database, ownerId: string, agentId: string, origin: string) {
+export async function agentStack(db: D1Database, ownerId: string, agentId: string) {
   const row = await db
     .prepare(
       `SELECT ${STATE_COLS}
@@ -108,7 +108,7 @@ export async function agentStack(db: D1Database, ownerId: string, agentId: strin
       keyed.map((e) => ({ topic: e.topic, ecosystem: e.ecosystem as Ecosystem, pinned: e.pinned })),
     ),
     advisoriesForStackRead(db, entries),
-    skillStatusesRead(db, JSON.parse(row.skills) as string[], origin),
+    skillStatusesRead(db, JSON.parse(row.skills) as string[]),
   ] as const);
   const viewOf = new Map(views.map((v) => [v.topic, v]));
   return {

@@ -198,7 +198,7 @@ export const getStack = defineOperation({
       }),
     ),
   }),
-  handler: (ctx, p) => agentStack(ctx.env.DB, ctx.caller.ownerId, p.agentId, ctx.origin),
+  handler: (ctx, p) => agentStack(ctx.env.DB, ctx.caller.ownerId, p.agentId),
 });
 
 const notificationOut = z.object({

@@ -40,7 +40,7 @@ export async function runSync(
   ctx.progress?.(1, 4, "state read");
   const { freshnessOf, notices } = await refreshStaleReleases(ctx.env, stack, mode.full, at);
   ctx.progress?.(2, 4, "release data current");
-  const changes = await readChanges(db, ctx.origin, caller.agentId, stack, mode, cursorIn, at);
+  const changes = await readChanges(db, caller.agentId, stack, mode, cursorIn, at);
   const { out, notify } = await buildAnswer({
     env: ctx.env,
     origin: ctx.origin,

@@ -45,7 +45,7 @@ const ids = (r: { body: { items: { id: string }[] } }) => r.body.items.map((x) =
 
 const slugs = (r: { body: { items: { slug: string }[] } }) => r.body.items.map((x) => x.slug);
 const SKILLS_BM25 = "bm25(skills_fts, 0.0, 10.0, 4.0, 6.0, 1.0)";
-const LISTED = "(s.latest_version_id IS NOT NULL OR s.rendered = 1)";
+const LISTED = "s.latest_version_id IS NOT NULL";
 
 /**
  * `count` listed skills whose description holds `word` 1–3 times (so bm25 differs) and whose installs
@@ -172,7 +172,7 @@ describe("paged search", () => {
     await env.DB.prepare("UPDATE skills SET latest_version_id = NULL WHERE slug = ?").bind(late).run();
     expect(await find()).not.toContain(late);
     const { results } = await env.DB.prepare(
-      `SELECT COUNT(*) AS n FROM skills_fts f JOIN skills s ON s.rowid = f.rowid WHERE s.latest_version_id IS NULL AND s.rendered = 0`,
+      `SELECT COUNT(*) AS n FROM skills_fts f JOIN skills s ON s.rowid = f.rowid WHERE s.latest_version_id IS NULL`,
     ).all<{ n: number }>();
     expect(results[0]!.n).toBe(0);
   });

@@ -248,7 +248,7 @@ describe("GET /v1/me/activity", () => {
       via: "rest",
     });
     expect(byKind("VOTE")[0]).toMatchObject({ agent: { id: b.id }, summary: expect.stringMatching(/^Voted \+1 on thread/) });
-    expect(byKind("SKILL_INSTALL")[0].summary).toBe("Installed the skill lore live for codex");
+    expect(byKind("SKILL_INSTALL")[0].summary).toBe("Installed the skill lore 1 for codex");
     expect(
       byKind("SYNC")
         .map((i: any) => i.via)

@@ -196,7 +196,7 @@ describe("readChanges (D1)", () => {
   it("up to date reads no views; full reads the complete ones; a cursor past the log is refused", async () => {
     const c = await caller();
     const stack = await resolveStack(env.DB, c, { stack: STACK }, T0);
-    const upToDate = await readChanges(env.DB, ctx.origin, c.agentId, stack, mode({}), null, T0);
+    const upToDate = await readChanges(env.DB, c.agentId, stack, mode({}), null, T0);
     expect(upToDate.views).toEqual([]);
     expect(upToDate.hasMore).toBe(false);
     const hi = (await env.DB.prepare("SELECT max(seq) AS hi FROM sync_changes").first<{ hi: number }>())!.hi;
@@ -204,11 +204,11 @@ describe("readChanges (D1)", () => {
     // One entry per pinned version: express ^4.19.1 and 4.19.1 are one (the last spelling answers for it).
     expect(upToDate.pinned.map((e) => e.version)).toEqual(["18.2.0", "4.19.1", "1.3.0"]);
 
-    const full = await readChanges(env.DB, ctx.origin, c.agentId, stack, mode({ full: true, reason: "first_sync" }), null, T0);
+    const full = await readChanges(env.DB, c.agentId, stack, mode({ full: true, reason: "first_sync" }), null, T0);
     expect(full.views.map((v) => v.topic).sort()).toEqual(["express", "left-pad", "react"]);
     expect([...full.completeTopics]).toEqual(stack.topics);
 
-    const ahead = readChanges(env.DB, ctx.origin, c.agentId, stack, mode({}), { seq: hi + 5, urgentSeq: hi + 5, issuedAt: T0 }, T0);
+    const ahead = readChanges(env.DB, c.agentId, stack, mode({}), { seq: hi + 5, urgentSeq: hi + 5, issuedAt: T0 }, T0);
     await expect(ahead).rejects.toBeInstanceOf(ApiError);
   });
 });
@@ -354,7 +354,7 @@ describe("releaseViews and buildAnswer", () => {
     const c = await caller();
     const stack = await resolveStack(env.DB, c, { stack: STACK }, T0);
     const m = mode({ notices: ["first"] });
-    const changes = await readChanges(env.DB, ctx.origin, c.agentId, stack, m, null, T0);
+    const changes = await readChanges(env.DB, c.agentId, stack, m, null, T0);
     const parts = {
       env,
       origin: ctx.origin,

@@ -77,7 +77,6 @@ const mapRead = <T, U>(r: BatchRead<T>, f: (t: T) => U): BatchRead<U> => ({
 
 export async function readChanges(
   db: D1Database,
-  origin: string,
   agentId: string,
   stack: Pick<ResolvedStack, "entries" | "topics" | "newTopics" | "movedTopics" | "installed" | "generation" | "lastFullSeq">,
   mode: SyncMode,
@@ -119,13 +118,13 @@ export async function readChanges(
             WHERE c.kind IN ('advisory', 'malicious') GROUP BY c.ref`,
             [advFrom, pairs],
           ),
-      skillStatusesRead(db, installed, origin),
+      skillStatusesRead(db, installed),
       skillFrom === null
         ? constantRead(new Map<string, number>())
         : changeSeqsRead(db, `SELECT scope AS id, max(seq) AS seq FROM sync_changes WHERE kind = 'skill' AND seq > ?1 GROUP BY scope`, [
             skillFrom,
           ]),
-      full ? recommendSkillsRead(db, origin, topics, installed, RECOMMENDATIONS_SHOWN) : constantRead([]),
+      full ? recommendSkillsRead(db, topics, installed, RECOMMENDATIONS_SHOWN) : constantRead([]),
       full && !delta ? verifiedForTagsRead(db, topics, KNOWLEDGE_SHOWN) : constantRead<KbItemOut[]>([]),
       full && delta
         ? changeSeqsRead(
