@@ -8,7 +8,7 @@ import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
 import { columnsOf, type SqlRow } from "../core/columns";
-import { advisories, type maliciousPackages } from "../db/freshness";
+import { advisories, advisoryAffected, type maliciousPackages } from "../db/freshness";
 import { packageKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "../ecosystems/versions";
 import type { OsvRecord } from "../sources/osv";
@@ -279,8 +279,9 @@ export interface StackEntry {
   ecosystem?: string;
 }
 
-/** An OSV affected row joined with its advisory, as the stack queries read it. */
-export type AffectedRow = AdvRowDb & { eco: string; key: string; ranges: string; versions: string; fixed: string };
+/** An OSV affected row joined with its advisory (AFFECTED_COLS): its package as `eco` and `key`. */
+const AFFECTED_KEYS = ["ranges", "versions", "fixed"] as const;
+export type AffectedRow = AdvRowDb & SqlRow<typeof advisoryAffected, (typeof AFFECTED_KEYS)[number]> & { eco: string; key: string };
 
 /** The entries of a stack that can be matched: known ecosystem, readable version. */
 function matchable(stack: StackEntry[]) {
@@ -324,7 +325,7 @@ export function matchAdvisories(stack: StackEntry[], affRows: AffectedRow[], mal
 }
 
 /** The columns of an affected row joined with its advisory (`f` = advisory_affected, `a` = advisories). */
-export const AFFECTED_COLS = `f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS}`;
+export const AFFECTED_COLS = `f.ecosystem AS eco, f.name AS key, ${columnsOf(advisoryAffected, "f", AFFECTED_KEYS)}, ${ADV_COLS}`;
 
 /**
  * Advisories that affect the pinned versions of a stack (up to 500 entries), as a read that can
