@@ -7,8 +7,8 @@ import * as z from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
-import { columnsOf, type SqlRow } from "../core/columns";
-import { advisories, advisoryAffected, type maliciousPackages } from "../db/freshness";
+import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
+import { advisories, advisoryAffected, maliciousPackages } from "../db/freshness";
 import { packageKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "../ecosystems/versions";
 import type { OsvRecord } from "../sources/osv";
@@ -177,13 +177,13 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
       : []),
     ...bulkStatements(
       db,
-      `INSERT OR REPLACE INTO advisory_affected (advisory_id, ecosystem, name, ranges, versions, fixed)
+      `INSERT OR REPLACE INTO ${insertColumns(advisoryAffected, ["advisoryId", "ecosystem", "name", "ranges", "versions", "fixed"])}
        SELECT ${jsonCols(6)} FROM json_each(?1) WHERE ${notOlder("json_extract(value, '$[0]')", "json_extract(value, '$[6]')")}`,
       affected,
     ),
     ...bulkStatements(
       db,
-      `INSERT INTO advisories (id, aliases, summary, details, severity, cvss_vector, published, modified, malicious, url, source, as_of, ingested_at)
+      `INSERT INTO ${insertColumns(advisories, ["id", "aliases", "summary", "details", "severity", "cvssVector", "published", "modified", "malicious", "url", "source", "asOf", "ingestedAt"])}
        SELECT ${jsonCols(12)}, ?2 FROM json_each(?1) WHERE true
        ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details,
          severity = excluded.severity, cvss_vector = excluded.cvss_vector, published = excluded.published, modified = excluded.modified,
@@ -194,7 +194,7 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
     ),
     ...bulkStatements(
       db,
-      `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
+      `INSERT INTO ${insertColumns(maliciousPackages, ["ecosystem", "nameKey", "record", "name", "versions", "malId", "modified", "summaryKind", "origin", "ingestedAt"])}
        SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true
        ON CONFLICT (ecosystem, name_key, record) DO UPDATE SET versions = excluded.versions, modified = excluded.modified, ingested_at = excluded.ingested_at
        WHERE malicious_packages.versions IS NOT excluded.versions OR malicious_packages.modified IS NOT excluded.modified`,

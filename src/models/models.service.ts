@@ -2,7 +2,7 @@
 import { jsonCols } from "../core/bulk";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ModelOut } from "./models.schemas";
-import { columnsOf, keysOf, type SqlRow } from "../core/columns";
+import { columnsOf, keysOf, type SqlRow, insertColumns } from "../core/columns";
 import { models } from "../db/freshness";
 
 export type ModelFacts = ModelOut;
@@ -36,9 +36,7 @@ export function modelRow(m: ModelFacts): unknown[] {
 }
 
 /** ?1 = JSON rows from modelRow, ?2 = now; `ingested_at` moves only when a fact changed. */
-export const UPSERT_MODELS = `INSERT INTO models (id, provider, api_model_id, name, aliases, release_date, release_date_notes, pricing,
-    context_window, max_input_tokens, max_output_tokens, lifecycle, lifecycle_status, retirement_date, benchmarks, sources, source,
-    facts_as_of, origin, ingested_at)
+export const UPSERT_MODELS = `INSERT INTO ${insertColumns(models, ["id", "provider", "apiModelId", "name", "aliases", "releaseDate", "releaseDateNotes", "pricing", "contextWindow", "maxInputTokens", "maxOutputTokens", "lifecycle", "lifecycleStatus", "retirementDate", "benchmarks", "sources", "source", "factsAsOf", "origin", "ingestedAt"])}
   SELECT ${jsonCols(19)}, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, api_model_id = excluded.api_model_id, name = excluded.name,
     aliases = excluded.aliases, release_date = excluded.release_date, release_date_notes = excluded.release_date_notes,

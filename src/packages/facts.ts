@@ -9,7 +9,7 @@ import { groupBy } from "../core/group";
 import { registryKey } from "../ecosystems/topics";
 import type { Ecosystem, VersionSpec } from "../ecosystems/versions";
 import { columnsOf, type SqlRow } from "../core/columns";
-import { hallucinatedNames, popularNames, registryCache } from "../db/freshness";
+import { type hallucinatedNames, popularNames, registryCache } from "../db/freshness";
 import { AFFECTED_COLS, advisorySourcesRead, type AffectedRow, type MaliciousRow, type SourceRow } from "../freshness";
 import { keyHash, neighbourKeys } from "./typo";
 

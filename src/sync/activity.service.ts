@@ -11,7 +11,7 @@ import type { ActivityEntry } from "../core/activity";
 import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
 import { pagedSearch } from "../core/fts";
-import { agents } from "../db/identity";
+import type { agents } from "../db/identity";
 import { agentActivity } from "../db/sync";
 
 /** An entry as an agent's action produces it; whose it is comes from the caller. */

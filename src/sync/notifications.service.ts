@@ -18,9 +18,9 @@ import type { AgentPrincipal } from "../core/principal";
 import { AFFECTED_COLS, matchAdvisories, type AffectedRow, type MaliciousRow } from "../freshness";
 import type { VulnerabilityOut } from "../freshness";
 import type { SkillStatus } from "../skills";
-import { agents } from "../db/identity";
+import type { agents } from "../db/identity";
 import { skills as skillsTable } from "../db/skills";
-import { notificationState, notifications, syncInstalledSkills, syncStackEntries } from "../db/sync";
+import { notificationState, notifications, type syncInstalledSkills, type syncStackEntries } from "../db/sync";
 
 export const NOTIFICATION_KINDS = ["ADVISORY", "SKILL_FLAGGED", "MENTION"] as const;
 

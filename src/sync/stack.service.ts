@@ -5,7 +5,7 @@
  */
 import { iso } from "../core/clock";
 import { columnsOf, type LeftJoined, type SqlRow } from "../core/columns";
-import { agents, owners } from "../db/identity";
+import { agents, type owners } from "../db/identity";
 import { syncAgents } from "../db/sync";
 import { notFound } from "../core/errors";
 import { pageOffset } from "../core/pagination";

@@ -5,7 +5,7 @@
  */
 import { columnsOf, type LeftJoined, type SqlRow } from "../../core/columns";
 import type { AgentPrincipal } from "../../core/principal";
-import { owners } from "../../db/identity";
+import type { owners } from "../../db/identity";
 import { syncAgents, syncInstalledSkills, syncStackEntries } from "../../db/sync";
 import { normaliseStack } from "../../freshness";
 import { asSchedule, type RefreshSchedule } from "../schedule";
