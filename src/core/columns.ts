@@ -58,3 +58,11 @@ export function upsertSet<T extends Table, K extends keyof Columns<T> & string>(
 
 /** A row read through a LEFT JOIN: every column may be null (no row matched). */
 export type LeftJoined<R> = { [P in keyof R]: R[P] | null };
+
+/**
+ * The values of one row as a positional INSERT sends them (a `json_each` element, see core/bulk.ts),
+ * in the order of `K`: the same key list that feeds `insertColumns`.
+ */
+export type SqlTuple<T extends Table, K extends readonly (keyof Columns<T>)[]> = {
+  -readonly [I in keyof K]: K[I] extends keyof Columns<T> ? Raw<Columns<T>[K[I]]> : never;
+};

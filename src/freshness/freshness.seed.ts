@@ -7,7 +7,7 @@ import { bulkStatements, jsonCols } from "../core/bulk";
 import { now } from "../core/clock";
 import { foldDisplay, packageKey } from "../ecosystems/topics";
 import { isPrerelease, parseEcosystem, type Ecosystem } from "../ecosystems/versions";
-import { insertColumns } from "../core/columns";
+import { insertColumns, type SqlTuple } from "../core/columns";
 import { freshTopics, freshAliases, freshReleases, freshDeprecations } from "../db/freshness";
 
 interface ReleasesFile {
@@ -43,14 +43,33 @@ export const UPSERT_TOPICS = `INSERT INTO ${insertColumns(freshTopics, ["topic",
   WHERE fresh_topics.packages IS NOT excluded.packages OR fresh_topics.repo IS NOT excluded.repo
      OR fresh_topics.changelog IS NOT excluded.changelog OR fresh_topics.tracked = 0 OR fresh_topics.ecosystem IS NOT excluded.ecosystem`;
 
+const RELEASE_KEYS = [
+  "topic",
+  "version",
+  "ecosystem",
+  "package",
+  "date",
+  "dateBasis",
+  "dateRank",
+  "asOfDate",
+  "title",
+  "summaryMd",
+  "breaking",
+  "changes",
+  "prerelease",
+  "url",
+  "source",
+  "verification",
+] as const;
+
 /**
  * Upsert of releases. A field is replaced only by a source of strictly higher rank, or when it is
  * still empty: so two sources of equal rank never take turns (a reseed after an ingest changes
  * nothing), and a registry time never replaces a changelog or publisher date. `ingested_at` moves
  * only when something was replaced. ?1 = JSON rows (see columns), ?2 = now.
  */
-export const UPSERT_RELEASES = `INSERT INTO ${insertColumns(freshReleases, ["topic", "version", "ecosystem", "package", "date", "dateBasis", "dateRank", "asOfDate", "title", "summaryMd", "breaking", "changes", "prerelease", "url", "source", "verification", "ingestedAt"])}
-  SELECT ${jsonCols(16)}, ?2 FROM json_each(?1) WHERE true
+export const UPSERT_RELEASES = `INSERT INTO ${insertColumns(freshReleases, [...RELEASE_KEYS, "ingestedAt"])}
+  SELECT ${jsonCols(RELEASE_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (topic, version) DO UPDATE SET
     date = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.date ELSE fresh_releases.date END,
     date_basis = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.date_basis ELSE fresh_releases.date_basis END,
@@ -67,24 +86,8 @@ export const UPSERT_RELEASES = `INSERT INTO ${insertColumns(freshReleases, ["top
      OR (excluded.changes <> '[]' AND excluded.changes IS NOT fresh_releases.changes AND (fresh_releases.changes = '[]' OR excluded.date_rank > fresh_releases.date_rank))
      OR (excluded.summary_md <> '' AND excluded.summary_md IS NOT fresh_releases.summary_md AND (fresh_releases.summary_md = '' OR excluded.date_rank > fresh_releases.date_rank))`;
 
-export type ReleaseRow = [
-  topic: string,
-  version: string,
-  ecosystem: string,
-  pkg: string,
-  date: string | null,
-  dateBasis: string | null,
-  dateRank: number,
-  asOfDate: string,
-  title: string,
-  summaryMd: string,
-  breaking: number | null,
-  changes: string,
-  prerelease: 0 | 1,
-  url: string | null,
-  source: string,
-  verification: string | null,
-];
+/** One release as UPSERT_RELEASES reads it from its JSON rows (`ingested_at` is ?2). */
+export type ReleaseRow = SqlTuple<typeof freshReleases, typeof RELEASE_KEYS>;
 
 export async function loadReleases(env: Env, text: string): Promise<{ rows: number }> {
   const file = JSON.parse(text) as ReleasesFile;
