@@ -7,7 +7,7 @@ import * as z from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
-import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
+import { columnsOf, type SqlRow, insertColumns, upsertSet } from "../core/columns";
 import { advisories, advisoryAffected, maliciousPackages } from "../db/freshness";
 import { packageKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "../ecosystems/versions";
@@ -65,6 +65,21 @@ export interface OsvOrigin {
  * The statements that store OSV records (withdrawn ones are deleted, not stored). A record never
  * replaces a newer one (by `modified`): an old snapshot loaded after the OSV ingest changes nothing.
  */
+/** What an advisory row says, in the order the ingest sends it after its id; a newer record replaces all of it. */
+const ADVISORY_FACT_KEYS = [
+  "aliases",
+  "summary",
+  "details",
+  "severity",
+  "cvssVector",
+  "published",
+  "modified",
+  "malicious",
+  "url",
+  "source",
+  "asOf",
+] as const;
+
 export function osvStatements(db: D1Database, records: OsvRecord[], at: number, origin: OsvOrigin = {}): D1PreparedStatement[] {
   const adv: unknown[][] = [];
   const affected: unknown[][] = [];
@@ -183,11 +198,9 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
     ),
     ...bulkStatements(
       db,
-      `INSERT INTO ${insertColumns(advisories, ["id", "aliases", "summary", "details", "severity", "cvssVector", "published", "modified", "malicious", "url", "source", "asOf", "ingestedAt"])}
-       SELECT ${jsonCols(12)}, ?2 FROM json_each(?1) WHERE true
-       ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details,
-         severity = excluded.severity, cvss_vector = excluded.cvss_vector, published = excluded.published, modified = excluded.modified,
-         malicious = excluded.malicious, url = excluded.url, source = excluded.source, as_of = excluded.as_of, ingested_at = excluded.ingested_at
+      `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
+       SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
+       ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}
        WHERE excluded.modified > advisories.modified`,
       adv,
       [at],
