@@ -11,6 +11,8 @@ import { sourceCtx } from "../sources/http";
 import { trackTopic } from "../freshness";
 import { warmRegistryCache } from "../packages";
 import { runMcpIngest } from "../mcp-servers";
+import { insertColumns } from "../core/columns";
+import { seedState } from "../db/admin";
 
 /**
  * Operator routes under /internal: loading the data the project ships (data/) into D1 and R2,
@@ -77,7 +79,7 @@ adminRoute.post("/seeds/:name/done", async (c) => {
     throw new ApiError("VALIDATION_FAILED", "Body must be {digest, rows}");
   }
   await c.env.DB.prepare(
-    `INSERT INTO seed_state (dataset, digest, rows, loaded_at) VALUES (?1, ?2, ?3, ?4)
+    `INSERT INTO ${insertColumns(seedState, ["dataset", "digest", "rows", "loadedAt"])} VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (dataset) DO UPDATE SET digest = ?2, rows = ?3, loaded_at = ?4`,
   )
     .bind(seed.name, body.digest, body.rows, now())

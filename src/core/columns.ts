@@ -1,4 +1,4 @@
-import { getTableColumns, type Table } from "drizzle-orm";
+import { getTableColumns, getTableName, type Table } from "drizzle-orm";
 
 /**
  * Raw SQL against a drizzle table without writing its columns twice (docs/storage.md): the SELECT
@@ -36,3 +36,33 @@ export function columnsOf<T extends Table, K extends keyof Columns<T> & string>(
   const prefix = alias ? `${alias}.` : "";
   return (keys ?? (Object.keys(all) as K[])).map((k) => `${prefix}${all[k]!.name}`).join(", ");
 }
+
+/**
+ * The target of an INSERT: `insertColumns(skillTags, ["tag", "skillId"])` is `skill_tags (tag, skill_id)`.
+ * Table and column names come from the table, so a column renamed or dropped in src/db fails the
+ * type check here; the VALUES (or the `json_each` extracts, see core/bulk.ts) stay positional and
+ * follow the order of `keys`.
+ */
+export function insertColumns<T extends Table, K extends keyof Columns<T> & string>(table: T, keys: readonly K[]): string {
+  return `${getTableName(table)} (${columnsOf(table, undefined, keys)})`;
+}
+
+/**
+ * An upsert's `DO UPDATE SET` for columns that take the new row's value: `upsertSet(t, ["a", "b"])`
+ * is `a = excluded.a, b = excluded.b`.
+ */
+export function upsertSet<T extends Table, K extends keyof Columns<T> & string>(table: T, keys: readonly K[]): string {
+  const all = getTableColumns(table) as Record<string, { name: string }>;
+  return keys.map((k) => `${all[k]!.name} = excluded.${all[k]!.name}`).join(", ");
+}
+
+/** A row read through a LEFT JOIN: every column may be null (no row matched). */
+export type LeftJoined<R> = { [P in keyof R]: R[P] | null };
+
+/**
+ * The values of one row as a positional INSERT sends them (a `json_each` element, see core/bulk.ts),
+ * in the order of `K`: the same key list that feeds `insertColumns`.
+ */
+export type SqlTuple<T extends Table, K extends readonly (keyof Columns<T>)[]> = {
+  -readonly [I in keyof K]: K[I] extends keyof Columns<T> ? Raw<Columns<T>[K[I]]> : never;
+};

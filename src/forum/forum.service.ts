@@ -4,8 +4,8 @@
  * transactions), which drizzle's batch returns as positional arrays for raw SQL.
  */
 import { badRequest, conflict, forbidden, notFound } from "../core/errors";
-import { columnsOf, type SqlRow } from "../core/columns";
-import { posts, threads } from "../db/forum";
+import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
+import { posts, threads, threadTags } from "../db/forum";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
 import { slugify } from "../core/text";
@@ -237,8 +237,7 @@ export async function ask(
   await db.batch([
     db
       .prepare(
-        `INSERT INTO threads (id, slug, title, body_md, category_slug, stack_tags, status, author_id, owner_id, created_at, last_activity_at,
-                              scan_status, scan_findings, scan_ruleset)
+        `INSERT INTO ${insertColumns(threads, ["id", "slug", "title", "bodyMd", "categorySlug", "stackTags", "status", "authorId", "ownerId", "createdAt", "lastActivityAt", "scanStatus", "scanFindings", "scanRuleset"])}
          VALUES (?, ?, ?, ?, ?, ?, 'OPEN', ?, ?, ?, ?, ?, ?, ?)`,
       )
       .bind(
@@ -254,7 +253,9 @@ export async function ask(
         t,
         ...scanBinds(scan),
       ),
-    ...input.stackTags.map((tag) => db.prepare(`INSERT INTO thread_tags (tag, thread_id) VALUES (?, ?)`).bind(tag, id)),
+    ...input.stackTags.map((tag) =>
+      db.prepare(`INSERT INTO ${insertColumns(threadTags, ["tag", "threadId"])} VALUES (?, ?)`).bind(tag, id),
+    ),
   ]);
   const thread: ThreadOut = {
     id,
@@ -304,7 +305,7 @@ export async function reply(
   await db.batch([
     db
       .prepare(
-        `INSERT INTO posts (id, thread_id, parent_id, depth, type, body_md, author_id, owner_id, created_at, scan_status, scan_findings, scan_ruleset)
+        `INSERT INTO ${insertColumns(posts, ["id", "threadId", "parentId", "depth", "type", "bodyMd", "authorId", "ownerId", "createdAt", "scanStatus", "scanFindings", "scanRuleset"])}
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .bind(id, thread.id, parentId, depth, input.type, input.bodyMd, caller.agentId, caller.ownerId, t, ...scanBinds(scan)),

@@ -2,6 +2,8 @@ import { forbidden, notFound } from "../core/errors";
 import { now } from "../core/clock";
 import type { AgentPrincipal } from "../core/principal";
 import { recomputeReputation } from "./reputation";
+import { insertColumns } from "../core/columns";
+import { votes } from "../db/forum";
 
 type TargetType = "THREAD" | "POST" | "KB_ENTRY";
 
@@ -56,7 +58,7 @@ export async function vote(db: D1Database, caller: AgentPrincipal, input: { targ
     // even when two of them race past the check above.
     db
       .prepare(
-        `INSERT INTO votes (owner_id, target_type, target_id, agent_id, value, target_author_id, up_weight, created_at, updated_at)
+        `INSERT INTO ${insertColumns(votes, ["ownerId", "targetType", "targetId", "agentId", "value", "targetAuthorId", "upWeight", "createdAt", "updatedAt"])}
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (owner_id, target_type, target_id) DO UPDATE
            SET value = CASE WHEN votes.value = excluded.value THEN 0 ELSE excluded.value END,

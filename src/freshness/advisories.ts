@@ -7,8 +7,8 @@ import * as z from "zod";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
-import { columnsOf, type SqlRow } from "../core/columns";
-import { advisories, type maliciousPackages } from "../db/freshness";
+import { columnsOf, type SqlRow, insertColumns, upsertSet } from "../core/columns";
+import { advisories, advisoryAffected, maliciousPackages } from "../db/freshness";
 import { packageKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "../ecosystems/versions";
 import type { OsvRecord } from "../sources/osv";
@@ -65,6 +65,21 @@ export interface OsvOrigin {
  * The statements that store OSV records (withdrawn ones are deleted, not stored). A record never
  * replaces a newer one (by `modified`): an old snapshot loaded after the OSV ingest changes nothing.
  */
+/** What an advisory row says, in the order the ingest sends it after its id; a newer record replaces all of it. */
+const ADVISORY_FACT_KEYS = [
+  "aliases",
+  "summary",
+  "details",
+  "severity",
+  "cvssVector",
+  "published",
+  "modified",
+  "malicious",
+  "url",
+  "source",
+  "asOf",
+] as const;
+
 export function osvStatements(db: D1Database, records: OsvRecord[], at: number, origin: OsvOrigin = {}): D1PreparedStatement[] {
   const adv: unknown[][] = [];
   const affected: unknown[][] = [];
@@ -177,24 +192,22 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
       : []),
     ...bulkStatements(
       db,
-      `INSERT OR REPLACE INTO advisory_affected (advisory_id, ecosystem, name, ranges, versions, fixed)
+      `INSERT OR REPLACE INTO ${insertColumns(advisoryAffected, ["advisoryId", "ecosystem", "name", "ranges", "versions", "fixed"])}
        SELECT ${jsonCols(6)} FROM json_each(?1) WHERE ${notOlder("json_extract(value, '$[0]')", "json_extract(value, '$[6]')")}`,
       affected,
     ),
     ...bulkStatements(
       db,
-      `INSERT INTO advisories (id, aliases, summary, details, severity, cvss_vector, published, modified, malicious, url, source, as_of, ingested_at)
-       SELECT ${jsonCols(12)}, ?2 FROM json_each(?1) WHERE true
-       ON CONFLICT (id) DO UPDATE SET aliases = excluded.aliases, summary = excluded.summary, details = excluded.details,
-         severity = excluded.severity, cvss_vector = excluded.cvss_vector, published = excluded.published, modified = excluded.modified,
-         malicious = excluded.malicious, url = excluded.url, source = excluded.source, as_of = excluded.as_of, ingested_at = excluded.ingested_at
+      `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
+       SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
+       ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}
        WHERE excluded.modified > advisories.modified`,
       adv,
       [at],
     ),
     ...bulkStatements(
       db,
-      `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
+      `INSERT INTO ${insertColumns(maliciousPackages, ["ecosystem", "nameKey", "record", "name", "versions", "malId", "modified", "summaryKind", "origin", "ingestedAt"])}
        SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true
        ON CONFLICT (ecosystem, name_key, record) DO UPDATE SET versions = excluded.versions, modified = excluded.modified, ingested_at = excluded.ingested_at
        WHERE malicious_packages.versions IS NOT excluded.versions OR malicious_packages.modified IS NOT excluded.modified`,
@@ -279,8 +292,9 @@ export interface StackEntry {
   ecosystem?: string;
 }
 
-/** An OSV affected row joined with its advisory, as the stack queries read it. */
-export type AffectedRow = AdvRowDb & { eco: string; key: string; ranges: string; versions: string; fixed: string };
+/** An OSV affected row joined with its advisory (AFFECTED_COLS): its package as `eco` and `key`. */
+const AFFECTED_KEYS = ["ranges", "versions", "fixed"] as const;
+export type AffectedRow = AdvRowDb & SqlRow<typeof advisoryAffected, (typeof AFFECTED_KEYS)[number]> & { eco: string; key: string };
 
 /** The entries of a stack that can be matched: known ecosystem, readable version. */
 function matchable(stack: StackEntry[]) {
@@ -324,7 +338,7 @@ export function matchAdvisories(stack: StackEntry[], affRows: AffectedRow[], mal
 }
 
 /** The columns of an affected row joined with its advisory (`f` = advisory_affected, `a` = advisories). */
-export const AFFECTED_COLS = `f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS}`;
+export const AFFECTED_COLS = `f.ecosystem AS eco, f.name AS key, ${columnsOf(advisoryAffected, "f", AFFECTED_KEYS)}, ${ADV_COLS}`;
 
 /**
  * Advisories that affect the pinned versions of a stack (up to 500 entries), as a read that can

@@ -15,6 +15,8 @@ import type { OsvRecord } from "../sources/osv";
 import { osvStatements } from "./advisories";
 import { MAX_AGE_MS } from "./staleness";
 import { cargoRange, type Ecosystem } from "../ecosystems/versions";
+import { insertColumns } from "../core/columns";
+import { advisorySources } from "../db/freshness";
 
 type SnapshotId = keyof typeof sources;
 
@@ -158,7 +160,7 @@ export const advisorySnapshotLoader =
       stmts.push(
         db
           .prepare(
-            `INSERT INTO advisory_sources (ecosystem, scope, source, label, url, license, as_of, complete, max_age_ms, records, note)
+            `INSERT INTO ${insertColumns(advisorySources, ["ecosystem", "scope", "source", "label", "url", "license", "asOf", "complete", "maxAgeMs", "records", "note"])}
              VALUES (?1, '*', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
              ON CONFLICT (ecosystem, scope, source) DO UPDATE SET label = excluded.label, url = excluded.url, license = excluded.license,
                as_of = excluded.as_of, complete = excluded.complete, max_age_ms = excluded.max_age_ms, records = excluded.records, note = excluded.note`,

@@ -9,9 +9,10 @@ import { iso } from "../core/clock";
 import type { BatchRead } from "../core/batch";
 import { constantRead } from "../core/batch";
 import type { SqlRow } from "../core/columns";
-import type { advisorySources } from "../db/freshness";
+import { advisorySources } from "../db/freshness";
 import { freshness } from "./staleness";
 import type { Ecosystem } from "../ecosystems/versions";
+import { insertColumns } from "../core/columns";
 
 export const ADVISORY_STATES = ["current", "stale", "unavailable"] as const;
 export type AdvisoryState = (typeof ADVISORY_STATES)[number];
@@ -208,7 +209,7 @@ export function advisoryCoverageRead(
 export function osvCoverageStatement(db: D1Database, ecosystem: Ecosystem, key: string, at: number, maxAgeMs: number): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO advisory_sources (ecosystem, scope, source, label, url, license, as_of, complete, max_age_ms, records, note)
+      `INSERT INTO ${insertColumns(advisorySources, ["ecosystem", "scope", "source", "label", "url", "license", "asOf", "complete", "maxAgeMs", "records", "note"])}
        VALUES (?1, ?2, 'osv', 'OSV (api.osv.dev)', 'https://osv.dev', 'CC-BY-4.0 (per database)', ?3, 1, ?4, NULL, NULL)
        ON CONFLICT (ecosystem, scope, source) DO UPDATE SET as_of = excluded.as_of, max_age_ms = excluded.max_age_ms`,
     )

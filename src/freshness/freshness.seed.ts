@@ -7,6 +7,8 @@ import { bulkStatements, jsonCols } from "../core/bulk";
 import { now } from "../core/clock";
 import { foldDisplay, packageKey } from "../ecosystems/topics";
 import { isPrerelease, parseEcosystem, type Ecosystem } from "../ecosystems/versions";
+import { insertColumns, type SqlTuple } from "../core/columns";
+import { freshTopics, freshAliases, freshReleases, freshDeprecations } from "../db/freshness";
 
 interface ReleasesFile {
   as_of: string;
@@ -33,7 +35,7 @@ const rankOfVerification = (v?: string) =>
   v === "primary" ? DATE_RANK.publisher : v === "secondary" ? DATE_RANK.changelog : DATE_RANK.githubRelease;
 
 /** Upsert of topics (SQL shared with the ingest). ?1 = JSON rows [topic, eco, display, packages, repo, changelog], ?2 = now. */
-export const UPSERT_TOPICS = `INSERT INTO fresh_topics (topic, ecosystem, display_name, packages, repo, changelog, tracked, created_at, updated_at)
+export const UPSERT_TOPICS = `INSERT INTO ${insertColumns(freshTopics, ["topic", "ecosystem", "displayName", "packages", "repo", "changelog", "tracked", "createdAt", "updatedAt"])}
   SELECT ${jsonCols(6)}, 1, ?2, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (topic) DO UPDATE SET ecosystem = excluded.ecosystem, display_name = coalesce(excluded.display_name, fresh_topics.display_name),
     packages = excluded.packages, repo = coalesce(excluded.repo, fresh_topics.repo), changelog = coalesce(excluded.changelog, fresh_topics.changelog),
@@ -41,15 +43,33 @@ export const UPSERT_TOPICS = `INSERT INTO fresh_topics (topic, ecosystem, displa
   WHERE fresh_topics.packages IS NOT excluded.packages OR fresh_topics.repo IS NOT excluded.repo
      OR fresh_topics.changelog IS NOT excluded.changelog OR fresh_topics.tracked = 0 OR fresh_topics.ecosystem IS NOT excluded.ecosystem`;
 
+const RELEASE_KEYS = [
+  "topic",
+  "version",
+  "ecosystem",
+  "package",
+  "date",
+  "dateBasis",
+  "dateRank",
+  "asOfDate",
+  "title",
+  "summaryMd",
+  "breaking",
+  "changes",
+  "prerelease",
+  "url",
+  "source",
+  "verification",
+] as const;
+
 /**
  * Upsert of releases. A field is replaced only by a source of strictly higher rank, or when it is
  * still empty: so two sources of equal rank never take turns (a reseed after an ingest changes
  * nothing), and a registry time never replaces a changelog or publisher date. `ingested_at` moves
  * only when something was replaced. ?1 = JSON rows (see columns), ?2 = now.
  */
-export const UPSERT_RELEASES = `INSERT INTO fresh_releases (topic, version, ecosystem, package, date, date_basis, date_rank, as_of_date, title,
-    summary_md, breaking, changes, prerelease, url, source, verification, ingested_at)
-  SELECT ${jsonCols(16)}, ?2 FROM json_each(?1) WHERE true
+export const UPSERT_RELEASES = `INSERT INTO ${insertColumns(freshReleases, [...RELEASE_KEYS, "ingestedAt"])}
+  SELECT ${jsonCols(RELEASE_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (topic, version) DO UPDATE SET
     date = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.date ELSE fresh_releases.date END,
     date_basis = CASE WHEN excluded.date IS NOT NULL AND (fresh_releases.date IS NULL OR excluded.date_rank > fresh_releases.date_rank) THEN excluded.date_basis ELSE fresh_releases.date_basis END,
@@ -66,24 +86,8 @@ export const UPSERT_RELEASES = `INSERT INTO fresh_releases (topic, version, ecos
      OR (excluded.changes <> '[]' AND excluded.changes IS NOT fresh_releases.changes AND (fresh_releases.changes = '[]' OR excluded.date_rank > fresh_releases.date_rank))
      OR (excluded.summary_md <> '' AND excluded.summary_md IS NOT fresh_releases.summary_md AND (fresh_releases.summary_md = '' OR excluded.date_rank > fresh_releases.date_rank))`;
 
-export type ReleaseRow = [
-  topic: string,
-  version: string,
-  ecosystem: string,
-  pkg: string,
-  date: string | null,
-  dateBasis: string | null,
-  dateRank: number,
-  asOfDate: string,
-  title: string,
-  summaryMd: string,
-  breaking: number | null,
-  changes: string,
-  prerelease: 0 | 1,
-  url: string | null,
-  source: string,
-  verification: string | null,
-];
+/** One release as UPSERT_RELEASES reads it from its JSON rows (`ingested_at` is ?2). */
+export type ReleaseRow = SqlTuple<typeof freshReleases, typeof RELEASE_KEYS>;
 
 export async function loadReleases(env: Env, text: string): Promise<{ rows: number }> {
   const file = JSON.parse(text) as ReleasesFile;
@@ -132,7 +136,7 @@ export async function loadReleases(env: Env, text: string): Promise<{ rows: numb
     ...bulkStatements(env.DB, UPSERT_TOPICS, topics, [t]),
     ...bulkStatements(
       env.DB,
-      `INSERT OR REPLACE INTO fresh_aliases (ecosystem, alias, topic) SELECT ${jsonCols(3)} FROM json_each(?1)`,
+      `INSERT OR REPLACE INTO ${insertColumns(freshAliases, ["ecosystem", "alias", "topic"])} SELECT ${jsonCols(3)} FROM json_each(?1)`,
       aliases,
     ),
     ...bulkStatements(env.DB, UPSERT_RELEASES, releases, [t]),
@@ -161,8 +165,7 @@ interface DeprecationsFile {
 }
 
 /** ?1 = JSON rows of the 15 columns below, ?2 = now. Shared with the ingest (npm/Go deprecations). */
-export const UPSERT_DEPRECATIONS = `INSERT INTO fresh_deprecations (id, topic, ecosystem, package, api, status, since, removed_in, replacement, notes,
-    example_before, example_after, as_of_date, source, verification, ingested_at)
+export const UPSERT_DEPRECATIONS = `INSERT INTO ${insertColumns(freshDeprecations, ["id", "topic", "ecosystem", "package", "api", "status", "since", "removedIn", "replacement", "notes", "exampleBefore", "exampleAfter", "asOfDate", "source", "verification", "ingestedAt"])}
   SELECT ${jsonCols(15)}, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (id) DO UPDATE SET topic = excluded.topic, ecosystem = excluded.ecosystem, package = excluded.package, api = excluded.api,
     status = excluded.status, since = excluded.since, removed_in = excluded.removed_in, replacement = excluded.replacement,
@@ -202,14 +205,14 @@ export async function loadDeprecations(env: Env, text: string): Promise<{ rows: 
   await env.DB.batch([
     ...bulkStatements(
       env.DB,
-      `INSERT INTO fresh_topics (topic, ecosystem, display_name, packages, tracked, created_at, updated_at)
+      `INSERT INTO ${insertColumns(freshTopics, ["topic", "ecosystem", "displayName", "packages", "tracked", "createdAt", "updatedAt"])}
        SELECT ${jsonCols(3)}, '[]', 1, ?2, ?2 FROM json_each(?1) WHERE true ON CONFLICT (topic) DO NOTHING`,
       topics,
       [t],
     ),
     ...bulkStatements(
       env.DB,
-      `INSERT OR IGNORE INTO fresh_aliases (ecosystem, alias, topic) SELECT json_extract(value, '$[1]'), json_extract(value, '$[0]'), json_extract(value, '$[0]') FROM json_each(?1)`,
+      `INSERT OR IGNORE INTO ${insertColumns(freshAliases, ["ecosystem", "alias", "topic"])} SELECT json_extract(value, '$[1]'), json_extract(value, '$[0]'), json_extract(value, '$[0]') FROM json_each(?1)`,
       topics,
     ),
     ...bulkStatements(env.DB, UPSERT_DEPRECATIONS, rows, [t]),

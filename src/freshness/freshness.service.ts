@@ -1,7 +1,7 @@
 /** Freshness reads: dated changes per topic (for the caller's version), deprecations, topics, tracking requests. */
 import { ApiError } from "../core/errors";
-import { columnsOf, keysOf, type SqlRow } from "../core/columns";
-import { freshDeprecations, freshReleases, type freshTopics } from "../db/freshness";
+import { columnsOf, keysOf, type SqlRow, insertColumns } from "../core/columns";
+import { freshDeprecations, freshReleases, freshTopics, freshTrackingRequests, freshAliases } from "../db/freshness";
 import { iso, now } from "../core/clock";
 import { pageOffset } from "../core/pagination";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
@@ -483,16 +483,16 @@ export async function requestTracking(
   const res = await db.batch([
     db
       .prepare(
-        `INSERT INTO fresh_topics (topic, ecosystem, display_name, packages, tracked, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5) ON CONFLICT (topic) DO NOTHING`,
+        `INSERT INTO ${insertColumns(freshTopics, ["topic", "ecosystem", "displayName", "packages", "tracked", "createdAt", "updatedAt"])} VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5) ON CONFLICT (topic) DO NOTHING`,
       )
       .bind(topic, ref!.ecosystem, input.topic, JSON.stringify([packageKey(ecoOf(ref!.ecosystem), input.topic)]), t),
     db
-      .prepare(`INSERT OR IGNORE INTO fresh_aliases (ecosystem, alias, topic) VALUES (?1, ?2, ?3)`)
+      .prepare(`INSERT OR IGNORE INTO ${insertColumns(freshAliases, ["ecosystem", "alias", "topic"])} VALUES (?1, ?2, ?3)`)
       .bind(ref!.ecosystem, packageKey(ecoOf(ref!.ecosystem), input.topic), topic),
     ...unique.map((url) =>
       db
         .prepare(
-          `INSERT INTO fresh_tracking_requests (topic, repo_url, requests, first_owner_id, created_at, updated_at) VALUES (?1, ?2, 1, ?3, ?4, ?4)
+          `INSERT INTO ${insertColumns(freshTrackingRequests, ["topic", "repoUrl", "requests", "firstOwnerId", "createdAt", "updatedAt"])} VALUES (?1, ?2, 1, ?3, ?4, ?4)
            ON CONFLICT (topic, repo_url) DO UPDATE SET requests = requests + 1, updated_at = excluded.updated_at RETURNING requests`,
         )
         .bind(topic, url, ownerId, t),
@@ -526,14 +526,18 @@ export async function trackTopic(
   await db.batch([
     db
       .prepare(
-        `INSERT INTO fresh_topics (topic, ecosystem, display_name, packages, repo, changelog, tracked, created_at, updated_at) VALUES (?1, ?2, ?1, ?3, ?4, ?5, 1, ?6, ?6)
+        `INSERT INTO ${insertColumns(freshTopics, ["topic", "ecosystem", "displayName", "packages", "repo", "changelog", "tracked", "createdAt", "updatedAt"])} VALUES (?1, ?2, ?1, ?3, ?4, ?5, 1, ?6, ?6)
          ON CONFLICT (topic) DO UPDATE SET ecosystem = excluded.ecosystem, packages = excluded.packages, repo = excluded.repo,
            changelog = excluded.changelog, tracked = 1, updated_at = excluded.updated_at`,
       )
       .bind(topic, eco, JSON.stringify(input.packages), input.repo ?? null, input.changelog ?? null, t),
     ...aliases.flatMap((a) => [
-      db.prepare("INSERT OR REPLACE INTO fresh_aliases (ecosystem, alias, topic) VALUES (?, ?, ?)").bind(eco, packageKey(eco, a), topic),
-      db.prepare("INSERT OR REPLACE INTO fresh_aliases (ecosystem, alias, topic) VALUES ('', ?, ?)").bind(foldDisplay(a), topic),
+      db
+        .prepare(`INSERT OR REPLACE INTO ${insertColumns(freshAliases, ["ecosystem", "alias", "topic"])} VALUES (?, ?, ?)`)
+        .bind(eco, packageKey(eco, a), topic),
+      db
+        .prepare(`INSERT OR REPLACE INTO ${insertColumns(freshAliases, ["ecosystem", "alias", "topic"])} VALUES ('', ?, ?)`)
+        .bind(foldDisplay(a), topic),
     ]),
   ]);
   return (await listTopics(db, { q: topic, page: 1, perPage: 1 })).items[0]!;

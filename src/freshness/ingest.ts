@@ -9,8 +9,8 @@
  */
 import type { Env } from "../env";
 import { bulkStatements } from "../core/bulk";
-import { columnsOf, type SqlRow } from "../core/columns";
-import { freshTopics } from "../db/freshness";
+import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
+import { freshTopics, ingestStatus } from "../db/freshness";
 import { utcDay } from "../core/clock";
 import { crateDoc } from "../sources/crates";
 import { githubRawFile, githubReleases } from "../sources/github";
@@ -510,7 +510,7 @@ export async function runIngest(
           results.map((r) =>
             db
               .prepare(
-                `INSERT INTO ingest_status (source, topic, last_run_at, last_ok_at, last_error, items, cursor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                `INSERT INTO ${insertColumns(ingestStatus, ["source", "topic", "lastRunAt", "lastOkAt", "lastError", "items", "cursor"])} VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (source, topic) DO UPDATE SET last_run_at = excluded.last_run_at,
                    last_ok_at = coalesce(excluded.last_ok_at, ingest_status.last_ok_at), last_error = excluded.last_error,
                    items = excluded.items, cursor = coalesce(excluded.cursor, ingest_status.cursor)`,
@@ -615,7 +615,7 @@ export async function refreshTopics(
         done.map((r) =>
           db
             .prepare(
-              `INSERT INTO ingest_status (source, topic, last_run_at, last_ok_at, last_error, items, cursor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)
+              `INSERT INTO ${insertColumns(ingestStatus, ["source", "topic", "lastRunAt", "lastOkAt", "lastError", "items", "cursor"])} VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)
                ON CONFLICT (source, topic) DO UPDATE SET last_run_at = excluded.last_run_at,
                  last_ok_at = coalesce(excluded.last_ok_at, ingest_status.last_ok_at), last_error = excluded.last_error, items = excluded.items`,
             )

@@ -4,8 +4,8 @@
  * is written (forum/content-scan.ts); sync pushes only entries verified that way whose text passed.
  */
 import { ApiError, conflict, forbidden, notFound } from "../core/errors";
-import { columnsOf, type SqlRow } from "../core/columns";
-import { kbEntries } from "../db/forum";
+import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
+import { kbEntries, kbTags, kbVerifications } from "../db/forum";
 import { iso, now, utcDay } from "../core/clock";
 import { newId } from "../core/crypto";
 import type { AgentPrincipal } from "../core/principal";
@@ -173,8 +173,7 @@ export async function createKb(
   const res = await db.batch([
     db
       .prepare(
-        `INSERT INTO kb_entries (id, slug, title, summary_md, body_md, tags, status, as_of_date, applies_from_version,
-                                 supersedes, author_id, owner_id, created_at, updated_at, scan_status, scan_findings, scan_ruleset, author_net)
+        `INSERT INTO ${insertColumns(kbEntries, ["id", "slug", "title", "summaryMd", "bodyMd", "tags", "status", "asOfDate", "appliesFromVersion", "supersedes", "authorId", "ownerId", "createdAt", "updatedAt", "scanStatus", "scanFindings", "scanRuleset", "authorNet"])}
          VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .bind(
@@ -194,7 +193,7 @@ export async function createKb(
         ...scanBinds(scan),
         net,
       ),
-    ...input.tags.map((tag) => db.prepare(`INSERT INTO kb_tags (tag, entry_id) VALUES (?, ?)`).bind(tag, id)),
+    ...input.tags.map((tag) => db.prepare(`INSERT INTO ${insertColumns(kbTags, ["tag", "entryId"])} VALUES (?, ?)`).bind(tag, id)),
     ...entryReads(db, id),
   ]);
   return entryFrom(res.at(-2), res.at(-1), caller.ownerId);
@@ -257,7 +256,7 @@ export async function verifyKb(db: D1Database, caller: AgentPrincipal, ref: stri
   const res = await db.batch([
     db
       .prepare(
-        `INSERT INTO kb_verifications (entry_id, owner_id, agent_id, verified_at, basis, net) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO ${insertColumns(kbVerifications, ["entryId", "ownerId", "agentId", "verifiedAt", "basis", "net"])} VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
       .bind(e.id, caller.ownerId, caller.agentId, t, basis, net),
     db.prepare(`UPDATE kb_entries SET status = 'VERIFIED', updated_at = ?2 WHERE id = ?1 AND status = 'DRAFT'`).bind(e.id, t),

@@ -12,7 +12,7 @@
  */
 import type { Env } from "../env";
 import type { SqlRow } from "../core/columns";
-import type { mcpRegistryState } from "../db/mcp-servers";
+import { mcpRegistryState } from "../db/mcp-servers";
 import { sourceCtx } from "../sources/http";
 import { MCP_REGISTRY, registryPage } from "../sources/mcp-registry";
 import { fetchRemoteTools } from "../sources/mcp-remote";
@@ -20,6 +20,7 @@ import { parseRegistryEntry, toolList, type RemoteRecord, type ServerRecord } fr
 import { applyToolLists, rescanOutdated, upsertServers, type ToolUpdate } from "./store";
 import { withCallBudget, type Judge } from "../scan/judge";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
+import { insertColumns } from "../core/columns";
 
 /** The directory's daily cron in wrangler.toml (src/index.ts dispatches on it). */
 export const MCP_INGEST_CRON = "23 4 * * *";
@@ -75,7 +76,7 @@ async function saveState(
 ) {
   await db
     .prepare(
-      `INSERT INTO mcp_registry_state (id, cursor, updated_since, run_started_at, last_success_at, last_error, servers_seen, updated_at)
+      `INSERT INTO ${insertColumns(mcpRegistryState, ["id", "cursor", "updatedSince", "runStartedAt", "lastSuccessAt", "lastError", "serversSeen", "updatedAt"])}
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, 0), ?8)
        ON CONFLICT (id) DO UPDATE SET cursor = ?2, updated_since = coalesce(?3, updated_since), run_started_at = ?4,
          last_success_at = coalesce(?5, last_success_at), last_error = ?6, servers_seen = servers_seen + coalesce(?7, 0), updated_at = ?8`,

@@ -9,8 +9,8 @@
  */
 import type { Env } from "../env";
 import { sha256Hex } from "../core/crypto";
-import { columnsOf, type SqlRow } from "../core/columns";
-import { mcpServers } from "../db/mcp-servers";
+import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
+import { mcpServers, mcpServerVersions, mcpScans } from "../db/mcp-servers";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { statusOf, type ScanStatus } from "../scan";
 import { MCP_RULESET, scanMcpTools, seriousRulesByTool, toolChanges, toolsHash, type McpFinding, type McpToolInput } from "./scanner";
@@ -148,11 +148,7 @@ async function readStored(db: D1Database, ids: string[], slugs: string[]) {
   };
 }
 
-const UPSERT_SERVER = `INSERT INTO mcp_servers (id, slug, name, title, description, version, website_url, repository, remotes, packages,
-    has_stdio, has_http, has_sse, registry_status, registry_status_message, published_at, registry_updated_at, source, license,
-    instructions, tools, tool_names, tool_count, tools_known, tools_complete, tools_source, tools_origin, tools_note, tools_hash, tools_version,
-    tools_fetched_at, security_status, security_findings, change_findings, ruleset_version, scanned_at, status_changed_at,
-    review_note, reviewed_at, scan_layers, created_at, updated_at)
+const UPSERT_SERVER = `INSERT INTO ${insertColumns(mcpServers, ["id", "slug", "name", "title", "description", "version", "websiteUrl", "repository", "remotes", "packages", "hasStdio", "hasHttp", "hasSse", "registryStatus", "registryStatusMessage", "publishedAt", "registryUpdatedAt", "source", "license", "instructions", "tools", "toolNames", "toolCount", "toolsKnown", "toolsComplete", "toolsSource", "toolsOrigin", "toolsNote", "toolsHash", "toolsVersion", "toolsFetchedAt", "securityStatus", "securityFindings", "changeFindings", "rulesetVersion", "scannedAt", "statusChangedAt", "reviewNote", "reviewedAt", "scanLayers", "createdAt", "updatedAt"])}
   SELECT ${jsonCols(40)}, ?2, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, name = excluded.name, title = excluded.title, description = excluded.description,
     version = excluded.version, website_url = excluded.website_url, repository = excluded.repository, remotes = excluded.remotes,
@@ -168,7 +164,7 @@ const UPSERT_SERVER = `INSERT INTO mcp_servers (id, slug, name, title, descripti
     status_changed_at = excluded.status_changed_at, review_note = coalesce(excluded.review_note, mcp_servers.review_note),
     reviewed_at = coalesce(excluded.reviewed_at, mcp_servers.reviewed_at), scan_layers = excluded.scan_layers, updated_at = excluded.updated_at`;
 
-const UPSERT_VERSION = `INSERT INTO mcp_server_versions (server_id, version, server_json, status, status_message, published_at, updated_at, is_latest, source, fetched_at)
+const UPSERT_VERSION = `INSERT INTO ${insertColumns(mcpServerVersions, ["serverId", "version", "serverJson", "status", "statusMessage", "publishedAt", "updatedAt", "isLatest", "source", "fetchedAt"])}
   SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true
   ON CONFLICT (server_id, version) DO UPDATE SET server_json = excluded.server_json, status = excluded.status,
     status_message = excluded.status_message, published_at = coalesce(excluded.published_at, mcp_server_versions.published_at),
@@ -176,7 +172,7 @@ const UPSERT_VERSION = `INSERT INTO mcp_server_versions (server_id, version, ser
   WHERE mcp_server_versions.server_json IS NOT excluded.server_json OR mcp_server_versions.status IS NOT excluded.status
      OR mcp_server_versions.is_latest IS NOT excluded.is_latest OR mcp_server_versions.updated_at IS NOT excluded.updated_at`;
 
-const INSERT_SCAN = `INSERT INTO mcp_scans (server_id, seq, scanned_at, version, tools_hash, ruleset_version, status, findings_count, changes, reason)
+const INSERT_SCAN = `INSERT INTO ${insertColumns(mcpScans, ["serverId", "seq", "scannedAt", "version", "toolsHash", "rulesetVersion", "status", "findingsCount", "changes", "reason"])}
   SELECT json_extract(value, '$[0]'), coalesce((SELECT max(seq) FROM mcp_scans s WHERE s.server_id = json_extract(value, '$[0]')), 0) + 1, ?2,
          json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'),
          json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]')
@@ -564,7 +560,7 @@ export async function rescanOutdated(
            status_changed_at = CASE WHEN security_status = ?2 THEN status_changed_at ELSE ?5 END, scan_layers = ?6 WHERE id = ?1`,
       ).bind(r.id, status, JSON.stringify(all), judged.rulesetVersion, at, JSON.stringify(judged.layers)),
       env.DB.prepare(
-        `INSERT INTO mcp_scans (server_id, seq, scanned_at, version, tools_hash, ruleset_version, status, findings_count, changes, reason)
+        `INSERT INTO ${insertColumns(mcpScans, ["serverId", "seq", "scannedAt", "version", "toolsHash", "rulesetVersion", "status", "findingsCount", "changes", "reason"])}
          VALUES (?1, coalesce((SELECT max(seq) FROM mcp_scans WHERE server_id = ?1), 0) + 1, ?2, ?3, ?4, ?5, ?6, ?7, '[]', 'rescan')`,
       ).bind(r.id, at, r.version, r.tools_hash, judged.rulesetVersion, status, all.length + changes.length),
     );

@@ -2,7 +2,7 @@
 import { jsonCols } from "../core/bulk";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ModelOut } from "./models.schemas";
-import { columnsOf, keysOf, type SqlRow } from "../core/columns";
+import { columnsOf, keysOf, type SqlRow, insertColumns, upsertSet } from "../core/columns";
 import { models } from "../db/freshness";
 
 export type ModelFacts = ModelOut;
@@ -36,16 +36,29 @@ export function modelRow(m: ModelFacts): unknown[] {
 }
 
 /** ?1 = JSON rows from modelRow, ?2 = now; `ingested_at` moves only when a fact changed. */
-export const UPSERT_MODELS = `INSERT INTO models (id, provider, api_model_id, name, aliases, release_date, release_date_notes, pricing,
-    context_window, max_input_tokens, max_output_tokens, lifecycle, lifecycle_status, retirement_date, benchmarks, sources, source,
-    facts_as_of, origin, ingested_at)
-  SELECT ${jsonCols(19)}, ?2 FROM json_each(?1) WHERE true
-  ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, api_model_id = excluded.api_model_id, name = excluded.name,
-    aliases = excluded.aliases, release_date = excluded.release_date, release_date_notes = excluded.release_date_notes,
-    pricing = excluded.pricing, context_window = excluded.context_window, max_input_tokens = excluded.max_input_tokens,
-    max_output_tokens = excluded.max_output_tokens, lifecycle = excluded.lifecycle, lifecycle_status = excluded.lifecycle_status,
-    retirement_date = excluded.retirement_date, benchmarks = excluded.benchmarks, sources = excluded.sources, source = excluded.source,
-    facts_as_of = excluded.facts_as_of, origin = excluded.origin, ingested_at = excluded.ingested_at
+const MODEL_FACT_KEYS = [
+  "provider",
+  "apiModelId",
+  "name",
+  "aliases",
+  "releaseDate",
+  "releaseDateNotes",
+  "pricing",
+  "contextWindow",
+  "maxInputTokens",
+  "maxOutputTokens",
+  "lifecycle",
+  "lifecycleStatus",
+  "retirementDate",
+  "benchmarks",
+  "sources",
+  "source",
+  "factsAsOf",
+  "origin",
+] as const;
+export const UPSERT_MODELS = `INSERT INTO ${insertColumns(models, ["id", ...MODEL_FACT_KEYS, "ingestedAt"])}
+  SELECT ${jsonCols(1 + MODEL_FACT_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
+  ON CONFLICT (id) DO UPDATE SET ${upsertSet(models, [...MODEL_FACT_KEYS, "ingestedAt"])}
   WHERE models.name IS NOT excluded.name OR models.aliases IS NOT excluded.aliases OR models.release_date IS NOT excluded.release_date
      OR models.pricing IS NOT excluded.pricing OR models.context_window IS NOT excluded.context_window
      OR models.max_output_tokens IS NOT excluded.max_output_tokens OR models.max_input_tokens IS NOT excluded.max_input_tokens

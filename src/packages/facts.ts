@@ -8,7 +8,9 @@
 import { groupBy } from "../core/group";
 import { registryKey } from "../ecosystems/topics";
 import type { Ecosystem, VersionSpec } from "../ecosystems/versions";
-import { ADV_COLS, advisorySourcesRead, type AdvRowDb, type MaliciousRow, type SourceRow } from "../freshness";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { type hallucinatedNames, popularNames, registryCache } from "../db/freshness";
+import { AFFECTED_COLS, advisorySourcesRead, type AffectedRow, type MaliciousRow, type SourceRow } from "../freshness";
 import { keyHash, neighbourKeys } from "./typo";
 
 /** The registry as a reader knows it, for messages ("could not verify with PyPI: unreachable"). */
@@ -95,12 +97,21 @@ export const pairKey = (eco: string, key: string) => `${eco}\u0000${key}`;
 export const entryKey = (e: { eco: string; rkey: string; vkey: string | null; want: number }) =>
   `${e.eco}\u0000${e.rkey}\u0000${e.vkey ?? ""}\u0000${e.want}`;
 
-interface PopularRow {
-  ecosystem: string;
-  name: string;
-  name_key: string;
-  rank: number;
-}
+const POPULAR_KEYS = ["ecosystem", "name", "nameKey", "rank"] as const;
+type PopularRow = SqlRow<typeof popularNames, (typeof POPULAR_KEYS)[number]>;
+const NEAR_KEYS = ["name", "nameKey", "rank"] as const;
+/** Read with `h.*`; what the check uses of it. */
+type HallucinatedRow = SqlRow<typeof hallucinatedNames, "ecosystem" | "nameKey" | "suggestion" | "note" | "source">;
+const CACHE_KEYS = ["ecosystem", "nameKey", "status", "data", "fetchedAt"] as const;
+/** A cached registry answer and what SQL worked out of it for the question asked (`vkey`, `want`). */
+type CacheDbRow = SqlRow<typeof registryCache, (typeof CACHE_KEYS)[number]> & {
+  vkey: string | null;
+  want: number;
+  version_found: number | null;
+  flags: string | null;
+  versions: string | null;
+  all_flags: string | null;
+};
 
 /** One D1 batch: every offline fact the check needs for all names (and the cached registry answers). */
 export async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
@@ -125,12 +136,12 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
     // scan of the whole list per name) once `name` is selected: measured 1 s against 13 ms.
     db
       .prepare(
-        `SELECT p.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_names p INDEXED BY popular_names_key_idx")}`,
+        `SELECT ${columnsOf(popularNames, "p", POPULAR_KEYS)} FROM json_each(?1) j ${join("popular_names p INDEXED BY popular_names_key_idx")}`,
       )
       .bind(p),
     db
       .prepare(
-        `SELECT DISTINCT k.ecosystem, p.name, p.name_key, p.rank FROM json_each(?1) j ${join("popular_keys k", "key_hash")}
+        `SELECT DISTINCT k.ecosystem, ${columnsOf(popularNames, "p", NEAR_KEYS)} FROM json_each(?1) j ${join("popular_keys k", "key_hash")}
            JOIN popular_names p ON p.ecosystem = k.ecosystem AND p.rank = k.rank`,
       )
       .bind(JSON.stringify([...keys.values()])),
@@ -138,7 +149,7 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
     // an exact version; ranges, tags and Go queries get the list (or the flags) they resolve over.
     db
       .prepare(
-        `SELECT c.ecosystem, c.name_key, json_extract(j.value, '$[2]') AS vkey, json_extract(j.value, '$[3]') AS want, c.status, c.data, c.fetched_at,
+        `SELECT ${columnsOf(registryCache, "c", CACHE_KEYS)}, json_extract(j.value, '$[2]') AS vkey, json_extract(j.value, '$[3]') AS want,
                 CASE WHEN json_extract(j.value, '$[2]') IS NULL THEN NULL
                      ELSE EXISTS (SELECT 1 FROM json_each(c.versions) v WHERE v.value = json_extract(j.value, '$[2]')) END AS version_found,
                 json_extract(c.flags, '$."' || coalesce(json_extract(j.value, '$[2]'), json_extract(c.data, '$.latestKey'), '') || '"') AS flags,
@@ -149,7 +160,7 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
       .bind(JSON.stringify([...asked.values()]), at, CACHE_FORMAT),
     db
       .prepare(
-        `SELECT f.ecosystem AS eco, f.name AS key, f.ranges, f.versions, f.fixed, ${ADV_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`,
+        `SELECT ${AFFECTED_COLS} FROM json_each(?1) j ${join("advisory_affected f", "name")} JOIN advisories a ON a.id = f.advisory_id AND a.malicious = 0`,
       )
       .bind(p),
     // Which advisory sources answered for these packages, as of when (what "no advisory" is worth).
@@ -158,19 +169,6 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
   const group = <T extends { ecosystem?: string; name_key?: string; eco?: string; key?: string }>(rows: T[]) =>
     groupBy(rows, (r) => pairKey((r.ecosystem ?? r.eco)!, (r.name_key ?? r.key)!));
   const cached = new Map<string, Known>();
-  type CacheDbRow = {
-    ecosystem: string;
-    name_key: string;
-    vkey: string | null;
-    want: number;
-    status: string;
-    data: string;
-    fetched_at: number;
-    version_found: number | null;
-    flags: string | null;
-    versions: string | null;
-    all_flags: string | null;
-  };
   for (const c of cache!.results as CacheDbRow[]) {
     const data = JSON.parse(c.data);
     cached.set(
@@ -190,22 +188,16 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
   }
   return {
     malicious: group(mal!.results as unknown as MaliciousRow[]),
-    hallucinated: new Map(
-      (hall!.results as { ecosystem: string; name_key: string; suggestion: string; note: string; source: string }[]).map((h) => [
-        pairKey(h.ecosystem, h.name_key),
-        h,
-      ]),
-    ),
+    hallucinated: new Map((hall!.results as unknown as HallucinatedRow[]).map((h) => [pairKey(h.ecosystem, h.name_key), h])),
     popular: group(pop!.results as unknown as PopularRow[]),
     near: near!.results as unknown as PopularRow[],
     cached,
-    advisories: group(adv!.results as unknown as AdvFactRow[]),
+    advisories: group(adv!.results as unknown as AffectedRow[]),
     sources: sourcesRead.read(srcRes) as SourceRow[],
   };
 }
 
 export type Facts = Awaited<ReturnType<typeof offlineFacts>>;
-export type AdvFactRow = AdvRowDb & { eco: string; key: string; ranges: string; versions: string; fixed: string };
 
 /** One of a version's known advisories, as the check names it. */
 export interface KnownAdvisory {

@@ -9,6 +9,8 @@ import { now } from "../core/clock";
 import { packageKey, registryKey } from "../ecosystems/topics";
 import { parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 import { keyHash, neighbourKeys } from "./typo";
+import { insertColumns } from "../core/columns";
+import { maliciousPackages, popularKeys, popularNames, hallucinatedNames } from "../db/freshness";
 
 const SNAPSHOT_ECOSYSTEMS: Record<string, Ecosystem> = { npm: "npm", pypi: "pypi", go: "go", cargo: "cargo" };
 
@@ -41,7 +43,7 @@ export async function loadMalicious(env: Env, text: string): Promise<{ rows: num
       origin,
     ]);
   }
-  const sql = `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
+  const sql = `INSERT INTO ${insertColumns(maliciousPackages, ["ecosystem", "nameKey", "record", "name", "versions", "malId", "modified", "summaryKind", "origin", "ingestedAt"])}
     SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true
     ON CONFLICT (ecosystem, name_key, record) DO UPDATE SET
       name = excluded.name, versions = excluded.versions, mal_id = excluded.mal_id, modified = excluded.modified,
@@ -85,7 +87,7 @@ export async function loadCuratedMalicious(env: Env, text: string): Promise<{ ro
     const kind = p.expected.typosquat_of ? `typosquat:${p.expected.typosquat_of}` : null;
     return [[eco, packageKey(eco, p.name), maliciousRecordKey(id, origin, versions), p.name, versions, id || null, null, kind, origin]];
   });
-  const sql = `INSERT INTO malicious_packages (ecosystem, name_key, record, name, versions, mal_id, modified, summary_kind, origin, ingested_at)
+  const sql = `INSERT INTO ${insertColumns(maliciousPackages, ["ecosystem", "nameKey", "record", "name", "versions", "malId", "modified", "summaryKind", "origin", "ingestedAt"])}
     SELECT ${jsonCols(9)}, ?2 FROM json_each(?1) WHERE true ON CONFLICT (ecosystem, name_key, record) DO NOTHING`;
   const stmts = bulkStatements(env.DB, sql, rows, [now()]);
   if (stmts.length) await env.DB.batch(stmts);
@@ -116,13 +118,13 @@ export function popularLoader(eco: Ecosystem) {
       env.DB.prepare("DELETE FROM popular_keys WHERE ecosystem = ?").bind(eco),
       ...bulkStatements(
         env.DB,
-        `INSERT INTO popular_names (ecosystem, rank, name, name_key) SELECT ?2, ${jsonCols(3)} FROM json_each(?1)`,
+        `INSERT INTO ${insertColumns(popularNames, ["ecosystem", "rank", "name", "nameKey"])} SELECT ?2, ${jsonCols(3)} FROM json_each(?1)`,
         named,
         [eco],
       ),
       ...bulkStatements(
         env.DB,
-        `INSERT OR IGNORE INTO popular_keys (ecosystem, key_hash, rank) SELECT ?2, ${jsonCols(2)} FROM json_each(?1)`,
+        `INSERT OR IGNORE INTO ${insertColumns(popularKeys, ["ecosystem", "keyHash", "rank"])} SELECT ?2, ${jsonCols(2)} FROM json_each(?1)`,
         keyed,
         [eco],
         800_000,
@@ -146,7 +148,7 @@ export async function loadHallucinated(env: Env, text: string): Promise<{ rows: 
     env.DB.prepare("DELETE FROM hallucinated_names"),
     ...bulkStatements(
       env.DB,
-      `INSERT INTO hallucinated_names (ecosystem, name_key, name, suggestion, note, source) SELECT ${jsonCols(6)} FROM json_each(?1)`,
+      `INSERT INTO ${insertColumns(hallucinatedNames, ["ecosystem", "nameKey", "name", "suggestion", "note", "source"])} SELECT ${jsonCols(6)} FROM json_each(?1)`,
       rows,
     ),
   ]);

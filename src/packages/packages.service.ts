@@ -45,6 +45,8 @@ import {
 import { judge, type ProbeResult, probeKey, probeQuery } from "./judge";
 import type { CheckResult } from "./packages.schemas";
 import { verdictFor } from "./verdict";
+import { insertColumns } from "../core/columns";
+import { registryCache } from "../db/freshness";
 
 /**
  * Subrequests one Worker invocation may make, per Workers plan (developers.cloudflare.com/workers/
@@ -178,7 +180,7 @@ export function cacheRow(eco: Ecosystem, rkey: string, r: Lookup, at: number, po
   ];
 }
 
-export const UPSERT_CACHE = `INSERT INTO registry_cache (ecosystem, name_key, status, data, versions, flags, fetched_at, expires_at)
+export const UPSERT_CACHE = `INSERT INTO ${insertColumns(registryCache, ["ecosystem", "nameKey", "status", "data", "versions", "flags", "fetchedAt", "expiresAt"])}
   SELECT ${jsonCols(8)} FROM json_each(?1) WHERE true
   ON CONFLICT (ecosystem, name_key) DO UPDATE SET status = excluded.status, data = excluded.data, versions = excluded.versions,
     flags = excluded.flags, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`;

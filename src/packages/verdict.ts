@@ -8,11 +8,10 @@
 import { DAY_MS, iso } from "../core/clock";
 import { packageKey, registryKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects } from "../ecosystems/versions";
-import { advisoryFromRow, entryCoverage, type SourceRow } from "../freshness";
+import { type AffectedRow, advisoryFromRow, entryCoverage, type SourceRow } from "../freshness";
 import { isRetracted } from "../sources/goproxy";
 import type { OsvRecord } from "../sources/osv";
 import {
-  type AdvFactRow,
   type Entry,
   type Facts,
   type Failure,
@@ -142,7 +141,7 @@ function knownAdvisories(s: VerdictInput, judged: string, osv: OsvAnswer): Map<s
   const { e, facts, at } = s;
   const knownAdv = new Map<string, KnownAdvisory>();
   const rows = facts.advisories.get(pairKey(e.eco, e.key)) ?? [];
-  const fromRow = (a: AdvFactRow): KnownAdvisory => {
+  const fromRow = (a: AffectedRow): KnownAdvisory => {
     const adv = advisoryFromRow(a);
     return {
       id: adv.id,

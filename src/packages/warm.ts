@@ -15,13 +15,14 @@
 import { lt } from "drizzle-orm";
 import { bulkStatements } from "../core/bulk";
 import type { Db } from "../db/client";
-import { registryCache } from "../db/freshness";
+import { registryCache, ingestStatus } from "../db/freshness";
 import type { Env } from "../env";
 import { registryKey } from "../ecosystems/topics";
 import type { Ecosystem } from "../ecosystems/versions";
 import { SourceError, sourceCtx, type SourceCtx } from "../sources/http";
 import { CACHE_FORMAT } from "./facts";
 import { cacheRow, COST, registryLookup, UPSERT_CACHE, type Lookuper } from "./packages.service";
+import { insertColumns } from "../core/columns";
 
 export const WARM_CRON = "*/10 * * * *";
 export const WARM_BUDGET = 40;
@@ -145,7 +146,7 @@ export async function warmRegistryCache(
   const status = report.ecosystems.map((s) =>
     db
       .prepare(
-        `INSERT INTO ingest_status (source, topic, last_run_at, last_ok_at, last_error, items, cursor) VALUES ('registry-warm', ?1, ?2, ?3, ?4, ?5, ?6)
+        `INSERT INTO ${insertColumns(ingestStatus, ["source", "topic", "lastRunAt", "lastOkAt", "lastError", "items", "cursor"])} VALUES ('registry-warm', ?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (source, topic) DO UPDATE SET last_run_at = excluded.last_run_at, last_ok_at = coalesce(excluded.last_ok_at, ingest_status.last_ok_at),
            last_error = excluded.last_error, items = excluded.items, cursor = coalesce(excluded.cursor, ingest_status.cursor)`,
       )

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { visibleString } from "../core/text";
-import { installedSkillsInput, stackInput } from "../sync";
+import { installedSkillsInput, stackInput } from "../ecosystems/stack";
 import { HARNESS_IDS } from "../harnesses/setup.data";
 
 export const setupOut = z.object({

@@ -1,11 +1,14 @@
 /** A skill's detail: its latest version's scan, files and SKILL.md, its versions and reviews, in one round trip. */
 import { notFound } from "../core/errors";
+import type { SqlRow } from "../core/columns";
+import type { agents } from "../db/identity";
+import type { skillReviews } from "../db/skills";
 import { iso } from "../core/clock";
 import type { ScanStatus } from "../scan";
 import type { Capabilities, CapabilityChange } from "./scanner";
 import type { SkillDetailOut } from "./skills.schemas";
 import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
-import { itemOut, type ReviewRow, reviewOut, versionOut } from "./shapes";
+import { itemOut, REVIEW_COLS, type ReviewRow, reviewOut, versionOut } from "./shapes";
 
 const SKILL_MD_SHOWN = 64 * 1024;
 
@@ -24,7 +27,7 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
       .bind(slug),
     db
       .prepare(
-        `SELECT r.rating, r.succeeded, r.notes, r.agent_id, a.handle, r.created_at, r.updated_at
+        `SELECT ${REVIEW_COLS}, r.agent_id, a.handle
            FROM skill_reviews r JOIN agents a ON a.id = r.agent_id
           WHERE r.skill_id = (SELECT id FROM skills WHERE slug = ?) ORDER BY r.updated_at DESC LIMIT 20`,
       )
@@ -32,8 +35,8 @@ export async function getSkill(db: D1Database, origin: string, slug: string): Pr
   ]);
   const r = skillRes!.results[0] as SkillRow | undefined;
   if (!r?.latest_version_id) throw notFound(`Skill '${slug}'`);
-  const reviews = (reviewsRes!.results as (ReviewRow & { agent_id: string; handle: string })[]).map((x) =>
-    reviewOut(x, { id: x.agent_id, handle: x.handle }),
+  const reviews = (reviewsRes!.results as (ReviewRow & SqlRow<typeof skillReviews, "agentId"> & SqlRow<typeof agents, "handle">)[]).map(
+    (x) => reviewOut(x, { id: x.agent_id, handle: x.handle }),
   );
   const discovery = (type: string, digest: string) => ({
     index: `${origin}/.well-known/agent-skills/index.json`,

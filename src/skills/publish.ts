@@ -22,6 +22,8 @@ import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows
 import { bumpCatalog } from "./discovery";
 import { judgeSkillScan } from "./second-opinion";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
+import { insertColumns } from "../core/columns";
+import { skills as skillsTable, skillTags, skillHarnesses, skillVersions } from "../db/skills";
 
 export interface PublishInput {
   category?: string;
@@ -152,7 +154,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const stmts: D1PreparedStatement[] = [
     db
       .prepare(
-        `INSERT INTO skills (id, slug, owner_id, category, description, tags, harnesses, security_status, status_changed_at, search_body, created_at, updated_at)
+        `INSERT INTO ${insertColumns(skillsTable, ["id", "slug", "ownerId", "category", "description", "tags", "harnesses", "securityStatus", "statusChangedAt", "searchBody", "createdAt", "updatedAt"])}
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (slug) DO NOTHING`,
       )
       .bind(
@@ -171,8 +173,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
       ),
     db
       .prepare(
-        `INSERT INTO skill_versions (id, skill_id, seq, version, status, findings, ruleset_version, scan_hash, artifact_type, artifact_key,
-                                     artifact_size, files, description, front_matter, capabilities, capability_changes, skill_md, published_by, created_at, scanned_at, scan_layers)
+        `INSERT INTO ${insertColumns(skillVersions, ["id", "skillId", "seq", "version", "status", "findings", "rulesetVersion", "scanHash", "artifactType", "artifactKey", "artifactSize", "files", "description", "frontMatter", "capabilities", "capabilityChanges", "skillMd", "publishedBy", "createdAt", "scannedAt", "scanLayers"])}
          SELECT ?3, s.id, n.seq, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?2, ?18, ?18, ?23
            FROM skills s, (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM skill_versions WHERE skill_id = (SELECT id FROM skills WHERE slug = ?1)) n
           WHERE s.${mine}
@@ -234,12 +235,14 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
       .bind(name, ownerId, versionId),
     ...tags.map((tag) =>
       db
-        .prepare(`INSERT INTO skill_tags (tag, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`)
+        .prepare(`INSERT INTO ${insertColumns(skillTags, ["tag", "skillId"])} SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`)
         .bind(name, ownerId, versionId, tag),
     ),
     ...harnesses.map((h) =>
       db
-        .prepare(`INSERT INTO skill_harnesses (harness, skill_id) SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`)
+        .prepare(
+          `INSERT INTO ${insertColumns(skillHarnesses, ["harness", "skillId"])} SELECT ?4, id FROM skills WHERE ${mine} AND ${versionExists}`,
+        )
         .bind(name, ownerId, versionId, h),
     ),
     db.prepare(`SELECT ${SKILL_COLS} FROM skills s WHERE s.slug = ?`).bind(name),

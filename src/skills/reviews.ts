@@ -3,7 +3,12 @@ import { forbidden, notFound } from "../core/errors";
 import { now } from "../core/clock";
 import type { AgentPrincipal } from "../core/principal";
 import { PUBLISHED, type SkillRow } from "./rows";
-import { type ReviewRow, reviewOut, round1 } from "./shapes";
+import { columnsOf, insertColumns, type SqlRow } from "../core/columns";
+import { skillReviews, skills } from "../db/skills";
+import { REVIEW_COLS, type ReviewRow, reviewOut, round1 } from "./shapes";
+
+/** The skill's totals, recomputed in the same batch. */
+const TOTAL_KEYS = ["reviewCount", "ratingSum", "successCount"] as const;
 
 export async function reviewSkill(
   db: D1Database,
@@ -22,7 +27,7 @@ export async function reviewSkill(
   const res = await db.batch([
     db
       .prepare(
-        `INSERT INTO skill_reviews (skill_id, owner_id, agent_id, rating, succeeded, notes, created_at, updated_at)
+        `INSERT INTO ${insertColumns(skillReviews, ["skillId", "ownerId", "agentId", "rating", "succeeded", "notes", "createdAt", "updatedAt"])}
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
          ON CONFLICT (skill_id, owner_id) DO UPDATE SET agent_id = ?3, rating = ?4, succeeded = ?5, notes = ?6, updated_at = ?7`,
       )
@@ -38,12 +43,12 @@ export async function reviewSkill(
       .bind(s.id),
     db
       .prepare(
-        `SELECT r.rating, r.succeeded, r.notes, r.created_at, r.updated_at, s.review_count, s.rating_sum, s.success_count
+        `SELECT ${REVIEW_COLS}, ${columnsOf(skills, "s", TOTAL_KEYS)}
            FROM skill_reviews r JOIN skills s ON s.id = r.skill_id WHERE r.skill_id = ? AND r.owner_id = ?`,
       )
       .bind(s.id, caller.ownerId),
   ]);
-  const r = res[2]!.results[0] as ReviewRow & { review_count: number; rating_sum: number; success_count: number };
+  const r = res[2]!.results[0] as ReviewRow & SqlRow<typeof skills, (typeof TOTAL_KEYS)[number]>;
   return {
     review: reviewOut(r, { id: caller.agentId, handle: caller.handle }),
     skill: {

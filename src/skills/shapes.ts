@@ -1,5 +1,7 @@
 /** A skill's catalog row and versions as the API shows them (one place for every read path). */
 import { iso } from "../core/clock";
+import { columnsOf, type SqlRow } from "../core/columns";
+import { skillReviews } from "../db/skills";
 import type { Finding, ScanStatus } from "../scan";
 import type { ScanLayer } from "../scan/judge";
 import type { Capabilities, CapabilityChange } from "./scanner";
@@ -71,13 +73,10 @@ export function versionOut(v: VersionRow): VersionOut {
 }
 
 /** A stored review as the API shows it (skill detail and the review just written). */
-export interface ReviewRow {
-  rating: number;
-  succeeded: number;
-  notes: string | null;
-  created_at: number;
-  updated_at: number;
-}
+const REVIEW_KEYS = ["rating", "succeeded", "notes", "createdAt", "updatedAt"] as const;
+export type ReviewRow = SqlRow<typeof skillReviews, (typeof REVIEW_KEYS)[number]>;
+/** The review columns reviewOut reads (`r` = skill_reviews). */
+export const REVIEW_COLS = columnsOf(skillReviews, "r", REVIEW_KEYS);
 export function reviewOut(r: ReviewRow, author: { id: string; handle: string }) {
   return {
     rating: r.rating,

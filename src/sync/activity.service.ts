@@ -5,22 +5,17 @@
  */
 import type { Env } from "../env";
 import { iso, now } from "../core/clock";
+import { columnsOf, insertColumns, type LeftJoined, type SqlRow } from "../core/columns";
 import { newId } from "../core/crypto";
 import type { ActivityEntry } from "../core/activity";
 import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
 import { pagedSearch } from "../core/fts";
+import type { agents } from "../db/identity";
+import { agentActivity } from "../db/sync";
 
-export interface ActivityRow {
-  id: string;
-  kind: string;
-  summary: string;
-  targetType: string | null;
-  targetId: string | null;
-  url: string | null;
-  via: string;
-  createdAt: number;
-}
+/** An entry as an agent's action produces it; whose it is comes from the caller. */
+export type ActivityRow = Omit<typeof agentActivity.$inferSelect, "ownerId" | "agentId">;
 
 export const ACTIVITY_KINDS = [
   "QUESTION",
@@ -40,7 +35,7 @@ const clip = (s: string) => (s.length > SUMMARY_MAX ? `${s.slice(0, SUMMARY_MAX 
 export function activityStatement(db: D1Database, caller: AgentPrincipal, r: ActivityRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO agent_activity (id, owner_id, agent_id, kind, summary, target_type, target_id, url, via, created_at)
+      `INSERT INTO ${insertColumns(agentActivity, ["id", "ownerId", "agentId", "kind", "summary", "targetType", "targetId", "url", "via", "createdAt"])}
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
     )
     .bind(r.id, caller.ownerId, caller.agentId, r.kind, clip(r.summary), r.targetType, r.targetId, r.url, r.via, r.createdAt);
@@ -60,18 +55,9 @@ export async function storeActivity(env: Env, caller: AgentPrincipal, entry: Act
   }).run();
 }
 
-interface ActivityDbRow {
-  id: string;
-  agent_id: string;
-  handle: string | null;
-  kind: string;
-  summary: string;
-  target_type: string | null;
-  target_id: string | null;
-  url: string | null;
-  via: string;
-  created_at: number;
-}
+const LIST_KEYS = ["id", "agentId", "kind", "summary", "targetType", "targetId", "url", "via", "createdAt"] as const;
+/** A listed entry with its agent's handle (LEFT JOIN: null once the agent is gone). */
+type ActivityDbRow = SqlRow<typeof agentActivity, (typeof LIST_KEYS)[number]> & LeftJoined<SqlRow<typeof agents, "handle">>;
 
 /** The owner's agents' activity, newest first, optionally one agent's or one kind's. Two statements, one batch. */
 export async function listActivity(
@@ -92,7 +78,7 @@ export async function listActivity(
   const { rows, ...total } = await pagedSearch<ActivityDbRow>(db, {
     from: "agent_activity v",
     key: "v.id",
-    columns: "v.id, v.agent_id, a.handle, v.kind, v.summary, v.target_type, v.target_id, v.url, v.via, v.created_at",
+    columns: `${columnsOf(agentActivity, "v", LIST_KEYS)}, a.handle`,
     joins: "LEFT JOIN agents a ON a.id = v.agent_id",
     where,
     binds,

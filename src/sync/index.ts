@@ -5,5 +5,4 @@
 export { ACTIVITY_KINDS, storeActivity } from "./activity.service";
 export { pruneSyncData } from "./maintenance";
 export { activity, getStack, listNotificationsOp, listStack, markNotificationsReadOp, syncOperations } from "./sync.ops";
-export { installedSkillsInput, stackInput } from "./sync.schemas";
 export { changeSeq, ingestAndPush, pushUrgentAdvisories } from "./push";

@@ -9,28 +9,28 @@
  *    stored stacks (an advisory ingested after the last sync still shows up at once), and copies
  *    the agents' unread mentions; a mention the agent has since read is marked read here too.
  */
+import { jsonCols } from "../core/bulk";
 import { iso } from "../core/clock";
+import { columnsOf, insertColumns, type LeftJoined, type SqlRow } from "../core/columns";
 import { newId } from "../core/crypto";
 import { pagedStatements, TOTAL_BOUND } from "../core/fts";
 import type { AgentPrincipal } from "../core/principal";
 import { AFFECTED_COLS, matchAdvisories, type AffectedRow, type MaliciousRow } from "../freshness";
 import type { VulnerabilityOut } from "../freshness";
 import type { SkillStatus } from "../skills";
+import type { agents } from "../db/identity";
+import { skills as skillsTable } from "../db/skills";
+import { notificationState, notifications, type syncInstalledSkills, type syncStackEntries } from "../db/sync";
 
 export const NOTIFICATION_KINDS = ["ADVISORY", "SKILL_FLAGGED", "MENTION"] as const;
 
-export interface NotificationRow {
-  id: string;
-  ownerId: string;
-  dedup: string;
+/** A notification as built to be stored: the table's row, unread, with its kind named and its data not yet JSON. */
+export type NotificationRow = Omit<typeof notifications.$inferSelect, "readAt" | "kind" | "data"> & {
   kind: (typeof NOTIFICATION_KINDS)[number];
-  agentId: string | null;
-  subject: string;
-  title: string;
-  severity: string | null;
   data: Record<string, unknown>;
-  createdAt: number;
-}
+};
+/** The columns a new notification is written with, in the order its values are sent. */
+const NEW_KEYS = ["id", "ownerId", "dedup", "kind", "agentId", "subject", "title", "severity", "data", "createdAt"] as const;
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -91,18 +91,8 @@ export function notificationRows(
 /** One statement for any number of rows (json_each), each kept once per owner (INSERT OR IGNORE on dedup). */
 export function insertNotificationsStatement(db: D1Database, rows: NotificationRow[]): D1PreparedStatement {
   return db
-    .prepare(
-      `INSERT OR IGNORE INTO notifications (id, owner_id, dedup, kind, agent_id, subject, title, severity, data, created_at)
-       SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
-              json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'),
-              json_extract(value, '$[8]'), json_extract(value, '$[9]')
-         FROM json_each(?1)`,
-    )
-    .bind(
-      JSON.stringify(
-        rows.map((r) => [r.id, r.ownerId, r.dedup, r.kind, r.agentId, r.subject, r.title, r.severity, JSON.stringify(r.data), r.createdAt]),
-      ),
-    );
+    .prepare(`INSERT OR IGNORE INTO ${insertColumns(notifications, NEW_KEYS)} SELECT ${jsonCols(NEW_KEYS.length)} FROM json_each(?1)`)
+    .bind(JSON.stringify(rows.map((r) => NEW_KEYS.map((k) => (k === "data" ? JSON.stringify(r.data) : r[k])))));
 }
 
 // The owner's position in the change log: where its last read stopped; without one, the earliest
@@ -110,12 +100,13 @@ export function insertNotificationsStatement(db: D1Database, rows: NotificationR
 const WATERMARK = `coalesce((SELECT seq FROM notification_state WHERE owner_id = ?1),
   (SELECT min(last_full_seq) FROM sync_agents WHERE owner_id = ?1), (SELECT max(seq) FROM sync_changes), 0)`;
 
-interface SweptAffected extends AffectedRow {
-  agent_id: string;
-  entry_name: string;
-  entry_version: string;
-}
-type SweptMalicious = MaliciousRow & { agent_id: string; entry_name: string; entry_version: string };
+/** A stored stack entry's agent and name and version as `entry_*` (`e` = sync_stack_entries), next to what it matched. */
+type SweptEntry = SqlRow<typeof syncStackEntries, "agentId"> & { entry_name: string; entry_version: string };
+const SWEPT_ENTRY = "e.agent_id, e.name AS entry_name, e.version AS entry_version";
+type SweptAffected = AffectedRow & SweptEntry;
+type SweptMalicious = MaliciousRow & SweptEntry;
+const FLAGGED_KEYS = ["slug", "securityStatus", "securityScanHash"] as const;
+type SweptSkill = SqlRow<typeof syncInstalledSkills, "agentId"> & SqlRow<typeof skillsTable, (typeof FLAGGED_KEYS)[number]>;
 
 /**
  * Advisories, malicious reports and skill flags that changed since the owner's watermark and touch
@@ -127,7 +118,7 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
     db
       .prepare(
         `WITH changed AS (SELECT DISTINCT scope AS id FROM sync_changes WHERE kind = 'advisory' AND seq > ${WATERMARK})
-         SELECT e.agent_id, e.name AS entry_name, e.version AS entry_version, ${AFFECTED_COLS}
+         SELECT ${SWEPT_ENTRY}, ${AFFECTED_COLS}
            FROM changed ch JOIN advisory_affected f ON f.advisory_id = ch.id JOIN advisories a ON a.id = f.advisory_id
            JOIN sync_stack_entries e ON e.ecosystem = f.ecosystem AND e.key = f.name
            JOIN agents g ON g.id = e.agent_id AND g.owner_id = ?1 AND g.deleted_at IS NULL`,
@@ -136,7 +127,7 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
     db
       .prepare(
         `WITH changed AS (SELECT DISTINCT scope FROM sync_changes WHERE kind = 'malicious' AND seq > ${WATERMARK})
-         SELECT e.agent_id, e.name AS entry_name, e.version AS entry_version, m.*
+         SELECT ${SWEPT_ENTRY}, m.*
            FROM changed ch
            JOIN sync_stack_entries e ON e.ecosystem = substr(ch.scope, 1, instr(ch.scope, '/') - 1) AND e.key = substr(ch.scope, instr(ch.scope, '/') + 1)
            JOIN agents g ON g.id = e.agent_id AND g.owner_id = ?1 AND g.deleted_at IS NULL
@@ -146,7 +137,7 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
     db
       .prepare(
         `WITH changed AS (SELECT DISTINCT scope FROM sync_changes WHERE kind = 'skill' AND seq > ${WATERMARK})
-         SELECT i.agent_id, s.slug, s.security_status, s.security_scan_hash
+         SELECT i.agent_id, ${columnsOf(skillsTable, "s", FLAGGED_KEYS)}
            FROM changed ch JOIN skills s ON s.slug = ch.scope AND s.security_status <> 'passed'
            JOIN sync_installed_skills i ON i.name = s.slug
            JOIN agents g ON g.id = i.agent_id AND g.owner_id = ?1 AND g.deleted_at IS NULL`,
@@ -178,7 +169,7 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
     const unique = [...new Map(s.stack.map((e) => [`${e.ecosystem}\u0000${e.name}\u0000${e.version}`, e])).values()];
     for (const v of matchAdvisories(unique, s.aff, s.mal)) rows.push(advisoryNotification(ownerId, agentId, v, at));
   }
-  for (const r of skills!.results as { agent_id: string; slug: string; security_status: string; security_scan_hash: string | null }[]) {
+  for (const r of skills!.results as SweptSkill[]) {
     rows.push(
       skillNotification(
         ownerId,
@@ -191,18 +182,9 @@ async function sweep(db: D1Database, ownerId: string, at: number): Promise<{ row
   return { rows, hi: (wm!.results[0] as { hi: number | null }).hi ?? 0 };
 }
 
-interface NotificationDbRow {
-  id: string;
-  kind: string;
-  agent_id: string | null;
-  handle: string | null;
-  subject: string;
-  title: string;
-  severity: string | null;
-  data: string;
-  created_at: number;
-  read_at: number | null;
-}
+const LIST_KEYS = ["id", "kind", "agentId", "subject", "title", "severity", "data", "createdAt", "readAt"] as const;
+/** A listed notification with its agent's handle (LEFT JOIN: null once the agent is gone). */
+type NotificationDbRow = SqlRow<typeof notifications, (typeof LIST_KEYS)[number]> & LeftJoined<SqlRow<typeof agents, "handle">>;
 
 const unreadCount = (n: number) => (n > TOTAL_BOUND ? { unread: TOTAL_BOUND, unreadIsLowerBound: true as const } : { unread: n });
 
@@ -224,7 +206,7 @@ export async function listNotifications(
   const list = pagedStatements<NotificationDbRow>(db, {
     from: "notifications n",
     key: "n.id",
-    columns: "n.id, n.kind, n.agent_id, a.handle, n.subject, n.title, n.severity, n.data, n.created_at, n.read_at",
+    columns: `${columnsOf(notifications, "n", LIST_KEYS)}, a.handle`,
     joins: "LEFT JOIN agents a ON a.id = n.agent_id",
     where,
     binds,
@@ -236,14 +218,14 @@ export async function listNotifications(
     ...(rows.length ? [insertNotificationsStatement(db, rows)] : []),
     db
       .prepare(
-        `INSERT INTO notification_state (owner_id, seq, checked_at) VALUES (?1, ?2, ?3)
+        `INSERT INTO ${insertColumns(notificationState, ["ownerId", "seq", "checkedAt"])} VALUES (?1, ?2, ?3)
          ON CONFLICT (owner_id) DO UPDATE SET seq = max(notification_state.seq, excluded.seq), checked_at = excluded.checked_at`,
       )
       .bind(ownerId, hi, at),
     // The agents' unread mentions, copied once each.
     db
       .prepare(
-        `INSERT OR IGNORE INTO notifications (id, owner_id, dedup, kind, agent_id, subject, title, severity, data, created_at)
+        `INSERT OR IGNORE INTO ${insertColumns(notifications, NEW_KEYS)}
          SELECT 'ntf_' || m.id, ?1, 'mention:' || m.id, 'MENTION', m.agent_id, m.id,
                 '@' || m.author_handle || ' mentioned @' || g.handle || ' in #' || m.room, NULL,
                 json_object('room', m.room, 'messageId', m.message_id, 'author', m.author_handle, 'excerpt', substr(m.content, 1, 280), 'messageCreatedAt', m.message_created_at),

@@ -4,6 +4,9 @@
  * advisories, and its installed skills' scans), each in one D1 round trip.
  */
 import { iso } from "../core/clock";
+import { columnsOf, type LeftJoined, type SqlRow } from "../core/columns";
+import { agents, type owners } from "../db/identity";
+import { syncAgents } from "../db/sync";
 import { notFound } from "../core/errors";
 import { pageOffset } from "../core/pagination";
 import { runReads } from "../core/batch";
@@ -13,22 +16,14 @@ import { packageKey } from "../ecosystems/topics";
 import { skillStatusesRead } from "../skills";
 import { asSchedule, nextRefreshAt } from "./schedule";
 
-interface AgentStateRow {
-  id: string;
-  handle: string;
-  name: string | null;
-  refresh_schedule: string;
-  stack_reported_at: number | null;
-  skills_reported_at: number | null;
-  last_sync_at: number | null;
-  last_full_at: number | null;
-  syncs: number | null;
-  full_syncs: number | null;
-  entries: string;
-  skills: string;
-}
+const AGENT_KEYS = ["id", "handle", "name"] as const;
+const SYNC_KEYS = ["stackReportedAt", "skillsReportedAt", "lastSyncAt", "lastFullAt", "syncs", "fullSyncs"] as const;
+/** An agent, its owner's schedule and its sync state (LEFT JOIN: null before its first sync), with its stack and skills as JSON. */
+type AgentStateRow = SqlRow<typeof agents, (typeof AGENT_KEYS)[number]> &
+  SqlRow<typeof owners, "refreshSchedule"> &
+  LeftJoined<SqlRow<typeof syncAgents, (typeof SYNC_KEYS)[number]>> & { entries: string; skills: string };
 
-const STATE_COLS = `a.id, a.handle, a.name, o.refresh_schedule, s.stack_reported_at, s.skills_reported_at, s.last_sync_at, s.last_full_at, s.syncs, s.full_syncs,
+const STATE_COLS = `${columnsOf(agents, "a", AGENT_KEYS)}, o.refresh_schedule, ${columnsOf(syncAgents, "s", SYNC_KEYS)},
   (SELECT json_group_array(json_array(e.name, e.version, e.ecosystem, e.topic, e.known)) FROM (SELECT * FROM sync_stack_entries WHERE agent_id = a.id ORDER BY position) e) AS entries,
   (SELECT json_group_array(i.name) FROM (SELECT * FROM sync_installed_skills WHERE agent_id = a.id ORDER BY position) i) AS skills`;
 

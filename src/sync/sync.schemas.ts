@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ref, visibleString } from "../core/text";
+import { installedSkillsInput, stackInput } from "../ecosystems/stack";
 import { changeOut, deprecationOut } from "../freshness";
 import { vulnerabilityOut } from "../freshness";
 import { advisoryCoverageOut, uncheckedOut } from "../freshness";
@@ -8,21 +8,6 @@ import { skillItemOut } from "../skills";
 import { mentionOut } from "../chat";
 import { REFRESH_SCHEDULES } from "../auth";
 import { SCAN_STATUSES } from "../scan";
-
-export const ECOSYSTEMS = ["npm", "pypi", "go", "cargo"] as const;
-export const MAX_STACK_ENTRIES = 500;
-export const MAX_INSTALLED_SKILLS = 200;
-
-/** One dependency: only names and versions are sent, never source code. */
-export const stackEntry = z.object({
-  name: visibleString().trim().min(1, "must not be empty").max(214, "at most 214 characters"),
-  version: visibleString().trim().min(1, "must not be empty").max(128, "at most 128 characters"),
-  ecosystem: z.enum(ECOSYSTEMS).optional(),
-});
-export type StackEntryIn = z.infer<typeof stackEntry>;
-
-export const stackInput = z.array(stackEntry).max(MAX_STACK_ENTRIES, `at most ${MAX_STACK_ENTRIES} entries`);
-export const installedSkillsInput = z.array(ref(64)).max(MAX_INSTALLED_SKILLS, `at most ${MAX_INSTALLED_SKILLS} skills`);
 
 export const syncBody = z.object({
   stack: stackInput.optional(),

@@ -15,7 +15,8 @@ import osvPypi from "../fixtures/osv/pypi-range.json?raw";
 import osvGo from "../fixtures/osv/go-range.json?raw";
 import osvCargo from "../fixtures/osv/cargo-limit.json?raw";
 
-export async function loadFreshnessData(): Promise<void> {
+/** `ingestedAt`: when the advisories count as ingested (a file that moves the clock passes its own). */
+export async function loadFreshnessData(ingestedAt = Date.parse("2026-11-01T00:00:00Z")): Promise<void> {
   await loadReleases(env, releases);
   await loadDeprecations(env, deprecations);
   await loadModels(env, models);
@@ -31,5 +32,5 @@ export async function loadFreshnessData(): Promise<void> {
     JSON.parse(osvGo),
     JSON.parse(osvCargo),
   ] as OsvRecord[];
-  await env.DB.batch(osvStatements(env.DB, records, Date.parse("2026-11-01T00:00:00Z")));
+  await env.DB.batch(osvStatements(env.DB, records, ingestedAt));
 }

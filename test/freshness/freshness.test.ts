@@ -9,7 +9,7 @@ import { advisoriesForStack, advisoriesSince, normaliseStack, releasesForStack }
 import models from "../../data/freshness/models.json?raw";
 import { loadFreshnessData } from "./freshness-fixtures";
 
-beforeAll(loadFreshnessData);
+beforeAll(() => loadFreshnessData());
 
 let mock: ReturnType<typeof mockFetch> | null = null;
 afterEach(() => {

@@ -18,7 +18,7 @@ import expressHistory from "../fixtures/changelog/express-history.md?raw";
 import modelsDev from "../fixtures/modelsdev/api.json?raw";
 import { loadFreshnessData } from "./freshness-fixtures";
 
-beforeAll(loadFreshnessData);
+beforeAll(() => loadFreshnessData());
 
 let mock: ReturnType<typeof mockFetch> | null = null;
 afterEach(() => {

@@ -59,7 +59,7 @@ const SAME_FLOOR: Record<string, string[]> = {
   models: [],
   packages: ["freshness"],
   quota: [],
-  setup: ["freshness", "skills", "sync"],
+  setup: ["freshness", "skills"],
   skills: ["quota"],
   sync: ["auth", "billing", "chat", "freshness", "kb", "skills"],
   "operations.ts": [],

@@ -4,8 +4,6 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { call, expectError, mcpClient, newAgent, setPlanDirect, signup, toolJson, type TestAgent, type TestOwner } from "../helpers";
 import { DAY_MS, setClock } from "../../src/core/clock";
-import { loadDeprecations, loadReleases } from "../../src/freshness/freshness.seed";
-import { loadMalicious } from "../../src/packages/packages.seed";
 import { osvStatements } from "../../src/freshness/advisories";
 import type { OsvRecord } from "../../src/sources/osv";
 import { runSync } from "../../src/sync/sync.service";
@@ -15,13 +13,9 @@ import { loadStarterSkills } from "../../src/skills/seed";
 import { starterSkillsPayload } from "../data-helpers";
 import { mockFetch } from "../fixtures/mock";
 import type { AgentPrincipal } from "../../src/core/principal";
+import { loadFreshnessData } from "../freshness/freshness-fixtures";
+import { loadReleases } from "../../src/freshness/freshness.seed";
 import releases from "../../data/freshness/releases.json?raw";
-import deprecations from "../../data/freshness/deprecations.json?raw";
-import osvExpress from "../fixtures/osv/express.query.json?raw";
-import osvExpress2 from "../fixtures/osv/express.query.page2.json?raw";
-import osvPypi from "../fixtures/osv/pypi-range.json?raw";
-import osvGo from "../fixtures/osv/go-range.json?raw";
-import osvCargo from "../fixtures/osv/cargo-limit.json?raw";
 
 const T0 = Date.parse("2031-03-10T09:00:00Z");
 
@@ -33,20 +27,7 @@ let offline: ReturnType<typeof mockFetch>;
 beforeAll(async () => {
   offline = mockFetch({});
   setClock(() => T0 - 30 * DAY_MS);
-  await loadReleases(env, releases);
-  await loadDeprecations(env, deprecations);
-  await loadMalicious(
-    env,
-    "ecosystem\tname\tversions\tid\tmodified\tsummary_kind\torigin\nnpm\tdebug\t4.4.2\t\t\t\themachandsai@2025-12-24\n",
-  );
-  const records = [
-    ...JSON.parse(osvExpress).vulns,
-    ...JSON.parse(osvExpress2).vulns,
-    JSON.parse(osvPypi),
-    JSON.parse(osvGo),
-    JSON.parse(osvCargo),
-  ] as OsvRecord[];
-  await env.DB.batch(osvStatements(env.DB, records, T0 - 30 * DAY_MS));
+  await loadFreshnessData(T0 - 30 * DAY_MS);
   await loadStarterSkills(env, starterSkillsPayload());
   setClock();
 });

@@ -3,34 +3,23 @@
  * stack and skills and the change log's bounds, while the stack sent (if any) is normalised; the
  * result is the stack this sync answers for and how it differs from the stored one.
  */
+import { columnsOf, type LeftJoined, type SqlRow } from "../../core/columns";
 import type { AgentPrincipal } from "../../core/principal";
+import type { owners } from "../../db/identity";
+import { syncAgents, syncInstalledSkills, syncStackEntries } from "../../db/sync";
 import { normaliseStack } from "../../freshness";
 import { asSchedule, type RefreshSchedule } from "../schedule";
 import type { SyncInput } from "../sync.schemas";
 import type { Generation } from "../views";
 import { entryKey, entryPinKey, type SyncEntry } from "./keys";
 
-interface StateRow {
-  refresh_schedule: string;
-  agent_id: string | null;
-  topics: string | null;
-  stack_reported_at: number | null;
-  skills_reported_at: number | null;
-  last_sync_at: number | null;
-  last_full_at: number | null;
-  last_full_seq: number | null;
-}
+const STATE_KEYS = ["agentId", "topics", "stackReportedAt", "skillsReportedAt", "lastSyncAt", "lastFullAt", "lastFullSeq"] as const;
+/** The owner's schedule and the agent's sync state (LEFT JOIN: all null before its first sync). */
+type StateRow = SqlRow<typeof owners, "refreshSchedule"> & LeftJoined<SqlRow<typeof syncAgents, (typeof STATE_KEYS)[number]>>;
 
-interface StoredEntry {
-  ecosystem: string;
-  key: string;
-  version: string;
-  name: string;
-  topic: string;
-  pinned: string | null;
-  known: number;
-  first_seen_at: number;
-}
+const STORED_KEYS = ["ecosystem", "key", "version", "name", "topic", "pinned", "known", "firstSeenAt"] as const;
+type StoredEntry = SqlRow<typeof syncStackEntries, (typeof STORED_KEYS)[number]>;
+const SKILL_KEYS = ["name", "firstSeenAt"] as const;
 
 export interface ResolvedStack {
   /** The agent has synced before. */
@@ -90,16 +79,20 @@ export async function resolveStack(db: D1Database, caller: AgentPrincipal, input
     db.batch([
       db
         .prepare(
-          `SELECT o.refresh_schedule, s.agent_id, s.topics, s.stack_reported_at, s.skills_reported_at, s.last_sync_at, s.last_full_at, s.last_full_seq
+          `SELECT o.refresh_schedule, ${columnsOf(syncAgents, "s", STATE_KEYS)}
              FROM owners o LEFT JOIN sync_agents s ON s.agent_id = ?2 WHERE o.id = ?1`,
         )
         .bind(caller.ownerId, caller.agentId),
       db
         .prepare(
-          `SELECT ecosystem, key, version, name, topic, pinned, known, first_seen_at FROM sync_stack_entries WHERE agent_id = ? ORDER BY position`,
+          `SELECT ${columnsOf(syncStackEntries, undefined, STORED_KEYS)} FROM sync_stack_entries WHERE agent_id = ? ORDER BY position`,
         )
         .bind(caller.agentId),
-      db.prepare(`SELECT name, first_seen_at FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`).bind(caller.agentId),
+      db
+        .prepare(
+          `SELECT ${columnsOf(syncInstalledSkills, undefined, SKILL_KEYS)} FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`,
+        )
+        .bind(caller.agentId),
       // The newest change also names the ingest generation the cached release views belong to (views.ts).
       db.prepare(
         `SELECT min(seq) AS lo, max(seq) AS hi, (SELECT at FROM sync_changes ORDER BY seq DESC LIMIT 1) AS hi_at FROM sync_changes`,
@@ -115,7 +108,7 @@ export async function resolveStack(db: D1Database, caller: AgentPrincipal, input
     const k = entryPinKey(e);
     storedFirstSeen.set(k, Math.min(storedFirstSeen.get(k) ?? e.firstSeenAt, e.firstSeenAt));
   }
-  const storedSkills = skillsRes!.results as { name: string; first_seen_at: number }[];
+  const storedSkills = skillsRes!.results as SqlRow<typeof syncInstalledSkills, (typeof SKILL_KEYS)[number]>[];
   const bounds = boundsRes!.results[0] as { lo: number | null; hi: number | null; hi_at: number | null };
 
   let entries: SyncEntry[];

@@ -3,8 +3,10 @@
  * the last full refresh and its change-log position), the stack and skills when they changed, the
  * owner's notifications, and the activity line.
  */
+import { insertColumns } from "../../core/columns";
 import { newId } from "../../core/crypto";
 import type { AgentPrincipal } from "../../core/principal";
+import { syncAgents, syncInstalledSkills, syncStackEntries } from "../../db/sync";
 import { activityStatement } from "../activity.service";
 import { insertNotificationsStatement, type NotificationRow } from "../notifications.service";
 import type { SyncInput } from "../sync.schemas";
@@ -31,7 +33,7 @@ export async function saveSync(
   const writes: D1PreparedStatement[] = [
     db
       .prepare(
-        `INSERT INTO sync_agents (agent_id, owner_id, topics, stack_reported_at, skills_reported_at, last_sync_at, last_full_at, last_full_seq, syncs, full_syncs)
+        `INSERT INTO ${insertColumns(syncAgents, ["agentId", "ownerId", "topics", "stackReportedAt", "skillsReportedAt", "lastSyncAt", "lastFullAt", "lastFullSeq", "syncs", "fullSyncs"])}
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9)
          ON CONFLICT (agent_id) DO UPDATE SET topics = excluded.topics,
            stack_reported_at = coalesce(excluded.stack_reported_at, sync_agents.stack_reported_at),
@@ -59,7 +61,7 @@ export async function saveSync(
       writes.push(
         db
           .prepare(
-            `INSERT INTO sync_stack_entries (agent_id, ecosystem, key, version, name, topic, pinned, known, position, first_seen_at)
+            `INSERT INTO ${insertColumns(syncStackEntries, ["agentId", "ecosystem", "key", "version", "name", "topic", "pinned", "known", "position", "firstSeenAt"])}
              SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
                     json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), key, json_extract(value, '$[7]')
                FROM json_each(?2)`,
@@ -77,7 +79,7 @@ export async function saveSync(
       writes.push(
         db
           .prepare(
-            `INSERT INTO sync_installed_skills (agent_id, name, position, first_seen_at) SELECT ?1, json_extract(value, '$[0]'), key, json_extract(value, '$[1]') FROM json_each(?2)`,
+            `INSERT INTO ${insertColumns(syncInstalledSkills, ["agentId", "name", "position", "firstSeenAt"])} SELECT ?1, json_extract(value, '$[0]'), key, json_extract(value, '$[1]') FROM json_each(?2)`,
           )
           .bind(caller.agentId, JSON.stringify(installed.map((n) => [n, skillFirstSeen(stack, n, at)]))),
       );
