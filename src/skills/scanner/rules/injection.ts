@@ -231,7 +231,8 @@ export const disableSafety = patternRule({
     /\bapproval[_-]policy\s*=\s*["']?never\b|\bsandbox[_-]mode\s*=\s*["']?danger-full-access\b|\bask_for_approval\s*=\s*["']?never\b/i,
     /["']?(?:dangerouslySkipPermissions|skipDangerousModePermissionPrompt|bypassPermissions)["']?\s*[:=]\s*(?:true|["']bypassPermissions["'])/i,
     /"defaultMode"\s*:\s*"bypassPermissions"/i,
-    /\bauto-?approve\s+(?:all|every|any)\b|"autoApprove"\s*:\s*\[\s*"\*"/i,
+    // Every tool of an MCP server approved in advance, in JSON or in the code that writes the config: `autoApprove: ["*"]`.
+    /\bauto-?approve\s+(?:all|every|any)\b|["']?\b(?:autoApprove|alwaysAllow|auto_approve|always_allow)["']?\s*[:=]\s*\[\s*["']\*["']/i,
     /\b(?:always\s+)?(?:auto-?)?approve\b[^.\n]{0,40}\bwithout\s+(?:asking|confirmation|prompting|checking|review)\b/i,
     /\b(?:disable|turn\s+off|bypass|skip|circumvent|evade|switch\s+off)\s+(?:the\s+|all\s+|any\s+|your\s+|its\s+)?(?:safety|security|content|permission|approval|sandbox|confirmation|guardrail)\s*(?:checks?|guardrails?|filters?|restrictions?|prompts?|warnings?|scanners?|mechanisms?|polic(?:y|ies)|measures|features|controls?|rules|settings)\b/i,
     /\b(?:disable|turn\s+off|bypass|circumvent|evade)\s+(?:the\s+|your\s+)?(?:sandbox|guardrails|antivirus|anti-virus|windows\s+defender|defender|firewall|gatekeeper|selinux|apparmor|code\s+signing|edr)\b/i,

@@ -20,6 +20,8 @@ export const backdoorAccess = patternRule({
     new RegExp(String.raw`${WRITE}[^\n]*\.ssh\/authorized_keys\b|\bssh-copy-id\b[^\n]*-i\s+\S+\.pub\s+\S+@(?:\d{1,3}\.){3}\d{1,3}`),
     /\bauthorized_keys\b[^\n]*<<|echo\s+["']?ssh-(?:rsa|ed25519|dss)\s+AAAA[^\n]*>>/,
     /NOPASSWD\s*:\s*ALL[^\n]*(?:>>|\btee\b)|(?:>>|\btee\s+-a)\s*\/etc\/sudoers/,
+    // Every command without a password, written to a sudoers drop-in by any redirection.
+    /NOPASSWD\s*:\s*ALL\b[^\n]{0,200}?(?:>|\btee\b|\bcp\b|\binstall\b)\s*(?:-\w+\s+)*["']?\/etc\/sudoers/,
     /\bchmod\s+(?:u\+s|\+s|4[0-7]{3})\s+\S+|\bsetcap\s+\S*cap_setuid/,
     /\buseradd\b[^\n]*-o\s+-u\s*0\b/,
     // A key written out in the text and the file it goes into, in either order (prose or code).
