@@ -109,6 +109,9 @@ export const hideFromUser = patternRule({
     "developer",
     "operator",
     "owner",
+    "requester",
+    "reader",
+    "reviewer",
     "secretly",
     "covertly",
     "stealthily",
@@ -163,6 +166,8 @@ export const hideFromUser = patternRule({
     /\b(?:say|tell\s+(?:the\s+)?(?:user|them)|claim|pretend)\s+(?:that\s+)?you\s+(?:only|just|merely)\s+\w+/i,
     /\b(?:do\s+not|don'?t|never)\s+(?:bring\s+(?:it|this|that|them)\s+up|mention\s+(?:it|this|that|them))\b[^.\n]{0,30}\b(?:in|to)\s+(?:your\s+|the\s+)?(?:summary|summaries|reply|replies|response|answer|report|output|user)\b|\b(?:do\s+not|don'?t|never)\s+bring\s+(?:it|this|that)\s+up\b/i,
     /\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog|commit\s+message)/i,
+    // "There is no need to point this section out to the requester": whoever asked is kept from noticing it.
+    /\bno\s+need\s+to\s+(?:point|call)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+to\s+(?:the\s+)?(?:user|requester|reader|reviewer|human|owner|client|customer)s?\b|\bno\s+need\s+to\s+(?:draw|call)\s+(?:the\s+)?(?:user'?s?|requester'?s?|reader'?s?|reviewer'?s?)\s+attention\s+to\b/i,
     // Concealment in other languages: "do not tell the user".
     /不要(?:告诉|告知|通知|让)用户|别(?:告诉|让)用户|ユーザーに(?:は)?(?:伝え|知らせ|言わ)ないで|사용자에게\s*(?:알리지|말하지)\s*마|\bno\s+(?:le\s+)?(?:digas|informes|menciones)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b|\bne\s+(?:le\s+)?dis\s+(?:rien\s+)?(?:pas\s+)?à\s+l'utilisat(?:eur|rice)\b|\b(?:sag|sagen\s+Sie)\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nichts\b|(?<![А-Яа-яЁё])не\s+(?:говори|сообщай)\s+пользователю(?![А-Яа-яЁё])/i,
     // Korean, Hindi, Turkish, Polish, Arabic, Italian, Portuguese: "no need to tell / do not show the user".

@@ -135,6 +135,11 @@ export const agentConfig = patternRule({
     new RegExp(
       String.raw`\b(?:open|fopen)\(\s*["'\`]${AGENT_FILES}["'\`]\s*,\s*["'\`][wa]|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'\`]${AGENT_FILES}`,
     ),
+    // Told in prose to add text to the user's global memory file, which every later session in every repository reads.
+    new RegExp(
+      String.raw`\b(?:append|add|write|copy|insert|paste|prepend|merge|put)\b(?:[^.\n]|\.(?=\w)){0,80}?\b(?:to|into|in)\s+(?:(?:both|the|your|global|user'?s?)\s+){0,3}[\`'"]?${HOMEP}\/\.(?:claude\/CLAUDE|codex\/AGENTS|gemini\/GEMINI|config\/[\w.-]+\/AGENTS)\.md`,
+      "i",
+    ),
   ],
   message: "Writes into an agent's configuration or instruction file, which steers every later session",
 });
