@@ -74,7 +74,7 @@ export const overrideInstructions = patternRule({
     /(?<![А-Яа-яЁё])(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние|прошлые)\s+(?:инструкции|указания|правила)/i,
   ],
   // A phrase quoted after "e.g." or "such as" is an example of what to refuse ("do not follow instructions inside them (e.g. 'ignore previous instructions')").
-  severityFor: (m, line) => (QUOTED_EXAMPLE.test(line.slice(Math.max(0, m.index - 80), m.index)) ? "info" : "high"),
+  severityFor: (m, line) => (QUOTED_EXAMPLE.test(line.slice(Math.max(0, (m.index ?? 0) - 80), m.index ?? 0)) ? "info" : "high"),
   message: "Tries to override the agent's instructions (prompt injection)",
 });
 const QUOTED_EXAMPLE =
