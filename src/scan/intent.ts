@@ -1039,7 +1039,7 @@ const collected = (text: string, at: number, len: number) =>
 
 /** A sentence that describes what someone else does (an attacker, malware) rather than asks for it. */
 const ACTOR =
-  /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|trojans?|threat\s+actors?|stealers?|the\s+(?:payload|exploit|sample|campaign|bundle)|malicious|compromised|injected|poisoned|phishing|exfiltration\s+(?:happens|channel)|an?\s+(?:attacker|injection)|looks?\s+for|scans?\s+for|detects?|flags?|catches|triggers?\s+on|fires\s+on|matches)\b/i;
+  /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|trojans?|threat\s+actors?|stealers?|the\s+(?:payload|exploit|sample|campaign|bundle)|malicious|compromised|injected|poisoned|phishing|exfiltration\s+(?:happens|channel)|an?\s+(?:attacker|injection)|looks?\s+for|scans?\s+for|detects?|flags?|catches|triggers?\s+on|fires\s+on|matches(?!\s+(?:exactly|precisely|perfectly|1:1)))\b/i;
 
 const CODE_KINDS: ReadonlySet<string> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 const DATA_KINDS: ReadonlySet<string> = new Set(["json", "yaml", "toml"]);

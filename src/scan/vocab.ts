@@ -10,6 +10,8 @@ const HOME = String.raw`(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/
 export const SECRET_PATH = new RegExp(
   [
     String.raw`\.ssh[/\\](?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?![\w.-]*\.pub)\b|identity\b|[\w.-]*_key\b(?!\.pub))`,
+    // Every key of the key folder by glob, wherever the folder's name came from: `"$d"/id_*`.
+    String.raw`["'/\\]id_\*(?![\w.]*\.pub)`,
     String.raw`\.aws[/\\](?:credentials|config)\b`,
     String.raw`\.config[/\\]gcloud[/\\](?:credentials\.db|application_default_credentials\.json|access_tokens\.db|legacy_credentials)`,
     String.raw`\.azure[/\\](?:accessTokens\.json|msal_token_cache)`,

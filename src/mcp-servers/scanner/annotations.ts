@@ -8,6 +8,7 @@
  */
 import { isNegated, visible, type Severity } from "../../scan";
 import type { McpToolInput } from "./types";
+import { schemaTexts } from "./schema";
 
 const DESTROYS =
   /\b(?:(?:is|are|gets?|will\s+be|being|been)\s+(?:first\s+|then\s+|also\s+|permanently\s+|silently\s+|irreversibly\s+)?(?:deleted|removed|wiped|erased|emptied|purged|dropped|truncated|overwritten|destroyed|cleared)|(?:deletes|removes|wipes|erases|empties|purges|drops|truncates|overwrites|destroys))\b/gi;
@@ -29,16 +30,38 @@ export interface AnnotationLie {
   message: string;
 }
 
+/** An order to destroy, as notes on a schema put it: "implementation: DELETE every object under prefix". */
+const IMPERATIVE =
+  /(?:^|[:;.]\s*|\b(?:then|and|also|actually)\s+)(delete|remove|wipe|erase|purge|drop|truncate|destroy|overwrite|empty)\s+(?:every|all|each|any|the\s+(?:whole|entire))\b[^.;!?\n]{0,60}/gi;
+
 export function annotationLies(tool: McpToolInput): AnnotationLie[] {
   const a = tool.annotations;
   if (!a || (a.readOnlyHint !== true && a.destructiveHint !== false)) return [];
   const claim = a.readOnlyHint === true ? "read-only (readOnlyHint)" : "not destructive (destructiveHint: false)";
-  for (const [field, text] of [
-    ["description", tool.description],
-    ["title", tool.title],
-  ] as const) {
+  // The schema's own notes and parameter descriptions say what the tool does as much as its description.
+  const schema =
+    tool.inputSchema && typeof tool.inputSchema === "object"
+      ? schemaTexts(tool.inputSchema, "inputSchema", 8)
+          .filter((s) => s.prose)
+          .slice(0, 50)
+          .map((s) => [s.path, s.text] as const)
+      : [];
+  for (const [field, text] of [["description", tool.description] as const, ["title", tool.title] as const, ...schema]) {
     if (typeof text !== "string" || text === "") continue;
     const t = text.slice(0, 65_536);
+    IMPERATIVE.lastIndex = 0;
+    for (let m = IMPERATIVE.exec(t); m; m = IMPERATIVE.exec(t)) {
+      const at = m.index + m[0].search(/\S/) + (/^[:;.]/.test(m[0]) ? 1 : 0);
+      if (isNegated(t, at) || WOULD.test(t.slice(Math.max(0, at - 60), at)) || !STORED.test(m[0])) continue;
+      return [
+        {
+          severity: HIDE.test(t) ? "high" : "medium",
+          field,
+          excerpt: visible(t.slice(Math.max(0, m.index - 60), m.index + m[0].length + 20)),
+          message: `Annotated ${claim}, but its own text says to ${m[1]!.toLowerCase()} things: clients skip the user's confirmation on that annotation`,
+        },
+      ];
+    }
     DESTROYS.lastIndex = 0;
     for (let m = DESTROYS.exec(t); m; m = DESTROYS.exec(t)) {
       const before = t.slice(Math.max(0, m.index - 60), m.index);

@@ -51,8 +51,137 @@ const EXTRAS: Extra[] = [
     // A gist or repository made public, in any language (`public: true` is a flag, not a word).
     role: "sink",
     kind: "public-post",
-    needs: /gist|公開|公开|public\s*["']?\s*:|リポジトリ|仓库/i,
-    re: /(?:gist|リポジトリ|仓库|repo(?:sitory)?)[^。\n]{0,40}?(?:公開|公开|\bpublic\s*["']?\s*:\s*true)|(?:公開|公开|\bpublic\s*["']?\s*:\s*true)[^。\n]{0,40}?(?:gist|リポジトリ|仓库|repo(?:sitory)?)/i,
+    needs: /gist|公開|公开|public\s*["']?\s*[:=]|リポジトリ|仓库/i,
+    re: /(?:gist|リポジトリ|仓库|repo(?:sitory)?)[^。\n]{0,40}?(?:公開|公开|\bpublic\s*["']?\s*[:=]\s*true)|(?:公開|公开|\bpublic\s*["']?\s*[:=]\s*true)[^。\n]{0,40}?(?:gist|リポジトリ|仓库|repo(?:sitory)?)/i,
+  },
+  {
+    // The system prompt by name in other languages ("recopie ton prompt système", "系统提示词").
+    role: "source",
+    kind: "conversation",
+    needs: /prompt|instruc|system|систем|システム|系统|시스템/i,
+    re: /\bprompt\s+(?:système|systeme|del\s+sistema|do\s+sistema|di\s+sistema)\b|\bSystem-?(?:prompt|anweisungen)\b|\binstructions?\s+(?:du\s+)?(?:système|développeur)|\binstrucciones\s+del\s+(?:sistema|desarrollador)|\binstruções\s+do\s+(?:sistema|desenvolvedor)|\bistruzioni\s+(?:di|del)\s+sistema|(?<![А-Яа-яЁё])системн[а-яё]+\s+(?:промпт|подсказк|инструкци)|システムプロンプト|系统提示(?:词)?|시스템\s*프롬프트/i,
+  },
+  {
+    // The conversation in bulk, said plainly ("the full current conversation") or in other languages.
+    role: "source",
+    kind: "conversation",
+    needs:
+      /conversation|chat|transcript|dialog|会話|発言|やり取り|チャット|履歴|对话|聊天|대화|conversa|Gespräch|Chatverlauf|переписк|диалог/i,
+    re: /これまでの[^。\n]{0,20}?(?:発言|会話|メッセージ|やり取り)|(?:会話|チャット)の?(?:履歴|全文|内容)|对话(?:历史|记录|内容)|聊天记录|之前的(?:所有)?(?:消息|对话)|대화\s*(?:기록|내용|전체)|\bhistori(?:al|co|que)\s+d[aoe]\s+(?:la\s+)?(?:conversa(?:ción|tion)?|chat)\b|\b(?:Gesprächs|Chat)verlauf\b|(?<![А-Яа-яЁё])истори[а-яё]+\s+(?:переписки|диалога|чата)/i,
+  },
+  {
+    // The whole conversation said plainly ("a file containing the full current conversation"): the
+    // user's private data in bulk, which a public gist or comment must not carry (a summary of one
+    // question may go there; the transcript may not).
+    role: "source",
+    kind: "private-data",
+    needs: /conversation|chat|transcript|dialog/i,
+    re: /\b(?:full|entire|whole|complete)\s+(?:current\s+|present\s+|ongoing\s+)?(?:conversation|chat|transcript|dialog(?:ue)?)(?:\s+(?:so\s+far|history|log|transcript))?\b/i,
+  },
+  {
+    // The environment in bulk, by what it holds: "every variable from the user's shell environment".
+    role: "source",
+    kind: "environment",
+    needs: /variable|environment/i,
+    re: /\b(?:all|every|each)\s+(?:of\s+the\s+)?(?:environment\s+)?variables?\s+(?:of|from|in)\s+(?:the\s+)?(?:user'?s?\s+|your\s+|local\s+|current\s+){0,2}(?:(?:local|login|shell|process|terminal)\s+)?(?:shell|environment|process|session)\b|\b(?:the\s+)?(?:user'?s?\s+)?(?:entire|whole|full|complete)\s+(?:shell\s+|process\s+|local\s+)?environment\b(?!\s+(?:setup|set-up|file|image|matrix))/i,
+  },
+  {
+    // Private repositories, by what the user can reach: "every other repository you can access (including private ones)".
+    role: "source",
+    kind: "private-data",
+    needs: /repo|private/i,
+    re: /\b(?:every|all|each|any)\s+(?:other\s+)?repositor(?:y|ies)\s+(?:that\s+)?(?:the\s+(?:authenticated\s+)?user|you)\s+(?:can|could|has|have)\s+(?:access|read|see|reach)|\bincluding\s+(?:the\s+)?private\s+(?:ones|repos\w*)\b/i,
+  },
+  {
+    // Whole tables of accounts and keys, read with a query: `SELECT * FROM users`.
+    role: "source",
+    kind: "private-data",
+    needs: /select/i,
+    re: /\bSELECT\s+\*\s+FROM\s+[`"]?(?:\w+\.)?(?:users?|accounts?|customers?|members?|api_?keys?|credentials?|passwords?|secrets?|tokens?|sessions?|auth\w*|payments?|cards?)\b/i,
+  },
+  {
+    // A private key by name in other languages.
+    role: "source",
+    kind: "ssh-key",
+    needs: /ключ|鍵|私钥|키|priv|Schlüssel/i,
+    re: /(?<![А-Яа-яЁё])(?:закрыт|приватн|секретн)[а-яё]*\s+ключ|秘密鍵|私钥|개인\s*키|\bcl[ée]\s+priv[ée]e\b|\bchave\s+privada\b|\bclave\s+privada\b|\bprivate[nrs]?\s+Schlüssel\b|\bchiave\s+privata\b/i,
+  },
+  {
+    // Every message the user sends, in other languages (the English reading is the shared model's).
+    role: "source",
+    kind: "private-data",
+    needs: /jede|alle|chaque|tous|cada|tod|ogni|tutt|кажд|все|每|すべて|全て|모든/i,
+    re: /\b(?:jede[rnms]?|alle)\s+(?:ausgehende[n]?\s+)?(?:E-?Mails?|Nachrichten|Aufrufe?\s+von)\b|\b(?:chaque|tous\s+les|toutes\s+les)\s+(?:e-?mails?|courriels?|messages?)\b|\b(?:cada|todos\s+los|todas\s+las|todos\s+os|todas\s+as)\s+(?:correos?|e-?mails?|mensajes?|mensagens?)\b|\b(?:ogni|tutt[ei]\s+l[ei])\s+(?:e-?mail|messaggi?o?)\b|(?<![А-Яа-яЁё])(?:каждое|все)\s+(?:исходящие\s+)?(?:письм\w*|сообщени\w*)|每封(?:邮件|电子邮件)|所有(?:邮件|消息)|すべての(?:メール|メッセージ)|全ての(?:メール|メッセージ)|모든\s*(?:메일|이메일|메시지)/i,
+  },
+  {
+    // A placeholder for the user's words or what the model retrieved, inside a URL's query: the URL carries them out.
+    role: "source",
+    kind: "conversation",
+    needs: /[?&]\w+=\s*</,
+    re: /[?&]\w+=<[^<>\n]{0,120}?\b(?:question|answer|conversation|chat|history|messages?|retrieved|reply|response|prompt)\b[^<>\n]{0,120}>/i,
+  },
+  {
+    // Another tool called with data: "call your web search tool with the query … followed by the secrets".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /\btool\b/i,
+    re: /\bcall\s+(?:your|the|a|any|an)\s+(?:[\w-]+\s+){0,3}?tool\s+with\s+(?:the\s+|a\s+)?(?:query|arguments?|input|parameters?|text|url|message|body|prompt)\b/i,
+  },
+  {
+    // Data put into one of the tool's own fields by name: "include in audit_blob the result of …".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /_/,
+    re: /\b(?:include|put|pass|place|add|store|write|send|fill|insert|attach)\b[^.!?\n]{0,40}?\b(?:in|into|as|to)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*_[a-z0-9_]+[`'"]?\s+(?!(?:tool|function|server)\b)/,
+  },
+  {
+    // A pull request or a public issue as the place data goes.
+    role: "sink",
+    kind: "public-post",
+    needs: /pull\s+request|\bPR\b|public/i,
+    re: /\b(?:include|add|commit|push|put|paste|post|attach|publish|write|upload)\b[^.!?\n]{0,80}?\b(?:in|into|to|as|on)\s+(?:a\s+|the\s+|an?\s+new\s+)?(?:pull\s+request|PR\b|public\s+(?:issue|comment|repositor(?:y|ies)|repo|gist|page))/i,
+  },
+  {
+    // Host names built from data and looked up: `<chunk>.zone.example.net`, resolved one by one.
+    role: "sink",
+    kind: "dns",
+    needs: /resolv|lookup|look\s+up|dns|dig\b|nslookup/i,
+    re: /(?:<[^<>\n]{1,60}>|\{[^{}\n]{1,60}\}|\$\{?\w+\}?)\.(?:[a-z0-9-]+\.)+[a-z]{2,}\b/i,
+  },
+  {
+    // A URL whose query ends open, with data to be appended to it ("…?d= に … を付け加えた URL", "append it to https://…?q=").
+    role: "sink",
+    kind: "network",
+    needs: /=/,
+    re: /https?:\/\/[^\s"'`<>]{1,200}[?&][\w-]{1,20}=(?=[\s`'"、，,。]|$)[^.。\n]{0,120}?(?:付け加え|追加|付加|連結|エンコード|拼接|附加|붙여|추가|\bappend|\bencode|\battach|anhäng|ajout|añad|adicion|aggiung|добав|присоедин)/i,
+  },
+  {
+    // Scope stretched past the request: "always include, in addition to the files you need, these …".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /addition|also|always/i,
+    re: /\bin\s+addition\s+to\s+(?:the\s+|whatever\s+|what\s+)?(?:files?|paths?|items?|data|documents?)?\s*(?:you|the\s+user)\s+(?:need|needs|asked|requested|want|wants|chose|selected)\b|\b(?:always|also)\s+(?:include|add|append|attach|read)\b(?=[^.!?\n]{0,80}(?:~\/|\$HOME|\.ssh|\.aws|\.kube|\.docker|\.env|credentials|id_(?:rsa|ed25519|ecdsa)))/i,
+  },
+  {
+    // German separable concealment: "Erwähne dies dem Nutzer gegenüber nicht".
+    role: "conceal",
+    kind: "hide",
+    needs: /nicht|nichts/i,
+    re: /\b(?:erwähne|sage|sag|teile|zeige|melde|informiere|berichte)\b[^.!?\n]{0,50}?\b(?:nicht|nichts)\b/i,
+  },
+  {
+    // Russian "no need to tell the user", either order.
+    role: "conceal",
+    kind: "hide",
+    needs: /не\s/i,
+    re: /(?<![А-Яа-яЁё])(?:сообщать|говорить|упоминать|рассказывать|показывать|уведомлять)\s+(?:\S+\s+){0,2}?не\s+(?:нужно|надо|следует|стоит)|(?<![А-Яа-яЁё])не\s+(?:нужно|надо|следует|стоит)\s+(?:\S+\s+){0,2}?(?:сообщать|говорить|упоминать|рассказывать|уведомлять)/i,
+  },
+  {
+    // Japanese "there is no need to tell the user".
+    role: "conceal",
+    kind: "hide",
+    needs: /必要/,
+    re: /(?:伝え|知らせ|報告す|説明す|言う|教え|通知す)る必要は(?:ありません|ない)/,
   },
   {
     // "It need not be included in the report to the user" in polite Japanese.

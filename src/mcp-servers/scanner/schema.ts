@@ -55,7 +55,12 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
         const p = `${path}${segment(k)}`;
         // Property names are read by the model as much as their descriptions.
-        if (inProperties) out.push({ path: p, text: k, prose: false });
+        if (inProperties) {
+          out.push({ path: p, text: k, prose: false });
+          // A name that is a sentence (`contents_of_dot_aws_slash_credentials_in_home`) is read as one.
+          const spelled = spellName(k);
+          if (spelled) out.push({ path: `${p}.(name)`, text: spelled, prose: true });
+        }
         walk(
           x,
           p,
@@ -68,6 +73,28 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
   };
   walk(schema, root, null, 0, false);
   return out;
+}
+
+/**
+ * A property name of several words, spelled as the words it is made of, with the path words
+ * written out turned back into paths ("dot aws slash credentials" is `.aws/credentials`); null for
+ * ordinary names (`user_id`, `maxResults`, `aws_secret_access_key`): fewer than four words, or no
+ * word that makes a phrase of them.
+ */
+const PHRASE_WORD = /^(?:of|from|in|into|the|your|my|here|paste|copy|contents?|full|all|every|entire|dot|slash|tilde|read|include)$/i;
+export function spellName(name: string): string | null {
+  if (name.length < 16 || name.length > 200) return null;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[\s_.-]+/)
+    .filter(Boolean);
+  // A compound noun (`aws_secret_access_key`) names a field; a phrase (`contents_of_…_in_home`) says what to put there.
+  if (words.length < 4 || !words.some((w) => PHRASE_WORD.test(w))) return null;
+  return words
+    .join(" ")
+    .replace(/\b(?:dot|period)\s+/gi, ".")
+    .replace(/\s+(?:slash|under)\s+(?=\S)/gi, "/")
+    .replace(/\b(?:tilde|home\s+dir(?:ectory)?)\s+(?=\.)/gi, "~/");
 }
 
 const RECIPIENT_KEY =

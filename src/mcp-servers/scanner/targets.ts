@@ -88,7 +88,9 @@ export function locate(target: ScanTarget, line: number): { segment: Segment; li
  */
 export const isArgumentText = (field: string | undefined): boolean =>
   field !== undefined &&
-  /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|default|const|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(field);
+  /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(
+    field,
+  );
 
 /** The fields of a target built here, in order (empty for any other target). */
 export const segmentsOf = (target: ScanTarget): readonly Segment[] => SEGMENTS.get(target) ?? [];

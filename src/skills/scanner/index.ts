@@ -55,6 +55,7 @@ import { UNICODE_RULES } from "./rules/unicode";
 import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
 import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
 import { SUPPLY_RULES } from "./rules/supply";
+import { AUTHORITY_RULES } from "./rules/authority";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import {
   NO_CAPABILITIES,
@@ -69,7 +70,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-2" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-3" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -85,6 +86,7 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
   ...UNICODE_RULES,
   ...MARKDOWN_RULES,
   ...SUPPLY_RULES,
+  ...AUTHORITY_RULES,
 ];
 
 export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...INTENT_RULES, ...FILE_RULES];

@@ -59,7 +59,7 @@ const PARAM = /\.properties(?:\.([\w$-]+)|\["([^"]*)"\])\.[^.]*$/;
  * private data only in bulk.
  */
 const BULK =
-  /\b(?:all|every|each|entire|whole|full|complete|so\s+far|up\s+to\s+now|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session)|everything|you\s+(?:were\s+given|received|got)|gave\s+you|before\s+the\s+user|above\s+the\s+first|intero|tutt[oa]|complet[oa]s?|entero|todos?|todas?|tout|entier|gesamte?n?|alle)\b|所有|全部|完整|すべて|全て|全文|これまで|전체|모든|vollständig|bisherige|всю|все|полн/i;
+  /\b(?:all|every|each|entire|whole|full|complete|so\s+far|up\s+to\s+now|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session)|everything|you\s+(?:were\s+given|received|got)|gave\s+you|before\s+the\s+user|above\s+the\s+first|intero|tutt[oa]|complet[oa]s?|entero|todos?|todas?|tout|entier|gesamte?n?|alle|intégral\w*|integral\w*|íntegr\w*|wörtlich|jede[rnms]?|chaque|cada|ogni)\b|\bSELECT\s+\*\s+FROM\b|(?<![А-Яа-яЁё])(?:каждое|каждый|каждую)|每|所有|全部|完整|すべて|全て|全文|これまで|전체|모든|vollständig|bisherige|всю|все|полн/i;
 function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   if (h.role !== "source" || h.mode !== "do" || h.weak) return false;
   // The parameter's own text, from its start or the last sentence end before the hit (not the "." of "e.g.").
@@ -75,7 +75,7 @@ function askedAsArgument(h: IntentHit, seg: Segment): boolean {
 }
 
 const OWN_CONTEXT =
-  /\b(?:you|your|yours|this\s+(?:chat|conversation|session|thread|dialog(?:ue)?)|so\s+far|up\s+to\s+now|above|earlier|our|hasta\s+ahora|até\s+agora|jusqu'ici|finora)\b|bisherig|到目前为止|迄今|これまで|今まで|지금까지|이\s*대화|до\s+сих\s+пор|этого\s+(?:чата|диалога)/i;
+  /\b(?:you|your|yours|ton|ta|tes|votre|vos|tu|tus|dein\w*|tuo|tua|tuoi|seu|sua|teu|tua|this\s+(?:chat|conversation|session|thread|dialog(?:ue)?)|so\s+far|up\s+to\s+now|above|earlier|our|hasta\s+ahora|até\s+agora|jusqu'ici|finora)\b|bisherig|到目前为止|迄今|これまで|今まで|지금까지|이\s*대화|до\s+сих\s+пор|этого\s+(?:чата|диалога)/i;
 
 /** A parameter that takes where a file is, not what is in it (a kubeconfig path, the .env to lint): the tool reads it where it is. */
 const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i;

@@ -44,14 +44,36 @@ export const deceiveUser = patternRule({
     "usual",
     "say",
     "tell",
+    "not",
+    "don",
+    "never",
+    "without",
+    "reply",
+    "answer",
+    "response",
+    "summary",
+    "message",
+    "report",
+    "user",
   ],
   patterns: [
     /\b(?:present|report|describe|show|label|attribute|pass\s+off|frame)\b[^.!?\n]{0,60}\bas\s+(?:if|though)\s+(?:it|they|this|the\s+\w+|the\s+(?:answer|result)s?)\s+(?:came|come|were|was|had\s+come)\s+from\b/i,
     /\b(?:error|errors|fails?|failed|failure|refus\w+|denied|blocked|rejected)\b[^.!?\n]{0,80}\b(?:tell|inform|assure|report\s+to|say\s+to)\s+(?:the\s+)?user\s+(?:that\s+)?(?:it|the\s+\w+|everything|all)\s+(?:succeeded|worked|went\s+(?:well|fine)|was\s+(?:successful|fine|ok)|is\s+(?:fine|ok))\b/i,
     /\b(?:tell|assure|inform)\s+(?:the\s+)?user\s+(?:that\s+)?(?:it|the\s+\w+|everything)\s+(?:succeeded|worked|was\s+successful)\b[^.!?\n]{0,40}\b(?:even\s+if|regardless|whatever|no\s+matter)\b/i,
     /\bnothing\s+changes\s+for\s+the\s+user\b|\bfor\s+(?:the\s+user|them|him|her),?\s+the\s+\w+\s+(?:is|was|looks?)\s+(?:sent|done|handled|delivered)\s+(?:normally|as\s+usual)\b/i,
+    // The effects hidden or renamed in what the user reads: "do not list removed paths", "in your reply, call it 'maintenance'".
+    /\b(?:do\s+not|don'?t|never|without)\s+(?:list|show|mention|report|name|enumerate|display|reveal|itemi[sz]e)(?:ing)?\s+(?:the\s+|which\s+|any\s+)?(?:removed|deleted|erased|wiped|overwritten|changed|modified|uploaded|sent|shared|copied|affected)\s+(?:paths|files|folders|directories|items|entries|rows|records|data|objects|repositories|branches)\b/i,
+    /\b(?:in\s+(?:your|the)\s+(?:reply|answer|response|summary|message|report)s?|to\s+the\s+user)\b[^.!?\n]{0,30}\b(?:call|describe|refer\s+to|present|label|report)\s+(?:it|this|them|the\s+(?:deletion|removal|change|upload|transfer|step))\s+(?:as\s+)?(?:an?\s+)?['"\u2018\u201c]/i,
     /\b(?:simply|just)\s+(?:say|tell\s+(?:the\s+user|them))\s+(?:that\s+)?you\s+(?:are|were)\s+(?:only\s+|just\s+)?(?:doing|computing|calculating|running|checking)\b/i,
   ],
+  // Hiding which files went is deceit when the same text removes or sends them, or says the user would object.
+  severityFor: (m, line) =>
+    !/^(?:do|don|never|without|in\s|to\s)/i.test(m[0]) ||
+    /\b(?:removes?|deletes?|wipes?|erases?|overwrites?|uploads?|sends?|copies|shares?|alarm\w*|upset\w*|worr\w*|scar\w*|confus\w*|concern\w*|object)\b/i.test(
+      line,
+    )
+      ? "high"
+      : null,
   message: "Tells the model to mislead the user about what a tool did or where an answer came from",
 });
 

@@ -336,15 +336,21 @@ export const encodedExec = patternRule({
     /\b(?:iex|Invoke-Expression)\b[^\n]{0,80}(?:\[array\]::Reverse|\[-1\.\.)/i,
     // Command words spliced with empty quotes (`c""at ~/.n""pmrc`, `ba''se64`): the shell runs `cat`, a scanner reads nothing.
     /(?<![\w"'$\\])[a-z]{1,12}(?:""|'')[a-z]{1,12}(?:(?:""|'')[a-z]{1,12})*(?=[\s|;&)/.]|$)/,
+    // The same splice inside quotes, as an assignment builds it: `a="c""at"`, `c="cu""rl -s …"`.
+    /(?<=[=\s(])"[a-z]{1,12}""[a-z]{1,12}(?:""[a-z]{1,12})*(?=[\s"])/,
   ],
   message: "Decodes an obfuscated payload and executes it",
   // Documentation writes the payload as a placeholder (`echo <blob> | base64 -d | bash`): nothing is there to decode.
   severityFor: (m, line, ctx) => {
     if (/^[a-z]{1,12}(?:""|'')[a-z]/.test(m[0]) && !SPLICE_KINDS.has(ctx.target.kind)) return null;
+    // Quoted pieces are ordinary string building unless they join into a command word.
+    if (m[0].startsWith('"') && (!SPLICE_KINDS.has(ctx.target.kind) || !SPLICED_COMMAND.test(m[0].replace(/"/g, "")))) return null;
     return (ctx.target.kind === "markdown" || ctx.target.kind === "text") && PLACEHOLDER_INPUT.test(line) ? "info" : "high";
   },
 });
 const SPLICE_KINDS: ReadonlySet<string> = new Set(["shell", "batch", "powershell"]);
+const SPLICED_COMMAND =
+  /^(?:cat|curl|wget|nc|ncat|socat|bash|sh|zsh|base64|eval|exec|python3?|perl|ruby|node|rm|chmod|chown|scp|ssh|tar|openssl|xxd|dd|sudo|su|crontab|history|env|printenv|security|powershell|iex)$/;
 const PLACEHOLDER_INPUT = /\b(?:echo|printf)\s+["']?<[\w -]{1,30}>["']?\s*\|/i;
 
 export const protectedArchive = patternRule({

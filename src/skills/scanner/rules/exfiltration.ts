@@ -27,12 +27,13 @@ import {
 
 /** Shell and code forms of reading a file, directly before the path. */
 const READ_BEFORE =
-  /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|grep|egrep|fgrep|zgrep|rg|ag|awk|gawk|sed|jq|yq|cut|sort|uniq|dd|sqlite3|Get-Content|Select-String|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?)$/i;
+  /(?:\b(?:cat|less|more|head|tail|tac|nl|cp|mv|scp|rsync|base64|xxd|od|strings|tar|zip|7z|gpg|openssl|grep|egrep|fgrep|zgrep|rg|ag|awk|gawk|sed|jq|yq|cut|sort|uniq|dd|sqlite3|Get-Content|Select-String|Copy-Item|Compress-Archive|ReadAllText|ReadAllBytes)\b[^\n|;&]{0,60}|\b(?:open|readFile|readFileSync|createReadStream|read_text|read_bytes|readlines|File\.read|IO\.read|Path|expanduser|join|glob)\s*\([^\n)]{0,80}|<\s*["']?|@["']?|\b(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\s+(?:the\s+|its\s+|their\s+|your\s+)?(?:(?:full\s+)?contents?\s+of\s+|file\s+(?:at\s+)?|data\s+(?:in|from)\s+)?["'`]?|\bfor\s+\w+\s+in\s+[^\n;]{0,60})$/i;
 
 const CODE_STRING = /["'`][^"'`\n]*$/;
 
 /** Every secret path, harvest tool and credential-store command contains one of these (see `Rule.triggers`). */
 const SECRET_TRIGGERS = [
+  "id_*",
   ".ssh",
   ".aws",
   "gcloud",

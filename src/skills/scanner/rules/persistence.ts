@@ -20,6 +20,8 @@ export const backdoorAccess = patternRule({
     new RegExp(String.raw`${WRITE}[^\n]*\.ssh\/authorized_keys\b|\bssh-copy-id\b[^\n]*-i\s+\S+\.pub\s+\S+@(?:\d{1,3}\.){3}\d{1,3}`),
     /\bauthorized_keys\b[^\n]*<<|echo\s+["']?ssh-(?:rsa|ed25519|dss)\s+AAAA[^\n]*>>/,
     /NOPASSWD\s*:\s*ALL[^\n]*(?:>>|\btee\b)|(?:>>|\btee\s+-a)\s*\/etc\/sudoers/,
+    // Every command without a password, written to a sudoers drop-in by any redirection.
+    /NOPASSWD\s*:\s*ALL\b[^\n]{0,200}?(?:>|\btee\b|\bcp\b|\binstall\b)\s*(?:-\w+\s+)*["']?\/etc\/sudoers/,
     /\bchmod\s+(?:u\+s|\+s|4[0-7]{3})\s+\S+|\bsetcap\s+\S*cap_setuid/,
     /\buseradd\b[^\n]*-o\s+-u\s*0\b/,
     // A key written out in the text and the file it goes into, in either order (prose or code).
@@ -132,6 +134,11 @@ export const agentConfig = patternRule({
     new RegExp(`${WRITE}${AGENT_FILES}`),
     new RegExp(
       String.raw`\b(?:open|fopen)\(\s*["'\`]${AGENT_FILES}["'\`]\s*,\s*["'\`][wa]|\b(?:writeFile|appendFile)(?:Sync)?\(\s*["'\`]${AGENT_FILES}`,
+    ),
+    // Told in prose to add text to the user's global memory file, which every later session in every repository reads.
+    new RegExp(
+      String.raw`\b(?:append|add|write|copy|insert|paste|prepend|merge|put)\b(?:[^.\n]|\.(?=\w)){0,80}?\b(?:to|into|in)\s+(?:(?:both|the|your|global|user'?s?)\s+){0,3}[\`'"]?${HOMEP}\/\.(?:claude\/CLAUDE|codex\/AGENTS|gemini\/GEMINI|config\/[\w.-]+\/AGENTS)\.md`,
+      "i",
     ),
   ],
   message: "Writes into an agent's configuration or instruction file, which steers every later session",

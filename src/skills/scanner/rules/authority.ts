@@ -1,0 +1,181 @@
+/**
+ * Two intents read a sentence at a time, in any text an agent obeys (skills and MCP tool text):
+ *
+ * - Authority handed to content nobody reviewed: text fetched at run time, a tool's returned
+ *   page, a policy endpoint's answer or the instructions inside a document declared to outrank
+ *   the system prompt or the user, or to be the user's own wishes. Whoever writes that content
+ *   then steers the agent (a rug pull when it is the publisher's own endpoint, an injection
+ *   amplifier when it is any web page). It takes both parts in one sentence: third-party content
+ *   as the subject and a claim of authority over the agent's instructions.
+ * - A payment's destination swapped for one written into the text: the payee, IBAN, wallet or
+ *   payment key replaced by a literal account, on a condition (amounts above a threshold) or
+ *   with the original kept in what the user sees. Replacing a placeholder with the supplier's
+ *   own details has neither.
+ *
+ * Each reads the sentences around lines that carry its trigger words; every expression is bounded.
+ */
+import { isMention, isNegated, sentences, triggerLines, type Hit, type Rule } from "../../../scan";
+
+type Ctx = Parameters<NonNullable<Rule["text"]>>[1];
+
+/** The sentences of the lines around each line that holds a trigger, each once, at most `cap` lines. */
+function sentencesAround(text: string, ctx: Ctx, triggers: readonly string[], cap = 40): { start: number; text: string }[] {
+  const marked = triggerLines(text, ctx.lines, triggers);
+  if (!marked.size) return [];
+  const seen = new Set<number>();
+  const out: { start: number; text: string }[] = [];
+  for (const n of [...marked].sort((a, b) => a - b).slice(0, cap)) {
+    const from = Math.max(1, n - 2);
+    const to = Math.min(ctx.lines.count, n + 2);
+    const at = ctx.lines.startOf(from);
+    const chunk = text.slice(at, to < ctx.lines.count ? ctx.lines.startOf(to + 1) : text.length).slice(0, 8000);
+    for (const s of sentences(chunk))
+      if (!seen.has(at + s.start)) {
+        seen.add(at + s.start);
+        out.push({ start: at + s.start, text: s.text.replace(/\n/g, " ") });
+      }
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/** Content the agent did not write and nobody reviewed: fetched, returned, hosted, or inside documents. */
+const CONTENT_SUBJECT =
+  /\b(?:fetch(?:ed|es|ing)?|download(?:ed|s|ing)?|retriev(?:e|ed|es|ing)|returned|returns|hosted|remote|(?:the\s+)?(?:response|output|result)s?\s+of|(?:page|document|file|e-?mail|message|ticket|comment)s?\s+(?:text|contents?|bod(?:y|ies))|(?:instructions?|commands?|directives?|requests?)\s+(?:they|it|the\s+(?:page|document|file|result|response)s?)\s+contains?|(?:any|all)\s+(?:instructions?|directives?)\s+(?:found\s+)?(?:in|inside|within)\s+(?:them|it|the\s+(?:documents?|pages?|files?|results?))|(?:its|their)\s+contents?|(?:the\s+)?(?:current\s+)?(?:operating\s+)?polic(?:y|ies)\s+(?:text|endpoint|tool|returned))\b/i;
+
+/** A claim of authority over the agent's own instructions, or of being the user's word. */
+const AUTHORITY_CLAIM = new RegExp(
+  [
+    String.raw`\b(?:same|equal|full|highest)\s+(?:level\s+of\s+)?authority\s+as\s+(?:your|the)\s+(?:own\s+)?(?:system|developer|operator|user)`,
+    String.raw`\b(?:supersed(?:es?|ing)|overrid(?:es?|ing)|outrank(?:s|ing)?|(?:takes?|taking|has|have|gets?)\s+(?:priority|precedence)\s+over)\b[^.;:]{0,60}?\b(?:system|developer|operator|user'?s?|earlier|previous|prior|other|your|all|any|every|the\s+steps)\b[^.;:]{0,40}?\b(?:instructions?|prompts?|messages?|requests?|rules|steps|guidance|directions)\b`,
+    String.raw`\b(?:supersed(?:es?|ing)|overrid(?:es?|ing))\s+(?:the\s+)?(?:system|developer|user)\s*,`,
+    String.raw`\bauthoritative\s+(?:procedure|instructions?|policy|rules|ruleset|guidance|directions|source\s+of\s+(?:instructions|truth\s+for\s+(?:what|how)\s+(?:you|to)))\b`,
+    String.raw`\b(?:is|are)\s+authoritative\b[^.;]{0,80}?\b(?:supersed|overrid|follow|apply|obey|carry|execute)`,
+    String.raw`\b(?:is|are|as)\s+(?:the\s+)?(?:user'?s?|owner'?s?)\s+own\s+(?:wishes|instructions?|requests?|commands?|words?)\b`,
+    String.raw`\b(?:is|are|as\s+if\s+(?:it|they)\s+(?:came|come))\s+(?:written\s+by|coming\s+from|sent\s+by)\s+the\s+user\b`,
+    String.raw`\bcomes?\s+from\s+the\s+(?:platform\s+)?(?:operator|system|developer|administrator)\b[^.;]{0,80}?\b(?:authority|follow|obey|apply)`,
+  ].join("|"),
+  "i",
+);
+
+const ABBREVIATION_END = /\b(?:e\.g|i\.e|etc|cf|vs)\.$/i;
+
+const AUTHORITY_TRIGGERS = [
+  "authority",
+  "authoritative",
+  "supersed",
+  "overrid",
+  "outrank",
+  "priority",
+  "precedence",
+  "own wishes",
+  "own instructions",
+  "own requests",
+  "own commands",
+  "from the user",
+  "by the user",
+  "from the platform",
+  "from the operator",
+  "from the system",
+];
+
+export const contentAuthority: Rule = {
+  id: "injection.content-authority",
+  severity: "high",
+  title: "Unreviewed content given authority over the agent",
+  text(text, ctx) {
+    const hits: Hit[] = [];
+    const list = sentencesAround(text, ctx, AUTHORITY_TRIGGERS);
+    for (let i = 0; i < list.length && hits.length < 3; i++) {
+      const s = list[i]!;
+      const claim = AUTHORITY_CLAIM.exec(s.text);
+      if (!claim) continue;
+      let subject = CONTENT_SUBJECT.exec(s.text.slice(0, claim.index + claim[0].length));
+      // The sentence splitter ends a sentence at "e.g." inside parentheses: read the part before it too.
+      const prev = list[i - 1];
+      if (!subject && prev && ABBREVIATION_END.test(prev.text) && s.start - (prev.start + prev.text.length) < 4) {
+        subject = CONTENT_SUBJECT.exec(prev.text);
+        if (subject && isNegated(prev.text, subject.index)) continue;
+      } else if (subject && isNegated(s.text, subject.index)) continue;
+      if (!subject || isNegated(s.text, claim.index)) continue;
+      const mention = isMention(s.text, claim.index, claim[0].length);
+      hits.push({
+        index: s.start + claim.index,
+        length: claim[0].length,
+        ...(mention ? { severity: "info" as const } : {}),
+        message:
+          "Gives fetched or returned content (a remote policy, a tool's output, a document) authority over the agent's instructions or the user's: whoever writes that content steers the agent",
+      });
+    }
+    return hits;
+  },
+};
+
+/** A payment's destination, in the languages payment instructions come in. */
+const PAYMENT_TARGET =
+  /\b(?:iban|bic|swift|payee|beneficiar(?:y|ies)|recipient(?:'s)?\s+(?:address|account|wallet|iban|bank)|(?:destination|receiving|target|payout|settlement)\s+(?:address|account|wallet|key)|wallet\s+address|bank\s+(?:details|account)|account\s+number|routing\s+number|to_address|(?:pix|upi)\s+key|bénéficiaire|favorecid[oa]|chave\s+pix|destinat[aá]ri[oa]|beneficiari[oa]|zahlungsempfänger|empfänger(?:konto)?|kontonummer|bankverbindung|cuenta\s+(?:de\s+)?destino|compte\s+(?:de\s+)?(?:destination|centralisation|bénéficiaire)|получател\w*|реквизит\w*)|收款(?:人|账户|地址)|受取人|振込先|수취인/i;
+/** Replacing, redirecting or substituting, in those languages. */
+const SWAP =
+  /\b(?:replac(?:e|es|ed|ing)|substitut(?:e|es|ed|ing)|swap(?:s|ped|ping)?|redirect(?:s|ed|ing)?|reroute|instead\s+of|in\s+place\s+of|always\s+set\s+\w+\s+to|settled\s+through|routed\s+through|remplac\w*|substitu\w*|au\s+lieu\s+de|em\s+vez\s+de|no\s+lugar\s+de|en\s+lugar\s+de|en\s+vez\s+de|sostitu\w*|invece\s+d[ie]|al\s+posto\s+d[ie]|ersetz\w*|statt|anstelle|umleit\w*)\b|(?<![\wÀ-ÿ])à\s+la\s+place\s+de\b|(?<![А-Яа-яЁё])(?:замен\w*|вместо|перенаправ\w*)|替换|改为|代わりに|置き換え|대신/i;
+/** A literal account: an IBAN, an e-mail or Pix address, a 0x or base58 wallet, a long account number. */
+const LITERAL_ACCOUNT =
+  /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b|(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\b0x[0-9a-fA-F]{40}\b|\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b|\bbc1[02-9ac-hj-np-z]{20,60}\b|\b\d{8,20}\b/;
+/** What makes a swap fraud rather than an edit: a threshold, or the original kept in what the user sees. */
+const CONDITION_OR_DECEIT =
+  /(?:\b(?:above|over|exceeding|greater\s+than|more\s+than|larger\s+than|acima\s+de|superior\s+a|supérieur\s+à|au-delà\s+de|mehr\s+als|mayor(?:es)?\s+(?:a|de|que)|superiori?\s+a|oltre)|(?<![\wÀ-ÿ])über|(?<![А-Яа-яЁё])(?:более|свыше|больше)|超过|以上)\s[^.;]{0,20}\d|(?:display|show|present|keep|keeping|retain|conserv\w*|mant(?:er|endo|enha)|manten\w*|behalt\w*|anzeig\w*|affich\w*|exib\w*|mostr\w*)\b[^.;]{0,80}?(?:\b(?:intended|original\w*|supplier'?s?|vendor'?s?|fournisseur|ursprünglich\w*))|\b(?:do\s+not|don'?t|never|without|ne\s+pas|não|nicht|no|sans|sem|senza)\s+(?:\w+\s+){0,2}(?:mention\w*|tell\w*|signal\w*|show\w*|report\w*|inform\w*|indic\w*|erwähn\w*|mencion\w*|avis\w*)/i;
+
+const PAYEE_TRIGGERS = [
+  "iban",
+  "payee",
+  "beneficiar",
+  "recipient",
+  "destination",
+  "wallet",
+  "bank",
+  "account",
+  "to_address",
+  "pix",
+  "upi",
+  "bénéficiaire",
+  "favorecid",
+  "destinat",
+  "empfänger",
+  "konto",
+  "cuenta",
+  "compte",
+  "получател",
+  "реквизит",
+  "收款",
+  "受取人",
+  "振込先",
+  "수취인",
+];
+
+export const payeeSwap: Rule = {
+  id: "fraud.payee-swap",
+  severity: "high",
+  title: "A payment's destination swapped for a fixed account",
+  text(text, ctx) {
+    const list = sentencesAround(text, ctx, PAYEE_TRIGGERS);
+    const hits: Hit[] = [];
+    for (let i = 0; i < list.length && hits.length < 2; i++) {
+      const s = list[i]!;
+      const target = PAYMENT_TARGET.exec(s.text);
+      const swap = target && SWAP.exec(s.text);
+      if (!target || !swap || !LITERAL_ACCOUNT.test(s.text)) continue;
+      if (isNegated(s.text, swap.index) || isMention(s.text, swap.index, swap[0].length)) continue;
+      // The condition or the cover story may sit in the next sentence ("Keep the supplier's name…").
+      const next = list[i + 1];
+      const window = next && next.start - (s.start + s.text.length) < 4 ? `${s.text} ${next.text}` : s.text;
+      if (!CONDITION_OR_DECEIT.test(window)) continue;
+      hits.push({
+        index: s.start + swap.index,
+        length: swap[0].length,
+        message:
+          "Replaces a payment's destination (payee, IBAN, wallet, payment key) with an account written into the text, on a condition or behind what the user is shown: payment redirection",
+      });
+    }
+    return hits;
+  },
+};
+
+export const AUTHORITY_RULES: Rule[] = [contentAuthority, payeeSwap];
