@@ -173,6 +173,16 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
   return [
     ...(withdrawn.length
       ? [
+          // A withdrawal is a change too: the change log's newest position names the advisory data
+          // sync holds per isolate (src/sync/views.ts), and deletes fire no trigger. Logged as an
+          // `advisory` change of the withdrawn id, which no stack's advisory rows name any more.
+          db
+            .prepare(
+              `INSERT INTO sync_changes (kind, scope, ref, at)
+               SELECT 'advisory', w.value, w.value, ?2 FROM json_each(?1) w
+                WHERE EXISTS (SELECT 1 FROM advisories a WHERE a.id = w.value) OR EXISTS (SELECT 1 FROM malicious_packages m WHERE m.mal_id = w.value)`,
+            )
+            .bind(JSON.stringify(withdrawn), at),
           db
             .prepare("DELETE FROM advisory_affected WHERE advisory_id IN (SELECT value FROM json_each(?1))")
             .bind(JSON.stringify(withdrawn)),
@@ -297,7 +307,7 @@ const AFFECTED_KEYS = ["ranges", "versions", "fixed"] as const;
 export type AffectedRow = AdvRowDb & SqlRow<typeof advisoryAffected, (typeof AFFECTED_KEYS)[number]> & { eco: string; key: string };
 
 /** The entries of a stack that can be matched: known ecosystem, readable version. */
-function matchable(stack: StackEntry[]) {
+export function matchableEntries(stack: StackEntry[]) {
   return stack.flatMap((s) => {
     const eco = parseEcosystem(s.ecosystem);
     if (!eco) return [];
@@ -305,6 +315,77 @@ function matchable(stack: StackEntry[]) {
     return version ? [{ eco, name: s.name, key: packageKey(eco, s.name), version }] : [];
   });
 }
+
+/**
+ * One package's advisory rows, parsed once: what matching a version reads of them, in the order
+ * the rows came. Sync holds these per ingest generation (src/sync/views.ts), so a row's ranges and
+ * its advisory are parsed once per isolate, not once per entry and request.
+ */
+export interface PackageAdvisories {
+  aff: { id: string; ranges: string; versions: string; fixed: string; row: AffectedRow; parsed?: ParsedAffected }[];
+  mal: MaliciousRow[];
+}
+interface ParsedAffected {
+  affected: { ranges: OsvRange[]; versions: string[] };
+  advisory: AdvisoryOut;
+  fixed: string[];
+}
+/** One advisory that affects a version, as an entry's vulnerability carries it. */
+export interface PackageMatch {
+  advisory: AdvisoryOut;
+  fixedVersions: string[];
+}
+
+export const packageAdvisories = (aff: AffectedRow[], mal: MaliciousRow[]): PackageAdvisories => ({
+  aff: aff.map((r) => ({ id: r.id, ranges: r.ranges, versions: r.versions, fixed: r.fixed, row: r })),
+  mal,
+});
+
+function parsedAffected(a: PackageAdvisories["aff"][number]): ParsedAffected {
+  a.parsed ??= {
+    affected: { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) },
+    advisory: advisoryFromRow(a.row),
+    fixed: JSON.parse(a.fixed),
+  };
+  return a.parsed;
+}
+
+/**
+ * The advisories of one package that affect one (pinned) version: OSV rows first, each advisory
+ * once, then malicious reports. The objects are shared by every caller matching the same rows;
+ * nobody changes them.
+ */
+export function matchPackage(eco: Ecosystem, version: string, p: PackageAdvisories): PackageMatch[] {
+  const out: PackageMatch[] = [];
+  const seen = new Set<string>();
+  for (const a of p.aff) {
+    if (seen.has(a.id)) continue;
+    const parsed = parsedAffected(a);
+    if (osvAffects(eco, version, parsed.affected)) {
+      seen.add(a.id);
+      out.push({ advisory: parsed.advisory, fixedVersions: parsed.fixed });
+    }
+  }
+  for (const m of p.mal) {
+    const adv = maliciousAdvisory(m);
+    if (seen.has(adv.id)) continue;
+    // `?`: the report does not say which versions; sync reports it (a human must look), the check warns.
+    if (inSnapshotVersions(eco, version, m.versions) !== false) {
+      seen.add(adv.id);
+      out.push({ advisory: adv, fixedVersions: [] });
+    }
+  }
+  return out;
+}
+
+/** An entry's vulnerability from a package match (the key order is the answer's). */
+export const vulnerabilityOf = (e: { eco: Ecosystem; name: string; version: string }, m: PackageMatch): VulnerabilityOut => ({
+  name: e.name,
+  ecosystem: e.eco,
+  version: e.version,
+  advisory: m.advisory,
+  fixedVersions: m.fixedVersions,
+});
 
 /**
  * Which of the given advisory rows affect which entries (OSV ranges and explicit versions with the
@@ -315,24 +396,15 @@ export function matchAdvisories(stack: StackEntry[], affRows: AffectedRow[], mal
   const out: VulnerabilityOut[] = [];
   const affBy = groupBy(affRows, (r) => `${r.eco}\u0000${r.key}`);
   const malBy = groupBy(malRows, (m) => `${m.ecosystem}\u0000${m.name_key}`);
-  for (const e of matchable(stack)) {
-    const seen = new Set<string>();
-    for (const r of affBy.get(`${e.eco}\u0000${e.key}`) ?? []) {
-      if (seen.has(r.id)) continue;
-      if (osvAffects(e.eco, e.version, { ranges: JSON.parse(r.ranges), versions: JSON.parse(r.versions) })) {
-        seen.add(r.id);
-        out.push({ name: e.name, ecosystem: e.eco, version: e.version, advisory: advisoryFromRow(r), fixedVersions: JSON.parse(r.fixed) });
-      }
+  const packages = new Map<string, PackageAdvisories>();
+  for (const e of matchableEntries(stack)) {
+    const k = `${e.eco}\u0000${e.key}`;
+    let p = packages.get(k);
+    if (!p) {
+      p = packageAdvisories(affBy.get(k) ?? [], malBy.get(k) ?? []);
+      packages.set(k, p);
     }
-    for (const m of malBy.get(`${e.eco}\u0000${e.key}`) ?? []) {
-      const adv = maliciousAdvisory(m);
-      if (seen.has(adv.id)) continue;
-      // `?`: the report does not say which versions; sync reports it (a human must look), the check warns.
-      if (inSnapshotVersions(e.eco, e.version, m.versions) !== false) {
-        seen.add(adv.id);
-        out.push({ name: e.name, ecosystem: e.eco, version: e.version, advisory: adv, fixedVersions: [] });
-      }
-    }
+    for (const m of matchPackage(e.eco, e.version, p)) out.push(vulnerabilityOf(e, m));
   }
   return out;
 }
@@ -345,7 +417,7 @@ export const AFFECTED_COLS = `f.ecosystem AS eco, f.name AS key, ${columnsOf(adv
  * join another caller's batch: two statements, whatever the stack size.
  */
 export function advisoriesForStackRead(db: D1Database, stack: StackEntry[]): BatchRead<VulnerabilityOut[]> {
-  const entries = matchable(stack);
+  const entries = matchableEntries(stack);
   if (!entries.length) return constantRead([]);
   const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))].map((s) => s.split("\u0000")));
   return {

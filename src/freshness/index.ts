@@ -2,8 +2,17 @@
  * What the freshness area offers the others: the only file another area (or the top floor) imports
  * from it (test/platform/floors.test.ts).
  */
-export { ADV_COLS, advisoryFromRow, osvStatements, vulnerabilityOut } from "./advisories";
-export type { AdvRowDb, MaliciousRow, VulnerabilityOut } from "./advisories";
+export {
+  ADV_COLS,
+  advisoryFromRow,
+  matchableEntries,
+  matchPackage,
+  osvStatements,
+  packageAdvisories,
+  vulnerabilityOf,
+  vulnerabilityOut,
+} from "./advisories";
+export type { AdvRowDb, MaliciousRow, PackageAdvisories, PackageMatch, VulnerabilityOut } from "./advisories";
 export { advisorySnapshotLoader } from "./advisory-seed";
 export { advisoryCoverageOut, advisoryCoverageRead, advisorySourcesRead, entryCoverage, uncheckedOut } from "./coverage";
 export type { SourceRow } from "./coverage";

@@ -2,17 +2,27 @@ import type { BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
 import { LruCache } from "../core/cache";
 import {
+  AFFECTED_COLS,
+  type AffectedRow,
   type ChangeOut,
   changesOf,
   DEPRECATION_COLS,
   type DeprecationRowDb,
+  type MaliciousRow,
+  matchableEntries,
+  matchPackage,
   type NormalisedStackEntry,
+  type PackageAdvisories,
+  type PackageMatch,
+  packageAdvisories,
   pinnedByTopic,
   RELEASE_COLS,
   type ReleaseRowDb,
   sortReleases,
   type UpgradeView,
   upgradeView,
+  type VulnerabilityOut,
+  vulnerabilityOf,
 } from "../freshness";
 
 /**
@@ -46,10 +56,21 @@ export const VIEW_CACHE_BYTES = 8 * 1024 * 1024;
 
 const MAX_VIEWS = 4000;
 
+/** A package's advisory rows, parsed, and what they match per pinned version (bounded per package). */
+interface HeldPackage {
+  rows: PackageAdvisories;
+  matches: Map<string, PackageMatch[]>;
+}
+const MAX_PACKAGES = 20_000;
+const MATCHES_PER_PACKAGE = 64;
+
 let current: Generation | null = null;
 // A topic without releases costs nothing by bytes, and topics are the callers' names: their count is bounded too.
 const topicPreps = new LruCache<string, TopicPrep>({ maxEntries: MAX_VIEWS, maxBytes: VIEW_CACHE_BYTES });
 const views = new LruCache<string, UpgradeView>({ maxEntries: MAX_VIEWS });
+// Advisory rows are the largest part of a full sync's reads (a 500-entry stack of popular npm
+// names: about 1,500 rows, 550 KB), and matching them is semver work per entry.
+const packages = new LruCache<string, HeldPackage>({ maxEntries: MAX_PACKAGES, maxBytes: VIEW_CACHE_BYTES });
 
 const sameGeneration = (a: Generation | null, b: Generation) => !!a && a.seq === b.seq && a.at === b.at;
 
@@ -64,6 +85,7 @@ function usable(gen: Generation): boolean {
   current = { ...gen };
   topicPreps.clear();
   views.clear();
+  packages.clear();
   return true;
 }
 
@@ -72,10 +94,11 @@ export function clearViewCache(): void {
   current = null;
   topicPreps.clear();
   views.clear();
+  packages.clear();
 }
 
 /** For tests: how many topics are held (0 once a new generation has been seen and nothing read at it). */
-export const viewCacheSize = () => ({ topics: topicPreps.size, views: views.size, generation: current });
+export const viewCacheSize = () => ({ topics: topicPreps.size, views: views.size, packages: packages.size, generation: current });
 
 const prepCost = (rows: ReleaseRowDb[], deps: DeprecationRowDb[]) =>
   rows.reduce((n, r) => n + 300 + r.changes.length + (r.summary_md?.length ?? 0) + (r.title?.length ?? 0), 0) + deps.length * 300;
@@ -154,6 +177,90 @@ export function cachedReleasesRead(
             if (!topicPreps.get(k.slice(0, k.indexOf("\u0000")))) continue;
             views.set(k, v);
           }
+        },
+      };
+    },
+  };
+}
+
+const packageCost = (aff: AffectedRow[], mal: MaliciousRow[]) =>
+  aff.reduce((n, r) => n + 400 + r.ranges.length + r.versions.length + r.fixed.length + (r.summary?.length ?? 0) + r.aliases.length, 0) +
+  mal.length * 300;
+
+/**
+ * advisoriesForStackRead (freshness) with the packages' advisory rows taken from the cache of
+ * generation `gen` where they are held: only the other packages' rows are read (no statement when
+ * all are held), and each (package, pinned version) is matched once per generation. The answer is
+ * the list reading every row would give, in its order. `commit(seenSeq)` as in cachedReleasesRead.
+ *
+ * Every insert or change of an advisory or malicious report adds a change-log row (triggers), and
+ * so does a withdrawal (osvStatements): the generation names the advisory data as it names the
+ * release data.
+ */
+export function cachedAdvisoriesRead(
+  db: D1Database,
+  stack: { name: string; version: string; ecosystem?: string }[],
+  gen: Generation,
+): BatchRead<{ vulns: VulnerabilityOut[]; fromCache: boolean; commit: (seenSeq: number) => void }> {
+  const entries = matchableEntries(stack);
+  const cacheable = usable(gen);
+  const pkgKeys = [...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))];
+  const held = new Map<string, HeldPackage>();
+  if (cacheable)
+    for (const k of pkgKeys) {
+      const p = packages.get(k);
+      if (p) held.set(k, p);
+    }
+  const missing = pkgKeys.filter((k) => !held.has(k));
+  const pairs = JSON.stringify(missing.map((k) => k.split("\u0000")));
+  return {
+    // The statements of advisoriesForStackRead, for the missing packages only.
+    statements: missing.length
+      ? [
+          db
+            .prepare(
+              `SELECT ${AFFECTED_COLS}
+             FROM json_each(?1) j
+             JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
+             JOIN advisories a ON a.id = f.advisory_id`,
+            )
+            .bind(pairs),
+          db
+            .prepare(
+              `SELECT m.* FROM json_each(?1) j
+             JOIN malicious_packages m ON m.ecosystem = json_extract(j.value, '$[0]') AND m.name_key = json_extract(j.value, '$[1]')`,
+            )
+            .bind(pairs),
+        ]
+      : [],
+    read: (results) => {
+      const fresh = new Map<string, { pkg: HeldPackage; cost: number }>();
+      if (missing.length) {
+        const affBy = groupBy(results[0]!.results as unknown as AffectedRow[], (r) => `${r.eco}\u0000${r.key}`);
+        const malBy = groupBy(results[1]!.results as unknown as MaliciousRow[], (m) => `${m.ecosystem}\u0000${m.name_key}`);
+        for (const k of missing) {
+          const aff = affBy.get(k) ?? [];
+          const mal = malBy.get(k) ?? [];
+          fresh.set(k, { pkg: { rows: packageAdvisories(aff, mal), matches: new Map() }, cost: packageCost(aff, mal) });
+        }
+      }
+      const vulns: VulnerabilityOut[] = [];
+      for (const e of entries) {
+        const k = `${e.eco}\u0000${e.key}`;
+        const pkg = held.get(k) ?? fresh.get(k)!.pkg;
+        let m = pkg.matches.get(e.version);
+        if (!m) {
+          m = matchPackage(e.eco, e.version, pkg.rows);
+          if (pkg.matches.size < MATCHES_PER_PACKAGE) pkg.matches.set(e.version, m);
+        }
+        for (const x of m) vulns.push(vulnerabilityOf(e, x));
+      }
+      return {
+        vulns,
+        fromCache: held.size > 0,
+        commit: (seenSeq) => {
+          if (!cacheable || seenSeq !== gen.seq || !sameGeneration(current, gen)) return;
+          for (const [k, { pkg, cost }] of fresh) packages.set(k, pkg, cost);
         },
       };
     },

@@ -7,12 +7,18 @@
  */
 import { type BatchRead, constantRead, runReads } from "../../core/batch";
 import { ApiError } from "../../core/errors";
-import { advisoriesForStackRead, advisoryCoverageRead, releasesForStackRead, type UpgradeView } from "../../freshness";
+import {
+  advisoriesForStackRead,
+  advisoryCoverageRead,
+  releasesForStackRead,
+  type UpgradeView,
+  type VulnerabilityOut,
+} from "../../freshness";
 import { unreadMentionsRead } from "../../chat";
 import { type KbItemOut, kbItemsByIdsRead, verifiedForTagsRead } from "../../kb";
 import { recommendSkillsRead, skillStatusesRead } from "../../skills";
 import type { Cursor } from "../cursor";
-import { cachedReleasesRead } from "../views";
+import { cachedAdvisoriesRead, cachedReleasesRead } from "../views";
 import type { SyncMode } from "./choose-mode";
 import { entryPinKey, type SyncEntry } from "./keys";
 import type { ResolvedStack } from "./resolve-stack";
@@ -37,7 +43,7 @@ export interface ChangesRead {
   pinned: SyncEntry[];
   /** The complete release views of `completeTopics` (full syncs only). */
   views: UpgradeView[];
-  vulns: ReadResult<ReturnType<typeof advisoriesForStackRead>>;
+  vulns: VulnerabilityOut[];
   /** The last change-log position of each advisory of the stack's packages after the position asked. */
   advSeqs: Map<string, number>;
   statuses: ReadResult<ReturnType<typeof skillStatusesRead>>;
@@ -105,7 +111,9 @@ export async function readChanges(
         : cached
           ? cachedReleasesRead(db, completeEntries, generation)
           : mapRead(releasesForStackRead(db, completeEntries), uncached),
-      advisoriesForStackRead(db, pinned),
+      cached
+        ? cachedAdvisoriesRead(db, pinned, generation)
+        : mapRead(advisoriesForStackRead(db, pinned), (vulns) => ({ vulns, fromCache: false, commit: (_: number) => {} })),
       // The last change of each advisory of the stack's packages after `advFrom`.
       advFrom === null || !entries.length
         ? constantRead(new Map<string, number>())
@@ -154,9 +162,13 @@ export async function readChanges(
   let answer = await runReads(db, answerReads(true));
   // Views held from a generation this batch no longer saw (an ingest committed between the two
   // batches): the whole batch again without them, so the answer is one snapshot.
-  if (answer[1].fromCache && answer[0] !== generation.seq) answer = await runReads(db, answerReads(false));
-  else answer[1].commit(answer[0]);
-  const [hi, { views }, vulns, advSeqs, statuses, skillSeqs, recommended, knowledge, kbSeqs, topicChanges, mentions, advCoverage] = answer;
+  if ((answer[1].fromCache || answer[2].fromCache) && answer[0] !== generation.seq) answer = await runReads(db, answerReads(false));
+  else {
+    answer[1].commit(answer[0]);
+    answer[2].commit(answer[0]);
+  }
+  const [hi, { views }, { vulns }, advSeqs, statuses, skillSeqs, recommended, knowledge, kbSeqs, topicChanges, mentions, advCoverage] =
+    answer;
   if (cursorIn && cursorIn.urgentSeq > hi) {
     throw new ApiError("VALIDATION_FAILED", "since: this cursor is ahead of the change log (not one this service issued)", {
       issues: [{ path: "body.since", message: "unknown cursor position" }],

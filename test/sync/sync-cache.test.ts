@@ -1,0 +1,220 @@
+// What sync holds per ingest generation (src/sync/views.ts) for a large mixed stack: the release
+// views and the packages' advisory rows with their matches. An answer served from what is held is
+// byte for byte the answer of a cold isolate (full, forced, a delta with `since`, up_to_date), the
+// advisory list is the reference reader's, and an ingest (a new advisory, a withdrawal, a release)
+// is in the next answer.
+import { env, exports } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, newAgent, setPlanDirect, type TestAgent } from "../helpers";
+import { DAY_MS, setClock } from "../../src/core/clock";
+import { runReads } from "../../src/core/batch";
+import { advisoriesForStackRead, osvStatements } from "../../src/freshness/advisories";
+import { normaliseStack } from "../../src/freshness/sync-api";
+import type { OsvRecord } from "../../src/sources/osv";
+import { syncOut } from "../../src/sync/sync.schemas";
+import { cachedAdvisoriesRead, clearViewCache, viewCacheSize } from "../../src/sync/views";
+import { loadFreshnessData } from "../freshness/freshness-fixtures";
+import { loadAdvisorySnapshots } from "../data-helpers";
+import { mockFetch } from "../fixtures/mock";
+import popular from "../../data/packages/popular-npm.txt?raw";
+
+// Within a day of the shipped release data, so no sync tries to refresh it (a failed refresh is remembered and said).
+const T0 = Date.parse("2026-11-22T12:00:00Z");
+
+/** The curated topics, spellings of one pin, unknown names, unreadable versions, then popular npm names: 500 entries. */
+const HEAD = [
+  { name: "react", version: "18.2.0" },
+  { name: "react-dom", version: "^18.2.0" },
+  { name: "next", version: "14.2.0" },
+  { name: "zod", version: "3.22.0" },
+  { name: "express", version: "4.19.1" },
+  { name: "express", version: "^4.19.1" },
+  { name: "hono", version: "4.0.0" },
+  { name: "debug", version: "4.4.2" },
+  { name: "django", version: "4.2", ecosystem: "pypi" },
+  { name: "pydantic", version: "1.10.0", ecosystem: "pypi" },
+  { name: "fastapi", version: "0.100.0", ecosystem: "pypi" },
+  { name: "github.com/gin-gonic/gin", version: "v1.9.0", ecosystem: "go" },
+  { name: "tokio", version: "1.30.0", ecosystem: "cargo" },
+  { name: "serde", version: "1.0.150", ecosystem: "cargo" },
+  { name: "lodash", version: "4.17.15" },
+  { name: "left-pad-not-a-real-package-x1", version: "1.0.0" },
+  { name: "another-unknown-name-x2", version: "2.3.4" },
+  { name: "axios", version: "latest" },
+  { name: "chalk", version: "workspace:*" },
+];
+const STACK = [
+  ...HEAD,
+  ...popular
+    .split("\n")
+    .filter((l) => l && !l.startsWith("#") && !HEAD.some((h) => h.name === l))
+    .slice(0, 500 - HEAD.length)
+    .map((name, i) => ({ name, version: `${1 + (i % 5)}.${i % 13}.${i % 7}` })),
+];
+
+beforeAll(async () => {
+  mockFetch({});
+  setClock(() => T0 - 30 * DAY_MS);
+  await loadFreshnessData();
+  await loadAdvisorySnapshots(env, ["advisories-npm"]);
+  // A verified knowledge entry for one of the stack's topics (verifying takes standing: a paid plan).
+  const author = await newAgent();
+  const verifier = await newAgent();
+  await setPlanDirect(verifier.owner.ownerId, "STARTER");
+  const kb = await call("POST", "/v1/kb", {
+    key: author.key,
+    body: {
+      title: "Express 5 drops app.del",
+      summaryMd: "- use app.delete",
+      bodyMd: "Rename the calls.",
+      tags: ["express"],
+      asOfDate: "2026-11-01",
+    },
+  });
+  expect(kb.status, JSON.stringify(kb.body)).toBe(201);
+  expect((await call("POST", `/v1/kb/${kb.body.entry.id}/verify`, { key: verifier.key })).status).toBe(200);
+  setClock(() => T0);
+}, 120_000);
+
+async function syncText(a: TestAgent, body: Record<string, unknown>): Promise<string> {
+  const res = await (exports as any).default.fetch(
+    new Request("http://localhost/v1/agents/me/sync", {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return text;
+}
+
+/** The answer without its cursor (a MAC bound to the agent): what two agents in the same state must share. */
+const sansCursor = (text: string) => text.replace(/"cursor":"[^"]*"/, '"cursor":"-"');
+
+const record = (id: string, patch: Partial<OsvRecord> = {}): OsvRecord => ({
+  id,
+  modified: "2031-03-09T00:00:00Z",
+  published: "2031-03-09T00:00:00Z",
+  summary: `Prototype pollution (${id})`,
+  affected: [
+    { package: { ecosystem: "npm", name: "lodash" }, ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.99.0" }] }] },
+  ],
+  ...patch,
+});
+
+describe("sync's held advisory matches and release views, for a 500-entry mixed stack", () => {
+  it("a warm isolate answers byte for byte as a cold one: first sync, forced, a delta after an ingest, up_to_date", async () => {
+    let t = T0;
+    setClock(() => t);
+    // Two agents in the same state: `cold` always asks a fresh isolate, `warm` right after it, from what that left held.
+    const cold = await newAgent();
+    const warm = await newAgent();
+    const cursors = new Map<TestAgent, string>();
+    const both = async (body: (a: TestAgent) => Record<string, unknown>) => {
+      clearViewCache();
+      const c = await syncText(cold, body(cold));
+      const held = viewCacheSize();
+      expect(held.packages).toBeGreaterThan(400);
+      const w = await syncText(warm, body(warm));
+      expect(viewCacheSize().generation).toEqual(held.generation);
+      const [cs, ws] = [sansCursor(c), sansCursor(w)];
+      let i = 0;
+      while (i < cs.length && cs[i] === ws[i]) i++;
+      expect(ws.slice(Math.max(0, i - 300), i + 200)).toBe(cs.slice(Math.max(0, i - 300), i + 200));
+      for (const [a, text] of [
+        [cold, c],
+        [warm, w],
+      ] as const)
+        cursors.set(a, JSON.parse(text).cursor);
+      return JSON.parse(w);
+    };
+
+    const first = await both(() => ({ stack: STACK, installedSkills: ["lore"] }));
+    expect(first.mode).toBe("full");
+    expect(first.security.vulnerabilities.length).toBeGreaterThan(5);
+    expect(first.stack.untracked.length).toBeGreaterThan(0);
+    expect(first.stack.unreadableVersions.map((u: { name: string }) => u.name)).toEqual(expect.arrayContaining(["axios", "chalk"]));
+    expect(first.releases.some((r: { removedDeprecations: unknown[] }) => r.removedDeprecations.length > 0)).toBe(true);
+    expect(first.knowledge.map((k: { tags: string[] }) => k.tags)).toContainEqual(["express"]);
+    // The body is what the output schema describes (the REST answer is serialised from parts, never parsed on the way out).
+    expect(syncOut.safeParse(first).error).toBeUndefined();
+
+    t += 60_000;
+    const forced = await both(() => ({ stack: STACK, force: true }));
+    expect(forced.reason).toBe("force");
+
+    // An ingest: a new advisory for a stack package, and a release rewritten. Then a delta from each agent's cursor.
+    t += 60_000;
+    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0001")], t));
+    await env.DB.prepare(
+      "UPDATE fresh_releases SET title = 'Retitled', ingested_at = ?1 WHERE topic = 'react' AND version = (SELECT max(version) FROM fresh_releases WHERE topic = 'react')",
+    )
+      .bind(t)
+      .run();
+    t += 60_000;
+    const schedule = async (refreshSchedule: string) => {
+      for (const a of [cold, warm])
+        expect((await call("PATCH", "/v1/me/settings", { token: a.owner.token, body: { refreshSchedule } })).status).toBe(200);
+    };
+    await schedule("EVERY_SESSION");
+    const delta = await both((a) => ({ since: cursors.get(a) }));
+    expect(delta.delta).toBe(true);
+    expect(delta.security.vulnerabilities.map((v: { advisory: { id: string } }) => v.advisory.id)).toContain("GHSA-sync-cache-0001");
+
+    // The stored stack and a read-your-writes up_to_date answer.
+    await schedule("DAILY");
+    t += 60_000;
+    const upToDate = await both((a) => ({ since: cursors.get(a) }));
+    expect(upToDate.mode).toBe("up_to_date");
+    expect(upToDate.stack.reused).toBe(true);
+  });
+
+  it("held advisory matches are the reference reader's list, entry for entry and in order", async () => {
+    const entries = await normaliseStack(env.DB, STACK);
+    const pinned = entries.filter((e) => e.pinned);
+    const gen = (await env.DB.prepare(
+      "SELECT max(seq) AS seq, (SELECT at FROM sync_changes ORDER BY seq DESC LIMIT 1) AS at FROM sync_changes",
+    ).first()) as {
+      seq: number;
+      at: number;
+    };
+    const [reference] = await runReads(env.DB, [advisoriesForStackRead(env.DB, pinned)] as const);
+    expect(reference.length).toBeGreaterThan(5);
+    clearViewCache();
+    const [fresh] = await runReads(env.DB, [cachedAdvisoriesRead(env.DB, pinned, gen)] as const);
+    fresh.commit(gen.seq);
+    const held = cachedAdvisoriesRead(env.DB, pinned, gen);
+    expect(held.statements).toHaveLength(0);
+    const [warm] = await runReads(env.DB, [held] as const);
+    expect(warm.fromCache).toBe(true);
+    expect(JSON.stringify(fresh.vulns)).toBe(JSON.stringify(reference));
+    expect(JSON.stringify(warm.vulns)).toBe(JSON.stringify(reference));
+  });
+
+  it("an ingest is in the next answer: a new advisory, and its withdrawal (a delete, logged as a change)", async () => {
+    let t = T0 + DAY_MS;
+    setClock(() => t);
+    const a = await newAgent();
+    const stack = [
+      { name: "lodash", version: "4.17.15" },
+      { name: "express", version: "4.19.1" },
+    ];
+    const ids = (text: string) => (JSON.parse(text).security.vulnerabilities as { advisory: { id: string } }[]).map((v) => v.advisory.id);
+    await syncText(a, { stack });
+    const before = ids(await syncText(a, { stack, force: true }));
+    expect(viewCacheSize().packages).toBeGreaterThan(0);
+    expect(before).not.toContain("GHSA-sync-cache-0002");
+
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0002")], t));
+    expect(ids(await syncText(a, { stack, force: true }))).toContain("GHSA-sync-cache-0002");
+
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0002", { withdrawn: "2031-03-11T00:00:00Z" })], t));
+    const after = ids(await syncText(a, { stack, force: true }));
+    expect(after).not.toContain("GHSA-sync-cache-0002");
+    clearViewCache();
+    expect(ids(await syncText(a, { stack, force: true }))).toEqual(after);
+  });
+});
