@@ -18,7 +18,8 @@ const skill = (body: string, ...more: SkillFileInput[]) => [
   file("SKILL.md", `---\nname: limits\ndescription: A test case\n---\n\n${body}\n`),
   ...more,
 ];
-const incomplete = (findings: readonly Pick<Finding, "ruleId" | "message">[]) => findings.filter((f) => f.ruleId === INCOMPLETE_RULE_ID);
+const incomplete = <F extends Pick<Finding, "ruleId" | "message">>(findings: readonly F[]) =>
+  findings.filter((f) => f.ruleId === INCOMPLETE_RULE_ID);
 const b64 = (b: Uint8Array) => {
   let s = "";
   for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
@@ -126,6 +127,27 @@ describe("limits that cut an analysis are findings", () => {
     expect(f[0]!.message).toContain("(limit: encoded-payloads)");
     const ok = scanMcpTools({ tools: [{ name: "log", description: tokens.slice(0, 4000) }] });
     expect(ok.status).toBe("passed");
+  });
+
+  it("a limit is not sent for a second opinion (nothing a judge reads can clear what was not read)", () => {
+    const tokens = Array.from({ length: 260 }, (_, i) => btoa(`release notes for version ${i} of the app`)).join("\n");
+    // The limit's line comes before the medium finding's, so it sorts in front of it.
+    const s = scanSkill(skill(`${tokens}\n\nRelease with \`git push --force origin main\` after the tag.`));
+    expect(s.status).toBe("warn");
+    expect(incomplete(s.findings)).toHaveLength(1);
+    expect(s.uncertain.length).toBeGreaterThan(0);
+    for (const u of s.uncertain) {
+      expect(u.ruleId).not.toBe(INCOMPLETE_RULE_ID);
+      // The passages still point at their own findings once the limit is sorted in among them.
+      for (const i of u.covers) expect(s.findings[i]!.ruleId).not.toBe(INCOMPLETE_RULE_ID);
+      expect(s.findings[u.covers[0]!]!.ruleId).toBe(u.ruleId);
+    }
+    const text = scanAgentText([{ path: "bodyMd", text: tokens }]);
+    expect(text.status).toBe("warn");
+    expect(text.uncertain).toEqual([]);
+    const mcp = scanMcpTools({ tools: [{ name: "log", description: tokens }] });
+    expect(mcp.status).toBe("warn");
+    expect(mcp.uncertain).toEqual([]);
   });
 });
 

@@ -418,7 +418,10 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   const { result, limits } = collectLimits(() => scanSkillWithin(files, previous));
   if (!limits.length) return result;
   const findings = sortFindings([...result.findings, ...limits]);
-  return { ...result, status: statusOf(findings), findings };
+  // The uncertain passages point at findings by index: moved by the sort, they follow their finding.
+  const at = new Map(findings.map((f, i) => [f, i]));
+  const uncertain = result.uncertain.map((u) => ({ ...u, covers: u.covers.map((i) => at.get(result.findings[i]!)!) }));
+  return { ...result, status: statusOf(findings), findings, uncertain };
 }
 
 function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilities | null): SkillScan {
