@@ -11,7 +11,7 @@
  */
 import { registerHooks } from "node:module";
 import { pathToFileURL } from "node:url";
-import { zipSync } from "fflate";
+import { deflateSync, gzipSync, zipSync } from "fflate";
 import type { SkillFileInput } from "../src/skills/scanner";
 import type { McpScanInput } from "../src/mcp-servers/scanner";
 import { MCP_CASES } from "./scan-perf-mcp";
@@ -297,7 +297,71 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
   ],
   "backslashes-and-quotes": () => [text("SKILL.md", md("p", "Run `python3 q.py`.")), text("q.py", `x = "${"\\\"'".repeat(1_200_000)}"`)],
   "quotes-concatenation-one-line": () => [text("SKILL.md", md("p", "Run `node q.js`.")), text("q.js", `${'"a" + '.repeat(800_000)}"b"`)],
+  // Amplification: small input that decodes to much more (gzip inside base64; zip entries that lie about their size).
+  "gzip-base64-tokens": () => {
+    const token = b64(gzipSync(enc.encode("echo building the project and running the unit tests now\n".repeat(4300)), { level: 9 }));
+    return [
+      text(
+        "SKILL.md",
+        md(
+          "p",
+          fill(4.5 * MiB, () => token),
+        ),
+      ),
+    ];
+  },
+  "zip-of-lying-bombs": () => [text("SKILL.md", md("p", "See tools.zip.")), binary("tools.zip", lyingBombs(400, 8 * MiB))],
 };
+
+/** A zip of `n` entries of `size` zero bytes, deflated, whose directory says each is 100 bytes. */
+function lyingBombs(n: number, size: number): Uint8Array {
+  const data = deflateSync(new Uint8Array(size), { level: 9 });
+  const local: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const name = enc.encode(`b${i}.txt`);
+    const h = new Uint8Array(30 + name.length);
+    const v = new DataView(h.buffer);
+    v.setUint32(0, 0x04034b50, true);
+    v.setUint16(4, 20, true);
+    v.setUint16(8, 8, true);
+    v.setUint32(18, data.length, true);
+    v.setUint32(22, 100, true);
+    v.setUint16(26, name.length, true);
+    h.set(name, 30);
+    const c = new Uint8Array(46 + name.length);
+    const w = new DataView(c.buffer);
+    w.setUint32(0, 0x02014b50, true);
+    w.setUint16(4, 20, true);
+    w.setUint16(6, 20, true);
+    w.setUint16(10, 8, true);
+    w.setUint32(20, data.length, true);
+    w.setUint32(24, 100, true);
+    w.setUint16(28, name.length, true);
+    w.setUint32(42, at, true);
+    c.set(name, 46);
+    local.push(h, data);
+    central.push(c);
+    at += h.length + data.length;
+  }
+  const cdSize = central.reduce((k, c) => k + c.length, 0);
+  const end = new Uint8Array(22);
+  const e = new DataView(end.buffer);
+  e.setUint32(0, 0x06054b50, true);
+  e.setUint16(8, n, true);
+  e.setUint16(10, n, true);
+  e.setUint32(12, cdSize, true);
+  e.setUint32(16, at, true);
+  const parts = [...local, ...central, end];
+  const out = new Uint8Array(parts.reduce((k, p) => k + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
 
 interface Suite<T> {
   name: string;

@@ -6,7 +6,8 @@
  * hidden instructions and commands, not every long token.
  */
 import { printableRatio } from "./unicode";
-import { inflateBounded } from "./formats";
+import { inflateOrOver } from "./formats";
+import { noteLimit } from "./limits";
 
 export type PayloadKind = "base64" | "hex" | "char-codes" | "base32" | "gzip";
 
@@ -20,6 +21,18 @@ export interface EncodedPayload {
 const MIN_BASE64 = 20;
 const MIN_DECODED = 8;
 const MAX_PAYLOADS = 200;
+/** What one gzip payload may inflate to. */
+const MAX_GZIP = 256 * 1024;
+
+/**
+ * Characters of hidden text a scan may decode (gzip inflated, payloads read again as text): a
+ * 100 KB text of gzip tokens that each inflate to 250 KB cost seconds before. One budget is shared
+ * by every text of a scan (the engine passes its own); spent, decoding stops with a noted limit.
+ */
+export interface DecodeBudget {
+  left: number;
+}
+export const DECODE_BUDGET = 1024 * 1024;
 
 /** Decodes standard or URL-safe base64 (padding optional); null when it is not base64. */
 export function decodeBase64(s: string): Uint8Array | null {
@@ -100,10 +113,22 @@ export function decodeBase32(s: string): Uint8Array | null {
 }
 
 /** Text from bytes: as they are, or gunzipped first when they are gzip (bounded: a bomb decodes to nothing). */
-function readable(bytes: Uint8Array | null): { text: string; gz: boolean } | null {
+function readable(bytes: Uint8Array | null, budget: DecodeBudget, at: number): { text: string; gz: boolean } | null {
   if (!bytes) return null;
   if (bytes.length > 18 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    const inner = inflateBounded(bytes, 256 * 1024, true);
+    const limit = Math.min(MAX_GZIP, budget.left);
+    if (limit <= 0) {
+      noteLimit("decoded-text", at);
+      return null;
+    }
+    const inner = inflateOrOver(bytes, limit, true);
+    if (inner === "over") {
+      // A bomb spends what it was allowed; cut short by the budget rather than its own limit, it is a limit hit.
+      budget.left -= limit;
+      if (limit < MAX_GZIP) noteLimit("decoded-text", at);
+      return null;
+    }
+    if (inner) budget.left -= inner.length;
     const t = inner && asReadableText(inner);
     return t ? { text: t, gz: true } : null;
   }
@@ -190,30 +215,41 @@ function hexToText(hex: string): string | null {
   return asReadableText(bytes);
 }
 
-export function findEncodedPayloads(text: string): EncodedPayload[] {
+export function findEncodedPayloads(text: string, budget: DecodeBudget = { left: DECODE_BUDGET }): EncodedPayload[] {
   const out: EncodedPayload[] = [];
   const push = (kind: PayloadKind, offset: number, length: number, decoded: string | null) => {
-    if (!decoded || decoded.trim().length < MIN_DECODED || out.length >= MAX_PAYLOADS) return;
+    if (!decoded || decoded.trim().length < MIN_DECODED) return;
+    if (out.length >= MAX_PAYLOADS) {
+      noteLimit("encoded-payloads", offset);
+      return;
+    }
     // Two patterns may see the same payload (`fromCharCode(...)` is also a code array): report it once.
     if (out.some((p) => p.decoded === decoded && p.offset < offset + length && offset < p.offset + p.length)) return;
     out.push({ kind, offset, length, decoded });
   };
   // Once MAX_PAYLOADS are found nothing more is kept: stop decoding.
   for (const m of base64Tokens(text)) {
-    if (out.length >= MAX_PAYLOADS) return out;
+    if (out.length >= MAX_PAYLOADS) {
+      // Tokens are left undecoded: one of them may hide what the first ones do not.
+      noteLimit("encoded-payloads", m.index);
+      return out;
+    }
     const token = m.token;
     if (token.length < MIN_BASE64) continue;
     // Pure lowercase/uppercase words, paths and identifiers are not base64 in practice.
     if (!/[A-Z]/.test(token) || !/[a-z]/.test(token)) continue;
     if (/^[A-Za-z]+$/.test(token) && !/[A-Z][a-z]*[A-Z]/.test(token.slice(1))) continue;
-    const r = readable(decodeBase64(token));
+    const r = readable(decodeBase64(token), budget, m.index);
     push(r?.gz ? "gzip" : "base64", m.index, token.length, r ? r.text : null);
   }
   for (const m of out.length < MAX_PAYLOADS && hasBase32Run(text) ? text.matchAll(BASE32_TOKEN) : []) {
-    if (out.length >= MAX_PAYLOADS) break;
+    if (out.length >= MAX_PAYLOADS) {
+      noteLimit("encoded-payloads", m.index);
+      break;
+    }
     // Upper-case words and identifiers are not base32: it needs digits among the letters.
     if (!/[2-7]/.test(m[0])) continue;
-    const r = readable(decodeBase32(m[0]));
+    const r = readable(decodeBase32(m[0]), budget, m.index);
     push(r?.gz ? "gzip" : "base32", m.index, m[0].length, r ? r.text : null);
   }
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("\\x") ? text.matchAll(HEX_ESCAPES) : []) : [])
@@ -229,7 +265,10 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
   for (const m of out.length < MAX_PAYLOADS ? (/chr|fromcharcode|\[char/i.test(text) ? text.matchAll(CODE_ARRAY) : []) : [])
     push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
   for (const m of out.length < MAX_PAYLOADS ? text.matchAll(NUMBER_ARRAY) : []) {
-    if (out.length >= MAX_PAYLOADS) break;
+    if (out.length >= MAX_PAYLOADS) {
+      noteLimit("encoded-payloads", m.index);
+      break;
+    }
     const decoded = fromCodes(m[1]!);
     // Letters and spaces among them: a byte table or pixel data rarely spells words.
     if (decoded && /[a-z]{3,}/i.test(decoded) && /[ ;(=.'"/]/.test(decoded)) push("char-codes", m.index, m[0].length, decoded);
@@ -240,5 +279,7 @@ export function findEncodedPayloads(text: string): EncodedPayload[] {
   for (const m of out.length < MAX_PAYLOADS ? (/\[char\]/i.test(text) ? text.matchAll(PS_CHAR_CHAIN) : []) : []) {
     push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
   }
+  // The searches after the cap were skipped: what they would have decoded was not read.
+  if (out.length >= MAX_PAYLOADS) noteLimit("encoded-payloads");
   return out;
 }

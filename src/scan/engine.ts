@@ -13,7 +13,8 @@
  */
 import { LineIndex, excerpt, hasInvisible, normalizeForMatching, visible } from "./text";
 import { findHiddenUnicode } from "./unicode";
-import { findEncodedPayloads } from "./decode";
+import { DECODE_BUDGET, findEncodedPayloads, type DecodeBudget } from "./decode";
+import { limitScope, noteLimit } from "./limits";
 import { maxSeverity, severityRank, sortFindings, type Finding, type Severity } from "./types";
 import type { FileKind } from "./files";
 import { compileTriggers, ownersIn, triggerLineSets, type Compiled, type LineSet } from "./triggers";
@@ -123,6 +124,8 @@ export interface RunOptions {
 const WINDOW = 4096;
 const OVERLAP = 256;
 const MAX_DEPTH = 2;
+/** Runs of tag characters or variation selectors decoded per text (a limit noted when it cuts). */
+const MAX_HIDDEN_RUNS = 200;
 
 function* windows(line: string): Generator<[string, number]> {
   if (line.length <= WINDOW) {
@@ -167,6 +170,8 @@ function candidates(rules: readonly Rule[], text: string, lines: LineIndex): (Li
 
 export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[], opts: RunOptions = {}): Finding[] {
   const perCap = opts.perRuleFileCap ?? 10;
+  // Hidden text decoded in this run, every target and depth together (a limit noted when spent).
+  const budget: DecodeBudget = { left: DECODE_BUDGET };
   const byKey = new Map<string, Finding>();
   const perRuleFile = new Map<string, number>();
   const indexOf = new Map(rules.map((r, i) => [r, i]));
@@ -224,6 +229,10 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   /** Scans one text; `at` maps its lines to lines of the real file when it is hidden text. */
   const scanText = (target: ScanTarget, text: string, hidden: { via: string; line: number } | null, depth: number) => {
     const lines = LineIndex.of(text);
+    // A limit hit while reading this text is reported at its line of the target (hidden text: where it was found).
+    limitScope(target.path, () => scanTextIn(target, text, lines, hidden, depth), hidden ? () => hidden.line : (o) => lines.lineOf(o));
+  };
+  const scanTextIn = (target: ScanTarget, text: string, lines: LineIndex, hidden: { via: string; line: number } | null, depth: number) => {
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
     // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden text never does.
     const describeLine: DescribeFn | null = target.describes
@@ -386,7 +395,11 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     }
     if (depth >= MAX_DEPTH) return;
     const nested: HiddenText[] = [];
-    for (const run of findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: 200 })) {
+    const runs = findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: MAX_HIDDEN_RUNS + 1 });
+    if (runs.length > MAX_HIDDEN_RUNS) {
+      noteLimit("hidden-unicode-runs", runs.pop()!.offset);
+    }
+    for (const run of runs) {
       if (run.decoded?.trim()) {
         nested.push({
           text: run.decoded,
@@ -395,15 +408,29 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         });
       }
     }
-    for (const p of findEncodedPayloads(text)) {
-      nested.push({
+    // Inflated payloads were charged to the budget as they were inflated, not again when read.
+    const charged = new Set<HiddenText>();
+    for (const p of findEncodedPayloads(text, budget)) {
+      const h = {
         text: p.decoded,
         line: lines.lineOf(p.offset),
         via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind,
-      });
+      };
+      nested.push(h);
+      if (p.kind === "gzip") charged.add(h);
     }
+    const fromDecoders = nested.length;
     if (depth === 0 && opts.derive) nested.push(...opts.derive(target, lines));
-    for (const h of nested) {
+    for (let k = 0; k < nested.length; k++) {
+      const h = nested[k]!;
+      // Decoded text is read within the scan's budget (derived regions are the text's own characters).
+      if (k < fromDecoders && !charged.has(h)) {
+        if (h.text.length > budget.left) {
+          noteLimit("decoded-text", undefined, hidden ? hidden.line : h.line);
+          continue;
+        }
+        budget.left -= h.text.length;
+      }
       const via = hidden ? `${h.via} inside ${hidden.via}` : h.via;
       scanText(target, h.text, { via, line: hidden ? hidden.line : h.line }, depth + 1);
     }

@@ -13,6 +13,7 @@
  * a budget, so that an archive is scanned rather than waved through.
  */
 import { Inflate, Gunzip } from "fflate";
+import { noteLimit } from "./limits";
 
 export type FormatClass = "media" | "document" | "font" | "archive" | "executable";
 
@@ -631,8 +632,11 @@ export function printableRuns(bytes: Uint8Array, min = 24, max = 256 * 1024): st
   const out: string[] = [];
   let total = 0;
   let start = -1;
+  // Text past `max` is not read: noted as a limit (a scan of the file cannot pass what it did not read).
+  let cut = false;
   const flush = (end: number) => {
     if (start >= 0 && end - start >= min && total < max) {
+      if (end - start > max - total) cut = true;
       const s = String.fromCharCode(...bytes.subarray(start, Math.min(end, start + (max - total))));
       out.push(s);
       total += s.length + 1;
@@ -647,9 +651,13 @@ export function printableRuns(bytes: Uint8Array, min = 24, max = 256 * 1024): st
       // String.fromCharCode with a spread is bounded: flush long runs in pieces.
       if (i - start >= 8192) flush(i);
     } else flush(i);
-    if (total >= max) break;
+    if (total >= max) {
+      if (i + 1 < bytes.length) cut = true;
+      break;
+    }
   }
   flush(bytes.length);
+  if (cut) noteLimit("printable-runs");
   return out.join("\n");
 }
 
@@ -668,6 +676,25 @@ export interface ArchiveRead {
 
 /** Inflates raw DEFLATE (or gzip) data, giving up once the output passes `limit` bytes: a bomb costs at most that much work. */
 export function inflateBounded(data: Uint8Array, limit: number, gz = false): Uint8Array | null {
+  const r = inflateWithin(data, limit, gz);
+  return r === "over" ? null : r;
+}
+
+/** `inflateBounded` that also says whether the output passed `limit` (a bomb, or a budget too small for it). */
+export function inflateOrOver(data: Uint8Array, limit: number, gz = false): Uint8Array | "over" | null {
+  return inflateWithin(data, limit, gz);
+}
+
+/**
+ * Input is pushed in pieces whose worst-case output (deflate expands at most ~1032:1) stays
+ * within `budget`, so a bomb costs at most the limit plus that budget; at least 1 KiB, at most
+ * 64 KiB. Each push costs fflate a fresh output buffer (the 32 KiB window plus 128 KiB of room,
+ * copied as it grows): with 1 KiB pieces a 4 MiB archive spent more time there than inflating.
+ */
+const pieceFor = (budget: number) => Math.max(1024, Math.min(65_536, Math.floor(budget / 1032)));
+
+/** `inflateBounded`, telling a bomb ("over": the output passed `limit`) from data that is not deflate (null). */
+function inflateWithin(data: Uint8Array, limit: number, gz = false, piece = pieceFor(limit)): Uint8Array | "over" | null {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let over = false;
@@ -678,13 +705,12 @@ export function inflateBounded(data: Uint8Array, limit: number, gz = false): Uin
     else chunks.push(chunk);
   };
   try {
-    // Small input pieces bound the output of each push (deflate expands at most ~1032:1).
-    for (let i = 0; i < data.length && !over; i += 1024)
-      stream.push(data.subarray(i, Math.min(data.length, i + 1024)), i + 1024 >= data.length);
+    for (let i = 0; i < data.length && !over; i += piece)
+      stream.push(data.subarray(i, Math.min(data.length, i + piece)), i + piece >= data.length);
   } catch {
-    return null;
+    return over ? "over" : null;
   }
-  if (over) return null;
+  if (over) return "over";
   const out = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
@@ -740,8 +766,19 @@ export function readArchive(bytes: Uint8Array, budget = 4 * 1024 * 1024): Archiv
           out.files.push({ name: e.name, bytes: raw });
         }
       } else if (e.method === 8) {
-        const data = inflateBounded(raw, left.left);
-        if (!data) out.unread.push(`${e.name} (over the reading budget or not valid deflate)`);
+        // Said to be larger than what is left: not inflated (an entry that lies about its size
+        // and passes the budget stops the reading below).
+        if (e.size > left.left) {
+          out.unread.push(`${e.name} (over the reading budget)`);
+          continue;
+        }
+        const data = inflateWithin(raw, left.left, false, pieceFor(budget));
+        if (data === "over") {
+          // The entry inflated past what was left of the budget: that work is spent (else every
+          // entry of a zip of bombs would cost the whole budget again).
+          left.left = 0;
+          out.unread.push(`${e.name} (over the reading budget)`);
+        } else if (!data) out.unread.push(`${e.name} (not valid deflate)`);
         else {
           left.left -= data.length;
           out.files.push({ name: e.name, bytes: data });

@@ -17,3 +17,4 @@ export * from "./context";
 export * from "./intent";
 export * from "./formats";
 export * from "./runs";
+export * from "./limits";

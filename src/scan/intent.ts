@@ -31,6 +31,7 @@
  * ROT13, gzip, concatenation) is decoded by the engine and reaches this model as hidden text.
  */
 import { LineIndex, excerpt } from "./text";
+import { noteLimit } from "./limits";
 import { eachSentence, isBlankUnit, isNegated, isQuoted } from "./prose";
 import { extractUrls, parseIpHost } from "./egress";
 import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
@@ -1368,7 +1369,11 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
   const hits: IntentHit[] = [];
   const MAX_HITS = 400;
   for (const u of units) {
-    if (hits.length >= MAX_HITS) break;
+    if (hits.length >= MAX_HITS) {
+      // The rest of the text's roles are not read: a chain there would go unseen.
+      noteLimit("intent-roles", lines.startOf(u.firstLine));
+      break;
+    }
     if (!opts.ungated && !any(u.firstLine, u.lastLine)) continue;
     // The entries that can match in the unit, ascending: its lines' entries (a one-line unit's list
     // as it is, no set made), narrowed to the unit's own words when it is a small part of a long

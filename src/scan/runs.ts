@@ -7,6 +7,7 @@
  */
 import type { FileKind } from "./files";
 import { LineIndex } from "./text";
+import { noteLimit } from "./limits";
 
 export interface RunRef {
   /** The path as written (quotes and a leading `./` removed). */
@@ -53,15 +54,24 @@ function kindOf(interp: string): FileKind {
   return "shell";
 }
 
-/** Run references in a text (scripts, Markdown, package.json). Bounded: at most 200. */
+const MAX_REFS = 200;
+
+/** Run references in a text (scripts, Markdown, package.json). Bounded: at most 200 (a limit noted when it cuts). */
 export function findRunRefs(text: string): RunRef[] {
   const out: RunRef[] = [];
+  let full = false;
   if (text.length === 0) return out;
   const index = LineIndex.of(text);
   const lineAt = (offset: number) => index.lineOf(offset);
   const push = (ref: string, at: number, as: FileKind | null, interp?: string) => {
     const clean = ref.replace(/^["']|["']$/g, "").replace(/^\.\//, "");
-    if (!clean || clean.startsWith("-") || /^(?:\$\w+|\/dev\/|https?:)/.test(clean) || out.length >= 200) return;
+    if (!clean || clean.startsWith("-") || /^(?:\$\w+|\/dev\/|https?:)/.test(clean)) return;
+    if (out.length >= MAX_REFS) {
+      // One more reference than the cap: the rest of the file's references are not followed.
+      full = true;
+      noteLimit("run-reference-count", at);
+      return;
+    }
     out.push({ ref: clean, line: lineAt(at), as: as ?? (interp ? kindOf(interp) : "shell") });
   };
   RUN.lastIndex = 0;
@@ -73,14 +83,15 @@ export function findRunRefs(text: string): RunRef[] {
     // `. ` needs a path after it (a sentence's full stop is not a source command).
     if (interp === "." && !/[/.]/.test(m[3]!)) continue;
     push(m[3]!, m.index + m[0].length - 1, null, interp);
-    if (out.length >= 200) break;
+    if (full) break;
   }
   for (const [re, kind] of OTHER) {
     re.lastIndex = 0;
     for (const m of text.matchAll(re)) {
       push(m[1]!, m.index + m[0].length - 1, kind);
-      if (out.length >= 200) break;
+      if (full) break;
     }
+    if (full) break;
   }
   return out;
 }

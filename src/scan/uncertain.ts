@@ -13,6 +13,7 @@
  */
 import { LineIndex, visible } from "./text";
 import { severityRank, type Severity } from "./types";
+import { INCOMPLETE_RULE_ID } from "./limits";
 
 export interface UncertainSpan {
   /** A file path (skills), `instructions` or `tools/<name>/<field>` (MCP), a field name (kb, forum). */
@@ -38,6 +39,8 @@ const CONTEXT_LINES = 3;
 export const MAX_SPANS = 40;
 
 export function isUncertain(f: { ruleId: string; severity: Severity }, defaults: ReadonlyMap<string, Severity>): boolean {
+  // What was not read is no passage a second opinion could clear.
+  if (f.ruleId === INCOMPLETE_RULE_ID) return false;
   if (f.severity === "medium") return true;
   const d = defaults.get(f.ruleId);
   return f.severity === "info" && d !== undefined && severityRank(d) >= severityRank("high");

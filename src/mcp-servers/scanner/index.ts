@@ -9,6 +9,8 @@
  * docs/scanner.md explains the weighting; each rule's cases sit beside it (rules/*.cases.ts).
  */
 import {
+  collectLimits,
+  INCOMPLETE_RULE_ID,
   findEncodedPayloads,
   findHiddenUnicode,
   runRules,
@@ -193,22 +195,41 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   if (ungated) setSentenceGating(false);
   let raw: Finding[];
   try {
-    raw = withServer(
-      input.tools,
-      () => [
-        ...runRules(RULES, full, { derive: mcpHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
-        ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
-      ],
-      input.instructions,
+    // A bound that cut the reading is a `warn` finding of its own, placed in the text it cut (src/scan/limits.ts).
+    const { result, limits } = collectLimits(() =>
+      withServer(
+        input.tools,
+        () => [
+          ...runRules(RULES, full, { derive: mcpHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
+          ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
+        ],
+        input.instructions,
+      ),
     );
+    raw = [...result, ...limits];
   } finally {
     if (ungated) setSentenceGating(true);
   }
 
   const findings: (McpFinding & { order: number })[] = [];
   for (const f of raw) {
-    const at = locate(byPath.get(f.path)!, f.line);
-    if (!at) continue;
+    const target = byPath.get(f.path);
+    const at = target ? locate(target, f.line) : null;
+    if (!at) {
+      // A limit is never dropped for want of a place: it is then the server's.
+      if (f.ruleId === INCOMPLETE_RULE_ID)
+        findings.push({
+          ruleId: f.ruleId,
+          severity: f.severity,
+          tool: null,
+          field: "tools",
+          line: 1,
+          excerpt: "",
+          message: f.message,
+          order: 0,
+        });
+      continue;
+    }
     const { segment } = at;
     findings.push({
       ruleId: f.ruleId,

@@ -5,7 +5,16 @@
  * invisible elements, reversed strings, encoded payloads), so every improvement to those rules
  * reaches this content too, and its ruleset version follows the skills ruleset's.
  */
-import { runRules, statusOf, type Finding, type RulesetInfo, type ScanStatus, type ScanTarget } from "../../scan";
+import {
+  collectLimits,
+  runRules,
+  sortFindings,
+  statusOf,
+  type Finding,
+  type RulesetInfo,
+  type ScanStatus,
+  type ScanTarget,
+} from "../../scan";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import { AGENT_TEXT_RULES, SKILL_RULESET, skillHidden } from "./index";
 
@@ -30,7 +39,9 @@ const DEFAULTS = ruleDefaults(AGENT_TEXT_RULES);
 
 export function scanAgentText(texts: readonly AgentTextInput[]): AgentTextScan {
   const targets: ScanTarget[] = texts.filter((t) => t.text !== "").map((t) => ({ path: t.path, kind: "markdown", text: t.text }));
-  const findings = runRules(AGENT_TEXT_RULES, targets, { derive: skillHidden });
+  // A bound that cut the reading is a `warn` finding of its own (src/scan/limits.ts).
+  const { result, limits } = collectLimits(() => runRules(AGENT_TEXT_RULES, targets, { derive: skillHidden }));
+  const findings = limits.length ? sortFindings([...result, ...limits]) : result;
   const byPath = new Map(targets.map((t) => [t.path, t.text!]));
   const uncertain = collectUncertain(
     findings,

@@ -16,6 +16,10 @@ import {
   decodeLenient,
   extensionMatches,
   findRunRefs,
+  collectLimits,
+  limitScope,
+  noteLimit,
+  LineIndex,
   formatOfName,
   identifyBytes,
   intentChains,
@@ -38,7 +42,6 @@ import {
   type Finding,
   type IntentDoc,
   type IntentLink,
-  type LineIndex,
   type Rule,
   type RulesetInfo,
   type ScanStatus,
@@ -116,6 +119,8 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
   ...assembledStrings(target, lines),
 ];
 
+/** Run references are looked for in this much of a file (a limit noted when a file is longer). */
+const MAX_RUN_TEXT = 2_000_000;
 const SCRIPT_KINDS: ReadonlySet<FileKind> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 /** Text kinds a skill's files are read as when nothing else says: data formats stay data unless something runs them. */
 const RUNNABLE_TEXT: ReadonlySet<FileKind> = new Set([...SCRIPT_KINDS, "markdown", "json", "yaml", "toml", "text", "html"]);
@@ -165,7 +170,17 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
   const pkg = paths.indexOf("package.json");
   texts.forEach((t, i) => {
     if (t === null) return;
-    for (const ref of findRunRefs(t.length > 2_000_000 ? t.slice(0, 2_000_000) : t)) {
+    const refs = limitScope(
+      paths[i]!,
+      () => {
+        if (t.length <= MAX_RUN_TEXT) return findRunRefs(t);
+        // The rest of a longer file is not searched for what it runs: said as a limit, at the line it starts.
+        noteLimit("run-references", MAX_RUN_TEXT);
+        return findRunRefs(t.slice(0, MAX_RUN_TEXT));
+      },
+      (o) => lineOf(t.slice(0, o + 1), /[\s\S]$/),
+    );
+    for (const ref of refs) {
       const target = resolveRef(ref.ref, paths);
       if (target === null) continue;
       const j = paths.indexOf(target);
@@ -250,7 +265,7 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
         }
         if (read) targets[index.get(i)!]!.contents = { unread: read.unread };
       } else if (check!.cls !== "executable") {
-        const runs = printableRuns(f.bytes);
+        const runs = limitScope(f.path, () => printableRuns(f.bytes));
         if (runs.trim()) targets.push({ path: f.path, kind: "text", text: runs, embedded: `text inside the ${check!.label}` });
       }
       return;
@@ -401,6 +416,17 @@ function consentGated(findings: Finding[], targets: readonly ScanTarget[]): Find
  * shown, not blocking).
  */
 export function scanSkill(files: readonly SkillFileInput[], previous: Capabilities | null = null): SkillScan {
+  // A bound that cut an analysis is a finding: what was not read cannot pass (src/scan/limits.ts).
+  const { result, limits } = collectLimits(() => scanSkillWithin(files, previous));
+  if (!limits.length) return result;
+  const findings = sortFindings([...result.findings, ...limits]);
+  // The uncertain passages point at findings by index: moved by the sort, they follow their finding.
+  const at = new Map(findings.map((f, i) => [f, i]));
+  const uncertain = result.uncertain.map((u) => ({ ...u, covers: u.covers.map((i) => at.get(result.findings[i]!)!) }));
+  return { ...result, status: statusOf(findings), findings, uncertain };
+}
+
+function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilities | null): SkillScan {
   const { targets, links, security } = prepareSkill(files);
   // The intent model reads each top-level text once: the engine's chain rule and the cross-file chains share it.
   const docs = new Map<ScanTarget, IntentDoc>();
@@ -408,12 +434,18 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   const docIndex = new Map<ScanTarget, number>();
   for (const t of targets) {
     if (t.text === null || t.embedded) continue;
-    const d = readIntent(t.text, {
-      path: t.path,
-      kind: t.kind,
-      securityPurpose: security,
-      ...(t.describes ? { describes: t.describes } : {}),
-    });
+    const text = t.text;
+    const d = limitScope(
+      t.path,
+      () =>
+        readIntent(text, {
+          path: t.path,
+          kind: t.kind,
+          securityPurpose: security,
+          ...(t.describes ? { describes: t.describes } : {}),
+        }),
+      (o) => LineIndex.of(text).lineOf(o),
+    );
     docs.set(t, d);
     docIndex.set(t, docList.length);
     docList.push(d);

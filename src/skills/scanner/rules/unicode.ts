@@ -4,7 +4,10 @@
  * reviewer sees, zero-width characters split words or encode bits. A lone zero-width space from
  * a copy-paste, or joiners inside emoji and Arabic or Indic words, are typography, not attacks.
  */
-import { findHiddenUnicode, visible, type Hit, type Rule } from "../../../scan";
+import { findHiddenUnicode, noteLimit, visible, type Hit, type Rule } from "../../../scan";
+
+/** Runs reported per text (a limit noted when a text has more: a flood cannot bury one past it). */
+const MAX_RUNS = 5000;
 
 const preview = (s: string) => visible(s.length > 120 ? `${s.slice(0, 120)}…` : s);
 
@@ -14,7 +17,8 @@ export const hiddenUnicode: Rule = {
   title: "Hidden Unicode characters",
   text(text, ctx) {
     const hits: Hit[] = [];
-    const runs = findHiddenUnicode(text, { max: 5000 });
+    const runs = findHiddenUnicode(text, { max: MAX_RUNS + 1 });
+    if (runs.length > MAX_RUNS) noteLimit("hidden-unicode-walk", runs.pop()!.offset);
     const zeroWidth = runs.filter((r) => r.kind === "zero-width" && !r.benign);
     const zwTotal = zeroWidth.reduce((n, r) => n + r.count, 0);
     // The engine keeps ten findings per rule and file, one per line: a flood of runs needs a hit on each of a few lines only.
