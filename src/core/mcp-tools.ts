@@ -1,5 +1,5 @@
 import type { McpServer } from "@modelcontextprotocol/server";
-import type * as z from "zod";
+import type * as z from "zod/v4";
 import type { Env } from "../env";
 import type { AnyOperation } from "./operation";
 import { mcpArgsSchema } from "./operation";
