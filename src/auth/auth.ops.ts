@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { defineOperation } from "../core/operation";
 import { SESSION_COOKIE } from "../core/auth";
 import { ApiError } from "../core/errors";

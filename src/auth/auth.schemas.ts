@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { visibleString } from "../core/text";
 
 export const REFRESH_SCHEDULES = ["EVERY_SESSION", "DAILY", "WEEKLY", "EVERY_15_DAYS", "MONTHLY"] as const;

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { defineOperation, type OpContext } from "../core/operation";
 import { badRequest, conflict } from "../core/errors";
 import { PLAN_IDS } from "../quota";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { defineOperation, type OpContext } from "../core/operation";
 import { list, text } from "../core/compact";
 import { ref, visibleString } from "../core/text";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 
 /**
  * One argument table for REST and MCP. Operations declare strict JSON schemas (`z.number()`,

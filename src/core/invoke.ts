@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "zod/v4";
 import { ApiError, validationError } from "./errors";
 import type { Access, OpContext, Operation } from "./operation";
 import { fromStrings } from "./args";

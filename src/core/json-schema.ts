@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 
 /**
  * JSON Schema from a zod schema, in the spelling every reader accepts: the one converter behind

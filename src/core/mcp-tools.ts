@@ -1,5 +1,5 @@
-import { McpServer } from "@modelcontextprotocol/server";
-import type * as z from "zod";
+import type { McpServer } from "@modelcontextprotocol/server";
+import type * as z from "zod/v4";
 import type { Env } from "../env";
 import type { AnyOperation } from "./operation";
 import { mcpArgsSchema } from "./operation";
@@ -389,10 +389,11 @@ export function toolDefinition(op: AnyOperation) {
 /**
  * A fresh SDK McpServer with one tool per operation that declares `mcp`. It serves what the MCP
  * endpoint does not answer itself (src/mcp/endpoint.ts): batches, SSE-only clients, the 2026
- * protocol, methods other than initialize, ping, tools/list and tools/call.
+ * protocol, methods other than initialize, ping, tools/list and tools/call. The class is handed in:
+ * the SDK is loaded on the first MCP request (mcp/endpoint.ts), not with this module.
  */
-export function buildMcpServer(ops: readonly AnyOperation[], callFor: () => ToolCall): McpServer {
-  const server = new McpServer(
+export function buildMcpServer(Server: typeof McpServer, ops: readonly AnyOperation[], callFor: () => ToolCall): McpServer {
+  const server = new Server(
     { name: "lore", version: "1.0.0" },
     { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS },
   );

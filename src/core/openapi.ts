@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "zod/v4";
 import type { AnyOperation } from "./operation";
 import { ERROR_STATUS, type ErrorCode } from "./errors";
 import { jsonSchemaOf } from "./json-schema";

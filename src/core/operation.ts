@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import type { Env } from "../env";
 import type { Db } from "../db/client";
 import type { AgentPrincipal, OwnerPrincipal } from "./principal";

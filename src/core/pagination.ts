@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 
 /**
  * `page` (1-based) and `perPage` (≤ 100, the contract's maximum) for every list endpoint. Strict

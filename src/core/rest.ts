@@ -1,6 +1,6 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import { zValidator } from "@hono/zod-validator";
-import type * as z from "zod";
+import type * as z from "zod/v4";
 import type { AppContext, AppEnv } from "./context";
 import type { AnyOperation, OpContext } from "./operation";
 import type { Gate } from "./admission";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 
 /**
  * Identifiers people read and type (handles, names, slugs, tags, ids in paths) must not hide

@@ -3,7 +3,7 @@
  * versions, never source code) and installed skills. Here, below the areas, because more than one
  * area takes it in.
  */
-import * as z from "zod";
+import * as z from "zod/v4";
 import { ref, visibleString } from "../core/text";
 import { ECOSYSTEMS } from "./versions";
 

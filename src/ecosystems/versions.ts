@@ -5,7 +5,7 @@
  *   go          Go semver: a `v` prefix, `+incompatible` builds, pseudo-versions are prereleases,
  *               and a major version >= 2 lives at its own module path (`…/v2`).
  */
-import semver from "semver";
+import { semver } from "./semver-lazy.cjs";
 import * as pep440 from "@renovatebot/pep440";
 
 export const ECOSYSTEMS = ["npm", "pypi", "go", "cargo"] as const;
@@ -45,14 +45,14 @@ export function cleanVersion(eco: Ecosystem, v: string): string | null {
   switch (eco) {
     case "npm":
     case "cargo": {
-      const p = semver.valid(s.replace(/^[=v]+/, ""));
+      const p = semver().valid(s.replace(/^[=v]+/, ""));
       return p;
     }
     case "pypi":
       return pep440.valid(s) ? s : null;
     case "go": {
       const g = goToSemver(s);
-      if (!g || !semver.valid(g)) return null;
+      if (!g || !semver().valid(g)) return null;
       return s.startsWith("v") ? s : `v${s}`;
     }
   }
@@ -68,8 +68,8 @@ export function pinnedVersion(eco: Ecosystem, v: string): string | null {
   if (exact) return exact;
   try {
     if (eco === "npm" || eco === "cargo") {
-      const r = eco === "cargo" ? cargoRange(v) : semver.validRange(v.trim());
-      const min = r ? semver.minVersion(r) : null;
+      const r = eco === "cargo" ? cargoRange(v) : semver().validRange(v.trim());
+      const min = r ? semver().minVersion(r) : null;
       return min ? min.version : null;
     }
     if (eco === "pypi") {
@@ -117,11 +117,11 @@ export function compareVersions(eco: Ecosystem, a: string, b: string): number {
   switch (eco) {
     case "npm":
     case "cargo":
-      return semver.compare(a.replace(/^[=v]+/, ""), b.replace(/^[=v]+/, ""));
+      return semver().compare(a.replace(/^[=v]+/, ""), b.replace(/^[=v]+/, ""));
     case "pypi":
       return pep440.compare(a, b);
     case "go":
-      return semver.compare(goToSemver(a) ?? "0.0.0", goToSemver(b) ?? "0.0.0");
+      return semver().compare(goToSemver(a) ?? "0.0.0", goToSemver(b) ?? "0.0.0");
   }
 }
 
@@ -131,7 +131,7 @@ export function isPrerelease(eco: Ecosystem, v: string): boolean {
     return !!p && (p.is_prerelease || p.is_devrelease);
   }
   const s = eco === "go" ? goToSemver(v) : v.replace(/^[=v]+/, "");
-  return !!s && (semver.prerelease(s)?.length ?? 0) > 0;
+  return !!s && (semver().prerelease(s)?.length ?? 0) > 0;
 }
 
 /** Major version (Go: from the version, which must agree with the module path's /vN). */
@@ -141,7 +141,7 @@ export function majorOf(eco: Ecosystem, v: string): number | null {
     return p ? (p.release[0] ?? 0) : null;
   }
   const s = eco === "go" ? goToSemver(v) : v.replace(/^[=v]+/, "");
-  return s && semver.valid(s) ? semver.major(s) : null;
+  return s && semver().valid(s) ? semver().major(s) : null;
 }
 
 /**
@@ -161,11 +161,11 @@ export function isBreakingBump(eco: Ecosystem, prev: string, next: string): bool
   }
   const p = eco === "go" ? goToSemver(prev) : prev.replace(/^[=v]+/, "");
   const n = eco === "go" ? goToSemver(next) : next.replace(/^[=v]+/, "");
-  if (!p || !n || !semver.valid(p) || !semver.valid(n)) return false;
-  if (semver.major(n) > semver.major(p)) return true;
-  if (semver.major(n) === 0 && semver.major(p) === 0) {
-    if (semver.minor(n) > semver.minor(p)) return true;
-    if (semver.minor(n) === 0 && semver.minor(p) === 0 && semver.patch(n) > semver.patch(p)) return true;
+  if (!p || !n || !semver().valid(p) || !semver().valid(n)) return false;
+  if (semver().major(n) > semver().major(p)) return true;
+  if (semver().major(n) === 0 && semver().major(p) === 0) {
+    if (semver().minor(n) > semver().minor(p)) return true;
+    if (semver().minor(n) === 0 && semver().minor(p) === 0 && semver().patch(n) > semver().patch(p)) return true;
   }
   return false;
 }
@@ -211,9 +211,9 @@ export interface OsvRange {
 /** Compares within one OSV range: SEMVER ranges use semver whatever the ecosystem (no `v`). */
 function rangeCompare(eco: Ecosystem, type: string, a: string, b: string): number | null {
   if (type === "SEMVER") {
-    const x = semver.valid(a.replace(/^v/, "")) ?? goToSemver(a);
-    const y = semver.valid(b.replace(/^v/, "")) ?? goToSemver(b);
-    return x && y ? semver.compare(x, y) : null;
+    const x = semver().valid(a.replace(/^v/, "")) ?? goToSemver(a);
+    const y = semver().valid(b.replace(/^v/, "")) ?? goToSemver(b);
+    return x && y ? semver().compare(x, y) : null;
   }
   const x = cleanVersion(eco, a);
   const y = cleanVersion(eco, b);
@@ -228,14 +228,14 @@ function rangeCompare(eco: Ecosystem, type: string, a: string, b: string): numbe
  */
 export function inOsvRange(eco: Ecosystem, version: string, range: OsvRange): boolean {
   if (range.type === "NPM_RANGE" || range.type === "CARGO_UNAFFECTED") {
-    const v = semver.valid(version.replace(/^[=v]+/, ""));
+    const v = semver().valid(version.replace(/^[=v]+/, ""));
     if (!v) return false;
     if (range.type === "NPM_RANGE")
-      return !!range.expr && semver.validRange(range.expr) !== null && semver.satisfies(v, range.expr, { includePrerelease: true });
+      return !!range.expr && semver().validRange(range.expr) !== null && semver().satisfies(v, range.expr, { includePrerelease: true });
     // An unreadable requirement is not taken as "safe": only requirements Cargo would accept count.
     return !(range.unaffected ?? []).some((req) => {
       const r = cargoRange(req);
-      return r !== null && semver.satisfies(v, r, { includePrerelease: true });
+      return r !== null && semver().satisfies(v, r, { includePrerelease: true });
     });
   }
   if (range.type !== "SEMVER" && range.type !== "ECOSYSTEM") return false;
@@ -328,7 +328,7 @@ export function cargoRange(spec: string): string | null {
     out.push(op ? `${op}${v}` : wildcard ? v! : `^${v}`);
   }
   const joined = out.join(" ");
-  return semver.validRange(joined) ? joined : null;
+  return semver().validRange(joined) ? joined : null;
 }
 
 /** Go pseudo-version (`v0.0.0-20191109021931-daa7c04131f5`, `v1.2.4-0.2024…-abcdef123456`), per cmd/go's pattern. */
@@ -360,7 +360,7 @@ export function parseVersionSpec(eco: Ecosystem, raw: string): VersionSpec {
     case "npm": {
       const exact = cleanVersion(eco, s);
       if (exact) return { kind: "exact", version: exact };
-      if (semver.validRange(s)) return { kind: "range", spec: s };
+      if (semver().validRange(s)) return { kind: "range", spec: s };
       // npm refuses dist-tags that are valid ranges and tags that need URL encoding.
       if (/^[A-Za-z0-9][A-Za-z0-9._~-]*$/.test(s)) return { kind: "tag", tag: s };
       return { kind: "invalid", reason: `"${s}" is not an npm version, range or dist-tag` };
@@ -412,7 +412,7 @@ function goQuery(spec: string, versions: string[], latest: string | null): strin
   if (prefix) {
     return prefer(
       valid.filter(
-        (v) => majorOf("go", v) === Number(prefix[1]) && (prefix[2] === undefined || semver.minor(goToSemver(v)!) === Number(prefix[2])),
+        (v) => majorOf("go", v) === Number(prefix[1]) && (prefix[2] === undefined || semver().minor(goToSemver(v)!) === Number(prefix[2])),
       ),
       true,
     );
@@ -444,14 +444,14 @@ export function resolveRange(
   const s = spec.trim();
   try {
     if (eco === "npm" || eco === "cargo") {
-      const range = eco === "cargo" ? cargoRange(s) : semver.validRange(s);
+      const range = eco === "cargo" ? cargoRange(s) : semver().validRange(s);
       if (!range) return undefined;
-      const fits = versions.filter((v) => semver.valid(v) && semver.satisfies(v, range));
-      if (eco === "cargo") return semver.maxSatisfying(fits, range) ?? null;
+      const fits = versions.filter((v) => semver().valid(v) && semver().satisfies(v, range));
+      if (eco === "cargo") return semver().maxSatisfying(fits, range) ?? null;
       const deprecated = opts.deprecated ?? (() => false);
       if (opts.latest && fits.includes(opts.latest) && !deprecated(opts.latest)) return opts.latest;
       const fresh = fits.filter((v) => !deprecated(v));
-      return semver.maxSatisfying(fresh.length ? fresh : fits, range) ?? null;
+      return semver().maxSatisfying(fresh.length ? fresh : fits, range) ?? null;
     }
     if (eco === "pypi") {
       if (!/[<>=!~]/.test(s) || !pep440.validRange(s)) return undefined;

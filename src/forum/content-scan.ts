@@ -10,7 +10,7 @@
  * account, in the write's answer and its own reads: an excerpt can spell out decoded hidden text,
  * which other agents are better off never reading in clear.
  */
-import * as z from "zod";
+import * as z from "zod/v4";
 import type { Env } from "../env";
 import { now } from "../core/clock";
 import { SCAN_STATUSES, severityRank, type Finding, type ScanStatus } from "../scan";

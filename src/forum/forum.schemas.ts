@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { authorOut } from "../core/schemas";
 import { paginationQuery } from "../core/pagination";
 import { ref, visibleString } from "../core/text";

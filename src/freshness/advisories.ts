@@ -3,7 +3,7 @@
  * against pinned versions with each ecosystem's own range rules. The functions at the bottom are
  * what sync calls: a whole stack in one D1 round trip, never a query per dependency.
  */
-import * as z from "zod";
+import * as z from "zod/v4";
 import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";

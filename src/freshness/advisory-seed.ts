@@ -6,7 +6,7 @@
  * snapshot is stored, it is registered in advisory_sources, which is what lets an answer say which
  * source it consulted, as of when, and whether absence from it means anything.
  */
-import semver from "semver";
+import { semver } from "../ecosystems/semver-lazy.cjs";
 import type { Env } from "../env";
 import { dataLines } from "../core/bulk";
 import { now } from "../core/clock";
@@ -94,7 +94,7 @@ interface SnapshotRecord {
 /** The lowest version a requirement allows (`>=1.5.2` → 1.5.2), or null. */
 function floorOf(range: string): string | null {
   try {
-    const v = semver.validRange(range) ? semver.minVersion(range) : null;
+    const v = semver().validRange(range) ? semver().minVersion(range) : null;
     return v && v.version !== "0.0.0" ? v.version : null;
   } catch {
     return null;

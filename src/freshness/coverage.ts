@@ -4,7 +4,7 @@
  * and which packages no current, complete source answered for. Those are "unchecked": whatever
  * advisories were found for them are listed, but their having no other is never implied.
  */
-import * as z from "zod";
+import * as z from "zod/v4";
 import { iso } from "../core/clock";
 import type { BatchRead } from "../core/batch";
 import { constantRead } from "../core/batch";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { list, text } from "../core/compact";

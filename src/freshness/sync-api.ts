@@ -10,7 +10,7 @@
  *   advisoriesSince(db, isoDate, opts)   → advisories published after a date (optionally for these packages)
  *   changesSince(db, ms, opts)           → releases, deprecations and advisories Lore ingested after `ms`
  */
-import * as z from "zod";
+import * as z from "zod/v4";
 import { iso } from "../core/clock";
 import { groupBy } from "../core/group";
 import { constantRead, runRead, type BatchRead } from "../core/batch";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { paginationQuery } from "../core/pagination";
 import { ref } from "../core/text";
 import { SCAN_STATUSES, SEVERITIES } from "../scan";

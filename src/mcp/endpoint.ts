@@ -1,5 +1,3 @@
-import { createMcpHandler } from "agents/mcp/server";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { admitMessage, buildMcpServer, callTool, KeyRefused, toolResultJson, type ToolCall } from "../core/mcp-tools";
 import type { AnyOperation } from "../core/operation";
 import { ApiError, errorResponse } from "../core/errors";
@@ -24,29 +22,43 @@ type Message = { jsonrpc: "2.0"; id?: string | number; method?: string; params?:
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * The SDK: the stateless handler of the agents package over a fresh SDK v2 McpServer per request,
- * built from the same operations. It serves everything the endpoint does not answer itself, and
- * computes once per isolate the answers the endpoint then gives from memory.
+ * The SDK (sdk.ts), loaded on the first MCP request rather than at module load, and the stateless
+ * handler of the agents package over a fresh SDK v2 McpServer per request, built from the same
+ * operations. The handler serves everything the endpoint does not answer itself, and computes once
+ * per isolate the answers the endpoint then gives from memory. Every request this endpoint serves
+ * awaits `mcpSdk()` first (serveMcp, viaSdk, protocol.ts checkBody), so `sdk` is set wherever it is read.
  */
-const sdk = createMcpHandler(
-  (reqCtx) => {
-    const call = reqCtx.authInfo?.extra?.call as ToolCall;
-    return buildMcpServer(OPERATIONS, () => call);
-  },
-  {
-    route: MCP_PATH,
-    // The route validated Host and Origin against the allowlist and checked the key's presence.
-    allowedOriginHostnames: "*",
-    allowedHostnames: undefined,
-    corsOptions: false,
-  },
-);
+type Sdk = typeof import("./sdk") & { handler: ReturnType<typeof import("./sdk")["createMcpHandler"]> };
+let loading: Promise<Sdk> | undefined;
+let sdk: Sdk | undefined;
+export function mcpSdk(): Promise<Sdk> {
+  loading ??= import("./sdk").then((m) => {
+    const handler = m.createMcpHandler(
+      (reqCtx) => {
+        const call = reqCtx.authInfo?.extra?.call as ToolCall;
+        return buildMcpServer(m.McpServer, OPERATIONS, () => call);
+      },
+      {
+        route: MCP_PATH,
+        // The route validated Host and Origin against the allowlist and checked the key's presence.
+        allowedOriginHostnames: "*",
+        allowedHostnames: undefined,
+        corsOptions: false,
+      },
+    );
+    sdk = { ...m, handler };
+    return sdk;
+  });
+  return loading;
+}
 
 export async function viaSdk(request: Request, body: Uint8Array, call: ToolCall): Promise<Response> {
   const headers = new Headers(request.headers);
   for (const h of ["authorization", "x-service-key", "cookie"]) headers.delete(h);
   const inner = new Request(INTERNAL_MCP_URL, { method: "POST", headers, body, signal: request.signal });
-  const res = await sdk.fetch(inner, { authInfo: { token: "agent-key", clientId: "lore", scopes: [], extra: { call } } });
+  const res = await (await mcpSdk()).handler.fetch(inner, {
+    authInfo: { token: "agent-key", clientId: "lore", scopes: [], extra: { call } },
+  });
   // The route checked that the body is JSON; `[` starts a batch.
   const batch = new TextDecoder().decode(body.subarray(0, 64)).trimStart().startsWith("[");
   return preferJson(res, { batch, accept: request.headers.get("accept") });
@@ -94,7 +106,7 @@ function answerable(request: Request, msg: unknown): msg is Message {
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
   if ((h.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() !== "application/json") return false;
   const version = h.get("mcp-protocol-version");
-  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+  if (version !== null && !sdk!.SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
   const params = isObject(msg.params) ? msg.params : undefined;
   if (params && isObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta) return false;
   if (!("id" in msg)) return msg.method === "notifications/initialized";
@@ -148,7 +160,7 @@ async function answer(request: Request, body: Uint8Array, msg: unknown, call: To
   switch (msg.method) {
     case "initialize": {
       const asked = (msg.params as { protocolVersion: string }).protocolVersion;
-      const version = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
+      const version = sdk!.SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
       return reply(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
     }
     case "tools/list":
@@ -299,6 +311,7 @@ async function serveBatch(request: Request, batch: unknown[], call: ToolCall): P
  */
 export async function serveMcp(request: Request, body: Uint8Array, parsed: unknown, call: ToolCall): Promise<Response> {
   try {
+    await mcpSdk();
     if (Array.isArray(parsed)) return await serveBatch(request, parsed, call);
     const a = await answer(request, body, parsed, call);
     if (a.kind === "response") return a.response;

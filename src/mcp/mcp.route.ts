@@ -52,7 +52,7 @@ export function mcpRoute(gate: Gate, activity: ActivitySink | null): Hono<AppEnv
     if (c.req.method === "POST") {
       body = await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body");
       // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
-      const checked = checkBody(body, TOOLS, c.req.raw.headers);
+      const checked = await checkBody(body, TOOLS, c.req.raw.headers);
       if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
       if (sid === undefined && !isInitialize(checked.parsed)) return stateless(c, gate, activity, key, body, checked.parsed);
     }

@@ -1,4 +1,5 @@
-import { specTypeSchemas, type SpecTypeName } from "@modelcontextprotocol/server";
+import type { SpecTypeName } from "@modelcontextprotocol/server";
+import { mcpSdk } from "./endpoint";
 
 /**
  * JSON-RPC checks made before a message reaches the SDK. The SDK parses each request's params
@@ -55,7 +56,11 @@ type PathItem = PropertyKey | { key: PropertyKey };
 const pathOf = (path: ReadonlyArray<PathItem> | undefined) => (path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
 
 /** One message: null when it may go on to the SDK, else the error to answer with. */
-function checkOne(msg: unknown, tools: ReadonlySet<string>): RpcError | null {
+function checkOne(
+  msg: unknown,
+  tools: ReadonlySet<string>,
+  specTypeSchemas: Awaited<ReturnType<typeof mcpSdk>>["specTypeSchemas"],
+): RpcError | null {
   if (!isObject(msg)) return error(400, null, INVALID_REQUEST, "Invalid Request: a JSON-RPC message must be an object");
   const id: Id = typeof msg.id === "string" || typeof msg.id === "number" ? msg.id : null;
   if (msg.jsonrpc !== "2.0") return error(400, id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"');
@@ -156,11 +161,12 @@ function checkBatch(batch: unknown[], headers: Headers): RpcError | null {
  * naming the field), and a known tool name for tools/call. Returns the parsed body when it may go
  * on, or the error to answer with.
  */
-export function checkBody(
+export async function checkBody(
   bytes: Uint8Array,
   tools: ReadonlySet<string>,
   headers: Headers,
-): { ok: true; parsed: unknown } | { ok: false; error: RpcError } {
+): Promise<{ ok: true; parsed: unknown } | { ok: false; error: RpcError }> {
+  const { specTypeSchemas } = await mcpSdk();
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -177,11 +183,11 @@ export function checkBody(
     const refused = checkBatch(parsed, headers);
     if (refused) return { ok: false, error: refused };
     for (const m of parsed) {
-      const e = checkOne(m, tools);
+      const e = checkOne(m, tools, specTypeSchemas);
       if (e) return { ok: false, error: e };
     }
     return { ok: true, parsed };
   }
-  const e = checkOne(parsed, tools);
+  const e = checkOne(parsed, tools, specTypeSchemas);
   return e ? { ok: false, error: e } : { ok: true, parsed };
 }

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { paginationQuery } from "../core/pagination";
 
 const dated = { asOf: z.string(), source: z.string() };

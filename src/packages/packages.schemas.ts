@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { parseEcosystem, type Ecosystem } from "../ecosystems/versions";
 
 export const ecosystemIn = z

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { defineOperation } from "../core/operation";
 import { METRICS, METRIC_LABELS, PLANS, PLAN_IDS } from "./plans";
 import { planForOwner } from "./quota.client";

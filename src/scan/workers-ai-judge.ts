@@ -8,7 +8,7 @@
  * it sits in) under a system prompt that says they are data. The answer is JSON (JSON mode), checked
  * against a schema; anything else is a failed call, which leaves the content warn.
  */
-import * as z from "zod";
+import * as z from "zod/v4";
 import { JUDGE_LIMITS, JUDGE_VERDICTS, type Judge, type JudgeAnswer, type JudgeItem } from "./judge";
 
 /** The part of the Workers AI binding the judge uses (`Ai` in @cloudflare/workers-types has it). */

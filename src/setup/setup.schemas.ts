@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { visibleString } from "../core/text";
 import { installedSkillsInput, stackInput } from "../ecosystems/stack";
 import { HARNESS_IDS } from "../harnesses/setup.data";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { paginationQuery } from "../core/pagination";
 import { authorOut } from "../core/schemas";
 import { SCAN_STATUSES, SEVERITIES } from "../scan";

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4";
 import { installedSkillsInput, stackInput } from "../ecosystems/stack";
 import { changeOut, deprecationOut } from "../freshness";
 import { vulnerabilityOut } from "../freshness";

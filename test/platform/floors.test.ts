@@ -176,3 +176,18 @@ describe("floors: which part of src/ may import which", () => {
     expect(breach("newarea/x.ts", "core/errors")).toMatch(/no floor/);
   });
 });
+
+describe("zod is imported as zod/v4", () => {
+  // The MCP SDK, loaded with import() on the first MCP request, imports "zod/v4", so the bundler
+  // wraps zod's modules to initialise them on demand. Imported through the package root ("zod"),
+  // whose re-export the bundler drops as free of side effects, zod is then never initialised
+  // before Lore's schemas are built, and the deployed Worker fails at start-up ("not a
+  // constructor") while vitest, which does not bundle, passes.
+  it('no src file imports "zod" itself', () => {
+    const files = import.meta.glob("../../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+    const offending = Object.entries(files).flatMap(([path, text]) =>
+      [...text.matchAll(IMPORT)].some((m) => (m[1] ?? m[2] ?? m[3]) === "zod") ? [path] : [],
+    );
+    expect(offending).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type * as z from "zod";
+import type * as z from "zod/v4";
 import { ApiError, badRequest } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
 import { mine, mineOne, publish } from "../../skills";
