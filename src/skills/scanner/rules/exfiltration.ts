@@ -564,6 +564,9 @@ export const privateToPublic = patternRule({
     /\b(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b[^.\n]{0,80}\b(?:private\s+(?:repositories|repos|projects|files|data|keys|messages|notes|documents)|(?:including|even)\s+private\s+ones)\b[^.\n]{0,100}\b(?:pull\s+requests?|PRs?|issues?|comments?|descriptions?|public\s+\w+|gists?|README)\b/i,
     /\b(?:pull\s+requests?|PRs?|issues?|comments?|gists?|public\s+\w+)\b[^.\n]{0,60}\b(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b[^.\n]{0,80}\b(?:private\s+(?:repositories|repos|projects|files|data|keys|messages|notes|documents)|(?:including|even)\s+private\s+ones)\b/i,
   ],
+  // "Make sure the content does not include information from private repositories": the guard
+  // against the leak, negated at the verb, which the start-of-match negation check does not see.
+  severityFor: (m) => (/(?:\bnot|n't|\bnever|\bnor)\s+(?:ever\s+)?(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b/i.test(m[0]) ? null : "high"),
   message: "Tells the agent to copy the user's private data into something public (a pull request, issue, comment or public page)",
 });
 
