@@ -83,10 +83,10 @@ export const clipboardSend: Rule = {
 };
 
 const SECRET_VALUE =
-  /\b(?:values?|contents?|base64|hex|first\s+line|text|copy)\s+(?:of|from)\s+(?:the\s+|any\s+|all\s+|every\s+|your\s+|its\s+|the\s+(?:repository|project|user)'s\s+)?`?(?:~\/)?(?:\.env\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.ssh\/\w+|id_rsa\b|[A-Z][A-Z0-9_]{0,40}(?:TOKEN|SECRET|API_KEY|PASSWORD|PRIVATE_KEY)\b)/;
+  /\b(?:(?:values?|contents?|base64|hex|first\s+line|text|copy)\s+(?:of|from)|(?:copied|taken|read|pasted)\s+(?:verbatim\s+)?from)\s+(?:the\s+|any\s+|all\s+|every\s+|your\s+|its\s+|the\s+(?:repository|project|user)'s\s+)?`?(?:~\/)?(?:\.env\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.ssh\/\w+|id_rsa\b|[A-Z][A-Z0-9_]{0,40}(?:TOKEN|SECRET|API_KEY|PASSWORD|PRIVATE_KEY)\b)/;
 const ARTIFACT =
-  /\b(?:PR|pull\s+request|merge\s+request)s?\b[^\n]{0,60}\b(?:body|bodies|description|template)\b|\bcommit\s+(?:messages?|trailers?|body)|\btrailers?\b|\bHTML\s+comments?\b|<!--|\bissue\s+(?:body|comments?)|\brelease\s+notes\b|\bchangelog\b|\bREADME\b|\bgist\b/i;
-const VALUE_TRIGGERS = ["value", "content", "base64", "hex", "first line", "text of", "copy of"];
+  /\b(?:PR|pull\s+request|merge\s+request)s?\b[^\n]{0,60}\b(?:body|bodies|description|template)\b|\bcommit\s+(?:messages?|trailers?|body)|\btrailers?\b|\bHTML\s+comments?\b|<!--|\bissue\s+(?:body|comments?)|\brelease\s+notes\b|\bpublic\s+(?:default\s+)?(?:repo(?:sitory)?|branch|page|site|wiki)\b|\bchangelog\b|\bREADME\b|\bgist\b/i;
+const VALUE_TRIGGERS = ["value", "content", "base64", "hex", "first line", "text of", "copy of", "copied", "taken", "read", "pasted"];
 
 /**
  * A secret's value written into something others read: a pull request body, a commit message or
@@ -121,4 +121,94 @@ export const secretInArtifact: Rule = {
   },
 };
 
-export const SMUGGLING_RULES: Rule[] = [ciSecretsDump, ciPwnRequest, clipboardSend, secretInArtifact];
+// One array for every call: triggerLines caches its compiled form by identity.
+const ASK_TRIGGERS = ["ask", "request", "prompt", "paste", "type", "send", "share", "enter"];
+const ASK_SECRET =
+  /\b(?:ask|request|prompt)\w*\s+(?:from\s+)?(?:the\s+|your\s+)?(?:user|them|him|her|owner|customer)\b[^.\n]{0,80}\b(?:authenticator|one-time\s+(?:code|password)|2FA|MFA|OTP|TOTP|verification\s+code|recovery\s+codes?|backup\s+codes?|seed\s+phrase|mnemonic|private\s+key)\b/i;
+const PASTE_IN_CHAT =
+  /\b(?:paste|type|send|share|enter)\s+(?:it|them|this|that|the\s+\w+|their\s+\w+|your\s+\w+)\s+(?:here\s+)?(?:in|into)\s+(?:the\s+|this\s+|our\s+)?(?:chat|conversation|reply)\b/i;
+const SECRET_NOUN = /\b(?:access\s+token|PAT|tokens?|password|passphrase|secret\s+key|private\s+key|API\s+key|one-time|recovery\s+codes?|2FA|MFA)\b/i;
+
+/**
+ * The agent turned on the user: asked to collect the user's one-time codes, recovery codes or
+ * seed phrase, or to have a token pasted into the chat (where the skill then takes it). A skill
+ * never needs these from the user in conversation; a tool that needs a token reads it from the
+ * environment the user set up.
+ */
+export const credentialRequest: Rule = {
+  id: "social.credential-request",
+  severity: "high",
+  title: "Asks the user for credentials in the chat",
+  kinds: ["markdown", "text"],
+  text(text, ctx) {
+    for (const n of [...triggerLines(text, ctx.lines, ASK_TRIGGERS)].sort((a, b) => a - b)) {
+      // The ask may wrap onto the next line ("ask\nthe user for the code from their authenticator").
+      const own = ctx.lines.line(n);
+      const line = n < ctx.lines.count ? `${own} ${ctx.lines.line(n + 1)}` : own;
+      let m = ASK_SECRET.exec(line);
+      if (m && m.index > own.length) m = null;
+      if (!m) {
+        const p = PASTE_IN_CHAT.exec(line);
+        const near = [n - 1, n, n + 1].filter((k) => k >= 1 && k <= ctx.lines.count).map((k) => ctx.lines.line(k)).join("\n");
+        if (p && SECRET_NOUN.test(near)) m = p;
+      }
+      if (!m || isNegated(line, m.index, true)) continue;
+      return [
+        {
+          index: ctx.lines.startOf(n) + m.index,
+          length: m[0].length,
+          message: "Has the agent ask the user for codes, keys or tokens in the chat: the skill collects what only the user should hold",
+        },
+      ];
+    }
+    return [];
+  },
+};
+
+/**
+ * A dependency whose name is told to stay misspelled ("do not correct the spelling"): the name is
+ * one letter off a popular package on purpose (typosquatting), and the warning is the defence.
+ */
+export const keepMisspelled = patternRule({
+  id: "supply.keep-misspelled",
+  severity: "high",
+  title: "Told to keep a misspelled package name",
+  triggers: ["not", "don", "never", "typo"],
+  patterns: [
+    /\b(?:do\s+not|don'?t|never)\s+["“'`]?(?:correct|fix|change|autocorrect)["”'`]?\s+(?:the|its|their|this)\s+(?:spelling|package\s+name|typo)\b/i,
+    /\b(?:looks?|seems?)\s+like\s+a\s+typo\b[^.\n]{0,60}\b(?:keep|leave|ignore)\b/i,
+  ],
+  message: "Tells the agent to keep a package name that looks like a typo: the misspelling is how a typosquatted package gets installed",
+});
+
+const GIT_HOSTS = /^(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)$/i;
+const GIT_DEP = /"[@\w./-]{1,100}"\s*:\s*"git\+(?:https?|ssh):\/\/(?:[^@"\/\s]{1,60}@)?([^/":\s]{1,100})/g;
+
+/**
+ * A dependency taken from a git server that is no known code host instead of the registry: whatever
+ * that server hands out is installed (and its build scripts run), with no registry record behind it.
+ */
+export const untrustedGitDependency: Rule = {
+  id: "supply.untrusted-git-dependency",
+  severity: "medium",
+  title: "Dependency from an unknown git server",
+  kinds: ["markdown", "json", "text"],
+  text(text) {
+    if (!text.includes("git+")) return [];
+    for (const m of text.matchAll(GIT_DEP)) {
+      if (GIT_HOSTS.test(m[1]!)) continue;
+      return [{ index: m.index, length: m[0].length, message: `Installs a dependency from ${m[1]}, a git server outside the registry and the known code hosts` }];
+    }
+    return [];
+  },
+};
+
+export const SMUGGLING_RULES: Rule[] = [
+  ciSecretsDump,
+  ciPwnRequest,
+  clipboardSend,
+  secretInArtifact,
+  credentialRequest,
+  keepMisspelled,
+  untrustedGitDependency,
+];
