@@ -101,7 +101,8 @@ export const setScalarProperties = (target: ScanTarget, paths: Set<string>) => {
 export function isScalarArgument(target: ScanTarget, field: string): boolean {
   const set = SCALARS.get(target);
   if (!set) return false;
-  const m = /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(field);
+  const m =
+    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(field);
   return m !== null && set.has(m[1]!);
 }
 

@@ -580,7 +580,10 @@ export const privateToPublic = patternRule({
   ],
   // "Make sure the content does not include information from private repositories": the guard
   // against the leak, negated at the verb, which the start-of-match negation check does not see.
-  severityFor: (m) => (/(?:\bnot|n't|\bnever|\bnor)\s+(?:ever\s+)?(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b/i.test(m[0]) ? null : "high"),
+  severityFor: (m) =>
+    /(?:\bnot|n't|\bnever|\bnor)\s+(?:ever\s+)?(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b/i.test(m[0])
+      ? null
+      : "high",
   message: "Tells the agent to copy the user's private data into something public (a pull request, issue, comment or public page)",
 });
 

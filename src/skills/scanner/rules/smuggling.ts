@@ -127,7 +127,8 @@ const ASK_SECRET =
   /\b(?:ask|request|prompt)\w*\s+(?:from\s+)?(?:the\s+|your\s+)?(?:user|them|him|her|owner|customer)\b[^.\n]{0,80}\b(?:authenticator|one-time\s+(?:code|password)|2FA|MFA|OTP|TOTP|verification\s+code|recovery\s+codes?|backup\s+codes?|seed\s+phrase|mnemonic|private\s+key)\b/i;
 const PASTE_IN_CHAT =
   /\b(?:paste|type|send|share|enter)\s+(?:it|them|this|that|the\s+\w+|their\s+\w+|your\s+\w+)\s+(?:here\s+)?(?:in|into)\s+(?:the\s+|this\s+|our\s+)?(?:chat|conversation|reply)\b/i;
-const SECRET_NOUN = /\b(?:access\s+token|PAT|tokens?|password|passphrase|secret\s+key|private\s+key|API\s+key|one-time|recovery\s+codes?|2FA|MFA)\b/i;
+const SECRET_NOUN =
+  /\b(?:access\s+token|PAT|tokens?|password|passphrase|secret\s+key|private\s+key|API\s+key|one-time|recovery\s+codes?|2FA|MFA)\b/i;
 
 /**
  * The agent turned on the user: asked to collect the user's one-time codes, recovery codes or
@@ -149,10 +150,14 @@ export const credentialRequest: Rule = {
       if (m && m.index > own.length) m = null;
       if (!m) {
         const p = PASTE_IN_CHAT.exec(line);
-        const near = [n - 1, n, n + 1].filter((k) => k >= 1 && k <= ctx.lines.count).map((k) => ctx.lines.line(k)).join("\n");
+        const near = [n - 1, n, n + 1]
+          .filter((k) => k >= 1 && k <= ctx.lines.count)
+          .map((k) => ctx.lines.line(k))
+          .join("\n");
         if (p && SECRET_NOUN.test(near)) m = p;
       }
-      if (!m || isNegated(line, m.index, true)) continue;
+      // "Ask them for the region; do not ask for MFA codes": the secret is named only to be refused.
+      if (!m || isNegated(line, m.index, true) || /\b(?:not|never|no|without)\b|n't\b/i.test(m[0])) continue;
       return [
         {
           index: ctx.lines.startOf(n) + m.index,
@@ -197,7 +202,13 @@ export const untrustedGitDependency: Rule = {
     if (!text.includes("git+")) return [];
     for (const m of text.matchAll(GIT_DEP)) {
       if (GIT_HOSTS.test(m[1]!)) continue;
-      return [{ index: m.index, length: m[0].length, message: `Installs a dependency from ${m[1]}, a git server outside the registry and the known code hosts` }];
+      return [
+        {
+          index: m.index,
+          length: m[0].length,
+          message: `Installs a dependency from ${m[1]}, a git server outside the registry and the known code hosts`,
+        },
+      ];
     }
     return [];
   },
