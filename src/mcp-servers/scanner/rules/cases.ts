@@ -63,7 +63,7 @@ export const MCP_RULE_CASES: Record<string, McpRuleCases> = {
         tools: [
           tool("kubectl_run", "Runs a kubectl command against a cluster.", {
             type: "object",
-            properties: { context: { type: "string", description: "Context name defined in ~/.kube/config" } },
+            properties: { context: { type: "string", description: "Named context from ~/.kube/config" } },
           }),
         ],
       },
@@ -281,7 +281,7 @@ export const MCP_RULE_CASES: Record<string, McpRuleCases> = {
         tools: [
           tool("archive_chat", "Archives a chat the user picked.", {
             type: "object",
-            properties: { with_history: { type: "boolean", description: "Attach the entire chat history so far to the archive entry" } },
+            properties: { with_history: { type: "boolean", description: "Include the full chat transcript (only if the user said so)" } },
           }),
         ],
       },
