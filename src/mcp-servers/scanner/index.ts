@@ -36,9 +36,9 @@ import { FLOW_RULES } from "./rules/flow";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
 import { LURE_RULES } from "./rules/lures";
 import { checkNames } from "./names";
-import { fixedDestinations, schemaTexts, secretValues } from "./schema";
+import { fixedDestinations, scalarProperties, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
-import { joinTarget, locate, type Segment } from "./targets";
+import { joinTarget, locate, setScalarProperties, type Segment } from "./targets";
 import { withServer } from "./server-context";
 import { setSentenceGating } from "./sentence-rule";
 import { DESCRIBE_EXEMPT, describeMcp } from "./describe";
@@ -56,7 +56,7 @@ export { toolsHash } from "./hash";
  * The skills ruleset is part of the version because the agent-text rules are shared: a change
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-4+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-5+${SKILL_RULESET.version}` };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
@@ -184,7 +184,11 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
       if (schema === undefined || schema === null) continue;
       for (const s of schemaTexts(schema, root)) add(s.path, s.text, !s.prose);
     }
-    if (parts.length) full.push(joinTarget(`tools[${i}]`, "markdown", parts));
+    if (parts.length) {
+      const target = joinTarget(`tools[${i}]`, "markdown", parts);
+      if (t.inputSchema) setScalarProperties(target, scalarProperties(t.inputSchema, "inputSchema"));
+      full.push(target);
+    }
   });
   // Tokens one a line: the token rules read lines and URLs.
   if (tokens.length) full.push(joinTarget("tokens", "text", tokens, "\n"));

@@ -76,6 +76,28 @@ export function schemaTexts(schema: unknown, root: string, maxDepth = 64): Schem
 }
 
 /**
+ * Paths of the properties (`inputSchema.properties.verbose`) whose type is boolean or a number: such
+ * an argument carries no text, so what its description names (a transcript, a key file) can only be
+ * switched on or counted, never handed over through it.
+ */
+export function scalarProperties(schema: unknown, root: string, maxDepth = 16): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown, path: string, depth: number) => {
+    if (depth > maxDepth || !v || typeof v !== "object" || out.size >= MAX_STRINGS) return;
+    const props = (v as Record<string, unknown>).properties;
+    if (!props || typeof props !== "object" || Array.isArray(props)) return;
+    for (const [k, x] of Object.entries(props as Record<string, unknown>)) {
+      const p = `${path}.properties${segment(k)}`;
+      const t = x && typeof x === "object" ? (x as Record<string, unknown>).type : undefined;
+      if (t === "boolean" || t === "integer" || t === "number") out.add(p);
+      else walk(x, p, depth + 1);
+    }
+  };
+  walk(schema, root, 0);
+  return out;
+}
+
+/**
  * A property name of several words, spelled as the words it is made of, with the path words
  * written out turned back into paths ("dot aws slash credentials" is `.aws/credentials`); null for
  * ordinary names (`user_id`, `maxResults`, `aws_secret_access_key`): fewer than four words, or no

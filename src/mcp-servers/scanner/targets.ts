@@ -92,5 +92,19 @@ export const isArgumentText = (field: string | undefined): boolean =>
     field,
   );
 
+const SCALARS = new WeakMap<ScanTarget, Set<string>>();
+/** Record which properties of a tool's target take only a boolean or a number (see schema.ts `scalarProperties`). */
+export const setScalarProperties = (target: ScanTarget, paths: Set<string>) => {
+  if (paths.size) SCALARS.set(target, paths);
+};
+/** Whether a field is the text of a property that takes only a boolean or a number. */
+export function isScalarArgument(target: ScanTarget, field: string): boolean {
+  const set = SCALARS.get(target);
+  if (!set) return false;
+  const m =
+    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(field);
+  return m !== null && set.has(m[1]!);
+}
+
 /** The fields of a target built here, in order (empty for any other target). */
 export const segmentsOf = (target: ScanTarget): readonly Segment[] => SEGMENTS.get(target) ?? [];

@@ -51,6 +51,7 @@ import { INJECTION_RULES } from "./rules/injection";
 import { EXECUTION_RULES, assembledStrings, reversedStrings } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
+import { SMUGGLING_RULES } from "./rules/smuggling";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
 import { PERSISTENCE_RULES } from "./rules/persistence";
 import { FILE_RULES } from "./rules/files";
@@ -73,7 +74,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-4" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-5" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -92,7 +93,7 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
   ...AUTHORITY_RULES,
 ];
 
-export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...INTENT_RULES, ...FILE_RULES];
+export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...SMUGGLING_RULES, ...INTENT_RULES, ...FILE_RULES];
 const SKILL_RULE_DEFAULTS = ruleDefaults(SKILL_RULES);
 
 export interface SkillFileInput {

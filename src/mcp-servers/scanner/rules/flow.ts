@@ -11,7 +11,7 @@
  * finds) make `info` findings that go to the second opinion, not to the status.
  */
 import { intentChains, readIntent, type IntentChain, type IntentDoc, type IntentHit, type Hit, type Rule } from "../../../scan";
-import { isArgumentText, segmentsOf, type Segment } from "../targets";
+import { isArgumentText, isScalarArgument, segmentsOf, type Segment } from "../targets";
 import { extraIntentHits } from "../intent-extra";
 import { describeMcp } from "../describe";
 import { ownService, securityServer } from "../server-context";
@@ -67,7 +67,7 @@ function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   const lead = before.slice(Math.max(0, before.search(/[.!?]\s+(?=[A-Z][a-z])[^.!?]*$/) + 1));
   // A security tool's parameter lists examples of what it looks for ("rule_id: e.g. aws-access-token, private-key").
   if (securityServer() && EXAMPLE.test(lead)) return false;
-  if (FILE_KINDS.has(h.kind) && PATH_ONLY.test(seg.text) && !CONTENT.test(seg.text)) return false;
+  if (FILE_KINDS.has(h.kind) && (PATH_ONLY.test(seg.text) || NAME_IN_FILE.test(seg.text)) && !CONTENT.test(seg.text)) return false;
   if (h.kind !== "conversation" && h.kind !== "private-data") return true;
   const around = seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start + 300);
   // The conversation is this one (the agent's own context), not a prompt or transcript for something else.
@@ -79,6 +79,12 @@ const OWN_CONTEXT =
 
 /** A parameter that takes where a file is, not what is in it (a kubeconfig path, the .env to lint): the tool reads it where it is. */
 const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i;
+/**
+ * A parameter that takes the name of an entry the file defines ("named profile from ~/.aws/config",
+ * "context name in your kubeconfig"): the tool looks the entry up itself; only the name travels.
+ */
+export const NAME_IN_FILE =
+  /\b(?:named\s+(?:profile|context|section|host|alias|entry|remote|account|cluster)s?|(?:profile|context|section|host|alias|entry|remote|account|cluster)\s+names?|name\s+of\s+(?:a|an|the)\s+(?:profile|context|section|host|alias|entry|remote|account|cluster))\s+(?:\w+\s+){0,2}?(?:from|in|defined\s+in|listed\s+in|configured\s+in|of)\b/i;
 const CONTENT =
   /\b(?:contents?|text|lines?|copy|paste|verbatim|full|entire|whole|data|value|values|body|reproduce|include)\b|内容|全文|Inhalt|contenido|conteúdo|contenu|contenuto|содержим/i;
 const FILE_KINDS = new Set([
@@ -113,7 +119,8 @@ export const dataFlow: Rule = {
     const chains: IntentChain[] = intentChains([doc], { max: 10 });
     if (!ctx.hidden) {
       for (const seg of segmentsOf(ctx.target)) {
-        if (!isArgumentText(seg.field)) continue;
+        // A boolean or number carries no text: "include the full transcript" there is a switch, not the transcript.
+        if (!isArgumentText(seg.field) || isScalarArgument(ctx.target, seg.field)) continue;
         const end = seg.start + seg.text.length;
         const hits = doc.hits.filter((h) => h.index >= seg.start && h.index < end && (h.role !== "source" || askedAsArgument(h, seg)));
         if (!hits.some((h) => h.role === "source")) continue;

@@ -9,7 +9,8 @@
  */
 import { DOTENV_PATH, SECRET_PATH, isNegated } from "../../../scan";
 import { directive, find, global, sentenceRule } from "../sentence-rule";
-import { fieldAt, isArgumentText } from "../targets";
+import { fieldAt, isArgumentText, isScalarArgument } from "../targets";
+import { NAME_IN_FILE } from "./flow";
 import { ownWord } from "../server-context";
 import {
   ALL_OF,
@@ -137,7 +138,8 @@ export const sensitiveArgument = sentenceRule({
   check(s, ctx, offset) {
     // A property's description says what the argument holds: a sensitive source there is the ask itself.
     const seg = ctx.hidden ? null : fieldAt(ctx.target, offset);
-    const inArgument = !ctx.hidden && isArgumentText(seg?.field);
+    // A boolean or number argument carries no text: what its description names cannot travel in it.
+    const inArgument = !ctx.hidden && isArgumentText(seg?.field) && !isScalarArgument(ctx.target, seg!.field);
     const reveal = directive(
       s,
       /\b(?:reveal|print|output|repeat|show|share|disclose|leak|return|echo|dump|recite)\s+(?:me\s+|back\s+)?(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|original\s+|exact\s+)?(?:system\s+prompt|(?:hidden\s+|initial\s+|original\s+|system\s+)?instructions)\b/i,
@@ -150,7 +152,8 @@ export const sensitiveArgument = sentenceRule({
     if (!src || (!sink && isNegated(s, src.m.index!))) return null;
     // A parameter that takes the *path* of a config or key file names where to look, not its content (a scanner's `config_path`).
     const whole = seg?.text ?? s;
-    if (!sink && inArgument && /^the .*file/.test(src.what) && PATH_ONLY.test(whole) && !CONTENT.test(whole)) return null;
+    if (!sink && inArgument && /^the .*file/.test(src.what) && (PATH_ONLY.test(whole) || NAME_IN_FILE.test(whole)) && !CONTENT.test(whole))
+      return null;
     return {
       index: src.m.index!,
       length: src.m[0].length,

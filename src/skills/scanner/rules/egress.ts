@@ -163,7 +163,8 @@ export const dnsExfil = patternRule({
   patterns: [
     // The substitution is glued to the name it builds (`$(…).x.example.net`): a backtick that only closes inline Markdown code is not one.
     needing(/\$\(|`/, /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*?(?:\$\(|`)[^\n`)]*[`)][\w.-]*\.[a-z0-9-]+\.[a-z]{2,}/i),
-    /\b(?:nslookup|dig|host|Resolve-DnsName)\b\s+["']?\$\{?\w+\}?\.[a-z0-9-]+\.[a-z]{2,}/i,
+    // One label or several taken from variables ("$i.$chunk.zone.example"): a tunnel sends data in pieces.
+    /\b(?:nslookup|dig|host|Resolve-DnsName)\b(?:\s+[-+][\w=-]{1,20}){0,4}\s+["']?(?:\$\{?\w+\}?\.){1,4}[a-z0-9-]+\.[a-z]{2,}/i,
   ],
   message: "Builds a DNS name from local data and resolves it: data leaves in the query",
 });

@@ -461,9 +461,10 @@ export const installHook: Rule = {
   id: "exec.install-hook",
   severity: "high",
   title: "Install hook that phones home",
-  kinds: ["json"],
+  kinds: ["json", "markdown"],
   text(text, ctx) {
-    if (!/(?:^|\/)package\.json$/i.test(ctx.target.path)) return [];
+    // A skill's instructions that tell the agent to add the script to the user's package.json plant the same hook.
+    if (!/(?:^|\/)package\.json$/i.test(ctx.target.path) && !(ctx.target.kind === "markdown" && text.includes("package.json"))) return [];
     const hits: Hit[] = [];
     for (const m of text.matchAll(LIFECYCLE)) {
       const cmd = m[2]!;

@@ -375,6 +375,12 @@ const TOKEN_SOURCES: TokenSource[] = [
   { re: /\b(?:PYPI_TOKEN|PYPI_API_TOKEN|TWINE_PASSWORD)\b/, what: "the PyPI token", home: PYPI },
   { re: /\bCARGO_REGISTRY_TOKEN\b/, what: "the crates.io token", home: ["crates.io"] },
   { re: /\b(?:AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN)\b/, what: "AWS credentials", home: AWS },
+  // A CI job's own credentials: the pipeline talks to its GitLab through `$CI_API_V4_URL`, never a literal foreign host.
+  {
+    re: /\b(?:CI_JOB_TOKEN|CI_REGISTRY_PASSWORD|CI_DEPLOY_PASSWORD|CI_JOB_JWT(?:_V2)?|GITLAB_TOKEN|GL_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN)\b/,
+    what: "the CI job's token",
+    home: ["gitlab.com", "gitlab.io", ...GITHUB],
+  },
 ];
 
 /** Sends data: the shared network sinks, plus Node's `https.get`/`require('https')` and common HTTP clients. */
@@ -387,6 +393,14 @@ const IN_URL = /https?:\/\/[^\s"'`]*(?:\$\{?|\{|%)\s*[\w.$()[\]'"]*$|["'`]https?
 
 /** Every token source above contains one of these. */
 const TOKEN_TRIGGERS = [
+  "ci_job_token",
+  "ci_registry_password",
+  "ci_deploy_password",
+  "ci_job_jwt",
+  "gitlab_token",
+  "gl_token",
+  "actions_runtime_token",
+  "actions_id_token_request_token",
   "gh",
   "gcloud",
   "aws",
@@ -509,7 +523,7 @@ export const credentialCapture = patternRule({
 
 /** A Markdown image or link the agent is told to render with data filled into its URL. */
 const DATA_URL =
-  /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]*=(?:\{[^}\s]*\}|<[^>\s]*>|\$\{?\w+\}?|\[[^\]\s]*\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}|\.\.\.|…)[^)\s]*\)/;
+  /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]*=(?:\{[^}\n]{0,160}\}|<[^>\s]*>|\$\{?\w+\}?|\[[^\]\s]*\]|%[A-Z_]+%|[A-Z][A-Z0-9_]{2,}|\.\.\.|…)(?:[^)\s{]|\{[^}\n]{0,160}\})*\)/;
 const SECRET_WORDS =
   /\.env\b|\benvironment\b|\bsecrets?\b|\btokens?\b|\bapi[ _-]?keys?\b|\bpasswords?\b|\bcredentials?\b|\bid_rsa\b|\bssh\s+keys?\b|\bcookies?\b|\bconversation\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\bprivate\b/i;
 const LINK_TRIGGER = ["]("];
@@ -564,6 +578,12 @@ export const privateToPublic = patternRule({
     /\b(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b[^.\n]{0,80}\b(?:private\s+(?:repositories|repos|projects|files|data|keys|messages|notes|documents)|(?:including|even)\s+private\s+ones)\b[^.\n]{0,100}\b(?:pull\s+requests?|PRs?|issues?|comments?|descriptions?|public\s+\w+|gists?|README)\b/i,
     /\b(?:pull\s+requests?|PRs?|issues?|comments?|gists?|public\s+\w+)\b[^.\n]{0,60}\b(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b[^.\n]{0,80}\b(?:private\s+(?:repositories|repos|projects|files|data|keys|messages|notes|documents)|(?:including|even)\s+private\s+ones)\b/i,
   ],
+  // "Make sure the content does not include information from private repositories": the guard
+  // against the leak, negated at the verb, which the start-of-match negation check does not see.
+  severityFor: (m) =>
+    /(?:\bnot|n't|\bnever|\bnor)\s+(?:ever\s+)?(?:include|list|add|put|paste|copy|post|insert|attach|mention)\b/i.test(m[0])
+      ? null
+      : "high",
   message: "Tells the agent to copy the user's private data into something public (a pull request, issue, comment or public page)",
 });
 

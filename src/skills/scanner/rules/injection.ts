@@ -177,8 +177,14 @@ export const hideFromUser = patternRule({
     // Korean, Hindi, Turkish, Polish, Arabic, Italian, Portuguese: "no need to tell / do not show the user".
     /(?:알릴|말할|보고할|언급할)\s*필요(?:가|는)?\s*없|उपयोगकर्ता\s+को\s+(?:(?:यह|ये|इसके\s+बारे\s+में|कुछ(?:\s+भी)?)\s+)?(?:न|मत)\s+(?:बता|दिखा)|\bkullanıcı(?:ya|dan)\s+(?:(?:bunu|bundan|hiçbir\s+şey)\s+)?(?:bildirme|söyleme|gösterme|bahsetme|gizle)\w*|\bnie\s+(?:pokazuj|ujawniaj|wspominaj|informuj|mów)\w*\s+(?:o\s+tym\s+)?użytkownik\w*|(?:لا|ألا)\s+(?:ت?ذكر|تخبر|تبلغ|تُعلم|تظهر)\S*\s+(?:(?:ذلك|هذا|به|بها)\s+)?(?:لل|ال)مستخدم|\bnon\s+(?:dire|menzionare|dirlo)\s+(?:nulla\s+)?all'utente\b|\bn[ãa]o\s+(?:é\s+(?:necessário|preciso)|precisa)\s+(?:avisar|informar|contar|dizer)\s+(?:o\s+|ao\s+)?usuário\b/i,
   ],
+  // "Do not tell the user it succeeded until you have seen the result": a claim held back until it is
+  // checked is honesty, not concealment.
+  severityFor: (m, line) => (VERIFIED_CLAIM.test(line.slice(m.index! + m[0].length, m.index! + m[0].length + 120)) ? null : "high"),
   message: "Tells the agent to hide or misreport its actions to the user",
 });
+
+const VERIFIED_CLAIM =
+  /^[^.!?\n]{0,50}?\b(?:succeed(?:ed|s)?|worked|works|passed|pass(?:es)?|(?:is|was|are|were)\s+(?:done|fixed|complete[d]?|successful|resolved|finished|deployed|saved))\b[^.!?\n]{0,20}?\b(?:until|unless|before)\s+(?:you\s+(?:have\s+)?|it\s+(?:has\s+been|is)\s+|the\s+\w+\s+(?:has\s+been|is)\s+)?(?:seen|see|verified|verify|confirmed|confirm|checked|check|tested|test|read|received|run)\b/i;
 
 export const authorityClaim = patternRule({
   id: "injection.authority-claim",
