@@ -393,7 +393,11 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         );
       }
     }
-    if (depth >= MAX_DEPTH) return;
+    if (depth >= MAX_DEPTH) {
+      // Layers below are not decoded: a text that still holds a payload here was not fully read.
+      if (hidden && findEncodedPayloads(text, budget).length) noteLimit("decode-depth", undefined, hidden.line);
+      return;
+    }
     const nested: HiddenText[] = [];
     const runs = findHiddenUnicode(text, { only: ["tag", "variation-selector"], max: MAX_HIDDEN_RUNS + 1 });
     if (runs.length > MAX_HIDDEN_RUNS) {

@@ -11,6 +11,8 @@
 import {
   collectLimits,
   INCOMPLETE_RULE_ID,
+  limitScope,
+  noteLimit,
   findEncodedPayloads,
   findHiddenUnicode,
   runRules,
@@ -56,7 +58,7 @@ export { toolsHash } from "./hash";
  * The skills ruleset is part of the version because the agent-text rules are shared: a change
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-5+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-6+${SKILL_RULESET.version}` };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
@@ -164,8 +166,10 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   };
   const instructions = part(null, "instructions", input.instructions);
   if (instructions) full.push(joinTarget("instructions", "markdown", [instructions]));
+  const schemaCuts: string[] = [];
   input.tools.forEach((t, i) => {
     const parts: Part[] = [];
+    let cut = false;
     const add = (field: string, text: string | undefined, token: boolean) => {
       const p = part(t.name, field, text);
       if (!p) return;
@@ -182,8 +186,12 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
       ["outputSchema", t.outputSchema],
     ] as const) {
       if (schema === undefined || schema === null) continue;
-      for (const s of schemaTexts(schema, root)) add(s.path, s.text, !s.prose);
+      for (const s of schemaTexts(schema, root, 64, () => {
+        cut = true;
+      }))
+        add(s.path, s.text, !s.prose);
     }
+    if (cut) schemaCuts.push(`tools[${i}]`);
     if (parts.length) {
       const target = joinTarget(`tools[${i}]`, "markdown", parts);
       if (t.inputSchema) setScalarProperties(target, scalarProperties(t.inputSchema, "inputSchema"));
@@ -200,16 +208,18 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   let raw: Finding[];
   try {
     // A bound that cut the reading is a `warn` finding of its own, placed in the text it cut (src/scan/limits.ts).
-    const { result, limits } = collectLimits(() =>
-      withServer(
+    const { result, limits } = collectLimits(() => {
+      // The schema walk runs before the collection: its cuts are noted here, in the tool they cut.
+      for (const path of schemaCuts) limitScope(path, () => noteLimit("schema-strings"));
+      return withServer(
         input.tools,
         () => [
           ...runRules(RULES, full, { derive: mcpHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
           ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
         ],
         input.instructions,
-      ),
-    );
+      );
+    });
     raw = [...result, ...limits];
   } finally {
     if (ungated) setSentenceGating(true);

@@ -34,11 +34,17 @@ const MAX_STRINGS = 2000;
 
 const segment = (k: string) => (/^[A-Za-z_$][\w$-]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
 
-/** Every readable string in a schema, depth first, with its path. Bounded: the API has already refused deeper or larger schemas. */
-export function schemaTexts(schema: unknown, root: string, maxDepth = 64): SchemaText[] {
+/**
+ * Every readable string in a schema, depth first, with its path. Bounded (the first 2,000 strings,
+ * `maxDepth` levels): `onCut` is told when a bound left strings unread, so the scan can say so.
+ */
+export function schemaTexts(schema: unknown, root: string, maxDepth = 64, onCut?: () => void): SchemaText[] {
   const out: SchemaText[] = [];
   const walk = (v: unknown, path: string, key: string | null, depth: number, inProperties: boolean) => {
-    if (out.length >= MAX_STRINGS || depth > maxDepth) return;
+    if (out.length >= MAX_STRINGS || depth > maxDepth) {
+      onCut?.();
+      return;
+    }
     if (typeof v === "string") {
       if (key !== null && STRUCTURAL.has(key)) return;
       out.push({ path, text: v, prose: key !== null && PROSE.has(key) });
