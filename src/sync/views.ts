@@ -60,6 +60,8 @@ const MAX_VIEWS = 4000;
 interface HeldPackage {
   rows: PackageAdvisories;
   matches: Map<string, PackageMatch[]>;
+  /** What it holds, in approximate bytes: its rows, its key, and each match kept (names and versions are the callers'). */
+  bytes: number;
 }
 const MAX_PACKAGES = 20_000;
 const MATCHES_PER_PACKAGE = 64;
@@ -234,24 +236,30 @@ export function cachedAdvisoriesRead(
         ]
       : [],
     read: (results) => {
-      const fresh = new Map<string, { pkg: HeldPackage; cost: number }>();
+      const fresh = new Map<string, { pkg: HeldPackage }>();
       if (missing.length) {
         const affBy = groupBy(results[0]!.results as unknown as AffectedRow[], (r) => `${r.eco}\u0000${r.key}`);
         const malBy = groupBy(results[1]!.results as unknown as MaliciousRow[], (m) => `${m.ecosystem}\u0000${m.name_key}`);
         for (const k of missing) {
           const aff = affBy.get(k) ?? [];
           const mal = malBy.get(k) ?? [];
-          fresh.set(k, { pkg: { rows: packageAdvisories(aff, mal), matches: new Map() }, cost: packageCost(aff, mal) });
+          // A package with no rows is held too (most are, and that saves their read), at its key's size.
+          fresh.set(k, { pkg: { rows: packageAdvisories(aff, mal), matches: new Map(), bytes: 400 + 2 * k.length + packageCost(aff, mal) } });
         }
       }
       const vulns: VulnerabilityOut[] = [];
+      const grown = new Set<string>();
       for (const e of entries) {
         const k = `${e.eco}\u0000${e.key}`;
         const pkg = held.get(k) ?? fresh.get(k)!.pkg;
         let m = pkg.matches.get(e.version);
         if (!m) {
           m = matchPackage(e.eco, e.version, pkg.rows);
-          if (pkg.matches.size < MATCHES_PER_PACKAGE) pkg.matches.set(e.version, m);
+          if (pkg.matches.size < MATCHES_PER_PACKAGE) {
+            pkg.matches.set(e.version, m);
+            pkg.bytes += 96 + 2 * e.version.length + m.length * 200;
+            if (held.has(k)) grown.add(k);
+          }
         }
         for (const x of m) vulns.push(vulnerabilityOf(e, x));
       }
@@ -260,7 +268,12 @@ export function cachedAdvisoriesRead(
         fromCache: held.size > 0,
         commit: (seenSeq) => {
           if (!cacheable || seenSeq !== gen.seq || !sameGeneration(current, gen)) return;
-          for (const [k, { pkg, cost }] of fresh) packages.set(k, pkg, cost);
+          for (const [k, { pkg }] of fresh) packages.set(k, pkg, pkg.bytes);
+          // A held package's new matches count against the bound too (set again at its new size).
+          for (const k of grown) {
+            const pkg = held.get(k)!;
+            if (packages.get(k) === pkg) packages.set(k, pkg, pkg.bytes);
+          }
         },
       };
     },
