@@ -244,7 +244,9 @@ export function cachedAdvisoriesRead(
           const aff = affBy.get(k) ?? [];
           const mal = malBy.get(k) ?? [];
           // A package with no rows is held too (most are, and that saves their read), at its key's size.
-          fresh.set(k, { pkg: { rows: packageAdvisories(aff, mal), matches: new Map(), bytes: 400 + 2 * k.length + packageCost(aff, mal) } });
+          fresh.set(k, {
+            pkg: { rows: packageAdvisories(aff, mal), matches: new Map(), bytes: 400 + 2 * k.length + packageCost(aff, mal) },
+          });
         }
       }
       const vulns: VulnerabilityOut[] = [];
