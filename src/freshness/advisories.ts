@@ -413,30 +413,40 @@ export function matchAdvisories(stack: StackEntry[], affRows: AffectedRow[], mal
 export const AFFECTED_COLS = `f.ecosystem AS eco, f.name AS key, ${columnsOf(advisoryAffected, "f", AFFECTED_KEYS)}, ${ADV_COLS}`;
 
 /**
+ * The two statements that read the advisory rows of packages (`[ecosystem, key]` pairs): their OSV
+ * affected rows joined with the advisory (AFFECTED_COLS), then their malicious reports (`m.*`).
+ * Read by advisoriesForStackRead and by sync's per-generation cache, which must see the same rows.
+ */
+export function packageAdvisoryStatements(db: D1Database, pairs: [ecosystem: string, key: string][]): D1PreparedStatement[] {
+  const json = JSON.stringify(pairs);
+  return [
+    db
+      .prepare(
+        `SELECT ${AFFECTED_COLS}
+           FROM json_each(?1) j
+           JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
+           JOIN advisories a ON a.id = f.advisory_id`,
+      )
+      .bind(json),
+    db
+      .prepare(
+        `SELECT m.* FROM json_each(?1) j
+           JOIN malicious_packages m ON m.ecosystem = json_extract(j.value, '$[0]') AND m.name_key = json_extract(j.value, '$[1]')`,
+      )
+      .bind(json),
+  ];
+}
+
+/**
  * Advisories that affect the pinned versions of a stack (up to 500 entries), as a read that can
  * join another caller's batch: two statements, whatever the stack size.
  */
 export function advisoriesForStackRead(db: D1Database, stack: StackEntry[]): BatchRead<VulnerabilityOut[]> {
   const entries = matchableEntries(stack);
   if (!entries.length) return constantRead([]);
-  const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))].map((s) => s.split("\u0000")));
+  const pairs = [...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))].map((s) => s.split("\u0000") as [string, string]);
   return {
-    statements: [
-      db
-        .prepare(
-          `SELECT ${AFFECTED_COLS}
-             FROM json_each(?1) j
-             JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
-             JOIN advisories a ON a.id = f.advisory_id`,
-        )
-        .bind(pairs),
-      db
-        .prepare(
-          `SELECT m.* FROM json_each(?1) j
-             JOIN malicious_packages m ON m.ecosystem = json_extract(j.value, '$[0]') AND m.name_key = json_extract(j.value, '$[1]')`,
-        )
-        .bind(pairs),
-    ],
+    statements: packageAdvisoryStatements(db, pairs),
     read: ([aff, mal]) => matchAdvisories(stack, aff!.results as unknown as AffectedRow[], mal!.results as unknown as MaliciousRow[]),
   };
 }

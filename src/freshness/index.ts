@@ -9,6 +9,7 @@ export {
   matchPackage,
   osvStatements,
   packageAdvisories,
+  packageAdvisoryStatements,
   vulnerabilityOf,
   vulnerabilityOut,
 } from "./advisories";

@@ -2,7 +2,6 @@ import type { BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
 import { LruCache } from "../core/cache";
 import {
-  AFFECTED_COLS,
   type AffectedRow,
   type ChangeOut,
   changesOf,
@@ -15,6 +14,7 @@ import {
   type PackageAdvisories,
   type PackageMatch,
   packageAdvisories,
+  packageAdvisoryStatements,
   pinnedByTopic,
   RELEASE_COLS,
   type ReleaseRowDb,
@@ -214,26 +214,13 @@ export function cachedAdvisoriesRead(
       if (p) held.set(k, p);
     }
   const missing = pkgKeys.filter((k) => !held.has(k));
-  const pairs = JSON.stringify(missing.map((k) => k.split("\u0000")));
   return {
     // The statements of advisoriesForStackRead, for the missing packages only.
     statements: missing.length
-      ? [
-          db
-            .prepare(
-              `SELECT ${AFFECTED_COLS}
-             FROM json_each(?1) j
-             JOIN advisory_affected f ON f.ecosystem = json_extract(j.value, '$[0]') AND f.name = json_extract(j.value, '$[1]')
-             JOIN advisories a ON a.id = f.advisory_id`,
-            )
-            .bind(pairs),
-          db
-            .prepare(
-              `SELECT m.* FROM json_each(?1) j
-             JOIN malicious_packages m ON m.ecosystem = json_extract(j.value, '$[0]') AND m.name_key = json_extract(j.value, '$[1]')`,
-            )
-            .bind(pairs),
-        ]
+      ? packageAdvisoryStatements(
+          db,
+          missing.map((k) => k.split("\u0000") as [string, string]),
+        )
       : [],
     read: (results) => {
       const fresh = new Map<string, { pkg: HeldPackage }>();
