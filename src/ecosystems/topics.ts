@@ -140,12 +140,16 @@ const REGISTRY_SOURCES = "('npm', 'pypi', 'go', 'crates')";
  */
 export async function resolveTopics(db: D1Database, items: { name: string; ecosystem: Ecosystem | null }[]): Promise<TopicRef[]> {
   const lookups: [string, string][] = [];
-  for (const it of items) {
-    if (it.ecosystem) for (const k of aliasKeys(it.ecosystem, it.name)) lookups.push([it.ecosystem, k]);
-    else for (const eco of ["npm", "pypi", "go", "cargo"] as const) lookups.push([eco, packageKey(eco, it.name)]);
-    lookups.push(["", foldDisplay(it.name)]);
-    lookups.push(["", it.name.trim().toLowerCase()]);
-  }
+  // Each item's candidate keys, in the order they are tried below (computed once).
+  const keysOf = items.map((it) => {
+    const own: [string, string][] = it.ecosystem
+      ? aliasKeys(it.ecosystem, it.name).map((k) => [it.ecosystem!, k])
+      : (["npm", "pypi", "go", "cargo"] as const).map((eco) => [eco, packageKey(eco, it.name)]);
+    const display = [foldDisplay(it.name), it.name.trim().toLowerCase()];
+    for (const l of own) lookups.push(l);
+    for (const d of display) lookups.push(["", d]);
+    return { own, display };
+  });
   const rows = lookups.length
     ? (
         await db
@@ -179,16 +183,13 @@ export async function resolveTopics(db: D1Database, items: { name: string; ecosy
       seedAsOf: hit.seed_as_of,
     },
   });
-  return items.map((it) => {
-    const ecos = it.ecosystem ? [it.ecosystem] : (["npm", "pypi", "go", "cargo"] as const);
-    for (const eco of ecos) {
-      const keys = it.ecosystem ? aliasKeys(eco, it.name) : [packageKey(eco, it.name)];
-      for (const k of keys) {
-        const hit = byKey.get(`${eco}\u0000${k}`);
-        if (hit) return ref(hit);
-      }
+  return items.map((it, i) => {
+    const { own, display } = keysOf[i]!;
+    for (const [eco, k] of own) {
+      const hit = byKey.get(`${eco}\u0000${k}`);
+      if (hit) return ref(hit);
     }
-    for (const k of [foldDisplay(it.name), it.name.trim().toLowerCase()]) {
+    for (const k of display) {
       const hit = byKey.get(`\u0000${k}`);
       if (hit && (!it.ecosystem || hit.ecosystem === it.ecosystem)) return ref(hit);
     }

@@ -7,6 +7,7 @@
  */
 import { semver } from "./semver-lazy.cjs";
 import * as pep440 from "@renovatebot/pep440";
+import { LruCache } from "../core/cache";
 
 export const ECOSYSTEMS = ["npm", "pypi", "go", "cargo"] as const;
 export type Ecosystem = (typeof ECOSYSTEMS)[number];
@@ -38,8 +39,32 @@ const goToSemver = (v: string): string | null => {
   return m ? m[1]! : null;
 };
 
+/**
+ * Reading a version is a parse (semver, PEP 440) and a sync reads each of its 500 entries' versions
+ * several times, and the same ones on every call: the answers of the three readers below are held
+ * per isolate, bounded by count and size (versions are the callers' text).
+ */
+export const VERSION_MEMO_BYTES = 2 * 1024 * 1024;
+const memo = new LruCache<string, string | null>({ maxEntries: 20_000, maxBytes: VERSION_MEMO_BYTES });
+/** Longer texts are read every time (no version is this long; a range rarely). */
+const MEMO_MAX_TEXT = 256;
+function memoised<T extends string | null>(kind: string, eco: Ecosystem, v: string, f: (eco: Ecosystem, v: string) => T): T {
+  if (v.length > MEMO_MAX_TEXT) return f(eco, v);
+  const k = `${kind}${eco}\u0000${v}`;
+  const hit = memo.get(k);
+  if (hit !== undefined) return hit as T;
+  const r = f(eco, v);
+  memo.set(k, r, 96 + 2 * (k.length + (r?.length ?? 0)));
+  return r;
+}
+/** For tests: what the version memo holds. */
+export const versionMemoSize = () => ({ entries: memo.size, bytes: memo.bytes });
+
 /** A version in the ecosystem's canonical form, or null when it is not a version there. */
 export function cleanVersion(eco: Ecosystem, v: string): string | null {
+  return memoised("c", eco, v, cleanVersionOnce);
+}
+function cleanVersionOnce(eco: Ecosystem, v: string): string | null {
   const s = v.trim();
   if (!s || s.length > 128) return null;
   switch (eco) {
@@ -64,6 +89,9 @@ export function cleanVersion(eco: Ecosystem, v: string): string | null {
  * resolve to. PyPI: the lower bound of the specifier list (`>=`, `~=`, `==`, `===`, `==2.1.*`, `>`).
  */
 export function pinnedVersion(eco: Ecosystem, v: string): string | null {
+  return memoised("p", eco, v, pinnedVersionOnce);
+}
+function pinnedVersionOnce(eco: Ecosystem, v: string): string | null {
   const exact = cleanVersion(eco, v);
   if (exact) return exact;
   try {
@@ -96,6 +124,9 @@ export function pinnedVersion(eco: Ecosystem, v: string): string | null {
  * their trimmed text.
  */
 export function versionKey(eco: Ecosystem, v: string): string {
+  return memoised("k", eco, v, versionKeyOnce);
+}
+function versionKeyOnce(eco: Ecosystem, v: string): string {
   const s = v.trim();
   if (eco === "pypi") {
     const p = pep440.explain(s);

@@ -66,10 +66,28 @@ interface HeldPackage {
 const MAX_PACKAGES = 20_000;
 const MATCHES_PER_PACKAGE = 64;
 
+/**
+ * A held view and its JSON: its two lists serialised once, and the answer's text of the view as the
+ * last answer that showed it had it (with that answer's object, to know when the next one may reuse it).
+ */
+interface HeldView {
+  key: string;
+  view: UpgradeView;
+  /** Made when an answer first shows the view (most held views never are: only a topic's furthest-behind one). */
+  lists: { changes: string; deps: string } | null;
+  whole: { out: object; json: string } | null;
+  /** The view without its texts, in approximate bytes. */
+  bytes: number;
+}
+/** How much longer than its lists a view's answer text may be and still be held (its packages, notes, dates). */
+const WHOLE_SLACK = 4096;
+
 let current: Generation | null = null;
 // A topic without releases costs nothing by bytes, and topics are the callers' names: their count is bounded too.
 const topicPreps = new LruCache<string, TopicPrep>({ maxEntries: MAX_VIEWS, maxBytes: VIEW_CACHE_BYTES });
-const views = new LruCache<string, UpgradeView>({ maxEntries: MAX_VIEWS });
+// A view's releases are the prepared topic's objects (counted there); its JSON texts are counted here, two bytes a character.
+const views = new LruCache<string, HeldView>({ maxEntries: MAX_VIEWS, maxBytes: VIEW_CACHE_BYTES });
+const heldViews = new WeakMap<UpgradeView, HeldView>();
 // Advisory rows are the largest part of a full sync's reads (a 500-entry stack of popular npm
 // names: about 1,500 rows, 550 KB), and matching them is semver work per entry.
 const packages = new LruCache<string, HeldPackage>({ maxEntries: MAX_PACKAGES, maxBytes: VIEW_CACHE_BYTES });
@@ -99,8 +117,17 @@ export function clearViewCache(): void {
   packages.clear();
 }
 
-/** For tests: how many topics are held (0 once a new generation has been seen and nothing read at it). */
-export const viewCacheSize = () => ({ topics: topicPreps.size, views: views.size, packages: packages.size, generation: current });
+/** The most all three caches may hold together, in approximate bytes. */
+export const HELD_BYTES_BOUND = 3 * VIEW_CACHE_BYTES;
+
+/** For tests: how much is held (0 once a new generation has been seen and nothing read at it), and its approximate bytes. */
+export const viewCacheSize = () => ({
+  topics: topicPreps.size,
+  views: views.size,
+  packages: packages.size,
+  bytes: topicPreps.bytes + views.bytes + packages.bytes,
+  generation: current,
+});
 
 const prepCost = (rows: ReleaseRowDb[], deps: DeprecationRowDb[]) =>
   rows.reduce((n, r) => n + 300 + r.changes.length + (r.summary_md?.length ?? 0) + (r.title?.length ?? 0), 0) + deps.length * 300;
@@ -160,7 +187,7 @@ export function cachedReleasesRead(
         const fromHeld = held.has(topic);
         const list = versions.map((v) => {
           const key = `${topic}\u0000${ecosystem}\u0000${v}`;
-          const hit = fromHeld ? views.get(key) : undefined;
+          const hit = fromHeld ? views.get(key)?.view : undefined;
           if (hit) return hit;
           const view = upgradeView(topic, ecosystem, v, prep.changes, prep.deps);
           made.push([key, view]);
@@ -177,7 +204,10 @@ export function cachedReleasesRead(
           for (const [t, { prep, cost }] of fresh) topicPreps.set(t, prep, cost);
           for (const [k, v] of made) {
             if (!topicPreps.get(k.slice(0, k.indexOf("\u0000")))) continue;
-            views.set(k, v);
+            const bytes = 600 + 2 * k.length + 8 * (v.releases.length + v.removedDeprecations.length);
+            const held: HeldView = { key: k, view: v, lists: null, whole: null, bytes };
+            views.set(k, held, bytes);
+            heldViews.set(v, held);
           }
         },
       };
@@ -270,20 +300,6 @@ export function cachedAdvisoriesRead(
 }
 
 /**
- * The JSON text of a list (a view's releases or removed deprecations), made once per list object:
- * a held view's lists are the same objects in every answer that shows it.
- */
-const listJson = new WeakMap<object, string>();
-export function jsonOfList(list: unknown[]): string {
-  let s = listJson.get(list);
-  if (s === undefined) {
-    s = JSON.stringify(list);
-    listJson.set(list, s);
-  }
-  return s;
-}
-
-/**
  * `JSON.stringify` of an object, byte for byte, with the named keys' values made by `parts`
  * (the same text, cached) instead of serialised again.
  */
@@ -297,8 +313,54 @@ function objectJson(o: object, parts: Record<string, (v: never) => string>): str
   return `{${s}}`;
 }
 
-const viewParts = { changes: jsonOfList, removedDeprecations: jsonOfList };
-const answerParts = { releases: (rs: object[]) => `[${rs.map((r) => objectJson(r, viewParts)).join(",")}]` };
+/** Same keys in the same order, each value the same (arrays: the same elements): the same JSON text. */
+function sameShallow(a: object, b: object): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i]) return false;
+    const x = (a as Record<string, unknown>)[k];
+    const y = (b as Record<string, unknown>)[k];
+    if (x === y) continue;
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
+}
 
-/** A sync answer's JSON text: its release views' lists serialised once per view, the rest as usual. */
+/** Which held view an answer's release object shows (set by the answer stage as it makes it). */
+const viewOfOut = new WeakMap<object, UpgradeView>();
+export function noteViewOut<T extends object>(view: UpgradeView, out: T): T {
+  viewOfOut.set(out, view);
+  return out;
+}
+
+/**
+ * A release view's JSON in an answer. A held view's text is made once per shape: the next answer
+ * that shows it with the same packages, notes, dates and flags (most: they change with the caller's
+ * names and the data's age) reuses it; its lists are serialised once per generation. Other views
+ * (a delta's filtered ones, a batch that saw two generations) are serialised as they are.
+ */
+function releaseJson(r: object): string {
+  const v = viewOfOut.get(r);
+  const held = v && heldViews.get(v);
+  // Texts are kept only on a view the cache still holds, and counted there (two bytes a character).
+  if (!held || views.get(held.key) !== held) return JSON.stringify(r);
+  if (held.whole && sameShallow(held.whole.out, r)) return held.whole.json;
+  const lists = (held.lists ??= { changes: JSON.stringify(held.view.releases), deps: JSON.stringify(held.view.removedDeprecations) });
+  const json = objectJson(r, {
+    changes: (l: unknown[]) => (l === held.view.releases ? lists.changes : JSON.stringify(l)),
+    removedDeprecations: (l: unknown[]) => (l === held.view.removedDeprecations ? lists.deps : JSON.stringify(l)),
+  });
+  // A text far longer than its lists (a topic named by many of the caller's packages) is not kept.
+  held.whole = json.length <= lists.changes.length + lists.deps.length + WHOLE_SLACK ? { out: r, json } : null;
+  views.set(held.key, held, held.bytes + 2 * (lists.changes.length + lists.deps.length) + (held.whole ? 2 * json.length + 400 : 0));
+  return json;
+}
+
+const answerParts = { releases: (rs: object[]) => `[${rs.map(releaseJson).join(",")}]` };
+
+/** A sync answer's JSON text: its release views made once per held view and shape, the rest as usual. */
 export const syncAnswerJson = (out: object): string => objectJson(out, answerParts);

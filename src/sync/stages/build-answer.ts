@@ -11,6 +11,7 @@ import type { SkillStatus } from "../../skills";
 import { encodeCursor } from "../cursor";
 import { notificationRows, type NotificationRow } from "../notifications.service";
 import { nextRefreshAt } from "../schedule";
+import { noteViewOut } from "../views";
 import type { ReleaseViewOut, SkillStatusOut, SyncInput, SyncOut } from "../sync.schemas";
 import type { SyncMode } from "./choose-mode";
 import type { SyncEntry } from "./keys";
@@ -26,7 +27,7 @@ function viewOut(v: UpgradeView, packages: string[], complete: boolean, f: Fresh
   const staleNote = f.stale
     ? `Lore's release data for ${v.topic} is as of ${day}, older than a day${f.refresh ? `, and could not be refreshed in this request (${f.refresh.error})` : ""}: a newer release may exist.`
     : null;
-  return {
+  return noteViewOut(v, {
     topic: v.topic,
     ecosystem: v.ecosystem,
     packages,
@@ -43,7 +44,7 @@ function viewOut(v: UpgradeView, packages: string[], complete: boolean, f: Fresh
     dataAsOf: f.dataAsOf === null ? null : iso(f.dataAsOf),
     stale: f.stale,
     refreshed: !!f.refresh?.ok,
-  };
+  });
 }
 
 function statusOut(s: SkillStatus, origin: string): SkillStatusOut {
