@@ -126,6 +126,7 @@ export const viewCacheSize = () => ({
   views: views.size,
   packages: packages.size,
   bytes: topicPreps.bytes + views.bytes + packages.bytes,
+  viewBytes: views.bytes,
   generation: current,
 });
 

@@ -6,7 +6,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { newAgent, type TestAgent } from "../helpers";
 import { DAY_MS, setClock } from "../../src/core/clock";
 import { loadDeprecations, loadReleases } from "../../src/freshness/freshness.seed";
-import { clearViewCache, viewCacheSize } from "../../src/sync/views";
+import {
+  cachedReleasesRead,
+  clearViewCache,
+  HELD_BYTES_BOUND,
+  noteViewOut,
+  syncAnswerJson,
+  VIEW_CACHE_BYTES,
+  viewCacheSize,
+} from "../../src/sync/views";
+import { runReads } from "../../src/core/batch";
+import { VERSION_MEMO_BYTES, versionMemoSize, pinnedVersion } from "../../src/ecosystems/versions";
 import { mockFetch } from "../fixtures/mock";
 import releases from "../../data/freshness/releases.json?raw";
 import deprecations from "../../data/freshness/deprecations.json?raw";
@@ -86,5 +96,75 @@ describe("sync's held release views", () => {
     clearViewCache();
     await syncText(a, { stack: STACK, force: true });
     expect(await syncText(b, { stack: stackB, force: true })).toBe(coldB);
+  });
+
+  it("a view's held answer text is reused only for the same shape: a third answer is the cold one, and data gone stale changes it", async () => {
+    let t = T0 + 2 * DAY_MS;
+    setClock(() => t);
+    const a = await newAgent();
+    await syncText(a, { stack: STACK });
+    clearViewCache();
+    const cold = await syncText(a, { stack: STACK, force: true });
+    // The second answer makes each shown view's text; the third reuses it.
+    expect(await syncText(a, { stack: STACK, force: true })).toBe(cold);
+    expect(await syncText(a, { stack: STACK, force: true })).toBe(cold);
+    // Another agent naming react's topic by fewer packages: another shape of the same held views.
+    const b = await newAgent();
+    const fewer = STACK.filter((e) => e.name !== "react-dom");
+    await syncText(b, { stack: fewer });
+    const bWarm = await syncText(b, { stack: fewer, force: true });
+    clearViewCache();
+    expect(await syncText(b, { stack: fewer, force: true })).toBe(bWarm);
+    expect(JSON.parse(bWarm).releases.find((r: { topic: string }) => r.topic === "react").packages).toEqual(["react"]);
+
+    // Forty days on, the release data is older than a day: the views say so (and the refresh that failed), not the held text.
+    t += 40 * DAY_MS;
+    const stale = JSON.parse(await syncText(a, { stack: STACK, force: true }));
+    expect(stale.releases.every((r: { stale: boolean }) => r.stale)).toBe(true);
+    const again = await syncText(a, { stack: STACK, force: true });
+    clearViewCache();
+    expect(await syncText(a, { stack: STACK, force: true })).toBe(again);
+  });
+
+  it("what is held stays under its byte bound: many versions of a topic with long release lists, and made-up names", async () => {
+    clearViewCache();
+    const gen = (await env.DB.prepare(
+      "SELECT max(seq) AS seq, (SELECT at FROM sync_changes ORDER BY seq DESC LIMIT 1) AS at FROM sync_changes",
+    ).first()) as { seq: number; at: number };
+    // Prerelease pins of react (each view lists every release after it) and unknown names with long versions.
+    let made = 0;
+    // An answer shows one view a topic (the furthest behind): each of these reads asks for one.
+    const show = async (entries: { topic: string; ecosystem: "npm"; pinned: string }[]) => {
+      const [read] = await runReads(env.DB, [cachedReleasesRead(env.DB, entries, gen)] as const);
+      read.commit(gen.seq);
+      // Each view shown in an answer (a shape of its own), so each holds its texts.
+      const outs = read.views.map((v) => noteViewOut(v, { topic: v.topic, packages: [v.topic], changes: v.releases }));
+      const text = syncAnswerJson({ releases: outs });
+      expect(text).toBe(JSON.stringify({ releases: outs }));
+      made += 2 * text.length;
+      const held = viewCacheSize();
+      expect(held.bytes).toBeLessThanOrEqual(HELD_BYTES_BOUND);
+      expect(held.viewBytes).toBeLessThanOrEqual(VIEW_CACHE_BYTES);
+    };
+    for (let round = 0; round < 60; round++) {
+      await show([{ topic: "react", ecosystem: "npm", pinned: `0.0.1-r${round}` }]);
+      if (round % 20 === 0)
+        await show(
+          Array.from({ length: 500 }, (_, i) => ({
+            topic: `npm:made-up-${round}-${i}-${"x".repeat(150)}`,
+            ecosystem: "npm" as const,
+            pinned: `1.0.0-${"y".repeat(100)}.${round}.${i}`,
+          })),
+        );
+    }
+    const held = viewCacheSize();
+    expect(held.views).toBeGreaterThan(10);
+    // The texts shown are counted where they are held.
+    expect(held.viewBytes).toBeGreaterThan(made / 4);
+
+    // The version readings held per isolate: bounded too, whatever the callers' texts.
+    for (let i = 0; i < 30_000; i++) pinnedVersion("npm", `^1.${i}.0-${"z".repeat(200)}`);
+    expect(versionMemoSize().bytes).toBeLessThanOrEqual(VERSION_MEMO_BYTES);
+    expect(versionMemoSize().entries).toBeGreaterThan(1000);
   });
 });
