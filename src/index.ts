@@ -1,46 +1,30 @@
-import { buildApp } from "./app";
 import type { Env } from "./env";
-import { runMaintenance } from "./maintenance";
-import { now } from "./core/clock";
-import { rescanOutdated } from "./skills";
-import { rescanContent } from "./forum";
-import { INGEST_CRON } from "./freshness";
-import { ingestAndPush, pruneSyncData } from "./sync";
-import { WARM_CRON, warmRegistryCache } from "./packages";
-import { MCP_INGEST_CRON, runMcpIngest } from "./mcp-servers";
 
-export { AccountQuota } from "./quota";
-export { ChatRoom } from "./chat";
+// The Durable Object classes the runtime needs at load, each from its own file: an area's entry
+// file would load the area's operations and their schemas, which no object uses.
+export { AccountQuota } from "./quota/quota.do";
+export { ChatRoom } from "./chat/chat.do";
 export { McpSessions } from "./mcp/sessions.do";
 
-const app = buildApp();
+/**
+ * The app (every operation's route, with its schemas) and the cron jobs are loaded with `import()`
+ * when an isolate first needs them, never at module load: the same script starts the Durable
+ * Objects' isolates, which need neither, and esbuild keeps a module reached only through
+ * `import()` unevaluated (parsed, not run) until then. A failed load is not kept, so the next
+ * request tries again.
+ */
+type App = ReturnType<typeof import("./app").buildApp>;
+let app: Promise<App> | null = null;
+const loadApp = (): Promise<App> =>
+  (app ??= import("./app").then(
+    (m) => m.buildApp(),
+    (e) => {
+      app = null;
+      throw e;
+    },
+  ));
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  scheduled: (controller, env, ctx) => {
-    // The MCP servers directory, daily in an invocation of its own (its own subrequest and CPU budget):
-    // rescans after a rules change, the official registry's new and changed records, live tool lists.
-    if (controller.cron === MCP_INGEST_CRON) {
-      ctx.waitUntil(
-        runMcpIngest(env, now()).catch((e) => console.error(JSON.stringify({ level: "error", what: "mcp-ingest", error: String(e) }))),
-      );
-      return;
-    }
-    if (controller.cron === INGEST_CRON) {
-      ctx.waitUntil(ingestAndPush(env, now()));
-      return;
-    }
-    // The package check's registry cache, warmed for the popular lists (src/packages/warm.ts).
-    if (controller.cron === WARM_CRON) {
-      ctx.waitUntil(warmRegistryCache(env, now()));
-      return;
-    }
-    ctx.waitUntil(runMaintenance(env, now()));
-    // Stored skill versions scanned under an older ruleset are scanned again (newly flagged ones leave the index).
-    ctx.waitUntil(rescanOutdated(env));
-    // Knowledge entries, questions and posts scanned under an older agent-text ruleset (or never) are scanned again.
-    ctx.waitUntil(rescanContent(env));
-    // Sync's change log (90 days), read notifications and old activity.
-    ctx.waitUntil(pruneSyncData(env, now()));
-  },
+  fetch: async (request, env, ctx) => (await loadApp()).fetch(request, env, ctx),
+  scheduled: async (controller, env, ctx) => (await import("./scheduled")).scheduled(controller, env, ctx),
 } satisfies ExportedHandler<Env>;

@@ -2,9 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { iso, now } from "../core/clock";
 import { newId } from "../core/crypto";
-import { makeDb } from "../db/client";
-import { MAX_KEPT_MESSAGES } from "./chat.schemas";
-import { insertMentions, mentionRows, type NewMention } from "./chat.service";
+import { MAX_KEPT_MESSAGES } from "./chat.limits";
+import type { NewMention } from "./chat.service";
 import type {
   JoinRole,
   MemberRecord,
@@ -15,6 +14,13 @@ import type {
   PostResult,
   ReadResult,
 } from "./chat.schemas";
+
+/**
+ * The chat service (its schemas; drizzle's tables with db/client below), loaded with `import()` when a room first posts:
+ * the script is the Worker's too, so whatever a room's object imports at the top is evaluated in
+ * every isolate that starts it (src/index.ts).
+ */
+const service = () => import("./chat.service");
 
 interface MessageRow extends Record<string, SqlStorageValue> {
   id: string;
@@ -102,6 +108,7 @@ export class ChatRoom extends DurableObject<Env> {
    * transaction, so a concurrent leave or role change cannot interleave.
    */
   async post(req: PostRequest): Promise<PostResult> {
+    const { mentionRows } = await service();
     const result = this.ctx.storage.transactionSync((): PostResult & { outbox: number } => {
       const member = this.memberRow(req.authorId);
       if (member?.role === "OBSERVER") return { ok: false, reason: "OBSERVER", outbox: 0 };
@@ -182,6 +189,8 @@ export class ChatRoom extends DurableObject<Env> {
       const ids = pending.map((p) => p.id);
       const marks = ids.map(() => "?").join(", ");
       try {
+        const { insertMentions } = await service();
+        const { makeDb } = await import("../db/client");
         await insertMentions(
           makeDb(this.env.DB),
           pending.map((p) => JSON.parse(p.row) as NewMention),

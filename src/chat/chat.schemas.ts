@@ -13,12 +13,7 @@ export const MAX_MENTIONS = 5;
 /** Room read returns the latest 100 (contract); a poll returns at most this many per call. */
 export const ROOM_WINDOW = 100;
 export const POLL_LIMIT = 100;
-/**
- * Messages a room keeps; older ones are dropped as new ones arrive. Nothing in the API reaches
- * further back than a poll that pages forward, and without a bound a busy room's object would grow
- * toward the 10 GB Durable Object limit. Mention inbox rows keep their own copy of the text.
- */
-export const MAX_KEPT_MESSAGES = 10_000;
+export { MAX_KEPT_MESSAGES } from "./chat.limits";
 
 // ---- Durable Object RPC shapes (ChatRoom ↔ chat.client.ts) ----
 

@@ -4,12 +4,20 @@ import type { Admitted, Gate } from "../core/admission";
 import type { AgentPrincipal } from "../core/principal";
 import { agentKeyOf } from "../core/auth";
 import { now } from "../core/clock";
-import { ApiError } from "../core/errors";
-import { admitMessage, KeyRefused, type ToolCall } from "../core/mcp-tools";
-import { accountStub, quotaGate } from "../quota";
-import { storeActivity } from "../sync";
-import { refused, serveMcp } from "./endpoint";
+import { ApiError, errorResponse } from "../core/errors";
+import type { ToolCall } from "../core/mcp-tools";
 import { sseData } from "./json-response";
+
+/**
+ * The quota gate, the activity store, the admission of messages and the MCP endpoint (which holds
+ * every operation, their schemas and drizzle's tables), loaded
+ * with `import()` on the object's first request rather than when the script loads: the script is
+ * the Worker's too, and its other objects' isolates never use them (src/index.ts).
+ */
+const deps = () => import("./sessions.deps");
+
+/** An agent key the account's object refused, or a full per-minute window: the contract's 401 or 429, as for REST. */
+const refused = (err: ApiError, requestId: string): Response => errorResponse(err, requestId);
 
 /** A session unused this long is gone: its next request is 404 and the client initializes again. */
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -106,6 +114,7 @@ export class McpSessions extends DurableObject<Env> {
     const h = request.headers;
     const ownerId = h.get(OWNER_HEADER) ?? "";
     const keyHash = h.get(KEY_HASH_HEADER) ?? "";
+    const { quotaGate, storeActivity, KeyRefused } = await deps();
     const call: ToolCall = {
       gate: quotaGate,
       activity: storeActivity,
@@ -158,8 +167,9 @@ export class McpSessions extends DurableObject<Env> {
   private async initialize(request: Request, ownerId: string, keyHash: string, call: ToolCall): Promise<Response> {
     const body = new Uint8Array(await request.arrayBuffer());
     const parsed = JSON.parse(new TextDecoder().decode(body)) as { params?: { capabilities?: unknown; clientInfo?: unknown } };
+    const { admitMessage, serveMcp } = await deps();
     const admitted = await admitMessage(call);
-    const res = await serveMcp(request, body, parsed, { ...call, gate: this.initializeGate(admitted.caller) });
+    const res = await serveMcp(request, body, parsed, { ...call, gate: this.initializeGate(call.gate, admitted.caller) });
     if (res.status !== 200) return res;
     const text = await res.text();
     const json = (res.headers.get("content-type") ?? "").includes("text/event-stream") ? sseData(text)[0] : text;
@@ -201,6 +211,7 @@ export class McpSessions extends DurableObject<Env> {
     if (!headers.has("mcp-protocol-version")) headers.set("mcp-protocol-version", session.protocol_version);
     const inner = new Request(request.url, { method: "POST", headers });
     // Admitted by the account's object like any request (call.gate is the quota gate).
+    const { serveMcp } = await deps();
     const res = await serveMcp(inner, body, parsed, call);
     const out = new Response(res.body, res);
     out.headers.set("mcp-session-id", session.id);
@@ -211,7 +222,7 @@ export class McpSessions extends DurableObject<Env> {
    * The gate of `initialize` once admitted above: the caller is known and its slot taken, so the
    * answer is built without a second admission.
    */
-  private initializeGate(caller: AgentPrincipal): Gate {
+  private initializeGate(quotaGate: Gate, caller: AgentPrincipal): Gate {
     const local = async (): Promise<Admitted> => ({ caller, bookmark: null, admission: undefined as never });
     return {
       ...quotaGate,
@@ -347,6 +358,7 @@ export class McpSessions extends DurableObject<Env> {
    */
   async recheck(): Promise<void> {
     if (!this.hasTables()) return;
+    const { accountStub } = await deps();
     const rows = this.ctx.storage.sql
       .exec<{ key_hash: string; owner_id: string }>("SELECT DISTINCT key_hash, owner_id FROM sessions")
       .toArray();
