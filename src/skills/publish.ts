@@ -16,7 +16,7 @@ import { CATEGORY_SLUGS } from "./categories";
 import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
 import { putBlobs, blobKey } from "./storage";
 import { scanSkill, type Capabilities } from "./scanner";
-import { isReservedName, nameTaken } from "./names";
+import { isReservedName, nameReserved, nameTaken } from "./names";
 import { itemOut, notListedReason, versionOut } from "./shapes";
 import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
 import { bumpCatalog } from "./discovery";
@@ -99,7 +99,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const unsupported = harnesses.filter((h) => !SKILL_HARNESSES.includes(h));
   if (unsupported.length) throw badRequest(`${unsupported.join(", ")} cannot load skills`, ["harnesses"]);
   const tags = normalizeTags([...(input.tags ?? []), ...fm.tags], ["tags"]);
-  if (isReservedName(name, ownerId)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
+  if (isReservedName(name, ownerId)) throw nameReserved(name);
 
   const [existingRes, labelRes, limitsRes] = await db.batch([
     db
