@@ -83,6 +83,13 @@ const ADVISORY_FACT_KEYS = [
   "asOf",
 ] as const;
 
+/**
+ * `modified` as an instant (UTC, milliseconds): sources spell one instant differently (OSV with
+ * microseconds, a snapshot in whole seconds or as a date), and as text `…:00Z` sorts after
+ * `…:00.5Z`. Kept as given when SQLite cannot read it.
+ */
+const instant = (expr: string) => `coalesce(strftime('%Y-%m-%dT%H:%M:%fZ', ${expr}), ${expr})`;
+
 export function osvStatements(db: D1Database, records: OsvRecord[], at: number, origin: OsvOrigin = {}): D1PreparedStatement[] {
   const adv: unknown[][] = [];
   const affected: unknown[][] = [];
@@ -179,9 +186,9 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
   // record): a record not stored, or newer than the stored one, or as new but found different by
   // the comparison below in this very batch (which sets its ingested_at to ?2).
   const replaces = (idExpr: string, modExpr: string) =>
-    `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND (o.modified > ${modExpr} OR (o.modified = ${modExpr} AND o.ingested_at <> ?2)))`;
+    `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND (${instant("o.modified")} > ${instant(modExpr)} OR (${instant("o.modified")} = ${instant(modExpr)} AND o.ingested_at <> ?2)))`;
   const incoming = `SELECT ${[0, 1, 2, 3, 4].map((k) => `json_extract(r.value, '$[${k}]')`).join(", ")} FROM json_each(i.value, '$[${1 + ADVISORY_FACT_KEYS.length}]') r`;
-  const stored = "SELECT f.ecosystem, f.name, f.ranges, f.versions, f.fixed FROM advisory_affected f WHERE f.advisory_id = advisories.id";
+  const stored = "SELECT f.ecosystem, f.name, f.ranges, f.versions, f.fixed FROM advisory_affected f WHERE f.advisory_id = a.id";
   return [
     ...(withdrawn.length
       ? [
@@ -204,14 +211,15 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
       : []),
     // Same `modified`, other affected rows: the record replaces the stored advisory (the update is
     // logged by the advisories trigger) before its rows are compared away by the statements below.
+    // An upsert that only ever updates: the SELECT passes stored ids only (one key lookup each).
     ...bulkStatements(
       db,
-      `UPDATE advisories SET (${columnsOf(advisories, undefined, [...ADVISORY_FACT_KEYS, "ingestedAt"])}) =
-         (${ADVISORY_FACT_KEYS.map((_, k) => `json_extract(i.value, '$[${k + 1}]')`).join(", ")}, ?2)
-         FROM json_each(?1) i
-        WHERE advisories.id = json_extract(i.value, '$[0]')
-          AND advisories.modified = json_extract(i.value, '$[${1 + ADVISORY_FACT_KEYS.indexOf("modified")}]')
-          AND (EXISTS (${incoming} EXCEPT ${stored}) OR EXISTS (${stored} EXCEPT ${incoming}))`,
+      `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
+       SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) i
+        WHERE EXISTS (SELECT 1 FROM advisories a WHERE a.id = json_extract(i.value, '$[0]')
+                         AND ${instant("a.modified")} = ${instant(`json_extract(i.value, '$[${1 + ADVISORY_FACT_KEYS.indexOf("modified")}]')`)}
+                         AND (EXISTS (${incoming} EXCEPT ${stored}) OR EXISTS (${stored} EXCEPT ${incoming})))
+       ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}`,
       recheck,
       [at],
     ),
@@ -237,7 +245,7 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
       `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
        SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
        ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}
-       WHERE excluded.modified > advisories.modified`,
+       WHERE ${instant("excluded.modified")} > ${instant("advisories.modified")}`,
       adv,
       [at],
     ),

@@ -291,4 +291,34 @@ describe("an advisory re-ingested with the same `modified`", () => {
     expect(await changes(id)).toBe(logged + 3);
     expect((await rows(id)).map((r) => JSON.parse(r.ranges as string)[0].events[0])).toEqual([{ introduced: "4.17.16" }]);
   });
+
+  it("compares `modified` as an instant: the same instant spelt with or without fractional seconds is the same time", async () => {
+    let t = T0 + 3 * DAY_MS;
+    setClock(() => t);
+    const id = "GHSA-sync-cache-0004";
+    // A snapshot's spelling first (whole seconds), then OSV's of the same instant (microseconds) with a corrected range.
+    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00Z" })], t));
+    const logged = await changes(id);
+    t += 1000;
+    const corrected = record(id, {
+      modified: "2031-03-09T00:00:00.000000Z",
+      affected: [
+        {
+          package: { ecosystem: "npm", name: "lodash" },
+          ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.17.21" }] }],
+        },
+      ],
+    });
+    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    expect(await changes(id)).toBe(logged + 1);
+    expect(JSON.parse((await rows(id))[0]!.ranges as string)[0].events).toEqual([{ introduced: "0" }, { fixed: "4.17.21" }]);
+    // Later by a fraction of a second is newer; the whole-second spelling of the earlier instant is older and changes nothing.
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00.5Z" })], t));
+    expect(await changes(id)).toBe(logged + 2);
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    expect(await changes(id)).toBe(logged + 2);
+    expect(JSON.parse((await rows(id))[0]!.ranges as string)[0].events).toEqual([{ introduced: "0" }, { fixed: "4.99.0" }]);
+  });
 });
