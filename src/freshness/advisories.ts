@@ -64,6 +64,9 @@ export interface OsvOrigin {
 /**
  * The statements that store OSV records (withdrawn ones are deleted, not stored). A record never
  * replaces a newer one (by `modified`): an old snapshot loaded after the OSV ingest changes nothing.
+ * One with the same `modified` is compared by its affected rows, not trusted by its date: the same
+ * rows write nothing and log nothing; other rows (a source corrected in place, or another source of
+ * the same record) replace the stored ones and the advisory, and are logged as a change like a newer record.
  */
 /** What an advisory row says, in the order the ingest sends it after its id; a newer record replaces all of it. */
 const ADVISORY_FACT_KEYS = [
@@ -80,9 +83,18 @@ const ADVISORY_FACT_KEYS = [
   "asOf",
 ] as const;
 
+/**
+ * `modified` as an instant (UTC, milliseconds): sources spell one instant differently (OSV with
+ * microseconds, a snapshot in whole seconds or as a date), and as text `…:00Z` sorts after
+ * `…:00.5Z`. Kept as given when SQLite cannot read it.
+ */
+const instant = (expr: string) => `coalesce(strftime('%Y-%m-%dT%H:%M:%fZ', ${expr}), ${expr})`;
+
 export function osvStatements(db: D1Database, records: OsvRecord[], at: number, origin: OsvOrigin = {}): D1PreparedStatement[] {
   const adv: unknown[][] = [];
   const affected: unknown[][] = [];
+  // Each record's advisory row with its affected rows, for the same-`modified` comparison.
+  const recheck: unknown[][] = [];
   const mal: unknown[][] = [];
   const withdrawn: string[] = [];
   const asOf = origin.asOf ?? new Date(at).toISOString();
@@ -138,7 +150,9 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
       cur.versions.push(...(a.versions ?? []));
       perPkg.set(key, cur);
     }
+    const rows: unknown[][] = [];
     for (const p of perPkg.values()) {
+      rows.push([p.eco, p.name, JSON.stringify(p.ranges), JSON.stringify(p.versions), JSON.stringify([...new Set(p.fixed)])]);
       affected.push([
         r.id,
         p.eco,
@@ -165,11 +179,16 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
         ]);
       }
     }
+    recheck.push([...adv.at(-1)!, rows]);
   }
   const ids = records.filter((r) => !r.withdrawn).map((r) => [r.id, r.modified]);
-  // Not older than what is stored (the affected rows first: they are judged against the stored record).
-  const notOlder = (idExpr: string, modExpr: string) =>
-    `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND o.modified > ${modExpr})`;
+  // Whose affected rows to replace (before the advisory row: they are judged against the stored
+  // record): a record not stored, or newer than the stored one, or as new but found different by
+  // the comparison below in this very batch (which sets its ingested_at to ?2).
+  const replaces = (idExpr: string, modExpr: string) =>
+    `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND (${instant("o.modified")} > ${instant(modExpr)} OR (${instant("o.modified")} = ${instant(modExpr)} AND o.ingested_at <> ?2)))`;
+  const incoming = `SELECT ${[0, 1, 2, 3, 4].map((k) => `json_extract(r.value, '$[${k}]')`).join(", ")} FROM json_each(i.value, '$[${1 + ADVISORY_FACT_KEYS.length}]') r`;
+  const stored = "SELECT f.ecosystem, f.name, f.ranges, f.versions, f.fixed FROM advisory_affected f WHERE f.advisory_id = a.id";
   return [
     ...(withdrawn.length
       ? [
@@ -190,28 +209,43 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
           db.prepare("DELETE FROM malicious_packages WHERE mal_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
         ]
       : []),
+    // Same `modified`, other affected rows: the record replaces the stored advisory (the update is
+    // logged by the advisories trigger) before its rows are compared away by the statements below.
+    // An upsert that only ever updates: the SELECT passes stored ids only (one key lookup each).
+    ...bulkStatements(
+      db,
+      `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
+       SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) i
+        WHERE EXISTS (SELECT 1 FROM advisories a WHERE a.id = json_extract(i.value, '$[0]')
+                         AND ${instant("a.modified")} = ${instant(`json_extract(i.value, '$[${1 + ADVISORY_FACT_KEYS.indexOf("modified")}]')`)}
+                         AND (EXISTS (${incoming} EXCEPT ${stored}) OR EXISTS (${stored} EXCEPT ${incoming})))
+       ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}`,
+      recheck,
+      [at],
+    ),
     ...(ids.length
       ? [
           db
             .prepare(
               `DELETE FROM advisory_affected WHERE advisory_id IN (
-                 SELECT json_extract(value, '$[0]') FROM json_each(?1) WHERE ${notOlder("json_extract(value, '$[0]')", "json_extract(value, '$[1]')")})`,
+                 SELECT json_extract(value, '$[0]') FROM json_each(?1) WHERE ${replaces("json_extract(value, '$[0]')", "json_extract(value, '$[1]')")})`,
             )
-            .bind(JSON.stringify(ids)),
+            .bind(JSON.stringify(ids), at),
         ]
       : []),
     ...bulkStatements(
       db,
       `INSERT OR REPLACE INTO ${insertColumns(advisoryAffected, ["advisoryId", "ecosystem", "name", "ranges", "versions", "fixed"])}
-       SELECT ${jsonCols(6)} FROM json_each(?1) WHERE ${notOlder("json_extract(value, '$[0]')", "json_extract(value, '$[6]')")}`,
+       SELECT ${jsonCols(6)} FROM json_each(?1) WHERE ${replaces("json_extract(value, '$[0]')", "json_extract(value, '$[6]')")}`,
       affected,
+      [at],
     ),
     ...bulkStatements(
       db,
       `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
        SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
        ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}
-       WHERE excluded.modified > advisories.modified`,
+       WHERE ${instant("excluded.modified")} > ${instant("advisories.modified")}`,
       adv,
       [at],
     ),

@@ -24,7 +24,9 @@ const LORE_PUBLISH = { category: "workflow", tags: ["lore", "mcp", "setup"] };
 /**
  * The origin Lore's own skill names: PUBLIC_ORIGIN when the deployment configures it, else the
  * origin the operator's seed request reached (an admin-authenticated request: npm start's
- * http://127.0.0.1:<port>, or the URL `npm run deploy` seeds).
+ * http://127.0.0.1:<port>, or the URL `npm run deploy` seeds). Normalised as the URL standard
+ * serialises an origin (scheme and host lowercase, the scheme's default port dropped, no trailing
+ * slash), so spellings of one origin render one text and publish no new version.
  */
 export function skillOrigin(env: Pick<Env, "PUBLIC_ORIGIN">, seedOrigin?: string): string {
   const configured = env.PUBLIC_ORIGIN?.trim();
@@ -36,7 +38,8 @@ export function skillOrigin(env: Pick<Env, "PUBLIC_ORIGIN">, seedOrigin?: string
   } catch {
     throw new ApiError("VALIDATION_FAILED", `PUBLIC_ORIGIN '${raw}' is not a URL (e.g. https://lore.example.com)`);
   }
-  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.origin !== raw.replace(/\/+$/, "")) {
+  const bare = url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password && !/[?#]/.test(raw);
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || !bare) {
     throw new ApiError(
       "VALIDATION_FAILED",
       `PUBLIC_ORIGIN '${raw}' must be an origin: scheme and host, no path (e.g. https://lore.example.com)`,

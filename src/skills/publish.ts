@@ -16,7 +16,8 @@ import { CATEGORY_SLUGS } from "./categories";
 import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
 import { putBlobs, blobKey } from "./storage";
 import { scanSkill, type Capabilities } from "./scanner";
-import { isReservedName, nameTaken } from "./names";
+import { isReservedName, nameReserved, nameTaken } from "./names";
+import { SYSTEM_OWNER_ID } from "./lore-skill";
 import { itemOut, notListedReason, versionOut } from "./shapes";
 import { SKILL_COLS, VERSION_COLS, type SkillRow, type VersionRow } from "./rows";
 import { bumpCatalog } from "./discovery";
@@ -80,12 +81,29 @@ function overLimits(plan: Plan, versionsToday: number, storedBytes: number, addB
   return null;
 }
 
+/**
+ * Lore's own skills (the system account, published only by the operator's seed): no daily version
+ * cap or storage bound, which guard against accounts, not the operator; a text that follows the
+ * deployment's origin must be publishable however often the origin changes (npm start on another
+ * port). In their place, a stricter rule: a version that does not pass its own scanner is refused
+ * before anything is stored, never kept as a flagged version of Lore's own skill.
+ */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+const systemVersionRefused = (name: string, scan: { status: string; findings: unknown[] }) =>
+  new ApiError(
+    "CONFLICT",
+    `Lore's own skill '${name}' did not pass its own scan (${scan.status}); nothing was stored. If PUBLIC_ORIGIN names a ` +
+      `tunnel, paste or capture host the scanner flags, set the deployment's own origin; otherwise the skill's text is a bug to fix.`,
+    { name, status: scan.status, findings: scan.findings.slice(0, 3) },
+  );
+
 const labelTaken = (name: string, version: string) =>
   new ApiError("CONFLICT", `Version '${version}' of '${name}' is already published; change the version in SKILL.md`, { name, version });
 
 /** `quota`: the account's quota after this publish was counted (its plan sets the storage limit). */
 export async function publishSkill(env: Env, ownerId: string, input: PublishInput, quota?: Admission) {
   const db = env.DB;
+  const system = ownerId === SYSTEM_OWNER_ID;
   const plan = PLANS[(PLAN_IDS as readonly string[]).includes(quota?.plan ?? "") ? (quota!.plan as PlanId) : "FREE"];
   const t0 = now();
   const dayStart = nextUtcMidnight(t0) - DAY_MS;
@@ -99,7 +117,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const unsupported = harnesses.filter((h) => !SKILL_HARNESSES.includes(h));
   if (unsupported.length) throw badRequest(`${unsupported.join(", ")} cannot load skills`, ["harnesses"]);
   const tags = normalizeTags([...(input.tags ?? []), ...fm.tags], ["tags"]);
-  if (isReservedName(name, ownerId)) throw new ApiError("CONFLICT", `The skill name '${name}' is reserved by Lore`, { name });
+  if (isReservedName(name, ownerId)) throw nameReserved(name);
 
   const [existingRes, labelRes, limitsRes] = await db.batch([
     db
@@ -126,13 +144,14 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const label = fm.version ?? String(Math.max(used.seq + 1, used.top + 1));
   const limits = limitsRes!.results[0] as { today: number; bytes: number };
   const filesBytes = bundle.files.reduce((n, f) => n + f.bytes.byteLength, 0);
-  const early = overLimits(plan, limits.today, limits.bytes, filesBytes, t0);
+  const early = system ? null : overLimits(plan, limits.today, limits.bytes, filesBytes, t0);
   if (early) throw early;
 
   const previous = existing?.capabilities ? (JSON.parse(existing.capabilities) as Capabilities) : null;
   const rules = scanSkill(bundle.files, previous);
   // With a judge configured, the version is stored only once it has decided (or failed: then warn).
   const scan = { ...rules, ...(await judgeSkillScan(judgeFromEnv(env), rules)) };
+  if (system && scan.status !== "passed") throw systemVersionRefused(name, scan);
   const artifact = await buildArtifact(bundle);
   await putBlobs(env.SKILLS, [
     ...bundle.files.map((f) => ({ digest: f.digest, bytes: f.bytes, contentType: contentTypeFor(f.path, f.text !== null) })),
@@ -200,9 +219,9 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
         bundle.skillMd.text.slice(0, SKILL_MD_STORED),
         t,
         dayStart,
-        SKILL_VERSIONS_PER_DAY,
+        system ? UNBOUNDED : SKILL_VERSIONS_PER_DAY,
         addBytes,
-        plan.storageBytes,
+        system ? UNBOUNDED : plan.storageBytes,
         JSON.stringify(scan.layers),
       ),
     // SQLite evaluates every SET expression on the old row: the CASE sees the previous status.

@@ -16,35 +16,48 @@ export interface FolderPayload {
   files: { path: string; content: string }[];
 }
 
-/** The manifest of a system skill's latest version, or null when it has none. */
+/**
+ * The manifest of a system skill's latest version, or null when it has none or it does not pass
+ * (a version a rescan flagged is not the published skill: the seed publishes it again).
+ */
 async function publishedManifest(db: D1Database, name: string): Promise<string | null> {
   const latest = await db
-    .prepare(`SELECT v.files FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ? AND s.owner_id = ?`)
+    .prepare(
+      `SELECT v.files FROM skills s JOIN skill_versions v ON v.id = s.latest_version_id
+        WHERE s.slug = ? AND s.owner_id = ? AND s.security_status = 'passed' AND v.status = 'passed'`,
+    )
     .bind(name, SYSTEM_OWNER_ID)
     .first<{ files: string }>();
   return latest ? manifestOf(JSON.parse(latest.files)) : null;
 }
 
-/** Publishes a system skill unless its latest version has these very files. */
+/**
+ * Publishes a system skill unless its latest version has these very files and passes. Lore's own
+ * skills must pass their own scanner: the publish path refuses one that does not before storing
+ * anything (src/skills/publish.ts), which stops the seed; it is a bug to fix, not to ship.
+ */
 async function publishIfChanged(env: Env, name: string, input: PublishInput & { files: { path: string; content: string }[] }) {
   const digests = await Promise.all(
     input.files.map(async (f) => ({ path: f.path, digest: await sha256Hex(Uint8Array.from(atob(f.content), (c) => c.charCodeAt(0))) })),
   );
   if ((await publishedManifest(env.DB, name)) === manifestOf(digests)) return;
-  const out = await publishSkill(env, SYSTEM_OWNER_ID, input);
-  // Lore's own skills must pass their own scanner; a starter skill that does not is a bug to fix, not to ship.
-  if (out.version.status !== "passed") {
-    throw new Error(`starter skill ${name} did not pass the scan: ${JSON.stringify(out.version.findings.slice(0, 3))}`);
-  }
+  await publishSkill(env, SYSTEM_OWNER_ID, input);
 }
 
 /**
- * Whether the published `lore` is the one this build renders for this origin. The seed's digest
- * covers data/skills only, so the operator routes ask this too: a new start-here text or another
- * origin loads the starter skills again (the unchanged ones are left alone).
+ * Whether the published `lore` is the one this build renders for this origin, and every system
+ * skill passes. The seed's digest covers data/skills only, so the operator routes ask this too: a
+ * new start-here text, another origin or a system skill left flagged (by a rescan) loads the
+ * starter skills again (the unchanged, passing ones are left alone).
  */
 export async function starterSkillsCurrent(env: Env, seedOrigin?: string): Promise<boolean> {
-  return (await publishedManifest(env.DB, LORE_SKILL)) === (await loreManifest(skillOrigin(env, seedOrigin)));
+  const [lore, failing] = await Promise.all([
+    publishedManifest(env.DB, LORE_SKILL),
+    env.DB.prepare("SELECT COUNT(*) AS n FROM skills WHERE owner_id = ? AND security_status <> 'passed'")
+      .bind(SYSTEM_OWNER_ID)
+      .first<{ n: number }>(),
+  ]);
+  return lore === (await loreManifest(skillOrigin(env, seedOrigin))) && !failing?.n;
 }
 
 /** `seedOrigin`: the origin the operator's seed request reached (used when PUBLIC_ORIGIN is not set). */

@@ -7,8 +7,8 @@ import { exports } from "cloudflare:workers";
 import { call, expectError, newAgent } from "../helpers";
 import { starterSkillsPayload } from "../data-helpers";
 import { sha256Hex } from "../../src/core/crypto";
-import { loadStarterSkills } from "../../src/skills/seed";
-import { SYSTEM_OWNER_ID } from "../../src/skills/lore-skill";
+import { loadStarterSkills, starterSkillsCurrent } from "../../src/skills/seed";
+import { SYSTEM_OWNER_ID, skillOrigin } from "../../src/skills/lore-skill";
 import { scanSkill, SKILL_RULESET } from "../../src/skills/scanner";
 import { renderStartHere } from "../../src/harnesses/start-here";
 import { publishSkill } from "../../src/skills/publish";
@@ -126,5 +126,80 @@ describe("Lore's own skill as an ordinary published skill", () => {
     const a = await newAgent();
     const files = [{ path: "SKILL.md", content: "---\nname: lore\ndescription: mine now\nmetadata:\n  category: workflow\n---\n# x\n" }];
     await expect(publishSkill(env, a.owner.ownerId, { files })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("a rendering its own scanner flags is never stored: not by the first seed, not accepted by a re-seed", async () => {
+    const before = await versions();
+    // A quick-tunnel origin: Lore's own scanner flags a skill that sends agents (and their keys) to one.
+    const tunnel = { ...env, PUBLIC_ORIGIN: "https://lore-demo.trycloudflare.com" };
+    const hex = await sha256Hex(renderStartHere(tunnel.PUBLIC_ORIGIN));
+    for (let i = 0; i < 2; i++) await expect(loadStarterSkills(tunnel, starterSkillsPayload())).rejects.toThrow(/did not pass/);
+    await expect(loadStarterSkills(tunnel, starterSkillsPayload())).rejects.toMatchObject({
+      code: "CONFLICT",
+      details: { name: "lore", status: "flagged" },
+    });
+    expect(await versions()).toEqual(before);
+    expect(await env.SKILLS.head(`sha256/${hex}`)).toBeNull();
+    expect(await starterSkillsCurrent(tunnel)).toBe(false);
+    expect(new TextDecoder().decode(await fetchAt("http://localhost/v1/start-here.md"))).toBe(renderStartHere("http://localhost"));
+  });
+
+  it("a published version that no longer passes is not current, and the re-seed scans it again instead of accepting it", async () => {
+    await loadStarterSkills(env, starterSkillsPayload());
+    const before = await versions();
+    expect(before.at(-1)!.status).toBe("passed");
+    // As a rescan under a stricter ruleset leaves it (src/skills/rescan.ts).
+    await env.DB.batch([
+      env.DB.prepare("UPDATE skill_versions SET status = 'flagged' WHERE id = (SELECT latest_version_id FROM skills WHERE slug = 'lore')"),
+      env.DB.prepare("UPDATE skills SET security_status = 'flagged' WHERE slug = 'lore'"),
+    ]);
+    expect(await starterSkillsCurrent(env)).toBe(false);
+    await loadStarterSkills(env, starterSkillsPayload());
+    const after = await versions();
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.at(-1)).toMatchObject({ status: "passed", skill_md: renderStartHere("http://localhost") });
+    expect(await starterSkillsCurrent(env)).toBe(true);
+    // A starter skill left flagged makes the dataset stale too.
+    await env.DB.prepare("UPDATE skills SET security_status = 'flagged' WHERE slug = 'lore-forum' AND owner_id = ?")
+      .bind(SYSTEM_OWNER_ID)
+      .run();
+    expect(await starterSkillsCurrent(env)).toBe(false);
+    await loadStarterSkills(env, starterSkillsPayload());
+    expect(await starterSkillsCurrent(env)).toBe(true);
+  });
+
+  it("the origin changing more than 10 times a day never stops the seed: the system account has no daily version cap", async () => {
+    const n = (await versions()).length;
+    for (let i = 0; i < 12; i++) {
+      const origin = i % 2 ? "http://localhost" : "https://lore.example.org";
+      await loadStarterSkills({ ...env, PUBLIC_ORIGIN: origin }, starterSkillsPayload());
+      expect((await versions()).at(-1)!.skill_md).toBe(renderStartHere(origin));
+    }
+    expect(await versions()).toHaveLength(n + 12);
+    expect(await starterSkillsCurrent(env)).toBe(true);
+  });
+
+  it("the origin is normalised (scheme and host case, default port, trailing slash): one text, no new version", async () => {
+    await loadStarterSkills(env, starterSkillsPayload());
+    const n = (await versions()).length;
+    for (const spelling of ["HTTP://LocalHost:80/", "http://LOCALHOST", "http://localhost/", "http://localhost:80"]) {
+      expect(skillOrigin({ PUBLIC_ORIGIN: spelling })).toBe("http://localhost");
+      expect(skillOrigin({ PUBLIC_ORIGIN: "" }, spelling)).toBe("http://localhost");
+      expect(await starterSkillsCurrent({ ...env, PUBLIC_ORIGIN: spelling })).toBe(true);
+      await loadStarterSkills({ ...env, PUBLIC_ORIGIN: spelling }, starterSkillsPayload());
+    }
+    expect(await versions()).toHaveLength(n);
+    expect(skillOrigin({ PUBLIC_ORIGIN: "HTTPS://Lore.Example.ORG:443/" })).toBe("https://lore.example.org");
+    expect(skillOrigin({ PUBLIC_ORIGIN: "https://lore.example.org:8443" })).toBe("https://lore.example.org:8443");
+    // Still an origin only: no path, query, fragment, credentials or other scheme.
+    for (const bad of [
+      "https://lore.example.org/v1",
+      "https://lore.example.org/?x=1",
+      "https://lore.example.org#top",
+      "https://user:pw@lore.example.org",
+      "ftp://lore.example.org",
+      "https://lore.example.org//",
+    ])
+      expect(() => skillOrigin({ PUBLIC_ORIGIN: bad })).toThrow(/must be an origin/);
   });
 });

@@ -272,6 +272,12 @@ describe("publishing", () => {
     // Reserved: Lore's own skill name.
     await bad([{ path: "SKILL.md", content: skillMd("lore") }], 409, "CONFLICT", /reserved/);
     await bad([{ path: "SKILL.md", content: skillMd("categories") }], 409, "CONFLICT", /reserved/);
+    // …and every `lore-` name, Lore's own skills (an unused one too), also when spelt with look-alike digits.
+    for (const n of ["lore-helper", "lore-sync", "lore-x1", "l0re-helper", "1ore-helper", "10re", "l0re"])
+      await bad([{ path: "SKILL.md", content: skillMd(n) }], 409, "CONFLICT", /reserved by Lore/);
+    // Case, doubled hyphens and other scripts' look-alikes are not names at all.
+    for (const n of ["Lore-x", "LORE", "lore--x", "lore-", "-lore-x", "l\u043ere-x", "lore\u2010x", "lore-x\u200b", "ｌore-x"])
+      await bad([{ path: "SKILL.md", content: skillMd(n) }], 400, "VALIDATION_FAILED", /name/);
     expect(await countRows("SELECT COUNT(*) AS n FROM skills")).toBe(skills);
     expect(await countRows("SELECT COUNT(*) AS n FROM skill_versions")).toBe(versions);
     // Exactly at the file limit is fine.

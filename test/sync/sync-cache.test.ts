@@ -218,3 +218,107 @@ describe("sync's held advisory matches and release views, for a 500-entry mixed 
     expect(ids(await syncText(a, { stack, force: true }))).toEqual(after);
   });
 });
+
+describe("an advisory re-ingested with the same `modified`", () => {
+  const changes = async (id: string) =>
+    (await env.DB.prepare("SELECT COUNT(*) AS n FROM sync_changes WHERE kind = 'advisory' AND ref = ?").bind(id).first<{ n: number }>())!.n;
+  const rows = async (id: string) =>
+    (
+      await env.DB.prepare(
+        "SELECT ecosystem, name, ranges, versions, fixed FROM advisory_affected WHERE advisory_id = ? ORDER BY ecosystem, name",
+      )
+        .bind(id)
+        .all()
+    ).results;
+
+  it("is compared by its affected rows: the same rows change nothing and log nothing; changed rows are applied and logged", async () => {
+    let t = T0 + 2 * DAY_MS;
+    setClock(() => t);
+    const a = await newAgent();
+    const stack = [{ name: "lodash", version: "4.17.15" }];
+    const ids = (text: string) => (JSON.parse(text).security.vulnerabilities as { advisory: { id: string } }[]).map((v) => v.advisory.id);
+    const id = "GHSA-sync-cache-0003";
+    await env.DB.batch(osvStatements(env.DB, [record(id)], t));
+    const logged = await changes(id);
+    expect(logged).toBe(1);
+    const stored = await rows(id);
+    expect(stored).toHaveLength(1);
+    expect(ids(await syncText(a, { stack, force: true }))).toContain(id);
+
+    // The same record again, later: nothing rewritten, nothing logged.
+    t += 1000;
+    const again = await env.DB.batch(osvStatements(env.DB, [record(id)], t));
+    expect(again.reduce((n, r) => n + (r.meta.changes ?? 0), 0)).toBe(0);
+    expect(await changes(id)).toBe(logged);
+    expect(await rows(id)).toEqual(stored);
+
+    // Same `modified`, the range corrected (4.17.15 is no longer affected): applied, logged, and in the next answer.
+    t += 1000;
+    const corrected = record(id, {
+      affected: [
+        {
+          package: { ecosystem: "npm", name: "lodash" },
+          ranges: [{ type: "SEMVER", events: [{ introduced: "4.17.16" }, { fixed: "4.99.0" }] }],
+        },
+      ],
+    });
+    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    expect(await changes(id)).toBe(logged + 1);
+    expect((await rows(id)).map((r) => JSON.parse(r.ranges as string))).toEqual([
+      [{ type: "SEMVER", events: [{ introduced: "4.17.16" }, { fixed: "4.99.0" }] }],
+    ]);
+    expect(ids(await syncText(a, { stack, force: true }))).not.toContain(id);
+
+    // Same `modified`, a package added (versions only): applied and logged again.
+    t += 1000;
+    const widened = record(id, {
+      affected: [...corrected.affected!, { package: { ecosystem: "npm", name: "lodash-es" }, versions: ["4.17.15"] }],
+    });
+    await env.DB.batch(osvStatements(env.DB, [widened], t));
+    expect(await changes(id)).toBe(logged + 2);
+    expect((await rows(id)).map((r) => r.name)).toEqual(["lodash", "lodash-es"]);
+    expect(ids(await syncText(a, { stack: [...stack, { name: "lodash-es", version: "4.17.15" }], force: true }))).toContain(id);
+
+    // Same `modified`, that package dropped again: applied and logged.
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    expect(await changes(id)).toBe(logged + 3);
+    expect((await rows(id)).map((r) => r.name)).toEqual(["lodash"]);
+
+    // An older record changes nothing, whatever its rows.
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-01T00:00:00Z" })], t));
+    expect(await changes(id)).toBe(logged + 3);
+    expect((await rows(id)).map((r) => JSON.parse(r.ranges as string)[0].events[0])).toEqual([{ introduced: "4.17.16" }]);
+  });
+
+  it("compares `modified` as an instant: the same instant spelt with or without fractional seconds is the same time", async () => {
+    let t = T0 + 3 * DAY_MS;
+    setClock(() => t);
+    const id = "GHSA-sync-cache-0004";
+    // A snapshot's spelling first (whole seconds), then OSV's of the same instant (microseconds) with a corrected range.
+    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00Z" })], t));
+    const logged = await changes(id);
+    t += 1000;
+    const corrected = record(id, {
+      modified: "2031-03-09T00:00:00.000000Z",
+      affected: [
+        {
+          package: { ecosystem: "npm", name: "lodash" },
+          ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.17.21" }] }],
+        },
+      ],
+    });
+    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    expect(await changes(id)).toBe(logged + 1);
+    expect(JSON.parse((await rows(id))[0]!.ranges as string)[0].events).toEqual([{ introduced: "0" }, { fixed: "4.17.21" }]);
+    // Later by a fraction of a second is newer; the whole-second spelling of the earlier instant is older and changes nothing.
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00.5Z" })], t));
+    expect(await changes(id)).toBe(logged + 2);
+    t += 1000;
+    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    expect(await changes(id)).toBe(logged + 2);
+    expect(JSON.parse((await rows(id))[0]!.ranges as string)[0].events).toEqual([{ introduced: "0" }, { fixed: "4.99.0" }]);
+  });
+});
