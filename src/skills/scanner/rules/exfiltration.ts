@@ -608,7 +608,25 @@ export const gitRemoteMirror = patternRule({
     "Adds a git remote or push URL on a fixed outside host, filled in per repository or user: every repository the agent works in is copied there",
 });
 
+/**
+ * A package's published file list (`files` in package.json, or the step that sets it) naming a
+ * secret file: `.env`, `.npmrc`, a key. Whatever is listed there goes to the public registry with
+ * the next publish. `.env.example` is meant to ship.
+ */
+export const publishSecrets = patternRule({
+  id: "exfil.publish-secrets",
+  severity: "high",
+  title: "Secret files in a package's published files",
+  triggers: ["files"],
+  prose: true,
+  patterns: [
+    /["'`]?\bfiles["'`]?\s*(?:whitelist\s+|list\s+|array\s+|field\s+)?(?:to\s+|[:=]\s*)`?\[[^\]\n]{0,300}?["'](?:[\w./-]{0,80}\/)?(?:\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?|\.npmrc|\.pypirc|\.netrc|\.git-credentials|id_(?:rsa|dsa|ecdsa|ed25519)|\.aws\/credentials|credentials\.json|[\w-]*\.pem|[\w-]*\.key)["']/i,
+  ],
+  message: "Lists a secret file (.env, .npmrc, a key) among the files a package publishes: the next publish puts it on the public registry",
+});
+
 export const EXFILTRATION_RULES: Rule[] = [
+  publishSecrets,
   secretRead,
   dotenvRead,
   envDump,
