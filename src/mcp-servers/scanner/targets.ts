@@ -102,7 +102,9 @@ export function isScalarArgument(target: ScanTarget, field: string): boolean {
   const set = SCALARS.get(target);
   if (!set) return false;
   const m =
-    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|\$comment|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(field);
+    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|\$comment|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(
+      field,
+    );
   return m !== null && set.has(m[1]!);
 }
 

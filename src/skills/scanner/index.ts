@@ -294,11 +294,7 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
     } else if (run && byPath && !SCRIPT_KINDS.has(byPath) && byPath !== "markdown") {
       disguise = { severity: "medium", message: `${run.by}:${run.line} runs this ${byPath} file as a ${run.kind} script` };
     }
-    const describes = run
-      ? null
-      : SCRIPT_KINDS.has(kind)
-        ? ruleTestFile(f.path, text, semgrepIds)
-        : ruleDataFile(f.path, kind, text);
+    const describes = run ? null : SCRIPT_KINDS.has(kind) ? ruleTestFile(f.path, text, semgrepIds) : ruleDataFile(f.path, kind, text);
     index.set(i, targets.length);
     targets.push({
       path: f.path,

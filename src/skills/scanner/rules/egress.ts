@@ -159,7 +159,20 @@ export const dnsExfil = patternRule({
   id: "egress.dns-exfil",
   severity: "high",
   title: "DNS exfiltration",
-  triggers: ["nslookup", "dig", "host", "drill", "resolve-dnsname", "gethostbyname", "getaddrinfo", "dns.", "resolver.", "gethost", "lookup", "getbyname"],
+  triggers: [
+    "nslookup",
+    "dig",
+    "host",
+    "drill",
+    "resolve-dnsname",
+    "gethostbyname",
+    "getaddrinfo",
+    "dns.",
+    "resolver.",
+    "gethost",
+    "lookup",
+    "getbyname",
+  ],
   patterns: [
     // The substitution is glued to the name it builds (`$(…).x.example.net`): a backtick that only closes inline Markdown code is not one.
     needing(/\$\(|`/, /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*?(?:\$\(|`)[^\n`)]*[`)][\w.-]*\.[a-z0-9-]+\.[a-z]{2,}/i),

@@ -412,7 +412,8 @@ const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", 
  * together with `+` (`"cu" + "rl"`), read glued, names between them kept as `$name`.
  */
 /** A secret file's name or folder, whole, once the pieces are joined. */
-const SPLIT_SECRET = /(?:^|[~/\\.])(?:\.?ssh|\.?netrc|\.?aws|\.?kube|\.?docker|\.?gnupg|\.?npmrc|\.?pypirc|\.?git-credentials|\.?env|id_(?:rsa|dsa|ecdsa|ed25519))(?:[/\\]|$)/;
+const SPLIT_SECRET =
+  /(?:^|[~/\\.])(?:\.?ssh|\.?netrc|\.?aws|\.?kube|\.?docker|\.?gnupg|\.?npmrc|\.?pypirc|\.?git-credentials|\.?env|id_(?:rsa|dsa|ecdsa|ed25519))(?:[/\\]|$)/;
 
 export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
   if (!target.text || target.kind === "binary") return [];

@@ -239,7 +239,18 @@ export const agentGuards: Rule = {
   id: "safety.agent-guards",
   severity: "high",
   title: "Removes the agent's guard rules",
-  triggers: ["pretooluse", "posttooluse", "userpromptsubmit", "permissionrequest", "security", "guard", "secret", "audit", "polic", "safety"],
+  triggers: [
+    "pretooluse",
+    "posttooluse",
+    "userpromptsubmit",
+    "permissionrequest",
+    "security",
+    "guard",
+    "secret",
+    "audit",
+    "polic",
+    "safety",
+  ],
   text(text) {
     const hits: Hit[] = [];
     for (const s of sentences(text)) {
@@ -249,11 +260,20 @@ export const agentGuards: Rule = {
       hits.push({
         index: s.start + m.index,
         length: m[0].length,
-        message: "Removes the agent's guards wholesale (its PreToolUse/PostToolUse hooks, or every security, guard or policy skill or rule)",
+        message:
+          "Removes the agent's guards wholesale (its PreToolUse/PostToolUse hooks, or every security, guard or policy skill or rule)",
       });
     }
     return hits;
   },
 };
 
-export const FOOTHOLD_RULES: Rule[] = [gitConfigProgram, privilegeWrapper, cloudBackdoor, securityControls, commandChannel, homeArchive, agentGuards];
+export const FOOTHOLD_RULES: Rule[] = [
+  gitConfigProgram,
+  privilegeWrapper,
+  cloudBackdoor,
+  securityControls,
+  commandChannel,
+  homeArchive,
+  agentGuards,
+];
