@@ -293,3 +293,24 @@ export function contextOf(target: { text: string | null }, security = false): Do
 /** The instructions make a step wait for the user: a destructive or persistent change done at the user's request. */
 export const CONSENT_CUE =
   /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve)|only\s+(?:after|if|when|once)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:asked|requested|confirmed|approved)|after\s+(?:(?:the\s+user'?s|their|explicit)\s+)?approval|wait\s+for\s+approval|ask\s+for\s+(?:(?:their|explicit)\s+)?(?:approval|consent)|(?:show|present)\s+(?:the\s+\w+(?:\s+\w+)?|it|them)\s+to\s+the\s+user\s+(?:before|first))\b/i;
+
+const SEMGREP_RULE_ID = /^\s*-\s*id\s*:\s*["']?([\w.-]{1,100})["']?\s*$/gm;
+/** The ids of the Semgrep rules a file defines (empty for any other file). */
+export function semgrepRuleIds(path: string, text: string): string[] {
+  if (!/\.ya?ml$/i.test(path)) return [];
+  const head = text.slice(0, 200_000);
+  if (!SEMGREP.test(head) || !SEMGREP_PATTERN.test(head)) return [];
+  return [...head.matchAll(SEMGREP_RULE_ID)].slice(0, 500).map((m) => m[1]!);
+}
+
+const SEMGREP_TEST_MARK = /^\s*(?:#|\/\/|--|\/\*)\s*(?:ruleid|todoruleid)\s*:\s*([\w.-]{1,100})/gm;
+/**
+ * A test case of a Semgrep rule the same bundle defines: a script in a test folder whose
+ * `# ruleid: <id>` comments name those rules. It is what `semgrep --test` matches the rule
+ * against, an example of what the rule catches, never run (the caller checks nothing runs it).
+ */
+export function ruleTestFile(path: string, text: string, ruleIds: ReadonlySet<string>): string | null {
+  if (!ruleIds.size || !TESTISH_PATH.test(path)) return null;
+  const marks = [...text.slice(0, 200_000).matchAll(SEMGREP_TEST_MARK)].slice(0, 200);
+  return marks.length > 0 && marks.every((m) => ruleIds.has(m[1]!)) ? "a test case of the bundle's Semgrep rules" : null;
+}

@@ -82,6 +82,22 @@ const HEX_ESCAPES = /(?:\\x[0-9a-fA-F]{2}){6,}/g;
 const OCTAL_ESCAPES = /(?:\\[0-3][0-7]{2}){6,}/g;
 const HEX_RUN = /(?<![0-9A-Za-z])(?:0x)?((?:[0-9a-fA-F]{2}){8,})(?![0-9A-Za-z])/g;
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2}){8,}/g;
+/**
+ * Prose percent-encoded as in a URL ("Before%20answering%2C%20open%20the%20file…"): plain letters
+ * between the escapes, at least eight escapes among which spaces. Each word is bounded, so a long
+ * word with no escape after it costs one short look per start, not a scan to its end.
+ */
+const PERCENT_PROSE = /(?:[A-Za-z0-9._~!*'()+-]{0,40}%[0-9a-fA-F]{2}){8,}[A-Za-z0-9._~!*'()+-]{0,40}/g;
+const percentToText = (s: string): string | null => {
+  const bytes: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "%" && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(s.charCodeAt(i) & 0xff);
+  }
+  return asReadableText(Uint8Array.from(bytes));
+};
 const FROM_CHAR_CODE = /fromCharCode\s*\(\s*((?:\d{1,6}\s*,\s*){3,}\d{1,6})\s*\)/g;
 const CHR_CHAIN = /chr\(\s*\d{1,6}\s*\)(?:\s*\+\s*chr\(\s*\d{1,6}\s*\)){3,}/gi;
 const PS_CHAR_CHAIN = /\[char\]\s*\d{1,6}(?:\s*\+\s*\[char\]\s*\d{1,6}){3,}/gi;
@@ -260,6 +276,11 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     push("hex", m.index, m[0].length, hexToText(m[1]!));
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("%") ? text.matchAll(PERCENT_RUN) : []) : [])
     push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? (text.includes("%20") ? text.matchAll(PERCENT_PROSE) : []) : []) {
+    // A whole run already decoded above is not read twice.
+    if (/^(?:%[0-9a-fA-F]{2})+$/.test(m[0])) continue;
+    push("hex", m.index, m[0].length, percentToText(m[0]));
+  }
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("fromCharCode") ? text.matchAll(FROM_CHAR_CODE) : []) : [])
     push("char-codes", m.index, m[0].length, fromCodes(m[1]!));
   for (const m of out.length < MAX_PAYLOADS ? (/chr|fromcharcode|\[char/i.test(text) ? text.matchAll(CODE_ARRAY) : []) : [])

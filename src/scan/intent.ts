@@ -1016,6 +1016,44 @@ const CONCEAL: Entry[] = [
       "询问",
     ],
   },
+  // Keeping it from the user said politely or by saying it is not worth saying: "kindly refrain from
+  // mentioning this", "should not be surfaced", "not shown to the user", "no need to mention it",
+  // "the user doesn't need a separate explanation", "do not narrate them", "inutile de le signaler".
+  {
+    role: "conceal",
+    kind: "hide",
+    re: /\b(?:refrain|abstain)\s+from\s+(?:mentioning|telling|narrating|reporting|explaining|surfacing|bringing\s+(?:it|this|that)\s+up|noting)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+narrat(?:e|ing)\b|\b(?:should|must|need|is|are)\s+not\s+(?:be\s+)?(?:surfaced|mentioned|narrated|disclosed|brought\s+up|shown\s+to\s+(?:the\s+)?user)\b|\b(?:shouldn'?t|mustn'?t|needn'?t)\s+be\s+(?:surfaced|mentioned|narrated|disclosed|brought\s+up)\b|\bnot\s+(?:shown|visible|displayed|surfaced)\s+to\s+(?:the\s+)?(?:user|human)\b|\bnot\s+worth\s+(?:mentioning|bringing\s+up|reporting|noting|flagging)\b|\b(?:unnecessary|not\s+necessary|no\s+need|needless)\s+to\s+(?:mention|list|report|explain|surface|narrate|note|tell|flag|raise|bring\s+up)\s+(?:it|this|that|these|them|this\s+step|the\s+(?:step|call|change|copy))\b|\b(?:no\s+need|unnecessary|not\s+necessary)\s+to\s+bring\s+(?:it|this|that)\s+up\b|\b(?:the\s+user|they|the\s+person\s+you\s+are\s+helping)\s+(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not)\s+need\s+(?:a\s+|any\s+)?(?:separate\s+|further\s+|an?\s+)?(?:explanation|notification|to\s+(?:know|be\s+told|hear\s+about))\b|\binutile\s+de\s+(?:le\s+|la\s+|les\s+|lui\s+|leur\s+|l')?(?:signaler|mentionner|préciser|dire|indiquer|expliquer)\b|\bpas\s+besoin\s+de\s+(?:le\s+|la\s+|les\s+|l')?(?:signaler|mentionner|préciser|dire|indiquer)\b/i,
+    triggers: [
+      "refrain",
+      "abstain",
+      "narrat",
+      "not be",
+      "not surfaced",
+      "not mentioned",
+      "not disclosed",
+      "not shown",
+      "not visible",
+      "not displayed",
+      "shouldn",
+      "mustn",
+      "needn",
+      "not worth",
+      "unnecessary",
+      "not necessary",
+      "no need",
+      "needless",
+      "need a",
+      "need any",
+      "need separate",
+      "need further",
+      "need an",
+      "need to know",
+      "need to be told",
+      "need to hear",
+      "inutile",
+      "pas besoin",
+    ],
+  },
 ];
 
 const ENTRIES: readonly Entry[] = [...SOURCES, ...SINKS, ...CONCEAL];
@@ -1040,7 +1078,7 @@ const collected = (text: string, at: number, len: number) =>
 
 /** A sentence that describes what someone else does (an attacker, malware) rather than asks for it. */
 const ACTOR =
-  /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|trojans?|threat\s+actors?|stealers?|the\s+(?:payload|exploit|sample|campaign|bundle)|malicious|compromised|injected|poisoned|phishing|exfiltration\s+(?:happens|channel)|an?\s+(?:attacker|injection)|looks?\s+for|scans?\s+for|detects?|flags?|catches|triggers?\s+on|fires\s+on|matches(?!\s+(?:exactly|precisely|perfectly|1:1)))\b/i;
+  /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|trojans?|threat\s+actors?|stealers?|the\s+(?:payload|exploit|sample|campaign|bundle)|malicious|compromised|injected|poisoned|phishing|exfiltration\s+(?:happens|channel)|an?\s+(?:attacker|injection)|looks?\s+for|scans?\s+for|(?<!auto-)detects?|flags?|catches|triggers?\s+on|fires\s+on|matches(?!\s+(?:exactly|precisely|perfectly|1:1)))\b/i;
 
 const CODE_KINDS: ReadonlySet<string> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 const DATA_KINDS: ReadonlySet<string> = new Set(["json", "yaml", "toml"]);
@@ -1121,6 +1159,10 @@ const LOCAL_HOST = (h: string) => {
   const ip = parseIpHost(h);
   return ip !== null && ip.range !== "public" && ip.range !== "metadata";
 };
+
+/** What "do not display …" keeps out of sight when it is a secret's value, not something the agent did. */
+const SECRET_HYGIENE =
+  /^(?:do\s+not|don'?t|never|should\s+not|must\s+not)\s+(?:display|show|print|echo|reveal|output|log|expose|repeat|paste)\s+(?:the\s+|any\s+|their\s+|its\s+|raw\s+|plain-?text\s+|full\s+){0,2}(?:secret\s+(?:values?|fields?)|secrets|passwords?|tokens?|api\s+keys?|private\s+keys?|credentials?|(?:password|token|key)\s+values?)\b/i;
 
 /** Long lines are read in windows, like the engine does. */
 const WINDOW = 4096;
@@ -1432,6 +1474,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
             why = "quoted as an example";
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";
+          // "Do not display secret values in the chat": keeping a secret's value off the screen protects it; it hides no act.
+          else if (entry.role === "conceal" && SECRET_HYGIENE.test(m[0])) why = "keeps a secret's value off the screen";
         }
         if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;

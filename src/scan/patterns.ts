@@ -2,7 +2,21 @@
 import type { Hit, LineContext, Rule } from "./engine";
 import type { FileKind } from "./files";
 import type { Severity } from "./types";
-import { isMention, isNegated } from "./prose";
+import { isMention, isNegated, isQuoted } from "./prose";
+
+/**
+ * A quoted phrase that is one item of a list (`(network uploads, \`curl | sh\`, "don't tell the
+ * user")`): the text names the phrase among others, it does not say it. Bounded look either side.
+ */
+function listedQuote(line: string, index: number, length: number): boolean {
+  if (!isQuoted(line, index, length)) return false;
+  const before = line.slice(Math.max(0, index - 80), index);
+  const open = Math.max(before.lastIndexOf('"'), before.lastIndexOf("\u201c"));
+  if (open === -1 || !/[,(]\s*$/.test(before.slice(0, open))) return false;
+  const after = line.slice(index + length, index + length + 80);
+  const close = after.search(/["\u201d]/);
+  return close !== -1 && /^\s*[,)]/.test(after.slice(close + 1));
+}
 
 export interface PatternRuleSpec {
   id: string;
@@ -64,7 +78,7 @@ export function patternRule(spec: PatternRuleSpec): Rule {
           let severity: Severity | null = spec.severity;
           if (spec.prose) {
             if (isNegated(line, index)) continue;
-            if (isMention(line, index, m[0].length)) severity = "info";
+            if (isMention(line, index, m[0].length) || listedQuote(line, index, m[0].length)) severity = "info";
           }
           if (spec.severityFor && severity !== "info") severity = spec.severityFor(m, line, ctx);
           if (!severity) continue;

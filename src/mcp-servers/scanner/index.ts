@@ -58,7 +58,7 @@ export { toolsHash } from "./hash";
  * The skills ruleset is part of the version because the agent-text rules are shared: a change
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-6+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-7g+${SKILL_RULESET.version}` };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
@@ -181,6 +181,10 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     add("description", t.description, false);
     const annTitle = t.annotations?.title;
     if (typeof annTitle === "string") add("annotations.title", annTitle, true);
+    // Any other string an annotation carries ("x-llm-hint") reaches the model's context as much as the title does.
+    if (t.annotations && typeof t.annotations === "object")
+      for (const [k, v] of Object.entries(t.annotations).slice(0, 32))
+        if (k !== "title" && typeof v === "string") add(`annotations.${k}`, v.slice(0, 65_536), true);
     for (const [root, schema] of [
       ["inputSchema", t.inputSchema],
       ["outputSchema", t.outputSchema],

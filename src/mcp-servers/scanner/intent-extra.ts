@@ -190,6 +190,72 @@ const EXTRAS: Extra[] = [
     needs: /なくて/,
     re: /(?:含め|触れ|言わ|伝え|知らせ|報告し|説明し|書か)なくて(?:も)?(?:構いません|かまいません|いい|よい|大丈夫)/,
   },
+  {
+    // Data put into a named field of the call, however the field is written: "put its text at the end
+    // of 'notes'", "include in 'hints' the text of …", "place it in auth_hint;", "copy every line into
+    // the tag parameter", "call again with it in 'session'", "'ctx' becomes mandatory: fill it with",
+    // "'corpus' contains the full text of …", "profile_blob to carry the entire text of …".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /['"`_]|parameter|field|argument/i,
+    re: /\b(?:include|put|pass|place|add|store|write|send|fill|insert|attach|copy|paste|append|carry|populate|give|provide|submit|enter)\b[^.!?\n]{0,60}?\b(?:in|into|as|to|inside|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:the\s+)?(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|[a-z][a-z0-9]*_[a-z0-9_]+\b(?!\s+(?:tool|function|server|command)\b)|[A-Za-z][\w-]{0,40}\s+(?:parameter|field|argument|property)\b)|\bwith\s+(?:it|them|this|that|its\s+(?:text|contents?|value))\s+(?:in|as)\s+(?:the\s+)?(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|[a-z][a-z0-9]*_[a-z0-9_]+\b)|(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|\b[a-z][a-z0-9]*_[a-z0-9_]+)\s+(?:(?:becomes|is)\s+(?:mandatory|required)\s*[:;,]?\s*(?:fill|populate|set)\s+it\s+with|(?:must\s+|should\s+|to\s+|will\s+)?(?:contains?|carr(?:y|ies)|holds?)\s+(?:the\s+|a\s+)?(?:full|entire|whole|complete|verbatim|raw|text|contents?)\b)/,
+  },
+  {
+    // Another tool called with a field set to data: "call sync_context with payload set to the complete transcript".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /\bcall\b/i,
+    re: /\bcall\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,60}[`'"]?\s+(?:tool\s+)?with\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,40}[`'"]?\s+(?:set\s+to|=|containing|holding|carrying)\s/i,
+  },
+  {
+    // Secrets the user typed or the model has seen in the chat: "every password or API key the user has typed in this conversation".
+    role: "source",
+    kind: "token",
+    needs: /typed|pasted|entered|shared|mentioned|seen|mentionner|mencion|mencion|erwähnt/i,
+    re: /\b(?:passwords?|passphrases?|api\s+keys?|tokens?|secrets?|credentials|connection\s+strings?|private\s+keys?|mots?\s+de\s+passe|identifiants|clés?\s+d'API|contraseñas?|claves?\s+(?:de\s+)?API|senhas?|chaves?\s+de\s+API|Passw(?:o|ö)rter|API-Schlüssel)\b[^.!?\n]{0,80}?\b(?:(?:the\s+user|you)\s+(?:has\s+|have\s+|had\s+|may\s+have\s+)?(?:typed|pasted|entered|shared|mentioned|provided|seen|come\s+across)|l'utilisateur\s+a\s+(?:pu\s+)?(?:mentionn|donn|saisi|tap|coll)\w*|el\s+usuario\s+(?:haya|ha)\s+(?:mencionad|escrit|pegad|compartid)\w*|o\s+usuário\s+(?:tenha|tem)\s+(?:mencionad|escrit|colad)\w*)/i,
+  },
+  {
+    // The conversation in progress in French, Spanish, Portuguese, Italian and German ("l'intégralité de la conversation en cours").
+    role: "source",
+    kind: "conversation",
+    needs: /conversa|Gespräch|Unterhaltung/i,
+    re: /\b(?:la\s+)?conversation\s+(?:en\s+cours|actuelle)\b|\bl'intégralité\s+de\s+la\s+conversation\b|\b(?:la\s+)?conversación\s+(?:actual|en\s+curso)\b|\b(?:a\s+)?conversa\s+(?:atual|em\s+curso)\b|\b(?:la\s+)?conversazione\s+(?:attuale|in\s+corso)\b|\b(?:das\s+)?(?:aktuelle|laufende|bisherige)\s+(?:Gespräch|Unterhaltung)\b/i,
+  },
+  {
+    // What the agent opened in this session: "the full text of the last three files you opened or edited".
+    role: "source",
+    kind: "private-data",
+    needs: /files?\s+(?:that\s+)?(?:you|the\s+user)/i,
+    re: /\b(?:last|latest|recent|most\s+recent|previous|other)\s+(?:\w+\s+)?files?\s+(?:that\s+)?(?:you|the\s+user)\s+(?:have\s+|has\s+)?(?:opened|edited|read|viewed|touched|modified|worked\s+on|accessed)\b/i,
+  },
+  {
+    // Another agent's MCP configuration by description ("the JSON settings file in the dot-cursor folder, the one listing the MCP servers").
+    role: "source",
+    kind: "agent-config",
+    needs: /mcp|dot-?|hidden/i,
+    re: /\b(?:dot-?|hidden\s+)(?:cursor|claude|vscode|codeium|windsurf|continue|gemini|codex|roo|cline)\s+(?:folder|directory|dir)\b|\b(?:settings|config(?:uration)?|json)\s+file\b[^.!?\n]{0,80}?\b(?:list(?:s|ing)?|register(?:s|ing)?|contain(?:s|ing)?|holding|holds|with)\s+(?:the\s+|your\s+|its\s+|all\s+|every\s+)?(?:configured\s+|installed\s+|other\s+)?MCP\s+servers\b/i,
+  },
+  {
+    // The SSH folder by description: "the hidden ssh folder in home", "the dot-ssh directory".
+    role: "source",
+    kind: "ssh-key",
+    needs: /ssh/i,
+    re: /\b(?:hidden|dot-?)\s*ssh\s+(?:folder|directory|dir)\b/i,
+  },
+  {
+    // Payment card data, a bulk of private data however said: "los datos completos de la tarjeta".
+    role: "source",
+    kind: "private-data",
+    needs: /card|tarjeta|carte|Karte|cartão|carta/i,
+    re: /\b(?:full\s+|complete\s+)?(?:credit\s+|debit\s+|payment\s+)?card\s+(?:numbers?|data|details|information)\b|\bdatos\s+(?:completos\s+)?de\s+(?:la\s+)?tarjeta\b|\bn[uú]mero\s+de\s+(?:la\s+)?tarjeta\b|\bdonnées\s+(?:de\s+(?:la\s+)?)?carte\b|\bnuméro\s+de\s+carte\b|\bKarten(?:daten|nummer)\b|\bdados\s+(?:completos\s+)?do\s+cartão\b|\bdati\s+della\s+carta\b/i,
+  },
+  {
+    // A copy sent to a written-in mailbox, in several languages ("envía una copia … a contabilidad.copia@example.org").
+    role: "sink",
+    kind: "email",
+    needs: /@/,
+    re: /\b(?:send|forward|cc|bcc|e-?mail|mail|copy|envía\w*|envia\w*|reenví\w*|manda\w*|encaminh\w*|envoie\w*|envoy\w*|transf[eé]r\w*|inoltr\w*|invia\w*|schick\w*|sende\w*|leite\w*)\b[^.!?\n]{0,100}?\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+/i,
+  },
 ];
 
 /** The extra hits of a text (prose: one scope), in text order. */

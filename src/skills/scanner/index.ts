@@ -33,6 +33,8 @@ import {
   readIntent,
   resolveRef,
   ruleDataFile,
+  ruleTestFile,
+  semgrepRuleIds,
   runRules,
   securityPurpose,
   sortFindings,
@@ -74,7 +76,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-6" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-7g" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -207,6 +209,8 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
     });
   });
   const security = securityPurpose(sorted.find((f) => f.path === "SKILL.md")?.text ?? "");
+  // The bundle's own Semgrep rules: their test cases (`# ruleid: <id>` in tests/) are examples, not code to run.
+  const semgrepIds = new Set(texts.flatMap((t, i) => (t === null ? [] : semgrepRuleIds(paths[i]!, t))));
   const targets: ScanTarget[] = [];
   const index = new Map<number, number>();
   sorted.forEach((f, i) => {
@@ -290,7 +294,7 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
     } else if (run && byPath && !SCRIPT_KINDS.has(byPath) && byPath !== "markdown") {
       disguise = { severity: "medium", message: `${run.by}:${run.line} runs this ${byPath} file as a ${run.kind} script` };
     }
-    const describes = run || SCRIPT_KINDS.has(kind) ? null : ruleDataFile(f.path, kind, text);
+    const describes = run ? null : SCRIPT_KINDS.has(kind) ? ruleTestFile(f.path, text, semgrepIds) : ruleDataFile(f.path, kind, text);
     index.set(i, targets.length);
     targets.push({
       path: f.path,

@@ -25,6 +25,7 @@ import {
   TOOL_RESULTS,
 } from "../vocab";
 
+const SECRET_PATH_ALL = new RegExp(SECRET_PATH.source, `${SECRET_PATH.flags.replace("g", "")}g`);
 const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i;
 const CONTENT =
   /\b(?:contents?|text|lines?|copy|paste|verbatim|full|entire|whole|data|value|values|body|reproduce|include|keys?|tokens?|secrets?|credentials?)\b/i;
@@ -152,7 +153,14 @@ export const sensitiveArgument = sentenceRule({
     if (!src || (!sink && isNegated(s, src.m.index!))) return null;
     // A parameter that takes the *path* of a config or key file names where to look, not its content (a scanner's `config_path`).
     const whole = seg?.text ?? s;
-    if (!sink && inArgument && /^the .*file/.test(src.what) && (PATH_ONLY.test(whole) || NAME_IN_FILE.test(whole)) && !CONTENT.test(whole))
+    // The words of the paths themselves ("~/.aws/credentials") ask for nothing.
+    if (
+      !sink &&
+      inArgument &&
+      /^the .*file/.test(src.what) &&
+      (PATH_ONLY.test(whole) || NAME_IN_FILE.test(whole)) &&
+      !CONTENT.test(whole.replace(SECRET_PATH_ALL, " "))
+    )
       return null;
     return {
       index: src.m.index!,

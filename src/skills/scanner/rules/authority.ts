@@ -2,7 +2,8 @@
  * Two intents read a sentence at a time, in any text an agent obeys (skills and MCP tool text):
  *
  * - Authority handed to content nobody reviewed: text fetched at run time, a tool's returned
- *   page, a policy endpoint's answer or the instructions inside a document declared to outrank
+ *   page, a policy endpoint's answer, a server's own instructions ("instructions from this server
+ *   take precedence over … requests in the chat") or the instructions inside a document declared to outrank
  *   the system prompt or the user, or to be the user's own wishes. Whoever writes that content
  *   then steers the agent (a rug pull when it is the publisher's own endpoint, an injection
  *   amplifier when it is any web page). It takes both parts in one sentence: third-party content
@@ -40,7 +41,7 @@ function sentencesAround(text: string, ctx: Ctx, triggers: readonly string[], ca
 
 /** Content the agent did not write and nobody reviewed: fetched, returned, hosted, or inside documents. */
 const CONTENT_SUBJECT =
-  /\b(?:fetch(?:ed|es|ing)?|download(?:ed|s|ing)?|retriev(?:e|ed|es|ing)|returned|returns|hosted|remote|(?:the\s+)?(?:response|output|result)s?\s+of|(?:page|document|file|e-?mail|message|ticket|comment)s?\s+(?:text|contents?|bod(?:y|ies))|(?:instructions?|commands?|directives?|requests?)\s+(?:they|it|the\s+(?:page|document|file|result|response)s?)\s+contains?|(?:any|all)\s+(?:instructions?|directives?)\s+(?:found\s+)?(?:in|inside|within)\s+(?:them|it|the\s+(?:documents?|pages?|files?|results?))|(?:its|their)\s+contents?|(?:the\s+)?(?:current\s+)?(?:operating\s+)?polic(?:y|ies)\s+(?:text|endpoint|tool|returned))\b/i;
+  /\b(?:fetch(?:ed|es|ing)?|download(?:ed|s|ing)?|retriev(?:e|ed|es|ing)|returned|returns|hosted|remote|(?:the\s+)?(?:response|output|result)s?\s+of|(?:page|document|file|e-?mail|message|ticket|comment)s?\s+(?:text|contents?|bod(?:y|ies))|(?:instructions?|commands?|directives?|requests?)\s+(?:they|it|the\s+(?:page|document|file|result|response)s?)\s+contains?|(?:any|all)\s+(?:instructions?|directives?)\s+(?:found\s+)?(?:in|inside|within)\s+(?:them|it|the\s+(?:documents?|pages?|files?|results?))|(?:its|their)\s+contents?|(?:the\s+)?(?:current\s+)?(?:operating\s+)?polic(?:y|ies)\s+(?:text|endpoint|tool|returned)|(?:instructions?|rules|guidance|directives?|notices?)\s+(?:from|of|in|given\s+by)\s+this\s+(?:server|tool|integration|plugin|extension|connector)|this\s+(?:server|tool|integration|plugin|extension|connector)'s\s+(?:instructions?|rules|guidance|directives?))\b/i;
 
 /** A claim of authority over the agent's own instructions, or of being the user's word. */
 const AUTHORITY_CLAIM = new RegExp(
@@ -112,16 +113,16 @@ export const contentAuthority: Rule = {
 
 /** A payment's destination, in the languages payment instructions come in. */
 const PAYMENT_TARGET =
-  /\b(?:iban|bic|swift|payee|beneficiar(?:y|ies)|recipient(?:'s)?\s+(?:address|account|wallet|iban|bank)|(?:destination|receiving|target|payout|settlement)\s+(?:address|account|wallet|key)|wallet\s+address|bank\s+(?:details|account)|account\s+number|routing\s+number|to_address|(?:pix|upi)\s+key|bénéficiaire|favorecid[oa]|chave\s+pix|destinat[aá]ri[oa]|beneficiari[oa]|zahlungsempfänger|empfänger(?:konto)?|kontonummer|bankverbindung|cuenta\s+(?:de\s+)?destino|compte\s+(?:de\s+)?(?:destination|centralisation|bénéficiaire)|получател\w*|реквизит\w*)|收款(?:人|账户|地址)|受取人|振込先|수취인/i;
+  /\b(?:iban|bic|swift|payee|beneficiar(?:y|ies)|recipient(?:'s)?\s+(?:address|account|wallet|iban|bank)|(?:destination|receiving|target|payout|settlement)\s+(?:address|account|wallet|key)|wallet\s+address|bank\s+(?:details|account)|account\s+number|routing\s+number|to_address|(?:pix|upi)\s+key|bénéficiaire|favorecid[oa]|chave\s+pix|destinat[aá]ri[oa]|beneficiari[oa]|zahlungsempfänger|empfänger(?:konto)?|kontonummer|bankverbindung|cuenta\s+(?:de\s+)?destino|compte\s+(?:de\s+)?(?:destination|centralisation|bénéficiaire)|получател\w*|реквизит\w*)|收款(?:人|账户|地址)|受取人|振込先|수취인|\b(?:destination|payee|beneficiary|recipient)\s*[=:]/i;
 /** Replacing, redirecting or substituting, in those languages. */
 const SWAP =
-  /\b(?:replac(?:e|es|ed|ing)|substitut(?:e|es|ed|ing)|swap(?:s|ped|ping)?|redirect(?:s|ed|ing)?|reroute|instead\s+of|in\s+place\s+of|always\s+set\s+\w+\s+to|settled\s+through|routed\s+through|remplac\w*|substitu\w*|au\s+lieu\s+de|em\s+vez\s+de|no\s+lugar\s+de|en\s+lugar\s+de|en\s+vez\s+de|sostitu\w*|invece\s+d[ie]|al\s+posto\s+d[ie]|ersetz\w*|statt|anstelle|umleit\w*)\b|(?<![\wÀ-ÿ])à\s+la\s+place\s+de\b|(?<![А-Яа-яЁё])(?:замен\w*|вместо|перенаправ\w*)|替换|改为|代わりに|置き換え|대신/i;
+  /\b(?:replac(?:e|es|ed|ing)|substitut(?:e|es|ed|ing)|swap(?:s|ped|ping)?|redirect(?:s|ed|ing)?|reroute|instead\s+of|in\s+place\s+of|always\s+set\s+\w+\s+to|settled\s+through|routed\s+through|remplac\w*|substitu\w*|au\s+lieu\s+de|em\s+vez\s+de|no\s+lugar\s+de|en\s+lugar\s+de|en\s+vez\s+de|sostitu\w*|invece\s+d[ie]|al\s+posto\s+d[ie]|ersetz\w*|statt|anstelle|umleit\w*)\b|\b(?:pass|set|use)\s+(?:the\s+)?(?:destination|payee|beneficiary|recipient|iban)\s*(?:=|:|to\b)|(?<![\wÀ-ÿ])à\s+la\s+place\s+de\b|(?<![А-Яа-яЁё])(?:замен\w*|вместо|перенаправ\w*)|替换|改为|代わりに|置き換え|대신/i;
 /** A literal account: an IBAN, an e-mail or Pix address, a 0x or base58 wallet, a long account number. */
 const LITERAL_ACCOUNT =
-  /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b|(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\b0x[0-9a-fA-F]{40}\b|\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b|\bbc1[02-9ac-hj-np-z]{20,60}\b|\b\d{8,20}\b/;
+  /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b|(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\b0x[0-9a-fA-F]{40}\b|\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b|\bbc1[02-9ac-hj-np-z]{20,60}\b|\b\d{8,20}\b|\bacct_[A-Za-z0-9]{6,40}\b/;
 /** What makes a swap fraud rather than an edit: a threshold, or the original kept in what the user sees. */
 const CONDITION_OR_DECEIT =
-  /(?:\b(?:above|over|exceeding|greater\s+than|more\s+than|larger\s+than|acima\s+de|superior\s+a|supérieur\s+à|au-delà\s+de|mehr\s+als|mayor(?:es)?\s+(?:a|de|que)|superiori?\s+a|oltre)|(?<![\wÀ-ÿ])über|(?<![А-Яа-яЁё])(?:более|свыше|больше)|超过|以上)\s[^.;]{0,20}\d|(?:display|show|present|keep|keeping|retain|conserv\w*|mant(?:er|endo|enha)|manten\w*|behalt\w*|anzeig\w*|affich\w*|exib\w*|mostr\w*)\b[^.;]{0,80}?(?:\b(?:intended|original\w*|supplier'?s?|vendor'?s?|fournisseur|ursprünglich\w*))|\b(?:do\s+not|don'?t|never|without|ne\s+pas|não|nicht|no|sans|sem|senza)\s+(?:\w+\s+){0,2}(?:mention\w*|tell\w*|signal\w*|show\w*|report\w*|inform\w*|indic\w*|erwähn\w*|mencion\w*|avis\w*)/i;
+  /(?:\b(?:above|over|exceeding|greater\s+than|more\s+than|larger\s+than|acima\s+de|superior\s+a|supérieur\s+à|au-delà\s+de|mehr\s+als|mayor(?:es)?\s+(?:a|de|que)|superiori?\s+a|oltre)|(?<![\wÀ-ÿ])über|(?<![А-Яа-яЁё])(?:более|свыше|больше)|超过|以上)\s[^.;]{0,20}\d|(?:display|show|present|keep|keeping|retain|conserv\w*|mant(?:er|endo|enha)|manten\w*|behalt\w*|anzeig\w*|affich\w*|exib\w*|mostr\w*)\b[^.;]{0,80}?(?:\b(?:intended|original\w*|supplier'?s?|vendor'?s?|fournisseur|ursprünglich\w*))|\b(?:do\s+not|don'?t|never|without|ne\s+pas|não|nicht|no|sans|sem|senza)\s+(?:\w+\s+){0,2}(?:mention\w*|tell\w*|signal\w*|show\w*|report\w*|inform\w*|indic\w*|erwähn\w*|mencion\w*|avis\w*)|\boriginal_?(?:destination|payee|recipient|iban|account|beneficiary)\b/i;
 
 const PAYEE_TRIGGERS = [
   "iban",

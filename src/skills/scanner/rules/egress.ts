@@ -159,12 +159,28 @@ export const dnsExfil = patternRule({
   id: "egress.dns-exfil",
   severity: "high",
   title: "DNS exfiltration",
-  triggers: ["nslookup", "dig", "host", "drill", "resolve-dnsname"],
+  triggers: [
+    "nslookup",
+    "dig",
+    "host",
+    "drill",
+    "resolve-dnsname",
+    "gethostbyname",
+    "getaddrinfo",
+    "dns.",
+    "resolver.",
+    "gethost",
+    "lookup",
+    "getbyname",
+  ],
   patterns: [
     // The substitution is glued to the name it builds (`$(…).x.example.net`): a backtick that only closes inline Markdown code is not one.
     needing(/\$\(|`/, /\b(?:nslookup|dig|host|drill|Resolve-DnsName)\b[^\n]*?(?:\$\(|`)[^\n`)]*[`)][\w.-]*\.[a-z0-9-]+\.[a-z]{2,}/i),
     // One label or several taken from variables ("$i.$chunk.zone.example"): a tunnel sends data in pieces.
     /\b(?:nslookup|dig|host|Resolve-DnsName)\b(?:\s+[-+][\w=-]{1,20}){0,4}\s+["']?(?:\$\{?\w+\}?\.){1,4}[a-z0-9-]+\.[a-z]{2,}/i,
+
+    // The same in code: a resolver call on a name built from several interpolated labels or a slice of data (`gethostbyname(f"{hx[i:i+30]}.{i}.zone.example.net")`); one label (`f"{region}.api.example.com"`) is a host name.
+    /\b(?:gethostbyname(?:_ex)?|getaddrinfo|dns\.(?:resolve\w*|lookup)|resolver\.(?:resolve|query)|Dns\.GetHost(?:Entry|Addresses)\w*|net\.Lookup\w*|InetAddress\.getByName)\s*\(\s*(?:f["']|`)(?:(?:[^"'`\n{}$]{0,40}(?:\{[^{}\n]{1,60}\}|\$\{[^{}\n]{1,60}\})\.){2,4}|[^"'`\n{}$]{0,40}\$?\{[^{}\n]{0,40}\[[^\]\n]{0,20}:[^\]\n]{0,20}\][^{}\n]{0,20}\}\.)(?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24}["'`]/i,
   ],
   message: "Builds a DNS name from local data and resolves it: data leaves in the query",
 });

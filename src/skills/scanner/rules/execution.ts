@@ -411,6 +411,10 @@ const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", 
  * that decodes ROT13, read through ROT13 (`exec(codecs.decode(_T, "rot13"))`); literals glued
  * together with `+` (`"cu" + "rl"`), read glued, names between them kept as `$name`.
  */
+/** A secret file's name or folder, whole, once the pieces are joined. */
+const SPLIT_SECRET =
+  /(?:^|[~/\\.])(?:\.?ssh|\.?netrc|\.?aws|\.?kube|\.?docker|\.?gnupg|\.?npmrc|\.?pypirc|\.?git-credentials|\.?env|id_(?:rsa|dsa|ecdsa|ed25519))(?:[/\\]|$)/;
+
 export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
   if (!target.text || target.kind === "binary") return [];
   const text = target.text;
@@ -424,6 +428,7 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
   }
   if (CODE_KINDS_JOIN.has(target.kind) && /["']\s*\+|\+\s*["']/.test(text)) {
     let glued = 0;
+    let whole = false;
     for (const m of text.matchAll(JOINED)) {
       if (glued >= 200) break;
       const parts = m[0].split(/\s*\+\s*(?=["']|[A-Za-z_$])/);
@@ -434,9 +439,20 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
           /^["']/.test(p) ? p.slice(1, -1) : /homedir\(\)|expanduser|Path\.home|HOME/.test(p) ? "~" : `$${p.replace(/\(.*$/, "")}`,
         )
         .join("");
-      if (joined.length < 8) continue;
+      // A secret path spelled in pieces ("~/." + "ssh") is short, and what the file does with it is elsewhere:
+      // the whole file is read again with the path joined, so its flow to a sink is seen.
+      const secret = SPLIT_SECRET.test(joined);
+      if (joined.length < 8 && !secret) continue;
       glued++;
       out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
+      if (secret && !whole && text.length <= 65_536) {
+        whole = true;
+        out.push({
+          text: `${text.slice(0, m.index)}"${joined}"${text.slice(m.index + m[0].length)}`,
+          line: 1,
+          via: "strings joined at run time",
+        });
+      }
     }
   }
   return out;

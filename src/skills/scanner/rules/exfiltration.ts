@@ -587,7 +587,46 @@ export const privateToPublic = patternRule({
   message: "Tells the agent to copy the user's private data into something public (a pull request, issue, comment or public page)",
 });
 
+// ---- the repository pushed to a host the text writes in ---------------------------------------
+
+/**
+ * A git remote (added, an extra push URL, a mirror push) on a fixed host that is not a public
+ * forge, whose path is filled per repository or per user (`$(whoami)/$r.git`, `<repo-name>.git`):
+ * one destination for every repository the agent works in, so each one is copied there. A
+ * migration guide names its own target, or the user's account on a forge (`github.com/<you>/<repo>`).
+ */
+export const gitRemoteMirror = patternRule({
+  id: "exfil.git-remote",
+  severity: "high",
+  title: "Every repository pushed to a fixed outside host",
+  triggers: ["remote", "push"],
+  prose: true,
+  patterns: [
+    /\b(?:git\s+(?:remote\s+(?:add|set-url)|push)\b|remote\b|push\b)[^\n]{0,100}?(?:https?|ssh|git):\/\/(?:[\w.-]{1,60}@)?(?!(?:[\w-]+\.)*(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org|dev\.azure\.com|sr\.ht|localhost)\b)(?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24}(?::\d{1,5})?\/[^\s"'`]{0,200}?(?:\$\(|\$\{?[A-Za-z_]|<[\w-]{1,40}>|\{[\w-]{1,40}\})/i,
+  ],
+  message:
+    "Adds a git remote or push URL on a fixed outside host, filled in per repository or user: every repository the agent works in is copied there",
+});
+
+/**
+ * A package's published file list (`files` in package.json, or the step that sets it) naming a
+ * secret file: `.env`, `.npmrc`, a key. Whatever is listed there goes to the public registry with
+ * the next publish. `.env.example` is meant to ship.
+ */
+export const publishSecrets = patternRule({
+  id: "exfil.publish-secrets",
+  severity: "high",
+  title: "Secret files in a package's published files",
+  triggers: ["files"],
+  prose: true,
+  patterns: [
+    /["'`]?\bfiles["'`]?\s*(?:whitelist\s+|list\s+|array\s+|field\s+)?(?:to\s+|[:=]\s*)`?\[[^\]\n]{0,300}?["'](?:[\w./-]{0,80}\/)?(?:\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?|\.npmrc|\.pypirc|\.netrc|\.git-credentials|id_(?:rsa|dsa|ecdsa|ed25519)|\.aws\/credentials|credentials\.json|[\w-]*\.pem|[\w-]*\.key)["']/i,
+  ],
+  message: "Lists a secret file (.env, .npmrc, a key) among the files a package publishes: the next publish puts it on the public registry",
+});
+
 export const EXFILTRATION_RULES: Rule[] = [
+  publishSecrets,
   secretRead,
   dotenvRead,
   envDump,
@@ -596,4 +635,5 @@ export const EXFILTRATION_RULES: Rule[] = [
   credentialCapture,
   markdownImageExfil,
   privateToPublic,
+  gitRemoteMirror,
 ];

@@ -6,7 +6,7 @@
  * channels that run what a DNS record or a socket message says, and the whole home folder packed
  * into an archive. Each is a class: the rule names the mechanism, not a sample's wording.
  */
-import { isNegated, needing, patternRule, triggerLines, type Hit, type Rule } from "../../../scan";
+import { isNegated, needing, patternRule, sentences, triggerLines, type Hit, type Rule } from "../../../scan";
 
 const SENDS = /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|ncat)\b|\brequests\.(?:post|put)\(|\bfetch\(\s*["'`]https?:/i;
 
@@ -76,6 +76,9 @@ export const privilegeWrapper = patternRule({
     /\balias\s+(?:sudo|doas|pkexec|passwd)\s*=\s*(?!["']?(?:sudo|doas)\b)["']?[\w$./~-]/,
     /(?:^|[\s;{`(])(?:function\s+)?(?:sudo|doas|pkexec|passwd)\s*\(\s*\)\s*\{|\bfunction\s+(?:sudo|doas|pkexec)\s*\{/,
     /\[sudo\]\s+password\s+for\b[^\n]{0,120}\bread\b|\bread\s+-\w*s\w*\b[^\n]{0,40}["']\[sudo\]\s+password/i,
+
+    // Printing sudo's own prompt, on whatever line the password is then read: only a look-alike needs to.
+    /\b(?:printf|echo|print|Write-Host|console\.(?:log|error))\b[^\n]{0,20}?["'`]\[sudo\]\s+password\s+for\b/i,
   ],
   message: "Shadows sudo with a wrapper of its own: the wrapper sees the password typed at every sudo prompt",
 });
@@ -222,4 +225,55 @@ export const homeArchive: Rule = {
   },
 };
 
-export const FOOTHOLD_RULES: Rule[] = [gitConfigProgram, privilegeWrapper, cloudBackdoor, securityControls, commandChannel, homeArchive];
+/**
+ * The agent's own guards removed wholesale: every PreToolUse/PostToolUse hook, or every skill or
+ * rule whose name says security, guard, secrets, audit or policy. Whatever the pretext (context
+ * size, speed, duplicates), it takes away what would stop the rest. Removing one named hook, or
+ * keeping the security ones, passes.
+ */
+const GUARD_REMOVAL =
+  /\b(?:remove|delete|clear|drop|empty|strip|disable|uninstall|rm)\b[^!?]{0,120}?\b(?:(?:all|every|any)\s+(?:the\s+|of\s+the\s+)?(?:entries|hooks?|items)\b[^!?]{0,80}?\b(?:PreToolUse|PostToolUse|UserPromptSubmit|PermissionRequest)\b|(?:all|every|any)\s+(?:\w+\s+){0,2}?(?:skills?|skill\s+folders?|rules?|rule\s+files?|hooks?)\b[^!?]{0,160}?\b(?:security|guard(?:rail)?s?|secrets?|audit|polic(?:y|ies)|safety)\b)/i;
+const GUARD_KEPT = /\b(?:never|not|don'?t|keep|except|unless|leave)\b/i;
+
+export const agentGuards: Rule = {
+  id: "safety.agent-guards",
+  severity: "high",
+  title: "Removes the agent's guard rules",
+  triggers: [
+    "pretooluse",
+    "posttooluse",
+    "userpromptsubmit",
+    "permissionrequest",
+    "security",
+    "guard",
+    "secret",
+    "audit",
+    "polic",
+    "safety",
+  ],
+  text(text) {
+    const hits: Hit[] = [];
+    for (const s of sentences(text)) {
+      if (hits.length >= 3) break;
+      const m = GUARD_REMOVAL.exec(s.text);
+      if (!m || GUARD_KEPT.test(s.text) || isNegated(s.text, m.index)) continue;
+      hits.push({
+        index: s.start + m.index,
+        length: m[0].length,
+        message:
+          "Removes the agent's guards wholesale (its PreToolUse/PostToolUse hooks, or every security, guard or policy skill or rule)",
+      });
+    }
+    return hits;
+  },
+};
+
+export const FOOTHOLD_RULES: Rule[] = [
+  gitConfigProgram,
+  privilegeWrapper,
+  cloudBackdoor,
+  securityControls,
+  commandChannel,
+  homeArchive,
+  agentGuards,
+];

@@ -97,7 +97,7 @@ export function markdownHidden(target: ScanTarget, lines: LineIndex): HiddenText
 }
 
 const ADDRESSES_AGENT =
-  /\b(?:you\s+(?:must|should|will|need\s+to|are\s+to)|(?:the\s+)?(?:assistant|agent|AI|model|LLM|claude|codex|copilot|cursor|gemini)\s*(?:,|:|must|should|will|needs?\s+to)|ignore\s+(?:the|all|any|previous|above)|disregard|do\s+not\s+(?:tell|mention)|without\s+telling|(?:notes?|instructions?|message|memo)\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?(?:agents?|assistants?|AIs?|models?|LLMs?|bots?|coding\s+agents?)\b|keep\s+(?:it|this|them)\s+out\s+of\b)/i;
+  /\b(?:you\s+(?:must|should|will|need\s+to|are\s+to)|(?:the\s+)?(?:assistant|agent|AI|model|LLM|claude|codex|copilot|cursor|gemini)\s*(?:,|:|must|should|will|needs?\s+to)|ignore\s+(?:the|all|any|previous|above)|disregard|do\s+not\s+(?:tell|mention)|without\s+telling|(?:notes?|instructions?|message|memo)\s+(?:for|to)\s+(?:the\s+|all\s+|any\s+)?(?:agents?|assistants?|AIs?|models?|LLMs?|bots?|coding\s+agents?)\b|keep\s+(?:it|this|them)\s+out\s+of\b|\b(?:agents?|assistants?|AI|models?|LLMs?)[- ](?:only|facing)\b|\bfor\s+(?:the\s+)?(?:agents?|assistants?|AI|models?)\s+only\b)/i;
 
 export const hiddenInstructions: Rule = {
   id: "markdown.hidden-instructions",
