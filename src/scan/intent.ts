@@ -527,7 +527,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "agent-config",
-    re: /\b(?:tokens?|keys?|secrets?|credentials?|passwords?|[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PAT))\b[^.\n]{0,40}?\b(?:configured|set|stored|defined|registered)\s+(?:for|in|on)\s+(?:the\s+|an?\s+|another\s+|other\s+|any\s+|each\s+|every\s+)?(?:[\w-]+\s+)?MCP\s+servers?\b|\b(?:the\s+)?(?:client|host|claude|cursor|agent|editor|ide)(?:'s)?\s+(?:own\s+)?MCP\s+(?:server\s+)?config(?:uration)?s?\b/i,
+    re: /\b(?:tokens?|keys?|secrets?|credentials?|passwords?|[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PAT))\b[^.\n]{0,40}?\b(?:configured|set|stored|defined|registered)\s+(?:for|in|on)\s+(?:(?:another|other|any|each|every)\s+(?:[\w-]+\s+)?|(?:the\s+|an?\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+)MCP\s+servers?\b|\b(?:the\s+)?(?:client|host|claude|cursor|agent|editor|ide)(?:'s)?\s+(?:own\s+)?MCP\s+(?:server\s+)?config(?:uration)?s?\b/i,
     triggers: ["mcp"],
     only: "prose",
   },
@@ -757,7 +757,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "image-url",
-    re: /!\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]+=[^)\s]*\)|!?\[[^\]\n]{0,100}\]\(\s*[^)\s<]{0,200}[?&#][\w.-]+=\s*(?:<[^<>\n]{1,160}>|\{\{?[^{}\n]{1,160}\}\}?)|!\[[^\]\n]{0,100}\]\(\s*<?https?:\/\/[^)\s<>{}]{1,200}(?:<[^<>\n]{0,40}?\b(?:hex|base64|b64|encoded|encoding|contents?|data|secrets?|tokens?|chunks?|char(?:acter)?s?|bytes?|summary|payload|conversation)\b[^<>\n]{0,40}>|\{\{?[^{}\n]{0,40}?\b(?:hex|base64|b64|encoded|encoding|contents?|data|secrets?|tokens?|chunks?|char(?:acter)?s?|bytes?|summary|payload|conversation)\b[^{}\n]{0,40}\}\}?)|<img\b[^>\n]*\bsrc\s*=\s*["']?https?:\/\/[^"'\s>]*[?&][\w.-]+=|\b(?:image|badge|pixel|img|tracking)\b[^.\n]{0,60}?\b(?:url|link|src)\b[^.\n]{0,60}?\b(?:query|parameters?|params?)\b/i,
+    re: /!\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]+=[^)\s]*\)|!?\[[^\]\n]{0,100}\]\(\s*[^)\s<]{0,200}[?&#][\w.-]+=\s*(?:<[^<>\n]{1,160}>|\{\{?[^{}\n]{1,160}\}\}?)|!\[[^\]\n]{0,100}\]\(\s*<?https?:\/\/[^)\s<>{}]{1,200}(?:<(?![^<>\n]{0,80}\b(?:diagram|chart|graph|mermaid|plantuml|uml|svg)\b)[^<>\n]{0,40}?\b(?:hex|base64|b64|encoded|encoding|contents?|data|secrets?|tokens?|chunks?|char(?:acter)?s?|bytes?|summary|payload|conversation)\b[^<>\n]{0,40}>|\{\{?(?![^{}\n]{0,80}\b(?:diagram|chart|graph|mermaid|plantuml|uml|svg)\b)[^{}\n]{0,40}?\b(?:hex|base64|b64|encoded|encoding|contents?|data|secrets?|tokens?|chunks?|char(?:acter)?s?|bytes?|summary|payload|conversation)\b[^{}\n]{0,40}\}\}?)|<img\b[^>\n]*\bsrc\s*=\s*["']?https?:\/\/[^"'\s>]*[?&][\w.-]+=|\b(?:image|badge|pixel|img|tracking)\b[^.\n]{0,60}?\b(?:url|link|src)\b[^.\n]{0,60}?\b(?:query|parameters?|params?)\b/i,
     triggers: ["![", "<img", "query", "param", "]("],
   },
   // Another tool's arguments: a URL template the agent fills, or "pass it as the X parameter on every call".

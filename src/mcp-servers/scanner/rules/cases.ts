@@ -355,7 +355,18 @@ export const MCP_RULE_CASES: Record<string, McpRuleCases> = {
           ),
         ],
       },
+      {
+        tools: [
+          tool("search", "Searches the index.", {
+            type: "object",
+            properties: { api_key: { type: "string", description: "The API key configured for this MCP server (optional)." } },
+          }),
+        ],
+      },
       { tools: [tool("create_issue", "Creates an issue. Include steps to reproduce and the expected behaviour.")] },
+      {
+        tools: [tool("create_issue", "Creates an issue with your GitLab token. Add labels with `labels` and assignees with `assignees`.")],
+      },
       { tools: [tool("create_issue", "Creates an issue. Never include the contents of .env files or tokens.")] },
       "Renders badges: ![version](https://img.shields.io/npm/v/<package>); private repositories are skipped.",
       {

@@ -115,30 +115,39 @@ const negatedAfter = (text: string, h: { index: number; length: number }) =>
 const PUBLISHING_TOOL =
   /^(?:create|open|post|add|submit|publish|update|edit|write)_?(?:pull_?request|pr|merge_?request|mr|issue|comment|gist|discussion|release|post|review|wiki|page|status|tweet|message)s?(?:_\w+)?$/i;
 /** Its own description asking for something to go into what it publishes. */
-const PUT_IN = /\b(?:include|including|list|listing|add|attach|paste|append|embed|insert|copy)\b/i;
+const PUT_IN = /\b(?:include|including|list|listing|add|attach|paste|append|embed|insert|copy)\b/gi;
+const SENTENCE_END = /[.!?](?:\s|$)|\n/g;
 
 /**
  * The description of a publishing tool says what goes into what it publishes ("include a section
  * listing … and the contents of any .env files"): that is a public post, though no sink is named.
+ * Only what the same sentence names after the verb goes there ("uses your GitLab token; add
+ * labels with `labels`" publishes no token).
  */
-function publishedHere(segs: readonly Segment[]): IntentHit[] {
+function publishedHere(segs: readonly Segment[], hits: readonly IntentHit[]): IntentHit[] {
   const name = segs.find((s) => s.tool !== null)?.tool;
   if (!name || !PUBLISHING_TOOL.test(name)) return [];
   const out: IntentHit[] = [];
   for (const seg of segs) {
     if (seg.field !== "description") continue;
-    const m = PUT_IN.exec(seg.text);
-    if (!m) continue;
-    out.push({
-      role: "sink",
-      kind: "public-post",
-      index: seg.start + m.index,
-      length: m[0].length,
-      line: seg.line,
-      what: `${m[0]} (in what \`${name}\` publishes)`,
-      mode: "do",
-      scope: 0,
-    });
+    PUT_IN.lastIndex = 0;
+    for (let m = PUT_IN.exec(seg.text), n = 0; m && n < 5; m = PUT_IN.exec(seg.text), n++) {
+      SENTENCE_END.lastIndex = m.index;
+      const end = seg.start + (SENTENCE_END.exec(seg.text)?.index ?? seg.text.length);
+      const at = seg.start + m.index;
+      if (!hits.some((h) => h.role === "source" && h.index > at && h.index < end)) continue;
+      out.push({
+        role: "sink",
+        kind: "public-post",
+        index: at,
+        length: m[0].length,
+        line: seg.line,
+        what: `${m[0]} (in what \`${name}\` publishes)`,
+        mode: "do",
+        scope: 0,
+      });
+      break;
+    }
   }
   return out;
 }
@@ -150,7 +159,7 @@ export const dataFlow: Rule = {
   text(text, ctx) {
     const read = readIntent(text, { path: ctx.target.path, kind: "prose", securityPurpose: securityServer() });
     const extra = extraIntentHits(text, ctx.lines);
-    if (!ctx.hidden) extra.push(...publishedHere(segmentsOf(ctx.target)));
+    if (!ctx.hidden) extra.push(...publishedHere(segmentsOf(ctx.target), [...read.hits, ...extra]));
     const all = extra.length ? [...read.hits, ...extra].sort((a, b) => a.index - b.index) : read.hits;
     if (!all.length && !ctx.hidden) return [];
     const doc: IntentDoc = { ...read, hits: all.filter((h) => h.role === "conceal" || !negatedAfter(text, h)) };

@@ -198,6 +198,8 @@ const MAGIC_CONDITION =
 /** Written into code by the agent: add, insert, put in, in any code you write. */
 const INSERT =
   /\b(?:add|adds|adding|insert|inserting|put|place|include|inject|write|patch|prepend|introduce|plant)\b|\bin\s+(?:any|all|every)\s+code\s+you\s+(?:write|modify|generate|touch)|(?<![А-Яа-яЁё])(?:добав[а-яё]*|встав[а-яё]*|впиши|пропиши|внедри)|添加|加入|插入|追加|入れ|추가|\b(?:añad\w*|agreg\w*|insert\w*|adicion\w*|ajout\w*|füg\w*|aggiung\w*|inserisc\w*)\b/i;
+/** A request let through because it proves something (a valid key, a signed token) is authentication, not a way past it. */
+const VALIDATED = /\b(?:valid|verified|signed|correct|authenticated|matching\s+(?:the\s+)?(?:stored|configured|expected|hashed))\b/i;
 /** A review that looks for the pattern is not an instruction to write it. */
 const LOOKS_FOR =
   /\b(?:flag|flags|detect\w*|look(?:s|ing)?\s+for|check\s+(?:for|whether|that)|reject\w*|remove\w*|find|finds|audit\w*|warn\w*|vulnerabilit\w*|anti-?pattern|such\s+as|e\.g\.|for\s+example|backdoors?)\b/i;
@@ -242,7 +244,13 @@ export const codeBackdoor: Rule = {
       const insert = INSERT.exec(window);
       if (!insert || insert.index > s.text.length) continue;
       if (!AUTH_CHECK.test(window) || !LET_THROUGH.test(window) || !MAGIC_CONDITION.test(window)) continue;
-      if (LOOKS_FOR.test(s.text) || isNegated(window, insert.index) || isMention(window, insert.index, insert[0].length)) continue;
+      if (
+        LOOKS_FOR.test(s.text) ||
+        VALIDATED.test(s.text) ||
+        isNegated(window, insert.index) ||
+        isMention(window, insert.index, insert[0].length)
+      )
+        continue;
       return [
         {
           index: s.start + insert.index,
