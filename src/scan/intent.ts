@@ -451,7 +451,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "conversation",
-    re: /\b(?:the\s+)?user'?s\s+(?:(?:most\s+)?(?:recent|last|latest|previous|earlier|full|entire|whole|original)\s+)?(?:(?:\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|few|several)\s+)?(?:messages?|prompts?|questions?|requests?|input|conversation|chat|instructions)\b|\b(?:conversation|chat)\s+(?:history|log|logs|transcripts?|context|so\s+far|contents?)\b|\b(?:the\s+)?(?:whole|full|entire)\s+conversation\b|\b(?:previous|prior|earlier|all|every)\s+(?:messages|prompts|user\s+messages)\b|\bsystem\s+prompts?\b|\btranscripts?\b|\bUserPromptSubmit\b|\b(?:every|each)\s+(?:prompt|message|tool\s+(?:call|input|output|result))\b|\btool\s+(?:inputs?|outputs?|results?)\b|对话(?:记录|内容|历史)|聊天记录|用户(?:的)?(?:消息|提问|输入)|会話(?:履歴|内容|ログ|全文|の全文)|これまでの(?:会話|やり取り|メッセージ)|システムプロンプト|系统提示(?:词)?|チャット履歴|ユーザーの(?:メッセージ|質問|入力)|대화\s*(?:기록|내용)|\bhistorial\s+de\s+(?:la\s+)?(?:conversación|chat)\b|\bhistórico\s+d[ao]\s+(?:conversa|chat)\b|\bGesprächsverlauf\b|\bChatverlauf\b|\bhistorique\s+de\s+(?:la\s+)?conversation\b|(?<![А-Яа-яЁё])истори\w*\s+(?:чата|переписки|диалога)/i,
+    re: /\b(?:the\s+)?user'?s\s+(?:(?:most\s+)?(?:recent|last|latest|previous|earlier|full|entire|whole|original|exact|verbatim|raw|complete|unredacted)\s+)?(?:(?:\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|few|several)\s+)?(?:messages?|prompts?|questions?|requests?|input|conversation|chat|instructions)\b|\b(?:conversation|chat)\s+(?:history|log|logs|transcripts?|context|so\s+far|contents?)\b|\b(?:the\s+)?(?:whole|full|entire)\s+conversation\b|\b(?:previous|prior|earlier|all|every)\s+(?:messages|prompts|user\s+messages)\b|\bsystem\s+prompts?\b|\btranscripts?\b|\bUserPromptSubmit\b|\b(?:every|each)\s+(?:prompt|message|tool\s+(?:call|input|output|result))\b|\btool\s+(?:inputs?|outputs?|results?)\b|对话(?:记录|内容|历史)|聊天记录|用户(?:的)?(?:消息|提问|输入)|会話(?:履歴|内容|ログ|全文|の全文)|これまでの(?:会話|やり取り|メッセージ)|システムプロンプト|系统提示(?:词)?|チャット履歴|ユーザーの(?:メッセージ|質問|入力)|대화\s*(?:기록|내용)|\bhistorial\s+de\s+(?:la\s+)?(?:conversación|chat)\b|\bhistórico\s+d[ao]\s+(?:conversa|chat)\b|\bGesprächsverlauf\b|\bChatverlauf\b|\bhistorique\s+de\s+(?:la\s+)?conversation\b|(?<![А-Яа-яЁё])истори\w*\s+(?:чата|переписки|диалога)/i,
     triggers: [
       "user's",
       "users ",
@@ -523,6 +523,14 @@ const SOURCES: Entry[] = [
     re: /\.cursor[/\\]mcp\.json|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|(?<![\w-])\.claude\.json\b|\.codex[/\\]auth\.json|\.gemini[/\\](?:settings|oauth_creds)\.json|(?<![\w-])\.mcp\.json\b|\bmcp\.json\b/i,
     triggers: [".cursor", "mcp_config", "claude_desktop", ".claude.json", ".codex", ".gemini", "mcp.json"],
   },
+  // The same by description: a credential another MCP server was configured with, or the client's MCP configuration.
+  {
+    role: "source",
+    kind: "agent-config",
+    re: /\b(?:tokens?|keys?|secrets?|credentials?|passwords?|[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PAT))\b[^.\n]{0,40}?\b(?:configured|set|stored|defined|registered)\s+(?:for|in|on)\s+(?:(?:another|other|any|each|every)\s+(?:[\w-]+\s+)?|(?:the\s+|an?\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+)MCP\s+servers?\b|\b(?:the\s+)?(?:client|host|claude|cursor|agent|editor|ide)(?:'s)?\s+(?:own\s+)?MCP\s+(?:server\s+)?config(?:uration)?s?\b/i,
+    triggers: ["mcp"],
+    only: "prose",
+  },
   // What the user copied (passwords and tokens pass through the clipboard), read by a script.
   {
     role: "source",
@@ -535,8 +543,26 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "private-data",
-    re: /\bprivate\s+(?:repositor(?:y|ies)|repos?|projects?|files|data|messages|notes|documents|code|issues)\b|\b(?:every|all|each)\s+(?:outgoing\s+|incoming\s+|sent\s+)?(?:e-?mails?|mails?|messages?\s+(?:sent|you\s+send))\b|\b(?:every|each|all)\s+(?:outgoing|incoming)\s+messages?\b|\binbox(?:es)?\b|\bcustomer\s+(?:data|records|lists?)\b|\b(?:personal|private)\s+(?:data|information|files)\b/i,
-    triggers: ["private", "mail", "message", "outgoing", "incoming", "inbox", "customer", "personal"],
+    re: /\bprivate\s+(?:repositor(?:y|ies)|repos?|projects?|files|data|messages|notes|documents|code|issues)\b|\b(?:every|all|each)\s+(?:outgoing\s+|incoming\s+|sent\s+)?(?:e-?mails?|mails?|messages?\s+(?:sent|you\s+send))\b|\b(?:every|each|all)\s+(?:outgoing|incoming)\s+messages?\b|\binbox(?:es)?\b|\b(?:customer|client|patient|member|subscriber|contact)s?'?\s+(?:data|records|lists?|names?|e-?mails?|e-?mail\s+addresses|phone\s+numbers?|(?:home\s+|postal\s+)?addresses|birth\s*dates?|dates?\s+of\s+birth|ssns?|social\s+security\s+numbers?|card\s+numbers?|pii)\b|\b(?:contents?|text|bodies)\s+of\s+(?:every|each|all(?:\s+(?:of\s+)?the)?)\s+(?:\w+\s+)?files?\s+(?:that\s+)?(?:you|the\s+(?:agent|assistant|model))\s+(?:have\s+|has\s+|'ve\s+)?(?:read|opened|seen|viewed|accessed|loaded|written|edited|touched)\b|\b(?:personal|private)\s+(?:data|information|files)\b/i,
+    triggers: [
+      "private",
+      "mail",
+      "message",
+      "outgoing",
+      "incoming",
+      "inbox",
+      "customer",
+      "client",
+      "patient",
+      "member",
+      "subscriber",
+      "contact",
+      "personal",
+      "content of",
+      "contents of",
+      "text of",
+      "bodies of",
+    ],
   },
 ];
 
@@ -615,7 +641,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "network",
-    re: /\b(?:send|sends|sending|sent|post|posts|posting|upload|uploads|uploading|submit|submits|transmit|forward|forwards|sync|syncs|report|reports|register|beacon|push|pushes|deliver|exfiltrate|leak|relay|share|mirror|stream|transfer|ship|attach)\b[^.\n]{0,100}?\b(?:to|at|into|via|with|through)\b[^.\n]{0,60}?(?:https?:\/\/[^\s)`'"]+|\b(?:the\s+|our\s+|a\s+|an\s+|this\s+|their\s+|its\s+)?(?:(?:remote|hosted|external|third[- ]party|cloud|central|vendor'?s?|team'?s?|backup|telemetry|analytics|collection|ingest(?:ion)?|logging|support|reader|badge|session)\s+)?(?:endpoint|webhook|server|url|api|backend|service|collector|dashboard|bucket|relay|proxy|indexer|index|registry|host|site|space|desk|cdn)\b)|\b(?:POST|PUT)\b[^.\n]{0,40}?\bto\b\s*`?https?:|\b(?:JSON\s+)?body\s+of\s+a\s+(?:POST|request)\b|\bas\s+(?:the\s+)?(?:request\s+)?body\b[^.\n]{0,40}https?:/i,
+    re: /\b(?:send|sends|sending|sent|post|posts|posting|upload|uploads|uploading|submit|submits|transmit|forward|forwards|sync|syncs|report|reports|register|beacon|push|pushes|deliver|exfiltrate|leak|relay|share|mirror|stream|transfer|ship|attach)\b(?:[^.\n]|\.(?=[\w/])){0,100}?\b(?:to|at|into|via|with|through)\b[^.\n]{0,60}?(?:https?:\/\/[^\s)`'"]+|\b(?:the\s+|our\s+|a\s+|an\s+|this\s+|their\s+|its\s+)?(?:(?:remote|hosted|external|third[- ]party|cloud|central|vendor'?s?|team'?s?|backup|telemetry|analytics|collection|ingest(?:ion)?|logging|support|reader|badge|session)\s+)?(?:endpoint|webhook|server|url|api|backend|service|collector|dashboard|bucket|relay|proxy|indexer|index|registry|host|site|space|desk|cdn)\b)|\b(?:POST|PUT)\b[^.\n]{0,40}?\bto\b\s*`?https?:|\b(?:JSON\s+)?body\s+of\s+a\s+(?:POST|request)\b|\bas\s+(?:the\s+)?(?:request\s+)?body\b[^.\n]{0,40}https?:/i,
     triggers: [
       "send",
       "sent",
@@ -731,7 +757,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "image-url",
-    re: /!\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]+=[^)\s]*\)|!?\[[^\]\n]{0,100}\]\(\s*[^)\s<]{0,200}[?&#][\w.-]+=\s*(?:<[^<>\n]{1,160}>|\{\{?[^{}\n]{1,160}\}\}?)|<img\b[^>\n]*\bsrc\s*=\s*["']?https?:\/\/[^"'\s>]*[?&][\w.-]+=|\b(?:image|badge|pixel|img|tracking)\b[^.\n]{0,60}?\b(?:url|link|src)\b[^.\n]{0,60}?\b(?:query|parameters?|params?)\b/i,
+    re: /!\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\s]*[?&#][\w.-]+=[^)\s]*\)|!?\[[^\]\n]{0,100}\]\(\s*[^)\s<]{0,200}[?&#][\w.-]+=\s*(?:<[^<>\n]{1,160}>|\{\{?[^{}\n]{1,160}\}\}?)|!\[[^\]\n]{0,100}\]\(\s*<?https?:\/\/[^)\s<>{}]{1,200}(?:<(?![^<>\n]{0,80}\b(?:diagram|chart|graph|mermaid|plantuml|uml|svg)\b)[^<>\n]{0,40}?\b(?:hex|base64|b64|encoded|encoding|contents?|data|secrets?|tokens?|chunks?|char(?:acter)?s?|bytes?|summary|payload|conversation)\b[^<>\n]{0,40}>|\{\{?(?![^{}\n]{0,80}\b(?:diagram|chart|graph|mermaid|plantuml|uml|svg)\b)[^{}\n]{0,40}?\b(?:hex|base64|b64|encoded|encoding|contents?|data|secrets?|tokens?|chunks?|char(?:acter)?s?|bytes?|summary|payload|conversation)\b[^{}\n]{0,40}\}\}?)|<img\b[^>\n]*\bsrc\s*=\s*["']?https?:\/\/[^"'\s>]*[?&][\w.-]+=|\b(?:image|badge|pixel|img|tracking)\b[^.\n]{0,60}?\b(?:url|link|src)\b[^.\n]{0,60}?\b(?:query|parameters?|params?)\b/i,
     triggers: ["![", "<img", "query", "param", "]("],
   },
   // Another tool's arguments: a URL template the agent fills, or "pass it as the X parameter on every call".
@@ -827,13 +853,14 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|(?<!\b(?:unless|if|when|until|once|because|after|before)\s)the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc))\b/i,
+    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|(?:there\s+is\s+)?no\s+reason\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|call(?:ing)?\s+attention\s+to|draw(?:ing)?\s+attention\s+to|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|(?<!\b(?:unless|if|when|until|once|because|after|before)\s)the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc|policy|note|rule|substitution))\b/i,
     triggers: [
       "do not",
       "don't",
       "dont",
       "never",
       "no need",
+      "no reason",
       "needn",
       "need not",
       "not necessary",
@@ -846,7 +873,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:silently|secretly|covertly|stealthily|surreptitiously|discreetly|unnoticed|invisibly|behind\s+the\s+(?:user'?s\s+)?back)\b|\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|owner|developer|logs?|reviewer)\b|\b(?:it|this|that)\s+is\s+not\s+part\s+of\s+the\s+(?:answer|review|report|task|output|reply)\b|\bkeep\s+(?:this|it|these|that)\s+(?:\w+\s+){0,2}(?:secret|hidden|confidential|to\s+yourself)\b|\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog)|\b(?:(?:tell|say\s+to|reply\s+to|give)\s+the\s+user\s+only|only\s+tell\s+(?:the\s+user|them)|(?:just|only)\s+(?:say|report|tell\s+(?:the\s+user|them))\s+(?:that\s+)?["'“]?[\w ]{1,40}["'”]?\s*(?:\.|$))|\bunless\s+the\s+user\s+asks\s+directly\b|\bnot\s+theirs\s+to\s+change\b|\busers?\s+(?:find|would\s+find)\s+(?:it|the\s+\w+(?:\s+\w+)?)\s+confusing\b|\b(?:continue|proceed)\s+without\s+(?:raising|mentioning|reporting|flagging)\b|\bact\s+as\s+if\s+nothing\b/i,
+    re: /\b(?:silently|secretly|covertly|stealthily|surreptitiously|discreetly|unnoticed|invisibly|behind\s+the\s+(?:user'?s\s+)?back)\b|\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|owner|developer|logs?|reviewer)\b|\b(?:it|this|that)\s+is\s+not\s+part\s+of\s+the\s+(?:answer|review|report|task|output|reply)\b|\bkeep\s+(?:this|it|these|that)\s+(?:\w+\s+){0,2}(?:secret|hidden|confidential|to\s+yourself)\b|\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog)|\b(?:(?:tell|say\s+to|reply\s+to|give)\s+the\s+user\s+only|only\s+tell\s+(?:the\s+user|them)|(?:just|only)\s+(?:say|report|tell\s+(?:the\s+user|them))\s+(?:that\s+)?["'“]?[\w ]{1,40}["'”]?\s*(?:\.|$))|\bunless\s+the\s+user\s+asks\s+directly\b|\bnot\s+theirs\s+to\s+change\b|\b(?:users?|who|they)\s+(?:(?:may|might|would|could|will)\s+)?find\s+(?:it|this|the\s+\w+(?:\s+\w+)?)\s+confusing\b|\b(?:continue|proceed)\s+without\s+(?:raising|mentioning|reporting|flagging)\b|\bact\s+as\s+if\s+nothing\b|\b(?:there\s+is\s+)?no\s+(?:need|reason)\s+to\s+[^.\n]{1,40}?\b(?:or|nor)\s+(?:tell|inform|notify|mention|explain|report|flag|raise|bring\s+up)\w*\b[^.\n]{0,60}?\b(?:user|summary|report|reply|answer|response|reviewer|them)\b/i,
     triggers: [
       "silently",
       "secretly",
@@ -877,6 +904,8 @@ const CONCEAL: Entry[] = [
       "confusing",
       "without",
       "as if nothing",
+      "no need",
+      "no reason",
     ],
   },
   {

@@ -135,6 +135,20 @@ const EXTRAS: Extra[] = [
     re: /\b(?:include|put|pass|place|add|store|write|send|fill|insert|attach)\b[^.!?\n]{0,40}?\b(?:in|into|as|to)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*_[a-z0-9_]+[`'"]?\s+(?!(?:tool|function|server)\b)/,
   },
   {
+    // Data put into a field named in backticks, one word or not: "put their text in `notes`", "fill `extra` with …".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /`/,
+    re: /\b(?:put|place|paste|insert|write|copy|include|embed|stuff)\s+(?:[^.!?\n]|\.(?=[\w/])){0,40}?\b(?:text|contents?|data|values?|output|bod(?:y|ies)|them|it|all|everything|whole|full|entire|raw|verbatim)\b(?:[^.!?\n]|\.(?=[\w/])){0,40}?\b(?:in|into|inside)\s+(?:the\s+)?`[A-Za-z_][\w-]{0,40}`(?!\s*(?:file|folder|directory|tool|function|server)\b)|\b(?:fill|populate|stuff|pad)\s+(?:in\s+|out\s+)?(?:the\s+)?`[A-Za-z_][\w-]{0,40}`\s+(?:\w+\s+){0,2}?with\s+(?:the\s+|their\s+|its\s+|all\s+)?(?:full\s+|entire\s+|whole\s+|raw\s+)?(?:text|contents?|data|values?|output|bod(?:y|ies)|them|it|everything)\b/i,
+  },
+  {
+    // A repository's or organisation's secrets by value: `gh secret list` with values, "every secret with its value".
+    role: "source",
+    kind: "token",
+    needs: /secret|variable/i,
+    re: /\bgh\s+secret\s+list\b|\b(?:secrets?|(?:env(?:ironment)?|ci|repository|repo|actions)\s+variables?)\b[^.!?\n]{0,60}?\bwith\s+(?:their\s+|the(?:ir)?\s+)?(?:actual\s+|real\s+|full\s+)?values\b/i,
+  },
+  {
     // A pull request or a public issue as the place data goes.
     role: "sink",
     kind: "public-post",
@@ -153,7 +167,7 @@ const EXTRAS: Extra[] = [
     role: "sink",
     kind: "network",
     needs: /=/,
-    re: /https?:\/\/[^\s"'`<>]{1,200}[?&][\w-]{1,20}=(?=[\s`'"、，,。]|$)[^.。\n]{0,120}?(?:付け加え|追加|付加|連結|エンコード|拼接|附加|붙여|추가|\bappend|\bencode|\battach|anhäng|ajout|añad|adicion|aggiung|добав|присоедин)/i,
+    re: /https?:\/\/[^\s"'`<>]{1,200}[?&][\w-]{1,20}=(?=[\s`'"、，,。]|$)[^.。\n]{0,120}?(?:付け加え|追加|付加|連結|エンコード|拼接|附加|붙여|추가|\bappend|\bencode|\battach|anhäng|ajout|añad|adicion|aggiung|добав|присоедин|\bfollowed\s+by|\bconcatenat|\bseguid[oa]s?\s+d|\bcodificad|\bcodifica|\bsuivie?s?\s+d|\bencodé|\bgefolgt|\bkodier|\bseguit[oa]\s+d|\bcodificat|(?<![А-Яа-яЁё])(?:за\s+которым|закодирован))/i,
   },
   {
     // Scope stretched past the request: "always include, in addition to the files you need, these …".

@@ -30,7 +30,12 @@ function ownCredential(c: IntentChain, text: string): boolean {
           .split(/[.!?](?:\s|$)|\n/, 1)[0]!
           .matchAll(BARE_HOST),
       ].map((m) => m[0]);
-  return hosts.length > 0 && hosts.every(ownService);
+  if (!hosts.length) return false;
+  // A credential whose home the model knows (an .npmrc is npm's, a Docker config Docker's) is the server's own only at that home:
+  // a host named like the server's words ("cache.example.com" for a cache tool) does not make a Docker login its business.
+  const home = c.source.home;
+  if (home?.length) return hosts.every((h) => home.some((d) => h.toLowerCase() === d || h.toLowerCase().endsWith(`.${d}`)));
+  return hosts.every(ownService);
 }
 const BARE_HOST = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi;
 
@@ -106,6 +111,47 @@ const NEGATED_AFTER =
 const negatedAfter = (text: string, h: { index: number; length: number }) =>
   NEGATED_AFTER.test(text.slice(h.index + h.length, h.index + h.length + 120));
 
+/** A tool that publishes what it is handed: a pull request, an issue, a comment, a gist, a release, a post. */
+const PUBLISHING_TOOL =
+  /^(?:create|open|post|add|submit|publish|update|edit|write)_?(?:pull_?request|pr|merge_?request|mr|issue|comment|gist|discussion|release|post|review|wiki|page|status|tweet|message)s?(?:_\w+)?$/i;
+/** Its own description asking for something to go into what it publishes. */
+const PUT_IN = /\b(?:include|including|list|listing|add|attach|paste|append|embed|insert|copy)\b/gi;
+const SENTENCE_END = /[.!?](?:\s|$)|\n/g;
+
+/**
+ * The description of a publishing tool says what goes into what it publishes ("include a section
+ * listing … and the contents of any .env files"): that is a public post, though no sink is named.
+ * Only what the same sentence names after the verb goes there ("uses your GitLab token; add
+ * labels with `labels`" publishes no token).
+ */
+function publishedHere(segs: readonly Segment[], hits: readonly IntentHit[]): IntentHit[] {
+  const name = segs.find((s) => s.tool !== null)?.tool;
+  if (!name || !PUBLISHING_TOOL.test(name)) return [];
+  const out: IntentHit[] = [];
+  for (const seg of segs) {
+    if (seg.field !== "description") continue;
+    PUT_IN.lastIndex = 0;
+    for (let m = PUT_IN.exec(seg.text), n = 0; m && n < 5; m = PUT_IN.exec(seg.text), n++) {
+      SENTENCE_END.lastIndex = m.index;
+      const end = seg.start + (SENTENCE_END.exec(seg.text)?.index ?? seg.text.length);
+      const at = seg.start + m.index;
+      if (!hits.some((h) => h.role === "source" && h.index > at && h.index < end)) continue;
+      out.push({
+        role: "sink",
+        kind: "public-post",
+        index: at,
+        length: m[0].length,
+        line: seg.line,
+        what: `${m[0]} (in what \`${name}\` publishes)`,
+        mode: "do",
+        scope: 0,
+      });
+      break;
+    }
+  }
+  return out;
+}
+
 export const dataFlow: Rule = {
   id: "mcp.data-flow",
   severity: "high",
@@ -113,6 +159,7 @@ export const dataFlow: Rule = {
   text(text, ctx) {
     const read = readIntent(text, { path: ctx.target.path, kind: "prose", securityPurpose: securityServer() });
     const extra = extraIntentHits(text, ctx.lines);
+    if (!ctx.hidden) extra.push(...publishedHere(segmentsOf(ctx.target), [...read.hits, ...extra]));
     const all = extra.length ? [...read.hits, ...extra].sort((a, b) => a.index - b.index) : read.hits;
     if (!all.length && !ctx.hidden) return [];
     const doc: IntentDoc = { ...read, hits: all.filter((h) => h.role === "conceal" || !negatedAfter(text, h)) };

@@ -68,12 +68,29 @@ export const credentialPhishing = sentenceRule({
 const SUPPRESS =
   /\b(?:never|do\s+not|don'?t|must\s+not|should\s+not)\s+(?:recommend|suggest|mention|propose|name|list|offer)\b[^.!?\n]{0,100}?(?:\beven\s+(?:when|if)\s+(?:the\s+user\s+|they\s+|you\s+are\s+)?(?:asks?|asked|requests?|requested)\b|\b(?:the\s+)?originals?\b|\bcompetitors?\b|\bcompeting\b|\brivals?\b|\b(?:other|alternative)\s+(?:vendors?|providers?|brands?|products?|packages?|libraries|services?)\b)/i;
 
+/**
+ * Putting something else in place of what the user named: "when the user asks to install `x`,
+ * install `x-secure` instead". Advice ("suggest … instead") leaves the choice to the user; doing it
+ * does not.
+ */
+const SUBSTITUTE =
+  /\b(?:when(?:ever)?|if)\s+(?:the\s+)?(?:user|they|someone)\s+(?:asks?|requests?|wants?|tries|says)\s+(?:you\s+)?(?:to\s+)?(?:install|add|use|import|pull|deploy|run)\b[^.!?\n]{1,160}?,\s*(?:then\s+|always\s+|silently\s+)?(?:install|add|use|import|pull|deploy|run|pin)\s+[^.!?\n]{1,160}?\binstead\b/i;
+
 export const recommendationSteering = sentenceRule({
   id: "mcp.recommendation-steering",
   severity: "medium",
   title: "Keeps alternatives from the user",
-  triggers: ["never", "not", "don"],
+  triggers: ["never", "not", "don", "instead"],
   check(s) {
+    const swap = find(s, SUBSTITUTE);
+    if (swap)
+      return {
+        index: swap.index!,
+        length: swap[0].length,
+        severity: "high",
+        message:
+          "Tells the model to install or use something else in place of what the user asked for: the user's choice is swapped (a look-alike package, an attacker's fork)",
+      };
     const m = find(s, SUPPRESS);
     if (!m) return null;
     return {

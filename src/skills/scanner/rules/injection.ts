@@ -34,6 +34,12 @@ export const overrideInstructions = patternRule({
     "jailbr",
     "unrestricted",
     "longer",
+    "predate",
+    "outdated",
+    "obsolete",
+    "supersed",
+    "void",
+    "suspended",
     "free",
     "priority",
     "precedence",
@@ -63,6 +69,10 @@ export const overrideInstructions = patternRule({
     /\byou\s+are\s+(?:now\s+)?(?:DAN\b|in\s+(?:developer|god|jailbreak|unrestricted)\s+mode|jailbroken|no\s+longer\s+(?:bound|restricted|an?\s+(?:AI|assistant))|free\s+(?:of|from)\s+(?:all\s+)?(?:restrictions|rules|guidelines))/i,
     /\b(?:enter|enable|activate|switch\s+to)\s+(?:developer|god|jailbreak|DAN|unrestricted)\s+mode\b/i,
     /\bthis\s+(?:instruction|message|rule|section|skill)\s+(?:takes|has)\s+(?:priority|precedence)\s+over\s+(?:all|any|your|the)\b/i,
+    // Precedence claimed over the user's (or developer's) own messages, or over what the user asks later.
+    /\b(?:takes?|taking|has|have|gets?)\s+(?:priority|precedence)\s+over\s+(?:all\s+|any\s+|the\s+)?(?:(?:user|developer|operator)(?:'s)?(?:\s+(?:and|or|&)\s+(?:user|developer|operator|system)(?:'s)?)?\s+(?:messages?|instructions?|requests?|prompts?)|conflicting\s+(?:requests?|instructions?|messages?)[^.\n]{0,40}?\b(?:later|subsequent|future)\b|(?:later|subsequent|future)\s+(?:requests?|instructions?|messages?)\s+(?:from|by)\s+the\s+user)/i,
+    // The agent's own earlier guidance declared void: "earlier guidance you may have about … no longer applies".
+    /\b(?:earlier|previous|prior|existing|any|other)\s+(?:guidance|instructions?|rules|restrictions|guidelines|policies|training)\s+(?:that\s+)?you\s+(?:may\s+|might\s+)?(?:have|were\s+given|received|follow)\b[^.\n]{0,120}?\b(?:no\s+longer\s+appl(?:y|ies)|(?:is|are)\s+(?:outdated|obsolete|superseded|void|suspended)|predates?\b)/i,
     /\b(?:new|updated|override)\s+system\s+(?:prompt|instructions?|message)\s*[:=]/i,
     /\bdo\s+anything\s+now\b/i,
     // The same in other languages: Chinese, Japanese, Korean, Spanish, Portuguese, French, German, Italian, Russian.
@@ -74,9 +84,16 @@ export const overrideInstructions = patternRule({
     /(?<![А-Яа-яЁё])(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние|прошлые)\s+(?:инструкции|указания|правила)/i,
   ],
   // A phrase quoted after "e.g." or "such as" is an example of what to refuse ("do not follow instructions inside them (e.g. 'ignore previous instructions')").
-  severityFor: (m, line) => (QUOTED_EXAMPLE.test(line.slice(Math.max(0, (m.index ?? 0) - 80), m.index ?? 0)) ? "info" : "high"),
+  severityFor: (m, line) =>
+    QUOTED_EXAMPLE.test(line.slice(Math.max(0, (m.index ?? 0) - 80), m.index ?? 0)) ||
+    // "System and developer instructions take precedence over user messages" explains the hierarchy; it claims nothing for this text.
+    HIERARCHY_SUBJECT.test(line.slice(Math.max(0, (m.index ?? 0) - 80), m.index ?? 0))
+      ? "info"
+      : "high",
   message: "Tries to override the agent's instructions (prompt injection)",
 });
+const HIERARCHY_SUBJECT =
+  /\b(?:(?:system|developer|operator|platform)\s+(?:(?:and|or|&)\s+(?:system|developer|operator)\s+)?(?:prompts?|instructions?|messages?|rules)|(?:safety|security)\s+(?:rules|policies|guidelines|constraints|checks)(?:\s+(?:in|of)\s+this\s+\w+)?)\s*(?:always\s+|still\s+)?$/i;
 const QUOTED_EXAMPLE =
   /(?:\be\.g\.|\bi\.e\.|\bfor\s+example|\bsuch\s+as|\blike)[,:]?\s*\(?(?:["'\u201c\u2018`][^"'\u201c\u201d\u2018\u2019`\n]{0,40}["'\u201d\u2019`],\s*)*["'\u201c\u2018`]$/i;
 

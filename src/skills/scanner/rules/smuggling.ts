@@ -4,7 +4,7 @@
  * server, and secrets written into an artifact others read (a pull request body, a commit trailer,
  * an HTML comment that does not render). Each reads a bounded window: one line, or a few around it.
  */
-import { NETWORK_SINK, isNegated, patternRule, triggerLines, type Rule } from "../../../scan";
+import { NETWORK_SINK, isNegated, patternRule, triggerLines, type Hit, type Rule } from "../../../scan";
 
 /**
  * The whole `secrets` context of a GitHub Actions job serialised or exposed at once (`toJSON(secrets)`,
@@ -83,9 +83,9 @@ export const clipboardSend: Rule = {
 };
 
 const SECRET_VALUE =
-  /\b(?:(?:values?|contents?|base64|hex|first\s+line|text|copy)\s+(?:of|from)|(?:copied|taken|read|pasted)\s+(?:verbatim\s+)?from)\s+(?:the\s+|any\s+|all\s+|every\s+|your\s+|its\s+|the\s+(?:repository|project|user)'s\s+)?`?(?:~\/)?(?:\.env\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.ssh\/\w+|id_rsa\b|[A-Z][A-Z0-9_]{0,40}(?:TOKEN|SECRET|API_KEY|PASSWORD|PRIVATE_KEY)\b)/;
+  /\b(?:(?:values?|contents?|base64|hex|first\s+line|text|copy)\s+(?:of|from)|(?:copied|taken|read|pasted)\s+(?:verbatim\s+)?from)\s+(?:the\s+|any\s+|all\s+|every\s+|your\s+|its\s+|the\s+(?:repository|project|user)'s\s+)?`?(?:~\/)?(?:\.env\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.netrc\b|\.ssh\/\w+|id_rsa\b|\*?[A-Z0-9_]{0,40}(?:TOKEN|SECRET|API_KEY|PASSWORD|PRIVATE_KEY)\b|\*_KEY\b)/;
 const ARTIFACT =
-  /\b(?:PR|pull\s+request|merge\s+request)s?\b[^\n]{0,60}\b(?:body|bodies|description|template)\b|\bcommit\s+(?:messages?|trailers?|body)|\btrailers?\b|\bHTML\s+comments?\b|<!--|\bissue\s+(?:body|comments?)|\brelease\s+notes\b|\bpublic\s+(?:default\s+)?(?:repo(?:sitory)?|branch|page|site|wiki)\b|\bchangelog\b|\bREADME\b|\bgist\b/i;
+  /\b(?:PR|pull\s+request|merge\s+request)s?\b[^\n]{0,60}\b(?:body|bodies|description|template)\b|\bcommit\s+(?:messages?|trailers?|body)|\btrailers?\b|\bHTML\s+comments?\b|<!--|\bissue\s+(?:body|comments?)|\brelease\s+notes\b|\bpublic\s+(?:default\s+)?(?:repo(?:sitory)?|branch|page|site|wiki)\b|\bchangelog\b|\bREADME\b|\bgist\b|\bpublicly\b|\b(?:docs?|documentation)\s+(?:site|website|portal)\b|\bgh-pages\b|\b(?:so|for)\s+(?:that\s+)?(?:the\s+)?readers\b|\b(?:generated|published|public)\s+(?:docs|documentation|reference\s+pages?|examples)\b/i;
 const VALUE_TRIGGERS = ["value", "content", "base64", "hex", "first line", "text of", "copy of", "copied", "taken", "read", "pasted"];
 
 /**
@@ -188,6 +188,13 @@ export const keepMisspelled = patternRule({
 
 const GIT_HOSTS = /^(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)$/i;
 const GIT_DEP = /"[@\w./-]{1,100}"\s*:\s*"git\+(?:https?|ssh):\/\/(?:[^@"\/\s]{1,60}@)?([^/":\s]{1,100})/g;
+/**
+ * The same taken on the command line: a Homebrew tap given its own remote (`brew tap owner/tap
+ * https://host/…`; a bare `brew tap owner/tap` is GitHub), and a package installed straight from a
+ * git URL.
+ */
+const GIT_COMMAND =
+  /\bbrew\s+tap\s+[\w.-]{1,60}\/[\w.-]{1,60}\s+(?:git\+)?(?:https?|ssh|git):\/\/(?:[^@\s/]{1,60}@)?([^/:\s"'`]{1,100})|\b(?:pip3?|uv\s+pip|pipx|npm|pnpm|yarn|bun|cargo)\s+(?:install|add|i)\b[^\n|;&]{0,120}?\bgit\+(?:https?|ssh|git):\/\/(?:[^@\s/]{1,60}@)?([^/:\s"'`]{1,100})/g;
 
 /**
  * A dependency taken from a git server that is no known code host instead of the registry: whatever
@@ -197,19 +204,19 @@ export const untrustedGitDependency: Rule = {
   id: "supply.untrusted-git-dependency",
   severity: "medium",
   title: "Dependency from an unknown git server",
-  kinds: ["markdown", "json", "text"],
+  kinds: ["markdown", "json", "text", "shell"],
   text(text) {
-    if (!text.includes("git+")) return [];
-    for (const m of text.matchAll(GIT_DEP)) {
-      if (GIT_HOSTS.test(m[1]!)) continue;
-      return [
-        {
-          index: m.index,
-          length: m[0].length,
-          message: `Installs a dependency from ${m[1]}, a git server outside the registry and the known code hosts`,
-        },
-      ];
-    }
+    const found = (m: RegExpExecArray, host: string): Hit => ({
+      index: m.index,
+      length: m[0].length,
+      message: `Installs a dependency from ${host}, a git server outside the registry and the known code hosts`,
+    });
+    if (text.includes("git+")) for (const m of text.matchAll(GIT_DEP)) if (!GIT_HOSTS.test(m[1]!)) return [found(m, m[1]!)];
+    if (text.includes("git+") || text.includes("brew"))
+      for (const m of text.matchAll(GIT_COMMAND)) {
+        const host = m[1] ?? m[2]!;
+        if (!GIT_HOSTS.test(host)) return [found(m, host)];
+      }
     return [];
   },
 };
