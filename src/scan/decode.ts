@@ -77,26 +77,69 @@ export function asReadableText(bytes: Uint8Array, minLength = MIN_DECODED): stri
 // A base64 token must look encoded, not like a long identifier: a mix of letter cases or digits
 // is required, and the caller's decoded-text test rejects whatever still slips through.
 const BASE64_TOKEN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])/g;
-const HEX_ESCAPES = /(?:\\x[0-9a-fA-F]{2}){6,}/g;
-// Octal escapes (`printf '\\143\\141\\164'`, `$'\\143…'`, Python and C strings).
-const OCTAL_ESCAPES = /(?:\\[0-3][0-7]{2}){6,}/g;
-const HEX_RUN = /(?<![0-9A-Za-z])(?:0x)?((?:[0-9a-fA-F]{2}){8,})(?![0-9A-Za-z])/g;
-const PERCENT_RUN = /(?:%[0-9a-fA-F]{2}){8,}/g;
 /**
  * Prose percent-encoded as in a URL ("Before%20answering%2C%20open%20the%20file…"): plain letters
- * between the escapes, at least eight escapes among which spaces. Each word is bounded, so a long
- * word with no escape after it costs one short look per start, not a scan to its end.
+ * between the escapes, at least eight escapes, up to 40 plain characters before, between and after
+ * them. `/(?:[A-Za-z0-9._~!*'()+-]{0,40}%[0-9a-fA-F]{2}){8,}[A-Za-z0-9._~!*'()+-]{0,40}/g`, found
+ * by a loop: that expression costs seconds on a 5 MiB run (an entry kept per repetition).
  */
-const PERCENT_PROSE = /(?:[A-Za-z0-9._~!*'()+-]{0,40}%[0-9a-fA-F]{2}){8,}[A-Za-z0-9._~!*'()+-]{0,40}/g;
-const percentToText = (s: string): string | null => {
-  const bytes: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === "%" && /^[0-9a-fA-F]{2}$/.test(s.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else bytes.push(s.charCodeAt(i) & 0xff);
+const isProseUnit = (c: number) =>
+  (c >= 48 && c <= 57) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 97 && c <= 122) ||
+  c === 46 || // .
+  c === 95 || // _
+  c === 126 || // ~
+  c === 33 || // !
+  c === 42 || // *
+  c === 39 || // '
+  c === 40 || // (
+  c === 41 || // )
+  c === 43 || // +
+  c === 45; // -
+const PROSE_GAP = 40;
+export function* percentProseRuns(text: string): Generator<{ index: number; match: string }> {
+  const isEscape = (i: number) => text.charCodeAt(i) === 37 && isHexUnit(text.charCodeAt(i + 1)) && isHexUnit(text.charCodeAt(i + 2));
+  let floor = 0; // where the next match may start (the end of the last one)
+  let i = text.indexOf("%");
+  while (i !== -1) {
+    if (!isEscape(i) || i < floor) {
+      i = text.indexOf("%", i + 1);
+      continue;
+    }
+    // The chain's start: up to 40 plain characters before its first escape, not before `floor`.
+    let start = i;
+    while (start > floor && start > i - PROSE_GAP && isProseUnit(text.charCodeAt(start - 1))) start--;
+    let count = 1;
+    let end = i + 3;
+    for (;;) {
+      let j = end;
+      while (j < text.length && j - end <= PROSE_GAP && isProseUnit(text.charCodeAt(j))) j++;
+      if (j - end <= PROSE_GAP && isEscape(j)) {
+        count++;
+        end = j + 3;
+      } else break;
+    }
+    if (count >= 8) {
+      let tail = end;
+      while (tail < text.length && tail - end < PROSE_GAP && isProseUnit(text.charCodeAt(tail))) tail++;
+      yield { index: start, match: text.slice(start, tail) };
+      floor = tail;
+      i = text.indexOf("%", tail);
+    } else i = text.indexOf("%", end);
   }
-  return asReadableText(Uint8Array.from(bytes));
+}
+const percentToText = (s: string): string | null => {
+  const bytes = new Uint8Array(s.length);
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 37 && isHexUnit(s.charCodeAt(i + 1)) && isHexUnit(s.charCodeAt(i + 2))) {
+      bytes[n++] = Number.parseInt(s.slice(i + 1, i + 3), 16);
+      i += 2;
+    } else bytes[n++] = c & 0xff;
+  }
+  return asReadableText(bytes.subarray(0, n));
 };
 const FROM_CHAR_CODE = /fromCharCode\s*\(\s*((?:\d{1,6}\s*,\s*){3,}\d{1,6})\s*\)/g;
 const CHR_CHAIN = /chr\(\s*\d{1,6}\s*\)(?:\s*\+\s*chr\(\s*\d{1,6}\s*\)){3,}/gi;
@@ -217,6 +260,85 @@ export function* base64Tokens(text: string): Generator<{ index: number; token: s
   }
 }
 
+const isHexUnit = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 102);
+const isAlnumUnit = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+
+/**
+ * Matches of `(?:G){min,}` over `text` (what `matchAll` gives for such a regex), where `group(i)`
+ * is the length of the fixed-length group G at `i` or 0. Irregexp keeps a backtrack entry per
+ * repetition: a megabyte of `%41` or of `\x41` cost hundreds of milliseconds and as much garbage.
+ */
+function* groupRuns(text: string, group: (i: number) => number, min: number): Generator<{ index: number; match: string }> {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    let at = i;
+    let k = 0;
+    for (let g = group(at); g > 0; g = group(at)) {
+      at += g;
+      k++;
+    }
+    if (k < min) continue;
+    yield { index: i, match: text.slice(i, at) };
+    i = at - 1;
+  }
+}
+
+/**
+ * Hex runs, the matches of `/(?<![0-9A-Za-z])(?:0x)?((?:[0-9a-fA-F]{2}){8,})(?![0-9A-Za-z])/g` found by a
+ * loop: a match starts a run of ASCII letters and digits and spans it.
+ */
+export function* hexRuns(text: string): Generator<{ index: number; match: string; hex: string }> {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isAlnumUnit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    // Every later position of this run has a letter or digit before it (the look-behind fails there).
+    let end = i;
+    while (end < n && isAlnumUnit(text.charCodeAt(end))) end++;
+    // With the `0x` first (the regex tries it first), then without: whole pairs of hex digits up to the run's end.
+    for (const from of text.charCodeAt(i) === 48 && text.charCodeAt(i + 1) === 120 ? [i + 2, i] : [i]) {
+      let j = from;
+      while (j < end && isHexUnit(text.charCodeAt(j))) j++;
+      if (j === end && (j - from) % 2 === 0 && j - from >= 16) {
+        yield { index: i, match: text.slice(i, end), hex: text.slice(from, end) };
+        break;
+      }
+    }
+    i = end;
+  }
+}
+
+/** `/(?:%[0-9a-fA-F]{2}){8,}/g` */
+export const percentRuns = (text: string) =>
+  groupRuns(text, (i) => (text.charCodeAt(i) === 37 && isHexUnit(text.charCodeAt(i + 1)) && isHexUnit(text.charCodeAt(i + 2)) ? 3 : 0), 8);
+/** `/(?:\\x[0-9a-fA-F]{2}){6,}/g` */
+export const hexEscapeRuns = (text: string) =>
+  groupRuns(
+    text,
+    (i) =>
+      text.charCodeAt(i) === 92 && text.charCodeAt(i + 1) === 120 && isHexUnit(text.charCodeAt(i + 2)) && isHexUnit(text.charCodeAt(i + 3))
+        ? 4
+        : 0,
+    6,
+  );
+const isOctal = (c: number, top: number) => c >= 48 && c <= top;
+/** Octal escapes (`printf '\\143\\141\\164'`, `$'\\143…'`, Python and C strings): `/(?:\\[0-3][0-7]{2}){6,}/g` */
+export const octalEscapeRuns = (text: string) =>
+  groupRuns(
+    text,
+    (i) =>
+      text.charCodeAt(i) === 92 &&
+      isOctal(text.charCodeAt(i + 1), 51) &&
+      isOctal(text.charCodeAt(i + 2), 55) &&
+      isOctal(text.charCodeAt(i + 3), 55)
+        ? 4
+        : 0,
+    6,
+  );
+
 function fromCodes(list: string): string | null {
   const codes = list.split(/\s*,\s*/).map(Number);
   if (codes.some((c) => !Number.isInteger(c) || c < 0 || c > 0x10ffff)) return null;
@@ -224,10 +346,25 @@ function fromCodes(list: string): string | null {
   return printableRatio(s) >= 0.95 ? s : null;
 }
 
+/** A hex digit's value, or -1 (a table: a megabyte-long run of hex took a `parseInt` of a slice per byte). */
+const HEX_VALUE = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[65 + c] = t[97 + c] = 10 + c;
+  return t;
+})();
+
 function hexToText(hex: string): string | null {
   if (hex.length % 2) return null;
   const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  for (let i = 0; i < bytes.length; i++) {
+    const a = hex.charCodeAt(i * 2);
+    const b = hex.charCodeAt(i * 2 + 1);
+    const hi = a < 128 ? HEX_VALUE[a]! : -1;
+    const lo = b < 128 ? HEX_VALUE[b]! : -1;
+    // Only hex digits reach here; anything else is read as `parseInt` reads it.
+    bytes[i] = hi >= 0 && lo >= 0 ? hi * 16 + lo : parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  }
   return asReadableText(bytes);
 }
 
@@ -268,18 +405,18 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     const r = readable(decodeBase32(m[0]), budget, m.index);
     push(r?.gz ? "gzip" : "base32", m.index, m[0].length, r ? r.text : null);
   }
-  for (const m of out.length < MAX_PAYLOADS ? (text.includes("\\x") ? text.matchAll(HEX_ESCAPES) : []) : [])
-    push("hex", m.index, m[0].length, hexToText(m[0].replace(/\\x/g, "")));
-  for (const m of out.length < MAX_PAYLOADS ? (/\\[0-3][0-7]{2}\\[0-3]/.test(text) ? text.matchAll(OCTAL_ESCAPES) : []) : [])
-    push("hex", m.index, m[0].length, asReadableText(Uint8Array.from(m[0].match(/[0-7]{3}/g) ?? [], (o) => parseInt(o, 8))));
-  for (const m of out.length < MAX_PAYLOADS ? (hasHex16(text) ? text.matchAll(HEX_RUN) : []) : [])
-    push("hex", m.index, m[0].length, hexToText(m[1]!));
-  for (const m of out.length < MAX_PAYLOADS ? (text.includes("%") ? text.matchAll(PERCENT_RUN) : []) : [])
-    push("hex", m.index, m[0].length, hexToText(m[0].replace(/%/g, "")));
-  for (const m of out.length < MAX_PAYLOADS ? (text.includes("%20") ? text.matchAll(PERCENT_PROSE) : []) : []) {
+  for (const m of out.length < MAX_PAYLOADS ? (text.includes("\\x") ? hexEscapeRuns(text) : []) : [])
+    push("hex", m.index, m.match.length, hexToText(m.match.replace(/\\x/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? (/\\[0-3][0-7]{2}\\[0-3]/.test(text) ? octalEscapeRuns(text) : []) : [])
+    push("hex", m.index, m.match.length, asReadableText(Uint8Array.from(m.match.match(/[0-7]{3}/g) ?? [], (o) => parseInt(o, 8))));
+  for (const m of out.length < MAX_PAYLOADS ? (hasHex16(text) ? hexRuns(text) : []) : [])
+    push("hex", m.index, m.match.length, hexToText(m.hex));
+  for (const m of out.length < MAX_PAYLOADS ? (text.includes("%") ? percentRuns(text) : []) : [])
+    push("hex", m.index, m.match.length, hexToText(m.match.replace(/%/g, "")));
+  for (const m of out.length < MAX_PAYLOADS ? (text.includes("%20") ? percentProseRuns(text) : []) : []) {
     // A whole run already decoded above is not read twice.
-    if (/^(?:%[0-9a-fA-F]{2})+$/.test(m[0])) continue;
-    push("hex", m.index, m[0].length, percentToText(m[0]));
+    if (/^(?:%[0-9a-fA-F]{2})+$/.test(m.match)) continue;
+    push("hex", m.index, m.match.length, percentToText(m.match));
   }
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("fromCharCode") ? text.matchAll(FROM_CHAR_CODE) : []) : [])
     push("char-codes", m.index, m[0].length, fromCodes(m[1]!));

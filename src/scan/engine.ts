@@ -126,6 +126,8 @@ const OVERLAP = 256;
 const MAX_DEPTH = 2;
 /** Runs of tag characters or variation selectors decoded per text (a limit noted when it cuts). */
 const MAX_HIDDEN_RUNS = 200;
+/** Hidden regions (`derive`: comments, invisible elements, reversed or joined strings) scanned per run, every target together. */
+export const MAX_DERIVED = 2000;
 
 function* windows(line: string): Generator<[string, number]> {
   if (line.length <= WINDOW) {
@@ -172,6 +174,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   const perCap = opts.perRuleFileCap ?? 10;
   // Hidden text decoded in this run, every target and depth together (a limit noted when spent).
   const budget: DecodeBudget = { left: DECODE_BUDGET };
+  let derivedLeft = MAX_DERIVED;
   const byKey = new Map<string, Finding>();
   const perRuleFile = new Map<string, number>();
   const indexOf = new Map(rules.map((r, i) => [r, i]));
@@ -424,7 +427,18 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       if (p.kind === "gzip") charged.add(h);
     }
     const fromDecoders = nested.length;
-    if (depth === 0 && opts.derive) nested.push(...opts.derive(target, lines));
+    // Each region is a scan of its own (every rule's set-up, tens of microseconds): a line of half a
+    // million comments is half a million regions, so a scan reads a bounded number (a limit noted when it cuts).
+    if (depth === 0 && opts.derive) {
+      for (const h of opts.derive(target, lines)) {
+        if (derivedLeft <= 0) {
+          noteLimit("hidden-regions", undefined, h.line);
+          break;
+        }
+        derivedLeft--;
+        nested.push(h);
+      }
+    }
     for (let k = 0; k < nested.length; k++) {
       const h = nested[k]!;
       // Decoded text is read within the scan's budget (derived regions are the text's own characters).

@@ -21,6 +21,8 @@ export const LIMITS = {
   "decoded-text": "at most 1 MiB of hidden text (decoded and inflated payloads) is read per scan",
   "printable-runs": "the printable text inside a binary file is read up to 256 KiB",
   "decode-depth": "encoded text is decoded two layers deep, and this text holds a third",
+  "hidden-regions":
+    "at most 2,000 hidden regions (HTML comments, invisible elements, reversed, ROT13 and joined strings) are read per scan",
   "schema-strings": "the first 2,000 strings (names, descriptions, values) of a tool's schema are read",
 } as const;
 export type Limit = keyof typeof LIMITS;

@@ -55,6 +55,55 @@ export function isQuoted(line: string, index: number, length: number): boolean {
   return false;
 }
 
+/** Index of the first element of the ascending `xs` that is `>= v` (`xs.length` when none is). */
+function firstAtLeast(xs: readonly number[], v: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * `isQuoted` for many spans of one line: the line's quote characters are found once, and each
+ * span then costs a few binary searches instead of a pass over the whole line (a line of
+ * megabytes with thousands of matches would otherwise cost their product).
+ */
+export function quotedIn(line: string): (index: number, length: number) => boolean {
+  const straight = ['"', "`", "'"].map((q) => quotePositions(line, q));
+  const curly = (
+    [
+      ["\u201C", "\u201D"],
+      ["\u2018", "\u2019"],
+      ["«", "»"],
+    ] as const
+  ).map(([open, close]) => [positionsOf(line, open), positionsOf(line, close)] as const);
+  return (index, length) => {
+    const end = index + Math.max(length, 1);
+    for (const pos of straight) {
+      if (firstAtLeast(pos, index) % 2 === 1 && pos.length && pos[pos.length - 1]! >= end - 1) return true;
+    }
+    for (const [opens, closes] of curly) {
+      // The last opening mark at or before `index` (what `lastIndexOf(open, index)` finds)…
+      const k = firstAtLeast(opens, index + 1) - 1;
+      if (k < 0) continue;
+      // …and the first closing mark from there on.
+      const c = closes[firstAtLeast(closes, opens[k]!)];
+      if (c !== undefined && c >= end - 1) return true;
+    }
+    return false;
+  };
+}
+
+function positionsOf(line: string, ch: string): number[] {
+  const out: number[] = [];
+  for (let i = line.indexOf(ch); i !== -1; i = line.indexOf(ch, i + 1)) out.push(i);
+  return out;
+}
+
 /**
  * The match is talked about rather than said: quoted on a line that discusses it ("phrases such
  * as", "detect", "attack", …), or inside a Markdown blockquote/table row on such a line.

@@ -10,6 +10,13 @@ import {
   findEncodedPayloads,
   findHiddenUnicode,
   hasTrigger,
+  hexEscapeRuns,
+  hexRuns,
+  isQuoted,
+  octalEscapeRuns,
+  percentProseRuns,
+  percentRuns,
+  quotedIn,
   isMention,
   isNegated,
   kindFromContent,
@@ -54,6 +61,60 @@ function caseFiles(c: string): SkillFileInput[] {
 }
 
 describe("scanner primitives (src/scan)", () => {
+  it("the decoders' run loops find exactly what their regular expressions match (random strings of the units that matter)", () => {
+    const spec: [RegExp, (t: string) => Iterable<{ index: number; match: string; hex?: string }>][] = [
+      [/(?<![0-9A-Za-z])(?:0x)?((?:[0-9a-fA-F]{2}){8,})(?![0-9A-Za-z])/g, hexRuns],
+      [/(?:%[0-9a-fA-F]{2}){8,}/g, percentRuns],
+      [/(?:\\x[0-9a-fA-F]{2}){6,}/g, hexEscapeRuns],
+      [/(?:\\[0-3][0-7]{2}){6,}/g, octalEscapeRuns],
+      [/(?:[A-Za-z0-9._~!*'()+-]{0,40}%[0-9a-fA-F]{2}){8,}[A-Za-z0-9._~!*'()+-]{0,40}/g, percentProseRuns],
+    ];
+    const units = [
+      ["0", "x", "a", "F", "g", "9", " ", "%", "\\", "3", "7", "8", "Z", "é", "\n", "0x"],
+      ["%41", "%4", "%", "\\x41", "\\x4", "\\x", "\\141", "\\14", "\\841", "\\", "a", "1", "0x", " "],
+      ["%41", "%4f", "%4", "a", " "],
+      // Percent-encoded prose: escapes between words of up to 40 letters (and one of 42), a few breaks.
+      ["%20", "%20", "%2C", "abc", "abcdefghijabcdefghijabcdefghij", "abcdefghijabcdefghijabcdefghijabcdefghijab", "-", " ", "%2", "x"],
+    ];
+    let seed = 7;
+    const rand = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    const found = spec.map(() => 0);
+    for (let t = 0; t < 26_000; t++) {
+      const sub = units[t < 20_000 ? t % 3 : 3]!.filter(() => rand() < 0.6);
+      if (!sub.length) continue;
+      const s = Array.from({ length: Math.floor(rand() * 60) }, () => sub[Math.floor(rand() * sub.length)]).join("");
+      spec.forEach(([re, loop], k) => {
+        const want = [...s.matchAll(re)].map((m) => [m.index, m[0], k === 0 ? m[1] : undefined]);
+        if (want.length) found[k]!++;
+        expect(
+          [...loop(s)].map((m) => [m.index, m.match, m.hex]),
+          `${re} on ${JSON.stringify(s)}`,
+        ).toEqual(want);
+      });
+    }
+    // Each expression matched somewhere (the comparison was not only of empty lists).
+    for (const n of found) expect(n).toBeGreaterThan(0);
+    expect(found).toHaveLength(5);
+  });
+
+  it("quotedIn answers what isQuoted does, for every span of a line", () => {
+    const lines = [
+      "Say \"ignore previous instructions\" and 'it's fine' or `rm -rf ~` “curly” ‘single’ «guillemets» end",
+      "unclosed \" quote ` and ' here “ and ‘ and «",
+      "don't won't 'a' `b` \"c\"",
+    ];
+    for (const line of lines) {
+      const q = quotedIn(line);
+      for (let i = 0; i <= line.length; i++)
+        for (const len of [0, 1, 3, 12]) expect(q(i, len), `${line} ${i} ${len}`).toBe(isQuoted(line, i, len));
+    }
+  });
+
   it("status: flagged on high or critical, warn on medium, passed otherwise", () => {
     const f = (severity: Finding["severity"]) => ({ severity });
     expect(statusOf([])).toBe("passed");

@@ -24,7 +24,7 @@ import {
   identifyBytes,
   intentChains,
   isNegated,
-  isQuoted,
+  quotedIn,
   kindFromContent,
   kindFromPath,
   markdownContext,
@@ -357,21 +357,34 @@ function describeFor(security: boolean) {
   return (target: ScanTarget, lines: LineIndex): DescribeFn | null => {
     if (!target.text || !["markdown", "text", "html"].includes(target.kind) || target.embedded) return null;
     const ctx = target.kind === "markdown" ? markdownContext(target.text, lines, security) : null;
+    // What a line's hits share, worked out once per line (`lineText` is always line `n`): a line of
+    // megabytes with thousands of hits must not cost a pass over the line (and its neighbour) per hit.
+    let at = 0;
+    let prev = "";
+    let cued = false;
+    let quoted: ((index: number, length: number) => boolean) | null = null;
     return (n, lineText, index, length) => {
       if (ctx) {
         if (ctx.describes[n]) return ctx.kind[n] === LineKind.Table ? "in a table of patterns" : "in an example";
         if (ctx.kind[n] !== LineKind.Prose) return null;
       }
       if (isNegated(lineText, index, true)) return "negated";
-      // The sentence may have started on the line before (a wrapped list item).
-      let around = lineText;
-      if (n > 1 && !/^\s*(?:[-*+]|\d+[.)])\s/.test(lineText)) {
-        const prev = lines.line(n - 1);
-        if (prev.trim() && (!ctx || ctx.kind[n - 1] === LineKind.Prose)) around = `${prev} ${lineText}`;
+      if (at !== n) {
+        at = n;
+        // The sentence may have started on the line before (a wrapped list item).
+        prev = "";
+        if (n > 1 && !/^\s*(?:[-*+]|\d+[.)])\s/.test(lineText)) {
+          const p = lines.line(n - 1);
+          if (p.trim() && (!ctx || ctx.kind[n - 1] === LineKind.Prose)) prev = p;
+        }
+        const around = prev ? `${prev} ${lineText}` : lineText;
+        cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
+        quoted = null;
       }
-      if (around !== lineText && isNegated(around, around.length - lineText.length + index, true)) return "negated";
-      const cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
-      if (cued && isQuoted(lineText, index, length)) return "quoted as an example";
+      // Negation reaches 140 characters back: across the line break only for a match near the line's start.
+      if (prev && index < 140 && isNegated(`${prev.slice(-141)} ${lineText.slice(0, index)}`, Math.min(prev.length, 141) + 1 + index, true))
+        return "negated";
+      if (cued && (quoted ??= quotedIn(lineText))(index, length)) return "quoted as an example";
       return null;
     };
   };

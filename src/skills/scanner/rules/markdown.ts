@@ -74,11 +74,21 @@ function invisibleElements(text: string, out: { text: string; at: number }[]) {
   }
 }
 
+/** Each target's regions, found once: the engine's `derive` and `markdown.hidden-instructions` both read them. */
+const hiddenOf = new WeakMap<ScanTarget, { text: string; regions: HiddenText[] }>();
+
 /** The hidden regions of a Markdown or HTML file, for the engine to scan. */
 export function markdownHidden(target: ScanTarget, lines: LineIndex): HiddenText[] {
   if ((target.kind !== "markdown" && target.kind !== "html") || !target.text) return [];
+  const known = hiddenOf.get(target);
+  if (known && known.text === target.text) return known.regions;
+  const regions = findHidden(target, target.text, lines);
+  hiddenOf.set(target, { text: target.text, regions });
+  return regions;
+}
+
+function findHidden(target: ScanTarget, text: string, lines: LineIndex): HiddenText[] {
   const out: HiddenText[] = [];
-  const text = target.text;
   const comments: { text: string; at: number }[] = [];
   htmlComments(text, comments);
   // Inside a fenced block a comment is shown as it is written, not hidden.
@@ -106,14 +116,14 @@ export const hiddenInstructions: Rule = {
   kinds: ["markdown", "html"],
   text(text, ctx) {
     if (ctx.hidden) return [];
-    return markdownHidden(ctx.target, ctx.lines)
-      .filter((h) => ADDRESSES_AGENT.test(h.text))
-      .slice(0, 5)
-      .map((h) => ({
-        index: ctx.lines.startOf(h.line),
-        length: 0,
-        message: `Text in ${h.via} addresses the agent where a human reviewer does not see it`,
-      }));
+    // The first five that address the agent (a loop that stops there: a text can hold half a million comments).
+    const found: HiddenText[] = [];
+    for (const h of markdownHidden(ctx.target, ctx.lines)) if (ADDRESSES_AGENT.test(h.text) && found.push(h) >= 5) break;
+    return found.map((h) => ({
+      index: ctx.lines.startOf(h.line),
+      length: 0,
+      message: `Text in ${h.via} addresses the agent where a human reviewer does not see it`,
+    }));
   },
 };
 
