@@ -18,6 +18,7 @@ import {
   type Known,
   type KnownAdvisory,
   maliciousRows,
+  nearKey,
   type OsvAnswer,
   pairKey,
   popularRank,
@@ -32,8 +33,7 @@ const NEW_PACKAGE_DAYS = 30;
 function bestImitation(e: Entry, facts: Facts): { target: string; kind: TypoKind } | null {
   let best: { target: string; kind: TypoKind; rank: number } | null = null;
   const caseSensitive = e.eco === "npm" || e.eco === "go";
-  for (const n of facts.near) {
-    if (n.ecosystem !== e.eco) continue;
+  for (const n of facts.near.get(nearKey(e)) ?? []) {
     let kind: TypoKind | null;
     if (n.name_key === e.key) {
       // The same folded name: the same package for PyPI and crates; another one for npm and Go.
