@@ -5,6 +5,7 @@
  * stored advisories and their sources, cached registry answers with the version facts each
  * question needs).
  */
+import { LruCache } from "../core/cache";
 import { groupBy } from "../core/group";
 import { registryKey } from "../ecosystems/topics";
 import type { Ecosystem, VersionSpec } from "../ecosystems/versions";
@@ -113,6 +114,20 @@ type CacheDbRow = SqlRow<typeof registryCache, (typeof CACHE_KEYS)[number]> & {
   all_flags: string | null;
 };
 
+/**
+ * A name's neighbour keys, hashed as popular_keys stores them: a pure function of the name (the
+ * homoglyph skeleton, deletions and variants are most of a warm check's own CPU), so held per
+ * isolate. Names are the callers': bounded by count and by bytes (key and hashes).
+ */
+const hashesHeld = new LruCache<string, number[]>({ maxEntries: 20_000, maxBytes: 2 * 1024 * 1024 });
+export function neighbourHashes(eco: Ecosystem, key: string): number[] {
+  const id = `${eco}\u0000${key}`;
+  const held = hashesHeld.get(id);
+  if (held) return held;
+  const hashes = [...new Set(neighbourKeys(eco, key, true).map(keyHash))];
+  return hashesHeld.set(id, hashes, 64 + 2 * id.length + 8 * hashes.length);
+}
+
 /** One D1 batch: every offline fact the check needs for all names (and the cached registry answers). */
 export async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
   const pairs = [...new Set(entries.map((e) => pairKey(e.eco, e.key)))].map((s) => s.split("\u0000"));
@@ -124,7 +139,7 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
   const askers = new Map<string, [string, string, string | null, number[]]>();
   for (const e of entries) {
     const id = nearKey(e);
-    if (!askers.has(id)) askers.set(id, [e.eco, e.key, popularExact(e), [...new Set(neighbourKeys(e.eco, e.key, true).map(keyHash))]]);
+    if (!askers.has(id)) askers.set(id, [e.eco, e.key, popularExact(e), neighbourHashes(e.eco, e.key)]);
   }
   const askerIds = [...askers.keys()];
   const p = JSON.stringify(pairs);
