@@ -192,17 +192,18 @@ export const hallucinatedNames = sqliteTable(
   (t) => [primaryKey({ columns: [t.ecosystem, t.nameKey] })],
 );
 
+/** A rowid table with its large columns last (migration 0017): a lookup by name never reads a version list it does not ask for. */
 export const registryCache = sqliteTable(
   "registry_cache",
   {
     ecosystem: text("ecosystem").notNull(),
     nameKey: text("name_key").notNull(),
     status: text("status").notNull(),
-    data: text("data").notNull(),
-    versions: text("versions").notNull().default("[]"),
-    flags: text("flags").notNull().default("{}"),
     fetchedAt: integer("fetched_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
+    data: text("data").notNull(),
+    flags: text("flags").notNull().default("{}"),
+    versions: text("versions").notNull().default("[]"),
   },
   (t) => [primaryKey({ columns: [t.ecosystem, t.nameKey] })],
 );

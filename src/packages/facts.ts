@@ -5,6 +5,7 @@
  * stored advisories and their sources, cached registry answers with the version facts each
  * question needs).
  */
+import { LruCache } from "../core/cache";
 import { groupBy } from "../core/group";
 import { registryKey } from "../ecosystems/topics";
 import type { Ecosystem, VersionSpec } from "../ecosystems/versions";
@@ -113,11 +114,34 @@ type CacheDbRow = SqlRow<typeof registryCache, (typeof CACHE_KEYS)[number]> & {
   all_flags: string | null;
 };
 
+/**
+ * A name's neighbour keys, hashed as popular_keys stores them: a pure function of the name (the
+ * homoglyph skeleton, deletions and variants are most of a warm check's own CPU), so held per
+ * isolate. Names are the callers': bounded by count and by bytes (key and hashes).
+ */
+const hashesHeld = new LruCache<string, number[]>({ maxEntries: 20_000, maxBytes: 2 * 1024 * 1024 });
+export function neighbourHashes(eco: Ecosystem, key: string): number[] {
+  const id = `${eco}\u0000${key}`;
+  const held = hashesHeld.get(id);
+  if (held) return held;
+  const hashes = [...new Set(neighbourKeys(eco, key, true).map(keyHash))];
+  return hashesHeld.set(id, hashes, 64 + 2 * id.length + 8 * hashes.length);
+}
+
 /** One D1 batch: every offline fact the check needs for all names (and the cached registry answers). */
 export async function offlineFacts(db: D1Database, entries: Entry[], at: number) {
   const pairs = [...new Set(entries.map((e) => pairKey(e.eco, e.key)))].map((s) => s.split("\u0000"));
-  const keys = new Map<string, [string, number]>();
-  for (const e of entries) for (const k of neighbourKeys(e.eco, e.key, true)) keys.set(`${e.eco}:${k}`, [e.eco, keyHash(k)]);
+  // Per name as the popular list tells names apart: its neighbour keys' hashes, and back the popular
+  // names they find, per name. Only a name that is neither popular nor hallucinated is compared
+  // with its neighbours (verdict.ts), so SQL skips the others' keys (for a request of popular names,
+  // hundreds of index lookups); and a name is compared only with the neighbours its own keys find
+  // (every pair `classify` confirms shares a key), not with every name's.
+  const askers = new Map<string, [string, string, string | null, number[]]>();
+  for (const e of entries) {
+    const id = nearKey(e);
+    if (!askers.has(id)) askers.set(id, [e.eco, e.key, popularExact(e), neighbourHashes(e.eco, e.key)]);
+  }
+  const askerIds = [...askers.keys()];
   const p = JSON.stringify(pairs);
   const asked = new Map<string, [string, string, string | null, number]>();
   for (const e of entries) asked.set(entryKey(e), [e.eco, e.rkey, e.vkey, e.want]);
@@ -139,12 +163,20 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
         `SELECT ${columnsOf(popularNames, "p", POPULAR_KEYS)} FROM json_each(?1) j ${join("popular_names p INDEXED BY popular_names_key_idx")}`,
       )
       .bind(p),
+    // popularRank's test in SQL: the same folded name, and for npm and Go the same registry name
+    // (popular names are stored trimmed; Go's registry name drops trailing slashes).
     db
       .prepare(
-        `SELECT DISTINCT k.ecosystem, ${columnsOf(popularNames, "p", NEAR_KEYS)} FROM json_each(?1) j ${join("popular_keys k", "key_hash")}
-           JOIN popular_names p ON p.ecosystem = k.ecosystem AND p.rank = k.rank`,
+        `SELECT DISTINCT j.key AS asker, k.ecosystem, ${columnsOf(popularNames, "p", NEAR_KEYS)} FROM json_each(?1) j CROSS JOIN json_each(j.value, '$[3]') h
+           CROSS JOIN popular_keys k ON k.ecosystem = json_extract(j.value, '$[0]') AND k.key_hash = h.value
+           CROSS JOIN popular_names p ON p.ecosystem = k.ecosystem AND p.rank = k.rank
+          WHERE NOT EXISTS (SELECT 1 FROM popular_names q INDEXED BY popular_names_key_idx
+                             WHERE q.ecosystem = json_extract(j.value, '$[0]') AND q.name_key = json_extract(j.value, '$[1]')
+                               AND (json_extract(j.value, '$[2]') IS NULL
+                                    OR (CASE q.ecosystem WHEN 'go' THEN rtrim(q.name, '/') ELSE q.name END) = json_extract(j.value, '$[2]')))
+            AND NOT EXISTS (SELECT 1 FROM hallucinated_names x WHERE x.ecosystem = json_extract(j.value, '$[0]') AND x.name_key = json_extract(j.value, '$[1]'))`,
       )
-      .bind(JSON.stringify([...keys.values()])),
+      .bind(JSON.stringify([...askers.values()])),
     // The version checks run in SQL over the stored version list: no per-request parse of it for
     // an exact version; ranges, tags and Go queries get the list (or the flags) they resolve over.
     db
@@ -190,7 +222,7 @@ export async function offlineFacts(db: D1Database, entries: Entry[], at: number)
     malicious: group(mal!.results as unknown as MaliciousRow[]),
     hallucinated: new Map((hall!.results as unknown as HallucinatedRow[]).map((h) => [pairKey(h.ecosystem, h.name_key), h])),
     popular: group(pop!.results as unknown as PopularRow[]),
-    near: near!.results as unknown as PopularRow[],
+    near: groupBy(near!.results as unknown as (PopularRow & { asker: number })[], (r) => askerIds[r.asker]!) as Map<string, PopularRow[]>,
     cached,
     advisories: group(adv!.results as unknown as AffectedRow[]),
     sources: sourcesRead.read(srcRes) as SourceRow[],
@@ -213,6 +245,11 @@ export interface KnownAdvisory {
 
 /** What OSV said about one (package, version) in this request: the advisory ids, or why it could not be asked. */
 export type OsvAnswer = { status: "answered"; ids: string[] } | { status: "failed"; reason: string };
+
+/** What popularRank compares a popular row's name with: the registry name where the registry tells case apart. */
+const popularExact = (e: Pick<Entry, "eco" | "name">) => (e.eco === "npm" || e.eco === "go" ? registryKey(e.eco, e.name) : null);
+/** The popular names that share a neighbour key with this name (none for popular and hallucinated names): facts.near's key. */
+export const nearKey = (e: Pick<Entry, "eco" | "key" | "name">) => `${e.eco}\u0000${e.key}\u0000${popularExact(e) ?? ""}`;
 
 /** The popular-list rank of this exact name (npm and Go: same spelling; PyPI and crates: same folded name). */
 export function popularRank(e: Pick<Entry, "eco" | "key" | "name">, facts: Facts): number | undefined {

@@ -5,6 +5,7 @@
  * verdict `block`, else any `warn` reason `warn`, else `ok`; the reasons list the blocks first, then
  * the warnings, each in the table's order. docs/behaviour-freshness.md lists the table.
  */
+import { LruCache } from "../core/cache";
 import { DAY_MS, iso } from "../core/clock";
 import { packageKey, registryKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects } from "../ecosystems/versions";
@@ -18,6 +19,7 @@ import {
   type Known,
   type KnownAdvisory,
   maliciousRows,
+  nearKey,
   type OsvAnswer,
   pairKey,
   popularRank,
@@ -32,8 +34,7 @@ const NEW_PACKAGE_DAYS = 30;
 function bestImitation(e: Entry, facts: Facts): { target: string; kind: TypoKind } | null {
   let best: { target: string; kind: TypoKind; rank: number } | null = null;
   const caseSensitive = e.eco === "npm" || e.eco === "go";
-  for (const n of facts.near) {
-    if (n.ecosystem !== e.eco) continue;
+  for (const n of facts.near.get(nearKey(e)) ?? []) {
     let kind: TypoKind | null;
     if (n.name_key === e.key) {
       // The same folded name: the same package for PyPI and crates; another one for npm and Go.
@@ -136,6 +137,22 @@ export interface Check {
 const block = (code: Code) => ({ code, verdict: "block" as const });
 const warn = (code: Code) => ({ code, verdict: "warn" as const });
 
+/**
+ * Whether a stored advisory row affects a version: a pure function of the row's ranges and
+ * versions (as stored) and the version, so held per isolate under all of them; an ingest that
+ * changes a row's ranges asks anew. Parsing the ranges and comparing versions is most of what a
+ * check of popular names does with their advisories. Bounded by count and by bytes (the key holds
+ * the row's text).
+ */
+const affectsHeld = new LruCache<string, boolean>({ maxEntries: 20_000, maxBytes: 4 * 1024 * 1024 });
+function affects(eco: Entry["eco"], version: string, a: Pick<AffectedRow, "ranges" | "versions">): boolean {
+  const id = `${eco}\u0000${version}\u0000${a.ranges}\u0000${a.versions}`;
+  const held = affectsHeld.get(id);
+  if (held !== undefined) return held;
+  const hit = osvAffects(eco, version, { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) });
+  return affectsHeld.set(id, hit, 64 + 2 * id.length);
+}
+
 /** The stored advisories that affect the version judged, then those OSV named (details stored, fetched, or bare). */
 function knownAdvisories(s: VerdictInput, judged: string, osv: OsvAnswer): Map<string, KnownAdvisory> {
   const { e, facts, at } = s;
@@ -154,8 +171,7 @@ function knownAdvisories(s: VerdictInput, judged: string, osv: OsvAnswer): Map<s
       asOf: adv.asOf,
     };
   };
-  for (const a of rows)
-    if (osvAffects(e.eco, judged, { ranges: JSON.parse(a.ranges), versions: JSON.parse(a.versions) })) knownAdv.set(a.id, fromRow(a));
+  for (const a of rows) if (affects(e.eco, judged, a)) knownAdv.set(a.id, fromRow(a));
   if (osv.status === "answered") {
     for (const id of osv.ids) {
       // Malicious reports are the osv-malicious check's, not advisories of the version.

@@ -218,6 +218,26 @@ describe("the package check names a version's advisories and what they were look
       message: expect.stringContaining("the 2 listed are what is known, not all there is"),
     });
   });
+
+  it("an advisory an ingest corrects changes the next check's answer: what the check holds per isolate is keyed on the rows as read", async () => {
+    setClock(() => T0);
+    const a = await newAgent();
+    mock = mockFetch(registries(versions));
+    const check = async () => {
+      const r = await call("POST", "/v1/packages/check", { key: a.key, body: { packages: [{ name: "express", version: "4.17.1" }] } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return (r.body.results[0].knownAdvisories ?? []).map((k: any) => k.id).sort();
+    };
+    expect(await check()).toEqual(["GHSA-qw6h-vgh9-j6wx", "GHSA-rv95-896h-c2vc"]);
+    // The same advisory id, its range corrected: 4.17.1 is no longer affected.
+    const fixedBefore4 = JSON.stringify([{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.0.0" }] }]);
+    await env.DB.prepare(
+      "UPDATE advisory_affected SET ranges = ?1, versions = '[]' WHERE advisory_id = 'GHSA-rv95-896h-c2vc' AND name = 'express'",
+    )
+      .bind(fixedBefore4)
+      .run();
+    expect(await check()).toEqual(["GHSA-qw6h-vgh9-j6wx"]);
+  });
 });
 
 describe("a complete package check", () => {

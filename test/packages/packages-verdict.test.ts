@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import doc from "../../docs/behaviour-freshness.md?raw";
 import { parseVersionSpec, versionKey } from "../../src/ecosystems/versions";
 import type { MaliciousRow } from "../../src/freshness";
-import type { Entry, Facts, Known } from "../../src/packages/facts";
+import { type Entry, type Facts, type Known, nearKey } from "../../src/packages/facts";
 import type { Judgement } from "../../src/packages/judge";
 import { CHECKS, type Check, verdictFor, type VerdictInput } from "../../src/packages/verdict";
 
@@ -32,12 +32,16 @@ const facts = (over: Partial<Facts> = {}): Facts => ({
   malicious: new Map(),
   hallucinated: new Map(),
   popular: new Map(),
-  near: [],
+  near: new Map(),
   cached: new Map(),
   advisories: new Map(),
   sources: [],
   ...over,
 });
+
+/** The neighbours offlineFacts finds for this entry's keys. */
+const nearOf = (e: Entry, rows: { ecosystem: string; name: string; name_key: string; rank: number }[]): Facts["near"] =>
+  new Map([[nearKey(e), rows]]);
 
 type Found = Extract<Known, { status: "found" }>;
 const found = (sum: Partial<Found["summary"]> = {}): Found => ({
@@ -214,7 +218,7 @@ describe("the verdict's checks", () => {
       input: () => ({
         ...clean(),
         e: entry("leftpad"),
-        facts: facts({ near: [{ ecosystem: "npm", name: "left-pad", name_key: "left-pad", rank: 7 }] }),
+        facts: facts({ near: nearOf(entry("leftpad"), [{ ecosystem: "npm", name: "left-pad", name_key: "left-pad", rank: 7 }]) }),
       }),
       expect: ["TYPOSQUAT"],
       result: { imitates: "left-pad", suggestion: "left-pad" },
@@ -292,7 +296,7 @@ describe("the table's precedence", () => {
       e: entry("leftpad"),
       known: found({ datesTrusted: false }),
       j: judged({ flags: { d: "old", i: 1 }, versionFound: false }),
-      facts: facts({ near: [{ ecosystem: "npm", name: "left-pad", name_key: "left-pad", rank: 7 }] }),
+      facts: facts({ near: nearOf(entry("leftpad"), [{ ecosystem: "npm", name: "left-pad", name_key: "left-pad", rank: 7 }]) }),
       osv: { status: "answered", ids: ["MAL-2031-9"] },
     };
     const r = verdictFor(input);
