@@ -567,6 +567,22 @@ const SOURCES: Entry[] = [
       "bodies of",
     ],
   },
+  // A registry's config file named without its dot ("the npmrc starting with a dot") or described
+  // ("the npm config file in the home folder", "npm 設定ファイル", "npm 配置文件").
+  {
+    role: "source",
+    kind: "registry-token",
+    re: /(?<![\w.\/-])(?:npmrc|pypirc|netrc|yarnrc|git-credentials)\b|\b(?:npm|pip|pypi|yarn|cargo|gem)\s*(?:の\s*)?(?:設定ファイル|認証ファイル|配置文件|配置|config(?:uration)?\s+file|credentials?\s+file|auth\s+file)/i,
+    triggers: ["npmrc", "pypirc", "netrc", "yarnrc", "git-credentials", "npm", "pip", "pypi", "yarn", "cargo", "gem"],
+  },
+  // A command's output named in prose: "the output of `env`", "the result of `printenv`".
+  {
+    role: "source",
+    kind: "environment",
+    re: /\b(?:output|result|results|contents?|dump)\s+of\s+(?:running\s+)?[`'"]?(?:env|printenv|set|export\s+-p|Get-ChildItem\s+env:|os\.environ|process\.env)(?![\w-])[`'"]?/i,
+    triggers: ["output", "result", "content", "dump"],
+    only: "prose",
+  },
 ];
 
 // Sinks. Code forms first (commands and APIs that send), then prose.
@@ -849,6 +865,39 @@ const SINKS: Entry[] = [
     triggers: ["pbcopy", "xclip", "xsel", "wl-copy", "set-clipboard", "clip.exe", "pyperclip", "clipboard"],
     only: "code",
   },
+  // A URL named first and the send after it, in Japanese and Chinese ("`https://…` の後ろに付けて curl で送信", "…后用 curl 发送").
+  {
+    role: "sink",
+    kind: "network",
+    re: /https?:\/\/[^\s)`'"]+[^。\n]{0,40}?(?:(?:で|に|へ)\s*(?:送信|アップロード|POST)|(?:发送|上传|提交|上报))/i,
+    triggers: ["http"],
+    only: "prose",
+  },
+  // Data appended to a URL's query and requested: "append it to `https://x/?t=` and curl it", "`…?t=` の後ろに付けて".
+  {
+    role: "sink",
+    kind: "network",
+    re: /\b(?:append|add|attach|concatenate|put)\w*\b[^.\n]{0,80}?\b(?:to|after|onto|at\s+the\s+end\s+of)\s+`?https?:\/\/[^\s)`'"]*[?&][\w.-]*=|https?:\/\/[^\s)`'"]*[?&][\w.-]*=[^\s)`'"]*[`'"]?\s*(?:の)?\s*(?:後ろ|末尾|最後|后面|後面|末尾)に?(?:付け|追加|連結|つけ|加上|拼接)?/i,
+    triggers: ["append", "add", "attach", "concatenate", "put", "http"],
+    only: "prose",
+  },
+  // Another program's argv naming a public post: `execFileSync('gh', ['gist', 'create', …])`, `subprocess.run(["gh", "issue", "comment"…])`.
+  {
+    role: "sink",
+    kind: "public-post",
+    re: /["'`]gh["'`]\s*,\s*\[?\s*["'`](?:gist|issue|pr|release)["'`]\s*,\s*["'`](?:create|comment|edit|upload)["'`]/i,
+    triggers: ["gh"],
+    only: "code",
+  },
+  // The same hand-off told as what happens ("the assistant now attaches the contents of ~/.npmrc to `registry_sync`").
+  {
+    role: "sink",
+    kind: "tool-argument",
+    // Case-sensitive: a field is lower snake_case; `SEPOLIA_PRIVATE_KEY` in a `.env` is a variable, not a call's argument.
+    re: /\b(?:[Pp]asses|[Pp]assed|[Ss]ends|[Ss]ent|[Gg]ives|[Ff]eeds|[Hh]ands|[Aa]ttaches|[Aa]ttached|[Uu]ploads|[Uu]ploaded|[Ss]ubmits|[Ss]ubmitted|[Aa]dds|[Aa]dded|[Ii]ncludes|[Ii]ncluded|[Aa]ppends|[Aa]ppended|[Cc]opies|[Cc]opied|[Pp]uts)\b(?:[^.\n]|\.(?=[\w/])){0,80}?\b(?:to|in|into|as)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'"]?(?!\w|\.\w)/,
+    triggers: ["passe", "sen", "give", "feed", "hand", "attach", "upload", "submit", "add", "include", "append", "copie", "puts"],
+    only: "prose",
+  },
 ];
 
 // Concealment: keeping it from the user; acting without asking.
@@ -1085,6 +1134,13 @@ const CONCEAL: Entry[] = [
       "inutile",
       "pas besoin",
     ],
+  },
+  // Japanese and Korean "no need to report it to the user", "go on without showing the result".
+  {
+    role: "conceal",
+    kind: "hide",
+    re: /ユーザー(?:へ|に)の?(?:報告|説明|通知|連絡)(?:は|も)?(?:不要|いりません|要りません|必要ありません|しないで)|(?:結果|出力|内容|レスポンス)(?:は|を|も)?表示せず|사용자에게\s*(?:보고|알릴|설명할)\s*필요\s*(?:가\s*)?없/,
+    triggers: ["ユーザー", "表示せず", "사용자에게"],
   },
 ];
 
