@@ -575,9 +575,9 @@ const EVAL_OF =
  * script hides an eval from a reader; whatever the form, what runs was never reviewed.
  */
 export const fetchedBodyRun: Rule = {
-  id: "exec.download-and-run",
+  id: "exec.fetched-eval",
   severity: "high",
-  title: "Download and run",
+  title: "Evaluates a fetched response",
   kinds: ["javascript", "python", "ruby", "php", "text", "markdown"],
   triggers: ["eval", "function(", "vm.", "exec"],
   text(text) {

@@ -350,9 +350,9 @@ const REPO_TO_NETWORK =
  * notifies a local tool passes; so does a pipeline outside any hook (a commit-message helper).
  */
 export const hookToNetwork: Rule = {
-  id: "exfil.dump-to-network",
+  id: "exfil.commit-hook",
   severity: "high",
-  title: "Dump streamed to a remote host",
+  title: "A git hook that sends each commit away",
   triggers: ["\\bgit"],
   text(text) {
     if (text.length > 200_000 || !HOOK_PLACE.test(text)) return [];

@@ -261,9 +261,9 @@ const squash = (n: string) => n.toLowerCase().replace(/[^a-z0-9]/g, "");
  * look-alike under a claim that the original is dead is how an agent is steered to a squatted name.
  */
 export const disownedOriginal: Rule = {
-  id: "supply.lookalike",
+  id: "supply.slopsquat",
   severity: "medium",
-  title: "Installs a look-alike of a package it names",
+  title: "Installs a look-alike after disowning the real package",
   triggers: ["deprecated", "abandoned", "unmaintained", "archived", "compromised", "outdated", "broken", "end-of-life", "no longer"],
   text(text) {
     const body = text.slice(0, 200_000);
