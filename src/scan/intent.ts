@@ -572,7 +572,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "registry-token",
-    re: /(?<![\w.\/-])(?:npmrc|pypirc|netrc|yarnrc|git-credentials)\b|\b(?:npm|pip|pypi|yarn|cargo|gem)\s*(?:の\s*)?(?:設定ファイル|認証ファイル|配置文件|配置|config(?:uration)?\s+file|credentials?\s+file|auth\s+file)/i,
+    re: /(?<![\w./-])(?:npmrc|pypirc|netrc|yarnrc|git-credentials)\b|\b(?:npm|pip|pypi|yarn|cargo|gem)\s*(?:の\s*)?(?:設定ファイル|認証ファイル|配置文件|配置|config(?:uration)?\s+file|credentials?\s+file|auth\s+file)/i,
     triggers: ["npmrc", "pypirc", "netrc", "yarnrc", "git-credentials", "npm", "pip", "pypi", "yarn", "cargo", "gem"],
   },
   // A command's output named in prose: "the output of `env`", "the result of `printenv`".
@@ -1249,11 +1249,10 @@ const LOCAL_HOST = (h: string) => {
 };
 
 /** The literal host a socket call connects to: `create_connection(("127.0.0.1", port))`, `net.connect({host: "localhost"})`. */
-const SOCKET_PEER =
-  /\b(?:create_connection|connect|createConnection)\s*\(\s*[({]?\s*(?:host\s*:\s*)?["'`]([\w.:-]{1,253})["'`]/g;
+const SOCKET_PEER = /\b(?:create_connection|connect|createConnection)\s*\(\s*[({]?\s*(?:host\s*:\s*)?["'`]([\w.:-]{1,253})["'`]/g;
 
 /** What "do not display …" keeps out of sight when it is a secret's value, not something the agent did. */
-const HYGIENE_VERB = String.raw`(?:display|show|print|echo|reveal|output|log|expose|repeat|paste|copy|upload|send|share|transmit|commit|e-?mail)`;
+const HYGIENE_VERB = "(?:display|show|print|echo|reveal|output|log|expose|repeat|paste|copy|upload|send|share|transmit|commit|e-?mail)";
 const SECRET_HYGIENE = new RegExp(
   String.raw`^(?:do\s+not|don'?t|never|should\s+not|must\s+not)\s+(?:ever\s+)?${HYGIENE_VERB}(?:\s*,\s*(?:or\s+|and\s+)?${HYGIENE_VERB}|\s+(?:or|and)\s+${HYGIENE_VERB}){0,6}\s+(?:the\s+|any\s+|their\s+|its\s+|your\s+|raw\s+|plain-?text\s+|full\s+){0,2}(?:secret\s+(?:values?|fields?)|secrets|passwords?|passphrases?|tokens?|api\s+keys?|private\s+keys?(?:\s+files?)?|credentials?|(?:password|token|key)\s+values?|key\s+material)\b`,
   "i",
@@ -1570,7 +1569,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";
           // "Do not display secret values in the chat": keeping a secret's value off the screen protects it; it hides no act.
-          else if (entry.role === "conceal" && SECRET_HYGIENE.test(prose.text.slice(pat, pat + 240))) why = "keeps a secret's value off the screen";
+          else if (entry.role === "conceal" && SECRET_HYGIENE.test(prose.text.slice(pat, pat + 240)))
+            why = "keeps a secret's value off the screen";
         }
         if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;

@@ -83,7 +83,11 @@ function modification(s: string): RegExpMatchArray | null {
     )
       continue;
     // "unless the user tells you where it should go": a modal inside a question or relative clause states no order.
-    if (/\b(?:where|what|which|how|whether|whom?)\s+(?:(?:it|they|this|that|these|those|the\s+\w+|\w+)\s+)?$/i.test(s.slice(Math.max(0, m.index - 30), m.index)))
+    if (
+      /\b(?:where|what|which|how|whether|whom?)\s+(?:(?:it|they|this|that|these|those|the\s+\w+|\w+)\s+)?$/i.test(
+        s.slice(Math.max(0, m.index - 30), m.index),
+      )
+    )
       continue;
     return m;
   }

@@ -564,7 +564,8 @@ export const clipboardHijack: Rule = {
 };
 
 /** A response's body taken into a variable: `const code = await r.text()`, `src = resp.content.decode()`. */
-const BODY_OF = /\b(?:const|let|var)?\s*([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|json|arrayBuffer|body|content|read|data|decode)\b/g;
+const BODY_OF =
+  /\b(?:const|let|var)?\s*([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|json|arrayBuffer|body|content|read|data|decode)\b/g;
 /** Indirect and aliased evaluation: `(0, eval)(x)`, `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`, `vm.runInNewContext(x)`. */
 const EVAL_OF =
   /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)/g;
@@ -594,7 +595,11 @@ export const fetchedBodyRun: Rule = {
       const name = m.slice(1).find(Boolean)!;
       const at = fetched.get(name);
       if (at === undefined || at > m.index) continue;
-      hits.push({ index: m.index, length: m[0].length, message: `Evaluates ${name}, the body of a response it fetched: code that was never scanned` });
+      hits.push({
+        index: m.index,
+        length: m[0].length,
+        message: `Evaluates ${name}, the body of a response it fetched: code that was never scanned`,
+      });
       if (hits.length >= 3) break;
     }
     return hits;

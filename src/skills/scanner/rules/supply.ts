@@ -274,7 +274,8 @@ export const disownedOriginal: Rule = {
       if (name.length >= 5) disowned.push(name);
     }
     if (!disowned.length) return [];
-    const fork = /\b(?:maintained|community|drop-in|official)\s+(?:forks?|replacements?|successors?)\b|\bforks?\s+(?:of|that|which)\b/i.test(body);
+    const fork =
+      /\b(?:maintained|community|drop-in|official)\s+(?:forks?|replacements?|successors?)\b|\bforks?\s+(?:of|that|which)\b/i.test(body);
     const hits: Hit[] = [];
     for (const m of body.matchAll(INSTALL)) {
       if (hits.length >= 3) break;
@@ -290,7 +291,7 @@ export const disownedOriginal: Rule = {
         hits.push({
           index: m.index,
           length: m[0].length,
-          message: `Installs \`${name}\`${fork ? " as a \"fork\"" : " quietly"} after saying the real package it resembles is deprecated or not to be installed: a look-alike (slopsquatted) package`,
+          message: `Installs \`${name}\`${fork ? ' as a "fork"' : " quietly"} after saying the real package it resembles is deprecated or not to be installed: a look-alike (slopsquatted) package`,
         });
         break;
       }
