@@ -869,7 +869,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "network",
-    re: /https?:\/\/[^\s)`'"]+[^。\n]{0,40}?(?:(?:で|に|へ)\s*(?:送信|アップロード|POST)|(?:发送|上传|提交|上报))/i,
+    re: /https?:\/\/[^\s)`'"]{1,400}[^。\n]{0,40}?(?:(?:で|に|へ)\s*(?:送信|アップロード|POST)|(?:发送|上传|提交|上报))/i,
     triggers: ["http"],
     only: "prose",
   },
@@ -877,7 +877,7 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "network",
-    re: /\b(?:append|add|attach|concatenate|put)\w*\b[^.\n]{0,80}?\b(?:to|after|onto|at\s+the\s+end\s+of)\s+`?https?:\/\/[^\s)`'"]*[?&][\w.-]*=|https?:\/\/[^\s)`'"]*[?&][\w.-]*=[^\s)`'"]*[`'"]?\s*(?:の)?\s*(?:後ろ|末尾|最後|后面|後面|末尾)に?(?:付け|追加|連結|つけ|加上|拼接)?/i,
+    re: /\b(?:append|add|attach|concatenate|put)\w*\b[^.\n]{0,80}?\b(?:to|after|onto|at\s+the\s+end\s+of)\s+`?https?:\/\/[^\s)`'"]{0,400}[?&][\w.-]{0,60}=|https?:\/\/[^\s)`'"]{0,400}[?&][\w.-]{0,60}=[^\s)`'"]{0,400}[`'"]?\s*(?:の)?\s*(?:後ろ|末尾|最後|后面|後面|末尾)に?(?:付け|追加|連結|つけ|加上|拼接)?/i,
     triggers: ["append", "add", "attach", "concatenate", "put", "http"],
     only: "prose",
   },

@@ -460,6 +460,7 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
   if (CODE_KINDS_JOIN.has(target.kind) && /["'`]\s*,\s*["'`]/.test(text)) {
     let whole = out.some((h) => h.line === 1 && h.text.length > 200);
     let seen = 0;
+    let found = 0;
     let rewritten = "";
     let last = 0;
     for (const m of text.matchAll(LITERAL_ARRAY)) {
@@ -468,6 +469,7 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       if (parts.length < 2) continue;
       const joined = parts.join("");
       if (!SPLIT_SECRET.test(joined)) continue;
+      if (++found > 50) break;
       out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
       if (!whole && text.length <= 65_536) {
         rewritten += `${text.slice(last, m.index)}"${joined}"`;
