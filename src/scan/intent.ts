@@ -375,7 +375,9 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "browser-data",
-    re: /(?:Google[/\\ ]Chrome|google-chrome|Chromium|BraveSoftware|Brave-Browser|Microsoft[/\\ ]Edge|Opera\s+Software|Vivaldi|Firefox[/\\]Profiles|\.mozilla[/\\]firefox)\b|\b(?:Login\s+Data|Web\s+Data|Local\s+State|Local\s+Extension\s+Settings|cookies\.sqlite|logins\.json|key[34]\.db)\b|[/\\"']Cookies\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|sessions?|passwords?|logins?|history|storage|data|session\s+cookies|extension\s+storage)\b|\bsaved\s+(?:passwords|logins|credentials)\b|\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b[^.\n]{0,40}\b(?:profil\w*|cookies?|passwords?|logins?|sessions?|Perfil|Profil)\b|\b(?:cookies?|profil\w*|perfil|passwords?|logins?)\b[^.\n]{0,40}\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b|浏览器(?:的)?(?:Cookie|密码|配置)|ブラウザ(?:の)?(?:Cookie|パスワード|プロファイル)/i,
+    // A browser named as the program a test drives (`p.chromium.launch()`, `playwright install chromium`,
+    // `/usr/bin/google-chrome --headless`) is not its profile.
+    re: /(?<![.]|\bbin[/\\]|\binstall\s(?:--with-deps\s)?)(?:Google[/\\ ]Chrome|google-chrome|Chromium|BraveSoftware|Brave-Browser|Microsoft[/\\ ]Edge|Opera\s+Software|Vivaldi|Firefox[/\\]Profiles|\.mozilla[/\\]firefox)\b(?!\.(?:launch|connect|app)\b|(?:-stable)?\s+--headless)|\b(?:Login\s+Data|Web\s+Data|Local\s+State|Local\s+Extension\s+Settings|cookies\.sqlite|logins\.json|key[34]\.db)\b|[/\\"']Cookies\b|\bbrowser(?:'s)?\s+(?:profiles?|cookies|sessions?|passwords?|logins?|history|storage|data|session\s+cookies|extension\s+storage)\b|\bsaved\s+(?:passwords|logins|credentials)\b|\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b[^.\n]{0,40}\b(?:profil\w*|cookies?|passwords?|logins?|sessions?|Perfil|Profil)\b|\b(?:cookies?|profil\w*|perfil|passwords?|logins?)\b[^.\n]{0,40}\b(?:Chrome|Chromium|Brave|Edge|Firefox|Safari|Opera)\b|浏览器(?:的)?(?:Cookie|密码|配置)|ブラウザ(?:の)?(?:Cookie|パスワード|プロファイル)/i,
     triggers: [
       "google",
       "chrom",
@@ -407,7 +409,8 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "keychain",
-    re: /\bkeychains?\b|\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)\b|\.password-store\b|\bkeyrings?\b|\bpassword\s+(?:manager|store|vault)\b|\bcmdkey\s+\/list\b|\bvaultcmd\b|\/etc\/(?:shadow|gshadow)\b|\blsass\b/i,
+    // Putting a passphrase into the keychain (`ssh-add --apple-use-keychain`, "store the token in the keychain") reads nothing out of it.
+    re: /(?<!\buse-|\bUse|\b(?:store|stores|stored|storing|save|saves|saved|saving|add|adds|added|adding|put|keep|kept)\s+(?:\S{1,40}\s+){0,4}?(?:in|into|to)\s+(?:the\s+|your\s+|a\s+)?(?:macOS\s+|login\s+|system\s+|OS\s+)?)keychains?\b|\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)\b|\.password-store\b|\bkeyrings?\b|\bpassword\s+(?:manager|store|vault)\b|\bcmdkey\s+\/list\b|\bvaultcmd\b|\/etc\/(?:shadow|gshadow)\b|\blsass\b/i,
     triggers: [
       "keychain",
       "dump-keychain",
@@ -563,6 +566,22 @@ const SOURCES: Entry[] = [
       "text of",
       "bodies of",
     ],
+  },
+  // A registry's config file named without its dot ("the npmrc starting with a dot") or described
+  // ("the npm config file in the home folder", "npm 設定ファイル", "npm 配置文件").
+  {
+    role: "source",
+    kind: "registry-token",
+    re: /(?<![\w./-])(?:npmrc|pypirc|netrc|yarnrc|git-credentials)\b|\b(?:npm|pip|pypi|yarn|cargo|gem)\s*(?:の\s*)?(?:設定ファイル|認証ファイル|配置文件|配置|config(?:uration)?\s+file|credentials?\s+file|auth\s+file)/i,
+    triggers: ["npmrc", "pypirc", "netrc", "yarnrc", "git-credentials", "npm", "pip", "pypi", "yarn", "cargo", "gem"],
+  },
+  // A command's output named in prose: "the output of `env`", "the result of `printenv`".
+  {
+    role: "source",
+    kind: "environment",
+    re: /\b(?:output|result|results|contents?|dump)\s+of\s+(?:running\s+)?[`'"]?(?:env|printenv|set|export\s+-p|Get-ChildItem\s+env:|os\.environ|process\.env)(?![\w-])[`'"]?/i,
+    triggers: ["output", "result", "content", "dump"],
+    only: "prose",
   },
 ];
 
@@ -846,6 +865,39 @@ const SINKS: Entry[] = [
     triggers: ["pbcopy", "xclip", "xsel", "wl-copy", "set-clipboard", "clip.exe", "pyperclip", "clipboard"],
     only: "code",
   },
+  // A URL named first and the send after it, in Japanese and Chinese ("`https://…` の後ろに付けて curl で送信", "…后用 curl 发送").
+  {
+    role: "sink",
+    kind: "network",
+    re: /https?:\/\/[^\s)`'"]{1,400}[^。\n]{0,40}?(?:(?:で|に|へ)\s*(?:送信|アップロード|POST)|(?:发送|上传|提交|上报))/i,
+    triggers: ["http"],
+    only: "prose",
+  },
+  // Data appended to a URL's query and requested: "append it to `https://x/?t=` and curl it", "`…?t=` の後ろに付けて".
+  {
+    role: "sink",
+    kind: "network",
+    re: /\b(?:append|add|attach|concatenate|put)\w*\b[^.\n]{0,80}?\b(?:to|after|onto|at\s+the\s+end\s+of)\s+`?https?:\/\/[^\s)`'"]{0,400}[?&][\w.-]{0,60}=|https?:\/\/[^\s)`'"]{0,400}[?&][\w.-]{0,60}=[^\s)`'"]{0,400}[`'"]?\s*(?:の)?\s*(?:後ろ|末尾|最後|后面|後面|末尾)に?(?:付け|追加|連結|つけ|加上|拼接)?/i,
+    triggers: ["append", "add", "attach", "concatenate", "put", "http"],
+    only: "prose",
+  },
+  // Another program's argv naming a public post: `execFileSync('gh', ['gist', 'create', …])`, `subprocess.run(["gh", "issue", "comment"…])`.
+  {
+    role: "sink",
+    kind: "public-post",
+    re: /["'`]gh["'`]\s*,\s*\[?\s*["'`](?:gist|issue|pr|release)["'`]\s*,\s*["'`](?:create|comment|edit|upload)["'`]/i,
+    triggers: ["gh"],
+    only: "code",
+  },
+  // The same hand-off told as what happens ("the assistant now attaches the contents of ~/.npmrc to `registry_sync`").
+  {
+    role: "sink",
+    kind: "tool-argument",
+    // Case-sensitive: a field is lower snake_case; `SEPOLIA_PRIVATE_KEY` in a `.env` is a variable, not a call's argument.
+    re: /\b(?:[Pp]asses|[Pp]assed|[Ss]ends|[Ss]ent|[Gg]ives|[Ff]eeds|[Hh]ands|[Aa]ttaches|[Aa]ttached|[Uu]ploads|[Uu]ploaded|[Ss]ubmits|[Ss]ubmitted|[Aa]dds|[Aa]dded|[Ii]ncludes|[Ii]ncluded|[Aa]ppends|[Aa]ppended|[Cc]opies|[Cc]opied|[Pp]uts)\b(?:[^.\n]|\.(?=[\w/])){0,80}?\b(?:to|in|into|as)\s+(?:the\s+)?[`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'"]?(?!\w|\.\w)/,
+    triggers: ["passe", "sen", "give", "feed", "hand", "attach", "upload", "submit", "add", "include", "append", "copie", "puts"],
+    only: "prose",
+  },
 ];
 
 // Concealment: keeping it from the user; acting without asking.
@@ -1083,6 +1135,13 @@ const CONCEAL: Entry[] = [
       "pas besoin",
     ],
   },
+  // Japanese and Korean "no need to report it to the user", "go on without showing the result".
+  {
+    role: "conceal",
+    kind: "hide",
+    re: /ユーザー(?:へ|に)の?(?:報告|説明|通知|連絡)(?:は|も)?(?:不要|いりません|要りません|必要ありません|しないで)|(?:結果|出力|内容|レスポンス)(?:は|を|も)?表示せず|사용자에게\s*(?:보고|알릴|설명할)\s*필요\s*(?:가\s*)?없/,
+    triggers: ["ユーザー", "表示せず", "사용자에게"],
+  },
 ];
 
 const ENTRIES: readonly Entry[] = [...SOURCES, ...SINKS, ...CONCEAL];
@@ -1189,9 +1248,15 @@ const LOCAL_HOST = (h: string) => {
   return ip !== null && ip.range !== "public" && ip.range !== "metadata";
 };
 
+/** The literal host a socket call connects to: `create_connection(("127.0.0.1", port))`, `net.connect({host: "localhost"})`. */
+const SOCKET_PEER = /\b(?:create_connection|connect|createConnection)\s*\(\s*[({]?\s*(?:host\s*:\s*)?["'`]([\w.:-]{1,253})["'`]/g;
+
 /** What "do not display …" keeps out of sight when it is a secret's value, not something the agent did. */
-const SECRET_HYGIENE =
-  /^(?:do\s+not|don'?t|never|should\s+not|must\s+not)\s+(?:display|show|print|echo|reveal|output|log|expose|repeat|paste)\s+(?:the\s+|any\s+|their\s+|its\s+|raw\s+|plain-?text\s+|full\s+){0,2}(?:secret\s+(?:values?|fields?)|secrets|passwords?|tokens?|api\s+keys?|private\s+keys?|credentials?|(?:password|token|key)\s+values?)\b/i;
+const HYGIENE_VERB = "(?:display|show|print|echo|reveal|output|log|expose|repeat|paste|copy|upload|send|share|transmit|commit|e-?mail)";
+const SECRET_HYGIENE = new RegExp(
+  String.raw`^(?:do\s+not|don'?t|never|should\s+not|must\s+not)\s+(?:ever\s+)?${HYGIENE_VERB}(?:\s*,\s*(?:or\s+|and\s+)?${HYGIENE_VERB}|\s+(?:or|and)\s+${HYGIENE_VERB}){0,6}\s+(?:the\s+|any\s+|their\s+|its\s+|your\s+|raw\s+|plain-?text\s+|full\s+){0,2}(?:secret\s+(?:values?|fields?)|secrets|passwords?|passphrases?|tokens?|api\s+keys?|private\s+keys?(?:\s+files?)?|credentials?|(?:password|token|key)\s+values?|key\s+material)\b`,
+  "i",
+);
 
 /** Long lines are read in windows, like the engine does. */
 const WINDOW = 4096;
@@ -1504,7 +1569,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";
           // "Do not display secret values in the chat": keeping a secret's value off the screen protects it; it hides no act.
-          else if (entry.role === "conceal" && SECRET_HYGIENE.test(m[0])) why = "keeps a secret's value off the screen";
+          else if (entry.role === "conceal" && SECRET_HYGIENE.test(prose.text.slice(pat, pat + 240)))
+            why = "keeps a secret's value off the screen";
         }
         if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;
@@ -1515,6 +1581,17 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
         if (entry.role === "sink" && (entry.kind === "network" || entry.kind === "image-url" || entry.kind === "tool-argument")) {
           const urls = extractUrls(u.text);
           if (urls.length && urls.every((x) => LOCAL_HOST(x.host))) continue;
+          // A socket opened to a literal loopback or private address (a dev server's port probe) carries nothing off the machine.
+          if (!urls.length && u.code) {
+            let local = false;
+            SOCKET_PEER.lastIndex = 0;
+            for (let p = SOCKET_PEER.exec(u.text); p !== null; p = SOCKET_PEER.exec(u.text)) {
+              local = LOCAL_HOST(p[1]!.toLowerCase());
+              if (!local) break;
+            }
+            SOCKET_PEER.lastIndex = 0;
+            if (local) continue;
+          }
           host = urls.find((x) => !LOCAL_HOST(x.host))?.host;
         }
         const index = u.start + at;

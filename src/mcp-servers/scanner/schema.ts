@@ -124,11 +124,18 @@ export function spellName(name: string): string | null {
     .filter(Boolean);
   // A compound noun (`aws_secret_access_key`) names a field; a phrase (`contents_of_…_in_home`) says what to put there.
   if (words.length < 4 || !words.some((w) => PHRASE_WORD.test(w))) return null;
-  return words
-    .join(" ")
-    .replace(/\b(?:dot|period)\s+/gi, ".")
-    .replace(/\s+(?:slash|under)\s+(?=\S)/gi, "/")
-    .replace(/\b(?:tilde|home\s+dir(?:ectory)?)\s+(?=\.)/gi, "~/");
+  return (
+    words
+      .join(" ")
+      .replace(/\b(?:dot|period)\s+/gi, ".")
+      .replace(/\s+(?:slash|under)\s+(?=\S)/gi, "/")
+      .replace(/\b(?:tilde|home\s+dir(?:ectory)?)\s+(?=\.)/gi, "~/")
+      // Key and credential files named by their words without dots (`…_reading_ssh_id_rsa_…`, `aws_credentials_file`).
+      .replace(/\bid\s+(rsa|dsa|ecdsa|ed25519)\b/gi, "id_$1")
+      .replace(/(?<![~/.])\bssh\s+(?=id_)/gi, "~/.ssh/")
+      .replace(/(?<![~/.])\b(aws|kube|docker)\s+(credentials|config)\b/gi, "~/.$1/$2")
+      .replace(/(?<![~/.])\b(npmrc|pypirc|netrc|git-credentials)\b/gi, "~/.$1")
+  );
 }
 
 const RECIPIENT_KEY =

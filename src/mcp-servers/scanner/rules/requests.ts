@@ -30,6 +30,14 @@ const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i
 const CONTENT =
   /\b(?:contents?|text|lines?|copy|paste|verbatim|full|entire|whole|data|value|values|body|reproduce|include|keys?|tokens?|secrets?|credentials?)\b/i;
 
+/** The word naming a credential's service: the prefix of `TWILIO_AUTH_TOKEN`, or the word before "auth token". */
+function OWN_CREDENTIAL(s: string, at: number): boolean {
+  const before = s.slice(Math.max(0, at - 40), at);
+  // An identifier's prefix (`TWILIO` of `TWILIO_AUTH_TOKEN`) or a capitalised name just before ("Twilio auth token"), not "every".
+  const word = s[at] === "_" ? /([A-Za-z][A-Za-z0-9]*)$/.exec(before)?.[1] : /\b([A-Z][A-Za-z0-9]*)\s+$/.exec(before)?.[1];
+  return !!word && ownWord(word);
+}
+
 function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
   const conv = find(s, CONVERSATION);
   if (conv) return { m: conv, what: "the conversation or the model's instructions" };
@@ -43,6 +51,8 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
   // "A GitHub token" in a GitHub server's parameter is the service's own credential.
   if (machine && !ownWord(machine[0].trim().split(/\s+/)[0]!)) return { m: machine, what: `${machine[0].trim()} from the machine` };
   for (const c of s.matchAll(global(CREDENTIAL))) {
+    // The service's own credential ("Twilio auth token … defaults to TWILIO_AUTH_TOKEN" in a Twilio tool) is what the call needs.
+    if (OWN_CREDENTIAL(s, c.index)) continue;
     if (ALL_OF.test(s.slice(Math.max(0, c.index - 40), c.index)) || CREDENTIAL_SOURCE.test(s)) {
       return { m: c, what: `credentials (${c[0].trim()}) gathered from the machine` };
     }

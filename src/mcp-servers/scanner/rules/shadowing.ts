@@ -82,6 +82,13 @@ function modification(s: string): RegExpMatchArray | null {
       /\b(?:a|an|the|any|no|each|every|that|this|for|of)\s+$/i.test(s.slice(Math.max(0, m.index - 12), m.index))
     )
       continue;
+    // "unless the user tells you where it should go": a modal inside a question or relative clause states no order.
+    if (
+      /\b(?:where|what|which|how|whether|whom?)\s+(?:(?:it|they|this|that|these|those|the\s+\w+|\w+)\s+)?$/i.test(
+        s.slice(Math.max(0, m.index - 30), m.index),
+      )
+    )
+      continue;
     return m;
   }
   return null;

@@ -307,6 +307,9 @@ export const timeBomb = patternRule({
     /\b(?:Date\.now\(\s*\)|new\s+Date\(\s*\))[^\n]{0,30}?(?:>|>=)\s*(?:new\s+Date\(\s*(?:["'`]20\d\d-|20\d\d\s*,)|Date\.parse\(\s*["'`]20\d\d-|1[6-9]\d{11}\b)/,
     /\(Get-Date\)\s*-(?:gt|ge)\s*(?:\[datetime\])?\s*["']20\d\d-/i,
     /\btime\.time\(\s*\)\s*(?:>|>=)\s*1[6-9]\d{8}\b/,
+    // The date written as a call (`Date.UTC(2026, 11, 1)`, `+new Date("2026-12-01")`, `datetime(2026, 12, 1).timestamp()`, `fromisoformat("2026-…")`), either side.
+    /\b(?:Date\.now\(\s*\)|new\s+Date\(\s*\)(?:\.getTime\(\s*\))?|\+new\s+Date\(\s*\))\s*(?:>|>=|<|<=)\s*(?:\+?\s*new\s+Date\(\s*["'`]20\d\d|Date\.UTC\(\s*20\d\d\b)|\bDate\.UTC\(\s*20\d\d\b[^()\n]{0,30}\)\s*(?:<|<=|>|>=)\s*(?:Date\.now\(|new\s+Date\(\s*\))/,
+    /\b(?:datetime\.(?:now|utcnow|today)|date\.today|time\.time)\(\s*\)[^\n]{0,20}?(?:>|>=)\s*(?:datetime\.)?(?:datetime|date)\.fromisoformat\(\s*["']20\d\d-|\btime\.time\(\s*\)\s*(?:>|>=)\s*(?:datetime\.)?datetime\(\s*20\d\d\s*,[^)\n]{0,30}\)\.timestamp\(/,
   ],
   message: "Compares today's date with a date written into the script: code that changes behaviour after review (a time bomb)",
 });

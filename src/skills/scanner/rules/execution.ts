@@ -413,7 +413,7 @@ const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", 
  */
 /** A secret file's name or folder, whole, once the pieces are joined. */
 const SPLIT_SECRET =
-  /(?:^|[~/\\.])(?:\.?ssh|\.?netrc|\.?aws|\.?kube|\.?docker|\.?gnupg|\.?npmrc|\.?pypirc|\.?git-credentials|\.?env|id_(?:rsa|dsa|ecdsa|ed25519))(?:[/\\]|$)/;
+  /(?:^|[~/\\.])(?:gh[/\\]hosts\.yml|\.?ssh|\.?netrc|\.?aws|\.?kube|\.?docker|\.?gnupg|\.?npmrc|\.?pypirc|\.?git-credentials|\.?env|id_(?:rsa|dsa|ecdsa|ed25519))(?:[/\\]|$)/;
 
 export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
   if (!target.text || target.kind === "binary") return [];
@@ -455,8 +455,37 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       }
     }
   }
+  // Pieces kept in an array and joined (`['.git', '-cred', 'entials'].join('')`, `"".join(["~/.a", "ws"])`):
+  // read joined when the joined text is a secret path, and the whole file again with it in place.
+  if (CODE_KINDS_JOIN.has(target.kind) && /["'`]\s*,\s*["'`]/.test(text)) {
+    let whole = out.some((h) => h.line === 1 && h.text.length > 200);
+    let seen = 0;
+    let found = 0;
+    let rewritten = "";
+    let last = 0;
+    for (const m of text.matchAll(LITERAL_ARRAY)) {
+      if (++seen > 400) break;
+      const parts = [...m[0].matchAll(/(["'`])((?:\\.|(?!\1)[^\\\n])*)\1/g)].map((x) => x[2]!);
+      if (parts.length < 2) continue;
+      const joined = parts.join("");
+      if (!SPLIT_SECRET.test(joined)) continue;
+      if (++found > 50) break;
+      out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
+      if (!whole && text.length <= 65_536) {
+        rewritten += `${text.slice(last, m.index)}"${joined}"`;
+        last = m.index + m[0].length;
+      }
+    }
+    if (last > 0 && !whole) {
+      whole = true;
+      out.push({ text: rewritten + text.slice(last), line: 1, via: "strings joined at run time" });
+    }
+  }
   return out;
 }
+
+/** An array of short string literals only: pieces of one string. */
+const LITERAL_ARRAY = /\[\s*(?:(["'`])(?:\\.|(?!\1)[^\\\n]){0,40}\1\s*,\s*){1,11}(["'`])(?:\\.|(?!\2)[^\\\n]){0,40}\2\s*,?\s*\]/g;
 
 const LIFECYCLE =
   /"(preinstall|install|postinstall|preprepare|prepare|postprepare|prepublish|prepack|postpack|preuninstall|uninstall|postuninstall)"\s*:\s*"((?:\\.|[^"\\])*)"/g;
@@ -536,6 +565,49 @@ export const clipboardHijack: Rule = {
   },
 };
 
+/** A response's body taken into a variable: `const code = await r.text()`, `src = resp.content.decode()`. */
+const BODY_OF =
+  /\b(?:const|let|var)?\s*([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|json|arrayBuffer|body|content|read|data|decode)\b/g;
+/** Indirect and aliased evaluation: `(0, eval)(x)`, `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`, `vm.runInNewContext(x)`. */
+const EVAL_OF =
+  /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)/g;
+
+/**
+ * Code fetched and evaluated through a variable that holds the response's body: `const r = await
+ * fetch(u)` … `const code = await r.text()` … `(0, eval)(code)`. The indirect forms are how a
+ * script hides an eval from a reader; whatever the form, what runs was never reviewed.
+ */
+export const fetchedBodyRun: Rule = {
+  id: "exec.fetched-eval",
+  severity: "high",
+  title: "Evaluates a fetched response",
+  kinds: ["javascript", "python", "ruby", "php", "text", "markdown"],
+  triggers: ["eval", "function(", "vm.", "exec"],
+  text(text) {
+    if (text.length > 200_000 || !/\b(?:fetch|requests\.get|httpx\.get|urlopen|axios|got|https?\.get)\b/.test(text)) return [];
+    const fetched = new Map<string, number>();
+    for (const m of text.matchAll(FETCHED_VAR)) if (!fetched.has(m[1]!)) fetched.set(m[1]!, m.index);
+    if (!fetched.size) return [];
+    for (const m of text.matchAll(BODY_OF)) {
+      const from = fetched.get(m[2]!);
+      if (from !== undefined && from <= m.index && !fetched.has(m[1]!)) fetched.set(m[1]!, m.index);
+    }
+    const hits: Hit[] = [];
+    for (const m of text.matchAll(EVAL_OF)) {
+      const name = m.slice(1).find(Boolean)!;
+      const at = fetched.get(name);
+      if (at === undefined || at > m.index) continue;
+      hits.push({
+        index: m.index,
+        length: m[0].length,
+        message: `Evaluates ${name}, the body of a response it fetched: code that was never scanned`,
+      });
+      if (hits.length >= 3) break;
+    }
+    return hits;
+  },
+};
+
 export const EXECUTION_RULES: Rule[] = [
   pipeToShell,
   downloadAndRun,
@@ -545,4 +617,5 @@ export const EXECUTION_RULES: Rule[] = [
   cryptoMiner,
   installHook,
   clipboardHijack,
+  fetchedBodyRun,
 ];

@@ -337,6 +337,34 @@ export const dumpToNetwork = patternRule({
   message: "Streams a database dump or an archive straight to a remote host",
 });
 
+/** Where a git hook is written or installed: `.git/hooks/`, a hooks path, a template folder, husky. */
+const HOOK_PLACE =
+  /\.git\/hooks\b|\bhooksPath\b|\binit\.templateDir\b|\.husky\/|\bgit-template\/hooks\b|^path:\s*\S*hooks\/(?:post|pre)-/im;
+/** Repository content streamed to a host: `git show HEAD | gzip | base64 | curl --data-binary @- https://…`. */
+const REPO_TO_NETWORK =
+  /\bgit\s+(?:show|diff|log\b[^|\n]*\s(?:-p|--patch)|format-patch|bundle\s+create|archive|cat-file)\b[^|\n]*\|\s*(?:(?:gzip|xz|bzip2|zstd|base64|openssl\s+\S+)[^|\n]*\|\s*)*(?:curl|wget|nc|ncat|netcat|socat)\b(?![^\n]*\b(?:localhost|127\.0\.0\.1)\b)/gi;
+
+/**
+ * A git hook that streams each commit's content (the diff, the log with patches, a bundle) to a
+ * host: every commit of every repository the hook is installed in leaves the machine. A hook that
+ * notifies a local tool passes; so does a pipeline outside any hook (a commit-message helper).
+ */
+export const hookToNetwork: Rule = {
+  id: "exfil.commit-hook",
+  severity: "high",
+  title: "A git hook that sends each commit away",
+  triggers: ["\\bgit"],
+  text(text) {
+    if (text.length > 200_000 || !HOOK_PLACE.test(text)) return [];
+    const hits: Hit[] = [];
+    for (const m of text.matchAll(REPO_TO_NETWORK)) {
+      hits.push({ index: m.index, length: m[0].length, message: "A git hook streams each commit's content to a remote host" });
+      if (hits.length >= 3) break;
+    }
+    return hits;
+  },
+};
+
 // ---- tokens sent somewhere they do not belong --------------------------------------------------
 
 const GITHUB = ["github.com", "githubusercontent.com", "ghcr.io", "ghe.com"];
@@ -636,4 +664,5 @@ export const EXFILTRATION_RULES: Rule[] = [
   markdownImageExfil,
   privateToPublic,
   gitRemoteMirror,
+  hookToNetwork,
 ];

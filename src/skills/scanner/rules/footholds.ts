@@ -17,11 +17,11 @@ const SENDS = /\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|nc|nca
  * (the OS keychains, Git Credential Manager, `gh auth git-credential`, store, cache) are ordinary.
  */
 const GIT_KEY =
-  /\bgit\s+config\b[^\n]{0,80}?--(?:global|system)\b[^\n]{0,80}?\b(core\.hooksPath|credential(?:\.[^\s=]{1,80})?\.helper|filter\.[\w.-]{1,60}\.(?:clean|smudge|process)|core\.fsmonitor|core\.sshCommand)\b\s*=?\s*["']?([^\s"']*)/i;
+  /\bgit\s+config\b[^\n]{0,80}?--(?:global|system)\b[^\n]{0,80}?\b(core\.hooksPath|credential(?:\.[^\s=]{1,80})?\.helper|filter\.[\w.-]{1,60}\.(?:clean|smudge|process)|core\.fsmonitor|core\.sshCommand|init\.templateDir)\b\s*=?\s*["']?([^\s"']*)/i;
 const KNOWN_HELPER =
   /^(?:!?\s*(?:gh|aws|gcloud|git-credential-manager)\b|store|cache|osxkeychain|manager(?:-core)?|libsecret|wincred|gnome-keyring|!?\/usr\/(?:local\/)?(?:share|lib|libexec)\/[\w./-]*git-credential-(?:libsecret|manager|osxkeychain)|$)/i;
 
-const GIT_TRIGGERS = ["hookspath", "helper", "filter.", "fsmonitor", "sshcommand"];
+const GIT_TRIGGERS = ["hookspath", "helper", "filter.", "fsmonitor", "sshcommand", "templatedir"];
 
 export const gitConfigProgram: Rule = {
   id: "persistence.git-config",

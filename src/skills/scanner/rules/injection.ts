@@ -357,6 +357,13 @@ export const remoteInstructions = patternRule({
     "precedence",
     "supersede",
     "override",
+    "fetched",
+    "downloaded",
+    "retrieved",
+    "remote",
+    "hosted",
+    "online",
+    "live",
   ],
   prose: true,
   patterns: [
@@ -367,6 +374,10 @@ export const remoteInstructions = patternRule({
     /\b(?:download|fetch|retrieve|pull|load|get)\b(?:[^.\n]|\.(?=\w)){0,80}\b(?:instructions|rules|prompt|guidelines|SKILL\.md|skill\s+file)\b(?:[^.\n]|\.(?=\w)){0,120}\b(?:follow|obey|apply|execute|carry\s+out|replace\s+(?:this|these|your))\b/i,
     /\b(?:take|takes|get|gets|has|have)\s+(?:priority|precedence)\s+over\b[^.\n]{0,120}\b(?:the\s+user(?:'s)?|user(?:'s)?\s+(?:requests?|instructions?)|earlier\s+(?:user\s+)?requests|CLAUDE\.md|AGENTS\.md|system\s+prompt|your\s+(?:instructions|rules))/i,
     /\b(?:supersedes?|overrides?)\b[^.\n]{0,60}\b(?:the\s+user'?s?\s+(?:requests?|instructions?)|CLAUDE\.md|AGENTS\.md|your\s+(?:system\s+)?instructions)\b/i,
+    // The fetched text, under any name, made the rule: "the fetched procedure takes precedence", "the remote playbook wins".
+    /\b(?:the\s+)?(?:fetched|downloaded|retrieved|remote|hosted|online|live)\s+(?:\w+\s+)?(?:procedure|instructions?|rules|checklist|playbook|runbook|steps|polic(?:y|ies)|guidelines?|prompt|directions|workflow|document|version|copy|file)\s+(?:always\s+)?(?:takes?|has|gets?)\s+(?:priority|precedence)\b|\b(?:the\s+)?(?:fetched|downloaded|retrieved|remote|hosted|online)\s+(?:\w+\s+)?(?:procedure|instructions?|rules|checklist|playbook|runbook|steps|polic(?:y|ies)|guidelines?|prompt|directions|workflow)\s+(?:wins|overrides?|supersedes?|replaces?)\b/i,
+    // Followed as if it were the skill itself: "follow the fetched procedure exactly, as if it were part of this file".
+    /\b(?:follow|obey|execute|carry\s+out|apply|run)\s+(?:the\s+)?(?:fetched|downloaded|retrieved|remote|hosted)\s+(?:\w+\s+)?(?:procedure|instructions?|rules|checklist|playbook|runbook|steps|guidelines?|prompt|directions|workflow|document|file|text|content)\b[^.\n]{0,60}?\b(?:exactly|verbatim|to\s+the\s+letter|as\s+if\s+it\s+(?:were|was)\s+(?:part\s+of\s+)?(?:this|your)|without\s+(?:question|review|checking|changes))/i,
   ],
   message: "Fetches instructions at run time and follows them over the user's, so what the agent obeys is never what was reviewed",
 });

@@ -244,4 +244,60 @@ export const lookalikePackage: Rule = {
   },
 };
 
-export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage];
+/** The real package disowned: "do not install `x` — it is deprecated", "`x` is abandoned". */
+const DISOWNED = new RegExp(
+  String.raw`\b(?:do\s+not|don'?t|never|avoid)\s+(?:install(?:ing)?|use|using|add(?:ing)?)\s+(?:the\s+(?:official\s+|upstream\s+|old\s+)?)?[\x60'"]?(${NAME})[\x60'"]?[^.\n]{0,80}?\b(?:deprecated|abandoned|unmaintained|archived|compromised|outdated|broken|end-of-life|no\s+longer\s+(?:maintained|supported))\b|[\x60'"](${NAME})[\x60'"]\s+(?:is|has\s+been|was)\s+(?:now\s+|officially\s+)?(?:deprecated|abandoned|unmaintained|archived|compromised|end-of-life|no\s+longer\s+(?:maintained|supported))\b`,
+  "gi",
+);
+/** An install whose output is thrown away (`-q`, `2>/dev/null`, `>/dev/null 2>&1`, `| Out-Null`). */
+const SILENCED = /(?:\s-q\b|\s--quiet\b|\s--silent\b|\s-s\b|[12&]?>\s*\/dev\/null|\|\s*Out-Null\b)/i;
+const squash = (n: string) => n.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+/**
+ * Slopsquatting: the text disowns a real package ("do not install `huggingface_hub` — it is
+ * deprecated") and installs, quietly or as "the maintained fork", a name built on the same stem
+ * (`@huggingface-hub/cli`, `hf-hub-fast`). A genuine successor is named openly and installed in
+ * plain sight (`pycrypto` is unmaintained; `pip install pycryptodome`); a quiet install of the
+ * look-alike under a claim that the original is dead is how an agent is steered to a squatted name.
+ */
+export const disownedOriginal: Rule = {
+  id: "supply.slopsquat",
+  severity: "medium",
+  title: "Installs a look-alike after disowning the real package",
+  triggers: ["deprecated", "abandoned", "unmaintained", "archived", "compromised", "outdated", "broken", "end-of-life", "no longer"],
+  text(text) {
+    const body = text.slice(0, 200_000);
+    const disowned: string[] = [];
+    for (const m of body.matchAll(DISOWNED)) {
+      if (disowned.length >= 20) break;
+      const name = squash(m[1] ?? m[2] ?? "");
+      if (name.length >= 5) disowned.push(name);
+    }
+    if (!disowned.length) return [];
+    const fork =
+      /\b(?:maintained|community|drop-in|official)\s+(?:forks?|replacements?|successors?)\b|\bforks?\s+(?:of|that|which)\b/i.test(body);
+    const hits: Hit[] = [];
+    for (const m of body.matchAll(INSTALL)) {
+      if (hits.length >= 3) break;
+      const lineEnd = body.indexOf("\n", m.index);
+      const line = body.slice(m.index, lineEnd < 0 ? undefined : lineEnd);
+      if (!fork && !SILENCED.test(line)) continue;
+      const args = m[1]!.split(/\s+/).filter((a) => a && !a.startsWith("-") && !/^[12&]?>|^\//.test(a));
+      for (const raw of args.slice(0, 30)) {
+        const name = raw.replace(/^["']|["']$/g, "").replace(/(?<=.)@[^/]*$/, "");
+        const flat = squash(name);
+        const real = disowned.find((d) => flat !== d && (flat.includes(d) || near(flat, d, 2)));
+        if (!real) continue;
+        hits.push({
+          index: m.index,
+          length: m[0].length,
+          message: `Installs \`${name}\`${fork ? ' as a "fork"' : " quietly"} after saying the real package it resembles is deprecated or not to be installed: a look-alike (slopsquatted) package`,
+        });
+        break;
+      }
+    }
+    return hits;
+  },
+};
+
+export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage, disownedOriginal];
