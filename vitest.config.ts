@@ -1,5 +1,12 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parse } from "smol-toml";
 import { defineConfig } from "vitest/config";
+
+// wrangler.toml's [alias] (the MCP SDK's shims), so that the tests run the modules the deploy bundles.
+const wranglerAlias = (parse(readFileSync("./wrangler.toml", "utf8")).alias ?? {}) as Record<string, string>;
+const alias = Object.fromEntries(Object.entries(wranglerAlias).map(([from, to]) => [from, path.resolve(to)]));
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -22,6 +29,7 @@ export default defineConfig(async () => {
         },
       }),
     ],
+    resolve: { alias },
     test: {
       include: ["test/**/*.test.ts"],
       exclude: ["test/e2e/**", "test/browser/**"],

@@ -1,4 +1,7 @@
 import type Semver from "semver";
 
-/** The `semver` package, loaded on the first call. */
-export declare function semver(): typeof Semver;
+/** The parts of the `semver` package Lore calls, loaded on the first call. */
+export declare function semver(): Pick<
+  typeof Semver,
+  "compare" | "major" | "minor" | "patch" | "prerelease" | "valid" | "satisfies" | "validRange" | "maxSatisfying" | "minVersion"
+>;

@@ -6,8 +6,20 @@
  *               and a major version >= 2 lives at its own module path (`…/v2`).
  */
 import { semver } from "./semver-lazy.cjs";
-import * as pep440 from "@renovatebot/pep440";
+// Each from its own file: the package's index also requires its `inc`/`major`/`minor` helpers, and
+// the bundler cannot leave out what a CommonJS module requires.
+import * as pep440Version from "@renovatebot/pep440/lib/version";
+import * as pep440Operator from "@renovatebot/pep440/lib/operator";
+import * as pep440Specifier from "@renovatebot/pep440/lib/specifier";
 import { LruCache } from "../core/cache";
+
+const pep440 = {
+  explain: pep440Version.explain,
+  valid: pep440Version.valid,
+  compare: pep440Operator.compare,
+  validRange: pep440Specifier.validRange,
+  maxSatisfying: pep440Specifier.maxSatisfying,
+};
 
 export const ECOSYSTEMS = ["npm", "pypi", "go", "cargo"] as const;
 export type Ecosystem = (typeof ECOSYSTEMS)[number];
