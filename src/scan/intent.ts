@@ -32,7 +32,7 @@
  */
 import { LineIndex, excerpt } from "./text";
 import { noteLimit } from "./limits";
-import { eachSentence, isBlankUnit, isNegated, isQuoted } from "./prose";
+import { eachSentence, firstAtLeast, isBlankUnit, isNegated, isQuoted } from "./prose";
 import { extractUrls, parseIpHost } from "./egress";
 import { compileTriggers, ownersIn, triggerLineSets, type Compiled } from "./triggers";
 import { LineKind, STRONG_EXAMPLE_CUE, WEAK_EXAMPLE_CUE, markdownContext, ruleDataFile, type DocContext } from "./context";
@@ -1492,13 +1492,7 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
   const marked = Int32Array.from(perLine.keys()).sort();
   const any = (from: number, to: number) => {
     if (opts.ungated) return true;
-    let lo = 0;
-    let hi = marked.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (marked[mid]! < from) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = firstAtLeast(marked, from);
     return lo < marked.length && marked[lo]! <= to;
   };
   const units = unitsOf(text, kind, lines, { ...opts, describes: describes ?? undefined }, any);

@@ -56,7 +56,7 @@ export function isQuoted(line: string, index: number, length: number): boolean {
 }
 
 /** Index of the first element of the ascending `xs` that is `>= v` (`xs.length` when none is). */
-function firstAtLeast(xs: readonly number[], v: number): number {
+export function firstAtLeast(xs: ArrayLike<number>, v: number): number {
   let lo = 0;
   let hi = xs.length;
   while (lo < hi) {

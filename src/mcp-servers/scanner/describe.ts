@@ -9,7 +9,16 @@
  *     clause ("Detects phrases such as …, hidden requests to read ~/.ssh/id_rsa or .env files").
  * Hidden text is never described (the engine does not ask).
  */
-import { STRONG_EXAMPLE_CUE, WEAK_EXAMPLE_CUE, isNegated, quotedIn, type DescribeFn, type LineIndex, type ScanTarget } from "../../scan";
+import {
+  STRONG_EXAMPLE_CUE,
+  WEAK_EXAMPLE_CUE,
+  firstAtLeast,
+  isNegated,
+  quotedIn,
+  type DescribeFn,
+  type LineIndex,
+  type ScanTarget,
+} from "../../scan";
 import { securityServer } from "./server-context";
 
 const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?|malicious|compromised|injected|poisoned)\b/i;
@@ -30,18 +39,6 @@ function listedUnderLead(lines: LineIndex, n: number, security: boolean): boolea
     return STRONG_EXAMPLE_CUE.test(lead) || ACTOR.test(lead) || (security && (WEAK_EXAMPLE_CUE.test(lead) || DETECTS.test(lead)));
   }
   return false;
-}
-
-/** Index of the first element of the ascending `xs` that is `>= v` (`xs.length` when none is). */
-function firstAtLeast(xs: readonly number[], v: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid]! < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 const SPACE = /\s/;

@@ -9,6 +9,7 @@
 import {
   classifyUrl,
   extractUrls,
+  firstAtLeast,
   hasTrigger,
   isMention,
   isNegated,
@@ -162,15 +163,7 @@ function runNames(site: string): string[] {
 
 /** First entry of a sorted list at or after `from`. */
 function firstAtOrAfter(list: readonly number[] | undefined, from: number): number | undefined {
-  if (!list) return undefined;
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]! < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return list[lo];
+  return list?.[firstAtLeast(list, from)];
 }
 
 const WINDOW = 4096;

@@ -3,7 +3,7 @@
  * elements styled invisible. Their content is scanned as hidden text by the engine (any finding
  * in it is raised to high); this rule notes hidden regions that address the agent at all.
  */
-import { LineKind, contextOf, type HiddenText, type LineIndex, type Rule, type ScanTarget } from "../../../scan";
+import { LineKind, contextOf, firstAtLeast, type HiddenText, type LineIndex, type Rule, type ScanTarget } from "../../../scan";
 
 const LINK_COMMENT = /^[ \t]*\[(?:\/\/|comment|_)\]:\s*#\s*(?:\(([^)\n]*)\)|"([^"\n]*)")/gim;
 const HIDDEN_STYLE =
@@ -56,14 +56,7 @@ function invisibleElements(text: string, out: { text: string; at: number }[]) {
         }
       }
       const list = closers.get(name.toLowerCase()) ?? [];
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid]! < end) lo = mid + 1;
-        else hi = mid;
-      }
-      const close = list[lo];
+      const close = list[firstAtLeast(list, end)];
       if (close !== undefined) {
         out.push({ text: text.slice(end, close), at: lt });
         lt = text.indexOf("<", close + name.length + 3);
