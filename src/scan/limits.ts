@@ -24,6 +24,7 @@ export const LIMITS = {
   "hidden-regions":
     "at most 2,000 hidden regions (HTML comments, invisible elements, reversed, ROT13 and joined strings) are read per scan",
   "schema-strings": "the first 2,000 strings (names, descriptions, values) of a tool's schema are read",
+  "annotation-strings": "the first 32 annotations of a tool are read, each up to 64 KiB",
 } as const;
 export type Limit = keyof typeof LIMITS;
 

@@ -151,6 +151,10 @@ export interface ScanOptions {
 
 type Part = Omit<Segment, "start" | "line">;
 
+/** How much of a tool's annotations is read (what is not read is a `scan.incomplete` finding). */
+const ANNOTATIONS_READ = 32;
+const ANNOTATION_CHARS = 65_536;
+
 export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpScan {
   let order = 0;
   const full: ScanTarget[] = [];
@@ -167,6 +171,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
   const instructions = part(null, "instructions", input.instructions);
   if (instructions) full.push(joinTarget("instructions", "markdown", [instructions]));
   const schemaCuts: string[] = [];
+  const annotationCuts: string[] = [];
   input.tools.forEach((t, i) => {
     const parts: Part[] = [];
     let cut = false;
@@ -182,9 +187,16 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     const annTitle = t.annotations?.title;
     if (typeof annTitle === "string") add("annotations.title", annTitle, true);
     // Any other string an annotation carries ("x-llm-hint") reaches the model's context as much as the title does.
-    if (t.annotations && typeof t.annotations === "object")
-      for (const [k, v] of Object.entries(t.annotations).slice(0, 32))
-        if (k !== "title" && typeof v === "string") add(`annotations.${k}`, v.slice(0, 65_536), true);
+    if (t.annotations && typeof t.annotations === "object") {
+      const entries = Object.entries(t.annotations);
+      let annotationCut = entries.length > ANNOTATIONS_READ;
+      for (const [k, v] of entries.slice(0, ANNOTATIONS_READ))
+        if (k !== "title" && typeof v === "string") {
+          if (v.length > ANNOTATION_CHARS) annotationCut = true;
+          add(`annotations.${k}`, v.slice(0, ANNOTATION_CHARS), true);
+        }
+      if (annotationCut) annotationCuts.push(`tools[${i}]`);
+    }
     for (const [root, schema] of [
       ["inputSchema", t.inputSchema],
       ["outputSchema", t.outputSchema],
@@ -215,6 +227,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     const { result, limits } = collectLimits(() => {
       // The schema walk runs before the collection: its cuts are noted here, in the tool they cut.
       for (const path of schemaCuts) limitScope(path, () => noteLimit("schema-strings"));
+      for (const path of annotationCuts) limitScope(path, () => noteLimit("annotation-strings"));
       return withServer(
         input.tools,
         () => [
