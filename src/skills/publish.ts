@@ -119,7 +119,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const tags = normalizeTags([...(input.tags ?? []), ...fm.tags], ["tags"]);
   if (isReservedName(name, ownerId)) throw nameReserved(name);
 
-  const [existingRes, labelRes, limitsRes] = await db.batch([
+  const [existingRes, labelRes, limitsRes, systemRes] = await db.batch([
     db
       .prepare(
         `SELECT s.id, s.owner_id, v.capabilities FROM skills s LEFT JOIN skill_versions v ON v.id = s.latest_version_id WHERE s.slug = ?`,
@@ -134,7 +134,11 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
       )
       .bind(name, fm.version ?? ""),
     db.prepare(`SELECT ${VERSIONS_TODAY} AS today, ${OWNER_BYTES} AS bytes`).bind(name, ownerId, dayStart),
+    // The system account's skills, for the look-alike check (a handful of rows, read in the same round trip).
+    db.prepare("SELECT slug FROM skills WHERE owner_id = ?").bind(SYSTEM_OWNER_ID),
   ]);
+  const systemNames = (systemRes!.results as { slug: string }[]).map((r) => r.slug);
+  if (isReservedName(name, ownerId, systemNames)) throw nameReserved(name, systemNames);
   const existing = existingRes!.results[0] as { id: string; owner_id: string; capabilities: string | null } | undefined;
   if (existing && existing.owner_id !== ownerId) throw nameTaken(name);
   const used = labelRes!.results[0] as { seq: number; top: number; taken: number };
