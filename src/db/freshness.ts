@@ -104,6 +104,10 @@ export const advisories = sqliteTable(
     source: text("source").notNull(),
     /** When the source last said this (a snapshot's date; an OSV answer's time), ISO 8601. */
     asOf: text("as_of"),
+    /** Which source wins a tie on `modified`: 0 an offline snapshot line, 1 the live OSV record. */
+    sourceRank: integer("source_rank").notNull().default(1),
+    /** SHA-256 of what is served (summary, severity, aliases, … and the affected rows in one normal form); null before it was kept. */
+    contentKey: text("content_key"),
     ingestedAt: integer("ingested_at").notNull(),
   },
   (t) => [index("advisories_published_idx").on(t.published), index("advisories_ingested_idx").on(t.ingestedAt)],

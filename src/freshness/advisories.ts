@@ -8,6 +8,7 @@ import { bulkStatements, jsonCols } from "../core/bulk";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
 import { groupBy } from "../core/group";
 import { columnsOf, type SqlRow, insertColumns, upsertSet } from "../core/columns";
+import { sha256Hex } from "../core/crypto";
 import { advisories, advisoryAffected, maliciousPackages } from "../db/freshness";
 import { packageKey } from "../ecosystems/topics";
 import { inSnapshotVersions, osvAffects, parseEcosystem, pinnedVersion, type Ecosystem, type OsvRange } from "../ecosystems/versions";
@@ -59,15 +60,17 @@ export interface OsvOrigin {
   url?: (r: OsvRecord) => string;
   /** When the source said this (ISO 8601); default: the time of the write. */
   asOf?: string;
+  /** Which source wins a tie on `modified` (SOURCE_RANK); default the live OSV record's. */
+  rank?: number;
 }
 
 /**
- * The statements that store OSV records (withdrawn ones are deleted, not stored). A record never
- * replaces a newer one (by `modified`): an old snapshot loaded after the OSV ingest changes nothing.
- * One with the same `modified` is compared by its affected rows, not trusted by its date: the same
- * rows write nothing and log nothing; other rows (a source corrected in place, or another source of
- * the same record) replace the stored ones and the advisory, and are logged as a change like a newer record.
+ * A tie on `modified` goes to the higher rank: the live OSV record is the source of truth, and a
+ * snapshot line is a shortened copy of it (summary cut, no severity label, no version lists), so
+ * the two would otherwise differ on every load and replace each other each time.
  */
+export const SOURCE_RANK = { snapshot: 0, osv: 1 } as const;
+
 /** What an advisory row says, in the order the ingest sends it after its id; a newer record replaces all of it. */
 const ADVISORY_FACT_KEYS = [
   "aliases",
@@ -81,6 +84,8 @@ const ADVISORY_FACT_KEYS = [
   "url",
   "source",
   "asOf",
+  "sourceRank",
+  "contentKey",
 ] as const;
 
 /**
@@ -90,14 +95,106 @@ const ADVISORY_FACT_KEYS = [
  */
 const instant = (expr: string) => `coalesce(strftime('%Y-%m-%dT%H:%M:%fZ', ${expr}), ${expr})`;
 
-export function osvStatements(db: D1Database, records: OsvRecord[], at: number, origin: OsvOrigin = {}): D1PreparedStatement[] {
+/**
+ * Whether an incoming record (its `modified`, rank and content key as SQL expressions) replaces the
+ * stored advisory `o`: newer by `modified`; or as new and from a higher-ranked source; or as new,
+ * as ranked and saying something else. Milliseconds are all `modified` resolves, so a correction
+ * within the same millisecond (a new summary, the same rows) is told apart by its content.
+ */
+const beats = (mod: string, rank: string, key: string, o: string) =>
+  `(${instant(mod)} > ${instant(`${o}.modified`)} OR (${instant(mod)} = ${instant(`${o}.modified`)} AND (${rank} > ${o}.source_rank OR (${rank} = ${o}.source_rank AND ${key} IS NOT ${o}.content_key))))`;
+
+interface StoreRow {
+  eco: Ecosystem;
+  name: string;
+  ranges: OsvRange[];
+  versions: string[];
+  fixed: string[];
+}
+
+const sortedKeys = (o: object) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * An affected row in one normal form, for comparison only (the store keeps what the source sent):
+ * key order and list order do not count, and a listed version its ranges already cover is left
+ * out (OSV enumerates `versions` next to the ranges and grows the list as releases appear; a
+ * snapshot keeps the ranges only), since it changes no answer.
+ */
+function normalRow(p: StoreRow) {
+  const ranges = p.ranges
+    .map((r) =>
+      JSON.stringify({
+        ...sortedKeys({
+          ...r,
+          events: r.events
+            .map(sortedKeys)
+            .map((e) => JSON.stringify(e))
+            .sort(byText),
+        }),
+        ...(r.unaffected ? { unaffected: [...new Set(r.unaffected)].sort(byText) } : {}),
+      }),
+    )
+    .sort(byText);
+  const uncovered = [...new Set(p.versions)].filter((v) => {
+    try {
+      return !osvAffects(p.eco, v, { ranges: p.ranges, versions: [] });
+    } catch {
+      return true;
+    }
+  });
+  return [p.eco, p.name, [...new Set(ranges)], uncovered.sort(byText), [...new Set(p.fixed)].sort(byText)];
+}
+
+/** The served content of a record (what a reader of the advisory sees), as a SHA-256 hex. */
+function contentKey(
+  adv: {
+    aliases: string[];
+    summary: string | null;
+    severity: string | null;
+    vector: string | null;
+    published: string | null;
+    malicious: boolean;
+    url: string;
+  },
+  rows: StoreRow[],
+) {
+  const normal = rows.map(normalRow).sort((a, b) => byText(`${a[0]}\u0000${a[1]}`, `${b[0]}\u0000${b[1]}`));
+  return sha256Hex(
+    JSON.stringify([
+      [...new Set(adv.aliases)].sort(byText),
+      adv.summary,
+      adv.severity,
+      adv.vector,
+      adv.published,
+      adv.malicious,
+      adv.url,
+      normal,
+    ]),
+  );
+}
+
+/**
+ * The statements that store OSV records (withdrawn ones are deleted, not stored). A record never
+ * replaces a newer one (by `modified`): an old snapshot loaded after the OSV ingest changes nothing.
+ * On a tie the live OSV record outranks a snapshot line (SOURCE_RANK), whatever either says; between
+ * two of the same rank the served content decides (summary, severity, aliases, url, affected rows
+ * in one normal form: `contentKey`): the same content writes nothing and logs nothing, other content
+ * (a source corrected in place) replaces the stored rows and advisory, logged as a change like a
+ * newer record.
+ */
+export async function osvStatements(
+  db: D1Database,
+  records: OsvRecord[],
+  at: number,
+  origin: OsvOrigin = {},
+): Promise<D1PreparedStatement[]> {
   const adv: unknown[][] = [];
   const affected: unknown[][] = [];
-  // Each record's advisory row with its affected rows, for the same-`modified` comparison.
-  const recheck: unknown[][] = [];
   const mal: unknown[][] = [];
   const withdrawn: string[] = [];
   const asOf = origin.asOf ?? new Date(at).toISOString();
+  const rank = origin.rank ?? SOURCE_RANK.osv;
   for (const r of records) {
     if (r.withdrawn) {
       withdrawn.push(r.id);
@@ -106,24 +203,7 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
     const sev = severityOf(r);
     const url = origin.url?.(r) ?? r.references?.find((x) => x.type === "ADVISORY")?.url ?? `https://osv.dev/vulnerability/${r.id}`;
     const source = origin.source?.(r) ?? `https://osv.dev/vulnerability/${r.id}`;
-    adv.push([
-      r.id,
-      JSON.stringify(r.aliases ?? []),
-      r.summary ?? null,
-      (r.details ?? "").slice(0, 4000),
-      sev.label,
-      sev.vector,
-      r.published ?? null,
-      r.modified,
-      r.id.startsWith("MAL-") ? 1 : 0,
-      url,
-      source,
-      asOf,
-    ]);
-    const perPkg = new Map<
-      string,
-      { eco: Ecosystem; name: string; raw: string; ranges: OsvRange[]; versions: string[]; fixed: string[] }
-    >();
+    const perPkg = new Map<string, StoreRow & { raw: string }>();
     for (const a of r.affected ?? []) {
       const eco = OSV_ECOS[a.package?.ecosystem ?? ""];
       if (!eco || !a.package?.name) continue;
@@ -150,9 +230,29 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
       cur.versions.push(...(a.versions ?? []));
       perPkg.set(key, cur);
     }
-    const rows: unknown[][] = [];
+    const aliases = r.aliases ?? [];
+    const malicious = r.id.startsWith("MAL-");
+    const key = await contentKey(
+      { aliases, summary: r.summary ?? null, severity: sev.label, vector: sev.vector, published: r.published ?? null, malicious, url },
+      [...perPkg.values()],
+    );
+    adv.push([
+      r.id,
+      JSON.stringify(aliases),
+      r.summary ?? null,
+      (r.details ?? "").slice(0, 4000),
+      sev.label,
+      sev.vector,
+      r.published ?? null,
+      r.modified,
+      malicious ? 1 : 0,
+      url,
+      source,
+      asOf,
+      rank,
+      key,
+    ]);
     for (const p of perPkg.values()) {
-      rows.push([p.eco, p.name, JSON.stringify(p.ranges), JSON.stringify(p.versions), JSON.stringify([...new Set(p.fixed)])]);
       affected.push([
         r.id,
         p.eco,
@@ -161,8 +261,10 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
         JSON.stringify(p.versions),
         JSON.stringify([...new Set(p.fixed)]),
         r.modified,
+        rank,
+        key,
       ]);
-      if (r.id.startsWith("MAL-")) {
+      if (malicious) {
         const all = p.ranges.some(
           (rg) => rg.events.some((e) => e.introduced === "0") && !rg.events.some((e) => e.fixed || e.last_affected || e.limit),
         );
@@ -179,16 +281,16 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
         ]);
       }
     }
-    recheck.push([...adv.at(-1)!, rows]);
   }
-  const ids = records.filter((r) => !r.withdrawn).map((r) => [r.id, r.modified]);
-  // Whose affected rows to replace (before the advisory row: they are judged against the stored
-  // record): a record not stored, or newer than the stored one, or as new but found different by
-  // the comparison below in this very batch (which sets its ingested_at to ?2).
-  const replaces = (idExpr: string, modExpr: string) =>
-    `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${idExpr} AND (${instant("o.modified")} > ${instant(modExpr)} OR (${instant("o.modified")} = ${instant(modExpr)} AND o.ingested_at <> ?2)))`;
-  const incoming = `SELECT ${[0, 1, 2, 3, 4].map((k) => `json_extract(r.value, '$[${k}]')`).join(", ")} FROM json_each(i.value, '$[${1 + ADVISORY_FACT_KEYS.length}]') r`;
-  const stored = "SELECT f.ecosystem, f.name, f.ranges, f.versions, f.fixed FROM advisory_affected f WHERE f.advisory_id = a.id";
+  const ids = adv.map((a) => [a[0], a[1 + ADVISORY_FACT_KEYS.indexOf("modified")], rank, a.at(-1)]);
+  // Whose affected rows to replace: a record not stored, or one that beats the stored advisory.
+  // These run before the advisory row is written, so each is judged against the stored record.
+  const replaces = (v: (k: number) => string) =>
+    `NOT EXISTS (SELECT 1 FROM advisories o WHERE o.id = ${v(0)} AND NOT ${beats(v(1), v(2), v(3), "o")})`;
+  const at4 =
+    (...ks: number[]) =>
+    (k: number) =>
+      `json_extract(value, '$[${ks[k]}]')`;
   return [
     ...(withdrawn.length
       ? [
@@ -209,43 +311,28 @@ export function osvStatements(db: D1Database, records: OsvRecord[], at: number, 
           db.prepare("DELETE FROM malicious_packages WHERE mal_id IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(withdrawn)),
         ]
       : []),
-    // Same `modified`, other affected rows: the record replaces the stored advisory (the update is
-    // logged by the advisories trigger) before its rows are compared away by the statements below.
-    // An upsert that only ever updates: the SELECT passes stored ids only (one key lookup each).
-    ...bulkStatements(
-      db,
-      `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
-       SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) i
-        WHERE EXISTS (SELECT 1 FROM advisories a WHERE a.id = json_extract(i.value, '$[0]')
-                         AND ${instant("a.modified")} = ${instant(`json_extract(i.value, '$[${1 + ADVISORY_FACT_KEYS.indexOf("modified")}]')`)}
-                         AND (EXISTS (${incoming} EXCEPT ${stored}) OR EXISTS (${stored} EXCEPT ${incoming})))
-       ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}`,
-      recheck,
-      [at],
-    ),
     ...(ids.length
       ? [
           db
             .prepare(
               `DELETE FROM advisory_affected WHERE advisory_id IN (
-                 SELECT json_extract(value, '$[0]') FROM json_each(?1) WHERE ${replaces("json_extract(value, '$[0]')", "json_extract(value, '$[1]')")})`,
+                 SELECT json_extract(value, '$[0]') FROM json_each(?1) WHERE ${replaces(at4(0, 1, 2, 3))})`,
             )
-            .bind(JSON.stringify(ids), at),
+            .bind(JSON.stringify(ids)),
         ]
       : []),
     ...bulkStatements(
       db,
       `INSERT OR REPLACE INTO ${insertColumns(advisoryAffected, ["advisoryId", "ecosystem", "name", "ranges", "versions", "fixed"])}
-       SELECT ${jsonCols(6)} FROM json_each(?1) WHERE ${replaces("json_extract(value, '$[0]')", "json_extract(value, '$[6]')")}`,
+       SELECT ${jsonCols(6)} FROM json_each(?1) WHERE ${replaces(at4(0, 6, 7, 8))}`,
       affected,
-      [at],
     ),
     ...bulkStatements(
       db,
       `INSERT INTO ${insertColumns(advisories, ["id", ...ADVISORY_FACT_KEYS, "ingestedAt"])}
        SELECT ${jsonCols(1 + ADVISORY_FACT_KEYS.length)}, ?2 FROM json_each(?1) WHERE true
        ON CONFLICT (id) DO UPDATE SET ${upsertSet(advisories, [...ADVISORY_FACT_KEYS, "ingestedAt"])}
-       WHERE ${instant("excluded.modified")} > ${instant("advisories.modified")}`,
+       WHERE ${beats("excluded.modified", "excluded.source_rank", "excluded.content_key", "advisories")}`,
       adv,
       [at],
     ),

@@ -12,7 +12,7 @@ import { dataLines } from "../core/bulk";
 import { now } from "../core/clock";
 import sources from "../../data/advisories/sources.json";
 import type { OsvRecord } from "../sources/osv";
-import { osvStatements } from "./advisories";
+import { osvStatements, SOURCE_RANK } from "./advisories";
 import { MAX_AGE_MS } from "./staleness";
 import { cargoRange, type Ecosystem } from "../ecosystems/versions";
 import { insertColumns } from "../core/columns";
@@ -153,7 +153,12 @@ export const advisorySnapshotLoader =
       .map((l) => snapshotToOsv(id, JSON.parse(l) as SnapshotRecord, asOf.slice(0, 10)))
       .filter((r): r is OsvRecord => r !== null);
     const db = env.DB;
-    const stmts = osvStatements(db, records, now(), { source: () => source, url: (r) => meta.recordUrl(r.id), asOf });
+    const stmts = await osvStatements(db, records, now(), {
+      source: () => source,
+      url: (r) => meta.recordUrl(r.id),
+      asOf,
+      rank: SOURCE_RANK.snapshot,
+    });
     // The file's last line marks its end: the chunk that holds it registers the snapshot (scripts/seed.mjs
     // sends chunks in order and stops at the first that fails, so every record is stored by then).
     if (/^# end of snapshot/m.test(text)) {

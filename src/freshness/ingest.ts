@@ -284,7 +284,7 @@ async function osvStep(db: D1Database, t: TopicRow, eco: Ecosystem, ctx: SourceC
   for (const pkg of asked) records.push(...(await osvQueryPackage(OSV_ECOSYSTEM[eco], pkg, ctx)));
   // Each package asked is now checked as of this run, findings or not (advisory_sources).
   const stmts = [
-    ...osvStatements(db, records, at),
+    ...(await osvStatements(db, records, at)),
     ...asked.map((pkg) => osvCoverageStatement(db, eco, packageKey(eco, pkg), at, MAX_AGE_MS.advisories)),
   ];
   await db.batch(stmts);
@@ -304,7 +304,7 @@ async function maliciousStep(db: D1Database, eco: Ecosystem, ctx: SourceCtx, at:
   const ids = await osvModifiedSince(OSV_ECOSYSTEM[eco], after, ctx, "MAL-", 50);
   let failed = 0;
   const records = (await Promise.all(ids.map((x) => osvVuln(x.id, ctx).catch(() => (failed++, null))))).filter((r): r is OsvRecord => !!r);
-  const stmts = osvStatements(db, records, at);
+  const stmts = await osvStatements(db, records, at);
   if (stmts.length) await db.batch(stmts);
   // The cursor moves only when every record arrived, so a failed one is fetched again next run.
   return {

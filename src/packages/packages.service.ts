@@ -288,7 +288,7 @@ function planLookups(entries: Entry[], facts: Facts, at: number, lookups: number
  * next check of them needs no probe), and the OSV records fetched for this answer (the next check,
  * and sync, find them in the store).
  */
-function cacheStatements(
+async function cacheStatements(
   db: D1Database,
   entries: Entry[],
   plan: Pick<ReturnType<typeof planLookups>, "planned" | "lookedUp">,
@@ -296,7 +296,7 @@ function cacheStatements(
   probes: Map<string, ProbeResult>,
   osvRecords: Map<string, OsvRecord>,
   at: number,
-): D1PreparedStatement[] {
+): Promise<D1PreparedStatement[]> {
   const { planned, lookedUp } = plan;
   const confirmed = new Map<string, string[]>();
   for (const e of entries) {
@@ -317,7 +317,7 @@ function cacheStatements(
   const stmts: D1PreparedStatement[] = [
     ...bulkStatements(db, UPSERT_CACHE, rows),
     // OSV records fetched for this answer: the next check (and sync) finds them in the store.
-    ...(osvRecords.size ? osvStatements(db, [...osvRecords.values()], at) : []),
+    ...(osvRecords.size ? await osvStatements(db, [...osvRecords.values()], at) : []),
     ...appends.map(([rkey, v]) =>
       db
         .prepare(
@@ -481,7 +481,7 @@ export async function checkPackages(
   const results = judged.map(({ e, known, j }) => verdictFor({ e, facts, known, j, at, osv: osvAnswers.get(e.i), osvRecords }));
 
   // Cache writes after the answer when the runtime allows.
-  const stmts = cacheStatements(db, entries, plan, fresh, probes, osvRecords, at);
+  const stmts = await cacheStatements(db, entries, plan, fresh, probes, osvRecords, at);
   if (stmts.length) {
     const write = db
       .batch(stmts)

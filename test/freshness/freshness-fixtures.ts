@@ -32,5 +32,5 @@ export async function loadFreshnessData(ingestedAt = Date.parse("2026-11-01T00:0
     JSON.parse(osvGo),
     JSON.parse(osvCargo),
   ] as OsvRecord[];
-  await env.DB.batch(osvStatements(env.DB, records, ingestedAt));
+  await env.DB.batch(await osvStatements(env.DB, records, ingestedAt));
 }

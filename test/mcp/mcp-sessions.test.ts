@@ -428,7 +428,7 @@ describe("urgent advisories pushed to open streams", () => {
     // What the ingest writes for a new OSV record, then what it does at the end of its run.
     const since = await changeSeq(E as never);
     await E.DB.batch(
-      osvStatements(
+      await osvStatements(
         E.DB,
         [
           {

@@ -146,7 +146,7 @@ describe("sync's held advisory matches and release views, for a 500-entry mixed 
 
     // An ingest: a new advisory for a stack package, and a release rewritten. Then a delta from each agent's cursor.
     t += 60_000;
-    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0001")], t));
+    await env.DB.batch(await osvStatements(env.DB, [record("GHSA-sync-cache-0001")], t));
     await env.DB.prepare(
       "UPDATE fresh_releases SET title = 'Retitled', ingested_at = ?1 WHERE topic = 'react' AND version = (SELECT max(version) FROM fresh_releases WHERE topic = 'react')",
     )
@@ -207,11 +207,11 @@ describe("sync's held advisory matches and release views, for a 500-entry mixed 
     expect(before).not.toContain("GHSA-sync-cache-0002");
 
     t += 1000;
-    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0002")], t));
+    await env.DB.batch(await osvStatements(env.DB, [record("GHSA-sync-cache-0002")], t));
     expect(ids(await syncText(a, { stack, force: true }))).toContain("GHSA-sync-cache-0002");
 
     t += 1000;
-    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0002", { withdrawn: "2031-03-11T00:00:00Z" })], t));
+    await env.DB.batch(await osvStatements(env.DB, [record("GHSA-sync-cache-0002", { withdrawn: "2031-03-11T00:00:00Z" })], t));
     const after = ids(await syncText(a, { stack, force: true }));
     expect(after).not.toContain("GHSA-sync-cache-0002");
     clearViewCache();
@@ -238,7 +238,7 @@ describe("an advisory re-ingested with the same `modified`", () => {
     const stack = [{ name: "lodash", version: "4.17.15" }];
     const ids = (text: string) => (JSON.parse(text).security.vulnerabilities as { advisory: { id: string } }[]).map((v) => v.advisory.id);
     const id = "GHSA-sync-cache-0003";
-    await env.DB.batch(osvStatements(env.DB, [record(id)], t));
+    await env.DB.batch(await osvStatements(env.DB, [record(id)], t));
     const logged = await changes(id);
     expect(logged).toBe(1);
     const stored = await rows(id);
@@ -247,7 +247,7 @@ describe("an advisory re-ingested with the same `modified`", () => {
 
     // The same record again, later: nothing rewritten, nothing logged.
     t += 1000;
-    const again = await env.DB.batch(osvStatements(env.DB, [record(id)], t));
+    const again = await env.DB.batch(await osvStatements(env.DB, [record(id)], t));
     expect(again.reduce((n, r) => n + (r.meta.changes ?? 0), 0)).toBe(0);
     expect(await changes(id)).toBe(logged);
     expect(await rows(id)).toEqual(stored);
@@ -262,7 +262,7 @@ describe("an advisory re-ingested with the same `modified`", () => {
         },
       ],
     });
-    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    await env.DB.batch(await osvStatements(env.DB, [corrected], t));
     expect(await changes(id)).toBe(logged + 1);
     expect((await rows(id)).map((r) => JSON.parse(r.ranges as string))).toEqual([
       [{ type: "SEMVER", events: [{ introduced: "4.17.16" }, { fixed: "4.99.0" }] }],
@@ -274,20 +274,20 @@ describe("an advisory re-ingested with the same `modified`", () => {
     const widened = record(id, {
       affected: [...corrected.affected!, { package: { ecosystem: "npm", name: "lodash-es" }, versions: ["4.17.15"] }],
     });
-    await env.DB.batch(osvStatements(env.DB, [widened], t));
+    await env.DB.batch(await osvStatements(env.DB, [widened], t));
     expect(await changes(id)).toBe(logged + 2);
     expect((await rows(id)).map((r) => r.name)).toEqual(["lodash", "lodash-es"]);
     expect(ids(await syncText(a, { stack: [...stack, { name: "lodash-es", version: "4.17.15" }], force: true }))).toContain(id);
 
     // Same `modified`, that package dropped again: applied and logged.
     t += 1000;
-    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    await env.DB.batch(await osvStatements(env.DB, [corrected], t));
     expect(await changes(id)).toBe(logged + 3);
     expect((await rows(id)).map((r) => r.name)).toEqual(["lodash"]);
 
     // An older record changes nothing, whatever its rows.
     t += 1000;
-    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-01T00:00:00Z" })], t));
+    await env.DB.batch(await osvStatements(env.DB, [record(id, { modified: "2031-03-01T00:00:00Z" })], t));
     expect(await changes(id)).toBe(logged + 3);
     expect((await rows(id)).map((r) => JSON.parse(r.ranges as string)[0].events[0])).toEqual([{ introduced: "4.17.16" }]);
   });
@@ -297,7 +297,7 @@ describe("an advisory re-ingested with the same `modified`", () => {
     setClock(() => t);
     const id = "GHSA-sync-cache-0004";
     // A snapshot's spelling first (whole seconds), then OSV's of the same instant (microseconds) with a corrected range.
-    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00Z" })], t));
+    await env.DB.batch(await osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00Z" })], t));
     const logged = await changes(id);
     t += 1000;
     const corrected = record(id, {
@@ -309,15 +309,15 @@ describe("an advisory re-ingested with the same `modified`", () => {
         },
       ],
     });
-    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    await env.DB.batch(await osvStatements(env.DB, [corrected], t));
     expect(await changes(id)).toBe(logged + 1);
     expect(JSON.parse((await rows(id))[0]!.ranges as string)[0].events).toEqual([{ introduced: "0" }, { fixed: "4.17.21" }]);
     // Later by a fraction of a second is newer; the whole-second spelling of the earlier instant is older and changes nothing.
     t += 1000;
-    await env.DB.batch(osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00.5Z" })], t));
+    await env.DB.batch(await osvStatements(env.DB, [record(id, { modified: "2031-03-09T00:00:00.5Z" })], t));
     expect(await changes(id)).toBe(logged + 2);
     t += 1000;
-    await env.DB.batch(osvStatements(env.DB, [corrected], t));
+    await env.DB.batch(await osvStatements(env.DB, [corrected], t));
     expect(await changes(id)).toBe(logged + 2);
     expect(JSON.parse((await rows(id))[0]!.ranges as string)[0].events).toEqual([{ introduced: "0" }, { fixed: "4.99.0" }]);
   });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   setClock(() => T0 - DAY_MS);
   await loadReleases(env, releases);
   await env.DB.batch(
-    osvStatements(env.DB, [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns] as OsvRecord[], T0 - DAY_MS),
+    await osvStatements(env.DB, [...JSON.parse(osvExpress).vulns, ...JSON.parse(osvExpress2).vulns] as OsvRecord[], T0 - DAY_MS),
   );
   await loadStarterSkills(env, starterSkillsPayload());
   setClock();
@@ -45,7 +45,7 @@ async function addAdvisory(id: string, name: string, events: Record<string, stri
     affected: [{ package: { ecosystem: "npm", name }, ranges: [{ type: "SEMVER", events }] }],
     database_specific: { severity: "CRITICAL" },
   };
-  await env.DB.batch(osvStatements(env.DB, [rec as unknown as OsvRecord], when));
+  await env.DB.batch(await osvStatements(env.DB, [rec as unknown as OsvRecord], when));
 }
 
 describe("GET /v1/stack", () => {

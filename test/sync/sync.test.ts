@@ -70,7 +70,7 @@ async function addAdvisory(id: string, pkg: { ecosystem: string; name: string },
     affected: [{ package: pkg, ranges: [{ type: "SEMVER", events }] }],
     database_specific: { severity: "HIGH" },
   } as unknown as OsvRecord;
-  await env.DB.batch(osvStatements(env.DB, [rec], at));
+  await env.DB.batch(await osvStatements(env.DB, [rec], at));
 }
 
 /** A newer release of a seeded topic, as the ingest would upsert it. */
