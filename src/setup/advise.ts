@@ -256,18 +256,20 @@ export async function advise(db: D1Database, origin: string, caller: AgentPrinci
     const [recommended] = await runReads(db, [recommendSkillsRead(db, topics, [...installed, LORE_SKILL], RECOMMENDED)] as const);
     // Why each skill is proposed: Lore's own unless it is installed, then the stack's matches. Each
     // is read like any skill (installTargetsRead); only the reason given differs.
-    const why = new Map<string, { title: string; reason: string }>();
+    const why = new Map<string, { title: string; reason: string; official: boolean }>();
     if (!installed.includes(LORE_SKILL)) {
       why.set(LORE_SKILL, {
         title: `Install Lore's own skill (${LORE_SKILL})`,
         reason:
           "It teaches the agent how to use Lore: sync first, package checks, quotas, untrusted content. Same bytes as /v1/start-here.md.",
+        official: true,
       });
     }
     for (const r of recommended) {
       why.set(r.slug, {
         title: `Install the skill ${r.slug}`,
         reason: `Scan-passed and tagged ${r.matchedTopics.join(", ")}, which this stack uses (${r.installs} installs${r.rating === null ? "" : `, rated ${r.rating}/5`}).`,
+        official: r.official,
       });
     }
     const [targets] = await runReads(db, [installTargetsRead(db, [...why.keys()])] as const);

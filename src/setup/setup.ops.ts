@@ -190,6 +190,7 @@ export const advise = defineOperation({
             file: true,
             scope: true,
             command: true,
+            official: true,
             snippet: text(600),
             content: text(600),
           },

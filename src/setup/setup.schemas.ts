@@ -80,6 +80,8 @@ export const proposalOut = z.object({
   merge: z.object({ path: z.array(z.string()), value: z.unknown() }).nullable(),
   /** The configuration needs the key itself (the harness expands no variable): never written for you. */
   literalKey: z.boolean(),
+  /** Skill proposals only: published by Lore itself (the skill list's and detail's `official`), so a look-alike name is told apart. */
+  official: z.boolean().optional(),
   notes: z.array(z.string()),
 });
 export type ProposalOut = z.infer<typeof proposalOut>;

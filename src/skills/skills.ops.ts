@@ -119,6 +119,8 @@ export const search = defineOperation({
           listed: true,
           installs: true,
           rating: true,
+          // Lore's own or an account's: what tells a name that reads like Lore's from Lore's.
+          official: true,
         },
         total: true,
         page: true,

@@ -90,7 +90,7 @@ export const sync = defineOperation({
           unchecked: list({ name: true, ecosystem: true, version: true, reason: true }, 3),
         },
         knowledge: list({ slug: true, title: true, asOfDate: true, status: true }, 5),
-        recommendations: list({ slug: true, name: true, securityStatus: true, matchedTopics: true }, 5),
+        recommendations: list({ slug: true, name: true, securityStatus: true, official: true, matchedTopics: true }, 5),
         urgent: {
           advisories: list(
             { name: true, version: true, advisory: { id: true, severity: true, summary: text(80) }, fixedVersions: list(true, 3) },

@@ -457,11 +457,15 @@ describe("POST /v1/agents/me/advise", () => {
       action: "run",
       command: `npx skills add ${BASE} --skill lore -a claude-code -y`,
       file: ".claude/skills/lore",
+      official: true,
     });
     expect(byId.get(`skill:${fits}`)).toMatchObject({
       command: `npx skills add ${BASE} --skill ${fits} -a claude-code -y`,
       reason: expect.stringContaining("hono"),
+      // Published by an account, not Lore: a reader tells it from Lore's own by this flag, as in the skill list.
+      official: false,
     });
+    expect(byId.get("mcp")).not.toHaveProperty("official");
     const ins: any = byId.get("instructions:CLAUDE.md");
     expect(ins).toMatchObject({ kind: "instructions", action: "append", file: "CLAUDE.md", format: "markdown" });
     expect(ins.content.startsWith(claudeMd)).toBe(true);

@@ -780,6 +780,8 @@ describe("catalog, detail, install and reviews", () => {
     );
     const search = await client.callTool({ name: "service_skills_search", arguments: { q: "prettier", tag: "prettier" } });
     expect(toolJson(search).items.map((s: any) => s.slug)).toContain(name);
+    // The compact view keeps `official`: an agent reading names through MCP can tell Lore's own from a look-alike.
+    expect(toolJson(search).items.find((s: any) => s.slug === name)).toMatchObject({ official: false });
     expect((search as any)._meta["lore/untrusted"]).toBe(true);
     const got = await client.callTool({ name: "service_skill_get", arguments: { slug: name } });
     expect(toolJson(got).skill.skillMd).toContain("prettier");

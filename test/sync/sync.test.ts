@@ -766,6 +766,9 @@ describe("MCP service_sync", () => {
     expect(res.isError).toBeFalsy();
     const body = toolJson(res);
     expect(body).toMatchObject({ mode: "full", reason: "force" });
+    // The compact view keeps `official` on recommendations, as the skill list shows it.
+    expect(body.recommendations.length).toBeGreaterThan(0);
+    for (const r of body.recommendations) expect(typeof r.official, r.slug).toBe("boolean");
     expect((res.content as any)[0].text).toMatch(/<untrusted-data>/);
     expect((res._meta as any)["lore/untrusted"]).toBe(true);
     const bad = await client.callTool({ name: "service_sync", arguments: { stack: "react" } });
