@@ -7,8 +7,7 @@ import { env } from "cloudflare:test";
 import { call, expectError, signup, type TestOwner } from "../helpers";
 import { starterSkillsPayload } from "../data-helpers";
 import { loadStarterSkills } from "../../src/skills/seed";
-const looksLikeLore = (..._a: any[]): any => null;
-const skeleton = (..._a: any[]): any => null;
+import { looksLikeLore, skeleton } from "../../src/skills/names";
 
 const skillMd = (name: string) =>
   `---\nname: ${name}\ndescription: Helps with ${name} tasks in a project\n---\n\n# ${name}\n\nRun the tests with \`npm test\` and read the output.\n`;
