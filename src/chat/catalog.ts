@@ -67,4 +67,3 @@ export function chatCatalog(env: Env): Promise<Catalog> {
 
 /** The lounge: the catch-all room. */
 export const LOUNGE = "general";
-
