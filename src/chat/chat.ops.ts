@@ -6,7 +6,7 @@ import { notFound } from "../core/errors";
 import { nowIso } from "../core/clock";
 import { pageOffset } from "../core/pagination";
 import type { AgentPrincipal } from "../core/principal";
-import { CATEGORIES, LOUNGE, ROOMS, findCategory, findRoom, type RoomDef } from "./catalog";
+import { LOUNGE, chatCatalog, type RoomDef } from "./catalog";
 import * as client from "./chat.client";
 import * as svc from "./chat.service";
 import { pushToAgent } from "../core/push";
@@ -35,15 +35,16 @@ const TAG = "chat";
 const roomOutOf = (r: RoomDef) => ({ slug: r.slug, name: r.name, description: r.description, category: r.category, tags: r.tags });
 
 /** The catalog room or 404: rooms are fixed, clients cannot create them. */
-function room(slug: string): RoomDef {
-  const r = findRoom(slug);
+async function room(ctx: OpContext, slug: string): Promise<RoomDef> {
+  const r = (await chatCatalog(ctx.env)).room(slug);
   if (!r) throw notFound(`Chat room '${slug}' (GET /v1/chat/rooms lists the rooms; '${LOUNGE}' is the lounge)`);
   return r;
 }
 
-function category(slug: string) {
-  const c = findCategory(slug);
-  if (!c) throw notFound(`Chat category '${slug}' (categories: ${CATEGORIES.map((x) => x.slug).join(", ")})`);
+async function category(ctx: OpContext, slug: string) {
+  const catalog = await chatCatalog(ctx.env);
+  const c = catalog.category(slug);
+  if (!c) throw notFound(`Chat category '${slug}' (categories: ${catalog.categories.map((x) => x.slug).join(", ")})`);
   return c;
 }
 
@@ -63,8 +64,8 @@ export const listCategories = defineOperation({
   metric: null,
   query: z.object({ category: ref(64).optional() }),
   output: z.object({ items: z.array(categoryOut), total: z.number().int() }),
-  handler: async (_ctx, q) => {
-    const list = q.category ? [category(q.category)] : CATEGORIES;
+  handler: async (ctx, q) => {
+    const list = q.category ? [await category(ctx, q.category)] : (await chatCatalog(ctx.env)).categories;
     const items = list.map((c) => ({ slug: c.slug, name: c.name, description: c.description, rooms: c.rooms.map(roomOutOf) }));
     return { items, total: items.length };
   },
@@ -93,15 +94,15 @@ export const listRooms = defineOperation({
     tag: visibleString().trim().toLowerCase().min(1).max(64).optional(),
   }),
   output: z.object({ items: z.array(roomOut), total: z.number().int() }),
-  handler: async (_ctx, q) => {
-    const rooms = q.category ? category(q.category).rooms : ROOMS;
+  handler: async (ctx, q) => {
+    const rooms = q.category ? (await category(ctx, q.category)).rooms : (await chatCatalog(ctx.env)).rooms;
     const items = rooms.filter((r) => !q.tag || r.tags.includes(q.tag)).map(roomOutOf);
     return { items, total: items.length };
   },
 });
 
 async function roomView(ctx: OpContext<"agent">, slug: string, after: string | undefined) {
-  const r = room(slug);
+  const r = await room(ctx, slug);
   const serverTime = nowIso();
   const view =
     after === undefined
@@ -179,7 +180,7 @@ export const postMessage = defineOperation({
   output: z.object({ message: messageOut, joined: z.boolean() }),
   untrusted: true,
   handler: async (ctx, i) => {
-    const r = room(i.room);
+    const r = await room(ctx, i.room);
     const tagged = await svc.resolveHandles(ctx.db, svc.parseMentions(i.content, i.type));
     // The room writes the message and its mentions' inbox rows in one transaction of its own
     // storage, then delivers the rows to D1 (now, and by alarm until they land): nothing accepted
@@ -229,7 +230,7 @@ export const joinRoom = defineOperation({
   body: z.object({ role: z.enum(JOIN_ROLES).default("PARTICIPANT") }),
   output: z.object({ room: z.string(), membership: membershipOut }),
   handler: async (ctx, i) => {
-    const r = room(i.room);
+    const r = await room(ctx, i.room);
     return { room: r.slug, membership: await client.joinRoom(ctx.env, r.slug, author(ctx.caller), i.role) };
   },
   mcp: {
@@ -252,7 +253,7 @@ export const leaveRoom = defineOperation({
   params: roomParam,
   output: z.object({ room: z.string(), left: z.boolean() }),
   handler: async (ctx, i) => {
-    const r = room(i.room);
+    const r = await room(ctx, i.room);
     return { room: r.slug, left: await client.leaveRoom(ctx.env, r.slug, ctx.caller.agentId) };
   },
 });
@@ -270,7 +271,7 @@ export const mentionableHandles = defineOperation({
   query: mentionableQuery,
   output: mentionableOut,
   handler: async (ctx, i) => {
-    const r = room(i.room);
+    const r = await room(ctx, i.room);
     // One more than asked, so that leaving out the caller still fills the list.
     const members = await client.roomMembers(ctx.env, r.slug, i.q, i.limit + 1);
     return svc.mentionable(ctx.db, ctx.caller.agentId, members, i.q, i.limit);

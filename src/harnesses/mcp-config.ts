@@ -13,7 +13,7 @@
  *   renderMcpConfig(harnessId, input) → one, or null for an unknown harness
  */
 import { stringify as toToml } from "smol-toml";
-import { stringify as toYaml } from "yaml";
+import { dump as toYaml } from "js-yaml";
 import { HARNESSES, type HarnessSetup } from "./setup.data";
 
 export type McpTransport = "streamable-http" | "sse";
@@ -196,7 +196,9 @@ function serialise(doc: Record<string, unknown>, format: McpConfigFormat): strin
     case "toml":
       return toToml(doc);
     case "yaml":
-      return toYaml(doc, { defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN", lineWidth: 0 });
+      // Values double-quoted (a URL or a `${VAR}` reference is never read as another type); keys plain
+      // unless YAML 1.1 would read them as something else (`n`, `on`).
+      return toYaml(doc, { quoteStyle: "double", forceQuotes: true, lineWidth: -1 });
   }
 }
 

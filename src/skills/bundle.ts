@@ -3,7 +3,7 @@
  * its discovery artifact (the SKILL.md bytes, or a deterministic .tar.gz of every file). Pure: no
  * storage here, so the same code serves the publish route, the seed loader and the rescan.
  */
-import { isAlias, isScalar, parseDocument, type Document } from "yaml";
+import { CORE_SCHEMA, constructFromEvents, eventsToAst, parseEvents, type Node as YamlNode } from "js-yaml";
 import { gzipSync } from "fflate";
 import { ApiError, badRequest } from "../core/errors";
 import { sha256Hex } from "../core/crypto";
@@ -153,43 +153,111 @@ export function normalizeTags(tags: readonly string[], where: (string | number)[
 /**
  * The version label as the author wrote it. YAML reads `version: 1.10` as the float 1.1 and
  * `version: 2.0` as the integer 2; a version label is text, so a plain scalar keeps its source.
+ * `aliases` maps each alias node of the document to the node its anchor names.
  */
-function versionLabel(doc: Document, path: string[]): string | null | undefined {
-  let node = doc.getIn(path, true) as unknown;
-  if (isAlias(node)) node = node.resolve(doc);
-  if (node === undefined) return undefined;
-  if (isScalar(node)) {
-    if (node.value === null || node.value === undefined) return null;
-    if (typeof node.value === "string") return node.value;
-    if (node.type === "PLAIN" && typeof node.source === "string") return node.source;
-    return String(node.value);
+function versionLabel(root: YamlNode | null, path: string[], aliases: Map<YamlNode, YamlNode>): string | null | undefined {
+  let node: YamlNode | undefined = root ?? undefined;
+  for (const key of path) {
+    if (node?.kind === "alias") node = aliases.get(node);
+    if (node?.kind !== "mapping") return undefined;
+    node = node.items.find((i) => i.key.kind === "scalar" && i.key.value === key)?.value;
   }
+  if (node?.kind === "alias") node = aliases.get(node);
+  if (node === undefined) return undefined;
+  if (node.kind === "scalar") return node.tag === "tag:yaml.org,2002:null" ? null : node.value;
   // A mapping or a list: not a label (refused below).
-  return node === null ? null : "[not a scalar]";
+  return "[not a scalar]";
 }
 
-/** Parses and checks SKILL.md's YAML front matter (agentskills.io: `name`, `description`). */
+/** Each alias node of a document and the node it stands for (the nearest anchor of that name before it). */
+function resolveAliases(root: YamlNode | null): Map<YamlNode, YamlNode> {
+  const anchors = new Map<string, YamlNode>();
+  const out = new Map<YamlNode, YamlNode>();
+  const walk = (n: YamlNode) => {
+    if (n.kind === "alias") {
+      const target = anchors.get(n.anchor);
+      if (target) out.set(n, target);
+      return;
+    }
+    if (n.anchor) anchors.set(n.anchor, n);
+    if (n.kind === "sequence") for (const i of n.items) walk(i);
+    else if (n.kind === "mapping")
+      for (const i of n.items) {
+        walk(i.key);
+        walk(i.value);
+      }
+  };
+  if (root) walk(root);
+  return out;
+}
+
+/**
+ * Values that aliases add to the front matter once expanded (it is stored as JSON, where an alias is
+ * a copy): an anchor used inside itself is circular (no JSON form), and a few aliases nested in
+ * each other can stand for millions of values (an alias bomb). Counted on the parsed value, each
+ * distinct object once, so the count costs what the document is, not what it expands to.
+ */
+export const MAX_ALIASED_VALUES = 1000;
+function aliasedValues(value: unknown): number | "circular" {
+  const sizes = new Map<object, number>();
+  const open = new Set<object>();
+  const size = (v: unknown): number => {
+    if (v === null || typeof v !== "object") return 1;
+    const known = sizes.get(v);
+    if (known !== undefined) return known;
+    if (open.has(v)) throw CIRCULAR;
+    open.add(v);
+    let n = 1;
+    for (const c of Object.values(v)) n += size(c);
+    open.delete(v);
+    sizes.set(v, n);
+    return n;
+  };
+  let expanded: number;
+  try {
+    expanded = size(value);
+  } catch (e) {
+    if (e === CIRCULAR) return "circular";
+    throw e;
+  }
+  // The distinct values: each object once with its direct children.
+  let distinct = 1;
+  for (const o of sizes.keys()) distinct += Object.keys(o).length;
+  return Math.max(0, expanded - distinct);
+}
+const CIRCULAR = Symbol("circular");
+
+/**
+ * Parses and checks SKILL.md's YAML front matter (agentskills.io: `name`, `description`): YAML 1.2's
+ * core schema (`yes`, `on` and dates stay text), no duplicate keys, no custom tags.
+ */
 export function parseFrontMatter(text: string): FrontMatter {
   const where = ["files", "SKILL.md"];
   const m = FRONT_MATTER.exec(text);
   if (!m) throw badRequest("SKILL.md must start with YAML front matter between '---' lines (no byte-order mark before it)", where);
-  let doc: Document;
-  let data: unknown;
-  let rawJson: string;
+  const source = m[1]!;
+  let root: YamlNode | null = null;
+  let data: unknown = null;
   try {
-    doc = parseDocument(m[1]!, { schema: "core", uniqueKeys: true, prettyErrors: false });
-    if (doc.errors.length) throw doc.errors[0]!;
-    data = doc.toJS({ maxAliasCount: 50 });
+    const events = parseEvents(source, {});
+    const values = constructFromEvents(events, { source, schema: CORE_SCHEMA, maxAliases: 50 });
+    if (values.length > 1) throw new Error("the front matter holds more than one YAML document");
+    data = values[0] ?? null;
+    root = eventsToAst(events, { source, schema: CORE_SCHEMA })[0]?.contents ?? null;
   } catch (e) {
     throw badRequest(`SKILL.md front matter is not valid YAML: ${(e as Error).message.split("\n")[0]}`, where);
   }
-  if (!data || typeof data !== "object" || Array.isArray(data)) throw badRequest("SKILL.md front matter must be a YAML mapping", where);
-  try {
-    // Stored as JSON with the version: an alias that contains itself has no JSON form.
-    rawJson = JSON.stringify(data);
-  } catch {
+  const aliased = aliasedValues(data);
+  if (aliased === "circular")
     throw badRequest("SKILL.md front matter must not contain circular aliases (an anchor used inside itself)", where);
-  }
+  if (aliased > MAX_ALIASED_VALUES)
+    throw badRequest(
+      `SKILL.md front matter is not valid YAML: its aliases expand to more than ${MAX_ALIASED_VALUES} values (an alias bomb)`,
+      where,
+    );
+  if (!data || typeof data !== "object" || Array.isArray(data)) throw badRequest("SKILL.md front matter must be a YAML mapping", where);
+  // Stored as JSON with the version (aliases expanded, bounded above).
+  const rawJson = JSON.stringify(data);
   const fm = data as Record<string, unknown>;
   const name = fm.name;
   if (typeof name !== "string" || name.length < 1 || name.length > 64 || !NAME_RE.test(name)) {
@@ -207,8 +275,9 @@ export function parseFrontMatter(text: string): FrontMatter {
   }
   const metadata =
     fm.metadata && typeof fm.metadata === "object" && !Array.isArray(fm.metadata) ? (fm.metadata as Record<string, unknown>) : {};
-  const top = versionLabel(doc, ["version"]);
-  const version = top ?? (fm.metadata === metadata ? (versionLabel(doc, ["metadata", "version"]) ?? null) : null);
+  const aliases = resolveAliases(root);
+  const top = versionLabel(root, ["version"], aliases);
+  const version = top ?? (fm.metadata === metadata ? (versionLabel(root, ["metadata", "version"], aliases) ?? null) : null);
   if (version !== null && !/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/.test(version)) {
     throw badRequest("SKILL.md 'version' must be 1-64 characters of letters, digits, '.', '+', '_' or '-'", [...where, "version"]);
   }
