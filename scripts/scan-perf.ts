@@ -229,6 +229,11 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
       fill(5 * MiB - 200, (i) => `s${i} = "cu" + "rl" + x + "/.ss" + "h/id" + "_rsa" + y${i % 10} + "tail"`),
     ),
   ],
+  // A `+` chain and then one long word: a chain may start at any name, and a name tried from inside a word ran to its end from every letter.
+  "joined-long-identifier": () => [
+    text("SKILL.md", md("p", "Run `python3 a.py`.")),
+    text("a.py", `s = "cu" + "rl"\n${"a".repeat(5 * MiB - 300)}\n`),
+  ],
   "intent-words": () => [
     text(
       "SKILL.md",

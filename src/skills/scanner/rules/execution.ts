@@ -13,6 +13,7 @@ import {
   hasTrigger,
   isMention,
   isNegated,
+  joinedChains,
   patternRule,
   triggerLines,
   type HiddenText,
@@ -394,9 +395,6 @@ const ROT13_MARK =
 const ANY_LITERAL = /"""([\s\S]{8,20000}?)"""|'''([\s\S]{8,20000}?)'''|(["'`])((?:\\.|(?!\3)[^\\\n]){8,2000})\3/g;
 const rot13 = (s: string) =>
   s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
-/** String literals joined with `+` (and names between them): `"cu" + "rl -sF f=@" + home + "/.netrc"`. */
-const JOINED =
-  /(?:(["'])(?:\\.|(?!\1)[^\\\n])*\1|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?)(?:\s*\+\s*(?:(["'])(?:\\.|(?!\2)[^\\\n])*\2|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?))+/g;
 const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", "powershell", "go", "shell", "text"]);
 
 /**
@@ -419,43 +417,27 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       out.push({ text: rot13(body), line: lines.lineOf(m.index), via: "ROT13" });
     }
   }
-  if (CODE_KINDS_JOIN.has(target.kind) && /["']\s*\+|\+\s*["']/.test(text)) {
+  // A secret path spelled in pieces ("~/." + "ssh", ['.git', '-cred', 'entials']) is short, and what
+  // the file does with it is elsewhere: the whole file is read again once, with every such path
+  // joined in place, so its flow to a sink is seen.
+  const edits: { index: number; length: number; joined: string }[] = [];
+  const small = text.length <= 65_536;
+  if (CODE_KINDS_JOIN.has(target.kind)) {
     let glued = 0;
-    let whole = false;
-    for (const m of text.matchAll(JOINED)) {
+    for (const c of joinedChains(text)) {
       if (glued >= 200) break;
-      const parts = m[0].split(/\s*\+\s*(?=["']|[A-Za-z_$])/);
-      const literals = parts.filter((p) => /^["']/.test(p)).length;
-      if (literals < 2) continue;
-      const joined = parts
-        .map((p) =>
-          /^["']/.test(p) ? p.slice(1, -1) : /homedir\(\)|expanduser|Path\.home|HOME/.test(p) ? "~" : `$${p.replace(/\(.*$/, "")}`,
-        )
-        .join("");
-      // A secret path spelled in pieces ("~/." + "ssh") is short, and what the file does with it is elsewhere:
-      // the whole file is read again with the path joined, so its flow to a sink is seen.
-      const secret = SPLIT_SECRET.test(joined);
-      if (joined.length < 8 && !secret) continue;
+      const secret = SPLIT_SECRET.test(c.joined);
+      if (c.joined.length < 8 && !secret) continue;
       glued++;
-      out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
-      if (secret && !whole && text.length <= 65_536) {
-        whole = true;
-        out.push({
-          text: `${text.slice(0, m.index)}"${joined}"${text.slice(m.index + m[0].length)}`,
-          line: 1,
-          via: "strings joined at run time",
-        });
-      }
+      out.push({ text: c.joined, line: lines.lineOf(c.index), via: "strings joined at run time" });
+      if (secret && small) edits.push({ index: c.index, length: c.length, joined: c.joined });
     }
   }
   // Pieces kept in an array and joined (`['.git', '-cred', 'entials'].join('')`, `"".join(["~/.a", "ws"])`):
-  // read joined when the joined text is a secret path, and the whole file again with it in place.
+  // read joined when the joined text is a secret path.
   if (CODE_KINDS_JOIN.has(target.kind) && /["'`]\s*,\s*["'`]/.test(text)) {
-    let whole = out.some((h) => h.line === 1 && h.text.length > 200);
     let seen = 0;
     let found = 0;
-    let rewritten = "";
-    let last = 0;
     for (const m of text.matchAll(LITERAL_ARRAY)) {
       if (++seen > 400) break;
       const parts = [...m[0].matchAll(/(["'`])((?:\\.|(?!\1)[^\\\n])*)\1/g)].map((x) => x[2]!);
@@ -464,15 +446,19 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       if (!SPLIT_SECRET.test(joined)) continue;
       if (++found > 50) break;
       out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
-      if (!whole && text.length <= 65_536) {
-        rewritten += `${text.slice(last, m.index)}"${joined}"`;
-        last = m.index + m[0].length;
-      }
+      if (small) edits.push({ index: m.index, length: m[0].length, joined });
     }
-    if (last > 0 && !whole) {
-      whole = true;
-      out.push({ text: rewritten + text.slice(last), line: 1, via: "strings joined at run time" });
+  }
+  if (edits.length) {
+    edits.sort((x, y) => x.index - y.index);
+    let whole = "";
+    let last = 0;
+    for (const e of edits) {
+      if (e.index < last) continue;
+      whole += `${text.slice(last, e.index)}"${e.joined}"`;
+      last = e.index + e.length;
     }
+    out.push({ text: whole + text.slice(last), line: 1, via: "strings joined at run time" });
   }
   return out;
 }
