@@ -55,6 +55,12 @@ export function needing(needs: RegExp, pattern: RegExp): RegExp {
   return pattern;
 }
 
+/** Whether `pattern` can match `line` at all, by what `needing` said it needs (true when it said nothing). */
+export function mayMatch(pattern: RegExp, line: string): boolean {
+  const needs = NEEDS.get(pattern);
+  return !needs || needs.test(line);
+}
+
 export function patternRule(spec: PatternRuleSpec): Rule {
   // Copied to global regexes on the rule's first line, not at module load: every rule module is
   // evaluated when the Worker starts, and most requests never scan anything.

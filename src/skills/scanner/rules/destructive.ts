@@ -128,9 +128,13 @@ export const cloudDestroy = patternRule({
   triggers: ["aws", "gcloud", "\\baz", "kubectl", "doctl", "terraform"],
   prose: true,
   patterns: [
-    /\baws\b[^\n]*\bec2\s+terminate-instances\b[^\n]*\$\(\s*aws\b[^\n]*describe-instances\b/i,
-    /\baws\b[^\n]*\biam\s+delete-(?:user|role|account-alias|group)\b|\baws\b[^\n]*\borganizations\s+(?:close-account|remove-account-from-organization)\b/i,
-    /\baws\b[^\n]*\bs3\s+(?:rb\s+s3:\/\/\S+\s+--force|rm\s+s3:\/\/\$\{?\w+\}?\/?\s+--recursive)\b/i,
+    // `aws` then anything: tried from every `aws` of a window (`~/.aws/credentials` …) to its end, so only where the command is.
+    needing(/\bec2\s+terminate-instances\b/i, /\baws\b[^\n]*\bec2\s+terminate-instances\b[^\n]*\$\(\s*aws\b[^\n]*describe-instances\b/i),
+    needing(
+      /\biam\s+delete-|\borganizations\s+(?:close|remove)-/i,
+      /\baws\b[^\n]*\biam\s+delete-(?:user|role|account-alias|group)\b|\baws\b[^\n]*\borganizations\s+(?:close-account|remove-account-from-organization)\b/i,
+    ),
+    needing(/\bs3\s+r[bm]\s/i, /\baws\b[^\n]*\bs3\s+(?:rb\s+s3:\/\/\S+\s+--force|rm\s+s3:\/\/\$\{?\w+\}?\/?\s+--recursive)\b/i),
     /\bgcloud\s+projects\s+delete\b|\bgcloud\b[^\n]*\binstances\s+delete\b[^\n]*\$\(/i,
     /\baz\s+group\s+delete\b[^\n]*(?:--yes|-y)\b[^\n]*(?:--no-wait)?|\baz\s+group\s+list\b[^\n]*\|[^\n]*\baz\s+group\s+delete\b/i,
     /\bkubectl\s+delete\s+(?:ns|namespaces?|all|pv|pvc|deployments?)\b[^\n]*(?:--all\b[^\n]*(?:-A|--all-namespaces)\b|(?:-A|--all-namespaces)\b[^\n]*--all\b)|\bkubectl\s+delete\s+(?:ns|namespaces?)\s+--all\b/i,

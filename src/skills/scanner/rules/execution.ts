@@ -14,6 +14,8 @@ import {
   isMention,
   isNegated,
   joinedChains,
+  mayMatch,
+  needing,
   patternRule,
   triggerLines,
   type HiddenText,
@@ -42,16 +44,21 @@ function remoteSeverity(line: string): { severity: Severity; where: string } {
 const NO_TARGET = /^\s*(?:(?:-{1,2}[\w-]+|…|\.{3}|<[^>\n]*>)\s*)*\|/;
 
 // Compiled once, not on every line.
+// A fetcher's name, then anything up to a pipe: tried from each name to the next pipe (or the
+// window's end), so a window of names without the pipe the pattern needs is not tried at all.
 const PIPE_TO_SHELL: readonly RegExp[] = [
-  new RegExp(
-    String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`,
-    "i",
+  needing(
+    /\|/,
+    new RegExp(
+      String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`,
+      "i",
+    ),
   ),
-  /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
+  needing(/\|/, /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i),
   /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
   /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
-  /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
+  needing(/\|/, /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i),
   /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
   // A WebClient made on an earlier line: `IEX $c.DownloadString('https://…')`, or a script block built from a download.
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,60}\.Download(?:String|Data)\s*\(/i,
@@ -66,6 +73,7 @@ export const pipeToShell: Rule = {
   line(line, ctx) {
     const patterns = PIPE_TO_SHELL;
     for (const re of patterns) {
+      if (!mayMatch(re, line)) continue;
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;
       // Prose that quotes the pattern to warn about it ("install steps such as "curl … | sh"").
@@ -115,7 +123,7 @@ const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
     /\bvm\.(?:runIn\w*Context|compileFunction)\s*\([^\n]*(?:fetch\(|\.text\(\)|responseText)/i,
     "Runs JavaScript fetched over the network in a vm context",
   ],
-  [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
+  [needing(/&&\s*(?:chmod|\.\/)/i, /\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i), "Downloads a file and runs it"],
   [
     /\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i,
     "Runs an executable dropped in a temporary folder",
@@ -181,6 +189,7 @@ export const downloadAndRun: Rule = {
   triggers: ["exec", "eval", "function", "then(", "vm.", "curl", "wget", "$env:"],
   line(line) {
     for (const [re, message] of DOWNLOAD_RUN_LINE) {
+      if (!mayMatch(re, line)) continue;
       const m = re.exec(line);
       if (m && !isNegated(line, m.index)) return { index: m.index, length: m[0].length, message };
     }
