@@ -13,9 +13,9 @@ import {
   hasTrigger,
   isMention,
   isNegated,
+  headThenTail,
   joinedChains,
   mayMatch,
-  needing,
   patternRule,
   triggerLines,
   type HiddenText,
@@ -45,20 +45,21 @@ const NO_TARGET = /^\s*(?:(?:-{1,2}[\w-]+|…|\.{3}|<[^>\n]*>)\s*)*\|/;
 
 // Compiled once, not on every line.
 // A fetcher's name, then anything up to a pipe: tried from each name to the next pipe (or the
-// window's end), so a window of names without the pipe the pattern needs is not tried at all.
+// window's end), so a window without the rest after its first name is not tried at all.
+const FETCHER = String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b`;
+const TO_SHELL = String.raw`\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`;
+const TO_INTERPRETER = /\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/;
 const PIPE_TO_SHELL: readonly RegExp[] = [
-  needing(
-    /\|/,
-    new RegExp(
-      String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`,
-      "i",
-    ),
-  ),
-  needing(/\|/, /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i),
+  headThenTail(new RegExp(FETCHER), new RegExp(TO_SHELL), new RegExp(String.raw`${FETCHER}[^|\n]*${TO_SHELL}`, "i")),
+  headThenTail(/\b(?:curl|wget)\b/, TO_INTERPRETER, new RegExp(String.raw`\b(?:curl|wget)\b[^|\n]*${TO_INTERPRETER.source}`, "i")),
   /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
   /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
-  needing(/\|/, /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i),
+  headThenTail(
+    /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b/,
+    /\|\s*(?:iex|Invoke-Expression)\b/,
+    /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
+  ),
   /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
   // A WebClient made on an earlier line: `IEX $c.DownloadString('https://…')`, or a script block built from a download.
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,60}\.Download(?:String|Data)\s*\(/i,
@@ -123,7 +124,14 @@ const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
     /\bvm\.(?:runIn\w*Context|compileFunction)\s*\([^\n]*(?:fetch\(|\.text\(\)|responseText)/i,
     "Runs JavaScript fetched over the network in a vm context",
   ],
-  [needing(/&&\s*(?:chmod|\.\/)/i, /\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i), "Downloads a file and runs it"],
+  [
+    headThenTail(
+      /\b(?:curl|wget)\b/,
+      /&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/,
+      /\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i,
+    ),
+    "Downloads a file and runs it",
+  ],
   [
     /\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i,
     "Runs an executable dropped in a temporary folder",
