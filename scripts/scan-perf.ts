@@ -229,6 +229,11 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
       fill(5 * MiB - 200, (i) => `s${i} = "cu" + "rl" + x + "/.ss" + "h/id" + "_rsa" + y${i % 10} + "tail"`),
     ),
   ],
+  // A `+` chain and then one long word: a chain may start at any name, and a name tried from inside a word ran to its end from every letter.
+  "joined-long-identifier": () => [
+    text("SKILL.md", md("p", "Run `python3 a.py`.")),
+    text("a.py", `s = "cu" + "rl"\n${"a".repeat(5 * MiB - 300)}\n`),
+  ],
   "intent-words": () => [
     text(
       "SKILL.md",
@@ -345,6 +350,21 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
   "percent-prose-one-line": () => [text("SKILL.md", md("p", "ab%20".repeat(1_000_000)))],
   "hex-letter-one-line": () => [text("SKILL.md", md("p", "a".repeat(5 * MiB - 100)))],
   // Half a million HTML comments: each is hidden text scanned on its own, so a scan reads a bounded number.
+  // The pattern's tail first, then thousands of the names it starts from: each name is tried to the window's end.
+  "tails-before-heads": () => [
+    text("SKILL.md", md("p", "Run `bash run.sh`.")),
+    text("run.sh", fill(5 * MiB - 200, () => `iam delete-user x | sh && ./y s3 rm ${"aws curl ".repeat(440)}`)),
+  ],
+  // 5 MiB of one script other than Latin (Cyrillic prose).
+  "cyrillic-lines": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(2.4 * MiB, (i) => `Шаг ${i}: запустите тесты и проверьте вывод, затем отправьте изменения на проверку.`),
+      ),
+    ),
+  ],
   "comments-one-line": () => [text("SKILL.md", md("p", "<!-- a -->".repeat(500_000)))],
 };
 

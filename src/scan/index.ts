@@ -18,3 +18,4 @@ export * from "./intent";
 export * from "./formats";
 export * from "./runs";
 export * from "./limits";
+export * from "./joined";

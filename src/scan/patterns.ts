@@ -55,10 +55,39 @@ export function needing(needs: RegExp, pattern: RegExp): RegExp {
   return pattern;
 }
 
+const AFTER = new WeakMap<RegExp, { head: RegExp; tail: RegExp }>();
+
+/**
+ * `pattern`, of the form `head[^\n]*tail` (or alternatives of it), tried only on lines where `tail`
+ * matches after the first `head`. The pattern fails from every head when it fails from the first
+ * (what follows a later head follows the first one too), but a regular expression tries each head
+ * and runs to the line's end from it: a window of four thousand heads without a tail after them
+ * cost a thousand passes over the window. With the tail found, the pattern matches from the first
+ * head, in one pass. `tail` must be the pattern's whole rest (not just part of it), so that a tail
+ * found means a match.
+ */
+export function headThenTail(head: RegExp, tail: RegExp, pattern: RegExp): RegExp {
+  const flags = pattern.flags.replace("g", "");
+  AFTER.set(pattern, { head: new RegExp(head.source, flags), tail: new RegExp(tail.source, `${flags}g`) });
+  return pattern;
+}
+
+/** Whether `pattern` can match `line` at all, by what `needing` or `headThenTail` said it needs (true when they said nothing). */
+export function mayMatch(pattern: RegExp, line: string): boolean {
+  const needs = NEEDS.get(pattern);
+  if (needs && !needs.test(line)) return false;
+  const after = AFTER.get(pattern);
+  if (!after) return true;
+  const h = after.head.exec(line);
+  if (!h) return false;
+  after.tail.lastIndex = h.index + h[0].length;
+  return after.tail.test(line);
+}
+
 export function patternRule(spec: PatternRuleSpec): Rule {
   // Copied to global regexes on the rule's first line, not at module load: every rule module is
   // evaluated when the Worker starts, and most requests never scan anything.
-  let compiled: [RegExp, RegExp | null][] | null = null;
+  let compiled: [RegExp, RegExp][] | null = null;
   return {
     id: spec.id,
     severity: spec.severity,
@@ -68,8 +97,8 @@ export function patternRule(spec: PatternRuleSpec): Rule {
     line(line, ctx) {
       if (spec.unless?.test(line)) return null;
       const hits: Hit[] = [];
-      for (const [re, needs] of (compiled ??= spec.patterns.map((p) => [withGlobal(p), NEEDS.get(p) ?? null]))) {
-        if (needs && !needs.test(line)) continue;
+      for (const [re, original] of (compiled ??= spec.patterns.map((p) => [withGlobal(p), p]))) {
+        if (!mayMatch(original, line)) continue;
         // exec on the rule's own global regex (not matchAll, which copies it on every line).
         re.lastIndex = 0;
         for (let m = re.exec(line); m; m = re.exec(line)) {

@@ -109,8 +109,24 @@ function positionsOf(line: string, ch: string): number[] {
  * as", "detect", "attack", …), or inside a Markdown blockquote/table row on such a line.
  */
 export function isMention(line: string, index: number, length: number): boolean {
-  // Cue words inside a URL or host name (`https://common-cdn.example.net`) say nothing about the sentence.
-  return META_CUE.test(line.replace(URL_LIKE, " ")) && isQuoted(line, index, length);
+  const m = mentionsOf(line);
+  return m.cue && (m.quoted ??= quotedIn(line))(index, length);
+}
+
+/**
+ * What `isMention` reads of a whole line, kept for the last line asked about: a rule asks once per
+ * hit, and a window of a long line can hold hundreds of hits, each of which would otherwise strip
+ * the line's URLs and find its quote marks again.
+ */
+let lastLine: string | null = null;
+let lastMention: { cue: boolean; quoted: ((index: number, length: number) => boolean) | null } = { cue: false, quoted: null };
+function mentionsOf(line: string) {
+  if (line !== lastLine) {
+    lastLine = line;
+    // Cue words inside a URL or host name (`https://common-cdn.example.net`) say nothing about the sentence.
+    lastMention = { cue: META_CUE.test(line.replace(URL_LIKE, " ")), quoted: null };
+  }
+  return lastMention;
 }
 
 const URL_LIKE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>]+|\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/[^\s"'`<>]*)?/gi;

@@ -8,7 +8,7 @@
  *   - literals joined with `+` ("'~/.ss' + 'h/' + 'id_' + 'rsa'"): the line is scanned with them joined.
  * Bounded: at most 50 regions per text, each line at most once.
  */
-import type { HiddenText, LineIndex, ScanTarget } from "../../scan";
+import { joinedChains, type HiddenText, type LineIndex, type ScanTarget } from "../../scan";
 import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { CONFUSABLE } from "./names";
 
@@ -34,26 +34,27 @@ const fold = (line: string) =>
 const rot13 = (s: string) =>
   s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
 
-/** Two or more quoted literals joined with `+` ("'~/.ss' + 'h/'"): each piece is bounded, so is each look. */
-const CONCAT = /(['"`])([^'"`\n]{0,200})\1(?:\s{0,4}\+\s{0,4}(['"`])([^'"`\n]{0,200})\3)+/g;
-const PIECE = /(['"`])([^'"`\n]{0,200})\1/g;
-
 /**
  * A line that spells a path or an address in pieces ("let A = '~/.ss' + 'h/'; read A+B") so that no
- * word rule sees it: the line is read again with each chain of literals joined into one.
+ * word rule sees it: the line is read again with each chain of literals joined into one, read as
+ * a script's are (src/scan/joined.ts).
  */
 function joinedLiterals(text: string, lines: LineIndex, out: HiddenText[]): void {
-  if (!/['"`]\s{0,4}\+\s{0,4}['"`]/.test(text)) return;
   const done = new Set<number>();
-  CONCAT.lastIndex = 0;
-  for (let m = CONCAT.exec(text); m && out.length < MAX; m = CONCAT.exec(text)) {
-    const n = lines.lineOf(m.index);
+  for (const c of joinedChains(text)) {
+    if (out.length >= MAX) break;
+    const n = lines.lineOf(c.index);
     if (done.has(n)) continue;
     done.add(n);
     const line = lines.line(n);
     if (line.length > 8192) continue;
-    const joined = line.replace(CONCAT, (chain) => `'${[...chain.matchAll(PIECE)].map((p) => p[2]).join("")}'`);
-    if (joined !== line) out.push({ text: joined, line: n, via: "string literals joined with +" });
+    let joined = "";
+    let last = 0;
+    for (const d of joinedChains(line)) {
+      joined += `${line.slice(last, d.index)}'${d.joined}'`;
+      last = d.index + d.length;
+    }
+    if (last > 0) out.push({ text: joined + line.slice(last), line: n, via: "string literals joined with +" });
   }
 }
 

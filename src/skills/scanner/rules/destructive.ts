@@ -3,7 +3,7 @@
  * opening permissions on everything, force-pushing over a shared branch. Cleaning a build folder
  * (`rm -rf dist node_modules`) is ordinary and not flagged.
  */
-import { contextOf, isNegated, needing, patternRule, triggerLineSets, type Rule } from "../../../scan";
+import { contextOf, headThenTail, isNegated, needing, patternRule, triggerLineSets, type Rule } from "../../../scan";
 
 const ROOTISH = String.raw`(?:\/\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|"\$HOME"\/?\*?|\/home\/?\*?|\/Users\/?\*?|\/(?:etc|usr|var|boot|bin|sbin|lib|lib64|opt|System|Library)\/?\*?|[A-Za-z]:\\\*?|%USERPROFILE%|%SystemRoot%|\$env:USERPROFILE)`;
 const USER_DIR = String.raw`["']?(?:~|\$HOME|\$\{HOME\})["']?\/(?:Documents|Desktop|Pictures|Photos|Music|Videos|Movies|Downloads|Projects|projects|src|code|Code|repos|workspace|dev|git|\.ssh|\.gnupg|Library)\/?["']?`;
@@ -128,9 +128,22 @@ export const cloudDestroy = patternRule({
   triggers: ["aws", "gcloud", "\\baz", "kubectl", "doctl", "terraform"],
   prose: true,
   patterns: [
-    /\baws\b[^\n]*\bec2\s+terminate-instances\b[^\n]*\$\(\s*aws\b[^\n]*describe-instances\b/i,
-    /\baws\b[^\n]*\biam\s+delete-(?:user|role|account-alias|group)\b|\baws\b[^\n]*\borganizations\s+(?:close-account|remove-account-from-organization)\b/i,
-    /\baws\b[^\n]*\bs3\s+(?:rb\s+s3:\/\/\S+\s+--force|rm\s+s3:\/\/\$\{?\w+\}?\/?\s+--recursive)\b/i,
+    // `aws` then anything: tried from every `aws` of a window (`~/.aws/credentials` …) to its end, so only where the command is.
+    headThenTail(
+      /\baws\b/,
+      /\bec2\s+terminate-instances\b[^\n]*\$\(\s*aws\b[^\n]*describe-instances\b/,
+      /\baws\b[^\n]*\bec2\s+terminate-instances\b[^\n]*\$\(\s*aws\b[^\n]*describe-instances\b/i,
+    ),
+    headThenTail(
+      /\baws\b/,
+      /\biam\s+delete-(?:user|role|account-alias|group)\b|\borganizations\s+(?:close-account|remove-account-from-organization)\b/,
+      /\baws\b[^\n]*\biam\s+delete-(?:user|role|account-alias|group)\b|\baws\b[^\n]*\borganizations\s+(?:close-account|remove-account-from-organization)\b/i,
+    ),
+    headThenTail(
+      /\baws\b/,
+      /\bs3\s+(?:rb\s+s3:\/\/\S+\s+--force|rm\s+s3:\/\/\$\{?\w+\}?\/?\s+--recursive)\b/,
+      /\baws\b[^\n]*\bs3\s+(?:rb\s+s3:\/\/\S+\s+--force|rm\s+s3:\/\/\$\{?\w+\}?\/?\s+--recursive)\b/i,
+    ),
     /\bgcloud\s+projects\s+delete\b|\bgcloud\b[^\n]*\binstances\s+delete\b[^\n]*\$\(/i,
     /\baz\s+group\s+delete\b[^\n]*(?:--yes|-y)\b[^\n]*(?:--no-wait)?|\baz\s+group\s+list\b[^\n]*\|[^\n]*\baz\s+group\s+delete\b/i,
     /\bkubectl\s+delete\s+(?:ns|namespaces?|all|pv|pvc|deployments?)\b[^\n]*(?:--all\b[^\n]*(?:-A|--all-namespaces)\b|(?:-A|--all-namespaces)\b[^\n]*--all\b)|\bkubectl\s+delete\s+(?:ns|namespaces?)\s+--all\b/i,

@@ -13,6 +13,9 @@ import {
   hasTrigger,
   isMention,
   isNegated,
+  headThenTail,
+  joinedChains,
+  mayMatch,
   patternRule,
   triggerLines,
   type HiddenText,
@@ -41,16 +44,22 @@ function remoteSeverity(line: string): { severity: Severity; where: string } {
 const NO_TARGET = /^\s*(?:(?:-{1,2}[\w-]+|…|\.{3}|<[^>\n]*>)\s*)*\|/;
 
 // Compiled once, not on every line.
+// A fetcher's name, then anything up to a pipe: tried from each name to the next pipe (or the
+// window's end), so a window without the rest after its first name is not tried at all.
+const FETCHER = String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b`;
+const TO_SHELL = String.raw`\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`;
+const TO_INTERPRETER = /\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/;
 const PIPE_TO_SHELL: readonly RegExp[] = [
-  new RegExp(
-    String.raw`\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b[^|\n]*\|\s*(?:(?:tee|cat)\s+[^|]*\|\s*)?${SHELLS}`,
-    "i",
-  ),
-  /\b(?:curl|wget)\b[^|\n]*\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node|php|pwsh|powershell)\b\s*(?:-\s*)?(?:$|[;&|)`"'])/i,
+  headThenTail(new RegExp(FETCHER), new RegExp(TO_SHELL), new RegExp(String.raw`${FETCHER}[^|\n]*${TO_SHELL}`, "i")),
+  headThenTail(/\b(?:curl|wget)\b/, TO_INTERPRETER, new RegExp(String.raw`\b(?:curl|wget)\b[^|\n]*${TO_INTERPRETER.source}`, "i")),
   /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
   /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
-  /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
+  headThenTail(
+    /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b/,
+    /\|\s*(?:iex|Invoke-Expression)\b/,
+    /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:iex|Invoke-Expression)\b/i,
+  ),
   /\.DownloadString\(\s*["'][^"']+["']\s*\)\s*\|\s*(?:iex|Invoke-Expression)\b/i,
   // A WebClient made on an earlier line: `IEX $c.DownloadString('https://…')`, or a script block built from a download.
   /\b(?:iex|Invoke-Expression)\b[^\n]{0,60}\.Download(?:String|Data)\s*\(/i,
@@ -65,6 +74,7 @@ export const pipeToShell: Rule = {
   line(line, ctx) {
     const patterns = PIPE_TO_SHELL;
     for (const re of patterns) {
+      if (!mayMatch(re, line)) continue;
       const m = re.exec(line);
       if (!m || isNegated(line, m.index)) continue;
       // Prose that quotes the pattern to warn about it ("install steps such as "curl … | sh"").
@@ -114,7 +124,14 @@ const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
     /\bvm\.(?:runIn\w*Context|compileFunction)\s*\([^\n]*(?:fetch\(|\.text\(\)|responseText)/i,
     "Runs JavaScript fetched over the network in a vm context",
   ],
-  [/\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i, "Downloads a file and runs it"],
+  [
+    headThenTail(
+      /\b(?:curl|wget)\b/,
+      /&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/,
+      /\b(?:curl|wget)\b[^\n]*&&\s*(?:chmod\s+\+x\s+\S+\s*&&\s*)?\.\/[\w.-]+/i,
+    ),
+    "Downloads a file and runs it",
+  ],
   [
     /\b(?:Start-Process|Invoke-Item|&)\s+["']?\$env:(?:TEMP|TMP|APPDATA)[^\n]*\.(?:exe|bat|cmd|ps1|scr|msi)\b/i,
     "Runs an executable dropped in a temporary folder",
@@ -180,6 +197,7 @@ export const downloadAndRun: Rule = {
   triggers: ["exec", "eval", "function", "then(", "vm.", "curl", "wget", "$env:"],
   line(line) {
     for (const [re, message] of DOWNLOAD_RUN_LINE) {
+      if (!mayMatch(re, line)) continue;
       const m = re.exec(line);
       if (m && !isNegated(line, m.index)) return { index: m.index, length: m[0].length, message };
     }
@@ -394,9 +412,6 @@ const ROT13_MARK =
 const ANY_LITERAL = /"""([\s\S]{8,20000}?)"""|'''([\s\S]{8,20000}?)'''|(["'`])((?:\\.|(?!\3)[^\\\n]){8,2000})\3/g;
 const rot13 = (s: string) =>
   s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
-/** String literals joined with `+` (and names between them): `"cu" + "rl -sF f=@" + home + "/.netrc"`. */
-const JOINED =
-  /(?:(["'])(?:\\.|(?!\1)[^\\\n])*\1|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?)(?:\s*\+\s*(?:(["'])(?:\\.|(?!\2)[^\\\n])*\2|[A-Za-z_$][\w$.]*(?:\([^()\n]{0,40}\)(?:\.[\w$]+(?:\([^()\n]{0,40}\))?)*)?))+/g;
 const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", "powershell", "go", "shell", "text"]);
 
 /**
@@ -419,43 +434,27 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       out.push({ text: rot13(body), line: lines.lineOf(m.index), via: "ROT13" });
     }
   }
-  if (CODE_KINDS_JOIN.has(target.kind) && /["']\s*\+|\+\s*["']/.test(text)) {
+  // A secret path spelled in pieces ("~/." + "ssh", ['.git', '-cred', 'entials']) is short, and what
+  // the file does with it is elsewhere: the whole file is read again once, with every such path
+  // joined in place, so its flow to a sink is seen.
+  const edits: { index: number; length: number; joined: string }[] = [];
+  const small = text.length <= 65_536;
+  if (CODE_KINDS_JOIN.has(target.kind)) {
     let glued = 0;
-    let whole = false;
-    for (const m of text.matchAll(JOINED)) {
+    for (const c of joinedChains(text)) {
       if (glued >= 200) break;
-      const parts = m[0].split(/\s*\+\s*(?=["']|[A-Za-z_$])/);
-      const literals = parts.filter((p) => /^["']/.test(p)).length;
-      if (literals < 2) continue;
-      const joined = parts
-        .map((p) =>
-          /^["']/.test(p) ? p.slice(1, -1) : /homedir\(\)|expanduser|Path\.home|HOME/.test(p) ? "~" : `$${p.replace(/\(.*$/, "")}`,
-        )
-        .join("");
-      // A secret path spelled in pieces ("~/." + "ssh") is short, and what the file does with it is elsewhere:
-      // the whole file is read again with the path joined, so its flow to a sink is seen.
-      const secret = SPLIT_SECRET.test(joined);
-      if (joined.length < 8 && !secret) continue;
+      const secret = SPLIT_SECRET.test(c.joined);
+      if (c.joined.length < 8 && !secret) continue;
       glued++;
-      out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
-      if (secret && !whole && text.length <= 65_536) {
-        whole = true;
-        out.push({
-          text: `${text.slice(0, m.index)}"${joined}"${text.slice(m.index + m[0].length)}`,
-          line: 1,
-          via: "strings joined at run time",
-        });
-      }
+      out.push({ text: c.joined, line: lines.lineOf(c.index), via: "strings joined at run time" });
+      if (secret && small) edits.push({ index: c.index, length: c.length, joined: c.joined });
     }
   }
   // Pieces kept in an array and joined (`['.git', '-cred', 'entials'].join('')`, `"".join(["~/.a", "ws"])`):
-  // read joined when the joined text is a secret path, and the whole file again with it in place.
+  // read joined when the joined text is a secret path.
   if (CODE_KINDS_JOIN.has(target.kind) && /["'`]\s*,\s*["'`]/.test(text)) {
-    let whole = out.some((h) => h.line === 1 && h.text.length > 200);
     let seen = 0;
     let found = 0;
-    let rewritten = "";
-    let last = 0;
     for (const m of text.matchAll(LITERAL_ARRAY)) {
       if (++seen > 400) break;
       const parts = [...m[0].matchAll(/(["'`])((?:\\.|(?!\1)[^\\\n])*)\1/g)].map((x) => x[2]!);
@@ -464,15 +463,19 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       if (!SPLIT_SECRET.test(joined)) continue;
       if (++found > 50) break;
       out.push({ text: joined, line: lines.lineOf(m.index), via: "strings joined at run time" });
-      if (!whole && text.length <= 65_536) {
-        rewritten += `${text.slice(last, m.index)}"${joined}"`;
-        last = m.index + m[0].length;
-      }
+      if (small) edits.push({ index: m.index, length: m[0].length, joined });
     }
-    if (last > 0 && !whole) {
-      whole = true;
-      out.push({ text: rewritten + text.slice(last), line: 1, via: "strings joined at run time" });
+  }
+  if (edits.length) {
+    edits.sort((x, y) => x.index - y.index);
+    let whole = "";
+    let last = 0;
+    for (const e of edits) {
+      if (e.index < last) continue;
+      whole += `${text.slice(last, e.index)}"${e.joined}"`;
+      last = e.index + e.length;
     }
+    out.push({ text: whole + text.slice(last), line: 1, via: "strings joined at run time" });
   }
   return out;
 }

@@ -14,6 +14,7 @@ import {
   contextOf,
   extractUrls,
   parseIpHost,
+  isBlankUnit,
   isNegated,
   isMention,
   hasTrigger,
@@ -147,6 +148,34 @@ function proseLine(target: ScanTarget, line: number): boolean {
   return !c || c.kind[line] === LineKind.Prose;
 }
 
+/**
+ * The read at `index` follows a backtick (a command in an inline code span): before it (less a
+ * `~/…` or `$VAR…` word that runs up to the read) the last backtick has something other than white
+ * space after it, or another backtick before it. That is what `` /`[^`]*\S[^`]*$/ `` on the line's
+ * start says (its `\S` takes a backtick too), in one backward pass: the pattern backtracks over
+ * every split of each backtick-free stretch, which on a long window with many reads cost the
+ * square of the window per read.
+ */
+function inCodeSpan(line: string, index: number): boolean {
+  // The last word before the read (no white space in it) loses its part from its first `~` or `$` on.
+  let end = index;
+  let k = index - 1;
+  while (k >= 0 && !isBlankUnit(line.charCodeAt(k))) k--;
+  for (let i = k + 1; i < index; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 0x7e || c === 0x24) {
+      end = i;
+      break;
+    }
+  }
+  const tick = end > 0 ? line.lastIndexOf("`", end - 1) : -1;
+  if (tick === -1) return false;
+  // \S matches a backtick too: an earlier backtick pairs with this one whatever follows.
+  if (tick > 0 && line.lastIndexOf("`", tick - 1) !== -1) return true;
+  for (let i = tick + 1; i < end; i++) if (!isBlankUnit(line.charCodeAt(i))) return true;
+  return false;
+}
+
 export const secretRead: Rule = {
   id: "secrets.read",
   severity: "high",
@@ -161,7 +190,7 @@ export const secretRead: Rule = {
         prose &&
         !ctx.hidden &&
         proseLine(ctx.target, ctx.lineNo) &&
-        !/`[^`]*\S[^`]*$/.test(line.slice(0, r.index).replace(/[~$]\S*$/, "")) &&
+        !inCodeSpan(line, r.index) &&
         !IMPERATIVE_READ.test(line.slice(0, r.index))
       )
         continue;
