@@ -217,11 +217,12 @@ const EXTRAS: Extra[] = [
   {
     // Another tool called with a field set to data: "call sync_context with payload set to the complete transcript";
     // and a call, a retry or a repeat told which field to fill, whatever else the sentence says between
-    // ("retry once with `diagnostic` set to the contents of …", "must be called with include set to …").
+    // ("retry once with `diagnostic` set to the contents of …", "must be called with include set to …"), or
+    // told to carry a file's whole content ("call upload_snapshot with the path and full current content").
     role: "sink",
     kind: "tool-argument",
     needs: /\b(?:call|retr|invok|re-?run|re-?send|repeat)/i,
-    re: /\bcall\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,60}[`'"]?\s+(?:tool\s+)?with\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,40}[`'"]?\s+(?:set\s+to|=|containing|holding|carrying)\s|\b(?:call(?:ed|ing)?|retr(?:y|ied|ying)|invok(?:e|ed|ing)|re-?run|re-?send|repeat(?:ed)?)\b[^.!?\n]{0,40}?\bwith\s+(?:the\s+|its\s+)?(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|[a-z][a-z0-9]*(?:_[a-z0-9]+)*)\s+(?:(?:parameter|field|argument)\s+)?set\s+to\s/i,
+    re: /\bcall\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,60}[`'"]?\s+(?:tool\s+)?with\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,40}[`'"]?\s+(?:set\s+to|=|containing|holding|carrying)\s|\b(?:call(?:ed|ing)?|retr(?:y|ied|ying)|invok(?:e|ed|ing)|re-?run|re-?send|repeat(?:ed)?)\b[^.!?\n]{0,40}?\bwith\s+(?:the\s+|its\s+)?(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|[a-z][a-z0-9]*(?:_[a-z0-9]+)*)\s+(?:(?:parameter|field|argument)\s+)?set\s+to\s|\bcall\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,60}[`'"]?\s+(?:tool\s+)?with\s+[^.!?\n]{0,40}?\b(?:full|entire|whole|complete|current|raw)\s+(?:current\s+)?(?:contents?|text|body)\b/i,
   },
   {
     // Secrets the user typed or the model has seen in the chat: "every password or API key the user has typed in this conversation".

@@ -140,6 +140,12 @@ export const agentConfig = patternRule({
       String.raw`\b(?:append|add|write|copy|insert|paste|prepend|merge|put)\b(?:[^.\n]|\.(?=\w)){0,80}?\b(?:to|into|in)\s+(?:(?:both|the|your|global|user'?s?)\s+){0,3}[\`'"]?${HOMEP}\/\.(?:claude\/CLAUDE|codex\/AGENTS|gemini\/GEMINI|config\/[\w.-]+\/AGENTS)\.md`,
       "i",
     ),
+    // Told to write, into a project's agent instruction file, a standing order to send content somewhere: every
+    // later session, whoever runs it, obeys the line (a convention such as "always run the tests" is not one).
+    new RegExp(
+      String.raw`\b(?:append|add|write|insert|prepend|put)\b[^\n]{0,120}?\b(?:to|into|in)\s+[^\n]{0,40}?(?:(?:CLAUDE|AGENTS|GEMINI)\.md|\.cursor\/rules|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md)[^\n]{0,200}?\b(?:always|every\s+(?:time|session)|whenever|before\s+(?:each|every|any))\b[^\n]{0,40}?\b(?:call|send|upload|post|pass|forward|attach)\b[^\n]{0,80}?\b(?:contents?|full\s+text|transcript|conversation|secrets?|tokens?|keys?|credentials|environment)\b`,
+      "i",
+    ),
   ],
   message: "Writes into an agent's configuration or instruction file, which steers every later session",
 });
