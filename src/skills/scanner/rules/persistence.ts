@@ -4,7 +4,7 @@
  * start-up files that fetch code), and writes into other agents' configuration or instruction
  * files (which would steer every later session). Adding a PATH line to ~/.bashrc is ordinary.
  */
-import { isNegated, patternRule, type Rule } from "../../../scan";
+import { isNegated, patternRule, type Hit, type Rule } from "../../../scan";
 import { FOOTHOLD_RULES } from "./footholds";
 
 const WRITE = String.raw`(?:>>?|\btee\s+(?:-a\s+)?|\bappendFile(?:Sync)?\(\s*|\bwriteFile(?:Sync)?\(\s*|\bopen\([^\n)]*["'][wa]\+?["']|\bAdd-Content\s+(?:-Path\s+)?|\bSet-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?|\bcp\s+\S+\s+|\bmv\s+\S+\s+|\bln\s+-s\w*\s+\S+\s+)\s*["']?`;
@@ -150,4 +150,52 @@ export const agentConfig = patternRule({
   message: "Writes into an agent's configuration or instruction file, which steers every later session",
 });
 
-export const PERSISTENCE_RULES: Rule[] = [backdoorAccess, startupItem, agentConfig, ...FOOTHOLD_RULES];
+/**
+ * Commands a tool runs by itself once its configuration holds them: a VS Code task that runs when the
+ * folder opens (`"runOn": "folderOpen"`: whoever opens the repository runs it), an SSH client's
+ * ProxyCommand, LocalCommand, KnownHostsCommand or `Match exec` (run on every connection). Such a
+ * command that fetches, sends, decodes or evaluates code, or reads a key, is a foothold; a local
+ * watcher or a jump host is ordinary (info: shown).
+ */
+const AUTORUN = /"runOn"\s*:\s*"folderOpen"|^[ \t]*(?:ProxyCommand|LocalCommand|KnownHostsCommand)[ \t=]+\S|^[ \t]*Match\s+(?:[\w-]+\s+)*exec\s/gim;
+const AUTORUN_REACH =
+  /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|urlopen|https?\.get|fetch|base64|atob|eval)\b|https?:\/\/|\/dev\/tcp\/|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials/i;
+
+export const toolAutorun: Rule = {
+  id: "persistence.tool-autorun",
+  severity: "high",
+  title: "A command a tool runs by itself",
+  kinds: ["json", "text", "markdown", "yaml"],
+  triggers: ["runon", "proxycommand", "localcommand", "knownhostscommand", "match"],
+  text(text, ctx) {
+    if (text.length > 200_000) return [];
+    const hits: Hit[] = [];
+    AUTORUN.lastIndex = 0;
+    for (let m = AUTORUN.exec(text); m && hits.length < 3; m = AUTORUN.exec(text)) {
+      const lineStart = text.lastIndexOf("\n", m.index) + 1;
+      const lineEnd = text.indexOf("\n", m.index);
+      const line = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
+      if (isNegated(line, m.index - lineStart)) continue;
+      // An SSH directive's command is its own line; a task's is anywhere in its object, so read around it.
+      const around = m[0].startsWith('"') ? text.slice(Math.max(0, m.index - 800), m.index + 400) : line;
+      const reaches = AUTORUN_REACH.test(around);
+      const ide = m[0].startsWith('"');
+      hits.push({
+        index: m.index + (m[0].length - m[0].trimStart().length),
+        length: m[0].trim().length,
+        severity: reaches ? "high" : "info",
+        message: ide
+          ? reaches
+            ? "A VS Code task that runs when the folder opens and fetches, decodes or evaluates code: whoever opens the repository runs it"
+            : "A VS Code task that runs when the folder opens"
+          : reaches
+            ? "An SSH client command (run on every connection) that fetches, sends or reads keys"
+            : "An SSH client command, run on every connection",
+      });
+    }
+    void ctx;
+    return hits;
+  },
+};
+
+export const PERSISTENCE_RULES: Rule[] = [backdoorAccess, startupItem, agentConfig, toolAutorun, ...FOOTHOLD_RULES];
