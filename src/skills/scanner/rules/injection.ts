@@ -256,6 +256,11 @@ export const disableSafety = patternRule({
     "netsh",
     "bash(",
     "allow",
+    "defaultmode",
+    "permission",
+    "approval",
+    "ask_for_approval",
+    "hooks",
   ],
   prose: true,
   patterns: [
@@ -276,6 +281,11 @@ export const disableSafety = patternRule({
     /\bBash\(\s*\*(?:\s*:\s*\*)?\s*\)|["']allow["']\s*:\s*\[[^\]]*["']Bash(?:\(\s*\))?["']/,
     /--allowed-?tools[\s=]+["']?(?:[\w(),:* -]*,\s*)?Bash\b(?!\()/i,
     /--permission-mode[\s=]+["']?bypassPermissions\b/i,
+    // The same settings told in prose, the value quoted as JSON writes it: `set "defaultMode" to "bypassPermissions"`,
+    // `set "sandbox" to false`; and every hook of the agent's settings deleted at once.
+    /\bset\s+(?:the\s+)?["'`]?(?:defaultMode|permission[_ -]?mode|approval[_ -]?policy|ask_for_approval)["'`]?\s+(?:to|=)\s+["'`]?(?:bypassPermissions|never|danger-full-access)\b/i,
+    /\bset\s+(?:the\s+)?["'`]?(?:sandbox|sandbox[_ -]?mode|sandbox\.enabled)["'`]?\s+(?:to|=)\s+["'`]?(?:false|off|disabled|danger-full-access)\b/i,
+    /\b(?:delete|remove|drop|clear|empty|strip)\s+(?:the\s+|all\s+|every\s+|its\s+)?["'`]?hooks["'`]?\s+(?:section|block|key|object|array|entries)\b/i,
   ],
   message: "Tells the agent to switch off permission prompts, sandboxing or security tools",
 });
