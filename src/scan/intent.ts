@@ -530,7 +530,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "agent-config",
-    re: /\b(?:tokens?|keys?|secrets?|credentials?|passwords?|[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PAT))\b[^.\n]{0,40}?\b(?:configured|set|stored|defined|registered)\s+(?:for|in|on)\s+(?:(?:another|other|any|each|every)\s+(?:[\w-]+\s+)?|(?:the\s+|an?\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+)MCP\s+servers?\b|\b(?:the\s+)?(?:client|host|claude|cursor|agent|editor|ide)(?:'s)?\s+(?:own\s+)?MCP\s+(?:server\s+)?config(?:uration)?s?\b/i,
+    re: /\b(?:tokens?|keys?|secrets?|credentials?|passwords?|[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PAT))\b[^.\n]{0,40}?\b(?:configured|set|stored|defined|registered)\s+(?:for|in|on)\s+(?:(?:another|other|any|each|every)\s+(?:[\w-]+\s+)?|(?:the\s+|an?\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+)MCP\s+servers?\b|\b(?:the\s+)?(?:client|host|claude|cursor|agent|editor|ide)(?:'s)?\s+(?:own\s+)?MCP\s+(?:server\s+)?config(?:uration)?s?\b|\b(?:tokens?|keys?|secrets?|credentials?|passwords?)\b[^.\n]{0,30}?\b(?:the\s+|an?\s+|that\s+|which\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+MCP\s+servers?\s+(?:is|was|has\s+been|gets)\s+(?:configured|set\s+up|started|launched|run)\s+with\b/i,
     triggers: ["mcp"],
     only: "prose",
   },
