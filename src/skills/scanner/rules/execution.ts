@@ -471,10 +471,24 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
     }
     if (last > 0 && !whole) {
       whole = true;
-      out.push({ text: rewritten + text.slice(last), line: 1, via: "strings joined at run time" });
+      out.push({ text: inlineNames(rewritten + text.slice(last)), line: 1, via: "strings joined at run time" });
     }
   }
   return out;
+}
+
+/**
+ * A joined name kept in a variable and used as a property key (`const k = "env"` … `process[k]`) reads
+ * as the property itself (`process.env`) in the file read again joined: the key was split to hide it.
+ */
+function inlineNames(text: string): string {
+  const names = new Map<string, string>();
+  for (const m of text.matchAll(/\b(?:const|let|var)\s+([A-Za-z_$][\w$]{0,40})\s*=\s*"([A-Za-z_$][\w$]{0,40})"/g)) {
+    if (names.size >= 20) break;
+    names.set(m[1]!, m[2]!);
+  }
+  if (!names.size) return text;
+  return text.replace(/\[\s*([A-Za-z_$][\w$]{0,40})\s*\]/g, (all, n: string) => (names.has(n) ? `.${names.get(n)}` : all));
 }
 
 /** An array of short string literals only: pieces of one string. */
