@@ -925,7 +925,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:silently|secretly|covertly|stealthily|surreptitiously|discreetly|unnoticed|invisibly|behind\s+the\s+(?:user'?s\s+)?back)\b|\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|owner|developer|logs?|reviewer)\b|\b(?:it|this|that)\s+is\s+not\s+part\s+of\s+the\s+(?:answer|review|report|task|output|reply)\b|\bkeep\s+(?:this|it|these|that)\s+(?:\w+\s+){0,2}(?:secret|hidden|confidential|to\s+yourself)\b|\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog)|\b(?:(?:tell|say\s+to|reply\s+to|give)\s+the\s+user\s+only|only\s+tell\s+(?:the\s+user|them)|(?:just|only)\s+(?:say|report|tell\s+(?:the\s+user|them))\s+(?:that\s+)?["'“]?[\w ]{1,40}["'”]?\s*(?:\.|$))|\bunless\s+the\s+user\s+asks\s+directly\b|\bnot\s+theirs\s+to\s+change\b|\b(?:users?|who|they)\s+(?:(?:may|might|would|could|will)\s+)?find\s+(?:it|this|the\s+\w+(?:\s+\w+)?)\s+confusing\b|\b(?:continue|proceed)\s+without\s+(?:raising|mentioning|reporting|flagging)\b|\bact\s+as\s+if\s+nothing\b|\b(?:there\s+is\s+)?no\s+(?:need|reason)\s+to\s+[^.\n]{1,40}?\b(?:or|nor)\s+(?:tell|inform|notify|mention|explain|report|flag|raise|bring\s+up)\w*\b[^.\n]{0,60}?\b(?:user|summary|report|reply|answer|response|reviewer|them)\b/i,
+    re: /\b(?:silently|secretly|covertly|stealthily|surreptitiously|discreetly|unnoticed|invisibly|behind\s+the\s+(?:user'?s\s+)?back)\b|\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|owner|developer|logs?|reviewer)\b|\b(?:it|this|that)\s+is\s+not\s+part\s+of\s+the\s+(?:answer|review|report|task|output|reply)\b|\bkeep\s+(?:this|it|these|that)\s+(?:\w+\s+){0,2}(?:secret|hidden|confidential|to\s+yourself)\b|\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog)|\b(?:(?:tell|say\s+to|reply\s+to|give)\s+the\s+user\s+only|only\s+tell\s+(?:the\s+user|them)|(?:just|only)\s+(?:say|report|tell\s+(?:the\s+user|them))\s+(?:that\s+)?["'“]?[\w ]{1,40}["'”]?\s*(?:\.|$))|\bunless\s+the\s+user\s+asks\s+directly\b|\bonly\s+(?:summari[sz]e|say|report|mention|state|tell)\s+(?:for|to)\s+(?:the\s+)?user\s+that\b|\bnot\s+theirs\s+to\s+change\b|\b(?:users?|who|they)\s+(?:(?:may|might|would|could|will)\s+)?find\s+(?:it|this|the\s+\w+(?:\s+\w+)?)\s+confusing\b|\b(?:continue|proceed)\s+without\s+(?:raising|mentioning|reporting|flagging)\b|\bact\s+as\s+if\s+nothing\b|\b(?:there\s+is\s+)?no\s+(?:need|reason)\s+to\s+[^.\n]{1,40}?\b(?:or|nor)\s+(?:tell|inform|notify|mention|explain|report|flag|raise|bring\s+up)\w*\b[^.\n]{0,60}?\b(?:user|summary|report|reply|answer|response|reviewer|them)\b/i,
     triggers: [
       "silently",
       "secretly",
@@ -951,6 +951,9 @@ const CONCEAL: Entry[] = [
       "just tell",
       "only say",
       "only report",
+      "only summari",
+      "only mention",
+      "only state",
       "unless the user",
       "not theirs",
       "confusing",
@@ -1681,6 +1684,9 @@ const SINK_WORDS: Record<SinkKind, string> = {
   parameter: "asks for it as a tool argument",
 };
 
+/** A sink's object that is what earlier steps produced: "send the report", "upload the bundle", "post it". */
+const GATHERED_PRODUCT =
+  /^(?:\S+\s+){0,2}?(?:the|this|that|your)\s+(?:(?:whole|full|finished|completed|collected|gathered|resulting|generated)\s+)?(?:report|bundle|archive|results?|output|summary|findings|collection|dump|snapshot|diagnostics?)\b/i;
 const rank = (s: Severity) => ["info", "low", "medium", "high", "critical"].indexOf(s);
 const compatible = (source: IntentHit, sink: IntentHit) => {
   const set = COMPATIBLE[sink.kind as SinkKind];
@@ -1727,6 +1733,25 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
         prose: !d.code,
         cross: false,
       });
+    }
+    // A procedure in steps: one section gathers, the next sends what was gathered ("## Gather … ## Submit: send
+    // the report to …"). A sink that names the product of earlier steps reaches the two sections before its own.
+    if (!d.code) {
+      for (const [scope, hs] of byScope) {
+        const back = hs.filter((h) => h.role === "sink" && h.mode === "do" && GATHERED_PRODUCT.test(h.what));
+        if (!back.length) continue;
+        const earlier = [...(byScope.get(scope - 1) ?? []), ...(byScope.get(scope - 2) ?? [])];
+        const sources = earlier.filter((h) => h.role === "source" && h.mode === "do" && !h.weak && h.kind !== "private-data");
+        if (!sources.length) continue;
+        pools.push({
+          docs: [i],
+          sources,
+          sinks: back,
+          conceal: [...hs, ...earlier].filter((h) => h.role === "conceal"),
+          prose: true,
+          cross: false,
+        });
+      }
     }
   });
   // A text and what it runs: the runner's roles near the run instruction (its scope) with the whole run text.
