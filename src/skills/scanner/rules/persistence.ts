@@ -185,7 +185,8 @@ export const agentConfig: Rule = {
  * command that fetches, sends, decodes or evaluates code, or reads a key, is a foothold; a local
  * watcher or a jump host is ordinary (info: shown).
  */
-const AUTORUN = /"runOn"\s*:\s*"folderOpen"|^[ \t]*(?:ProxyCommand|LocalCommand|KnownHostsCommand)[ \t=]+\S|^[ \t]*Match\s+(?:[\w-]+\s+){0,6}exec\s/gim;
+const AUTORUN =
+  /"runOn"\s*:\s*"folderOpen"|^[ \t]*(?:ProxyCommand|LocalCommand|KnownHostsCommand)[ \t=]+\S|^[ \t]*Match\s+(?:[\w-]+\s+){0,6}exec\s/gim;
 const AUTORUN_REACH =
   /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|urlopen|https?\.get|fetch|base64|atob|eval)\b|https?:\/\/|\/dev\/tcp\/|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials/i;
 

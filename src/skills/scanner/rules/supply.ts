@@ -301,12 +301,14 @@ export const disownedOriginal: Rule = {
 };
 
 /** Lockfiles: what pins each dependency's source and hash. */
-const LOCKFILE = /\b(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|Cargo\.lock|composer\.lock|Gemfile\.lock|go\.sum)\b/;
+const LOCKFILE =
+  /\b(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|Cargo\.lock|composer\.lock|Gemfile\.lock|go\.sum)\b/;
 /** A lockfile's hashes dropped: `delete v.integrity`, `v.integrity = undefined`, `del e["hashes"]`, `sed '/integrity/d'`. */
 const HASH_DROPPED =
   /\bdelete\s+[\w$.[\]'"]{1,80}?(?:\.|\[["'])(?:integrity|shasum|checksum|hashes|hash)\b|\.(?:integrity|shasum|checksum)\s*=\s*(?:undefined|null|""|''|void\s+0)|\bdel\s+\w+\[["'](?:integrity|hashes|hash|checksum)["']\]|\.pop\(\s*["'](?:integrity|hashes|hash|checksum)["']|\bsed\b[^\n/]{0,200}\/[^\n/]{0,80}?(?:integrity|checksum|sha512-)[^\n/]{0,80}\/d\b/;
 /** A lockfile's sources rewritten: `v.resolved = v.resolved.replace(…, "https://host/")` (the replacement is the host). */
-const SOURCE_REWRITTEN = /\b(?:resolved|tarball|url|source)\b["'\]]?\s*=\s*[^\n]{0,120}?\.replace(?:All)?\s*\(\s*[^,\n]{1,160},\s*["'`](https?:\/\/[^"'`\s]+)["'`]/;
+const SOURCE_REWRITTEN =
+  /\b(?:resolved|tarball|url|source)\b["'\]]?\s*=\s*[^\n]{0,120}?\.replace(?:All)?\s*\(\s*[^,\n]{1,160},\s*["'`](https?:\/\/[^"'`\s]+)["'`]/;
 
 /**
  * A script that edits a lockfile to drop its hashes or point its sources at another host: every
