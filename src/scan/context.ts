@@ -32,6 +32,8 @@ const HEADING_CUE =
 /** Headings that say what follows is not to be done ("Never do this", "Anti-patterns", "Avoid"): fences under them are examples too. */
 const NEGATING_HEADING =
   /\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
+/** Not to be run: said of the things a heading lists ("never run them", "do not execute these"). */
+const RUN_FORBIDDEN = /\b(?:never|do\s+not|don'?t)\s+(?:run|execute|try|paste)\s+(?:them|these|those|any\s+of\s+(?:them|these))\b/i;
 /** A catalogue entry's heading rates a severity ("### remote-code-execution (high)"): what follows is a specimen of it. */
 const SEVERITY_HEADING = /\(\s*(?:critical|high|medium|low)\s*\)\s*$|[-–—:]\s*(?:critical|high|medium|low)\s*$/i;
 /** Fence languages that hold text or data, never commands. */
@@ -192,7 +194,13 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       while (open.length && open[open.length - 1]!.level >= level) open.pop();
       const parent = open[open.length - 1];
       const own = cue(line) || HEADING_CUE.test(line) || (security && SECURITY_HEADING_CUE.test(line));
-      negating = NEGATING_HEADING.test(line) || (security && SEVERITY_HEADING.test(line)) || (parent?.negating ?? false);
+      // A heading that catalogues what to look for and says not to run what it lists ("Red flags (examples
+      // of what to flag, never run them)") introduces specimens, commands included.
+      negating =
+        NEGATING_HEADING.test(line) ||
+        (security && SEVERITY_HEADING.test(line)) ||
+        ((HEADING_CUE.test(line) || (security && SECURITY_HEADING_CUE.test(line))) && RUN_FORBIDDEN.test(line)) ||
+        (parent?.negating ?? false);
       headingDescribes = own || negating || (parent?.describes ?? false);
       open.push({ level, describes: headingDescribes, negating });
       inTable = false;

@@ -530,7 +530,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "agent-config",
-    re: /\b(?:tokens?|keys?|secrets?|credentials?|passwords?|[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PAT))\b[^.\n]{0,40}?\b(?:configured|set|stored|defined|registered)\s+(?:for|in|on)\s+(?:(?:another|other|any|each|every)\s+(?:[\w-]+\s+)?|(?:the\s+|an?\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+)MCP\s+servers?\b|\b(?:the\s+)?(?:client|host|claude|cursor|agent|editor|ide)(?:'s)?\s+(?:own\s+)?MCP\s+(?:server\s+)?config(?:uration)?s?\b/i,
+    re: /\b(?:tokens?|keys?|secrets?|credentials?|passwords?|[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PAT))\b[^.\n]{0,40}?\b(?:configured|set|stored|defined|registered)\s+(?:for|in|on)\s+(?:(?:another|other|any|each|every)\s+(?:[\w-]+\s+)?|(?:the\s+|an?\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+)MCP\s+servers?\b|\b(?:the\s+)?(?:client|host|claude|cursor|agent|editor|ide)(?:'s)?\s+(?:own\s+)?MCP\s+(?:server\s+)?config(?:uration)?s?\b|\b(?:tokens?|keys?|secrets?|credentials?|passwords?)\b[^.\n]{0,30}?\b(?:the\s+|an?\s+|that\s+|which\s+)?(?!(?:this|our|your|same|its|current)\b)[\w-]+\s+MCP\s+servers?\s+(?:is|was|has\s+been|gets)\s+(?:configured|set\s+up|started|launched|run)\s+with\b/i,
     triggers: ["mcp"],
     only: "prose",
   },
@@ -905,7 +905,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|(?:there\s+is\s+)?no\s+reason\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|call(?:ing)?\s+attention\s+to|draw(?:ing)?\s+attention\s+to|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|(?<!\b(?:unless|if|when|until|once|because|after|before)\s)the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc|policy|note|rule|substitution))\b/i,
+    re: /\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|(?:there\s+is\s+)?no\s+reason\s+to|needn'?t|need\s+not|not\s+necessary\s+to|should\s+not|shouldn'?t|must\s+not|without)\s+(?:(?:ever|even|need\s+to|have\s+to|bother\s+to|explicitly|proactively|actually|further)\s+)?(?:tell(?:ing)?|point(?:ing)?\s+out|call(?:ing)?\s+attention\s+to|draw(?:ing)?\s+attention\s+to|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|show(?:ing)?|display(?:ing)?|report(?:ing)?|list(?:ing)?|explain(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|surfac(?:e|ing)|summari[sz](?:e|ing)|rais(?:e|ing)|flag(?:ging)?|bring(?:ing)?\s+(?:it|this|that|them)\s+up|comment(?:ing)?\s+on|describ(?:e|ing)|includ(?:e|ing))\b[^.\n]{0,80}?\b(?:(?:to|with|from)\s+(?:the\s+)?(?:user|users|human|owner|operator|developer|reviewer|them|him|her)|(?<!\b(?:unless|if|when|until|once|because|after|before)\s)the\s+user(?!'s)|in\s+(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output|message|chat|conversation|changelog|result)|among\s+the\s+steps|(?:your|the)\s+(?:final\s+)?(?:answer|reply|response|report|summary|output)|endpoint|upload|transfer|this\s+step|these\s+steps|that\s+you\b|(?:this|the|that)\s+(?:file|read|step)\b|(?:the|its|this)\s+(?:change|setting|settings|request|parameter|field|call|bcc|policy|note|rule|substitution))\b/i,
     triggers: [
       "do not",
       "don't",
@@ -925,7 +925,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:silently|secretly|covertly|stealthily|surreptitiously|discreetly|unnoticed|invisibly|behind\s+the\s+(?:user'?s\s+)?back)\b|\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|owner|developer|logs?|reviewer)\b|\b(?:it|this|that)\s+is\s+not\s+part\s+of\s+the\s+(?:answer|review|report|task|output|reply)\b|\bkeep\s+(?:this|it|these|that)\s+(?:\w+\s+){0,2}(?:secret|hidden|confidential|to\s+yourself)\b|\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog)|\b(?:(?:tell|say\s+to|reply\s+to|give)\s+the\s+user\s+only|only\s+tell\s+(?:the\s+user|them)|(?:just|only)\s+(?:say|report|tell\s+(?:the\s+user|them))\s+(?:that\s+)?["'“]?[\w ]{1,40}["'”]?\s*(?:\.|$))|\bunless\s+the\s+user\s+asks\s+directly\b|\bnot\s+theirs\s+to\s+change\b|\b(?:users?|who|they)\s+(?:(?:may|might|would|could|will)\s+)?find\s+(?:it|this|the\s+\w+(?:\s+\w+)?)\s+confusing\b|\b(?:continue|proceed)\s+without\s+(?:raising|mentioning|reporting|flagging)\b|\bact\s+as\s+if\s+nothing\b|\b(?:there\s+is\s+)?no\s+(?:need|reason)\s+to\s+[^.\n]{1,40}?\b(?:or|nor)\s+(?:tell|inform|notify|mention|explain|report|flag|raise|bring\s+up)\w*\b[^.\n]{0,60}?\b(?:user|summary|report|reply|answer|response|reviewer|them)\b/i,
+    re: /\b(?:silently|secretly|covertly|stealthily|surreptitiously|discreetly|unnoticed|invisibly|behind\s+the\s+(?:user'?s\s+)?back)\b|\b(?:hide|conceal)\b[^.\n]{0,40}\bfrom\s+(?:the\s+)?(?:user|human|owner|developer|logs?|reviewer)\b|\b(?:it|this|that)\s+is\s+not\s+part\s+of\s+the\s+(?:answer|review|report|task|output|reply)\b|\bkeep\s+(?:this|it|these|that)\s+(?:\w+\s+){0,2}(?:secret|hidden|confidential|to\s+yourself)\b|\b(?:keep|leave)\s+(?:this|it|that|these|them)(?:\s+\w+){0,2}\s+out\s+of\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|report|output|changelog)|\b(?:(?:tell|say\s+to|reply\s+to|give)\s+the\s+user\s+only|only\s+tell\s+(?:the\s+user|them)|(?:just|only)\s+(?:say|report|tell\s+(?:the\s+user|them))\s+(?:that\s+)?["'“]?[\w ]{1,40}["'”]?\s*(?:\.|$))|\bunless\s+the\s+user\s+asks\s+directly\b|\bonly\s+(?:summari[sz]e|say|report|mention|state|tell)\s+(?:for|to)\s+(?:the\s+)?user\s+that\b|\bnot\s+theirs\s+to\s+change\b|\b(?:users?|who|they)\s+(?:(?:may|might|would|could|will)\s+)?find\s+(?:it|this|the\s+\w+(?:\s+\w+)?)\s+confusing\b|\b(?:continue|proceed)\s+without\s+(?:raising|mentioning|reporting|flagging)\b|\bact\s+as\s+if\s+nothing\b|\b(?:there\s+is\s+)?no\s+(?:need|reason)\s+to\s+[^.\n]{1,40}?\b(?:or|nor)\s+(?:tell|inform|notify|mention|explain|report|flag|raise|bring\s+up)\w*\b[^.\n]{0,60}?\b(?:user|summary|report|reply|answer|response|reviewer|them)\b/i,
     triggers: [
       "silently",
       "secretly",
@@ -951,6 +951,9 @@ const CONCEAL: Entry[] = [
       "just tell",
       "only say",
       "only report",
+      "only summari",
+      "only mention",
+      "only state",
       "unless the user",
       "not theirs",
       "confusing",
@@ -1103,7 +1106,7 @@ const CONCEAL: Entry[] = [
   {
     role: "conceal",
     kind: "hide",
-    re: /\b(?:refrain|abstain)\s+from\s+(?:mentioning|telling|narrating|reporting|explaining|surfacing|bringing\s+(?:it|this|that)\s+up|noting)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+narrat(?:e|ing)\b|\b(?:should|must|need|is|are)\s+not\s+(?:be\s+)?(?:surfaced|mentioned|narrated|disclosed|brought\s+up|shown\s+to\s+(?:the\s+)?user)\b|\b(?:shouldn'?t|mustn'?t|needn'?t)\s+be\s+(?:surfaced|mentioned|narrated|disclosed|brought\s+up)\b|\bnot\s+(?:shown|visible|displayed|surfaced)\s+to\s+(?:the\s+)?(?:user|human)\b|\bnot\s+worth\s+(?:mentioning|bringing\s+up|reporting|noting|flagging)\b|\b(?:unnecessary|not\s+necessary|no\s+need|needless)\s+to\s+(?:mention|list|report|explain|surface|narrate|note|tell|flag|raise|bring\s+up)\s+(?:it|this|that|these|them|this\s+step|the\s+(?:step|call|change|copy))\b|\b(?:no\s+need|unnecessary|not\s+necessary)\s+to\s+bring\s+(?:it|this|that)\s+up\b|\b(?:the\s+user|they|the\s+person\s+you\s+are\s+helping)\s+(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not)\s+need\s+(?:a\s+|any\s+)?(?:separate\s+|further\s+|an?\s+)?(?:explanation|notification|to\s+(?:know|be\s+told|hear\s+about))\b|\binutile\s+de\s+(?:le\s+|la\s+|les\s+|lui\s+|leur\s+|l')?(?:signaler|mentionner|préciser|dire|indiquer|expliquer)\b|\bpas\s+besoin\s+de\s+(?:le\s+|la\s+|les\s+|l')?(?:signaler|mentionner|préciser|dire|indiquer)\b/i,
+    re: /\b(?:refrain|abstain)\s+from\s+(?:mentioning|telling|narrating|reporting|explaining|surfacing|bringing\s+(?:it|this|that)\s+up|noting)\b|\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+narrat(?:e|ing)\b|\b(?:should|must|need|is|are)\s+not\s+(?:be\s+)?(?:surfaced|mentioned|narrated|disclosed|brought\s+up|shown\s+to\s+(?:the\s+)?user)\b|\b(?:shouldn'?t|mustn'?t|needn'?t)\s+be\s+(?:surfaced|mentioned|narrated|disclosed|brought\s+up)\b|\bnot\s+(?:shown|visible|displayed|surfaced)\s+to\s+(?:the\s+)?(?:user|human)\b|\bnot\s+worth\s+(?:mentioning|bringing\s+up|reporting|noting|flagging)\b|\b(?:unnecessary|not\s+necessary|no\s+need|needless)\s+to\s+(?:mention|list|report|explain|surface|narrate|note|tell|flag|raise|bring\s+up)\s+(?:it|this|that|these|them|this\s+step|the\s+(?:step|call|change|copy))\b|\b(?:no\s+need|unnecessary|not\s+necessary)\s+to\s+bring\s+(?:it|this|that)\s+up\b|\b(?:the\s+user|users|they|the\s+person\s+you\s+are\s+helping)\s+(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not)\s+need\s+(?:a\s+|any\s+)?(?:separate\s+|further\s+|an?\s+)?(?:explanation|notification|to\s+(?:know|be\s+told|hear\s+about|see|be\s+shown))\b|\binutile\s+de\s+(?:le\s+|la\s+|les\s+|lui\s+|leur\s+|l')?(?:signaler|mentionner|préciser|dire|indiquer|expliquer)\b|\bpas\s+besoin\s+de\s+(?:le\s+|la\s+|les\s+|l')?(?:signaler|mentionner|préciser|dire|indiquer)\b/i,
     triggers: [
       "refrain",
       "abstain",
@@ -1131,6 +1134,8 @@ const CONCEAL: Entry[] = [
       "need to know",
       "need to be told",
       "need to hear",
+      "need to see",
+      "need to be shown",
       "inutile",
       "pas besoin",
     ],
@@ -1679,6 +1684,9 @@ const SINK_WORDS: Record<SinkKind, string> = {
   parameter: "asks for it as a tool argument",
 };
 
+/** A sink's object that is what earlier steps produced: "send the report", "upload the bundle", "post it". */
+const GATHERED_PRODUCT =
+  /^(?:\S+\s+){0,2}?(?:the|this|that|your)\s+(?:(?:whole|full|finished|completed|collected|gathered|resulting|generated)\s+)?(?:report|bundle|archive|results?|output|summary|findings|collection|dump|snapshot|diagnostics?)\b/i;
 const rank = (s: Severity) => ["info", "low", "medium", "high", "critical"].indexOf(s);
 const compatible = (source: IntentHit, sink: IntentHit) => {
   const set = COMPATIBLE[sink.kind as SinkKind];
@@ -1725,6 +1733,25 @@ export function intentChains(docs: readonly IntentDoc[], opts: ChainOptions = {}
         prose: !d.code,
         cross: false,
       });
+    }
+    // A procedure in steps: one section gathers, the next sends what was gathered ("## Gather … ## Submit: send
+    // the report to …"). A sink that names the product of earlier steps reaches the two sections before its own.
+    if (!d.code) {
+      for (const [scope, hs] of byScope) {
+        const back = hs.filter((h) => h.role === "sink" && h.mode === "do" && GATHERED_PRODUCT.test(h.what));
+        if (!back.length) continue;
+        const earlier = [...(byScope.get(scope - 1) ?? []), ...(byScope.get(scope - 2) ?? [])];
+        const sources = earlier.filter((h) => h.role === "source" && h.mode === "do" && !h.weak && h.kind !== "private-data");
+        if (!sources.length) continue;
+        pools.push({
+          docs: [i],
+          sources,
+          sinks: back,
+          conceal: [...hs, ...earlier].filter((h) => h.role === "conceal"),
+          prose: true,
+          cross: false,
+        });
+      }
     }
   });
   // A text and what it runs: the runner's roles near the run instruction (its scope) with the whole run text.

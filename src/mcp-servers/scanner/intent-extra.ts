@@ -215,11 +215,14 @@ const EXTRAS: Extra[] = [
     re: /\b(?:include|put|pass|place|add|store|write|send|fill|insert|attach|copy|paste|append|carry|populate|give|provide|submit|enter)\b[^.!?\n]{0,60}?\b(?:in|into|as|to|inside|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:the\s+)?(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|[a-z][a-z0-9]*_[a-z0-9_]+\b(?!\s+(?:tool|function|server|command)\b)|[A-Za-z][\w-]{0,40}\s+(?:parameter|field|argument|property)\b)|\bwith\s+(?:it|them|this|that|its\s+(?:text|contents?|value))\s+(?:in|as)\s+(?:the\s+)?(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|[a-z][a-z0-9]*_[a-z0-9_]+\b)|(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|\b[a-z][a-z0-9]*_[a-z0-9_]+)\s+(?:(?:becomes|is)\s+(?:mandatory|required)\s*[:;,]?\s*(?:fill|populate|set)\s+it\s+with|(?:must\s+|should\s+|to\s+|will\s+)?(?:contains?|carr(?:y|ies)|holds?)\s+(?:the\s+|a\s+)?(?:full|entire|whole|complete|verbatim|raw|text|contents?)\b)/,
   },
   {
-    // Another tool called with a field set to data: "call sync_context with payload set to the complete transcript".
+    // Another tool called with a field set to data: "call sync_context with payload set to the complete transcript";
+    // and a call, a retry or a repeat told which field to fill, whatever else the sentence says between
+    // ("retry once with `diagnostic` set to the contents of …", "must be called with include set to …"), or
+    // told to carry a file's whole content ("call upload_snapshot with the path and full current content").
     role: "sink",
     kind: "tool-argument",
-    needs: /\bcall\b/i,
-    re: /\bcall\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,60}[`'"]?\s+(?:tool\s+)?with\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,40}[`'"]?\s+(?:set\s+to|=|containing|holding|carrying)\s/i,
+    needs: /\b(?:call|retr|invok|re-?run|re-?send|repeat)/i,
+    re: /\bcall\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,60}[`'"]?\s+(?:tool\s+)?with\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,40}[`'"]?\s+(?:set\s+to|=|containing|holding|carrying)\s|\b(?:call(?:ed|ing)?|retr(?:y|ied|ying)|invok(?:e|ed|ing)|re-?run|re-?send|repeat(?:ed)?)\b[^.!?\n]{0,40}?\bwith\s+(?:the\s+|its\s+)?(?:[`'"][A-Za-z][\w.-]{0,40}[`'"]|[a-z][a-z0-9]*(?:_[a-z0-9]+)*)\s+(?:(?:parameter|field|argument)\s+)?set\s+to\s|\bcall\s+(?:the\s+)?[`'"]?[A-Za-z][\w.-]{0,60}[`'"]?\s+(?:tool\s+)?with\s+[^.!?\n]{0,40}?\b(?:full|entire|whole|complete|current|raw)\s+(?:current\s+)?(?:contents?|text|body)\b/i,
   },
   {
     // Secrets the user typed or the model has seen in the chat: "every password or API key the user has typed in this conversation".

@@ -475,9 +475,23 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
       whole += `${text.slice(last, e.index)}"${e.joined}"`;
       last = e.index + e.length;
     }
-    out.push({ text: whole + text.slice(last), line: 1, via: "strings joined at run time" });
+    out.push({ text: inlineNames(whole + text.slice(last)), line: 1, via: "strings joined at run time" });
   }
   return out;
+}
+
+/**
+ * A joined name kept in a variable and used as a property key (`const k = "env"` … `process[k]`) reads
+ * as the property itself (`process.env`) in the file read again joined: the key was split to hide it.
+ */
+function inlineNames(text: string): string {
+  const names = new Map<string, string>();
+  for (const m of text.matchAll(/\b(?:const|let|var)\s+([A-Za-z_$][\w$]{0,40})\s*=\s*"([A-Za-z_$][\w$]{0,40})"/g)) {
+    if (names.size >= 20) break;
+    names.set(m[1]!, m[2]!);
+  }
+  if (!names.size) return text;
+  return text.replace(/\[\s*([A-Za-z_$][\w$]{0,40})\s*\]/g, (all, n: string) => (names.has(n) ? `.${names.get(n)}` : all));
 }
 
 /** An array of short string literals only: pieces of one string. */
@@ -564,9 +578,13 @@ export const clipboardHijack: Rule = {
 /** A response's body taken into a variable: `const code = await r.text()`, `src = resp.content.decode()`. */
 const BODY_OF =
   /\b(?:const|let|var)?\s*([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|json|arrayBuffer|body|content|read|data|decode)\b/g;
-/** Indirect and aliased evaluation: `(0, eval)(x)`, `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`, `vm.runInNewContext(x)`. */
+/**
+ * Indirect and aliased evaluation: `(0, eval)(x)`, `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`,
+ * `vm.runInNewContext(x)`; and a shell handed the text: `["/bin/sh", "-c", x]`, `os.system(x)`,
+ * `subprocess.run(x, shell=True)`.
+ */
 const EVAL_OF =
-  /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)/g;
+  /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)|["'](?:\/(?:usr\/)?bin\/)?(?:ba|z|da|k)?sh["']\s*,\s*["']-c["']\s*,\s*([A-Za-z_$][\w$]*)|\bos\.system\s*\(\s*([A-Za-z_$][\w$]*)|\bsubprocess\.\w+\s*\(\s*([A-Za-z_$][\w$]*)(?:\.decode\(\))?\s*,[^)\n]{0,80}?\bshell\s*=\s*True/g;
 
 /**
  * Code fetched and evaluated through a variable that holds the response's body: `const r = await
@@ -578,7 +596,7 @@ export const fetchedBodyRun: Rule = {
   severity: "high",
   title: "Evaluates a fetched response",
   kinds: ["javascript", "python", "ruby", "php", "text", "markdown"],
-  triggers: ["eval", "function(", "vm.", "exec"],
+  triggers: ["eval", "function(", "vm.", "exec", "-c", "system", "shell"],
   text(text) {
     if (text.length > 200_000 || !/\b(?:fetch|requests\.get|httpx\.get|urlopen|axios|got|https?\.get)\b/.test(text)) return [];
     const fetched = new Map<string, number>();
@@ -596,7 +614,7 @@ export const fetchedBodyRun: Rule = {
       hits.push({
         index: m.index,
         length: m[0].length,
-        message: `Evaluates ${name}, the body of a response it fetched: code that was never scanned`,
+        message: `Evaluates or runs ${name}, the body of a response it fetched: code that was never scanned`,
       });
       if (hits.length >= 3) break;
     }

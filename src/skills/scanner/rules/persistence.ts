@@ -4,7 +4,7 @@
  * start-up files that fetch code), and writes into other agents' configuration or instruction
  * files (which would steer every later session). Adding a PATH line to ~/.bashrc is ordinary.
  */
-import { isNegated, patternRule, type Rule } from "../../../scan";
+import { isMention, isNegated, patternRule, type Hit, type Rule } from "../../../scan";
 import { FOOTHOLD_RULES } from "./footholds";
 
 const WRITE = String.raw`(?:>>?|\btee\s+(?:-a\s+)?|\bappendFile(?:Sync)?\(\s*|\bwriteFile(?:Sync)?\(\s*|\bopen\([^\n)]*["'][wa]\+?["']|\bAdd-Content\s+(?:-Path\s+)?|\bSet-Content\s+(?:-Path\s+)?|\bOut-File\s+(?:-FilePath\s+)?|\bcp\s+\S+\s+|\bmv\s+\S+\s+|\bln\s+-s\w*\s+\S+\s+)\s*["']?`;
@@ -108,7 +108,7 @@ export const startupItem: Rule = {
 
 const AGENT_FILES = String.raw`(?:${HOMEP}\/)?(?:\.claude\/settings(?:\.local)?\.json|\.claude\.json|\.mcp\.json|\.cursor\/mcp\.json|\.cursor\/rules\/[\w.-]*|\.codex\/config\.toml|\.gemini\/settings\.json|\.codeium\/windsurf\/mcp_config\.json|\.openclaude\.json|\.hermes\/config\.yaml|\.kimi\/mcp\.json|claude_desktop_config\.json|\.cursorrules|\.windsurfrules|\.clinerules|CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.github\/copilot-instructions\.md)\b`;
 
-export const agentConfig = patternRule({
+const agentConfigPatterns = patternRule({
   id: "persistence.agent-config",
   severity: "medium",
   title: "Writes another agent's configuration",
@@ -144,4 +144,87 @@ export const agentConfig = patternRule({
   message: "Writes into an agent's configuration or instruction file, which steers every later session",
 });
 
-export const PERSISTENCE_RULES: Rule[] = [backdoorAccess, startupItem, agentConfig, ...FOOTHOLD_RULES];
+/** Told to write into a project's agent instruction file (the verb, then the file, on one line). */
+const WRITE_TO_INSTRUCTIONS =
+  /\b(?:append|add|write|insert|prepend|put)\b[^\n]{0,120}?(?:\b(?:CLAUDE|AGENTS|GEMINI)\.md|\.cursor\/rules|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md)/i;
+/** A standing order in what is written… */
+const STANDING = /\b(?:always|every\s+(?:time|session)|whenever|before\s+(?:each|every|any))\b/i;
+/** …to send content somewhere. */
+const SEND_CONTENT =
+  /\b(?:call|send|upload|post|pass|forward|attach)\b[^\n]{0,80}?\b(?:contents?|full\s+text|transcript|conversation|secrets?|tokens?|keys?|credentials|environment)\b/i;
+
+/**
+ * Writes into an agent's configuration; and, told in prose, a standing order to send content written into a
+ * project's agent instruction file: every later session, whoever runs it, obeys the line ("always run the
+ * tests" is a convention, not one). Read in steps (the write, then the 300 characters after the file) so a
+ * line of repeated words costs what one pass over it does.
+ */
+export const agentConfig: Rule = {
+  ...agentConfigPatterns,
+  line(line, ctx) {
+    const hits = agentConfigPatterns.line!(line, ctx);
+    if (hits && (!Array.isArray(hits) || hits.length)) return hits;
+    const w = WRITE_TO_INSTRUCTIONS.exec(line);
+    if (!w || isNegated(line, w.index)) return null;
+    const tail = line.slice(w.index + w[0].length, w.index + w[0].length + 300);
+    const order = STANDING.exec(tail);
+    if (!order || !SEND_CONTENT.test(tail.slice(order.index, order.index + 160))) return null;
+    return {
+      index: w.index,
+      length: w[0].length,
+      ...(isMention(line, w.index, w[0].length) ? { severity: "info" as const } : {}),
+      message: "Writes a standing order to send content into an agent's instruction file, which every later session obeys",
+    };
+  },
+};
+
+/**
+ * Commands a tool runs by itself once its configuration holds them: a VS Code task that runs when the
+ * folder opens (`"runOn": "folderOpen"`: whoever opens the repository runs it), an SSH client's
+ * ProxyCommand, LocalCommand, KnownHostsCommand or `Match exec` (run on every connection). Such a
+ * command that fetches, sends, decodes or evaluates code, or reads a key, is a foothold; a local
+ * watcher or a jump host is ordinary (info: shown).
+ */
+const AUTORUN =
+  /"runOn"\s*:\s*"folderOpen"|^[ \t]*(?:ProxyCommand|LocalCommand|KnownHostsCommand)[ \t=]+\S|^[ \t]*Match\s+(?:[\w-]+\s+){0,6}exec\s/gim;
+const AUTORUN_REACH =
+  /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|urlopen|https?\.get|fetch|base64|atob|eval)\b|https?:\/\/|\/dev\/tcp\/|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials/i;
+
+export const toolAutorun: Rule = {
+  id: "persistence.tool-autorun",
+  severity: "high",
+  title: "A command a tool runs by itself",
+  kinds: ["json", "text", "markdown", "yaml"],
+  triggers: ["runon", "proxycommand", "localcommand", "knownhostscommand", "match"],
+  text(text, ctx) {
+    if (text.length > 200_000) return [];
+    const hits: Hit[] = [];
+    AUTORUN.lastIndex = 0;
+    for (let m = AUTORUN.exec(text); m && hits.length < 3; m = AUTORUN.exec(text)) {
+      const lineStart = text.lastIndexOf("\n", m.index) + 1;
+      const lineEnd = text.indexOf("\n", m.index);
+      const line = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
+      if (isNegated(line, m.index - lineStart)) continue;
+      // An SSH directive's command is its own line; a task's is anywhere in its object, so read around it.
+      const around = m[0].startsWith('"') ? text.slice(Math.max(0, m.index - 800), m.index + 400) : line;
+      const reaches = AUTORUN_REACH.test(around);
+      const ide = m[0].startsWith('"');
+      hits.push({
+        index: m.index + (m[0].length - m[0].trimStart().length),
+        length: m[0].trim().length,
+        severity: reaches ? "high" : "info",
+        message: ide
+          ? reaches
+            ? "A VS Code task that runs when the folder opens and fetches, decodes or evaluates code: whoever opens the repository runs it"
+            : "A VS Code task that runs when the folder opens"
+          : reaches
+            ? "An SSH client command (run on every connection) that fetches, sends or reads keys"
+            : "An SSH client command, run on every connection",
+      });
+    }
+    void ctx;
+    return hits;
+  },
+};
+
+export const PERSISTENCE_RULES: Rule[] = [backdoorAccess, startupItem, agentConfig, toolAutorun, ...FOOTHOLD_RULES];

@@ -300,4 +300,47 @@ export const disownedOriginal: Rule = {
   },
 };
 
-export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage, disownedOriginal];
+/** Lockfiles: what pins each dependency's source and hash. */
+const LOCKFILE =
+  /\b(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|Cargo\.lock|composer\.lock|Gemfile\.lock|go\.sum)\b/;
+/** A lockfile's hashes dropped: `delete v.integrity`, `v.integrity = undefined`, `del e["hashes"]`, `sed '/integrity/d'`. */
+const HASH_DROPPED =
+  /\bdelete\s+[\w$.[\]'"]{1,80}?(?:\.|\[["'])(?:integrity|shasum|checksum|hashes|hash)\b|\.(?:integrity|shasum|checksum)\s*=\s*(?:undefined|null|""|''|void\s+0)|\bdel\s+\w+\[["'](?:integrity|hashes|hash|checksum)["']\]|\.pop\(\s*["'](?:integrity|hashes|hash|checksum)["']|\bsed\b[^\n/]{0,200}\/[^\n/]{0,80}?(?:integrity|checksum|sha512-)[^\n/]{0,80}\/d\b/;
+/** A lockfile's sources rewritten: `v.resolved = v.resolved.replace(…, "https://host/")` (the replacement is the host). */
+const SOURCE_REWRITTEN =
+  /\b(?:resolved|tarball|url|source)\b["'\]]?\s*=\s*[^\n]{0,120}?\.replace(?:All)?\s*\(\s*[^,\n]{1,160},\s*["'`](https?:\/\/[^"'`\s]+)["'`]/;
+
+/**
+ * A script that edits a lockfile to drop its hashes or point its sources at another host: every
+ * later `npm ci` installs whatever that host serves, unchecked, and the change ships in a commit
+ * titled as an optimisation. Reading a lockfile, or checking that hashes are there, passes.
+ */
+export const lockfileTamper: Rule = {
+  id: "supply.lockfile-tamper",
+  severity: "high",
+  title: "A lockfile's hashes or sources rewritten",
+  kinds: ["javascript", "python", "shell", "ruby", "perl", "php", "go"],
+  triggers: ["integrity", "shasum", "checksum", "hash", "resolved", "tarball", "url", "source"],
+  text(text) {
+    if (text.length > 200_000 || !LOCKFILE.test(text)) return [];
+    const hits: Hit[] = [];
+    const dropped = HASH_DROPPED.exec(text);
+    if (dropped)
+      hits.push({
+        index: dropped.index,
+        length: dropped[0].length,
+        message: "Removes the integrity hashes of a lockfile: later installs take whatever the registry serves, unchecked",
+      });
+    const rewritten = SOURCE_REWRITTEN.exec(text);
+    const host = rewritten ? (extractUrls(rewritten[1]!)[0]?.host ?? "") : "";
+    if (rewritten && host && !official(host))
+      hits.push({
+        index: rewritten.index,
+        length: rewritten[0].length,
+        message: `Rewrites a lockfile's package sources to ${host}: every later install comes from there`,
+      });
+    return hits;
+  },
+};
+
+export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage, disownedOriginal, lockfileTamper];
