@@ -1168,6 +1168,15 @@ const collected = (text: string, at: number, len: number) =>
 const ACTOR =
   /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|trojans?|threat\s+actors?|stealers?|the\s+(?:payload|exploit|sample|campaign|bundle)|malicious|compromised|injected|poisoned|phishing|exfiltration\s+(?:happens|channel)|an?\s+(?:attacker|injection)|looks?\s+for|scans?\s+for|(?<!auto-)detects?|flags?|catches|triggers?\s+on|fires\s+on|matches(?!\s+(?:exactly|precisely|perfectly|1:1)))\b/i;
 
+/**
+ * A purpose clause says why a step is done ("so the service can confirm the wallet is not on a
+ * compromised list", "to check whether the key leaked"): its words name what the step guards
+ * against, they do not make the sentence describe an attacker. Cue words are read without it.
+ */
+const PURPOSE_CLAUSE =
+  /\b(?:so\s+(?:that\s+)?(?:[\w-]+\s+){0,3}?(?:can|could|will|may)|in\s+order\s+to|to\s+(?:check|confirm|verify|ensure|make\s+sure|see|find\s+out|determine)\s+(?:whether|if|that))\b[^.;!?]*/gi;
+const withoutPurpose = (s: string) => (s.length > 4000 ? s : s.replace(PURPOSE_CLAUSE, " "));
+
 const CODE_KINDS: ReadonlySet<string> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 const DATA_KINDS: ReadonlySet<string> = new Set(["json", "yaml", "toml"]);
 const COMMENT = /^\s*(?:#(?!!)|\/\/|\/\*|\*|--\s|rem\s|::)/i;
@@ -1533,6 +1542,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
     let actor: boolean | undefined;
     // Backticks are how Markdown writes a path: a quoted span is a mention only where the sentence says it describes something.
     let cued: boolean | undefined;
+    let purposeless: string | undefined;
+    const cueText = () => (purposeless ??= withoutPurpose(prose!.text));
     for (const e of cand) {
       const entry = ENTRIES[e]!;
       if (entry.only === "code" && !u.code) continue;
@@ -1553,12 +1564,12 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           // A source may end a list the negation governs ("never paste environment variables, logs with tokens, or `.env` content").
           if (entry.role !== "conceal" && isNegated(prose.text, pat, entry.role === "source")) why = "negated";
           else if (
-            (cued ??= STRONG_EXAMPLE_CUE.test(prose.text) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(prose.text))) &&
+            (cued ??= STRONG_EXAMPLE_CUE.test(cueText()) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(cueText()))) &&
             (u.sentence !== undefined || isQuoted(prose.text, pat, m[0].length))
           )
             why = "quoted as an example";
-          else if ((actor ??= ACTOR.test(prose.text)) && entry.role !== "conceal") why = "describes what an attacker or a tool does";
-          else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && (actor ??= ACTOR.test(prose.text)))
+          else if ((actor ??= ACTOR.test(cueText())) && entry.role !== "conceal") why = "describes what an attacker or a tool does";
+          else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && (actor ??= ACTOR.test(cueText())))
             why = "quoted as an example";
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";
