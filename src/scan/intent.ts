@@ -542,6 +542,14 @@ const SOURCES: Entry[] = [
     triggers: ["pbpaste", "wl-paste", "get-clipboard", "pyperclip", "xclip", "xsel", "clipboard"],
     only: "code",
   },
+  // What is on the user's screen (passwords, messages, documents), captured by a script.
+  {
+    role: "source",
+    kind: "private-data",
+    re: /\bscreencapture\b|\bscrot\b|\bgnome-screenshot\b|\bimport\s+-window\s+root\b|\bImageGrab\.grab\b|\bpyautogui\.screenshot\b|\bmss\(\s*\)\.(?:grab|shot)\b|\bCopyFromScreen\b|\bdesktopCapturer\b|\bgrim\b(?=\s)/i,
+    triggers: ["screencapture", "scrot", "gnome-screenshot", "import", "imagegrab", "pyautogui", "mss(", "copyfromscreen", "desktopcapturer", "grim"],
+    only: "code",
+  },
   // Private data: private repositories and files, every mail or message.
   {
     role: "source",

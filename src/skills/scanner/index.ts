@@ -444,6 +444,29 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   return { ...result, status: statusOf(findings), findings, uncertain };
 }
 
+const PY_IMPORT = /^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*))/gm;
+const JS_IMPORT = /\brequire\(\s*["'`]((?:@[\w.-]+\/)?[\w.-]+)|\bfrom\s+["'`]((?:@[\w.-]+\/)?[\w.-]+)["'`]|\bimport\s*\(?\s*["'`]((?:@[\w.-]+\/)?[\w.-]+)["'`]/g;
+
+/** Top-level modules the bundle's scripts import (lowercase, without `-_.`), for the manifest look-alike reading. */
+function importedModules(targets: readonly ScanTarget[]): Set<string> {
+  const out = new Set<string>();
+  for (const t of targets) {
+    // SKILL.md's own examples count: they show which module the skill means.
+    if (t.text === null || t.embedded || (t.kind !== "python" && t.kind !== "javascript" && t.kind !== "markdown")) continue;
+    const text = t.text.slice(0, 200_000);
+    const found = t.kind === "python" ? text.matchAll(PY_IMPORT) : t.kind === "javascript" ? text.matchAll(JS_IMPORT) : [...text.matchAll(PY_IMPORT), ...text.matchAll(JS_IMPORT)];
+    for (const m of found) {
+      if (out.size >= 500) return out;
+      const raw = m[1] ?? m[2] ?? m[3] ?? "";
+      for (const n of raw.split(",")) {
+        const name = n.trim().toLowerCase().replace(/^node:/, "").replace(/[-_.]/g, "");
+        if (name && !name.startsWith("/")) out.add(name);
+      }
+    }
+  }
+  return out;
+}
+
 function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilities | null): SkillScan {
   const { targets, links, security } = prepareSkill(files);
   // The intent model reads each top-level text once: the engine's chain rule and the cross-file chains share it.
@@ -470,7 +493,7 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   }
   const findings = runRules(SKILL_RULES, targets, {
     derive: skillHidden,
-    meta: { securityPurpose: security, intentDocs: docs },
+    meta: { securityPurpose: security, intentDocs: docs, imports: importedModules(targets) },
     describe: describeFor(security),
     describeExempt: DESCRIBE_EXEMPT,
   });

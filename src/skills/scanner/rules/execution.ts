@@ -561,9 +561,13 @@ export const clipboardHijack: Rule = {
 /** A response's body taken into a variable: `const code = await r.text()`, `src = resp.content.decode()`. */
 const BODY_OF =
   /\b(?:const|let|var)?\s*([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|json|arrayBuffer|body|content|read|data|decode)\b/g;
-/** Indirect and aliased evaluation: `(0, eval)(x)`, `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`, `vm.runInNewContext(x)`. */
+/** Indirect and aliased evaluation (a method `.exec(x)` is a regular expression's, not this): `(0, eval)(x)`, `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`, `vm.runInNewContext(x)`. */
 const EVAL_OF =
-  /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)/g;
+  /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*(?:["'`][\w$]*["'`]\s*,\s*){0,8}([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|(?<![.\w$])(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)/g;
+
+const NODE_HTTP = /\bhttps?\.(?:get|request)\b|\brequire\(\s*["'`](?:node:)?https?["'`]\s*\)\s*\.\s*(?:get|request)\b/;
+/** A response streamed into a variable chunk by chunk: `res.on('data', d => s += d)` (Node's http(s).get). */
+const STREAMED_INTO = /\.on\(\s*["'`]data["'`]\s*,\s*(?:function\s*)?\(?\s*([A-Za-z_$][\w$]*)\s*\)?\s*(?:=>)?\s*\{?\s*([A-Za-z_$][\w$]*)\s*\+=\s*\1\b/g;
 
 /**
  * Code fetched and evaluated through a variable that holds the response's body: `const r = await
@@ -577,9 +581,13 @@ export const fetchedBodyRun: Rule = {
   kinds: ["javascript", "python", "ruby", "php", "text", "markdown"],
   triggers: ["eval", "function(", "vm.", "exec"],
   text(text) {
-    if (text.length > 200_000 || !/\b(?:fetch|requests\.get|httpx\.get|urlopen|axios|got|https?\.get)\b/.test(text)) return [];
+    if (text.length > 200_000) return [];
+    const nodeHttp = NODE_HTTP.test(text);
+    if (!nodeHttp && !/\b(?:fetch|requests\.get|httpx\.get|urlopen|axios|got)\b/.test(text)) return [];
     const fetched = new Map<string, number>();
     for (const m of text.matchAll(FETCHED_VAR)) if (!fetched.has(m[1]!)) fetched.set(m[1]!, m.index);
+    // Node's http(s).get hands the body over in chunks; the variable they are added to is the body.
+    if (nodeHttp) for (const m of text.matchAll(STREAMED_INTO)) if (!fetched.has(m[2]!)) fetched.set(m[2]!, m.index);
     if (!fetched.size) return [];
     for (const m of text.matchAll(BODY_OF)) {
       const from = fetched.get(m[2]!);
