@@ -613,7 +613,7 @@ const SINKS: Entry[] = [
         // A request whose URL path or query carries a variable, or whose header does.
         String.raw`\b(?:curl|wget)\b[^\n|;&]*?(?:https?:\/\/[^\s"'\x60/]+\/[^\s"'\x60]*(?:\$\{?\w|\$\()|-H\s*["'][^"'\n]*\$)`,
         String.raw`\brequests\.(?:post|put|patch)\s*\(|\bhttpx\.(?:post|put|patch)\s*\(|\b(?:urllib\.request\.)?Request\s*\([^\n]*\bdata\s*=|\burlopen\s*\([^\n]*\bdata\s*=|\bhttp\.client\.\w+Connection\b|\bsmtplib\b|\bftplib\b|\bsocket\.(?:socket|create_connection)\b`,
-        String.raw`\b\w+\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)|\baxios\.(?:post|put|patch)\s*\(|\baxios\s*\(\s*\{[^\n]*\bmethod\b|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(`,
+        String.raw`(?:\b\w+|\))\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)|\baxios\.(?:post|put|patch)\s*\(|\baxios\s*\(\s*\{[^\n]*\bmethod\b|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(`,
         String.raw`\b(?:nc|ncat|netcat|socat|telnet)\s+[^\n|;&]*\b\d{2,5}\b|\/dev\/(?:tcp|udp)\/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bInvoke-(?:RestMethod|WebRequest)\b[^\n]*-(?:Method\s+["']?(?:Post|Put)|Body|InFile)\b|\.Upload(?:String|File|Data)\s*\(|\bsendmail\b|\bmail\s+-s\b|\bmutt\b[^\n]*-a\b`,
       ].join("|"),
       "i",

@@ -50,7 +50,7 @@ import {
   type ScanTarget,
 } from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
-import { EXECUTION_RULES, assembledStrings, reversedStrings } from "./rules/execution";
+import { EXECUTION_RULES, assembledStrings, charCodeStrings, reversedStrings } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { SMUGGLING_RULES } from "./rules/smuggling";
@@ -60,7 +60,7 @@ import { FILE_RULES } from "./rules/files";
 import { UNICODE_RULES } from "./rules/unicode";
 import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
 import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
-import { SUPPLY_RULES } from "./rules/supply";
+import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import {
@@ -95,7 +95,7 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
   ...AUTHORITY_RULES,
 ];
 
-export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...SMUGGLING_RULES, ...INTENT_RULES, ...FILE_RULES];
+export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...BUNDLE_SUPPLY_RULES, ...SMUGGLING_RULES, ...INTENT_RULES, ...FILE_RULES];
 const SKILL_RULE_DEFAULTS = ruleDefaults(SKILL_RULES);
 
 export interface SkillFileInput {
@@ -120,6 +120,7 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
   ...markdownHidden(target, lines),
   ...reversedStrings(target, lines),
   ...assembledStrings(target, lines),
+  ...charCodeStrings(target, lines),
 ];
 
 /** Run references are looked for in this much of a file (a limit noted when a file is longer). */

@@ -477,6 +477,36 @@ export function assembledStrings(target: ScanTarget, lines: LineIndex): HiddenTe
   return out;
 }
 
+/** A function that turns an array of character codes into a string: `const S = a => String.fromCharCode(...a)`, `def s(a): return ''.join(map(chr, a))`. */
+const CODE_DECODER =
+  /\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:\(?\s*[A-Za-z_$][\w$]*\s*\)?\s*=>|function\s*\(\s*[A-Za-z_$][\w$]*\s*\)\s*\{\s*return)\s*String\.fromCharCode\s*(?:\.apply\s*\(\s*(?:null|String)\s*,|\(\s*\.\.\.)|\bdef\s+([A-Za-z_]\w*)\s*\(\s*\w+\s*\)\s*:\s*return\s*(?:""|'')\.join\(\s*(?:map\(\s*chr|chr\()/g;
+
+/**
+ * Strings spelled as character codes through a decoder (`S([46,110,112,109,114,99])` is ".npmrc"):
+ * each call read as the string it makes, and the whole file read again with every call in place,
+ * so what the file opens and where it sends it are seen together.
+ */
+export function charCodeStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
+  if (!target.text || target.kind === "binary" || !CODE_KINDS_JOIN.has(target.kind)) return [];
+  const text = target.text;
+  if (text.length > 65_536 || !/fromCharCode|\bchr\b/.test(text)) return [];
+  const names = ["String\\.fromCharCode"];
+  for (const m of text.matchAll(CODE_DECODER)) if (names.length < 8) names.push((m[1] ?? m[2])!.replace(/\$/g, "\\$"));
+  const call = new RegExp(String.raw`(?<![\w$.])(?:${names.join("|")})\s*\(\s*(?:\.\.\.)?\[?\s*(\d{1,3}(?:\s*,\s*\d{1,3}){1,200})\s*,?\s*\]?\s*\)`, "g");
+  let rewritten = "";
+  let last = 0;
+  let found = 0;
+  for (const m of text.matchAll(call)) {
+    const codes = m[1]!.split(",").map((n) => Number(n.trim()));
+    if (codes.some((c) => c < 9 || c > 126)) continue;
+    if (++found > 200) break;
+    rewritten += `${text.slice(last, m.index)}"${String.fromCharCode(...codes)}"`;
+    last = m.index + m[0].length;
+  }
+  if (found < 2) return [];
+  return [{ text: rewritten + text.slice(last), line: 1, via: "character codes" }];
+}
+
 /** An array of short string literals only: pieces of one string. */
 const LITERAL_ARRAY = /\[\s*(?:(["'`])(?:\\.|(?!\1)[^\\\n]){0,40}\1\s*,\s*){1,11}(["'`])(?:\\.|(?!\2)[^\\\n]){0,40}\2\s*,?\s*\]/g;
 

@@ -380,4 +380,6 @@ export const disownedOriginal: Rule = {
   },
 };
 
-export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage, manifestLookalike, disownedOriginal, republishOwned];
+export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage, disownedOriginal, republishOwned];
+/** Rules that read a bundle's manifests against its code (skills only: agent text has no manifest). */
+export const BUNDLE_SUPPLY_RULES: Rule[] = [manifestLookalike];
