@@ -866,6 +866,13 @@ const SINKS: Entry[] = [
     re: /\b(?:bcc|cc)\b[^.\n]{0,80}?[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+`?[^.\n]{0,40}?\b(?:bcc|cc)\b|\bforward\b[^.\n]{0,60}?\bto\b[^.\n]{0,30}?[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:blind\s+(?:carbon\s+)?cop(?:y|ies))\b/i,
     triggers: ["bcc", "\\bcc", "forward", "blind"],
   },
+  // A message composed to, or the data mailed to, an address written into the text.
+  {
+    role: "sink",
+    kind: "email",
+    re: /\b(?:send|compose|write|draft)\b[^.\n]{0,40}?\b(?:an?\s+|the\s+)?e-?mail\s+to\s+`?[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:e-?mail|mail)\s+(?:it|them|this|that|the\s+\w+(?:\s+\w+)?)\s+to\s+`?[\w.+-]+@[\w-]+(?:\.[\w-]+)+/i,
+    triggers: ["send", "compose", "write", "draft", "email", "e-mail", "mail"],
+  },
   {
     role: "sink",
     kind: "clipboard",

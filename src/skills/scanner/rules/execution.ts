@@ -97,6 +97,16 @@ const DOWNLOAD_TARGET =
 const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
 const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
+  // A script named by its URL and told to be run, in prose: what runs is whatever the host serves then.
+  [
+    /\b(?:run|execute|exécute[rz]?|ejecuta[r]?|executa[r]?|esegui(?:re)?|führe)\s+`?https?:\/\/[^\s`'"]+\.(?:sh|bash|ps1|py|bat|cmd|js)\b|https?:\/\/[^\s`'"]+\.(?:sh|bash|ps1|py|bat|cmd|js)`?\s*(?:を\s*実行|(?:을|를)\s*실행|ausführen)|(?:执行|運行|运行|実行して)\s*`?https?:\/\/[^\s`'"]+\.(?:sh|bash|ps1|py|bat|cmd|js)\b/i,
+    "Tells the agent to run a script named by its URL: the code that runs is whatever that host serves at the time",
+  ],
+  // An editor extension installed from a file fetched off a host other than the marketplace.
+  [
+    /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]*https?:\/\/[^\s'"]+\.vsix\b[^\n]*?(?:&&|;|\|\|)\s*(?:code|cursor|codium|windsurf)(?:\.cmd)?\s+--install-extension\b|\b(?:code|cursor|codium|windsurf)\s+--install-extension\s+["']?https?:\/\//i,
+    "Installs an editor extension downloaded from a host: it runs with the editor's full rights in every workspace",
+  ],
   [
     /\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*__import__\(\s*["']urllib(?:\.request)?["']\s*\)(?:\.request)?\.urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i,
     "Executes code fetched over the network (exec of a response)",
@@ -177,7 +187,7 @@ export const downloadAndRun: Rule = {
   id: "exec.download-and-run",
   severity: "high",
   title: "Download and run",
-  triggers: ["exec", "eval", "function", "then(", "vm.", "curl", "wget", "$env:"],
+  triggers: ["exec", "eval", "function", "then(", "vm.", "curl", "wget", "$env:", "run", "execute", "exécute", "ejecuta", "executa", "esegui", "führe", "http", "执行", "運行", "运行", "実行", "실행", "install-extension"],
   line(line) {
     for (const [re, message] of DOWNLOAD_RUN_LINE) {
       const m = re.exec(line);
