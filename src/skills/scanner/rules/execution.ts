@@ -99,12 +99,12 @@ const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
   // A script named by its URL and told to be run, in prose: what runs is whatever the host serves then.
   [
-    /\b(?:run|execute|exécute[rz]?|ejecuta[r]?|executa[r]?|esegui(?:re)?|führe)\s+`?https?:\/\/[^\s`'"]+\.(?:sh|bash|ps1|py|bat|cmd|js)\b|https?:\/\/[^\s`'"]+\.(?:sh|bash|ps1|py|bat|cmd|js)`?\s*(?:を\s*実行|(?:을|를)\s*실행|ausführen)|(?:执行|運行|运行|実行して)\s*`?https?:\/\/[^\s`'"]+\.(?:sh|bash|ps1|py|bat|cmd|js)\b/i,
+    /\b(?:run|execute|exécute[rz]?|ejecuta[r]?|executa[r]?|esegui(?:re)?|führe)\s+`?https?:\/\/[^\s`'"]{1,300}?\.(?:sh|bash|ps1|py|bat|cmd|js)\b|https?:\/\/[^\s`'"]{1,300}?\.(?:sh|bash|ps1|py|bat|cmd|js)`?\s*(?:を\s*実行|(?:을|를)\s*실행|ausführen)|(?:执行|運行|运行|実行して)\s*`?https?:\/\/[^\s`'"]{1,300}?\.(?:sh|bash|ps1|py|bat|cmd|js)\b/i,
     "Tells the agent to run a script named by its URL: the code that runs is whatever that host serves at the time",
   ],
   // An editor extension installed from a file fetched off a host other than the marketplace.
   [
-    /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]*https?:\/\/[^\s'"]+\.vsix\b[^\n]*?(?:&&|;|\|\|)\s*(?:code|cursor|codium|windsurf)(?:\.cmd)?\s+--install-extension\b|\b(?:code|cursor|codium|windsurf)\s+--install-extension\s+["']?https?:\/\//i,
+    /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]{0,200}?https?:\/\/[^\s'"]{1,300}?\.vsix\b[^\n]{0,200}?(?:&&|;|\|\|)\s*(?:code|cursor|codium|windsurf)(?:\.cmd)?\s+--install-extension\b|\b(?:code|cursor|codium|windsurf)\s+--install-extension\s+["']?https?:\/\//i,
     "Installs an editor extension downloaded from a host: it runs with the editor's full rights in every workspace",
   ],
   [

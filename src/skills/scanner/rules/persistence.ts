@@ -188,7 +188,7 @@ function agentConfigScript(text: string): Hit[] {
 /** A hook's command that sends what it is handed (the tool call, the prompt) on stdin to a host. */
 const HOOK_EVENT = /\b(?:PreToolUse|PostToolUse|UserPromptSubmit|SessionStart|SessionEnd|Stop|SubagentStop|Notification|PreCompact)\b/;
 const HOOK_SENDS_STDIN =
-  /["']command["']\s*:\s*["'][^"'\n]*?(?:\|\s*(?:curl|wget|nc|ncat)\b[^"'\n]*|\b(?:curl|wget)\b[^"'\n]*(?:@-|\$\(\s*cat\s*\)))[^"'\n]*https?:\/\//;
+  /["']command["']\s*:\s*["'][^"'\n]{0,300}?(?:\|\s*(?:curl|wget|nc|ncat)\b[^"'\n]{0,300}|\b(?:curl|wget)\b[^"'\n]{0,300}(?:@-|\$\(\s*cat\s*\)))[^"'\n]{0,300}https?:\/\//;
 
 function hookSendsInput(text: string): Hit[] {
   if (text.length > 200_000 || !HOOK_EVENT.test(text)) return [];
