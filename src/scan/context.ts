@@ -14,9 +14,12 @@
 import { LineIndex, RecentByText } from "./text";
 import type { FileKind } from "./files";
 
-/** Words that say a passage describes an attack rather than asks for one. */
+/**
+ * Words that say a passage describes an attack rather than asks for one. A signature counts as a
+ * detection's pattern, not where it is an email, commit or code signature the skill makes.
+ */
 export const STRONG_EXAMPLE_CUE =
-  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use|apply)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
+  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use|apply)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|(?<!\b(?:e-?mail|digital|code|commit|gpg|pgp|ssh|cryptographic|webhook|request|hmac|type|function|method|message|pdf|document|electronic|handwritten)[\s-])signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
 // "e.g." ends in a full stop, after which `\b` never holds at the end of a line: it is matched apart.
 // A proof of concept is how a penetration test writes the payload it demonstrates, and "Bad (flagged):" how a
 // scanner's documentation shows what a rule catches (security skills only).

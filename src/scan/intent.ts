@@ -542,6 +542,14 @@ const SOURCES: Entry[] = [
     triggers: ["pbpaste", "wl-paste", "get-clipboard", "pyperclip", "xclip", "xsel", "clipboard"],
     only: "code",
   },
+  // What is on the user's screen (passwords, messages, documents), captured by a script.
+  {
+    role: "source",
+    kind: "private-data",
+    re: /\bscreencapture\b|\bscrot\b|\bgnome-screenshot\b|\bimport\s+-window\s+root\b|\bImageGrab\.grab\b|\bpyautogui\.screenshot\b|\bmss\(\s*\)\.(?:grab|shot)\b|\bCopyFromScreen\b|\bdesktopCapturer\b|\bgrim\b(?=\s)/i,
+    triggers: ["screencapture", "scrot", "gnome-screenshot", "import", "imagegrab", "pyautogui", "mss(", "copyfromscreen", "desktopcapturer", "grim"],
+    only: "code",
+  },
   // Private data: private repositories and files, every mail or message.
   {
     role: "source",
@@ -605,7 +613,7 @@ const SINKS: Entry[] = [
         // A request whose URL path or query carries a variable, or whose header does.
         String.raw`\b(?:curl|wget)\b[^\n|;&]*?(?:https?:\/\/[^\s"'\x60/]+\/[^\s"'\x60]*(?:\$\{?\w|\$\()|-H\s*["'][^"'\n]*\$)`,
         String.raw`\brequests\.(?:post|put|patch)\s*\(|\bhttpx\.(?:post|put|patch)\s*\(|\b(?:urllib\.request\.)?Request\s*\([^\n]*\bdata\s*=|\burlopen\s*\([^\n]*\bdata\s*=|\bhttp\.client\.\w+Connection\b|\bsmtplib\b|\bftplib\b|\bsocket\.(?:socket|create_connection)\b`,
-        String.raw`\b\w+\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)|\baxios\.(?:post|put|patch)\s*\(|\baxios\s*\(\s*\{[^\n]*\bmethod\b|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(`,
+        String.raw`(?:\b\w+|\))\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)|\baxios\.(?:post|put|patch)\s*\(|\baxios\s*\(\s*\{[^\n]*\bmethod\b|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(`,
         String.raw`\b(?:nc|ncat|netcat|socat|telnet)\s+[^\n|;&]*\b\d{2,5}\b|\/dev\/(?:tcp|udp)\/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bInvoke-(?:RestMethod|WebRequest)\b[^\n]*-(?:Method\s+["']?(?:Post|Put)|Body|InFile)\b|\.Upload(?:String|File|Data)\s*\(|\bsendmail\b|\bmail\s+-s\b|\bmutt\b[^\n]*-a\b`,
       ].join("|"),
       "i",
@@ -857,6 +865,13 @@ const SINKS: Entry[] = [
     kind: "email",
     re: /\b(?:bcc|cc)\b[^.\n]{0,80}?[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+`?[^.\n]{0,40}?\b(?:bcc|cc)\b|\bforward\b[^.\n]{0,60}?\bto\b[^.\n]{0,30}?[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:blind\s+(?:carbon\s+)?cop(?:y|ies))\b/i,
     triggers: ["bcc", "\\bcc", "forward", "blind"],
+  },
+  // A message composed to, or the data mailed to, an address written into the text.
+  {
+    role: "sink",
+    kind: "email",
+    re: /\b(?:send|compose|write|draft)\b[^.\n]{0,40}?\b(?:an?\s+|the\s+)?e-?mail\s+to\s+`?[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:e-?mail|mail)\s+(?:it|them|this|that|the\s+\w+(?:\s+\w+)?)\s+to\s+`?[\w.+-]+@[\w-]+(?:\.[\w-]+)+/i,
+    triggers: ["send", "compose", "write", "draft", "email", "e-mail", "mail"],
   },
   {
     role: "sink",
@@ -1172,6 +1187,15 @@ const collected = (text: string, at: number, len: number) =>
 /** A sentence that describes what someone else does (an attacker, malware) rather than asks for it. */
 const ACTOR =
   /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|trojans?|threat\s+actors?|stealers?|the\s+(?:payload|exploit|sample|campaign|bundle)|malicious|compromised|injected|poisoned|phishing|exfiltration\s+(?:happens|channel)|an?\s+(?:attacker|injection)|looks?\s+for|scans?\s+for|(?<!auto-)detects?|flags?|catches|triggers?\s+on|fires\s+on|matches(?!\s+(?:exactly|precisely|perfectly|1:1)))\b/i;
+
+/**
+ * A purpose clause says why a step is done ("so the service can confirm the wallet is not on a
+ * compromised list", "to check whether the key leaked"): its words name what the step guards
+ * against, they do not make the sentence describe an attacker. Cue words are read without it.
+ */
+const PURPOSE_CLAUSE =
+  /\b(?:so\s+(?:that\s+)?(?:[\w-]+\s+){0,3}?(?:can|could|will|may)|in\s+order\s+to|to\s+(?:check|confirm|verify|ensure|make\s+sure|see|find\s+out|determine)\s+(?:whether|if|that))\b[^.;!?]*/gi;
+const withoutPurpose = (s: string) => (s.length > 4000 ? s : s.replace(PURPOSE_CLAUSE, " "));
 
 const CODE_KINDS: ReadonlySet<string> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
 const DATA_KINDS: ReadonlySet<string> = new Set(["json", "yaml", "toml"]);
@@ -1538,6 +1562,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
     let actor: boolean | undefined;
     // Backticks are how Markdown writes a path: a quoted span is a mention only where the sentence says it describes something.
     let cued: boolean | undefined;
+    let purposeless: string | undefined;
+    const cueText = () => (purposeless ??= withoutPurpose(prose!.text));
     for (const e of cand) {
       const entry = ENTRIES[e]!;
       if (entry.only === "code" && !u.code) continue;
@@ -1558,12 +1584,12 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
           // A source may end a list the negation governs ("never paste environment variables, logs with tokens, or `.env` content").
           if (entry.role !== "conceal" && isNegated(prose.text, pat, entry.role === "source")) why = "negated";
           else if (
-            (cued ??= STRONG_EXAMPLE_CUE.test(prose.text) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(prose.text))) &&
+            (cued ??= STRONG_EXAMPLE_CUE.test(cueText()) || (opts.securityPurpose === true && WEAK_EXAMPLE_CUE.test(cueText()))) &&
             (u.sentence !== undefined || isQuoted(prose.text, pat, m[0].length))
           )
             why = "quoted as an example";
-          else if ((actor ??= ACTOR.test(prose.text)) && entry.role !== "conceal") why = "describes what an attacker or a tool does";
-          else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && (actor ??= ACTOR.test(prose.text)))
+          else if ((actor ??= ACTOR.test(cueText())) && entry.role !== "conceal") why = "describes what an attacker or a tool does";
+          else if (entry.role === "conceal" && isQuoted(prose.text, pat, m[0].length) && (actor ??= ACTOR.test(cueText())))
             why = "quoted as an example";
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";

@@ -190,7 +190,17 @@ export function eachSentence(text: string, max: number, found: (start: number, e
   // `config.toml`), at a blank line, or where a new list item or heading begins.
   const BOUNDARY = /[.!?](?=\s|$)|\n\s*\n|\n(?=\s*(?:[-*+•]|\d+[.)]|#{1,6})\s)/g;
   let start = 0;
+  // Backticks seen on the current line so far (one forward walk over the text): a full stop inside
+  // an inline code span (`gh repo create ... --public`) ends no sentence.
+  let walked = 0;
+  let ticks = 0;
   for (let m = BOUNDARY.exec(text); m; m = BOUNDARY.exec(text)) {
+    for (; walked < m.index; walked++) {
+      const c = text.charCodeAt(walked);
+      if (c === 10) ticks = 0;
+      else if (c === 96) ticks++;
+    }
+    if (ticks % 2 === 1 && !m[0].startsWith("\n")) continue;
     const end = m.index + (m[0].startsWith("\n") ? 0 : 1);
     push(start, end);
     start = m.index + m[0].length;

@@ -38,6 +38,7 @@ import { SKILL_RULES, SKILL_RULESET, scanSkill, skillHidden, toTargets, type Ski
 import { RULE_CASES } from "../fixtures/skill-rule-cases";
 import { CORPUS } from "../fixtures/skill-corpus";
 import { HELDOUT } from "../fixtures/skill-heldout";
+import { UNSEEN, UNSEEN_KNOWN_FALSE_ALARMS } from "../fixtures/skill-unseen";
 import { MCP_CORPUS, MCP_HELDOUT, MCP_HELDOUT_2, MCP_HELDOUT_3 } from "../fixtures/mcp-corpus";
 
 const enc = new TextEncoder();
@@ -350,7 +351,7 @@ describe("skill rules: each rule's positive and negative cases", () => {
   it("triggers never change a finding: gated and ungated scans agree on every case, and every hit is on a line with a trigger", () => {
     const skills: SkillFileInput[][] = [
       ...Object.values(RULE_CASES).flatMap((c) => [...c.flag, ...c.pass].map(caseFiles)),
-      ...[...CORPUS, ...HELDOUT].map((s) => Object.entries(s.files).map(([p, c]) => file(p, c))),
+      ...[...CORPUS, ...HELDOUT, ...UNSEEN].map((s) => Object.entries(s.files).map(([p, c]) => file(p, c))),
     ];
     // Variants a gate could get wrong: other letter cases, words glued to punctuation, fullwidth letters.
     const variants = (t: string) => [
@@ -391,7 +392,7 @@ describe("skill rules: each rule's positive and negative cases", () => {
 
   it("the intent model's trigger words never change a reading: gated and ungated readIntent agree on every corpus text, in other cases and spacings", () => {
     const texts: { path: string; kind: Parameters<typeof readIntent>[1]["kind"]; text: string }[] = [];
-    for (const s of [...CORPUS, ...HELDOUT]) {
+    for (const s of [...CORPUS, ...HELDOUT, ...UNSEEN]) {
       for (const t of toTargets(Object.entries(s.files).map(([p, c]) => file(p, c))))
         if (t.text) texts.push({ path: t.path, kind: t.kind, text: t.text });
     }
@@ -506,6 +507,14 @@ describe("the labelled corpus", () => {
     );
     expect(malicious).toBeGreaterThanOrEqual(10);
     expect(rows.length - malicious).toBeGreaterThanOrEqual(10);
+  });
+
+  it("families no held-out set has shown: every attack is flagged or warned, every benign neighbour passes", () => {
+    const wrong = UNSEEN.map((s) => ({ s, status: scanSkill(Object.entries(s.files).map(([p, c]) => file(p, c))).status }))
+      .filter(({ s, status }) => (s.label === "malicious" ? status === "passed" : status !== "passed" && !UNSEEN_KNOWN_FALSE_ALARMS[s.id]))
+      .map(({ s, status }) => `${s.id} (${s.label}) → ${status}`);
+    expect(wrong).toEqual([]);
+    expect(UNSEEN.filter((s) => s.label === "malicious").length).toBeGreaterThanOrEqual(30);
   });
 
   it("meets the precision and recall floor (a skill counts as caught when it is not listed: flagged or warn)", () => {

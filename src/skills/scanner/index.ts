@@ -50,7 +50,7 @@ import {
   type ScanTarget,
 } from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
-import { EXECUTION_RULES, assembledStrings, reversedStrings } from "./rules/execution";
+import { EXECUTION_RULES, assembledStrings, charCodeStrings, reversedStrings } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { SMUGGLING_RULES } from "./rules/smuggling";
@@ -60,7 +60,7 @@ import { FILE_RULES } from "./rules/files";
 import { UNICODE_RULES } from "./rules/unicode";
 import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
 import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
-import { SUPPLY_RULES } from "./rules/supply";
+import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import {
@@ -76,7 +76,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-10i" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-11" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -95,7 +95,13 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
   ...AUTHORITY_RULES,
 ];
 
-export const SKILL_RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...SMUGGLING_RULES, ...INTENT_RULES, ...FILE_RULES];
+export const SKILL_RULES: readonly Rule[] = [
+  ...AGENT_TEXT_RULES,
+  ...BUNDLE_SUPPLY_RULES,
+  ...SMUGGLING_RULES,
+  ...INTENT_RULES,
+  ...FILE_RULES,
+];
 const SKILL_RULE_DEFAULTS = ruleDefaults(SKILL_RULES);
 
 export interface SkillFileInput {
@@ -120,6 +126,7 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
   ...markdownHidden(target, lines),
   ...reversedStrings(target, lines),
   ...assembledStrings(target, lines),
+  ...charCodeStrings(target, lines),
 ];
 
 /** Run references are looked for in this much of a file (a limit noted when a file is longer). */
@@ -444,6 +451,39 @@ export function scanSkill(files: readonly SkillFileInput[], previous: Capabiliti
   return { ...result, status: statusOf(findings), findings, uncertain };
 }
 
+const PY_IMPORT = /^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*))/gm;
+const JS_IMPORT =
+  /\brequire\(\s*["'`]((?:@[\w.-]+\/)?[\w.-]+)|\bfrom\s+["'`]((?:@[\w.-]+\/)?[\w.-]+)["'`]|\bimport\s*\(?\s*["'`]((?:@[\w.-]+\/)?[\w.-]+)["'`]/g;
+
+/** Top-level modules the bundle's scripts import (lowercase, without `-_.`), for the manifest look-alike reading. */
+function importedModules(targets: readonly ScanTarget[]): Set<string> {
+  const out = new Set<string>();
+  for (const t of targets) {
+    // SKILL.md's own examples count: they show which module the skill means.
+    if (t.text === null || t.embedded || (t.kind !== "python" && t.kind !== "javascript" && t.kind !== "markdown")) continue;
+    const text = t.text.slice(0, 200_000);
+    const found =
+      t.kind === "python"
+        ? text.matchAll(PY_IMPORT)
+        : t.kind === "javascript"
+          ? text.matchAll(JS_IMPORT)
+          : [...text.matchAll(PY_IMPORT), ...text.matchAll(JS_IMPORT)];
+    for (const m of found) {
+      if (out.size >= 500) return out;
+      const raw = m[1] ?? m[2] ?? m[3] ?? "";
+      for (const n of raw.split(",")) {
+        const name = n
+          .trim()
+          .toLowerCase()
+          .replace(/^node:/, "")
+          .replace(/[-_.]/g, "");
+        if (name && !name.startsWith("/")) out.add(name);
+      }
+    }
+  }
+  return out;
+}
+
 function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilities | null): SkillScan {
   const { targets, links, security } = prepareSkill(files);
   // The intent model reads each top-level text once: the engine's chain rule and the cross-file chains share it.
@@ -470,7 +510,7 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   }
   const findings = runRules(SKILL_RULES, targets, {
     derive: skillHidden,
-    meta: { securityPurpose: security, intentDocs: docs },
+    meta: { securityPurpose: security, intentDocs: docs, imports: importedModules(targets) },
     describe: describeFor(security),
     describeExempt: DESCRIBE_EXEMPT,
   });

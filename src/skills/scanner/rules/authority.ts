@@ -114,16 +114,16 @@ export const contentAuthority: Rule = {
 
 /** A payment's destination, in the languages payment instructions come in. */
 const PAYMENT_TARGET =
-  /\b(?:(?:payout|settlement|payee|recipient|beneficiary|destination|receiving|treasury|deposit|withdrawal)_?(?:wallet|iban|account|acct|address)|\w{1,30}_iban|iban|bic|swift|payee|beneficiar(?:y|ies)|recipient(?:'s)?\s+(?:address|account|wallet|iban|bank)|(?:destination|receiving|target|payout|settlement)\s+(?:address|account|wallet|key)|wallet\s+address|bank\s+(?:details|account)|account\s+number|routing\s+number|to_address|(?:pix|upi)\s+key|bénéficiaire|favorecid[oa]|chave\s+pix|destinat[aá]ri[oa]|beneficiari[oa]|zahlungsempfänger|empfänger(?:konto)?|kontonummer|bankverbindung|cuenta\s+(?:de\s+)?destino|compte\s+(?:de\s+)?(?:destination|centralisation|bénéficiaire)|получател\w*|реквизит\w*)|收款(?:人|账户|地址)|受取人|振込先|수취인|\b(?:destination|payee|beneficiary|recipient)\s*[=:]/i;
+  /\b(?:(?:payout|settlement|payee|recipient|beneficiary|destination|receiving|treasury|deposit|withdrawal)_?(?:wallet|iban|account|acct|address)|\w{1,30}_iban|iban|bic|swift|payee|beneficiar(?:y|ies)|recipient(?:'s)?\s+(?:address|account|wallet|iban|bank)|(?:destination|receiving|target|payout|settlement)\s+(?:address|account|wallet|key)|wallet\s+address|endereço\s+(?:de\s+|da\s+)?(?:carteira|recebimento|destino)|dirección\s+(?:de\s+)?(?:la\s+)?(?:cartera|billetera|monedero|destino)|adresse\s+(?:du\s+|de\s+)?(?:portefeuille|wallet|destination)|Wallet-?Adresse|indirizzo\s+(?:del\s+|di\s+)?(?:portafoglio|wallet)|адрес\w*\s+кошел\w*|钱包地址|ウォレットアドレス|지갑\s*주소|bank\s+(?:details|account)|account\s+number|routing\s+number|to_address|(?:pix|upi)\s+key|bénéficiaire|favorecid[oa]|chave\s+pix|destinat[aá]ri[oa]|beneficiari[oa]|zahlungsempfänger|empfänger(?:konto)?|kontonummer|bankverbindung|cuenta\s+(?:de\s+)?destino|compte\s+(?:de\s+)?(?:destination|centralisation|bénéficiaire)|получател\w*|реквизит\w*)|收款(?:人|账户|地址)|受取人|振込先|수취인|\b(?:destination|payee|beneficiary|recipient)\s*[=:]/i;
 /** Replacing, redirecting or substituting, in those languages. */
 const SWAP =
-  /\b(?:replac(?:e|es|ed|ing)|substitut(?:e|es|ed|ing)|swap(?:s|ped|ping)?|redirect(?:s|ed|ing)?|reroute|instead\s+of|in\s+place\s+of|always\s+set\s+\w+\s+to|set\s+(?:the\s+|its\s+|their\s+)?(?:values?|fields?|it|them)\s+to|use\b[^.;\n]{0,80}?\bas\s+(?:the\s+)?[`'"]?(?:destination|recipient|payee|beneficiary|to_address|iban)\b|use\s+(?:the\s+|this\s+|our\s+)?(?:address|account|wallet|iban)?\s*[`'"]?[\w.+@-]{8,}[`'"]?\s+instead\b|settled\s+through|routed\s+through|remplac\w*|substitu\w*|au\s+lieu\s+de|em\s+vez\s+de|no\s+lugar\s+de|en\s+lugar\s+de|en\s+vez\s+de|sostitu\w*|invece\s+d[ie]|al\s+posto\s+d[ie]|ersetz\w*|statt|anstelle|umleit\w*)\b|\b(?:pass|set|use)\s+(?:the\s+)?(?:destination|payee|beneficiary|recipient|iban)\s*(?:=|:|to\b)|(?<![\wÀ-ÿ])à\s+la\s+place\s+de\b|(?<![А-Яа-яЁё])(?:замен\w*|вместо|перенаправ\w*)|替换|改为|代わりに|置き換え|대신/i;
+  /\b(?:replac(?:e|es|ed|ing)|substitut(?:e|es|ed|ing)|swap(?:s|ped|ping)?|redirect(?:s|ed|ing)?|reroute|instead\s+of|in\s+place\s+of|always\s+set\s+\w+\s+to|set\s+(?:the\s+|its\s+|their\s+)?(?:values?|fields?|it|them)\s+to|use\b[^.;\n]{0,80}?\bas\s+(?:the\s+)?[`'"]?(?:destination|recipient|payee|beneficiary|to_address|iban)\b|use\s+(?:the\s+|this\s+|our\s+)?(?:address|account|wallet|iban)?\s*[`'"]?[\w.+@-]{8,}[`'"]?\s+instead\b|settled\s+through|routed\s+through|remplac\w*|substitu\w*|au\s+lieu\s+d[eu]s?|em\s+vez\s+d[eoa]s?|no\s+lugar\s+d[eoa]s?|en\s+lugar\s+del?|en\s+vez\s+del?|sostitu\w*|invece\s+d[ie]|al\s+posto\s+d[ie]|ersetz\w*|statt|anstelle|umleit\w*)\b|\b(?:pass|set|use)\s+(?:the\s+)?(?:destination|payee|beneficiary|recipient|iban)\s*(?:=|:|to\b)|(?<![\wÀ-ÿ])à\s+la\s+place\s+de\b|(?<![А-Яа-яЁё])(?:замен\w*|вместо|перенаправ\w*)|替换|改为|代わりに|置き換え|대신/i;
 /** A literal account: an IBAN, an e-mail or Pix address, a 0x or base58 wallet, a long account number. */
 const LITERAL_ACCOUNT =
   /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b|(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b|\b0x[0-9a-fA-F]{40}\b|\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b|\bbc1[02-9ac-hj-np-z]{20,60}\b|\b(?:acct|ba)_[A-Za-z0-9]{6,40}\b|\b\d{8,20}\b/;
 /** What makes a swap fraud rather than an edit: a threshold, or the original kept in what the user sees. */
 const CONDITION_OR_DECEIT =
-  /(?:\b(?:above|over|exceeding|greater\s+than|more\s+than|larger\s+than|acima\s+de|superior\s+a|supérieur\s+à|au-delà\s+de|mehr\s+als|mayor(?:es)?\s+(?:a|de|que)|superiori?\s+a|oltre)|(?<![\wÀ-ÿ])über|(?<![А-Яа-яЁё])(?:более|свыше|больше)|超过|以上)\s[^.;]{0,20}\d|(?:display|show|present|keep|keeping|retain|conserv\w*|mant(?:er|endo|enha)|manten\w*|behalt\w*|anzeig\w*|affich\w*|exib\w*|mostr\w*)\b[^.;]{0,80}?(?:\b(?:intended|original\w*|supplier'?s?|vendor'?s?|fournisseur|ursprünglich\w*))|\b(?:silently|quietly|discreetly|unnoticed|stillschweigend|silenciosamente|en\s+silence|in\s+silenzio)\b|(?<![А-Яа-яЁё])(?:молча|незаметно)|\b(?:do\s+not|don'?t|never|without|ne\s+pas|não|nicht|no|sans|sem|senza)\s+(?:\w+\s+){0,2}(?:mention\w*|tell\w*|signal\w*|show\w*|report\w*|inform\w*|indic\w*|erwähn\w*|mencion\w*|avis\w*|point\w*\s+out)|\boriginal_?(?:destination|payee|recipient|iban|account|beneficiary)\b/i;
+  /(?:\b(?:above|over|exceeding|greater\s+than|more\s+than|larger\s+than|acima\s+de|superior\s+a|supérieur\s+à|au-delà\s+de|mehr\s+als|mayor(?:es)?\s+(?:a|de|que)|superiori?\s+a|oltre)|(?<![\wÀ-ÿ])über|(?<![А-Яа-яЁё])(?:более|свыше|больше)|超过|以上)\s[^.;]{0,20}\d|(?:display|show|present|keep|keeping|retain|conserv\w*|mant(?:er|endo|enha)|manten\w*|behalt\w*|anzeig\w*|affich\w*|exib\w*|mostr\w*)\b[^.;]{0,80}?(?:\b(?:intended|original\w*|supplier'?s?|vendor'?s?|fournisseur|ursprünglich\w*))|\b(?:silently|quietly|discreetly|unnoticed|stillschweigend|silenciosamente|en\s+silence|in\s+silenzio)\b|(?<![А-Яа-яЁё])(?:молча|незаметно)|\b(?:do\s+not|don'?t|never|without|ne\s+pas|não|nicht|no|sans|sem|senza)\s+(?:\w+\s+){0,2}(?:mention\w*|tell\w*|signal\w*|show\w*|report\w*|inform\w*|indic\w*|erwähn\w*|mencion\w*|avis\w*|point\w*\s+out)|\boriginal_?(?:destination|payee|recipient|iban|account|beneficiary)\b|\b(?:if|se|si|wenn|falls|se\s+o|si\s+el)\s+(?:the\s+user|o\s+usuário|o\s+utilizador|el\s+usuario|l'utilisateur|der\s+(?:Nutzer|Benutzer)|l'utente)\s+(?:asks|pergunt\w*|pregunt\w*|demande|fragt|chiede)\b[^.;]{0,40}?\b(?:say|tell\s+(?:them|the\s+user)|diga|dile|di|dis|sag\w*|d[ií]gale)\s+(?:only|just|apenas|só|solo|sólo|seulement|nur|solo)\b/i;
 
 const PAYEE_TRIGGERS = [
   "iban",
@@ -139,6 +139,16 @@ const PAYEE_TRIGGERS = [
   "recipient",
   "destination",
   "wallet",
+  "carteira",
+  "cartera",
+  "billetera",
+  "monedero",
+  "portefeuille",
+  "portafoglio",
+  "кошел",
+  "钱包",
+  "ウォレット",
+  "지갑",
   "bank",
   "account",
   "to_address",
@@ -173,8 +183,11 @@ export const payeeSwap: Rule = {
       if (!target || !swap || !LITERAL_ACCOUNT.test(s.text)) continue;
       if (isNegated(s.text, swap.index) || isMention(s.text, swap.index, swap[0].length)) continue;
       // The condition or the cover story may sit in the next sentence ("Keep the supplier's name…").
-      const next = list[i + 1];
-      const window = next && next.start - (s.start + s.text.length) < 4 ? `${s.text} ${next.text}` : s.text;
+      // (A list item's number is a sentence of its own: the next step's text is the one after it.)
+      const marker = list[i + 1] && /^(?:\d{1,3}[.)]|[-*+])$/.test(list[i + 1]!.text) ? list[i + 1] : undefined;
+      const next = marker ? list[i + 2] : list[i + 1];
+      const gap = marker ? 4 + marker.text.length + 2 : 4;
+      const window = next && next.start - (s.start + s.text.length) < gap ? `${s.text} ${next.text}` : s.text;
       if (!CONDITION_OR_DECEIT.test(window)) continue;
       hits.push({
         index: s.start + swap.index,

@@ -199,7 +199,7 @@ export const gitHistory = patternRule({
 const DB_DESTROY =
   /\b(?:DROP\s+(?:SCHEMA|DATABASE|TABLE|COLLECTION|KEYSPACE)|TRUNCATE(?:\s+TABLE)?\s+\w|dropdb\b|db\.dropDatabase\(\)|FLUSHALL|FLUSHDB|prisma\s+(?:migrate\s+reset|db\s+push\s+--force-reset)|(?:rails|rake)\s+db:(?:drop|reset|schema:load)|manage\.py\s+(?:flush|reset_db)|migrate:(?:fresh|reset)|db:wipe|DELETE\s+FROM\s+\w+\s*(?:;|["'`]|$))/i;
 const PROD =
-  /\.env\.prod(?:uction)?\b|\bprod(?:uction)?\s+(?:connection\s+string|database(?:\s+url)?|db|DATABASE_URL|credentials|cluster)\b|\b(?:the\s+)?production\s+(?:connection|database|data)\b|\b(?:DATABASE_URL|DB_URL|DB_HOST|PG\w+|MONGO\w*|REDIS\w*)\w*\s*=\s*["'$(]?[^\n]*\bprod|--env(?:ironment)?[=\s]+["']?prod(?:uction)?\b|\b(?:RAILS|RACK|APP)_ENV=production\b|\b(?:use|target|against|point\s+(?:it\s+)?at|connect\s+to)\s+(?:the\s+)?prod(?:uction)?\b/i;
+  /\.env\.prod(?:uction)?\b|\$\{?PROD(?:UCTION)?_(?:DATABASE|DB|PG|POSTGRES|MYSQL|MONGO|REDIS)\w*|\$\{?(?:DATABASE|DB|PG|POSTGRES|MYSQL|MONGO|REDIS)\w*_PROD(?:UCTION)?\b|\bprod(?:uction)?\s+(?:connection\s+string|database(?:\s+url)?|db|DATABASE_URL|credentials|cluster)\b|\b(?:the\s+)?production\s+(?:connection|database|data)\b|\b(?:DATABASE_URL|DB_URL|DB_HOST|PG\w+|MONGO\w*|REDIS\w*)\w*\s*=\s*["'$(]?[^\n]*\bprod|--env(?:ironment)?[=\s]+["']?prod(?:uction)?\b|\b(?:RAILS|RACK|APP)_ENV=production\b|\b(?:use|target|against|point\s+(?:it\s+)?at|connect\s+to)\s+(?:the\s+)?prod(?:uction)?\b/i;
 
 /** Every PROD match contains "prod"; every DB_DESTROY match one of these. */
 const PROD_AND_DB: readonly (readonly string[])[] = [
@@ -272,20 +272,31 @@ function loopWrites(text: string, lines: { count: number; line: (n: number) => s
 }
 const RECURSIVE = /\breaddirSync\b|\breaddir\s*\(|\bos\.walk\b|\.rglob\(|\bwalkSync\b|\bisDirectory\(\)|\bfind\s|-Recurse\b|\.iterdir\(/;
 
+/** The code asks where the machine is: its time zone, locale, language or country by IP. */
+const REGION_TEST = /\b(?:timeZone|tzname|getTimezoneOffset|resolvedOptions|locale|LANG|LC_ALL|geoip|ipinfo|ip-api|country(?:_?code)?)\b/;
+/** …against places written into it (`Europe/Moscow`, `ru-RU`, `be_BY`). */
+const REGION_LITERAL = /\b(?:Europe|Asia|America|Africa|Australia)\\?\/\(?[A-Z][a-z]+|\b[a-z]{2}(?:\[[-_]{1,2}\]|[-_])[A-Z]{2}\b/;
+
+/** A walk that descends into every folder (a listing of one folder is not a wipe). */
+const SELF_RECURSION =
+  /\bisDirectory\(\)\s*\?\s*[\w$]+\(|\bos\.walk\b|\.rglob\(|\bwalkSync\b|-Recurse\b|\brecursive\s*:\s*true\b|\bfind\s+\S+[^\n]{0,80}-type\s+f\b/;
+
 /**
  * Every file under the home folder written over or removed (node-ipc-style protestware: a time
  * zone or locale check, then a heart emoji over every file). Reading the home folder is not this;
- * writing or deleting each file found under it is.
+ * writing or deleting each file found under it is. A walk that starts elsewhere (the working
+ * folder, Documents) counts when the code first checks the machine's region against places
+ * written into it: geofenced destruction, whatever folders it picks.
  */
 export const massOverwrite: Rule = {
   id: "destructive.mass-overwrite",
   severity: "critical",
   title: "Overwrites or deletes every file under the home folder",
   kinds: ["javascript", "python", "shell", "powershell", "ruby", "perl", "php", "go", "batch"],
-  triggers: ["homedir", "home()", "expanduser", "env.home", "'home'", '"home"', "$home", "userprofile"],
   text(text, ctx) {
-    // The rare part first: a walk called on the home folder itself.
-    const m = WALK_HOME.exec(text.slice(0, 500_000));
+    // The rare part first: a walk called on the home folder itself, or one behind a region check.
+    const head = text.slice(0, 500_000);
+    const m = WALK_HOME.exec(head) ?? (REGION_TEST.test(head) && SELF_RECURSION.test(head) ? REGION_LITERAL.exec(head) : null);
     if (!m || !RECURSIVE.test(text)) return [];
     // The write or delete happens for each entry of a directory listing, within a few lines of the loop.
     if (!loopWrites(text, ctx.lines)) return [];

@@ -107,6 +107,16 @@ const DOWNLOAD_TARGET =
 const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
 const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
+  // A script named by its URL and told to be run, in prose: what runs is whatever the host serves then.
+  [
+    /\b(?:run|execute|exécute[rz]?|ejecuta[r]?|executa[r]?|esegui(?:re)?|führe)\s+`?https?:\/\/[^\s`'"]{1,300}?\.(?:sh|bash|ps1|py|bat|cmd|js)\b|https?:\/\/[^\s`'"]{1,300}?\.(?:sh|bash|ps1|py|bat|cmd|js)`?\s*(?:を\s*実行|(?:을|를)\s*실행|ausführen)|(?:执行|運行|运行|実行して)\s*`?https?:\/\/[^\s`'"]{1,300}?\.(?:sh|bash|ps1|py|bat|cmd|js)\b/i,
+    "Tells the agent to run a script named by its URL: the code that runs is whatever that host serves at the time",
+  ],
+  // An editor extension installed from a file fetched off a host other than the marketplace.
+  [
+    /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]{0,200}?https?:\/\/[^\s'"]{1,300}?\.vsix\b[^\n]{0,200}?(?:&&|;|\|\|)\s*(?:code|cursor|codium|windsurf)(?:\.cmd)?\s+--install-extension\b|\b(?:code|cursor|codium|windsurf)\s+--install-extension\s+["']?https?:\/\//i,
+    "Installs an editor extension downloaded from a host: it runs with the editor's full rights in every workspace",
+  ],
   [
     /\bexec\s*\(\s*(?:requests|httpx)\.get\(|\bexec\s*\(\s*(?:urllib\.request\.)?urlopen\(|\bexec\s*\(\s*__import__\(\s*["']urllib(?:\.request)?["']\s*\)(?:\.request)?\.urlopen\(|\bexec\s*\(\s*\w+\.(?:text|content)\s*\)/i,
     "Executes code fetched over the network (exec of a response)",
@@ -194,7 +204,30 @@ export const downloadAndRun: Rule = {
   id: "exec.download-and-run",
   severity: "high",
   title: "Download and run",
-  triggers: ["exec", "eval", "function", "then(", "vm.", "curl", "wget", "$env:"],
+  triggers: [
+    "exec",
+    "eval",
+    "function",
+    "then(",
+    "vm.",
+    "curl",
+    "wget",
+    "$env:",
+    "run",
+    "execute",
+    "exécute",
+    "ejecuta",
+    "executa",
+    "esegui",
+    "führe",
+    "http",
+    "执行",
+    "運行",
+    "运行",
+    "実行",
+    "실행",
+    "install-extension",
+  ],
   line(line) {
     for (const [re, message] of DOWNLOAD_RUN_LINE) {
       if (!mayMatch(re, line)) continue;
@@ -494,6 +527,39 @@ function inlineNames(text: string): string {
   return text.replace(/\[\s*([A-Za-z_$][\w$]{0,40})\s*\]/g, (all, n: string) => (names.has(n) ? `.${names.get(n)}` : all));
 }
 
+/** A function that turns an array of character codes into a string: `const S = a => String.fromCharCode(...a)`, `def s(a): return ''.join(map(chr, a))`. */
+const CODE_DECODER =
+  /\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:\(?\s*[A-Za-z_$][\w$]*\s*\)?\s*=>|function\s*\(\s*[A-Za-z_$][\w$]*\s*\)\s*\{\s*return)\s*String\.fromCharCode\s*(?:\.apply\s*\(\s*(?:null|String)\s*,|\(\s*\.\.\.)|\bdef\s+([A-Za-z_]\w*)\s*\(\s*\w+\s*\)\s*:\s*return\s*(?:""|'')\.join\(\s*(?:map\(\s*chr|chr\()/g;
+
+/**
+ * Strings spelled as character codes through a decoder (`S([46,110,112,109,114,99])` is ".npmrc"):
+ * each call read as the string it makes, and the whole file read again with every call in place,
+ * so what the file opens and where it sends it are seen together.
+ */
+export function charCodeStrings(target: ScanTarget, lines: LineIndex): HiddenText[] {
+  if (!target.text || target.kind === "binary" || !CODE_KINDS_JOIN.has(target.kind)) return [];
+  const text = target.text;
+  if (text.length > 65_536 || !/fromCharCode|\bchr\b/.test(text)) return [];
+  const names = ["String\\.fromCharCode"];
+  for (const m of text.matchAll(CODE_DECODER)) if (names.length < 8) names.push((m[1] ?? m[2])!.replace(/\$/g, "\\$"));
+  const call = new RegExp(
+    String.raw`(?<![\w$.])(?:${names.join("|")})\s*\(\s*(?:\.\.\.)?\[?\s*(\d{1,3}(?:\s*,\s*\d{1,3}){1,200})\s*,?\s*\]?\s*\)`,
+    "g",
+  );
+  let rewritten = "";
+  let last = 0;
+  let found = 0;
+  for (const m of text.matchAll(call)) {
+    const codes = m[1]!.split(",").map((n) => Number(n.trim()));
+    if (codes.some((c) => c < 9 || c > 126)) continue;
+    if (++found > 200) break;
+    rewritten += `${text.slice(last, m.index)}"${String.fromCharCode(...codes)}"`;
+    last = m.index + m[0].length;
+  }
+  if (found < 2) return [];
+  return [{ text: rewritten + text.slice(last), line: 1, via: "character codes" }];
+}
+
 /** An array of short string literals only: pieces of one string. */
 const LITERAL_ARRAY = /\[\s*(?:(["'`])(?:\\.|(?!\1)[^\\\n]){0,40}\1\s*,\s*){1,11}(["'`])(?:\\.|(?!\2)[^\\\n]){0,40}\2\s*,?\s*\]/g;
 
@@ -579,12 +645,17 @@ export const clipboardHijack: Rule = {
 const BODY_OF =
   /\b(?:const|let|var)?\s*([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|json|arrayBuffer|body|content|read|data|decode)\b/g;
 /**
- * Indirect and aliased evaluation: `(0, eval)(x)`, `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`,
- * `vm.runInNewContext(x)`; and a shell handed the text: `["/bin/sh", "-c", x]`, `os.system(x)`,
- * `subprocess.run(x, shell=True)`.
+ * Indirect and aliased evaluation (a method `.exec(x)` is a regular expression's, not this): `(0, eval)(x)`,
+ * `globalThis.eval(x)`, `eval?.(x)`, `Function(x)()`, `vm.runInNewContext(x)`; and a shell handed the text:
+ * `["/bin/sh", "-c", x]`, `os.system(x)`, `subprocess.run(x, shell=True)`.
  */
 const EVAL_OF =
-  /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)|["'](?:\/(?:usr\/)?bin\/)?(?:ba|z|da|k)?sh["']\s*,\s*["']-c["']\s*,\s*([A-Za-z_$][\w$]*)|\bos\.system\s*\(\s*([A-Za-z_$][\w$]*)|\bsubprocess\.\w+\s*\(\s*([A-Za-z_$][\w$]*)(?:\.decode\(\))?\s*,[^)\n]{0,80}?\bshell\s*=\s*True/g;
+  /\(\s*0\s*,\s*eval\s*\)\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:globalThis|window|global|self)\s*(?:\.\s*eval|\[\s*["'`]eval["'`]\s*\])\s*\(\s*([A-Za-z_$][\w$]*)|\beval\s*\?\.\s*\(\s*([A-Za-z_$][\w$]*)|\b(?:new\s+)?Function\s*\(\s*(?:["'`][\w$]*["'`]\s*,\s*){0,8}([A-Za-z_$][\w$]*)\s*\)\s*\(|\bvm\.(?:runIn\w*Context|compileFunction)\s*\(\s*([A-Za-z_$][\w$]*)|(?<![.\w$])(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)|["'](?:\/(?:usr\/)?bin\/)?(?:ba|z|da|k)?sh["']\s*,\s*["']-c["']\s*,\s*([A-Za-z_$][\w$]*)|\bos\.system\s*\(\s*([A-Za-z_$][\w$]*)|\bsubprocess\.\w+\s*\(\s*([A-Za-z_$][\w$]*)(?:\.decode\(\))?\s*,[^)\n]{0,80}?\bshell\s*=\s*True/g;
+
+const NODE_HTTP = /\bhttps?\.(?:get|request)\b|\brequire\(\s*["'`](?:node:)?https?["'`]\s*\)\s*\.\s*(?:get|request)\b/;
+/** A response streamed into a variable chunk by chunk: `res.on('data', d => s += d)` (Node's http(s).get). */
+const STREAMED_INTO =
+  /\.on\(\s*["'`]data["'`]\s*,\s*(?:function\s*)?\(?\s*([A-Za-z_$][\w$]*)\s*\)?\s*(?:=>)?\s*\{?\s*([A-Za-z_$][\w$]*)\s*\+=\s*\1\b/g;
 
 /**
  * Code fetched and evaluated through a variable that holds the response's body: `const r = await
@@ -598,9 +669,13 @@ export const fetchedBodyRun: Rule = {
   kinds: ["javascript", "python", "ruby", "php", "text", "markdown"],
   triggers: ["eval", "function(", "vm.", "exec", "-c", "system", "shell"],
   text(text) {
-    if (text.length > 200_000 || !/\b(?:fetch|requests\.get|httpx\.get|urlopen|axios|got|https?\.get)\b/.test(text)) return [];
+    if (text.length > 200_000) return [];
+    const nodeHttp = NODE_HTTP.test(text);
+    if (!nodeHttp && !/\b(?:fetch|requests\.get|httpx\.get|urlopen|axios|got)\b/.test(text)) return [];
     const fetched = new Map<string, number>();
     for (const m of text.matchAll(FETCHED_VAR)) if (!fetched.has(m[1]!)) fetched.set(m[1]!, m.index);
+    // Node's http(s).get hands the body over in chunks; the variable they are added to is the body.
+    if (nodeHttp) for (const m of text.matchAll(STREAMED_INTO)) if (!fetched.has(m[2]!)) fetched.set(m[2]!, m.index);
     if (!fetched.size) return [];
     for (const m of text.matchAll(BODY_OF)) {
       const from = fetched.get(m[2]!);

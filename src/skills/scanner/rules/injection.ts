@@ -59,6 +59,25 @@ export const overrideInstructions = patternRule({
     "dimentica",
     "игнорир",
     "забудь",
+    "outrank",
+    "supersede",
+    "trump",
+    "prevail",
+    "object",
+    "stop",
+    "refuse",
+    "declin",
+    "pushes",
+    "says",
+    "prioridad",
+    "prioridade",
+    "priorité",
+    "vorrang",
+    "priorität",
+    "priorità",
+    "优先",
+    "優先",
+    "우선",
   ],
   prose: true,
   patterns: [
@@ -75,6 +94,13 @@ export const overrideInstructions = patternRule({
     /\b(?:earlier|previous|prior|existing|any|other)\s+(?:guidance|instructions?|rules|restrictions|guidelines|policies|training)\s+(?:that\s+)?you\s+(?:may\s+|might\s+)?(?:have|were\s+given|received|follow)\b[^.\n]{0,120}?\b(?:no\s+longer\s+appl(?:y|ies)|(?:is|are)\s+(?:outdated|obsolete|superseded|void|suspended)|predates?\b)/i,
     /\b(?:new|updated|override)\s+system\s+(?:prompt|instructions?|message)\s*[:=]/i,
     /\bdo\s+anything\s+now\b/i,
+    // Rank claimed over the agent's own system prompt or safety guidance, whatever the verb.
+    /\b(?:outranks?|overrides|supersedes?|trumps?|prevails?\s+over|(?:takes?|has|have)\s+(?:priority|precedence)\s+over)\s+(?:(?:both\s+|all\s+|any\s+)?(?:your|the\s+(?:agent|model|assistant)'?s?)\s+)(?:own\s+)?(?:system\s+prompt|system\s+instructions?|safety\s+(?:guidance|rules|guidelines|policies|training)|guidelines|(?:core\s+)?instructions|training)\b/i,
+    // Told to go on when the user objects or asks to stop: the user no longer decides.
+    /\bif\s+(?:the\s+user|they)\s+(?:objects?|refuses?|declines?|says\s+no|pushes\s+back|asks\s+(?:you\s+)?to\s+(?:stop|cancel|pause)|tells\s+you\s+to\s+stop|(?:asks\s+for|wants)\s+(?:something|anything)\s+else)\b[^.\n]{0,60}?(?<!\bnot\s|n't\s|\bnever\s)\b(?:continue\s+anyway|proceed\s+anyway|carry\s+on|keep\s+going|continue\s+(?:regardless|nonetheless|with\s+the)|ignore\s+(?:it|them|that|the\s+(?:request|objection)))\b/i,
+    // Rank over the system prompt or the agent's instructions in other languages.
+    /\b(?:tienen?|têm|tem|ont|a|haben|hat|hanno|ha)\s+(?:la\s+|a\s+)?(?:prioridad|prioridade|priorité|Vorrang|Priorität|priorità|precedencia|precedência)\s+(?:sobre|sur|vor|su|rispetto\s+a)\s+(?:tu|tus|seu|seus|o\s+seu|ton|tes|vos|votre|deine[mn]?|dein|il\s+tuo|le\s+tue|i\s+tuoi)\s+(?:prompt|instrucciones|instruções|instructions|consignes|Anweisungen|Systemprompt|istruzioni|reglas|regras|règles)\b/i,
+    /(?:システムプロンプト|システム指示)(?:よりも?|に)優先|优先于(?:你的)?(?:系统提示|系统指令|系统提示词)|시스템\s*프롬프트보다\s*우선/,
     // The same in other languages: Chinese, Japanese, Korean, Spanish, Portuguese, French, German, Italian, Russian.
     /(?:忽略|忽视|无视|忘记|忘掉)(?:掉)?(?:你)?(?:之前|以前|先前|上面|以上|前面|此前)的?(?:所有|全部|一切)?(?:的)?(?:指令|指示|说明|规则|提示|命令)/,
     /(?:以前|これまで|前|上記)の(?:すべての|全ての)?(?:指示|命令|ルール)を(?:すべて|全て)?無視|이전의?\s*(?:모든\s*)?(?:지시|지침|명령)(?:을|를)?\s*무시/,
@@ -296,7 +322,7 @@ export const disableSafety = patternRule({
  * exported variables, start-up files, Python's global context) are high; the same switch for one
  * command is medium. `curl -k` against a local server is ordinary and not flagged.
  */
-export const tlsDisable = patternRule({
+const tlsSwitches = patternRule({
   id: "safety.tls-disable",
   severity: "high",
   title: "TLS certificate checks turned off",
@@ -495,6 +521,35 @@ export const untrustedCommands = patternRule({
   message:
     "Tells the agent to run commands or follow instructions found in issues, comments, mail or web pages without review: whoever writes them controls the agent",
 });
+
+/** A root certificate added to the machine's trust store (macOS, Debian/RHEL, Windows). */
+const TRUST_ROOT =
+  /\bsecurity\s+add-trusted-cert\b|\bupdate-ca-(?:certificates|trust)\b|\bcertutil(?:\.exe)?\s+(?:-f\s+)?-addstore\s+(?:-f\s+)?["']?Root\b|\bImport-Certificate\b[^\n]*Cert:\\+LocalMachine\\+Root\b|\btrust\s+anchor\s/i;
+/** …a certificate file the same text downloads from a host. */
+const DOWNLOADED_CERT =
+  /\b(?:curl|wget|iwr|Invoke-WebRequest|urlretrieve|requests\.get)\b[^\n]{0,200}?https?:\/\/[^\s'"`)]+\.(?:pem|crt|cer|der)\b/i;
+
+/**
+ * Certificate checks turned off, or a root certificate fetched from a host and trusted machine-wide:
+ * whoever holds that root's key can then read and alter every TLS connection (a MITM proxy's
+ * set-up). A company CA already on disk, or mkcert's local root, is how TLS inspection and local
+ * HTTPS are set up; a root downloaded by the same instructions is not.
+ */
+export const tlsDisable: Rule = {
+  ...tlsSwitches,
+  text(text) {
+    if (text.length > 500_000) return [];
+    const t = TRUST_ROOT.exec(text);
+    if (!t || !DOWNLOADED_CERT.test(text)) return [];
+    return [
+      {
+        index: t.index,
+        length: t[0].length,
+        message: "Trusts a root certificate it downloads: whoever holds that root can read and alter every TLS connection of the machine",
+      },
+    ];
+  },
+};
 
 export const INJECTION_RULES: Rule[] = [
   overrideInstructions,

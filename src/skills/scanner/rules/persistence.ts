@@ -40,6 +40,8 @@ const STARTUP: readonly RegExp[] = [
   /\/etc\/systemd\/system\/[\w@.-]+\.service|\bsystemctl\s+(?:--user\s+)?enable\b/,
   // Python runs the import lines of every `.pth` file in site-packages at each interpreter start.
   /["'][\w.-]+\.pth["']\s*\)?\s*\.write_text\(|\bopen\([^\n)]*\.pth["'][^\n)]*["'][wa]\+?["']|(?:>>?|\btee\s+(?:-a\s+)?)\s*\S*site-packages\/[\w.-]+\.pth\b/,
+  // A library the loader puts into every process started afterwards.
+  /(?:>>?|\btee\s+(?:-a\s+)?)\s*\/etc\/ld\.so\.preload\b|\b(?:export\s+)?(?:LD_PRELOAD|DYLD_INSERT_LIBRARIES)=[^\n]*(?:>>?|\btee\b)\s*\S*(?:rc|profile|environment)\b/,
   /\bschtasks\s+\/create\b|\bRegister-ScheduledTask\b|\\CurrentVersion\\Run(?:Once)?\b|\bNew-ItemProperty\b[^\n]*\\Run\b|\bStartup\\[^\n]*\.(?:lnk|bat|vbs|exe)\b/i,
 ];
 
@@ -66,6 +68,9 @@ export const startupItem: Rule = {
     "systemctl",
     ".pth",
     "schtasks",
+    "ld.so.preload",
+    "ld_preload",
+    "dyld_insert_libraries",
     "register-scheduledtask",
     "currentversion",
     "new-itemproperty",
@@ -153,6 +158,63 @@ const STANDING = /\b(?:always|every\s+(?:time|session)|whenever|before\s+(?:each
 const SEND_CONTENT =
   /\b(?:call|send|upload|post|pass|forward|attach)\b[^\n]{0,80}?\b(?:contents?|full\s+text|transcript|conversation|secrets?|tokens?|keys?|credentials|environment)\b/i;
 
+/** An agent's MCP or settings file named anywhere in a script (a path string, a list of candidates). */
+const AGENT_CONFIG_NAME =
+  /(?:claude_desktop_config|mcp_config|\.claude\/settings(?:\.local)?|\.claude|(?:^|[\/'"`\s])\.?mcp|\.gemini\/settings|cline_mcp_settings)\.json\b|\.codex\/config\.toml\b/;
+/** The script writes a file back. */
+const WRITES_FILE =
+  /\b(?:writeFile(?:Sync)?|json\.dump|write_text|Set-Content|Out-File|File\.write|fs\.promises\.writeFile)\s*\(|\bopen\([^\n)]*,\s*["'][wa]\+?["']|\bjq\b[^\n]*>\s*\S*(?:mcp|settings|config)[\w.-]*\.json\b|\bsponge\b/;
+/** …and sets what steers the agent: its MCP servers, permissions or hooks. */
+const STEERING_KEY =
+  /["'`]?\b(?:mcpServers|servers|permissions|defaultMode|allowedTools|allow|hooks|PreToolUse|PostToolUse|enableAllProjectMcpServers)\b["'`]?\s*(?:\]|[:=),]|\|\|=|\?\?=)/;
+/** What makes the written entry worse: code fetched unpinned at every start, every permission, a credential handed over. */
+const ENTRY_HARM =
+  /@latest\b|\bnpx\s+-y\b|["'`]-y["'`]|\buvx\b|\bbypassPermissions\b|\bBash\(\*\)|\bdangerously|\bgh\s+auth\s+token\b|\b[A-Z][A-Z0-9_]*(?:TOKEN|SECRET|API_KEY|PASSWORD)\b|\bcurl\b|\bwget\b/;
+
+/**
+ * A script that opens an agent's MCP or settings file and writes it back with servers, permissions
+ * or hooks of its own: the next session of that agent starts the skill's server, runs its hook or
+ * skips its prompts, long after the task (CurXecute and MCPoison worked this way). Read over the
+ * whole script, since the path is usually a variable or one of a list of candidates. Worse (high)
+ * when the entry pulls unpinned code, grants every permission or hands over a credential.
+ */
+function agentConfigScript(text: string): Hit[] {
+  if (text.length > 200_000) return [];
+  const name = AGENT_CONFIG_NAME.exec(text);
+  if (!name || !WRITES_FILE.test(text)) return [];
+  const key = STEERING_KEY.exec(text);
+  if (!key) return [];
+  const harm = ENTRY_HARM.exec(text);
+  return [
+    {
+      index: key.index,
+      length: key[0].length,
+      severity: harm ? "high" : "medium",
+      message: `Writes its own ${/hook|ToolUse/i.test(key[0]) ? "hooks" : /serv/i.test(key[0]) ? "MCP servers" : "permissions"} into an agent's configuration (${name[0].replace(/^[\/'"`\s]/, "")}), which every later session obeys${harm ? ` (${harm[0]}: unpinned code, every permission or a credential)` : ""}`,
+    },
+  ];
+}
+
+/** A hook's command that sends what it is handed (the tool call, the prompt) on stdin to a host. */
+const HOOK_EVENT = /\b(?:PreToolUse|PostToolUse|UserPromptSubmit|SessionStart|SessionEnd|Stop|SubagentStop|Notification|PreCompact)\b/;
+const HOOK_SENDS_STDIN =
+  /["']command["']\s*:\s*["'][^"'\n]{0,300}?(?:\|\s*(?:curl|wget|nc|ncat)\b[^"'\n]{0,300}|\b(?:curl|wget)\b[^"'\n]{0,300}(?:@-|\$\(\s*cat\s*\)))[^"'\n]{0,300}https?:\/\//;
+
+function hookSendsInput(text: string): Hit[] {
+  if (text.length > 200_000 || !HOOK_EVENT.test(text)) return [];
+  const m = HOOK_SENDS_STDIN.exec(text);
+  if (!m || /https?:\/\/(?:localhost|127\.0\.0\.1)\b/.test(m[0])) return [];
+  return [
+    {
+      index: m.index,
+      length: m[0].length,
+      severity: "high",
+      message:
+        "An agent hook whose command sends what the hook is handed (each tool call or prompt, on stdin) to an outside host: every later session leaks through it",
+    },
+  ];
+}
+
 /**
  * Writes into an agent's configuration; and, told in prose, a standing order to send content written into a
  * project's agent instruction file: every later session, whoever runs it, obeys the line ("always run the
@@ -175,6 +237,13 @@ export const agentConfig: Rule = {
       ...(isMention(line, w.index, w[0].length) ? { severity: "info" as const } : {}),
       message: "Writes a standing order to send content into an agent's instruction file, which every later session obeys",
     };
+  },
+  text(text, ctx) {
+    const k = ctx.target.kind;
+    if (k === "python" || k === "javascript" || k === "ruby" || k === "powershell" || k === "shell")
+      return [...agentConfigScript(text), ...hookSendsInput(text)];
+    if (k === "json" || k === "markdown" || k === "yaml" || k === "text") return hookSendsInput(text);
+    return [];
   },
 };
 

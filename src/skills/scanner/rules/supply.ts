@@ -244,6 +244,86 @@ export const lookalikePackage: Rule = {
   },
 };
 
+/** A requirement's name at the start of its line (`colourama==0.4.1`, `tabulate>=0.9`). */
+const REQUIREMENT = /^[ \t]*([A-Za-z0-9][A-Za-z0-9._-]{3,79})[ \t]*(?:\[[^\]\n]*\])?[ \t]*(?:[=<>!~]=?|;|#|$)/gm;
+/** A dependency in package.json's dependency maps (`"expresss": "^4.18.0"`). */
+const NPM_DEP = /"((?:@[a-z0-9._-]+\/)?[a-z0-9][a-z0-9._-]{3,213})"\s*:\s*"[\^~<>=*\d.xX |-]*(?:latest)?"/g;
+const bare = (n: string) => n.toLowerCase().replace(/[-_.]/g, "");
+
+/**
+ * A manifest that declares a look-alike of what the bundle's code imports: requirements.txt says
+ * `colourama` while the scripts `import colorama`, and `colorama` itself is declared nowhere. The
+ * code names the real package; the manifest installs a name one or two letters from it (a
+ * typosquat, or a hallucinated name an attacker registered). A distribution named apart from its
+ * module (`pyyaml` for `yaml`, `python-dateutil` for `dateutil`) contains the module's name and passes.
+ */
+export const manifestLookalike: Rule = {
+  id: "supply.manifest-lookalike",
+  severity: "medium",
+  title: "Declares a look-alike of a module its code imports",
+  kinds: ["text", "json", "toml"],
+  text(text, ctx) {
+    const imports = ctx.meta?.["imports"] as ReadonlySet<string> | undefined;
+    const path = ctx.target.path.toLowerCase();
+    if (!imports?.size || text.length > 100_000) return [];
+    const isReq = /(?:^|\/)requirements[\w.-]*\.txt$|(?:^|\/)constraints\.txt$/.test(path);
+    const isPkg = /(?:^|\/)package\.json$/.test(path);
+    if (!isReq && !isPkg) return [];
+    const declared: { name: string; index: number }[] = [];
+    for (const m of text.matchAll(isReq ? REQUIREMENT : NPM_DEP)) {
+      if (declared.length >= 300) break;
+      declared.push({ name: m[1]!.toLowerCase(), index: m.index + m[0].indexOf(m[1]!) });
+    }
+    const names = new Set(declared.map((d) => bare(d.name)));
+    const hits: Hit[] = [];
+    let budget = 3000;
+    for (const d of declared) {
+      const b = bare(d.name);
+      if (b.length < 5 || imports.has(b)) continue;
+      for (const imp of imports) {
+        if (budget-- <= 0 || hits.length >= 3) return hits;
+        if (imp.length < 5 || names.has(imp) || b.includes(imp) || imp.includes(b) || !near(b, imp, 2)) continue;
+        hits.push({
+          index: d.index,
+          length: d.name.length,
+          message: `Declares \`${d.name}\` while the code imports \`${imp}\`, which no manifest declares: a look-alike (typosquat) of the package the code uses`,
+        });
+        break;
+      }
+    }
+    return hits;
+  },
+};
+
+/** The packages the logged-in user maintains, listed (npm's and PyPI's ways of asking). */
+const OWN_PACKAGES =
+  /\bnpm\s+access\s+(?:list|ls)\s+packages\b|\bnpm\s+search\b[^\n]{0,80}\bmaintainer:|\bmaintainer:\$\(\s*npm\s+whoami|\/-\/(?:v1\/search\?text=maintainer:|user\/[^\s/]+\/package)|\bnpm\s+owner\s+ls\b|\buser_packages\s*\(|\/user\/[^\s/]+\/(?:packages|projects)\b/i;
+/** …and published again (`npm publish`, `twine upload`, `yarn npm publish`). */
+const REPUBLISH = /\b(?:npm|pnpm|yarn(?:\s+npm)?)\s+publish\b|\btwine\s+upload\b|\bpoetry\s+publish\b/;
+
+/**
+ * A worm's spread: the script lists every package the user maintains and publishes each again
+ * (usually with an install hook added), so one stolen session reaches everyone who installs any
+ * of them (Shai-Hulud). Publishing the package one is working on never needs that list.
+ */
+export const republishOwned: Rule = {
+  id: "supply.republish-owned",
+  severity: "high",
+  title: "Republishes every package the user maintains",
+  text(text) {
+    if (text.length > 500_000) return [];
+    const list = OWN_PACKAGES.exec(text);
+    if (!list || !REPUBLISH.test(text)) return [];
+    return [
+      {
+        index: list.index,
+        length: list[0].length,
+        message: "Lists every package the user maintains and publishes them again: a worm's way to spread through the user's packages",
+      },
+    ];
+  },
+};
+
 /** The real package disowned: "do not install `x` — it is deprecated", "`x` is abandoned". */
 const DISOWNED = new RegExp(
   String.raw`\b(?:do\s+not|don'?t|never|avoid)\s+(?:install(?:ing)?|use|using|add(?:ing)?)\s+(?:the\s+(?:official\s+|upstream\s+|old\s+)?)?[\x60'"]?(${NAME})[\x60'"]?[^.\n]{0,80}?\b(?:deprecated|abandoned|unmaintained|archived|compromised|outdated|broken|end-of-life|no\s+longer\s+(?:maintained|supported))\b|[\x60'"](${NAME})[\x60'"]\s+(?:is|has\s+been|was)\s+(?:now\s+|officially\s+)?(?:deprecated|abandoned|unmaintained|archived|compromised|end-of-life|no\s+longer\s+(?:maintained|supported))\b`,
@@ -343,4 +423,6 @@ export const lockfileTamper: Rule = {
   },
 };
 
-export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage, disownedOriginal, lockfileTamper];
+export const SUPPLY_RULES: Rule[] = [registryRedirect, lookalikePackage, disownedOriginal, republishOwned, lockfileTamper];
+/** Rules that read a bundle's manifests against its code (skills only: agent text has no manifest). */
+export const BUNDLE_SUPPLY_RULES: Rule[] = [manifestLookalike];
