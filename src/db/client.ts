@@ -1,4 +1,4 @@
-import { drizzle, DrizzleD1Database, SQLiteD1Session } from "drizzle-orm/d1";
+import { type drizzle, DrizzleD1Database, SQLiteD1Session } from "drizzle-orm/d1";
 import { createTableRelationsHelpers, extractTablesRelationalConfig } from "drizzle-orm/relations";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
