@@ -69,11 +69,20 @@ function memoised<T extends string | null>(kind: string, eco: Ecosystem, v: stri
   memo.set(k, r, 96 + 2 * (k.length + (r?.length ?? 0)));
   return r;
 }
+/**
+ * A plain `MAJOR.MINOR.PATCH` of npm or Cargo (no prefix, prerelease, build or leading zero, each
+ * number safe) is its own clean, pinned and canonical form: one regular expression answers it, cheaper
+ * than the memo's lookup, and most stack entries are such versions.
+ */
+const PLAIN_SEMVER = /^(?:0|[1-9]\d{0,14})\.(?:0|[1-9]\d{0,14})\.(?:0|[1-9]\d{0,14})$/;
+const plainSemver = (eco: Ecosystem, v: string) => (eco === "npm" || eco === "cargo") && PLAIN_SEMVER.test(v);
+
 /** For tests: what the version memo holds. */
 export const versionMemoSize = () => ({ entries: memo.size, bytes: memo.bytes });
 
 /** A version in the ecosystem's canonical form, or null when it is not a version there. */
 export function cleanVersion(eco: Ecosystem, v: string): string | null {
+  if (plainSemver(eco, v)) return v;
   return memoised("c", eco, v, cleanVersionOnce);
 }
 function cleanVersionOnce(eco: Ecosystem, v: string): string | null {
@@ -101,6 +110,7 @@ function cleanVersionOnce(eco: Ecosystem, v: string): string | null {
  * resolve to. PyPI: the lower bound of the specifier list (`>=`, `~=`, `==`, `===`, `==2.1.*`, `>`).
  */
 export function pinnedVersion(eco: Ecosystem, v: string): string | null {
+  if (plainSemver(eco, v)) return v;
   return memoised("p", eco, v, pinnedVersionOnce);
 }
 function pinnedVersionOnce(eco: Ecosystem, v: string): string | null {
@@ -136,6 +146,7 @@ function pinnedVersionOnce(eco: Ecosystem, v: string): string | null {
  * their trimmed text.
  */
 export function versionKey(eco: Ecosystem, v: string): string {
+  if (plainSemver(eco, v)) return v;
   return memoised("k", eco, v, versionKeyOnce);
 }
 function versionKeyOnce(eco: Ecosystem, v: string): string {

@@ -57,8 +57,11 @@ export const sync = defineOperation({
   untrusted: true,
   handler: (ctx, b) =>
     runSync(
-      // Only the bench's own server: the reads are noted for its floor (src/core/bench-replay.ts).
-      ctx.env.BENCH_ROUTES === "1" ? { ...ctx, env: { ...ctx.env, DB: recordingDb(ctx.env.DB, ctx.caller.agentId) } } : ctx,
+      // Only the bench's own server: the reads are noted for its floor (src/core/bench-replay.ts). Named
+      // fields, not a spread: spreading the context runs its `db` getter (a drizzle client the sync never uses).
+      ctx.env.BENCH_ROUTES === "1"
+        ? { env: { ...ctx.env, DB: recordingDb(ctx.env.DB, ctx.caller.agentId) }, origin: ctx.origin, via: ctx.via, progress: ctx.progress }
+        : ctx,
       ctx.caller,
       b,
       now(),

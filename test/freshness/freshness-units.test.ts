@@ -176,6 +176,25 @@ describe("version requirements per ecosystem", () => {
     expect(pinnedVersion("pypi", "<3")).toBeNull();
   });
 
+  it("npm/Cargo: a plain MAJOR.MINOR.PATCH is its own clean, pinned and canonical form; anything else is read by semver", () => {
+    for (const eco of ["npm", "cargo"] as const) {
+      for (const v of ["1.2.3", "0.0.0", "10.20.30", "999999999999999.0.1"]) {
+        expect([cleanVersion(eco, v), pinnedVersion(eco, v), versionKey(eco, v)]).toEqual([v, v, v]);
+      }
+      // Not plain: a prefix, a prerelease, a build, spaces, a leading zero, a number past 2^53.
+      expect(cleanVersion(eco, "v1.2.3")).toBe("1.2.3");
+      expect(versionKey(eco, "=1.2.3")).toBe("1.2.3");
+      expect(cleanVersion(eco, " 1.2.3 ")).toBe("1.2.3");
+      expect(cleanVersion(eco, "1.2.3-beta.1")).toBe("1.2.3-beta.1");
+      expect(cleanVersion(eco, "1.2.3+build.5")).toBe("1.2.3");
+      expect(cleanVersion(eco, "01.2.3")).toBeNull();
+      expect(cleanVersion(eco, "9007199254740993.0.0")).toBeNull();
+    }
+    // Other ecosystems never take the shortcut.
+    expect(cleanVersion("go", "1.2.3")).toBe("v1.2.3");
+    expect(versionKey("pypi", "1.2.0")).toBe("1.2");
+  });
+
   it("Go: pseudo-versions, +incompatible keyed as its tag, queries by Go's rules", () => {
     expect(isGoPseudoVersion("v0.0.0-20191109021931-daa7c04131f5")).toBe(true);
     expect(isGoPseudoVersion("v1.2.4-0.20240101000000-abcdefabcdef")).toBe(true);

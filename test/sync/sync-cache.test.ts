@@ -219,6 +219,68 @@ describe("sync's held advisory matches and release views, for a 500-entry mixed 
   });
 });
 
+describe("what a warm isolate holds never outlives what it says", () => {
+  it("a held answer is not served once an ingest or the stack changes it: a new release, a new advisory, another pinned version", async () => {
+    let t = T0 + 2 * DAY_MS;
+    setClock(() => t);
+    // Two agents in the same state: `a` asks first (from what is held), `b` then asks a cold isolate.
+    const a = await newAgent();
+    const b = await newAgent();
+    const stack = [
+      { name: "react", version: "18.2.0" },
+      { name: "react-dom", version: "18.2.0" },
+      { name: "lodash", version: "4.17.15" },
+      { name: "express", version: "4.19.1" },
+    ];
+    const react = (text: string) => JSON.parse(text).releases.find((r: { topic: string }) => r.topic === "react");
+    const ids = (text: string) => (JSON.parse(text).security.vulnerabilities as { advisory: { id: string } }[]).map((v) => v.advisory.id);
+    /** A forced sync from what is held, then the same from a cold isolate: the same bytes (but the cursor); the warm one returned. */
+    const warmIsCold = async (s: typeof stack) => {
+      const warm = await syncText(a, { stack: s, force: true });
+      clearViewCache();
+      expect(sansCursor(await syncText(b, { stack: s, force: true }))).toBe(sansCursor(warm));
+      // Twice more, so each view's answer text is made and then reused (held for the next step).
+      for (let i = 0; i < 2; i++) {
+        const again = await syncText(a, { stack: s, force: true });
+        expect(sansCursor(await syncText(b, { stack: s, force: true }))).toBe(sansCursor(again));
+      }
+      return warm;
+    };
+    await syncText(a, { stack });
+    await syncText(b, { stack });
+    const first = await warmIsCold(stack);
+    expect(viewCacheSize().views).toBeGreaterThan(0);
+    expect(react(first).latestVersion).not.toBe("99.0.0");
+
+    // A new release of a held topic: in the next answer, not the held view or its held text.
+    t += 1000;
+    await env.DB.prepare(
+      `INSERT INTO fresh_releases (topic, version, ecosystem, package, date, as_of_date, title, source, ingested_at, changes)
+       VALUES ('react', '99.0.0', 'npm', 'react', '2026-11-22', '2026-11-22', 'React 99 (an ingest)', 'npm', ?1, '[]')`,
+    )
+      .bind(t)
+      .run();
+    const released = await warmIsCold(stack);
+    expect(react(released).latestVersion).toBe("99.0.0");
+    expect(react(released).changes.map((c: { version: string }) => c.version)).toContain("99.0.0");
+
+    // A new advisory for a held package's pinned version.
+    t += 1000;
+    expect(ids(released)).not.toContain("GHSA-sync-cache-0003");
+    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0003")], t));
+    const advised = await warmIsCold(stack);
+    expect(ids(advised)).toContain("GHSA-sync-cache-0003");
+
+    // The stack changes: another pinned version of a held topic gets its own view, not the held one's text.
+    t += 1000;
+    const older = stack.map((e) => (e.name.startsWith("react") ? { ...e, version: "17.0.2" } : e));
+    const moved = await warmIsCold(older);
+    expect(react(moved).yourVersion).toBe("17.0.2");
+    expect(react(moved).changes.length).toBeGreaterThan(react(advised).changes.length);
+    expect(react(moved).packages).toEqual(["react", "react-dom"]);
+  });
+});
+
 describe("an advisory re-ingested with the same `modified`", () => {
   const changes = async (id: string) =>
     (await env.DB.prepare("SELECT COUNT(*) AS n FROM sync_changes WHERE kind = 'advisory' AND ref = ?").bind(id).first<{ n: number }>())!.n;

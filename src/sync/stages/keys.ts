@@ -18,7 +18,18 @@ export const entryKey = (e: { ecosystem: string; key: string; version: string })
  */
 const pinKey = (ecosystem: string, key: string, pinned: string | null, version: string) =>
   `${ecosystem}\u0000${key}\u0000${pinned === null ? `\u0001${version}` : versionKey(ecosystem as Ecosystem, pinned)}`;
-export const entryPinKey = (e: { ecosystem: string; key: string; pinned: string | null; version: string }) =>
-  pinKey(e.ecosystem, e.key, e.pinned, e.version);
+type Pinnable = { ecosystem: string; key: string; pinned: string | null; version: string };
+// A sync asks an entry's key many times (first seen, reported now, its vulnerabilities) and entries are never changed once made.
+const pinKeys = new WeakMap<Pinnable, string>();
+export function entryPinKey(e: Pinnable): string {
+  let k = pinKeys.get(e);
+  if (k === undefined) pinKeys.set(e, (k = pinKey(e.ecosystem, e.key, e.pinned, e.version)));
+  return k;
+}
+/** `copy` is `e` with other fields only (its ecosystem, key, pinned and version the same): the same key, not made again. */
+export function copyPinKey<T extends Pinnable>(e: Pinnable, copy: T): T {
+  pinKeys.set(copy, entryPinKey(e));
+  return copy;
+}
 // The matcher reports `version` as pinnedVersion() of the entry's text, the same function that set `pinned`.
 export const vulnPinKey = (v: VulnerabilityOut) => pinKey(v.ecosystem, packageKey(v.ecosystem as Ecosystem, v.name), v.version, v.version);

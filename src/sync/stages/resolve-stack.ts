@@ -11,7 +11,7 @@ import { normaliseStack } from "../../freshness";
 import { asSchedule, type RefreshSchedule } from "../schedule";
 import type { SyncInput } from "../sync.schemas";
 import type { Generation } from "../views";
-import { entryKey, entryPinKey, type SyncEntry } from "./keys";
+import { copyPinKey, entryKey, entryPinKey, type SyncEntry } from "./keys";
 
 const STATE_KEYS = ["agentId", "topics", "stackReportedAt", "skillsReportedAt", "lastSyncAt", "lastFullAt", "lastFullSeq"] as const;
 /** The owner's schedule and the agent's sync state (LEFT JOIN: all null before its first sync). */
@@ -119,9 +119,9 @@ export async function resolveStack(db: D1Database, caller: AgentPrincipal, input
       const k = entryKey(e);
       if (seen.has(k)) continue;
       seen.add(k);
-      entries.push({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e)) ?? at });
+      entries.push(copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e)) ?? at }));
     }
-  } else entries = stored.map((e) => ({ ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e))! }));
+  } else entries = stored.map((e) => copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e))! }));
   const stackChanged =
     !!normalised &&
     (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));
