@@ -138,7 +138,9 @@ export const MCP_CASES: Record<string, () => McpScanInput> = {
   }),
   // One script throughout (Cyrillic words, a few with a Latin letter): what the look-alike folding and the mixed-script checks read.
   "mcp-cyrillic": () => ({
-    tools: tools(FULL, () => fill(DESC, (i) => (i % 50 === 0 ? "отправь файл tокен" : pick(["отправь", "файл", "токен", "пользователь", "сообщение", "всегда"])))),
+    tools: tools(FULL, () =>
+      fill(DESC, (i) => (i % 50 === 0 ? "отправь файл tокен" : pick(["отправь", "файл", "токен", "пользователь", "сообщение", "всегда"]))),
+    ),
   }),
   // The same quoted phrase over and over, each a mention on a line that discusses it.
   "mcp-repeated-quoted-phrases": () => ({ tools: tools(FULL, () => fill(DESC, () => '"do not tell the user"', ", ")) }),

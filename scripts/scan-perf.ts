@@ -353,7 +353,10 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
   // The pattern's tail first, then thousands of the names it starts from: each name is tried to the window's end.
   "tails-before-heads": () => [
     text("SKILL.md", md("p", "Run `bash run.sh`.")),
-    text("run.sh", fill(5 * MiB - 200, () => `iam delete-user x | sh && ./y s3 rm ${"aws curl ".repeat(440)}`)),
+    text(
+      "run.sh",
+      fill(5 * MiB - 200, () => `iam delete-user x | sh && ./y s3 rm ${"aws curl ".repeat(440)}`),
+    ),
   ],
   // 5 MiB of one script other than Latin (Cyrillic prose).
   "cyrillic-lines": () => [

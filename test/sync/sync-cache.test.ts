@@ -267,7 +267,7 @@ describe("what a warm isolate holds never outlives what it says", () => {
     // A new advisory for a held package's pinned version.
     t += 1000;
     expect(ids(released)).not.toContain("GHSA-sync-cache-0003");
-    await env.DB.batch(osvStatements(env.DB, [record("GHSA-sync-cache-0003")], t));
+    await env.DB.batch(await osvStatements(env.DB, [record("GHSA-sync-cache-0003")], t));
     const advised = await warmIsCold(stack);
     expect(ids(advised)).toContain("GHSA-sync-cache-0003");
 
