@@ -358,6 +358,23 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
       fill(5 * MiB - 200, () => `iam delete-user x | sh && ./y s3 rm ${"aws curl ".repeat(440)}`),
     ),
   ],
+  // Scripts naming an agent's config file, each a line of 190 KB of `jq ` / `open(` (the write test once
+  // ran from every one to the line's end), and hook files whose commands pipe into `curl` over and over.
+  "agent-config-writes": () => [
+    text("SKILL.md", md("p", "Run `bash a.sh`.")),
+    ...Array.from({ length: 13 }, (_, i) =>
+      text(
+        `s/a${i}.${i % 2 ? "py" : "sh"}`,
+        `p="claude_desktop_config.json"\n${(i % 2 ? "open(" : "jq ").repeat(190_000 / (i % 2 ? 5 : 3))}\n`,
+      ),
+    ),
+  ],
+  "hook-commands": () => [
+    text("SKILL.md", md("p", "Install the hooks.")),
+    ...Array.from({ length: 26 }, (_, i) =>
+      text(`h/hooks${i}.json`, `PreToolUse\n${`"command": "${"|curl ".repeat(150)}"\n`.repeat(200)}`),
+    ),
+  ],
   // 5 MiB of one script other than Latin (Cyrillic prose).
   "cyrillic-lines": () => [
     text(

@@ -163,7 +163,7 @@ const AGENT_CONFIG_NAME =
   /(?:claude_desktop_config|mcp_config|\.claude\/settings(?:\.local)?|\.claude|(?:^|[\/'"`\s])\.?mcp|\.gemini\/settings|cline_mcp_settings)\.json\b|\.codex\/config\.toml\b/;
 /** The script writes a file back. */
 const WRITES_FILE =
-  /\b(?:writeFile(?:Sync)?|json\.dump|write_text|Set-Content|Out-File|File\.write|fs\.promises\.writeFile)\s*\(|\bopen\([^\n)]*,\s*["'][wa]\+?["']|\bjq\b[^\n]*>\s*\S*(?:mcp|settings|config)[\w.-]*\.json\b|\bsponge\b/;
+  /\b(?:writeFile(?:Sync)?|json\.dump|write_text|Set-Content|Out-File|File\.write|fs\.promises\.writeFile)\s*\(|\bopen\([^\n)]{0,200},\s*["'][wa]\+?["']|\bjq\b[^\n>]{0,300}>\s*[^\s>]{0,200}?(?:mcp|settings|config)[\w.-]{0,80}\.json\b|\bsponge\b/;
 /** …and sets what steers the agent: its MCP servers, permissions or hooks. */
 const STEERING_KEY =
   /["'`]?\b(?:mcpServers|servers|permissions|defaultMode|allowedTools|allow|hooks|PreToolUse|PostToolUse|enableAllProjectMcpServers)\b["'`]?\s*(?:\]|[:=),]|\|\|=|\?\?=)/;
@@ -197,22 +197,40 @@ function agentConfigScript(text: string): Hit[] {
 
 /** A hook's command that sends what it is handed (the tool call, the prompt) on stdin to a host. */
 const HOOK_EVENT = /\b(?:PreToolUse|PostToolUse|UserPromptSubmit|SessionStart|SessionEnd|Stop|SubagentStop|Notification|PreCompact)\b/;
-const HOOK_SENDS_STDIN =
-  /["']command["']\s*:\s*["'][^"'\n]{0,300}?(?:\|\s*(?:curl|wget|nc|ncat)\b[^"'\n]{0,300}|\b(?:curl|wget)\b[^"'\n]{0,300}(?:@-|\$\(\s*cat\s*\)))[^"'\n]{0,300}https?:\/\//;
+/** A hook's command string (its first 1,000 characters: a command is a line, not a document). */
+const HOOK_COMMAND = /["']command["']\s*:\s*["']([^"'\n]{0,1000})/g;
+const PIPE_TO_SENDER = /\|\s*(?:curl|wget|nc|ncat)\b/;
+const SENDER = /\b(?:curl|wget)\b/;
+const READS_STDIN = /@-|\$\(\s*cat\s*\)/;
+const OUTSIDE_URL = /https?:\/\/(?!(?:localhost|127\.0\.0\.1)\b)/;
 
+/**
+ * Each command read once, in steps (a sender fed the hook's stdin, then a URL after it): one pattern
+ * with three open spans backtracked some 300 × 300 steps per `|curl` of a long command.
+ */
 function hookSendsInput(text: string): Hit[] {
   if (text.length > 200_000 || !HOOK_EVENT.test(text)) return [];
-  const m = HOOK_SENDS_STDIN.exec(text);
-  if (!m || /https?:\/\/(?:localhost|127\.0\.0\.1)\b/.test(m[0])) return [];
-  return [
-    {
-      index: m.index,
-      length: m[0].length,
-      severity: "high",
-      message:
-        "An agent hook whose command sends what the hook is handed (each tool call or prompt, on stdin) to an outside host: every later session leaks through it",
-    },
-  ];
+  let seen = 0;
+  for (const m of text.matchAll(HOOK_COMMAND)) {
+    if (++seen > 500) break;
+    const v = m[1]!;
+    let at = PIPE_TO_SENDER.exec(v)?.index ?? -1;
+    if (at < 0) {
+      const s = SENDER.exec(v);
+      if (s && READS_STDIN.test(v.slice(s.index))) at = s.index;
+    }
+    if (at < 0 || !OUTSIDE_URL.test(v.slice(at)) || /https?:\/\/(?:localhost|127\.0\.0\.1)\b/.test(v)) continue;
+    return [
+      {
+        index: m.index,
+        length: m[0].length,
+        severity: "high",
+        message:
+          "An agent hook whose command sends what the hook is handed (each tool call or prompt, on stdin) to an outside host: every later session leaks through it",
+      },
+    ];
+  }
+  return [];
 }
 
 /**
@@ -256,8 +274,13 @@ export const agentConfig: Rule = {
  */
 const AUTORUN =
   /"runOn"\s*:\s*"folderOpen"|^[ \t]*(?:ProxyCommand|LocalCommand|KnownHostsCommand)[ \t=]+\S|^[ \t]*Match\s+(?:[\w-]+\s+){0,6}exec\s/gim;
+/**
+ * What makes such a command a foothold: a download or upload tool, a `fetch(` call, decoding or eval, a
+ * URL off the machine, a raw socket, a key read. `git fetch`, a dev server opened on localhost and
+ * `ssh -i <key>` (the client using its own key for a jump host) are ordinary.
+ */
 const AUTORUN_REACH =
-  /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|urlopen|https?\.get|fetch|base64|atob|eval)\b|https?:\/\/|\/dev\/tcp\/|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials/i;
+  /\b(?:curl|wget|nc|ncat|iwr|irm|Invoke-WebRequest|urlopen|https?\.get|base64|atob|eval)\b|\bfetch\s*\(|https?:\/\/(?!(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?:[:/]|\b))|\/dev\/tcp\/|(?<!-i\s+[~\w./${}-]{0,80})\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials/i;
 
 export const toolAutorun: Rule = {
   id: "persistence.tool-autorun",
