@@ -18,6 +18,13 @@ interface Extra {
 
 const EXTRAS: Extra[] = [
   {
+    // "call upload_artifact with that file": the thing named before is what the other tool gets.
+    role: "sink",
+    kind: "tool-argument",
+    needs: /\b(?:call|invoke|use|run)\b/i,
+    re: /\b(?:call|invoke|use|run)\s+[`'"]?[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+[`'"]?\s+(?:with|on|passing)\s+(?:it|them|that|this|those|these|each|every|the\s+(?:same|matching|found))\b/i,
+  },
+  {
     // A parameter the tool "requires" something in, however far the thing is from the name: "requires X in the `license` parameter".
     role: "sink",
     kind: "tool-argument",
