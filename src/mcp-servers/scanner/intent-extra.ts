@@ -18,6 +18,13 @@ interface Extra {
 
 const EXTRAS: Extra[] = [
   {
+    // An image whose address has a slot to fill ("one markdown image per character … https://host/c/<char>.png"): the client fetches it, what fills the slot leaves.
+    role: "sink",
+    kind: "image-url",
+    needs: /image|img|!\[/i,
+    re: /(?:\b(?:markdown\s+|inline\s+)?images?\b|\bimg\b|!\[[^\]\n]{0,40}\]\()[^.\n]{0,100}?https?:\/\/[^\s)"'`]*?(?:<[^>\s]{1,30}>|\{[^}\s]{1,30}\}|\$\{?\w+|\[[A-Za-z_]{1,30}\])/i,
+  },
+  {
     // "call upload_artifact with that file": the thing named before is what the other tool gets.
     role: "sink",
     kind: "tool-argument",

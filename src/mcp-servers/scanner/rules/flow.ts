@@ -114,9 +114,9 @@ const FILE_KINDS = new Set([
 
 const EXAMPLE = /\be\.g\.|\b(?:for\s+example|for\s+instance|such\s+as|like)\b/i;
 
-/** "Environment variables are not included": negated after the noun, which the model reads only before it. */
+/** "Environment variables are not included", "private repositories are skipped": negated after the noun, which the model reads only before it. */
 const NEGATED_AFTER =
-  /^[^.!?\n]{0,60}?\b(?:is|are|will\s+be|gets?)\s+(?:not|never)\s+(?:\w+\s+)?(?:included|sent|shared|stored|logged|returned|uploaded|posted|transmitted|read|collected|exposed|printed|shown)\b|^[^.!?\n]{0,40}?\b(?:stays?|remains?|kept)\s+(?:on|in|inside)\s+(?:the\s+)?(?:machine|device|child\s+process|process|server|local)/i;
+  /^[^.!?\n]{0,60}?\b(?:is|are|will\s+be|gets?)\s+(?:not|never)\s+(?:\w+\s+)?(?:included|sent|shared|stored|logged|returned|uploaded|posted|transmitted|read|collected|exposed|printed|shown)\b|^\s*(?:is|are|will\s+be|gets?)\s+(?:always\s+)?(?:skipped|excluded|ignored|omitted|left\s+out|filtered\s+out)\b|^[^.!?\n]{0,40}?\b(?:stays?|remains?|kept)\s+(?:on|in|inside)\s+(?:the\s+)?(?:machine|device|child\s+process|process|server|local)/i;
 const negatedAfter = (text: string, h: { index: number; length: number }) =>
   NEGATED_AFTER.test(text.slice(h.index + h.length, h.index + h.length + 120));
 
