@@ -76,8 +76,8 @@ export const trustClaim = patternRule({
     /\b(?:carries|has|holds)\s+the\s+same\s+authority\s+as\s+(?:messages\s+from\s+)?(?:the\s+)?user\b/i,
     // Text that is not the user's (a field of a result, a fetched note) given the user's authority.
     /\b(?:treat|consider|regard|handle)\s+(?:\w+\s+){0,3}?as\s+(?:if\s+they\s+(?:were|came\s+from)\s+|though\s+they\s+(?:were|came\s+from)\s+)?(?:(?:instructions?|commands?|requests?|messages?)\s+from\s+the\s+user|(?:the\s+)?user'?s?\s+own\s+(?:instructions?|commands?|requests?|words))\b/i,
-    // What a result hands over (a "remediation" command, a fix) run on the user's machine without them.
-    /\b(?:run|execute|apply)\s+(?:them|it|these|those|the\s+(?:commands?|fix(?:es)?|steps?|remediations?))\b[^.!?\n]{0,60}\bwithout\s+(?:first\s+)?(?:asking|confirming\s+with|checking\s+with|consulting|showing)\s+(?:the\s+)?user\b/i,
+    // What a result hands over (a "remediation" command, a fix, a package) run or installed on the user's machine without them.
+    /\b(?:run|execute|apply|install)\s+(?:them|it|these|those|the\s+(?:commands?|fix(?:es)?|steps?|remediations?|packages?))\b[^.!?\n]{0,60}\bwithout\s+(?:first\s+)?(?:asking|confirming\s+with|checking\s+with|consulting|showing)(?:\s+(?:the\s+)?user\b|\s*[,.;)]|\s*$)/i,
   ],
   message: "Claims trust the user never gave, or tells the model not to ask the user before acting",
 });
