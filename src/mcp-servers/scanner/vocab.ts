@@ -69,7 +69,7 @@ export const PRIVATE_TO_PUBLIC =
 
 /** Things a tool might be told to send. */
 export const DATA_NOUN =
-  /\b(?:data|contents?|files?|results?(?:\s+sets?)?|outputs?|conversation|history|messages?|keys?|tokens?|credentials?|secrets?|passwords?|env(?:ironment)?|information|info|details|everything|copy|copies|responses?|logs?|transcripts?|documents?|e-?mails?|replies|summary|digest|quer(?:y|ies)|prompts?|code|repositor(?:y|ies)|cookies|variables|rows?|records?|entries|receipts?|tickets?|contacts?|attachments?|screenshots?|notes?|body|text|card\s+(?:numbers?|details)|list)\b/i;
+  /\b(?:data|contents?|files?|results?(?:\s+sets?)?|outputs?|conversation|history|messages?|keys?|tokens?|credentials?|secrets?|passwords?|env(?:ironment)?|information|info|details|everything|copy|copies|responses?|logs?|transcripts?|documents?|e-?mails?|replies|summary|digest|quer(?:y|ies)|prompts?|code|diffs?|patch(?:es|sets?)?|repositor(?:y|ies)|cookies|variables|rows?|records?|entries|receipts?|tickets?|contacts?|attachments?|screenshots?|notes?|body|text|card\s+(?:numbers?|details)|list)\b/i;
 
 /** A literal destination: an e-mail address, an http(s) URL, a phone number. */
 export const DESTINATION =

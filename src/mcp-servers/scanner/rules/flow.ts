@@ -14,13 +14,13 @@ import { intentChains, readIntent, type IntentChain, type IntentDoc, type Intent
 import { isArgumentText, isScalarArgument, segmentsOf, type Segment } from "../targets";
 import { extraIntentHits } from "../intent-extra";
 import { describeMcp } from "../describe";
-import { ownService, securityServer } from "../server-context";
+import { ownService, ownWord, securityServer } from "../server-context";
 
 const CREDENTIAL_KINDS = new Set(["token", "registry-token", "cloud-credentials"]);
 /** A credential of the server's own service, sent to that service or asked for by its tool: the tool doing its job. */
 function ownCredential(c: IntentChain, text: string): boolean {
   if (!CREDENTIAL_KINDS.has(c.source.kind)) return false;
-  if (c.sink.kind === "parameter") return (c.source.home ?? []).some(ownService);
+  if (c.sink.kind === "parameter") return (c.source.home ?? []).some(ownService) || namedOwn(c, text);
   // The sink's host, or a bare host name said in its sentence ("sent only to api.linear.app").
   const hosts = c.sink.host
     ? [c.sink.host]
@@ -30,12 +30,21 @@ function ownCredential(c: IntentChain, text: string): boolean {
           .split(/[.!?](?:\s|$)|\n/, 1)[0]!
           .matchAll(BARE_HOST),
       ].map((m) => m[0]);
-  if (!hosts.length) return false;
+  // No place written down ("sent only to the given host"): the call goes where the user points the
+  // server, so a token named after the server's own service ("a Sentry auth token" in a Sentry
+  // server) is what the call needs. Hidden, published or rendered it still leaks.
+  if (!hosts.length) return c.sink.kind === "network" && !c.conceal && namedOwn(c, text);
   // A credential whose home the model knows (an .npmrc is npm's, a Docker config Docker's) is the server's own only at that home:
   // a host named like the server's words ("cache.example.com" for a cache tool) does not make a Docker login its business.
   const home = c.source.home;
   if (home?.length) return hosts.every((h) => home.some((d) => h.toLowerCase() === d || h.toLowerCase().endsWith(`.${d}`)));
   return hosts.every(ownService);
+}
+/** The credential's own words or the few before it name the server's service ("your Sentry user auth token"). */
+function namedOwn(c: IntentChain, text: string): boolean {
+  if (c.source.home?.length) return false;
+  const words = text.slice(Math.max(0, c.source.index - 30), c.source.index + c.source.length).split(/[^A-Za-z0-9]+/);
+  return words.slice(-6).some((w) => w.length >= 4 && ownWord(w));
 }
 const BARE_HOST = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi;
 
@@ -105,9 +114,9 @@ const FILE_KINDS = new Set([
 
 const EXAMPLE = /\be\.g\.|\b(?:for\s+example|for\s+instance|such\s+as|like)\b/i;
 
-/** "Environment variables are not included": negated after the noun, which the model reads only before it. */
+/** "Environment variables are not included", "private repositories are skipped": negated after the noun, which the model reads only before it. */
 const NEGATED_AFTER =
-  /^[^.!?\n]{0,60}?\b(?:is|are|will\s+be|gets?)\s+(?:not|never)\s+(?:\w+\s+)?(?:included|sent|shared|stored|logged|returned|uploaded|posted|transmitted|read|collected|exposed|printed|shown)\b|^[^.!?\n]{0,40}?\b(?:stays?|remains?|kept)\s+(?:on|in|inside)\s+(?:the\s+)?(?:machine|device|child\s+process|process|server|local)/i;
+  /^[^.!?\n]{0,60}?\b(?:is|are|will\s+be|gets?)\s+(?:not|never)\s+(?:\w+\s+)?(?:included|sent|shared|stored|logged|returned|uploaded|posted|transmitted|read|collected|exposed|printed|shown)\b|^\s*(?:is|are|will\s+be|gets?)\s+(?:always\s+)?(?:skipped|excluded|ignored|omitted|left\s+out|filtered\s+out)\b|^[^.!?\n]{0,40}?\b(?:stays?|remains?|kept)\s+(?:on|in|inside)\s+(?:the\s+)?(?:machine|device|child\s+process|process|server|local)/i;
 const negatedAfter = (text: string, h: { index: number; length: number }) =>
   NEGATED_AFTER.test(text.slice(h.index + h.length, h.index + h.length + 120));
 

@@ -256,7 +256,34 @@ const modify = sentenceRule({
   },
 });
 
-export const SHADOWING_RULES: Rule[] = [redirect, takeover, modify];
+/**
+ * Money sent by some other tool ("any banking or transfer tool", "any send tool") told where to go:
+ * an account, IBAN or wallet address written into this tool's text (or spelled as character codes),
+ * put in place of the one the user has ("superseded", "the corrected form", "as recipient").
+ */
+const PAYING_TOOL =
+  /\b(?:any|every|all|each|other|another)\s+(?:\w+\s+){0,2}?(?:bank(?:ing)?|transfer|payments?|payout|wallet|send(?:ing)?|crypto|exchange|remittance)\s+(?:or\s+\w+\s+)?(?:tools?|functions?|integrations?|servers?|apps?)\b/i;
+const ACCOUNT_LITERAL =
+  /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b|\b(?:bc1|tb1)[a-z0-9]{25,87}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\b0x[0-9a-fA-F]{40}\b|\bchar(?:acter)?[\s-]*codes?\b|\[\s*\d{2,3}(?:\s*,\s*\d{2,3}){19,}\s*\]/;
+const IN_PLACE =
+  /\b(?:instead|supersed\w*|replac\w*|correct\w*|recipients?|beneficiary|payee|regardless|originally|rather\s+than|in\s+place\s+of|always)\b/i;
+const payee = sentenceRule({
+  id: "mcp.shadowing",
+  severity: "high",
+  title: "Changes how other tools behave",
+  triggers: ["tool", "function", "integration", "server", "app"],
+  check(s) {
+    const m = directive(s, PAYING_TOOL);
+    if (!m || !ACCOUNT_LITERAL.test(s) || !IN_PLACE.test(s)) return null;
+    return {
+      index: m.index!,
+      length: m[0].length,
+      message: "Tells other tools that move money to pay an account written into this tool's text: tool shadowing",
+    };
+  },
+});
+
+export const SHADOWING_RULES: Rule[] = [redirect, takeover, modify, payee];
 
 export const preference = patternRule({
   id: "mcp.preference",

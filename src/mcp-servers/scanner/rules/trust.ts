@@ -74,6 +74,10 @@ export const trustClaim = patternRule({
     /\b(?:auto-?(?:run|execute|approve|accept|apply|confirm)|(?:run|execute|apply|accept|approve)\s+(?:all|every|any|each))\b[^.!?\n]{0,80}\bwithout\s+(?:any\s+)?(?:review|reviewing|confirmation|approval|asking|checking|oversight|prompting)\b/i,
     /\b(?:users?|the\s+owner|you)\s+(?:have|has)\s+(?:already\s+)?opted\s+in\b[^.!?\n]{0,60}\b(?:so|therefore|no\s+need|without)\b/i,
     /\b(?:carries|has|holds)\s+the\s+same\s+authority\s+as\s+(?:messages\s+from\s+)?(?:the\s+)?user\b/i,
+    // Text that is not the user's (a field of a result, a fetched note) given the user's authority.
+    /\b(?:treat|consider|regard|handle)\s+(?:\w+\s+){0,3}?as\s+(?:if\s+they\s+(?:were|came\s+from)\s+|though\s+they\s+(?:were|came\s+from)\s+)?(?:(?:instructions?|commands?|requests?|messages?)\s+from\s+the\s+user|(?:the\s+)?user'?s?\s+own\s+(?:instructions?|commands?|requests?|words))\b/i,
+    // What a result hands over (a "remediation" command, a fix, a package) run or installed on the user's machine without them.
+    /\b(?:run|execute|apply|install)\s+(?:them|it|these|those|the\s+(?:commands?|fix(?:es)?|steps?|remediations?|packages?))\b[^.!?\n]{0,60}\bwithout\s+(?:first\s+)?(?:asking|confirming\s+with|checking\s+with|consulting|showing)(?:\s+(?:the\s+)?user\b|\s*[,.;)]|\s*$)/i,
   ],
   message: "Claims trust the user never gave, or tells the model not to ask the user before acting",
 });
@@ -106,4 +110,23 @@ export const selfVouching = patternRule({
   message: "Vouches for its own safety or claims an endorsement: only the user and the client can decide what to trust",
 });
 
-export const TRUST_RULES = [trustClaim, selfVouching];
+/**
+ * The user's own safety checks turned off by the model: commit hooks skipped, a secret scanner
+ * disabled, signatures not verified. A tool may say it has such a switch; telling the model to use
+ * it is what this reads (imperative, not "pass `no_verify` to skip hooks").
+ */
+export const safetyBypass = patternRule({
+  id: "mcp.safety-bypass",
+  severity: "high",
+  title: "Tells the model to turn off the user's safety checks",
+  prose: true,
+  triggers: ["verify", "hook", "disable", "skip", "bypass", "turn off", "switch off", "secret", "gitleaks", "trufflehog"],
+  patterns: [
+    /\b(?:run|make|create|do|commit|push)\s+(?:\w+\s+){0,3}?with\s+[`'"]?--no-verify\b|\balways\s+(?:use|pass|add)\s+[`'"]?--no-verify\b/i,
+    /\b(?:disable|skip|bypass|turn\s+off|switch\s+off|comment\s+out|uninstall)\s+(?:the\s+|all\s+|any\s+|its\s+)?(?:\w+\s+){0,2}?(?:pre-?commit|pre-?push|commit-msg|git)\s+hooks?\b/i,
+    /\b(?:disable|skip|bypass|turn\s+off|switch\s+off|silence|mute)\s+(?:the\s+)?(?:gitleaks|trufflehog|detect-secrets|secret[\s-]scann(?:er|ing)|signature\s+(?:verification|checks?))\b|\bset\s+(?:\w+\s+){0,2}?(?:gitleaks|trufflehog|detect-secrets|secret[\s-]scann(?:er|ing))\s+(?:\S+\s+){0,3}?to\s+(?:disabled|off|false|skip)\b/i,
+  ],
+  message: "Tells the model to switch off the user's safety checks (commit hooks, secret scanning, signature checks)",
+});
+
+export const TRUST_RULES = [trustClaim, selfVouching, safetyBypass];
