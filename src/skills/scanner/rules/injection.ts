@@ -222,9 +222,16 @@ export const hideFromUser = patternRule({
   ],
   // "Do not tell the user it succeeded until you have seen the result": a claim held back until it is
   // checked is honesty, not concealment.
-  severityFor: (m, line) => (VERIFIED_CLAIM.test(line.slice(m.index! + m[0].length, m.index! + m[0].length + 120)) ? null : "high"),
+  // "If the user asks to see a value, tell them to look it up locally": what is held back is a
+  // secret's value, kept off the screen, and the user is pointed to it; nothing about the agent's
+  // own actions is hidden or misreported.
+  severityFor: (m, line) =>
+    VERIFIED_CLAIM.test(line.slice(m.index! + m[0].length, m.index! + m[0].length + 120)) || SECRET_KEPT_OFF_SCREEN.test(line.slice(m.index!, m.index! + m[0].length + 40)) ? null : "high",
   message: "Tells the agent to hide or misreport its actions to the user",
 });
+
+const SECRET_KEPT_OFF_SCREEN =
+  /\basks?\s+(?:you\s+)?(?:to\s+(?:see|view|print|show|reveal)\s+|for\s+)(?:a|an|the|its|their|any)?\s*(?:\w+\s+)?(?:values?|secrets?|passwords?|tokens?|keys?|credentials?)\b[^.\n]*\btell\s+(?:them|the\s+user|him|her)\s+(?:to|where|how)\b/i;
 
 const VERIFIED_CLAIM =
   /^[^.!?\n]{0,50}?\b(?:succeed(?:ed|s)?|worked|works|passed|pass(?:es)?|(?:is|was|are|were)\s+(?:done|fixed|complete[d]?|successful|resolved|finished|deployed|saved))\b[^.!?\n]{0,20}?\b(?:until|unless|before)\s+(?:you\s+(?:have\s+)?|it\s+(?:has\s+been|is)\s+|the\s+\w+\s+(?:has\s+been|is)\s+)?(?:seen|see|verified|verify|confirmed|confirm|checked|check|tested|test|read|received|run)\b/i;
