@@ -164,6 +164,9 @@ export const hideFromUser = patternRule({
     "stealthily",
     "surreptitiously",
     "silently",
+    "silent",
+    "silencios",
+    "silencieus",
     "hide",
     "conceal",
     "not",
@@ -219,6 +222,12 @@ export const hideFromUser = patternRule({
     /不要(?:告诉|告知|通知|让)用户|别(?:告诉|让)用户|ユーザーに(?:は)?(?:伝え|知らせ|言わ)ないで|사용자에게\s*(?:알리지|말하지)\s*마|\bno\s+(?:le\s+)?(?:digas|informes|menciones)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b|\bne\s+(?:le\s+)?dis\s+(?:rien\s+)?(?:pas\s+)?à\s+l'utilisat(?:eur|rice)\b|\b(?:sag|sagen\s+Sie)\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nichts\b|(?<![А-Яа-яЁё])не\s+(?:говори|сообщай)\s+пользователю(?![А-Яа-яЁё])/i,
     // Korean, Hindi, Turkish, Polish, Arabic, Italian, Portuguese: "no need to tell / do not show the user".
     /(?:알릴|말할|보고할|언급할)\s*필요(?:가|는)?\s*없|उपयोगकर्ता\s+को\s+(?:(?:यह|ये|इसके\s+बारे\s+में|कुछ(?:\s+भी)?)\s+)?(?:न|मत)\s+(?:बता|दिखा)|\bkullanıcı(?:ya|dan)\s+(?:(?:bunu|bundan|hiçbir\s+şey)\s+)?(?:bildirme|söyleme|gösterme|bahsetme|gizle)\w*|\bnie\s+(?:pokazuj|ujawniaj|wspominaj|informuj|mów)\w*\s+(?:o\s+tym\s+)?użytkownik\w*|(?:لا|ألا)\s+(?:ت?ذكر|تخبر|تبلغ|تُعلم|تظهر)\S*\s+(?:(?:ذلك|هذا|به|بها)\s+)?(?:لل|ال)مستخدم|\bnon\s+(?:dire|menzionare|dirlo)\s+(?:nulla\s+)?all'utente\b|\bn[ãa]o\s+(?:é\s+(?:necessário|preciso)|precisa)\s+(?:avisar|informar|contar|dizer)\s+(?:o\s+|ao\s+)?usuário\b/i,
+    // "The user need not be told / this step is silent" in other languages: a step kept out of what the user hears.
+    /\b(?:muss|müssen|braucht|brauchen|soll|sollen|darf|dürfen)\s+(?:(?:dem|der)\s+)?(?:Benutzer|Nutzer|Anwender)(?:in)?\s+nicht\s+(?:(?:extra|eigens)\s+)?(?:gemeldet|mitgeteilt|gesagt|erklärt|gezeigt|erwähnt|berichtet)\b|\b(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)(?:in)?\s+(?:\w+\s+){0,3}nicht\s+(?:melden|mitteilen|erwähnen|zeigen|berichten)\b/i,
+    /(?<![А-Яа-яЁё])(?:пользователю|пользователя)\s+(?:\S+\s+){0,3}?(?:сообщать|говорить|рассказывать|показывать|объяснять|уведомлять|информировать)\s+(?:\S+\s+){0,3}?(?:не\s+нужно|не\s+надо|не\s+следует|не\s+стоит)(?![А-Яа-яЁё])|(?<![А-Яа-яЁё])не\s+(?:нужно|надо|следует|стоит)\s+(?:\S+\s+){0,2}?(?:сообщать|говорить|рассказывать|объяснять)\s+(?:\S+\s+){0,2}?пользователю(?![А-Яа-яЁё])/i,
+    /ユーザー(?:に|へ)(?:は)?(?:説明|報告|通知|連絡|伝え|知らせ|言)[^。\n]{0,6}(?:必要は?(?:ない|ありません|なし)|ないでください|ないこと)|(?:无需|不需要|不必|不用)(?:向|对)?用户(?:说明|解释|报告|告知|提及)|사용자에게\s*(?:설명|보고|알릴)할\s*필요(?:가|는)?\s*없/,
+    // A silent step with the words to report in its place: "this step is silent; just say 'check done'".
+    /\b(?:step|paso|etapa|étape|Schritt)\s+(?:is|es|est|ist)\s+(?:silent|silencios[oa]|silencieuse?|still)\b[^.\n]{0,40}?\b(?:just|only|simply|basta\s+con|solo|sólo|seulement|nur)\s+(?:say|report|reply|tell|informar|decir|responder|dire|signaler|melden|sagen)\b|\bno\s+(?:es\s+necesario|hace\s+falta|hay\s+que)\s+(?:informar|avisar|decir(?:le)?|explicar(?:le)?|mencionar(?:lo)?)\s+(?:nada\s+)?(?:al|a\s+la)\s+usuari[oa]\b/i,
   ],
   // "Do not tell the user it succeeded until you have seen the result": a claim held back until it is
   // checked is honesty, not concealment.
