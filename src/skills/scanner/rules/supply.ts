@@ -164,6 +164,7 @@ const INSTEAD = new RegExp(
   String.raw`[\`'"](${NAME})[\`'"]\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+[\`'"](${NAME})[\`'"]`,
   "gi",
 );
+const IMPORTED = /\bimport\s+([a-z][\w-]{3,})\b(?!\s*=)|\bfrom\s+([a-z][\w-]{3,})\s+import\b|\brequire\(\s*["']([a-z][\w-]{3,})["']\s*\)/gi;
 const QUOTED = new RegExp(String.raw`[\`'"](${NAME})[\`'"]`, "gi");
 
 /** Edit distance with transpositions, cut off above `max` (names are short). */
@@ -202,6 +203,12 @@ export const lookalikePackage: Rule = {
     for (const m of text.slice(0, 200_000).matchAll(QUOTED)) {
       if (named.size >= 300) break;
       named.add(m[1]!.toLowerCase());
+    }
+    // Modules the text imports are named too: "install `reqeusts` … (`import requests`)" sets the
+    // look-alike beside the module it stands in for.
+    for (const m of text.slice(0, 200_000).matchAll(IMPORTED)) {
+      if (named.size >= 300) break;
+      named.add((m[1] ?? m[2] ?? m[3])!.toLowerCase());
     }
     for (const m of text.slice(0, 200_000).matchAll(INSTEAD)) {
       if (hits.length >= 3) break;
