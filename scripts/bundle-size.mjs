@@ -1,6 +1,6 @@
 // `npm run check:bundle` (and .ci/run): builds the Worker exactly as `wrangler deploy` would upload
 // it (`wrangler deploy --dry-run --outdir`), and fails when the build fails or its gzipped size
-// passes the project's budget of 504 KiB (Cloudflare's own limit is 3 MiB on the free plan, 10 MiB
+// passes the project's budget of 516 KiB (Cloudflare's own limit is 3 MiB on the free plan, 10 MiB
 // on paid plans; every cold isolate parses the whole bundle before its first answer, so the budget
 // sits a little above what the Worker is, to catch a large dependency coming in). Large data belongs
 // in D1 through the seed mechanism, never in the bundle.
@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { gzipSync } from "node:zlib";
 import { ROOT, WRANGLER, WRANGLER_ENV, fail, runMain } from "./lib.mjs";
 
-const BUDGET = Number(process.env.BUNDLE_BUDGET_KIB ?? 504) * 1024;
+const BUDGET = Number(process.env.BUNDLE_BUDGET_KIB ?? 516) * 1024;
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 runMain(() => {

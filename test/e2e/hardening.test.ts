@@ -393,16 +393,16 @@ describe("npm run deploy", () => {
 });
 
 describe("the Worker that would go to the edge", () => {
-  it("builds with wrangler deploy --dry-run and stays under the 504 KiB gzip budget", () => {
+  it("builds with wrangler deploy --dry-run and stays under the 516 KiB gzip budget", () => {
     const r = spawnSync("node", ["scripts/bundle-size.mjs"], {
       cwd: ROOT,
       encoding: "utf8",
       env: { ...process.env, PATH: `${path.join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` },
     });
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    const m = /gzip ([\d.]+) KiB \(budget 504\.0 KiB\)/.exec(r.stdout);
+    const m = /gzip ([\d.]+) KiB \(budget 516\.0 KiB\)/.exec(r.stdout);
     expect(m, r.stdout).toBeTruthy();
     console.log(r.stdout.trim());
-    expect(Number(m![1])).toBeLessThan(504);
+    expect(Number(m![1])).toBeLessThan(516);
   });
 });

@@ -351,7 +351,9 @@ describe("skill rules: each rule's positive and negative cases", () => {
         .findings.filter((f) => f.ruleId === "persistence.startup")
         .map((f) => f.severity);
     const add = '`(crontab -l 2>/dev/null; echo "LINE") | crontab -`';
-    expect(sev(`# Report\n\n1. Ask the user what to run and when.\n2. Show the line and add it only after confirmation:\n   ${add}`)).toEqual(["low"]);
+    expect(
+      sev(`# Report\n\n1. Ask the user what to run and when.\n2. Show the line and add it only after confirmation:\n   ${add}`),
+    ).toEqual(["low"]);
     expect(sev(`# Report\n\n1. Pick the report script.\n2. Add the line:\n   ${add}`)).toEqual(["medium"]);
   });
 

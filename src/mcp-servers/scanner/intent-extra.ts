@@ -310,7 +310,8 @@ const EXTRAS: Extra[] = [
  */
 const FILE_IN_FOLDER =
   /`?([\w-]+(?:\.[\w-]+)*)`?\s+(?:file\s+)?(?:from|in|inside|under|within|of)\s+(?:the\s+|your\s+|a\s+)?`?(\.[\w-]+)`?\s+(?:folder|directory|dir)\b|\b(?:Datei|fichier|archivo|file)\s+`?([\w-]+(?:\.[\w-]+)*)`?\s+(?:im|aus\s+dem|in\s+dem|dans\s+le|du|en\s+la|de\s+la|nella|della)\s+(?:Ordner|Verzeichnis|dossier|répertoire|carpeta|directorio|cartella)\s+`?(\.[\w-]+)`?/gi;
-const HOME = /\bhome\b|Benutzerverzeichnis|Home-?Verzeichnis|r[ée]pertoire\s+personnel|carpeta\s+personal|\buser(?:'s)?\s+(?:profile|directory|folder)/i;
+const HOME =
+  /\bhome\b|Benutzerverzeichnis|Home-?Verzeichnis|r[ée]pertoire\s+personnel|carpeta\s+personal|\buser(?:'s)?\s+(?:profile|directory|folder)/i;
 function filesInFolders(text: string, lines: LineIndex): IntentHit[] {
   const out: IntentHit[] = [];
   if (!/folder|director|\bdir\b|Ordner|Verzeichnis|dossier|r[ée]pertoire|carpeta|cartella/i.test(text)) return out;

@@ -37,7 +37,9 @@ function remoteSeverity(line: string, text: string | null): { severity: Severity
     urls = [...line.matchAll(BARE_FETCH)].map((m) => ({ url: `https://${m[1]!}`, c: classifyUrl(`https://${m[1]!}`) }));
   }
   if (urls.length === 0) return { severity: "high", where: "a remote script" };
-  if (urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && ownToolHost(u.c.host, text)))) {
+  if (
+    urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && ownToolHost(u.c.host, text)))
+  ) {
     return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
   }
   const bad = urls.find((u) => u.c.kind !== "other" && u.c.kind !== "installer");
@@ -60,7 +62,10 @@ const BARE_FETCH =
  */
 function ownToolHost(host: string, text: string | null): boolean {
   if (!text) return false;
-  const labels = host.split(".").slice(0, -1).filter((l) => l.length >= 3 && !/^(?:get|install|www|sh|dl|download|cdn|raw|static|releases?)$/.test(l));
+  const labels = host
+    .split(".")
+    .slice(0, -1)
+    .filter((l) => l.length >= 3 && !/^(?:get|install|www|sh|dl|download|cdn|raw|static|releases?)$/.test(l));
   return labels.some((l) => {
     const esc = l.replace(/[-]/g, "\\-");
     // Run as a command at a line's or code span's start, with an argument, more than once.

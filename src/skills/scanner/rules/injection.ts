@@ -241,7 +241,10 @@ export const hideFromUser = patternRule({
   // secret's value, kept off the screen, and the user is pointed to it; nothing about the agent's
   // own actions is hidden or misreported.
   severityFor: (m, line) =>
-    VERIFIED_CLAIM.test(line.slice(m.index! + m[0].length, m.index! + m[0].length + 120)) || SECRET_KEPT_OFF_SCREEN.test(line.slice(m.index!, m.index! + m[0].length + 40)) ? null : "high",
+    VERIFIED_CLAIM.test(line.slice(m.index! + m[0].length, m.index! + m[0].length + 120)) ||
+    SECRET_KEPT_OFF_SCREEN.test(line.slice(m.index!, m.index! + m[0].length + 40))
+      ? null
+      : "high",
   message: "Tells the agent to hide or misreport its actions to the user",
 });
 
