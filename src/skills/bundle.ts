@@ -246,8 +246,13 @@ const CIRCULAR = Symbol("circular");
 export function parseFrontMatter(text: string): FrontMatter {
   const where = ["files", "SKILL.md"];
   const m = FRONT_MATTER.exec(text);
+  const bareCr = "SKILL.md front matter must use LF or CRLF line ends, not bare CR (the skills CLI reads only those)";
+  if (!m && text.startsWith("---") && /\r(?!\n)/.test(text)) throw badRequest(bareCr, where);
   if (!m) throw badRequest("SKILL.md must start with YAML front matter between '---' lines (no byte-order mark before it)", where);
   const source = m[1]!;
+  // YAML reads a lone CR as a line break but the `skills` CLI splits front matter on \r?\n only: it
+  // would read `name: x\rdescription: …` as one line, so the skill it installs is not the one listed.
+  if (/\r(?!\n)/.test(source)) throw badRequest(bareCr, where);
   if (source.length > MAX_FRONT_MATTER_CHARS)
     throw badRequest(`SKILL.md front matter must be at most ${MAX_FRONT_MATTER_CHARS} characters`, where);
   let root: YamlNode | null = null;

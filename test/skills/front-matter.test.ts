@@ -43,6 +43,12 @@ describe("SKILL.md front matter (YAML 1.2 core schema)", () => {
     expect(fm("base: &b {x: 1}\nmetadata: {copy: *b}\n").raw.metadata).toEqual({ copy: { x: 1 } });
   });
 
+  it("refuses bare-CR line ends in the front matter (the skills CLI splits on \\r?\\n); CRLF is read", () => {
+    expect(() => parseFrontMatter("---\nname: x\rdescription: Helps\r---\n# x\n")).toThrow(/bare CR/);
+    expect(() => parseFrontMatter("---\nname: x\rdescription: Helps\n---\n# x\n")).toThrow(/bare CR/);
+    expect(parseFrontMatter("---\r\nname: x\r\ndescription: Helps\r\n---\r\n# x\r\n").name).toBe("x");
+  });
+
   it("bounds the front matter by characters: its text, its text with aliases expanded, and its JSON", () => {
     // One long string aliased 49 times is 50 values (no bomb by count) but 50 copies of the string.
     const long = "x".repeat(2000);
