@@ -350,6 +350,11 @@ describe("publishing", () => {
       );
       expect(await env.SKILLS.head(`sha256/${await sha256Hex(enc.encode(big))}`)).toBeNull();
     }
+    // Bare-CR line ends, which the skills CLI would not read as lines.
+    const cr = `---\nname: ${name}\rdescription: Helps\n---\n# x\n`;
+    expect(expectError(await publish(owner, [{ path: "SKILL.md", content: cr }]), 400, "VALIDATION_FAILED").error.message).toMatch(
+      /bare CR/,
+    );
     expect((await env.SKILLS.list()).objects.length).toBe(before);
     expect(await countRows("SELECT COUNT(*) AS n FROM skills WHERE slug = ?", name)).toBe(0);
     expect(await countRows("SELECT COUNT(*) AS n FROM skill_versions")).toBe(versions);
