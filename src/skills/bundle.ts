@@ -195,25 +195,37 @@ function resolveAliases(root: YamlNode | null): Map<YamlNode, YamlNode> {
  * Values that aliases add to the front matter once expanded (it is stored as JSON, where an alias is
  * a copy): an anchor used inside itself is circular (no JSON form), and a few aliases nested in
  * each other can stand for millions of values (an alias bomb). Counted on the parsed value, each
- * distinct object once, so the count costs what the document is, not what it expands to.
+ * distinct object once, so the count costs what the document is, not what it expands to. `chars`
+ * is the expanded text (keys and scalars): one aliased long string is one value but a copy of all
+ * its characters each time, so a value count alone lets a 1 MiB string aliased 49 times through.
  */
 export const MAX_ALIASED_VALUES = 1000;
-function aliasedValues(value: unknown): number | "circular" {
-  const sizes = new Map<object, number>();
+/**
+ * The front matter's text, its expanded text and its stored JSON are each at most 64 KiB: SKILL.md
+ * front matter is a name, a description of ≤ 1024 characters and a little metadata, and the JSON is
+ * one D1 column (a row is at most 2 MB, and the version row holds SKILL.md too).
+ */
+export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+function aliasedValues(value: unknown): { aliased: number; chars: number } | "circular" {
+  const sizes = new Map<object, { n: number; chars: number }>();
   const open = new Set<object>();
-  const size = (v: unknown): number => {
-    if (v === null || typeof v !== "object") return 1;
+  const size = (v: unknown): { n: number; chars: number } => {
+    if (v === null || typeof v !== "object") return { n: 1, chars: String(v).length };
     const known = sizes.get(v);
     if (known !== undefined) return known;
     if (open.has(v)) throw CIRCULAR;
     open.add(v);
-    let n = 1;
-    for (const c of Object.values(v)) n += size(c);
+    const s = { n: 1, chars: 0 };
+    for (const [k, c] of Object.entries(v)) {
+      const cs = size(c);
+      s.n += cs.n;
+      s.chars += cs.chars + (Array.isArray(v) ? 0 : k.length);
+    }
     open.delete(v);
-    sizes.set(v, n);
-    return n;
+    sizes.set(v, s);
+    return s;
   };
-  let expanded: number;
+  let expanded: { n: number; chars: number };
   try {
     expanded = size(value);
   } catch (e) {
@@ -223,7 +235,7 @@ function aliasedValues(value: unknown): number | "circular" {
   // The distinct values: each object once with its direct children.
   let distinct = 1;
   for (const o of sizes.keys()) distinct += Object.keys(o).length;
-  return Math.max(0, expanded - distinct);
+  return { aliased: Math.max(0, expanded.n - distinct), chars: expanded.chars };
 }
 const CIRCULAR = Symbol("circular");
 
@@ -234,8 +246,15 @@ const CIRCULAR = Symbol("circular");
 export function parseFrontMatter(text: string): FrontMatter {
   const where = ["files", "SKILL.md"];
   const m = FRONT_MATTER.exec(text);
+  const bareCr = "SKILL.md front matter must use LF or CRLF line ends, not bare CR (the skills CLI reads only those)";
+  if (!m && text.startsWith("---") && /\r(?!\n)/.test(text)) throw badRequest(bareCr, where);
   if (!m) throw badRequest("SKILL.md must start with YAML front matter between '---' lines (no byte-order mark before it)", where);
   const source = m[1]!;
+  // YAML reads a lone CR as a line break but the `skills` CLI splits front matter on \r?\n only: it
+  // would read `name: x\rdescription: …` as one line, so the skill it installs is not the one listed.
+  if (/\r(?!\n)/.test(source)) throw badRequest(bareCr, where);
+  if (source.length > MAX_FRONT_MATTER_CHARS)
+    throw badRequest(`SKILL.md front matter must be at most ${MAX_FRONT_MATTER_CHARS} characters`, where);
   let root: YamlNode | null = null;
   let data: unknown = null;
   try {
@@ -250,14 +269,21 @@ export function parseFrontMatter(text: string): FrontMatter {
   const aliased = aliasedValues(data);
   if (aliased === "circular")
     throw badRequest("SKILL.md front matter must not contain circular aliases (an anchor used inside itself)", where);
-  if (aliased > MAX_ALIASED_VALUES)
+  if (aliased.aliased > MAX_ALIASED_VALUES)
     throw badRequest(
       `SKILL.md front matter is not valid YAML: its aliases expand to more than ${MAX_ALIASED_VALUES} values (an alias bomb)`,
       where,
     );
   if (!data || typeof data !== "object" || Array.isArray(data)) throw badRequest("SKILL.md front matter must be a YAML mapping", where);
-  // Stored as JSON with the version (aliases expanded, bounded above).
+  if (aliased.chars > MAX_FRONT_MATTER_CHARS)
+    throw badRequest(
+      `SKILL.md front matter is too large: with its aliases expanded it holds more than ${MAX_FRONT_MATTER_CHARS} characters`,
+      where,
+    );
+  // Stored as JSON with the version (aliases expanded, bounded above; escapes can still lengthen it).
   const rawJson = JSON.stringify(data);
+  if (rawJson.length > MAX_FRONT_MATTER_CHARS)
+    throw badRequest(`SKILL.md front matter is too large: stored as JSON it is more than ${MAX_FRONT_MATTER_CHARS} characters`, where);
   const fm = data as Record<string, unknown>;
   const name = fm.name;
   if (typeof name !== "string" || name.length < 1 || name.length > 64 || !NAME_RE.test(name)) {

@@ -28,18 +28,56 @@ const readings = (s: string) => {
 };
 
 /**
- * Whether a name reads as one of Lore's own: the reserved word `lore` as a whole hyphen-separated
- * token (`lore-x`, `sync-lore`, `official-lore`, `l0re-x`, `lor3-sync`, `lore2-sync`) or as the
- * whole name (`lo-re`), or the whole name reading as one of the system account's skills
- * (`loresync`, `l0re-5ync`, `lore-forurn` for `lore-forum`), each also with a trailing number.
- * Names that merely contain the letters are not refused: `explorer`, `folklore-tools`, `lorem-ipsum`
- * (the token is `folklore`, `lorem`, and no system skill reads so).
+ * The system account's skills as the seed publishes them: `lore` and the folders of data/skills (a
+ * test keeps this list equal to that folder). Reserved from the first request, before any seed has
+ * run; the publish batch adds whatever the system account has published since.
+ */
+export const SYSTEM_SKILLS: readonly string[] = [
+  LORE_SKILL,
+  "lore-check-packages",
+  "lore-find-skills",
+  "lore-forum",
+  "lore-knowledge",
+  "lore-sync",
+];
+
+/** Ordinary words that begin with the letters `lore` (as skeletons): they name no Lore skill. */
+const LORE_WORDS = new Set(["lorem", "lorenz", "lorentz", "lorenzo", "lorena", "loretta", "lorelei"].map((w) => skeleton(w)));
+/** Words that, before a final `lore`, claim it is Lore's own (`official-lore`), not a world's lore. */
+const CLAIMS = new Set(["official", "verified", "real", "true", "team", "the"].map((w) => skeleton(w)));
+
+/**
+ * Whether a name reads as one of Lore's own, and which: (a) one of the system skills' skeletons
+ * (other than `lore`) as a run of whole hyphen-separated words, also with a trailing number
+ * (`loresync`, `loresync-pro`, `official-loresync`, `l0reforum-v2`, `lorecheck-packages`,
+ * `loresync2`); (b) a word beginning with `lore` (`lore-x`, `my-l0r3-tools`, `lorehq`,
+ * `loreofficial`, `lore2sync`, `lore2024`) or the whole name beginning with it across hyphens
+ * (`lo-re`, `lo-re-official`). Not refused: ordinary words that begin with the letters (`lorem`,
+ * `lorentz`, `loretta` …), `lore` or `lores` as the last word after another (`game-lore`,
+ * `folk-lores`: a world's lore) unless that word claims it (`official-lore`), and names that only
+ * hold the letters (`explorer`, `folklore-tools`).
  */
 export function looksLikeLore(name: string, systemNames: readonly string[] = []): string | null {
+  const tokens = name.split("-");
+  const system = [...new Set([...SYSTEM_SKILLS, ...systemNames])].filter((s) => s !== LORE_SKILL);
+  for (let i = 0; i < tokens.length; i++)
+    for (let j = i + 1; j <= tokens.length; j++) {
+      const run = readings(tokens.slice(i, j).join("-"));
+      const hit = system.find((s) => run.includes(skeleton(s)));
+      if (hit) return hit;
+    }
   const word = skeleton(LORE_SKILL);
-  if (readings(name).includes(word) || name.split("-").some((t) => readings(t).includes(word))) return LORE_SKILL;
-  const mine = readings(name);
-  return systemNames.find((s) => mine.includes(skeleton(s))) ?? null;
+  for (let i = 0; i < tokens.length; i++) {
+    const read = skeleton(tokens[i]!);
+    if (!read.startsWith(word)) continue;
+    const bare = skeleton(tokens[i]!.replace(/\d+$/, ""));
+    if (LORE_WORDS.has(bare)) continue;
+    const last = i > 0 && i === tokens.length - 1;
+    if (last && (bare === word || bare === `${word}s`) && !CLAIMS.has(skeleton(tokens[i - 1]!))) continue;
+    return LORE_SKILL;
+  }
+  if (skeleton(name).startsWith(word) && !skeleton(tokens[0]!).startsWith(word)) return LORE_SKILL;
+  return null;
 }
 
 /**
@@ -57,7 +95,7 @@ export const nameReserved = (name: string, systemNames: readonly string[] = []) 
     like === null
       ? `The skill name '${name}' is reserved by Lore; choose another name`
       : like === LORE_SKILL
-        ? `The skill name '${name}' is reserved by Lore: 'lore' and names with 'lore' as a hyphen-separated word (also spelt with look-alike digits, e.g. 'l0re', 'lor3') are Lore's own skills; choose another name`
+        ? `The skill name '${name}' is reserved by Lore: 'lore' and names with a hyphen-separated word beginning with 'lore' (also spelt with look-alike digits, e.g. 'l0re', 'lor3'; a last word 'lore' as in 'game-lore' is anyone's) are Lore's own skills; choose another name`
         : `The skill name '${name}' is reserved by Lore: it reads as Lore's own skill '${like}'; choose another name`,
     { name },
   );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/core/errors";
-import { MAX_ALIASED_VALUES, parseFrontMatter } from "../../src/skills/bundle";
+import { MAX_ALIASED_VALUES, MAX_FRONT_MATTER_CHARS, parseFrontMatter } from "../../src/skills/bundle";
 
 const fm = (extra: string) => parseFrontMatter(`---\nname: x\ndescription: d\n${extra}---\n# x\n`);
 const refusal = (extra: string) => {
@@ -41,5 +41,21 @@ describe("SKILL.md front matter (YAML 1.2 core schema)", () => {
     // A large list written out is no bomb.
     expect(fm(`list: [${Array.from({ length: 3000 }, (_, i) => i).join(",")}]\n`).raw.list).toHaveLength(3000);
     expect(fm("base: &b {x: 1}\nmetadata: {copy: *b}\n").raw.metadata).toEqual({ copy: { x: 1 } });
+  });
+
+  it("refuses bare-CR line ends in the front matter (the skills CLI splits on \\r?\\n); CRLF is read", () => {
+    expect(() => parseFrontMatter("---\nname: x\rdescription: Helps\r---\n# x\n")).toThrow(/bare CR/);
+    expect(() => parseFrontMatter("---\nname: x\rdescription: Helps\n---\n# x\n")).toThrow(/bare CR/);
+    expect(parseFrontMatter("---\r\nname: x\r\ndescription: Helps\r\n---\r\n# x\r\n").name).toBe("x");
+  });
+
+  it("bounds the front matter by characters: its text, its text with aliases expanded, and its JSON", () => {
+    // One long string aliased 49 times is 50 values (no bomb by count) but 50 copies of the string.
+    const long = "x".repeat(2000);
+    expect(refusal(`s: &s ${long}\nl: [${Array(49).fill("*s").join(",")}]\n`)).toMatch(/aliases expanded.*more than 65536 characters/);
+    expect(refusal(`s: ${"x".repeat(MAX_FRONT_MATTER_CHARS)}\n`)).toMatch(/at most 65536 characters/);
+    // Escapes lengthen the JSON past the cap although the text is within it.
+    expect(refusal(`s: "${"\\x01".repeat(15000)}"\n`)).toMatch(/stored as JSON it is more than 65536/);
+    expect(fm(`s: &s ${long}\nl: [*s,*s,*s,*s,*s,*s,*s,*s,*s,*s]\n`).raw.l).toHaveLength(10);
   });
 });

@@ -336,6 +336,28 @@ describe("publishing", () => {
     // An alias bomb is refused the same way (too many aliases), not expanded.
     const bomb = `---\nname: ${name}\ndescription: d\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n---\n`;
     expectError(await publish(owner, [{ path: "SKILL.md", content: bomb }]), 400, "VALIDATION_FAILED");
+    // A long string aliased many times (too many characters once expanded), and a string too long
+    // for the front matter at all: a 400 before anything is stored, not a D1 or JSON failure.
+    const copies = (n: number, a: string) => `[${Array(n).fill(a).join(",")}]`;
+    for (const front of [
+      `s: &s ${"x".repeat(60_000)}\nl: ${copies(49, "*s")}\n`,
+      `s: &s ${"x".repeat(1024 * 1024)}\nl: ${copies(49, "*s")}\n`,
+      `s: &s ${"x".repeat(4 * 1024 * 1024)}\nb: &b ${copies(40, "*s")}\nc: ${copies(9, "*b")}\n`,
+    ]) {
+      const big = `---\nname: ${name}\ndescription: d\n${front}---\n# x\n`;
+      expect(expectError(await publish(owner, [{ path: "SKILL.md", content: big }]), 400, "VALIDATION_FAILED").error.message).toMatch(
+        /front matter (is too large|must be at most)/,
+      );
+      expect(await env.SKILLS.head(`sha256/${await sha256Hex(enc.encode(big))}`)).toBeNull();
+    }
+    // Bare-CR line ends, which the skills CLI would not read as lines.
+    const cr = `---\nname: ${name}\rdescription: Helps\n---\n# x\n`;
+    expect(expectError(await publish(owner, [{ path: "SKILL.md", content: cr }]), 400, "VALIDATION_FAILED").error.message).toMatch(
+      /bare CR/,
+    );
+    expect((await env.SKILLS.list()).objects.length).toBe(before);
+    expect(await countRows("SELECT COUNT(*) AS n FROM skills WHERE slug = ?", name)).toBe(0);
+    expect(await countRows("SELECT COUNT(*) AS n FROM skill_versions")).toBe(versions);
     // Ordinary anchors still work.
     const ok = await published(owner, [
       { path: "SKILL.md", content: `---\nname: ${name}\ndescription: d\nbase: &b {x: 1}\nmetadata: {copy: *b}\n---\n# x\n` },
