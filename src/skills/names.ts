@@ -50,7 +50,7 @@ const CLAIMS = new Set(["official", "verified", "real", "true", "team", "the"].m
  * Whether a name reads as one of Lore's own, and which: (a) one of the system skills' skeletons
  * (other than `lore`) as a run of whole hyphen-separated words, also with a trailing number
  * (`loresync`, `loresync-pro`, `official-loresync`, `l0reforum-v2`, `lorecheck-packages`,
- * `loresync2`); (b) a word beginning with `lore` (`lore-x`, `my-l0r3-tools`, `lorehq`,
+ * `loresync2`), or its words in another order (`sync-lore`, `forum-lore-app`); (b) a word beginning with `lore` (`lore-x`, `my-l0r3-tools`, `lorehq`,
  * `loreofficial`, `lore2sync`, `lore2024`) or the whole name beginning with it across hyphens
  * (`lo-re`, `lo-re-official`). Not refused: ordinary words that begin with the letters (`lorem`,
  * `lorentz`, `loretta` …), `lore` or `lores` as the last word after another (`game-lore`,
@@ -66,6 +66,10 @@ export function looksLikeLore(name: string, systemNames: readonly string[] = [])
       const hit = system.find((s) => run.includes(skeleton(s)));
       if (hit) return hit;
     }
+  // A system skill's words in another order (`sync-lore`, `forum-lore-app`): the same words read as the same skill.
+  const words = new Set(tokens.map((t) => skeleton(t.replace(/\d+$/, "") || t)));
+  const reordered = system.find((s) => s.split("-").every((w) => words.has(skeleton(w))));
+  if (reordered) return reordered;
   const word = skeleton(LORE_SKILL);
   for (let i = 0; i < tokens.length; i++) {
     const read = skeleton(tokens[i]!);

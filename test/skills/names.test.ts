@@ -33,7 +33,6 @@ describe("the skeleton", () => {
 
   it("names the skill a name reads as, or null", () => {
     for (const n of [
-      "lore2-sync",
       "official-lore",
       "my-l0r3-tools",
       "lo-re",
@@ -64,6 +63,11 @@ describe("the skeleton", () => {
     expect(looksLikeLore("l0r35ync", SYSTEM)).toBe("lore-sync");
     expect(looksLikeLore("loresync2", SYSTEM)).toBe("lore-sync");
     expect(looksLikeLore("lorecheck-packages", SYSTEM)).toBe("lore-check-packages");
+    // A system skill's words in another order read as that skill (a world's `game-lore` does not).
+    expect(looksLikeLore("sync-lore")).toBe("lore-sync");
+    expect(looksLikeLore("lore2-sync", SYSTEM)).toBe("lore-sync");
+    expect(looksLikeLore("forum-l0re-app", SYSTEM)).toBe("lore-forum");
+    expect(looksLikeLore("packages-check-lore", SYSTEM)).toBe("lore-check-packages");
     for (const n of [
       "explorer",
       "folklore-tools",
@@ -75,7 +79,6 @@ describe("the skeleton", () => {
       "core-sync",
       "game-lore",
       "project-lore",
-      "sync-lore",
     ])
       expect(looksLikeLore(n, SYSTEM), n).toBeNull();
   });
