@@ -37,10 +37,16 @@ function remoteSeverity(line: string, text: string | null): { severity: Severity
     urls = [...line.matchAll(BARE_FETCH)].map((m) => ({ url: `https://${m[1]!}`, c: classifyUrl(`https://${m[1]!}`) }));
   }
   if (urls.length === 0) return { severity: "high", where: "a remote script" };
+  if (urls.every((u) => u.c.kind === "installer")) return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
+  // A host named after the tool the skill goes on to run reads as the vendor's own installer, but
+  // anyone can name a host after the command they ship: medium (warn), never passed unread.
   if (
     urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && ownToolHost(u.c.host, text)))
   ) {
-    return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
+    return {
+      severity: "medium",
+      where: `the installer at ${urls[0]!.c.host}, named after the tool the skill runs (not a known installer host)`,
+    };
   }
   const bad = urls.find((u) => u.c.kind !== "other" && u.c.kind !== "installer");
   if (bad) return { severity: "critical", where: bad.c.label };
@@ -55,10 +61,10 @@ const BARE_FETCH =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b(?:\s+-{1,2}[\w-]+)*\s+["'(]?((?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/[^\s"'|)`]*)?)/gi;
 
 /**
- * The host is the tool's own domain: one of its names (`chezmoi` in get.chezmoi.io, `bun` in
- * bun.sh) is a command the same file goes on to run (`chezmoi diff`, `bun install`). The vendor
- * serving its own installer is the ordinary way a tool is set up; a lure points elsewhere (a
- * paste site, a raw IP, a look-alike name that no later command uses).
+ * The host reads as the tool's own domain: one of its names (`chezmoi` in get.chezmoi.io) is a
+ * command the same file goes on to run (`chezmoi diff`, `chezmoi apply`). The vendor serving its
+ * own installer is the ordinary way a tool is set up, so such a host is not a lure's `high`; but an
+ * attacker can name a host after the command they ship, so it is `medium`, not a known installer's `low`.
  */
 function ownToolHost(host: string, text: string | null): boolean {
   if (!text) return false;
