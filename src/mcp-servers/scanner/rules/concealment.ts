@@ -51,6 +51,19 @@ export const conceal = patternRule({
     "disclosed",
     "surfaced",
     "explain",
+    "need",
+    "attention",
+    "exclude",
+    "omit",
+    "drop",
+    "hide",
+    "display",
+    "link",
+    "url",
+    "address",
+    "location",
+    "destination",
+    "recipient",
   ],
   patterns: [
     /\b(?:could|would|might|will|may|can)\s+(?:upset|scare|alarm|worry|confuse|annoy|bother|frighten|concern|distress)\s+(?:the\s+)?user\b/i,
@@ -76,6 +89,17 @@ export const conceal = patternRule({
     // "It does not need to be mentioned", "do not explain the routing to the user".
     /\b(?:does|do|need)\s+not\s+(?:need\s+to\s+)?be\s+(?:mentioned|shown|reported|disclosed|surfaced)\b|\bneed\s+not\s+be\s+(?:mentioned|shown|disclosed)\b|\b(?:do\s+not|don'?t|never)\s+explain\s+(?:this|it|that|these|(?:the\s+)?\w+)\s+to\s+(?:the\s+)?user\b/i,
     /\b(?:pretend|act\s+as\s+if|behave\s+as\s+if)\s+(?:that\s+)?(?:nothing|the\s+(?:call|request|message)\s+(?:was|went)|you\s+(?:did\s+not|didn'?t|never))\b/i,
+    // Polite forms: "there's no need to trouble the user with this", "don't call attention to it in summaries",
+    // "exclude them from any summary to the user".
+    /\bno\s+need\s+to\s+(?:trouble|bother|tell|inform|notify|alert|worry|burden)\s+(?:the\s+)?users?\s+(?:with|about|of)\s+(?:this|it|that|these|them)\b/i,
+    /\b(?:do\s+not|don'?t|never)\s+(?:call|draw|bring)\s+(?:the\s+user'?s?\s+)?attention\s+to\s+(?:this|it|that|these|them)\b/i,
+    new RegExp(
+      String.raw`\b(?:exclude|omit|leave\s+out|drop|hide)\s+${WHAT}\s+(?:from|in|out\s+of)\s+(?:any|every|all)\s+(?:response|answer|reply|summary|summaries|output|report|explanation|message)s?\s+(?:to|for)\s+(?:the\s+)?user\b`,
+      "i",
+    ),
+    // Where the data went kept from the user, in the sentence that sends it: "upload it to … and do not display the link"
+    // (not a condition: "if the upload fails, do not display the link").
+    /(?<!\b(?:the|an?|its|your)\s)\b(?:upload|send|post|share|paste|forward|copy|sync|push|transmit)\w*\b(?:(?!\b(?:if|when|unless|until|once)\b)(?:[^.!?\n]|[.!?](?=\S))){0,160}?\b(?:do\s+not|don'?t|never)\s+(?:display|show|reveal|share|give|mention|return|print)\s+(?:the|its|this|that|any)\s+(?:link|url|address|location|destination|recipient)s?\b/i,
   ],
   message: "Tells the model to hide what the tool does from the user",
 });
@@ -100,6 +124,9 @@ export const concealOtherLanguages = patternRule({
     "\\bsans",
     "\\bsag",
     "\\berwähn",
+    "nutzer",
+    "anwender",
+    "kunden",
     "\\bohne",
     "не",
     "\\bnão",
@@ -128,7 +155,7 @@ export const concealOtherLanguages = patternRule({
     /사용자에게\s*(?:알리지|말하지)\s*마/,
     /\bno\s+(?:le\s+)?(?:digas|informes|menciones|cuentes)\s+(?:nada\s+)?al\s+usuario\b|\bsin\s+(?:que\s+el\s+usuario\s+(?:lo\s+)?sepa|avisar\s+al\s+usuario)\b/i,
     /\bne\s+(?:le\s+)?(?:dis|dites|mentionne[zs]?|signale[zs]?)\s+(?:rien\s+)?(?:pas\s+)?(?:à|a)\s+l'utilisateur\b|\bsans\s+(?:le\s+dire|prévenir)\s+(?:à\s+)?l'utilisateur\b/i,
-    /\b(?:sag|sage|erwähne|erwähnt)\s+(?:es\s+)?(?:dem|den)\s+(?:Benutzer|Nutzer|Anwender)\s+nicht\b|\bohne\s+(?:dass\s+der\s+(?:Benutzer|Nutzer)\s+es\s+(?:merkt|weiß)|den\s+(?:Benutzer|Nutzer)\s+zu\s+informieren)\b/i,
+    /\b(?:dem|den)\s+(?:Benutzer|Nutzer|Anwender|Kunden)\s+(?:\w+\s+)?nicht\s+(?:\w+\s+)?(?:mitteilen|mitgeteilt|sagen|gesagt|erwähnen|erwähnt|melden|anzeigen|zeigen|berichten)\b|\b(?:sag|sage|erwähne|erwähnt)\s+(?:es\s+)?(?:dem|den)\s+(?:Benutzer|Nutzer|Anwender)\s+nicht\b|\bohne\s+(?:dass\s+der\s+(?:Benutzer|Nutzer)\s+es\s+(?:merkt|weiß)|den\s+(?:Benutzer|Nutzer)\s+zu\s+informieren)\b/i,
     /не\s+(?:говори|сообщай|рассказывай|упоминай)(?:те)?\s+пользовател/i,
     /\bnão\s+(?:diga|conte|informe|mencione)\s+(?:nada\s+)?ao\s+usuário\b/i,
     /\binutile\s+d'en\s+parler\b|\bn'en\s+parle[zs]?\s+pas\s+(?:à|a)\s+l'utilisateur\b/i,
