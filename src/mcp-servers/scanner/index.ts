@@ -37,6 +37,7 @@ import { STEERING_RULES } from "./rules/steering";
 import { FLOW_RULES } from "./rules/flow";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
 import { LURE_RULES } from "./rules/lures";
+import { INTEREST_RULES } from "./rules/interest";
 import { checkNames } from "./names";
 import { fixedDestinations, scalarProperties, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
@@ -74,6 +75,7 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
   ...FLOW_RULES,
   ...DESTRUCTIVE_RULES,
   ...LURE_RULES,
+  ...INTEREST_RULES,
 ];
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */

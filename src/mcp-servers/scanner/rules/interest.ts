@@ -1,0 +1,78 @@
+/**
+ * Acting against the user's interest without the user's say: a tool's text that tells the model to
+ * approve, merge or pay on its own (skipping the review or the user the step exists for), or to
+ * whitewash what a review, scanner or monitor found ("report them as clean", "never report findings
+ * in src/telemetry"). A code-review, expense or alerting server that approves, merges or silences
+ * at the user's request is doing its job and passes: the rules need the skipped review or the
+ * whitewash itself, not the verb.
+ */
+import { isNegated } from "../../../scan";
+import { directive, find, global, sentenceRule } from "../sentence-rule";
+
+/** An approving act, as a verb: approve, merge, accept, sign off, authorize, pay, release funds. */
+const APPROVE =
+  /\b(?:auto-?)?(?:approv(?:e|es|ed|ing)|merg(?:e|es|ed|ing)|accept(?:s|ed|ing)?|sign(?:s|ed)?\s+off|authori[sz](?:e|es|ed|ing)|pay|paid|releas(?:e|ed|ing)\s+(?:the\s+)?(?:payment|funds))(?![\w-])/i;
+
+/** What the approval exists for, skipped: the review, the user, a look at what is approved. */
+const SKIPPED =
+  /\bwithout\s+(?:\w+\s+){0,3}?(?:review\w*|inspect\w*|check\w*|present\w*|show\w*|ask\w*|confirm\w*|look\w*|read\w*|the\s+user\b|user\s+(?:input|approval|consent|confirmation))|\b(?:do\s+not|don'?t|never|no\s+need\s+to|skip(?:ping)?)\s+(?:to\s+)?(?:inspect\w*|review\w*|check\w*|read\w*|look\w*\s+at|examin\w*|open\w*|verify\w*|show\w*|present\w*)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:diff|changes?|code|patch|amounts?|items?|details|contents?|receipts?|invoices?|expenses?|requests?|pull\s+requests?|prs?|them|it)\b|\beven\s+(?:if|when|though)\s+(?:\w+\s+){0,4}?(?:looks?|seems?|appears?)\s+(?:\w+\s+)?(?:unusual|suspicious|wrong|odd|off|high|large|risky|unfamiliar)\b|\b(?:state|say|report|tell\s+the\s+user)\s+(?:that\s+)?(?:the\s+)?(?:review|check|audit)\s+(?:has\s+)?(?:passed|succeeded|was\s+(?:done|completed|clean))\b/i;
+
+/** The approving verb in the mouth of a refusal: "the server refuses to merge without a review". */
+const REFUSED_BEFORE =
+  /\b(?:refuses?|declines?|cannot|can'?t|won'?t|will\s+not|not\s+allowed|unable|blocks?|prevents?|forbids?|rejects?)\s+(?:to\s+)?(?:\w+\s+)?$/i;
+
+export const approvalBypass = sentenceRule({
+  id: "mcp.approval-bypass",
+  severity: "high",
+  title: "Approves, merges or pays on its own, skipping the review",
+  triggers: ["approv", "auto-approv", "autoapprov", "merg", "accept", "sign", "authori", "pay", "paid", "releas"],
+  check(s) {
+    const skip = find(s, SKIPPED);
+    if (!skip) return null;
+    // The act the skip belongs to: the last one before it ("merge … without review"), else the first after ("Without asking, approve …").
+    let act: RegExpMatchArray | null = null;
+    const g = global(APPROVE);
+    for (let m = g.exec(s); m; m = g.exec(s)) {
+      if (m.index! < skip.index! || !act) act = m;
+      if (m.index! > skip.index!) break;
+    }
+    g.lastIndex = 0;
+    if (!act || isNegated(s, act.index!) || REFUSED_BEFORE.test(s.slice(Math.max(0, act.index! - 40), act.index))) return null;
+    return {
+      index: act.index!,
+      length: act[0].length,
+      message: `Tells the model to ${act[0].toLowerCase()} on its own, skipping what the approval is for ("${skip[0].trim()}"): the user's review is taken out of the step`,
+    };
+  },
+});
+
+/** Telling the user a finding is not there: "report them as clean", "describe such files as vetted vendor code". */
+const WHITEWASH =
+  /\b(?:report|describe|present|label|classify|call|list|show|summari[sz]e|mark)\s+(?:them|it|these|those|this|such\s+\w+|(?:the|all|any|every|each)\s+(?:\w+\s+){0,2}?(?:findings?|alerts?|results?|files?|packages?|issues?|warnings?|vulnerabilit\w+|cves?|hits?|code))\s+as\s+(?:\w+\s+)?(?:clean|safe|benign|vetted|secure|trusted|passing|passed|harmless|false\s+positives?|not\s+vulnerable|unaffected|reviewed)\b/i;
+
+/** Keeping findings about chosen things out of what is reported: "never report findings in src/telemetry/*.js". */
+const UNREPORTED =
+  /\b(?:never|do\s+not|don'?t)\s+(?:report|flag|mention|surface|raise|show|list|include|escalate)\s+(?:any\s+)?(?:findings?|alerts?|vulnerabilit\w+|cves?|issues?|warnings?|detections?)\s+(?:in|for|about|on|from|mentioning|concerning|involving|related\s+to)\b/i;
+
+/** The user's own choice of what is muted: files they listed, alerts they dismissed. */
+const USER_CHOICE =
+  /\b(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:marked|chose|chosen|selected|accepted|confirm\w*|configured|listed|ignored|muted|dismissed|snoozed|approved|asks?\s+(?:you\s+)?to|requests?|requested)\b|\b(?:at|on|per)\s+(?:the\s+)?user'?s?\s+request\b|\bignore\s+(?:file|list)\b|\.\w*ignore\b|\bbaseline\b|\ballow-?list\w*\b|\bsuppressions?\s+file\b/i;
+
+export const suppressFindings = sentenceRule({
+  id: "mcp.suppress-findings",
+  severity: "high",
+  title: "Whitewashes what a review, scan or alert found",
+  triggers: ["report", "describe", "present", "label", "classify", "call", "list", "show", "summari", "mark", "never", "not", "don"],
+  check(s) {
+    const m = directive(s, WHITEWASH) ?? find(s, UNREPORTED);
+    if (!m || USER_CHOICE.test(s)) return null;
+    return {
+      index: m.index!,
+      length: m[0].length,
+      message:
+        "Tells the model to report chosen findings, alerts or packages as clean, or to leave them out: the user is told there is nothing to see",
+    };
+  },
+});
+
+export const INTEREST_RULES = [approvalBypass, suppressFindings];
