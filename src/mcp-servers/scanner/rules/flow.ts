@@ -33,7 +33,7 @@ function ownCredential(c: IntentChain, text: string): boolean {
   // No place written down ("sent only to the given host"): the call goes where the user points the
   // server, so a token named after the server's own service ("a Sentry auth token" in a Sentry
   // server) is what the call needs. Hidden, published or rendered it still leaks.
-  if (!hosts.length) return c.sink.kind === "network" && !c.conceal && namedOwn(c, text);
+  if (!hosts.length) return c.sink.kind === "network" && !c.conceal && (namedOwn(c, text) || forTheDestination(c, text));
   // A credential whose home the model knows (an .npmrc is npm's, a Docker config Docker's) is the server's own only at that home:
   // a host named like the server's words ("cache.example.com" for a cache tool) does not make a Docker login its business.
   const home = c.source.home;
@@ -45,6 +45,17 @@ function namedOwn(c: IntentChain, text: string): boolean {
   if (c.source.home?.length) return false;
   const words = text.slice(Math.max(0, c.source.index - 30), c.source.index + c.source.length).split(/[^A-Za-z0-9]+/);
   return words.slice(-6).some((w) => w.length >= 4 && ownWord(w));
+}
+/**
+ * A credential said to be the one of the place the request goes ("the user's Authorization token for
+ * that API", in a generic HTTP client the user points at their own API): the request carries it
+ * where it belongs. Said of no written-in host; hidden, it still leaks.
+ */
+function forTheDestination(c: IntentChain, text: string): boolean {
+  const after = text.slice(c.source.index + c.source.length, c.source.index + c.source.length + 60).split(/[.!?](?:\s|$)|\n/, 1)[0]!;
+  return /^\s*(?:\w+\s+)?(?:for|of)\s+(?:that|this|the\s+same|the\s+target|the\s+destination|the\s+user'?s?)\s+(?:API|service|host|server|endpoint|site|account)\b/i.test(
+    after,
+  );
 }
 const BARE_HOST = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}\b/gi;
 
@@ -83,13 +94,19 @@ function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   if (securityServer() && EXAMPLE.test(lead)) return false;
   if (FILE_KINDS.has(h.kind) && (PATH_ONLY.test(seg.text) || NAME_IN_FILE.test(seg.text)) && !CONTENT.test(seg.text)) return false;
   if (h.kind !== "conversation" && h.kind !== "private-data") return true;
+  // The text the tool works on, said so ("the complete transcript of the meeting to summarize"): its input, not a leak.
+  if (h.kind === "private-data" && WORK_INPUT.test(seg.text.slice(h.index - seg.start, h.index - seg.start + 100).split(/[.!?](?:\s|$)|\n/, 1)[0]!))
+    return false;
   const around = seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start + 300);
   // The conversation is this one (the agent's own context), not a prompt or transcript for something else.
   return BULK.test(around) && (h.kind !== "conversation" || OWN_CONTEXT.test(around));
 }
 
+const WORK_INPUT =
+  /\bto\s+(?:be\s+)?(?:summari[sz]e|translate|analy[sz]e|classify|proofread|transcribe|format|review|index|parse|convert|render|score|tag|redact)d?\b/i;
+// The user's other chats count too ("the transcripts of the user's 20 most recent chats"): their messaging history, not a text to work on.
 const OWN_CONTEXT =
-  /\b(?:you|your|yours|ton|ta|tes|votre|vos|tu|tus|dein\w*|tuo|tua|tuoi|seu|sua|teu|tua|this\s+(?:chat|conversation|session|thread|dialog(?:ue)?)|so\s+far|up\s+to\s+now|above|earlier|our|hasta\s+ahora|até\s+agora|jusqu'ici|finora)\b|bisherig|到目前为止|迄今|これまで|今まで|지금까지|이\s*대화|до\s+сих\s+пор|этого\s+(?:чата|диалога)/i;
+  /\b(?:the\s+user'?s|their)\s+(?:\w+\s+){0,3}?(?:chats|conversations|threads|dms|direct\s+messages|inbox(?:es)?)\b|\b(?:you|your|yours|ton|ta|tes|votre|vos|tu|tus|dein\w*|tuo|tua|tuoi|seu|sua|teu|tua|this\s+(?:chat|conversation|session|thread|dialog(?:ue)?)|so\s+far|up\s+to\s+now|above|earlier|our|hasta\s+ahora|até\s+agora|jusqu'ici|finora)\b|bisherig|到目前为止|迄今|これまで|今まで|지금까지|이\s*대화|до\s+сих\s+пор|этого\s+(?:чата|диалога)/i;
 
 /** A parameter that takes where a file is, not what is in it (a kubeconfig path, the .env to lint): the tool reads it where it is. */
 const PATH_ONLY = /\b(?:path|location|filename|file\s+name|directory|folder)\b/i;
