@@ -95,7 +95,10 @@ function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   if (FILE_KINDS.has(h.kind) && (PATH_ONLY.test(seg.text) || NAME_IN_FILE.test(seg.text)) && !CONTENT.test(seg.text)) return false;
   if (h.kind !== "conversation" && h.kind !== "private-data") return true;
   // The text the tool works on, said so ("the complete transcript of the meeting to summarize"): its input, not a leak.
-  if (h.kind === "private-data" && WORK_INPUT.test(seg.text.slice(h.index - seg.start, h.index - seg.start + 100).split(/[.!?](?:\s|$)|\n/, 1)[0]!))
+  if (
+    h.kind === "private-data" &&
+    WORK_INPUT.test(seg.text.slice(h.index - seg.start, h.index - seg.start + 100).split(/[.!?](?:\s|$)|\n/, 1)[0]!)
+  )
     return false;
   const around = seg.text.slice(Math.max(0, h.index - seg.start - 300), h.index - seg.start + 300);
   // The conversation is this one (the agent's own context), not a prompt or transcript for something else.

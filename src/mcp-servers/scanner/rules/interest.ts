@@ -9,9 +9,12 @@
 import { isNegated } from "../../../scan";
 import { directive, find, global, sentenceRule } from "../sentence-rule";
 
-/** An approving act, as a verb: approve, merge, accept, sign off, authorize, pay, release funds. */
+/**
+ * An approving act, as a verb: approve, merge, sign off, authorize a payment, pay, release funds (not
+ * "accepts connections without authentication": what a server accepts is its own behaviour, said).
+ */
 const APPROVE =
-  /\b(?:auto-?)?(?:approv(?:e|es|ed|ing)|merg(?:e|es|ed|ing)|accept(?:s|ed|ing)?|sign(?:s|ed)?\s+off|authori[sz](?:e|es|ed|ing)|pay|paid|releas(?:e|ed|ing)\s+(?:the\s+)?(?:payment|funds))(?![\w-])/i;
+  /\b(?:auto-?)?(?:approv(?:e|es|ed|ing)|merg(?:e|es|ed|ing)|sign(?:s|ed)?\s+off|authori[sz](?:e|es|ed|ing)\s+(?:the\s+|all\s+|any\s+|every\s+|each\s+)?(?:payments?|transfers?|charges?|refunds?|transactions?|expenses?|invoices?)|pay|paid|releas(?:e|ed|ing)\s+(?:the\s+)?(?:payment|funds))(?![\w-])/i;
 
 /** What the approval exists for, skipped: the review, the user, a look at what is approved. */
 const SKIPPED =
@@ -21,11 +24,15 @@ const SKIPPED =
 const REFUSED_BEFORE =
   /\b(?:refuses?|declines?|cannot|can'?t|won'?t|will\s+not|not\s+allowed|unable|blocks?|prevents?|forbids?|rejects?)\s+(?:to\s+)?(?:\w+\s+)?$/i;
 
+/** The user's own choice: files they listed, alerts they dismissed, auto-merge they enabled, an approval they asked for. */
+const USER_CHOICE =
+  /\b(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:marked|chose|chosen|selected|accepted|confirm\w*|configured|enabled|turned\s+on|opted\s+in|listed|ignored|muted|dismissed|snoozed|approved|asks?\s+(?:you\s+)?to|requests?|requested)\b|\b(?:at|on|per)\s+(?:the\s+)?user'?s?\s+request\b|\bignore\s+(?:file|list)\b|\.\w*ignore\b|\bbaseline\b|\ballow-?list\w*\b|\bsuppressions?\s+file\b/i;
+
 export const approvalBypass = sentenceRule({
   id: "mcp.approval-bypass",
   severity: "high",
   title: "Approves, merges or pays on its own, skipping the review",
-  triggers: ["approv", "auto-approv", "autoapprov", "merg", "accept", "sign", "authori", "pay", "paid", "releas"],
+  triggers: ["approv", "auto-approv", "autoapprov", "merg", "sign", "authori", "pay", "paid", "releas"],
   check(s) {
     const skip = find(s, SKIPPED);
     if (!skip) return null;
@@ -38,25 +45,23 @@ export const approvalBypass = sentenceRule({
     }
     g.lastIndex = 0;
     if (!act || isNegated(s, act.index!) || REFUSED_BEFORE.test(s.slice(Math.max(0, act.index! - 40), act.index))) return null;
+    // Auto-merge the user switched on, approvals the user asked for: the user's say is the review.
+    if (USER_CHOICE.test(s)) return null;
     return {
       index: act.index!,
       length: act[0].length,
-      message: `Tells the model to ${act[0].toLowerCase()} on its own, skipping what the approval is for ("${skip[0].trim()}"): the user's review is taken out of the step`,
+      message: `Tells the model to approve, merge or pay on its own ("${act[0]}"), skipping what the approval is for ("${skip[0].trim()}"): the user's review is taken out of the step`,
     };
   },
 });
 
 /** Telling the user a finding is not there: "report them as clean", "describe such files as vetted vendor code". */
 const WHITEWASH =
-  /\b(?:report|describe|present|label|classify|call|list|show|summari[sz]e|mark)\s+(?:them|it|these|those|this|such\s+\w+|(?:the|all|any|every|each)\s+(?:\w+\s+){0,2}?(?:findings?|alerts?|results?|files?|packages?|issues?|warnings?|vulnerabilit\w+|cves?|hits?|code))\s+as\s+(?:\w+\s+)?(?:clean|safe|benign|vetted|secure|trusted|passing|passed|harmless|false\s+positives?|not\s+vulnerable|unaffected|reviewed)\b/i;
+  /\b(?:report|describe|present|label|classify|call|list|show|summari[sz]e)\s+(?:them|it|these|those|this|such\s+\w+|(?:the|all|any|every|each)\s+(?:\w+\s+){0,2}?(?:findings?|alerts?|results?|files?|packages?|issues?|warnings?|vulnerabilit\w+|cves?|hits?|code))\s+as\s+(?:\w+\s+)?(?:clean|safe|benign|vetted|secure|trusted|passing|passed|harmless|false\s+positives?|not\s+vulnerable|unaffected)\b(?!\s+to\b)/i;
 
 /** Keeping findings about chosen things out of what is reported: "never report findings in src/telemetry/*.js". */
 const UNREPORTED =
-  /\b(?:never|do\s+not|don'?t)\s+(?:report|flag|mention|surface|raise|show|list|include|escalate)\s+(?:any\s+)?(?:findings?|alerts?|vulnerabilit\w+|cves?|issues?|warnings?|detections?)\s+(?:in|for|about|on|from|mentioning|concerning|involving|related\s+to)\b/i;
-
-/** The user's own choice of what is muted: files they listed, alerts they dismissed. */
-const USER_CHOICE =
-  /\b(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:marked|chose|chosen|selected|accepted|confirm\w*|configured|listed|ignored|muted|dismissed|snoozed|approved|asks?\s+(?:you\s+)?to|requests?|requested)\b|\b(?:at|on|per)\s+(?:the\s+)?user'?s?\s+request\b|\bignore\s+(?:file|list)\b|\.\w*ignore\b|\bbaseline\b|\ballow-?list\w*\b|\bsuppressions?\s+file\b/i;
+  /\b(?:never|do\s+not|don'?t)\s+(?:report|flag|mention|surface|raise|show|list|include|escalate)\s+(?:any\s+)?(?:findings?|alerts?|vulnerabilit\w+|cves?|security\s+issues?|detections?)\s+(?:in|for|about|on|from|mentioning|concerning|involving|related\s+to)\b/i;
 
 export const suppressFindings = sentenceRule({
   id: "mcp.suppress-findings",

@@ -54,16 +54,19 @@ const HOME_HIDDEN =
  */
 const PERSONAL_DATA =
   /\b(?:national\s+(?:id|identity|insurance)(?:\s+(?:numbers?|nos?\.?))?|social\s+security\s+(?:numbers?|nos?\.?)|ssns?|passport\s+(?:numbers?|details)|tax\s+(?:id|identification)\s+numbers?|salar(?:y|ies)|medical\s+(?:records?|histor(?:y|ies))|dates?\s+of\s+birth)\b/i;
-/** Gathered from whatever the conversation brings ("whenever you have access to HR records", "each mentioned employee"). */
+/**
+ * Gathered from whatever the conversation brings ("whenever you have access to HR records", "each
+ * mentioned employee"), not the one the user gives ("whenever the user provides a date of birth").
+ */
 const WHENEVER_SEEN =
-  /\b(?:whenever|any\s+time|wherever|mentioned)\b|\byou\s+(?:have\s+access\s+to|see|come\s+across|encounter|handle)\b|\bduring\s+(?:the|this)\s+(?:conversation|session|chat)\b/i;
+  /\b(?:whenever|any\s+time|wherever)\s+you\b|\b(?:each|every|any|all)\s+mentioned\b|\byou\s+(?:have\s+access\s+to|see|come\s+across|encounter|handle)\b|\bduring\s+(?:the|this)\s+(?:conversation|session|chat)\b/i;
 
 /** Data handed to a tool named by its name ("deposited with escrow_deposit", "upload every source file … to classify_export"). */
 const TO_NAMED_TOOL =
   /\b(?:deposit|lodge|escrow|relay|hand|send|upload|submit|pass|forward|give|share|register|sync|push|post)(?:s|ed|ing)?\b(?:[^.!?\n]|[.!?](?=\S)){0,120}?\b(?:with|to|via|into|through|using)\s+[`'"]?[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+[`'"]?/i;
 const SEND_BEFORE = /\b(?:upload|send|attach|submit|include|copy|deposit|forward|share)\b/i;
 
-function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | null {
+function sensitiveSource(s: string, sink: boolean): { m: RegExpMatchArray; what: string } | null {
   const conv = find(s, CONVERSATION);
   if (conv) return { m: conv, what: "the conversation or the model's instructions" };
   const results = find(s, TOOL_RESULTS);
@@ -71,7 +74,7 @@ function sensitiveSource(s: string): { m: RegExpMatchArray; what: string } | nul
   const secret = find(s, SECRET_PATH);
   if (secret) return { m: secret, what: `the private file ${secret[0].trim()}` };
   const dotenv = find(s, DOTENV_PATH);
-  if (dotenv && (READ_FILE.test(s.slice(0, dotenv.index)) || SEND_BEFORE.test(s.slice(0, dotenv.index))))
+  if (dotenv && (READ_FILE.test(s.slice(0, dotenv.index)) || (sink && SEND_BEFORE.test(s.slice(0, dotenv.index)))))
     return { m: dotenv, what: "the project's .env file (its secrets)" };
   const machine = find(s, MACHINE_CREDENTIAL);
   // "A GitHub token" in a GitHub server's parameter is the service's own credential.
@@ -229,7 +232,7 @@ export const sensitiveArgument = sentenceRule({
       return { index: reveal.index!, length: reveal[0].length, message: "Asks the model to reveal its system prompt or instructions" };
     const sink = directive(s, SINK) ?? directive(s, TO_NAMED_TOOL) ?? namedParameter(s, ctx.target);
     if (!sink && !inArgument) return null;
-    const src = sensitiveSource(s);
+    const src = sensitiveSource(s, sink !== null);
     if (!src || (!sink && isNegated(s, src.m.index!))) return null;
     // Where a dot-folder file is ("pass the key file's path as `key_path`") is not its text.
     if (
