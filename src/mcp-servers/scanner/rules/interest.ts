@@ -18,7 +18,7 @@ const APPROVE =
 
 /** What the approval exists for, skipped: the review, the user, a look at what is approved. */
 const SKIPPED =
-  /\bwithout\s+(?:\w+\s+){0,3}?(?:review\w*|inspect\w*|check\w*|present\w*|show\w*|ask\w*|confirm\w*|look\w*|read\w*|the\s+user\b|user\s+(?:input|approval|consent|confirmation))|\b(?:do\s+not|don'?t|never|no\s+need\s+to|skip(?:ping)?)\s+(?:to\s+)?(?:inspect\w*|review\w*|check\w*|read\w*|look\w*\s+at|examin\w*|open\w*|verify\w*|show\w*|present\w*)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:diff|changes?|code|patch|amounts?|items?|details|contents?|receipts?|invoices?|expenses?|requests?|pull\s+requests?|prs?|them|it)\b|\beven\s+(?:if|when|though)\s+(?:\w+\s+){0,4}?(?:looks?|seems?|appears?)\s+(?:\w+\s+)?(?:unusual|suspicious|wrong|odd|off|high|large|risky|unfamiliar)\b|\b(?:state|say|report|tell\s+the\s+user)\s+(?:that\s+)?(?:the\s+)?(?:review|check|audit)\s+(?:has\s+)?(?:passed|succeeded|was\s+(?:done|completed|clean))\b/i;
+  /\bskip(?:s|ping)?\s+(?:the\s+|any\s+|a\s+)?(?:code\s+|security\s+|human\s+|user\s+)?(?:reviews?|checks?|inspections?|confirmations?|approval\s+steps?)\b|\bwithout\s+(?:\w+\s+){0,3}?(?:review\w*|inspect\w*|check\w*|present\w*|show\w*|ask\w*|confirm\w*|look\w*|read\w*|the\s+user\b|user\s+(?:input|approval|consent|confirmation))|\b(?:do\s+not|don'?t|never|no\s+need\s+to|skip(?:ping)?)\s+(?:to\s+)?(?:inspect\w*|review\w*|check\w*|read\w*|look\w*\s+at|examin\w*|open\w*|verify\w*|show\w*|present\w*)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:diff|changes?|code|patch|amounts?|items?|details|contents?|receipts?|invoices?|expenses?|requests?|pull\s+requests?|prs?|them|it)\b|\beven\s+(?:if|when|though)\s+(?:\w+\s+){0,4}?(?:looks?|seems?|appears?)\s+(?:\w+\s+)?(?:unusual|suspicious|wrong|odd|off|high|large|risky|unfamiliar)\b|\b(?:state|say|report|tell\s+the\s+user)\s+(?:that\s+)?(?:the\s+)?(?:review|check|audit)\s+(?:has\s+)?(?:passed|succeeded|was\s+(?:done|completed|clean))\b/i;
 
 /** The approving verb in the mouth of a refusal: "the server refuses to merge without a review". */
 const REFUSED_BEFORE =
@@ -61,16 +61,39 @@ const WHITEWASH =
 
 /** Keeping findings about chosen things out of what is reported: "never report findings in src/telemetry/*.js". */
 const UNREPORTED =
-  /\b(?:never|do\s+not|don'?t)\s+(?:report|flag|mention|surface|raise|show|list|include|escalate)\s+(?:any\s+)?(?:findings?|alerts?|vulnerabilit\w+|cves?|security\s+issues?|detections?)\s+(?:in|for|about|on|from|mentioning|concerning|involving|related\s+to)\b/i;
+  /\b(?:leave|keep)\s+(?:them|it|these|those|such\s+\w+)\s+out\s+of\s+(?:the|your|any|every)\s+(?:reports?|summar(?:y|ies)|findings|results|audits?|reviews?)\b|\bmark\s+(?:them|it|these|those|such\s+\w+)\s+as\s+(?:not\s+applicable|n\/a|accepted(?:\s+risks?)?|won'?t\s+fix|false\s+positives?|resolved|benign)\b|\b(?:never|do\s+not|don'?t)\s+(?:report|flag|mention|surface|raise|show|list|include|escalate)\s+(?:any\s+)?(?:findings?|alerts?|vulnerabilit\w+|cves?|security\s+issues?|detections?)\s+(?:in|for|about|on|from|mentioning|concerning|involving|related\s+to)\b/i;
+
+/** A clean verdict the result earned: "if all checks pass, report it as passing". */
+const EARNED =
+  /\b(?:if|when|once)\s+(?:all\s+|the\s+|every\s+|no\s+)?(?:checks?|tests?|scans?|builds?|it|they|findings?|results?)\s+(?:\w+\s+)?(?:pass(?:es|ed)?|succeed(?:s|ed)?|(?:is|are|comes?\s+back)\s+clean|found\s+nothing|returns?\s+nothing|remain)\b/i;
+const IRRELEVANT = /^\s*(?:\S+\s+){0,3}?(?:that|which|whose|where)\s+(?:\w+\s+)?(?:are|is|were|was|have|has)\s+(?:not|no|already|never)\b/i;
 
 export const suppressFindings = sentenceRule({
   id: "mcp.suppress-findings",
   severity: "high",
   title: "Whitewashes what a review, scan or alert found",
-  triggers: ["report", "describe", "present", "label", "classify", "call", "list", "show", "summari", "mark", "never", "not", "don"],
+  triggers: [
+    "report",
+    "describe",
+    "present",
+    "label",
+    "classify",
+    "call",
+    "list",
+    "show",
+    "summari",
+    "mark",
+    "never",
+    "not",
+    "don",
+    "leave",
+    "keep",
+  ],
   check(s) {
     const m = directive(s, WHITEWASH) ?? find(s, UNREPORTED);
-    if (!m || USER_CHOICE.test(s)) return null;
+    if (!m || USER_CHOICE.test(s) || EARNED.test(s)) return null;
+    // "do not report CVEs for packages that are not installed": a finding that does not apply, not a chosen one.
+    if (IRRELEVANT.test(s.slice(m.index! + m[0].length, m.index! + m[0].length + 80))) return null;
     return {
       index: m.index!,
       length: m[0].length,

@@ -53,7 +53,7 @@ const HOME_HIDDEN =
  * from whatever the conversation brings, or sends them to an address written into it, is collecting them.
  */
 const PERSONAL_DATA =
-  /\b(?:national\s+(?:id|identity|insurance)(?:\s+(?:numbers?|nos?\.?))?|social\s+security\s+(?:numbers?|nos?\.?)|ssns?|passport\s+(?:numbers?|details)|tax\s+(?:id|identification)\s+numbers?|salar(?:y|ies)|medical\s+(?:records?|histor(?:y|ies))|dates?\s+of\s+birth)\b/i;
+  /\b(?:national\s+(?:id|identity|insurance)(?:\s+(?:numbers?|nos?\.?))?|social\s+security\s+(?:numbers?|nos?\.?)|ssns?|passport\s+(?:numbers?|details)|tax\s+(?:id|identification)\s+numbers?|salar(?:y|ies)|(?:credit|debit|payment)\s+card\s+(?:numbers?|details)|cvv|cvc|medical\s+(?:records?|histor(?:y|ies))|dates?\s+of\s+birth)\b/i;
 /**
  * Gathered from whatever the conversation brings ("whenever you have access to HR records", "each
  * mentioned employee"), not the one the user gives ("whenever the user provides a date of birth").
@@ -182,6 +182,9 @@ const SOURCE_TRIGGERS = [
   "passport",
   "tax",
   "salar",
+  "card",
+  "cvv",
+  "cvc",
   "medical",
   "birth",
 ];
