@@ -54,7 +54,8 @@ export const CREDENTIAL_SOURCE =
   /\b(?:from|in|inside|stored\s+in|found\s+in|located\s+in|saved\s+in|kept\s+in|of)\s+(?:the\s+|your\s+|their\s+|its\s+|any\s+)?(?:(?:local|user'?s?|system'?s?|current|shell|process)\s+)?(?:environment|env\b|shell|process\.env|os\.environ|\.env\b|dotenv|~\/|\$HOME|home\s+(?:directory|folder)|config(?:uration)?\s+files?|dotfiles|keychain|keyring|credential\s+(?:store|manager|helper)|password\s+manager|browser|machine|computer|disk|file\s*system|other\s+(?:tools|servers|mcp\s+servers)|mcp\.json|settings\.json)/i;
 
 /** "all", "every", "any" before a credential (maybe with one more word: "all API tokens"): gathering them all, not using the one the service needs. */
-export const ALL_OF = /\b(?:all|every|each|any)\s+(?:of\s+(?:the|your)\s+)?(?:available\s+|stored\s+|saved\s+|local\s+|other\s+)?(?:[A-Za-z][A-Za-z0-9]*\s+)?$/i;
+export const ALL_OF =
+  /\b(?:all|every|each|any)\s+(?:of\s+(?:the|your)\s+)?(?:available\s+|stored\s+|saved\s+|local\s+|other\s+)?(?:[A-Za-z][A-Za-z0-9]*\s+)?$/i;
 
 /** A file outside the project: the home folder or a system path. */
 export const OUTSIDE_FILE =
