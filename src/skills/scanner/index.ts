@@ -62,6 +62,7 @@ import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
 import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
 import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
+import { SABOTAGE_RULES } from "./rules/sabotage";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import {
   NO_CAPABILITIES,
@@ -99,6 +100,7 @@ export const SKILL_RULES: readonly Rule[] = [
   ...AGENT_TEXT_RULES,
   ...BUNDLE_SUPPLY_RULES,
   ...SMUGGLING_RULES,
+  ...SABOTAGE_RULES,
   ...INTENT_RULES,
   ...FILE_RULES,
 ];
