@@ -77,7 +77,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-13" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-14" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
