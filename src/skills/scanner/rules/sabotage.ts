@@ -301,7 +301,7 @@ export const installerWarningDismissed: Rule = {
 
 /** Data destroyed: a data or home folder removed, a stack's volumes dropped, a database dropped, a disk wiped. */
 const DESTROY =
-  /\b(?:rm\s+-\w*[rRf]\w*\s+(?:-[\w-]+\s+)*["']?(?:\/(?:var\/lib|srv|data|opt|home|mnt|var\/www|backups?)\b|~\/?["']?(?:\s|$)|\$HOME\/?["']?(?:\s|$)|\/\*?["']?(?:\s|$))|docker(?:-|\s+)compose\s+down\s+(?:[\w-]+\s+)*?-v\b|docker\s+volume\s+(?:rm|prune)\b|dropdb\b|DROP\s+(?:DATABASE|SCHEMA)\b|mkfs\b|wipefs\b)/gi;
+  /\b(?:rm[ \t]+-\w*[rRf]\w*[ \t]+(?:-[\w-]+[ \t]+){0,8}["']?(?:\/(?:var\/lib|srv|data|opt|home|mnt|var\/www|backups?)\b|~\/?["']?(?:\s|$)|\$HOME\/?["']?(?:\s|$)|\/\*?["']?(?:\s|$))|docker(?:-|[ \t]+)compose[ \t]+down[ \t]+(?:[\w-]+[ \t]+){0,8}?-v\b|docker\s+volume\s+(?:rm|prune)\b|dropdb\b|DROP\s+(?:DATABASE|SCHEMA)\b|mkfs\b|wipefs\b)/gi;
 /** What arms it: the machine's name, the day or hour, or a long delay before it runs (a root check guards an uninstaller: not a trigger). */
 const ARMED = /\bif\b[^\n]{0,160}?(?:hostname|\$HOSTNAME|date\s+\+%[uaAwdjHmY])|\bsleep\s+\d{3,}/i;
 
