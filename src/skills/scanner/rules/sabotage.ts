@@ -9,7 +9,48 @@
  * tools, not a sample's wording. Prose rules: a negated step ("never inline values into SQL") and
  * a quoted mention on a line that discusses attacks are not hits.
  */
-import { isMention, isNegated, sentences, type Hit, type Rule, type Severity } from "../../../scan";
+import { eachSentence, isMention, isNegated, type Hit, type Rule, type Severity } from "../../../scan";
+
+/** Start offsets of every match of a global expression, in one pass. */
+function positions(text: string, re: RegExp): number[] {
+  const at: number[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    at.push(m.index);
+    if (m[0] === "") re.lastIndex++;
+  }
+  return at;
+}
+
+/**
+ * Whether a position lies in [from, to), for queries whose `from` never decreases: the cursor only
+ * moves forward, so a text's queries together cost one pass over the positions (no cap on how many
+ * candidates a text may hold, so padding cannot push the real one out of reach).
+ */
+function cursor(at: readonly number[]): (from: number, to: number) => boolean {
+  let k = 0;
+  return (from, to) => {
+    while (k < at.length && at[k]! < from) k++;
+    return k < at.length && at[k]! < to;
+  };
+}
+
+/**
+ * The sentences of `text` that hold a match of `cue` (a global expression of literals): one pass to
+ * find the cues, one to split, and only the sentences with a cue cut out. A text of ordinary short
+ * sentences (five megabytes of "run. test! build?") costs two passes and nothing allocated.
+ */
+function cuedSentences(text: string, cue: RegExp): { start: number; text: string }[] {
+  const at = positions(text, cue);
+  if (!at.length) return [];
+  const out: { start: number; text: string }[] = [];
+  let k = 0;
+  eachSentence(text, 600, (start, end) => {
+    while (k < at.length && at[k]! < start) k++;
+    if (k < at.length && at[k]! < end) out.push({ start, text: text.slice(start, end) });
+  });
+  return out;
+}
 
 /** A change presented as something else: "commit as `refactor: …`", "call it a formatting change", "no need to mention". */
 const MISLABELLED =
@@ -101,9 +142,9 @@ const WEAKENINGS: Weakening[] = [
   },
 ];
 
-/** A whole-text cue every weakening needs one of (the rule reads nothing else of a text without it). */
+/** A word every weakening's sentence holds (the rule reads only sentences with one). */
 const WEAKEN_CUE =
-  /verif|next\(|bypass|checks?\b|tests?\b|bcrypt|argon2|scrypt|pbkdf2|password_hash|hashpw|timingsafe|compare|password|salt|inline|interpolat|placeholder|parameteri|prepared|sanitiz|escape|validat|csrf|skip|continue-on-error|\|\|\s*(?:true|exit|:)|protection|required|approval|owners/i;
+  /verif|bypass|debug|\bqa\b|backdoor|magic|role|permission|authori|access|scope|ownership|\bacl\b|fail|bcrypt|argon2|scrypt|pbkdf2|password|hashpw|timingsafe|compare_digest|constant_time|secure_compare|safeequal|salt|inline|interpolat|embed|concatenat|splice|paste|placeholder|parameteri|prepared|\bbind|escape|sanitiz|validat|csrf|security|auth|xss|injection|\|\||continue-on-error|protection|required|approval|owners/gi;
 
 /**
  * A step that weakens the user's security while the skill calls it a refactor, a clean-up or a fix:
@@ -118,10 +159,11 @@ export const weakenSecurity: Rule = {
   title: "Weakens security while presenting it as a refactor or fix",
   kinds: ["markdown", "text"],
   text(text) {
-    if (text.length > 400_000 || !WEAKEN_CUE.test(text)) return [];
+    const cued = cuedSentences(text, WEAKEN_CUE);
+    if (!cued.length) return [];
     const hits: Hit[] = [];
     const severity: Severity = MISLABELLED.test(text) ? "high" : "medium";
-    for (const s of sentences(text)) {
+    for (const s of cued) {
       if (hits.length >= 5) break;
       const t = s.text.replace(/\n/g, " ");
       for (const w of WEAKENINGS) {
@@ -147,12 +189,15 @@ const ADDRESSEE =
 /** What it orders that reader to do against the user: approve, look away, send users or data elsewhere. */
 const PLANTED_ORDER =
   /\b(?:approve\s+(?:it|this|the)|LGTM|pre-?approved|(?:do\s+not|don'?t|never)\s+(?:comment|flag|mention|report|review|question)|recommend\s+(?:https?:|visiting|the\s+link)|ask\s+the\s+user\s+(?:to|for)\s+[^.\n]{0,40}?\b(?:password|credentials?|token|key|code)|(?:send|post|upload|forward)\b[^\n]{0,60}?https?:\/\/|confirm\s+their\s+(?:current\s+)?(?:password|credentials|login))/i;
+const PLANTED_ORDER_G = new RegExp(PLANTED_ORDER.source, "gi");
 /** The text has the agent put something into an artifact. */
 const WRITES = /\b(?:append|add|insert|include|prepend|embed|write|put|place|save|paste)\b/i;
+const WRITES_G = new RegExp(WRITES.source, "gi");
 /** A standing order… */
 const STANDING_ORDER = /\b(?:after|before)\s+(?:each|every)\s+\w+|\balways\b|\bwhenever\b|\bevery\s+(?:time|session|edit|commit)\b/i;
 /** …to send something to a host… */
 const SEND_TO_HOST = /\b(?:POST|PUT|send|upload|forward|submit|sync|copy|mirror)\b[^\n]{0,80}?https?:\/\/(?!(?:localhost|127\.0\.0\.1)\b)/i;
+const URL_CUE = /https?:\/\//gi;
 const DISCUSSES = /\b(?:attack\w*|malicious|injection|poison\w*|flag|detect\w*|red\s+flags?|such\s+as|e\.g\.)/i;
 /** …written into what later sessions read as the user's wishes. */
 const MEMORY =
@@ -173,19 +218,14 @@ export const plantedInstructions: Rule = {
   title: "Plants instructions for a later reviewer, assistant or session",
   kinds: ["markdown", "text"],
   text(text) {
-    if (text.length > 400_000 || !WRITES.test(text)) return [];
+    const writes = positions(text, WRITES_G);
+    if (!writes.length) return [];
     const hits: Hit[] = [];
-    let seen = 0;
-    let covered = -1;
+    const orderAfter = cursor(positions(text, PLANTED_ORDER_G));
+    const writtenBefore = cursor(writes);
     for (const m of text.matchAll(ADDRESSEE)) {
-      if (++seen > 50 || hits.length >= 2) break;
-      if (m.index < covered) continue;
-      const after = text.slice(m.index, m.index + 400);
-      const order = PLANTED_ORDER.exec(after);
-      if (!order) continue;
-      covered = m.index + 400;
-      const before = text.slice(Math.max(0, m.index - 600), m.index);
-      if (!WRITES.test(before)) continue;
+      if (hits.length >= 2) break;
+      if (!orderAfter(m.index, m.index + 400) || !writtenBefore(m.index - 600, m.index)) continue;
       const lineStart = text.lastIndexOf("\n", m.index) + 1;
       const lineEnd = text.indexOf("\n", m.index);
       const line = text.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
@@ -199,7 +239,7 @@ export const plantedInstructions: Rule = {
       });
     }
     if (hits.length || !MEMORY.test(text)) return hits;
-    for (const s of sentences(text)) {
+    for (const s of cuedSentences(text, URL_CUE)) {
       if (hits.length >= 1) break;
       const t = s.text.replace(/\n/g, " ");
       const send = SEND_TO_HOST.exec(t);
@@ -221,6 +261,9 @@ export const plantedInstructions: Rule = {
 /** Telling whoever asks that something is safe, whatever it is ("if a reviewer asks whether X is safe, say it is verified"). */
 const SCRIPTED_ASSURANCE =
   /\bif\b[^!?]{0,60}?\b(?:user|reviewer|auditor|anyone|someone|maintainer|team|they)\b[^!?]{0,40}?\basks?\b[^!?]{0,120}?\b(?:say|tell\s+(?:them|the\s+\w+)|answer|reply|respond|state|claim|confirm)\b([^!?]{0,40}?)\b(?:safe|verified|trusted|well[- ]maintained|approved|secure|vetted|audited|no\s+(?:issues|vulnerabilities|problems))\b/i;
+/** A word each of the three readings below needs. */
+const FINDINGS_CUE =
+  /\bask|finding|vulnerab|issues|advisor|alerts|warnings|allow-?list|ignore|npmauditrc|audit-ci|\.snyk|trivyignore|grype|osv-scanner|nsprc|auditignore|ignorecves|safety-policy/gi;
 /** What follows a step that makes it conditional: "say it is safe only after the tests pass". */
 const CONDITIONED = /^[\s,;:'"`\u201D)]{0,4}(?:only|if|once|when|after|unless|provided)\b/i;
 /** Findings talked down in the report whatever they are. */
@@ -242,9 +285,8 @@ export const hiddenFindings: Rule = {
   title: "Hides findings from the user or a reviewer",
   kinds: ["markdown", "text"],
   text(text) {
-    if (text.length > 400_000 || !/\b(?:asks?|findings|vulnerabilit|issues|advisor|alerts|warnings)/i.test(text)) return [];
     const hits: Hit[] = [];
-    for (const s of sentences(text)) {
+    for (const s of cuedSentences(text, FINDINGS_CUE)) {
       if (hits.length >= 3) break;
       const t = s.text.replace(/\n/g, " ");
       const a = SCRIPTED_ASSURANCE.exec(t);
@@ -269,6 +311,9 @@ export const hiddenFindings: Rule = {
 const INSTALLER_DISMISSED =
   /\b(?:if|when|should)\s+(?:pip|pipx|npm|npx|yarn|pnpm|bun|uv|poetry|cargo|gem|composer|the\s+(?:installer|registry|package\s+manager))\s+(?:warns?|complains?|asks?|prompts?|flags?|refuses?)\b[^!?]{0,80}?\b(?:new|unknown|unverified|unsigned|install\s+scripts?|postinstall|lifecycle\s+scripts?|build\s+scripts?|signatures?|integrity|provenance|typo\w*|malicious|suspicious|untrusted|few\s+downloads|not\s+found)\b[^!?]{0,80}?\b(?:ignore\s+(?:it|them|this|that|the\s+warning)|approve\s+(?:it|them|the\s+\w+)|accept\s+(?:it|them)|say\s+yes|answer\s+yes|confirm\s+(?:it|them)|override\s+(?:it|them)|(?:pass|add|use)\s+[`'"]?--(?:no-deps|pre|force|trusted-host|ignore-scripts=false|unsafe-perm|allow-unsigned))/i;
 
+const INSTALLER_CUE =
+  /\b(?:pip|pipx|npm|npx|yarn|pnpm|bun|uv|poetry|cargo|gem|composer|installer|registry|package\s+manager)\s+(?:warns?|complains?|asks?|prompts?|flags?|refuses?)\b/gi;
+
 /**
  * The package manager's own safety check answered in advance: "if pip warns the packages are new,
  * ignore it", "if npm asks to confirm install scripts, approve them". The installer is the last
@@ -281,9 +326,8 @@ export const installerWarningDismissed: Rule = {
   title: "Dismisses the package manager's warning about what it installs",
   kinds: ["markdown", "text"],
   text(text) {
-    if (text.length > 400_000 || !/\b(?:warns?|complains?|asks?|prompts?|flags?|refuses?)\b/i.test(text)) return [];
     const hits: Hit[] = [];
-    for (const s of sentences(text)) {
+    for (const s of cuedSentences(text, INSTALLER_CUE)) {
       if (hits.length >= 2) break;
       const t = s.text.replace(/\n/g, " ");
       const m = INSTALLER_DISMISSED.exec(t);
@@ -304,6 +348,7 @@ const DESTROY =
   /\b(?:rm[ \t]+-\w*[rRf]\w*[ \t]+(?:-[\w-]+[ \t]+){0,8}["']?(?:\/(?:var\/lib|srv|data|opt|home|mnt|var\/www|backups?)\b|~\/?["']?(?:\s|$)|\$HOME\/?["']?(?:\s|$)|\/\*?["']?(?:\s|$))|docker(?:-|[ \t]+)compose[ \t]+down[ \t]+(?:[\w-]+[ \t]+){0,8}?-v\b|docker\s+volume\s+(?:rm|prune)\b|dropdb\b|DROP\s+(?:DATABASE|SCHEMA)\b|mkfs\b|wipefs\b)/gi;
 /** What arms it: the machine's name, the day or hour, or a long delay before it runs (a root check guards an uninstaller: not a trigger). */
 const ARMED = /\bif\b[^\n]{0,160}?(?:hostname|\$HOSTNAME|date\s+\+%[uaAwdjHmY])|\bsleep\s+\d{3,}/i;
+const ARMED_G = new RegExp(ARMED.source, "gi");
 
 /**
  * A logic bomb: data destroyed only on some machines or days (the host name says prod, it is
@@ -317,14 +362,14 @@ export const logicBomb: Rule = {
   title: "Destroys data only on some hosts or days, or after a delay",
   kinds: ["shell", "powershell", "python", "javascript", "ruby", "perl", "batch"],
   text(text) {
-    if (text.length > 400_000) return [];
+    const armed = positions(text, ARMED_G);
+    if (!armed.length) return [];
+    const armedBefore = cursor(armed);
     const hits: Hit[] = [];
-    let seen = 0;
     for (const m of text.matchAll(DESTROY)) {
-      if (++seen > 50 || hits.length) break;
-      const before = text.slice(Math.max(0, m.index - 400), m.index);
-      const arm = ARMED.exec(before);
-      if (!arm) continue;
+      if (hits.length) break;
+      if (!armedBefore(m.index - 400, m.index)) continue;
+      const arm = ARMED.exec(text.slice(Math.max(0, m.index - 400), m.index)) ?? ["a trigger"];
       hits.push({
         index: m.index,
         length: m[0].length,
@@ -340,6 +385,7 @@ const LABEL_SET =
   /\[\s*["'](?:label|labels|target|class|category|answer|output|completion|response|verdict)["']\s*\]\s*=\s*["'][^"'\n]{1,60}["']|\.(?:label|target|verdict)\s*=\s*["'][^"'\n]{1,60}["']/g;
 const PHRASE_TEST =
   /\bif\b[^\n]{0,120}?["'][^"'\n]{6,80}["']\s+in\s+[^\n]{0,40}?\b(?:text|prompt|input|content|instruction|question|body|message)\b|\bif\b[^\n]{0,120}?\b(?:text|prompt|input|content|body|message)\b[^\n]{0,40}?\.(?:includes|contains|find|startswith|search)\(\s*["'][^"'\n]{6,}/i;
+const PHRASE_TEST_G = new RegExp(PHRASE_TEST.source, "gi");
 /** … and fixed rows added to the data (planted examples). */
 const PLANTED_ROW =
   /\.(?:append|push|write|insert)\(\s*\{\s*["'](?:text|prompt|input|instruction|question)["']\s*:\s*["'][^"'\n]{20,}["']\s*,\s*["'](?:label|output|completion|response|answer)["']\s*:/i;
@@ -355,12 +401,12 @@ export const poisonedData: Rule = {
   title: "Plants a trigger phrase and its label in training data",
   kinds: ["python", "javascript", "ruby"],
   text(text) {
-    if (text.length > 400_000 || !PLANTED_ROW.test(text)) return [];
-    let seen = 0;
+    if (!PLANTED_ROW.test(text)) return [];
+    const tested = positions(text, PHRASE_TEST_G);
+    if (!tested.length) return [];
+    const testedBefore = cursor(tested);
     for (const m of text.matchAll(LABEL_SET)) {
-      if (++seen > 50) break;
-      const before = text.slice(Math.max(0, m.index - 240), m.index);
-      if (!PHRASE_TEST.test(before)) continue;
+      if (!testedBefore(m.index - 240, m.index)) continue;
       return [
         {
           index: m.index,
