@@ -417,7 +417,8 @@ describe("skill rules: each rule's positive and negative cases", () => {
       }
     }
     expect(hits).toBeGreaterThan(300);
-  });
+    // Every case scanned twice and each flag case in five spellings: ~30 s on a shared 2-core machine.
+  }, 120_000);
 
   it("the intent model's trigger words never change a reading: gated and ungated readIntent agree on every corpus text, in other cases and spacings", () => {
     const texts: { path: string; kind: Parameters<typeof readIntent>[1]["kind"]; text: string }[] = [];

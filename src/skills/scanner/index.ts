@@ -62,6 +62,7 @@ import { MARKDOWN_RULES, markdownHidden } from "./rules/markdown";
 import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
 import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
+import { SABOTAGE_RULES } from "./rules/sabotage";
 import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
 import {
   NO_CAPABILITIES,
@@ -76,7 +77,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-13" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-14" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -99,6 +100,7 @@ export const SKILL_RULES: readonly Rule[] = [
   ...AGENT_TEXT_RULES,
   ...BUNDLE_SUPPLY_RULES,
   ...SMUGGLING_RULES,
+  ...SABOTAGE_RULES,
   ...INTENT_RULES,
   ...FILE_RULES,
 ];

@@ -99,6 +99,13 @@ const HARVEST =
   /\b(?:trufflehog\s+(?:filesystem|fs)|gitleaks\s+(?:detect|dir)\b[^\n]*--source[=\s]+|noseyparker\s+scan|detect-secrets\s+scan)\s+["']?(?:~|\$HOME|\$\{HOME\}|\/(?:home|Users|root)?\/?)(?:["'\s]|$)|\bfind\s+(?:~|\$HOME|\/)\S*\s[^\n|;]*-i?name\s+["']?(?:id_rsa|id_ed25519|\*\.pem|\*\.key|\.env|wallet\.dat|\*\.kdbx|keystore\.json|credentials)["']?/gi;
 
 /**
+ * The key handed to the SSH client as its identity (`ssh -i ~/.ssh/id_ed25519`, `rsync -e "ssh -i
+ * ${SSH_KEY:-$HOME/.ssh/id_ed25519}"`, `IdentityFile`): the client signs with it and the key never
+ * leaves the machine, so it is used, not read.
+ */
+const SSH_IDENTITY = /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?$/;
+
+/**
  * Secret reads on a line: a secret path preceded by a read, or as a string literal in code, and
  * secret harvesting over the home folder. A quoted path counts as talked about (not read) only in
  * prose: in a script or a config file a quoted path is a string the code uses.
@@ -111,7 +118,7 @@ function secretReads(line: string, code: boolean, prose = !code): SecretRead[] {
     if (m[0].length === 0) re.lastIndex++;
     const before = line.slice(Math.max(0, m.index - 120), m.index);
     const read = READ_BEFORE.test(before) || (code && CODE_STRING.test(before));
-    if (!read || isNegated(line, m.index) || (prose && isMention(line, m.index, m[0].length))) continue;
+    if (!read || SSH_IDENTITY.test(before) || isNegated(line, m.index) || (prose && isMention(line, m.index, m[0].length))) continue;
     out.push({ index: m.index, length: m[0].length, what: m[0].trim() });
   }
   for (const m of line.matchAll(HARVEST)) {

@@ -202,6 +202,13 @@ export const commandChannel: Rule = {
  */
 const HOME_ARCHIVE =
   /\btar\s+[^\n]{0,200}?(?:-C\s*["']?(?:~|\$HOME|\$\{HOME\}|\/home\/\$USER|\/Users\/\$USER)\/?["']?\s+\.(?=\s|$|["'])|\s["']?(?:~|\$HOME|\$\{HOME\})\/?["']?(?=\s|$|;|\|))|\bzip\s+-\w*r\w*\s+\S+\s+["']?(?:~|\$HOME|\$\{HOME\})\/?["']?(?=\s|$|;)|\bCompress-Archive\b[^\n]{0,40}?-Path\s+["']?(?:\$env:USERPROFILE|\$HOME|~)\\?["']?(?=\s|$)|\bmake_archive\([^\n)]{0,80}?(?:Path\.home\(\)|expanduser\(\s*["']~["']\s*\))/i;
+/** A credential folder packed whole (`tar czf x.tgz -C ~/.config gcloud`, `zip -r k.zip ~/.ssh`): every key or token in it goes along. */
+const HOME_DIR = String.raw`["']?(?:~|\$HOME|\$\{HOME\})`;
+const CREDENTIAL_DIR = String.raw`\.(?:ssh|aws|azure|kube|gnupg|docker|config\/gcloud|config\/gh)\/?["']?(?=\s|$|;|\|)`;
+const CREDENTIAL_ARCHIVE = new RegExp(
+  String.raw`\btar\s+[^\n]{0,200}?(?:-C\s*${HOME_DIR}\/\.config\/?["']?\s+(?:[\w.-]+\s+){0,4}?(?:gcloud|gh)\b|-C\s*${HOME_DIR}\/?["']?\s+(?:[\w.-]+\s+){0,4}?\.(?:ssh|aws|azure|kube|gnupg|docker)\b|\s${HOME_DIR}\/${CREDENTIAL_DIR})|\bzip\s+-\w*r\w*\s+\S+\s+${HOME_DIR}\/${CREDENTIAL_DIR}`,
+  "i",
+);
 const UPLOAD =
   /\b(?:aws\s+s3\s+(?:cp|mv|sync)|gsutil\s+cp|az\s+storage\s+blob\s+upload|rclone\s+(?:copy|sync|move)|scp|sftp)\b|\bcurl\b[^\n]{0,200}?(?:\s-T\s|--upload-file|\s-F\s|--form|--data-binary|\s-d\s*@)|\bInvoke-WebRequest\b[^\n]{0,200}?-InFile\b|\brequests\.(?:post|put)\(/i;
 
@@ -212,7 +219,19 @@ export const homeArchive: Rule = {
   triggers: ["tar", "zip", "compress-archive", "make_archive"],
   text(text) {
     const m = HOME_ARCHIVE.exec(text);
-    if (!m) return [];
+    if (!m) {
+      // A credential folder archived is a backup until the archive leaves the machine.
+      const c = CREDENTIAL_ARCHIVE.exec(text);
+      if (!c || !UPLOAD.test(text)) return [];
+      return [
+        {
+          index: c.index,
+          length: c[0].length,
+          severity: "critical",
+          message: "Packs a credential folder (SSH keys, cloud tokens) into an archive and uploads it",
+        },
+      ];
+    }
     const up = UPLOAD.test(text);
     return [
       {

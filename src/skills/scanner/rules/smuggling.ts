@@ -124,7 +124,7 @@ export const secretInArtifact: Rule = {
 // One array for every call: triggerLines caches its compiled form by identity.
 const ASK_TRIGGERS = ["ask", "request", "prompt", "paste", "type", "send", "share", "enter"];
 const ASK_SECRET =
-  /\b(?:ask|request|prompt)\w*\s+(?:from\s+)?(?:the\s+|your\s+)?(?:user|them|him|her|owner|customer)\b[^.\n]{0,80}\b(?:authenticator|one-time\s+(?:code|password)|2FA|MFA|OTP|TOTP|verification\s+code|recovery\s+codes?|backup\s+codes?|seed\s+phrase|mnemonic|private\s+key)\b/i;
+  /\b(?:ask|request|prompt)\w*\s+(?:from\s+)?(?:the\s+|your\s+)?(?:user|them|him|her|owner|customer)\b[^.\n]{0,80}\b(?:authenticator|one-time\s+(?:code|password)|2FA|MFA|OTP|TOTP|verification\s+code|recovery\s+(?:codes?|phrase|words)|backup\s+codes?|seed\s+(?:phrase|words)|\d+[- ](?:or\s+\d+[- ])?word\s+(?:recovery\s+|seed\s+)?phrase|mnemonic|private\s+key)\b/i;
 const PASTE_IN_CHAT =
   /\b(?:paste|type|send|share|enter)\s+(?:it|them|this|that|the\s+\w+|their\s+\w+|your\s+\w+)\s+(?:here\s+)?(?:in|into)\s+(?:the\s+|this\s+|our\s+)?(?:chat|conversation|reply)\b/i;
 const SECRET_NOUN =
