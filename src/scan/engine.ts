@@ -98,6 +98,18 @@ export interface HiddenText {
   line: number;
   /** How it was hidden, for messages: "base64", "tag characters", "an HTML comment". */
   via: string;
+  /**
+   * Not hidden: the text's own characters rearranged (a command continued over lines, joined), so
+   * what describes the line it starts at describes it too. Other hidden text is never described.
+   */
+  own?: boolean;
+}
+
+/** Where a hidden text sits in its target, and what describes it (null: nothing does). */
+interface HiddenAt {
+  via: string;
+  line: number;
+  describe?: DescribeFn | null;
 }
 
 export interface RunOptions {
@@ -230,18 +242,19 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   };
 
   /** Scans one text; `at` maps its lines to lines of the real file when it is hidden text. */
-  const scanText = (target: ScanTarget, text: string, hidden: { via: string; line: number } | null, depth: number) => {
+  const scanText = (target: ScanTarget, text: string, hidden: HiddenAt | null, depth: number) => {
     const lines = LineIndex.of(text);
     // A limit hit while reading this text is reported at its line of the target (hidden text: where it was found).
     limitScope(target.path, () => scanTextIn(target, text, lines, hidden, depth), hidden ? () => hidden.line : (o) => lines.lineOf(o));
   };
-  const scanTextIn = (target: ScanTarget, text: string, lines: LineIndex, hidden: { via: string; line: number } | null, depth: number) => {
+  const scanTextIn = (target: ScanTarget, text: string, lines: LineIndex, hidden: HiddenAt | null, depth: number) => {
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
-    // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden text never does.
+    // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden
+    // text never does, but for the file's own characters rearranged (described where they start).
     const describeLine: DescribeFn | null = target.describes
       ? () => target.describes!
       : hidden
-        ? null
+        ? (hidden.describe ?? null)
         : opts.describe
           ? opts.describe(target, lines)
           : null;
@@ -450,7 +463,14 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         budget.left -= h.text.length;
       }
       const via = hidden ? `${h.via} inside ${hidden.via}` : h.via;
-      scanText(target, h.text, { via, line: hidden ? hidden.line : h.line }, depth + 1);
+      // The file's own characters rearranged are described where they start (an example fence stays one).
+      let describe: DescribeFn | null = null;
+      if (h.own && !hidden && describeLine) {
+        const t = lines.line(h.line);
+        const said = describeLine(h.line, t, 0, t.length);
+        describe = () => said;
+      }
+      scanText(target, h.text, { via, line: hidden ? hidden.line : h.line, describe }, depth + 1);
     }
   };
 

@@ -1212,6 +1212,8 @@ const CODE_KINDS: ReadonlySet<string> = new Set(["shell", "powershell", "batch",
 const DATA_KINDS: ReadonlySet<string> = new Set(["json", "yaml", "toml"]);
 const COMMENT = /^\s*(?:#(?!!)|\/\/|\/\*|\*|--\s|rem\s|::)/i;
 /** Lines in code that only protect, create, delete or test a path (not a read of its content). */
+/** What stands before a key path handed to `ssh`/`scp`/`sftp -i` (rsync's `-e "ssh -i …"` too) or `IdentityFile`. */
+const SSH_IDENTITY = /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?[^\s"'|;&]{0,100}$/;
 const NOT_A_READ =
   /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
 
@@ -1610,6 +1612,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
         }
         if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;
+        // The key handed to the SSH client as its identity signs on this machine and never leaves it: used, not read.
+        if (entry.kind === "ssh-key" && u.code && SSH_IDENTITY.test(u.text.slice(Math.max(0, at - 120), at))) continue;
         // The public half of a key pair is meant to be shared ("the one without .pub" still means the private one).
         if (entry.kind === "ssh-key" && /\bpublic\b|\.pub\b/i.test(u.text) && !/\bprivate\b/i.test(u.text) && !NOT_PUBLIC.test(u.text))
           continue;

@@ -9,6 +9,7 @@
  * Bounded: at most 50 regions per text, each line at most once.
  */
 import { joinedChains, type HiddenText, type LineIndex, type ScanTarget } from "../../scan";
+import { continuedCommands } from "../../skills/scanner/rules/execution";
 import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { CONFUSABLE } from "./names";
 
@@ -60,6 +61,7 @@ function joinedLiterals(text: string, lines: LineIndex, out: HiddenText[]): void
 
 export function mcpHidden(target: ScanTarget, lines: LineIndex): HiddenText[] {
   const out = markdownHidden(target, lines);
+  out.push(...continuedCommands(target, lines));
   const text = target.text;
   if (!text) return out;
   joinedLiterals(text, lines, out);

@@ -50,7 +50,7 @@ import {
   type ScanTarget,
 } from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
-import { EXECUTION_RULES, assembledStrings, charCodeStrings, reversedStrings } from "./rules/execution";
+import { EXECUTION_RULES, assembledStrings, charCodeStrings, continuedCommands, reversedStrings } from "./rules/execution";
 import { EGRESS_RULES } from "./rules/egress";
 import { EXFILTRATION_RULES } from "./rules/exfiltration";
 import { SMUGGLING_RULES } from "./rules/smuggling";
@@ -77,7 +77,7 @@ import {
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-14" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-15" };
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -123,12 +123,13 @@ export interface SkillScan {
   uncertain: UncertainSpan[];
 }
 
-/** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed, ROT13 and concatenated strings. */
+/** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed, ROT13 and concatenated strings, commands continued over lines. */
 export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
   ...markdownHidden(target, lines),
   ...reversedStrings(target, lines),
   ...assembledStrings(target, lines),
   ...charCodeStrings(target, lines),
+  ...continuedCommands(target, lines),
 ];
 
 /** Run references are looked for in this much of a file (a limit noted when a file is longer). */

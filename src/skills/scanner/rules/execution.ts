@@ -748,3 +748,98 @@ export const EXECUTION_RULES: Rule[] = [
   clipboardHijack,
   fetchedBodyRun,
 ];
+
+/** Per script kind, what at a line's end carries the command on to the next line, and which of it the shell drops. */
+const CONTINUED: Readonly<Record<string, { goesOn: RegExp; dropped: RegExp }>> = {
+  shell: { goesOn: /(?:\\|\|\||&&|\|)[ \t]*$/, dropped: /[ \t]*\\[ \t]*$/ },
+  powershell: { goesOn: /(?:`|\|)[ \t]*$/, dropped: /[ \t]*`[ \t]*$/ },
+  batch: { goesOn: /(?:\^|\|\||&&|\|)[ \t]*$/, dropped: /[ \t]*\^[ \t]*$/ },
+};
+const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)/;
+/** A fence's language as the script kind it is ("" for none: a shell session is what an unlabelled block most often holds). */
+const FENCE_LANGUAGES: Readonly<Record<string, string>> = {
+  "": "shell",
+  bash: "shell",
+  sh: "shell",
+  shell: "shell",
+  zsh: "shell",
+  console: "shell",
+  "shell-session": "shell",
+  powershell: "powershell",
+  ps1: "powershell",
+  pwsh: "powershell",
+  bat: "batch",
+  cmd: "batch",
+  batch: "batch",
+};
+/** Bounds: a joined command of at most this many lines and characters, and this many in a file. */
+const CONTINUED_MAX_LINES = 64;
+const CONTINUED_MAX_CHARS = 8192;
+const CONTINUED_MAX_RUNS = 500;
+const CONTINUED_MAX_TOTAL = 512 * 1024;
+
+/**
+ * A command a script continues over several lines (`curl -fsSL https://… |\` then `  bash`; a pipe or
+ * `&&` at a line's end carries on too) read as the one line the shell runs: every line rule sees
+ * the joined command, so splitting a command over lines does not hide it. One pass over the lines;
+ * each joined command is bounded, and so is their number.
+ */
+export function continuedCommands(target: ScanTarget, lines: LineIndex): HiddenText[] {
+  const markdown = target.kind === "markdown";
+  let how = markdown ? undefined : CONTINUED[target.kind];
+  if (!target.text || (!how && !markdown) || !/(?:[\\`^|]|&&)[ \t]*\r?\n/.test(target.text)) return [];
+  // In Markdown, the lines of a fenced block in a shell language (or none) are read as that script.
+  let fence: string | null = null;
+  const out: HiddenText[] = [];
+  let start = 0;
+  let parts: string[] = [];
+  let size = 0;
+  let total = 0;
+  const flush = () => {
+    if (parts.length > 1 && out.length < CONTINUED_MAX_RUNS && total + size <= CONTINUED_MAX_TOTAL) {
+      out.push({ text: parts.join(" "), line: start, via: "a command continued over lines", own: true });
+      total += size;
+    }
+    parts = [];
+    size = 0;
+  };
+  for (let n = 1; n <= lines.count; n++) {
+    const line = lines.line(n);
+    if (markdown) {
+      const f = FENCE.exec(line);
+      if (f) {
+        flush();
+        if (fence === null) {
+          fence = f[1]!;
+          how = CONTINUED[FENCE_LANGUAGES[f[2]!.toLowerCase()] ?? ""];
+        } else if (f[1]!.startsWith(fence) && f[2] === "") fence = null;
+        continue;
+      }
+      if (fence === null || !how) continue;
+    }
+    if (!how) break;
+    // A line longer than a joined command may be is not part of one (and is read as it is).
+    if (line.length > CONTINUED_MAX_CHARS) {
+      flush();
+      continue;
+    }
+    const goesOn = how.goesOn.test(line.length > 64 ? line.slice(-64) : line);
+    if (parts.length === 0) {
+      if (!goesOn) continue;
+      start = n;
+    }
+    // The backslash (or backtick, caret) is the continuation itself: the shell drops it; a pipe stays.
+    const piece = (goesOn ? line.slice(0, -64) + line.slice(-64).replace(how.dropped, "") : line).trim();
+    if (parts.length >= CONTINUED_MAX_LINES || size + piece.length > CONTINUED_MAX_CHARS) {
+      flush();
+      if (!goesOn) continue;
+      start = n;
+    }
+    parts.push(piece);
+    size += piece.length + 1;
+    if (!goesOn) flush();
+    if (out.length >= CONTINUED_MAX_RUNS || total >= CONTINUED_MAX_TOTAL) break;
+  }
+  flush();
+  return out;
+}
