@@ -13,9 +13,11 @@
 import * as z from "zod/v4";
 import type { Env } from "../env";
 import { now } from "../core/clock";
-import { SCAN_STATUSES, severityRank, type Finding, type ScanStatus } from "../scan";
+import { SCAN_STATUSES, severityRank, type Finding, type ScanStatus } from "../scan/types";
 import { findingOut } from "../skills";
-import { AGENT_TEXT_RULESET, scanAgentText, type AgentTextInput } from "../skills/scanner/agent-text";
+import { AGENT_TEXT_RULESET } from "../skills/scanner/ruleset";
+import { scanAgentTextRemote } from "../skills/scanner/remote";
+import type { AgentTextInput } from "../skills/scanner/types";
 
 export const CONTENT_SCAN_STATUSES = [...SCAN_STATUSES, "unscanned"] as const;
 export type ContentScanStatus = (typeof CONTENT_SCAN_STATUSES)[number];
@@ -29,8 +31,9 @@ export interface ContentScan {
   ruleset: string;
 }
 
-export function scanContent(texts: readonly AgentTextInput[]): ContentScan {
-  const s = scanAgentText(texts);
+/** The agent-text scan in the scanner Worker; unreachable, it throws (INTERNAL) and the write stores nothing. */
+export async function scanContent(env: Pick<Env, "SCANNER">, texts: readonly AgentTextInput[]): Promise<ContentScan> {
+  const s = await scanAgentTextRemote(env, texts);
   return { status: s.status, findings: s.findings.slice(0, FINDINGS_STORED), ruleset: s.rulesetVersion };
 }
 
@@ -122,7 +125,7 @@ export async function rescanContent(env: Env, opts: { batch?: number; maxRows?: 
       const stmts: D1PreparedStatement[] = [];
       const threads = new Set<string>();
       for (const row of results) {
-        const s = scanContent(table.texts.map(([c, path]) => ({ path, text: row[c] ?? "" })));
+        const s = await scanContent(env, table.texts.map(([c, path]) => ({ path, text: row[c] ?? "" })));
         const changed = s.status !== row.scan_status;
         if (changed) result.statusChanged++;
         const touch = table.name === "kb_entries" && changed ? ", updated_at = ?5" : "";
