@@ -125,7 +125,10 @@ export async function rescanContent(env: Env, opts: { batch?: number; maxRows?: 
       const stmts: D1PreparedStatement[] = [];
       const threads = new Set<string>();
       for (const row of results) {
-        const s = await scanContent(env, table.texts.map(([c, path]) => ({ path, text: row[c] ?? "" })));
+        const s = await scanContent(
+          env,
+          table.texts.map(([c, path]) => ({ path, text: row[c] ?? "" })),
+        );
         const changed = s.status !== row.scan_status;
         if (changed) result.statusChanged++;
         const touch = table.name === "kb_entries" && changed ? ", updated_at = ?5" : "";

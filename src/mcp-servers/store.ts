@@ -252,7 +252,10 @@ async function evaluate(
   let rulesetVersion = stored?.ruleset_version ?? MCP_RULESET.version;
   let layers = stored ? (JSON.parse(stored.scan_layers) as ScanLayer[]) : [];
   if (rescanned) {
-    const judged = await judgeMcpScan(judge, known ? await scanMcpToolsRemote(env, { instructions: instructions ?? undefined, tools }) : null);
+    const judged = await judgeMcpScan(
+      judge,
+      known ? await scanMcpToolsRemote(env, { instructions: instructions ?? undefined, tools }) : null,
+    );
     content = judged.findings;
     rulesetVersion = judged.rulesetVersion;
     layers = judged.layers;
@@ -544,7 +547,10 @@ export async function rescanOutdated(
   for (const r of rows.results) {
     const tools = JSON.parse(r.tools) as McpToolInput[];
     const known = r.tools_known === 1;
-    const judged = await judgeMcpScan(judge, known ? await scanMcpToolsRemote(env, { instructions: r.instructions ?? undefined, tools }) : null);
+    const judged = await judgeMcpScan(
+      judge,
+      known ? await scanMcpToolsRemote(env, { instructions: r.instructions ?? undefined, tools }) : null,
+    );
     const content = judged.findings;
     const all = sortMcpFindings([
       ...content,

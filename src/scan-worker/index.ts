@@ -16,7 +16,14 @@ import { scanMcpTools } from "../mcp-servers/scanner";
 import type { McpScannerRpc } from "../mcp-servers/scanner/remote";
 import type { McpScanInput } from "../mcp-servers/scanner/types";
 
+const notFound = () => new Response("Not found", { status: 404 });
+
 export class Scanner extends WorkerEntrypoint implements SkillScannerRpc, McpScannerRpc {
+  /** Only RPC: an HTTP request through the binding is answered 404 like any other. */
+  override fetch() {
+    return notFound();
+  }
+
   /** The skill scanner over a bundle's files (the caller checked its size limits), with the capability diff against `previous`. */
   scanSkill(files: SkillFileInput[], previous: Capabilities | null) {
     return scanSkill(files, previous);
@@ -33,6 +40,4 @@ export class Scanner extends WorkerEntrypoint implements SkillScannerRpc, McpSca
   }
 }
 
-export default {
-  fetch: () => new Response("Not found", { status: 404 }),
-} satisfies ExportedHandler;
+export default { fetch: notFound } satisfies ExportedHandler;

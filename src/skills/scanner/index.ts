@@ -61,14 +61,7 @@ import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
 import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
-import {
-  NO_CAPABILITIES,
-  capabilityChanges,
-  capabilityFindings,
-  detectCapabilities,
-  type Capabilities,
-  type CapabilityChange,
-} from "./capabilities";
+import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities } from "./capabilities";
 import { SKILL_RULESET } from "./ruleset";
 import type { SkillFileInput, SkillScan } from "./types";
 

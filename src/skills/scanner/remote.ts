@@ -14,7 +14,12 @@ export interface SkillScannerRpc {
 
 /** scanSkill (src/skills/scanner/index.ts) in the scanner Worker; the caller has checked the bundle's size limits. */
 export const scanSkillRemote = (env: Pick<Env, "SCANNER">, files: readonly SkillFileInput[], previous: Capabilities | null) =>
-  callScanner("skill", () => scannerOf<SkillScannerRpc>(env).scanSkill(files.map((f) => ({ path: f.path, bytes: f.bytes, text: f.text })), previous));
+  callScanner("skill", () =>
+    scannerOf<SkillScannerRpc>(env).scanSkill(
+      files.map((f) => ({ path: f.path, bytes: f.bytes, text: f.text })),
+      previous,
+    ),
+  );
 
 /** scanAgentText (src/skills/scanner/agent-text.ts) in the scanner Worker. */
 export const scanAgentTextRemote = (env: Pick<Env, "SCANNER">, texts: readonly AgentTextInput[]) =>
