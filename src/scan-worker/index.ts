@@ -34,6 +34,11 @@ export class Scanner extends WorkerEntrypoint implements SkillScannerRpc, McpSca
     return scanAgentText(texts);
   }
 
+  /** The agent-text scan of many texts (a rescan batch), in one call. */
+  scanAgentTexts(items: AgentTextInput[][]) {
+    return items.map((texts) => scanAgentText(texts));
+  }
+
   /** The tool-poisoning scanner over an MCP server's instructions and tools. */
   scanMcpTools(input: McpScanInput) {
     return scanMcpTools(input);

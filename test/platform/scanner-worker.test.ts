@@ -14,7 +14,7 @@ import { AGENT_TEXT_RULESET, SKILL_RULESET } from "../../src/skills/scanner/rule
 
 /** What an unreachable scanner Worker looks like to the caller: every RPC call rejects. */
 const lost = () => Promise.reject(new Error("Network connection lost."));
-const DOWN = { SCANNER: { scanSkill: lost, scanMcpTools: lost, scanAgentText: lost, fetch: lost } };
+const DOWN = { SCANNER: { scanSkill: lost, scanMcpTools: lost, scanAgentText: lost, scanAgentTexts: lost, fetch: lost } };
 
 const uniqueWord = () => `zq${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const usage = async (a: TestAgent) => (await call("GET", "/v1/usage/today", { key: a.key })).body.metrics;

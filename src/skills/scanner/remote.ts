@@ -10,6 +10,8 @@ import type { AgentTextInput, AgentTextScan, Capabilities, SkillFileInput, Skill
 export interface SkillScannerRpc {
   scanSkill(files: SkillFileInput[], previous: Capabilities | null): SkillScan | Promise<SkillScan>;
   scanAgentText(texts: AgentTextInput[]): AgentTextScan | Promise<AgentTextScan>;
+  /** Many agent texts in one call (a rescan batch): one RPC call rather than one per row. */
+  scanAgentTexts(items: AgentTextInput[][]): AgentTextScan[] | Promise<AgentTextScan[]>;
 }
 
 /** scanSkill (src/skills/scanner/index.ts) in the scanner Worker; the caller has checked the bundle's size limits. */
@@ -24,3 +26,9 @@ export const scanSkillRemote = (env: Pick<Env, "SCANNER">, files: readonly Skill
 /** scanAgentText (src/skills/scanner/agent-text.ts) in the scanner Worker. */
 export const scanAgentTextRemote = (env: Pick<Env, "SCANNER">, texts: readonly AgentTextInput[]) =>
   callScanner("agent-text", () => scannerOf<SkillScannerRpc>(env).scanAgentText(texts.map((t) => ({ path: t.path, text: t.text }))));
+
+/** scanAgentText over many texts in one call to the scanner Worker (the daily rescan's batch). */
+export const scanAgentTextsRemote = (env: Pick<Env, "SCANNER">, items: readonly (readonly AgentTextInput[])[]) =>
+  callScanner("agent-text", () =>
+    scannerOf<SkillScannerRpc>(env).scanAgentTexts(items.map((texts) => texts.map((t) => ({ path: t.path, text: t.text })))),
+  );
