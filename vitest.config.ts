@@ -2,20 +2,58 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
+import { build } from "esbuild";
 import { defineConfig } from "vitest/config";
 
 // wrangler.toml's [alias] (the MCP SDK's shims), so that the tests run the modules the deploy bundles.
 const wranglerAlias = (parse(readFileSync("./wrangler.toml", "utf8")).alias ?? {}) as Record<string, string>;
 const alias = Object.fromEntries(Object.entries(wranglerAlias).map(([from, to]) => [from, path.resolve(to)]));
 
+/**
+ * The scanner Worker (src/scan-worker/), built to one JS file: the main Worker's `SCANNER` service
+ * binding reaches it in the tests as it does when deployed, and Vite does not process an auxiliary
+ * Worker. Built with wrangler's own esbuild, as `wrangler deploy` would (not minified).
+ */
+async function buildScannerWorker() {
+  const toml = parse(readFileSync("./src/scan-worker/wrangler.toml", "utf8")) as {
+    name: string;
+    main: string;
+    compatibility_date: string;
+    compatibility_flags?: string[];
+  };
+  const outfile = path.resolve(".wrangler/vitest/scanner-worker.js");
+  await build({
+    entryPoints: [path.resolve("src/scan-worker", toml.main)],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2024",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["browser", "module", "main"],
+    external: ["cloudflare:*"],
+    sourcemap: "inline",
+    logLevel: "warning",
+  });
+  return {
+    name: toml.name,
+    modules: true,
+    scriptPath: outfile,
+    compatibilityDate: toml.compatibility_date,
+    compatibilityFlags: toml.compatibility_flags ?? [],
+  };
+}
+
 export default defineConfig(async () => {
-  const migrations = await readD1Migrations("./migrations");
+  const [migrations, scanner] = await Promise.all([readD1Migrations("./migrations"), buildScannerWorker()]);
   return {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         // LORE_TRANSCRIPT=1 makes test/billing/billing.test.ts print the Stripe flow it runs.
         miniflare: {
+          // The service binding SCANNER (wrangler.toml [[services]]) names this Worker.
+          workers: [scanner],
           bindings: {
             TEST_MIGRATIONS: migrations,
             LORE_TRANSCRIPT: process.env.LORE_TRANSCRIPT ?? "",

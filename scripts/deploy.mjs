@@ -1,7 +1,7 @@
 // `npm run deploy`: from a Cloudflare account to a live Lore, in the order the README's "Deploy to
 // Cloudflare" section explains: check the login, create the D1 database and the R2 bucket (or find
 // them), write the database id into wrangler.toml, apply the migrations to the remote database,
-// deploy, set the ADMIN_TOKEN secret, load the shipped data (scripts/seed.mjs) and check the
+// deploy the scanner Worker (src/scan-worker/) and then the Worker, set the ADMIN_TOKEN secret, load the shipped data (scripts/seed.mjs) and check the
 // live service with one request. Running it again is safe: what exists is found, not recreated.
 //
 //   npm run deploy                         # the whole thing
@@ -20,6 +20,8 @@ import { ROOT, WRANGLER, WRANGLER_ENV, errorMessage, fail, newAdminToken, newSec
 import { seed } from "./seed.mjs";
 
 const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--hostname <custom domain>]... [--url <https://…>]";
+/** The scanner Worker's configuration (relative to the project folder): deployed as it is, before the Worker. */
+const SCANNER_CONFIG = "src/scan-worker/wrangler.toml";
 
 /**
  * Secrets the Worker needs, put with `wrangler secret put` after the deploy. `env` is where a
@@ -132,13 +134,21 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   }
   const names = resourceNames(toml);
   if (!names.database || !names.bucket) fail(`${configPath} has no D1 binding DB or R2 binding SKILLS: restore them from the repository`);
-  const total = 9;
+  // The scanner Worker (src/scan-worker/): the main Worker's SCANNER service binding names it, so it
+  // is deployed first (a binding to a Worker that does not exist yet is refused).
+  const scannerConfig = path.join(ROOT, SCANNER_CONFIG);
+  const scannerName = /^name\s*=\s*"([^"]+)"/m.exec(readFileSync(scannerConfig, "utf8"))?.[1];
+  const bound = /\[\[services\]\][^[]*?binding\s*=\s*"SCANNER"[^[]*?service\s*=\s*"([^"]+)"/.exec(toml)?.[1];
+  if (!bound) fail(`${configPath} has no [[services]] binding SCANNER: restore it from the repository`);
+  if (bound !== scannerName)
+    fail(`${configPath} binds SCANNER to "${bound}", but ${SCANNER_CONFIG} names the scanner Worker "${scannerName}"`);
+  const total = 10;
   let n = 0;
   const step = (what) => log(`${++n}/${total} ${what}${dry ? "  (dry run: not run)" : ""}`);
   const run = async (args, what, opts = {}) => {
-    const shown = `wrangler ${args.filter((a) => a !== configPath && a !== "--config").join(" ")}`;
+    const shown = `wrangler ${args.filter((a) => a !== configPath && a !== "--config").join(" ")}${opts.config ? ` --config ${path.relative(ROOT, opts.config)}` : ""}`;
     if (dry) return (log(`    ${shown}`), { code: 0, out: "" });
-    const r = await wrangler([...args, ...c], opts);
+    const r = await wrangler([...args, ...(opts.config ? ["--config", opts.config] : c)], opts);
     if (r.code !== 0 && !opts.allowFailure?.(r.out))
       fail(`${what} failed (\`${shown}\`, output above)${opts.hint ? `: ${opts.hint}` : ""}`);
     return r;
@@ -191,6 +201,9 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
 
   step("migrations on the remote database");
   await run(["d1", "migrations", "apply", "DB", "--remote"], "applying the migrations");
+
+  step(`deploy the scanner Worker "${scannerName}" (no public route; the Worker calls it over RPC)`);
+  await run(["deploy"], "deploying the scanner Worker", { config: scannerConfig });
 
   step("deploy the Worker");
   const deployed = await run(["deploy"], "deploying");

@@ -159,12 +159,27 @@ export function localVars(persistTo) {
 }
 
 /**
- * Starts `wrangler dev` with local D1, R2 and Durable Objects and the local variables (localVars).
- * `vars` become Worker variables too (`--var K:V`); `inspectorPort` keeps parallel servers off each
- * other's devtools port.
+ * The Workers `wrangler dev` runs, primary first: Lore, and the scanner Worker its SCANNER service
+ * binding calls (src/scan-worker/). Paths relative to ROOT.
+ */
+export const DEV_CONFIGS = ["wrangler.toml", "src/scan-worker/wrangler.toml"];
+
+/**
+ * Starts `wrangler dev` with local D1, R2 and Durable Objects and the local variables (localVars),
+ * both Workers in one session (DEV_CONFIGS). `vars` become Worker variables too (`--var K:V`);
+ * `inspectorPort` keeps parallel servers off each other's devtools port.
  */
 export function startDev({ port, persistTo, quiet = false, vars = {}, inspectorPort, minify } = {}) {
-  const args = ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
+  const args = [
+    "dev",
+    ...DEV_CONFIGS.flatMap((c) => ["-c", c]),
+    "--local",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--show-interactive-dev-session=false",
+  ];
   // wrangler.toml minifies (as deployed); a CPU profile is read by function names, so it can ask not to.
   if (minify === false) args.push("--minify=false");
   if (persistTo) args.push("--persist-to", persistTo);

@@ -3,7 +3,9 @@
 // start-up, written as .cpuprofile) for a bare Hono Worker built in a temporary folder and for
 // Lore, alternately; the median of the rounds is printed: the profile window (what the issue and
 // the README call start-up) and its active CPU (samples that are not idle). Reports, budgets
-// nothing: the machine's load moves both numbers, so compare the two columns of one run.
+// nothing: the machine's load moves both numbers, so compare the two columns of one run. The scanner
+// Worker (src/scan-worker/, the content rules) is profiled in the same rounds and shown beside them:
+// it starts only when something is scanned, so Lore's own row is the one every request pays for.
 // ROUNDS=n (default 3); KEEP=1 keeps the profiles (their folder is printed) to open in DevTools.
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,8 +28,8 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-function profile(cwd, outfile) {
-  const r = spawnSync(WRANGLER, ["check", "startup", "--outfile", outfile], { cwd, env: WRANGLER_ENV, encoding: "utf8" });
+function profile(cwd, outfile, args = []) {
+  const r = spawnSync(WRANGLER, ["check", "startup", "--outfile", outfile, ...args], { cwd, env: WRANGLER_ENV, encoding: "utf8" });
   if (r.status !== 0) {
     process.stderr.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
     fail(`\`wrangler check startup\` failed in ${cwd} (output above)`);
@@ -51,10 +53,11 @@ runMain(() => {
       path.join(bare, "wrangler.toml"),
       `name = "bare"\nmain = "index.js"\n${compat}\ncompatibility_flags = ["nodejs_compat"]\n`,
     );
-    const runs = { bare: [], lore: [] };
+    const runs = { bare: [], lore: [], scanner: [] };
     for (let r = 1; r <= ROUNDS; r++) {
       runs.bare.push(profile(bare, path.join(dir, `bare-${r}.cpuprofile`)));
       runs.lore.push(profile(ROOT, path.join(dir, `lore-${r}.cpuprofile`)));
+      runs.scanner.push(profile(ROOT, path.join(dir, `scanner-${r}.cpuprofile`), ["--config", "src/scan-worker/wrangler.toml"]));
     }
     const row = (name, xs) => {
       const w = median(xs.map((x) => x.windowMs));
@@ -63,14 +66,18 @@ runMain(() => {
         name,
         w,
         a,
-        text: `${name.padEnd(5)} window ${w.toFixed(1)} ms, active CPU ${a.toFixed(1)} ms  (rounds: ${xs.map((x) => x.windowMs.toFixed(0)).join(", ")} ms)`,
+        text: `${name.padEnd(7)} window ${w.toFixed(1)} ms, active CPU ${a.toFixed(1)} ms  (rounds: ${xs.map((x) => x.windowMs.toFixed(0)).join(", ")} ms)`,
       };
     };
     const b = row("bare", runs.bare);
     const l = row("lore", runs.lore);
-    console.log(`[startup] median of ${ROUNDS} round(s) of \`wrangler check startup\`, bare Hono Worker and Lore alternately`);
+    const s = row("scanner", runs.scanner);
+    console.log(
+      `[startup] median of ${ROUNDS} round(s) of \`wrangler check startup\`, bare Hono Worker, Lore and its scanner Worker alternately`,
+    );
     console.log(`[startup] ${b.text}`);
     console.log(`[startup] ${l.text}`);
+    console.log(`[startup] ${s.text}`);
     // The bare Worker's profile holds a handful of samples, so only the windows are compared.
     console.log(`[startup] lore / bare window: ${(l.w / b.w).toFixed(2)}×`);
     if (process.env.KEEP) console.log(`[startup] profiles kept in ${dir}`);

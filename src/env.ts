@@ -12,6 +12,12 @@ export interface Env {
   CHAT_ROOM: DurableObjectNamespace;
   /** McpSessions (src/mcp/sessions.do.ts), one per account: its MCP sessions and their streams. */
   MCP_SESSIONS: DurableObjectNamespace;
+  /**
+   * The scanner Worker (src/scan-worker/index.ts, class `Scanner`), a service binding: the content
+   * rules run there. Declared without its class like the namespaces above; the scan clients give it
+   * its methods (src/skills/scanner/remote.ts, src/mcp-servers/scanner/remote.ts).
+   */
+  SCANNER: Fetcher;
   /** Static assets (data/assets/, wrangler.toml [assets]): only what the Worker serves itself, e.g. lore-setup's tarball. */
   ASSETS: Fetcher;
   /** Password checks (login, sign-up): per address, per address and email, per email, and past that ceiling one per address (src/auth/throttle.ts). */

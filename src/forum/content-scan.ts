@@ -13,9 +13,11 @@
 import * as z from "zod/v4";
 import type { Env } from "../env";
 import { now } from "../core/clock";
-import { SCAN_STATUSES, severityRank, type Finding, type ScanStatus } from "../scan";
+import { SCAN_STATUSES, severityRank, type Finding, type ScanStatus } from "../scan/types";
 import { findingOut } from "../skills";
-import { AGENT_TEXT_RULESET, scanAgentText, type AgentTextInput } from "../skills/scanner/agent-text";
+import { AGENT_TEXT_RULESET } from "../skills/scanner/ruleset";
+import { scanAgentTextRemote, scanAgentTextsRemote } from "../skills/scanner/remote";
+import type { AgentTextInput } from "../skills/scanner/types";
 
 export const CONTENT_SCAN_STATUSES = [...SCAN_STATUSES, "unscanned"] as const;
 export type ContentScanStatus = (typeof CONTENT_SCAN_STATUSES)[number];
@@ -29,10 +31,16 @@ export interface ContentScan {
   ruleset: string;
 }
 
-export function scanContent(texts: readonly AgentTextInput[]): ContentScan {
-  const s = scanAgentText(texts);
-  return { status: s.status, findings: s.findings.slice(0, FINDINGS_STORED), ruleset: s.rulesetVersion };
+/** The agent-text scan in the scanner Worker; unreachable, it throws (INTERNAL) and the write stores nothing. */
+export async function scanContent(env: Pick<Env, "SCANNER">, texts: readonly AgentTextInput[]): Promise<ContentScan> {
+  return stored(await scanAgentTextRemote(env, texts));
 }
+
+const stored = (s: { status: ScanStatus; findings: Finding[]; rulesetVersion: string }): ContentScan => ({
+  status: s.status,
+  findings: s.findings.slice(0, FINDINGS_STORED),
+  ruleset: s.rulesetVersion,
+});
 
 /** Bind values for `scan_status, scan_findings, scan_ruleset`. */
 export const scanBinds = (s: ContentScan) => [s.status, JSON.stringify(s.findings), s.ruleset] as const;
@@ -121,8 +129,13 @@ export async function rescanContent(env: Env, opts: { batch?: number; maxRows?: 
       const t = now();
       const stmts: D1PreparedStatement[] = [];
       const threads = new Set<string>();
-      for (const row of results) {
-        const s = scanContent(table.texts.map(([c, path]) => ({ path, text: row[c] ?? "" })));
+      // The whole batch in one call to the scanner Worker rather than one per row (each call may count as a subrequest).
+      const scans = await scanAgentTextsRemote(
+        env,
+        results.map((row) => table.texts.map(([c, path]) => ({ path, text: row[c] ?? "" }))),
+      );
+      for (const [i, row] of results.entries()) {
+        const s = stored(scans[i]!);
         const changed = s.status !== row.scan_status;
         if (changed) result.statusChanged++;
         const touch = table.name === "kb_entries" && changed ? ", updated_at = ?5" : "";

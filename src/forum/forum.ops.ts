@@ -168,7 +168,7 @@ export const askQuestion = defineOperation({
   status: 201,
   body: askBody,
   output: z.object({ thread: threadOut }),
-  handler: (ctx, b) => svc.ask(ctx.env.DB, ctx.caller, b),
+  handler: (ctx, b) => svc.ask(ctx.env, ctx.caller, b),
   activity: (_b, r) => ({
     kind: "QUESTION",
     summary: `Asked: ${r.thread.title}${heldNote(r.thread)}`,
@@ -227,7 +227,7 @@ export const replyToThread = defineOperation({
     }
   }),
   output: z.object({ post: postOut }),
-  handler: (ctx, i) => svc.reply(ctx.env.DB, ctx.caller, i),
+  handler: (ctx, i) => svc.reply(ctx.env, ctx.caller, i),
   activity: (i, r) => ({
     kind: "POST",
     summary: `Posted ${r.post.type.toLowerCase()} in thread ${i.threadId}${heldNote(r.post)}`,

@@ -3,6 +3,7 @@
  * (MATCH, bm25) and the writes compute their effects in SQL inside one `DB.batch` (D1 has no
  * transactions), which drizzle's batch returns as positional arrays for raw SQL.
  */
+import type { Env } from "../env";
 import { badRequest, conflict, forbidden, notFound } from "../core/errors";
 import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
 import { posts, threads, threadTags } from "../db/forum";
@@ -223,14 +224,15 @@ export async function getThread(db: D1Database, ref: string, viewer: string | nu
 }
 
 export async function ask(
-  db: D1Database,
+  env: Env,
   caller: AgentPrincipal,
   input: { title: string; bodyMd: string; categorySlug: string; stackTags: string[] },
 ) {
+  const db = env.DB;
   const id = newId("thr_");
   const slug = slugify(input.title, id);
   const t = now();
-  const scan = scanContent([
+  const scan = await scanContent(env, [
     { path: "title", text: input.title },
     { path: "bodyMd", text: input.bodyMd },
   ]);
@@ -278,10 +280,11 @@ export async function ask(
 }
 
 export async function reply(
-  db: D1Database,
+  env: Env,
   caller: AgentPrincipal,
   input: { threadId: string; bodyMd: string; type: PostOut["type"]; parentId?: string | null },
 ) {
+  const db = env.DB;
   const parentId = input.parentId ?? null;
   const [threadRes, parentRes] = await db.batch([
     db.prepare(`SELECT id FROM threads WHERE id = ?1 OR slug = ?1`).bind(input.threadId),
@@ -301,7 +304,7 @@ export async function reply(
   const id = newId("pst_");
   const t = now();
   const isAnswer = input.type === "ANSWER" ? 1 : 0;
-  const scan = scanContent([{ path: "bodyMd", text: input.bodyMd }]);
+  const scan = await scanContent(env, [{ path: "bodyMd", text: input.bodyMd }]);
   await db.batch([
     db
       .prepare(

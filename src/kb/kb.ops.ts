@@ -123,7 +123,7 @@ export const createKb = defineOperation({
   status: 201,
   body: kbCreateBody,
   output: z.object({ entry: kbEntryOut }),
-  handler: (ctx, b) => svc.createKb(ctx.env.DB, ctx.caller, b, ctx.clientIp ?? null),
+  handler: (ctx, b) => svc.createKb(ctx.env, ctx.caller, b, ctx.clientIp ?? null),
   activity: (_b, r) => ({
     kind: "KNOWLEDGE",
     summary: `Submitted a knowledge draft: ${r.entry.title}${heldNote(r.entry)}`,

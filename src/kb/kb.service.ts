@@ -3,6 +3,7 @@
  * → SUPERSEDED (by a verified replacement). Every entry's text passes the agent-text scan when it
  * is written (forum/content-scan.ts); sync pushes only entries verified that way whose text passed.
  */
+import type { Env } from "../env";
 import { ApiError, conflict, forbidden, notFound } from "../core/errors";
 import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
 import { kbEntries, kbTags, kbVerifications } from "../db/forum";
@@ -133,7 +134,7 @@ export async function getKb(db: D1Database, ref: string, viewer: string): Promis
 }
 
 export async function createKb(
-  db: D1Database,
+  env: Env,
   caller: AgentPrincipal,
   input: {
     title: string;
@@ -146,6 +147,7 @@ export async function createKb(
   },
   clientIp: string | null = null,
 ) {
+  const db = env.DB;
   let supersedesId: string | null = null;
   if (input.supersedes) {
     const old = await db
@@ -164,7 +166,7 @@ export async function createKb(
   const id = newId("kb_");
   const slug = slugify(input.title, id);
   const t = now();
-  const scan = scanContent([
+  const scan = await scanContent(env, [
     { path: "title", text: input.title },
     { path: "summaryMd", text: input.summaryMd },
     { path: "bodyMd", text: input.bodyMd },

@@ -2,10 +2,11 @@ import * as z from "zod/v4";
 import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { list, text } from "../core/compact";
-import { scanMcpTools, toolsHash } from "./scanner";
+import { scanMcpToolsRemote } from "./scanner/remote";
+import { toolsHash } from "./scanner/hash";
 import * as svc from "./mcp-servers.service";
 import { judgeMcpScan } from "./second-opinion";
-import { severityRank } from "../scan";
+import { severityRank } from "../scan/types";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
 import {
   SCAN_BODY_BYTES,
@@ -134,7 +135,7 @@ export const scan = defineOperation({
   untrusted: true,
   handler: async (ctx, b) => {
     const input = { instructions: b.instructions, tools: b.tools };
-    const scanned = scanMcpTools(input);
+    const scanned = await scanMcpToolsRemote(ctx.env, input);
     ctx.progress?.(1, 2, "rules applied; asking the judge");
     const result = await judgeMcpScan(judgeFromEnv(ctx.env), scanned);
     ctx.progress?.(2, 2, "judged");

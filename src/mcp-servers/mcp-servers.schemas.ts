@@ -1,7 +1,7 @@
 import * as z from "zod/v4";
 import { paginationQuery } from "../core/pagination";
 import { ref } from "../core/text";
-import { SCAN_STATUSES, SEVERITIES } from "../scan";
+import { SCAN_STATUSES, SEVERITIES } from "../scan/types";
 import { HARNESS_IDS } from "../harnesses/setup.data";
 import { scanLayerOut } from "../skills";
 

@@ -7,7 +7,7 @@
  * a package without an identifier) are dropped, and a record without a valid name, version or
  * description is refused as a whole (the ingest counts it as malformed).
  */
-import type { McpToolInput } from "./scanner";
+import type { McpToolInput } from "./scanner/types";
 
 export const REGISTRY_META = "io.modelcontextprotocol.registry/official";
 export const PUBLISHER_META = "io.modelcontextprotocol.registry/publisher-provided";

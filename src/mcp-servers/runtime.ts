@@ -9,7 +9,7 @@
  * when it is merely unknown. Environment variables that load other code into the runner
  * (`NODE_OPTIONS`, `LD_PRELOAD`, an index URL) are dropped the same way.
  */
-import type { McpFinding } from "./scanner";
+import type { McpFinding } from "./scanner/types";
 import type { ArgumentRecord, KeyValueInput, PackageRecord } from "./records";
 
 export type Runner = "npx" | "bunx" | "uvx" | "pipx" | "docker" | "dnx";

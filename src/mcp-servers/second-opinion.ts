@@ -3,8 +3,9 @@
  * and the scan endpoint answers. Without a configured judge this is the rules' scan as it is.
  */
 import { secondOpinion, type Judge, type ScanLayer } from "../scan/judge";
-import type { ScanStatus } from "../scan";
-import { MCP_RULESET, type McpFinding, type McpScan } from "./scanner";
+import type { ScanStatus } from "../scan/types";
+import { MCP_RULESET } from "./scanner/ruleset";
+import type { McpFinding, McpScan } from "./scanner/types";
 
 export interface JudgedMcpScan {
   status: ScanStatus;

@@ -12,8 +12,12 @@ import { sha256Hex } from "../core/crypto";
 import { columnsOf, type SqlRow, insertColumns } from "../core/columns";
 import { mcpServers, mcpServerVersions, mcpScans } from "../db/mcp-servers";
 import { bulkStatements, jsonCols } from "../core/bulk";
-import { statusOf, type ScanStatus } from "../scan";
-import { MCP_RULESET, scanMcpTools, seriousRulesByTool, toolChanges, toolsHash, type McpFinding, type McpToolInput } from "./scanner";
+import { statusOf, type ScanStatus } from "../scan/types";
+import { MCP_RULESET } from "./scanner/ruleset";
+import { scanMcpToolsRemote } from "./scanner/remote";
+import { seriousRulesByTool, toolChanges } from "./scanner/rugpull";
+import { toolsHash } from "./scanner/hash";
+import type { McpFinding, McpToolInput } from "./scanner/types";
 import { baseSlug, transportsOf, type PackageRecord, type ServerRecord } from "./records";
 import { runtimeFindings } from "./runtime";
 import { judgeMcpScan } from "./second-opinion";
@@ -220,6 +224,7 @@ interface Evaluation {
  * before, and the status from all of it.
  */
 async function evaluate(
+  env: Pick<Env, "SCANNER">,
   stored: StoredRow | undefined,
   fresh: ToolUpdate | null,
   version: string,
@@ -247,7 +252,10 @@ async function evaluate(
   let rulesetVersion = stored?.ruleset_version ?? MCP_RULESET.version;
   let layers = stored ? (JSON.parse(stored.scan_layers) as ScanLayer[]) : [];
   if (rescanned) {
-    const judged = await judgeMcpScan(judge, known ? scanMcpTools({ instructions: instructions ?? undefined, tools }) : null);
+    const judged = await judgeMcpScan(
+      judge,
+      known ? await scanMcpToolsRemote(env, { instructions: instructions ?? undefined, tools }) : null,
+    );
     content = judged.findings;
     rulesetVersion = judged.rulesetVersion;
     layers = judged.layers;
@@ -348,7 +356,7 @@ export async function upsertServers(env: Env, records: readonly ServerRecord[], 
           note: r.toolsNote ?? null,
         }
       : null;
-    const e = await evaluate(stored, fresh, r.version, r.packages, opts.at, judge);
+    const e = await evaluate(env, stored, fresh, r.version, r.packages, opts.at, judge);
     const t = transportsOf(r);
     let slug = stored?.slug ?? baseSlug(r.name);
     if (!stored && slugOwner.has(slug) && slugOwner.get(slug) !== id) slug = `${slug}-${id.slice(4, 10)}`;
@@ -446,7 +454,7 @@ export async function applyToolLists(
   for (const [id, update] of updates) {
     const stored = byId.get(id);
     if (!stored) continue;
-    const e = await evaluate(stored, update, stored.version, JSON.parse(stored.packages) as PackageRecord[], at, judge);
+    const e = await evaluate(env, stored, update, stored.version, JSON.parse(stored.packages) as PackageRecord[], at, judge);
     if (e.toolsChanged) changedTools++;
     stmts.push(
       db
@@ -539,7 +547,10 @@ export async function rescanOutdated(
   for (const r of rows.results) {
     const tools = JSON.parse(r.tools) as McpToolInput[];
     const known = r.tools_known === 1;
-    const judged = await judgeMcpScan(judge, known ? scanMcpTools({ instructions: r.instructions ?? undefined, tools }) : null);
+    const judged = await judgeMcpScan(
+      judge,
+      known ? await scanMcpToolsRemote(env, { instructions: r.instructions ?? undefined, tools }) : null,
+    );
     const content = judged.findings;
     const all = sortMcpFindings([
       ...content,

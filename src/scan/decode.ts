@@ -8,6 +8,9 @@
 import { printableRatio } from "./unicode";
 import { inflateOrOver } from "./formats";
 import { noteLimit } from "./limits";
+import { decodeBase64 } from "./base64";
+
+export { decodeBase64 };
 
 export type PayloadKind = "base64" | "hex" | "char-codes" | "base32" | "gzip";
 
@@ -33,23 +36,6 @@ export interface DecodeBudget {
   left: number;
 }
 export const DECODE_BUDGET = 1024 * 1024;
-
-/** Decodes standard or URL-safe base64 (padding optional); null when it is not base64. */
-export function decodeBase64(s: string): Uint8Array | null {
-  let b = s.replace(/[\s]/g, "").replace(/-/g, "+").replace(/_/g, "/");
-  if (/[^A-Za-z0-9+/=]/.test(b)) return null;
-  b = b.replace(/=+$/, "");
-  if (b.length % 4 === 1) return null;
-  b += "=".repeat((4 - (b.length % 4)) % 4);
-  try {
-    const bin = atob(b);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  } catch {
-    return null;
-  }
-}
 
 /** UTF-8 text when the bytes are readable text, else null. */
 export function asReadableText(bytes: Uint8Array, minLength = MIN_DECODED): string | null {

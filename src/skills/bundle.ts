@@ -7,7 +7,8 @@ import { CORE_SCHEMA, constructFromEvents, eventsToAst, parseEvents, type Node a
 import { gzipSync } from "fflate";
 import { ApiError, badRequest } from "../core/errors";
 import { sha256Hex } from "../core/crypto";
-import { decodeBase64, kindFromPath, TEXT_KINDS } from "../scan";
+import { decodeBase64 } from "../scan/base64";
+import { kindFromPath, TEXT_KINDS } from "../scan/files";
 
 export const MAX_FILES = 100;
 export const MAX_BUNDLE_BYTES = 5 * 1024 * 1024;

@@ -1,6 +1,6 @@
 /** An install: counted only when the skill is installable, answered with the harness's command. */
 import { conflict, notFound } from "../core/errors";
-import type { Finding } from "../scan";
+import type { Finding } from "../scan/types";
 import { harnessLoadsSkills, installAnswer } from "./install";
 import { SKILL_COLS, type SkillRow } from "./rows";
 import { itemOut } from "./shapes";

@@ -15,7 +15,8 @@ import { HARNESSES } from "../harnesses/setup.data";
 import { CATEGORY_SLUGS } from "./categories";
 import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
 import { putBlobs, blobKey } from "./storage";
-import { scanSkill, type Capabilities } from "./scanner";
+import { scanSkillRemote } from "./scanner/remote";
+import type { Capabilities } from "./scanner/types";
 import { isReservedName, nameReserved, nameTaken } from "./names";
 import { SYSTEM_OWNER_ID } from "./lore-skill";
 import { itemOut, notListedReason, versionOut } from "./shapes";
@@ -152,7 +153,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   if (early) throw early;
 
   const previous = existing?.capabilities ? (JSON.parse(existing.capabilities) as Capabilities) : null;
-  const rules = scanSkill(bundle.files, previous);
+  const rules = await scanSkillRemote(env, bundle.files, previous);
   // With a judge configured, the version is stored only once it has decided (or failed: then warn).
   const scan = { ...rules, ...(await judgeSkillScan(judgeFromEnv(env), rules)) };
   if (system && scan.status !== "passed") throw systemVersionRefused(name, scan);

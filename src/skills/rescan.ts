@@ -7,9 +7,11 @@
  */
 import type { Env } from "../env";
 import { now } from "../core/clock";
-import { statusOf, type Finding } from "../scan";
+import { statusOf, type Finding } from "../scan/types";
 import { IntegrityError, getVerified } from "./storage";
-import { SKILL_RULESET, scanSkill, type Capabilities } from "./scanner";
+import { SKILL_RULESET } from "./scanner/ruleset";
+import { scanSkillRemote } from "./scanner/remote";
+import type { Capabilities } from "./scanner/types";
 import { bumpCatalog } from "./discovery";
 import { judgeSkillScan } from "./second-opinion";
 import { decidedVersion, withCallBudget, type ScanLayer } from "../scan/judge";
@@ -78,7 +80,7 @@ export async function rescanOutdated(
             return { path: f.path, bytes, text };
           }),
         );
-        const scan = scanSkill(files, v.prev_caps ? (JSON.parse(v.prev_caps) as Capabilities) : null);
+        const scan = await scanSkillRemote(env, files, v.prev_caps ? (JSON.parse(v.prev_caps) as Capabilities) : null);
         ({ status, findings, rulesetVersion: version, layers } = await judgeSkillScan(judge, scan));
         caps = scan.capabilities;
         capChanges = scan.capabilityChanges;

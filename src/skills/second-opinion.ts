@@ -2,9 +2,10 @@
  * The skill scan with its second opinion (src/scan/judge.ts): what publish and the rescan store.
  * Without a configured judge this is the rules' scan as it is.
  */
-import { excerpt, sortFindings, type Finding } from "../scan";
+import { excerpt } from "../scan/text";
+import { sortFindings, type Finding } from "../scan/types";
 import { secondOpinion, type Judge, type ScanLayer } from "../scan/judge";
-import type { SkillScan } from "./scanner";
+import type { SkillScan } from "./scanner/types";
 
 export interface JudgedSkillScan {
   status: SkillScan["status"];

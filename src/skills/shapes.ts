@@ -2,9 +2,9 @@
 import { iso } from "../core/clock";
 import { columnsOf, type SqlRow } from "../core/columns";
 import { skillReviews } from "../db/skills";
-import type { Finding, ScanStatus } from "../scan";
+import type { Finding, ScanStatus } from "../scan/types";
 import type { ScanLayer } from "../scan/judge";
-import type { Capabilities, CapabilityChange } from "./scanner";
+import type { Capabilities, CapabilityChange } from "./scanner/types";
 import { SYSTEM_OWNER_ID } from "./lore-skill";
 import type { SkillItemOut, VersionOut } from "./skills.schemas";
 import type { SkillRow, VersionRow } from "./rows";

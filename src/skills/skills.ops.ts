@@ -3,7 +3,7 @@ import { pageOut } from "../core/fts";
 import { defineOperation } from "../core/operation";
 import { list, text } from "../core/compact";
 import { paginationQuery } from "../core/pagination";
-import { SCAN_STATUSES } from "../scan";
+import { SCAN_STATUSES } from "../scan/types";
 import { listCategories, listSkills } from "./catalog";
 import { getSkill } from "./detail";
 import { installSkill } from "./installs";

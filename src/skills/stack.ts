@@ -5,7 +5,7 @@
  */
 import { iso } from "../core/clock";
 import { constantRead, runRead, type BatchRead } from "../core/batch";
-import type { ScanStatus } from "../scan";
+import type { ScanStatus } from "../scan/types";
 import type { InstallTarget } from "./install";
 import type { SkillItemOut } from "./skills.schemas";
 import { PUBLISHED, SKILL_COLS, type SkillRow } from "./rows";

@@ -5,7 +5,7 @@ import { list, text } from "../core/compact";
 import { now } from "../core/clock";
 import { paginationQuery, queryBool } from "../core/pagination";
 import { ref } from "../core/text";
-import { SCAN_STATUSES } from "../scan";
+import { SCAN_STATUSES } from "../scan/types";
 import { syncBody, syncOut } from "./sync.schemas";
 import { runSync } from "./sync.service";
 import { syncAnswerJson } from "./views";

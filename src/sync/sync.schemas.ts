@@ -7,7 +7,7 @@ import { kbItemOut } from "../kb";
 import { skillItemOut } from "../skills";
 import { mentionOut } from "../chat";
 import { REFRESH_SCHEDULES } from "../auth";
-import { SCAN_STATUSES } from "../scan";
+import { SCAN_STATUSES } from "../scan/types";
 
 export const syncBody = z.object({
   stack: stackInput.optional(),

@@ -34,8 +34,12 @@ const FLOORS: { floor: string; units: string[] }[] = [
       "sync",
     ],
   },
-  // What puts the areas together: the operation list, seeds, schedules, the dashboard, admin, the MCP endpoint, the app.
-  { floor: "top", units: ["operations.ts", "seeds.ts", "maintenance.ts", "scheduled.ts", "web", "admin", "mcp", "app.ts", "index.ts"] },
+  // What puts the areas together: the operation list, seeds, schedules, the dashboard, admin, the MCP endpoint, the app;
+  // and the scanner Worker's entry (src/scan-worker), which serves the rule sets over a service binding.
+  {
+    floor: "top",
+    units: ["operations.ts", "seeds.ts", "maintenance.ts", "scheduled.ts", "web", "admin", "mcp", "app.ts", "index.ts", "scan-worker"],
+  },
 ];
 
 /**
@@ -71,6 +75,7 @@ const SAME_FLOOR: Record<string, string[]> = {
   "app.ts": ["operations.ts", "web", "admin", "mcp"],
   "scheduled.ts": ["maintenance.ts"],
   "index.ts": ["app.ts", "scheduled.ts", "mcp"],
+  "scan-worker": [],
 };
 
 const AREAS = new Set(FLOORS.find((f) => f.floor === "areas")!.units);

@@ -21,10 +21,9 @@ import {
   statusOf,
   type Finding,
   type Rule,
-  type RulesetInfo,
   type ScanTarget,
 } from "../../scan";
-import { AGENT_TEXT_RULES, SKILL_RULESET } from "../../skills/scanner";
+import { AGENT_TEXT_RULES } from "../../skills/scanner";
 import { REQUEST_RULES } from "./rules/requests";
 import { CONCEALMENT_RULES } from "./rules/concealment";
 import { TRUST_RULES } from "./rules/trust";
@@ -48,18 +47,13 @@ import { DESCRIBE_EXEMPT, describeMcp } from "./describe";
 import { mcpHidden } from "./hidden";
 import { annotationLies } from "./annotations";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
+import { MCP_RULESET } from "./ruleset";
 
 export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
-export { toolChanges, changedExcerpts } from "./rugpull";
+export { toolChanges, changedExcerpts, seriousRulesByTool } from "./rugpull";
 export { toolsHash } from "./hash";
 
-/**
- * Bump on every change to the MCP rules, and to the directory's review findings (store.ts
- * `reviewFindings`, runtime.ts): stored servers are re-reviewed when it changes (the daily job).
- * The skills ruleset is part of the version because the agent-text rules are shared: a change
- * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
- */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-14m+${SKILL_RULESET.version}` };
+export { MCP_RULESET };
 
 /** The MCP rules that do not depend on the server's own tool names. */
 export const MCP_STATIC_RULES: readonly Rule[] = [
@@ -364,16 +358,4 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
     RULE_DEFAULTS,
   ).map((s) => ({ ...s, tool: out[s.covers[0]!]!.tool, field: out[s.covers[0]!]!.field }));
   return { status: statusOf(findings), findings: out, rulesetVersion: MCP_RULESET.version, uncertain };
-}
-
-/** Rule ids of medium-or-worse findings per tool (what a rug-pull diff compares). */
-export function seriousRulesByTool(findings: readonly McpFinding[]): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const f of findings) {
-    if (f.tool === null || severityRank(f.severity) < severityRank("medium")) continue;
-    const set = out.get(f.tool) ?? new Set<string>();
-    set.add(f.ruleId);
-    out.set(f.tool, set);
-  }
-  return out;
 }

@@ -6,7 +6,8 @@
  * came with a new version is ordinary (low: shown); one under the same version is the rug-pull
  * pattern (medium); one whose new text carries findings the old text did not is high.
  */
-import { excerpt, type Severity } from "../../scan";
+import { excerpt } from "../../scan/text";
+import { severityRank, type Severity } from "../../scan/types";
 import type { McpFinding, McpToolInput } from "./types";
 
 export interface ToolChangeContext {
@@ -106,6 +107,18 @@ export function toolChanges(previous: readonly McpToolInput[], next: readonly Mc
         message: `Tool removed since the last review (${versionNote})`,
       });
     }
+  }
+  return out;
+}
+
+/** Rule ids of medium-or-worse findings per tool (what a rug-pull diff compares). */
+export function seriousRulesByTool(findings: readonly McpFinding[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const f of findings) {
+    if (f.tool === null || severityRank(f.severity) < severityRank("medium")) continue;
+    const set = out.get(f.tool) ?? new Set<string>();
+    set.add(f.ruleId);
+    out.set(f.tool, set);
   }
   return out;
 }

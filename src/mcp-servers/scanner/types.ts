@@ -1,4 +1,4 @@
-import type { ScanStatus, Severity } from "../../scan";
+import type { ScanStatus, Severity } from "../../scan/types";
 import type { UncertainSpan } from "../../scan/uncertain";
 
 /** A tool as `tools/list` returns it (the fields the scanner reads). */

@@ -5,35 +5,14 @@
  * invisible elements, reversed strings, encoded payloads), so every improvement to those rules
  * reaches this content too, and its ruleset version follows the skills ruleset's.
  */
-import {
-  collectLimits,
-  runRules,
-  sortFindings,
-  statusOf,
-  type Finding,
-  type RulesetInfo,
-  type ScanStatus,
-  type ScanTarget,
-} from "../../scan";
-import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
-import { AGENT_TEXT_RULES, SKILL_RULESET, skillHidden } from "./index";
+import { collectLimits, runRules, sortFindings, statusOf, type ScanTarget } from "../../scan";
+import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
+import { AGENT_TEXT_RULES, skillHidden } from "./index";
+import { AGENT_TEXT_RULESET } from "./ruleset";
+import type { AgentTextInput, AgentTextScan } from "./types";
 
-/** The agent-text rules are the skills' own: a change there rescans stored kb and forum text too. */
-export const AGENT_TEXT_RULESET: RulesetInfo = { id: "lore-agent-text", version: SKILL_RULESET.version };
-
-export interface AgentTextInput {
-  /** Where the text sits, as findings name it (`title`, `summaryMd`, `bodyMd`). */
-  path: string;
-  text: string;
-}
-
-export interface AgentTextScan {
-  status: ScanStatus;
-  /** Worst first; at most 200. */
-  findings: Finding[];
-  rulesetVersion: string;
-  uncertain: UncertainSpan[];
-}
+export { AGENT_TEXT_RULESET };
+export type { AgentTextInput, AgentTextScan };
 
 const DEFAULTS = ruleDefaults(AGENT_TEXT_RULES);
 

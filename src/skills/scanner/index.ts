@@ -45,8 +45,6 @@ import {
   type IntentDoc,
   type IntentLink,
   type Rule,
-  type RulesetInfo,
-  type ScanStatus,
   type ScanTarget,
 } from "../../scan";
 import { INJECTION_RULES } from "./rules/injection";
@@ -63,21 +61,13 @@ import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
 import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { SABOTAGE_RULES } from "./rules/sabotage";
-import { collectUncertain, ruleDefaults, type UncertainSpan } from "../../scan/uncertain";
-import {
-  NO_CAPABILITIES,
-  capabilityChanges,
-  capabilityFindings,
-  detectCapabilities,
-  type Capabilities,
-  type CapabilityChange,
-} from "./capabilities";
+import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
+import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities } from "./capabilities";
+import { SKILL_RULESET } from "./ruleset";
+import type { SkillFileInput, SkillScan } from "./types";
 
-/**
- * Bump on every change to the rules: stored versions scanned under another version are rescanned
- * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
- */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.26-15" };
+export { SKILL_RULESET };
+export type { SkillFileInput, SkillScan } from "./types";
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
@@ -105,23 +95,6 @@ export const SKILL_RULES: readonly Rule[] = [
   ...FILE_RULES,
 ];
 const SKILL_RULE_DEFAULTS = ruleDefaults(SKILL_RULES);
-
-export interface SkillFileInput {
-  path: string;
-  bytes: Uint8Array;
-  /** The UTF-8 text when the file is text; null for binary content. */
-  text: string | null;
-}
-
-export interface SkillScan {
-  status: ScanStatus;
-  findings: Finding[];
-  rulesetVersion: string;
-  capabilities: Capabilities;
-  capabilityChanges: CapabilityChange[];
-  /** Passages the rules were unsure about, for a second opinion (src/scan/uncertain.ts). */
-  uncertain: UncertainSpan[];
-}
 
 /** Hidden regions the engine scans besides encoded payloads and hidden Unicode: Markdown comments and invisible elements, reversed, ROT13 and concatenated strings, commands continued over lines. */
 export const skillHidden = (target: ScanTarget, lines: LineIndex) => [

@@ -8,7 +8,7 @@ import { MAX_BUNDLE_BYTES, MAX_FILES } from "../../skills";
 import { SKILL_CATEGORIES } from "../../skills";
 import { SKILL_HARNESSES } from "../../skills";
 import { HARNESSES } from "../../harnesses/setup.data";
-import { SEVERITIES, type Finding, type Severity } from "../../scan";
+import { SEVERITIES, type Finding, type Severity } from "../../scan/types";
 import { Banner, FormError, Pager, fit, num, utc, type Errors } from "../components";
 import { page, statusOf } from "../render";
 import { readMultipart, webOp, type WebContext, type WebEnv } from "../web.context";

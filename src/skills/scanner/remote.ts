@@ -1,0 +1,34 @@
+/**
+ * The skill and agent-text scans as the main Worker runs them: over the `SCANNER` service binding
+ * in the scanner Worker (src/scan-worker/index.ts, which implements this interface), so that none of
+ * the rules is bundled into the main Worker. Inputs and results are plain data (structured clone).
+ */
+import type { Env } from "../../env";
+import { callScanner, scannerOf } from "../../scan/remote";
+import type { AgentTextInput, AgentTextScan, Capabilities, SkillFileInput, SkillScan } from "./types";
+
+export interface SkillScannerRpc {
+  scanSkill(files: SkillFileInput[], previous: Capabilities | null): SkillScan | Promise<SkillScan>;
+  scanAgentText(texts: AgentTextInput[]): AgentTextScan | Promise<AgentTextScan>;
+  /** Many agent texts in one call (a rescan batch): one RPC call rather than one per row. */
+  scanAgentTexts(items: AgentTextInput[][]): AgentTextScan[] | Promise<AgentTextScan[]>;
+}
+
+/** scanSkill (src/skills/scanner/index.ts) in the scanner Worker; the caller has checked the bundle's size limits. */
+export const scanSkillRemote = (env: Pick<Env, "SCANNER">, files: readonly SkillFileInput[], previous: Capabilities | null) =>
+  callScanner("skill", () =>
+    scannerOf<SkillScannerRpc>(env).scanSkill(
+      files.map((f) => ({ path: f.path, bytes: f.bytes, text: f.text })),
+      previous,
+    ),
+  );
+
+/** scanAgentText (src/skills/scanner/agent-text.ts) in the scanner Worker. */
+export const scanAgentTextRemote = (env: Pick<Env, "SCANNER">, texts: readonly AgentTextInput[]) =>
+  callScanner("agent-text", () => scannerOf<SkillScannerRpc>(env).scanAgentText(texts.map((t) => ({ path: t.path, text: t.text }))));
+
+/** scanAgentText over many texts in one call to the scanner Worker (the daily rescan's batch). */
+export const scanAgentTextsRemote = (env: Pick<Env, "SCANNER">, items: readonly (readonly AgentTextInput[])[]) =>
+  callScanner("agent-text", () =>
+    scannerOf<SkillScannerRpc>(env).scanAgentTexts(items.map((texts) => texts.map((t) => ({ path: t.path, text: t.text })))),
+  );
