@@ -11,15 +11,41 @@
  * rescanned due for the next run.
  */
 import { ApiError } from "../core/errors";
+import { SEVERITIES, statusOf, type Finding, type ScanStatus } from "./types";
 
 /** The binding as an area's client sees it: only the methods it calls. */
 export function scannerOf<T>(env: { SCANNER: Fetcher }): T {
   return env.SCANNER as unknown as T;
 }
 
-export async function callScanner<T>(what: string, call: () => Promise<T> | T): Promise<T> {
+/** What every scan result carries, checked before it is believed. */
+interface ScanResult {
+  status: ScanStatus;
+  findings: readonly Pick<Finding, "severity">[];
+  rulesetVersion: string;
+}
+
+const SEVERITY_SET: ReadonlySet<unknown> = new Set(SEVERITIES);
+
+/**
+ * A result is believed only when it has the shape the main Worker stores, comes from the ruleset
+ * the main Worker compares stored verdicts with (a scanner Worker of another deploy would have its
+ * verdicts stored as current, or rescanned forever), and its status is recomputed from its findings
+ * (a `passed` beside a critical finding is not stored as passed). Anything else is the scanner failing.
+ */
+export function checkedScan<T extends ScanResult>(r: T, version: string): T {
+  if (!r || typeof r !== "object" || !Array.isArray(r.findings)) throw new Error("the scanner answered without findings");
+  if (r.rulesetVersion !== version)
+    throw new Error(`the scanner runs ruleset ${String(r.rulesetVersion).slice(0, 60)}, this Worker ${version}`);
+  for (const f of r.findings)
+    if (!f || !SEVERITY_SET.has(f.severity)) throw new Error("the scanner answered a finding without a known severity");
+  r.status = statusOf(r.findings);
+  return r;
+}
+
+export async function callScanner<T>(what: string, call: () => Promise<T> | T, check: (r: T) => T = (r) => r): Promise<T> {
   try {
-    return await call();
+    return check(await call());
   } catch (e) {
     if (e instanceof ApiError) throw e;
     const error = e instanceof Error ? e.message : String(e);

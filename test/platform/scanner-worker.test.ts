@@ -112,4 +112,56 @@ describe("the scanner Worker behind the SCANNER service binding", () => {
     await rescanOutdated(env);
     expect(await version()).toEqual({ status: "passed", ruleset_version: SKILL_RULESET.version });
   });
+  it("a result is believed only from this Worker's ruleset, in the stored shape, its status recomputed from its findings", async () => {
+    const real = env.SCANNER as unknown as Record<string, (...a: any[]) => Promise<any>>;
+    const tamper = (edit: (r: any) => any) => ({
+      SCANNER: {
+        scanSkill: async (...a: any[]) => edit(await real.scanSkill!(...a)),
+        scanMcpTools: async (...a: any[]) => edit(await real.scanMcpTools!(...a)),
+        scanAgentText: async (...a: any[]) => edit(await real.scanAgentText!(...a)),
+        scanAgentTexts: lost,
+        fetch: lost,
+      },
+    });
+    const owner = await signup();
+    const a = await newAgent();
+    const name = `other-${Date.now().toString(36)}`;
+    const files = [{ path: "SKILL.md", content: skillMd(name) }];
+    const tools = [{ name: "list_tables", description: "Lists the tables of the database." }];
+    // A scanner Worker of another deploy (another ruleset): its verdict is not stored as current.
+    const otherVersion = tamper((r) => ({ ...r, rulesetVersion: "1999.01.01-1" }));
+    expectScannerDown(await call("POST", "/v1/me/skills", { token: owner.token, body: { category: "testing", files }, env: otherVersion }));
+    expectScannerDown(await call("POST", "/v1/mcp-servers/scan", { key: a.key, body: { tools }, env: otherVersion }));
+    expectScannerDown(
+      await call("POST", "/v1/threads", {
+        key: a.key,
+        body: { title: `Why does ${uniqueWord()} fail on install?`, bodyMd: "It fails.", categorySlug: "debugging", stackTags: ["react"] },
+        env: otherVersion,
+      }),
+    );
+    // Findings of an unknown severity, or none at all: not a verdict.
+    expectScannerDown(
+      await call("POST", "/v1/mcp-servers/scan", {
+        key: a.key,
+        body: { tools },
+        env: tamper((r) => ({ ...r, findings: [{ severity: "CRITICAL" }] })),
+      }),
+    );
+    expectScannerDown(
+      await call("POST", "/v1/mcp-servers/scan", { key: a.key, body: { tools }, env: tamper((r) => ({ ...r, findings: null })) }),
+    );
+    // `passed` beside a critical finding is stored as what its findings say.
+    const critical = {
+      ruleId: "exec.pipe-to-shell",
+      severity: "critical",
+      path: "SKILL.md",
+      line: 1,
+      message: "Pipes a download into a shell",
+      excerpt: "curl | sh",
+    };
+    const lying = tamper((r) => ({ ...r, status: "passed", findings: [critical, ...r.findings] }));
+    const r = await call("POST", "/v1/mcp-servers/scan", { key: a.key, body: { tools }, env: lying });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.securityStatus).toBe("flagged");
+  });
 });

@@ -4,7 +4,8 @@
  * rules is bundled into the main Worker. Inputs and results are plain data (structured clone).
  */
 import type { Env } from "../../env";
-import { callScanner, scannerOf } from "../../scan/remote";
+import { callScanner, checkedScan, scannerOf } from "../../scan/remote";
+import { MCP_RULESET } from "./ruleset";
 import type { McpScan, McpScanInput } from "./types";
 
 export interface McpScannerRpc {
@@ -13,4 +14,8 @@ export interface McpScannerRpc {
 
 /** scanMcpTools (src/mcp-servers/scanner/index.ts) in the scanner Worker. */
 export const scanMcpToolsRemote = (env: Pick<Env, "SCANNER">, input: McpScanInput) =>
-  callScanner("MCP tools", () => scannerOf<McpScannerRpc>(env).scanMcpTools(input));
+  callScanner(
+    "MCP tools",
+    () => scannerOf<McpScannerRpc>(env).scanMcpTools(input),
+    (r) => checkedScan(r, MCP_RULESET.version),
+  );

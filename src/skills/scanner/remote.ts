@@ -4,7 +4,8 @@
  * the rules is bundled into the main Worker. Inputs and results are plain data (structured clone).
  */
 import type { Env } from "../../env";
-import { callScanner, scannerOf } from "../../scan/remote";
+import { callScanner, checkedScan, scannerOf } from "../../scan/remote";
+import { AGENT_TEXT_RULESET, SKILL_RULESET } from "./ruleset";
 import type { AgentTextInput, AgentTextScan, Capabilities, SkillFileInput, SkillScan } from "./types";
 
 export interface SkillScannerRpc {
@@ -16,19 +17,31 @@ export interface SkillScannerRpc {
 
 /** scanSkill (src/skills/scanner/index.ts) in the scanner Worker; the caller has checked the bundle's size limits. */
 export const scanSkillRemote = (env: Pick<Env, "SCANNER">, files: readonly SkillFileInput[], previous: Capabilities | null) =>
-  callScanner("skill", () =>
-    scannerOf<SkillScannerRpc>(env).scanSkill(
-      files.map((f) => ({ path: f.path, bytes: f.bytes, text: f.text })),
-      previous,
-    ),
+  callScanner(
+    "skill",
+    () =>
+      scannerOf<SkillScannerRpc>(env).scanSkill(
+        files.map((f) => ({ path: f.path, bytes: f.bytes, text: f.text })),
+        previous,
+      ),
+    (r) => checkedScan(r, SKILL_RULESET.version),
   );
 
 /** scanAgentText (src/skills/scanner/agent-text.ts) in the scanner Worker. */
 export const scanAgentTextRemote = (env: Pick<Env, "SCANNER">, texts: readonly AgentTextInput[]) =>
-  callScanner("agent-text", () => scannerOf<SkillScannerRpc>(env).scanAgentText(texts.map((t) => ({ path: t.path, text: t.text }))));
+  callScanner(
+    "agent-text",
+    () => scannerOf<SkillScannerRpc>(env).scanAgentText(texts.map((t) => ({ path: t.path, text: t.text }))),
+    (r) => checkedScan(r, AGENT_TEXT_RULESET.version),
+  );
 
 /** scanAgentText over many texts in one call to the scanner Worker (the daily rescan's batch). */
 export const scanAgentTextsRemote = (env: Pick<Env, "SCANNER">, items: readonly (readonly AgentTextInput[])[]) =>
-  callScanner("agent-text", () =>
-    scannerOf<SkillScannerRpc>(env).scanAgentTexts(items.map((texts) => texts.map((t) => ({ path: t.path, text: t.text })))),
+  callScanner(
+    "agent-text",
+    () => scannerOf<SkillScannerRpc>(env).scanAgentTexts(items.map((texts) => texts.map((t) => ({ path: t.path, text: t.text })))),
+    (rs) => {
+      if (!Array.isArray(rs) || rs.length !== items.length) throw new Error("the scanner answered another number of results");
+      return rs.map((r) => checkedScan(r, AGENT_TEXT_RULESET.version));
+    },
   );
