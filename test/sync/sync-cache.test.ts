@@ -174,7 +174,7 @@ describe("sync's held advisory matches and release views, for a 500-entry mixed 
   });
 
   it("a prepared stack normalises as the straightforward reading does (names, keys, pins, topics), cold and warm, 50 and 500 entries", async () => {
-    for (const stack of [STACK.slice(0, 50), STACK]) {
+    for (const stack of [STACK.slice(0, 50), STACK] as { name: string; version: string; ecosystem?: string }[][]) {
       // The straightforward reading: every name resolved and every version read, nothing held.
       const valid = stack.filter((s) => parseEcosystem(s.ecosystem));
       const refs = await resolveTopics(

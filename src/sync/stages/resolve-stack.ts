@@ -74,8 +74,14 @@ function storedToEntry(r: StoredEntry): SyncEntry {
 
 /** Each topic's pinned versions, as one comparable string. */
 function pinsByTopic(list: SyncEntry[]): Map<string, string> {
+  const pins = new Map<string, string[]>();
+  for (const e of list) {
+    const l = pins.get(e.topic);
+    if (l) l.push(e.pinned ?? "");
+    else pins.set(e.topic, [e.pinned ?? ""]);
+  }
   const m = new Map<string, string>();
-  for (const e of list) m.set(e.topic, [...(m.get(e.topic)?.split("\u0000") ?? []), e.pinned ?? ""].sort().join("\u0000"));
+  for (const [t, l] of pins) m.set(t, l.length === 1 ? l[0]! : l.sort().join("\u0000"));
   return m;
 }
 
