@@ -151,9 +151,9 @@ export interface Operation<
   headers?: (result: O) => Record<string, string>;
   /**
    * The REST answer's JSON text, when the operation can make it faster than `JSON.stringify(result)`
-   * (parts already serialised): byte for byte what that would give.
+   * (parts already serialised): byte for byte what that would give, as text or as its UTF-8.
    */
-  json?: (result: O) => string;
+  json?: (result: O) => string | Uint8Array<ArrayBuffer>;
   /** Response media type when it is not JSON (the handler then returns the body as a string). */
   contentType?: string;
   /** Third-party text (posts, messages, kb entries, release notes) is present in the result. */

@@ -133,24 +133,64 @@ export const topicDataAsOf = (d: TopicData | null): number | null => {
 /** The registry ingests whose answers date a topic's releases. */
 const REGISTRY_SOURCES = "('npm', 'pypi', 'go', 'crates')";
 
+/** One item's candidates, ready to look up: its own ecosystem's keys, then display-name keys, then its own topic. */
+interface ItemLookups {
+  /** `ecosystem\u0000key` of the alias table, most specific first. */
+  own: string[];
+  /** `\u0000key` of a display-name alias. */
+  display: string[];
+  /** A display-name hit counts only for a topic of this ecosystem (null: any). */
+  ecosystem: Ecosystem | null;
+  /** What the item is when no alias names it. */
+  fallback: TopicRef;
+}
+
 /**
- * Resolves many (ecosystem, name) pairs to topics with one D1 query: exact ecosystem aliases first,
- * then display-name aliases of a topic in the same ecosystem (or any, when `ecosystem` is null:
- * a free-text topic like `Next.js` in a freshness read).
+ * What resolveTopics asks of D1 for these items, and how it reads the rows: a pure function of the
+ * items (no storage read), so a caller that sees the same items again (a sync's stack) may keep it.
  */
-export async function resolveTopics(db: D1Database, items: { name: string; ecosystem: Ecosystem | null }[]): Promise<TopicRef[]> {
+export interface TopicLookups {
+  /** The statement's parameter: JSON [[ecosystem, alias], …]. */
+  lookups: string;
+  items: ItemLookups[];
+  /** Approximate bytes held (for a bounded cache). */
+  bytes: number;
+}
+
+export function topicLookups(items: { name: string; ecosystem: Ecosystem | null }[]): TopicLookups {
   const lookups: [string, string][] = [];
-  // Each item's candidate keys, in the order they are tried below (computed once).
-  const keysOf = items.map((it) => {
+  let bytes = 0;
+  const out = items.map((it): ItemLookups => {
     const own: [string, string][] = it.ecosystem
       ? aliasKeys(it.ecosystem, it.name).map((k) => [it.ecosystem!, k])
       : (["npm", "pypi", "go", "cargo"] as const).map((eco) => [eco, packageKey(eco, it.name)]);
     const display = [foldDisplay(it.name), it.name.trim().toLowerCase()];
     for (const l of own) lookups.push(l);
     for (const d of display) lookups.push(["", d]);
-    return { own, display };
+    const eco = it.ecosystem ?? "npm";
+    const fallback: TopicRef = { topic: defaultTopic(eco, it.name), ecosystem: eco, known: false, data: null };
+    bytes += 200 + 6 * it.name.length * (own.length + display.length + 1);
+    return { own: own.map(([e, k]) => `${e}\u0000${k}`), display: display.map((k) => `\u0000${k}`), ecosystem: it.ecosystem, fallback };
   });
-  const rows = lookups.length
+  const json = JSON.stringify(lookups);
+  return { lookups: json, items: out, bytes: bytes + 2 * json.length };
+}
+
+/**
+ * Resolves many (ecosystem, name) pairs to topics with one D1 query: exact ecosystem aliases first,
+ * then display-name aliases of a topic in the same ecosystem (or any, when `ecosystem` is null:
+ * a free-text topic like `Next.js` in a freshness read).
+ */
+export function resolveTopics(db: D1Database, items: { name: string; ecosystem: Ecosystem | null }[]): Promise<TopicRef[]> {
+  return resolveTopicLookups(db, topicLookups(items));
+}
+
+/**
+ * resolveTopics with its lookups made before (topicLookups). An unknown name's ref is the one held
+ * in `prep` (the same object each time: callers only read it); a known one's is made per row.
+ */
+export async function resolveTopicLookups(db: D1Database, prep: TopicLookups): Promise<TopicRef[]> {
+  const rows = prep.items.length
     ? (
         await db
           .prepare(
@@ -163,38 +203,47 @@ export async function resolveTopics(db: D1Database, items: { name: string; ecosy
                JOIN fresh_aliases a ON a.ecosystem = json_extract(j.value, '$[0]') AND a.alias = json_extract(j.value, '$[1]')
                JOIN fresh_topics t ON t.topic = a.topic`,
           )
-          .bind(JSON.stringify(lookups))
+          .bind(prep.lookups)
           .all<TopicRow>()
       ).results
     : [];
   const byKey = new Map(rows.map((r) => [`${r.alias_eco}\u0000${r.alias}`, r]));
-  const ref = (hit: TopicRow): TopicRef => ({
-    topic: hit.topic,
-    ecosystem: hit.ecosystem,
-    known: true,
-    data: {
-      tracked: !!hit.tracked,
-      packages: hit.packages,
-      repo: hit.repo,
-      changelog: hit.changelog,
-      lastOkAt: hit.last_ok_at,
-      lastRunAt: hit.last_run_at,
-      lastError: hit.last_error,
-      seedAsOf: hit.seed_as_of,
-    },
-  });
-  return items.map((it, i) => {
-    const { own, display } = keysOf[i]!;
-    for (const [eco, k] of own) {
-      const hit = byKey.get(`${eco}\u0000${k}`);
+  // One ref per row: the items it names share it.
+  const refs = new Map<TopicRow, TopicRef>();
+  const ref = (hit: TopicRow): TopicRef => {
+    let r = refs.get(hit);
+    if (!r)
+      refs.set(
+        hit,
+        (r = {
+          topic: hit.topic,
+          ecosystem: hit.ecosystem,
+          known: true,
+          data: {
+            tracked: !!hit.tracked,
+            packages: hit.packages,
+            repo: hit.repo,
+            changelog: hit.changelog,
+            lastOkAt: hit.last_ok_at,
+            lastRunAt: hit.last_run_at,
+            lastError: hit.last_error,
+            seedAsOf: hit.seed_as_of,
+          },
+        }),
+      );
+    return r;
+  };
+  if (!byKey.size) return prep.items.map((it) => it.fallback);
+  return prep.items.map((it) => {
+    for (const k of it.own) {
+      const hit = byKey.get(k);
       if (hit) return ref(hit);
     }
-    for (const k of display) {
-      const hit = byKey.get(`\u0000${k}`);
+    for (const k of it.display) {
+      const hit = byKey.get(k);
       if (hit && (!it.ecosystem || hit.ecosystem === it.ecosystem)) return ref(hit);
     }
-    const eco = it.ecosystem ?? "npm";
-    return { topic: defaultTopic(eco, it.name), ecosystem: eco, known: false, data: null };
+    return it.fallback;
   });
 }
 

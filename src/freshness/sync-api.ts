@@ -40,7 +40,8 @@ import {
   type UpgradeView,
 } from "./freshness.service";
 import type { ChangeOut, DeprecationOut } from "./freshness.schemas";
-import { packageKey, resolveTopics, type TopicData } from "../ecosystems/topics";
+import { packageKey, resolveTopicLookups, type TopicData, type TopicLookups, topicLookups } from "../ecosystems/topics";
+import { LruCache } from "../core/cache";
 import { parseEcosystem, pinnedVersion, type Ecosystem } from "../ecosystems/versions";
 
 export {
@@ -73,24 +74,49 @@ export interface NormalisedStackEntry {
   data?: TopicData | null;
 }
 
+/** A stack's entries as far as they depend on the stack alone: each valid entry's ecosystem, key and pin, and the topic lookups. */
+interface PreparedStack {
+  valid: { name: string; version: string; ecosystem: Ecosystem; key: string; pinned: string | null }[];
+  lookups: TopicLookups;
+}
+/** What the prepared stacks may hold together, in approximate bytes (a 500-entry stack: about 200 KB). */
+export const PREPARED_STACK_BYTES = 4 * 1024 * 1024;
+// An agent sends the same stack session after session: its names' keys, pins and alias lookups are made
+// once per isolate, not per sync (all pure functions of the stack's text; topics are read every time).
+const prepared = new LruCache<string, PreparedStack>({ maxEntries: 256, maxBytes: PREPARED_STACK_BYTES });
+
+function prepareStack(stack: StackEntry[]): PreparedStack {
+  const valid = stack.flatMap((s) => {
+    const eco = parseEcosystem(s.ecosystem);
+    return eco
+      ? [{ name: s.name, version: s.version, ecosystem: eco, key: packageKey(eco, s.name), pinned: pinnedVersion(eco, s.version) }]
+      : [];
+  });
+  return { valid, lookups: topicLookups(valid.map((e) => ({ name: e.name, ecosystem: e.ecosystem }))) };
+}
+
+/** For tests: forget the prepared stacks, as a fresh isolate would; how many are held. */
+export const clearPreparedStacks = () => prepared.clear();
+export const preparedStacks = () => ({ size: prepared.size, bytes: prepared.bytes });
+
 /** Normalises a stack (npm is the default ecosystem) to topics with one D1 query. Unknown ecosystems are dropped. */
 export async function normaliseStack(db: D1Database, stack: StackEntry[]): Promise<NormalisedStackEntry[]> {
-  const valid = stack.slice(0, MAX_STACK).flatMap((s) => {
-    const eco = parseEcosystem(s.ecosystem);
-    return eco ? [{ s, eco }] : [];
-  });
-  const refs = await resolveTopics(
-    db,
-    valid.map(({ s, eco }) => ({ name: s.name, ecosystem: eco })),
-  );
-  return valid.map(({ s, eco }, i) => ({
-    name: s.name,
-    version: s.version,
-    ecosystem: eco,
-    key: packageKey(eco, s.name),
+  const list = stack.slice(0, MAX_STACK);
+  const text = JSON.stringify(list.map((s) => [s.name, s.version, s.ecosystem ?? null]));
+  let prep = prepared.get(text);
+  if (!prep) {
+    prep = prepareStack(list);
+    prepared.set(text, prep, 2 * text.length + prep.lookups.bytes + 200 * prep.valid.length);
+  }
+  const refs = await resolveTopicLookups(db, prep.lookups);
+  return prep.valid.map((e, i) => ({
+    name: e.name,
+    version: e.version,
+    ecosystem: e.ecosystem,
+    key: e.key,
     topic: refs[i]!.topic,
     known: refs[i]!.known,
-    pinned: pinnedVersion(eco, s.version),
+    pinned: e.pinned,
     data: refs[i]!.data,
   }));
 }

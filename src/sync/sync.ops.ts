@@ -8,7 +8,7 @@ import { ref } from "../core/text";
 import { SCAN_STATUSES } from "../scan/types";
 import { syncBody, syncOut } from "./sync.schemas";
 import { runSync } from "./sync.service";
-import { syncAnswerJson } from "./views";
+import { syncAnswerBody } from "./views";
 import { recordingDb } from "../core/bench-replay";
 import { agentStack, listStacks } from "./stack.service";
 import { listNotifications, markNotificationsRead, NOTIFICATION_KINDS } from "./notifications.service";
@@ -66,7 +66,7 @@ export const sync = defineOperation({
       b,
       now(),
     ),
-  json: syncAnswerJson,
+  json: syncAnswerBody,
   mcp: {
     tool: "service_sync",
     title: "Sync",

@@ -75,7 +75,7 @@ interface HeldView {
   view: UpgradeView;
   /** Made when an answer first shows the view (most held views never are: only a topic's furthest-behind one). */
   lists: { changes: string; deps: string } | null;
-  whole: { out: object; json: string } | null;
+  whole: WholeText | null;
   /** The view without its texts, in approximate bytes. */
   bytes: number;
 }
@@ -338,30 +338,88 @@ export function noteViewOut<T extends object>(view: UpgradeView, out: T): T {
   return out;
 }
 
+/** A held view's text in one answer's shape, and its UTF-8 bytes (what a REST answer sends). */
+interface WholeText {
+  out: object;
+  json: string;
+  utf8: Uint8Array;
+}
+const utf8 = new TextEncoder();
+
 /**
  * A release view's JSON in an answer. A held view's text is made once per shape: the next answer
  * that shows it with the same packages, notes, dates and flags (most: they change with the caller's
  * names and the data's age) reuses it; its lists are serialised once per generation. Other views
  * (a delta's filtered ones, a batch that saw two generations) are serialised as they are.
  */
-function releaseJson(r: object): string {
+function releasePiece(r: object): string | WholeText {
   const v = viewOfOut.get(r);
   const held = v && heldViews.get(v);
-  // Texts are kept only on a view the cache still holds, and counted there (two bytes a character).
+  // Texts are kept only on a view the cache still holds, and counted there (two bytes a character, and the UTF-8).
   if (!held || views.get(held.key) !== held) return JSON.stringify(r);
-  if (held.whole && sameShallow(held.whole.out, r)) return held.whole.json;
+  if (held.whole && sameShallow(held.whole.out, r)) return held.whole;
   const lists = (held.lists ??= { changes: JSON.stringify(held.view.releases), deps: JSON.stringify(held.view.removedDeprecations) });
   const json = objectJson(r, {
     changes: (l: unknown[]) => (l === held.view.releases ? lists.changes : JSON.stringify(l)),
     removedDeprecations: (l: unknown[]) => (l === held.view.removedDeprecations ? lists.deps : JSON.stringify(l)),
   });
   // A text far longer than its lists (a topic named by many of the caller's packages) is not kept.
-  held.whole = json.length <= lists.changes.length + lists.deps.length + WHOLE_SLACK ? { out: r, json } : null;
-  views.set(held.key, held, held.bytes + 2 * (lists.changes.length + lists.deps.length) + (held.whole ? 2 * json.length + 400 : 0));
-  return json;
+  held.whole = json.length <= lists.changes.length + lists.deps.length + WHOLE_SLACK ? { out: r, json, utf8: utf8.encode(json) } : null;
+  views.set(held.key, held, held.bytes + 2 * (lists.changes.length + lists.deps.length) + (held.whole ? 3 * json.length + 400 : 0));
+  return held.whole ?? json;
 }
 
-const answerParts = { releases: (rs: object[]) => `[${rs.map(releaseJson).join(",")}]` };
+/**
+ * A sync answer as `JSON.stringify` would write it, in pieces: texts, and the held release views'
+ * texts (kept with their bytes). Same keys in the same order, undefined and function values left out.
+ */
+function answerPieces(out: object): (string | WholeText)[] {
+  const pieces: (string | WholeText)[] = [];
+  let s = "{";
+  let first = true;
+  for (const [k, v] of Object.entries(out)) {
+    if (v === undefined || typeof v === "function") continue;
+    s += `${first ? "" : ","}${JSON.stringify(k)}:`;
+    first = false;
+    if (k !== "releases") {
+      s += JSON.stringify(v);
+      continue;
+    }
+    s += "[";
+    (v as object[]).forEach((r, i) => {
+      if (i) s += ",";
+      const p = releasePiece(r);
+      if (typeof p === "string") s += p;
+      else {
+        pieces.push(s, p);
+        s = "";
+      }
+    });
+    s += "]";
+  }
+  pieces.push(`${s}}`);
+  return pieces;
+}
 
 /** A sync answer's JSON text: its release views made once per held view and shape, the rest as usual. */
-export const syncAnswerJson = (out: object): string => objectJson(out, answerParts);
+export const syncAnswerJson = (out: object): string =>
+  answerPieces(out)
+    .map((p) => (typeof p === "string" ? p : p.json))
+    .join("");
+
+/**
+ * The same text as UTF-8, what the REST answer sends: the held views' bytes are copied, not encoded
+ * again (most of a full answer of a large stack is its release views).
+ */
+export function syncAnswerBody(out: object): Uint8Array<ArrayBuffer> {
+  const parts: Uint8Array[] = answerPieces(out).map((p) => (typeof p === "string" ? utf8.encode(p) : p.utf8));
+  let n = 0;
+  for (const b of parts) n += b.length;
+  const body = new Uint8Array(n);
+  let at = 0;
+  for (const b of parts) {
+    body.set(b, at);
+    at += b.length;
+  }
+  return body;
+}

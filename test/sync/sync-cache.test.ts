@@ -9,7 +9,9 @@ import { call, newAgent, setPlanDirect, type TestAgent } from "../helpers";
 import { DAY_MS, setClock } from "../../src/core/clock";
 import { runReads } from "../../src/core/batch";
 import { advisoriesForStackRead, osvStatements } from "../../src/freshness/advisories";
-import { normaliseStack } from "../../src/freshness/sync-api";
+import { clearPreparedStacks, normaliseStack, preparedStacks } from "../../src/freshness/sync-api";
+import { resolveTopics, packageKey } from "../../src/ecosystems/topics";
+import { parseEcosystem, pinnedVersion } from "../../src/ecosystems/versions";
 import type { OsvRecord } from "../../src/sources/osv";
 import { syncOut } from "../../src/sync/sync.schemas";
 import { cachedAdvisoriesRead, clearViewCache, viewCacheSize } from "../../src/sync/views";
@@ -113,6 +115,7 @@ describe("sync's held advisory matches and release views, for a 500-entry mixed 
     const cursors = new Map<TestAgent, string>();
     const both = async (body: (a: TestAgent) => Record<string, unknown>) => {
       clearViewCache();
+      clearPreparedStacks();
       const c = await syncText(cold, body(cold));
       const held = viewCacheSize();
       expect(held.packages).toBeGreaterThan(400);
@@ -168,6 +171,77 @@ describe("sync's held advisory matches and release views, for a 500-entry mixed 
     const upToDate = await both((a) => ({ since: cursors.get(a) }));
     expect(upToDate.mode).toBe("up_to_date");
     expect(upToDate.stack.reused).toBe(true);
+  });
+
+  it("a prepared stack normalises as the straightforward reading does (names, keys, pins, topics), cold and warm, 50 and 500 entries", async () => {
+    for (const stack of [STACK.slice(0, 50), STACK] as { name: string; version: string; ecosystem?: string }[][]) {
+      // The straightforward reading: every name resolved and every version read, nothing held.
+      const valid = stack.filter((s) => parseEcosystem(s.ecosystem));
+      const refs = await resolveTopics(
+        env.DB,
+        valid.map((s) => ({ name: s.name, ecosystem: parseEcosystem(s.ecosystem) })),
+      );
+      const reference = valid.map((s, i) => {
+        const eco = parseEcosystem(s.ecosystem)!;
+        return {
+          name: s.name,
+          version: s.version,
+          ecosystem: eco,
+          key: packageKey(eco, s.name),
+          topic: refs[i]!.topic,
+          known: refs[i]!.known,
+          pinned: pinnedVersion(eco, s.version),
+          data: refs[i]!.data,
+        };
+      });
+      expect(reference.some((e) => e.known)).toBe(true);
+      clearPreparedStacks();
+      const cold = await normaliseStack(env.DB, stack);
+      expect(preparedStacks().size).toBe(1);
+      const warm = await normaliseStack(env.DB, stack);
+      expect(cold).toEqual(reference);
+      expect(warm).toEqual(reference);
+      // Another stack (one version moved) is prepared on its own, not read from the first.
+      const moved = await normaliseStack(
+        env.DB,
+        stack.map((s, i) => (i === 0 ? { ...s, version: "17.0.2" } : s)),
+      );
+      expect(moved[0]!.pinned).toBe("17.0.2");
+      expect(moved.slice(1)).toEqual(reference.slice(1));
+      expect(preparedStacks().size).toBe(2);
+    }
+  });
+
+  it("50 entries: a warm isolate answers byte for byte as a cold one, full, forced, up_to_date and a delta", async () => {
+    // Within a day of the shipped release data, as above: no sync tries (and fails) to refresh it.
+    let t = T0 + 3_600_000;
+    setClock(() => t);
+    const stack = STACK.slice(0, 50);
+    const cold = await newAgent();
+    const warm = await newAgent();
+    const cursors = new Map<TestAgent, string>();
+    const both = async (body: (a: TestAgent) => Record<string, unknown>) => {
+      clearViewCache();
+      clearPreparedStacks();
+      const c = await syncText(cold, body(cold));
+      const w = await syncText(warm, body(warm));
+      expect(sansCursor(w)).toBe(sansCursor(c));
+      cursors.set(cold, JSON.parse(c).cursor);
+      cursors.set(warm, JSON.parse(w).cursor);
+      return JSON.parse(w);
+    };
+    expect((await both(() => ({ stack, installedSkills: ["lore"] }))).mode).toBe("full");
+    t += 60_000;
+    expect((await both(() => ({ stack, force: true }))).reason).toBe("force");
+    t += 60_000;
+    expect((await both(() => ({ stack }))).mode).toBe("up_to_date");
+    t += 60_000;
+    for (const a of [cold, warm])
+      expect((await call("PATCH", "/v1/me/settings", { token: a.owner.token, body: { refreshSchedule: "EVERY_SESSION" } })).status).toBe(
+        200,
+      );
+    const delta = await both((a) => ({ stack, since: cursors.get(a) }));
+    expect(delta.delta).toBe(true);
   });
 
   it("held advisory matches are the reference reader's list, entry for entry and in order", async () => {

@@ -18,7 +18,7 @@ import { matchAdvisories, matchSkills } from "../../src/sync/stages/match";
 import { rankKnowledge } from "../../src/sync/stages/rank-knowledge";
 import { buildAnswer, releaseViews } from "../../src/sync/stages/build-answer";
 import { saveSync } from "../../src/sync/stages/save";
-import type { SyncEntry } from "../../src/sync/stages/keys";
+import { copyPinKey, entryPinKey, type SyncEntry } from "../../src/sync/stages/keys";
 import releases from "../../data/freshness/releases.json?raw";
 
 const T0 = Date.parse("2031-03-10T09:00:00Z");
@@ -119,6 +119,48 @@ describe("resolveStack (D1)", () => {
     expect(moved.movedTopics).toEqual(["react"]);
     // The new pin is first seen now; the others keep when they were first reported.
     expect(moved.entries.map((e) => e.firstSeenAt)).toEqual([T0 + 2000, T0, T0, T0]);
+  });
+});
+
+describe("entry pin keys (keys.ts)", () => {
+  // The key an entry made from plain fields gets: what every kept key must equal.
+  const plain = (e: SyncEntry) => entryPinKey({ ecosystem: e.ecosystem, key: e.key, pinned: e.pinned, version: e.version });
+
+  it("kept on the entry, invisible to JSON and Object.keys, and the key its fields give, sent or stored", async () => {
+    const c = await caller();
+    const sent = await resolveStack(env.DB, c, { stack: STACK }, T0);
+    await runSync(ctx, c, { stack: STACK }, T0);
+    const stored = await resolveStack(env.DB, c, {}, T0 + 1000);
+    for (const e of [...sent.entries, ...stored.entries, ...stored.stored]) {
+      expect(entryPinKey(e)).toBe(plain(e));
+      expect(JSON.stringify(e)).not.toContain("\\u0000");
+      expect(Object.keys(e).filter((k) => k !== "data")).toEqual(
+        expect.arrayContaining(["ecosystem", "key", "known", "name", "pinned", "topic", "version"]),
+      );
+      expect(
+        Object.keys(e).every((k) => ["data", "ecosystem", "firstSeenAt", "key", "known", "name", "pinned", "topic", "version"].includes(k)),
+      ).toBe(true);
+    }
+    // `^4.19.1` and `4.19.1` are one pinned version: one key.
+    expect(new Set(sent.entries.filter((e) => e.name === "express").map(entryPinKey)).size).toBe(1);
+  });
+
+  it("a copy made by spreading a keyed entry with another version (or pin, name key, ecosystem) gets its own key, not the original's", () => {
+    const e = entry({});
+    const k = entryPinKey(e);
+    for (const over of [
+      { version: "5.0.0", pinned: "5.0.0" },
+      { pinned: null, version: "latest" },
+      { key: "expresss" },
+      { ecosystem: "cargo" as const },
+    ]) {
+      const copy = { ...e, ...over };
+      expect(entryPinKey(copy)).toBe(plain(copy));
+      expect(entryPinKey(copy)).not.toBe(k);
+    }
+    // An explicit copy of the same pin keeps the key; the original's key is unchanged.
+    expect(entryPinKey(copyPinKey(e, { ...e, firstSeenAt: T0 + 1 }))).toBe(k);
+    expect(entryPinKey(e)).toBe(k);
   });
 });
 

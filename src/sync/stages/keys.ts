@@ -19,16 +19,34 @@ export const entryKey = (e: { ecosystem: string; key: string; version: string })
 const pinKey = (ecosystem: string, key: string, pinned: string | null, version: string) =>
   `${ecosystem}\u0000${key}\u0000${pinned === null ? `\u0001${version}` : versionKey(ecosystem as Ecosystem, pinned)}`;
 type Pinnable = { ecosystem: string; key: string; pinned: string | null; version: string };
-// A sync asks an entry's key many times (first seen, reported now, its vulnerabilities) and entries are never changed once made.
-const pinKeys = new WeakMap<Pinnable, string>();
+/**
+ * A sync asks an entry's key many times (first seen, reported now, its vulnerabilities), so the key is
+ * kept on the entry under a symbol (JSON and `Object.keys` do not see it), with the fields it was made
+ * of: a spread copy carries it, and one with another ecosystem, key, pin or version makes its own. A
+ * WeakMap from entry to key cost more than making the keys: an ephemeron per entry, every request,
+ * for the collector to trace.
+ */
+const PIN_KEY: unique symbol = Symbol("pinKey");
+interface HeldKey {
+  k: string;
+  ecosystem: string;
+  key: string;
+  pinned: string | null;
+  version: string;
+}
+type Keyed = Pinnable & { [PIN_KEY]?: HeldKey };
 export function entryPinKey(e: Pinnable): string {
-  let k = pinKeys.get(e);
-  if (k === undefined) pinKeys.set(e, (k = pinKey(e.ecosystem, e.key, e.pinned, e.version)));
+  const h = (e as Keyed)[PIN_KEY];
+  if (h !== undefined && h.version === e.version && h.pinned === e.pinned && h.key === e.key && h.ecosystem === e.ecosystem) return h.k;
+  const k = pinKey(e.ecosystem, e.key, e.pinned, e.version);
+  (e as Keyed)[PIN_KEY] = { k, ecosystem: e.ecosystem, key: e.key, pinned: e.pinned, version: e.version };
   return k;
 }
 /** `copy` is `e` with other fields only (its ecosystem, key, pinned and version the same): the same key, not made again. */
 export function copyPinKey<T extends Pinnable>(e: Pinnable, copy: T): T {
-  pinKeys.set(copy, entryPinKey(e));
+  entryPinKey(e);
+  // A spread copy of a keyed entry already carries it.
+  if ((copy as Keyed)[PIN_KEY] === undefined) (copy as Keyed)[PIN_KEY] = (e as Keyed)[PIN_KEY];
   return copy;
 }
 // The matcher reports `version` as pinnedVersion() of the entry's text, the same function that set `pinned`.

@@ -20,6 +20,11 @@ type StateRow = SqlRow<typeof owners, "refreshSchedule"> & LeftJoined<SqlRow<typ
 const STORED_KEYS = ["ecosystem", "key", "version", "name", "topic", "pinned", "known", "firstSeenAt"] as const;
 type StoredEntry = SqlRow<typeof syncStackEntries, (typeof STORED_KEYS)[number]>;
 const SKILL_KEYS = ["name", "firstSeenAt"] as const;
+// The statements' texts, made once (they depend on no request).
+const STATE_SQL = `SELECT o.refresh_schedule, ${columnsOf(syncAgents, "s", STATE_KEYS)}
+             FROM owners o LEFT JOIN sync_agents s ON s.agent_id = ?2 WHERE o.id = ?1`;
+const STORED_SQL = `SELECT ${columnsOf(syncStackEntries, undefined, STORED_KEYS)} FROM sync_stack_entries WHERE agent_id = ? ORDER BY position`;
+const SKILLS_SQL = `SELECT ${columnsOf(syncInstalledSkills, undefined, SKILL_KEYS)} FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`;
 
 export interface ResolvedStack {
   /** The agent has synced before. */
@@ -69,30 +74,23 @@ function storedToEntry(r: StoredEntry): SyncEntry {
 
 /** Each topic's pinned versions, as one comparable string. */
 function pinsByTopic(list: SyncEntry[]): Map<string, string> {
+  const pins = new Map<string, string[]>();
+  for (const e of list) {
+    const l = pins.get(e.topic);
+    if (l) l.push(e.pinned ?? "");
+    else pins.set(e.topic, [e.pinned ?? ""]);
+  }
   const m = new Map<string, string>();
-  for (const e of list) m.set(e.topic, [...(m.get(e.topic)?.split("\u0000") ?? []), e.pinned ?? ""].sort().join("\u0000"));
+  for (const [t, l] of pins) m.set(t, l.length === 1 ? l[0]! : l.sort().join("\u0000"));
   return m;
 }
 
 export async function resolveStack(db: D1Database, caller: AgentPrincipal, input: SyncInput, at: number): Promise<ResolvedStack> {
   const [[stateRes, storedRes, skillsRes, boundsRes], normalised] = await Promise.all([
     db.batch([
-      db
-        .prepare(
-          `SELECT o.refresh_schedule, ${columnsOf(syncAgents, "s", STATE_KEYS)}
-             FROM owners o LEFT JOIN sync_agents s ON s.agent_id = ?2 WHERE o.id = ?1`,
-        )
-        .bind(caller.ownerId, caller.agentId),
-      db
-        .prepare(
-          `SELECT ${columnsOf(syncStackEntries, undefined, STORED_KEYS)} FROM sync_stack_entries WHERE agent_id = ? ORDER BY position`,
-        )
-        .bind(caller.agentId),
-      db
-        .prepare(
-          `SELECT ${columnsOf(syncInstalledSkills, undefined, SKILL_KEYS)} FROM sync_installed_skills WHERE agent_id = ? ORDER BY position`,
-        )
-        .bind(caller.agentId),
+      db.prepare(STATE_SQL).bind(caller.ownerId, caller.agentId),
+      db.prepare(STORED_SQL).bind(caller.agentId),
+      db.prepare(SKILLS_SQL).bind(caller.agentId),
       // The newest change also names the ingest generation the cached release views belong to (views.ts).
       db.prepare(
         `SELECT min(seq) AS lo, max(seq) AS hi, (SELECT at FROM sync_changes ORDER BY seq DESC LIMIT 1) AS hi_at FROM sync_changes`,
@@ -119,9 +117,15 @@ export async function resolveStack(db: D1Database, caller: AgentPrincipal, input
       const k = entryKey(e);
       if (seen.has(k)) continue;
       seen.add(k);
-      entries.push(copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e)) ?? at }));
+      // The key first: the copy then carries it (keys.ts), not made or set again.
+      const pk = entryPinKey(e);
+      entries.push(copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(pk) ?? at }));
     }
-  } else entries = stored.map((e) => copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(entryPinKey(e))! }));
+  } else
+    entries = stored.map((e) => {
+      const pk = entryPinKey(e);
+      return copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(pk)! });
+    });
   const stackChanged =
     !!normalised &&
     (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));

@@ -34,8 +34,8 @@ export async function saveSync(
     db
       .prepare(
         `INSERT INTO ${insertColumns(syncAgents, ["agentId", "ownerId", "topics", "stackReportedAt", "skillsReportedAt", "lastSyncAt", "lastFullAt", "lastFullSeq", "syncs", "fullSyncs"])}
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9)
-         ON CONFLICT (agent_id) DO UPDATE SET topics = excluded.topics,
+         VALUES (?1, ?2, coalesce(?3, '[]'), ?4, ?5, ?6, ?7, ?8, 1, ?9)
+         ON CONFLICT (agent_id) DO UPDATE SET topics = coalesce(?3, sync_agents.topics),
            stack_reported_at = coalesce(excluded.stack_reported_at, sync_agents.stack_reported_at),
            skills_reported_at = coalesce(excluded.skills_reported_at, sync_agents.skills_reported_at),
            last_sync_at = excluded.last_sync_at,
@@ -46,7 +46,8 @@ export async function saveSync(
       .bind(
         caller.agentId,
         caller.ownerId,
-        JSON.stringify(remembered),
+        // No topic new to the agent: the list it has is the one stored, not written again.
+        stack.known && !stack.newTopics.length ? null : JSON.stringify(remembered),
         input.stack ? at : null,
         input.installedSkills ? at : null,
         at,

@@ -74,7 +74,7 @@ export const privilegeWrapper = patternRule({
   prose: true,
   patterns: [
     // sudo's password handed to a program of the skill's: an askpass that is not the desktop's own.
-    /\bSUDO_ASKPASS=["']?(?!\/usr\/(?:bin|lib|libexec|lib64)\/|\/opt\/homebrew\/bin\/)[~$\/\w.-]*(?:\$HOME|~|\/tmp\/|\.local|\.cache|\.config|scripts?\/)/,
+    /\bSUDO_ASKPASS=["']?(?!\/usr\/(?:bin|lib|libexec|lib64)\/|\/opt\/homebrew\/bin\/)[~$/\w.-]*(?:\$HOME|~|\/tmp\/|\.local|\.cache|\.config|scripts?\/)/,
     /\balias\s+(?:sudo|doas|pkexec|passwd)\s*=\s*(?!["']?(?:sudo|doas)\b)["']?[\w$./~-]/,
     /(?:^|[\s;{`(])(?:function\s+)?(?:sudo|doas|pkexec|passwd)\s*\(\s*\)\s*\{|\bfunction\s+(?:sudo|doas|pkexec)\s*\{/,
     /\[sudo\]\s+password\s+for\b[^\n]{0,120}\bread\b|\bread\s+-\w*s\w*\b[^\n]{0,40}["']\[sudo\]\s+password/i,

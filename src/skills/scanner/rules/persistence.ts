@@ -160,7 +160,7 @@ const SEND_CONTENT =
 
 /** An agent's MCP or settings file named anywhere in a script (a path string, a list of candidates). */
 const AGENT_CONFIG_NAME =
-  /(?:claude_desktop_config|mcp_config|\.claude\/settings(?:\.local)?|\.claude|(?:^|[\/'"`\s])\.?mcp|\.gemini\/settings|cline_mcp_settings)\.json\b|\.codex\/config\.toml\b/;
+  /(?:claude_desktop_config|mcp_config|\.claude\/settings(?:\.local)?|\.claude|(?:^|[/'"`\s])\.?mcp|\.gemini\/settings|cline_mcp_settings)\.json\b|\.codex\/config\.toml\b/;
 /** The script writes a file back. */
 const WRITES_FILE =
   /\b(?:writeFile(?:Sync)?|json\.dump|write_text|Set-Content|Out-File|File\.write|fs\.promises\.writeFile)\s*\(|\bopen\([^\n)]{0,200},\s*["'][wa]\+?["']|\bjq\b[^\n>]{0,300}>\s*[^\s>]{0,200}?(?:mcp|settings|config)[\w.-]{0,80}\.json\b|\bsponge\b/;
@@ -190,7 +190,7 @@ function agentConfigScript(text: string): Hit[] {
       index: key.index,
       length: key[0].length,
       severity: harm ? "high" : "medium",
-      message: `Writes its own ${/hook|ToolUse/i.test(key[0]) ? "hooks" : /serv/i.test(key[0]) ? "MCP servers" : "permissions"} into an agent's configuration (${name[0].replace(/^[\/'"`\s]/, "")}), which every later session obeys${harm ? ` (${harm[0]}: unpinned code, every permission or a credential)` : ""}`,
+      message: `Writes its own ${/hook|ToolUse/i.test(key[0]) ? "hooks" : /serv/i.test(key[0]) ? "MCP servers" : "permissions"} into an agent's configuration (${name[0].replace(/^[/'"`\s]/, "")}), which every later session obeys${harm ? ` (${harm[0]}: unpinned code, every permission or a credential)` : ""}`,
     },
   ];
 }

@@ -187,7 +187,7 @@ export const keepMisspelled = patternRule({
 });
 
 const GIT_HOSTS = /^(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)$/i;
-const GIT_DEP = /"[@\w./-]{1,100}"\s*:\s*"git\+(?:https?|ssh):\/\/(?:[^@"\/\s]{1,60}@)?([^/":\s]{1,100})/g;
+const GIT_DEP = /"[@\w./-]{1,100}"\s*:\s*"git\+(?:https?|ssh):\/\/(?:[^@"/\s]{1,60}@)?([^/":\s]{1,100})/g;
 /**
  * The same taken on the command line: a Homebrew tap given its own remote (`brew tap owner/tap
  * https://host/…`; a bare `brew tap owner/tap` is GitHub), and a package installed straight from a
