@@ -309,6 +309,9 @@ class SortedLines implements LineSet {
   }
 }
 
+/** The set of a list no line of the text holds (never written to: `has` on it changes nothing). */
+const NO_LINES = new SortedLines();
+
 /** Each text's pass, kept with its line index (which the engine hands to every rule of that text) and dropped with it. */
 const passes = new WeakMap<LineIndex, { text: string; size: number; sets: SortedLines[] }>();
 
@@ -342,7 +345,9 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
     compiled = c;
   }
   const sets = entry ? entry.sets : [];
-  for (let i = sets.length; i < registry.length; i++) sets.push(new SortedLines());
+  // Lists no line holds share one empty set: a scan of thousands of short texts (an MCP server's
+  // schema strings) otherwise made an object per registered list per text.
+  for (let i = sets.length; i < registry.length; i++) sets.push(NO_LINES);
   // Per line, the OR of its literals' owner masks; each (line, owner) pair is added to a list once.
   const words = Math.max(1, Math.ceil((registry.length - from) / 32));
   const cur = new Int32Array(words);
@@ -356,7 +361,10 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
       while (x !== 0) {
         const low = x & -x;
         // Lines arrive in ascending order, each flushed once: every list stays sorted and distinct.
-        sets[from + w * 32 + (31 - Math.clz32(low))]!.list.push(curLine);
+        const k = from + w * 32 + (31 - Math.clz32(low));
+        let set = sets[k]!;
+        if (set === NO_LINES) sets[k] = set = new SortedLines();
+        set.list.push(curLine);
         x ^= low;
       }
       cur[w] = 0;
@@ -434,9 +442,13 @@ export function triggerLines(text: string, lines: LineIndex, triggers: readonly 
   return passFor(text, lines)[owner]!;
 }
 
-/** For each list of triggers, the lines of `text` that contain one of them. */
+/** Registry numbers of a caller's lists (callers pass the same array each time). */
+const ownersOfLists = new WeakMap<readonly (readonly string[])[], number[]>();
+
+/** For each list of triggers, the lines of `text` that contain one of them (pass the same array of lists each time). */
 export function triggerLineSets(text: string, lines: LineIndex, lists: readonly (readonly string[])[]): LineSet[] {
-  const owners = lists.map(ownerOf);
+  let owners = ownersOfLists.get(lists);
+  if (!owners) ownersOfLists.set(lists, (owners = lists.map(ownerOf)));
   const sets = passFor(text, lines);
   return owners.map((o) => sets[o]!);
 }
