@@ -117,6 +117,17 @@ const AMBIENT = new Set([
 const excluded = (target: string) => /^\/dev\/(?:null|stdout|stderr|fd\/\d)$/.test(target);
 
 export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capabilities; where: Map<string, Where> } {
+  const reader = capabilityReader();
+  for (const t of targets) reader.add(t);
+  return reader.result();
+}
+
+/**
+ * `detectCapabilities` one target at a time, in the targets' order: a scan reads each text's
+ * capabilities while the text's trigger pass is still kept (after the whole scan, a publish of a
+ * hundred files had let the first files' passes go, and ran them again).
+ */
+export function capabilityReader(): { add(t: ScanTarget): void; result(): { caps: Capabilities; where: Map<string, Where> } } {
   const where = new Map<string, Where>();
   // The first place of each capability, its excerpt made only when read (a finding names one of
   // thousands of hosts); no closure per line (a fence of 100,000 commands noted on every line).
@@ -135,8 +146,8 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
   let writesOutside = false;
   const hosts = new Set<string>();
   const env = new Set<string>();
-  for (const t of targets) {
-    if (t.text === null) continue;
+  const add = (t: ScanTarget) => {
+    if (t.text === null) return;
     const lines = LineIndex.of(t.text);
     if (SCRIPT_KINDS.has(t.kind) && (t.kind === "shell" || t.kind === "powershell" || t.kind === "batch")) {
       shell = true;
@@ -208,10 +219,13 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
         }
       }
     }
-  }
+  };
   return {
-    caps: { shell, network: [...hosts].sort(), writesOutside, envVars: [...env].sort() },
-    where,
+    add,
+    result: () => ({
+      caps: { shell, network: [...hosts].sort(), writesOutside, envVars: [...env].sort() },
+      where,
+    }),
   };
 }
 

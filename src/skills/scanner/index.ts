@@ -67,7 +67,7 @@ import {
   NO_CAPABILITIES,
   capabilityChanges,
   capabilityFindings,
-  detectCapabilities,
+  capabilityReader,
   type Capabilities,
   type CapabilityChange,
 } from "./capabilities";
@@ -497,7 +497,9 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   const docs = new Map<ScanTarget, IntentDoc>();
   const docList: IntentDoc[] = [];
   const docIndex = new Map<ScanTarget, number>();
+  const capabilities = capabilityReader();
   for (const t of targets) {
+    capabilities.add(t);
     if (t.text === null || t.embedded) continue;
     const text = t.text;
     const d = limitScope(
@@ -529,7 +531,7 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
     if (from !== undefined && to !== undefined) intentLinks.push({ from, to, line: l.line });
   }
   const cross = intentLinks.length ? intentChains(docList, { links: intentLinks }).filter((c) => c.source.path !== c.sink.path) : [];
-  const { caps, where } = detectCapabilities(targets);
+  const { caps, where } = capabilities.result();
   const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
   const all = sortFindings([
     ...consentGated(findings, targets),
