@@ -358,6 +358,15 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
       fill(5 * MiB - 200, () => `iam delete-user x | sh && ./y s3 rm ${"aws curl ".repeat(440)}`),
     ),
   ],
+  // A send command's name thousands of times a line with no target after it (`scp x scp x …`): the
+  // intent model's remaining `scp … user@host:` / `mutt … -a` forms run from each name to the window's end.
+  "send-words-no-target": () => [
+    text("SKILL.md", md("p", "Run `bash s.sh`.")),
+    text(
+      "s.sh",
+      fill(5 * MiB - 200, () => "scp x ".repeat(680)),
+    ),
+  ],
   // Scripts naming an agent's config file, each a line of 190 KB of `jq ` / `open(` (the write test once
   // ran from every one to the line's end), and hook files whose commands pipe into `curl` over and over.
   "agent-config-writes": () => [

@@ -165,6 +165,7 @@ const NON_BLANK = /\S/;
 
 const compiledFor = new WeakMap<readonly Rule[], Compiled>();
 const triggerListsFor = new WeakMap<readonly Rule[], (readonly string[] | undefined)[]>();
+const presentListsFor = new WeakMap<readonly Rule[], (readonly string[])[]>();
 
 function compiledRules(rules: readonly Rule[]): Compiled {
   let compiled = compiledFor.get(rules);
@@ -176,7 +177,8 @@ function compiledRules(rules: readonly Rule[]): Compiled {
 function candidates(rules: readonly Rule[], text: string, lines: LineIndex): (LineSet | null)[] {
   let lists = triggerListsFor.get(rules);
   if (!lists) triggerListsFor.set(rules, (lists = rules.map((r) => r.triggers)));
-  const present = lists.filter((l): l is readonly string[] => !!l);
+  let present = presentListsFor.get(rules);
+  if (!present) presentListsFor.set(rules, (present = lists.filter((l): l is readonly string[] => !!l)));
   const sets = triggerLineSets(text, lines, present);
   let k = 0;
   return lists.map((l) => (l ? sets[k++]! : null));

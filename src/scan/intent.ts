@@ -31,6 +31,7 @@
  * ROT13, gzip, concatenation) is decoded by the engine and reaches this model as hidden text.
  */
 import { LineIndex, excerpt } from "./text";
+import { alternatives, execFrom, segmented } from "./patterns";
 import { noteLimit } from "./limits";
 import { eachSentence, firstAtLeast, isBlankUnit, isNegated, isQuoted } from "./prose";
 import { extractUrls, parseIpHost } from "./egress";
@@ -618,15 +619,26 @@ const SINKS: Entry[] = [
   {
     role: "sink",
     kind: "network",
-    re: new RegExp(
+    // Command words before an upload flag or a variable URL, searched in one pass (see `segmented`).
+    re: alternatives(
       [
-        String.raw`\b(?:curl|wget|xh|https?|httpie|aria2c)\b[^\n|;&]*?${UPLOAD_FLAGS}`,
+        segmented(/\b(?:curl|wget|xh|https?|httpie|aria2c)\b/, String.raw`\n|;&`, new RegExp(UPLOAD_FLAGS), "i"),
         // A request whose URL path or query carries a variable, or whose header does.
-        String.raw`\b(?:curl|wget)\b[^\n|;&]*?(?:https?:\/\/[^\s"'\x60/]+\/[^\s"'\x60]*(?:\$\{?\w|\$\()|-H\s*["'][^"'\n]*\$)`,
-        String.raw`\brequests\.(?:post|put|patch)\s*\(|\bhttpx\.(?:post|put|patch)\s*\(|\b(?:urllib\.request\.)?Request\s*\([^\n]*\bdata\s*=|\burlopen\s*\([^\n]*\bdata\s*=|\bhttp\.client\.\w+Connection\b|\bsmtplib\b|\bftplib\b|\bsocket\.(?:socket|create_connection)\b`,
-        String.raw`(?:\b\w+|\))\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)|\baxios\.(?:post|put|patch)\s*\(|\baxios\s*\(\s*\{[^\n]*\bmethod\b|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(`,
-        String.raw`\b(?:nc|ncat|netcat|socat|telnet)\s+[^\n|;&]*\b\d{2,5}\b|\/dev\/(?:tcp|udp)\/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bInvoke-(?:RestMethod|WebRequest)\b[^\n]*-(?:Method\s+["']?(?:Post|Put)|Body|InFile)\b|\.Upload(?:String|File|Data)\s*\(|\bsendmail\b|\bmail\s+-s\b|\bmutt\b[^\n]*-a\b`,
-      ].join("|"),
+        segmented(
+          /\b(?:curl|wget)\b/,
+          String.raw`\n|;&`,
+          /(?:https?:\/\/[^\s"'\x60/]+\/[^\s"'\x60]*(?:\$\{?\w|\$\()|-H\s*["'][^"'\n]*\$)/,
+          "i",
+        ),
+        new RegExp(
+          [
+            String.raw`\brequests\.(?:post|put|patch)\s*\(|\bhttpx\.(?:post|put|patch)\s*\(|\b(?:urllib\.request\.)?Request\s*\([^\n]*\bdata\s*=|\burlopen\s*\([^\n]*\bdata\s*=|\bhttp\.client\.\w+Connection\b|\bsmtplib\b|\bftplib\b|\bsocket\.(?:socket|create_connection)\b`,
+            String.raw`(?:\b\w+|\))\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)|\baxios\.(?:post|put|patch)\s*\(|\baxios\s*\(\s*\{[^\n]*\bmethod\b|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(`,
+            String.raw`\b(?:nc|ncat|netcat|socat|telnet)\s+[^\n|;&]*\b\d{2,5}\b|\/dev\/(?:tcp|udp)\/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bInvoke-(?:RestMethod|WebRequest)\b[^\n]*-(?:Method\s+["']?(?:Post|Put)|Body|InFile)\b|\.Upload(?:String|File|Data)\s*\(|\bsendmail\b|\bmail\s+-s\b|\bmutt\b[^\n]*-a\b`,
+          ].join("|"),
+          "i",
+        ),
+      ],
       "i",
     ),
     triggers: [
@@ -1582,13 +1594,11 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
       if (entry.only === "code" && !u.code) continue;
       if (entry.only === "prose" && u.code) continue;
       const re = ENTRY_GLOBAL[e]!;
-      re.lastIndex = 0;
+      let from = 0;
       let found = 0;
-      for (let m = re.exec(u.text); m && found < 3; m = re.exec(u.text)) {
-        if (m[0] === "") {
-          re.lastIndex++;
-          continue;
-        }
+      for (let m = execFrom(entry.re, re, u.text, 0); m && found < 3; m = execFrom(entry.re, re, u.text, from)) {
+        from = m.index + Math.max(1, m[0].length);
+        if (m[0] === "") continue;
         found++;
         const at = m.index;
         let why: string | null = u.describes;

@@ -124,3 +124,87 @@ export function patternRule(spec: PatternRuleSpec): Rule {
     },
   };
 }
+
+/** The leftmost offset at or after `from` where one alternative of a pattern matches, or -1. */
+type Leftmost = (text: string, from: number) => number;
+
+const SPLIT = new WeakMap<RegExp, { sticky: RegExp; parts: Leftmost[] }>();
+const FINDERS = new WeakMap<RegExp, Leftmost>();
+
+/**
+ * The pattern `head[^stops]*?tail` (a command word, anything but a command separator, then a
+ * flag), searched in one pass. A regular expression tries every head and runs from each to the
+ * next separator: a line of thousands of `curl` words with no separator cost a pass over the line
+ * per word. A tail found in a head's stretch (the text up to the next separator) is found from the
+ * stretch's first head, so later heads of the stretch are passed over; tails are searched once,
+ * forward. Needs heads that hold no separator and cannot begin inside one another (command words).
+ */
+export function segmented(head: RegExp, stops: string, tail: RegExp, flags = ""): RegExp {
+  const pattern = new RegExp(`${head.source}[^${stops}]*?${tail.source}`, flags);
+  const h = new RegExp(head.source, `${flags}g`);
+  const t = new RegExp(tail.source, `${flags}g`);
+  const stop = new RegExp(`[${stops}]`, "g");
+  FINDERS.set(pattern, (text, from) => {
+    // The leftmost tail at or after `tailFrom` is at `tailAt` (-2: none).
+    let tailFrom = -1;
+    let tailAt = -2;
+    h.lastIndex = from;
+    for (let m = h.exec(text); m; m = h.exec(text)) {
+      const end = m.index + m[0].length;
+      stop.lastIndex = end;
+      const s = stop.exec(text)?.index ?? text.length;
+      if (tailFrom === -1 || tailFrom > end || (tailAt !== -2 && tailAt < end)) {
+        t.lastIndex = end;
+        tailFrom = end;
+        tailAt = t.exec(text)?.index ?? -2;
+      }
+      if (tailAt === -2) return -1;
+      if (tailAt <= s) return m.index;
+      if (s >= text.length) return -1;
+      h.lastIndex = s + 1;
+    }
+    return -1;
+  });
+  return pattern;
+}
+
+/**
+ * `parts` joined as alternatives: the same pattern (same source, so the same matches), searched
+ * by the leftmost match of each part (a part made by `segmented` in one pass) and then matched
+ * once, sticky, where the leftmost one starts. At that offset the whole pattern matches exactly as
+ * it would have when searched, and no offset before it matches any part.
+ */
+export function alternatives(parts: readonly RegExp[], flags = ""): RegExp {
+  const pattern = new RegExp(parts.map((p) => p.source).join("|"), flags);
+  const finders = parts.map((p): Leftmost => {
+    const own = FINDERS.get(p);
+    if (own) return own;
+    const g = new RegExp(p.source, `${flags}g`);
+    return (text, from) => {
+      g.lastIndex = from;
+      return g.exec(text)?.index ?? -1;
+    };
+  });
+  SPLIT.set(pattern, { sticky: new RegExp(pattern.source, `${flags}y`), parts: finders });
+  return pattern;
+}
+
+/**
+ * The next match of `pattern` in `text` at or after `from`, as `global` (a global copy of
+ * `pattern`) finds it; patterns made by `alternatives` are searched part by part.
+ */
+export function execFrom(pattern: RegExp, global: RegExp, text: string, from: number): RegExpExecArray | null {
+  const split = SPLIT.get(pattern);
+  if (!split) {
+    global.lastIndex = from;
+    return global.exec(text);
+  }
+  let best = -1;
+  for (const find of split.parts) {
+    const i = find(text, from);
+    if (i !== -1 && (best === -1 || i < best)) best = i;
+  }
+  if (best === -1) return null;
+  split.sticky.lastIndex = best;
+  return split.sticky.exec(text);
+}

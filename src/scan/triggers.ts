@@ -39,6 +39,43 @@ export interface Compiled {
   twoFlags: Uint8Array;
   /** Hashes of the first three lowered units of every longer literal: most positions of any text start none. */
   triFlags: Uint8Array;
+  /** The pass's index (built on its first use): see `passIndex`. */
+  pass?: PassIndex;
+}
+
+/**
+ * For the pass over whole texts: ASCII-pair literals by their first three units, so a position
+ * tries only the literals that start with its own three (a pair's bucket held up to three dozen,
+ * and a page of prose tried 45 literals for every one it found). Two-unit literals keep a bucket of
+ * their own; a literal whose second unit is a space is also filed under a run of spaces.
+ */
+interface PassIndex {
+  /** Two-unit ASCII literals by pair: bucket numbers + 1 into `buckets`. */
+  pairs: Int32Array;
+  /** Longer ASCII-pair literals by `triHash`: bucket numbers + 1 into `buckets`. */
+  tris: Int32Array;
+  buckets: Literal[][];
+}
+
+function passIndex(compiled: Compiled): PassIndex {
+  if (compiled.pass) return compiled.pass;
+  const index: PassIndex = { pairs: new Int32Array(1 << 14), tris: new Int32Array(1 << TRI_BITS), buckets: [] };
+  const file = (table: Int32Array, k: number, lit: Literal) => {
+    if (!table[k]) table[k] = index.buckets.push([]);
+    index.buckets[table[k]! - 1]!.push(lit);
+  };
+  for (const bucket of compiled.buckets) {
+    for (const lit of bucket) {
+      const [a, b] = [lit.text.charCodeAt(0), lit.text.charCodeAt(1)];
+      if (lit.text.length === 2) {
+        file(index.pairs, (a << 7) | b, lit);
+        continue;
+      }
+      file(index.tris, triHash(a, b, lit.text.charCodeAt(2)), lit);
+      if (b === SPACE && lit.text.charCodeAt(2) !== SPACE) file(index.tris, triHash(a, b, SPACE), lit);
+    }
+  }
+  return (compiled.pass = index);
 }
 
 const otherHash = (a: number, b: number) => (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 16;
@@ -272,6 +309,9 @@ class SortedLines implements LineSet {
   }
 }
 
+/** The set of a list no line of the text holds (never written to: `has` on it changes nothing). */
+const NO_LINES = new SortedLines();
+
 /** Each text's pass, kept with its line index (which the engine hands to every rule of that text) and dropped with it. */
 const passes = new WeakMap<LineIndex, { text: string; size: number; sets: SortedLines[] }>();
 
@@ -305,7 +345,9 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
     compiled = c;
   }
   const sets = entry ? entry.sets : [];
-  for (let i = sets.length; i < registry.length; i++) sets.push(new SortedLines());
+  // Lists no line holds share one empty set: a scan of thousands of short texts (an MCP server's
+  // schema strings) otherwise made an object per registered list per text.
+  for (let i = sets.length; i < registry.length; i++) sets.push(NO_LINES);
   // Per line, the OR of its literals' owner masks; each (line, owner) pair is added to a list once.
   const words = Math.max(1, Math.ceil((registry.length - from) / 32));
   const cur = new Int32Array(words);
@@ -319,7 +361,10 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
       while (x !== 0) {
         const low = x & -x;
         // Lines arrive in ascending order, each flushed once: every list stays sorted and distinct.
-        sets[from + w * 32 + (31 - Math.clz32(low))]!.list.push(curLine);
+        const k = from + w * 32 + (31 - Math.clz32(low));
+        let set = sets[k]!;
+        if (set === NO_LINES) sets[k] = set = new SortedLines();
+        set.list.push(curLine);
         x ^= low;
       }
       cur[w] = 0;
@@ -328,7 +373,8 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
   // The loop of `eachLiteral`, written out: this pass reads every unit of every text a scan sees,
   // so it keeps the line by a running bound (no search per literal) and calls nothing per position.
   const L = lowerTable();
-  const { singleFlags, firstFlags, twoFlags, triFlags, hasOther, otherFlags, asciiPairs, buckets, otherPairs, singles } = compiled;
+  const { singleFlags, firstFlags, hasOther, otherFlags, otherPairs, singles } = compiled;
+  const { pairs, tris, buckets } = passIndex(compiled);
   const n = text.length;
   const lineCount = lines.count;
   let nextStart = 0;
@@ -345,6 +391,13 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
     for (let w = 0; w < words; w++) cur[w]! |= m[w]!;
     dirty = true;
   };
+  // A bucket by hash may hold literals of other first units: matchAt reads from the second.
+  const tryBucket = (bucket: Literal[], i: number, a: number, wordStart: boolean) => {
+    for (const lit of bucket) {
+      if ((lit.wordStart && !wordStart) || lit.text.charCodeAt(0) !== a) continue;
+      if (matchAt(L, text, i, lit.text)) found(i, lit);
+    }
+  };
   if (n > 0) {
     let a = L[text.charCodeAt(0)]!;
     let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
@@ -355,29 +408,19 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
         b = c;
         continue;
       }
-      // Most positions end at the first test: no literal starts with these two units (and none is one unit long).
+      // Most positions end at the first tests: no literal starts with these two or three units (and none is one unit long).
       const ascii = a < 128 && b >= 0 && b < 128;
-      const bucketNo = ascii ? asciiPairs[(a << 7) | b]! : 0;
-      if (
-        singleFlags[a] !== 0 ||
-        (ascii
-          ? bucketNo !== 0 &&
-            (twoFlags[(a << 7) | b] !== 0 ||
-              (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0))
-          : b >= 0 &&
-            ((hasOther && otherFlags[otherHash(a, b)] !== 0) ||
-              (c >= 0 && triFlags[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK] !== 0)))
-      ) {
+      const two = ascii ? pairs[(a << 7) | b]! : 0;
+      const tri = c >= 0 ? tris[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK]! : 0;
+      if (singleFlags[a] !== 0 || two !== 0 || (ascii ? tri !== 0 : b >= 0 && hasOther && otherFlags[otherHash(a, b)] !== 0)) {
         const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
         if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) found(i, lit);
-        if (b >= 0) {
-          const bucket = ascii ? (bucketNo ? buckets[bucketNo - 1] : undefined) : otherPairs.get(a * 65536 + b);
-          if (bucket) {
-            for (const lit of bucket) {
-              if (lit.wordStart && !wordStart) continue;
-              if (matchAt(L, text, i, lit.text)) found(i, lit);
-            }
-          }
+        if (ascii) {
+          if (two) tryBucket(buckets[two - 1]!, i, a, wordStart);
+          if (tri) tryBucket(buckets[tri - 1]!, i, a, wordStart);
+        } else if (b >= 0) {
+          const bucket = otherPairs.get(a * 65536 + b);
+          if (bucket) tryBucket(bucket, i, a, wordStart);
         }
       }
       a = b;
@@ -399,9 +442,13 @@ export function triggerLines(text: string, lines: LineIndex, triggers: readonly 
   return passFor(text, lines)[owner]!;
 }
 
-/** For each list of triggers, the lines of `text` that contain one of them. */
+/** Registry numbers of a caller's lists (callers pass the same array each time). */
+const ownersOfLists = new WeakMap<readonly (readonly string[])[], number[]>();
+
+/** For each list of triggers, the lines of `text` that contain one of them (pass the same array of lists each time). */
 export function triggerLineSets(text: string, lines: LineIndex, lists: readonly (readonly string[])[]): LineSet[] {
-  const owners = lists.map(ownerOf);
+  let owners = ownersOfLists.get(lists);
+  if (!owners) ownersOfLists.set(lists, (owners = lists.map(ownerOf)));
   const sets = passFor(text, lines);
   return owners.map((o) => sets[o]!);
 }

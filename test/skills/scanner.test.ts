@@ -33,6 +33,9 @@ import {
   statusOf,
   visible,
   type Finding,
+  alternatives,
+  execFrom,
+  segmented,
 } from "../../src/scan";
 import { SKILL_RULES, SKILL_RULESET, scanSkill, skillHidden, toTargets, type SkillFileInput } from "../../src/skills/scanner";
 import { RULE_CASES } from "../fixtures/skill-rule-cases";
@@ -102,6 +105,69 @@ describe("scanner primitives (src/scan)", () => {
     // Each expression matched somewhere (the comparison was not only of empty lists).
     for (const n of found) expect(n).toBeGreaterThan(0);
     expect(found).toHaveLength(5);
+  });
+
+  it("a pattern searched by its parts (alternatives of segmented runs) finds exactly what the whole expression finds", () => {
+    const flags = String.raw`(?:\s-(?:d|F|T)(?=[\s@"'=]|$)|--data\b|-X\s*["']?POST\b)`;
+    const whole = new RegExp(
+      String.raw`\b(?:curl|wget|https?|httpie)\b[^\n|;&]*?${flags}|\bcurl\b[^\n|;&]*?(?:https?:\/\/[^\s"'/]+\/\S*\$\w)|\bnc\s+[^\n|;&]*\b\d{2,5}\b`,
+      "gi",
+    );
+    const split = alternatives(
+      [
+        segmented(/\b(?:curl|wget|https?|httpie)\b/, String.raw`\n|;&`, new RegExp(flags), "i"),
+        segmented(/\bcurl\b/, String.raw`\n|;&`, /(?:https?:\/\/[^\s"'/]+\/\S*\$\w)/, "i"),
+        /\bnc\s+[^\n|;&]*\b\d{2,5}\b/,
+      ],
+      "i",
+    );
+    expect(split.source).toBe(whole.source);
+    const splitG = new RegExp(split.source, "gi");
+    const units = [
+      "curl",
+      "CURL",
+      "wget",
+      "http",
+      "https",
+      "httpie",
+      " ",
+      " ",
+      "-d",
+      " -d",
+      " -X POST",
+      "--data",
+      "|",
+      ";",
+      "&",
+      "\n",
+      "x",
+      "https://h.io/a$X",
+      "$",
+      "nc",
+      "8080",
+      "=",
+    ];
+    let seed = 11;
+    const rand = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    let matched = 0;
+    for (let t = 0; t < 20_000; t++) {
+      const s = Array.from({ length: Math.floor(rand() * 16) }, () => units[Math.floor(rand() * units.length)]).join("");
+      const want = [...s.matchAll(whole)].map((m) => [m.index, m[0]]);
+      const got: [number, string][] = [];
+      let from = 0;
+      for (let m = execFrom(split, splitG, s, 0); m; m = execFrom(split, splitG, s, from)) {
+        got.push([m.index, m[0]]);
+        from = m.index + Math.max(1, m[0].length);
+      }
+      if (want.length) matched++;
+      expect(got, JSON.stringify(s)).toEqual(want);
+    }
+    expect(matched).toBeGreaterThan(1000);
   });
 
   it("quotedIn answers what isQuoted does, for every span of a line", () => {

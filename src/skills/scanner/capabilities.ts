@@ -117,20 +117,41 @@ const AMBIENT = new Set([
 const excluded = (target: string) => /^\/dev\/(?:null|stdout|stderr|fd\/\d)$/.test(target);
 
 export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capabilities; where: Map<string, Where> } {
+  const reader = capabilityReader();
+  for (const t of targets) reader.add(t);
+  return reader.result();
+}
+
+/**
+ * `detectCapabilities` one target at a time, in the targets' order: a scan reads each text's
+ * capabilities while the text's trigger pass is still kept (after the whole scan, a publish of a
+ * hundred files had let the first files' passes go, and ran them again).
+ */
+export function capabilityReader(): { add(t: ScanTarget): void; result(): { caps: Capabilities; where: Map<string, Where> } } {
   const where = new Map<string, Where>();
-  const note = (key: string, w: () => Where) => {
-    if (!where.has(key)) where.set(key, w());
+  // The first place of each capability, its excerpt made only when read (a finding names one of
+  // thousands of hosts); no closure per line (a fence of 100,000 commands noted on every line).
+  const note = (key: string, path: string, n: number, line: string, index = 0, length = 0) => {
+    if (where.has(key)) return;
+    let ex: string | undefined;
+    where.set(key, {
+      path,
+      line: n,
+      get excerpt() {
+        return (ex ??= excerpt(line, index, length));
+      },
+    });
   };
   let shell = false;
   let writesOutside = false;
   const hosts = new Set<string>();
   const env = new Set<string>();
-  for (const t of targets) {
-    if (t.text === null) continue;
+  const add = (t: ScanTarget) => {
+    if (t.text === null) return;
     const lines = LineIndex.of(t.text);
     if (SCRIPT_KINDS.has(t.kind) && (t.kind === "shell" || t.kind === "powershell" || t.kind === "batch")) {
       shell = true;
-      note("shell", () => ({ path: t.path, line: 1, excerpt: excerpt(lines.line(1)) }));
+      note("shell", t.path, 1, lines.line(1));
     }
     // Each pattern runs only on the lines that hold one of its words (src/scan/triggers.ts).
     const [spawnLines, sinkLines, writeAny, envLines] = triggerLineSets(t.text, lines, CAPABILITY_TRIGGERS) as [
@@ -158,7 +179,6 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
       )
         continue;
       const line = lines.line(n);
-      const at = (index = 0, length = 0): Where => ({ path: t.path, line: n, excerpt: excerpt(line, index, length) });
       if (/^\s*(?:```|~~~)/.test(line)) {
         if (inShellFence) inShellFence = false;
         else if (SHELL_FENCE.test(line)) inShellFence = true;
@@ -168,7 +188,7 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
       const spawn = !shell && spawnLines.has(n) ? SPAWN.exec(line) : null;
       if ((inShellFence && line.trim()) || (SCRIPT_KINDS.has(t.kind) && spawn)) {
         shell = true;
-        note("shell", () => at(spawn?.index ?? 0));
+        note("shell", t.path, n, line, spawn?.index ?? 0);
       }
       const sink = sinkLines.has(n) ? NETWORK_SINK.exec(line) : null;
       const commandLike = t.kind !== "markdown" || inShellFence || /`[^`]*$/.test(line.slice(0, sink?.index ?? 0));
@@ -176,18 +196,18 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
         const urls = extractUrls(line);
         if (urls.length === 0) {
           hosts.add("*");
-          note("network:*", () => at(sink.index));
+          note("network:*", t.path, n, line, sink.index);
         }
         for (const u of urls) {
           hosts.add(u.host);
-          note(`network:${u.host}`, () => at(u.offset, u.length));
+          note(`network:${u.host}`, t.path, n, line, u.offset, u.length);
         }
       }
       if (!writesOutside && (t.kind !== "markdown" || inShellFence) && writeLines.has(n)) {
         for (const m of line.matchAll(WRITE_TARGET)) {
           if (excluded(m[1]!)) continue;
           writesOutside = true;
-          note("writesOutside", () => at(m.index, m[0].length));
+          note("writesOutside", t.path, n, line, m.index, m[0].length);
         }
       }
       if ((t.kind !== "markdown" || inShellFence || /`/.test(line)) && envLines.has(n)) {
@@ -195,14 +215,17 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
           const name = m.slice(1).find(Boolean)!;
           if (AMBIENT.has(name.toUpperCase())) continue;
           env.add(name);
-          note(`env:${name}`, () => at(m.index, m[0].length));
+          note(`env:${name}`, t.path, n, line, m.index, m[0].length);
         }
       }
     }
-  }
+  };
   return {
-    caps: { shell, network: [...hosts].sort(), writesOutside, envVars: [...env].sort() },
-    where,
+    add,
+    result: () => ({
+      caps: { shell, network: [...hosts].sort(), writesOutside, envVars: [...env].sort() },
+      where,
+    }),
   };
 }
 

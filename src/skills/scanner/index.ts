@@ -62,7 +62,7 @@ import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { SABOTAGE_RULES } from "./rules/sabotage";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
-import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, detectCapabilities, type Capabilities } from "./capabilities";
+import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, capabilityReader, detectCapabilities, type Capabilities } from "./capabilities";
 import { SKILL_RULESET } from "./ruleset";
 import type { SkillFileInput, SkillScan } from "./types";
 
@@ -473,7 +473,9 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   const docs = new Map<ScanTarget, IntentDoc>();
   const docList: IntentDoc[] = [];
   const docIndex = new Map<ScanTarget, number>();
+  const capabilities = capabilityReader();
   for (const t of targets) {
+    capabilities.add(t);
     if (t.text === null || t.embedded) continue;
     const text = t.text;
     const d = limitScope(
@@ -505,7 +507,7 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
     if (from !== undefined && to !== undefined) intentLinks.push({ from, to, line: l.line });
   }
   const cross = intentLinks.length ? intentChains(docList, { links: intentLinks }).filter((c) => c.source.path !== c.sink.path) : [];
-  const { caps, where } = detectCapabilities(targets);
+  const { caps, where } = capabilities.result();
   const changes = previous ? capabilityChanges(previous ?? NO_CAPABILITIES, caps) : [];
   const all = sortFindings([
     ...consentGated(findings, targets),

@@ -7,7 +7,9 @@
  * classic reverse-shell cheat sheets.
  */
 import {
+  alternatives,
   classifyUrl,
+  execFrom,
   extractUrls,
   firstAtLeast,
   hasTrigger,
@@ -16,7 +18,9 @@ import {
   headThenTail,
   joinedChains,
   mayMatch,
+  needing,
   patternRule,
+  segmented,
   triggerLines,
   type HiddenText,
   type Hit,
@@ -141,8 +145,17 @@ export const pipeToShell: Rule = {
   },
 };
 
-const DOWNLOAD_TARGET =
-  /\b(?:curl\b[^\n]*?\s(?:-o|--output)\s+["']?([^\s"';&|]+)|wget\b[^\n]*?\s(?:-O|--output-document)\s+["']?([^\s"';&|]+)|(?:Invoke-WebRequest|iwr)\b[^\n]*?-OutFile\s+["']?([^\s"';&|]+)|urlretrieve\(\s*[^,]+,\s*["']([^"']+)["']|\.DownloadFile\(\s*[^,]+,\s*["']([^"']+)["'])/gi;
+// Each download tool's name then its output flag: searched in one pass per window (see `segmented`).
+const DOWNLOAD_TARGET = alternatives(
+  [
+    segmented(/\bcurl\b/, String.raw`\n`, /\s(?:-o|--output)\s+["']?([^\s"';&|]+)/, "i"),
+    segmented(/\bwget\b/, String.raw`\n`, /\s(?:-O|--output-document)\s+["']?([^\s"';&|]+)/, "i"),
+    segmented(/\b(?:Invoke-WebRequest|iwr)\b/, String.raw`\n`, /-OutFile\s+["']?([^\s"';&|]+)/, "i"),
+    /\burlretrieve\(\s*[^,]+,\s*["']([^"']+)["']|\b\.DownloadFile\(\s*[^,]+,\s*["']([^"']+)["']/,
+  ],
+  "i",
+);
+const DOWNLOAD_TARGET_G = new RegExp(DOWNLOAD_TARGET.source, "gi");
 
 const basename = (p: string) => p.replace(/^.*[/\\]/, "").replace(/["']/g, "");
 
@@ -154,7 +167,11 @@ const DOWNLOAD_RUN_LINE: [RegExp, string][] = [
   ],
   // An editor extension installed from a file fetched off a host other than the marketplace.
   [
-    /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]{0,200}?https?:\/\/[^\s'"]{1,300}?\.vsix\b[^\n]{0,200}?(?:&&|;|\|\|)\s*(?:code|cursor|codium|windsurf)(?:\.cmd)?\s+--install-extension\b|\b(?:code|cursor|codium|windsurf)\s+--install-extension\s+["']?https?:\/\//i,
+    // Tried only on lines naming a .vsix or the install flag: each fetcher of a long line otherwise looks 700 characters on.
+    needing(
+      /\.vsix\b|--install-extension/i,
+      /\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n]{0,200}?https?:\/\/[^\s'"]{1,300}?\.vsix\b[^\n]{0,200}?(?:&&|;|\|\|)\s*(?:code|cursor|codium|windsurf)(?:\.cmd)?\s+--install-extension\b|\b(?:code|cursor|codium|windsurf)\s+--install-extension\s+["']?https?:\/\//i,
+    ),
     "Installs an editor extension downloaded from a host: it runs with the editor's full rights in every workspace",
   ],
   [
@@ -283,7 +300,13 @@ export const downloadAndRun: Rule = {
     for (const n of [...triggerLines(text, ctx.lines, DOWNLOAD_TRIGGERS)].sort((a, b) => a - b)) {
       const start = ctx.lines.startOf(n);
       for (const [chunk, offset] of lineWindows(ctx.lines.line(n))) {
-        for (const m of chunk.matchAll(DOWNLOAD_TARGET)) {
+        let from = 0;
+        for (
+          let m = execFrom(DOWNLOAD_TARGET, DOWNLOAD_TARGET_G, chunk, 0);
+          m;
+          m = execFrom(DOWNLOAD_TARGET, DOWNLOAD_TARGET_G, chunk, from)
+        ) {
+          from = m.index + Math.max(1, m[0].length);
           const target = m.slice(1).find(Boolean);
           if (target && !/^-$|^\/dev\/null$/.test(target)) targets.set(basename(target), start + offset + m.index);
         }
