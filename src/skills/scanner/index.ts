@@ -62,7 +62,14 @@ import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { SABOTAGE_RULES } from "./rules/sabotage";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
-import { NO_CAPABILITIES, capabilityChanges, capabilityFindings, capabilityReader, detectCapabilities, type Capabilities } from "./capabilities";
+import {
+  NO_CAPABILITIES,
+  capabilityChanges,
+  capabilityFindings,
+  capabilityReader,
+  detectCapabilities,
+  type Capabilities,
+} from "./capabilities";
 import { SKILL_RULESET } from "./ruleset";
 import type { SkillFileInput, SkillScan } from "./types";
 

@@ -103,7 +103,8 @@ const HARVEST =
  * ${SSH_KEY:-$HOME/.ssh/id_ed25519}"`, `IdentityFile`): the client signs with it and the key never
  * leaves the machine, so it is used, not read.
  */
-const SSH_IDENTITY = /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?(?:~\/|\$HOME\/|\$\{HOME\}\/)?$/;
+const SSH_IDENTITY =
+  /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?(?:~\/|\$HOME\/|\$\{HOME\}\/)?$/;
 
 /**
  * Secret reads on a line: a secret path preceded by a read, or as a string literal in code, and
