@@ -20,7 +20,7 @@ import { ROOT, WRANGLER, WRANGLER_ENV, errorMessage, fail, newAdminToken, newSec
 import { seed } from "./seed.mjs";
 
 const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--hostname <custom domain>]... [--url <https://…>]";
-/** The scanner Worker's configuration (relative to the project folder): deployed as it is, before the Worker. */
+/** The scanner Worker's configuration (relative to the project folder): deployed before the Worker, named after it. */
 const SCANNER_CONFIG = "src/scan-worker/wrangler.toml";
 
 /**
@@ -135,13 +135,20 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   const names = resourceNames(toml);
   if (!names.database || !names.bucket) fail(`${configPath} has no D1 binding DB or R2 binding SKILLS: restore them from the repository`);
   // The scanner Worker (src/scan-worker/): the main Worker's SCANNER service binding names it, so it
-  // is deployed first (a binding to a Worker that does not exist yet is refused).
+  // is deployed first (a binding to a Worker that does not exist yet is refused), under the name the
+  // binding gives, which must be this Worker's name + "-scanner": a second configuration (staging)
+  // then deploys and binds its own scanner rather than replacing the production one.
   const scannerConfig = path.join(ROOT, SCANNER_CONFIG);
-  const scannerName = /^name\s*=\s*"([^"]+)"/m.exec(readFileSync(scannerConfig, "utf8"))?.[1];
+  const workerName = /^name\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  if (!workerName) fail(`${configPath} has no top-level name = "…": restore it from the repository`);
   const bound = /\[\[services\]\][^[]*?binding\s*=\s*"SCANNER"[^[]*?service\s*=\s*"([^"]+)"/.exec(toml)?.[1];
   if (!bound) fail(`${configPath} has no [[services]] binding SCANNER: restore it from the repository`);
+  const scannerName = `${workerName}-scanner`;
   if (bound !== scannerName)
-    fail(`${configPath} binds SCANNER to "${bound}", but ${SCANNER_CONFIG} names the scanner Worker "${scannerName}"`);
+    fail(
+      `${configPath} names the Worker "${workerName}" but binds SCANNER to "${bound}": bind service = "${scannerName}", ` +
+        "so each deployment has its own scanner Worker (deploy creates it)",
+    );
   const total = 10;
   let n = 0;
   const step = (what) => log(`${++n}/${total} ${what}${dry ? "  (dry run: not run)" : ""}`);
@@ -203,7 +210,7 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   await run(["d1", "migrations", "apply", "DB", "--remote"], "applying the migrations");
 
   step(`deploy the scanner Worker "${scannerName}" (no public route; the Worker calls it over RPC)`);
-  await run(["deploy"], "deploying the scanner Worker", { config: scannerConfig });
+  await run(["deploy", "--name", scannerName], "deploying the scanner Worker", { config: scannerConfig });
 
   step("deploy the Worker");
   const deployed = await run(["deploy"], "deploying");

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -274,7 +274,7 @@ describe("npm run deploy", () => {
       "wrangler r2 bucket create lore-skills",
       "wrangler d1 migrations apply DB --remote",
       'deploy the scanner Worker "lore-scanner"',
-      "wrangler deploy --config src/scan-worker/wrangler.toml",
+      "wrangler deploy --name lore-scanner --config src/scan-worker/wrangler.toml",
       "7/10 deploy the Worker",
       "wrangler deploy\n",
       "wrangler secret list --format json",
@@ -318,7 +318,7 @@ describe("npm run deploy", () => {
         "d1 list --json",
         "r2 bucket create lore-skills",
         "d1 migrations apply DB --remote",
-        "deploy",
+        "deploy --name lore-scanner",
         "deploy",
         "secret list --format json",
         "secret put ADMIN_TOKEN",
@@ -363,6 +363,28 @@ describe("npm run deploy", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it("a second configuration deploys its own scanner Worker, and one bound to another deployment's scanner is refused", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "lore-deploy-"));
+    try {
+      const toml = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").replace(/^name = "lore"$/m, 'name = "lore-staging"');
+      const borrowed = path.join(dir, "borrowed.toml");
+      writeFileSync(borrowed, toml);
+      const refused = await sh(`npm run -s deploy -- --dry-run --config ${borrowed}`, { LORE_WRANGLER: "/nonexistent/wrangler" });
+      expect(refused.code).toBe(1);
+      expect(scriptErrors(refused.stderr)).toEqual([
+        `[deploy] ${borrowed} names the Worker "lore-staging" but binds SCANNER to "lore-scanner": bind service = "lore-staging-scanner", so each deployment has its own scanner Worker (deploy creates it)`,
+      ]);
+      const own = path.join(dir, "staging.toml");
+      writeFileSync(own, toml.replace('service = "lore-scanner"', 'service = "lore-staging-scanner"'));
+      const r = await sh(`npm run -s deploy -- --dry-run --config ${own}`, { LORE_WRANGLER: "/nonexistent/wrangler" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('deploy the scanner Worker "lore-staging-scanner"');
+      expect(r.stdout).toContain("wrangler deploy --name lore-staging-scanner --config src/scan-worker/wrangler.toml");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("stops with one line when not logged in to Cloudflare", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "lore-deploy-"));
