@@ -109,8 +109,12 @@ const TABLES: readonly Table[] = [
  * A knowledge entry whose status changes moves `updated_at` (sync's change log records it); a
  * thread's count of flagged posts is recomputed for the posts rescanned.
  */
-export async function rescanContent(env: Env, opts: { batch?: number; maxRows?: number; budgetMs?: number } = {}) {
+export async function rescanContent(env: Env, opts: { batch?: number; maxRows?: number; budgetMs?: number; subrequests?: number } = {}) {
   const db = env.DB;
+  // Calls to Cloudflare services this run may make (each batch: its select, one scanner call, its
+  // write), beside the skills rescan's in the same cron invocation (the Free plan allows 1,000).
+  const subrequests = opts.subrequests ?? 300;
+  let used = 0;
   const batch = opts.batch ?? 100;
   const max = opts.maxRows ?? 5000;
   // A wall-clock budget for this invocation, not business time: so Date.now(), not the injectable clock.
@@ -120,7 +124,8 @@ export async function rescanContent(env: Env, opts: { batch?: number; maxRows?: 
   for (const table of TABLES) {
     const cols = table.texts.map(([c]) => c).join(", ");
     const extra = table.name === "posts" ? ", thread_id" : "";
-    while (result.rescanned < max && Date.now() < deadline) {
+    while (result.rescanned < max && Date.now() < deadline && used + 3 <= subrequests) {
+      used += 3;
       const { results } = await db
         .prepare(`SELECT id, scan_status${extra}, ${cols} FROM ${table.name} WHERE scan_ruleset IS NULL OR scan_ruleset <> ? LIMIT ?`)
         .bind(version, batch)

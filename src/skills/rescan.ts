@@ -4,6 +4,11 @@
  * whose status changes moves its skill's status (and `status_changed_at`), so a newly flagged
  * skill leaves the discovery index and sync reports it. Bytes that no longer match their digest
  * flag the version: what cannot be verified is not listed.
+ *
+ * One run stays within a budget of calls to Cloudflare services (subrequests: each R2 read, each
+ * call to the scanner Worker, each D1 query or batch), which the Workers plan caps per invocation
+ * (1,000 on the Free plan, shared with the maintenance jobs of the same cron): what does not fit
+ * stays due for the next run.
  */
 import type { Env } from "../env";
 import { now } from "../core/clock";
@@ -26,13 +31,19 @@ interface Due {
   prev_caps: string | null;
 }
 
+/** A run's default subrequest budget: under the Free plan's 1,000 calls to Cloudflare services, beside the content rescan's. */
+export const RESCAN_SUBREQUESTS = 600;
+
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export async function rescanOutdated(
   env: Env,
-  opts: { batch?: number; maxVersions?: number; budgetMs?: number; judgeCalls?: number } = {},
+  opts: { batch?: number; maxVersions?: number; budgetMs?: number; judgeCalls?: number; subrequests?: number } = {},
 ) {
   const batch = opts.batch ?? 25;
+  const subrequests = opts.subrequests ?? RESCAN_SUBREQUESTS;
+  let used = 0;
+  let full = false;
   // A version is due when the rules changed, or the configured judge (if any) has not decided it yet.
   const judge = withCallBudget(judgeFromEnv(env), opts.judgeCalls ?? 50);
   const current = decidedVersion(SKILL_RULESET.version, judge);
@@ -43,7 +54,9 @@ export async function rescanOutdated(
   let scanned = 0;
   let changed = 0;
   const seen = new Set<string>();
-  while (scanned < max && Date.now() < deadline) {
+  // Each round: its select and its write batch.
+  while (scanned < max && Date.now() < deadline && !full && used + 2 <= subrequests) {
+    used++;
     const due = await db
       .prepare(
         `SELECT v.id, v.skill_id, v.files, v.status, (s.latest_version_id = v.id) AS is_latest,
@@ -58,9 +71,16 @@ export async function rescanOutdated(
     if (rows.length === 0) break;
     const t = now();
     const stmts: D1PreparedStatement[] = [];
+    used++;
     for (const v of rows) {
-      seen.add(v.id);
       const list = JSON.parse(v.files) as { path: string; digest: string }[];
+      // Its files from R2 and one scanner call (the judge, when configured, has its own call budget).
+      if (used + list.length + 1 > subrequests) {
+        full = true;
+        break;
+      }
+      used += list.length + 1;
+      seen.add(v.id);
       let status: string;
       let findings: Finding[];
       let version = current;
@@ -129,10 +149,18 @@ export async function rescanOutdated(
       }
       scanned++;
     }
-    await db.batch(stmts);
-    bumpCatalog();
+    if (stmts.length) {
+      await db.batch(stmts);
+      bumpCatalog();
+    }
   }
-  const result = { rescanned: scanned, statusChanged: changed, ruleset: current };
+  const result = {
+    rescanned: scanned,
+    statusChanged: changed,
+    ruleset: current,
+    subrequests: used,
+    ...(full ? { budgetReached: true } : {}),
+  };
   if (scanned) console.log(JSON.stringify({ level: "info", what: "skills-rescan", ...result }));
   return result;
 }

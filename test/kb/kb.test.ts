@@ -344,6 +344,9 @@ describe("knowledge text passes the agent-text scan (what agents hand to other a
       .bind(e.id)
       .run();
     expect((await get(reader, e.id)).body.entry).toMatchObject({ securityStatus: "unscanned", securityRules: [] });
+    // A run with no room for one batch (its select, one scanner call, its write) leaves the row due.
+    expect((await rescanContent(env as never, { subrequests: 2 })).rescanned).toBe(0);
+    expect((await get(reader, e.id)).body.entry).toMatchObject({ securityStatus: "unscanned" });
     const r = await rescanContent(env as never, { budgetMs: 20_000 });
     expect(r.rescanned).toBeGreaterThanOrEqual(1);
     expect((await get(reader, e.id)).body.entry).toMatchObject({

@@ -525,6 +525,32 @@ describe("publishing", () => {
     expect((await get(await newAgent(), evil)).body.skill).toMatchObject({ securityStatus: "flagged", listed: false });
   });
 
+  it("the rescan stays within its subrequest budget and leaves the rest due for the next run", async () => {
+    const owner = await signup();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const name = uniqueName("budget");
+      ids.push((await published(owner, [{ path: "SKILL.md", content: skillMd(name) }])).version.id);
+    }
+    const due = async () =>
+      (await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM skill_versions WHERE ruleset_version = 'old' AND id IN (SELECT value FROM json_each(?))",
+      )
+        .bind(JSON.stringify(ids))
+        .first<{ n: number }>())!.n;
+    await env.DB.prepare("UPDATE skill_versions SET ruleset_version = 'old' WHERE id IN (SELECT value FROM json_each(?))")
+      .bind(JSON.stringify(ids))
+      .run();
+    // A select and a write batch, one R2 read (its one file) and one scanner call: room for exactly one version.
+    const first = await rescanOutdated(env, { subrequests: 4 });
+    expect(first).toMatchObject({ rescanned: 1, subrequests: 4, budgetReached: true });
+    expect(await due()).toBe(2);
+    const rest = await rescanOutdated(env);
+    expect(rest.rescanned).toBeGreaterThanOrEqual(2);
+    expect(rest.subrequests).toBeLessThanOrEqual(600);
+    expect(await due()).toBe(0);
+  });
+
   it("tampered bytes in R2 give a 500 and are never served", async () => {
     const owner = await signup();
     const name = uniqueName("tamper");
