@@ -1224,8 +1224,13 @@ const CODE_KINDS: ReadonlySet<string> = new Set(["shell", "powershell", "batch",
 const DATA_KINDS: ReadonlySet<string> = new Set(["json", "yaml", "toml"]);
 const COMMENT = /^\s*(?:#(?!!)|\/\/|\/\*|\*|--\s|rem\s|::)/i;
 /** Lines in code that only protect, create, delete or test a path (not a read of its content). */
-/** What stands before a key path handed to `ssh`/`scp`/`sftp -i` (rsync's `-e "ssh -i …"` too) or `IdentityFile`. */
-const SSH_IDENTITY = /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?[^\s"'|;&]{0,100}$/;
+/**
+ * What stands before a key path handed to `ssh`/`scp`/`sftp -i` (rsync's `-e "ssh -i …"` too,
+ * `${SSH_KEY:-…}` defaults) or `IdentityFile`, however the path is written: the client signs with the
+ * key and it never leaves the machine, so it is used, not read (the chains' sources and the
+ * skills scanner's `secrets.read` both skip it).
+ */
+export const SSH_IDENTITY = /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?[^\s"'|;&]{0,100}$/;
 const NOT_A_READ =
   /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
 

@@ -245,6 +245,9 @@ function runNames(site: string): string[] {
   return out;
 }
 
+/** The path a run site ends with, without quotes or a leading `./`, lower-cased. */
+const sitePath = (site: string) => (/[^\s"']*$/.exec(site.replace(/["']+$/, ""))?.[0] ?? "").replace(/^\.\//, "").toLowerCase();
+
 /** First entry of a sorted list at or after `from`. */
 function firstAtOrAfter(list: readonly number[] | undefined, from: number): number | undefined {
   return list?.[firstAtLeast(list, from)];
@@ -297,6 +300,7 @@ export const downloadAndRun: Rule = {
     const hits: Hit[] = [];
     // Downloads: the last download of each file name (only lines that name a download tool can hold one).
     const targets = new Map<string, number>();
+    const paths = new Map<string, string>();
     for (const n of [...triggerLines(text, ctx.lines, DOWNLOAD_TRIGGERS)].sort((a, b) => a - b)) {
       const start = ctx.lines.startOf(n);
       for (const [chunk, offset] of lineWindows(ctx.lines.line(n))) {
@@ -308,7 +312,10 @@ export const downloadAndRun: Rule = {
         ) {
           from = m.index + Math.max(1, m[0].length);
           const target = m.slice(1).find(Boolean);
-          if (target && !/^-$|^\/dev\/null$/.test(target)) targets.set(basename(target), start + offset + m.index);
+          if (target && !/^-$|^\/dev\/null$/.test(target)) {
+            targets.set(basename(target), start + offset + m.index);
+            paths.set(basename(target), target.replace(/^\.\//, "").toLowerCase());
+          }
         }
       }
     }
@@ -325,8 +332,10 @@ export const downloadAndRun: Rule = {
         }
       }
       for (const [name, at] of targets) {
-        if (name.length < 2) continue;
-        const site = firstAtOrAfter(sites.get(name.toLowerCase()), at);
+        // A one-letter name (`/tmp/x`) is too common to match as a path part: the run site must end in the whole path.
+        const whole = name.length < 2 ? paths.get(name)! : null;
+        const list = sites.get(name.toLowerCase());
+        const site = whole ? list?.find((i) => i >= at && sitePath(text.slice(i, siteEnd.get(i))) === whole) : firstAtOrAfter(list, at);
         if (site !== undefined)
           hits.push({
             index: site,

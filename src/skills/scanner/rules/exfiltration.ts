@@ -10,6 +10,7 @@ import {
   LineKind,
   NETWORK_SINK,
   SECRET_PATH,
+  SSH_IDENTITY,
   UPLOAD_FLAG,
   contextOf,
   extractUrls,
@@ -97,14 +98,6 @@ const SECRET_PATH_G = new RegExp(SECRET_PATH.source, "gi");
 /** Secret-scanning tools pointed at the whole home folder or disk: a harvest, not a project check. */
 const HARVEST =
   /\b(?:trufflehog\s+(?:filesystem|fs)|gitleaks\s+(?:detect|dir)\b[^\n]*--source[=\s]+|noseyparker\s+scan|detect-secrets\s+scan)\s+["']?(?:~|\$HOME|\$\{HOME\}|\/(?:home|Users|root)?\/?)(?:["'\s]|$)|\bfind\s+(?:~|\$HOME|\/)\S*\s[^\n|;]*-i?name\s+["']?(?:id_rsa|id_ed25519|\*\.pem|\*\.key|\.env|wallet\.dat|\*\.kdbx|keystore\.json|credentials)["']?/gi;
-
-/**
- * The key handed to the SSH client as its identity (`ssh -i ~/.ssh/id_ed25519`, `rsync -e "ssh -i
- * ${SSH_KEY:-$HOME/.ssh/id_ed25519}"`, `IdentityFile`): the client signs with it and the key never
- * leaves the machine, so it is used, not read.
- */
-const SSH_IDENTITY =
-  /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?(?:~\/|\$HOME\/|\$\{HOME\}\/)?$/;
 
 /**
  * Secret reads on a line: a secret path preceded by a read, or as a string literal in code, and
