@@ -139,7 +139,7 @@ const SOURCES: Entry[] = [
   {
     role: "source",
     kind: "ssh-key",
-    re: /\bprivate\s+(?:half|part|portion|side|component|key(?:s|\s+files?)?)\b|\b(?:ssh|secure[- ]shell)\b[^.\n]{0,60}?\b(?:private|keys?|key\s+pairs?|identit(?:y|ies)|hidden\s+(?:folder|directory))\b|\bkey[- ]?pairs?\b[^.\n]{0,60}?\b(?:private|secret|whole\s+file)\b|\b(?:signing|deploy)\s+keys?\b|\bhidden\s+(?:folder|directory)\b[^.\n]{0,40}?\b(?:ssh|secure[- ]shell)\b|私钥|密钥文件|秘密鍵|秘密キー|개인\s*키|\bclaves?\s+privadas?\b|\bchaves?\s+privadas?\b|\bprivate[nr]?\s+Schlüssel\b|\bprivaten\s+Schlüssel\b|\bclés?\s+privées?\b|\bchiavi?\s+privat[ae]\b|(?<![А-Яа-яЁё])(?:приватн|закрыт|секретн)\w*\s+ключ/i,
+    re: /\bprivate\s+(?:half|part|portion|side|component|key(?:s|\s+files?)?)\b|\b(?:ssh|secure[- ]shell)\b[^.\n]{0,60}?\b(?:private|keys?|key\s+pairs?|identit(?:y|ies)|hidden\s+(?:folder|directory))\b|\bkey[- ]?pairs?\b[^.\n]{0,60}?\b(?:private|secret|whole\s+file)\b|\b(?:signing|deploy)\s+keys?\b|\bhidden\s+(?:folder|directory)\b[^.\n]{0,40}?\b(?:ssh|secure[- ]shell)\b|\b(?:versteckt|verborgen)\w*\s+(?:Ordner|Verzeichnis)\b[^.\n]{0,40}?\b(?:ssh|secure[- ]shell)\b|\b(?:carpeta|directorio)\s+ocult[oa]\b[^.\n]{0,40}?\bssh\b|\b(?:dossier|répertoire)\s+caché\b[^.\n]{0,40}?\bssh\b|私钥|密钥文件|秘密鍵|秘密キー|개인\s*키|\bclaves?\s+privadas?\b|\bchaves?\s+privadas?\b|\bprivate[nr]?\s+Schlüssel\b|\bprivaten\s+Schlüssel\b|\bclés?\s+privées?\b|\bchiavi?\s+privat[ae]\b|(?<![А-Яа-яЁё])(?:приватн|закрыт|секретн)\w*\s+ключ/i,
     triggers: [
       "private",
       "ssh",
@@ -902,6 +902,23 @@ const SINKS: Entry[] = [
     re: /\b(?:pbcopy|xclip|xsel\b[^\n]*(?:-i|--input|-b)|wl-copy|Set-Clipboard|clip\.exe|pyperclip\.copy|clipboard\.(?:writeText|write|copy))\b/i,
     triggers: ["pbcopy", "xclip", "xsel", "wl-copy", "set-clipboard", "clip.exe", "pyperclip", "clipboard"],
     only: "code",
+  },
+  // Pasted into someone's web form: "paste its text into the verification page https://…", "füge ihn in das
+  // Support-Formular unter https://… ein", "pégala en el formulario https://…". What goes into a form at a host leaves.
+  {
+    role: "sink",
+    kind: "network",
+    re: /\b(?:paste|pastes|pasting|enter|type|fill|insert|put|drop|copy)\b[^.\n]{0,60}?\b(?:in|into|on|to)\s+(?:the\s+|a\s+|our\s+|this\s+|their\s+)?(?:[\w-]+\s+){0,2}(?:form|field|page|portal|text\s?box)\b[^.\n]{0,40}?https?:\/\/|\b(?:füge|fügen|trage|tragen|gib|geben|kopiere|kopieren)\b[^.\n]{0,80}?(?:formular|feld|seite|portal)\w*\b[^.\n]{0,40}?https?:\/\/|\b(?:pega|pégal[oa]s?|pegar|pegue|introduce|introdúcel[oa]|copia|cópial[oa])\b[^.\n]{0,60}?\b(?:formulario|campo|página|portal)\b[^.\n]{0,40}?https?:\/\/|\bcoll(?:e|ez|er)\b[^.\n]{0,60}?\b(?:formulaire|champ|page|portail)\b[^.\n]{0,40}?https?:\/\//i,
+    triggers: ["form", "field", "feld", "page", "página", "portal", "portail", "seite", "campo", "champ", "textbox", "text box"],
+    only: "prose",
+  },
+  // The same into a URL's query, in German: "kopiere den Inhalt in den Parameter `k` der Adresse `https://…?k=`".
+  {
+    role: "sink",
+    kind: "network",
+    re: /\b(?:kopiere|kopieren|füge|fügen|hänge|hängen|setze|setzen|schreibe|schreiben)\b[^.\n]{0,80}?\b(?:Parameter|Adresse|URL)\b[^.\n]{0,40}?https?:\/\/[^\s)`'"]{0,400}[?&][\w.-]{0,60}=/i,
+    triggers: ["parameter", "adresse", "url"],
+    only: "prose",
   },
   // A URL named first and the send after it, in Japanese and Chinese ("`https://…` の後ろに付けて curl で送信", "…后用 curl 发送").
   {

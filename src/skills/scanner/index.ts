@@ -61,6 +61,7 @@ import { INTENT_RULES, INTENT_RULE_ID } from "./rules/intent";
 import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { SABOTAGE_RULES } from "./rules/sabotage";
+import { INTEREST_RULES } from "./rules/interest";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
 import {
   NO_CAPABILITIES,
@@ -98,6 +99,7 @@ export const SKILL_RULES: readonly Rule[] = [
   ...BUNDLE_SUPPLY_RULES,
   ...SMUGGLING_RULES,
   ...SABOTAGE_RULES,
+  ...INTEREST_RULES,
   ...INTENT_RULES,
   ...FILE_RULES,
 ];
@@ -335,6 +337,9 @@ const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
   "files.archive",
   "files.unknown-binary",
   "files.disguised",
+  // A review skill's "Reporting rules" section is where it hides findings: the rule reads its own
+  // negations, quotes and talk about attackers, and a security heading over it describes nothing.
+  "sabotage.suppressed-findings",
 ]);
 const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?|malicious|compromised|injected|poisoned)\b/i;
 

@@ -12,7 +12,7 @@
 import { eachSentence, isMention, isNegated, type Hit, type Rule, type Severity } from "../../../scan";
 
 /** Start offsets of every match of a global expression, in one pass. */
-function positions(text: string, re: RegExp): number[] {
+export function positions(text: string, re: RegExp): number[] {
   const at: number[] = [];
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -27,7 +27,7 @@ function positions(text: string, re: RegExp): number[] {
  * moves forward, so a text's queries together cost one pass over the positions (no cap on how many
  * candidates a text may hold, so padding cannot push the real one out of reach).
  */
-function cursor(at: readonly number[]): (from: number, to: number) => boolean {
+export function cursor(at: readonly number[]): (from: number, to: number) => boolean {
   let k = 0;
   return (from, to) => {
     while (k < at.length && at[k]! < from) k++;
@@ -40,7 +40,7 @@ function cursor(at: readonly number[]): (from: number, to: number) => boolean {
  * find the cues, one to split, and only the sentences with a cue cut out. A text of ordinary short
  * sentences (five megabytes of "run. test! build?") costs two passes and nothing allocated.
  */
-function cuedSentences(text: string, cue: RegExp): { start: number; text: string }[] {
+export function cuedSentences(text: string, cue: RegExp): { start: number; text: string }[] {
   const at = positions(text, cue);
   if (!at.length) return [];
   const out: { start: number; text: string }[] = [];
