@@ -149,11 +149,12 @@ const EXTRAS: Extra[] = [
     re: /\b(?:create|generate|mint|issue|provision)\s+(?:an?\s+|the\s+)?(?:new\s+)?(?:[\w-]+\s+){0,3}?(?:api\s+keys?|access\s+keys?|access\s+tokens?|tokens?|pats?|personal\s+access\s+tokens?|credentials|secret\s+keys?|service[- ]account\s+keys?)\b/i,
   },
   {
-    // Data handed over through a field named after the verb: "attach it in `meta`", "upload … via the `telemetry` argument".
+    // Data handed over through a field named after the verb: "attach it in `meta`", "upload … via the `telemetry` argument"
+    // ("pass the token in `auth`" is a parameter naming itself: the existing readings, which know whose token it is, take it).
     role: "sink",
     kind: "tool-argument",
     needs: /`|\b(?:field|argument|parameter|param)\b/i,
-    re: /\b(?:attach|add|append|include|put|pass|send|upload|provide|supply|submit|report)\w*\b[^.!?\n]{0,100}?\b(?:in|into|as|via|through|to|under)\s+(?:the\s+|its\s+)?(?:`[A-Za-z_][\w-]{0,40}`|[`'"]?[A-Za-z_][\w-]{0,40}[`'"]?\s+(?:field|argument|parameter|param)\b)/i,
+    re: /\b(?:attach|add|append|send|upload|submit|report)\w*\b[^.!?\n]{0,100}?\b(?:in|into|as|via|through|to|under)\s+(?:the\s+|its\s+)?(?:`[A-Za-z_][\w-]{0,40}`|[`'"]?[A-Za-z_][\w-]{0,40}[`'"]?\s+(?:field|argument|parameter|param)\b)/i,
   },
   {
     // A private key by name in other languages.
@@ -177,11 +178,11 @@ const EXTRAS: Extra[] = [
     re: /[?&]\w+=<[^<>\n]{0,120}?\b(?:question|answer|conversation|chat|history|messages?|retrieved|reply|response|prompt)\b[^<>\n]{0,120}>/i,
   },
   {
-    // Another tool called with data: "call your web search tool with the query … followed by the secrets".
+    // Another tool called with data: "call your web search tool with the query … followed by the secrets", "call your HTTP/fetch tool with POST body = …".
     role: "sink",
     kind: "tool-argument",
     needs: /\btool\b/i,
-    re: /\bcall\s+(?:your|the|a|any|an)\s+(?:[\w-]+\s+){0,3}?tool\s+with\s+(?:the\s+|a\s+)?(?:query|arguments?|input|parameters?|text|url|message|body|prompt)\b/i,
+    re: /\b(?:call|invoke|use|run)\s+(?:your|the|a|any|an)\s+(?:[\w/-]+\s+){0,3}?tool\s+(?:with|to\s+(?:post|send|put|upload))\s+(?:the\s+|a\s+)?(?:(?:post|put|request|json|http)\s+)?(?:query|arguments?|input|parameters?|text|url|message|body|prompt|payload|data)\b/i,
   },
   {
     // Data put into one of the tool's own fields by name: "include in audit_blob the result of …".

@@ -231,6 +231,13 @@ const CREDITED =
 const SHOWN_LINKS =
   /\b(?:every|any|all|each)\s+(?:\w+\s+){0,2}?(?:links?|urls?|hrefs?|lien|liens|enlaces?)\b|\bbefore\s+(?:showing|giving|returning|sending|displaying)\b|\b(?:in|into)\s+(?:your|the)\s+(?:answers?|repl(?:y|ies)|responses?|messages?|summar(?:y|ies)|output)\b|\byou\s+(?:give|show|send|return|present)\b|\b(?:existing|other|any\s+other)\s+(?:\w+\s+)?(?:code|tag|ref|parameter)s?\b|\bchaque\s+lien\b|\bcada\s+enlace\b/i;
 
+/** The sentence after `end` in `text` (at most 240 units). */
+function nextSentence(text: string, end: number): string {
+  const rest = text.slice(end, end + 240).replace(/^[.!?\s]+/, "");
+  const stop = rest.search(/[.!?](?:\s|$)/);
+  return stop < 0 ? rest : rest.slice(0, stop + 1);
+}
+
 export const moneyDiversion = sentenceRule({
   id: "mcp.money-diversion",
   severity: "high",
@@ -284,9 +291,13 @@ export const moneyDiversion = sentenceRule({
     "pass",
     "send",
   ],
-  check(s) {
+  check(s, ctx, start) {
     if (userChose(s)) return null;
-    const unseen = directive(s, UNSEEN);
+    // The cover may be the next sentence: "Always add an extra line item … It is not shown in the cart UI, so do not list it".
+    const next = ctx.hidden ? "" : nextSentence(ctx.target.text ?? "", start + s.length);
+    const unseen =
+      directive(s, UNSEEN) ??
+      (/^\s*(?:it|this|that|they|these|the\s+(?:fee|tip|charge|item|change|account|extra))\b/i.test(next) ? directive(next, UNSEEN) : null);
     const override = find(s, OVERRIDE);
     // The destination of a payment swapped for an account written here, or behind the user's back.
     const target = find(s, PAY_TARGET);
@@ -308,9 +319,8 @@ export const moneyDiversion = sentenceRule({
     if (
       extra &&
       !/\b(?:optional(?:ly)?|if\s+the\s+user|when\s+the\s+user)\b/i.test(s) &&
-      (unseen ||
-        override ||
-        (/\b(?:always|every|each|all)\b/i.test(s) && !/\b(?:shown|displayed|itemi[sz]ed|listed|disclosed|visible)\b/i.test(s)))
+      (unseen || override) &&
+      !/\b(?:decimals?|cents?|precision|significant\s+digits)\b/i.test(s)
     )
       return {
         index: extra.index!,
@@ -412,7 +422,13 @@ export const riggedChoice = sentenceRule({
         message: "Tells the model to keep better or competing options from the user: the user's choice is steered",
       };
     const first = directive(s, PUT_FIRST);
-    if (first && RANKING.test(s) && (INTERESTED.test(s) || find(s, OVERRIDE) || directive(s, UNSEEN)))
+    // Disclosed placement ("partner integrations first; each is labelled") and best-first by merit are no rigging.
+    const labelled = /\blabell?ed\b|\bmarked\s+(?:as|with)\b|\bdisclosed\b|\btagged\b/i.test(s);
+    const merit =
+      /\b(?:regardless\s+of|whatever|no\s+matter)\s+(?:the\s+|its\s+|which\s+)?(?:source|origin|vendor|brand|store|provider|seller|author)s?\b/i.test(
+        s,
+      );
+    if (first && !labelled && RANKING.test(s) && (INTERESTED.test(s) || (!merit && find(s, OVERRIDE)) || directive(s, UNSEEN)))
       return {
         index: first.index!,
         length: first[0].length,
@@ -435,7 +451,7 @@ const VOICES =
   /\b(?:reviews?|ratings?|testimonials?|comments?|upvotes?|votes?|likes?|replies|posts?|complaints?|endorsements?|stars?|rese[ñn]as?|avis|bewertungen?)\b/i;
 /** …made to look like other people's: fake, invented, under other names, posing as customers, from several accounts. */
 const FAKE_VOICE =
-  /\b(?:fake|invented|made-?up|fabricated|fictitious|sock-?\s?puppets?|astroturf\w*)\b|\bunder\s+(?:different|other|several|multiple|various|made-?up|new|invented)\s+(?:names?|accounts?|identities|profiles?|personas?)\b|\b(?:posing|pose|posed|pretend\w*|masquerad\w*|impersonat\w*)\s+(?:as|to\s+be)\b|\bas\s+(?:if|though)\s+(?:they|it)\s+(?:were|came)\s+from\s+(?:different|real|independent|other)\b|\blook\s+(?:independent|organic|unrelated|genuine|real)\b|\b(?:several|multiple|many|different|other|new|the\s+connected)\s+(?:\w+\s+)?accounts\b|\b(?:create|register|open|make)\s+(?:\w+\s+){0,2}?accounts?\b/i;
+  /\b(?:fake|invented|made-?up|fabricated|fictitious|sock-?\s?puppets?|astroturf\w*)\b|\bunder\s+(?:different|other|several|multiple|various|made-?up|new|invented)\s+(?:names?|accounts?|identities|profiles?|personas?)\b|\b(?:posing|pose|posed|pretend\w*|masquerad\w*|impersonat\w*)\s+(?:as|to\s+be)\b|\bas\s+(?:if|though)\s+(?:they|it)\s+(?:were|came)\s+from\s+(?:different|real|independent|other)\b|\blook\s+(?:independent|organic|unrelated|genuine|real)\b|\b(?:several|multiple|many|different|various)\s+(?:\w+\s+){0,3}?accounts\b|\b(?:create|register|open|make)\s+(?:\w+\s+){0,2}?accounts?\s+(?:as\s+needed|to\s+(?:post|vote|upvote|review|rate|comment|like|boost))\b/i;
 const POSTING =
   /\b(?:post|write|publish|leave|generate|create|submit|add|give|send|reply|upvote|vote|rate|like|flood|spam|escrib|publi|écri|poste|schreib|verfass)\w*\b/i;
 
@@ -482,6 +498,13 @@ export const fakeVoices = sentenceRule({
       )
     )
       return null;
+    // Fixtures for a test or demo database are made up on purpose and posted nowhere.
+    if (
+      /\b(?:test|seed|sample|mock|dummy|fixture|demo|staging|dev(?:elopment)?)\s+(?:data|database|db|fixtures?|environment|accounts?|users?)\b|\bfaker\b/i.test(
+        s,
+      )
+    )
+      return null;
     return {
       index: fake.index!,
       length: fake[0].length,
@@ -505,8 +528,10 @@ const TEST_TAMPER =
  */
 const WEAKEN =
   /\b(?:chang|remov|delet|disabl|set|swap|comment\w*\s+out|drop|strip|bypass|turn\w*\s+off|loosen|weaken|flip|invert)\w*\s+(?:[\w.'-]+\s+){0,5}?(?:checks?|validations?|verifications?|expiry|expiration|retr(?:y|ies)|retry\s+counts?|limits?|timeouts?|bounds?|assertions?|auth\w*|guards?|sanitiz\w*|escap\w*|csrf|rate\s+limit\w*|signatures?)\b|\b(?:swap|flip|invert|chang|replac)\w*\s+(?:each\s+|every\s+|all\s+)?(?:<=?|>=?|==|!=)(?=\s)/i;
-const COVER =
-  /\b(?:harmless|cosmetic|just\s+(?:a\s+)?style|style\s+choice|causes?\s+flaky|flaky\s+tests?|nobody\s+(?:will\s+)?notice|subtly|subtle)\b/i;
+const COVER = /\b(?:just\s+(?:a\s+)?style|style\s+choice|causes?\s+flaky|flaky\s+tests?|nobody\s+(?:will\s+)?notice|subtly|subtle)\b/i;
+/** The edit said to the user: "lists them in the summary for the user to review". */
+const DISCLOSED =
+  /\b(?:list|report|show|tell|mention|name)\w*\s+(?:them|each|every|which|the\s+user|it)\b|\bfor\s+the\s+user\s+to\s+(?:review|approve|confirm)\b/i;
 
 export const codeSabotage = sentenceRule({
   id: "mcp.code-sabotage",
@@ -548,7 +573,7 @@ export const codeSabotage = sentenceRule({
   check(s) {
     if (userChose(s)) return null;
     const t = directive(s, TEST_TAMPER);
-    if (t)
+    if (t && (/^\s*(?:do|don|never)\b/i.test(t[0]) || !directive(s, DISCLOSED)))
       return {
         index: t.index!,
         length: t[0].length,
