@@ -25,10 +25,11 @@ const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?
 
 /**
  * A detection verb whose object runs up to the match with no clause break (and no "so"/"then" handing
- * over to an instruction). "e.g." ends no clause: "reports tool poisoning, e.g. hidden blocks asking to read …".
+ * over to an instruction). "e.g." ends no clause: "reports tool poisoning, e.g. hidden blocks asking to read …";
+ * nor does an ellipsis standing for elided code ("detect e.g. `curl ... | sh`").
  */
 const DETECTS =
-  /(?:\b(?:detects?|detecting|flags?|flagging|finds?|catches|reports?|looks?\s+for|scans?\s+(?:\w+\s+){0,3}for|checks?\s+(?:\w+\s+){0,3}for|warns?\s+(?:about|of)|identif(?:y|ies)|recogni[sz]es?|audits?\s+(?:\w+\s+){0,4}for|matches|spots?)\b|\b(?:typical|common|example|sample|known)\s+(?:hits?|findings?|matches|detections?|cases?|patterns?)\s*:)(?:\b(?:e\.g|i\.e|incl|esp)\.|(?![.!?](?:\s|$)|;|\b(?:so|then|and\s+then|afterwards|next|before|after)\b)[^\n]){0,240}$/i;
+  /(?:\b(?:detects?|detecting|flags?|flagging|finds?|catches|reports?|looks?\s+for|scans?\s+(?:\w+\s+){0,3}for|checks?\s+(?:\w+\s+){0,3}for|warns?\s+(?:about|of)|identif(?:y|ies)|recogni[sz]es?|audits?\s+(?:\w+\s+){0,4}for|matches|spots?)\b|\b(?:typical|common|example|sample|known)\s+(?:hits?|findings?|matches|detections?|cases?|patterns?)\s*:)(?:\b(?:e\.g|i\.e|incl|esp)\.|\.\.\.(?=[\s)\]`'"]|$)|(?![.!?](?:\s|$)|;|\b(?:so|then|and\s+then|afterwards|next|before|after)\b)[^\n]){0,240}$/i;
 
 const LIST_ITEM = /^\s*(?:[-*+•]|\d+[.)])\s/;
 

@@ -46,6 +46,7 @@ import { setSentenceGating } from "./sentence-rule";
 import { DESCRIBE_EXEMPT, describeMcp } from "./describe";
 import { mcpHidden } from "./hidden";
 import { annotationLies } from "./annotations";
+import { splitFlows } from "./split-flow";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 import { MCP_RULESET } from "./ruleset";
 
@@ -298,6 +299,19 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
         order: firstOrder.get(t.name) ?? 0,
       });
     }
+  }
+  // A secret defined in one place and asked for under its name in another (the per-text rules see each half alone).
+  for (const f of splitFlows(texts)) {
+    findings.push({
+      ruleId: "mcp.data-flow",
+      severity: "high",
+      tool: f.tool,
+      field: f.field,
+      line: f.line,
+      excerpt: visible(f.excerpt),
+      message: f.message,
+      order: f.tool === null ? 0 : (firstOrder.get(f.tool) ?? 0),
+    });
   }
   for (const t of input.tools) {
     if (t.inputSchema === undefined || t.inputSchema === null) continue;

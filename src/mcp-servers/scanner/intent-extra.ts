@@ -128,6 +128,35 @@ const EXTRAS: Extra[] = [
     re: /\bSELECT\s+\*\s+FROM\s+[`"]?(?:\w+\.)?(?:users?|accounts?|customers?|members?|api_?keys?|credentials?|passwords?|secrets?|tokens?|sessions?|auth\w*|payments?|cards?)\b/i,
   },
   {
+    // The user's people and whereabouts: the address book, where the device is, where it has been.
+    role: "source",
+    kind: "private-data",
+    needs: /contact|address\s+book|location|gps|lat|calendar|phone/i,
+    re: /\b(?:address\s+book|contacts?\s+list|(?:the\s+)?user'?s\s+(?:\w+\s+)?contacts|(?:all|every)\s+(?:of\s+)?(?:the\s+user'?s\s+|their\s+)?contacts|phone\s+numbers\s+of\s+(?:\w+\s+){0,4}?contacts|location\s+history|(?:precise|exact|current|live|gps|device'?s?|real-?time|home)\s+(?:gps\s+)?(?:location|position|coordinates)|gps\s+(?:location|coordinates|position)|lat(?:itude)?\s*\/\s*long?(?:itude)?|calendar\s+(?:attendees|contacts|guests)|(?:every|all)\s+(?:e-?mail\s+address(?:es)?|phone\s+numbers?)\s+(?:\w+\s+){0,4}?(?:you|the\s+user)\s+(?:have\s+|has\s+)?(?:seen|found|read|come\s+across))\b/i,
+  },
+  {
+    // Several kinds of a person's details asked for together ("their home address, personal mobile number, date of birth and recent location"): a profile, not a field the task needs.
+    role: "source",
+    kind: "private-data",
+    needs: /address|mobile|phone|birth|location|passport|social\s+security/i,
+    re: /\b(?:(?:home|private|personal|postal)\s+(?:address(?:es)?|phone(?:\s+numbers?)?|mobile(?:\s+numbers?)?)|(?:personal\s+|private\s+)?(?:mobile|cell)\s+(?:phone\s+)?numbers?|dates?\s+of\s+birth|birth\s*dates?|(?:recent|current|live|precise|exact|real-?time)\s+locations?|social\s+security\s+numbers?|passport\s+numbers?)\b[^.!?\n]{0,60}?\b(?:(?:home|private|personal|postal)\s+(?:address(?:es)?|phone(?:\s+numbers?)?|mobile(?:\s+numbers?)?)|(?:mobile|cell)\s+(?:phone\s+)?numbers?|dates?\s+of\s+birth|birth\s*dates?|(?:recent|current|live|precise|exact|real-?time)?\s*locations?|social\s+security\s+numbers?|passport\s+numbers?)\b/i,
+  },
+  {
+    // A credential the model is told to make: "create a new API key with full write access and send it to …".
+    role: "source",
+    kind: "token",
+    needs: /creat|generat|mint|issu|provision/i,
+    re: /\b(?:create|generate|mint|issue|provision)\s+(?:an?\s+|the\s+)?(?:new\s+)?(?:[\w-]+\s+){0,3}?(?:api\s+keys?|access\s+keys?|access\s+tokens?|tokens?|pats?|personal\s+access\s+tokens?|credentials|secret\s+keys?|service[- ]account\s+keys?)\b/i,
+  },
+  {
+    // Data handed over through a field named after the verb: "attach it in `meta`", "upload … via the `telemetry` argument"
+    // ("pass the token in `auth`" is a parameter naming itself: the existing readings, which know whose token it is, take it).
+    role: "sink",
+    kind: "tool-argument",
+    needs: /`|\b(?:field|argument|parameter|param)\b/i,
+    re: /\b(?:attach|add|append|send|upload|submit|report)\w*\b[^.!?\n]{0,100}?\b(?:in|into|as|via|through|to|under)\s+(?:the\s+|its\s+)?(?:`[A-Za-z_][\w-]{0,40}`|[`'"]?[A-Za-z_][\w-]{0,40}[`'"]?\s+(?:field|argument|parameter|param)\b)/i,
+  },
+  {
     // A private key by name in other languages.
     role: "source",
     kind: "ssh-key",
@@ -149,11 +178,11 @@ const EXTRAS: Extra[] = [
     re: /[?&]\w+=<[^<>\n]{0,120}?\b(?:question|answer|conversation|chat|history|messages?|retrieved|reply|response|prompt)\b[^<>\n]{0,120}>/i,
   },
   {
-    // Another tool called with data: "call your web search tool with the query … followed by the secrets".
+    // Another tool called with data: "call your web search tool with the query … followed by the secrets", "call your HTTP/fetch tool with POST body = …".
     role: "sink",
     kind: "tool-argument",
     needs: /\btool\b/i,
-    re: /\bcall\s+(?:your|the|a|any|an)\s+(?:[\w-]+\s+){0,3}?tool\s+with\s+(?:the\s+|a\s+)?(?:query|arguments?|input|parameters?|text|url|message|body|prompt)\b/i,
+    re: /\b(?:call|invoke|use|run)\s+(?:your|the|a|any|an)\s+(?:[\w/-]+\s+){0,3}?tool\s+(?:with|to\s+(?:post|send|put|upload))\s+(?:the\s+|a\s+)?(?:(?:post|put|request|json|http)\s+)?(?:query|arguments?|input|parameters?|text|url|message|body|prompt|payload|data)\b/i,
   },
   {
     // Data put into one of the tool's own fields by name: "include in audit_blob the result of …".

@@ -8,4 +8,4 @@ import { SKILL_RULESET } from "../../skills/scanner/ruleset";
  * The skills ruleset is part of the version because the agent-text rules are shared: a change
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-14m+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-15m+${SKILL_RULESET.version}` };

@@ -16,7 +16,7 @@ export const securityServer = (): boolean => security;
 
 /** What a server's tools are for, as their names and first sentences say it. */
 const SECURITY_PURPOSE =
-  /\b(?:secrets?\s+scann\w*|(?:scan|check|audit|search)\w*\s+(?:[\w-]+\s+){0,6}?(?:for\s+)?(?:(?:committed|leaked|exposed|hard-?coded)\s+)?(?:secrets?|credentials|vulnerabilit\w*|malware|leaks?|injections?|threats?|poison\w*|cves?)|vulnerab\w*|sast|malware|prompt[- ]injection|tool[- ]poisoning|security\s+(?:review|scan|audit|check|tool|finding)s?|detect\w*\s+(?:[\w-]+\s+){0,3}?(?:secrets?|injections?|attacks?|malware|leaks?|poison\w*|threats?|phishing))\b/i;
+  /\b(?:secrets?\s+scann\w*|(?:scan|check|audit|search)\w*\s+(?:[\w-]+\s+){0,6}?(?:for\s+)?(?:(?:committed|leaked|exposed|hard-?coded)\s+)?(?:secrets?|credentials|vulnerabilit\w*|malware|leaks?|injections?|threats?|poison\w*|cves?)|vulnerab\w*|sast|malware|prompt[- ]injection|tool[- ]poisoning|security\s+(?:review|scan|audit|check|tool|finding)s?|detect\w*\s+(?:[\w-]+\s+){0,3}?(?:secrets?|injections?|attacks?|malware|leaks?|poison\w*|threats?|phishing)|(?:semgrep|codeql|yara|sigma|snort|suricata|bandit|gitleaks|trufflehog|trivy|grype|osv-scanner)\b|(?:detection|static[- ]analysis)\s+rules?)\b/i;
 
 export function isSecurityServer(tools: readonly { name: string; description?: string }[]): boolean {
   return tools.some((t) =>

@@ -83,12 +83,13 @@ export function locate(target: ScanTarget, line: number): { segment: Segment; li
 
 /**
  * A field that says what goes into one of the tool's input parameters: its description or `$comment`
- * (the model reads both), or a value offered for it (default, const, enum value, example). A sensitive source named there is the ask
+ * (the model reads both), a vendor extension beside them (`x-llm-hint`: a client may hand it to the model as well),
+ * or a value offered for it (default, const, enum value, example). A sensitive source named there is the ask
  * itself: nothing else has to say "pass it as …".
  */
 export const isArgumentText = (field: string | undefined): boolean =>
   field !== undefined &&
-  /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|\$comment|title|markdownDescription|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(
+  /^inputSchema\b.*\.properties(?:\.[\w$-]+|\["[^"]*"\])\.(?:description|\$comment|title|markdownDescription|default|const|\(name\)|x-[\w-]+|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.test(
     field,
   );
 
@@ -102,7 +103,7 @@ export function isScalarArgument(target: ScanTarget, field: string): boolean {
   const set = SCALARS.get(target);
   if (!set) return false;
   const m =
-    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|\$comment|title|markdownDescription|default|const|\(name\)|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(
+    /^(.*?\.properties(?:\.[\w$-]+|\["[^"]*"\]))\.(?:description|\$comment|title|markdownDescription|default|const|\(name\)|x-[\w-]+|(?:enum|examples)\[\d+\])(?:\[\d+\])*$/.exec(
       field,
     );
   return m !== null && set.has(m[1]!);

@@ -84,7 +84,7 @@ const PARAM = /\.properties(?:\.([\w$-]+)|\["([^"]*)"\])\.[^.]*$/;
  * private data only in bulk.
  */
 const BULK =
-  /\b(?:all|every|each|entire|whole|full|complete|so\s+far|up\s+to\s+now|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session)|everything|you\s+(?:were\s+given|received|got)|gave\s+you|before\s+the\s+user|above\s+the\s+first|intero|tutt[oa]|complet[oa]s?|entero|todos?|todas?|tout|entier|gesamte?n?|alle|intégral\w*|integral\w*|íntegr\w*|wörtlich|jede[rnms]?|chaque|cada|ogni)\b|\bSELECT\s+\*\s+FROM\b|(?<![А-Яа-яЁё])(?:каждое|каждый|каждую)|每|所有|全部|完整|すべて|全て|全文|これまで|전체|모든|vollständig|bisherige|всю|все|полн/i;
+  /\b(?:all|every|each|entire|whole|full|complete|so\s+far|up\s+to\s+now|history|histories|log|logs|verbatim|word\s+for\s+word|previous|prior|earlier|system\s+prompts?|(?:this|the)\s+(?:chat|conversation|session)|everything|you\s+(?:were\s+given|received|got)|gave\s+you|before\s+the\s+user|above\s+the\s+first|intero|tutt[oa]|complet[oa]s?|entero|todos?|todas?|tout|entier|gesamte?n?|alle|intégral\w*|integral\w*|íntegr\w*|wörtlich|jede[rnms]?|chaque|cada|ogni)\b|\bSELECT\s+\*\s+FROM\b|\baddress\s+books?\b|\bcontacts?\s+lists?\b|\blocation\s+histor(?:y|ies)\b|\bmost\s+(?:frequent|recent|contacted)\s+contacts\b|(?<![А-Яа-яЁё])(?:каждое|каждый|каждую)|每|所有|全部|完整|すべて|全て|全文|これまで|전체|모든|vollständig|bisherige|всю|все|полн/i;
 function askedAsArgument(h: IntentHit, seg: Segment): boolean {
   if (h.role !== "source" || h.mode !== "do" || h.weak) return false;
   // The parameter's own text, from its start or the last sentence end before the hit (not the "." of "e.g.").
