@@ -761,7 +761,7 @@ describe("cost", () => {
         (state.storage.sql.exec<{ value: string }>("SELECT value FROM bookmark").toArray()[0]?.value ?? null) as string | null,
     );
 
-  it("an up_to_date sync that changes nothing a later sync reads is counted and logged without a bookmark to remember; one that does moves it", async () => {
+  it("an up_to_date sync that changes nothing a later sync reads is counted and logged without a bookmark to remember; one that does (or stands past the last full refresh) moves it", async () => {
     at(T0 + 40 * DAY_MS);
     const a = await newAgent();
     expect((await ok(a, { stack: STACK, installedSkills: ["lore"] })).mode).toBe("full");
@@ -785,12 +785,24 @@ describe("cost", () => {
       expect(items.map((i: any) => i.via)).toEqual(["mcp", "rest", "rest", "rest"]);
     });
 
+    // An ingest since the last full refresh: the answer's cursor stands at a change-log position the
+    // account's bookmark does not cover yet, so the next session must start after it.
+    await env.DB.prepare(
+      "UPDATE fresh_releases SET title = 'Retitled', ingested_at = ?1 WHERE topic = 'react' AND version = (SELECT max(version) FROM fresh_releases WHERE topic = 'react')",
+    )
+      .bind(T0 + 40 * DAY_MS + 150_000)
+      .run();
+    at(T0 + 40 * DAY_MS + 150_000);
+    expect((await ok(a, { stack: STACK })).mode).toBe("up_to_date");
+    const afterIngest = await bookmarkOf(a.owner.ownerId);
+    expect(afterIngest! > first!).toBe(true);
+
     // A changed version (the same topics: still up to date) is what the next sync answers for.
     at(T0 + 40 * DAY_MS + 180_000);
     const moved = STACK.map((e) => (e.name === "express" ? { ...e, version: "4.21.0" } : e));
     expect((await ok(a, { stack: moved })).mode).toBe("up_to_date");
     const second = await bookmarkOf(a.owner.ownerId);
-    expect(second! > first!).toBe(true);
+    expect(second! > afterIngest!).toBe(true);
     // So is a changed skill list, and a full refresh (the next sync's mode and urgent items start from it).
     expect((await ok(a, { installedSkills: ["lore", "lore-sync"] })).mode).toBe("up_to_date");
     const third = await bookmarkOf(a.owner.ownerId);
