@@ -428,13 +428,16 @@ const AFFECTED_KEYS = ["ranges", "versions", "fixed"] as const;
 export type AffectedRow = AdvRowDb & SqlRow<typeof advisoryAffected, (typeof AFFECTED_KEYS)[number]> & { eco: string; key: string };
 
 /** The entries of a stack that can be matched: known ecosystem, readable version. */
-export function matchableEntries(stack: StackEntry[]) {
-  return stack.flatMap((s) => {
+export function matchableEntries<S extends StackEntry>(stack: S[]) {
+  const out: { eco: Ecosystem; name: string; key: string; version: string; src: S }[] = [];
+  for (const s of stack) {
     const eco = parseEcosystem(s.ecosystem);
-    if (!eco) return [];
+    if (!eco) continue;
     const version = pinnedVersion(eco, s.version);
-    return version ? [{ eco, name: s.name, key: packageKey(eco, s.name), version }] : [];
-  });
+    // `src`: the caller's entry, so a caller can tell which of its entries a match is about without keying it again.
+    if (version) out.push({ eco, name: s.name, key: packageKey(eco, s.name), version, src: s });
+  }
+  return out;
 }
 
 /**

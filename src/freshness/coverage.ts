@@ -176,11 +176,25 @@ export function summariseCoverage(
   return { coverage, unchecked };
 }
 
+/**
+ * The entries' ecosystems and `[ecosystem, key]` pairs as JSON, each once in the order first named,
+ * when the caller has made them already (a sync's other reads bind the same pairs).
+ */
+export interface PackagesJson {
+  ecosystems: string;
+  pairs: string;
+}
+
 /** The advisory_sources rows that apply to these packages, as one statement of the caller's batch. */
-export function advisorySourcesRead(db: D1Database, entries: Pick<CoverageEntry, "ecosystem" | "key">[]): BatchRead<SourceRow[]> {
+export function advisorySourcesRead(
+  db: D1Database,
+  entries: Pick<CoverageEntry, "ecosystem" | "key">[],
+  made?: PackagesJson,
+): BatchRead<SourceRow[]> {
   if (!entries.length) return constantRead([]);
-  const ecos = JSON.stringify([...new Set(entries.map((e) => e.ecosystem))]);
-  const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.ecosystem}\u0000${e.key}`))].map((p) => p.split("\u0000")));
+  const ecos = made?.ecosystems ?? JSON.stringify([...new Set(entries.map((e) => e.ecosystem))]);
+  const pairs =
+    made?.pairs ?? JSON.stringify([...new Set(entries.map((e) => `${e.ecosystem}\u0000${e.key}`))].map((p) => p.split("\u0000")));
   return {
     statements: [
       db
@@ -200,8 +214,9 @@ export function advisoryCoverageRead(
   db: D1Database,
   entries: CoverageEntry[],
   at: number,
+  made?: PackagesJson,
 ): BatchRead<{ coverage: AdvisoryCoverageOut[]; unchecked: UncheckedOut[] }> {
-  const inner = advisorySourcesRead(db, entries);
+  const inner = advisorySourcesRead(db, entries, made);
   return { statements: inner.statements, read: (res) => summariseCoverage(inner.read(res) as SourceRow[], entries, at) };
 }
 

@@ -10,6 +10,7 @@ import { syncBody, syncOut } from "./sync.schemas";
 import { runSync } from "./sync.service";
 import { syncAnswerBody } from "./views";
 import { recordingDb } from "../core/bench-replay";
+import { envOutsideSession } from "../core/op-context";
 import { agentStack, listStacks } from "./stack.service";
 import { listNotifications, markNotificationsRead, NOTIFICATION_KINDS } from "./notifications.service";
 import { ACTIVITY_KINDS, listActivity } from "./activity.service";
@@ -65,6 +66,7 @@ export const sync = defineOperation({
       ctx.caller,
       b,
       now(),
+      envOutsideSession(ctx).DB,
     ),
   json: syncAnswerBody,
   mcp: {

@@ -10,6 +10,9 @@
  * 6. rankKnowledge: a full answer's knowledge and recommendations;
  * 7. buildAnswer: the answer itself and the notifications it leaves;
  * 8. saveSync: the agent's state, stack, skills, notifications and activity, in one batch.
+ *
+ * `bookkeeping` is the D1 binding outside the request's session (the primary, without a bookmark
+ * to remember): saveSync writes through it when the sync changed nothing a later sync reads.
  */
 import type { OpContext } from "../core/operation";
 import type { AgentPrincipal } from "../core/principal";
@@ -32,6 +35,7 @@ export async function runSync(
   caller: AgentPrincipal,
   input: SyncInput,
   at: number,
+  bookkeeping: D1Database = ctx.env.DB,
 ): Promise<SyncOut> {
   const db = ctx.env.DB;
   const cursorIn: Cursor | null = input.since !== undefined ? await decodeCursor(ctx.env, caller.agentId, input.since) : null;
@@ -57,6 +61,6 @@ export async function runSync(
     ranked: mode.full ? rankKnowledge(ctx.origin, stack.topics, mode, changes) : null,
   });
   ctx.progress?.(3, 4, "answer built; saving");
-  await saveSync(db, caller, ctx.via, input, stack, mode, changes.cut, notify, at);
+  await saveSync(db, bookkeeping, caller, ctx.via, input, stack, mode, changes.cut, notify, at);
   return out;
 }

@@ -230,11 +230,11 @@ const packageCost = (aff: AffectedRow[], mal: MaliciousRow[]) =>
  * so does a withdrawal (osvStatements): the generation names the advisory data as it names the
  * release data.
  */
-export function cachedAdvisoriesRead(
+export function cachedAdvisoriesRead<S extends { name: string; version: string; ecosystem?: string }>(
   db: D1Database,
-  stack: { name: string; version: string; ecosystem?: string }[],
+  stack: S[],
   gen: Generation,
-): BatchRead<{ vulns: VulnerabilityOut[]; fromCache: boolean; commit: (seenSeq: number) => void }> {
+): BatchRead<{ vulns: VulnerabilityOut[]; of: S[]; fromCache: boolean; commit: (seenSeq: number) => void }> {
   const entries = matchableEntries(stack);
   const cacheable = usable(gen);
   const pkgKeys = [...new Set(entries.map((e) => `${e.eco}\u0000${e.key}`))];
@@ -268,6 +268,8 @@ export function cachedAdvisoriesRead(
         }
       }
       const vulns: VulnerabilityOut[] = [];
+      // The stack entry each vulnerability is about, index for index.
+      const of: S[] = [];
       const grown = new Set<string>();
       for (const e of entries) {
         const k = `${e.eco}\u0000${e.key}`;
@@ -281,10 +283,14 @@ export function cachedAdvisoriesRead(
             if (held.has(k)) grown.add(k);
           }
         }
-        for (const x of m) vulns.push(vulnerabilityOf(e, x));
+        for (const x of m) {
+          vulns.push(vulnerabilityOf(e, x));
+          of.push(e.src);
+        }
       }
       return {
         vulns,
+        of,
         fromCache: held.size > 0,
         commit: (seenSeq) => {
           if (!cacheable || seenSeq !== gen.seq || !sameGeneration(current, gen)) return;

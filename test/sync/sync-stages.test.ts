@@ -428,6 +428,7 @@ describe("saveSync (D1)", () => {
     const stack = await resolveStack(env.DB, c, { stack: STACK, installedSkills: ["Lore"] }, T0);
     await saveSync(
       env.DB,
+      env.DB,
       c,
       "rest",
       { stack: STACK, installedSkills: ["Lore"] },
@@ -449,7 +450,7 @@ describe("saveSync (D1)", () => {
 
     // Up to date and unchanged: the state moves, the stored stack stays, the last full stays.
     const again = await resolveStack(env.DB, c, {}, T0 + 1000);
-    await saveSync(env.DB, c, "rest", {}, again, mode({}), 50, [], T0 + 1000);
+    await saveSync(env.DB, env.DB, c, "rest", {}, again, mode({}), 50, [], T0 + 1000);
     expect(await count()).toBe(4);
     const row2 = await env.DB.prepare("SELECT last_sync_at, last_full_seq, syncs, full_syncs FROM sync_agents WHERE agent_id = ?")
       .bind(c.agentId)

@@ -1,6 +1,7 @@
 // Sync (POST /v1/agents/me/sync and service_sync), the owner's stack, notifications and activity,
 // through the real Worker with the shipped freshness data and recorded OSV records loaded.
 import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { call, expectError, mcpClient, newAgent, setPlanDirect, signup, toolJson, type TestAgent, type TestOwner } from "../helpers";
 import { DAY_MS, setClock } from "../../src/core/clock";
@@ -16,6 +17,9 @@ import type { AgentPrincipal } from "../../src/core/principal";
 import { loadFreshnessData } from "../freshness/freshness-fixtures";
 import { loadReleases } from "../../src/freshness/freshness.seed";
 import releases from "../../data/freshness/releases.json?raw";
+import { quotaStub } from "../../src/quota/quota.client";
+import type { AccountQuota } from "../../src/quota/quota.do";
+import type { Env } from "../../src/env";
 
 const T0 = Date.parse("2031-03-10T09:00:00Z");
 
@@ -747,6 +751,65 @@ describe("cost", () => {
     for (const [label, c] of Object.entries(counts)) expect(c[0], label).toBe(c[1]);
     expect(fetchSpy).not.toHaveBeenCalled();
     console.log(`[sync.test] D1 cost per sync:\n  ${report.join("\n  ")}`);
+  });
+
+  /** The D1 bookmark the account's object keeps (where its agents' next sessions start). */
+  const bookmarkOf = (ownerId: string) =>
+    runInDurableObject(
+      quotaStub(env as unknown as Env, ownerId),
+      async (_q: AccountQuota, state) =>
+        (state.storage.sql.exec<{ value: string }>("SELECT value FROM bookmark").toArray()[0]?.value ?? null) as string | null,
+    );
+
+  it("an up_to_date sync that changes nothing a later sync reads is counted and logged without a bookmark to remember; one that does (or stands past the last full refresh) moves it", async () => {
+    at(T0 + 40 * DAY_MS);
+    const a = await newAgent();
+    expect((await ok(a, { stack: STACK, installedSkills: ["lore"] })).mode).toBe("full");
+    const first = await bookmarkOf(a.owner.ownerId);
+    expect(first).toEqual(expect.any(String));
+    const state = async () => (await call("GET", `/v1/stack/${a.id}`, { token: a.owner.token })).body;
+
+    // The same stack and skills, up to date: the count and the activity line are written, but nothing
+    // the next sync reads, so the account's object is not called to keep a bookmark.
+    at(T0 + 40 * DAY_MS + 60_000);
+    expect((await ok(a, { stack: STACK, installedSkills: ["lore"] })).mode).toBe("up_to_date");
+    at(T0 + 40 * DAY_MS + 120_000);
+    expect((await ok(a, {})).mode).toBe("up_to_date");
+    const mcp = toolJson(await (await mcpClient(a.key)).callTool({ name: "service_sync", arguments: { stack: STACK } }));
+    expect(mcp.mode).toBe("up_to_date");
+    expect(await bookmarkOf(a.owner.ownerId)).toBe(first);
+    const s = await state();
+    expect([s.syncs, s.fullRefreshes, s.lastSyncAt]).toEqual([4, 1, new Date(T0 + 40 * DAY_MS + 120_000).toISOString()]);
+    await vi.waitFor(async () => {
+      const items = (await call("GET", `/v1/me/activity?kind=SYNC&agentId=${a.id}`, { token: a.owner.token })).body.items;
+      expect(items.map((i: any) => i.via)).toEqual(["mcp", "rest", "rest", "rest"]);
+    });
+
+    // An ingest since the last full refresh: the answer's cursor stands at a change-log position the
+    // account's bookmark does not cover yet, so the next session must start after it.
+    await env.DB.prepare(
+      "UPDATE fresh_releases SET title = 'Retitled', ingested_at = ?1 WHERE topic = 'react' AND version = (SELECT max(version) FROM fresh_releases WHERE topic = 'react')",
+    )
+      .bind(T0 + 40 * DAY_MS + 150_000)
+      .run();
+    at(T0 + 40 * DAY_MS + 150_000);
+    expect((await ok(a, { stack: STACK })).mode).toBe("up_to_date");
+    const afterIngest = await bookmarkOf(a.owner.ownerId);
+    expect(afterIngest! > first!).toBe(true);
+
+    // A changed version (the same topics: still up to date) is what the next sync answers for.
+    at(T0 + 40 * DAY_MS + 180_000);
+    const moved = STACK.map((e) => (e.name === "express" ? { ...e, version: "4.21.0" } : e));
+    expect((await ok(a, { stack: moved })).mode).toBe("up_to_date");
+    const second = await bookmarkOf(a.owner.ownerId);
+    expect(second! > afterIngest!).toBe(true);
+    // So is a changed skill list, and a full refresh (the next sync's mode and urgent items start from it).
+    expect((await ok(a, { installedSkills: ["lore", "lore-sync"] })).mode).toBe("up_to_date");
+    const third = await bookmarkOf(a.owner.ownerId);
+    expect(third! > second!).toBe(true);
+    expect((await ok(a, { force: true })).mode).toBe("full");
+    expect((await bookmarkOf(a.owner.ownerId))! > third!).toBe(true);
+    setClock();
   });
 });
 

@@ -69,8 +69,14 @@ export function releaseViews(
   changes: Pick<ChangesRead, "views" | "deltaViews" | "changedReleases" | "changedDeps">,
   freshnessOf: (topic: string) => Freshness,
 ): ReleaseViewOut[] {
-  const packagesOf = new Map<string, string[]>();
-  for (const e of entries) packagesOf.set(e.topic, [...new Set([...(packagesOf.get(e.topic) ?? []), e.name])]);
+  const names = new Map<string, Set<string>>();
+  for (const e of entries) {
+    const s = names.get(e.topic);
+    if (s) s.add(e.name);
+    else names.set(e.topic, new Set([e.name]));
+  }
+  // Lists only for the topics shown (a few, of up to 500 entries' topics).
+  const packagesOf = { get: (t: string) => (names.has(t) ? [...names.get(t)!] : undefined) };
   const releases: ReleaseViewOut[] = [];
   for (const v of changes.views)
     if (v.latestVersion !== null) releases.push(viewOut(v, packagesOf.get(v.topic) ?? [], true, freshnessOf(v.topic)));

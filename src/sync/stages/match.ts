@@ -18,31 +18,41 @@ export type AdvisoryMatch =
 export function matchAdvisories(
   stack: Pick<ResolvedStack, "entries" | "storedFirstSeen" | "lastFullAt" | "lastFullSeq">,
   mode: Pick<SyncMode, "full" | "delta" | "sinceUrgent" | "urgentFrom">,
-  changes: Pick<ChangesRead, "cut" | "vulns" | "advSeqs" | "completeTopics">,
+  changes: Pick<ChangesRead, "cut" | "vulns" | "advSeqs" | "completeTopics"> & Partial<Pick<ChangesRead, "vulnEntries">>,
 ): AdvisoryMatch {
   const { lastFullAt, lastFullSeq } = stack;
   const { delta, sinceUrgent } = mode;
   // Entries of one pinned version share firstSeenAt, topic and reportedNow, so any of them answers for it.
   const entryByPin = new Map(stack.entries.map((e) => [entryPinKey(e), e]));
-  const entryOf = (v: VulnerabilityOut) => entryByPin.get(vulnPinKey(v));
+  // The entry a vulnerability was matched for carries its key already; the key made from the vulnerability is the same.
+  const of = changes.vulnEntries ?? null;
+  const entryOf = (v: VulnerabilityOut, i: number) => entryByPin.get(of ? entryPinKey(of[i]!) : vulnPinKey(v));
   const advSeq = (v: VulnerabilityOut) => changes.advSeqs.get(v.advisory.id);
   /** First reported after the last full refresh. */
   const sinceLastFull = (e: SyncEntry | undefined) => !!e && lastFullAt !== null && e.firstSeenAt > lastFullAt;
   if (!mode.full) {
     const urgent = changes.vulns.filter(
-      (v) => changedIn(changes, advSeq(v), mode.urgentFrom) || (sinceLastFull(entryOf(v)) && (!delta || reportedNow(stack, entryOf(v)))),
+      (v, i) =>
+        changedIn(changes, advSeq(v), mode.urgentFrom) || (sinceLastFull(entryOf(v, i)) && (!delta || reportedNow(stack, entryOf(v, i)))),
     );
     return { full: false, urgent };
   }
   /** Not yet told in a full refresh: first full, changed since the last one, or a version reported since. */
-  const isNew = (v: VulnerabilityOut) => lastFullSeq === null || changedIn(changes, advSeq(v), lastFullSeq) || sinceLastFull(entryOf(v));
-  const inDelta = (v: VulnerabilityOut) =>
+  const isNew = (v: VulnerabilityOut, i: number) =>
+    lastFullSeq === null || changedIn(changes, advSeq(v), lastFullSeq) || sinceLastFull(entryOf(v, i));
+  const inDelta = (v: VulnerabilityOut, i: number) =>
     !delta ||
     changedIn(changes, advSeq(v), sinceUrgent) ||
-    reportedNow(stack, entryOf(v)) ||
-    changes.completeTopics.has(entryOf(v)?.topic ?? "");
-  const vulnerabilities = changes.vulns.filter(inDelta);
-  return { full: true, vulnerabilities, advisories: vulnerabilities.filter(isNew) };
+    reportedNow(stack, entryOf(v, i)) ||
+    changes.completeTopics.has(entryOf(v, i)?.topic ?? "");
+  const vulnerabilities: VulnerabilityOut[] = [];
+  const advisories: VulnerabilityOut[] = [];
+  changes.vulns.forEach((v, i) => {
+    if (!inDelta(v, i)) return;
+    vulnerabilities.push(v);
+    if (isNew(v, i)) advisories.push(v);
+  });
+  return { full: true, vulnerabilities, advisories };
 }
 
 export type SkillMatch =

@@ -44,6 +44,8 @@ export interface ChangesRead {
   /** The complete release views of `completeTopics` (full syncs only). */
   views: UpgradeView[];
   vulns: VulnerabilityOut[];
+  /** The stack entry each of `vulns` is about, index for index (null: not known, match by their pin keys). */
+  vulnEntries: SyncEntry[] | null;
   /** The last change-log position of each advisory of the stack's packages after the position asked. */
   advSeqs: Map<string, number>;
   statuses: ReadResult<ReturnType<typeof skillStatusesRead>>;
@@ -93,7 +95,15 @@ export async function readChanges(
   const { full, delta, since, sinceUrgent, urgentFrom } = mode;
   const completeTopics = new Set(delta ? [...stack.newTopics, ...stack.movedTopics] : topics);
   const readableEntries = entries.filter((e) => e.pinned);
-  const pairs = JSON.stringify([...new Set(entries.map((e) => `${e.ecosystem}\u0000${e.key}`))].map((p) => p.split("\u0000")));
+  // The stack's packages, each once in the order first named: [ecosystem, key] pairs (the advisory and coverage reads').
+  const packages = new Map<string, [string, string]>();
+  const ecosystems = new Set<string>();
+  for (const e of entries) {
+    const k = `${e.ecosystem}\u0000${e.key}`;
+    if (!packages.has(k)) packages.set(k, [e.ecosystem, e.key]);
+    ecosystems.add(e.ecosystem);
+  }
+  const pairs = JSON.stringify([...packages.values()]);
   // The earliest change-log position each question needs (null: it is not asked).
   const advFrom = !full ? urgentFrom : delta ? Math.min(sinceUrgent!, lastFullSeq ?? sinceUrgent!) : lastFullSeq;
   const skillFrom = !full ? urgentFrom : delta ? since : null;
@@ -113,7 +123,12 @@ export async function readChanges(
           : mapRead(releasesForStackRead(db, completeEntries), uncached),
       cached
         ? cachedAdvisoriesRead(db, pinned, generation)
-        : mapRead(advisoriesForStackRead(db, pinned), (vulns) => ({ vulns, fromCache: false, commit: (_: number) => {} })),
+        : mapRead(advisoriesForStackRead(db, pinned), (vulns) => ({
+            vulns,
+            of: null as SyncEntry[] | null,
+            fromCache: false,
+            commit: (_: number) => {},
+          })),
       // The last change of each advisory of the stack's packages after `advFrom`.
       advFrom === null || !entries.length
         ? constantRead(new Map<string, number>())
@@ -157,7 +172,8 @@ export async function readChanges(
         : constantRead<TopicChange[]>([]),
       unreadMentionsRead(db, agentId, MENTIONS_SHOWN),
       // Which advisory sources answered for these entries, as of when: what "no advisory" is worth.
-      advisoryCoverageRead(db, pinned, at),
+      // `pinned` names the same packages as `entries`, first named in the same order: the same pairs.
+      advisoryCoverageRead(db, pinned, at, { ecosystems: JSON.stringify([...ecosystems]), pairs }),
     ] as const;
   let answer = await runReads(db, answerReads(true));
   // Views held from a generation this batch no longer saw (an ingest committed between the two
@@ -167,8 +183,20 @@ export async function readChanges(
     answer[1].commit(answer[0]);
     answer[2].commit(answer[0]);
   }
-  const [hi, { views }, { vulns }, advSeqs, statuses, skillSeqs, recommended, knowledge, kbSeqs, topicChanges, mentions, advCoverage] =
-    answer;
+  const [
+    hi,
+    { views },
+    { vulns, of: vulnEntries },
+    advSeqs,
+    statuses,
+    skillSeqs,
+    recommended,
+    knowledge,
+    kbSeqs,
+    topicChanges,
+    mentions,
+    advCoverage,
+  ] = answer;
   if (cursorIn && cursorIn.urgentSeq > hi) {
     throw new ApiError("VALIDATION_FAILED", "since: this cursor is ahead of the change log (not one this service issued)", {
       issues: [{ path: "body.since", message: "unknown cursor position" }],
@@ -214,6 +242,7 @@ export async function readChanges(
     pinned,
     views,
     vulns,
+    vulnEntries,
     advSeqs,
     statuses,
     skillSeqs,

@@ -100,34 +100,60 @@ export async function resolveStack(db: D1Database, caller: AgentPrincipal, input
   ]);
   const state = stateRes!.results[0] as unknown as StateRow;
   const known = state.agent_id !== null;
-  const stored = (storedRes!.results as unknown as StoredEntry[]).map(storedToEntry);
-  const storedFirstSeen = new Map<string, number>();
-  for (const e of stored) {
-    const k = entryPinKey(e);
-    storedFirstSeen.set(k, Math.min(storedFirstSeen.get(k) ?? e.firstSeenAt, e.firstSeenAt));
-  }
+  const rows = storedRes!.results as unknown as StoredEntry[];
+  const stored = rows.map(storedToEntry);
   const storedSkills = skillsRes!.results as SqlRow<typeof syncInstalledSkills, (typeof SKILL_KEYS)[number]>[];
   const bounds = boundsRes!.results[0] as { lo: number | null; hi: number | null; hi_at: number | null };
 
-  let entries: SyncEntry[];
+  // The stack sent, each spelling once (the first).
+  let sent: typeof normalised = null;
   if (normalised) {
     const seen = new Set<string>();
-    entries = [];
+    sent = [];
     for (const e of normalised) {
       const k = entryKey(e);
       if (seen.has(k)) continue;
       seen.add(k);
+      sent.push(e);
+    }
+  }
+  // Most syncs send the stack stored, row for row (the same topic and pin too): then its pin keys
+  // are the sent entries' (made once, kept on them), and no pin of any topic moved.
+  const same =
+    !!sent &&
+    sent.length === rows.length &&
+    sent.every((e, i) => {
+      const r = rows[i]!;
+      return (
+        r.ecosystem === e.ecosystem &&
+        r.key === e.key &&
+        r.version === e.version &&
+        r.name === e.name &&
+        r.topic === e.topic &&
+        r.pinned === e.pinned
+      );
+    });
+  const storedFirstSeen = new Map<string, number>();
+  stored.forEach((e, i) => {
+    const k = same ? entryPinKey(sent![i]!) : entryPinKey(e);
+    storedFirstSeen.set(k, Math.min(storedFirstSeen.get(k) ?? e.firstSeenAt, e.firstSeenAt));
+  });
+
+  let entries: SyncEntry[];
+  if (sent)
+    entries = sent.map((e) => {
       // The key first: the copy then carries it (keys.ts), not made or set again.
       const pk = entryPinKey(e);
-      entries.push(copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(pk) ?? at }));
-    }
-  } else
+      return copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(pk) ?? at });
+    });
+  else
     entries = stored.map((e) => {
       const pk = entryPinKey(e);
       return copyPinKey(e, { ...e, firstSeenAt: storedFirstSeen.get(pk)! });
     });
   const stackChanged =
-    !!normalised &&
+    !!sent &&
+    !same &&
     (entries.length !== stored.length || entries.some((e, i) => entryKey(e) !== entryKey(stored[i]!) || e.name !== stored[i]!.name));
 
   const installed = input.installedSkills
@@ -139,8 +165,8 @@ export async function resolveStack(db: D1Database, caller: AgentPrincipal, input
   const topics = [...new Set(entries.map((e) => e.topic))];
   const rememberedTopics = JSON.parse(state.topics ?? "[]") as string[];
   const seenTopics = new Set<string>(rememberedTopics);
-  const storedPins = pinsByTopic(stored);
-  const currentPins = pinsByTopic(entries);
+  const storedPins = same ? null : pinsByTopic(stored);
+  const currentPins = same ? null : pinsByTopic(entries);
 
   return {
     known,
@@ -159,7 +185,7 @@ export async function resolveStack(db: D1Database, caller: AgentPrincipal, input
     skillsChanged,
     topics,
     newTopics: known ? topics.filter((t) => !seenTopics.has(t)) : topics,
-    movedTopics: topics.filter((t) => storedPins.has(t) && storedPins.get(t) !== currentPins.get(t)),
+    movedTopics: same ? [] : topics.filter((t) => storedPins!.has(t) && storedPins!.get(t) !== currentPins!.get(t)),
     changeLogStart: bounds.lo,
     generation: { seq: bounds.hi ?? 0, at: bounds.hi_at },
   };

@@ -13,11 +13,39 @@ import type { SyncInput } from "../sync.schemas";
 import type { SyncMode } from "./choose-mode";
 import { type ResolvedStack, skillFirstSeen } from "./resolve-stack";
 
+/**
+ * Whether this sync's write is bookkeeping only: the sync count, the times of the last sync and
+ * report, the activity line and notifications (read on the owner's side, from the primary). Then
+ * no later sync reads anything it changed, so it need not be read back from a replica that has it:
+ * it is written outside the request's D1 session, and the account's object keeps no bookmark for it
+ * (a Durable Object call and a storage write on every up_to_date sync). A full refresh moves the
+ * last full refresh and its change-log position (the next sync's mode and urgent items), a new
+ * stack or skill list is what the next sync answers for: those are the session's writes.
+ *
+ * The answer's cursor is a change-log position (`cut`) the next sync must find: a replica behind it
+ * would refuse the cursor as one ahead of the log. The last full refresh's position is covered by a
+ * bookmark the account already keeps (that sync wrote through the session after reading it), so
+ * only an answer that stands no further than it may skip its own.
+ */
+export const bookkeepingOnly = (
+  stack: Pick<ResolvedStack, "stackChanged" | "skillsChanged" | "known" | "newTopics" | "lastFullSeq">,
+  full: boolean,
+  cut: number,
+) =>
+  !full &&
+  stack.known &&
+  !stack.stackChanged &&
+  !stack.skillsChanged &&
+  !stack.newTopics.length &&
+  stack.lastFullSeq !== null &&
+  cut <= stack.lastFullSeq;
+
 /** Topics an agent's state remembers as sent (the newest first). */
 const TOPICS_REMEMBERED = 2000;
 
 export async function saveSync(
-  db: D1Database,
+  session: D1Database,
+  bookkeeping: D1Database,
   caller: AgentPrincipal,
   via: string,
   input: Pick<SyncInput, "stack" | "installedSkills">,
@@ -29,6 +57,7 @@ export async function saveSync(
 ): Promise<void> {
   const { full, delta, reason } = mode;
   const { entries, installed } = stack;
+  const db = bookkeepingOnly(stack, full, cut) ? bookkeeping : session;
   const remembered = [...stack.newTopics, ...stack.rememberedTopics].slice(0, TOPICS_REMEMBERED);
   const writes: D1PreparedStatement[] = [
     db
