@@ -179,7 +179,8 @@ export function segmented(head: RegExp, stops: string, tail: RegExp, flags = "")
  * once, as heads advance. Needs heads that match at most one way at a start where the gap follows
  * and cannot begin inside one another (command words).
  */
-export function spanned(head: RegExp, gap: "" | "\\s+", stops: string, tail: RegExp, flags = ""): RegExp {
+export function spanned(head: RegExp, gap: string, stops: string, tail: RegExp, flags = ""): RegExp {
+  if (gap !== "" && gap !== String.raw`\s+`) throw new Error(`spanned: the gap is "" or \\s+, not ${gap}`);
   const pattern = new RegExp(`${head.source}${gap}[^${stops}]*${tail.source}`, flags);
   const h = new RegExp(gap ? `(?:${head.source})(?=\\s)` : head.source, `${flags}g`);
   const t = new RegExp(tail.source, `${flags}g`);
