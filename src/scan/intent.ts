@@ -31,7 +31,7 @@
  * ROT13, gzip, concatenation) is decoded by the engine and reaches this model as hidden text.
  */
 import { LineIndex, excerpt } from "./text";
-import { alternatives, execFrom, segmented } from "./patterns";
+import { alternatives, execFrom, segmented, spanned } from "./patterns";
 import { noteLimit } from "./limits";
 import { eachSentence, firstAtLeast, isBlankUnit, isNegated, isQuoted } from "./prose";
 import { extractUrls, parseIpHost } from "./egress";
@@ -630,14 +630,22 @@ const SINKS: Entry[] = [
           /(?:https?:\/\/[^\s"'\x60/]+\/[^\s"'\x60]*(?:\$\{?\w|\$\()|-H\s*["'][^"'\n]*\$)/,
           "i",
         ),
-        new RegExp(
-          [
-            String.raw`\brequests\.(?:post|put|patch)\s*\(|\bhttpx\.(?:post|put|patch)\s*\(|\b(?:urllib\.request\.)?Request\s*\([^\n]*\bdata\s*=|\burlopen\s*\([^\n]*\bdata\s*=|\bhttp\.client\.\w+Connection\b|\bsmtplib\b|\bftplib\b|\bsocket\.(?:socket|create_connection)\b`,
-            String.raw`(?:\b\w+|\))\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)|\baxios\.(?:post|put|patch)\s*\(|\baxios\s*\(\s*\{[^\n]*\bmethod\b|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(`,
-            String.raw`\b(?:nc|ncat|netcat|socat|telnet)\s+[^\n|;&]*\b\d{2,5}\b|\/dev\/(?:tcp|udp)\/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bInvoke-(?:RestMethod|WebRequest)\b[^\n]*-(?:Method\s+["']?(?:Post|Put)|Body|InFile)\b|\.Upload(?:String|File|Data)\s*\(|\bsendmail\b|\bmail\s+-s\b|\bmutt\b[^\n]*-a\b`,
-          ].join("|"),
-          "i",
-        ),
+        /\brequests\.(?:post|put|patch)\s*\(|\bhttpx\.(?:post|put|patch)\s*\(/,
+        spanned(/\b(?:urllib\.request\.)?Request\s*\(/, "", String.raw`\n`, /\bdata\s*=/, "i"),
+        spanned(/\burlopen\s*\(/, "", String.raw`\n`, /\bdata\s*=/, "i"),
+        /\bhttp\.client\.\w+Connection\b|\bsmtplib\b|\bftplib\b|\bsocket\.(?:socket|create_connection)\b|(?:\b\w+|\))\.request\s*\(\s*\{[^\n]{0,200}\b(?:host(?:name)?|method)\s*:/,
+        spanned(/\bfetch\s*\(/, "", String.raw`\n`, /\b(?:method\s*:\s*["'\x60]?(?:POST|PUT|PATCH)|body\s*:)/, "i"),
+        /\baxios\.(?:post|put|patch)\s*\(/,
+        spanned(/\baxios\s*\(\s*\{/, "", String.raw`\n`, /\bmethod\b/, "i"),
+        /\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnodemailer\b|\bnew\s+WebSocket\s*\(/,
+        // Command words whose whitespace may run over lines before what they send (`scp` and a continued line).
+        spanned(/\b(?:nc|ncat|netcat|socat|telnet)/, String.raw`\s+`, String.raw`\n|;&`, /\b\d{2,5}\b/, "i"),
+        /\/dev\/(?:tcp|udp)\//,
+        spanned(/\bscp/, String.raw`\s+`, String.raw`\n`, /\s[\w.-]+@[\w.-]+:/, "i"),
+        spanned(/\brsync/, String.raw`\s+`, String.raw`\n`, /\s[\w.-]+@[\w.-]+:/, "i"),
+        spanned(/\bInvoke-(?:RestMethod|WebRequest)\b/, "", String.raw`\n`, /-(?:Method\s+["']?(?:Post|Put)|Body|InFile)\b/, "i"),
+        /\.Upload(?:String|File|Data)\s*\(|\bsendmail\b|\bmail\s+-s\b/,
+        spanned(/\bmutt\b/, "", String.raw`\n`, /-a\b/, "i"),
       ],
       "i",
     ),

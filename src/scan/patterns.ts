@@ -169,6 +169,60 @@ export function segmented(head: RegExp, stops: string, tail: RegExp, flags = "")
 }
 
 /**
+ * The pattern `head gap [^stops]* tail` (a command word, optionally whitespace that may run over
+ * lines, anything but a stop, then what makes it a send: `scp … user@host:`, `mutt … -a`,
+ * `nc … 4444`), searched in one pass. A regular expression runs from every head to the next stop
+ * and back: a line of thousands of `scp` words with no target cost a pass over the line per word.
+ * From a head whose gap ends at `b` the pattern matches exactly when the first tail at or after the
+ * gap's first possible end starts no later than the first stop at or after `b` (the gap taken as
+ * far as the tail, or whole and then non-stops up to it); tails and stops are searched forward
+ * once, as heads advance. Needs heads that match at most one way at a start where the gap follows
+ * and cannot begin inside one another (command words).
+ */
+export function spanned(head: RegExp, gap: string, stops: string, tail: RegExp, flags = ""): RegExp {
+  if (gap !== "" && gap !== String.raw`\s+`) throw new Error(`spanned: the gap is "" or \\s+, not ${gap}`);
+  const pattern = new RegExp(`${head.source}${gap}[^${stops}]*${tail.source}`, flags);
+  const h = new RegExp(gap ? `(?:${head.source})(?=\\s)` : head.source, `${flags}g`);
+  const t = new RegExp(tail.source, `${flags}g`);
+  const stop = new RegExp(`[${stops}]`, "g");
+  const space = /\S/g;
+  FINDERS.set(pattern, (text, from) => {
+    let tailFrom = -1;
+    let tailAt = -2;
+    let stopFrom = -1;
+    let stopAt = -1;
+    h.lastIndex = from;
+    for (let m = h.exec(text); m; m = h.exec(text)) {
+      const end = m.index + m[0].length;
+      // The gap's first possible end `a` and its last `b`.
+      let a = end;
+      let b = end;
+      if (gap) {
+        a = end + 1;
+        space.lastIndex = a;
+        b = space.exec(text)?.index ?? text.length;
+      }
+      if (tailFrom === -1 || tailFrom > a || (tailAt !== -2 && tailAt < a)) {
+        t.lastIndex = a;
+        tailFrom = a;
+        tailAt = t.exec(text)?.index ?? -2;
+      }
+      if (tailAt === -2) return -1;
+      if (tailAt <= b) return m.index;
+      if (stopFrom === -1 || stopFrom > b || stopAt < b) {
+        stop.lastIndex = b;
+        stopFrom = b;
+        stopAt = stop.exec(text)?.index ?? text.length;
+      }
+      if (tailAt <= stopAt) return m.index;
+      h.lastIndex = end;
+    }
+    return -1;
+  });
+  return pattern;
+}
+
+/**
  * `parts` joined as alternatives: the same pattern (same source, so the same matches), searched
  * by the leftmost match of each part (a part made by `segmented` in one pass) and then matched
  * once, sticky, where the leftmost one starts. At that offset the whole pattern matches exactly as

@@ -36,6 +36,7 @@ import {
   alternatives,
   execFrom,
   segmented,
+  spanned,
 } from "../../src/scan";
 import { SKILL_RULES, SKILL_RULESET, scanSkill, skillHidden, toTargets, type SkillFileInput } from "../../src/skills/scanner";
 import { RULE_CASES } from "../fixtures/skill-rule-cases";
@@ -168,6 +169,75 @@ describe("scanner primitives (src/scan)", () => {
       expect(got, JSON.stringify(s)).toEqual(want);
     }
     expect(matched).toBeGreaterThan(1000);
+  });
+
+  it("a pattern searched by spanned parts (a command word, whitespace over lines, then what it sends) finds exactly what the whole expression finds", () => {
+    const split = alternatives(
+      [
+        spanned(/\b(?:nc|ncat|netcat)/, String.raw`\s+`, String.raw`\n|;&`, /\b\d{2,5}\b/, "i"),
+        spanned(/\bscp/, String.raw`\s+`, String.raw`\n`, /\s[\w.-]+@[\w.-]+:/, "i"),
+        spanned(/\bInvoke-(?:RestMethod|WebRequest)\b/, "", String.raw`\n`, /-(?:Method\s+["']?(?:Post|Put)|Body)\b/, "i"),
+        spanned(/\bmutt\b/, "", String.raw`\n`, /-a\b/, "i"),
+        spanned(/\bfetch\s*\(/, "", String.raw`\n`, /\b(?:method\s*:\s*["']?POST|body\s*:)/, "i"),
+        /\bmail\s+-s\b/,
+      ],
+      "i",
+    );
+    const whole =
+      /\b(?:nc|ncat|netcat)\s+[^\n|;&]*\b\d{2,5}\b|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bInvoke-(?:RestMethod|WebRequest)\b[^\n]*-(?:Method\s+["']?(?:Post|Put)|Body)\b|\bmutt\b[^\n]*-a\b|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["']?POST|body\s*:)|\bmail\s+-s\b/gi;
+    expect(split.source).toBe(whole.source);
+    const splitG = new RegExp(split.source, "gi");
+    const units = [
+      "nc",
+      "NCAT",
+      "netcat",
+      "scp",
+      "Invoke-WebRequest",
+      "mutt",
+      "mail",
+      "fetch(",
+      "fetch (",
+      " ",
+      " ",
+      "\t",
+      "\n",
+      "|",
+      ";",
+      "8080",
+      "1",
+      "u@h:",
+      "a",
+      "@",
+      ":",
+      "-a",
+      "-s",
+      "-Body",
+      " -Method Post",
+      "-Method\n'Put'",
+      "body:",
+      "method: 'POST'",
+    ];
+    let seed = 17;
+    const rand = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    let matched = 0;
+    for (let t = 0; t < 30_000; t++) {
+      const s = Array.from({ length: Math.floor(rand() * 18) }, () => units[Math.floor(rand() * units.length)]).join("");
+      const want = [...s.matchAll(whole)].map((m) => [m.index, m[0]]);
+      const got: [number, string][] = [];
+      let from = 0;
+      for (let m = execFrom(split, splitG, s, 0); m; m = execFrom(split, splitG, s, from)) {
+        got.push([m.index, m[0]]);
+        from = m.index + Math.max(1, m[0].length);
+      }
+      if (want.length) matched++;
+      expect(got, JSON.stringify(s)).toEqual(want);
+    }
+    expect(matched).toBeGreaterThan(1500);
   });
 
   it("quotedIn answers what isQuoted does, for every span of a line", () => {

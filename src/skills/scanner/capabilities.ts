@@ -114,6 +114,21 @@ const AMBIENT = new Set([
   "FORCE_COLOR",
 ]);
 
+/** A capability's first place, its excerpt made when read (an object literal with a getter was a slow object per host). */
+class Place implements Where {
+  private ex: string | undefined;
+  constructor(
+    readonly path: string,
+    readonly line: number,
+    private readonly text: string,
+    private readonly index: number,
+    private readonly length: number,
+  ) {}
+  get excerpt(): string {
+    return (this.ex ??= excerpt(this.text, this.index, this.length));
+  }
+}
+
 const excluded = (target: string) => /^\/dev\/(?:null|stdout|stderr|fd\/\d)$/.test(target);
 
 export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capabilities; where: Map<string, Where> } {
@@ -132,15 +147,7 @@ export function capabilityReader(): { add(t: ScanTarget): void; result(): { caps
   // The first place of each capability, its excerpt made only when read (a finding names one of
   // thousands of hosts); no closure per line (a fence of 100,000 commands noted on every line).
   const note = (key: string, path: string, n: number, line: string, index = 0, length = 0) => {
-    if (where.has(key)) return;
-    let ex: string | undefined;
-    where.set(key, {
-      path,
-      line: n,
-      get excerpt() {
-        return (ex ??= excerpt(line, index, length));
-      },
-    });
+    if (!where.has(key)) where.set(key, new Place(path, n, line, index, length));
   };
   let shell = false;
   let writesOutside = false;

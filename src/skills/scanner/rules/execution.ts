@@ -64,6 +64,10 @@ function remoteSeverity(line: string, text: string | null): { severity: Severity
 const BARE_FETCH =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b(?:\s+-{1,2}[\w-]+)*\s+["'(]?((?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/[^\s"'|)`]*)?)/gi;
 
+// The last text `ownToolHost` read and, per host label, whether that text runs it as a command.
+let usedText: string | null = null;
+const usedAsCommand = new Map<string, boolean>();
+
 /**
  * The host reads as the tool's own domain: one of its names (`chezmoi` in get.chezmoi.io) is a
  * command the same file goes on to run (`chezmoi diff`, `chezmoi apply`). The vendor serving its
@@ -76,11 +80,21 @@ function ownToolHost(host: string, text: string | null): boolean {
     .split(".")
     .slice(0, -1)
     .filter((l) => l.length >= 3 && !/^(?:get|install|www|sh|dl|download|cdn|raw|static|releases?)$/.test(l));
+  // Each label's answer is kept for the text: hosts of one text share labels (`example` of
+  // x1.example.com, x2.example.com …), and each asking read the whole text.
+  if (text !== usedText) {
+    usedText = text;
+    usedAsCommand.clear();
+  }
   return labels.some((l) => {
-    const esc = l.replace(/[-]/g, "\\-");
-    // Run as a command at a line's or code span's start, with an argument, more than once.
-    const uses = text.match(new RegExp(String.raw`(?:^|[\n\`$]\s*|&&\s*|;\s*)${esc}\s+[a-z][\w-]*`, "gi"));
-    return (uses?.length ?? 0) >= 2;
+    let used = usedAsCommand.get(l);
+    if (used === undefined) {
+      const esc = l.replace(/[-]/g, "\\-");
+      // Run as a command at a line's or code span's start, with an argument, more than once.
+      const uses = text.match(new RegExp(String.raw`(?:^|[\n\`$]\s*|&&\s*|;\s*)${esc}\s+[a-z][\w-]*`, "gi"));
+      usedAsCommand.set(l, (used = (uses?.length ?? 0) >= 2));
+    }
+    return used;
   });
 }
 
