@@ -44,7 +44,12 @@ const rateHeadersFor =
   async (c, next) => {
     await next();
     const admitted = c.get("admitted");
-    if (admitted) for (const [k, v] of Object.entries(gate.headers(admitted.admission))) c.header(k, v);
+    if (!admitted) return;
+    // On the answer's own headers: `c.header` after the answer is made copies the whole Response
+    // (a 50-name package check's, once per header). Every answer here is built by this Worker
+    // (the operation's, or onError's), so its headers can be set.
+    const headers = c.res.headers;
+    for (const [k, v] of Object.entries(gate.headers(admitted.admission))) headers.set(k, v);
   };
 
 const validate = (target: "param" | "query", schema: z.ZodType): MiddlewareHandler<AppEnv> =>

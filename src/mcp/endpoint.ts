@@ -244,7 +244,15 @@ async function withProgress(
   };
 }
 
-const jsonText = (text: string, status = 200) => new Response(text, { status, headers: { "content-type": "application/json" } });
+/**
+ * Responses this module built itself, whose headers the route may still set (it adds CORS) instead
+ * of copying the whole response for that.
+ */
+const built = new WeakSet<Response>();
+export const builtHere = (res: Response): boolean => built.has(res);
+const own = (res: Response): Response => (built.add(res), res);
+
+const jsonText = (text: string, status = 200) => own(new Response(text, { status, headers: { "content-type": "application/json" } }));
 
 /**
  * A batch (protocol versions before 2025-06-18; protocol.ts refuses the others, and batches over
@@ -315,7 +323,7 @@ export async function serveMcp(request: Request, body: Uint8Array, parsed: unkno
     if (Array.isArray(parsed)) return await serveBatch(request, parsed, call);
     const a = await answer(request, body, parsed, call);
     if (a.kind === "response") return a.response;
-    if (a.kind === "none") return new Response(null, { status: 202 });
+    if (a.kind === "none") return own(new Response(null, { status: 202 }));
     return jsonText(a.text);
   } catch (err) {
     if (err instanceof KeyRefused) return refused(err.error, call.requestId);

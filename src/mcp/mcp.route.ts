@@ -7,7 +7,7 @@ import { readBodyLimited } from "../core/body";
 import { checkHostAndOrigin } from "../core/hosts";
 import { corsPreflightHeaders } from "../core/cors";
 import { checkBody } from "./protocol";
-import { refused, serveMcp, TOOLS } from "./endpoint";
+import { builtHere, refused, serveMcp, TOOLS } from "./endpoint";
 import { ApiError } from "../core/errors";
 import { KEY_HASH_HEADER, ORIGIN_HEADER, OWNER_HEADER, REQUEST_ID_HEADER, SESSION_ID } from "./sessions.do";
 
@@ -65,7 +65,8 @@ export function mcpRoute(gate: Gate, activity: ActivitySink | null): Hono<AppEnv
 }
 
 function withCors(res: Response): Response {
-  const out = new Response(res.body, res);
+  // A fetched response's headers cannot be changed: it is copied (endpoint.ts's own are not).
+  const out = builtHere(res) ? res : new Response(res.body, res);
   for (const [k, v] of Object.entries(CORS)) out.headers.set(k, v);
   if (out.status === 405) out.headers.set("allow", ALLOW);
   return out;

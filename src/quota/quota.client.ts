@@ -26,6 +26,7 @@ const unknownHashes = new LruCache<string, true>({ maxEntries: 10_000 });
  * time. A hash says nothing about whether the key still works (the account's object decides).
  */
 const hashes = new LruCache<string, string>({ maxEntries: 2_000 });
+const tagged = new LruCache<string, { ownerId: string; hash: string; secrets: string }>({ maxEntries: 2_000 });
 async function hashOf(key: string): Promise<string> {
   return hashes.get(key) ?? hashes.set(key, await sha256Hex(key));
 }
@@ -36,10 +37,18 @@ async function hashOf(key: string): Promise<string> {
  * costs no object and no D1 read); an untagged one by D1.
  */
 async function route(env: Env, key: string): Promise<{ ownerId: string; hash: string } | null> {
+  // A tag verified once stays verified under the same secrets: held per isolate with the secrets it
+  // was checked under, so a busy agent's requests do not compute its key's HMAC each time.
+  const secrets = `${env.KEY_SECRET}\u0000${env.KEY_SECRET_PREVIOUS}`;
+  const held = tagged.get(key);
+  if (held?.secrets === secrets) return { ownerId: held.ownerId, hash: held.hash };
   const where = await keyAccount(env, key);
   if (where === null) return null;
   const hash = await hashOf(key);
-  if (where !== "lookup") return { ownerId: where.ownerId, hash };
+  if (where !== "lookup") {
+    tagged.set(key, { ownerId: where.ownerId, hash, secrets });
+    return { ownerId: where.ownerId, hash };
+  }
   let ownerId = legacyRoutes.get(hash);
   if (!ownerId) {
     if (unknownHashes.has(hash)) return null;

@@ -24,6 +24,8 @@ const HISTORY_DAYS = 400;
  * about (it was unreachable, and that request answered 500) stays unseen.
  */
 export const COPY_MAX_AGE_MS = 3_600_000;
+/** Rows of `admitted` that left the window are deleted once this many have (at most this many more rows are stored). */
+const STALE_ROWS_BATCH = 32;
 /** An owner id that does not exist is remembered this long, so made-up keys do not each cost a D1 read. */
 const MISSING_TTL_MS = 60_000;
 
@@ -72,8 +74,10 @@ export class AccountQuota extends DurableObject<Env> {
   private keys = new Map<string, KeyRow>();
   private bookmark: string | null = null;
   private missingUntil = 0;
-  /** The `admitted` rows, ascending (expired ones dropped as they are seen). */
+  /** The `admitted` rows in the window, ascending (expired ones dropped as they are seen). */
   private admittedTs: number[] = [];
+  /** Rows of `admitted` that left the window but are still stored (expire deletes them in batches). */
+  private staleRows = 0;
   /** Today's `counters` rows. */
   private counts: { day: string; used: Record<Metric, number> } | null = null;
 
@@ -270,8 +274,9 @@ export class AccountQuota extends DurableObject<Env> {
       }
 
       if (slot) this.sql.exec("INSERT INTO admitted (ts) VALUES (?)", t);
-      if (call) used.API_CALLS = this.bump(day, "API_CALLS", used.API_CALLS);
-      if (own) used[own] = this.bump(day, own, used[own]);
+      this.bump(day, call ? "API_CALLS" : null, own);
+      if (call) used.API_CALLS += 1;
+      if (own) used[own] += 1;
       if ((call || own) && this.recordedPlan !== `${day}|${planId}`) {
         this.prune(t);
         this.sql.exec(
@@ -399,9 +404,22 @@ export class AccountQuota extends DurableObject<Env> {
    */
   private expire(t: number): void {
     const from = t - WINDOW_MS;
-    if (this.admittedTs.every((ts) => ts > from && ts <= t)) return;
-    this.sql.exec("DELETE FROM admitted WHERE ts <= ? OR ts > ?", from, t);
-    this.admittedTs = this.admittedTs.filter((ts) => ts > from && ts <= t);
+    const ts = this.admittedTs;
+    // Ascending: the rows that left the window are a prefix, rows stamped after `t` a suffix.
+    let lo = 0;
+    while (lo < ts.length && ts[lo]! <= from) lo++;
+    let hi = ts.length;
+    while (hi > lo && ts[hi - 1]! > t) hi--;
+    if (lo === 0 && hi === ts.length) return;
+    this.admittedTs = ts.slice(lo, hi);
+    this.staleRows += lo;
+    // Rows that left the window are only memory's to drop at once: stored, they are dropped again
+    // as soon as they are read back, so they are deleted STALE_ROWS_BATCH at a time rather than in
+    // a statement (a scan of the table) on almost every admission of a busy account.
+    if (hi < ts.length || this.staleRows >= STALE_ROWS_BATCH) {
+      this.sql.exec("DELETE FROM admitted WHERE ts <= ? OR ts > ?", from, t);
+      this.staleRows = 0;
+    }
   }
 
   /** Every daily counter of `day` (zeros for metrics not used yet): read once a day, then kept. */
@@ -415,15 +433,25 @@ export class AccountQuota extends DurableObject<Env> {
     return used;
   }
 
-  /** One more of `metric` on `day`, whose count is `before`: the row is written, the new count returned. */
-  private bump(day: string, metric: Metric, before: number): number {
-    this.sql.exec(
-      `INSERT INTO counters (day, metric, used) VALUES (?, ?, 1)
-       ON CONFLICT (day, metric) DO UPDATE SET used = used + 1`,
-      day,
-      metric,
-    );
-    return before + 1;
+  /** One more of each metric given on `day`, in one statement (an agent call counts API_CALLS and its own metric). */
+  private bump(day: string, a: Metric | null, b: Metric | null): void {
+    const [m1, m2] = a && b ? [a, b] : [a ?? b, null];
+    if (!m1) return;
+    if (m2)
+      this.sql.exec(
+        `INSERT INTO counters (day, metric, used) VALUES (?1, ?2, 1), (?1, ?3, 1)
+         ON CONFLICT (day, metric) DO UPDATE SET used = used + 1`,
+        day,
+        m1,
+        m2,
+      );
+    else
+      this.sql.exec(
+        `INSERT INTO counters (day, metric, used) VALUES (?, ?, 1)
+         ON CONFLICT (day, metric) DO UPDATE SET used = used + 1`,
+        day,
+        m1,
+      );
   }
 
   /**
