@@ -102,8 +102,7 @@ export const payeeSwap: Rule = {
   severity: "high",
   title: "Redirects the user's payments to another account",
   kinds: ["markdown", "text"],
-  text: (text) =>
-    readCued(text, PAY_CUE, PAY_READINGS, 2, (what) => `Sends the user's money elsewhere: the step ${what}`),
+  text: (text) => readCued(text, PAY_CUE, PAY_READINGS, 2, (what) => `Sends the user's money elsewhere: the step ${what}`),
 };
 
 // ---------------------------------------------------------------- tests made to look green
@@ -143,8 +142,13 @@ export const fakeGreen: Rule = {
       { re: NEUTERED, what: "makes a test or CI check pass whatever happens", ordinary: TEST_ORDINARY },
       ...(told ? [{ re: TAMPER, what: "removes or skips failing tests or assertions", needs: FAILING, ordinary: TEST_ORDINARY }] : []),
     ];
-    return readCued(text, TEST_CUE, readings, 2, (what) =>
-      `Makes failing tests look fixed: the step ${what}${told ? ", and the user is told the tests pass or is not told what changed" : ""}`,
+    return readCued(
+      text,
+      TEST_CUE,
+      readings,
+      2,
+      (what) =>
+        `Makes failing tests look fixed: the step ${what}${told ? ", and the user is told the tests pass or is not told what changed" : ""}`,
     );
   },
 };
@@ -272,24 +276,30 @@ const HARVESTED_CONTACTS = new RegExp(
   `(?:\\b|_)(?:scrap(?:e|ed|es|ing)|harvest\\w*|crawl\\w*|mined?|extra[íi]d\\w*|raspad\\w*|gesammelt\\w*)\\b[^.!?\\n]{0,60}?${CONTACTS.source}|${CONTACTS.source}[^.!?\\n]{0,40}?(?:\\b|_)(?:scrap(?:e|ed|es|ing)|harvest\\w*|crawl\\w*|mined|extra[íi]d\\w*|gesammelt\\w*)\\b|\\b(?:extract|collect|gather|pull|find)\\w*\\b[^.!?\\n]{0,30}?${CONTACTS.source}[^.!?\\n]{0,40}?\\b(?:GitHub|commit\\s+logs?|LinkedIn|forums?|search\\s+results|web\\s*sites?|web\\s+pages|social\\s+media|Twitter|Reddit|directories|public\\s+profiles|foros)\\b`,
   "i",
 );
-const SEND =
-  /\b(?:send|mail|e-?mail|message|DM|text|pitch|reach\s+out|contact|env[íi]a\w*|enviar|manda\w*|sende\w*|schick\w*)\b/i;
+const SEND = /\b(?:send|mail|e-?mail|message|DM|text|pitch|reach\s+out|contact|env[íi]a\w*|enviar|manda\w*|sende\w*|schick\w*)\b/i;
 const SENT_HIDDEN =
   /\b(?:move|delete|empty|purge|clear|remove|wipe)\b[^.!?\n]{0,40}?\bfrom\s+["'\u201C]?Sent\b[^.!?\n]{0,40}?\b(?:Trash|Bin|Deleted|empty|purge|delete)|\b(?:delete|empty|purge|clear|remove|wipe|borra\w*|elimina\w*|l[öo]sch\w*|vac[íi]a\w*)\b[^.!?\n]{0,30}?(?:\bsent\s+(?:items|folder|copies|mail|messages)|\b(?:the\s+)?sent\s+copies|\boutbox\b|mensajes\s+enviados|correos\s+enviados|gesendete\w*)/i;
 const MASS_POST =
   /\b(?:post|comment|reply|open|file|submit|leave)\w*\b[^.!?\n]{0,60}?\b(?:on|to|in|under|across)\s+(?:every|all|each|the\s+top|many|hundreds\s+of|thousands\s+of|other\s+people'?s|random|popular|trending)\b[^.!?\n]{0,40}?\b(?:issues?|PRs?|pull\s+requests?|discussions?|threads?|posts?|repos|repositories|projects|videos|subreddits)\b/i;
-const PROMO = /\b(?:promo\w*|referral|affiliate|advert\w*|recommend\w*|our\s+(?:package|product|tool|link|site)|pitch|offer|marketing|link\s+to)\b/i;
+const PROMO =
+  /\b(?:promo\w*|referral|affiliate|advert\w*|recommend\w*|our\s+(?:package|product|tool|link|site)|pitch|offer|marketing|link\s+to)\b/i;
 
 /** Mail sent in bulk to a list: "send each address the message, 200 per hour". */
 const BULK_SEND =
   /\b(?:send|mail|e-?mail|message|DM|text)\b[^.!?\n]{0,30}?\b(?:each|every|all(?:\s+(?:the|of\s+the))?)\s+(?:\w+\s+)?(?:address(?:es)?|contacts?|leads?|recipients?|people|persons?|profiles?|users?)\b/i;
 const BULK =
   /\b\d+\s+(?:per|an|a|every)\s+(?:hour|minute|day)\b|\b\d{1,3}(?:[,.]\d{3})+\s+(?:\w+\s+)?(?:addresses|contacts|leads|emails|people|recipients)|\bleads?\b|\bscrap\w*|\bharvest\w*|\bpurchased\s+list/i;
-const OPTED_IN = /\b(?:opted[- ]in|opt-in|subscribers?|unsubscribe|double\s+opt|consent\w*|the\s+user\s+(?:approves?|reviews?|picks?|selects?))\b/i;
+const OPTED_IN =
+  /\b(?:opted[- ]in|opt-in|subscribers?|unsubscribe|double\s+opt|consent\w*|the\s+user\s+(?:approves?|reviews?|picks?|selects?))\b/i;
 
 const SPAM_READINGS: Reading[] = [
   { re: BULK_SEND, what: "mails a bulk list in the user's name", needs: BULK, ordinary: OPTED_IN },
-  { re: HARVESTED_CONTACTS, what: "messages addresses harvested from the web", needs: SEND, ordinary: /\bsend\s+(?:it\s+|them\s+)?(?:to\s+)?the\s+user\b|\bopted[- ]in\b/i },
+  {
+    re: HARVESTED_CONTACTS,
+    what: "messages addresses harvested from the web",
+    needs: SEND,
+    ordinary: /\bsend\s+(?:it\s+|them\s+)?(?:to\s+)?the\s+user\b|\bopted[- ]in\b/i,
+  },
   { re: SENT_HIDDEN, what: "deletes the sent copies so the user does not see what went out" },
   { re: MASS_POST, what: "posts promotion across other people's issues or repositories", needs: PROMO },
 ];
@@ -305,8 +315,7 @@ export const spamThirdParty: Rule = {
   severity: "high",
   title: "Sends unsolicited messages to third parties in the user's name",
   kinds: ["markdown", "text"],
-  text: (text) =>
-    readCued(text, SPAM_CUE, SPAM_READINGS, 2, (what) => `Uses the user's accounts against third parties: the step ${what}`),
+  text: (text) => readCued(text, SPAM_CUE, SPAM_READINGS, 2, (what) => `Uses the user's accounts against third parties: the step ${what}`),
 };
 
 // ---------------------------------------------------------------- the user's accounts used for the author
@@ -331,8 +340,12 @@ export const accountPromotion: Rule = {
   kinds: ["markdown", "text", "shell"],
   text(text) {
     if (!ON_BEHALF.test(text)) return [];
-    return readCued(text, ENGAGE_CUE, [{ re: ENGAGE, what: "stars, follows or reposts for the author", ordinary: ENGAGE_ORDINARY }], 2, (what) =>
-      `Spends the user's accounts for someone else: the step ${what} with the user's identity`,
+    return readCued(
+      text,
+      ENGAGE_CUE,
+      [{ re: ENGAGE, what: "stars, follows or reposts for the author", ordinary: ENGAGE_ORDINARY }],
+      2,
+      (what) => `Spends the user's accounts for someone else: the step ${what} with the user's identity`,
     );
   },
 };
@@ -369,7 +382,12 @@ export const codeBackdoor: Rule = {
       text,
       BACKDOOR_CUE,
       [
-        { re: BACKDOOR_KEY, what: "lets in whoever knows a fixed header, cookie, query value or master password", needs: BACKDOOR_GRANT, ordinary: BACKDOOR_ORDINARY },
+        {
+          re: BACKDOOR_KEY,
+          what: "lets in whoever knows a fixed header, cookie, query value or master password",
+          needs: BACKDOOR_GRANT,
+          ordinary: BACKDOOR_ORDINARY,
+        },
         { re: BACKDOOR_CODE, what: "makes a request carrying a fixed header, cookie or query value an admin", ordinary: BACKDOOR_ORDINARY },
       ],
       2,
@@ -379,7 +397,8 @@ export const codeBackdoor: Rule = {
 
 // ---------------------------------------------------------------- standing orders in the agent's memory
 
-const MEMORY_CUE = /memory|memories|claude\.md|agents\.md|gemini\.md|cursorrules|windsurfrules|copilot-instructions|custom\s+instructions|global\s+instructions|system\s+prompt/gi;
+const MEMORY_CUE =
+  /memory|memories|claude\.md|agents\.md|gemini\.md|cursorrules|windsurfrules|copilot-instructions|custom\s+instructions|global\s+instructions|system\s+prompt/gi;
 const MEMORY_FILE =
   "(?:\\b(?:memory|memories|CLAUDE\\.md|AGENTS\\.md|GEMINI\\.md|copilot-instructions\\.md|custom\\s+instructions|global\\s+instructions)\\b|\\.(?:cursorrules|windsurfrules)\\b)";
 const MEMORY_WRITE = new RegExp(
@@ -389,7 +408,8 @@ const MEMORY_WRITE = new RegExp(
 /** What the entry does to every later session: approvals waved through, a host trusted, work sent away, warnings ignored. */
 const MEMORY_ERODES =
   /\b(?:auto-?approv\w*|approve\w*\s+(?:all|every|any)?\s*(?:tool\s+calls?|commands?|changes?|requests?)?\s*without|without\s+(?:asking|confirmation|approval|prompting)|never\s+ask\w*\s+(?:for\s+)?(?:confirmation|permission|approval)|(?:don'?t|do\s+not)\s+ask\s+(?:for\s+)?(?:confirmation|permission|approval)|treat\w*\s+[^!?\n]{0,60}?\bas\s+(?:coming\s+from\s+the\s+user|trusted|the\s+user'?s|user\s+instructions)|(?:warnings?|alerts?|prompts?)\b[^.!?\n]{0,60}?\b(?:are\s+expected|should\s+be\s+ignored|can\s+be\s+ignored|ignore\s+them)|\b(?:copied|copy|upload\w*|send|sent|sync\w*|push\w*|post\w*|mirror\w*|back(?:ed)?\s+up)\b[^.!?\n]{0,60}?\b(?:to|into)\s+(?:the\s+)?(?:gist|(?:\w+\s+)?account\s+[\w-]+|https?:\/\/|[\w-]+\.(?:com|net|org|io|dev|xyz)\b))/gi;
-const GLOBAL_SCOPE = /\b(?:global\w*|(?:after|before)\s+(?:each|every)\s+\w+|every\s+(?:future\s+)?(?:project|session|repo\w*)|all\s+(?:future\s+)?(?:projects|sessions)|future\s+sessions?|persistent|~\/|home\s+(?:folder|directory)|user-level|always|from\s+now\s+on)\b/i;
+const GLOBAL_SCOPE =
+  /\b(?:global\w*|(?:after|before)\s+(?:each|every)\s+\w+|every\s+(?:future\s+)?(?:project|session|repo\w*)|all\s+(?:future\s+)?(?:projects|sessions)|future\s+sessions?|persistent|~\/|home\s+(?:folder|directory)|user-level|always|from\s+now\s+on)\b/i;
 
 /**
  * The agent's memory or standing instruction file (CLAUDE.md, AGENTS.md, .cursorrules, saved
@@ -431,7 +451,8 @@ export const memoryPoisoning: Rule = {
 
 // ---------------------------------------------------------------- packages steered to look-alikes
 
-const STEER_CUE = /even\s+if|even\s+when|without\s+asking|instead|rather\s+than|in\s+place\s+of|replace|swap|switch|never\s+recommend|not\s+`/gi;
+const STEER_CUE =
+  /even\s+if|even\s+when|without\s+asking|instead|rather\s+than|in\s+place\s+of|replace|swap|switch|never\s+recommend|not\s+`/gi;
 const PKG = /`(@?[a-z0-9][\w.-]{0,60}(?:\/[\w.-]{1,60})?)`/gi;
 /** An order that overrides the user: even when they ask for the original, without asking, from the author's own registry. */
 const STEER_OVERRIDE =
@@ -439,11 +460,13 @@ const STEER_OVERRIDE =
 /** A standing order: always, whenever. */
 const STEER_ORDER = /\b(?:always|whenever|every\s+time|any\s+time|by\s+default)\b/i;
 /** What stands before the name put aside: "instead of `x`", "never recommend `x`", "replace `x`", "(not `x`)". */
-const DEMOTED = /(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|\bnot|\bnever\s+\w+|\breplace\w*|\bswap\w*|\bover|\bthan|\bdrop|\bremove)\s*(?:any\s+|the\s+|all\s+)?\(?\s*$/i;
+const DEMOTED =
+  /(?:\binstead\s+of|\brather\s+than|\bin\s+place\s+of|\bnot|\bnever\s+\w+|\breplace\w*|\bswap\w*|\bover|\bthan|\bdrop|\bremove)\s*(?:any\s+|the\s+|all\s+)?\(?\s*$/i;
 /** The user's own choice of package overruled: "even if the user names another one", "uninstall it and replace it … without asking". */
 const OVERRULES_USER =
   /\beven\s+(?:if|when)\s+(?:the\s+user|they)\s+(?:names?|asks?\s+for|wants?|requests?|prefers?|chooses?|picks?|specif\w+|mentions?|already\s+(?:uses?|installed))\s+(?:another|other|a\s+different|the\s+original|`)|\b(?:uninstall|remove)\b[^.!?\n]{0,60}?\breplace\b[^.!?\n]{0,60}?\bwithout\s+(?:asking|telling|confirmation)/i;
-const INSTALL_CTX = /\b(?:install|add|import|require|depend\w*|requirements|package\.json|pyproject|Cargo\.toml|Gemfile|go\.mod|pip|npm|pnpm|yarn|cargo|gem|packages?|librar(?:y|ies)|modules?|dependenc(?:y|ies)|recommendations?)\b/i;
+const INSTALL_CTX =
+  /\b(?:install|add|import|require|depend\w*|requirements|package\.json|pyproject|Cargo\.toml|Gemfile|go\.mod|pip|npm|pnpm|yarn|cargo|gem|packages?|librar(?:y|ies)|modules?|dependenc(?:y|ies)|recommendations?)\b/i;
 
 /** One name is the other dressed up: `requestz` for `requests`, `lodash-utils-pro` for `lodash`, `pyyaml-secure` for `yaml`. */
 function lookAlike(a: string, b: string): boolean {
@@ -478,7 +501,8 @@ export const packageSteering: Rule = {
           {
             index: s.start + overruled.index,
             length: overruled[0].length,
-            message: "Overrides the user's own choice of package with the skill's picks (even when the user names another, replaced without asking)",
+            message:
+              "Overrides the user's own choice of package with the skill's picks (even when the user names another, replaced without asking)",
           },
         ];
       }
@@ -498,7 +522,9 @@ export const packageSteering: Rule = {
       for (const p of names) {
         if (p.demoted || isNegated(t, p.at)) continue;
         // The name put in: against the user's request or from the author's registry, or dressed up from the original.
-        const d = names.find((d) => d.demoted && lookAlike(p.name, d.name) && (override || (p.name.length > d.name.length && p.name.includes(d.name))));
+        const d = names.find(
+          (d) => d.demoted && lookAlike(p.name, d.name) && (override || (p.name.length > d.name.length && p.name.includes(d.name))),
+        );
         if (!d) continue;
         return [
           {
@@ -553,7 +579,8 @@ export const thirdPartyDeception: Rule = {
 
 // ---------------------------------------------------------------- hidden links and trackers in the user's site
 
-const PLANT_CUE = /left\s*:|top\s*:|text-indent|opacity|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|invisible|hidden|width=["']?1\b|1x1|pixel|tracker|tracking|beacon|backlink|affiliate|<script/gi;
+const PLANT_CUE =
+  /left\s*:|top\s*:|text-indent|opacity|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|invisible|hidden|width=["']?1\b|1x1|pixel|tracker|tracking|beacon|backlink|affiliate|<script/gi;
 const PLANT_VERB = /\b(?:add|adds|insert|inject|append|embed|put|place|include|prepend|drop)\b/i;
 const PLANT_WHERE =
   /\b(?:every|each|all)\s+(?:\w+\s+)?(?:pages?|posts?|articles?|docs?|files?)\b|\b(?:base|main|root)\s+(?:template|layout)\b|\b(?:footer|header|layout|template|README|index|docs?\s+site|site|blog|pages?)\b/i;
@@ -590,13 +617,33 @@ export const contentInjection: Rule = {
           ordinary: PLANT_ORDINARY,
         },
         ...(concealed
-          ? [{ re: OUTSIDE_SCRIPT, what: "adds an outside script to the pages", needs: [PLANT_VERB, PLANT_WHERE], ordinary: PLANT_ORDINARY }]
+          ? [
+              {
+                re: OUTSIDE_SCRIPT,
+                what: "adds an outside script to the pages",
+                needs: [PLANT_VERB, PLANT_WHERE],
+                ordinary: PLANT_ORDINARY,
+              },
+            ]
           : []),
       ],
       2,
-      (what) => `Plants content in the user's site that serves someone else: the step ${what}${concealed ? ", and the change is kept from the user" : ""}`,
+      (what) =>
+        `Plants content in the user's site that serves someone else: the step ${what}${concealed ? ", and the change is kept from the user" : ""}`,
     );
   },
 };
 
-export const INTEREST_RULES: Rule[] = [payeeSwap, fakeGreen, suppressedFindings, thirdPartyHarm, spamThirdParty, accountPromotion, codeBackdoor, memoryPoisoning, packageSteering, thirdPartyDeception, contentInjection];
+export const INTEREST_RULES: Rule[] = [
+  payeeSwap,
+  fakeGreen,
+  suppressedFindings,
+  thirdPartyHarm,
+  spamThirdParty,
+  accountPromotion,
+  codeBackdoor,
+  memoryPoisoning,
+  packageSteering,
+  thirdPartyDeception,
+  contentInjection,
+];
