@@ -66,6 +66,40 @@ function caseFiles(c: string): SkillFileInput[] {
   return [file("SKILL.md", prose ? `${fm}${prose}\n` : `${fm}See ${path}.\n`), f];
 }
 
+/**
+ * A pattern searched by its parts finds exactly what the whole expression finds, on random strings
+ * of the units that matter (a xorshift generator, so a failure names a string that reproduces).
+ */
+function sameMatches(
+  whole: RegExp,
+  split: RegExp,
+  units: readonly string[],
+  o: { seed: number; strings: number; maxUnits: number; atLeast: number },
+) {
+  const splitG = new RegExp(split.source, "gi");
+  let seed = o.seed;
+  const rand = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  let matched = 0;
+  for (let t = 0; t < o.strings; t++) {
+    const s = Array.from({ length: Math.floor(rand() * o.maxUnits) }, () => units[Math.floor(rand() * units.length)]).join("");
+    const want = [...s.matchAll(whole)].map((m) => [m.index, m[0]]);
+    const got: [number, string][] = [];
+    let from = 0;
+    for (let m = execFrom(split, splitG, s, 0); m; m = execFrom(split, splitG, s, from)) {
+      got.push([m.index, m[0]]);
+      from = m.index + Math.max(1, m[0].length);
+    }
+    if (want.length) matched++;
+    expect(got, JSON.stringify(s)).toEqual(want);
+  }
+  expect(matched).toBeGreaterThan(o.atLeast);
+}
+
 describe("scanner primitives (src/scan)", () => {
   it("the decoders' run loops find exactly what their regular expressions match (random strings of the units that matter)", () => {
     const spec: [RegExp, (t: string) => Iterable<{ index: number; match: string; hex?: string }>][] = [
@@ -123,7 +157,6 @@ describe("scanner primitives (src/scan)", () => {
       "i",
     );
     expect(split.source).toBe(whole.source);
-    const splitG = new RegExp(split.source, "gi");
     const units = [
       "curl",
       "CURL",
@@ -148,27 +181,7 @@ describe("scanner primitives (src/scan)", () => {
       "8080",
       "=",
     ];
-    let seed = 11;
-    const rand = () => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) / 2 ** 32;
-    };
-    let matched = 0;
-    for (let t = 0; t < 20_000; t++) {
-      const s = Array.from({ length: Math.floor(rand() * 16) }, () => units[Math.floor(rand() * units.length)]).join("");
-      const want = [...s.matchAll(whole)].map((m) => [m.index, m[0]]);
-      const got: [number, string][] = [];
-      let from = 0;
-      for (let m = execFrom(split, splitG, s, 0); m; m = execFrom(split, splitG, s, from)) {
-        got.push([m.index, m[0]]);
-        from = m.index + Math.max(1, m[0].length);
-      }
-      if (want.length) matched++;
-      expect(got, JSON.stringify(s)).toEqual(want);
-    }
-    expect(matched).toBeGreaterThan(1000);
+    sameMatches(whole, split, units, { seed: 11, strings: 20_000, maxUnits: 16, atLeast: 1000 });
   });
 
   it("a pattern searched by spanned parts (a command word, whitespace over lines, then what it sends) finds exactly what the whole expression finds", () => {
@@ -186,7 +199,6 @@ describe("scanner primitives (src/scan)", () => {
     const whole =
       /\b(?:nc|ncat|netcat)\s+[^\n|;&]*\b\d{2,5}\b|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bInvoke-(?:RestMethod|WebRequest)\b[^\n]*-(?:Method\s+["']?(?:Post|Put)|Body)\b|\bmutt\b[^\n]*-a\b|\bfetch\s*\([^\n]*\b(?:method\s*:\s*["']?POST|body\s*:)|\bmail\s+-s\b/gi;
     expect(split.source).toBe(whole.source);
-    const splitG = new RegExp(split.source, "gi");
     const units = [
       "nc",
       "NCAT",
@@ -217,27 +229,7 @@ describe("scanner primitives (src/scan)", () => {
       "body:",
       "method: 'POST'",
     ];
-    let seed = 17;
-    const rand = () => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) / 2 ** 32;
-    };
-    let matched = 0;
-    for (let t = 0; t < 30_000; t++) {
-      const s = Array.from({ length: Math.floor(rand() * 18) }, () => units[Math.floor(rand() * units.length)]).join("");
-      const want = [...s.matchAll(whole)].map((m) => [m.index, m[0]]);
-      const got: [number, string][] = [];
-      let from = 0;
-      for (let m = execFrom(split, splitG, s, 0); m; m = execFrom(split, splitG, s, from)) {
-        got.push([m.index, m[0]]);
-        from = m.index + Math.max(1, m[0].length);
-      }
-      if (want.length) matched++;
-      expect(got, JSON.stringify(s)).toEqual(want);
-    }
-    expect(matched).toBeGreaterThan(1500);
+    sameMatches(whole, split, units, { seed: 17, strings: 30_000, maxUnits: 18, atLeast: 1500 });
   });
 
   it("quotedIn answers what isQuoted does, for every span of a line", () => {
