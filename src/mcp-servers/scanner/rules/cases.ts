@@ -1330,12 +1330,15 @@ const SET_I_CASES: Record<string, McpRuleCases> = {
     pass: ["Saves the order. Take the shipping address, then ask also for the delivery date."],
   },
 };
-for (const [id, c] of Object.entries(SET_I_CASES)) {
-  // A rule new in this round has its entry here; one defined above gets these cases added to its own.
-  const into = (MCP_RULE_CASES[id] ??= { flag: [], pass: [] });
-  into.flag.push(...c.flag);
-  into.pass.push(...c.pass);
+/** A later round's cases: a rule new in that round gets its entry, one defined above gets them added to its own. */
+function addCases(cases: Record<string, McpRuleCases>) {
+  for (const [id, c] of Object.entries(cases)) {
+    const into = (MCP_RULE_CASES[id] ??= { flag: [], pass: [] });
+    into.flag.push(...c.flag);
+    into.pass.push(...c.pass);
+  }
 }
+addCases(SET_I_CASES);
 
 // Set J's readings, appended like set I's.
 const sentry = (description: string) => ({
@@ -1450,11 +1453,7 @@ const SET_J_CASES: Record<string, McpRuleCases> = {
     ],
   },
 };
-for (const [id, c] of Object.entries(SET_J_CASES)) {
-  const into = (MCP_RULE_CASES[id] ??= { flag: [], pass: [] });
-  into.flag.push(...c.flag);
-  into.pass.push(...c.pass);
-}
+addCases(SET_J_CASES);
 
 // Set K's readings, appended like set I's: acting against the user's interest (approving on its own,
 // whitewashing findings), the user's other chats as the conversation, a credential for the place it goes.
@@ -1556,11 +1555,7 @@ const SET_K_CASES: Record<string, McpRuleCases> = {
     ],
   },
 };
-for (const [id, c] of Object.entries(SET_K_CASES)) {
-  const into = (MCP_RULE_CASES[id] ??= { flag: [], pass: [] });
-  into.flag.push(...c.flag);
-  into.pass.push(...c.pass);
-}
+addCases(SET_K_CASES);
 
 // Set L's readings, appended like set I's: what a tool makes the model do against the user's interest (money
 // diverted, choices rigged, findings or failures hidden, reviews faked, tests or safeguards sabotaged, people's
@@ -1735,11 +1730,7 @@ const SET_L_CASES: Record<string, McpRuleCases> = {
     ],
   },
 };
-for (const [id, c] of Object.entries(SET_L_CASES)) {
-  const into = (MCP_RULE_CASES[id] ??= { flag: [], pass: [] });
-  into.flag.push(...c.flag);
-  into.pass.push(...c.pass);
-}
+addCases(SET_L_CASES);
 
 // Set L, continued: a secret defined in one place and asked for under its name in another (instructions and
 // a schema field, two tools), a vendor extension of a schema property read as argument text, another tool
@@ -1999,11 +1990,7 @@ const SET_L_SPLIT_CASES: Record<string, McpRuleCases> = {
     ],
   },
 };
-for (const [id, c] of Object.entries(SET_L_SPLIT_CASES)) {
-  const into = (MCP_RULE_CASES[id] ??= { flag: [], pass: [] });
-  into.flag.push(...c.flag);
-  into.pass.push(...c.pass);
-}
+addCases(SET_L_SPLIT_CASES);
 
 // Set L, last: the hard neighbours written after the readings (each must pass every reading of the family), and a
 // cover story in the sentence after the act.
@@ -2067,11 +2054,7 @@ const SET_L_NEIGHBOUR_CASES: Record<string, McpRuleCases> = {
     pass: INTEREST_NEIGHBOURS,
   },
 };
-for (const [id, c] of Object.entries(SET_L_NEIGHBOUR_CASES)) {
-  const into = (MCP_RULE_CASES[id] ??= { flag: [], pass: [] });
-  into.flag.push(...c.flag);
-  into.pass.push(...c.pass);
-}
+addCases(SET_L_NEIGHBOUR_CASES);
 
 // A tool whose output is a secret named by another that passes it on; the instructions gathering a secret for
 // a parameter by name.
