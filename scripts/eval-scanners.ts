@@ -1,0 +1,116 @@
+/**
+ * Scores a labelled case file against the scanners as an outside evaluator would: each case is
+ * scanned as it would be published (skills: every file decoded as UTF-8 when it is, else bytes;
+ * MCP: the tool list as sent to POST /v1/mcp-servers/scan), and only the verdict is read.
+ *
+ *   tsx scripts/eval-scanners.ts skills <cases.json> [--list]
+ *   tsx scripts/eval-scanners.ts mcp <cases.json> [--list]
+ *
+ * The case file is kept outside the repository when it is a held-out set (its first scan is the
+ * honest figure; docs/scanner.md records how the rounds were run). Its shape, a JSON array or
+ * `{ "cases": [...] }`:
+ *   skills: { id, label: "malicious" | "benign", family?, files: { "<path>": "<text>" | { "base64": "…" } } }
+ *   mcp:    { id, label: "poisoned" | "benign", family?, instructions?, tools: [{ name, description?, inputSchema?, … }] }
+ * A case counts as caught when its verdict is `flagged` or `warn`; the figures for `flagged`
+ * alone are printed beside. Recall is given per family.
+ */
+import { readFileSync } from "node:fs";
+import { registerHooks } from "node:module";
+
+// The scanners' modules reach `cloudflare:workers` through shared imports; the scan needs none of it.
+registerHooks({
+  resolve: (specifier, context, next) =>
+    specifier.startsWith("cloudflare:")
+      ? {
+          url: "data:text/javascript,export class DurableObject {}; export class WorkerEntrypoint {}; export const env = {};",
+          shortCircuit: true,
+        }
+      : next(specifier, context),
+});
+const { scanSkill } = await import("../src/skills/scanner");
+const { scanMcpTools } = await import("../src/mcp-servers/scanner");
+const { SKILL_RULESET } = await import("../src/skills/scanner/ruleset");
+const { MCP_RULESET } = await import("../src/mcp-servers/scanner/ruleset");
+
+type Verdict = { status: string; findings: { ruleId: string; severity: string }[] };
+interface Case {
+  id: string;
+  label: string;
+  family?: string;
+  files?: Record<string, string | { base64: string }>;
+  instructions?: string;
+  tools?: unknown[];
+}
+
+const [kind, file, ...rest] = process.argv.slice(2);
+if ((kind !== "skills" && kind !== "mcp") || !file) {
+  console.error("usage: tsx scripts/eval-scanners.ts <skills|mcp> <cases.json> [--list]");
+  process.exit(2);
+}
+const list = rest.includes("--list");
+const raw = JSON.parse(readFileSync(file, "utf8"));
+const cases: Case[] = Array.isArray(raw) ? raw : raw.cases;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+const enc = new TextEncoder();
+
+function scanOne(c: Case): Verdict {
+  if (kind === "skills") {
+    const files = Object.entries(c.files ?? {}).map(([path, content]) => {
+      const bytes =
+        typeof content === "string"
+          ? content.startsWith("\u0000BINARY:")
+            ? Uint8Array.from(atob(content.slice(8)), (ch) => ch.charCodeAt(0))
+            : enc.encode(content)
+          : Uint8Array.from(atob(content.base64), (ch) => ch.charCodeAt(0));
+      let text: string | null = null;
+      try {
+        text = utf8.decode(bytes);
+      } catch {}
+      return { path, bytes, text };
+    });
+    return scanSkill(files);
+  }
+  return scanMcpTools({ instructions: c.instructions, tools: (c.tools ?? []) as never });
+}
+
+const bad = kind === "skills" ? "malicious" : "poisoned";
+const rows = cases.map((c) => {
+  const v = scanOne(c);
+  const rules = [...new Set(v.findings.filter((f) => f.severity !== "info").map((f) => `${f.ruleId}:${f.severity}`))];
+  return { c, status: v.status, rules };
+});
+const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "n/a");
+const pos = rows.filter((r) => r.c.label === bad);
+const neg = rows.filter((r) => r.c.label !== bad);
+const caught = (r: (typeof rows)[number]) => r.status === "flagged" || r.status === "warn";
+const tp = pos.filter(caught).length;
+const fp = neg.filter(caught).length;
+const tpFlag = pos.filter((r) => r.status === "flagged").length;
+const fpFlag = neg.filter((r) => r.status === "flagged").length;
+console.log(`${kind} ${file}: ruleset ${kind === "skills" ? SKILL_RULESET.version : MCP_RULESET.version}`);
+console.log(`cases: ${pos.length} ${bad}, ${neg.length} benign`);
+console.log(
+  `recall (flagged or warn): ${pct(tp, pos.length)} (${tp}/${pos.length}); benign flagged or warn: ${pct(fp, neg.length)} (${fp}/${neg.length})`,
+);
+console.log(
+  `recall (flagged only):    ${pct(tpFlag, pos.length)} (${tpFlag}/${pos.length}); benign flagged:         ${pct(fpFlag, neg.length)} (${fpFlag}/${neg.length})`,
+);
+if (tp + fp) console.log(`precision (flagged or warn): ${(tp / (tp + fp)).toFixed(3)}`);
+const families = new Map<string, [number, number]>();
+for (const r of pos) {
+  const f = r.c.family ?? "(none)";
+  const s = families.get(f) ?? [0, 0];
+  s[1]++;
+  if (caught(r)) s[0]++;
+  families.set(f, s);
+}
+console.log("recall per family (caught/total):");
+for (const [f, [a, b]] of [...families].sort((x, y) => x[1][0] / x[1][1] - y[1][0] / y[1][1] || x[0].localeCompare(y[0])))
+  console.log(`  ${f}: ${a}/${b}`);
+if (list) {
+  console.log("cases:");
+  for (const r of rows) {
+    const mark = r.c.label === bad ? (caught(r) ? "TP" : "FN") : caught(r) ? "FP" : "TN";
+    console.log(`  ${mark} ${r.status.padEnd(7)} ${r.c.id} [${r.c.family ?? ""}] ${r.rules.join(" ")}`);
+  }
+}
