@@ -195,6 +195,17 @@ async function pool<T>(items: T[], limit: number, fn: (t: T) => Promise<void>) {
   );
 }
 
+/** How long an isolate leaves OSV alone after a check could not reach it. */
+export const OSV_RETRY_MS = 30_000;
+type Outage = { since: number; until: number; why: string };
+// Keyed by the fetch in use, so that a test's recorded responses never inherit another test's outage.
+const osvDown = new WeakMap<typeof fetch, { at: Outage | null }>();
+const osvOutages = (f: typeof fetch) => {
+  let o = osvDown.get(f);
+  if (!o) osvDown.set(f, (o = { at: null }));
+  return o;
+};
+
 export interface CheckOptions {
   lookup?: Lookuper;
   probe?: Prober;
@@ -456,9 +467,17 @@ export async function checkPackages(
       });
   const osvAsked = candidates.filter((c) => !osvAnswers.has(c.e.i));
   const osvRecords = new Map<string, OsvRecord>();
+  // The live OSV query is the one outbound call every check may make: while OSV cannot be reached,
+  // the isolate answers "not asked" at once instead of making each check wait out the timeout.
+  const outages = opts.osvBatch ? null : osvOutages(globalThis.fetch);
+  const outage = outages?.at && now() < outages.at.until ? outages.at : null;
   if (osvAsked.length) {
     try {
       if (budget < 0) throw new Error("OSV not asked: this request reached its subrequest budget");
+      if (outage)
+        throw new Error(
+          `OSV not asked: it could not be reached at ${new Date(outage.since).toISOString()} (${outage.why}); Lore asks it again after ${new Date(outage.until).toISOString()}`,
+        );
       const answers = await (opts.osvBatch ?? osvQueryBatch)(
         osvAsked.map(({ e, j }) => ({ ecosystem: OSV_ECOSYSTEM[e.eco], name: e.name, version: j!.judged! })),
         ctx,
@@ -466,6 +485,7 @@ export async function checkPackages(
       osvAsked.forEach(({ e }, i) => {
         osvAnswers.set(e.i, { status: "answered", ids: [...new Set((answers[i] ?? []).map((v) => v.id))] });
       });
+      if (outages) outages.at = null;
       const held = new Set([...facts.advisories.values()].flat().map((a) => a.id));
       const missing = [...new Set(answers.flat().map((v) => v.id))]
         .filter((id) => !held.has(id) && !id.startsWith("MAL-"))
@@ -474,6 +494,10 @@ export async function checkPackages(
       const got = await Promise.all(missing.map((id) => (opts.osvRecord ?? osvVuln)(id, ctx).catch(() => null)));
       for (const r of got) if (r) osvRecords.set(r.id, r);
     } catch (err) {
+      if (outages && err instanceof SourceError && (err.kind === "network" || err.kind === "timeout")) {
+        const at = now();
+        outages.at = { since: at, until: at + OSV_RETRY_MS, why: failureText(err) };
+      }
       const reason = err instanceof SourceError ? `OSV ${failureText(err)}` : String((err as Error)?.message ?? err);
       for (const { e } of osvAsked) osvAnswers.set(e.i, { status: "failed", reason });
     }

@@ -11,6 +11,7 @@ import {
   SUBREQUEST_BUDGET,
   type CheckOptions,
   type Lookuper,
+  OSV_RETRY_MS,
   type Prober,
 } from "../../src/packages/packages.service";
 import { planWarm, WARM_CRON, warmRegistryCache } from "../../src/packages/warm";
@@ -549,6 +550,53 @@ describe("typosquats against the popular lists", () => {
       exists: null,
       reasons: [{ code: "REGISTRY_UNREACHABLE", message: expect.stringContaining("no answer within") }],
     });
+  });
+});
+
+describe("OSV out of reach", () => {
+  it("a check that could not reach OSV says so; the next ones within OSV_RETRY_MS answer at once without asking it, then it is asked again", async () => {
+    let t = Date.parse("2026-11-23T12:00:00Z");
+    setClock(() => t);
+    const a = await newAgent();
+    const npm = json({
+      name: "left-pad-osv-fixture",
+      "dist-tags": { latest: "1.3.0" },
+      versions: { "1.2.0": {}, "1.3.0": {} },
+      time: {
+        created: "2014-03-01T00:00:00Z",
+        modified: "2018-04-09T00:00:00Z",
+        "1.2.0": "2016-01-01T00:00:00Z",
+        "1.3.0": "2018-04-09T00:00:00Z",
+      },
+    });
+    // OSV fails like an unreachable host until it comes back.
+    let osvUp = false;
+    mock = mockRoutes({
+      "https://registry.npmjs.org/left-pad-osv-fixture": npm,
+      "https://api.osv.dev/v1/querybatch": async (req) => {
+        if (!osvUp) throw new TypeError("fetch failed: api.osv.dev could not be resolved");
+        return osvNone(req);
+      },
+    });
+    const ask = async () => (await check(a, [{ name: "left-pad-osv-fixture", version: "1.3.0" }])).body.results[0];
+    const osvCalls = () => mock!.calls.filter((u) => u.startsWith("https://api.osv.dev/")).length;
+    const first = await ask();
+    expect(osvCalls()).toBe(1);
+    expect(first.advisoryCheck.note).toContain("unreachable");
+    expect(codes(first)).toContain("ADVISORIES_UNCHECKED");
+    t += OSV_RETRY_MS - 1_000;
+    const second = await ask();
+    expect(osvCalls()).toBe(1);
+    expect(second.advisoryCheck.note).toMatch(
+      /OSV not asked: it could not be reached at 2026-11-23T12:00:00\.000Z .*asks it again after 2026-11-23T12:00:30\.000Z/,
+    );
+    expect(codes(second)).toContain("ADVISORIES_UNCHECKED");
+    expect(second.verdict).not.toBe("ok");
+    osvUp = true;
+    t += 2_000;
+    const third = await ask();
+    expect(osvCalls()).toBe(2);
+    expect(third.advisoryCheck.status).toBe("current");
   });
 });
 
