@@ -8,6 +8,8 @@ import { LineKind, contextOf, firstAtLeast, type HiddenText, type LineIndex, typ
 const LINK_COMMENT = /^[ \t]*\[(?:\/\/|comment|_)\]:\s*#\s*(?:\(([^)\n]*)\)|"([^"\n]*)")/gim;
 const HIDDEN_STYLE =
   /style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0+)?(?![.\d]))[^"']*["']/i;
+// The boolean `hidden` attribute hides an element as `display:none` does.
+const HIDDEN_ATTR = /\shidden(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]*))?(?=[\s/>])/i;
 const MAX_TAG = 2000;
 
 /** HTML comments, each to the first `-->` after it (an unclosed one hides nothing more: the search stops). */
@@ -21,12 +23,12 @@ function htmlComments(text: string, out: { text: string; at: number }[]) {
 }
 
 /**
- * Elements styled invisible (`display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`) and
- * their content up to the matching closing tag. Closing tags are indexed once, so the work is one
+ * Elements styled invisible (`display:none`, `visibility:hidden`, `font-size:0`, `opacity:0`) or
+ * carrying the `hidden` attribute, and their content up to the matching closing tag. Closing tags are indexed once, so the work is one
  * pass however many elements never close.
  */
 function invisibleElements(text: string, out: { text: string; at: number }[]) {
-  if (!/style/i.test(text)) return;
+  if (!/style|hidden/i.test(text)) return;
   let closers: Map<string, number[]> | null = null;
   for (let lt = text.indexOf("<"); lt !== -1; ) {
     const name = /^<(\w+)/.exec(text.slice(lt, lt + 100))?.[1];
@@ -45,7 +47,8 @@ function invisibleElements(text: string, out: { text: string; at: number }[]) {
         } else if (c === "<") break;
       }
     }
-    if (name && end !== -1 && HIDDEN_STYLE.test(text.slice(lt, end))) {
+    const tag = name && end !== -1 ? text.slice(lt, end) : "";
+    if (name && tag && (HIDDEN_STYLE.test(tag) || HIDDEN_ATTR.test(tag))) {
       if (!closers) {
         closers = new Map();
         for (const m of text.matchAll(/<\/(\w+)>/g)) {
@@ -84,19 +87,47 @@ function findHidden(target: ScanTarget, text: string, lines: LineIndex): HiddenT
   const out: HiddenText[] = [];
   const comments: { text: string; at: number }[] = [];
   htmlComments(text, comments);
-  // Inside a fenced block a comment is shown as it is written, not hidden.
-  const doc = target.kind === "markdown" && comments.length ? contextOf(target) : null;
-  const shown = (line: number) => doc !== null && doc.kind[line] === LineKind.Fence;
-  for (const c of comments) {
-    const line = lines.lineOf(c.at);
-    if (!shown(line)) out.push({ text: c.text, line, via: "an HTML comment" });
-  }
-  for (const m of text.includes("]:") ? text.matchAll(LINK_COMMENT) : [])
-    out.push({ text: m[1] ?? m[2] ?? "", line: lines.lineOf(m.index), via: "a Markdown comment" });
   const elements: { text: string; at: number }[] = [];
   invisibleElements(text, elements);
-  for (const e of elements) out.push({ text: e.text, line: lines.lineOf(e.at), via: "an invisible element" });
+  // In Markdown, a comment or an element inside a fenced block or an inline code span is shown as
+  // it is written (a security skill quoting a hidden-text attack), not hidden.
+  const markdown = target.kind === "markdown";
+  const doc = markdown && (comments.length || elements.length) ? contextOf(target) : null;
+  let spans: number[] | null = null;
+  const shown = (at: number) => {
+    if (!doc) return false;
+    if (doc.kind[lines.lineOf(at)] === LineKind.Fence) return true;
+    spans ??= codeSpans(text);
+    return inSpans(spans, at);
+  };
+  for (const c of comments) if (!shown(c.at)) out.push({ text: c.text, line: lines.lineOf(c.at), via: "an HTML comment" });
+  for (const m of text.includes("]:") ? text.matchAll(LINK_COMMENT) : [])
+    out.push({ text: m[1] ?? m[2] ?? "", line: lines.lineOf(m.index), via: "a Markdown comment" });
+  for (const e of elements) if (!shown(e.at)) out.push({ text: e.text, line: lines.lineOf(e.at), via: "an invisible element" });
   return out.filter((h) => h.text.trim().length > 0);
+}
+
+const INLINE_CODE_SPAN = /`[^`\n]{1,2000}`/g;
+
+/** The single-backtick code spans of a text, as sorted [start, end) pairs, found in one pass. */
+function codeSpans(text: string): number[] {
+  const out: number[] = [];
+  if (!text.includes("`")) return out;
+  for (const m of text.matchAll(INLINE_CODE_SPAN)) out.push(m.index, m.index + m[0].length);
+  return out;
+}
+
+/** Whether `at` lies strictly inside one of the spans (binary search). */
+function inSpans(spans: readonly number[], at: number): boolean {
+  let lo = 0;
+  let hi = spans.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (at <= spans[2 * mid]!) hi = mid - 1;
+    else if (at >= spans[2 * mid + 1]!) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 const ADDRESSES_AGENT =
