@@ -1256,6 +1256,19 @@ const COMMENT = /^\s*(?:#(?!!)|\/\/|\/\*|\*|--\s|rem\s|::)/i;
  * skills scanner's `secrets.read` both skip it).
  */
 export const SSH_IDENTITY = /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIdentityFile[\s=]+)["']?(?:\$\{\w+:-)?[^\s"'|;&]{0,100}$/;
+/** A statement that loads a .env file into the environment (and does nothing else with it). */
+const DOTENV_LOAD =
+  /^\s*(?:set\s+-a\s*[;&]+\s*)?(?:source|\.)\s+["']?(?:\$\w+\/|\.\/)?\.env(?:\.[\w-]+)?["']?\s*(?:[;&]+\s*set\s+\+a\s*)?(?:$|&&|;|\|\|)|^\s*(?:from\s+dotenv\s+import\s+load_dotenv|load_dotenv\s*\([^)]{0,80}\)|(?:require\(\s*["']dotenv["']\s*\)|dotenv)\.config\s*\([^)]{0,80}\)|import\s+["']dotenv\/config["'];?|require\(\s*["']dotenv\/config["']\s*\);?|Dotenv\.load(?:\s*\([^)]{0,80}\))?)\s*;?\s*$/;
+/** The content of the inline code span (`…`) of a prose unit that holds `at`, if any. */
+function inlineCodeAt(text: string, at: number): string | null {
+  const open = text.lastIndexOf("`", at);
+  if (open === -1) return null;
+  let ticks = 0;
+  for (let i = text.indexOf("`"); i !== -1 && i <= open; i = text.indexOf("`", i + 1)) ticks++;
+  if (ticks % 2 === 0) return null;
+  const close = text.indexOf("`", at);
+  return close === -1 ? null : text.slice(open + 1, close);
+}
 const NOT_A_READ =
   /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
 
@@ -1652,6 +1665,10 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
         }
         if (entry.weak && entry.role === "source" && !collected(u.text, at, m[0].length)) continue;
         if (entry.role === "source" && u.code && NOT_A_READ.test(u.text)) continue;
+        // Loading .env configures the process: its values reach a request only by name, which the
+        // token readings judge (a secret named in what is sent), and dumping the whole environment is
+        // its own source. Reading the file's content (`cat .env`, `@.env`, `dotenv_values`) still counts.
+        if (entry.kind === "dotenv" && DOTENV_LOAD.test(u.code ? u.text : (inlineCodeAt(u.text, at) ?? ""))) continue;
         // The key handed to the SSH client as its identity signs on this machine and never leaves it: used, not read.
         if (entry.kind === "ssh-key" && u.code && SSH_IDENTITY.test(u.text.slice(Math.max(0, at - 120), at))) continue;
         // The public half of a key pair is meant to be shared ("the one without .pub" still means the private one).

@@ -409,6 +409,8 @@ interface TokenSource {
   what: string;
   /** Where this token is meant to go: sending it anywhere else (but this machine or its network) is theft. */
   home: readonly string[];
+  /** A secret known only by its conventional name: `home` holds the name's words, a host containing one is its home. */
+  generic?: boolean;
 }
 
 /** Credential helpers that print a token, and the variables well-known tokens live in. */
@@ -479,13 +481,51 @@ const TOKEN_TRIGGERS = [
   "cargo_registry_token",
   "aws_secret_access_key",
   "aws_session_token",
+  // GENERIC_SECRET's suffixes.
+  "_key",
+  "_token",
+  "_secret",
+  "_password",
 ];
 const URL_TRIGGER = ["://"];
 const TOKEN_OR_URL = [TOKEN_TRIGGERS, URL_TRIGGER];
 /** An identifier as a carried variable is written: `$T`, `${T}` or `t` (not inside another word). */
 const IDENTIFIER = /(?<![\w$])\$?\{?([A-Za-z_]\w*)/g;
 
-const belongs = (host: string, home: readonly string[]) => {
+/**
+ * A secret named by convention and read from the environment (`$OPENAI_API_KEY`,
+ * `os.environ["WEATHER_API_KEY"]`, `process.env.SENTRY_AUTH_TOKEN`): its service is the one its
+ * name names, so a host that carries none of the name's words is not its home.
+ */
+const GENERIC_SECRET =
+  /(?:\$\{?|\benv(?:iron)?\b[^\n"'`]{0,12}["'`]|\bgetenv\(\s*["'`]|\b(?:process|Bun)\.env\.|\bENV\[\s*["'])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_?KEY|SECRET(?:_KEY)?|TOKEN|PASSWORD|PRIVATE_KEY|ACCESS_KEY))\b/g;
+/** Words of a secret's name that say nothing of whose it is. */
+const SECRET_NAME_NOISE = new Set(
+  "API APIKEY KEY SECRET TOKEN PASSWORD PRIVATE ACCESS AUTH CLIENT APP BOT SERVICE ROLE PERSONAL USER ADMIN PROD DEV TEST STAGING LIVE READ WRITE MY DEFAULT MASTER ROOT SESSION REFRESH ID".split(
+    " ",
+  ),
+);
+function genericSecrets(line: string): TokenSource[] {
+  if (!line.includes("_")) return [];
+  const out: TokenSource[] = [];
+  for (const m of line.matchAll(GENERIC_SECRET)) {
+    const name = m[1]!;
+    const words = name
+      .split("_")
+      .filter((w) => w.length >= 3 && !SECRET_NAME_NOISE.has(w))
+      .map((w) => w.toLowerCase());
+    // A name with no word of its own (`HF_TOKEN`, `DD_API_KEY`) says nothing of where it belongs.
+    if (!words.length || out.some((t) => t.what.includes(name))) continue;
+    out.push({ re: new RegExp(`\\b${name}\\b`), what: `the secret in ${name}`, home: words, generic: true });
+  }
+  return out;
+}
+
+const belongs = (host: string, home: readonly string[], generic = false) => {
+  if (generic) {
+    const h = host.toLowerCase();
+    if (home.some((w) => h.includes(w))) return true;
+  }
   const ip = parseIpHost(host);
   if (host === "localhost" || host.endsWith(".localhost") || (ip && ip.range !== "public" && ip.range !== "metadata")) return true;
   return home.some((d) => host === d || host.endsWith(`.${d}`));
@@ -510,7 +550,8 @@ export const tokenToHost: Rule = {
     for (const n of [...visit].sort((a, b) => a - b)) {
       if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
-      const direct = TOKEN_SOURCES.filter((t) => t.re.test(line));
+      const known = TOKEN_SOURCES.filter((t) => t.re.test(line));
+      const direct = known.length ? known : genericSecrets(line);
       // A variable that takes a token here carries it to later lines.
       const assigned = /^\s*(?:export\s+|local\s+|readonly\s+|const\s+|let\s+|var\s+)?\$?([A-Za-z_]\w*)\s*:?=/.exec(line);
       if (assigned && direct.length) held.set(assigned[1]!, direct[0]!);
@@ -535,13 +576,17 @@ export const tokenToHost: Rule = {
           return m ? IN_URL.test(line.slice(0, m.index)) : false;
         });
       if (!sends) continue;
-      const foreign = urls.find((u) => sources.every((t) => !belongs(u.host, t.home)));
+      const foreign = urls.find((u) => sources.every((t) => !belongs(u.host, t.home, t.generic)));
       if (!foreign) continue;
-      const t = sources.find((s) => !belongs(foreign.host, s.home))!;
+      const t = sources.find((s) => !belongs(foreign.host, s.home, s.generic))!;
       hits.push({
         index: ctx.lines.startOf(n) + foreign.offset,
         length: foreign.length,
-        message: `Sends ${t.what} to ${foreign.host}, which is not where that token belongs`,
+        // A conventional name is a strong hint, not a registry of where each service lives.
+        ...(t.generic ? { severity: "high" as const } : {}),
+        message: t.generic
+          ? `Sends ${t.what} to ${foreign.host}, a host that is not the service its name names (${t.home.join(", ")})`
+          : `Sends ${t.what} to ${foreign.host}, which is not where that token belongs`,
       });
     }
     return hits;
