@@ -22,7 +22,8 @@ export async function preferJson(res: Response, opts: { batch: boolean; accept: 
   const headers = new Headers(res.headers);
   for (const h of ["content-type", "content-length", "cache-control", "x-accel-buffering", "transfer-encoding"]) headers.delete(h);
   headers.set("content-type", "application/json");
-  return new Response(JSON.stringify(opts.batch ? messages : messages[0]), { status: res.status, headers });
+  // Each payload is already one JSON text: joined, not parsed objects serialised again.
+  return new Response(opts.batch ? `[${payloads.join(",")}]` : payloads[0]!, { status: res.status, headers });
 }
 
 function acceptsJson(accept: string | null): boolean {
