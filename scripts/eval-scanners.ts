@@ -15,18 +15,9 @@
  * alone are printed beside. Recall is given per family.
  */
 import { readFileSync } from "node:fs";
-import { registerHooks } from "node:module";
+import "./cloudflare-stub";
 
-// The scanners' modules reach `cloudflare:workers` through shared imports; the scan needs none of it.
-registerHooks({
-  resolve: (specifier, context, next) =>
-    specifier.startsWith("cloudflare:")
-      ? {
-          url: "data:text/javascript,export class DurableObject {}; export class WorkerEntrypoint {}; export const env = {};",
-          shortCircuit: true,
-        }
-      : next(specifier, context),
-});
+// Dynamic imports, after ./cloudflare-stub's hook.
 const { scanSkill } = await import("../src/skills/scanner");
 const { scanMcpTools } = await import("../src/mcp-servers/scanner");
 const { SKILL_RULESET } = await import("../src/skills/scanner/ruleset");

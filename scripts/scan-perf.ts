@@ -9,25 +9,15 @@
  * Structure: a list of suites, each a scanner and its list of cases. A new scanner adds a suite;
  * a new shape adds a case to its suite.
  */
-import { registerHooks } from "node:module";
+import "./cloudflare-stub";
 import { pathToFileURL } from "node:url";
 import { deflateSync, gzipSync, zipSync } from "fflate";
 import type { SkillFileInput } from "../src/skills/scanner";
 import type { McpScanInput } from "../src/mcp-servers/scanner";
 import { MCP_CASES } from "./scan-perf-mcp";
 
-// The request schema (scanBody) comes through the skills area's index, which reaches the Durable
-// Object classes and their `cloudflare:workers` import: Node has no such module, and the scan does
-// not need it, so it resolves to an empty stand-in. Imports below are dynamic so the hook is on first.
-registerHooks({
-  resolve: (specifier, context, next) =>
-    specifier.startsWith("cloudflare:")
-      ? {
-          url: "data:text/javascript,export class DurableObject {}; export class WorkerEntrypoint {}; export const env = {};",
-          shortCircuit: true,
-        }
-      : next(specifier, context),
-});
+// Dynamic imports, after ./cloudflare-stub's hook: the request schema (scanBody) comes through the
+// skills area's index, which reaches the Durable Object classes and `cloudflare:workers`.
 const { scanSkill } = await import("../src/skills/scanner");
 const { scanMcpTools } = await import("../src/mcp-servers/scanner");
 const { scanBody } = await import("../src/mcp-servers/mcp-servers.schemas");
