@@ -16,7 +16,18 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { ROOT, WRANGLER, WRANGLER_ENV, errorMessage, fail, newAdminToken, newSecret, requestJson, runMain } from "./lib.mjs";
+import {
+  ROOT,
+  WRANGLER,
+  WRANGLER_ENV,
+  errorMessage,
+  fail,
+  functionsForArrows,
+  newAdminToken,
+  newSecret,
+  requestJson,
+  runMain,
+} from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
 const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--hostname <custom domain>]... [--url <https://…>]";
@@ -213,7 +224,13 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   await run(["deploy", "--name", scannerName], "deploying the scanner Worker", { config: scannerConfig });
 
   step("deploy the Worker");
-  const deployed = await run(["deploy"], "deploying");
+  // Built by wrangler, then its arrow functions written as `function` expressions (lib.mjs's
+  // functionsForArrows: a cold isolate pre-parses what it does not run), and uploaded as built.
+  const built = path.join(".wrangler", "deploy");
+  await run(["deploy", "--dry-run", "--outdir", path.join(built, "wrangler")], "building the Worker", { quiet: true });
+  if (dry) log(`    esbuild: arrow functions as function expressions → ${path.join(built, "upload", "index.js")}`);
+  else await functionsForArrows(path.join(ROOT, built, "wrangler"), path.join(ROOT, built, "upload"));
+  const deployed = await run(["deploy", "--no-bundle", path.join(built, "upload", "index.js")], "deploying");
   const url = (opts.url ?? deployedUrl(deployed.out) ?? (dry ? "https://lore.<your-subdomain>.workers.dev" : null))?.replace(/\/+$/, "");
   if (!url)
     fail("deployed, but wrangler printed no workers.dev URL: pass the Worker's URL with --url https://… and run npm run deploy again");
