@@ -230,7 +230,8 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   await run(["deploy", "--dry-run", "--outdir", path.join(built, "wrangler")], "building the Worker", { quiet: true });
   if (dry) log(`    esbuild: arrow functions as function expressions → ${path.join(built, "upload", "index.js")}`);
   else await functionsForArrows(path.join(ROOT, built, "wrangler"), path.join(ROOT, built, "upload"));
-  const deployed = await run(["deploy", "--no-bundle", path.join(built, "upload", "index.js")], "deploying");
+  // Already minified: `--minify=false` only stops wrangler warning that it cannot minify without bundling.
+  const deployed = await run(["deploy", "--no-bundle", "--minify=false", path.join(built, "upload", "index.js")], "deploying");
   const url = (opts.url ?? deployedUrl(deployed.out) ?? (dry ? "https://lore.<your-subdomain>.workers.dev" : null))?.replace(/\/+$/, "");
   if (!url)
     fail("deployed, but wrangler printed no workers.dev URL: pass the Worker's URL with --url https://… and run npm run deploy again");

@@ -57,7 +57,9 @@ runMain(async () => {
       `name = "bare"\nmain = "index.js"\n${compat}\ncompatibility_flags = ["nodejs_compat"]\n`,
     );
     const { folder } = await buildForUpload("wrangler.toml", path.join(dir, "lore"), { functions: true });
-    const upload = [`--args=--no-bundle --config ${path.join(ROOT, "wrangler.toml")} ${path.join(folder, "index.js")}`];
+    // wrangler splits --args on spaces.
+    if (/\s/.test(ROOT + folder)) fail(`${ROOT} or ${folder} has a space in it, which \`wrangler check startup --args\` cannot take`);
+    const upload = [`--args=--no-bundle --minify=false --config ${path.join(ROOT, "wrangler.toml")} ${path.join(folder, "index.js")}`];
     const runs = { bare: [], lore: [], scanner: [], built: [] };
     for (let r = 1; r <= ROUNDS; r++) {
       runs.bare.push(profile(bare, path.join(dir, `bare-${r}.cpuprofile`)));
