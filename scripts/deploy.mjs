@@ -224,11 +224,12 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   await run(["deploy", "--name", scannerName], "deploying the scanner Worker", { config: scannerConfig });
 
   step("deploy the Worker");
-  // Built by wrangler, then its arrow functions written as `function` expressions (lib.mjs's
-  // functionsForArrows: a cold isolate pre-parses what it does not run), and uploaded as built.
+  // Built by wrangler, then esbuild's module wrappers in it written as `function` expressions rather
+  // than arrows (lib.mjs's functionsForArrows: a cold isolate then only pre-parses the modules it does
+  // not run yet), and uploaded as it is.
   const built = path.join(".wrangler", "deploy");
   await run(["deploy", "--dry-run", "--outdir", path.join(built, "wrangler")], "building the Worker", { quiet: true });
-  if (dry) log(`    esbuild: arrow functions as function expressions → ${path.join(built, "upload", "index.js")}`);
+  if (dry) log(`    esbuild's module wrappers written as function expressions → ${path.join(built, "upload", "index.js")}`);
   else await functionsForArrows(path.join(ROOT, built, "wrangler"), path.join(ROOT, built, "upload"));
   // Already minified: `--minify=false` only stops wrangler warning that it cannot minify without bundling.
   const deployed = await run(["deploy", "--no-bundle", "--minify=false", path.join(built, "upload", "index.js")], "deploying");

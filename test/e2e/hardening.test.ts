@@ -277,7 +277,7 @@ describe("npm run deploy", () => {
       "wrangler deploy --name lore-scanner --config src/scan-worker/wrangler.toml",
       "7/10 deploy the Worker",
       "wrangler deploy --dry-run --outdir .wrangler/deploy/wrangler",
-      "esbuild: arrow functions as function expressions → .wrangler/deploy/upload/index.js",
+      "esbuild's module wrappers written as function expressions → .wrangler/deploy/upload/index.js",
       "wrangler deploy --no-bundle --minify=false .wrangler/deploy/upload/index.js\n",
       "wrangler secret list --format json",
       "wrangler secret put ADMIN_TOKEN",
