@@ -1,5 +1,5 @@
-// `npm run check:bundle` (and .ci/run): builds both Workers exactly as `wrangler deploy` would upload
-// them (`wrangler deploy --dry-run --outdir`), and fails when a build fails or a gzipped size passes
+// `npm run check:bundle` (and .ci/run): builds both Workers exactly as `npm run deploy` uploads them
+// (`wrangler deploy --dry-run --outdir`, then for Lore lib.mjs's functionsForArrows), and fails when a build fails or a gzipped size passes
 // its budget. Lore (wrangler.toml): 400 KiB, because every cold isolate parses the whole bundle
 // before its first answer; the budget sits a little above what the Worker is, to catch a large
 // dependency coming in. The scanner Worker (src/scan-worker/wrangler.toml), which holds the content
@@ -11,14 +11,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
 import { gzipSync } from "node:zlib";
-import { ROOT, WRANGLER, WRANGLER_ENV, fail, runMain } from "./lib.mjs";
+import { buildForUpload, fail, runMain } from "./lib.mjs";
 
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 const WORKERS = [
-  { name: "lore", config: "wrangler.toml", budget: Number(process.env.BUNDLE_BUDGET_KIB ?? 400) * 1024 },
+  { name: "lore", config: "wrangler.toml", functions: true, budget: Number(process.env.BUNDLE_BUDGET_KIB ?? 400) * 1024 },
   { name: "lore-scanner", config: "src/scan-worker/wrangler.toml", budget: Number(process.env.SCANNER_BUNDLE_BUDGET_KIB ?? 3072) * 1024 },
 ];
 
@@ -52,18 +51,9 @@ function rulesIn(metafile) {
     .map(([file, v]) => `${file} (${v.bytesInOutput} B)`);
 }
 
-function measure(w, out) {
-  const dir = path.join(out, w.name);
+async function measure(w, out) {
   const meta = path.join(out, `${w.name}.meta.json`);
-  const r = spawnSync(WRANGLER, ["deploy", "--dry-run", "--config", w.config, "--outdir", dir, "--metafile", meta], {
-    cwd: ROOT,
-    env: WRANGLER_ENV,
-    encoding: "utf8",
-  });
-  if (r.status !== 0) {
-    process.stderr.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
-    fail(`the Worker ${w.name} does not build (\`wrangler deploy --dry-run --config ${w.config}\`, output above)`);
-  }
+  const { folder: dir, out: stdout } = await buildForUpload(w.config, path.join(out, w.name), { metafile: meta, functions: w.functions });
   // Every module wrangler would upload (source maps and the README it writes are not uploaded).
   const files = readdirSync(dir).filter((f) => /\.(m?js|cjs|wasm|bin|txt|html|json|sql)$/.test(f) && !f.endsWith(".map"));
   let raw = 0;
@@ -73,20 +63,20 @@ function measure(w, out) {
     raw += bytes.length;
     gz += gzipSync(bytes).length;
   }
-  const reported = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(r.stdout ?? "");
+  const reported = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(stdout);
   console.log(
     `[bundle] ${w.name}: ${files.length} module(s): ${kib(raw)}, gzip ${kib(gz)} (budget ${kib(w.budget)})` +
-      (reported ? `; wrangler reports ${reported[1]} KiB / gzip ${reported[2]} KiB` : ""),
+      (reported ? `; wrangler's build ${reported[1]} KiB / gzip ${reported[2]} KiB` : ""),
   );
   return { gz, metafile: JSON.parse(readFileSync(meta, "utf8")) };
 }
 
-runMain(() => {
+runMain(async () => {
   const out = mkdtempSync(path.join(tmpdir(), "lore-bundle-"));
   try {
     const over = [];
     for (const w of WORKERS) {
-      const { gz, metafile } = measure(w, out);
+      const { gz, metafile } = await measure(w, out);
       if (gz > w.budget) over.push(`${w.name} is ${kib(gz)} gzipped, over its ${kib(w.budget)} budget`);
       if (w.name === "lore") {
         const rules = rulesIn(metafile);

@@ -16,7 +16,18 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { ROOT, WRANGLER, WRANGLER_ENV, errorMessage, fail, newAdminToken, newSecret, requestJson, runMain } from "./lib.mjs";
+import {
+  ROOT,
+  WRANGLER,
+  WRANGLER_ENV,
+  errorMessage,
+  fail,
+  functionsForArrows,
+  newAdminToken,
+  newSecret,
+  requestJson,
+  runMain,
+} from "./lib.mjs";
 import { seed } from "./seed.mjs";
 
 const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--hostname <custom domain>]... [--url <https://…>]";
@@ -213,7 +224,15 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   await run(["deploy", "--name", scannerName], "deploying the scanner Worker", { config: scannerConfig });
 
   step("deploy the Worker");
-  const deployed = await run(["deploy"], "deploying");
+  // Built by wrangler, then esbuild's module wrappers in it written as `function` expressions rather
+  // than arrows (lib.mjs's functionsForArrows: a cold isolate then only pre-parses the modules it does
+  // not run yet), and uploaded as it is.
+  const built = path.join(".wrangler", "deploy");
+  await run(["deploy", "--dry-run", "--outdir", path.join(built, "wrangler")], "building the Worker", { quiet: true });
+  if (dry) log(`    esbuild's module wrappers written as function expressions → ${path.join(built, "upload", "index.js")}`);
+  else await functionsForArrows(path.join(ROOT, built, "wrangler"), path.join(ROOT, built, "upload"));
+  // Already minified: `--minify=false` only stops wrangler warning that it cannot minify without bundling.
+  const deployed = await run(["deploy", "--no-bundle", "--minify=false", path.join(built, "upload", "index.js")], "deploying");
   const url = (opts.url ?? deployedUrl(deployed.out) ?? (dry ? "https://lore.<your-subdomain>.workers.dev" : null))?.replace(/\/+$/, "");
   if (!url)
     fail("deployed, but wrangler printed no workers.dev URL: pass the Worker's URL with --url https://… and run npm run deploy again");

@@ -1,7 +1,7 @@
 // Shared by start, bench, seed, agent-key and the e2e tests: run wrangler from this project's own install.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -265,4 +265,142 @@ export function fuzzMain(run, line, bad, message) {
     for (const p of s.problems) console.log(`  ${p}`);
     if (bad(s) > 0) fail(message);
   }, "[fuzz]");
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/** The generated-column fields of a source map's `mappings`, shifted: `shift(line, column)` → column. */
+function shiftMappings(mappings, shift) {
+  return mappings
+    .split(";")
+    .map((line, l) => {
+      let col = 0;
+      let out = 0;
+      return line
+        .split(",")
+        .map((seg) => {
+          if (!seg) return seg;
+          // The first VLQ of a segment is its generated column, relative to the previous segment's.
+          let i = 0;
+          let v = 0;
+          let k = 0;
+          for (;;) {
+            const d = B64.indexOf(seg[i++]);
+            v += (d & 31) << k;
+            k += 5;
+            if (!(d & 32)) break;
+          }
+          col += v & 1 ? -(v >>> 1) : v >>> 1;
+          const moved = shift(l, col);
+          let delta = moved - out;
+          out = moved;
+          let enc = "";
+          delta = delta < 0 ? (-delta << 1) | 1 : delta << 1;
+          do {
+            let d = delta & 31;
+            delta >>>= 5;
+            if (delta) d |= 32;
+            enc += B64[d];
+          } while (delta);
+          return enc + seg.slice(i);
+        })
+        .join(",");
+    })
+    .join(";");
+}
+
+/**
+ * Lore's script as `npm run deploy` uploads it: wrangler's build (`wrangler deploy --dry-run
+ * --outdir`, in `from`) with esbuild's module wrappers written as `function` expressions rather than
+ * arrow functions, to `to` (index.js, and its source map with the columns moved to match). Why: V8
+ * parses an arrow function that sits at a script's top level in full when it compiles the script,
+ * a `function` expression's body only pre-parses until it is first called; esbuild, when it
+ * minifies, wraps each module loaded with `import()` (nearly all of Lore: src/index.ts defers the
+ * app) in `w(() => {…})`, and CommonJS ones in `Ye((exports, module) => {…})`, so every cold isolate
+ * fully parsed some 700 KB of code it would not run. The wrappers are called as plain functions in
+ * strict (module) code, where neither form has a `this`, and no module body reads `arguments`, so
+ * the two forms behave the same. Only esbuild's own helpers' call sites change: the helpers are found
+ * by their exact shape, every call of theirs must be a wrapper, and the result must parse, or the
+ * build fails (an esbuild upgrade that changes them needs this updated). Measured: README, "Deploy
+ * to Cloudflare".
+ */
+export async function functionsForArrows(from, to) {
+  const { transform } = await import("esbuild");
+  const code = readFileSync(path.join(from, "index.js"), "utf8");
+  const map = JSON.parse(readFileSync(path.join(from, "index.js.map"), "utf8"));
+  const id = "[A-Za-z_$][\\w$]*";
+  // __esm: var w=(e,t,n)=>()=>{if(n)throw n[0];try{return e&&(t=e(e=0)),t}catch(r){throw n=[r],r}}
+  const esm = new RegExp(
+    `var (${id})=\\((${id}),(${id}),(${id})\\)=>\\(\\)=>\\{if\\(\\4\\)throw \\4\\[0\\];try\\{return \\2&&\\(\\3=\\2\\(\\2=0\\)\\),\\3\\}catch\\((${id})\\)\\{throw \\4=\\[\\5\\],\\5\\}\\}`,
+  ).exec(code)?.[1];
+  // __commonJS: var Ye=(e,t)=>()=>{try{return t||e((t={exports:{}}).exports,t),t.exports}catch(n){throw t=0,n}}
+  const cjs = new RegExp(
+    `var (${id})=\\((${id}),(${id})\\)=>\\(\\)=>\\{try\\{return \\3\\|\\|\\2\\(\\(\\3=\\{exports:\\{\\}\\}\\)\\.exports,\\3\\),\\3\\.exports\\}catch\\((${id})\\)\\{throw \\3=0,\\4\\}\\}`,
+  ).exec(code)?.[1];
+  if (!esm) fail(`${from}/index.js has no esbuild module wrapper helper (__esm) of the shape functionsForArrows knows: update it`);
+  const esc = (name) => name.replace(/\$/g, "\\$");
+  const sites = [
+    [new RegExp(`=${esc(esm)}\\(\\(\\)=>\\{`, "g"), () => `=${esm}(function(){`],
+    ...(cjs
+      ? [
+          [new RegExp(`=${esc(cjs)}\\(\\((${id}),(${id})\\)=>\\{`, "g"), (_, a, b) => `=${cjs}(function(${a},${b}){`],
+          [new RegExp(`=${esc(cjs)}\\((${id})=>\\{`, "g"), (_, a) => `=${cjs}(function(${a}){`],
+        ]
+      : []),
+  ];
+  const moves = []; // per line: [column in wrangler's line, characters added] in column order
+  const lines = code.split("\n").map((line, l) => {
+    const edits = [];
+    for (const [re, to] of sites) for (const m of line.matchAll(re)) edits.push({ at: m.index, old: m[0], new: to(...m) });
+    edits.sort((a, b) => a.at - b.at);
+    moves[l] = edits.map((e) => [e.at, e.new.length - e.old.length]);
+    let out = "";
+    let last = 0;
+    for (const e of edits) {
+      out += line.slice(last, e.at) + e.new;
+      last = e.at + e.old.length;
+    }
+    return out + line.slice(last);
+  });
+  const rewritten = moves.reduce((n, m) => n + m.length, 0);
+  const calls = [esm, cjs].filter(Boolean).reduce((n, h) => n + (code.match(new RegExp(`(?<![\\w$.])${esc(h)}\\(`, "g"))?.length ?? 0), 0);
+  if (rewritten !== calls)
+    fail(
+      `${from}/index.js: ${calls} calls of esbuild's module wrappers, ${rewritten} of them of the shape functionsForArrows knows: update it`,
+    );
+  const out = lines.join("\n");
+  await transform(out, {
+    format: "esm",
+    loader: "js",
+    target: "es2024",
+    supported: { "import-source": true, using: true },
+    logLevel: "silent",
+  }).catch((e) => fail(`functionsForArrows made a script that does not parse: ${String(e.message).split("\n")[0]}`));
+  map.mappings = shiftMappings(map.mappings, (l, col) => col + (moves[l] ?? []).reduce((n, [at, add]) => n + (at < col ? add : 0), 0));
+  rmSync(to, { recursive: true, force: true });
+  mkdirSync(to, { recursive: true });
+  writeFileSync(path.join(to, "index.js"), out);
+  writeFileSync(path.join(to, "index.js.map"), JSON.stringify(map));
+  return { file: path.join(to, "index.js"), rewritten };
+}
+
+/**
+ * Builds a Worker the way `npm run deploy` uploads it into `dir`: `dir/wrangler/` holds wrangler's
+ * build (and `metafile`, when given, its esbuild metafile); with `functions` (Lore's; the scanner
+ * Worker is uploaded as wrangler builds it) it then goes through functionsForArrows into
+ * `dir/upload/`. Returns the folder uploaded and wrangler's output.
+ */
+export async function buildForUpload(config, dir, { metafile, functions = false } = {}) {
+  const built = path.join(dir, "wrangler");
+  const r = spawnSync(
+    WRANGLER,
+    ["deploy", "--dry-run", "--config", config, "--outdir", built, ...(metafile ? ["--metafile", metafile] : [])],
+    { cwd: ROOT, env: WRANGLER_ENV, encoding: "utf8" },
+  );
+  if (r.status !== 0) {
+    process.stderr.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
+    fail(`the Worker does not build (\`wrangler deploy --dry-run --config ${config}\`, output above)`);
+  }
+  if (!functions) return { folder: built, out: r.stdout ?? "" };
+  await functionsForArrows(built, path.join(dir, "upload"));
+  return { folder: path.join(dir, "upload"), out: r.stdout ?? "" };
 }

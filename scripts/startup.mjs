@@ -6,12 +6,15 @@
 // nothing: the machine's load moves both numbers, so compare the two columns of one run. The scanner
 // Worker (src/scan-worker/, the content rules) is profiled in the same rounds and shown beside them:
 // it starts only when something is scanned, so Lore's own row is the one every request pays for.
+// Lore is profiled as `npm run deploy` uploads it (lib.mjs's buildForUpload: wrangler's build, then its
+// arrow functions written as `function` expressions), with `--no-bundle`; AS_BUILT=1 adds a row for
+// wrangler's build as it is, to compare.
 // ROUNDS=n (default 3); KEEP=1 keeps the profiles (their folder is printed) to open in DevTools.
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { ROOT, WRANGLER, WRANGLER_ENV, fail, runMain } from "./lib.mjs";
+import { ROOT, WRANGLER, WRANGLER_ENV, buildForUpload, fail, runMain } from "./lib.mjs";
 
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 3));
 
@@ -37,7 +40,7 @@ function profile(cwd, outfile, args = []) {
   return summarize(JSON.parse(readFileSync(outfile, "utf8")));
 }
 
-runMain(() => {
+runMain(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "lore-startup-"));
   try {
     const bare = path.join(dir, "bare");
@@ -53,10 +56,15 @@ runMain(() => {
       path.join(bare, "wrangler.toml"),
       `name = "bare"\nmain = "index.js"\n${compat}\ncompatibility_flags = ["nodejs_compat"]\n`,
     );
-    const runs = { bare: [], lore: [], scanner: [] };
+    const { folder } = await buildForUpload("wrangler.toml", path.join(dir, "lore"), { functions: true });
+    // wrangler splits --args on spaces.
+    if (/\s/.test(ROOT + folder)) fail(`${ROOT} or ${folder} has a space in it, which \`wrangler check startup --args\` cannot take`);
+    const upload = [`--args=--no-bundle --minify=false --config ${path.join(ROOT, "wrangler.toml")} ${path.join(folder, "index.js")}`];
+    const runs = { bare: [], lore: [], scanner: [], built: [] };
     for (let r = 1; r <= ROUNDS; r++) {
       runs.bare.push(profile(bare, path.join(dir, `bare-${r}.cpuprofile`)));
-      runs.lore.push(profile(ROOT, path.join(dir, `lore-${r}.cpuprofile`)));
+      runs.lore.push(profile(ROOT, path.join(dir, `lore-${r}.cpuprofile`), upload));
+      if (process.env.AS_BUILT) runs.built.push(profile(ROOT, path.join(dir, `built-${r}.cpuprofile`)));
       runs.scanner.push(profile(ROOT, path.join(dir, `scanner-${r}.cpuprofile`), ["--config", "src/scan-worker/wrangler.toml"]));
     }
     const row = (name, xs) => {
@@ -77,6 +85,8 @@ runMain(() => {
     );
     console.log(`[startup] ${b.text}`);
     console.log(`[startup] ${l.text}`);
+    const asBuilt = process.env.AS_BUILT ? row("as-built", runs.built) : null;
+    if (asBuilt) console.log(`[startup] ${asBuilt.text}  (wrangler's build, arrows kept: ${(asBuilt.w / b.w).toFixed(2)}×)`);
     console.log(`[startup] ${s.text}`);
     // The bare Worker's profile holds a handful of samples, so only the windows are compared.
     console.log(`[startup] lore / bare window: ${(l.w / b.w).toFixed(2)}×`);

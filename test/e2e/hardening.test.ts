@@ -276,7 +276,9 @@ describe("npm run deploy", () => {
       'deploy the scanner Worker "lore-scanner"',
       "wrangler deploy --name lore-scanner --config src/scan-worker/wrangler.toml",
       "7/10 deploy the Worker",
-      "wrangler deploy\n",
+      "wrangler deploy --dry-run --outdir .wrangler/deploy/wrangler",
+      "esbuild's module wrappers written as function expressions → .wrangler/deploy/upload/index.js",
+      "wrangler deploy --no-bundle --minify=false .wrangler/deploy/upload/index.js\n",
       "wrangler secret list --format json",
       "wrangler secret put ADMIN_TOKEN",
       "wrangler secret put KEY_SECRET",
@@ -319,12 +321,15 @@ describe("npm run deploy", () => {
         "r2 bucket create lore-skills",
         "d1 migrations apply DB --remote",
         "deploy --name lore-scanner",
-        "deploy",
+        "deploy --dry-run --outdir .wrangler/deploy/wrangler",
+        "deploy --no-bundle --minify=false .wrangler/deploy/upload/index.js",
         "secret list --format json",
         "secret put ADMIN_TOKEN",
         "secret put KEY_SECRET",
         "secret put CURSOR_SECRET",
       ]);
+      // What was uploaded is wrangler's build with esbuild's module wrapper as a `function` expression.
+      expect(readFileSync(path.join(ROOT, ".wrangler/deploy/upload/index.js"), "utf8")).toContain('s=w(function(){a="ok"})');
       // The scanner Worker first, from its own configuration; everything else on the given one.
       expect(calls[6]!.config).toBe(path.join(ROOT, "src/scan-worker/wrangler.toml"));
       for (const c of calls.filter((_, i) => i !== 6)) expect(c.config).toBe(config);
