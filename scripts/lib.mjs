@@ -267,45 +267,10 @@ export function fuzzMain(run, line, bad, message) {
   }, "[fuzz]");
 }
 
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-/** The generated-column fields of a source map's `mappings`, shifted: `shift(line, column)` → column. */
-function shiftMappings(mappings, shift) {
-  return mappings
-    .split(";")
-    .map((line, l) => {
-      let col = 0;
-      let out = 0;
-      return line
-        .split(",")
-        .map((seg) => {
-          if (!seg) return seg;
-          // The first VLQ of a segment is its generated column, relative to the previous segment's.
-          let i = 0;
-          let v = 0;
-          let k = 0;
-          for (;;) {
-            const d = B64.indexOf(seg[i++]);
-            v += (d & 31) << k;
-            k += 5;
-            if (!(d & 32)) break;
-          }
-          col += v & 1 ? -(v >>> 1) : v >>> 1;
-          const moved = shift(l, col);
-          let delta = moved - out;
-          out = moved;
-          let enc = "";
-          delta = delta < 0 ? (-delta << 1) | 1 : delta << 1;
-          do {
-            let d = delta & 31;
-            delta >>>= 5;
-            if (delta) d |= 32;
-            enc += B64[d];
-          } while (delta);
-          return enc + seg.slice(i);
-        })
-        .join(",");
-    })
-    .join(";");
+/** A source map's `mappings` with each segment's generated column moved: `shift(line, column)` → column. */
+async function shiftMappings(mappings, shift) {
+  const { decode, encode } = await import("@jridgewell/sourcemap-codec");
+  return encode(decode(mappings).map((segs, l) => segs.map(([col, ...rest]) => [shift(l, col), ...rest])));
 }
 
 /**
@@ -375,7 +340,7 @@ export async function functionsForArrows(from, to) {
     supported: { "import-source": true, using: true },
     logLevel: "silent",
   }).catch((e) => fail(`functionsForArrows made a script that does not parse: ${String(e.message).split("\n")[0]}`));
-  map.mappings = shiftMappings(map.mappings, (l, col) => col + (moves[l] ?? []).reduce((n, [at, add]) => n + (at < col ? add : 0), 0));
+  map.mappings = await shiftMappings(map.mappings, (l, col) => col + (moves[l] ?? []).reduce((n, [at, add]) => n + (at < col ? add : 0), 0));
   rmSync(to, { recursive: true, force: true });
   mkdirSync(to, { recursive: true });
   writeFileSync(path.join(to, "index.js"), out);
