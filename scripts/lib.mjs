@@ -340,7 +340,10 @@ export async function functionsForArrows(from, to) {
     supported: { "import-source": true, using: true },
     logLevel: "silent",
   }).catch((e) => fail(`functionsForArrows made a script that does not parse: ${String(e.message).split("\n")[0]}`));
-  map.mappings = await shiftMappings(map.mappings, (l, col) => col + (moves[l] ?? []).reduce((n, [at, add]) => n + (at < col ? add : 0), 0));
+  map.mappings = await shiftMappings(
+    map.mappings,
+    (l, col) => col + (moves[l] ?? []).reduce((n, [at, add]) => n + (at < col ? add : 0), 0),
+  );
   rmSync(to, { recursive: true, force: true });
   mkdirSync(to, { recursive: true });
   writeFileSync(path.join(to, "index.js"), out);
