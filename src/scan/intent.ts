@@ -1578,15 +1578,21 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
   const describes = opts.describes ?? (kind !== "prose" ? ruleDataFile(opts.path, kind as FileKind, text) : null);
   // One pass for every entry's trigger words; per line, the entries that can match there.
   const sets = triggerLineSets(text, lines, ENTRY_TRIGGERS as (readonly string[])[]);
-  const perLine = new Map<number, number[]>();
+  // Indexed by line, not a Map: a text of 300,000 marked lines made a Map entry (and hashed a key) per line.
+  const perLine: (number[] | undefined)[] = new Array(lines.count + 2);
+  let markedCount = 0;
   sets.forEach((set, e) => {
     for (const l of set) {
-      const list = perLine.get(l);
+      const list = perLine[l];
       if (list) list.push(e);
-      else perLine.set(l, [e]);
+      else {
+        perLine[l] = [e];
+        markedCount++;
+      }
     }
   });
-  const marked = Int32Array.from(perLine.keys()).sort();
+  const marked = new Int32Array(markedCount);
+  for (let l = 0, k = 0; l < perLine.length; l++) if (perLine[l]) marked[k++] = l;
   const any = (from: number, to: number) => {
     if (opts.ungated) return true;
     const lo = firstAtLeast(marked, from);
@@ -1607,10 +1613,10 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
     // line (a sentence of a 64 KiB line holds few of the line's words).
     let cand: readonly number[];
     if (opts.ungated) cand = ALL_ENTRIES;
-    else if (u.firstLine === u.lastLine) cand = perLine.get(u.firstLine) ?? NO_ENTRIES;
+    else if (u.firstLine === u.lastLine) cand = perLine[u.firstLine] ?? NO_ENTRIES;
     else {
       const union = new Set<number>();
-      for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine.get(l) ?? NO_ENTRIES) union.add(e);
+      for (let l = u.firstLine; l <= u.lastLine; l++) for (const e of perLine[l] ?? NO_ENTRIES) union.add(e);
       cand = [...union].sort((a, b) => a - b);
     }
     if (!cand.length) continue;
