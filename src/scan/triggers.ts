@@ -436,6 +436,31 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
   return sets;
 }
 
+/**
+ * The lines of both sets, ascending and distinct: a merge of two sorted lists, where a Set of both
+ * and a sort made garbage and n log n comparisons on a text of 100,000 marked lines.
+ */
+export function unionLines(a: LineSet, b: LineSet): number[] {
+  const xs = [...a];
+  const ys = [...b];
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < xs.length || j < ys.length) {
+    const x = i < xs.length ? xs[i]! : Infinity;
+    const y = j < ys.length ? ys[j]! : Infinity;
+    if (x <= y) {
+      out.push(x);
+      i++;
+      if (x === y) j++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  return out;
+}
+
 /** Lines (1-based) of `text` that contain one of `triggers` (pass the same array each time: it is cached by identity). */
 export function triggerLines(text: string, lines: LineIndex, triggers: readonly string[]): LineSet {
   const owner = ownerOf(triggers);

@@ -233,7 +233,7 @@ export const productionData: Rule = {
       if (p && !isNegated(line, p.index, true)) prodScopes.add(sectionOf(n));
     }
     if (!prodScopes.size) return [];
-    for (const n of [...dbLines].sort((a, b) => a - b)) {
+    for (const n of dbLines) {
       const line = ctx.lines.line(n);
       const d = DB_DESTROY.exec(line.length > 4096 ? line.slice(0, 4096) : line);
       if (d && !isNegated(line, d.index, true)) destroys.push({ n, index: ctx.lines.startOf(n) + d.index, length: d[0].length });

@@ -315,7 +315,7 @@ export const downloadAndRun: Rule = {
     // Downloads: the last download of each file name (only lines that name a download tool can hold one).
     const targets = new Map<string, number>();
     const paths = new Map<string, string>();
-    for (const n of [...triggerLines(text, ctx.lines, DOWNLOAD_TRIGGERS)].sort((a, b) => a - b)) {
+    for (const n of triggerLines(text, ctx.lines, DOWNLOAD_TRIGGERS)) {
       const start = ctx.lines.startOf(n);
       for (const [chunk, offset] of lineWindows(ctx.lines.line(n))) {
         let from = 0;
@@ -360,9 +360,11 @@ export const downloadAndRun: Rule = {
     }
     // A download kept in a variable and run later: `$s = $wc.DownloadString(u)` … `iex $s`, `code = requests.get(u).text` … `exec(code)`.
     const vars = new Map<string, number>();
-    for (const n of [...triggerLines(text, ctx.lines, FETCH_TRIGGERS)].sort((a, b) => a - b)) {
+    for (const n of triggerLines(text, ctx.lines, FETCH_TRIGGERS)) {
       const start = ctx.lines.startOf(n);
       for (const [chunk, offset] of lineWindows(ctx.lines.line(n))) {
+        // Every match holds an `=`: most fetch lines (`curl … | sh`) have none, and the pattern tries each word.
+        if (!chunk.includes("=")) continue;
         for (const m of chunk.matchAll(FETCHED_VAR)) if (!vars.has(m[1]!)) vars.set(m[1]!, start + offset + m.index);
       }
     }

@@ -22,6 +22,7 @@ import {
   patternRule,
   triggerLineSets,
   triggerLines,
+  unionLines,
   type Hit,
   type Rule,
   type ScanTarget,
@@ -316,7 +317,7 @@ export const secretToNetwork: Rule = {
     const prose = PROSE_KINDS.has(ctx.target.kind);
     // Reads first (only lines with a trigger can hold one), then whether anything is sent at all.
     const [readLines, dumpLines] = triggerLineSets(text, ctx.lines, READ_AND_DUMP) as [Set<number>, Set<number>];
-    for (const n of [...new Set([...readLines, ...dumpLines])].sort((a, b) => a - b)) {
+    for (const n of unionLines(readLines, dumpLines)) {
       if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
       const start = ctx.lines.startOf(n);
@@ -546,8 +547,7 @@ export const tokenToHost: Rule = {
     const held = new Map<string, TokenSource>();
     // Only lines that name a token source or carry a URL matter; in line order, so assignments come before uses.
     const [tokenLines, urlLines] = triggerLineSets(text, ctx.lines, TOKEN_OR_URL) as [Set<number>, Set<number>];
-    const visit = new Set([...tokenLines, ...urlLines]);
-    for (const n of [...visit].sort((a, b) => a - b)) {
+    for (const n of unionLines(tokenLines, urlLines)) {
       if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
       const known = TOKEN_SOURCES.filter((t) => t.re.test(line));
@@ -645,7 +645,7 @@ export const markdownImageExfil: Rule = {
   kinds: ["markdown", "text", "html"],
   text(text, ctx) {
     const hits: Hit[] = [];
-    for (const n of [...triggerLines(text, ctx.lines, LINK_TRIGGER)].sort((a, b) => a - b)) {
+    for (const n of triggerLines(text, ctx.lines, LINK_TRIGGER)) {
       if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
       const m = DATA_URL.exec(line);

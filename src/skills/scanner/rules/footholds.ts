@@ -34,7 +34,7 @@ export const gitConfigProgram: Rule = {
     if (!lines.size) return [];
     const sends = SENDS.test(text);
     const hits: Hit[] = [];
-    for (const n of [...lines].sort((a, b) => a - b)) {
+    for (const n of lines) {
       if (hits.length >= 3) break;
       const line = ctx.lines.line(n);
       if (line.length > 4096) continue;

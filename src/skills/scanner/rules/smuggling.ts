@@ -99,7 +99,7 @@ export const secretInArtifact: Rule = {
   title: "Secrets written into a shared artifact",
   kinds: ["markdown", "text"],
   text(text, ctx) {
-    for (const n of [...triggerLines(text, ctx.lines, VALUE_TRIGGERS)].sort((a, b) => a - b)) {
+    for (const n of triggerLines(text, ctx.lines, VALUE_TRIGGERS)) {
       // The phrase may wrap onto the next line ("the base64\nof the repository's .env").
       const line = n < ctx.lines.count ? `${ctx.lines.line(n)} ${ctx.lines.line(n + 1)}` : ctx.lines.line(n);
       const m = SECRET_VALUE.exec(line);
@@ -142,7 +142,7 @@ export const credentialRequest: Rule = {
   title: "Asks the user for credentials in the chat",
   kinds: ["markdown", "text"],
   text(text, ctx) {
-    for (const n of [...triggerLines(text, ctx.lines, ASK_TRIGGERS)].sort((a, b) => a - b)) {
+    for (const n of triggerLines(text, ctx.lines, ASK_TRIGGERS)) {
       // The ask may wrap onto the next line ("ask\nthe user for the code from their authenticator").
       const own = ctx.lines.line(n);
       const line = n < ctx.lines.count ? `${own} ${ctx.lines.line(n + 1)}` : own;
