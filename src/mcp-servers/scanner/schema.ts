@@ -4,7 +4,7 @@
  * what the model reads there too. Poisoning hides in property descriptions as easily as in the
  * tool description, and a default can pre-fill where a message goes.
  */
-import { SECRET_PATH, visible, type Severity } from "../../scan";
+import { SECRET_PATH, mayHoldSecretPath, visible, type Severity } from "../../scan";
 import { EMAIL, isLocalDestination } from "./vocab";
 
 export interface SchemaText {
@@ -229,7 +229,9 @@ export function secretValues(schema: unknown, root: string): SecretValue[] {
       const values = Array.isArray(v) ? v.flat() : [v];
       const hit = values.find(
         (x): x is string =>
-          typeof x === "string" && x.length <= 1000 && (SECRET_PATH.test(x) || DOTENV_VALUE.test(x.trim()) || KEY_GLOB.test(x)),
+          typeof x === "string" &&
+          x.length <= 1000 &&
+          ((mayHoldSecretPath(x) && SECRET_PATH.test(x)) || DOTENV_VALUE.test(x.trim()) || KEY_GLOB.test(x)),
       );
       if (hit) {
         out.push({ path: `${path}.${k}`, value: hit });

@@ -7,7 +7,7 @@
  * sensitive source and a sink in the same sentence, and a credential counts only when the text
  * says it is gathered from the machine or wholesale ("all API keys", "from the environment").
  */
-import { DOTENV_PATH, SECRET_PATH, isNegated, type ScanTarget } from "../../../scan";
+import { DOTENV_PATH, SECRET_PATH, isNegated, mayHoldSecretPath, type ScanTarget } from "../../../scan";
 import { directive, find, global, sentenceRule } from "../sentence-rule";
 import { fieldAt, isArgumentText, isScalarArgument, segmentsOf } from "../targets";
 import { NAME_IN_FILE } from "./flow";
@@ -71,7 +71,7 @@ function sensitiveSource(s: string, sink: boolean): { m: RegExpMatchArray; what:
   if (conv) return { m: conv, what: "the conversation or the model's instructions" };
   const results = find(s, TOOL_RESULTS);
   if (results) return { m: results, what: "what other tool calls returned" };
-  const secret = find(s, SECRET_PATH);
+  const secret = mayHoldSecretPath(s) ? find(s, SECRET_PATH) : null;
   if (secret) return { m: secret, what: `the private file ${secret[0].trim()}` };
   const dotenv = find(s, DOTENV_PATH);
   if (dotenv && (READ_FILE.test(s.slice(0, dotenv.index)) || (sink && SEND_BEFORE.test(s.slice(0, dotenv.index)))))

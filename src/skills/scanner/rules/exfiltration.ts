@@ -10,6 +10,7 @@ import {
   LineKind,
   NETWORK_SINK,
   SECRET_PATH,
+  mayHoldSecretPath,
   SSH_IDENTITY,
   UPLOAD_FLAG,
   contextOf,
@@ -109,7 +110,7 @@ function secretReads(line: string, code: boolean, prose = !code): SecretRead[] {
   const out: SecretRead[] = [];
   const re = SECRET_PATH_G;
   re.lastIndex = 0;
-  for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+  for (let m = mayHoldSecretPath(line) ? re.exec(line) : null; m !== null; m = re.exec(line)) {
     if (m[0].length === 0) re.lastIndex++;
     const before = line.slice(Math.max(0, m.index - 120), m.index);
     const read = READ_BEFORE.test(before) || (code && CODE_STRING.test(before));
@@ -208,7 +209,7 @@ export const secretRead: Rule = {
     }
     // A secret file's path written only in an encoding (char codes, hex, base64): there is no honest reason to hide it.
     if (!out.length && ctx.hidden) {
-      const m = SECRET_PATH.exec(line);
+      const m = mayHoldSecretPath(line) ? SECRET_PATH.exec(line) : null;
       if (m)
         out.push({
           index: m.index,
