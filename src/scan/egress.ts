@@ -15,12 +15,18 @@ export interface UrlHit {
 }
 
 const URL_RE = /\b(?:https?|wss?|ftp):\/\/[^\s"'`<>()[\]{}\\|^]+/gi;
+/** `.` `,` `;` `:` `!` `?` */
+const TRAILING_PUNCTUATION = new Set([0x2e, 0x2c, 0x3b, 0x3a, 0x21, 0x3f]);
 
 /** Every http(s)/ws(s)/ftp URL with its host (lowercased, brackets kept off IPv6). */
 export function extractUrls(text: string): UrlHit[] {
   const out: UrlHit[] = [];
   for (const m of text.matchAll(URL_RE)) {
-    const url = m[0].replace(/[.,;:!?]+$/, "");
+    // The trailing punctuation a sentence puts after a URL, trimmed by a loop (a `[.,;:!?]+$` replace tried every dot of the URL).
+    const raw = m[0];
+    let end = raw.length;
+    while (end > 0 && TRAILING_PUNCTUATION.has(raw.charCodeAt(end - 1))) end--;
+    const url = end === raw.length ? raw : raw.slice(0, end);
     const host = hostOf(url);
     if (host) out.push({ url, host, offset: m.index, length: url.length });
   }
@@ -127,15 +133,6 @@ export interface HostClass {
   label: string;
 }
 
-const domainSets = new WeakMap<readonly string[], ReadonlySet<string>>();
-/** `host` is one of `domains` or a subdomain of one: the host and each suffix after a dot looked up in a set (one lookup per label, not one comparison per domain). */
-const matchesDomain = (host: string, domains: readonly string[]) => {
-  let set = domainSets.get(domains);
-  if (!set) domainSets.set(domains, (set = new Set(domains)));
-  if (set.has(host)) return true;
-  for (let i = host.indexOf("."); i !== -1; i = host.indexOf(".", i + 1)) if (set.has(host.slice(i + 1))) return true;
-  return false;
-};
 const DISCORD_HOSTS = ["discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"];
 
 /** Paste and anonymous file-drop services: where stolen data is posted and second stages are hosted. */
@@ -288,9 +285,35 @@ const INSTALLER_DOMAINS: readonly string[] = INSTALLER_HOSTS.filter((h) => !h.in
 /** Installer hosts named with a path (a user's folder on a shared host): the URL's host and path must start with one. */
 const INSTALLER_PREFIXES: readonly string[] = INSTALLER_HOSTS.filter((h) => h.includes("/"));
 
+const ON_DISCORD = 1;
+const ON_PASTE = 2;
+const ON_COLLECTOR = 4;
+const ON_TUNNEL = 8;
+const ON_INSTALLER = 16;
+let domainIndex: Map<string, number> | null = null;
+/** The lists (ON_* bits) that hold `host` or a domain it is a subdomain of: each suffix after a dot looked up once (one lookup per label, not one comparison per domain). */
+function domainBits(host: string): number {
+  if (!domainIndex) {
+    domainIndex = new Map();
+    const lists: [readonly string[], number][] = [
+      [DISCORD_HOSTS, ON_DISCORD],
+      [PASTE_HOSTS, ON_PASTE],
+      [COLLECTOR_HOSTS, ON_COLLECTOR],
+      [TUNNEL_HOSTS, ON_TUNNEL],
+      [INSTALLER_DOMAINS, ON_INSTALLER],
+    ];
+    for (const [list, bit] of lists) for (const d of list) domainIndex.set(d, (domainIndex.get(d) ?? 0) | bit);
+  }
+  let bits = domainIndex.get(host) ?? 0;
+  for (let i = host.indexOf("."); i !== -1; i = host.indexOf(".", i + 1)) bits |= domainIndex.get(host.slice(i + 1)) ?? 0;
+  return bits;
+}
+
 /** Classifies one URL (the path matters for chat webhooks and for installer scripts on shared hosts). */
 export function classifyUrl(url: string): HostClass {
   const host = hostOf(url) ?? "";
+  // Which host lists the host or a parent domain of it is on, in one walk of its labels (not one per list).
+  const on = domainBits(host);
   const path = url.replace(/^[a-z]+:\/\/[^/]+/i, "");
   const ip = parseIpHost(host);
   if (ip) {
@@ -301,18 +324,18 @@ export function classifyUrl(url: string): HostClass {
     return { kind: "metadata", host, label: `cloud metadata endpoint ${host}` };
   }
   if (
-    (matchesDomain(host, DISCORD_HOSTS) && /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
+    ((on & ON_DISCORD) !== 0 && /^\/api\/(v\d+\/)?webhooks\/\d+/i.test(path)) ||
     (host === "api.telegram.org" && /^\/bot\d+:[\w-]+/i.test(path)) ||
     (host === "hooks.slack.com" && /^\/(services|workflows|triggers)\/[A-Z0-9]+\//.test(path)) ||
     (host.endsWith(".webhook.office.com") && /webhook/i.test(path))
   ) {
     return { kind: "chat-webhook", host, label: `chat webhook on ${host}` };
   }
-  if (matchesDomain(host, PASTE_HOSTS)) return { kind: "paste", host, label: `paste/file-drop site ${host}` };
-  if (matchesDomain(host, COLLECTOR_HOSTS)) return { kind: "collector", host, label: `request collector ${host}` };
-  if (matchesDomain(host, TUNNEL_HOSTS)) return { kind: "tunnel", host, label: `tunnel ${host}` };
+  if ((on & ON_PASTE) !== 0) return { kind: "paste", host, label: `paste/file-drop site ${host}` };
+  if ((on & ON_COLLECTOR) !== 0) return { kind: "collector", host, label: `request collector ${host}` };
+  if ((on & ON_TUNNEL) !== 0) return { kind: "tunnel", host, label: `tunnel ${host}` };
   if (url.startsWith("https://")) {
-    if (matchesDomain(host, INSTALLER_DOMAINS) || INSTALLER_PREFIXES.some((h) => `${host}${path}`.startsWith(h))) {
+    if ((on & ON_INSTALLER) !== 0 || INSTALLER_PREFIXES.some((h) => `${host}${path}`.startsWith(h))) {
       return { kind: "installer", host, label: `installer script host ${host}` };
     }
   }
