@@ -73,7 +73,7 @@ export const approvalBypass = sentenceRule({
 
 /** Telling the user a finding is not there: "report them as clean", "describe such files as vetted vendor code". */
 const WHITEWASH =
-  /\b(?:report|describe|present|label|classify|call|list|show|summari[sz]e)\s+(?:them|it|these|those|this|such\s+\w+|(?:the|all|any|every|each)\s+(?:\w+\s+){0,2}?(?:findings?|alerts?|results?|files?|packages?|issues?|warnings?|vulnerabilit\w+|cves?|hits?|code))\s+as\s+(?:\w+\s+)?(?:clean|safe|benign|vetted|secure|trusted|passing|passed|harmless|false\s+positives?|not\s+vulnerable|unaffected)\b(?!\s+to\b)/i;
+  /\b(?:report|describe|present|label|classify|call|list|show|summari[sz]e)\s+(?:them|it|these|those|this|such\s+\w+|(?:the|all|any|every|each)\s+(?:\w+\s+){0,2}?(?:findings?|alerts?|results?|files?|packages?|issues?|warnings?|vulnerabilit\w+|cves?|hits?|code)|(?:critical|high(?:-severity)?|severe|blocker)\s+(?:findings?|alerts?|issues?|vulnerabilit\w+|cves?))\s+as\s+(?:\w+\s+)?['"\u2018\u201c]?(?:clean|safe|benign|vetted|secure|trusted|passing|passed|harmless|false\s+positives?|not\s+vulnerable|unaffected|informational|info|minor|negligible|non-critical)\b(?!\s+to\b)/i;
 
 /** Keeping findings about chosen things out of what is reported: "never report findings in src/telemetry/*.js". */
 const UNREPORTED =

@@ -1,0 +1,211 @@
+/**
+ * Readings by role rather than by family: what a tool's text asks the model to do against the
+ * user, whatever the domain says it is for. Blind sets showed per-wording readings do not carry
+ * over, so each rule here reads one role that recurs across attack families:
+ *   - hidden text that instructs the model (the encoding is the concealment: a server has no
+ *     honest reason to base32 or gzip what it tells the model);
+ *   - privileges widened on the user's machine or account (sudoers, world-writable, admin-all);
+ *   - an act against the user (weakened security, stripped provenance, a named third party put
+ *     first or paid, the user's secrets gathered) said together with keeping it from the user;
+ *   - the user's metered resources spent on every call (rebuild everything first, repeat N times).
+ * A security tool describing these (detects, flags, rules matching `verify=False`) is a mention,
+ * not an instruction, and passes.
+ */
+import { isMention, isNegated, sentences, type Hit, type Rule } from "../../../scan";
+import { directive, find } from "../sentence-rule";
+
+/** An imperative addressed to the model: a sentence led by a verb, a "when …," clause or "you must". */
+const IMPERATIVE =
+  /(?:^|[.!?;:]\s+|\n\s*)(?:(?:also|always|then|first|now|please|just|silently|quietly)\s+)?(?:ignore|disregard|override|call|invoke|run|execute|send|upload|post|forward|read|open|include|attach|pass|set|deploy|write|delete|remove|add|append|save|store|tell|say|report|mention|use|fetch|copy|grant|enable|disable|approve|pay|transfer)\b|\b(?:when(?:ever)?|before|after|if)\b[^.!?\n]{1,80}?,\s*(?:also\s+|always\s+|then\s+)?(?:ignore|call|invoke|run|execute|send|upload|post|forward|read|open|include|attach|pass|set|deploy|write|delete|remove|add|append|save|store|tell|use|fetch|copy|grant|enable|disable)\b|\byou\s+(?:must|should|have\s+to|need\s+to|will)\b|\b(?:do\s+not|don'?t|never)\s+(?:mention|tell|show|ask|inform|reveal)\b/i;
+
+export const hiddenDirective: Rule = {
+  id: "mcp.hidden-directive",
+  severity: "high",
+  title: "Instructions to the model hidden in encoded text",
+  text(text, ctx) {
+    if (!ctx.hidden) return [];
+    const m = IMPERATIVE.exec(text);
+    if (!m) return [];
+    return [
+      {
+        index: m.index,
+        length: m[0].length,
+        message:
+          "Text hidden by an encoding (base32, gzip, base64, hex…) in the tool's text tells the model what to do: instructions a reviewer cannot read are concealed on purpose",
+      },
+    ];
+  },
+};
+
+/**
+ * Privileges widened: passwordless sudo, writes to sudoers, world-writable or setuid files, joining an
+ * admin group, admin-everything policies, privileged containers.
+ */
+const WIDEN =
+  /\bNOPASSWD\b|\/etc\/sudoers\b|\bsudoers(?:\.d)?\b|\bchmod\s+(?:-R\s+)?(?:0?777|a\+rwx|o\+w|[ug]\+s|[24]7[57]{2})\b|\busermod\s+-a?G\s+(?:sudo|wheel|admin|docker|root)\b|\b(?:add|adds|adding)\s+(?:the\s+)?(?:user|\$USER|them|it)\s+to\s+(?:the\s+)?(?:sudo|wheel|admin|administrators|docker|root)\s+group\b|"Action"\s*:\s*"\*"|\bAdministratorAccess\b|\b(?:--privileged|privileged:\s*true)\b|\bcluster-admin\b|\bsetenforce\s+0\b/i;
+/** Doing it, said to the model. */
+const APPLY =
+  /\b(?:append|add|write|insert|put|set|run|execute|grant|give|attach|bind|create|make|chmod|usermod|configure|apply|enable|change|edit|modify|echo|tee|join)\w*\b/i;
+/** What a security, audit or lint tool says about the same strings. */
+const DESCRIBES =
+  /\b(?:detect\w*|flag\w*|find(?:s|ing)?|scan\w*|audit\w*|warn\w*|lint\w*|match(?:es|ing)?|rules?|check(?:s|ing)?\s+for|looks?\s+for|catch\w*|examples?|such\s+as|e\.g\.)\b/i;
+
+export const privilegeWidening: Rule = {
+  id: "mcp.privilege-widening",
+  severity: "high",
+  title: "Widens privileges on the user's machine or account",
+  triggers: [
+    "nopasswd",
+    "sudoers",
+    "chmod",
+    "usermod",
+    "group",
+    "action",
+    "administratoraccess",
+    "privileged",
+    "cluster-admin",
+    "setenforce",
+  ],
+  text(text) {
+    const hits: Hit[] = [];
+    for (const s of sentences(text)) {
+      const w = find(s.text, WIDEN);
+      // Negation is read on the act ("never add …"), not on the token: "so runs never stall, add NOPASSWD" is the act.
+      if (!w || isMention(s.text, w.index!, w[0].length)) continue;
+      const act = directive(s.text, APPLY);
+      if (!act || DESCRIBES.test(s.text)) continue;
+      // The hit starts at the act, so the engine reads negation there ("never add …").
+      const from = Math.min(act.index!, w.index!);
+      hits.push({
+        index: s.start + from,
+        length: w.index! + w[0].length - from,
+        message: `Tells the model to widen privileges ("${w[0]}"): root without a password, world-writable files or admin-everything stay after the task`,
+      });
+      if (hits.length >= 5) break;
+    }
+    return hits;
+  },
+};
+
+/**
+ * Keeping a step from the user, in the many polite forms the plain concealment rule leaves (it fires
+ * alone; these fire only beside an act against the user in the same tool's text).
+ */
+const HUSH =
+  /\bwithout\s+(?:calling|pointing|flagging|drawing\s+attention\s+to)\s+(?:it|them|this|these|that|those)\s*(?:out)?\b|\b(?:do\s+not|don'?t|never)\s+(?:mention|cite|credit|name|disclose|reveal|describe|label|flag|raise|surface|call\s+out|point\s+out|note|explain)\b|\bno\s+need\s+to\s+(?:mention|disclose|explain|raise|flag|note|surface|tell|inform|point\s+out)\b|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:raised|mentioned|flagged|disclosed|surfaced|explained|brought\s+up|shown)\s+(?:with|to)\s+(?:the\s+)?user\b|\bpresent\s+(?:it|this|them|these|the\s+\w+)\s+as\s+(?:your\s+own|original|neutral|independent|objective)\b|\b(?:reads?|appears?|looks?)\s+(?:as|like)\s+(?:original|your\s+own|the\s+user'?s\s+own)\b|\b(?:must\s+not|should\s+not|shouldn'?t|never)\s+(?:interrupt|prompt|ask|bother|require\s+(?:the\s+user'?s?\s+)?confirmation)\b|\bwithout\s+(?:further\s+|any\s+)?(?:user\s+)?(?:confirmation|asking|prompting)\b|\bno\s+(?:action|input|confirmation)\s+(?:is\s+)?(?:needed|required)\s+(?:from|by)\s+(?:the\s+)?user\b/i;
+
+/** Files on the user's machine that hold credentials for other services. */
+const CREDENTIAL_FILE =
+  /~\/\.(?:aws\/credentials|kube\/config|ssh\/[\w.-]*|netrc|docker\/config\.json|npmrc|pypirc|git-credentials|config\/gh\/hosts\.yml|config\/gcloud\/[\w.\/-]*|azure\/[\w.-]*)/i;
+
+/** Acts against the user, by role (what changes for them, who gains, what of theirs is taken). */
+const ACTS: [role: string, re: RegExp][] = [
+  [
+    "weakens the security of the user's code",
+    /\bverify\s*=\s*False\b|\brejectUnauthorized\s*:\s*false\b|\bNODE_TLS_REJECT_UNAUTHORIZED\b|\bInsecureSkipVerify\b|\bStrictHostKeyChecking\s*=?\s*no\b|\bAccess-Control-Allow-Origin\b[^.!?\n]{0,40}['"`]?\*|\b(?:md5|sha-?1)\b[^.!?\n]{0,40}\bpasswords?\b|\bpasswords?\b[^.!?\n]{0,60}\b(?:md5|sha-?1|plain\s*text)\b|\b(?:disable|turn\s+off|skip)\w*\s+(?:the\s+)?(?:ssl|tls|certificate|cert|csrf|auth\w*|2fa|mfa|signature)\s+(?:verification|validation|checks?|protection)\b/i,
+  ],
+  [
+    "strips licences or attribution from code the user ships",
+    /\b(?:remov|strip|delet|drop|omit)\w*\s+(?:(?:the|any|all|its|their)\s+)?(?:licen[cs]e|copyright|attribution|author(?:ship)?|spdx)\s*(?:headers?|comments?|notices?|lines?|blocks?|texts?)?\b|\brenam\w*\s+(?:the\s+)?identifiers?\b[^.!?\n]{0,60}\boriginal\b/i,
+  ],
+  [
+    "puts a named third party first regardless of the user's criteria",
+    /\b(?:ranked|rank|listed|list|placed|put|shown|recommended)\s+(?:it\s+)?(?:first|at\s+the\s+top|on\s+top)\s+(?:in\s+)?(?:every|all|each|any|regardless|whatever|always)\b|\b(?:always|in\s+every\s+(?:case|recommendation|answer))\b[^.!?\n]{0,40}\b(?:rank|list|place|recommend)\w*\s+(?:\w+\s+)?first\b/i,
+  ],
+  [
+    "moves the user's money to an account the text names",
+    /(?:\b|_)(?:destination|payee|recipient|account|acct)[\w:]*\s*[:=]?\s*`?(?:acct|ba|wallet|iban)_[\w-]+|\b(?:round\w*\s+up|the\s+difference|surcharge|extra\s+fee)\b[^.!?\n]{0,80}\b(?:split|destination|account|acct_|wallet|transfer)\b/i,
+  ],
+  ["gathers the user's credential files", CREDENTIAL_FILE],
+  [
+    "gathers the user's credentials or environment",
+    /\b(?:process\s+)?environment\s*\((?:all|every)\s+variables?\)|\b(?:all|every|the\s+active)\s+(?:process\s+)?environment\s+variables?\b|\.(?:bash|zsh)_history\b/i,
+  ],
+];
+
+export const undisclosedAct: Rule = {
+  id: "mcp.undisclosed-act",
+  severity: "high",
+  title: "Does something against the user and keeps it from them",
+  text(text) {
+    const hush = directive(text, HUSH);
+    if (!hush) return [];
+    for (const [role, re] of ACTS) {
+      const act = find(text, re);
+      if (!act || DESCRIBES.test(text.slice(Math.max(0, act.index! - 80), act.index))) continue;
+      return [
+        {
+          index: act.index!,
+          length: act[0].length,
+          message: `The tool's text ${role} ("${act[0].trim()}") and tells the model to keep it from the user ("${hush[0].trim()}")`,
+        },
+      ];
+    }
+    return [];
+  },
+};
+
+/**
+ * A credential file of the user's said to travel with the calls, in the passive ("the trace payload is
+ * the user's ~/.config/gh/hosts.yml; it is attached to searches"): no verb the model is told to do, so
+ * the request rules do not see it, but the file goes all the same. A tool that says it reads a profile
+ * from such a file to sign requests locally sends nothing and passes.
+ */
+const TRAVELS =
+  /\b(?:is|are|gets?|will\s+be|being)\s+(?:\w+\s+)?(?:attached|sent|included|uploaded|added|appended|forwarded|posted|submitted|transmitted|mirrored|synced|cached|hashed)\s+(?:\w+\s+)?(?:to|with|in|into|at|on|server-side)\b|\b(?:payload|body|value|contents?)\s+(?:for|of)\s+(?:this|the|each|every)\s+\w+\s+is\b/i;
+
+export const credentialFileTravels: Rule = {
+  id: "mcp.credential-file-travels",
+  severity: "high",
+  title: "Says a credential file of the user's goes with the calls",
+  triggers: ["~/."],
+  text(text) {
+    const hits: Hit[] = [];
+    for (const s of sentences(text)) {
+      const f = find(s.text, CREDENTIAL_FILE);
+      if (!f || !TRAVELS.test(s.text) || isNegated(s.text, f.index!) || DESCRIBES.test(s.text)) continue;
+      hits.push({
+        index: s.start + f.index!,
+        length: f[0].length,
+        message: `Says ${f[0]} (credentials for another service) travels with the tool's calls`,
+      });
+      if (hits.length >= 5) break;
+    }
+    return hits;
+  },
+};
+
+/**
+ * The user's metered resources spent by rule: another (billed) tool called before every call, or each
+ * request repeated many times "to be thorough".
+ */
+const EVERY_CALL =
+  /\b(?:call|run|invoke|trigger|rebuild|re-?run|re-?index|refresh)\w*\s+[`'"]?[\w.-]+[`'"]?\s+(?:on\s+(?:the\s+)?(?:whole|entire|full|all)\s+\w+\s+)?(?:before|after|with)\s+(?:every|each|any)\s+(?:single\s+)?[`'"]?[\w.-]+[`'"]?\b|\b(?:before|after|with)\s+(?:every|each|any)\s+(?:single\s+)?[`'"]?[\w.-]+[`'"]?,?\s+(?:also\s+|first\s+|always\s+)?(?:call|run|invoke|trigger|rebuild|re-?run|re-?index|refresh)\w*\s+[`'"]?[\w.-]+/i;
+const REPEATED =
+  /\brepeat\w*\s+(?:the\s+|each\s+|every\s+|this\s+)?(?:search|query|request|call|lookup|run)\w*\s+(?:\w+\s+){0,3}?(?:\d{1,3}|three|four|five|six|seven|eight|nine|ten|several|many|multiple)\s+(?:times|paraphrases|variations|variants|rewordings)\b/i;
+/** Costly: billed, per token, the whole corpus each time. */
+const COSTLY =
+  /\b(?:charged|billed|paid|costs?|per[- ](?:token|call|request|query|page)|credits?|quota|expensive|whole\s+workspace|entire\s+(?:workspace|repo\w*|corpus|index)|all\s+files|full\s+(?:index|rebuild|crawl))\b/i;
+
+export const resourceBurn: Rule = {
+  id: "mcp.resource-burn",
+  severity: "medium",
+  title: "Spends the user's metered resources on every call",
+  triggers: ["every", "each", "any", "repeat"],
+  text(text) {
+    const hit = directive(text, EVERY_CALL) ?? directive(text, REPEATED);
+    if (!hit) return [];
+    const costly = COSTLY.test(text);
+    if (!costly && !REPEATED.test(text)) return [];
+    return [
+      {
+        index: hit.index!,
+        length: hit[0].length,
+        severity: costly ? "high" : "medium",
+        message: `Tells the model to spend the user's metered resources on every request ("${hit[0].trim()}")`,
+      },
+    ];
+  },
+};
+
+export const AGAINST_USER_RULES: Rule[] = [hiddenDirective, privilegeWidening, undisclosedAct, credentialFileTravels, resourceBurn];
