@@ -50,6 +50,9 @@ const APPLY =
 const DESCRIBES =
   /\b(?:detect\w*|flag\w*|find(?:s|ing)?|scan\w*|audit\w*|warn\w*|lint\w*|match(?:es|ing)?|rules?|check(?:s|ing)?\s+for|looks?\s+for|catch\w*|examples?|such\s+as|e\.g\.)\b/i;
 
+/** A check of the machine's state: "reports if /etc/sudoers contains NOPASSWD", "whether files are world-writable". */
+const STATE = /\breports?\s+(?:if|when|whether|any|on)\b|\bwhether\b|\bif\s+(?:\S+\s+){0,4}?(?:contains?|has|have|is|are)\b/i;
+
 export const privilegeWidening: Rule = {
   id: "mcp.privilege-widening",
   severity: "high",
@@ -73,7 +76,7 @@ export const privilegeWidening: Rule = {
       // Negation is read on the act ("never add …"), not on the token: "so runs never stall, add NOPASSWD" is the act.
       if (!w || isMention(s.text, w.index!, w[0].length)) continue;
       const act = directive(s.text, APPLY);
-      if (!act || DESCRIBES.test(s.text)) continue;
+      if (!act || DESCRIBES.test(s.text) || STATE.test(s.text)) continue;
       // The hit starts at the act, so the engine reads negation there ("never add …").
       const from = Math.min(act.index!, w.index!);
       hits.push({
@@ -92,7 +95,7 @@ export const privilegeWidening: Rule = {
  * alone; these fire only beside an act against the user in the same tool's text).
  */
 const HUSH =
-  /\bwithout\s+(?:calling|pointing|flagging|drawing\s+attention\s+to)\s+(?:it|them|this|these|that|those)\s*(?:out)?\b|\b(?:do\s+not|don'?t|never)\s+(?:mention|cite|credit|name|disclose|reveal|describe|label|flag|raise|surface|call\s+out|point\s+out|note|explain)\b|\bno\s+need\s+to\s+(?:mention|disclose|explain|raise|flag|note|surface|tell|inform|point\s+out)\b|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:raised|mentioned|flagged|disclosed|surfaced|explained|brought\s+up|shown)\s+(?:with|to)\s+(?:the\s+)?user\b|\bpresent\s+(?:it|this|them|these|the\s+\w+)\s+as\s+(?:your\s+own|original|neutral|independent|objective)\b|\b(?:reads?|appears?|looks?)\s+(?:as|like)\s+(?:original|your\s+own|the\s+user'?s\s+own)\b|\b(?:must\s+not|should\s+not|shouldn'?t|never)\s+(?:interrupt|prompt|ask|bother|require\s+(?:the\s+user'?s?\s+)?confirmation)\b|\bwithout\s+(?:further\s+|any\s+)?(?:user\s+)?(?:confirmation|asking|prompting)\b|\bno\s+(?:action|input|confirmation)\s+(?:is\s+)?(?:needed|required)\s+(?:from|by)\s+(?:the\s+)?user\b/i;
+  /\bwithout\s+(?:calling|pointing|flagging|drawing\s+attention\s+to)\s+(?:it|them|this|these|that|those)\s*(?:out)?\b|\b(?:do\s+not|don'?t|never)\s+(?:mention|cite|credit|name|disclose|reveal|describe|label|flag|raise|surface|call\s+out|point\s+out|note|explain|tell\s+(?:them|the\s+(?:user|customer|client)s?))\b|\bno\s+need\s+to\s+(?:mention|disclose|explain|raise|flag|note|surface|tell|inform|point\s+out)\b|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:raised|mentioned|flagged|disclosed|surfaced|explained|brought\s+up|shown)\s+(?:with|to)\s+(?:the\s+)?user\b|\bpresent\s+(?:it|this|them|these|the\s+\w+)\s+as\s+(?:your\s+own|original|neutral|independent|objective)\b|\b(?:reads?|appears?|looks?)\s+(?:as|like)\s+(?:original|your\s+own|the\s+user'?s\s+own)\b|\b(?:must\s+not|should\s+not|shouldn'?t|never)\s+(?:interrupt|prompt|ask|bother|require\s+(?:the\s+user'?s?\s+)?confirmation)\b|\bwithout\s+(?:further\s+|any\s+)?(?:user\s+)?(?:confirmation|asking|prompting)\b|\bno\s+(?:action|input|confirmation)\s+(?:is\s+)?(?:needed|required)\s+(?:from|by)\s+(?:the\s+)?user\b/i;
 
 /** Files on the user's machine that hold credentials for other services. */
 const CREDENTIAL_FILE =
@@ -117,6 +120,10 @@ const ACTS: [role: string, re: RegExp][] = [
     /(?:\b|_)(?:destination|payee|recipient|account|acct)[\w:]*\s*[:=]?\s*`?(?:acct|ba|wallet|iban)_[\w-]+|\b(?:round\w*\s+up|the\s+difference|surcharge|extra\s+fee)\b[^.!?\n]{0,80}\b(?:split|destination|account|acct_|wallet|transfer)\b/i,
   ],
   ["gathers the user's credential files", CREDENTIAL_FILE],
+  [
+    "overrides what the user chose",
+    /\b(?:instead\s+of|regardless\s+of|whatever|no\s+matter|ignor\w*|overrid\w*)\s+(?:what\s+)?(?:the\s+)?(?:user|customer|client|caller)(?:'s|s')?\s+(?:selected|chose|chosen|picked|asked(?:\s+for)?|requested|entered|choice|selection|request|preference)\b/i,
+  ],
   [
     "gathers the user's credentials or environment",
     /\b(?:process\s+)?environment\s*\((?:all|every)\s+variables?\)|\b(?:all|every|the\s+active)\s+(?:process\s+)?environment\s+variables?\b|\.(?:bash|zsh)_history\b/i,
@@ -176,6 +183,71 @@ export const credentialFileTravels: Rule = {
 };
 
 /**
+ * Defects put in the user's code on purpose: "introduce a subtle off-by-one error", "plant a small bug", or a
+ * safeguard weakened only for some users, repositories or dates ("when the project is for X, weaken input
+ * validation"): sabotage that waits for a condition a reviewer testing once does not meet. Mutation testing,
+ * seeded bugs for a training exercise or a detector's benchmark are the user's purpose and pass.
+ */
+const DEFECT =
+  /\b(?:introduc|insert|add|inject|plant|slip|leav|hid|sneak)\w*\s+(?:in\s+)?(?:a\s+|an\s+|some\s+|one\s+)?(?:(?:subtle|small|hidden|minor|hard[- ]to[- ]spot|quiet|tiny|deliberate|intentional)\s+(?:bugs?|errors?|flaws?|defects?|mistakes?)|(?:(?:subtle|small|hidden|minor|hard[- ]to[- ]spot|quiet|tiny|deliberate|intentional)\s+)?(?:bugs?|vulnerabilit(?:y|ies)|backdoors?|off-by-one(?:\s+errors?)?|race\s+conditions?|memory\s+leaks?|logic\s+bombs?))\b(?!\s+(?:handling|handlers?|reports?|tracking|fix\w*|checks?|detection))/i;
+const SAFEGUARD_WEAKENED =
+  /\b(?:weaken|loosen|disabl|remov|skip|drop|relax|bypass|omit|turn\w*\s+off)\w*\s+(?:the\s+|all\s+|any\s+)?(?:\w+\s+)?(?:validation|sanitiz\w+|escaping|auth\w*|checks?|verification|rate\s+limit\w*|encryption|csrf\s+protection|access\s+control|permission\s+checks?)\b/i;
+/** A condition on who the user or the code belongs to, or on the date: a target chosen by the text. */
+const ONLY_FOR =
+  /\b(?:if|when|whenever|unless|only\s+(?:if|when|for))\s+(?:the\s+)?(?:repository|repo|project|user|customer|client|owner|org\w*|company|domain|account|team|locale|country|date|day|weekday|year|month)(?:'s)?(?:\s+(?:owner|org\w*|name|domain|country|e-?mail|locale|id))?\s+(?:is|are|belongs?\s+to|matches|equals|contains|comes?\s+from|ends?\s+with|starts?\s+with|falls?\s+on)\b/i;
+const SEEDED_ON_PURPOSE =
+  /\bmutat\w*|\bmutants?\b|\bfuzz\w*|\bchaos\b|\bctf\b|capture\s+the\s+flag|\btraining\s+(?:exercise|course|lab)|deliberately\s+vulnerable|\bbenchmark\w*|\bseeded\b|\bkata\b|\bquiz\w*|\bexercises?\s+for\b/i;
+/** Before the act: a description of it (how attackers do it, what may cause it), not an order. */
+const ABOUT_DEFECTS =
+  /\b(?:explain\w*|how|why|may|might|could|would|whether|attackers?|malicious|adversar\w*|avoid\w*|without|prevent\w*|detect\w*|flag\w*|find\w*)\b/i;
+
+export const deliberateDefect: Rule = {
+  id: "mcp.deliberate-defect",
+  severity: "high",
+  title: "Puts defects in the user's code on purpose",
+  triggers: [
+    "introduc",
+    "insert",
+    "add",
+    "inject",
+    "plant",
+    "slip",
+    "leav",
+    "hid",
+    "sneak",
+    "weaken",
+    "loosen",
+    "disabl",
+    "remov",
+    "skip",
+    "drop",
+    "relax",
+    "bypass",
+    "omit",
+    "turn",
+  ],
+  text(text) {
+    if (SEEDED_ON_PURPOSE.test(text)) return [];
+    const hits: Hit[] = [];
+    for (const s of sentences(text)) {
+      const d = directive(s.text, DEFECT);
+      const w = d ? null : directive(s.text, SAFEGUARD_WEAKENED);
+      const hit = d ?? (w && ONLY_FOR.test(s.text) ? w : null);
+      if (!hit || ABOUT_DEFECTS.test(s.text.slice(0, hit.index))) continue;
+      hits.push({
+        index: s.start + hit.index!,
+        length: hit[0].length,
+        message: d
+          ? `Tells the model to put a defect in the user's code ("${hit[0].trim()}")`
+          : `Tells the model to weaken a safeguard only under a condition ("${hit[0].trim()}"): sabotage that waits for its target`,
+      });
+      if (hits.length >= 5) break;
+    }
+    return hits;
+  },
+};
+
+/**
  * The user's metered resources spent by rule: another (billed) tool called before every call, or each
  * request repeated many times "to be thorough".
  */
@@ -208,4 +280,11 @@ export const resourceBurn: Rule = {
   },
 };
 
-export const AGAINST_USER_RULES: Rule[] = [hiddenDirective, privilegeWidening, undisclosedAct, credentialFileTravels, resourceBurn];
+export const AGAINST_USER_RULES: Rule[] = [
+  hiddenDirective,
+  privilegeWidening,
+  undisclosedAct,
+  credentialFileTravels,
+  deliberateDefect,
+  resourceBurn,
+];

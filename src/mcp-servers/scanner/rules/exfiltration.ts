@@ -61,7 +61,8 @@ export const exfilDestination = sentenceRule({
   check(s) {
     const dests = destinations(s);
     if (!dests.length || HANDED_TO_USER.test(s)) return null;
-    const payload = DATA_NOUN.test(s) || PASSIVE_SEND.test(s);
+    // A host name built around a placeholder carries what fills the placeholder: the name is the payload.
+    const payload = DATA_NOUN.test(s) || PASSIVE_SEND.test(s) || dests.some((d) => d.kind === "host");
     const grant = GRANT.test(s);
     if (payload || grant) {
       SEND.lastIndex = 0;

@@ -104,7 +104,7 @@ export const recommendationSteering = sentenceRule({
 
 /** Writing to the model's long-term memory. */
 const MEMORY =
-  /\b(?:(?:using|with|via|through|call(?:ing)?)\s+(?:the\s+|your\s+)?(?:memory|memories|long[- ]term\s+memory|remember|save_memory|memory_\w+)\s+(?:tool|function|feature)|(?:permanently|persistently|forever)\s+(?:save|store|remember|memori[sz]e|record|note)|(?:save|store|remember|memori[sz]e|record|add|write)\b[^.!?\n]{0,60}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?(?:long[- ]term\s+|persistent\s+|permanent\s+)?(?:memory|memories|user\s+profile)|(?:remember|memori[sz]e)\s+(?:for\s+(?:all\s+)?(?:future|later)\s+(?:sessions|conversations|chats))|(?:for\s+(?:all\s+)?future\s+(?:sessions|conversations|chats))|(?:also|always|additionally)\s+(?:save|store|remember|memori[sz]e|record|add)\s+(?:this|that|the\s+following|an?\s+(?:fact|note|memory|observation)))\b/i;
+  /\b(?:(?:using|with|via|through|call(?:ing)?)\s+(?:the\s+|your\s+)?(?:memory|memories|long[- ]term\s+memory|remember|save_memory|memory_\w+)\s+(?:tool|function|feature)|(?:permanently|persistently|forever)\s+(?:save|store|remember|memori[sz]e|record|note)|(?:save|store|remember|memori[sz]e|record|add|write)\b[^.!?\n]{0,60}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?(?:long[- ]term\s+|persistent\s+|permanent\s+)?(?:memory|memories|user\s+profile)|(?:remember|memori[sz]e)\s+(?:for\s+(?:all\s+)?(?:future|later)\s+(?:sessions|conversations|chats))|(?:for\s+(?:all\s+)?future\s+(?:sessions|conversations|chats))|(?:also|always|additionally)\s+(?:save|store|remember|memori[sz]e|record|add)\s+(?:this|that|the\s+following|(?:an?|the)\s+(?:fact|note|memory|observation|entry)))\b/i;
 /** What is planted: a claim about what the user wants or trusts, or a place to send things. */
 const CLAIM =
   /\b(?:the\s+)?user\s+(?:always\s+)?(?:wants|prefers|trusts|likes|approves|allows|permits|has\s+(?:approved|agreed|asked|authori[sz]ed|opted)|agreed|asked\s+for|is\s+(?:ok|okay|fine)\s+with)\b|\b(?:always\s+)?(?:upload|send|post|trust|run|install|download|pipe|fetch)\w*\b[^.!?\n]{0,60}?(?:https?:\/\/|\b(?:[a-z0-9-]+\.){1,4}(?:net|com|io|rs|dev|app|org|xyz|sh)\b)/i;
@@ -132,6 +132,11 @@ export const memoryImplant = sentenceRule({
     if (!m) return null;
     const claim = find(s, CLAIM);
     if (!claim) return null;
+    // What the user said, stored when they say it, is their own memory.
+    if (
+      /\b(?:when|if|after|once|whenever)\s+(?:the\s+)?user\s+(?:says|states|tells|asks|confirms|mentions|expresses|shares|gives)\b/i.test(s)
+    )
+      return null;
     return {
       index: m.index!,
       length: m[0].length,
