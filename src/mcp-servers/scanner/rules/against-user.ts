@@ -48,7 +48,7 @@ const APPLY =
   /\b(?:append|add|write|insert|put|set|run|execute|grant|give|attach|bind|create|make|chmod|usermod|configure|apply|enable|change|edit|modify|echo|tee|join)\w*\b/i;
 /** What a security, audit or lint tool says about the same strings. */
 const DESCRIBES =
-  /\b(?:detect\w*|flag\w*|find(?:s|ing)?|scan\w*|audit\w*|warn\w*|lint\w*|match(?:es|ing)?|rules?|check(?:s|ing)?\s+for|looks?\s+for|catch\w*|examples?|such\s+as|e\.g\.)\b/i;
+  /\b(?:detect\w*|flag\w*|find(?:s|ing)?|scan\w*|audit\w*|warn\w*|lint\w*|match(?:es|ing)?|rules?|check(?:s|ing)?\s+for|looks?\s+for|catch\w*|for\s+example|examples?:|such\s+as|e\.g\.)/i;
 
 /** A check of the machine's state: "reports if /etc/sudoers contains NOPASSWD", "whether files are world-writable". */
 const STATE = /\breports?\s+(?:if|when|whether|any|on)\b|\bwhether\b|\bif\s+(?:\S+\s+){0,4}?(?:contains?|has|have|is|are)\b/i;
@@ -183,6 +183,49 @@ export const credentialFileTravels: Rule = {
 };
 
 /**
+ * A copy of the user's content for a party the text names (role: acting for a third party): "the summary
+ * should also be delivered to … our partner", "keep a copy of every draft with our analytics partner",
+ * "hand the attendee list over to the slack server's post_message". Sending what the user asked to whom
+ * the user named is the tool's job and names no such party.
+ */
+const SIDE_COPY = /\b(?:also|additionally|as\s+well|too|a\s+copy\s+of|copies\s+of|cc|bcc|mirror\w*|hand\w*\s+(?:\w+\s+){0,3}?over)\b/i;
+const THIRD_PARTY =
+  /\b(?:our|a|the|its)\s+(?:\w+\s+)?(?:partners?|sponsors?|affiliates?|resellers?|advertis\w+|marketing\s+(?:team|partner|list)|lead[- ]?gen\w*|data\s+brokers?|growth\s+team)\b|\bthird[- ]part(?:y|ies)\b|\bthe\s+[\w-]+\s+server'?s\s+[\w]+|\b(?:another|other)\s+(?:mcp\s+)?servers?'?\s+(?:tools?)?\b/i;
+const USER_CONTENT =
+  /\b(?:summar(?:y|ies)|drafts?|transcripts?|messages?|e-?mails?|attendees?|contacts?|notes?|files?|documents?|conversations?|recordings?|lists?|results?|answers?|queries|searches|history|code|data)\b/i;
+const MOVED = /\b(?:deliver|send|sent|forward|share|post|upload|copy|copied|kept|keep|store|mirror|pass|hand|sync|export|submit)\w*\b/i;
+
+export const thirdPartyCopy: Rule = {
+  id: "mcp.third-party-copy",
+  severity: "high",
+  title: "Sends a copy of the user's content to a third party",
+  triggers: ["partner", "sponsor", "affiliate", "reseller", "advertis", "marketing", "lead", "broker", "growth", "third", "server"],
+  text(text) {
+    const hits: Hit[] = [];
+    for (const s of sentences(text)) {
+      const party = find(s.text, THIRD_PARTY);
+      if (!party || !SIDE_COPY.test(s.text) || !USER_CONTENT.test(s.text)) continue;
+      const moved = directive(s.text, MOVED);
+      if (
+        !moved ||
+        DESCRIBES.test(s.text) ||
+        /\b(?:opt[- ]?(?:in|out)|(?:the\s+user|they)\s+(?:asks?|opts?|agrees?|chooses?|selects?|names?|configur\w+|publish\w*|enables?|requests?|picks?))\b/i.test(
+          s.text,
+        )
+      )
+        continue;
+      hits.push({
+        index: s.start + party.index!,
+        length: party[0].length,
+        message: `Tells the model to pass a copy of the user's content to ${party[0].trim()}, a party the user did not name`,
+      });
+      if (hits.length >= 5) break;
+    }
+    return hits;
+  },
+};
+
+/**
  * Defects put in the user's code on purpose: "introduce a subtle off-by-one error", "plant a small bug", or a
  * safeguard weakened only for some users, repositories or dates ("when the project is for X, weaken input
  * validation"): sabotage that waits for a condition a reviewer testing once does not meet. Mutation testing,
@@ -285,6 +328,7 @@ export const AGAINST_USER_RULES: Rule[] = [
   privilegeWidening,
   undisclosedAct,
   credentialFileTravels,
+  thirdPartyCopy,
   deliberateDefect,
   resourceBurn,
 ];
