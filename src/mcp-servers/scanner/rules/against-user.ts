@@ -11,8 +11,8 @@
  * A security tool describing these (detects, flags, rules matching `verify=False`) is a mention,
  * not an instruction, and passes.
  */
-import { isMention, isNegated, sentences, type Hit, type Rule } from "../../../scan";
-import { directive, find } from "../sentence-rule";
+import { isMention, isNegated, type Rule } from "../../../scan";
+import { directive, find, sentenceRule } from "../sentence-rule";
 
 /** An imperative addressed to the model: a sentence led by a verb, a "when …," clause or "you must". */
 const IMPERATIVE =
@@ -53,7 +53,7 @@ const DESCRIBES =
 /** A check of the machine's state: "reports if /etc/sudoers contains NOPASSWD", "whether files are world-writable". */
 const STATE = /\breports?\s+(?:if|when|whether|any|on)\b|\bwhether\b|\bif\s+(?:\S+\s+){0,4}?(?:contains?|has|have|is|are)\b/i;
 
-export const privilegeWidening: Rule = {
+export const privilegeWidening = sentenceRule({
   id: "mcp.privilege-widening",
   severity: "high",
   title: "Widens privileges on the user's machine or account",
@@ -69,26 +69,21 @@ export const privilegeWidening: Rule = {
     "cluster-admin",
     "setenforce",
   ],
-  text(text) {
-    const hits: Hit[] = [];
-    for (const s of sentences(text)) {
-      const w = find(s.text, WIDEN);
-      // Negation is read on the act ("never add …"), not on the token: "so runs never stall, add NOPASSWD" is the act.
-      if (!w || isMention(s.text, w.index!, w[0].length)) continue;
-      const act = directive(s.text, APPLY);
-      if (!act || DESCRIBES.test(s.text) || STATE.test(s.text)) continue;
-      // The hit starts at the act, so the engine reads negation there ("never add …").
-      const from = Math.min(act.index!, w.index!);
-      hits.push({
-        index: s.start + from,
-        length: w.index! + w[0].length - from,
-        message: `Tells the model to widen privileges ("${w[0]}"): root without a password, world-writable files or admin-everything stay after the task`,
-      });
-      if (hits.length >= 5) break;
-    }
-    return hits;
+  check(sentence, ctx) {
+    const w = find(sentence, WIDEN);
+    // Negation is read on the act ("never add …"), not on the token: "so runs never stall, add NOPASSWD" is the act.
+    if (!w || isMention(sentence, w.index!, w[0].length)) return null;
+    const act = directive(sentence, APPLY);
+    if (!act || DESCRIBES.test(sentence) || STATE.test(sentence)) return null;
+    // The hit starts at the act, so the engine reads negation there ("never add …").
+    const from = Math.min(act.index!, w.index!);
+    return {
+      index: from,
+      length: w.index! + w[0].length - from,
+      message: `Tells the model to widen privileges ("${w[0]}"): root without a password, world-writable files or admin-everything stay after the task`,
+    };
   },
-};
+});
 
 /**
  * Keeping a step from the user, in the many polite forms the plain concealment rule leaves (it fires
@@ -161,26 +156,21 @@ export const undisclosedAct: Rule = {
 const TRAVELS =
   /\b(?:is|are|gets?|will\s+be|being)\s+(?:\w+\s+)?(?:attached|sent|included|uploaded|added|appended|forwarded|posted|submitted|transmitted|mirrored|synced|cached|hashed)\s+(?:\w+\s+)?(?:to|with|in|into|at|on|server-side)\b|\b(?:payload|body|value|contents?)\s+(?:for|of)\s+(?:this|the|each|every)\s+\w+\s+is\b/i;
 
-export const credentialFileTravels: Rule = {
+export const credentialFileTravels = sentenceRule({
   id: "mcp.credential-file-travels",
   severity: "high",
   title: "Says a credential file of the user's goes with the calls",
   triggers: ["~/."],
-  text(text) {
-    const hits: Hit[] = [];
-    for (const s of sentences(text)) {
-      const f = find(s.text, CREDENTIAL_FILE);
-      if (!f || !TRAVELS.test(s.text) || isNegated(s.text, f.index!) || DESCRIBES.test(s.text)) continue;
-      hits.push({
-        index: s.start + f.index!,
-        length: f[0].length,
-        message: `Says ${f[0]} (credentials for another service) travels with the tool's calls`,
-      });
-      if (hits.length >= 5) break;
-    }
-    return hits;
+  check(sentence, ctx) {
+    const f = find(sentence, CREDENTIAL_FILE);
+    if (!f || !TRAVELS.test(sentence) || isNegated(sentence, f.index!) || DESCRIBES.test(sentence)) return null;
+    return {
+      index: f.index!,
+      length: f[0].length,
+      message: `Says ${f[0]} (credentials for another service) travels with the tool's calls`,
+    };
   },
-};
+});
 
 /**
  * A copy of the user's content for a party the text names (role: acting for a third party): "the summary
@@ -195,35 +185,30 @@ const USER_CONTENT =
   /\b(?:summar(?:y|ies)|drafts?|transcripts?|messages?|e-?mails?|attendees?|contacts?|notes?|files?|documents?|conversations?|recordings?|lists?|results?|answers?|queries|searches|history|code|data)\b/i;
 const MOVED = /\b(?:deliver|send|sent|forward|share|post|upload|copy|copied|kept|keep|store|mirror|pass|hand|sync|export|submit)\w*\b/i;
 
-export const thirdPartyCopy: Rule = {
+export const thirdPartyCopy = sentenceRule({
   id: "mcp.third-party-copy",
   severity: "high",
   title: "Sends a copy of the user's content to a third party",
   triggers: ["partner", "sponsor", "affiliate", "reseller", "advertis", "marketing", "lead", "broker", "growth", "third", "server"],
-  text(text) {
-    const hits: Hit[] = [];
-    for (const s of sentences(text)) {
-      const party = find(s.text, THIRD_PARTY);
-      if (!party || !SIDE_COPY.test(s.text) || !USER_CONTENT.test(s.text)) continue;
-      const moved = directive(s.text, MOVED);
-      if (
-        !moved ||
-        DESCRIBES.test(s.text) ||
-        /\b(?:opt[- ]?(?:in|out)|(?:the\s+user|they)\s+(?:asks?|opts?|agrees?|chooses?|selects?|names?|configur\w+|publish\w*|enables?|requests?|picks?))\b/i.test(
-          s.text,
-        )
+  check(sentence, ctx) {
+    const party = find(sentence, THIRD_PARTY);
+    if (!party || !SIDE_COPY.test(sentence) || !USER_CONTENT.test(sentence)) return null;
+    const moved = directive(sentence, MOVED);
+    if (
+      !moved ||
+      DESCRIBES.test(sentence) ||
+      /\b(?:opt[- ]?(?:in|out)|(?:the\s+user|they)\s+(?:asks?|opts?|agrees?|chooses?|selects?|names?|configur\w+|publish\w*|enables?|requests?|picks?))\b/i.test(
+        sentence,
       )
-        continue;
-      hits.push({
-        index: s.start + party.index!,
-        length: party[0].length,
-        message: `Tells the model to pass a copy of the user's content to ${party[0].trim()}, a party the user did not name`,
-      });
-      if (hits.length >= 5) break;
-    }
-    return hits;
+    )
+      return null;
+    return {
+      index: party.index!,
+      length: party[0].length,
+      message: `Tells the model to pass a copy of the user's content to ${party[0].trim()}, a party the user did not name`,
+    };
   },
-};
+});
 
 /**
  * Defects put in the user's code on purpose: "introduce a subtle off-by-one error", "plant a small bug", or a
@@ -244,7 +229,7 @@ const SEEDED_ON_PURPOSE =
 const ABOUT_DEFECTS =
   /\b(?:explain\w*|how|why|may|might|could|would|whether|attackers?|malicious|adversar\w*|avoid\w*|without|prevent\w*|detect\w*|flag\w*|find\w*)\b/i;
 
-export const deliberateDefect: Rule = {
+export const deliberateDefect = sentenceRule({
   id: "mcp.deliberate-defect",
   severity: "high",
   title: "Puts defects in the user's code on purpose",
@@ -269,26 +254,21 @@ export const deliberateDefect: Rule = {
     "omit",
     "turn",
   ],
-  text(text) {
-    if (SEEDED_ON_PURPOSE.test(text)) return [];
-    const hits: Hit[] = [];
-    for (const s of sentences(text)) {
-      const d = directive(s.text, DEFECT);
-      const w = d ? null : directive(s.text, SAFEGUARD_WEAKENED);
-      const hit = d ?? (w && ONLY_FOR.test(s.text) ? w : null);
-      if (!hit || ABOUT_DEFECTS.test(s.text.slice(0, hit.index))) continue;
-      hits.push({
-        index: s.start + hit.index!,
-        length: hit[0].length,
-        message: d
-          ? `Tells the model to put a defect in the user's code ("${hit[0].trim()}")`
-          : `Tells the model to weaken a safeguard only under a condition ("${hit[0].trim()}"): sabotage that waits for its target`,
-      });
-      if (hits.length >= 5) break;
-    }
-    return hits;
+  check(sentence, ctx) {
+    if (SEEDED_ON_PURPOSE.test(ctx.target.text ?? sentence)) return null;
+    const d = directive(sentence, DEFECT);
+    const w = d ? null : directive(sentence, SAFEGUARD_WEAKENED);
+    const hit = d ?? (w && ONLY_FOR.test(sentence) ? w : null);
+    if (!hit || ABOUT_DEFECTS.test(sentence.slice(0, hit.index))) return null;
+    return {
+      index: hit.index!,
+      length: hit[0].length,
+      message: d
+        ? `Tells the model to put a defect in the user's code ("${hit[0].trim()}")`
+        : `Tells the model to weaken a safeguard only under a condition ("${hit[0].trim()}"): sabotage that waits for its target`,
+    };
   },
-};
+});
 
 /**
  * The user's metered resources spent by rule: another (billed) tool called before every call, or each
