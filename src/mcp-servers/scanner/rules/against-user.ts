@@ -12,7 +12,7 @@
  * not an instruction, and passes.
  */
 import { isMention, isNegated, type Rule } from "../../../scan";
-import { directive, find, sentenceRule } from "../sentence-rule";
+import { directive, find, global, sentenceRule } from "../sentence-rule";
 
 /** An imperative addressed to the model: a sentence led by a verb, a "when …," clause or "you must". */
 const IMPERATIVE =
@@ -108,7 +108,8 @@ const ACTS: [role: string, re: RegExp][] = [
   ],
   [
     "puts a named third party first regardless of the user's criteria",
-    /\b(?:ranked|rank|listed|list|placed|put|shown|recommended)\s+(?:it\s+)?(?:first|at\s+the\s+top|on\s+top)\s+(?:in\s+)?(?:every|all|each|any|regardless|whatever|always)\b|\b(?:always|in\s+every\s+(?:case|recommendation|answer))\b[^.!?\n]{0,40}\b(?:rank|list|place|recommend)\w*\s+(?:\w+\s+)?first\b/i,
+    // A name (capitalised: a vendor, a product) put first, not a criterion ("whichever is cheapest is ranked first").
+    /\b[A-Z][\w-]*[a-z][\w-]*\s+(?:is|are|should\s+be|must\s+be|gets?|will\s+be)\s+(?:always\s+)?(?:ranked|listed|placed|shown|recommended|put)\s+(?:first|at\s+the\s+top|on\s+top)\b|\b(?:[Rr]ank|[Ll]ist|[Pp]lace|[Pp]ut|[Rr]ecommend|[Ss]how)\s+[A-Z][\w-]*[a-z][\w-]*\s+(?:first|at\s+the\s+top|on\s+top)\b/,
   ],
   [
     "moves the user's money to an account the text names",
@@ -125,16 +126,36 @@ const ACTS: [role: string, re: RegExp][] = [
   ],
 ];
 
+/** Keeping a secret's value out of the chat is protecting it: "never reveal the secret key", "do not mention values". */
+const PROTECTED = /^[^.!?\n]{0,40}?\b(?:secrets?|keys?|tokens?|passwords?|values?|credentials?|fingerprints?|passphrases?|pins?)\b/i;
+/** The act taken up: gathered, included, sent (a credential file or the environment merely used passes). */
+const GATHERED =
+  /\b(?:contents?\s+of|includ\w*|attach\w*|collect\w*|gather\w*|bundl\w*|consists?\s+of|build\s+(?:it\s+)?from|upload\w*|send\w*|pass\w*|forward\w*|copy\w*|hash\w*|evidence|append\w*|carr(?:y|ies|ied))\b/i;
+/** The act at the user's own request: "only when the user explicitly asks for it". */
+const AT_USER_REQUEST =
+  /\b(?:only\s+)?(?:when|if|after)\s+the\s+user\s+(?:explicitly\s+|specifically\s+)?(?:asks?|requests?|opts?|chooses?|says?|confirms?|approves?)\b/i;
+
 export const undisclosedAct: Rule = {
   id: "mcp.undisclosed-act",
   severity: "high",
   title: "Does something against the user and keeps it from them",
   text(text) {
-    const hush = directive(text, HUSH);
+    let hush: RegExpMatchArray | null = null;
+    const g = global(HUSH);
+    for (let m = g.exec(text); m; m = g.exec(text)) {
+      if (isNegated(text, m.index) || isMention(text, m.index, m[0].length)) continue;
+      if (PROTECTED.test(text.slice(m.index + m[0].length, m.index + m[0].length + 60))) continue;
+      hush = m;
+      break;
+    }
+    g.lastIndex = 0;
     if (!hush) return [];
     for (const [role, re] of ACTS) {
       const act = find(text, re);
       if (!act || DESCRIBES.test(text.slice(Math.max(0, act.index! - 80), act.index))) continue;
+      const around = text.slice(Math.max(0, act.index! - 120), act.index! + act[0].length + 120);
+      if (AT_USER_REQUEST.test(around)) continue;
+      if (role.startsWith("gathers") && !GATHERED.test(text.slice(Math.max(0, act.index! - 100), act.index))) continue;
       return [
         {
           index: act.index!,
