@@ -250,6 +250,17 @@ const SEEDED_ON_PURPOSE =
 const ABOUT_DEFECTS =
   /\b(?:explain\w*|how|why|may|might|could|would|whether|attackers?|malicious|adversar\w*|avoid\w*|without|prevent\w*|detect\w*|flag\w*|find\w*)\b/i;
 
+// Asked once per text, not once per sentence (a text of many sentences would be read again for each).
+let seededText: string | null = null;
+let seededAnswer = false;
+function seededOnPurpose(text: string): boolean {
+  if (text !== seededText) {
+    seededText = text;
+    seededAnswer = SEEDED_ON_PURPOSE.test(text);
+  }
+  return seededAnswer;
+}
+
 export const deliberateDefect = sentenceRule({
   id: "mcp.deliberate-defect",
   severity: "high",
@@ -276,7 +287,7 @@ export const deliberateDefect = sentenceRule({
     "turn",
   ],
   check(sentence, ctx) {
-    if (SEEDED_ON_PURPOSE.test(ctx.target.text ?? sentence)) return null;
+    if (seededOnPurpose(ctx.target.text ?? sentence)) return null;
     const d = directive(sentence, DEFECT);
     const w = d ? null : directive(sentence, SAFEGUARD_WEAKENED);
     const hit = d ?? (w && ONLY_FOR.test(sentence) ? w : null);
