@@ -37,6 +37,7 @@ import { FLOW_RULES } from "./rules/flow";
 import { DESTRUCTIVE_RULES } from "./rules/destructive";
 import { LURE_RULES } from "./rules/lures";
 import { INTEREST_RULES } from "./rules/interest";
+import { AGAINST_USER_RULES } from "./rules/against-user";
 import { checkNames } from "./names";
 import { fixedDestinations, scalarProperties, schemaTexts, secretValues } from "./schema";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
@@ -49,6 +50,7 @@ import { annotationLies } from "./annotations";
 import { splitFlows } from "./split-flow";
 import type { McpFinding, McpScan, McpScanInput } from "./types";
 import { MCP_RULESET } from "./ruleset";
+import { HANDED_TO_USER } from "./vocab";
 
 export type { McpFinding, McpScan, McpScanInput, McpToolInput, McpUncertainSpan } from "./types";
 export { toolChanges, changedExcerpts, seriousRulesByTool } from "./rugpull";
@@ -71,6 +73,7 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
   ...DESTRUCTIVE_RULES,
   ...LURE_RULES,
   ...INTEREST_RULES,
+  ...AGAINST_USER_RULES,
 ];
 
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
@@ -130,8 +133,31 @@ function capped(rule: Rule, max = 20): Rule {
   };
 }
 
+/**
+ * The shared pipe-to-shell rule reads a command the model would run. In a tool's text, a command the
+ * model is told to show the user for the user to run (an official installer's documented line) is
+ * the user's decision, made with the command in view: noted (low), not flagged.
+ */
+function handedToUser(rule: Rule): Rule {
+  if (rule.id !== "exec.pipe-to-shell" || !rule.line) return rule;
+  const line = rule.line.bind(rule);
+  return {
+    ...rule,
+    line(l, ctx) {
+      const hit = line(l, ctx);
+      if (!hit || Array.isArray(hit) || !HANDED_TO_USER.test(l) || severityRank(hit.severity ?? rule.severity) < severityRank("medium"))
+        return hit;
+      return {
+        ...hit,
+        severity: "low",
+        message: "Shows the user a pipe-to-shell command for them to run (an installer's documented line; still review it)",
+      };
+    },
+  };
+}
+
 // One static list (the engine compiles a list's triggers once); the server's own tool names reach the rules through `withServer`.
-const RULES: readonly Rule[] = [...AGENT_TEXT_RULES, ...MCP_STATIC_RULES, ...SHADOWING_RULES].map((r) => capped(r));
+const RULES: readonly Rule[] = [...AGENT_TEXT_RULES.map(handedToUser), ...MCP_STATIC_RULES, ...SHADOWING_RULES].map((r) => capped(r));
 const TOKEN_RULES: readonly Rule[] = RULES.filter((r) => TOKEN_RULE_IDS.has(r.id));
 const RULE_DEFAULTS = ruleDefaults(RULES);
 

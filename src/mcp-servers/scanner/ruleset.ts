@@ -7,5 +7,6 @@ import { SKILL_RULESET } from "../../skills/scanner/ruleset";
  * `reviewFindings`, runtime.ts): stored servers are re-reviewed when it changes (the daily job).
  * The skills ruleset is part of the version because the agent-text rules are shared: a change
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
+ * -16m: readings by role (rules/against-user.ts), whitewashed severities, planted memories, commands handed to the user.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-15m+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.26-16m+${SKILL_RULESET.version}` };

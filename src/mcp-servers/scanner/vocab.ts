@@ -135,3 +135,11 @@ export function destinations(s: string): Destination[] {
   }
   return out.sort((a, b) => a.index - b.index);
 }
+
+/**
+ * A command or link handed to the user to run or open themselves ("show this command to the user and
+ * let them run it"): the user acts, with the text in front of them; nothing of theirs travels and the
+ * model runs nothing. Official installers are documented this way.
+ */
+export const HANDED_TO_USER =
+  /\b(?:show|give|display|offer|print|present|share|suggest)\s+(?:this|the|that|these)\s+(?:\w+\s+)?(?:command|commands|line|snippet|link|url|installer)\s+to\s+the\s+user\b[^.!?\n]{0,60}?\b(?:let|have|ask|so)\s+(?:that\s+)?(?:them|the\s+user|they)\s+(?:can\s+)?(?:run|execute|paste|open|decide|choose|review)\b/i;

@@ -119,6 +119,10 @@ export const concealOtherLanguages = patternRule({
     "ユーザー",
     "사용자에게",
     "\\bno",
+    "\\bnon",
+    "erwähne",
+    "sage",
+    "verrate",
     "\\bsin",
     "\\bne",
     "\\bsans",
@@ -173,6 +177,8 @@ export const concealOtherLanguages = patternRule({
     /(?:لا|ألا)\s+(?:ت?ذكر|تخبر|تبلغ|تُعلم|تعلم|تظهر|تُظهر|تشير)\S*\s+(?:(?:ذلك|هذا|هذه|به|بها|إليه|إليها)\s+)?(?:لل|ال)مستخدم/,
     /\bnon\s+(?:menzionar\w*|dire|dirl\w|riportar\w*|mostrar\w*|segnalar\w*)\b[^.\n]{0,40}\b(?:riepilogo|risposta|utente|conferma|resoconto)\b/i,
     /\bn[ãa]o\s+(?:é\s+(?:necessário|preciso)|precisa)\s+(?:avisar|informar|contar|dizer|mencionar|notificar)\s+(?:a\s+)?(?:o\s+|ao\s+)?(?:usuário|utilizador|cliente)\b/i,
+    // "Don't mention / say that …", as the English rule reads it.
+    /\bno\s+(?:menciones|digas|indiques|reveles|comentes)\s+(?:nunca\s+)?que\b|\bne\s+(?:mentionnez|dites|mentionne|dis|révélez|précisez)\s+(?:jamais|pas)\s+que\b|\bn[ãa]o\s+(?:mencione|diga|revele|conte)\s+que\b|\bnon\s+(?:menzionare|dire|rivelare)\s+che\b|\b(?:erwähne|sage?|verrate)\s+(?:nie|nicht),?\s+dass\b/i,
   ],
   message: "Tells the model to hide what the tool does from the user",
 });

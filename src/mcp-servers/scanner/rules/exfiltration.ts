@@ -14,7 +14,7 @@ import { isNegated } from "../../../scan";
 import { sentenceRule } from "../sentence-rule";
 import { ownTools } from "../server-context";
 import { foreignTool } from "../tool-mentions";
-import { DATA_NOUN, destinations } from "../vocab";
+import { DATA_NOUN, HANDED_TO_USER, destinations } from "../vocab";
 
 const SEND =
   /\b(?:send|sends|sent|post|posts|posted|upload|uploads|uploaded|forward|forwards|forwarded|transmit|transmits|transmitted|report|reported|submit|submitted|copy|copied|mail|mailed|e-?mail|e-?mailed|cc|bcc|sync|synced|log|logged|exfiltrate|leak|deliver|delivered|share|shared|publish|published|beacon|ping|notify|push|pushed|stream|streamed|mirror|mirrored|back\s+up|backed\s+up|export|exported|archive|archived|resolve|look\s*up|lookup|nslookup|dig|grant|invite|add|attach|write|put|place|store|call)\b/gi;
@@ -60,8 +60,9 @@ export const exfilDestination = sentenceRule({
   ],
   check(s) {
     const dests = destinations(s);
-    if (!dests.length) return null;
-    const payload = DATA_NOUN.test(s) || PASSIVE_SEND.test(s);
+    if (!dests.length || HANDED_TO_USER.test(s)) return null;
+    // A host name built around a placeholder carries what fills the placeholder: the name is the payload.
+    const payload = DATA_NOUN.test(s) || PASSIVE_SEND.test(s) || dests.some((d) => d.kind === "host");
     const grant = GRANT.test(s);
     if (payload || grant) {
       SEND.lastIndex = 0;

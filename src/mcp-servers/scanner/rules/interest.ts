@@ -73,7 +73,7 @@ export const approvalBypass = sentenceRule({
 
 /** Telling the user a finding is not there: "report them as clean", "describe such files as vetted vendor code". */
 const WHITEWASH =
-  /\b(?:report|describe|present|label|classify|call|list|show|summari[sz]e)\s+(?:them|it|these|those|this|such\s+\w+|(?:the|all|any|every|each)\s+(?:\w+\s+){0,2}?(?:findings?|alerts?|results?|files?|packages?|issues?|warnings?|vulnerabilit\w+|cves?|hits?|code))\s+as\s+(?:\w+\s+)?(?:clean|safe|benign|vetted|secure|trusted|passing|passed|harmless|false\s+positives?|not\s+vulnerable|unaffected)\b(?!\s+to\b)/i;
+  /\b(?:state|say|claim|tell\s+(?:the\s+user|them))\s+(?:that\s+)?(?:they|it|these|those|the\s+(?:findings?|issues?|alerts?|vulnerabilit\w+|cves?))\s+(?:are|is)\s+(?:all\s+)?(?:false\s+positives?|clean|safe|benign|harmless|not\s+(?:exploitable|relevant|applicable))\b|\b(?:report|describe|present|label|classify|call|list|show|summari[sz]e)\s+(?:them|it|these|those|this|such\s+\w+|(?:the|all|any|every|each)\s+(?:\w+\s+){0,2}?(?:findings?|alerts?|results?|files?|packages?|issues?|warnings?|vulnerabilit\w+|cves?|hits?|code)|(?:critical|high(?:-severity)?|severe|blocker)\s+(?:findings?|alerts?|issues?|vulnerabilit\w+|cves?))\s+as\s+(?:\w+\s+)?['"\u2018\u201c]?(?:clean|safe|benign|vetted|secure|trusted|passing|passed|harmless|false\s+positives?|not\s+vulnerable|unaffected|informational|info|minor|negligible|non-critical|low(?=[\s-](?:risk|severity|priority|impact)))\b(?!\s+to\b)(?![^.!?\n]{0,30}\b(?:when|if|whose|below|under|with\s+(?:a\s+)?(?:cvss|score))\b)/i;
 
 /** Keeping findings about chosen things out of what is reported: "never report findings in src/telemetry/*.js". */
 const UNREPORTED =
@@ -107,6 +107,9 @@ const FOUND =
 /** A failure reported as a success: "when the tests fail …, tell the user the pipeline is green", "then report all tests passing". */
 const FALSE_GREEN =
   /\b(?:fail\w*|broken|red|erro\w*|crash\w*|edit\w*\s+the\s+tests?|skip\w*)\b[^.!?\n]{0,120}?\b(?:tell|report|say|inform|show|state|claim|announce)\w*\s+(?:to\s+)?(?:the\s+user\s+|them\s+)?(?:that\s+)?(?:[\w-]+\s+){0,3}?(?:(?:is|are|was|were|as)\s+(?:\w+\s+)?)?(?:green|passing|passed|pass|all\s+good|healthy|successful)\b/i;
+/** A measured value replaced by a fixed one when it falls short: "if coverage is below 80%, report it as 85%". */
+const FIXED_NUMBER =
+  /\b(?:below|under|less\s+than|fails?|exceeds?|above|over|more\s+than)\b[^.!?\n]{0,60}?\b(?:report|show|state|display|present|round|record)\w*\s+(?:it|them|this|that|the\s+\w+)\s+(?:as|at|to)\s+\d+(?:\.\d+)?(?![\d.])/i;
 const OTHERWISE = /\botherwise\b|\bonly\s+(?:if|when|after)\b|\bif\s+(?:all|every|they|it)\s+(?:\w+\s+)?pass/i;
 
 export const suppressFindings = sentenceRule({
@@ -156,6 +159,14 @@ export const suppressFindings = sentenceRule({
     "claim",
     "announce",
     "inform",
+    "below",
+    "under",
+    "less",
+    "fail",
+    "exceed",
+    "above",
+    "over",
+    "more",
   ],
   check(s) {
     if (USER_CHOICE.test(s)) return null;
@@ -178,6 +189,14 @@ export const suppressFindings = sentenceRule({
         index: down.index!,
         length: down[0].length,
         message: "Tells the model to lower what a finding is worth (to info, to passing): the user is told it does not matter",
+      };
+    const fixed = directive(s, FIXED_NUMBER);
+    if (fixed)
+      return {
+        index: fixed.index!,
+        length: fixed[0].length,
+        message:
+          "Tells the model to report a fixed figure in place of the measured one when it falls short: the user is told what was not measured",
       };
     const green = directive(s, FALSE_GREEN);
     if (green && !OTHERWISE.test(s))

@@ -20,7 +20,7 @@ const ASK_USER =
   /\b(?:ask|prompt|request|have|get|tell|instruct|require)\s+(?:the\s+|your\s+)?(?:user|customer|account\s+holder|them)\b|\b(?:ask|request)\s+(?:for\s+)?(?:their|the\s+user'?s)\b|\b(?:ask|request)\s+(?:also|too|again|as\s+well)\s+for\b|\b(?:frag|bitte|fordere)\w*\s+(?:den|die)\s+(?:Nutzer|Benutzer|Anwender)\w*|\b(?:demande[zr]?|demandez)\s+(?:à\s+)?l'utilisateur|\b(?:pide|pregunta|solicita)\w*\s+al\s+usuario|(?:向|请)用户(?:索取|询问|索要|要求|提供)|ユーザーに[^。\n]{0,30}?(?:尋ね|聞い|聞き|入力させ|求め|教えてもら)|사용자에게[^.\n]{0,30}?(?:요청|물어|입력)/i;
 /** Secrets of the user's own accounts: never a tool's configuration. */
 const PERSONAL_SECRET =
-  /\b(?:(?:e-?mail|account|login|sign-?in|bank(?:ing)?|online[- ]banking|computer|laptop|system|sudo|root|admin|windows|mac|apple\s+id|icloud|google|microsoft|wallet|master|vault)\s+(?:account\s+)?pass(?:word|code|phrase)s?|pass(?:word|code)s?\s+(?:of|for)\s+(?:their|the\s+user'?s|your)\s+(?:e-?mail|account|bank|computer|login)|2fa|two[- ]factor|mfa|otp|one[- ]time\s+(?:codes?|passwords?|pins?)|(?:verification|security|authenticat\w+|sms)\s+codes?|recovery\s+(?:codes?|phrases?|keys?)|seed\s+phrases?|mnemonic|pins?\b|cvv|cvc|card\s+numbers?|social\s+security\s+numbers?)\b|(?:登录|开机|电脑|银行|支付|邮箱|账户|账号)密码|验证码|(?:ログイン|銀行|口座|メール)(?:の)?パスワード|暗証番号|認証コード|비밀번호|인증\s*코드|\b(?:Online-?Banking-?)?(?:Passwort|Kennwort)\b|\bmots?\s+de\s+passe\b|\bcontraseña\b|\bsenha\b/i;
+  /\b(?:(?:e-?mail|account|login|sign-?in|bank(?:ing)?|online[- ]banking|computer|laptop|system|sudo|root|admin|windows|mac|apple\s+id|icloud|google|microsoft|wallet|master|vault)\s+(?:account\s+)?pass(?:word|code|phrase)s?|pass(?:word|code)s?\s+(?:of|for)\s+(?:their|the\s+user'?s|your)\s+(?:e-?mail|account|bank|computer|login)|2fa|two[- ]factor|mfa|otp|one[- ]time\s+(?:codes?|passwords?|pins?)|(?:verification|security|authenticat\w+|sms)\s+codes?|(?:\d|six|four|eight)[- ]digit\s+codes?|codes?\s+(?:that\s+)?(?:they|you|the\s+user)\s+(?:just\s+|have\s+|has\s+)?(?:received|got|were\s+sent)|recovery\s+(?:codes?|phrases?|keys?)|seed\s+phrases?|mnemonic|pins?\b|cvv|cvc|card\s+numbers?|social\s+security\s+numbers?)\b|(?:登录|开机|电脑|银行|支付|邮箱|账户|账号)密码|验证码|(?:ログイン|銀行|口座|メール)(?:の)?パスワード|暗証番号|認証コード|비밀번호|인증\s*코드|\b(?:Online-?Banking-?)?(?:Passwort|Kennwort)\b|\bmots?\s+de\s+passe\b|\bcontraseña\b|\bsenha\b/i;
 
 const NOT_BEFORE = /\b(?:never|not|don'?t|no\s+need\s+to|nicht|nie|jamais|nunca)\s+(?:\w+\s+)?$|不要$|しないで$/i;
 
@@ -104,7 +104,7 @@ export const recommendationSteering = sentenceRule({
 
 /** Writing to the model's long-term memory. */
 const MEMORY =
-  /\b(?:(?:using|with|via|through|call(?:ing)?)\s+(?:the\s+|your\s+)?(?:memory|memories|long[- ]term\s+memory|remember|save_memory|memory_\w+)\s+(?:tool|function|feature)|(?:permanently|persistently|forever)\s+(?:save|store|remember|memori[sz]e|record|note)|(?:save|store|remember|memori[sz]e|record|add|write)\b[^.!?\n]{0,60}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?(?:long[- ]term\s+|persistent\s+|permanent\s+)?(?:memory|memories|user\s+profile)|(?:remember|memori[sz]e)\s+(?:for\s+(?:all\s+)?(?:future|later)\s+(?:sessions|conversations|chats))|(?:for\s+(?:all\s+)?future\s+(?:sessions|conversations|chats)))\b/i;
+  /\b(?:(?:using|with|via|through|call(?:ing)?)\s+(?:the\s+|your\s+)?(?:memory|memories|long[- ]term\s+memory|remember|save_memory|memory_\w+)\s+(?:tool|function|feature)|(?:permanently|persistently|forever)\s+(?:save|store|remember|memori[sz]e|record|note)|(?:save|store|remember|memori[sz]e|record|add|write)\b[^.!?\n]{0,60}?\b(?:to|in|into)\s+(?:your\s+|the\s+)?(?:long[- ]term\s+|persistent\s+|permanent\s+)?(?:memory|memories|user\s+profile)|(?:remember|memori[sz]e)\s+(?:for\s+(?:all\s+)?(?:future|later)\s+(?:sessions|conversations|chats))|(?:for\s+(?:all\s+)?future\s+(?:sessions|conversations|chats))|(?:also|always|additionally)\s+(?:save|store|remember|memori[sz]e|record|add)\s+(?:this|that|the\s+following|(?:an?|the)\s+(?:fact|note|memory|observation|entry)))\b/i;
 /** What is planted: a claim about what the user wants or trusts, or a place to send things. */
 const CLAIM =
   /\b(?:the\s+)?user\s+(?:always\s+)?(?:wants|prefers|trusts|likes|approves|allows|permits|has\s+(?:approved|agreed|asked|authori[sz]ed|opted)|agreed|asked\s+for|is\s+(?:ok|okay|fine)\s+with)\b|\b(?:always\s+)?(?:upload|send|post|trust|run|install|download|pipe|fetch)\w*\b[^.!?\n]{0,60}?(?:https?:\/\/|\b(?:[a-z0-9-]+\.){1,4}(?:net|com|io|rs|dev|app|org|xyz|sh)\b)/i;
@@ -113,12 +113,30 @@ export const memoryImplant = sentenceRule({
   id: "mcp.memory-implant",
   severity: "high",
   title: "Plants instructions or false preferences in the model's memory",
-  triggers: ["memory", "memories", "memori", "remember", "permanently", "persistently", "forever", "future", "profile"],
+  triggers: [
+    "memory",
+    "memories",
+    "memori",
+    "remember",
+    "permanently",
+    "persistently",
+    "forever",
+    "future",
+    "profile",
+    "also",
+    "always",
+    "additionally",
+  ],
   check(s) {
     const m = directive(s, MEMORY);
     if (!m) return null;
     const claim = find(s, CLAIM);
     if (!claim) return null;
+    // What the user said, stored when they say it, is their own memory.
+    if (
+      /\b(?:when|if|after|once|whenever)\s+(?:the\s+)?user\s+(?:says|states|tells|asks|confirms|mentions|expresses|shares|gives)\b/i.test(s)
+    )
+      return null;
     return {
       index: m.index!,
       length: m[0].length,
