@@ -1259,15 +1259,14 @@ export const SSH_IDENTITY = /(?:\b(?:ssh|scp|sftp)\b[^\n|;&]{0,60}?\s-i\s*|\bIde
 /** A statement that loads a .env file into the environment (and does nothing else with it). */
 const DOTENV_LOAD =
   /^\s*(?:set\s+-a\s*[;&]+\s*)?(?:source|\.)\s+["']?(?:\$\w+\/|\.\/)?\.env(?:\.[\w-]+)?["']?\s*(?:[;&]+\s*set\s+\+a\s*)?(?:$|&&|;|\|\|)|^\s*(?:from\s+dotenv\s+import\s+load_dotenv|load_dotenv\s*\([^)]{0,80}\)|(?:require\(\s*["']dotenv["']\s*\)|dotenv)\.config\s*\([^)]{0,80}\)|import\s+["']dotenv\/config["'];?|require\(\s*["']dotenv\/config["']\s*\);?|Dotenv\.load(?:\s*\([^)]{0,80}\))?)\s*;?\s*$/;
-/** The content of the inline code span (`…`) of a prose unit that holds `at`, if any. */
+/**
+ * The content of the inline code span of a prose unit that holds `at`, if any: the spans the unit
+ * splitter reads as code units of their own (`INLINE_CODE`, in `proseUnits`).
+ */
 function inlineCodeAt(text: string, at: number): string | null {
-  const open = text.lastIndexOf("`", at);
-  if (open === -1) return null;
-  let ticks = 0;
-  for (let i = text.indexOf("`"); i !== -1 && i <= open; i = text.indexOf("`", i + 1)) ticks++;
-  if (ticks % 2 === 0) return null;
-  const close = text.indexOf("`", at);
-  return close === -1 ? null : text.slice(open + 1, close);
+  if (!text.includes("`")) return null;
+  for (const m of text.matchAll(INLINE_CODE)) if (m.index < at && at < m.index + m[0].length) return m[1]!;
+  return null;
 }
 const NOT_A_READ =
   /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
