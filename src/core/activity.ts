@@ -21,10 +21,8 @@ export function recordActivity(sink: ActivitySink | null, op: AnyOperation, ctx:
   }
   if (!entry) return;
   const caller = ctx.caller;
-  ctx.waitUntil(
-    // Not through the request's D1 session: the feed is read by the owner from the primary.
-    sink(envOutsideSession(ctx), caller, entry, ctx.via).catch((err) =>
-      console.error(JSON.stringify({ level: "error", what: "activity", requestId: ctx.requestId, op: op.id, error: String(err) })),
-    ),
-  );
+  const failed = (err: unknown) =>
+    console.error(JSON.stringify({ level: "error", what: "activity", requestId: ctx.requestId, op: op.id, error: String(err) }));
+  // Not through the request's D1 session: the feed is read by the owner from the primary.
+  ctx.waitUntil(sink(envOutsideSession(ctx), caller, entry, ctx.via, failed).catch(failed));
 }

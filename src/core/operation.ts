@@ -20,7 +20,17 @@ export interface ActivityEntry {
 }
 
 /** Stores an activity entry for the caller's owner (the sync area's store, handed in by app.ts). */
-export type ActivitySink = (env: Env, caller: AgentPrincipal, entry: ActivityEntry, via: OpContext["via"]) => Promise<void>;
+/**
+ * Stores a feed entry in the background. The promise goes to waitUntil; a row written on another
+ * request's behalf reports its failure through `onError` (core/write-group.ts).
+ */
+export type ActivitySink = (
+  env: Env,
+  caller: AgentPrincipal,
+  entry: ActivityEntry,
+  via: OpContext["via"],
+  onError: (error: unknown) => void,
+) => Promise<void>;
 
 /** Errors an operation's handler may declare (the others come from the adapters). */
 export type HandlerErrorCode = Extract<

@@ -11,6 +11,7 @@ import type { ActivityEntry } from "../core/activity";
 import type { AgentPrincipal } from "../core/principal";
 import type { OpContext } from "../core/operation";
 import { pagedSearch } from "../core/fts";
+import { groupedWrite } from "../core/write-group";
 import type { agents } from "../db/identity";
 import { agentActivity } from "../db/sync";
 
@@ -42,8 +43,14 @@ export function activityStatement(db: D1Database, caller: AgentPrincipal, r: Act
 }
 
 /** The sink core/activity.ts reports successful agent actions to (wired in app.ts). */
-export async function storeActivity(env: Env, caller: AgentPrincipal, entry: ActivityEntry, via: OpContext["via"]): Promise<void> {
-  await activityStatement(env.DB, caller, {
+export function storeActivity(
+  env: Env,
+  caller: AgentPrincipal,
+  entry: ActivityEntry,
+  via: OpContext["via"],
+  onError: (error: unknown) => void,
+): Promise<void> {
+  const stmt = activityStatement(env.DB, caller, {
     id: newId("act_"),
     kind: entry.kind,
     summary: entry.summary,
@@ -52,7 +59,9 @@ export async function storeActivity(env: Env, caller: AgentPrincipal, entry: Act
     url: entry.url ?? null,
     via,
     createdAt: now(),
-  }).run();
+  });
+  // One row per agent action: a busy isolate's rows share a batch (core/write-group.ts).
+  return groupedWrite(env.DB, stmt, onError);
 }
 
 const LIST_KEYS = ["id", "agentId", "kind", "summary", "targetType", "targetId", "url", "via", "createdAt"] as const;
