@@ -41,6 +41,7 @@ export async function scenarios(ctx) {
   if (!list.items?.length) throw new Error(`bench: the MCP directory is empty (${JSON.stringify(list).slice(0, 200)})`);
   const slugs = list.items.map((x) => x.slug);
   const scanBody = thirtyTools();
+  let fresh = 0;
   const check = await fetch(`${ctx.origin}/v1/mcp-servers/scan`, {
     method: "POST",
     headers: { ...auth(0), "content-type": "application/json" },
@@ -68,9 +69,26 @@ export async function scenarios(ctx) {
       path: (i) => `/v1/mcp-servers/${slugs[i % slugs.length]}`,
       headers: auth,
     },
-    { name: "MCP scan POST /v1/mcp-servers/scan (30 tools)", method: "POST", path: "/v1/mcp-servers/scan", headers: auth, body: scanBody },
     {
-      name: "MCP tools/call service_mcp_scan (30 tools)",
+      name: "MCP scan POST /v1/mcp-servers/scan (30 tools, the same list: the held verdict)",
+      method: "POST",
+      path: "/v1/mcp-servers/scan",
+      headers: auth,
+      body: scanBody,
+    },
+    {
+      // One description differs per request: every request is scanned.
+      name: "MCP scan POST /v1/mcp-servers/scan (30 tools, a new list each time)",
+      method: "POST",
+      path: "/v1/mcp-servers/scan",
+      headers: auth,
+      body: () => ({
+        ...scanBody,
+        tools: scanBody.tools.map((t, k) => (k === 0 ? { ...t, description: `${t.description} (${++fresh})` } : t)),
+      }),
+    },
+    {
+      name: "MCP tools/call service_mcp_scan (30 tools, the same list)",
       method: "POST",
       path: "/v1/mcp",
       headers: ctx.mcpHeaders,

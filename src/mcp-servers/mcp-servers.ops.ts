@@ -8,6 +8,9 @@ import * as svc from "./mcp-servers.service";
 import { judgeMcpScan } from "./second-opinion";
 import { severityRank } from "../scan/types";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
+import { decidedVersion } from "../scan/judge";
+import { LruCache } from "../core/cache";
+import { MCP_RULESET } from "./scanner/ruleset";
 import {
   SCAN_BODY_BYTES,
   detailQuery,
@@ -20,6 +23,14 @@ import {
 } from "./mcp-servers.schemas";
 
 const TAG = "mcp-servers";
+
+/**
+ * Verdicts this isolate gave, by the tool list's hash and the layers that decided them: the same
+ * servers' lists come back again and again (each agent that has them configured scans them), and
+ * a scan costs milliseconds of CPU where a hash costs microseconds. Only the verdict is held, in
+ * memory, never stored; a new ruleset or judge model is another key.
+ */
+const heldVerdicts = new LruCache<string, z.infer<typeof scanOut>>({ maxEntries: 256, maxBytes: 4_000_000 });
 
 export const search = defineOperation({
   id: "mcpServers.search",
@@ -117,7 +128,7 @@ export const scan = defineOperation({
     "high or critical finding, `warn` on a medium one, else `passed`; each finding names the tool and the field (or the JSON path in the schema). " +
     "`scanLayers` says what decided it: the rules, and, where the deployment configures one, a second opinion (a model) on the passages the rules " +
     "were unsure about, which never clears a high finding and whose failure leaves the answer `warn`, never `passed`. " +
-    "The submitted text is neither stored nor logged (with a second opinion configured, the uncertain passages, at most 12,000 characters, go to the deployment's Workers AI model and nowhere else). Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
+    "The submitted text is neither stored nor logged (the verdict is held in memory by the list's hash, so the same list scanned again is answered without a second scan; with a second opinion configured, the uncertain passages, at most 12,000 characters, go to the deployment's Workers AI model and nowhere else). Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
     "of text, 1 MiB (1,048,576 characters) of text in all; the body itself may be up to 4 MiB of JSON, room for that much text in any script " +
     "(up to 3 bytes a character in UTF-8; `\\u` escapes take 6 and count against the 4 MiB). Agent key; counts as an API call and one SCANS unit.",
   tag: TAG,
@@ -135,18 +146,27 @@ export const scan = defineOperation({
   untrusted: true,
   handler: async (ctx, b) => {
     const input = { instructions: b.instructions, tools: b.tools };
+    const hash = await toolsHash(input);
+    const judge = judgeFromEnv(ctx.env);
+    const decided = decidedVersion(MCP_RULESET.version, judge);
+    const key = `${hash} ${decided}`;
+    const held = heldVerdicts.get(key);
+    if (held) return structuredClone(held);
     const scanned = await scanMcpToolsRemote(ctx.env, input);
     ctx.progress?.(1, 2, "rules applied; asking the judge");
-    const result = await judgeMcpScan(judgeFromEnv(ctx.env), scanned);
+    const result = await judgeMcpScan(judge, scanned);
     ctx.progress?.(2, 2, "judged");
-    return {
+    const answer = {
       securityStatus: result.status,
       // Worst first, the scanner's order within a severity (a stable sort): a judge's findings join where they belong.
       findings: result.findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
       rulesetVersion: result.rulesetVersion,
       scanLayers: result.layers,
-      toolsHash: await toolsHash(input),
+      toolsHash: hash,
     };
+    // Only a verdict every configured layer gave (not one whose judge is owed: that one is retried).
+    if (result.rulesetVersion === decided) heldVerdicts.set(key, structuredClone(answer), JSON.stringify(answer).length);
+    return answer;
   },
   mcp: {
     tool: "service_mcp_scan",

@@ -54,7 +54,8 @@ describe("the scanner Worker behind the SCANNER service binding", () => {
 
   it("unreachable, the MCP scan endpoint is INTERNAL, never passed, and spends no SCANS", async () => {
     const a = await newAgent();
-    const tools = [{ name: "list_tables", description: "Lists the tables of the database." }];
+    // A list no earlier scan answered: a verdict held for its hash would not ask the scanner at all.
+    const tools = [{ name: "list_tables", description: `Lists the tables of the ${uniqueWord()} database.` }];
     const before = (await usage(a)).SCANS.used;
     expectScannerDown(await call("POST", "/v1/mcp-servers/scan", { key: a.key, body: { tools }, env: DOWN }));
     expect((await usage(a)).SCANS.used).toBe(before);
@@ -127,7 +128,8 @@ describe("the scanner Worker behind the SCANNER service binding", () => {
     const a = await newAgent();
     const name = `other-${Date.now().toString(36)}`;
     const files = [{ path: "SKILL.md", content: skillMd(name) }];
-    const tools = [{ name: "list_tables", description: "Lists the tables of the database." }];
+    // A list no earlier scan answered: a verdict held for its hash would not ask the scanner at all.
+    const tools = [{ name: "list_tables", description: `Lists the tables of the ${uniqueWord()} database.` }];
     // A scanner Worker of another deploy (another ruleset): its verdict is not stored as current.
     const otherVersion = tamper((r) => ({ ...r, rulesetVersion: "1999.01.01-1" }));
     expectScannerDown(await call("POST", "/v1/me/skills", { token: owner.token, body: { category: "testing", files }, env: otherVersion }));
