@@ -151,7 +151,12 @@ export const scan = defineOperation({
     const decided = decidedVersion(MCP_RULESET.version, judge);
     const key = `${hash} ${decided}`;
     const held = heldVerdicts.get(key);
-    if (held) return structuredClone(held);
+    if (held) {
+      // A client that asked for progress hears the same two steps, both already done.
+      ctx.progress?.(1, 2, "the verdict held for this tool list's hash");
+      ctx.progress?.(2, 2, "judged");
+      return structuredClone(held);
+    }
     const scanned = await scanMcpToolsRemote(ctx.env, input);
     ctx.progress?.(1, 2, "rules applied; asking the judge");
     const result = await judgeMcpScan(judge, scanned);
