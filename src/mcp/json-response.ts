@@ -11,6 +11,9 @@ export async function preferJson(res: Response, opts: { batch: boolean; accept: 
   if (!acceptsJson(opts.accept)) return res;
   const text = await res.text();
   const payloads = sseData(text);
+  // One request's stream ends with its response, so a stream of one event is that response: the
+  // payload (a tool list is some 100 KB) need not be parsed to be told apart from a notification.
+  if (!opts.batch && payloads.length === 1 && payloads[0]!.startsWith("{")) return jsonResponse(res, payloads[0]!);
   let messages: unknown[];
   try {
     messages = payloads.map((p) => JSON.parse(p));
@@ -19,11 +22,15 @@ export async function preferJson(res: Response, opts: { batch: boolean; accept: 
   }
   const onlyResponses = messages.length > 0 && messages.every((m) => isResponse(m));
   if (!onlyResponses || (!opts.batch && messages.length !== 1)) return new Response(text, res);
+  // Each payload is already one JSON text: joined, not parsed objects serialised again.
+  return jsonResponse(res, opts.batch ? `[${payloads.join(",")}]` : payloads[0]!);
+}
+
+function jsonResponse(res: Response, body: string): Response {
   const headers = new Headers(res.headers);
   for (const h of ["content-type", "content-length", "cache-control", "x-accel-buffering", "transfer-encoding"]) headers.delete(h);
   headers.set("content-type", "application/json");
-  // Each payload is already one JSON text: joined, not parsed objects serialised again.
-  return new Response(opts.batch ? `[${payloads.join(",")}]` : payloads[0]!, { status: res.status, headers });
+  return new Response(body, { status: res.status, headers });
 }
 
 function acceptsJson(accept: string | null): boolean {
