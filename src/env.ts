@@ -93,10 +93,16 @@ export interface Env {
    * The scanners' second opinion (src/scan/judge.ts, docs/scanner.md): a Workers AI binding
    * (`[ai] binding = "AI"`, not declared in wrangler.toml so that `wrangler dev` and the tests never
    * reach Cloudflare) and the model it runs. Both set: skills, MCP servers and the scan endpoint ask
-   * it about what the rules were unsure of; either missing: the rules alone decide.
+   * it about what the rules were unsure of and (SCAN_JUDGE_SCOPE) the instruction text as a whole; either missing: the rules alone decide.
    */
   AI?: { run(model: string, inputs: Record<string, unknown>, options?: { signal?: AbortSignal; tags?: string[] }): Promise<unknown> };
   SCAN_JUDGE_MODEL?: string;
   /** Milliseconds one judge call may take (default and ceiling 10,000). */
   SCAN_JUDGE_TIMEOUT_MS?: string;
+  /**
+   * What the judge reads: "all" (default) the rules' uncertain passages and the content's
+   * instruction text as a whole (SKILL.md and the files it names; MCP instructions, tool
+   * descriptions and schema texts); "uncertain" only the passages.
+   */
+  SCAN_JUDGE_SCOPE?: string;
 }

@@ -70,7 +70,7 @@ export const skillVersions = sqliteTable(
     status: text("status").notNull(),
     /** JSON array of findings `{ruleId, severity, path, line, excerpt, message}`. */
     findings: text("findings").notNull().default("[]"),
-    /** The rules' version, plus `+judge:<model>` when a second opinion decided the scan too (`:retry` while it is owed). */
+    /** The rules' version, plus `+judge:<model>` (`+judge:<model>+all` for a whole-text review) when a second opinion decided the scan too (`:retry` while it is owed). */
     rulesetVersion: text("ruleset_version").notNull(),
     /** JSON array of the layers that ran on this version (src/scan/judge.ts `ScanLayer`): the rules, and the judge when configured. */
     scanLayers: text("scan_layers").notNull().default("[]"),

@@ -159,7 +159,7 @@ export const scan = defineOperation({
     }
     const scanned = await scanMcpToolsRemote(ctx.env, input);
     ctx.progress?.(1, 2, "rules applied; asking the judge");
-    const result = await judgeMcpScan(judge, scanned);
+    const result = await judgeMcpScan(judge, scanned, input);
     ctx.progress?.(2, 2, "judged");
     const answer = {
       securityStatus: result.status,

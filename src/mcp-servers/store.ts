@@ -255,6 +255,7 @@ async function evaluate(
     const judged = await judgeMcpScan(
       judge,
       known ? await scanMcpToolsRemote(env, { instructions: instructions ?? undefined, tools }) : null,
+      { instructions: instructions ?? undefined, tools },
     );
     content = judged.findings;
     rulesetVersion = judged.rulesetVersion;
@@ -550,6 +551,7 @@ export async function rescanOutdated(
     const judged = await judgeMcpScan(
       judge,
       known ? await scanMcpToolsRemote(env, { instructions: r.instructions ?? undefined, tools }) : null,
+      { instructions: r.instructions ?? undefined, tools },
     );
     const content = judged.findings;
     const all = sortMcpFindings([

@@ -14,20 +14,34 @@
  *                 `judge.unavailable` (medium): not analysed is not a pass, the content stays warn
  *                 and its stored ruleset version says the judge is owed, so the rescan retries.
  *
- * Cost is bounded per scan: one call, at most `items` passages of `itemChars` characters and
- * `totalChars` in all, `timeoutMs` of waiting. Passages over the budget are not sent; they add
- * `judge.incomplete` (medium): what was not read cannot pass.
+ * Scope (`Judge.scope`, SCAN_JUDGE_SCOPE): "uncertain" reads only those passages. "all" (the
+ * default) also reads the content's instruction text as a whole (`review`: a skill's SKILL.md and
+ * the text files it points the agent to; an MCP server's instructions and each tool's description
+ * and schema texts), because the harm the rules miss carries no trigger word and so leaves no
+ * uncertain passage. On that text a malicious or suspicious verdict adds the finding above; benign
+ * changes nothing (it only ever clears passages the rules were unsure about).
+ *
+ * Cost is bounded per scan: one call, at most `items` uncertain passages of `itemChars` characters,
+ * `reviewItems` whole texts, `totalChars` in all (uncertain passages first: the status depends on
+ * them), `timeoutMs` of waiting. Uncertain passages over the budget are not sent; they add
+ * `judge.incomplete` (medium): what was not read cannot pass. Whole text over the budget is cut, and
+ * the judge layer's detail says how much was read ("read 12,000 of 48,210 characters"): the rules
+ * still read all of it, so a partial review adds no finding, but it never claims to be a full one.
  */
 import { visible } from "./text";
 import { statusOf, type ScanStatus, type Severity } from "./types";
 import type { UncertainSpan } from "./uncertain";
 
 export type JudgeVerdict = "benign" | "suspicious" | "malicious";
+export type JudgeScope = "all" | "uncertain";
+export const JUDGE_SCOPES = ["all", "uncertain"] as const;
 export const JUDGE_VERDICTS = ["benign", "suspicious", "malicious"] as const;
 
 /** One passage as the judge receives it. */
 export interface JudgeItem {
   id: number;
+  /** uncertain: a passage the rules were unsure about; whole: instruction text reviewed as a whole. */
+  kind: "uncertain" | "whole";
   path: string;
   reason: string;
   text: string;
@@ -44,6 +58,8 @@ export interface Judge {
   readonly model: string;
   /** How long one call may take before the scan gives up on it (ms). */
   readonly timeoutMs: number;
+  /** What it reads: "all" (default) or only the rules' uncertain passages. */
+  readonly scope?: JudgeScope;
   judge(items: readonly JudgeItem[], signal: AbortSignal): Promise<JudgeAnswer[]>;
 }
 
@@ -52,11 +68,19 @@ export class JudgeDeferred extends Error {}
 
 export const JUDGE_LIMITS = {
   /** Passages per call; one call per scan. */
+  /** Uncertain passages per call; one call per scan. */
   items: 8,
   itemChars: 1_500,
-  totalChars: 12_000,
+  /** Whole texts per call (scope "all"): a skill's files, an MCP server's tools. */
+  reviewItems: 40,
+  /** All text of the call: a typical SKILL.md (a few thousand characters) fits whole beside its passages. */
+  totalChars: 24_000,
   timeoutMs: 10_000,
 } as const;
+export type JudgeLimits = { readonly [K in keyof typeof JUDGE_LIMITS]: number };
+
+/** Ids of whole-text items start here, so that they never meet a passage's id. */
+const REVIEW_ID = 1_000;
 
 /** What ran on a piece of content, in order. Stored with the verdict and shown with it. */
 export interface ScanLayer {
@@ -75,11 +99,12 @@ export interface ScanLayer {
 export const JUDGE_OUTCOMES = ["benign", "suspicious", "malicious", "incomplete", "not-needed", "skipped", "failed", "deferred"] as const;
 
 /** The ruleset version a scan is stored under once every configured layer has decided it. */
-export const decidedVersion = (rulesVersion: string, judge: Pick<Judge, "model"> | null): string =>
-  judge ? `${rulesVersion}+judge:${judge.model}` : rulesVersion;
+export const decidedVersion = (rulesVersion: string, judge: Pick<Judge, "model" | "scope"> | null): string =>
+  // "+all" marks a whole-text review: content a judge of scope "uncertain" decided is read again.
+  judge ? `${rulesVersion}+judge:${judge.model}${judge.scope === "uncertain" ? "" : "+all"}` : rulesVersion;
 
 /** Stored when the judge is owed (failed or deferred): differs from `decidedVersion`, so the rescan picks it up. */
-const owedVersion = (rulesVersion: string, judge: Pick<Judge, "model">) => `${decidedVersion(rulesVersion, judge)}:retry`;
+const owedVersion = (rulesVersion: string, judge: Pick<Judge, "model" | "scope">) => `${decidedVersion(rulesVersion, judge)}:retry`;
 
 export interface JudgedFinding {
   ruleId: string;
@@ -99,7 +124,7 @@ export interface SecondOpinion<F> {
 
 const clean = (s: string, max: number) => visible(s.replace(/\s+/g, " ").trim()).slice(0, max);
 
-function itemsFor(spans: readonly UncertainSpan[], limits: typeof JUDGE_LIMITS): JudgeItem[] {
+function itemsFor(spans: readonly UncertainSpan[], limits: JudgeLimits): JudgeItem[] {
   const items: JudgeItem[] = [];
   let total = 0;
   for (let i = 0; i < spans.length && items.length < limits.items; i++) {
@@ -109,6 +134,7 @@ function itemsFor(spans: readonly UncertainSpan[], limits: typeof JUDGE_LIMITS):
     total += text.length;
     items.push({
       id: i,
+      kind: "uncertain",
       path: s.line > 1 || s.endLine > 1 ? `${s.path}:${s.line}-${s.endLine}` : s.path,
       reason: s.reason.slice(0, 300),
       text,
@@ -133,15 +159,43 @@ async function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: numb
   }
 }
 
+/** Whole texts as the judge reads them: within what the passages left of the budget, in order. */
+function reviewItemsFor(texts: readonly UncertainSpan[], used: number, limits: JudgeLimits) {
+  const items: JudgeItem[] = [];
+  let left = Math.max(0, limits.totalChars - used);
+  let read = 0;
+  let total = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const t = texts[i]!;
+    total += t.text.length;
+    if (items.length >= limits.reviewItems || left <= 0) continue;
+    const text = t.text.slice(0, left);
+    left -= text.length;
+    read += text.length;
+    const cut = text.length < t.text.length;
+    items.push({
+      id: REVIEW_ID + i,
+      kind: "whole",
+      path: t.path,
+      reason: `${t.reason.slice(0, 300)}${cut ? ` (only its first ${text.length} of ${t.text.length} characters fit the budget)` : ""}`,
+      text,
+    });
+  }
+  return { items, read, total };
+}
+
+const n = (x: number) => x.toLocaleString("en-US");
+
 /**
- * Runs the judge (when there is one) on a scan's uncertain passages and returns the findings and
- * status to store. `make` builds a finding of the scanner's own shape at a passage.
+ * Runs the judge (when there is one) on a scan's uncertain passages and, under scope "all", on
+ * `review` (the content's instruction text as a whole, spans with `covers: []`), and returns the
+ * findings and status to store. `make` builds a finding of the scanner's own shape at a passage.
  */
 export async function secondOpinion<F extends JudgedFinding, S extends UncertainSpan = UncertainSpan>(
   judge: Judge | null,
-  scan: { findings: readonly F[]; uncertain: readonly S[]; rulesetVersion: string },
+  scan: { findings: readonly F[]; uncertain: readonly S[]; rulesetVersion: string; review?: readonly S[] },
   make: (span: S, ruleId: string, severity: Severity, message: string) => F,
-  limits: typeof JUDGE_LIMITS = JUDGE_LIMITS,
+  limits: JudgeLimits = JUDGE_LIMITS,
 ): Promise<SecondOpinion<F>> {
   const rulesStatus = statusOf(scan.findings);
   const layers: ScanLayer[] = [{ layer: "rules", version: scan.rulesetVersion, outcome: rulesStatus, detail: null }];
@@ -155,13 +209,26 @@ export async function secondOpinion<F extends JudgedFinding, S extends Uncertain
   if (rulesStatus === "flagged")
     return done("skipped", "The rules flagged this content; a second opinion never clears a high or critical finding.", decided);
   const spans = scan.uncertain;
-  if (!spans.length) return done("not-needed", "The rules were unsure of nothing here.", decided);
+  const texts = judge.scope === "uncertain" ? [] : (scan.review ?? []).filter((t) => t.text.trim());
+  if (!spans.length && !texts.length)
+    return done(
+      "not-needed",
+      judge.scope === "uncertain" ? "The rules were unsure of nothing here." : "No instruction text to read.",
+      decided,
+    );
 
   const items = itemsFor(spans, limits);
+  const review = reviewItemsFor(
+    texts,
+    items.reduce((sum, i) => sum + i.text.length, 0),
+    limits,
+  );
+  const sent = [...items, ...review.items];
+  const at = (item: JudgeItem): S => (item.kind === "whole" ? texts[item.id - REVIEW_ID]! : spans[item.id]!);
   const owed = (why: string, outcome: "failed" | "deferred") => {
     findings.push(
       make(
-        spans[0]!,
+        spans[0] ?? texts[0]!,
         "judge.unavailable",
         "medium",
         `A second opinion (${judge.model}) is configured for this content and ${why}: it was not analysed, so it is not passed; it is tried again on the next rescan`,
@@ -171,27 +238,35 @@ export async function secondOpinion<F extends JudgedFinding, S extends Uncertain
   };
   let answers: JudgeAnswer[];
   try {
-    answers = await withTimeout((signal) => judge.judge(items, signal), Math.min(judge.timeoutMs, limits.timeoutMs));
+    answers = await withTimeout((signal) => judge.judge(sent, signal), Math.min(judge.timeoutMs, limits.timeoutMs));
   } catch (e) {
     if (e instanceof JudgeDeferred) return owed("could not run within this job's budget of calls", "deferred");
     return owed(`did not answer (${clean(e instanceof Error ? e.message : String(e), 120)})`, "failed");
   }
   const byId = new Map<number, JudgeAnswer>();
-  for (const a of answers) if (items.some((i) => i.id === a.id) && !byId.has(a.id)) byId.set(a.id, a);
-  if (byId.size !== items.length) return owed(`answered ${byId.size} of the ${items.length} passages it was given`, "failed");
+  for (const a of answers) if (sent.some((i) => i.id === a.id) && !byId.has(a.id)) byId.set(a.id, a);
+  if (byId.size !== sent.length)
+    return owed(
+      items.length === sent.length
+        ? `answered ${byId.size} of the ${items.length} passages it was given`
+        : `answered ${byId.size} of the ${sent.length} passages and texts it was given`,
+      "failed",
+    );
 
   let worst: JudgeVerdict = "benign";
-  for (const item of items) {
+  for (const item of sent) {
     const a = byId.get(item.id)!;
-    const span = spans[item.id]!;
+    const span = at(item);
     const reason = clean(a.reason, 200) || "no reason given";
+    const whole = item.kind === "whole" ? " (reviewing the instruction text as a whole)" : "";
     if (a.verdict === "malicious") {
       worst = "malicious";
-      findings.push(make(span, "judge.malicious", "high", `Second opinion (${judge.model}): malicious. ${reason}`));
+      findings.push(make(span, "judge.malicious", "high", `Second opinion (${judge.model})${whole}: malicious. ${reason}`));
     } else if (a.verdict === "suspicious") {
       if (worst === "benign") worst = "suspicious";
-      findings.push(make(span, "judge.suspicious", "medium", `Second opinion (${judge.model}): suspicious. ${reason}`));
-    } else {
+      findings.push(make(span, "judge.suspicious", "medium", `Second opinion (${judge.model})${whole}: suspicious. ${reason}`));
+    } else if (item.kind === "uncertain") {
+      // Benign clears only what the rules were unsure of; on whole text it changes nothing.
       for (const i of span.covers) {
         const f = findings[i];
         if (f?.severity !== "medium") continue;
@@ -215,7 +290,17 @@ export async function secondOpinion<F extends JudgedFinding, S extends Uncertain
     );
   }
   const outcome = worst !== "benign" ? worst : unsent > 0 ? "incomplete" : "benign";
-  return done(outcome, `${items.length} of ${spans.length} uncertain passages read`, decided, 1);
+  const details: string[] = [];
+  if (spans.length || !texts.length) details.push(`${items.length} of ${spans.length} uncertain passages read`);
+  if (texts.length) {
+    const partial = review.read < review.total;
+    details.push(
+      partial
+        ? `whole-text review partial: read ${n(review.read)} of ${n(review.total)} characters (${review.items.length} of ${texts.length} texts begun); the rest was read by the rules only`
+        : `whole-text review: read all ${n(review.total)} characters of ${texts.length} text${texts.length === 1 ? "" : "s"}`,
+    );
+  }
+  return done(outcome, details.join("; "), decided, 1);
 }
 
 /** A judge that makes at most `calls` calls; past that it defers (the content stays warn and is retried). */
@@ -225,6 +310,7 @@ export function withCallBudget(judge: Judge | null, calls: number): Judge | null
   return {
     model: judge.model,
     timeoutMs: judge.timeoutMs,
+    scope: judge.scope,
     judge(items, signal) {
       if (left <= 0) return Promise.reject(new JudgeDeferred("call budget spent"));
       left--;

@@ -155,7 +155,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const previous = existing?.capabilities ? (JSON.parse(existing.capabilities) as Capabilities) : null;
   const rules = await scanSkillRemote(env, bundle.files, previous);
   // With a judge configured, the version is stored only once it has decided (or failed: then warn).
-  const scan = { ...rules, ...(await judgeSkillScan(judgeFromEnv(env), rules)) };
+  const scan = { ...rules, ...(await judgeSkillScan(judgeFromEnv(env), rules, bundle.files)) };
   if (system && scan.status !== "passed") throw systemVersionRefused(name, scan);
   const artifact = await buildArtifact(bundle);
   await putBlobs(env.SKILLS, [

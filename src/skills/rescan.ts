@@ -101,7 +101,7 @@ export async function rescanOutdated(
           }),
         );
         const scan = await scanSkillRemote(env, files, v.prev_caps ? (JSON.parse(v.prev_caps) as Capabilities) : null);
-        ({ status, findings, rulesetVersion: version, layers } = await judgeSkillScan(judge, scan));
+        ({ status, findings, rulesetVersion: version, layers } = await judgeSkillScan(judge, scan, files));
         caps = scan.capabilities;
         capChanges = scan.capabilityChanges;
       } catch (e) {

@@ -2,9 +2,10 @@
  * The skill scan with its second opinion (src/scan/judge.ts): what publish and the rescan store.
  * Without a configured judge this is the rules' scan as it is.
  */
-import { excerpt } from "../scan/text";
+import { excerpt, LineIndex, visible } from "../scan/text";
 import { sortFindings, type Finding } from "../scan/types";
 import { secondOpinion, type Judge, type ScanLayer } from "../scan/judge";
+import type { UncertainSpan } from "../scan/uncertain";
 import type { SkillScan } from "./scanner/types";
 
 export interface JudgedSkillScan {
@@ -15,8 +16,53 @@ export interface JudgedSkillScan {
   layers: ScanLayer[];
 }
 
-export async function judgeSkillScan(judge: Judge | null, scan: SkillScan): Promise<JudgedSkillScan> {
-  const v = await secondOpinion<Finding>(judge, scan, (span, ruleId, severity, message) => {
+/** Bundled files SKILL.md may point the agent to that the whole-text review reads, at most. */
+const REFERENCED_FILES = 8;
+
+/**
+ * The instruction text a judge of scope "all" reads whole: SKILL.md (front matter included: its
+ * description is what an agent reads first), then the text files SKILL.md names (by path, or by
+ * file name when that is unambiguous), in the order it names them. Binary files are the rules' alone.
+ */
+export function skillReviewTexts(files: readonly { path: string; text: string | null }[]): UncertainSpan[] {
+  const skill = files.find((f) => f.path === "SKILL.md");
+  if (!skill?.text) return [];
+  const body = skill.text;
+  const named: { at: number; path: string; text: string }[] = [];
+  for (const f of files) {
+    if (f === skill || f.text === null || !f.text.trim()) continue;
+    const base = f.path.split("/").pop()!;
+    const unique = files.filter((g) => g.path.split("/").pop() === base).length === 1;
+    let at = body.indexOf(f.path);
+    if (at < 0 && unique && base.includes(".") && base.length >= 4) {
+      const m = new RegExp(`(^|[^\\w./-])${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`).exec(body);
+      if (m) at = m.index;
+    }
+    if (at >= 0) named.push({ at, path: f.path, text: f.text });
+  }
+  named.sort((a, b) => a.at - b.at);
+  const span = (path: string, text: string, reason: string): UncertainSpan => ({
+    path,
+    line: 1,
+    endLine: new LineIndex(text).count,
+    reason,
+    ruleId: null,
+    text: visible(text),
+    covers: [],
+  });
+  return [
+    span("SKILL.md", body, "the skill's instructions, read as a whole: what do they make the agent do, and for whom?"),
+    ...named.slice(0, REFERENCED_FILES).map((f) => span(f.path, f.text, "a file SKILL.md tells the agent to read or run, read as a whole")),
+  ];
+}
+
+export async function judgeSkillScan(
+  judge: Judge | null,
+  scan: SkillScan,
+  files: readonly { path: string; text: string | null }[] = [],
+): Promise<JudgedSkillScan> {
+  const review = judge && judge.scope !== "uncertain" ? skillReviewTexts(files) : [];
+  const v = await secondOpinion<Finding>(judge, { ...scan, review }, (span, ruleId, severity, message) => {
     const first = span.covers.length ? scan.findings[span.covers[0]!] : undefined;
     return {
       ruleId,
