@@ -175,3 +175,35 @@ export function restAi(accountId: string, apiToken: string, fetcher: typeof fetc
     },
   };
 }
+
+/** The model wrangler.toml's comment names for SCAN_JUDGE_MODEL, if any (the deploy's suggested default). */
+export function defaultJudgeModel(wranglerToml: string): string | null {
+  return /SCAN_JUDGE_MODEL\s*=\s*"([^"]+)"/.exec(wranglerToml)?.[1] ?? null;
+}
+
+/**
+ * The production judge over the REST API, for an evaluator outside a Worker: CLOUDFLARE_ACCOUNT_ID
+ * and CLOUDFLARE_API_TOKEN (a token with Workers AI read), the model from SCAN_JUDGE_MODEL or
+ * `fallbackModel`. Throws, naming what is missing, rather than scoring the rules alone as if judged.
+ */
+export function restJudgeFromEnv(
+  vars: Record<string, string | undefined>,
+  fallbackModel: string | null,
+  fetcher: typeof fetch = fetch,
+): Judge {
+  const missing = ["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_API_TOKEN"].filter((k) => !vars[k]?.trim());
+  const model = vars.SCAN_JUDGE_MODEL?.trim() || fallbackModel;
+  if (!model) missing.push("SCAN_JUDGE_MODEL");
+  if (missing.length)
+    throw new Error(
+      `--judge needs ${missing.join(", ")} in the environment (Workers AI over REST: https://api.cloudflare.com/client/v4/accounts/<account>/ai/run/<model>)`,
+    );
+  const asked = Number(vars.SCAN_JUDGE_TIMEOUT_MS);
+  const timeoutMs = Number.isFinite(asked) && asked > 0 ? Math.min(asked, JUDGE_LIMITS.timeoutMs) : JUDGE_LIMITS.timeoutMs;
+  return workersAiJudge(
+    restAi(vars.CLOUDFLARE_ACCOUNT_ID!.trim(), vars.CLOUDFLARE_API_TOKEN!.trim(), fetcher),
+    model!,
+    timeoutMs,
+    judgeScope(vars.SCAN_JUDGE_SCOPE),
+  );
+}

@@ -10,7 +10,15 @@ import { fakeAi, itemsOf, judgeEnv } from "../judge-fake";
 import { SKILL_RULESET } from "../../src/skills/scanner";
 import { MCP_RULESET } from "../../src/mcp-servers/scanner";
 import { JUDGE_LIMITS, secondOpinion } from "../../src/scan/judge";
-import { JUDGE_SYSTEM_PROMPT, judgeUserMessage, parseJudgeAnswer, restAi, workersAiJudge } from "../../src/scan/workers-ai-judge";
+import {
+  defaultJudgeModel,
+  JUDGE_SYSTEM_PROMPT,
+  judgeUserMessage,
+  parseJudgeAnswer,
+  restAi,
+  restJudgeFromEnv,
+  workersAiJudge,
+} from "../../src/scan/workers-ai-judge";
 import runOk from "../fixtures/workers-ai/run-ok.json";
 import runError from "../fixtures/workers-ai/run-error.json";
 
@@ -304,5 +312,17 @@ describe("the judge's prompt and answer (src/scan/workers-ai-judge.ts)", () => {
     expect(v.findings.map((f) => `${f.ruleId}:${f.severity}`)).toEqual(["x.medium:low", "judge.malicious:high"]);
     const failing = workersAiJudge(restAi("acc123", "tok", fetcher(runError, 401)), "@cf/x");
     await expect(failing.judge([], new AbortController().signal)).rejects.toThrow("Workers AI REST: HTTP 401: 10000 Authentication error");
+  });
+
+  it("the evaluator's REST judge names what is missing instead of scoring the rules alone", () => {
+    expect(() => restJudgeFromEnv({}, "@cf/m/x")).toThrow("--judge needs CLOUDFLARE_ACCOUNT_ID, CLOUDFLARE_API_TOKEN in the environment");
+    expect(() => restJudgeFromEnv({ CLOUDFLARE_ACCOUNT_ID: "a", CLOUDFLARE_API_TOKEN: "t" }, null)).toThrow(
+      "--judge needs SCAN_JUDGE_MODEL",
+    );
+    const j = restJudgeFromEnv({ CLOUDFLARE_ACCOUNT_ID: "a", CLOUDFLARE_API_TOKEN: "t", SCAN_JUDGE_SCOPE: "uncertain" }, "@cf/m/x");
+    expect({ model: j.model, scope: j.scope }).toEqual({ model: "@cf/m/x", scope: "uncertain" });
+    expect(defaultJudgeModel('# in [vars] above, SCAN_JUDGE_MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast".')).toBe(
+      "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
+    );
   });
 });
