@@ -5,7 +5,11 @@
  * rule reads (XQ-BAD malicious, XQ-MAYBE suspicious), so each case isolates the judge.
  */
 import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
 import { call, newAgent, signup, type TestOwner } from "../helpers";
+import { rescanOutdated } from "../../src/skills/rescan";
+import { rescanOutdated as rescanMcp, upsertServers } from "../../src/mcp-servers/store";
+import type { ServerRecord } from "../../src/mcp-servers/records";
 import { fakeAi, itemsOf, judgeEnv } from "../judge-fake";
 import { SKILL_RULESET } from "../../src/skills/scanner";
 import { MCP_RULESET } from "../../src/mcp-servers/scanner";
@@ -191,6 +195,51 @@ describe("skills: the judge reads the instruction text as a whole (scope all, th
   });
 });
 
+describe("the stored paths read the whole text too: the skills rescan and the MCP directory", () => {
+  it("a version decided by a narrow judge is rescanned under all, its named files read from storage", async () => {
+    const owner = await signup();
+    const name = uniqueName("jre");
+    const files = [
+      { path: "SKILL.md", content: md(name, PLAIN) },
+      { path: "scripts/release.sh", content: "#!/bin/sh\n# XQ-BAD\nnpm test\n" },
+    ];
+    const v = await publish(owner, files, judgeEnv(fakeAi(), { SCAN_JUDGE_SCOPE: "uncertain" }));
+    expect(v.status).toBe("passed");
+    const ai = fakeAi();
+    await rescanOutdated({ ...env, ...judgeEnv(ai) } as any);
+    expect(ai.calls.some((c) => c.passages.some((p) => p.path === "scripts/release.sh" && p.text.includes("XQ-BAD")))).toBe(true);
+    const d = await call("GET", `/v1/skills/${name}`, { key: (await newAgent()).key });
+    expect(d.body.skill).toMatchObject({ securityStatus: "flagged", rulesetVersion: ALL });
+  });
+
+  it("the directory judges a stored server's tool list whole, and its daily rescan does too", async () => {
+    const record = {
+      name: `io.example/judge-all-${Date.now().toString(36)}`,
+      title: "Judge all",
+      description: "A server for the whole-text judge test",
+      version: "1.0.0",
+      websiteUrl: null,
+      repository: null,
+      remotes: [],
+      packages: [],
+      license: null,
+      source: "seed",
+      serverJson: {},
+      tools: [{ name: "get_forecast", description: "Returns the forecast. XQ-MAYBE" }],
+    } as unknown as ServerRecord;
+    const at = Date.parse("2026-06-01T00:00:00Z");
+    await upsertServers({ ...env, ...judgeEnv(fakeAi(), { SCAN_JUDGE_SCOPE: "uncertain" }) } as any, [record], { at, reason: "seed" });
+    const slug = (await env.DB.prepare("SELECT slug FROM mcp_servers WHERE name = ?").bind(record.name).first<{ slug: string }>())!.slug;
+    const { key } = await newAgent();
+    let d = await call("GET", `/v1/mcp-servers/${slug}`, { key });
+    expect(d.body).toMatchObject({ securityStatus: "passed", rulesetVersion: `${MCP_RULESET.version}+judge:@cf/fake/judge` });
+    await rescanMcp({ ...env, ...judgeEnv(fakeAi()) } as any, at + 1000);
+    d = await call("GET", `/v1/mcp-servers/${slug}`, { key });
+    expect(d.body).toMatchObject({ securityStatus: "warn", rulesetVersion: `${MCP_RULESET.version}+judge:@cf/fake/judge+all` });
+    expect(d.body.scanLayers.map((l: any) => `${l.layer}:${l.outcome}`)).toEqual(["rules:passed", "judge:suspicious"]);
+  });
+});
+
 describe("MCP tool lists: the judge reads instructions, descriptions and schema texts (scope all)", () => {
   const tools = (marker = "") => [
     {
@@ -324,5 +373,33 @@ describe("the judge's prompt and answer (src/scan/workers-ai-judge.ts)", () => {
     expect(defaultJudgeModel('# in [vars] above, SCAN_JUDGE_MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast".')).toBe(
       "@cf/meta/llama-3.3-70b-instruct-fp8-fast",
     );
+  });
+
+  it("a benign verdict on whole text never lowers a finding; only a passage's own verdict does", async () => {
+    const span = (path: string, text: string, covers: number[] = []) => ({
+      path,
+      line: 1,
+      endLine: 1,
+      reason: "r",
+      ruleId: null,
+      text,
+      covers,
+    });
+    const judge = {
+      model: "m",
+      timeoutMs: 1000,
+      scope: "all" as const,
+      judge: async (items: readonly { id: number; kind: string }[]) =>
+        items.map((i) => ({ id: i.id, verdict: i.kind === "whole" ? ("benign" as const) : ("suspicious" as const), reason: "r" })),
+    };
+    const scan = {
+      findings: [{ ruleId: "x.maybe", severity: "medium" as const, message: "m" }],
+      uncertain: [span("SKILL.md", "passage", [0])],
+      rulesetVersion: "r1",
+      review: [span("SKILL.md", "whole text")],
+    };
+    const v = await secondOpinion(judge, scan, (_s, ruleId, severity, message) => ({ ruleId, severity, message }));
+    expect(v.findings.map((f) => `${f.ruleId}:${f.severity}`)).toEqual(["x.maybe:medium", "judge.suspicious:medium"]);
+    expect(v.status).toBe("warn");
   });
 });
