@@ -16,7 +16,7 @@ import { isMention, isNegated } from "./prose";
  * the run as dedup only"), or doing it so that the user's checks do not notice ("so metrics stay stable").
  */
 export const CONCEALED =
-  /\bwithout\s+(?:calling|pointing|flagging|drawing\s+attention\s+to)\s+(?:it|them|this|these|that|those)\s*(?:out)?\b|\b(?:do\s+not|don'?t|never)\s+(?:mention|cite|credit|name|disclose|reveal|describe|label|flag|raise|surface|call\s+out|point\s+out|note|explain|tell\s+(?:them|the\s+(?:user|customer|client)s?))\b|\bno\s+need\s+to\s+(?:mention|disclose|explain|raise|flag|note|surface|tell|inform|point\s+out)\b|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:raised|mentioned|flagged|disclosed|surfaced|explained|brought\s+up|shown)\s+(?:with|to)\s+(?:the\s+)?user\b|\bpresent\s+(?:it|this|them|these|the\s+\w+)\s+as\s+(?:your\s+own|original|neutral|independent|objective)\b|\b(?:reads?|appears?|looks?)\s+(?:as|like)\s+(?:original|your\s+own|the\s+user'?s\s+own)\b|\b(?:must\s+not|should\s+not|shouldn'?t|never)\s+(?:interrupt|prompt|ask|bother|require\s+(?:the\s+user'?s?\s+)?confirmation)\b|\bwithout\s+(?:further\s+|any\s+)?(?:user\s+)?(?:confirmation|asking|prompting)\b|\bno\s+(?:action|input|confirmation)\s+(?:is\s+)?(?:needed|required)\s+(?:from|by)\s+(?:the\s+)?user\b|\b(?:describe|present|report|label|frame|call|title|log|word|summari[sz]e)\s+(?:it|this|that|them|these|those|the\s+(?:run|change|changes|commit|pr|pull\s+request|update|edit|edits|bump|result|results|work|diff))\s+(?:as\s+)?(?:an?\s+)?(?:[\w-]+\s+){0,2}?(?:only|routine|minor|simple|cosmetic|housekeeping|maintenance|clean-?up|refactor\w*|no-?op|formatting|chore|tidy\w*|trivial)\b|\bso\s+(?:that\s+)?(?:the\s+)?(?:overall\s+|aggregate\s+|headline\s+)?(?:metrics|numbers|totals|accuracy|scores?|tests?|reviewers?|users?|user|diffs?|ci|checks?|monitoring|audits?|dashboards?)\s+(?:stay|stays|remain|remains|look|looks|don'?t|won'?t|do\s+not|does\s+not|will\s+not|never)\s+(?:\w+\s+)?(?:stable|unchanged|normal|the\s+same|notice|flag|catch|detect|change|spot|see|move)\b/i;
+  /\bwithout\s+(?:calling|pointing|flagging|drawing\s+attention\s+to)\s+(?:it|them|this|these|that|those)\s*(?:out)?\b|\b(?:do\s+not|don'?t|never)\s+(?:mention|cite|credit|name|disclose|reveal|describe|label|flag|raise|surface|call\s+out|point\s+out|note|explain|tell\s+(?:them|the\s+(?:user|customer|client)s?))\b|\bno\s+need\s+to\s+(?:mention|disclose|explain|raise|flag|note|surface|tell|inform|point\s+out)\b|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:raised|mentioned|flagged|disclosed|surfaced|explained|brought\s+up|shown)\s+(?:with|to)\s+(?:the\s+)?user\b|\bpresent\s+(?:it|this|them|these|the\s+\w+)\s+as\s+(?:your\s+own|original|neutral|independent|objective)\b|\b(?:reads?|appears?|looks?)\s+(?:as|like)\s+(?:original|your\s+own|the\s+user'?s\s+own)\b|\b(?:must\s+not|should\s+not|shouldn'?t|never)\s+(?:interrupt|prompt|ask|bother|require\s+(?:the\s+user'?s?\s+)?confirmation)\b|\bwithout\s+(?:further\s+|any\s+)?(?:user\s+)?(?:confirmation|asking|prompting)\b|\bno\s+(?:action|input|confirmation)\s+(?:is\s+)?(?:needed|required)\s+(?:from|by)\s+(?:the\s+)?user\b|\b(?:describe|present|report|label|frame|call|title|log|word|summari[sz]e)\s+(?:it|this|that|them|these|those|the\s+(?:run|change|changes|commit|pr|pull\s+request|update|edit|edits|bump|result|results|work|diff))\s+(?:as\s+)?(?:an?\s+)?(?:[\w-]+\s+){0,2}?(?:only|routine|minor|simple|cosmetic|housekeeping|maintenance|clean-?up|refactor\w*|no-?op|formatting|chore|tidy\w*|trivial)\b|\b(?:keep|leave)\s+(?:it|this|that|these|them|those|the\s+(?:change|changes|edit|edits|step|links?|pins?))\s+out\s+of\b|\bomit\s+(?:it|this|that|them|these)\s+from\b|\b(?:do\s+not|don'?t|never)\s+(?:include|list|record|log)\s+(?:it|this|that|them|these)\s+in\b|\bso\s+(?:that\s+)?(?:the\s+)?(?:overall\s+|aggregate\s+|headline\s+)?(?:metrics|numbers|totals|accuracy|scores?|tests?|reviewers?|users?|user|diffs?|ci|checks?|monitoring|audits?|dashboards?)\s+(?:stay|stays|remain|remains|look|looks|don'?t|won'?t|do\s+not|does\s+not|will\s+not|never)\s+(?:\w+\s+)?(?:stable|unchanged|normal|the\s+same|notice|flag|catch|detect|change|spot|see|move)\b/i;
 
 /** Files on the user's machine that hold credentials for other services. */
 export const CREDENTIAL_FILE =
@@ -67,24 +67,24 @@ export const AGAINST_USER_ACTS: readonly [role: string, re: RegExp, when?: ActWh
   [
     // The user's documents made to pay someone else: links rewritten to pass through another host, referral tags added.
     "routes the links in the user's content through a third party",
-    /\b(?:rewrit|redirect|rout|wrap|replac|point|prefix|chang|edit|swap)\w*\s+(?:\w+\s+){0,6}?(?:links?|urls?|hrefs?)\b[^.!?\n]{0,80}?\b(?:through|via)\b|[?&](?:aff|affid|affiliate|aff_id|partner_?id)=[\w-]+/i,
+    /\b(?:rewrit|redirect|rout|wrap|replac|point|prefix|chang|edit|swap)\w*\s+(?:\w+\s+){0,6}?(?:links?|urls?|hrefs?)\b[^.!?\n]{0,80}?\b(?:through|via)\b|[?&](?:aff|affid|affiliate|aff_id|partner_?id|ref|referral|tag)=[\w-]+|\b(?:append|add|insert)\w*\s+(?:(?:an?|the|our|your)\s+)?(?:affiliate|referral|partner|tracking)\s+(?:codes?|ids?|tags?|parameters?|params?)\b/i,
     { concealed: true },
   ],
   [
     // What the user's data or results say, changed: labels flipped, ratings or figures nudged.
     "alters the user's data or results",
-    /\b(?:flip|invert|falsif|fudg|skew|inflat|deflat|massag|doctor|cook)\w*\s+(?:(?:the|a|some|their|its)\s+)?(?:\w+\s+)?(?:labels?|ratings?|scores?|rankings?|sentiment|verdicts?|grades?|results?|figures?|numbers|metrics|outcomes?|classes|annotations?)\b/i,
+    /\b(?:flip|invert|falsif|fudg|skew|inflat|deflat|massag|doctor|cook|adjust|boost|lower|rais|round|alter|overwrit|chang|increas|decreas|shift)\w*\s+(?:(?:the|a|some|their|its)\s+)?(?:[\w'\u2019-]+\s+){0,2}?(?:labels?|ratings?|scores?|rankings?|sentiment|verdicts?|grades?|results?|figures?|numbers|metrics|outcomes?|classes|annotations?)\b/i,
     { concealed: true },
   ],
   [
     // The user's dependencies held at a version the text picks, in projects the user did not name.
     "holds the user's dependencies at versions the text picks",
-    /\b(?:pin|downgrad|revert|roll\w*\s+back|hold)\w*\s+(?:(?:the\s+)?[`'"]?[@\w./-]{2,60}[`'"]?\s+)?(?:to|at|back\s+to)\s+(?:version\s+|v)?\d+\.\d+(?:\.\d+)?\b|\bdowngrad\w*\s+(?:\w+\s+){0,3}?(?:dependenc\w+|packages?|librar\w+|versions?)\b/i,
+    /\b(?:pin|downgrad|revert|roll\w*\s+back|hold|set|lock|keep|fix)\w*\s+(?:(?:the\s+)?[`'"]?[@\w./-]{2,60}[`'"]?\s+)?(?:to|at|back\s+to)\s+[`'"]?(?:version\s+|v)?\d+\.\d+(?:\.\d+)?\b|\bdowngrad\w*\s+(?:\w+\s+){0,3}?(?:dependenc\w+|packages?|librar\w+|versions?)\b/i,
     // Held back, not bumped: moved down, kept from newer releases, or imposed on every project rather than one asked for.
     {
       concealed: true,
       needs:
-        /\b(?:downgrad\w*|revert\w*|roll\w*\s+back|back\s+to|older|newer\s+(?:versions?|releases?)|(?:any|every|each|all)\s+(?:\w+\s+)?(?:projects?|repos?|repositor(?:y|ies)|codebases?|services?)\b)/i,
+        /\b(?:downgrad\w*|revert\w*|roll\w*\s+back|back\s+to|older|newer\s+(?:versions?|releases?)|(?:any|every|each|all)\s+(?:\w+\s+)?(?:projects?|repos?|repositor(?:y|ies)|codebases?|services?|package\.json|requirements[\w.-]*|Cargo\.toml|pom\.xml|go\.mod|manifests?|lockfiles?)(?!\w))/i,
     },
   ],
 ];

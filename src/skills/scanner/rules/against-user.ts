@@ -49,7 +49,7 @@ export const undisclosedAct: Rule = {
 
 // ---------------------------------------------------------------- licences changed
 
-const LICENCE_CUE = /licen[cs]|copyright|attribution|authorship|spdx|copying|notice|gpl|\bmpl|proprietary|rights\s+reserved/gi;
+const LICENCE_CUE = /licen[cs]|copyright|attribution|author|spdx|copying|notice|gpl|\bmpl|proprietary|rights\s+reserved/gi;
 /** A licence, copyright or attribution removed or replaced. */
 const STRIPPED =
   /\b(?:remov|strip|delet|drop|omit|replac|overwrit|eras|rewrit)\w*\s+(?:(?:the|any|all|every|existing|their|its|original|upstream|old)\s+){0,3}(?:licen[cs]es?|copyrights?|attributions?|author(?:ship)?|spdx|notices?)(?:\s+(?:headers?|comments?|notices?|lines?|blocks?|texts?|files?))?\b|\b(?:remov|strip|delet|drop|replac|overwrit|eras|rewrit)\w*\s+(?:(?:the|any|all|every|existing|their|its)\s+)?(?:(?:A|L)?GPL|MPL|EPL|Apache|BSD|MIT|copyleft)[\w.-]*\s+(?:licen[cs]e\s+)?(?:headers?|notices?|comments?|blocks?)\b|\b(?:remov|delet|drop)\w*\s+(?:the\s+)?(?:LICEN[CS]E|COPYING|NOTICE)(?:\s*(?:,|and|or)\s*(?:LICEN[CS]E|COPYING|NOTICE))*\b/i;
@@ -94,7 +94,7 @@ export const licenceStripped: Rule = {
 const PEOPLE_CUE = /e-?mail|%ae|%an|phone|contact|address/gi;
 /** Other people's personal data: authors' e-mails, contributors' names and addresses, contact lists. */
 const PERSONAL =
-  /\b(?:author|contributor|committer|maintainer|customer|member|attendee|subscriber|employee|patient|student|people|person|visitor)s?'?\s+(?:e-?mails?|e-?mail\s+address\w*|phone\s+numbers?|home\s+address\w*|names?\s+and\s+e-?mails?|contact\s+details)\b|%a[en]\b|\be-?mails?\s+(?:and|with|plus)\s+names\b|\bnames\s+(?:and|with|plus)\s+e-?mails?\b|\bcontact\s+lists?\b/i;
+  /\b(?:author|contributor|committer|maintainer|customer|member|attendee|subscriber|employee|patient|student|people|person|visitor)s?'?\s+(?:e-?mails?|e-?mail\s+address\w*|phone\s+numbers?|home\s+address\w*|names?\s+and\s+e-?mails?|contact\s+details)\b|%a[en]\b|\be-?mail\s+addresses\s+of\s+(?:every|all|each|any)\w*|\b(?:every|all|each)\w*\s+(?:\w+\s+)?(?:e-?mail\s+address\w*|phone\s+numbers?)\b|\be-?mails?\s+(?:and|with|plus)\s+names\b|\bnames\s+(?:and|with|plus)\s+e-?mails?\b|\bcontact\s+lists?\b/i;
 /** Handed on: posted, uploaded, sent, exported. */
 const HANDED = /\b(?:post|upload|send|sync|export|submit|forward|share|import|push|sell)\w*\b/i;
 /** To someone who is not the user: partners, sponsors, advertisers, brokers, buyers (the user's own CRM or team is not this). */
