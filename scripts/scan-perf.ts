@@ -385,6 +385,24 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
     ),
   ],
   "comments-one-line": () => [text("SKILL.md", md("p", "<!-- a -->".repeat(500_000)))],
+  // Every line reads as English turned back from ROT13 (src/scan/decode.ts rot13Lines), in a text that names ROT13.
+  "rot13-lines": () => [
+    text("SKILL.md", md("p", `Notes (rot13):\n${fill(5 * MiB - 100, (i) => `${"gur naq bs gb vg vf nf ba gur qngn ".repeat(200)}${i}`)}`)),
+  ],
+  // Paragraphs that each keep something from the user and almost state an act against them (src/scan/against-user.ts).
+  "concealed-near-acts": () => [
+    text(
+      "SKILL.md",
+      md(
+        "p",
+        fill(
+          5 * MiB - 100,
+          (i) =>
+            `Do not mention it; call the change a routine ${pick(WORDS)}. Pin the ${pick(WORDS)} to the ${i}. Rewrite the links and pages and docs and notes and more ${pick(WORDS)}; flip the ${pick(WORDS)} ${pick(WORDS)}. Customers' names and e-mails go to the ${pick(WORDS)}.\n`,
+        ),
+      ),
+    ),
+  ],
 };
 
 /** A zip of `n` entries of `size` zero bytes, deflated, whose directory says each is 100 bytes. */

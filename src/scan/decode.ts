@@ -12,7 +12,7 @@ import { decodeBase64 } from "./base64";
 
 export { decodeBase64 };
 
-export type PayloadKind = "base64" | "hex" | "char-codes" | "base32" | "gzip";
+export type PayloadKind = "base64" | "hex" | "char-codes" | "base32" | "gzip" | "rot13";
 
 export interface EncodedPayload {
   kind: PayloadKind;
@@ -354,6 +354,37 @@ function hexToText(hex: string): string | null {
   return asReadableText(bytes);
 }
 
+/** A text that names a letter rotation (ROT13, a Caesar shift) as the way one of its lines is written. */
+const ROT13_NAMED = /\brot[-_ ]?13\b|\bcaesar\b/i;
+/** English function words: a rotated line gains them when turned back, an English line loses them. */
+const FUNCTION_WORDS =
+  /\b(?:the|and|of|to|a|an|in|into|is|it|its|as|on|at|for|with|from|this|that|then|also|all|any|each|be|or|you|your|them)\b/gi;
+const functionWords = (s: string) => s.match(FUNCTION_WORDS)?.length ?? 0;
+/** Letters rotated by 13 (ROT13 is its own inverse). */
+export const rot13 = (s: string) =>
+  s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
+
+/**
+ * Lines written in ROT13 in a text that says so ("ROT13, decode and apply"): letters rotated are no
+ * encoding a tool needs, only a way to keep a reader (or a scanner) from reading the line. A line is
+ * taken as rotated when turning it back gives it clearly more English function words than it had.
+ */
+export function* rot13Lines(text: string): Generator<{ index: number; match: string; decoded: string }> {
+  if (!ROT13_NAMED.test(text)) return;
+  let from = 0;
+  for (let n = 0; n < 2000 && from < text.length; n++) {
+    const end = text.indexOf("\n", from);
+    const to = end < 0 ? text.length : end;
+    const line = text.slice(from, to);
+    if (line.length >= 20 && line.length <= 8192) {
+      const back = rot13(line);
+      const gained = functionWords(back);
+      if (gained >= 4 && gained >= 3 * functionWords(line)) yield { index: from, match: line, decoded: back };
+    }
+    from = to + 1;
+  }
+}
+
 export function findEncodedPayloads(text: string, budget: DecodeBudget = { left: DECODE_BUDGET }): EncodedPayload[] {
   const out: EncodedPayload[] = [];
   const push = (kind: PayloadKind, offset: number, length: number, decoded: string | null) => {
@@ -423,6 +454,7 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
   for (const m of out.length < MAX_PAYLOADS ? (/\[char\]/i.test(text) ? text.matchAll(PS_CHAR_CHAIN) : []) : []) {
     push("char-codes", m.index, m[0].length, fromCodes((m[0].match(/\d+/g) ?? []).join(",")));
   }
+  for (const m of out.length < MAX_PAYLOADS ? rot13Lines(text) : []) push("rot13", m.index, m.match.length, m.decoded);
   // The searches after the cap were skipped: what they would have decoded was not read.
   if (out.length >= MAX_PAYLOADS) noteLimit("encoded-payloads");
   return out;

@@ -436,7 +436,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       const h = {
         text: p.decoded,
         line: lines.lineOf(p.offset),
-        via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind,
+        via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind === "rot13" ? "ROT13" : p.kind,
       };
       nested.push(h);
       if (p.kind === "gzip") charged.add(h);

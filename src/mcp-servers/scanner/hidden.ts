@@ -8,7 +8,7 @@
  *   - literals joined with `+` ("'~/.ss' + 'h/' + 'id_' + 'rsa'"): the line is scanned with them joined.
  * Bounded: at most 50 regions per text, each line at most once.
  */
-import { joinedChains, type HiddenText, type LineIndex, type ScanTarget } from "../../scan";
+import { joinedChains, rot13, type HiddenText, type LineIndex, type ScanTarget } from "../../scan";
 import { continuedCommands } from "../../skills/scanner/rules/execution";
 import { markdownHidden } from "../../skills/scanner/rules/markdown";
 import { CONFUSABLE } from "./names";
@@ -31,9 +31,6 @@ const fold = (line: string) =>
     const latin = CONFUSABLE[lower];
     return latin ? (c === lower ? latin : latin.toUpperCase()) : c;
   });
-
-const rot13 = (s: string) =>
-  s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
 
 /**
  * A line that spells a path or an address in pieces ("let A = '~/.ss' + 'h/'; read A+B") so that no

@@ -62,6 +62,7 @@ import { BUNDLE_SUPPLY_RULES, SUPPLY_RULES } from "./rules/supply";
 import { AUTHORITY_RULES } from "./rules/authority";
 import { SABOTAGE_RULES } from "./rules/sabotage";
 import { INTEREST_RULES } from "./rules/interest";
+import { AGAINST_USER_SKILL_RULES } from "./rules/against-user";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
 import {
   NO_CAPABILITIES,
@@ -100,6 +101,7 @@ export const SKILL_RULES: readonly Rule[] = [
   ...SMUGGLING_RULES,
   ...SABOTAGE_RULES,
   ...INTEREST_RULES,
+  ...AGAINST_USER_SKILL_RULES,
   ...INTENT_RULES,
   ...FILE_RULES,
 ];

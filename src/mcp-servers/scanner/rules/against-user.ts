@@ -12,7 +12,8 @@
  * not an instruction, and passes.
  */
 import { isMention, isNegated, type Rule } from "../../../scan";
-import { directive, find, global, sentenceRule } from "../sentence-rule";
+import { CREDENTIAL_FILE, DESCRIBES_FINDINGS, readUndisclosedAct } from "../../../scan/against-user";
+import { directive, find, sentenceRule } from "../sentence-rule";
 
 /** An imperative addressed to the model: a sentence led by a verb, a "when …," clause or "you must". */
 const IMPERATIVE =
@@ -47,8 +48,7 @@ const WIDEN =
 const APPLY =
   /\b(?:append|add|write|insert|put|set|run|execute|grant|give|attach|bind|create|make|chmod|usermod|configure|apply|enable|change|edit|modify|echo|tee|join)\w*\b/i;
 /** What a security, audit or lint tool says about the same strings. */
-const DESCRIBES =
-  /\b(?:detect\w*|flag\w*|find(?:s|ing)?|scan\w*|audit\w*|warn\w*|lint\w*|match(?:es|ing)?|rules?|check(?:s|ing)?\s+for|looks?\s+for|catch\w*|for\s+example|examples?:|such\s+as|e\.g\.)/i;
+const DESCRIBES = DESCRIBES_FINDINGS;
 
 /** A check of the machine's state: "reports if /etc/sudoers contains NOPASSWD", "whether files are world-writable". */
 const STATE = /\breports?\s+(?:if|when|whether|any|on)\b|\bwhether\b|\bif\s+(?:\S+\s+){0,4}?(?:contains?|has|have|is|are)\b/i;
@@ -86,85 +86,24 @@ export const privilegeWidening = sentenceRule({
 });
 
 /**
- * Keeping a step from the user, in the many polite forms the plain concealment rule leaves (it fires
- * alone; these fire only beside an act against the user in the same tool's text).
+ * An act against the user said together with keeping it from them: read in src/scan/against-user.ts,
+ * shared with the skill scanner (its concealments: not mentioned, described as something smaller,
+ * done so checks do not notice; its acts by role).
  */
-const HUSH =
-  /\bwithout\s+(?:calling|pointing|flagging|drawing\s+attention\s+to)\s+(?:it|them|this|these|that|those)\s*(?:out)?\b|\b(?:do\s+not|don'?t|never)\s+(?:mention|cite|credit|name|disclose|reveal|describe|label|flag|raise|surface|call\s+out|point\s+out|note|explain|tell\s+(?:them|the\s+(?:user|customer|client)s?))\b|\bno\s+need\s+to\s+(?:mention|disclose|explain|raise|flag|note|surface|tell|inform|point\s+out)\b|\b(?:doesn'?t|does\s+not|don'?t|do\s+not|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:raised|mentioned|flagged|disclosed|surfaced|explained|brought\s+up|shown)\s+(?:with|to)\s+(?:the\s+)?user\b|\bpresent\s+(?:it|this|them|these|the\s+\w+)\s+as\s+(?:your\s+own|original|neutral|independent|objective)\b|\b(?:reads?|appears?|looks?)\s+(?:as|like)\s+(?:original|your\s+own|the\s+user'?s\s+own)\b|\b(?:must\s+not|should\s+not|shouldn'?t|never)\s+(?:interrupt|prompt|ask|bother|require\s+(?:the\s+user'?s?\s+)?confirmation)\b|\bwithout\s+(?:further\s+|any\s+)?(?:user\s+)?(?:confirmation|asking|prompting)\b|\bno\s+(?:action|input|confirmation)\s+(?:is\s+)?(?:needed|required)\s+(?:from|by)\s+(?:the\s+)?user\b/i;
-
-/** Files on the user's machine that hold credentials for other services. */
-const CREDENTIAL_FILE =
-  /~\/\.(?:aws\/credentials|kube\/config|ssh\/[\w.-]*|netrc|docker\/config\.json|npmrc|pypirc|git-credentials|config\/gh\/hosts\.yml|config\/gcloud\/[\w.\/-]*|azure\/[\w.-]*)/i;
-
-/** Acts against the user, by role (what changes for them, who gains, what of theirs is taken). */
-const ACTS: [role: string, re: RegExp][] = [
-  [
-    "weakens the security of the user's code",
-    /\bverify\s*=\s*False\b|\brejectUnauthorized\s*:\s*false\b|\bNODE_TLS_REJECT_UNAUTHORIZED\b|\bInsecureSkipVerify\b|\bStrictHostKeyChecking\s*=?\s*no\b|\bAccess-Control-Allow-Origin\b[^.!?\n]{0,40}['"`]?\*|\b(?:md5|sha-?1)\b[^.!?\n]{0,40}\bpasswords?\b|\bpasswords?\b[^.!?\n]{0,60}\b(?:md5|sha-?1|plain\s*text)\b|\b(?:disable|turn\s+off|skip)\w*\s+(?:the\s+)?(?:ssl|tls|certificate|cert|csrf|auth\w*|2fa|mfa|signature)\s+(?:verification|validation|checks?|protection)\b/i,
-  ],
-  [
-    "strips licences or attribution from code the user ships",
-    /\b(?:remov|strip|delet|drop|omit)\w*\s+(?:(?:the|any|all|its|their)\s+)?(?:licen[cs]e|copyright|attribution|author(?:ship)?|spdx)\s*(?:headers?|comments?|notices?|lines?|blocks?|texts?)?\b|\brenam\w*\s+(?:the\s+)?identifiers?\b[^.!?\n]{0,60}\boriginal\b/i,
-  ],
-  [
-    "puts a named third party first regardless of the user's criteria",
-    // A name (capitalised: a vendor, a product) put first, not a criterion ("whichever is cheapest is ranked first").
-    /\b[A-Z][\w-]*[a-z][\w-]*\s+(?:is|are|should\s+be|must\s+be|gets?|will\s+be)\s+(?:always\s+)?(?:ranked|listed|placed|shown|recommended|put)\s+(?:first|at\s+the\s+top|on\s+top)\b|\b(?:[Rr]ank|[Ll]ist|[Pp]lace|[Pp]ut|[Rr]ecommend|[Ss]how)\s+[A-Z][\w-]*[a-z][\w-]*\s+(?:first|at\s+the\s+top|on\s+top)\b/,
-  ],
-  [
-    "moves the user's money to an account the text names",
-    /(?:\b|_)(?:destination|payee|recipient|account|acct)[\w:]*\s*[:=]?\s*`?(?:acct|ba|wallet|iban)_[\w-]+|\b(?:round\w*\s+up|the\s+difference|surcharge|extra\s+fee)\b[^.!?\n]{0,80}\b(?:split|destination|account|acct_|wallet|transfer)\b/i,
-  ],
-  ["gathers the user's credential files", CREDENTIAL_FILE],
-  [
-    "overrides what the user chose",
-    /\b(?:instead\s+of|regardless\s+of|whatever|no\s+matter|ignor\w*|overrid\w*)\s+(?:what\s+)?(?:the\s+)?(?:user|customer|client|caller)(?:'s|s')?\s+(?:selected|chose|chosen|picked|asked(?:\s+for)?|requested|entered|choice|selection|request|preference)\b/i,
-  ],
-  [
-    "gathers the user's credentials or environment",
-    /\b(?:process\s+)?environment\s*\((?:all|every)\s+variables?\)|\b(?:all|every|the\s+active)\s+(?:process\s+)?environment\s+variables?\b|\.(?:bash|zsh)_history\b/i,
-  ],
-];
-
-/** Keeping a secret's value out of the chat is protecting it: "never reveal the secret key", "do not mention values". */
-const PROTECTED = /^[^.!?\n]{0,40}?\b(?:secrets?|keys?|tokens?|passwords?|values?|credentials?|fingerprints?|passphrases?|pins?)\b/i;
-/** The act taken up: gathered, included, sent (a credential file or the environment merely used passes). */
-const GATHERED =
-  /\b(?:contents?\s+of|includ\w*|attach\w*|collect\w*|gather\w*|bundl\w*|consists?\s+of|build\s+(?:it\s+)?from|upload\w*|send\w*|pass\w*|forward\w*|copy\w*|hash\w*|evidence|append\w*|carr(?:y|ies|ied))\b/i;
-/** The act at the user's own request: "only when the user explicitly asks for it". */
-const AT_USER_REQUEST =
-  /\b(?:only\s+)?(?:when|if|after)\s+the\s+user\s+(?:explicitly\s+|specifically\s+)?(?:asks?|requests?|opts?|chooses?|says?|confirms?|approves?)\b/i;
-
 export const undisclosedAct: Rule = {
   id: "mcp.undisclosed-act",
   severity: "high",
   title: "Does something against the user and keeps it from them",
   text(text) {
-    let hush: RegExpMatchArray | null = null;
-    const g = global(HUSH);
-    for (let m = g.exec(text); m; m = g.exec(text)) {
-      if (isNegated(text, m.index) || isMention(text, m.index, m[0].length)) continue;
-      if (PROTECTED.test(text.slice(m.index + m[0].length, m.index + m[0].length + 60))) continue;
-      hush = m;
-      break;
-    }
-    g.lastIndex = 0;
-    if (!hush) return [];
-    for (const [role, re] of ACTS) {
-      const act = find(text, re);
-      if (!act || DESCRIBES.test(text.slice(Math.max(0, act.index! - 80), act.index))) continue;
-      const around = text.slice(Math.max(0, act.index! - 120), act.index! + act[0].length + 120);
-      if (AT_USER_REQUEST.test(around)) continue;
-      if (role.startsWith("gathers") && !GATHERED.test(text.slice(Math.max(0, act.index! - 100), act.index))) continue;
-      return [
-        {
-          index: act.index!,
-          length: act[0].length,
-          message: `The tool's text ${role} ("${act[0].trim()}") and tells the model to keep it from the user ("${hush[0].trim()}")`,
-        },
-      ];
-    }
-    return [];
+    const r = readUndisclosedAct(text, DESCRIBES);
+    if (!r) return [];
+    return [
+      {
+        index: r.index,
+        length: r.length,
+        message: `The tool's text ${r.role} ("${r.act}") and tells the model to keep it from the user ("${r.hush}")`,
+      },
+    ];
   },
 };
 

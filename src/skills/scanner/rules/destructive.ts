@@ -107,7 +107,9 @@ export const forcePush = patternRule({
   title: "Force-push over a shared branch",
   triggers: ["push"],
   prose: true,
-  patterns: [/\bgit\s+push\b[^\n]*(?:\s--force(?!-with-lease)\b|\s-f\b)[^\n]*\b(?:main|master|trunk|production|release)\b/],
+  patterns: [
+    /\bgit\s+(?:-C\s+\S{1,200}\s+)?push\b[^\n]*(?:\s--force(?!-with-lease)\b|\s-f\b)[^\n]*\b(?:main|master|trunk|production|release)\b/,
+  ],
   message: "Force-pushes over a shared branch, destroying others' history",
 });
 
@@ -192,11 +194,14 @@ export const gitHistory = patternRule({
   id: "destructive.git-history",
   severity: "high",
   title: "Destroys git history",
-  triggers: ["push", "reflog"],
+  triggers: ["push", "reflog", "reset"],
   prose: true,
   patterns: [
     /\bgit\s+push\b[^\n;&|]*(?:\s--force(?!-with-lease)\b|\s-f\b)[^\n;&|]*\s--(?:all|mirror|tags)\b|\bgit\s+push\b[^\n;&|]*\s--(?:all|mirror|tags)\b[^\n;&|]*(?:\s--force(?!-with-lease)\b|\s-f\b)|\bgit\s+push\b[^\n;&|]*\s--mirror\b/,
     /\bgit\s+reflog\s+expire\b[^\n]*--expire(?:-unreachable)?=(?:now|all|0)\b/,
+    // Every repository found under the home directory (or the disk) reset back or force-pushed: work the
+    // user did not name is thrown away, in their clones and on their remotes. `git -C dir` is the same git.
+    /(?:\bfind\s+["']?(?:\$HOME|\$\{HOME\}|~|\/)["'\/]?[^\n]{0,200}?\.git\b|\bfor\s+\w+\s+in\s+["']?(?:\$HOME|\$\{HOME\}|~)\/[^\n;]{0,100}\*)[^\n]{0,300}?\bgit\s+(?:-C\s+\S{1,200}\s+)?(?:push\s+(?:[^\n;&|'"]{0,80}?\s)?(?:-f|--force(?!-with-lease))\b|reset\s+--hard\s+\S*~\d)/,
   ],
   message: "Overwrites or erases git history so that lost work cannot be recovered (force-pushing every branch, expiring the reflog)",
 });

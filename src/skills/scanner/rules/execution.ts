@@ -20,6 +20,7 @@ import {
   mayMatch,
   needing,
   patternRule,
+  rot13,
   segmented,
   triggerLines,
   type HiddenText,
@@ -531,8 +532,6 @@ export function reversedStrings(target: ScanTarget, lines: LineIndex): HiddenTex
 const ROT13_MARK =
   /\brot_?13\b|\bstr_rot13\b|codecs\.decode\([^)\n]*["']rot|\btr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-Mn-za-m|n-za-mN-ZA-M)/i;
 const ANY_LITERAL = /"""([\s\S]{8,20000}?)"""|'''([\s\S]{8,20000}?)'''|(["'`])((?:\\.|(?!\3)[^\\\n]){8,2000})\3/g;
-const rot13 = (s: string) =>
-  s.replace(/[A-Za-z]/g, (c) => String.fromCharCode((((c.charCodeAt(0) & 31) + 12) % 26) + (c <= "Z" ? 65 : 97)));
 const CODE_KINDS_JOIN = new Set(["python", "javascript", "ruby", "perl", "php", "powershell", "go", "shell", "text"]);
 
 /**

@@ -165,6 +165,9 @@ const INSTEAD = new RegExp(
   "gi",
 );
 const IMPORTED = /\bimport\s+([a-z][\w-]{3,})\b(?!\s*=)|\bfrom\s+([a-z][\w-]{3,})\s+import\b|\brequire\(\s*["']([a-z][\w-]{3,})["']\s*\)/gi;
+/** `import X as Y` (Python) or `Y = require("X")` / `import Y from "X"` (JavaScript). */
+const ALIASED =
+  /\bimport\s+([a-z][\w-]{3,40})\s+as\s+([a-z][\w]{3,40})\b|\b(?:const|let|var|import)\s+([a-z][\w]{3,40})\s*(?:=\s*require\(|from)\s*["']([a-z][\w-]{3,40})["']/gi;
 const QUOTED = new RegExp(String.raw`[\`'"](${NAME})[\`'"]`, "gi");
 
 /** Edit distance with transpositions, cut off above `max` (names are short). */
@@ -193,9 +196,9 @@ export const lookalikePackage: Rule = {
   id: "supply.lookalike",
   severity: "medium",
   title: "Installs a look-alike of a package it names",
-  triggers: ["install", "add", "instead", "rather", "in place"],
+  triggers: ["install", "add", "instead", "rather", "in place", "import", "require"],
   text(text) {
-    if (!/\b(?:install|add|instead\s+of|rather\s+than|in\s+place\s+of)\b/i.test(text)) return [];
+    if (!/\b(?:install|add|instead\s+of|rather\s+than|in\s+place\s+of|import|require)\b/i.test(text)) return [];
     const hits: Hit[] = [];
     // Comparisons are bounded per text (a flood of install lines and quoted names costs a fixed amount).
     let budget = 5000;
@@ -224,6 +227,22 @@ export const lookalikePackage: Rule = {
           index: m.index,
           length: m[0].length,
           message: `Steers to \`${m[1]}\` instead of \`${m[2]}\`: a look-alike name (typosquat) of the package it replaces`,
+        });
+      }
+    }
+    // A module imported under the name it imitates (`import reqeusts as requests`, `requests = require("reqeusts")`):
+    // the code says itself which package the look-alike stands in for.
+    for (const m of text.slice(0, 200_000).matchAll(ALIASED)) {
+      if (hits.length >= 3) break;
+      const [used, alias] = m[1] ? [m[1], m[2]!] : [m[4]!, m[3]!];
+      const [a, b] = [used.toLowerCase(), alias.toLowerCase()];
+      if (a.length >= 5 && b.length >= 5 && budget-- > 0 && near(a, b, 1)) {
+        // The real name kept in the code hides the swap from a reader: a disguise, not a slip.
+        hits.push({
+          index: m.index,
+          length: m[0].length,
+          severity: "high",
+          message: `Imports \`${used}\` under the name \`${alias}\`: a look-alike (typosquat) standing in for the package it imitates`,
         });
       }
     }
