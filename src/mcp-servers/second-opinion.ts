@@ -3,7 +3,7 @@
  * and the scan endpoint answers. Without a configured judge this is the rules' scan as it is.
  */
 import { secondOpinion, type Judge, type ScanLayer } from "../scan/judge";
-import { LineIndex, visible } from "../scan/text";
+import { wholeTextSpan } from "../scan/uncertain";
 import type { ScanStatus } from "../scan/types";
 import { MCP_RULESET } from "./scanner/ruleset";
 import type { McpFinding, McpScan, McpScanInput, McpUncertainSpan } from "./scanner/types";
@@ -41,13 +41,7 @@ function schemaTexts(node: unknown, path: string, out: string[], depth = 0): voi
  */
 export function mcpReviewTexts(input: McpScanInput): McpUncertainSpan[] {
   const span = (tool: string | null, field: string, path: string, text: string, reason: string): McpUncertainSpan => ({
-    path,
-    line: 1,
-    endLine: new LineIndex(text).count,
-    reason,
-    ruleId: null,
-    text: visible(text),
-    covers: [],
+    ...wholeTextSpan(path, text, reason),
     tool,
     field,
   });

@@ -31,6 +31,17 @@ export interface UncertainSpan {
   covers: number[];
 }
 
+/** A whole text put to a judge of scope "all": no rule's passage, so it covers no finding. */
+export const wholeTextSpan = (path: string, text: string, reason: string): UncertainSpan => ({
+  path,
+  line: 1,
+  endLine: new LineIndex(text).count,
+  reason,
+  ruleId: null,
+  text: visible(text),
+  covers: [],
+});
+
 /** Characters of text around an uncertain line sent for a second opinion. */
 export const SPAN_CHARS = 1_500;
 /** Lines of context on each side of the uncertain line. */

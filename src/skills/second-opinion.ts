@@ -2,10 +2,10 @@
  * The skill scan with its second opinion (src/scan/judge.ts): what publish and the rescan store.
  * Without a configured judge this is the rules' scan as it is.
  */
-import { excerpt, LineIndex, visible } from "../scan/text";
+import { excerpt } from "../scan/text";
 import { sortFindings, type Finding } from "../scan/types";
 import { secondOpinion, type Judge, type ScanLayer } from "../scan/judge";
-import type { UncertainSpan } from "../scan/uncertain";
+import { wholeTextSpan, type UncertainSpan } from "../scan/uncertain";
 import type { SkillScan } from "./scanner/types";
 
 export interface JudgedSkillScan {
@@ -41,15 +41,7 @@ export function skillReviewTexts(files: readonly { path: string; text: string | 
     if (at >= 0) named.push({ at, path: f.path, text: f.text });
   }
   named.sort((a, b) => a.at - b.at);
-  const span = (path: string, text: string, reason: string): UncertainSpan => ({
-    path,
-    line: 1,
-    endLine: new LineIndex(text).count,
-    reason,
-    ruleId: null,
-    text: visible(text),
-    covers: [],
-  });
+  const span = wholeTextSpan;
   return [
     span("SKILL.md", body, "the skill's instructions, read as a whole: what do they make the agent do, and for whom?"),
     ...named.slice(0, REFERENCED_FILES).map((f) => span(f.path, f.text, "a file SKILL.md tells the agent to read or run, read as a whole")),
