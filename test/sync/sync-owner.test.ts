@@ -174,6 +174,41 @@ describe("GET /v1/notifications", () => {
     expectError(await call("POST", "/v1/notifications/read", { token: o.token, body: { ids: "all" } }), 400, "VALIDATION_FAILED");
     expectError(await call("GET", "/v1/notifications", { key: a.key }), 403, "FORBIDDEN");
   });
+  it("a full sync writes an account's advisory notifications once per ingest generation: never another account's, and again after an ingest", async () => {
+    const when = T0 + 2 * 3_600_000;
+    at(when);
+    const pkg = `ntf-gen-${Date.now().toString(36)}`;
+    await addAdvisory(`GHSA-gen1-${pkg}`, pkg, [{ introduced: "3.0.0" }, { fixed: "3.1.1" }], when);
+    const stack = [{ name: pkg, version: "3.1.0" }];
+    const o = await signup();
+    const a = await newAgent(o);
+    const other = await signup();
+    const b = await newAgent(other);
+    const rows = async (ownerId: string) =>
+      (
+        await env.DB.prepare("SELECT dedup FROM notifications WHERE owner_id = ? AND kind = 'ADVISORY' ORDER BY dedup")
+          .bind(ownerId)
+          .all<{ dedup: string }>()
+      ).results.map((r) => r.dedup);
+    await syncAs(a, { stack, force: true });
+    await syncAs(a, { stack, force: true });
+    const mine = await rows(o.ownerId);
+    expect(mine).toEqual([expect.stringContaining(`GHSA-gen1-${pkg}`)]);
+    // The other account's agent, same stack, same generation: its own row, not skipped for the first account's.
+    await syncAs(b, { stack, force: true });
+    expect(await rows(other.ownerId)).toEqual([expect.stringContaining(b.id)]);
+    // A notification gone (pruned) at the same generation within the hour is not written again by this isolate.
+    await env.DB.prepare("DELETE FROM notifications WHERE owner_id = ?").bind(o.ownerId).run();
+    await syncAs(a, { stack, force: true });
+    expect(await rows(o.ownerId)).toEqual([]);
+    // An ingest (a new generation): every advisory the sync finds is written again, the new one too.
+    await addAdvisory(`GHSA-gen2-${pkg}`, pkg, [{ introduced: "3.0.0" }, { fixed: "3.2.0" }], when);
+    await syncAs(a, { stack, force: true });
+    const again = await rows(o.ownerId);
+    expect(again).toHaveLength(2);
+    expect(again).toEqual(expect.arrayContaining([...mine, expect.stringContaining(`GHSA-gen2-${pkg}`)]));
+  });
+
   it("the unread count is exact up to 10,000 and then says it is a lower bound, reading no more than that", async () => {
     const o = await signup();
     const ins = (from: number, to: number) =>

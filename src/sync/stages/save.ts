@@ -3,6 +3,7 @@
  * the last full refresh and its change-log position), the stack and skills when they changed, the
  * owner's notifications, and the activity line.
  */
+import { LruCache } from "../../core/cache";
 import { insertColumns } from "../../core/columns";
 import { newId } from "../../core/crypto";
 import type { AgentPrincipal } from "../../core/principal";
@@ -39,6 +40,22 @@ export const bookkeepingOnly = (
   !stack.newTopics.length &&
   stack.lastFullSeq !== null &&
   cut <= stack.lastFullSeq;
+
+/**
+ * Notifications this isolate has written, by owner and `dedup`, with the ingest generation they
+ * were written at. A full sync notifies every advisory it finds (most of them found by the syncs
+ * before it too) with an INSERT OR IGNORE, one notification per fact per account: rows this
+ * isolate wrote at the same generation exist, and writing them again (their JSON bound, parsed and
+ * probed against the unique index, in the sync's one write batch) changes nothing. Keyed by owner
+ * and fact, so an account's rows never stand for another's; another generation (an ingest, storage
+ * restored to another state) writes them again, as does an hour later: only a notification pruned
+ * (read 90 days ago) within that hour is written again that much later than before.
+ */
+const notified = new LruCache<string, string>({ maxEntries: 20_000, ttlMs: 60 * 60 * 1000 });
+const generationKey = (g: ResolvedStack["generation"]) => `${g.seq}:${g.at}`;
+
+/** For tests: forget what this isolate wrote. */
+export const clearNotifiedCache = () => notified.clear();
 
 /** Topics an agent's state remembers as sent (the newest first). */
 const TOPICS_REMEMBERED = 2000;
@@ -115,7 +132,9 @@ export async function saveSync(
       );
     }
   }
-  if (notify.length) writes.push(insertNotificationsStatement(db, notify));
+  const gen = generationKey(stack.generation);
+  const unwritten = notify.filter((r) => notified.get(`${r.ownerId}\u0000${r.dedup}`) !== gen);
+  if (unwritten.length) writes.push(insertNotificationsStatement(db, unwritten));
   writes.push(
     activityStatement(db, caller, {
       id: newId("act_"),
@@ -129,4 +148,5 @@ export async function saveSync(
     }),
   );
   await db.batch(writes);
+  for (const r of unwritten) notified.set(`${r.ownerId}\u0000${r.dedup}`, gen);
 }
