@@ -10,6 +10,7 @@ import { severityRank } from "../scan/types";
 import { judgeFromEnv } from "../scan/workers-ai-judge";
 import { decidedVersion } from "../scan/judge";
 import { LruCache } from "../core/cache";
+import { sha256Hex } from "../core/crypto";
 import { MCP_RULESET } from "./scanner/ruleset";
 import {
   SCAN_BODY_BYTES,
@@ -25,7 +26,7 @@ import {
 const TAG = "mcp-servers";
 
 /**
- * Verdicts this isolate gave, by the tool list's hash and the layers that decided them: the same
+ * Verdicts this isolate gave, by the tool list as submitted and the layers that decided them: the same
  * servers' lists come back again and again (each agent that has them configured scans them), and
  * a scan costs milliseconds of CPU where a hash costs microseconds. Only the verdict is held, in
  * memory, never stored; a new ruleset or judge model is another key.
@@ -128,7 +129,7 @@ export const scan = defineOperation({
     "high or critical finding, `warn` on a medium one, else `passed`; each finding names the tool and the field (or the JSON path in the schema). " +
     "`scanLayers` says what decided it: the rules, and, where the deployment configures one, a second opinion (a model) on the passages the rules " +
     "were unsure about, which never clears a high finding and whose failure leaves the answer `warn`, never `passed`. " +
-    "The submitted text is neither stored nor logged (the verdict is held in memory by the list's hash, so the same list scanned again is answered without a second scan; with a second opinion configured, the uncertain passages, at most 12,000 characters, go to the deployment's Workers AI model and nowhere else). Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
+    "The submitted text is neither stored nor logged (the verdict is held in memory for the list as submitted, so the same list scanned again is answered without a second scan; with a second opinion configured, the uncertain passages, at most 12,000 characters, go to the deployment's Workers AI model and nowhere else). Limits: 64 KiB per description or instructions, schemas at most 32 levels deep and 64 KiB " +
     "of text, 1 MiB (1,048,576 characters) of text in all; the body itself may be up to 4 MiB of JSON, room for that much text in any script " +
     "(up to 3 bytes a character in UTF-8; `\\u` escapes take 6 and count against the 4 MiB). Agent key; counts as an API call and one SCANS unit.",
   tag: TAG,
@@ -149,7 +150,9 @@ export const scan = defineOperation({
     const hash = await toolsHash(input);
     const judge = judgeFromEnv(ctx.env);
     const decided = decidedVersion(MCP_RULESET.version, judge);
-    const key = `${hash} ${decided}`;
+    // The list exactly as it will be read, not toolsHash (which sorts tools and keys): a judge reads
+    // in the order given until its budget is spent, so one list in two orders may be judged apart.
+    const key = `${await sha256Hex(JSON.stringify(input))} ${decided}`;
     const held = heldVerdicts.get(key);
     if (held) {
       // A client that asked for progress hears the same two steps, both already done.
