@@ -67,7 +67,6 @@ export interface Judge {
 export class JudgeDeferred extends Error {}
 
 export const JUDGE_LIMITS = {
-  /** Passages per call; one call per scan. */
   /** Uncertain passages per call; one call per scan. */
   items: 8,
   itemChars: 1_500,
@@ -159,29 +158,60 @@ async function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: numb
   }
 }
 
-/** Whole texts as the judge reads them: within what the passages left of the budget, in order. */
+/**
+ * Whole texts as the judge reads them, within what the passages left of the budget. Over the
+ * budget, each text gets a fair share (a short text whole, the long ones the same share each)
+ * rather than the first texts all of it: padding put first must not push a poisoned text out of
+ * the judge's sight. A text cut to its share is read at its head and its tail (two thirds and one
+ * third), so that text appended after padding is read too; the judge is told what was left out.
+ */
 function reviewItemsFor(texts: readonly UncertainSpan[], used: number, limits: JudgeLimits) {
   const items: JudgeItem[] = [];
-  let left = Math.max(0, limits.totalChars - used);
+  const left = Math.max(0, limits.totalChars - used);
+  const taken = texts.slice(0, limits.reviewItems);
+  const total = texts.reduce((sum, t) => sum + t.text.length, 0);
+  const lengths = taken.map((t) => t.text.length);
+  // Over the budget, the line that says what was left out of a cut text is paid from it too.
+  const fits = lengths.reduce((a, b) => a + b, 0) <= left;
+  const share = fits ? Number.POSITIVE_INFINITY : fairShare(lengths, Math.max(0, left - OMITTED_MAX * taken.length));
   let read = 0;
-  let total = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i]!;
-    total += t.text.length;
-    if (items.length >= limits.reviewItems || left <= 0) continue;
-    const text = t.text.slice(0, left);
-    left -= text.length;
-    read += text.length;
-    const cut = text.length < t.text.length;
+  taken.forEach((t, i) => {
+    const text = share >= t.text.length ? t.text : headAndTail(t.text, share);
+    const got = Math.min(share, t.text.length);
+    if (got <= 0) return;
+    read += got;
+    const cut = got < t.text.length;
     items.push({
       id: REVIEW_ID + i,
       kind: "whole",
       path: t.path,
-      reason: `${t.reason.slice(0, 300)}${cut ? ` (only its first ${text.length} of ${t.text.length} characters fit the budget)` : ""}`,
+      reason: `${t.reason.slice(0, 300)}${cut ? ` (only ${got} of its ${t.text.length} characters fit the budget: its beginning and its end)` : ""}`,
       text,
     });
-  }
+  });
   return { items, read, total };
+}
+
+/** The largest per-text share s with the sum of min(length, s) within the budget (every text whole when they fit). */
+export function fairShare(lengths: readonly number[], budget: number): number {
+  const sorted = [...lengths].sort((a, b) => a - b);
+  let left = budget;
+  for (let i = 0; i < sorted.length; i++) {
+    const even = Math.floor(left / (sorted.length - i));
+    if (sorted[i]! > even) return even;
+    left -= sorted[i]!;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+const OMITTED = (n: number) => `\n[… ${n} characters not shown …]\n`;
+const OMITTED_MAX = OMITTED(Number.MAX_SAFE_INTEGER).length;
+
+/** `share` characters of `text`: its first two thirds and its last third, with a line saying what is between. */
+function headAndTail(text: string, share: number): string {
+  const head = Math.ceil((share * 2) / 3);
+  const tail = share - head;
+  return `${text.slice(0, head)}${OMITTED(text.length - share)}${tail > 0 ? text.slice(text.length - tail) : ""}`;
 }
 
 const n = (x: number) => x.toLocaleString("en-US");

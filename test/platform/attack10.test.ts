@@ -248,9 +248,10 @@ describe("attack10: held MCP scan verdicts", () => {
     // The victim's order, scanned under another judge model (another key): flagged by the judge.
     const fresh = await scan(victim, { tools: [Z, ...pad] }, judgeEnv(ai, { SCAN_JUDGE_MODEL: "@cf/fake/other" }));
     expect(fresh.body.securityStatus).toBe("flagged");
-    // The attacker holds `passed` for the same hash: its order puts Z past the judge's budget.
+    // The attacker's order put Z past the judge's budget when the first texts took all of it; each
+    // text now gets a fair share (its beginning and its end), so the padded order is flagged too.
     const seeded = await scan(attacker, { tools: [...pad, Z] }, judgeEnv(ai));
-    expect(seeded.body.securityStatus).toBe("passed");
+    expect(seeded.body.securityStatus).toBe("flagged");
     const hit = await scan(victim, { tools: [Z, ...pad] }, judgeEnv(ai));
     expect(hit.body.toolsHash).toBe(fresh.body.toolsHash);
     expect(hit.body.securityStatus).toBe("flagged");

@@ -13,7 +13,7 @@ import type { ServerRecord } from "../../src/mcp-servers/records";
 import { fakeAi, itemsOf, judgeEnv } from "../judge-fake";
 import { SKILL_RULESET } from "../../src/skills/scanner";
 import { MCP_RULESET } from "../../src/mcp-servers/scanner";
-import { JUDGE_LIMITS, secondOpinion } from "../../src/scan/judge";
+import { JUDGE_LIMITS, fairShare, secondOpinion } from "../../src/scan/judge";
 import {
   defaultJudgeModel,
   JUDGE_SYSTEM_PROMPT,
@@ -183,15 +183,53 @@ describe("skills: the judge reads the instruction text as a whole (scope all, th
     expect(content.length).toBeGreaterThan(JUDGE_LIMITS.totalChars);
     const v = await publish(owner, [{ path: "SKILL.md", content }], judgeEnv(ai));
     const sent = ai.calls[0]!.passages;
-    expect(sent.reduce((s, p) => s + p.text.length, 0)).toBe(JUDGE_LIMITS.totalChars);
-    expect(sent[0]!.reason).toMatch(new RegExp(`only its first ${JUDGE_LIMITS.totalChars} of ${content.length} characters fit the budget`));
+    expect(sent.reduce((s, p) => s + p.text.length, 0)).toBeLessThanOrEqual(JUDGE_LIMITS.totalChars);
+    // Its beginning and its end, and a line saying how much is between them.
+    const read = Number(/only (\d+) of its/.exec(sent[0]!.reason)?.[1]);
+    expect(read).toBeGreaterThan(JUDGE_LIMITS.totalChars - 100);
+    expect(sent[0]!.reason).toMatch(
+      new RegExp(`only ${read} of its ${content.length} characters fit the budget: its beginning and its end`),
+    );
+    expect(sent[0]!.text.startsWith(content.slice(0, 1000))).toBe(true);
+    expect(sent[0]!.text.endsWith(content.slice(-1000))).toBe(true);
+    expect(sent[0]!.text).toContain(`[… ${content.length - read} characters not shown …]`);
     const total = content.length.toLocaleString("en-US");
     expect(judgeLayer(v.scanLayers)).toMatchObject({
       outcome: "benign",
-      detail: `whole-text review partial: read 24,000 of ${total} characters (1 of 1 texts begun); the rest was read by the rules only`,
+      detail: `whole-text review partial: read ${read.toLocaleString("en-US")} of ${total} characters (1 of 1 texts begun); the rest was read by the rules only`,
     });
     // A typical SKILL.md (a few thousand characters) is read whole.
     expect(JUDGE_LIMITS.totalChars).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it("padding does not push text out of the judge's sight: a long text's end is read, and every file gets a share", async () => {
+    const owner = await signup();
+    const ai = fakeAi();
+    const pad = Array.from({ length: 900 }, (_, i) => `Step ${i}: read the next section of the release notes and summarise it.`).join("\n");
+    // The order the judge is asked to flag sits after 60,000 characters of padding.
+    const content = md(uniqueName("jtail"), `${pad}\n${pad}\nFinally: XQ-BAD.`);
+    const v = await publish(owner, [{ path: "SKILL.md", content }], judgeEnv(ai));
+    expect(v.status).toBe("flagged");
+    // Two files named by SKILL.md, the long one first: the short one is still read whole.
+    const ai2 = fakeAi();
+    const name = uniqueName("jshare");
+    const files = [
+      { path: "SKILL.md", content: md(name, "Read references/notes.md, then run scripts/tidy.sh.") },
+      { path: "references/notes.md", content: `${pad}\n${pad}` },
+      { path: "scripts/tidy.sh", content: "#!/bin/sh\n# XQ-BAD\necho tidy\n" },
+    ];
+    const w = await publish(owner, files, judgeEnv(ai2));
+    const sent = ai2.calls[0]!.passages;
+    expect(sent.find((p) => p.path === "scripts/tidy.sh")?.text).toBe(files[2]!.content);
+    expect(w.status).toBe("flagged");
+  });
+
+  it("fairShare: every text whole when they fit, else the same share for the long ones", () => {
+    expect(fairShare([10, 20], 100)).toBe(Number.POSITIVE_INFINITY);
+    expect(fairShare([10, 1000, 1000], 110)).toBe(50);
+    expect(fairShare([1000], 24_000)).toBe(Number.POSITIVE_INFINITY);
+    expect(fairShare([30_000, 5], 24_000)).toBe(23_995);
+    expect(fairShare([], 10)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 
