@@ -164,32 +164,53 @@ async function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>, ms: numb
  * rather than the first texts all of it: padding put first must not push a poisoned text out of
  * the judge's sight. A text cut to its share is read at its head and its tail (two thirds and one
  * third), so that text appended after padding is read too; the judge is told what was left out.
+ * More texts than `reviewItems` (a server of 200 tools) are read in that many groups of
+ * neighbours, each text under its path, so that none is left out for coming late.
  */
 function reviewItemsFor(texts: readonly UncertainSpan[], used: number, limits: JudgeLimits) {
   const items: JudgeItem[] = [];
   const left = Math.max(0, limits.totalChars - used);
-  const taken = texts.slice(0, limits.reviewItems);
-  const total = texts.reduce((sum, t) => sum + t.text.length, 0);
-  const lengths = taken.map((t) => t.text.length);
+  const groups = groupTexts(texts, limits.reviewItems);
+  const total = groups.reduce((sum, g) => sum + g.text.length, 0);
+  const lengths = groups.map((g) => g.text.length);
   // Over the budget, the line that says what was left out of a cut text is paid from it too.
-  const fits = lengths.reduce((a, b) => a + b, 0) <= left;
-  const share = fits ? Number.POSITIVE_INFINITY : fairShare(lengths, Math.max(0, left - OMITTED_MAX * taken.length));
+  const fits = total <= left;
+  const share = fits ? Number.POSITIVE_INFINITY : fairShare(lengths, Math.max(0, left - OMITTED_MAX * groups.length));
   let read = 0;
-  taken.forEach((t, i) => {
-    const text = share >= t.text.length ? t.text : headAndTail(t.text, share);
-    const got = Math.min(share, t.text.length);
-    if (got <= 0) return;
+  let begun = 0;
+  for (const g of groups) {
+    const got = Math.min(share, g.text.length);
+    if (got <= 0) continue;
     read += got;
-    const cut = got < t.text.length;
+    begun += g.count;
+    const cut = got < g.text.length;
     items.push({
-      id: REVIEW_ID + i,
+      id: REVIEW_ID + g.first,
       kind: "whole",
-      path: t.path,
-      reason: `${t.reason.slice(0, 300)}${cut ? ` (only ${got} of its ${t.text.length} characters fit the budget: its beginning and its end)` : ""}`,
-      text,
+      path: g.path,
+      reason: `${g.reason.slice(0, 300)}${cut ? ` (only ${got} of its ${g.text.length} characters fit the budget: its beginning and its end)` : ""}`,
+      text: cut ? headAndTail(g.text, got) : g.text,
     });
-  });
-  return { items, read, total };
+  }
+  return { items, read, total, begun };
+}
+
+/** The texts as at most `max` items: each alone when they are few, else runs of neighbours, each text under its path. */
+function groupTexts(texts: readonly UncertainSpan[], max: number) {
+  if (texts.length <= max) return texts.map((t, i) => ({ first: i, count: 1, path: t.path, reason: t.reason, text: t.text }));
+  const size = Math.ceil(texts.length / max);
+  const out = [];
+  for (let first = 0; first < texts.length; first += size) {
+    const run = texts.slice(first, first + size);
+    out.push({
+      first,
+      count: run.length,
+      path: `${run[0]!.path} … ${run[run.length - 1]!.path}`,
+      reason: `${run.length} texts read together, each under its path: ${run[0]!.reason}`,
+      text: run.map((t) => `[${t.path}]\n${t.text}`).join("\n\n"),
+    });
+  }
+  return out;
 }
 
 /** The largest per-text share s with the sum of min(length, s) within the budget (every text whole when they fit). */
@@ -326,7 +347,7 @@ export async function secondOpinion<F extends JudgedFinding, S extends Uncertain
     const partial = review.read < review.total;
     details.push(
       partial
-        ? `whole-text review partial: read ${n(review.read)} of ${n(review.total)} characters (${review.items.length} of ${texts.length} texts begun); the rest was read by the rules only`
+        ? `whole-text review partial: read ${n(review.read)} of ${n(review.total)} characters (${review.begun} of ${texts.length} texts begun); the rest was read by the rules only`
         : `whole-text review: read all ${n(review.total)} characters of ${texts.length} text${texts.length === 1 ? "" : "s"}`,
     );
   }

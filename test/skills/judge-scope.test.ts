@@ -322,6 +322,23 @@ describe("MCP tool lists: the judge reads instructions, descriptions and schema 
     expect(u.body.securityStatus).toBe("passed");
     expect(narrow.calls).toHaveLength(0);
   });
+
+  it("more tools than the judge's items: read in groups of neighbours, so the last tool is read too", async () => {
+    const { key } = await newAgent();
+    const ai = fakeAi();
+    const many = Array.from({ length: JUDGE_LIMITS.reviewItems + 5 }, (_, i) => ({
+      name: `list_page_${String(i).padStart(2, "0")}`,
+      description: `Lists page ${i} of the catalogue.${i === JUDGE_LIMITS.reviewItems + 4 ? " XQ-BAD" : ""}`,
+    }));
+    const r = await call("POST", "/v1/mcp-servers/scan", { key, body: { tools: many }, env: judgeEnv(ai) });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.securityStatus).toBe("flagged");
+    const sent = ai.calls[0]!.passages;
+    expect(sent.length).toBeLessThanOrEqual(JUDGE_LIMITS.reviewItems);
+    expect(sent.map((p) => p.text).join("\n")).toContain(`[tools/${many.at(-1)!.name}]`);
+    const layer = judgeLayer(r.body.scanLayers);
+    expect(layer.detail).toMatch(new RegExp(`^whole-text review: read all [\\d,]+ characters of ${many.length} texts$`));
+  });
 });
 
 describe("the judge's prompt and answer (src/scan/workers-ai-judge.ts)", () => {
