@@ -28,16 +28,31 @@ export function skillReviewTexts(files: readonly { path: string; text: string | 
   const skill = files.find((f) => f.path === "SKILL.md");
   if (!skill?.text) return [];
   const body = skill.text;
+  // One pass over SKILL.md (up to the publish limit), not one search per file: where each path-like
+  // word first stands, whole ("notes.md", trailing full stops dropped) and by every tail after a slash.
+  const whole = new Map<string, number>();
+  const tails = new Map<string, number>();
+  for (const m of body.matchAll(/[\p{L}\p{N}_./-]+/gu)) {
+    const word = m[0].replace(/\.+$/, "").replace(/^\.\//, "");
+    if (!word || whole.has(word)) continue;
+    whole.set(word, m.index);
+    for (let i = word.indexOf("/"); i >= 0; i = word.indexOf("/", i + 1)) {
+      const tail = word.slice(i + 1);
+      if (tail && !tails.has(tail)) tails.set(tail, m.index);
+    }
+  }
+  const baseCount = new Map<string, number>();
+  for (const f of files) {
+    const base = f.path.split("/").pop()!;
+    baseCount.set(base, (baseCount.get(base) ?? 0) + 1);
+  }
   const named: { at: number; path: string; text: string }[] = [];
   for (const f of files) {
     if (f === skill || f.text === null || !f.text.trim()) continue;
     const base = f.path.split("/").pop()!;
-    const unique = files.filter((g) => g.path.split("/").pop() === base).length === 1;
-    let at = body.indexOf(f.path);
-    if (at < 0 && unique && base.includes(".") && base.length >= 4) {
-      const m = new RegExp(`(^|[^\\w./-])${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`).exec(body);
-      if (m) at = m.index;
-    }
+    let at = whole.get(f.path) ?? tails.get(f.path) ?? -1;
+    // By its file name alone when no other file has that name and the name is a real file name.
+    if (at < 0 && baseCount.get(base) === 1 && base.includes(".") && base.length >= 4) at = whole.get(base) ?? -1;
     if (at >= 0) named.push({ at, path: f.path, text: f.text });
   }
   named.sort((a, b) => a.at - b.at);

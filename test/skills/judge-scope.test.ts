@@ -11,6 +11,7 @@ import { rescanOutdated } from "../../src/skills/rescan";
 import { rescanOutdated as rescanMcp, upsertServers } from "../../src/mcp-servers/store";
 import type { ServerRecord } from "../../src/mcp-servers/records";
 import { fakeAi, itemsOf, judgeEnv } from "../judge-fake";
+import { skillReviewTexts } from "../../src/skills/second-opinion";
 import { SKILL_RULESET } from "../../src/skills/scanner";
 import { MCP_RULESET } from "../../src/mcp-servers/scanner";
 import { JUDGE_LIMITS, fairShare, secondOpinion } from "../../src/scan/judge";
@@ -222,6 +223,21 @@ describe("skills: the judge reads the instruction text as a whole (scope all, th
     const sent = ai2.calls[0]!.passages;
     expect(sent.find((p) => p.path === "scripts/tidy.sh")?.text).toBe(files[2]!.content);
     expect(w.status).toBe("flagged");
+  });
+
+  it("skillReviewTexts: the files SKILL.md names, by path or by a file name no other file has, in the order it names them", () => {
+    const files = [
+      { path: "SKILL.md", content: "" },
+      { path: "scripts/tidy.sh", content: "echo tidy" },
+      { path: "références/guide.md", content: "guide" },
+      { path: "a/notes.md", content: "a" },
+      { path: "b/notes.md", content: "b" },
+      { path: "docs/setup.txt", content: "setup" },
+      { path: "unnamed.md", content: "never named" },
+    ];
+    files[0]!.content = "Read références/guide.md first. Then notes.md (which one?), run ./scripts/tidy.sh, see setup.txt.";
+    const texts = skillReviewTexts(files.map((f) => ({ path: f.path, text: f.content })));
+    expect(texts.map((t) => t.path)).toEqual(["SKILL.md", "références/guide.md", "scripts/tidy.sh", "docs/setup.txt"]);
   });
 
   it("fairShare: every text whole when they fit, else the same share for the long ones", () => {
