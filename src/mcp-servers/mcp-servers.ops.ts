@@ -147,16 +147,16 @@ export const scan = defineOperation({
   untrusted: true,
   handler: async (ctx, b) => {
     const input = { instructions: b.instructions, tools: b.tools };
-    const hash = await toolsHash(input);
     const judge = judgeFromEnv(ctx.env);
     const decided = decidedVersion(MCP_RULESET.version, judge);
-    // The list exactly as it will be read, not toolsHash (which sorts tools and keys): a judge reads
-    // in the order given until its budget is spent, so one list in two orders may be judged apart.
+    // The list exactly as it will be read, not toolsHash (which sorts tools and keys): the judge reads
+    // the texts in the order given (its budget shared among them, neighbours grouped past 40), so one
+    // list in two orders may be judged apart. A held answer carries its toolsHash: a hit needs no other.
     const key = `${await sha256Hex(JSON.stringify(input))} ${decided}`;
     const held = heldVerdicts.get(key);
     if (held) {
       // A client that asked for progress hears the same two steps, both already done.
-      ctx.progress?.(1, 2, "the verdict held for this tool list's hash");
+      ctx.progress?.(1, 2, "the verdict held for this tool list");
       ctx.progress?.(2, 2, "judged");
       return structuredClone(held);
     }
@@ -170,7 +170,7 @@ export const scan = defineOperation({
       findings: result.findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
       rulesetVersion: result.rulesetVersion,
       scanLayers: result.layers,
-      toolsHash: hash,
+      toolsHash: await toolsHash(input),
     };
     // Only a verdict every configured layer gave (not one whose judge is owed: that one is retried).
     if (result.rulesetVersion === decided) heldVerdicts.set(key, structuredClone(answer), JSON.stringify(answer).length);

@@ -56,10 +56,11 @@ export function skillReviewTexts(files: readonly { path: string; text: string | 
     if (at >= 0) named.push({ at, path: f.path, text: f.text });
   }
   named.sort((a, b) => a.at - b.at);
-  const span = wholeTextSpan;
   return [
-    span("SKILL.md", body, "the skill's instructions, read as a whole: what do they make the agent do, and for whom?"),
-    ...named.slice(0, REFERENCED_FILES).map((f) => span(f.path, f.text, "a file SKILL.md tells the agent to read or run, read as a whole")),
+    wholeTextSpan("SKILL.md", body, "the skill's instructions, read as a whole: what do they make the agent do, and for whom?"),
+    ...named
+      .slice(0, REFERENCED_FILES)
+      .map((f) => wholeTextSpan(f.path, f.text, "a file SKILL.md tells the agent to read or run, read as a whole")),
   ];
 }
 
