@@ -5,6 +5,26 @@
  * lines, as a model would find them) and answers by marker words:
  * `XQ-BAD` → malicious, `XQ-MAYBE` → suspicious, anything else → benign (markers no rule reads).
  */
+import type { ServerRecord } from "../src/mcp-servers/records";
+
+/** A directory record with nothing but its tools, named apart per call, for the judge's store and rescan tests. */
+export function judgeServerRecord(slug: string, title: string, tools: unknown[]): ServerRecord {
+  return {
+    name: `io.example/${slug}-${Date.now().toString(36)}`,
+    title,
+    description: `A server for the ${title.toLowerCase()} test`,
+    version: "1.0.0",
+    websiteUrl: null,
+    repository: null,
+    remotes: [],
+    packages: [],
+    license: null,
+    source: "seed",
+    serverJson: {},
+    tools,
+  } as unknown as ServerRecord;
+}
+
 export interface FakeCall {
   model: string;
   system: string;

@@ -9,8 +9,7 @@ import { env } from "cloudflare:test";
 import { call, newAgent, signup, type TestOwner } from "../helpers";
 import { rescanOutdated } from "../../src/skills/rescan";
 import { rescanOutdated as rescanMcp, upsertServers } from "../../src/mcp-servers/store";
-import type { ServerRecord } from "../../src/mcp-servers/records";
-import { fakeAi, itemsOf, judgeEnv } from "../judge-fake";
+import { fakeAi, itemsOf, judgeEnv, judgeServerRecord } from "../judge-fake";
 import { skillReviewTexts } from "../../src/skills/second-opinion";
 import { SKILL_RULESET } from "../../src/skills/scanner";
 import { MCP_RULESET } from "../../src/mcp-servers/scanner";
@@ -267,20 +266,7 @@ describe("the stored paths read the whole text too: the skills rescan and the MC
   });
 
   it("the directory judges a stored server's tool list whole, and its daily rescan does too", async () => {
-    const record = {
-      name: `io.example/judge-all-${Date.now().toString(36)}`,
-      title: "Judge all",
-      description: "A server for the whole-text judge test",
-      version: "1.0.0",
-      websiteUrl: null,
-      repository: null,
-      remotes: [],
-      packages: [],
-      license: null,
-      source: "seed",
-      serverJson: {},
-      tools: [{ name: "get_forecast", description: "Returns the forecast. XQ-MAYBE" }],
-    } as unknown as ServerRecord;
+    const record = judgeServerRecord("judge-all", "Judge all", [{ name: "get_forecast", description: "Returns the forecast. XQ-MAYBE" }]);
     const at = Date.parse("2026-06-01T00:00:00Z");
     await upsertServers({ ...env, ...judgeEnv(fakeAi(), { SCAN_JUDGE_SCOPE: "uncertain" }) } as any, [record], { at, reason: "seed" });
     const slug = (await env.DB.prepare("SELECT slug FROM mcp_servers WHERE name = ?").bind(record.name).first<{ slug: string }>())!.slug;

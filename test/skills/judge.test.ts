@@ -6,13 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { call, newAgent, signup, type TestOwner } from "../helpers";
-import { fakeAi, judgeEnv } from "../judge-fake";
+import { fakeAi, judgeEnv, judgeServerRecord } from "../judge-fake";
 import { SKILL_RULESET } from "../../src/skills/scanner";
 import { MCP_RULESET } from "../../src/mcp-servers/scanner";
 import { rescanOutdated } from "../../src/skills/rescan";
 import { rescanOutdated as rescanMcp, upsertServers } from "../../src/mcp-servers/store";
 import { JUDGE_LIMITS } from "../../src/scan/judge";
-import type { ServerRecord } from "../../src/mcp-servers/records";
 
 let n = 0;
 const uniqueName = (p = "jd") => `${p}-${Date.now().toString(36)}-${(n++).toString(36)}`;
@@ -223,20 +222,7 @@ describe("MCP servers: the same second opinion", () => {
   });
 
   it("the directory stores the layers with the server's scan and retries an owed judgment on the daily rescan", async () => {
-    const record: ServerRecord = {
-      name: `io.example/judge-${Date.now().toString(36)}`,
-      title: "Judge test",
-      description: "A server for the judge test",
-      version: "1.0.0",
-      websiteUrl: null,
-      repository: null,
-      remotes: [],
-      packages: [],
-      license: null,
-      source: "seed",
-      serverJson: {},
-      tools,
-    } as unknown as ServerRecord;
+    const record = judgeServerRecord("judge", "Judge", tools);
     const at = Date.parse("2026-06-01T00:00:00Z");
     await upsertServers({ ...env, ...uncertainJudge(fakeAi("throw")) } as any, [record], { at, reason: "seed" });
     const agent = await newAgent();
