@@ -54,9 +54,6 @@ export const bookkeepingOnly = (
 const notified = new LruCache<string, string>({ maxEntries: 20_000, ttlMs: 60 * 60 * 1000 });
 const generationKey = (g: ResolvedStack["generation"]) => `${g.seq}:${g.at}`;
 
-/** For tests: forget what this isolate wrote. */
-export const clearNotifiedCache = () => notified.clear();
-
 /** Topics an agent's state remembers as sent (the newest first). */
 const TOPICS_REMEMBERED = 2000;
 
