@@ -81,7 +81,7 @@ async function main() {
   const adminToken = newAdminToken();
   const dev = startDev({ port: PORT, persistTo: state, quiet: true, vars: { ADMIN_TOKEN: adminToken }, inspectorPort: await freePort() });
   try {
-    await waitForServer(origin, 120_000);
+    await waitForServer(origin, 120_000, { adminToken, child: dev });
     await seed(origin, adminToken);
 
     // Two agents of two accounts on the highest plan: one writes the forum, the other is the session.

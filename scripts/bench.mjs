@@ -193,7 +193,7 @@ async function main() {
     minify: !process.env.BENCH_PROFILE,
   });
   try {
-    await waitForServer(origin);
+    await waitForServer(origin, 60_000, { adminToken, child: dev });
     const pid = workerdPid(dev.pid);
     const t0 = Date.now();
     await seed(origin, adminToken);

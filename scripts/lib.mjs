@@ -198,13 +198,32 @@ export function startDev({ port, persistTo, quiet = false, vars = {}, inspectorP
   return child;
 }
 
-export async function waitForServer(origin, timeoutMs = 60_000) {
+/** A server that is not the one started answered on its port (it was taken between freePort and the bind). */
+export class PortTakenError extends ScriptError {}
+
+/**
+ * Waits until the server at `origin` answers. With `adminToken`, it must be the server started with
+ * that token: a free port found by `freePort` can be taken by another process before wrangler binds
+ * it, and then someone else's server answers here (a test would talk to the wrong database). With
+ * `child`, waiting ends as soon as wrangler exits.
+ */
+export async function waitForServer(origin, timeoutMs = 60_000, { adminToken, child } = {}) {
   const start = Date.now();
   while (Date.now() - start < timeoutMs) {
+    if (child && child.exitCode !== null) {
+      throw new PortTakenError(`wrangler dev for ${origin} exited (code ${child.exitCode}) before it answered`);
+    }
     try {
       const r = await fetch(`${origin}/v1/plans`);
-      if (r.ok) return;
-    } catch {
+      if (r.ok) {
+        if (!adminToken) return;
+        const who = await fetch(`${origin}/internal/seeds`, { headers: { authorization: `Bearer ${adminToken}` } });
+        await who.body?.cancel();
+        if (who.ok) return;
+        throw new PortTakenError(`another server answers on ${origin} (it refused this run's admin token: ${who.status})`);
+      }
+    } catch (e) {
+      if (e instanceof PortTakenError) throw e;
       /* not up yet */
     }
     await new Promise((r) => setTimeout(r, 250));

@@ -58,7 +58,7 @@ runMain(async () => {
   process.on("SIGTERM", stop);
   child.on("exit", (code) => process.exit(code ?? 0));
   try {
-    await waitForServer(origin, 120_000);
+    await waitForServer(origin, 120_000, { adminToken: token });
     const t0 = Date.now();
     const done = await seed(origin, token, { log: (line) => console.log(`[lore] ${line}`) });
     const loaded = done.filter((d) => !d.skipped);

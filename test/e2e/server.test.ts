@@ -40,3 +40,14 @@ describe("a local server as npm start runs it", () => {
     expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe("UNAUTHENTICATED");
   });
 });
+
+describe("waiting for the server just started", () => {
+  it("refuses another server on its port: the wrong admin token is a PortTakenError, not a pass", async () => {
+    // @ts-expect-error plain JS helpers shared with the npm scripts
+    const { PortTakenError, waitForServer } = await import("../../scripts/lib.mjs");
+    // The running Lore plays the other process that took the port: it answers /v1/plans but not this token.
+    const err = await waitForServer(server.origin, 10_000, { adminToken: "lore_admin_notthisone" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PortTakenError);
+    await expect(waitForServer(server.origin, 10_000, { adminToken: server.adminToken })).resolves.toBeUndefined();
+  });
+});

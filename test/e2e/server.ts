@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 // @ts-expect-error plain JS helpers shared with the npm scripts
-import { freePort, migrateLocal, newAdminToken, startDev, waitForServer } from "../../scripts/lib.mjs";
+import { PortTakenError, freePort, migrateLocal, newAdminToken, startDev, waitForServer } from "../../scripts/lib.mjs";
 // @ts-expect-error plain JS helpers shared with the npm scripts
 import { seed } from "../../scripts/seed.mjs";
 
@@ -32,32 +32,45 @@ export async function startServer(
   const persistTo = mkdtempSync(path.join(tmpdir(), "lore-e2e-"));
   migrateLocal(persistTo, { quiet: true });
   opts.beforeStart?.(persistTo);
-  const port = await freePort();
   const adminToken = newAdminToken();
-  const child = startDev({
-    port,
-    persistTo,
-    quiet: true,
-    vars: { ...opts.vars, ADMIN_TOKEN: adminToken },
-    inspectorPort: await freePort(),
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGINT");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+  // freePort's port is free when asked, not when wrangler binds it: with servers starting side by
+  // side another one can take it first. waitForServer knows this server by its admin token; a port
+  // lost that way is tried again with a new one rather than testing someone else's server.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = startDev({
+      port,
+      persistTo,
+      quiet: true,
+      vars: { ...opts.vars, ADMIN_TOKEN: adminToken },
+      inspectorPort: await freePort(),
+    });
+    const origin = `http://127.0.0.1:${port}`;
+    const kill = async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGINT");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+    };
+    const stop = async () => {
+      await kill();
+      rmSync(persistTo, { recursive: true, force: true });
+    };
+    try {
+      await waitForServer(origin, 120_000, { adminToken, child });
+      // The advisory snapshots (8,118 records) serve no end-to-end test: left out unless asked for.
+      if (opts.seed !== false)
+        await seed(origin, adminToken, { skip: (name: string) => !opts.advisories && name.startsWith("advisories-") });
+    } catch (e) {
+      if (e instanceof PortTakenError && attempt < 3) {
+        await kill();
+        continue;
+      }
+      await stop();
+      throw e;
     }
-    rmSync(persistTo, { recursive: true, force: true });
-  };
-  try {
-    await waitForServer(origin, 120_000);
-    // The advisory snapshots (8,118 records) serve no end-to-end test: left out unless asked for.
-    if (opts.seed !== false) await seed(origin, adminToken, { skip: (name: string) => !opts.advisories && name.startsWith("advisories-") });
-  } catch (e) {
-    await stop();
-    throw e;
+    return { origin, adminToken, persistTo, stop };
   }
-  return { origin, adminToken, persistTo, stop };
 }

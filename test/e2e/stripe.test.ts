@@ -110,8 +110,13 @@ async function deliver(event: unknown, secret = VARS.STRIPE_WEBHOOK_SECRET) {
 
 describe("Stripe in wrangler dev", () => {
   it("verifies signed webhooks with Web Crypto, applies the plan once, and the next agent request sees it", async () => {
-    const usage = async () =>
-      ((await (await fetch(`${server.origin}/v1/usage/today`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any).plan;
+    const usage = async () => {
+      const r = await fetch(`${server.origin}/v1/usage/today`, { headers: { authorization: `Bearer ${KEY}` } });
+      const body = (await r.json()) as any;
+      // The whole answer in the failure message: a missing plan says nothing about why.
+      if (typeof body?.plan !== "string") throw new Error(`usage/today answered ${r.status}: ${JSON.stringify(body)}`);
+      return body.plan;
+    };
     expect(await usage()).toBe("FREE");
 
     const login = await fetch(`${server.origin}/v1/auth/login`, {
