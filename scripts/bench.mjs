@@ -20,7 +20,7 @@
 // scenarios, returning extra lines to print.
 //
 // The process CPU includes D1's SQLite work, which a deployed Worker does not pay for: against a
-// floor doing the same storage work (sync's replays its own reads), "CPU above floor" is the
+// floor doing the same storage work (sync's replays its own D1 reads and writes), "CPU above floor" is the
 // Worker's own CPU, what the Workers plans limit. BENCH_PROFILE=<folder> runs 100 more requests
 // of each scenario under the inspector's profiler and keeps each profile there
 // (scripts/cpu-profile.mjs, docs/profiling.md). A full run ends with `npm run check:startup`'s start-up window against a bare

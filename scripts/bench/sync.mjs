@@ -4,7 +4,7 @@
 // under another scenario); each is primed with one sync, so the next ones are up_to_date under the
 // default DAILY schedule. Delta agents belong to accounts set to EVERY_SESSION: every call is a full
 // refresh, filtered by the cursor of the priming sync. `report` prints each answer's size. The full and
-// up_to_date ones run against their own reads replayed (src/core/bench-replay.ts), so their CPU
+// up_to_date ones run against their own D1 work replayed, reads and writes (src/core/bench-replay.ts), so their CPU
 // above that floor is the Worker's own: a full sync of 500 entries must fit the Free plan's 10 ms.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -83,7 +83,7 @@ export async function scenarios(ctx) {
     });
     const a = await post(ctx.origin, "/v1/agents", { handle: `bd500-${i}-${Date.now().toString(36)}` }, acct.token);
     const first = await post(ctx.origin, "/v1/agents/me/sync", { stack: S500, installedSkills: ["lore"] }, a.apiKey);
-    groups.delta.push({ key: a.apiKey, cursor: first.cursor });
+    groups.delta.push({ key: a.apiKey, id: a.agent.id, cursor: first.cursor });
   }
   // The DAILY half only, for the up_to_date runs (an EVERY_SESSION account's sync is always full).
   const upToDate50 = groups.s50.slice(0, daily.pool.length);
@@ -91,7 +91,7 @@ export async function scenarios(ctx) {
   const auth = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}` });
   // The same storage reads as each request's sync, replayed (src/core/bench-replay.ts), plus the admission's object call.
   const replay = (list, name) => ({
-    name: `floor: ${name}'s own reads, replayed`,
+    name: `floor: ${name}'s own D1 work, replayed`,
     path: (i) => `/internal/bench/replay?agent=${list[i % list.length].id}&n=${i % n}`,
   });
   const mcp = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}`, accept: "application/json, text/event-stream" });
@@ -122,6 +122,7 @@ export async function scenarios(ctx) {
     },
     {
       name: "sync 500 entries, up_to_date (stack omitted: the stored one)",
+      floor: replay(upToDate500, "sync 500 entries"),
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(upToDate500),
@@ -137,6 +138,7 @@ export async function scenarios(ctx) {
     },
     {
       name: "sync 500 entries, full refresh with since (delta, nothing new)",
+      floor: replay(groups.delta, "sync 500 entries, delta"),
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(groups.delta),
@@ -144,6 +146,7 @@ export async function scenarios(ctx) {
     },
     {
       name: "MCP tools/call service_sync (50 entries, up_to_date)",
+      floor: replay(upToDate50, "sync 50 entries"),
       method: "POST",
       path: "/v1/mcp",
       headers: mcp(upToDate50),

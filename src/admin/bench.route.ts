@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
 import { accountStub } from "../quota";
-import { replayReads } from "../core/bench-replay";
+import { replayStorage } from "../core/bench-replay";
 
 /**
  * The floors `npm run bench` measures every scenario against (scripts/bench.mjs): a Worker route
@@ -37,9 +37,9 @@ benchRoute.get("/do2", async (c) => {
   const a = await quota(c).ping();
   return c.json({ ok: a === 1 && (await quota(c, "b").ping()) === 1 });
 });
-// The floor of a sync: the admission's object call and the read batches the agent's last sync sent.
+// The floor of a sync: the admission's object call and the D1 batches (reads and writes) the agent's last sync sent.
 benchRoute.get("/replay", async (c) => {
   const a = await quota(c).ping();
-  const n = await replayReads(c.env.DB, c.req.query("agent") ?? "");
+  const n = await replayStorage(c.env.DB, c.req.query("agent") ?? "");
   return c.json({ ok: a === 1 && n > 0, statements: n });
 });

@@ -537,3 +537,30 @@ describe("the bench floors", () => {
     }
   });
 });
+
+describe("the sync floor (core/bench-replay.ts)", () => {
+  it("replays the sync's D1 work, reads and writes, and a replay's activity row gets its own key", async () => {
+    const a: TestAgent = await newAgent();
+    const bench = { env: { BENCH_ROUTES: "1" } };
+    const stack = [
+      { name: "react", version: "18.2.0" },
+      { name: "zod", version: "3.22.0" },
+    ];
+    expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack }, ...bench })).status).toBe(200);
+    // The steady state the bench measures: the same stack again, forced full.
+    expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack, force: true }, ...bench })).status).toBe(200);
+    const activity = () =>
+      E.DB.prepare("SELECT count(*) AS n FROM agent_activity WHERE agent_id = ? AND kind = 'SYNC'").bind(a.id).first<number>("n");
+    const syncs = () => E.DB.prepare("SELECT syncs FROM sync_agents WHERE agent_id = ?").bind(a.id).first<number>("syncs");
+    const [before, syncsBefore] = [await activity(), await syncs()];
+    for (let i = 0; i < 2; i++) {
+      const r = await call("GET", `/internal/bench/replay?agent=${a.id}`, bench);
+      expect(r.status).toBe(200);
+      expect(r.body.ok).toBe(true);
+      expect(r.body.statements).toBeGreaterThan(3);
+    }
+    // Each replay wrote what the sync wrote: its state row again and an activity row with a new key.
+    expect(await activity()).toBe(before! + 2);
+    expect(await syncs()).toBe(syncsBefore! + 2);
+  });
+});
