@@ -37,9 +37,15 @@ benchRoute.get("/do2", async (c) => {
   const a = await quota(c).ping();
   return c.json({ ok: a === 1 && (await quota(c, "b").ping()) === 1 });
 });
-// The floor of a sync: the admission's object call and the D1 batches (reads and writes) the agent's last sync sent.
+// The floor of a sync: the admission's object call and the D1 batches (reads and writes) the agent's
+// last sync sent; with `bytes`, answered with that many (the sync's answer size, at most 4 MiB): the
+// runtime writing them out is not the isolate's work.
 benchRoute.get("/replay", async (c) => {
   const a = await quota(c).ping();
   const n = await replayStorage(c.env.DB, c.req.query("agent") ?? "");
+  const bytes = Number(c.req.query("bytes") ?? 0);
+  if (a === 1 && n > 0 && bytes > 0) {
+    return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });
+  }
   return c.json({ ok: a === 1 && n > 0, statements: n });
 });

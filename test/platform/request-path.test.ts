@@ -562,5 +562,9 @@ describe("the sync floor (core/bench-replay.ts)", () => {
     // Each replay wrote what the sync wrote: its state row again and an activity row with a new key.
     expect(await activity()).toBe(before! + 2);
     expect(await syncs()).toBe(syncsBefore! + 2);
+    // With `bytes`, answered with as many (the size of the sync's answer it stands for).
+    const sized = await call("GET", `/internal/bench/replay?agent=${a.id}&bytes=250000`, bench);
+    expect(sized.status).toBe(200);
+    expect(String(sized.body).length).toBe(250000);
   });
 });
