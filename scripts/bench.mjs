@@ -20,7 +20,7 @@
 // scenarios, returning extra lines to print.
 //
 // The process CPU includes D1's SQLite work, which a deployed Worker does not pay for: against a
-// floor doing the same storage work (sync's replays its own D1 reads and writes), "CPU above floor" is the
+// floor doing the same storage work (its own D1 reads replayed; sync's reads and writes), "CPU above floor" is the
 // Worker's own CPU, what the Workers plans limit. BENCH_PROFILE=<folder> runs 100 more requests
 // of each scenario under the inspector's profiler and keeps each profile there
 // (scripts/cpu-profile.mjs, docs/profiling.md). A full run ends with `npm run check:startup`'s start-up window against a bare
@@ -129,7 +129,12 @@ async function runChunk(s, pid, from, count, acc) {
     while (next < end) {
       const i = next++;
       const body = at(s.body, i);
-      const headers = { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...at(s.headers, i) };
+      const headers = {
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...at(s.headers, i),
+        // The slot its D1 work is recorded under, for a floor that replays it (src/core/bench-replay.ts).
+        ...(s.slot ? { "x-lore-bench-slot": at(s.slot, i) } : {}),
+      };
       const start = performance.now();
       const res = await fetch(origin + at(s.path, i), {
         method: at(s.method, i) ?? "GET",
@@ -163,6 +168,9 @@ async function runPaired(s, floor, pid) {
   const a = newAcc();
   const b = newAcc();
   const per = Math.ceil(REQUESTS / ROUNDS);
+  // A floor that replays the scenario's D1 work needs each slot recorded by this scenario first
+  // (another scenario may have left its own work under the same slot).
+  if (floor.replay) await runChunk(s, pid, 0, Math.min(REQUESTS, Math.max(SLOTS, ACCOUNTS)), newAcc());
   for (let r = 0, done = 0; done < REQUESTS; r++) {
     const count = Math.min(per, REQUESTS - done);
     await runChunk(floor, pid, done, count, a);
@@ -170,6 +178,31 @@ async function runPaired(s, floor, pid) {
     done += count;
   }
   return { floor: summary(floor.name, a), scenario: summary(s.name, b) };
+}
+
+/** Slots per scenario for replayed floors: request i records under, and its floor replays, slot i % SLOTS. */
+const SLOTS = 16;
+
+/**
+ * A scenario whose floor stood in for its D1 work with one `SELECT 1` ("d1", "do-d1") gets a floor
+ * doing that work: its requests record their D1 batches under a slot, and the floor replays the
+ * reads (src/core/bench-replay.ts) after the same Durable Object call. Writes are not replayed
+ * (a new thread or post would collide with the one it copies): a write's SQLite work still counts
+ * as the Worker's here.
+ */
+function withReplayFloor(s, idx) {
+  const f = floorOf(s);
+  if (typeof s.floor === "object" || (f !== "d1" && f !== "do-d1")) return s;
+  const slot = (i) => `r${idx}-${i % SLOTS}`;
+  return {
+    ...s,
+    slot,
+    floor: {
+      name: f === "d1" ? "floor: its D1 reads replayed" : "floor: one Durable Object RPC + its D1 reads replayed",
+      path: (i) => `/internal/bench/replay?slot=${slot(i)}&do=${f === "d1" ? 0 : 1}&n=${i % ACCOUNTS}`,
+      replay: true,
+    },
+  };
 }
 
 const floorOf = (s) =>
@@ -285,12 +318,14 @@ async function main() {
       }
       if (typeof mod.report === "function") reports.push({ file: f, report: mod.report });
     }
-    const chosen = ONLY ? scenarios.filter((s) => ONLY.some((o) => s.name.includes(o) || s.tags?.includes(o))) : scenarios;
+    const chosen = (ONLY ? scenarios.filter((s) => ONLY.some((o) => s.name.includes(o) || s.tags?.includes(o))) : scenarios).map(
+      withReplayFloor,
+    );
     const floorsUsed = [...new Set(chosen.filter((s) => typeof s.floor !== "object").map(floorOf))];
     // A scenario may bring its own floor ({name, path}: a route doing the same storage work).
     const floorScenario = (f) =>
       typeof f === "object"
-        ? { name: f.name, method: "GET", path: f.path }
+        ? { name: f.name, method: "GET", path: f.path, replay: f.replay }
         : { name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` };
     // Warm up the isolate, the Durable Objects and every floor before measuring.
     for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)])

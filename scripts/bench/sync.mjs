@@ -89,14 +89,16 @@ export async function scenarios(ctx) {
   const upToDate50 = groups.s50.slice(0, daily.pool.length);
   const upToDate500 = groups.s500.slice(0, daily.pool.length);
   const auth = (list) => (i) => ({ authorization: `Bearer ${list[i % list.length].key}` });
-  // The same D1 work as each request's sync, replayed (src/core/bench-replay.ts), plus the admission's
-  // object call, answered with as many bytes as the scenario's answer (filled in below): the runtime
-  // writing a 250 KB answer to the socket is not the isolate's CPU either.
+  // The same D1 work as each request's sync, reads and writes, replayed (src/core/bench-replay.ts),
+  // plus the admission's object call, answered with as many bytes as the scenario's answer (filled
+  // in below): the runtime writing a 250 KB answer to the socket is not the isolate's CPU either.
+  const slotOf = (list) => (i) => `sync-${list[i % list.length].id}`;
   const replay = (list, name) => {
     const floor = {
       name: `floor: ${name}'s D1 work replayed, as many bytes`,
       bytes: 0,
-      path: (i) => `/internal/bench/replay?agent=${list[i % list.length].id}&n=${i % n}&bytes=${floor.bytes}`,
+      replay: true,
+      path: (i) => `/internal/bench/replay?slot=${slotOf(list)(i)}&do=1&writes=1&n=${i % n}&bytes=${floor.bytes}`,
     };
     return floor;
   };
@@ -108,6 +110,7 @@ export async function scenarios(ctx) {
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(upToDate50),
+      slot: slotOf(upToDate50),
       body: { stack: S50 },
     },
     {
@@ -116,6 +119,7 @@ export async function scenarios(ctx) {
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(groups.s50),
+      slot: slotOf(groups.s50),
       body: { stack: S50, force: true },
     },
     {
@@ -124,6 +128,7 @@ export async function scenarios(ctx) {
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(upToDate500),
+      slot: slotOf(upToDate500),
       body: { stack: S500 },
     },
     {
@@ -132,6 +137,7 @@ export async function scenarios(ctx) {
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(upToDate500),
+      slot: slotOf(upToDate500),
       body: {},
     },
     {
@@ -140,6 +146,7 @@ export async function scenarios(ctx) {
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(groups.s500),
+      slot: slotOf(groups.s500),
       body: { stack: S500, force: true },
     },
     {
@@ -148,6 +155,7 @@ export async function scenarios(ctx) {
       method: "POST",
       path: "/v1/agents/me/sync",
       headers: auth(groups.delta),
+      slot: slotOf(groups.delta),
       body: (i) => ({ stack: S500, since: groups.delta[i % groups.delta.length].cursor }),
     },
     {
@@ -156,6 +164,7 @@ export async function scenarios(ctx) {
       method: "POST",
       path: "/v1/mcp",
       headers: mcp(upToDate50),
+      slot: slotOf(upToDate50),
       body: ctx.mcpCall("service_sync", { stack: S50 }),
     },
   ];

@@ -1,41 +1,43 @@
 import { LruCache } from "./cache";
 import { newId } from "./crypto";
+import { WRITES } from "./d1";
 
 /**
- * The floor of a sync for `npm run bench` (scripts/bench/sync.mjs): the same storage work, and
- * nothing else. Where `BENCH_ROUTES` is "1" (only the bench's own `wrangler dev`), a sync records
- * the batches it sends to D1 (SQL and bound values), reads and writes, under its agent; the route
- * `/internal/bench/replay?agent=<id>` sends those batches again. Sync's CPU above this floor is
- * then the Worker's own work: resolving, matching, building and serialising the answer. The writes
- * belong in the floor: the bench's CPU is the whole workerd process, D1's SQLite included, while a
- * deployed Worker's CPU is its isolate's alone (D1 runs elsewhere), so SQLite writing the sync's
- * rows counted as the Worker's own before.
+ * The floors of `npm run bench` that do a request's own storage work, and nothing else. Where
+ * `BENCH_ROUTES` is "1" (only the bench's own `wrangler dev`), a request that names a slot
+ * (`x-lore-bench-slot`) runs with a D1 binding that records every batch and statement it sends (SQL
+ * and bound values, through its sessions too) under that slot; `/internal/bench/replay?slot=…`
+ * sends them again. A scenario's CPU above that floor is the Worker's own work: validating,
+ * matching, building and serialising. The bench's CPU is the whole workerd process, D1's SQLite
+ * included, while a deployed Worker's CPU is its isolate's alone (D1 runs elsewhere): a floor of
+ * `SELECT 1` counted the scenario's real queries as the Worker's.
  */
 interface Recorded {
   sql: string;
   binds: unknown[];
 }
 
-const recorded = new LruCache<string, Recorded[][]>({ maxEntries: 1000 });
+const recorded = new LruCache<string, Recorded[][]>({ maxEntries: 2000 });
+
+/** The bench's header naming a request's slot (at most 100 characters). */
+export const BENCH_SLOT_HEADER = "x-lore-bench-slot";
 
 /**
  * A write replayed must do the same work, not fail: the activity row's key is made per request
- * (`act_…`), so a replay binds a new one. Every other write of a sync is an upsert or an INSERT OR
- * IGNORE of rows that exist, as it is in the steady state the bench measures.
+ * (`act_…`), so a replay binds a new one. Writes are replayed only where the bench asks
+ * (`writes=1`: sync, whose other writes are upserts and INSERT OR IGNOREs of rows that exist in
+ * the steady state it measures); a new thread or post would collide with the one it copies.
  */
 const freshKey = (v: unknown) => (typeof v === "string" && /^act_[0-9A-Za-z]+$/.test(v) ? newId("act_") : v);
 
-/**
- * D1 bindings that note every batch (and single statement) they run, for this agent: the request's
- * session and the binding outside it (a sync writes its bookkeeping there) share one record.
- */
-export function recordingDbs(agentId: string, ...dbs: D1Database[]): D1Database[] {
+/** A D1 binding whose work (its sessions' too) is this slot's record, replacing the slot's last one. */
+export function recordingDb(slot: string, db: D1Database): D1Database {
   const batches: Recorded[][] = [];
-  recorded.set(agentId, batches);
-  return dbs.map((db) => recordingDb(db, batches));
+  recorded.set(slot.slice(0, 100), batches);
+  return recorder(db, batches);
 }
 
-function recordingDb(db: D1Database, batches: Recorded[][]): D1Database {
+function recorder<D extends D1Database | D1DatabaseSession>(db: D, batches: Recorded[][]): D {
   // Keyed by the wrapper the caller holds (what it hands to batch), with the statement it stands for.
   const meta = new WeakMap<D1PreparedStatement, { real: D1PreparedStatement; r: Recorded }>();
   const wrap = (stmt: D1PreparedStatement, r: Recorded): D1PreparedStatement => {
@@ -63,27 +65,34 @@ function recordingDb(db: D1Database, batches: Recorded[][]): D1Database {
       if (p === "batch")
         return (stmts: D1PreparedStatement[]) => {
           const ms = stmts.map((s) => meta.get(s));
-          // Every statement of a batch is one this binding made (a sync makes them all here).
+          // Every statement of a batch is one this binding made (a request makes them all here).
           if (ms.every((m) => m)) {
             batches.push(ms.map((m) => m!.r));
             return target.batch(ms.map((m) => m!.real));
           }
           return target.batch(stmts);
         };
+      // A request's reads and writes go through a session (core/d1.ts): recorded into the same slot.
+      if (p === "withSession") return (c?: string) => recorder((target as D1Database).withSession(c), batches);
       const v = Reflect.get(target, p);
       return typeof v === "function" ? v.bind(target) : v;
     },
-  });
+  }) as D;
 }
 
-/** Sends the recorded batches of this agent's last sync again; how many statements. */
-export async function replayStorage(db: D1Database, agentId: string): Promise<number> {
-  const batches = recorded.get(agentId);
+/**
+ * Sends the recorded batches of the slot's last request again (its reads; its writes too with
+ * `writes`); how many statements (-1: nothing recorded under that slot).
+ */
+export async function replayStorage(db: D1Database, slot: string, { writes = false } = {}): Promise<number> {
+  const batches = recorded.get(slot);
   if (!batches) return -1;
   let n = 0;
   for (const b of batches) {
-    await db.batch(b.map((r) => db.prepare(r.sql).bind(...r.binds.map(freshKey))));
-    n += b.length;
+    const kept = writes ? b : b.filter((r) => !WRITES.test(r.sql));
+    if (!kept.length) continue;
+    await db.batch(kept.map((r) => db.prepare(r.sql).bind(...r.binds.map(freshKey))));
+    n += kept.length;
   }
   return n;
 }

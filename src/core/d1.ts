@@ -21,7 +21,7 @@ export interface RequestD1 {
 }
 
 // A statement that writes: its first keyword (after an optional WITH … clause).
-const WRITES = /^\s*(?:with\b[\s\S]*?\b)?(?:insert|update|delete|replace|create|drop|alter)\b/i;
+export const WRITES = /^\s*(?:with\b[\s\S]*?\b)?(?:insert|update|delete|replace|create|drop|alter)\b/i;
 
 export function openSession(db: D1Database, start: string): RequestD1 {
   // Opened on first use: many requests (usage, chat) never touch D1.

@@ -9,7 +9,6 @@ import { SCAN_STATUSES } from "../scan/types";
 import { syncBody, syncOut } from "./sync.schemas";
 import { runSync } from "./sync.service";
 import { syncAnswerBody } from "./views";
-import { recordingDbs } from "../core/bench-replay";
 import { envOutsideSession } from "../core/op-context";
 import { agentStack, listStacks } from "./stack.service";
 import { listNotifications, markNotificationsRead, NOTIFICATION_KINDS } from "./notifications.service";
@@ -56,20 +55,7 @@ export const sync = defineOperation({
   body: syncBody,
   output: syncOut,
   untrusted: true,
-  handler: (ctx, b) => {
-    const outside = envOutsideSession(ctx).DB;
-    if (ctx.env.BENCH_ROUTES !== "1") return runSync(ctx, ctx.caller, b, now(), outside);
-    // Only the bench's own server: the D1 work is noted for its floor (src/core/bench-replay.ts). Named
-    // fields, not a spread: spreading the context runs its `db` getter (a drizzle client the sync never uses).
-    const [session, bookkeeping] = recordingDbs(ctx.caller.agentId, ctx.env.DB, outside);
-    return runSync(
-      { env: { ...ctx.env, DB: session! }, origin: ctx.origin, via: ctx.via, progress: ctx.progress },
-      ctx.caller,
-      b,
-      now(),
-      bookkeeping,
-    );
-  },
+  handler: (ctx, b) => runSync(ctx, ctx.caller, b, now(), envOutsideSession(ctx).DB),
   json: syncAnswerBody,
   mcp: {
     tool: "service_sync",

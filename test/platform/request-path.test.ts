@@ -538,33 +538,52 @@ describe("the bench floors", () => {
   });
 });
 
-describe("the sync floor (core/bench-replay.ts)", () => {
-  it("replays the sync's D1 work, reads and writes, and a replay's activity row gets its own key", async () => {
+describe("the replay floors (core/bench-replay.ts)", () => {
+  const bench = { env: { BENCH_ROUTES: "1" } };
+  const slot = (name: string) => ({ ...bench, headers: { "x-lore-bench-slot": name } });
+
+  it("replay a sync's D1 work, reads and writes, and a replay's activity row gets its own key", async () => {
     const a: TestAgent = await newAgent();
-    const bench = { env: { BENCH_ROUTES: "1" } };
     const stack = [
       { name: "react", version: "18.2.0" },
       { name: "zod", version: "3.22.0" },
     ];
-    expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack }, ...bench })).status).toBe(200);
-    // The steady state the bench measures: the same stack again, forced full.
-    expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack, force: true }, ...bench })).status).toBe(200);
+    expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack } })).status).toBe(200);
+    // The steady state the bench measures: the same stack again, forced full, in a slot.
+    expect((await call("POST", "/v1/agents/me/sync", { key: a.key, body: { stack, force: true }, ...slot(`s-${a.id}`) })).status).toBe(200);
     const activity = () =>
       E.DB.prepare("SELECT count(*) AS n FROM agent_activity WHERE agent_id = ? AND kind = 'SYNC'").bind(a.id).first<number>("n");
     const syncs = () => E.DB.prepare("SELECT syncs FROM sync_agents WHERE agent_id = ?").bind(a.id).first<number>("syncs");
     const [before, syncsBefore] = [await activity(), await syncs()];
+    const reads = await call("GET", `/internal/bench/replay?slot=s-${a.id}`, bench);
+    expect(reads.body.ok).toBe(true);
+    // Reads alone write nothing.
+    expect([await activity(), await syncs()]).toEqual([before, syncsBefore]);
     for (let i = 0; i < 2; i++) {
-      const r = await call("GET", `/internal/bench/replay?agent=${a.id}`, bench);
+      const r = await call("GET", `/internal/bench/replay?slot=s-${a.id}&writes=1&do=1&n=1`, bench);
       expect(r.status).toBe(200);
       expect(r.body.ok).toBe(true);
-      expect(r.body.statements).toBeGreaterThan(3);
+      // The reads (state, topics, the answer's batch) and the writes (state, activity).
+      expect(r.body.statements).toBeGreaterThan(reads.body.statements + 1);
     }
     // Each replay wrote what the sync wrote: its state row again and an activity row with a new key.
     expect(await activity()).toBe(before! + 2);
     expect(await syncs()).toBe(syncsBefore! + 2);
-    // With `bytes`, answered with as many (the size of the sync's answer it stands for).
-    const sized = await call("GET", `/internal/bench/replay?agent=${a.id}&bytes=250000`, bench);
+    // With `bytes`, answered with as many (the size of the answer it stands for).
+    const sized = await call("GET", `/internal/bench/replay?slot=s-${a.id}&bytes=250000`, bench);
     expect(sized.status).toBe(200);
     expect(String(sized.body).length).toBe(250000);
+  });
+
+  it("record any request's D1 work through its session, and only where BENCH_ROUTES is 1", async () => {
+    const a: TestAgent = await newAgent();
+    expect((await call("GET", "/v1/threads?q=react", { key: a.key, ...slot("forum-1") })).status).toBe(200);
+    const r = await call("GET", "/internal/bench/replay?slot=forum-1", bench);
+    expect(r.body).toMatchObject({ ok: true });
+    expect(r.body.statements).toBeGreaterThan(0);
+    // Elsewhere the header records nothing, and the route is a 404.
+    expect((await call("GET", "/v1/threads?q=react", { key: a.key, headers: { "x-lore-bench-slot": "forum-2" } })).status).toBe(200);
+    expect((await call("GET", "/internal/bench/replay?slot=forum-2", bench)).body).toEqual({ ok: false, statements: -1 });
+    expectError(await call("GET", "/internal/bench/replay?slot=forum-1"), 404, "NOT_FOUND");
   });
 });
