@@ -5,6 +5,7 @@
  *
  *   tsx scripts/eval-scanners.ts skills <cases.json> [--list] [--judge]
  *   tsx scripts/eval-scanners.ts mcp <cases.json> [--list] [--judge]
+ *   tsx scripts/eval-scanners.ts agent-text <cases.json> [--list]
  *
  * `--judge` adds the second opinion as a deployment runs it (src/scan/judge.ts, the same prompt,
  * parser and scope): Workers AI through Cloudflare's REST API, with CLOUDFLARE_ACCOUNT_ID,
@@ -17,6 +18,8 @@
  * `{ "cases": [...] }`:
  *   skills: { id, label: "malicious" | "benign", family?, files: { "<path>": "<text>" | { "base64": "…" } } }
  *   mcp:    { id, label: "poisoned" | "benign", family?, instructions?, tools: [{ name, description?, inputSchema?, … }] }
+ *   agent-text: { id, label: "malicious" | "benign", family?, title, body } — a forum post or knowledge-base
+ *           entry, scanned as those writes scan it (the agent-text rules over `title` and `bodyMd`)
  * A case counts as caught when its verdict is `flagged` or `warn`; the figures for `flagged`
  * alone are printed beside. Recall is given per family.
  */
@@ -27,6 +30,7 @@ import type { Judge, ScanLayer } from "../src/scan/judge";
 // Dynamic imports, after ./cloudflare-stub's hook.
 const { scanSkill } = await import("../src/skills/scanner");
 const { scanMcpTools } = await import("../src/mcp-servers/scanner");
+const { scanAgentText, AGENT_TEXT_RULESET } = await import("../src/skills/scanner/agent-text");
 const { SKILL_RULESET } = await import("../src/skills/scanner/ruleset");
 const { MCP_RULESET } = await import("../src/mcp-servers/scanner/ruleset");
 const { judgeSkillScan } = await import("../src/skills/second-opinion");
@@ -41,15 +45,21 @@ interface Case {
   files?: Record<string, string | { base64: string }>;
   instructions?: string;
   tools?: unknown[];
+  title?: string;
+  body?: string;
 }
 
 const [kind, file, ...rest] = process.argv.slice(2);
-if ((kind !== "skills" && kind !== "mcp") || !file) {
-  console.error("usage: tsx scripts/eval-scanners.ts <skills|mcp> <cases.json> [--list] [--judge]");
+if ((kind !== "skills" && kind !== "mcp" && kind !== "agent-text") || !file) {
+  console.error("usage: tsx scripts/eval-scanners.ts <skills|mcp|agent-text> <cases.json> [--list] [--judge]");
   process.exit(2);
 }
 const list = rest.includes("--list");
 let judge: Judge | null = null;
+if (rest.includes("--judge") && kind === "agent-text") {
+  console.error("eval-scanners: the judge does not read forum and knowledge-base text; run agent-text without --judge");
+  process.exit(2);
+}
 if (rest.includes("--judge")) {
   try {
     judge = restJudgeFromEnv(process.env, defaultJudgeModel(readFileSync(new URL("../wrangler.toml", import.meta.url), "utf8")));
@@ -64,6 +74,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 const enc = new TextEncoder();
 
 async function scanOne(c: Case): Promise<Verdict> {
+  if (kind === "agent-text") {
+    // The judge does not read forum and knowledge-base text (src/forum/content-scan.ts): the rules decide.
+    return scanAgentText([
+      { path: "title", text: c.title ?? "" },
+      { path: "bodyMd", text: c.body ?? "" },
+    ]);
+  }
   if (kind === "skills") {
     const files = Object.entries(c.files ?? {}).map(([path, content]) => {
       const bytes =
@@ -86,7 +103,7 @@ async function scanOne(c: Case): Promise<Verdict> {
   return judge ? judgeMcpScan(judge, rules, input) : rules;
 }
 
-const bad = kind === "skills" ? "malicious" : "poisoned";
+const bad = kind === "mcp" ? "poisoned" : "malicious";
 const rows: { c: Case; status: string; rules: string[]; judged: string }[] = [];
 for (const c of cases) {
   const v = await scanOne(c);
@@ -103,7 +120,7 @@ const fp = neg.filter(caught).length;
 const tpFlag = pos.filter((r) => r.status === "flagged").length;
 const fpFlag = neg.filter((r) => r.status === "flagged").length;
 console.log(
-  `${kind} ${file}: ruleset ${kind === "skills" ? SKILL_RULESET.version : MCP_RULESET.version}${judge ? ` + judge ${judge.model} (scope ${judge.scope})` : ""}`,
+  `${kind} ${file}: ruleset ${kind === "skills" ? SKILL_RULESET.version : kind === "mcp" ? MCP_RULESET.version : AGENT_TEXT_RULESET.version}${judge ? ` + judge ${judge.model} (scope ${judge.scope})` : ""}`,
 );
 if (judge) {
   const outcomes = new Map<string, number>();
