@@ -185,21 +185,21 @@ const SLOTS = 16;
 
 /**
  * A scenario whose floor stood in for its D1 work with one `SELECT 1` ("d1", "do-d1") gets a floor
- * doing that work: its requests record their D1 batches under a slot, and the floor replays the
- * reads (src/core/bench-replay.ts) after the same Durable Object call. Writes are not replayed
- * (a new thread or post would collide with the one it copies): a write's SQLite work still counts
- * as the Worker's here.
+ * doing that work: its requests record their D1 batches under a slot, and the floor replays them
+ * (src/core/bench-replay.ts) after the same Durable Object call; a write's too (POST and the like),
+ * with the keys it made bound anew so the copy is new rows, not a collision.
  */
 function withReplayFloor(s, idx) {
   const f = floorOf(s);
   if (typeof s.floor === "object" || (f !== "d1" && f !== "do-d1")) return s;
   const slot = (i) => `r${idx}-${i % SLOTS}`;
+  const writes = (at(s.method, 0) ?? "GET") !== "GET";
   return {
     ...s,
     slot,
     floor: {
-      name: f === "d1" ? "floor: its D1 reads replayed" : "floor: one Durable Object RPC + its D1 reads replayed",
-      path: (i) => `/internal/bench/replay?slot=${slot(i)}&do=${f === "d1" ? 0 : 1}&n=${i % ACCOUNTS}`,
+      name: `floor: ${f === "d1" ? "" : "one Durable Object RPC + "}its D1 ${writes ? "reads and writes" : "reads"} replayed`,
+      path: (i) => `/internal/bench/replay?slot=${slot(i)}&do=${f === "d1" ? 0 : 1}&writes=${writes ? 1 : 0}&n=${i % ACCOUNTS}`,
       replay: true,
     },
   };
@@ -338,7 +338,7 @@ async function main() {
       results.push({ ...r, floor: floorOf(s), fl: floor });
       console.log(
         `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
-          `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req`,
+          `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req, ${JSON.stringify(floor.statuses)}`,
       );
       if (profiler) {
         await profiler.start();

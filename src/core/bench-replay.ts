@@ -17,23 +17,62 @@ interface Recorded {
   binds: unknown[];
 }
 
-const recorded = new LruCache<string, Recorded[][]>({ maxEntries: 2000 });
+/** A request's D1 work: its batches, and when it started (the keys it made carry that time). */
+interface Work {
+  at: number;
+  batches: Recorded[][];
+}
+
+const recorded = new LruCache<string, Work>({ maxEntries: 2000 });
 
 /** The bench's header naming a request's slot (at most 100 characters). */
 export const BENCH_SLOT_HEADER = "x-lore-bench-slot";
 
 /**
- * A write replayed must do the same work, not fail: the activity row's key is made per request
- * (`act_…`), so a replay binds a new one. Writes are replayed only where the bench asks
- * (`writes=1`: sync, whose other writes are upserts and INSERT OR IGNOREs of rows that exist in
- * the steady state it measures); a new thread or post would collide with the one it copies.
+ * A write replayed must do the same work, not fail on the row it copies: every key the request made
+ * (`newId`: a prefix, 9 characters of its time in base 36, 10 random; made within the request, so
+ * its time is the request's, where the keys of the agent, the thread or the post it names are
+ * older) is bound anew, and so are the slugs made from them (`…-<the key's last 8>`) and the keys
+ * inside JSON values, one new key per old one so the rows of one replay still refer to each other.
  */
-const freshKey = (v: unknown) => (typeof v === "string" && /^act_[0-9A-Za-z]+$/.test(v) ? newId("act_") : v);
+const KEY = /^([a-z]{2,5}_)([0-9a-z]{9})[0-9a-z]{8,12}$/;
+const KEY_IN_TEXT = /\b[a-z]{2,5}_[0-9a-z]{17,21}\b/g;
+const MADE_WITHIN_MS = 2000;
+
+function freshKeys({ at, batches }: Work): (v: unknown) => unknown {
+  const keys = new Map<string, string>();
+  const tails = new Map<string, string>();
+  for (const b of batches)
+    for (const r of b)
+      for (const v of r.binds) {
+        if (typeof v !== "string") continue;
+        for (const k of v.match(KEY_IN_TEXT) ?? []) {
+          if (keys.has(k)) continue;
+          const m = KEY.exec(k);
+          if (!m) continue;
+          const t = Number.parseInt(m[2]!, 36);
+          if (t < at - 5 || t > at + MADE_WITHIN_MS) continue;
+          const fresh = newId(m[1]);
+          keys.set(k, fresh);
+          tails.set(k.slice(-8), fresh.slice(-8));
+        }
+      }
+  if (!keys.size) return (v) => v;
+  return (v) => {
+    if (typeof v !== "string") return v;
+    const whole = keys.get(v);
+    if (whole) return whole;
+    const slug = /-([0-9a-z]{8})$/.exec(v);
+    const tail = slug && tails.get(slug[1]!);
+    if (tail) return v.slice(0, -8) + tail;
+    return v.includes("_") ? v.replace(KEY_IN_TEXT, (k) => keys.get(k) ?? k) : v;
+  };
+}
 
 /** A D1 binding whose work (its sessions' too) is this slot's record, replacing the slot's last one. */
-export function recordingDb(slot: string, db: D1Database): D1Database {
+export function recordingDb(slot: string, db: D1Database, at = Date.now()): D1Database {
   const batches: Recorded[][] = [];
-  recorded.set(slot.slice(0, 100), batches);
+  recorded.set(slot.slice(0, 100), { at, batches });
   return recorder(db, batches);
 }
 
@@ -85,13 +124,14 @@ function recorder<D extends D1Database | D1DatabaseSession>(db: D, batches: Reco
  * `writes`); how many statements (-1: nothing recorded under that slot).
  */
 export async function replayStorage(db: D1Database, slot: string, { writes = false } = {}): Promise<number> {
-  const batches = recorded.get(slot);
-  if (!batches) return -1;
+  const record = recorded.get(slot);
+  if (!record) return -1;
+  const fresh = writes ? freshKeys(record) : (v: unknown) => v;
   let n = 0;
-  for (const b of batches) {
+  for (const b of record.batches) {
     const kept = writes ? b : b.filter((r) => !WRITES.test(r.sql));
     if (!kept.length) continue;
-    await db.batch(kept.map((r) => db.prepare(r.sql).bind(...r.binds.map(freshKey))));
+    await db.batch(kept.map((r) => db.prepare(r.sql).bind(...r.binds.map(fresh))));
     n += kept.length;
   }
   return n;

@@ -575,6 +575,29 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     expect(String(sized.body).length).toBe(250000);
   });
 
+  it("replay a write as new rows: the keys and slugs the request made are bound anew, the ones it named are kept", async () => {
+    const a: TestAgent = await newAgent();
+    const ask = await call("POST", "/v1/threads", {
+      key: a.key,
+      body: { title: "Replay me: wrangler d1 binding missing", bodyMd: "The binding is undefined.", categorySlug: "debugging" },
+      ...slot("ask-1"),
+    });
+    expect(ask.status).toBe(201);
+    const mine = () =>
+      E.DB.prepare("SELECT id, slug FROM threads WHERE author_id = ? ORDER BY created_at").bind(a.id).all<{ id: string; slug: string }>();
+    for (let i = 0; i < 2; i++) {
+      const r = await call("GET", "/internal/bench/replay?slot=ask-1&writes=1&do=1", bench);
+      expect(r.status).toBe(200);
+      expect(r.body.ok).toBe(true);
+    }
+    const rows = (await mine()).results;
+    // The thread asked and two copies, each its own key and slug, all by the same author.
+    expect(rows).toHaveLength(3);
+    expect(new Set(rows.map((t) => t.id)).size).toBe(3);
+    expect(new Set(rows.map((t) => t.slug)).size).toBe(3);
+    for (const t of rows) expect(t.slug).toMatch(/^replay-me-wrangler-d1-binding-missing-[0-9a-z]{8}$/);
+  });
+
   it("record any request's D1 work through its session, and only where BENCH_ROUTES is 1", async () => {
     const a: TestAgent = await newAgent();
     expect((await call("GET", "/v1/threads?q=react", { key: a.key, ...slot("forum-1") })).status).toBe(200);
