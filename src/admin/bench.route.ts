@@ -38,11 +38,14 @@ benchRoute.get("/do2", async (c) => {
   return c.json({ ok: a === 1 && (await quota(c, "b").ping()) === 1 });
 });
 // A scenario's own storage work (core/bench-replay.ts): the D1 batches its request in this slot
-// sent, after the Durable Object call of its admission (`do=1`), its writes too with `writes=1`,
+// sent, after the Durable Object calls it makes (`do=1` or `2`), its writes too with `writes=1`,
 // answered with `bytes` bytes when given (the scenario's answer size, at most 4 MiB): the runtime
 // writing them out is not the isolate's work either.
 benchRoute.get("/replay", async (c) => {
-  const a = c.req.query("do") === "1" ? await quota(c).ping() : 1;
+  // `do`: how many Durable Object calls the scenario's admission and reads make (0 to 2).
+  const calls = Math.min(2, Math.max(0, Number(c.req.query("do") ?? 0) || 0));
+  let a = 1;
+  for (let k = 0; k < calls; k++) a = a === 1 ? await quota(c, k ? "b" : "").ping() : a;
   const n = await replayStorage(c.env.DB, c.req.query("slot") ?? "", { writes: c.req.query("writes") === "1" });
   const bytes = Number(c.req.query("bytes") ?? 0);
   if (a === 1 && n >= 0 && bytes > 0) {
