@@ -296,7 +296,7 @@ async function main() {
         path: "/v1/mcp",
         headers: mcpHeaders,
         body: (i) => [mcpCall("service_kb_search", { q: "react" })(i)],
-        floor: "do",
+        floor: "do-d1",
         tags: ["mcp-sdk"],
       },
       {
@@ -305,7 +305,7 @@ async function main() {
         path: "/v1/mcp",
         headers: mcpHeaders,
         body: mcpCall("service_kb_search", { q: "react" }),
-        floor: "do",
+        floor: "do-d1",
         tags: ["core"],
       },
     ];
