@@ -110,6 +110,8 @@ interface HiddenAt {
   via: string;
   line: number;
   describe?: DescribeFn | null;
+  /** Decoded from a payload: read within the decoding budget, not the analysis budget. */
+  decoded?: boolean;
 }
 
 export interface RunOptions {
@@ -131,6 +133,13 @@ export interface RunOptions {
   describe?: (target: ScanTarget, lines: LineIndex) => DescribeFn | null;
   /** Rules `describe` never lowers (their own reading of the context, or a fact about the file). */
   describeExempt?: ReadonlySet<string>;
+  /**
+   * Characters the whole-text rules (`text`: sentences, paragraphs, co-occurrence) read in this
+   * run, every target and hidden region together (decoded payloads have their own budget): past it
+   * they read a text only up to its last line that fits, and not at all once it is spent, a limit
+   * noted where they stop. Line rules still read every line. Unbounded when omitted.
+   */
+  analysisBudget?: number;
 }
 
 const WINDOW = 4096;
@@ -189,6 +198,9 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   // Hidden text decoded in this run, every target and depth together (a limit noted when spent).
   const budget: DecodeBudget = { left: DECODE_BUDGET };
   let derivedLeft = MAX_DERIVED;
+  let analysisLeft = opts.analysisBudget ?? Number.POSITIVE_INFINITY;
+  // Noted once, where the budget ran out: every text after it is unread by the same cut.
+  let analysisCut = false;
   const byKey = new Map<string, Finding>();
   const perRuleFile = new Map<string, number>();
   const indexOf = new Map(rules.map((r, i) => [r, i]));
@@ -393,9 +405,22 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         }
       }
     }
+    // The whole-text rules read within the run's analysis budget (decoded text within the decoding one).
+    let read = text;
+    let readLines = lines;
+    if (!hidden?.decoded && applicable.some((r) => r.text)) {
+      if (text.length > analysisLeft) {
+        const end = analysisLeft > 0 ? text.lastIndexOf("\n", analysisLeft - 1) + 1 : 0;
+        if (!analysisCut) noteLimit("text-analysis", end);
+        analysisCut = true;
+        read = text.slice(0, end);
+        readLines = LineIndex.of(read);
+      }
+      analysisLeft -= read.length;
+    }
     for (const rule of applicable) {
-      if (!rule.text) continue;
-      for (const hit of rule.text(text, { target, lines, hidden: !!hidden, meta: opts.meta })) {
+      if (!rule.text || read.length === 0) continue;
+      for (const hit of rule.text(read, { target, lines: readLines, hidden: !!hidden, meta: opts.meta })) {
         const n = lines.lineOf(hit.index ?? 0);
         if (!room(rule, target.path, realLine(n))) continue;
         const lineText = lines.line(n);
@@ -472,7 +497,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         const said = describeLine(h.line, t, 0, t.length);
         describe = () => said;
       }
-      scanText(target, h.text, { via, line: hidden ? hidden.line : h.line, describe }, depth + 1);
+      scanText(target, h.text, { via, line: hidden ? hidden.line : h.line, describe, decoded: k < fromDecoders }, depth + 1);
     }
   };
 
