@@ -59,7 +59,7 @@ export function asReadableText(bytes: Uint8Array, minLength = MIN_DECODED): stri
   return printableRatio(s) >= 0.95 ? s : null;
 }
 
-const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
+const UTF8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Whether the bytes are well-formed UTF-8 (what `TextDecoder` with `fatal: true` accepts): no overlong forms, surrogates or code points past U+10FFFF. */
 export function wellFormedUtf8(bytes: Uint8Array): boolean {
