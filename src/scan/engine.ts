@@ -110,8 +110,6 @@ interface HiddenAt {
   via: string;
   line: number;
   describe?: DescribeFn | null;
-  /** Decoded from a payload: read within the decoding budget, not the analysis budget. */
-  decoded?: boolean;
 }
 
 export interface RunOptions {
@@ -135,7 +133,8 @@ export interface RunOptions {
   describeExempt?: ReadonlySet<string>;
   /**
    * Characters the whole-text rules (`text`: sentences, paragraphs, co-occurrence) read in this
-   * run, every target and hidden region together (decoded payloads have their own budget): past it
+   * run, every target and hidden text together (decoded payloads too: a megabyte of base64 decodes
+   * to three quarters of one, and each decoded text is read like a file): past it
    * they read a text only up to its last line that fits, and not at all once it is spent, a limit
    * noted where they stop. Line rules still read every line. Unbounded when omitted.
    */
@@ -405,10 +404,10 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         }
       }
     }
-    // The whole-text rules read within the run's analysis budget (decoded text within the decoding one).
+    // The whole-text rules read within the run's analysis budget.
     let read = text;
     let readLines = lines;
-    if (!hidden?.decoded && applicable.some((r) => r.text)) {
+    if (applicable.some((r) => r.text)) {
       if (text.length > analysisLeft) {
         const end = analysisLeft > 0 ? text.lastIndexOf("\n", analysisLeft - 1) + 1 : 0;
         if (!analysisCut) noteLimit("text-analysis", end);
@@ -497,7 +496,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         const said = describeLine(h.line, t, 0, t.length);
         describe = () => said;
       }
-      scanText(target, h.text, { via, line: hidden ? hidden.line : h.line, describe, decoded: k < fromDecoders }, depth + 1);
+      scanText(target, h.text, { via, line: hidden ? hidden.line : h.line, describe }, depth + 1);
     }
   };
 
