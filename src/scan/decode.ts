@@ -222,28 +222,28 @@ function readable(bytes: Uint8Array | null, budget: DecodeBudget, at: number): {
   return null;
 }
 
-/** Whether the text has 16 hex digits in a row (what a hex run needs): one loop, no regex backtracking per position. */
-function hasHex16(text: string): boolean {
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i) | 32;
-    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) {
-      if (++run >= 16) return true;
-    } else run = 0;
-  }
-  return false;
-}
-
-/** Whether the text has 24 base32 letters in a row (what a base32 token needs), with a digit 2-7 among some of them. */
-function hasBase32Run(text: string): boolean {
-  let run = 0;
+/**
+ * Whether the text has 16 hex digits in a row (what a hex run needs) and 24 base32 letters in a
+ * row (what a base32 token needs): one loop for both, no regex backtracking per position (two
+ * loops were two passes over every text a scan reads).
+ */
+function runsIn(text: string): { hex16: boolean; base32: boolean } {
+  let hex = 0;
+  let b32 = 0;
+  let hex16 = false;
+  let base32 = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    const l = c | 32;
+    if ((l >= 48 && l <= 57) || (l >= 97 && l <= 102)) {
+      if (++hex >= 16) hex16 = true;
+    } else hex = 0;
     if ((c >= 65 && c <= 90) || (c >= 50 && c <= 55)) {
-      if (++run >= 24) return true;
-    } else run = 0;
+      if (++b32 >= 24) base32 = true;
+    } else b32 = 0;
+    if (hex16 && base32) break;
   }
-  return false;
+  return { hex16, base32 };
 }
 
 const isB64Unit = (c: number) =>
@@ -427,6 +427,7 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     if (out.some((p) => p.decoded === decoded && p.offset < offset + length && offset < p.offset + p.length)) return;
     out.push({ kind, offset, length, decoded });
   };
+  const runs = runsIn(text);
   // Once MAX_PAYLOADS are found nothing more is kept: stop decoding.
   for (const m of base64Tokens(text)) {
     if (out.length >= MAX_PAYLOADS) {
@@ -442,7 +443,7 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     const r = readable(decodeBase64(token), budget, m.index);
     push(r?.gz ? "gzip" : "base64", m.index, token.length, r ? r.text : null);
   }
-  for (const m of out.length < MAX_PAYLOADS && hasBase32Run(text) ? text.matchAll(BASE32_TOKEN) : []) {
+  for (const m of out.length < MAX_PAYLOADS && runs.base32 ? text.matchAll(BASE32_TOKEN) : []) {
     if (out.length >= MAX_PAYLOADS) {
       noteLimit("encoded-payloads", m.index);
       break;
@@ -456,7 +457,7 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     push("hex", m.index, m.match.length, hexToText(m.match.replace(/\\x/g, "")));
   for (const m of out.length < MAX_PAYLOADS ? (/\\[0-3][0-7]{2}\\[0-3]/.test(text) ? octalEscapeRuns(text) : []) : [])
     push("hex", m.index, m.match.length, asReadableText(Uint8Array.from(m.match.match(/[0-7]{3}/g) ?? [], (o) => parseInt(o, 8))));
-  for (const m of out.length < MAX_PAYLOADS ? (hasHex16(text) ? hexRuns(text) : []) : [])
+  for (const m of out.length < MAX_PAYLOADS ? (runs.hex16 ? hexRuns(text) : []) : [])
     push("hex", m.index, m.match.length, hexToText(m.hex));
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("%") ? percentRuns(text) : []) : [])
     push("hex", m.index, m.match.length, hexToText(m.match.replace(/%/g, "")));
