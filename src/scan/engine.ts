@@ -201,6 +201,10 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   // Noted once, where the budget ran out: every text after it is unread by the same cut.
   let analysisCut = false;
   const byKey = new Map<string, Finding>();
+  // The lines each rule and file holds a finding on (what `byKey` says, asked without making a key
+  // string: a rule past its cap is asked on every line it could fire on).
+  const linesWith = new Map<string, Set<number>>();
+  const hasLine = (countKey: string, line: number) => linesWith.get(countKey)?.has(line) === true;
   const perRuleFile = new Map<string, number>();
   const indexOf = new Map(rules.map((r, i) => [r, i]));
   const gated = !opts.ungated && rules.some((r) => r.triggers);
@@ -210,13 +214,13 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     let keys = countKeys.get(path);
     if (!keys) countKeys.set(path, (keys = rules.map((r) => `${r.id}\u0000${path}`)));
     const key = keys[indexOf.get(rule)!]!;
-    return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
+    return (perRuleFile.get(key) ?? 0) >= perCap && !hasLine(key, line);
   };
 
   /** Whether a hit could still be kept (the rule has room in this file, or the line already holds one of its findings). */
   const room = (rule: Rule, path: string, line: number) => {
     const countKey = `${rule.id}\u0000${path}`;
-    return (perRuleFile.get(countKey) ?? 0) < perCap || byKey.has(`${countKey}\u0000${line}`);
+    return (perRuleFile.get(countKey) ?? 0) < perCap || hasLine(countKey, line);
   };
   // The excerpt (and the description context) is worked out only for a hit that can be kept: a
   // text with a hundred thousand hits of one rule costs one check per hit, not an excerpt each.
@@ -252,6 +256,9 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     if (n >= perCap) return;
     perRuleFile.set(countKey, n + 1);
     byKey.set(key, { ruleId: rule.id, severity, path, line, excerpt: ex, message });
+    let held = linesWith.get(countKey);
+    if (!held) linesWith.set(countKey, (held = new Set()));
+    held.add(line);
   };
 
   /** Scans one text; `at` maps its lines to lines of the real file when it is hidden text. */
@@ -334,7 +341,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     const ungatedIdx = ungatedRules.map((r) => indexOf.get(r)!);
     const spentAt = (ri: number, line: number) => {
       const key = keys[ri]!;
-      return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
+      return (perRuleFile.get(key) ?? 0) >= perCap && !hasLine(key, line);
     };
     // What the visited line's rules need, set per line (one closure for the text, not one per line).
     let raw = "";
