@@ -96,8 +96,11 @@ export function visible(s: string): string {
 
 /** Removes invisible characters and folds compatibility forms (fullwidth letters), for matching what a model would read. */
 export function normalizeForMatching(s: string): string {
-  return s.replace(INVISIBLE, "").normalize("NFKC");
+  const v = s.replace(INVISIBLE, "");
+  // NFKC leaves ASCII as it is: a line of ASCII with zero-width characters in it skips the normaliser.
+  return NON_ASCII.test(v) ? v.normalize("NFKC") : v;
 }
+const NON_ASCII = /[^\x00-\x7f]/;
 
 export const hasInvisible = (s: string): boolean => {
   INVISIBLE.lastIndex = 0;
