@@ -284,9 +284,10 @@ const isAlnumUnit = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c
  * is the length of the fixed-length group G at `i` or 0. Irregexp keeps a backtrack entry per
  * repetition: a megabyte of `%41` or of `\x41` cost hundreds of milliseconds and as much garbage.
  */
-function* groupRuns(text: string, group: (i: number) => number, min: number): Generator<{ index: number; match: string }> {
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
+function* groupRuns(text: string, group: (i: number) => number, min: number, lead: string): Generator<{ index: number; match: string }> {
+  // Every group starts with `lead`: the search jumps from one to the next (a call per position of
+  // five megabytes of random text was a pass as dear as the decoding).
+  for (let i = text.indexOf(lead); i !== -1; i = text.indexOf(lead, i + 1)) {
     let at = i;
     let k = 0;
     for (let g = group(at); g > 0; g = group(at)) {
@@ -329,7 +330,12 @@ export function* hexRuns(text: string): Generator<{ index: number; match: string
 
 /** `/(?:%[0-9a-fA-F]{2}){8,}/g` */
 export const percentRuns = (text: string) =>
-  groupRuns(text, (i) => (text.charCodeAt(i) === 37 && isHexUnit(text.charCodeAt(i + 1)) && isHexUnit(text.charCodeAt(i + 2)) ? 3 : 0), 8);
+  groupRuns(
+    text,
+    (i) => (text.charCodeAt(i) === 37 && isHexUnit(text.charCodeAt(i + 1)) && isHexUnit(text.charCodeAt(i + 2)) ? 3 : 0),
+    8,
+    "%",
+  );
 /** `/(?:\\x[0-9a-fA-F]{2}){6,}/g` */
 export const hexEscapeRuns = (text: string) =>
   groupRuns(
@@ -339,6 +345,7 @@ export const hexEscapeRuns = (text: string) =>
         ? 4
         : 0,
     6,
+    "\\",
   );
 const isOctal = (c: number, top: number) => c >= 48 && c <= top;
 /** Octal escapes (`printf '\\143\\141\\164'`, `$'\\143…'`, Python and C strings): `/(?:\\[0-3][0-7]{2}){6,}/g` */
@@ -353,6 +360,7 @@ export const octalEscapeRuns = (text: string) =>
         ? 4
         : 0,
     6,
+    "\\",
   );
 
 function fromCodes(list: string): string | null {
