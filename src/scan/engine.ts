@@ -418,7 +418,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       analysisLeft -= read.length;
     }
     for (const rule of applicable) {
-      if (!rule.text || read.length === 0) continue;
+      // A text the budget cut to nothing is not read (an empty text still is, as it always was).
+      if (!rule.text || (read.length === 0 && text.length > 0)) continue;
       for (const hit of rule.text(read, { target, lines: readLines, hidden: !!hidden, meta: opts.meta })) {
         const n = lines.lineOf(hit.index ?? 0);
         if (!room(rule, target.path, realLine(n))) continue;
