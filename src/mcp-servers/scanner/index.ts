@@ -176,8 +176,9 @@ type Part = Omit<Segment, "start" | "line">;
 
 /**
  * Characters of a server's texts the whole-text analyses read (the sentence rules, the intent
- * model; src/scan/engine.ts `analysisBudget`): several times a large real server's whole tool
- * list, so only padding reaches it, and what bounds a 1 MiB scan's cost (a limit noted when it cuts).
+ * model; src/scan/engine.ts `analysisBudget`): a quarter of what a scan may carry, far more than
+ * any server of the corpora and directory fixtures, so padding reaches it; it is what bounds a
+ * 1 MiB scan's cost (a limit noted when it cuts: test/skills/scan-limits.test.ts).
  */
 export const ANALYSIS_BUDGET = 256 * 1024;
 

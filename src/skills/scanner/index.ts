@@ -118,8 +118,9 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
 
 /**
  * Characters of a skill's text the whole-text analyses read (the sentence and paragraph rules, the
- * intent model; src/scan/engine.ts `analysisBudget`): four times the largest real skill's text, so
- * only padding reaches it, and what bounds a 5 MiB publish's cost (a limit noted when it cuts).
+ * intent model; src/scan/engine.ts `analysisBudget`): four times the 256 KiB a large real skill
+ * stays under, hidden regions and decoded payloads included, so only padding reaches it; it is what
+ * bounds a 5 MiB publish's cost (a limit noted when it cuts: test/skills/scan-limits.test.ts).
  */
 export const ANALYSIS_BUDGET = 1024 * 1024;
 
