@@ -88,6 +88,12 @@ export interface Rule {
   line?(line: string, ctx: LineContext): Hit | Hit[] | null | undefined | void;
   /** Checks the whole text (co-occurrence and multi-line constructs); `index` is a text offset. */
   text?(text: string, ctx: TextContext): Hit[];
+  /**
+   * `text` reads every text whatever the run's analysis budget (`RunOptions.analysisBudget`): a
+   * rule about the file itself or its characters (hidden Unicode, control characters, what a file
+   * is, a manifest's entries), cheap at any size. Other text rules read within the budget.
+   */
+  unbudgeted?: boolean;
   /** Checks raw bytes (binary files only). */
   bytes?(bytes: Uint8Array, target: ScanTarget): Hit[];
 }
@@ -407,7 +413,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     // The whole-text rules read within the run's analysis budget.
     let read = text;
     let readLines = lines;
-    if (applicable.some((r) => r.text)) {
+    if (applicable.some((r) => r.text && !r.unbudgeted)) {
       if (text.length > analysisLeft) {
         const end = analysisLeft > 0 ? text.lastIndexOf("\n", analysisLeft - 1) + 1 : 0;
         if (!analysisCut) noteLimit("text-analysis", end);
@@ -418,9 +424,11 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       analysisLeft -= read.length;
     }
     for (const rule of applicable) {
+      if (!rule.text) continue;
       // A text the budget cut to nothing is not read (an empty text still is, as it always was).
-      if (!rule.text || (read.length === 0 && text.length > 0)) continue;
-      for (const hit of rule.text(read, { target, lines: readLines, hidden: !!hidden, meta: opts.meta })) {
+      const own = rule.unbudgeted === true;
+      if (!own && read.length === 0 && text.length > 0) continue;
+      for (const hit of rule.text(own ? text : read, { target, lines: own ? lines : readLines, hidden: !!hidden, meta: opts.meta })) {
         const n = lines.lineOf(hit.index ?? 0);
         if (!room(rule, target.path, realLine(n))) continue;
         const lineText = lines.line(n);
