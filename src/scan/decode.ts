@@ -51,13 +51,43 @@ export function asReadableText(bytes: Uint8Array, minLength = MIN_DECODED): stri
       if (++controls > limit) return null;
     }
   }
-  let s: string;
-  try {
-    s = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return null;
-  }
+  // What a fatal decoder would reject, rejected without one: a token of random bytes is almost
+  // never UTF-8, and a decoder made and an exception thrown per token was most of the cost of a
+  // text of a hundred thousand base64-looking tokens.
+  if (!wellFormedUtf8(bytes)) return null;
+  const s = UTF8.decode(bytes);
   return printableRatio(s) >= 0.95 ? s : null;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+/** Whether the bytes are well-formed UTF-8 (what `TextDecoder` with `fatal: true` accepts): no overlong forms, surrogates or code points past U+10FFFF. */
+export function wellFormedUtf8(bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  const cont = (i: number) => i < n && (bytes[i]! & 0xc0) === 0x80;
+  for (let i = 0; i < n; ) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    const b1 = i + 1 < n ? bytes[i + 1]! : -1;
+    if (b >= 0xc2 && b <= 0xdf) {
+      if (!cont(i + 1)) return false;
+      i += 2;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      const lo = b === 0xe0 ? 0xa0 : 0x80;
+      const hi = b === 0xed ? 0x9f : 0xbf;
+      if (b1 < lo || b1 > hi || !cont(i + 2)) return false;
+      i += 3;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      const lo = b === 0xf0 ? 0x90 : 0x80;
+      const hi = b === 0xf4 ? 0x8f : 0xbf;
+      if (b1 < lo || b1 > hi || !cont(i + 2) || !cont(i + 3)) return false;
+      i += 4;
+    } else return false;
+  }
+  return true;
 }
 
 // A base64 token must look encoded, not like a long identifier: a mix of letter cases or digits
@@ -192,28 +222,28 @@ function readable(bytes: Uint8Array | null, budget: DecodeBudget, at: number): {
   return null;
 }
 
-/** Whether the text has 16 hex digits in a row (what a hex run needs): one loop, no regex backtracking per position. */
-function hasHex16(text: string): boolean {
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i) | 32;
-    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) {
-      if (++run >= 16) return true;
-    } else run = 0;
-  }
-  return false;
-}
-
-/** Whether the text has 24 base32 letters in a row (what a base32 token needs), with a digit 2-7 among some of them. */
-function hasBase32Run(text: string): boolean {
-  let run = 0;
+/**
+ * Whether the text has 16 hex digits in a row (what a hex run needs) and 24 base32 letters in a
+ * row (what a base32 token needs): one loop for both, no regex backtracking per position (two
+ * loops were two passes over every text a scan reads).
+ */
+function runsIn(text: string): { hex16: boolean; base32: boolean } {
+  let hex = 0;
+  let b32 = 0;
+  let hex16 = false;
+  let base32 = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    const l = c | 32;
+    if ((l >= 48 && l <= 57) || (l >= 97 && l <= 102)) {
+      if (++hex >= 16) hex16 = true;
+    } else hex = 0;
     if ((c >= 65 && c <= 90) || (c >= 50 && c <= 55)) {
-      if (++run >= 24) return true;
-    } else run = 0;
+      if (++b32 >= 24) base32 = true;
+    } else b32 = 0;
+    if (hex16 && base32) break;
   }
-  return false;
+  return { hex16, base32 };
 }
 
 const isB64Unit = (c: number) =>
@@ -254,9 +284,10 @@ const isAlnumUnit = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c
  * is the length of the fixed-length group G at `i` or 0. Irregexp keeps a backtrack entry per
  * repetition: a megabyte of `%41` or of `\x41` cost hundreds of milliseconds and as much garbage.
  */
-function* groupRuns(text: string, group: (i: number) => number, min: number): Generator<{ index: number; match: string }> {
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
+function* groupRuns(text: string, group: (i: number) => number, min: number, lead: string): Generator<{ index: number; match: string }> {
+  // Every group starts with `lead`: the search jumps from one to the next (a call per position of
+  // five megabytes of random text was a pass as dear as the decoding).
+  for (let i = text.indexOf(lead); i !== -1; i = text.indexOf(lead, i + 1)) {
     let at = i;
     let k = 0;
     for (let g = group(at); g > 0; g = group(at)) {
@@ -299,7 +330,12 @@ export function* hexRuns(text: string): Generator<{ index: number; match: string
 
 /** `/(?:%[0-9a-fA-F]{2}){8,}/g` */
 export const percentRuns = (text: string) =>
-  groupRuns(text, (i) => (text.charCodeAt(i) === 37 && isHexUnit(text.charCodeAt(i + 1)) && isHexUnit(text.charCodeAt(i + 2)) ? 3 : 0), 8);
+  groupRuns(
+    text,
+    (i) => (text.charCodeAt(i) === 37 && isHexUnit(text.charCodeAt(i + 1)) && isHexUnit(text.charCodeAt(i + 2)) ? 3 : 0),
+    8,
+    "%",
+  );
 /** `/(?:\\x[0-9a-fA-F]{2}){6,}/g` */
 export const hexEscapeRuns = (text: string) =>
   groupRuns(
@@ -309,6 +345,7 @@ export const hexEscapeRuns = (text: string) =>
         ? 4
         : 0,
     6,
+    "\\",
   );
 const isOctal = (c: number, top: number) => c >= 48 && c <= top;
 /** Octal escapes (`printf '\\143\\141\\164'`, `$'\\143…'`, Python and C strings): `/(?:\\[0-3][0-7]{2}){6,}/g` */
@@ -323,6 +360,7 @@ export const octalEscapeRuns = (text: string) =>
         ? 4
         : 0,
     6,
+    "\\",
   );
 
 function fromCodes(list: string): string | null {
@@ -397,6 +435,7 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     if (out.some((p) => p.decoded === decoded && p.offset < offset + length && offset < p.offset + p.length)) return;
     out.push({ kind, offset, length, decoded });
   };
+  const runs = runsIn(text);
   // Once MAX_PAYLOADS are found nothing more is kept: stop decoding.
   for (const m of base64Tokens(text)) {
     if (out.length >= MAX_PAYLOADS) {
@@ -412,7 +451,7 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     const r = readable(decodeBase64(token), budget, m.index);
     push(r?.gz ? "gzip" : "base64", m.index, token.length, r ? r.text : null);
   }
-  for (const m of out.length < MAX_PAYLOADS && hasBase32Run(text) ? text.matchAll(BASE32_TOKEN) : []) {
+  for (const m of out.length < MAX_PAYLOADS && runs.base32 ? text.matchAll(BASE32_TOKEN) : []) {
     if (out.length >= MAX_PAYLOADS) {
       noteLimit("encoded-payloads", m.index);
       break;
@@ -426,7 +465,7 @@ export function findEncodedPayloads(text: string, budget: DecodeBudget = { left:
     push("hex", m.index, m.match.length, hexToText(m.match.replace(/\\x/g, "")));
   for (const m of out.length < MAX_PAYLOADS ? (/\\[0-3][0-7]{2}\\[0-3]/.test(text) ? octalEscapeRuns(text) : []) : [])
     push("hex", m.index, m.match.length, asReadableText(Uint8Array.from(m.match.match(/[0-7]{3}/g) ?? [], (o) => parseInt(o, 8))));
-  for (const m of out.length < MAX_PAYLOADS ? (hasHex16(text) ? hexRuns(text) : []) : [])
+  for (const m of out.length < MAX_PAYLOADS ? (runs.hex16 ? hexRuns(text) : []) : [])
     push("hex", m.index, m.match.length, hexToText(m.hex));
   for (const m of out.length < MAX_PAYLOADS ? (text.includes("%") ? percentRuns(text) : []) : [])
     push("hex", m.index, m.match.length, hexToText(m.match.replace(/%/g, "")));

@@ -21,7 +21,10 @@ const TRAILING_PUNCTUATION = new Set([0x2e, 0x2c, 0x3b, 0x3a, 0x21, 0x3f]);
 /** Every http(s)/ws(s)/ftp URL with its host (lowercased, brackets kept off IPv6). */
 export function extractUrls(text: string): UrlHit[] {
   const out: UrlHit[] = [];
-  for (const m of text.matchAll(URL_RE)) {
+  // exec on the module's global expression, not matchAll (which copies it on every call: most of
+  // the cost of a text of a hundred thousand short lines, each asked for its URLs).
+  URL_RE.lastIndex = 0;
+  for (let m = URL_RE.exec(text); m; m = URL_RE.exec(text)) {
     // The trailing punctuation a sentence puts after a URL, trimmed by a loop (a `[.,;:!?]+$` replace tried every dot of the URL).
     const raw = m[0];
     let end = raw.length;
@@ -33,10 +36,13 @@ export function extractUrls(text: string): UrlHit[] {
   return out;
 }
 
+const HOST = /^[a-z]+:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^/:?#]+)/i;
+
 function hostOf(url: string): string | null {
-  const m = /^[a-z]+:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^/:?#]+)/i.exec(url);
+  const m = HOST.exec(url);
   if (!m) return null;
-  return m[1]!.replace(/^\[|\]$/g, "").toLowerCase();
+  const h = m[1]!;
+  return (h.charCodeAt(0) === 0x5b || h.charCodeAt(h.length - 1) === 0x5d ? h.replace(/^\[|\]$/g, "") : h).toLowerCase();
 }
 
 export type IpRange = "loopback" | "private" | "link-local" | "unspecified" | "metadata" | "public";
@@ -354,7 +360,8 @@ export interface SocketHostHit {
 
 export function extractSocketHosts(text: string): SocketHostHit[] {
   const out: SocketHostHit[] = [];
-  for (const m of text.matchAll(SOCKET_HOST_RE)) {
+  SOCKET_HOST_RE.lastIndex = 0;
+  for (let m = SOCKET_HOST_RE.exec(text); m; m = SOCKET_HOST_RE.exec(text)) {
     const host = m.slice(1).find((g) => g !== undefined);
     if (host) out.push({ host: host.toLowerCase(), offset: m.index, length: m[0].length });
   }

@@ -88,6 +88,12 @@ export interface Rule {
   line?(line: string, ctx: LineContext): Hit | Hit[] | null | undefined | void;
   /** Checks the whole text (co-occurrence and multi-line constructs); `index` is a text offset. */
   text?(text: string, ctx: TextContext): Hit[];
+  /**
+   * `text` reads every text whatever the run's analysis budget (`RunOptions.analysisBudget`): a
+   * rule about the file itself or its characters (hidden Unicode, control characters, what a file
+   * is, a manifest's entries), cheap at any size. Other text rules read within the budget.
+   */
+  unbudgeted?: boolean;
   /** Checks raw bytes (binary files only). */
   bytes?(bytes: Uint8Array, target: ScanTarget): Hit[];
 }
@@ -131,6 +137,14 @@ export interface RunOptions {
   describe?: (target: ScanTarget, lines: LineIndex) => DescribeFn | null;
   /** Rules `describe` never lowers (their own reading of the context, or a fact about the file). */
   describeExempt?: ReadonlySet<string>;
+  /**
+   * Characters the whole-text rules (`text`: sentences, paragraphs, co-occurrence) read in this
+   * run, every target and hidden text together (decoded payloads too: a megabyte of base64 decodes
+   * to three quarters of one, and each decoded text is read like a file): past it
+   * they read a text only up to its last line that fits, and not at all once it is spent, a limit
+   * noted where they stop. Line rules still read every line. Unbounded when omitted.
+   */
+  analysisBudget?: number;
 }
 
 const WINDOW = 4096;
@@ -189,23 +203,23 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   // Hidden text decoded in this run, every target and depth together (a limit noted when spent).
   const budget: DecodeBudget = { left: DECODE_BUDGET };
   let derivedLeft = MAX_DERIVED;
+  let analysisLeft = opts.analysisBudget ?? Number.POSITIVE_INFINITY;
+  // Noted once, where the budget ran out: every text after it is unread by the same cut.
+  let analysisCut = false;
   const byKey = new Map<string, Finding>();
+  // The lines each rule and file holds a finding on (what `byKey` says, asked without making a key
+  // string: a rule past its cap is asked on every line it could fire on).
+  const linesWith = new Map<string, Set<number>>();
+  const hasLine = (countKey: string, line: number) => linesWith.get(countKey)?.has(line) === true;
   const perRuleFile = new Map<string, number>();
   const indexOf = new Map(rules.map((r, i) => [r, i]));
   const gated = !opts.ungated && rules.some((r) => r.triggers);
   const countKeys = new Map<string, string[]>();
-  /** A rule with its quota of findings for this file used up cannot add one on a line it has not flagged. */
-  const spent = (rule: Rule, path: string, line: number) => {
-    let keys = countKeys.get(path);
-    if (!keys) countKeys.set(path, (keys = rules.map((r) => `${r.id}\u0000${path}`)));
-    const key = keys[indexOf.get(rule)!]!;
-    return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
-  };
 
   /** Whether a hit could still be kept (the rule has room in this file, or the line already holds one of its findings). */
   const room = (rule: Rule, path: string, line: number) => {
     const countKey = `${rule.id}\u0000${path}`;
-    return (perRuleFile.get(countKey) ?? 0) < perCap || byKey.has(`${countKey}\u0000${line}`);
+    return (perRuleFile.get(countKey) ?? 0) < perCap || hasLine(countKey, line);
   };
   // The excerpt (and the description context) is worked out only for a hit that can be kept: a
   // text with a hundred thousand hits of one rule costs one check per hit, not an excerpt each.
@@ -241,6 +255,9 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     if (n >= perCap) return;
     perRuleFile.set(countKey, n + 1);
     byKey.set(key, { ruleId: rule.id, severity, path, line, excerpt: ex, message });
+    let held = linesWith.get(countKey);
+    if (!held) linesWith.set(countKey, (held = new Set()));
+    held.add(line);
   };
 
   /** Scans one text; `at` maps its lines to lines of the real file when it is hidden text. */
@@ -320,10 +337,11 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     if (!pathKeys) countKeys.set(target.path, (pathKeys = rules.map((r) => `${r.id}\u0000${target.path}`)));
     const keys = pathKeys;
     const gatedIdx = gatedRules.map((r) => indexOf.get(r)!);
+    const lineIdx = lineRules.map((r) => indexOf.get(r)!);
     const ungatedIdx = ungatedRules.map((r) => indexOf.get(r)!);
     const spentAt = (ri: number, line: number) => {
       const key = keys[ri]!;
-      return (perRuleFile.get(key) ?? 0) >= perCap && !byKey.has(`${key}\u0000${line}`);
+      return (perRuleFile.get(key) ?? 0) >= perCap && !hasLine(key, line);
     };
     // What the visited line's rules need, set per line (one closure for the text, not one per line).
     let raw = "";
@@ -378,13 +396,12 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         if (folded !== raw) {
           for (const [chunk] of windows(folded)) {
             const own = compiled ? ownersIn(compiled, chunk) : null;
-            for (const rule of lineRules) {
-              if (
-                (fired.ids as Set<string> | null)?.has(rule.id) ||
-                (own && rule.triggers && !own.has(indexOf.get(rule)!)) ||
-                spent(rule, target.path, ln)
-              )
-                continue;
+            // The trigger test first, by index: most rules have none of theirs in the line (two Map
+            // reads per rule and folded line were most of the cost of a text of zero-width-split lines).
+            for (let r = 0; r < lineRules.length; r++) {
+              const rule = lineRules[r]!;
+              const ri = lineIdx[r]!;
+              if ((own && rule.triggers && !own.has(ri)) || (fired.ids as Set<string> | null)?.has(rule.id) || spentAt(ri, ln)) continue;
               for (const hit of asArray(rule.line!(chunk, ctx))) {
                 emit(rule, target.path, ln, hit, () => hiddenExcerpt(raw), hidden?.via ?? "invisible or look-alike characters");
               }
@@ -393,9 +410,25 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         }
       }
     }
+    // The whole-text rules read within the run's analysis budget.
+    let read = text;
+    let readLines = lines;
+    if (applicable.some((r) => r.text && !r.unbudgeted)) {
+      if (text.length > analysisLeft) {
+        const end = analysisLeft > 0 ? text.lastIndexOf("\n", analysisLeft - 1) + 1 : 0;
+        if (!analysisCut) noteLimit("text-analysis", end);
+        analysisCut = true;
+        read = text.slice(0, end);
+        readLines = LineIndex.of(read);
+      }
+      analysisLeft -= read.length;
+    }
     for (const rule of applicable) {
       if (!rule.text) continue;
-      for (const hit of rule.text(text, { target, lines, hidden: !!hidden, meta: opts.meta })) {
+      // A text the budget cut to nothing is not read (an empty text still is, as it always was).
+      const own = rule.unbudgeted === true;
+      if (!own && read.length === 0 && text.length > 0) continue;
+      for (const hit of rule.text(own ? text : read, { target, lines: own ? lines : readLines, hidden: !!hidden, meta: opts.meta })) {
         const n = lines.lineOf(hit.index ?? 0);
         if (!room(rule, target.path, realLine(n))) continue;
         const lineText = lines.line(n);

@@ -84,10 +84,39 @@ export function mayMatch(pattern: RegExp, line: string): boolean {
   return after.tail.test(line);
 }
 
+/**
+ * One expression per flag set that matches wherever one of `patterns` does: `(?:a)|(?:b)|…`. A line
+ * none of a rule's patterns match (nearly every line a trigger word lets through) is then one test,
+ * not one per pattern: a rule of two dozen phrasings cost two dozen passes over every line that says
+ * "user". Left out (tried on their own, as before): patterns with a `needing` or `headThenTail`
+ * guard (the guard is what keeps them linear; in a union they would run unguarded) and patterns
+ * whose back-references would change meaning when their groups are renumbered.
+ */
+function unionsOf(patterns: readonly RegExp[]): { union: RegExp; members: Set<RegExp> }[] {
+  const byFlags = new Map<string, RegExp[]>();
+  for (const p of patterns) {
+    if (NEEDS.has(p) || AFTER.has(p) || /\\(?:[1-9]|k<)/.test(p.source)) continue;
+    const flags = p.flags.replace(/[gyd]/g, "");
+    byFlags.set(flags, [...(byFlags.get(flags) ?? []), p]);
+  }
+  const out: { union: RegExp; members: Set<RegExp> }[] = [];
+  for (const [flags, ps] of byFlags) {
+    if (ps.length < 2) continue;
+    try {
+      out.push({ union: new RegExp(ps.map((p) => `(?:${p.source})`).join("|"), flags), members: new Set(ps) });
+    } catch {
+      // A group name used by two of them: each is tried on its own.
+    }
+  }
+  return out;
+}
+
 export function patternRule(spec: PatternRuleSpec): Rule {
   // Copied to global regexes on the rule's first line, not at module load: every rule module is
   // evaluated when the Worker starts, and most requests never scan anything.
-  let compiled: [RegExp, RegExp][] | null = null;
+  let compiled: [RegExp, RegExp, number][] | null = null;
+  let tested: Int8Array | null = null;
+  let unionOf: RegExp[] | null = null;
   return {
     id: spec.id,
     severity: spec.severity,
@@ -97,7 +126,19 @@ export function patternRule(spec: PatternRuleSpec): Rule {
     line(line, ctx) {
       if (spec.unless?.test(line)) return null;
       const hits: Hit[] = [];
-      for (const [re, original] of (compiled ??= spec.patterns.map((p) => [withGlobal(p), p]))) {
+      if (!compiled) {
+        const unions = unionsOf(spec.patterns);
+        compiled = spec.patterns.map((p) => [withGlobal(p), p, unions.findIndex((u) => u.members.has(p))]);
+        tested = new Int8Array(unions.length);
+        unionOf = unions.map((u) => u.union);
+      }
+      tested!.fill(0);
+      for (const [re, original, u] of compiled) {
+        // A pattern of a union that does not match the line cannot match it either (tested once per line: 1 yes, 2 no).
+        if (u >= 0) {
+          if (tested![u] === 0) tested![u] = unionOf![u]!.test(line) ? 1 : 2;
+          if (tested![u] === 2) continue;
+        }
         if (!mayMatch(original, line)) continue;
         // exec on the rule's own global regex (not matchAll, which copies it on every line).
         re.lastIndex = 0;

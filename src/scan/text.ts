@@ -4,13 +4,15 @@
  * Values worked out from texts, kept for the most recent texts up to a total length: one scan's
  * rules, intent model and capabilities read every file of a publish in turn (file by file, then
  * all files again), so keeping only the last text would redo the work for each file at each turn.
- * The bound (a little over the largest publish) lets the next scan push the previous one out.
+ * The bound (a little over the largest publish and the prefix the whole-text rules read of it when
+ * it is longer than their budget) lets the next scan push the previous one out: at the largest
+ * publish's size, the prefix pushed the whole text out and every later reader indexed it again.
  */
 export class RecentByText<T> {
   private readonly map = new Map<string, T>();
   private chars = 0;
   constructor(
-    private readonly maxChars = 6 * 1024 * 1024,
+    private readonly maxChars = 8 * 1024 * 1024,
     private readonly maxEntries = 512,
   ) {}
   get(text: string): T | undefined {
@@ -94,8 +96,11 @@ export function visible(s: string): string {
 
 /** Removes invisible characters and folds compatibility forms (fullwidth letters), for matching what a model would read. */
 export function normalizeForMatching(s: string): string {
-  return s.replace(INVISIBLE, "").normalize("NFKC");
+  const v = s.replace(INVISIBLE, "");
+  // NFKC leaves ASCII as it is: a line of ASCII with zero-width characters in it skips the normaliser.
+  return NON_ASCII.test(v) ? v.normalize("NFKC") : v;
 }
+const NON_ASCII = /[^\x00-\x7f]/;
 
 export const hasInvisible = (s: string): boolean => {
   INVISIBLE.lastIndex = 0;

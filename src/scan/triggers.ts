@@ -41,6 +41,8 @@ export interface Compiled {
   triFlags: Uint8Array;
   /** The pass's index (built on its first use): see `passIndex`. */
   pass?: PassIndex;
+  /** Words of an owner mask (set on the first `ownersIn`). */
+  words?: number;
 }
 
 /**
@@ -487,11 +489,76 @@ export function hasTrigger(text: string, triggers: readonly string[]): boolean {
   return hit;
 }
 
-/** Rules by index whose triggers occur in `text` (a short text: a line, a window of one). */
-export function ownersIn(compiled: Compiled, text: string): Set<number> {
-  const out = new Set<number>();
-  eachLiteral(compiled, text, (_offset, lit) => {
-    for (const o of lit.owners) out.add(o);
-  });
-  return out;
+/** Which owners a text holds triggers of. */
+export interface Owners {
+  has(owner: number): boolean;
+}
+
+class OwnerBits implements Owners {
+  constructor(private readonly bits: Int32Array) {}
+  has(owner: number): boolean {
+    const w = owner >> 5;
+    return w < this.bits.length && (this.bits[w]! & (1 << (owner & 31))) !== 0;
+  }
+}
+
+/**
+ * Rules by index whose triggers occur in `text` (a short text: a line, a window of one), as the OR
+ * of the found literals' owner masks. The loop of `passFor` (its index by three units, nothing
+ * called per position) without the lines: the engine asks it of every window of a long line and
+ * every folded line, and a Set filled owner by owner through a callback per literal cost more than
+ * the rules it gated on a text of zero-width-split lines.
+ */
+export function ownersIn(compiled: Compiled, text: string): Owners {
+  if (compiled.words === undefined) {
+    let words = 1;
+    for (const bucket of compiled.buckets) for (const lit of bucket) words = Math.max(words, lit.mask.length);
+    for (const list of compiled.singles.values()) for (const lit of list) words = Math.max(words, lit.mask.length);
+    for (const list of compiled.otherPairs.values()) for (const lit of list) words = Math.max(words, lit.mask.length);
+    compiled.words = words;
+  }
+  const bits = new Int32Array(compiled.words);
+  const L = lowerTable();
+  const { singleFlags, firstFlags, hasOther, otherFlags, otherPairs, singles } = compiled;
+  const { pairs, tris, buckets } = passIndex(compiled);
+  const n = text.length;
+  const or = (lit: Literal) => {
+    const m = lit.mask;
+    for (let w = 0; w < m.length; w++) bits[w]! |= m[w]!;
+  };
+  const tryBucket = (bucket: Literal[], i: number, a: number, wordStart: boolean) => {
+    for (const lit of bucket) {
+      if ((lit.wordStart && !wordStart) || lit.text.charCodeAt(0) !== a) continue;
+      if (matchAt(L, text, i, lit.text)) or(lit);
+    }
+  };
+  if (n > 0) {
+    let a = L[text.charCodeAt(0)]!;
+    let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
+    for (let i = 0; i < n; i++) {
+      const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
+      if (firstFlags[a] === 0) {
+        a = b;
+        b = c;
+        continue;
+      }
+      const ascii = a < 128 && b >= 0 && b < 128;
+      const two = ascii ? pairs[(a << 7) | b]! : 0;
+      const tri = c >= 0 ? tris[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK]! : 0;
+      if (singleFlags[a] !== 0 || two !== 0 || (ascii ? tri !== 0 : b >= 0 && hasOther && otherFlags[otherHash(a, b)] !== 0)) {
+        const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
+        if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) or(lit);
+        if (ascii) {
+          if (two) tryBucket(buckets[two - 1]!, i, a, wordStart);
+          if (tri) tryBucket(buckets[tri - 1]!, i, a, wordStart);
+        } else if (b >= 0) {
+          const bucket = otherPairs.get(a * 65536 + b);
+          if (bucket) tryBucket(bucket, i, a, wordStart);
+        }
+      }
+      a = b;
+      b = c;
+    }
+  }
+  return new OwnerBits(bits);
 }

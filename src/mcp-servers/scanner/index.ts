@@ -174,6 +174,14 @@ export interface ScanOptions {
 
 type Part = Omit<Segment, "start" | "line">;
 
+/**
+ * Characters of a server's texts the whole-text analyses read (the sentence rules, the intent
+ * model; src/scan/engine.ts `analysisBudget`): a quarter of what a scan may carry, far more than
+ * any server of the corpora and directory fixtures, so padding reaches it; it is what bounds a
+ * 1 MiB scan's cost (a limit noted when it cuts: test/skills/scan-limits.test.ts).
+ */
+export const ANALYSIS_BUDGET = 256 * 1024;
+
 /** How much of a tool's annotations is read (what is not read is a `scan.incomplete` finding). */
 const ANNOTATIONS_READ = 32;
 const ANNOTATION_CHARS = 65_536;
@@ -254,7 +262,14 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
       return withServer(
         input.tools,
         () => [
-          ...runRules(RULES, full, { derive: mcpHidden, totalCap: 1000, ungated, describe: describeMcp, describeExempt: DESCRIBE_EXEMPT }),
+          ...runRules(RULES, full, {
+            derive: mcpHidden,
+            totalCap: 1000,
+            ungated,
+            describe: describeMcp,
+            describeExempt: DESCRIBE_EXEMPT,
+            analysisBudget: ANALYSIS_BUDGET,
+          }),
           ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
         ],
         input.instructions,

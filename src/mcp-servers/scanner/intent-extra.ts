@@ -361,11 +361,17 @@ function filesInFolders(text: string, lines: LineIndex): IntentHit[] {
 }
 
 /** The extra hits of a text (prose: one scope), in text order. */
+const GLOBAL_OF = new WeakMap<RegExp, RegExp>();
+
 export function extraIntentHits(text: string, lines: LineIndex): IntentHit[] {
   const out: IntentHit[] = filesInFolders(text, lines);
   for (const e of EXTRAS) {
     if (!e.needs.test(text)) continue;
-    const re = new RegExp(e.re.source, `${e.re.flags.replace("g", "")}g`);
+    // One global copy per entry, made once (a new expression per text is compiled again whenever
+    // V8's compilation cache has let it go, and runs in its regexp interpreter first).
+    let re = GLOBAL_OF.get(e.re);
+    if (!re) GLOBAL_OF.set(e.re, (re = new RegExp(e.re.source, `${e.re.flags.replace("g", "")}g`)));
+    re.lastIndex = 0;
     let n = 0;
     for (let m = re.exec(text); m && n < 3; m = re.exec(text)) {
       n++;

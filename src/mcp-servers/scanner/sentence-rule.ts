@@ -9,6 +9,7 @@ import {
   isMention,
   isNegated,
   ownersIn,
+  type Owners,
   sentences,
   type Compiled,
   type Hit,
@@ -45,7 +46,7 @@ const TRIGGER_LISTS: (readonly string[])[] = [];
 let compiled: Compiled | null = null;
 let lastText: string | null = null;
 let lastSentences: ReturnType<typeof sentences> = [];
-let lastOwners: (Set<number> | undefined)[] = [];
+let lastOwners: (Owners | undefined)[] = [];
 function sentencesOf(text: string) {
   if (text !== lastText) {
     lastText = text;
@@ -54,7 +55,7 @@ function sentencesOf(text: string) {
   }
   return lastSentences;
 }
-function ownersOf(i: number): Set<number> {
+function ownersOf(i: number): Owners {
   let o = lastOwners[i];
   if (!o) lastOwners[i] = o = ownersIn((compiled ??= compileTriggers(TRIGGER_LISTS)), lastSentences[i]!.text);
   return o;

@@ -116,6 +116,14 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
   ...continuedCommands(target, lines),
 ];
 
+/**
+ * Characters of a skill's text the whole-text analyses read (the sentence and paragraph rules, the
+ * intent model; src/scan/engine.ts `analysisBudget`): four times the 256 KiB a large real skill
+ * stays under, hidden regions and decoded payloads included, so only padding reaches it; it is what
+ * bounds a 5 MiB publish's cost (a limit noted when it cuts: test/skills/scan-limits.test.ts).
+ */
+export const ANALYSIS_BUDGET = 1024 * 1024;
+
 /** Run references are looked for in this much of a file (a limit noted when a file is longer). */
 const MAX_RUN_TEXT = 2_000_000;
 const SCRIPT_KINDS: ReadonlySet<FileKind> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
@@ -488,10 +496,27 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   const docList: IntentDoc[] = [];
   const docIndex = new Map<ScanTarget, number>();
   const capabilities = capabilityReader();
+  let intentLeft = ANALYSIS_BUDGET;
+  let intentCut = false;
   for (const t of targets) {
     capabilities.add(t);
     if (t.text === null || t.embedded) continue;
-    const text = t.text;
+    // The intent model reads within the same bound as the whole-text rules, up to the last line that fits.
+    let text = t.text;
+    if (text.length > intentLeft) {
+      const end = intentLeft > 0 ? text.lastIndexOf("\n", intentLeft - 1) + 1 : 0;
+      const full = text;
+      // Noted once, where it ran out (the engine notes the same cut for the whole-text rules).
+      if (!intentCut)
+        limitScope(
+          t.path,
+          () => noteLimit("text-analysis", end),
+          (o) => LineIndex.of(full).lineOf(o),
+        );
+      text = text.slice(0, end);
+      intentCut = true;
+    }
+    intentLeft -= text.length;
     const d = limitScope(
       t.path,
       () =>
@@ -509,6 +534,7 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   }
   const findings = runRules(SKILL_RULES, targets, {
     derive: skillHidden,
+    analysisBudget: ANALYSIS_BUDGET,
     meta: { securityPurpose: security, intentDocs: docs, imports: importedModules(targets) },
     describe: describeFor(security),
     describeExempt: DESCRIBE_EXEMPT,

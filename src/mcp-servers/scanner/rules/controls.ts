@@ -13,6 +13,7 @@ export const controlCharacters: Rule = {
   id: "mcp.control-characters",
   severity: "high",
   title: "Terminal escape sequences or control characters",
+  unbudgeted: true,
   text(text) {
     const hits: Hit[] = [];
     for (const m of text.matchAll(ESCAPE)) {

@@ -57,6 +57,7 @@ export const disguisedFile: Rule = {
   id: "files.disguised",
   severity: "high",
   title: "File that is not what it claims",
+  unbudgeted: true,
   kinds: [
     "binary",
     "markdown",
@@ -95,6 +96,7 @@ export const unknownBinary: Rule = {
   id: "files.unknown-binary",
   severity: "medium",
   title: "Binary file of unknown type",
+  unbudgeted: true,
   text(_text, ctx) {
     if (!ctx.target.lossy || ctx.hidden || ctx.target.disguise) return [];
     return [

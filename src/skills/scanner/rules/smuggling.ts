@@ -33,6 +33,7 @@ export const ciPwnRequest: Rule = {
   id: "ci.pull-request-target",
   severity: "high",
   title: "Fork code run with the repository's secrets",
+  unbudgeted: true,
   text(text, ctx) {
     if (!text.includes("pull_request_target")) return [];
     for (const m of text.matchAll(PR_TARGET)) {

@@ -122,6 +122,7 @@ export const registryRedirect: Rule = {
   id: "supply.registry",
   severity: "medium",
   title: "Installs from a third-party package index",
+  unbudgeted: true,
   text(text, ctx) {
     const candidates = triggerLines(text, ctx.lines, REDIRECT_TRIGGERS);
     if (!candidates.size) return [];
@@ -287,6 +288,7 @@ export const manifestLookalike: Rule = {
   id: "supply.manifest-lookalike",
   severity: "medium",
   title: "Declares a look-alike of a module its code imports",
+  unbudgeted: true,
   kinds: ["text", "json", "toml"],
   text(text, ctx) {
     const imports = ctx.meta?.["imports"] as ReadonlySet<string> | undefined;
@@ -425,6 +427,7 @@ export const lockfileTamper: Rule = {
   id: "supply.lockfile-tamper",
   severity: "high",
   title: "A lockfile's hashes or sources rewritten",
+  unbudgeted: true,
   kinds: ["javascript", "python", "shell", "ruby", "perl", "php", "go"],
   triggers: ["integrity", "shasum", "checksum", "hash", "resolved", "tarball", "url", "source"],
   text(text) {

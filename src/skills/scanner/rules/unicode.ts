@@ -15,6 +15,7 @@ export const hiddenUnicode: Rule = {
   id: "unicode.hidden",
   severity: "high",
   title: "Hidden Unicode characters",
+  unbudgeted: true,
   text(text, ctx) {
     const hits: Hit[] = [];
     const runs = findHiddenUnicode(text, { max: MAX_RUNS + 1 });
