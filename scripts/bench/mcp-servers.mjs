@@ -104,7 +104,8 @@ export async function report(ctx) {
   const res = await fetch(`${ctx.origin}/v1/mcp-servers?perPage=1`, { headers: auth });
   const list = await res.json();
   // A small pool (BENCH_ACCOUNTS) can leave this key at its per-minute limit after the scenarios.
-  if (!res.ok || !list.items?.length) return `
+  if (!res.ok || !list.items?.length)
+    return `
 MCP servers, one request at a time: skipped (the list answered ${res.status} ${list.error?.code ?? ""})`;
   const slug = list.items[0].slug;
   const cases = [
