@@ -332,6 +332,54 @@ const recentPasses = new RecentByText<{ text: string; size: number; sets: Sorted
 /** Compiled trigger lists registered from `from` on (a pass over a text that lacks only the newest lists runs just those). */
 const deltas = new Map<number, Compiled>();
 
+/**
+ * The loop of `eachLiteral` with the pass's index (by three units: `passIndex`), written out for
+ * the passes that read every unit of every text a scan sees: nothing is called per position, only
+ * `hit` per literal found, in text order. passFor keeps each hit's line; ownersIn ORs its owners.
+ */
+function eachPassLiteral(compiled: Compiled, text: string, hit: (i: number, lit: Literal) => void): void {
+  const L = lowerTable();
+  const { singleFlags, firstFlags, hasOther, otherFlags, otherPairs, singles } = compiled;
+  const { pairs, tris, buckets } = passIndex(compiled);
+  const n = text.length;
+  // A bucket by hash may hold literals of other first units: matchAt reads from the second.
+  const tryBucket = (bucket: Literal[], i: number, a: number, wordStart: boolean) => {
+    for (const lit of bucket) {
+      if ((lit.wordStart && !wordStart) || lit.text.charCodeAt(0) !== a) continue;
+      if (matchAt(L, text, i, lit.text)) hit(i, lit);
+    }
+  };
+  if (n > 0) {
+    let a = L[text.charCodeAt(0)]!;
+    let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
+    for (let i = 0; i < n; i++) {
+      const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
+      if (firstFlags[a] === 0) {
+        a = b;
+        b = c;
+        continue;
+      }
+      // Most positions end at the first tests: no literal starts with these two or three units (and none is one unit long).
+      const ascii = a < 128 && b >= 0 && b < 128;
+      const two = ascii ? pairs[(a << 7) | b]! : 0;
+      const tri = c >= 0 ? tris[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK]! : 0;
+      if (singleFlags[a] !== 0 || two !== 0 || (ascii ? tri !== 0 : b >= 0 && hasOther && otherFlags[otherHash(a, b)] !== 0)) {
+        const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
+        if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) hit(i, lit);
+        if (ascii) {
+          if (two) tryBucket(buckets[two - 1]!, i, a, wordStart);
+          if (tri) tryBucket(buckets[tri - 1]!, i, a, wordStart);
+        } else if (b >= 0) {
+          const bucket = otherPairs.get(a * 65536 + b);
+          if (bucket) tryBucket(bucket, i, a, wordStart);
+        }
+      }
+      a = b;
+      b = c;
+    }
+  }
+}
+
 function passFor(text: string, lines: LineIndex): SortedLines[] {
   let entry = lines.text === text ? passes.get(lines) : undefined;
   if (!entry && lines.text === text) entry = recentPasses.get(text);
@@ -372,12 +420,7 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
       cur[w] = 0;
     }
   };
-  // The loop of `eachLiteral`, written out: this pass reads every unit of every text a scan sees,
-  // so it keeps the line by a running bound (no search per literal) and calls nothing per position.
-  const L = lowerTable();
-  const { singleFlags, firstFlags, hasOther, otherFlags, otherPairs, singles } = compiled;
-  const { pairs, tris, buckets } = passIndex(compiled);
-  const n = text.length;
+  // Hits arrive in text order: the line is kept by a running bound (no search per literal).
   const lineCount = lines.count;
   let nextStart = 0;
   curLine = 0;
@@ -393,42 +436,7 @@ function passFor(text: string, lines: LineIndex): SortedLines[] {
     for (let w = 0; w < words; w++) cur[w]! |= m[w]!;
     dirty = true;
   };
-  // A bucket by hash may hold literals of other first units: matchAt reads from the second.
-  const tryBucket = (bucket: Literal[], i: number, a: number, wordStart: boolean) => {
-    for (const lit of bucket) {
-      if ((lit.wordStart && !wordStart) || lit.text.charCodeAt(0) !== a) continue;
-      if (matchAt(L, text, i, lit.text)) found(i, lit);
-    }
-  };
-  if (n > 0) {
-    let a = L[text.charCodeAt(0)]!;
-    let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
-    for (let i = 0; i < n; i++) {
-      const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
-      if (firstFlags[a] === 0) {
-        a = b;
-        b = c;
-        continue;
-      }
-      // Most positions end at the first tests: no literal starts with these two or three units (and none is one unit long).
-      const ascii = a < 128 && b >= 0 && b < 128;
-      const two = ascii ? pairs[(a << 7) | b]! : 0;
-      const tri = c >= 0 ? tris[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK]! : 0;
-      if (singleFlags[a] !== 0 || two !== 0 || (ascii ? tri !== 0 : b >= 0 && hasOther && otherFlags[otherHash(a, b)] !== 0)) {
-        const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
-        if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) found(i, lit);
-        if (ascii) {
-          if (two) tryBucket(buckets[two - 1]!, i, a, wordStart);
-          if (tri) tryBucket(buckets[tri - 1]!, i, a, wordStart);
-        } else if (b >= 0) {
-          const bucket = otherPairs.get(a * 65536 + b);
-          if (bucket) tryBucket(bucket, i, a, wordStart);
-        }
-      }
-      a = b;
-      b = c;
-    }
-  }
+  eachPassLiteral(compiled, text, found);
   flush();
   const next = { text, size: registry.length, sets };
   if (lines.text === text) {
@@ -518,47 +526,9 @@ export function ownersIn(compiled: Compiled, text: string): Owners {
     compiled.words = words;
   }
   const bits = new Int32Array(compiled.words);
-  const L = lowerTable();
-  const { singleFlags, firstFlags, hasOther, otherFlags, otherPairs, singles } = compiled;
-  const { pairs, tris, buckets } = passIndex(compiled);
-  const n = text.length;
-  const or = (lit: Literal) => {
+  eachPassLiteral(compiled, text, (_i, lit) => {
     const m = lit.mask;
     for (let w = 0; w < m.length; w++) bits[w]! |= m[w]!;
-  };
-  const tryBucket = (bucket: Literal[], i: number, a: number, wordStart: boolean) => {
-    for (const lit of bucket) {
-      if ((lit.wordStart && !wordStart) || lit.text.charCodeAt(0) !== a) continue;
-      if (matchAt(L, text, i, lit.text)) or(lit);
-    }
-  };
-  if (n > 0) {
-    let a = L[text.charCodeAt(0)]!;
-    let b = n > 1 ? L[text.charCodeAt(1)]! : -1;
-    for (let i = 0; i < n; i++) {
-      const c = i + 2 < n ? L[text.charCodeAt(i + 2)]! : -1;
-      if (firstFlags[a] === 0) {
-        a = b;
-        b = c;
-        continue;
-      }
-      const ascii = a < 128 && b >= 0 && b < 128;
-      const two = ascii ? pairs[(a << 7) | b]! : 0;
-      const tri = c >= 0 ? tris[(Math.imul(Math.imul(a, 0x9e3779b1) ^ b, 0x85ebca6b) ^ c) & TRI_MASK]! : 0;
-      if (singleFlags[a] !== 0 || two !== 0 || (ascii ? tri !== 0 : b >= 0 && hasOther && otherFlags[otherHash(a, b)] !== 0)) {
-        const wordStart = i === 0 || !isWordUnit(text.charCodeAt(i - 1));
-        if (singleFlags[a]) for (const lit of singles.get(a)!) if (!lit.wordStart || wordStart) or(lit);
-        if (ascii) {
-          if (two) tryBucket(buckets[two - 1]!, i, a, wordStart);
-          if (tri) tryBucket(buckets[tri - 1]!, i, a, wordStart);
-        } else if (b >= 0) {
-          const bucket = otherPairs.get(a * 65536 + b);
-          if (bucket) tryBucket(bucket, i, a, wordStart);
-        }
-      }
-      a = b;
-      b = c;
-    }
-  }
+  });
   return new OwnerBits(bits);
 }
