@@ -278,10 +278,11 @@ async function main() {
         body: mcpCall("service_usage", {}),
         floor: "do",
       },
-      // tools/list with a cursor, which the endpoint leaves to the MCP SDK (a fresh McpServer, its
-      // transport, the SSE stream turned into JSON): what answering directly saves.
+      // tools/list with a cursor: until 2026-11-27 left to the MCP SDK (a fresh McpServer, its transport,
+      // the SSE stream turned into JSON: 2.9× the floor); Lore's tools are one page, so the endpoint
+      // answers it as it answers tools/list (src/mcp/endpoint.ts, answerable).
       {
-        name: "MCP tools/list through the SDK (with a cursor)",
+        name: "MCP tools/list with a cursor",
         method: "POST",
         path: "/v1/mcp",
         headers: mcpHeaders,

@@ -504,6 +504,8 @@ describe("the MCP endpoint answers exactly as the SDK would", () => {
     for (const msg of [
       { jsonrpc: "2.0", id: "l", method: "tools/list" },
       { jsonrpc: "2.0", id: "l2", method: "tools/list", params: {} },
+      { jsonrpc: "2.0", id: "l3", method: "tools/list", params: { cursor: "" } },
+      { jsonrpc: "2.0", id: "l4", method: "tools/list", params: { cursor: "page-2" } },
       { jsonrpc: "2.0", id: 4, method: "ping" },
       { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "service_usage", arguments: {} } },
       { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "service_forum_ask", arguments: { title: 5 } } },
@@ -522,6 +524,8 @@ describe("the MCP endpoint answers exactly as the SDK would", () => {
     expect(r.body.error.code).toBe(-32601);
     // An SSE-only client is refused as the transport refuses it.
     expect((await rpc(a.key, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { accept: "text/event-stream" })).status).toBe(406);
+    // A cursor that is not a string: the SDK's schema refuses it.
+    expect((await rpc(a.key, { jsonrpc: "2.0", id: 4, method: "tools/list", params: { cursor: 5 } })).body.error.code).toBe(-32602);
     // An unsupported protocol version header.
     expect((await rpc(a.key, { jsonrpc: "2.0", id: 3, method: "tools/list" }, { "mcp-protocol-version": "1999-01-01" })).status).toBe(400);
   });
