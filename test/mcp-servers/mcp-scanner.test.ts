@@ -10,7 +10,7 @@ import {
   type McpScanInput,
 } from "../../src/mcp-servers/scanner";
 import { MCP_RULE_CASES, type RuleCase } from "../../src/mcp-servers/scanner/rules/cases";
-import { AGENT_TEXT_RULES } from "../../src/skills/scanner";
+import { ANY_TEXT_RULES } from "../../src/skills/scanner";
 import { RULE_CASES } from "../fixtures/skill-rule-cases";
 import { MCP_CORPUS, MCP_HELDOUT, MCP_HELDOUT_2, MCP_HELDOUT_3, type CorpusServer } from "../fixtures/mcp-corpus";
 import { MCP_HELDOUT_A } from "../fixtures/mcp-corpus-a";
@@ -22,7 +22,7 @@ const hitsOf = (c: RuleCase, ruleId: string, floor: "info" | "low") =>
 
 describe("MCP scanner rules: each rule's positive and negative cases", () => {
   it("every MCP rule has cases of both kinds beside it", () => {
-    const mcpOwn = MCP_RULE_IDS.filter((id) => !AGENT_TEXT_RULES.some((r) => r.id === id));
+    const mcpOwn = MCP_RULE_IDS.filter((id) => !ANY_TEXT_RULES.some((r) => r.id === id));
     for (const id of mcpOwn) {
       expect(MCP_RULE_CASES[id], id).toBeDefined();
       expect(MCP_RULE_CASES[id]!.flag.length, `${id} positives`).toBeGreaterThan(0);
@@ -39,8 +39,8 @@ describe("MCP scanner rules: each rule's positive and negative cases", () => {
     });
   }
 
-  it("the agent-text rules shared with skills keep their verdicts on tool descriptions (their prose cases)", () => {
-    for (const rule of AGENT_TEXT_RULES) {
+  it("the any-text rules shared with skills keep their verdicts on tool descriptions (their prose cases)", () => {
+    for (const rule of ANY_TEXT_RULES) {
       const c = RULE_CASES[rule.id]!;
       // "# …" cases are whole SKILL.md documents: their title and headings are what they test.
       for (const text of c.flag.filter((t) => !t.startsWith("path:") && !t.startsWith("# "))) {

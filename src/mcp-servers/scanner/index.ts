@@ -3,7 +3,7 @@
  * context, namely its `initialize` instructions and every tool's name, title, description and
  * the text inside its schemas (property descriptions, defaults, enums, nested schemas). Built on
  * the shared primitives of src/scan (hidden Unicode, decoding, egress classes, the rule engine)
- * and on the skills rules that apply to any text an agent reads (AGENT_TEXT_RULES), plus rules
+ * and on the skills rules that apply to any text an agent reads (ANY_TEXT_RULES), plus rules
  * for what tool descriptions do: ask for data as arguments, hide things from the user, shadow
  * other tools, vouch for themselves, name fixed destinations, imitate other tools' names.
  * docs/scanner.md explains the weighting; each rule's cases sit beside it (rules/*.cases.ts).
@@ -23,7 +23,7 @@ import {
   type Rule,
   type ScanTarget,
 } from "../../scan";
-import { AGENT_TEXT_RULES } from "../../skills/scanner";
+import { ANY_TEXT_RULES } from "../../skills/scanner";
 import { REQUEST_RULES } from "./rules/requests";
 import { CONCEALMENT_RULES } from "./rules/concealment";
 import { TRUST_RULES } from "./rules/trust";
@@ -79,7 +79,7 @@ export const MCP_STATIC_RULES: readonly Rule[] = [
 /** Every rule id the scanner can report (the rule cases test checks each has positive and negative cases). */
 export const MCP_RULE_IDS: readonly string[] = [
   ...new Set([
-    ...AGENT_TEXT_RULES.map((r) => r.id),
+    ...ANY_TEXT_RULES.map((r) => r.id),
     ...MCP_STATIC_RULES.map((r) => r.id),
     "mcp.shadowing",
     "mcp.name-imitation",
@@ -157,7 +157,7 @@ function handedToUser(rule: Rule): Rule {
 }
 
 // One static list (the engine compiles a list's triggers once); the server's own tool names reach the rules through `withServer`.
-const RULES: readonly Rule[] = [...AGENT_TEXT_RULES.map(handedToUser), ...MCP_STATIC_RULES, ...SHADOWING_RULES].map((r) => capped(r));
+const RULES: readonly Rule[] = [...ANY_TEXT_RULES.map(handedToUser), ...MCP_STATIC_RULES, ...SHADOWING_RULES].map((r) => capped(r));
 const TOKEN_RULES: readonly Rule[] = RULES.filter((r) => TOKEN_RULE_IDS.has(r.id));
 const RULE_DEFAULTS = ruleDefaults(RULES);
 

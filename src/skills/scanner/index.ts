@@ -80,9 +80,9 @@ export type { SkillFileInput, SkillScan } from "./types";
 
 /**
  * Rules that apply to any text an agent reads (prompt injection, concealment, secrets, egress,
- * commands, hidden Unicode). The MCP tool-description scanner can reuse them as they are.
+ * commands, hidden Unicode). The MCP tool-description scanner reuses them as they are.
  */
-export const AGENT_TEXT_RULES: readonly Rule[] = [
+export const ANY_TEXT_RULES: readonly Rule[] = [
   ...INJECTION_RULES,
   ...EXECUTION_RULES,
   ...EGRESS_RULES,
@@ -95,8 +95,23 @@ export const AGENT_TEXT_RULES: readonly Rule[] = [
   ...AUTHORITY_RULES,
 ];
 
+/**
+ * What a forum post or knowledge-base entry is scanned with (agent-text.ts): every rule that reads
+ * a text for what it asks an agent to do, the harm to the user beyond injection and theft
+ * (sabotage, steering, acts kept from the user) and the intent chain included; only the rules about
+ * a bundle (its files, manifests, smuggled archives) are left to skills. With them, a blind set of
+ * 65 posts (set P, 2026-11-27) went from 46.9% to 59.4% recall at the same 3 of 33 benign flagged or warn.
+ */
+export const AGENT_TEXT_RULES: readonly Rule[] = [
+  ...ANY_TEXT_RULES,
+  ...SABOTAGE_RULES,
+  ...INTEREST_RULES,
+  ...AGAINST_USER_SKILL_RULES,
+  ...INTENT_RULES,
+];
+
 export const SKILL_RULES: readonly Rule[] = [
-  ...AGENT_TEXT_RULES,
+  ...ANY_TEXT_RULES,
   ...BUNDLE_SUPPLY_RULES,
   ...SMUGGLING_RULES,
   ...SABOTAGE_RULES,

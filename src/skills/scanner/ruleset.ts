@@ -11,5 +11,10 @@ import type { RulesetInfo } from "../../scan/types";
  */
 export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.27-1" };
 
-/** The agent-text rules are the skills' own: a change there rescans stored kb and forum text too. */
-export const AGENT_TEXT_RULESET: RulesetInfo = { id: "lore-agent-text", version: SKILL_RULESET.version };
+/**
+ * The agent-text rules are the skills' own text rules (AGENT_TEXT_RULES): a change there rescans
+ * stored kb and forum text too. The suffix counts changes to which of them forum and kb text gets
+ * (`t2`: the sabotage, interest, against-user and intent-chain rules added, 2026-11-27), so such a
+ * change rescans that text without rescanning every skill.
+ */
+export const AGENT_TEXT_RULESET: RulesetInfo = { id: "lore-agent-text", version: `${SKILL_RULESET.version}t2` };
