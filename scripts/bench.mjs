@@ -16,7 +16,7 @@
 // the request index i. `floor` names the scenario's floor (FLOORS below; default "bare" for
 // requests without a key, "do-d1" for agent requests), or is its own `{name, path}`. ctx.key(i) gives an agent key (round-robin
 // over the pool, so one account's per-minute rate is never the bottleneck), ctx.pool[i].token a
-// session token, ctx.origin the server. A file may also export `report(ctx)`, run after the
+// session token, ctx.origin the server, ctx.replayPath(slot, n, {calls, writes, bytes}) a floor replaying a slot's D1 work (requests name their slot with a `slot` field). A file may also export `report(ctx)`, run after the
 // scenarios, returning extra lines to print.
 //
 // The process CPU includes D1's SQLite work, which a deployed Worker does not pay for: against a
@@ -184,6 +184,13 @@ async function runPaired(s, floor, pid) {
 const SLOTS = 16;
 
 /**
+ * The floor route replaying a slot's D1 work (src/admin/bench.route.ts): after `calls` Durable
+ * Object calls (object `n`), its writes too with `writes`, answered with `bytes` bytes when given.
+ */
+const replayPath = (slot, n, { calls = 0, writes = false, bytes = 0 } = {}) =>
+  `/internal/bench/replay?slot=${encodeURIComponent(slot)}&do=${calls}&writes=${writes ? 1 : 0}&n=${n}${bytes ? `&bytes=${bytes}` : ""}`;
+
+/**
  * A scenario whose floor stood in for its D1 work with one `SELECT 1` ("d1", "do-d1") gets a floor
  * doing that work: its requests record their D1 batches under a slot, and the floor replays them
  * (src/core/bench-replay.ts) after the same Durable Object call; a write's too (POST and the like),
@@ -201,7 +208,7 @@ function withReplayFloor(s, idx) {
     slot,
     floor: {
       name: `floor: ${["", "one Durable Object RPC + ", "two Durable Object RPCs + "][calls]}its D1 ${writes ? "reads and writes" : "reads"} replayed`,
-      path: (i) => `/internal/bench/replay?slot=${slot(i)}&do=${calls}&writes=${writes ? 1 : 0}&n=${i % ACCOUNTS}`,
+      path: (i) => replayPath(slot(i), i % ACCOUNTS, { calls, writes }),
       replay: true,
     },
   };
@@ -317,7 +324,7 @@ async function main() {
       .sort()) {
       const mod = await import(pathToFileURL(path.join(dir, f)).href);
       if (typeof mod.scenarios === "function") {
-        for (const sc of await mod.scenarios({ ...ctx, mcpCall, mcpHeaders })) scenarios.push({ ...sc, file: f });
+        for (const sc of await mod.scenarios({ ...ctx, mcpCall, mcpHeaders, replayPath })) scenarios.push({ ...sc, file: f });
       }
       if (typeof mod.report === "function") reports.push({ file: f, report: mod.report });
     }

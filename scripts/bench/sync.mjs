@@ -98,7 +98,7 @@ export async function scenarios(ctx) {
       name: `floor: ${name}'s D1 work replayed, as many bytes`,
       bytes: 0,
       replay: true,
-      path: (i) => `/internal/bench/replay?slot=${slotOf(list)(i)}&do=1&writes=1&n=${i % n}&bytes=${floor.bytes}`,
+      path: (i) => ctx.replayPath(slotOf(list)(i), i % n, { calls: 1, writes: true, bytes: floor.bytes }),
     };
     return floor;
   };

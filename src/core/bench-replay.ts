@@ -77,12 +77,14 @@ function freshKeys({ at, batches }: Work): (v: unknown) => unknown {
 export function recordingDb(slot: string, db: D1Database, at = Date.now()): D1Database {
   const batches: Recorded[][] = [];
   recorded.set(slotKey(slot), { at, batches });
-  return recorder(db, batches);
+  // Keyed by the wrapper the caller holds (what it hands to batch), with the statement it stands for;
+  // one for the binding and its sessions, so a batch of statements prepared on either is recorded.
+  return recorder(db, batches, new WeakMap());
 }
 
-function recorder<D extends D1Database | D1DatabaseSession>(db: D, batches: Recorded[][]): D {
-  // Keyed by the wrapper the caller holds (what it hands to batch), with the statement it stands for.
-  const meta = new WeakMap<D1PreparedStatement, { real: D1PreparedStatement; r: Recorded }>();
+type Meta = WeakMap<D1PreparedStatement, { real: D1PreparedStatement; r: Recorded }>;
+
+function recorder<D extends D1Database | D1DatabaseSession>(db: D, batches: Recorded[][], meta: Meta): D {
   const wrap = (stmt: D1PreparedStatement, r: Recorded): D1PreparedStatement => {
     const bind = stmt.bind.bind(stmt);
     const note =
@@ -116,7 +118,7 @@ function recorder<D extends D1Database | D1DatabaseSession>(db: D, batches: Reco
           return target.batch(stmts);
         };
       // A request's reads and writes go through a session (core/d1.ts): recorded into the same slot.
-      if (p === "withSession") return (c?: string) => recorder((target as D1Database).withSession(c), batches);
+      if (p === "withSession") return (c?: string) => recorder((target as D1Database).withSession(c), batches, meta);
       const v = Reflect.get(target, p);
       return typeof v === "function" ? v.bind(target) : v;
     },
