@@ -184,31 +184,34 @@ async function runPaired(s, floor, pid) {
 const SLOTS = 16;
 
 /**
- * The floor route replaying a slot's D1 work (src/admin/bench.route.ts): after `calls` Durable
- * Object calls (object `n`), its writes too with `writes`, answered with `bytes` bytes when given.
+ * The floor route replaying a slot's storage work (src/admin/bench.route.ts): its object calls and
+ * D1 batches, its writes too with `writes`, then `calls` more round trips to an object (calls made
+ * from inside an object, which the Worker does not see), answered with `bytes` bytes when given.
  */
 const replayPath = (slot, n, { calls = 0, writes = false, bytes = 0 } = {}) =>
   `/internal/bench/replay?slot=${encodeURIComponent(slot)}&do=${calls}&writes=${writes ? 1 : 0}&n=${n}${bytes ? `&bytes=${bytes}` : ""}`;
 
 /**
- * A scenario whose floor stood in for its D1 work with one `SELECT 1` ("d1", "do-d1") gets a floor
- * doing that work: its requests record their D1 batches under a slot, and the floor replays them
- * (src/core/bench-replay.ts) after the same Durable Object call; a write's too (POST and the like),
- * with the keys it made bound anew so the copy is new rows, not a collision.
+ * A scenario whose floor stood in for its storage work with pings and `SELECT 1` ("do", "do2",
+ * "d1", "do-d1", "do2-d1") gets a floor doing that work: its requests record their Durable Object
+ * calls and D1 batches under a slot, and the floor replays them (src/core/bench-replay.ts): the
+ * account's admission as the same counting transaction on the floor's own object, a room's post or
+ * read on the room, a write's D1 statements with the keys it made bound anew so the copy is new
+ * rows; an MCP session's message as the session's own storage work and the admission it asks for
+ * (recorded inside its object). `replay: false` keeps the pings.
  */
 function withReplayFloor(s, idx) {
   const f = floorOf(s);
-  // How many Durable Object calls go with the reads: "do2-d1" for a page that asks the account's object twice.
-  const calls = { d1: 0, "do-d1": 1, "do2-d1": 2 }[f];
-  if (typeof s.floor === "object" || calls === undefined) return s;
+  if (typeof s.floor === "object" || s.replay === false || !["d1", "do-d1", "do2-d1", "do", "do2"].includes(f)) return s;
   const slot = (i) => `r${idx}-${i % SLOTS}`;
   const writes = (at(s.method, 0) ?? "GET") !== "GET";
+  const d1 = f.includes("d1");
   return {
     ...s,
     slot,
     floor: {
-      name: `floor: ${["", "one Durable Object RPC + ", "two Durable Object RPCs + "][calls]}its D1 ${writes ? "reads and writes" : "reads"} replayed`,
-      path: (i) => replayPath(slot(i), i % ACCOUNTS, { calls, writes }),
+      name: `floor: its object calls${d1 ? ` and D1 ${writes ? "reads and writes" : "reads"}` : ""} replayed`,
+      path: (i) => replayPath(slot(i), i % ACCOUNTS, { writes }),
       replay: true,
     },
   };

@@ -19,7 +19,7 @@ import { settle } from "./billing";
 import { billingConfig } from "./billing";
 import { discardRest } from "./core/body";
 import { LruCache } from "./core/cache";
-import { BENCH_SLOT_HEADER, recordingDb } from "./core/bench-replay";
+import { BENCH_SLOT_HEADER, recordingEnv } from "./core/bench-replay";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -76,10 +76,10 @@ export function buildApp() {
     c.set("caller", null);
     c.set("gate", quotaGate);
     c.set("activity", storeActivity);
-    // Only the bench's own server: a request naming a slot records its D1 work for its floor.
+    // Only the bench's own server: a request naming a slot records its storage work for its floor.
     if (c.env.BENCH_ROUTES === "1") {
       const slot = c.req.header(BENCH_SLOT_HEADER);
-      if (slot) c.env = { ...c.env, DB: recordingDb(slot, c.env.DB) };
+      if (slot) c.env = recordingEnv(slot, c.env);
     }
     await next();
     // Before the answer goes out: what is left of the body, thrown away (bounded, core/body.ts).

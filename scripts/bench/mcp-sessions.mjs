@@ -1,7 +1,8 @@
 // MCP through a session (the account's McpSessions object, src/mcp/sessions.do.ts): one session per
 // pool account, made here before measuring. Every message in a session is admitted by AccountQuota
-// from that object (a per-minute slot for tools/list, the quota for a tool call), so both scenarios
-// stand against the floor of two Durable Object calls. `BENCH_ONLY=session` runs these.
+// from that object (a per-minute slot for tools/list, the quota for a tool call): both scenarios stand
+// against those object calls replayed (the session's read and last-seen write, the admission's counting
+// transaction; scripts/bench.mjs withReplayFloor). `BENCH_ONLY=session` runs these.
 
 export async function scenarios(ctx) {
   const sessions = [];

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
 import { accountStub } from "../quota";
-import { replayStorage } from "../core/bench-replay";
+import { type RecordedCall, recordedCalls, replayStorage } from "../core/bench-replay";
 
 /**
  * The floors `npm run bench` measures every scenario against (scripts/bench.mjs): a Worker route
@@ -37,19 +37,48 @@ benchRoute.get("/do2", async (c) => {
   const a = await quota(c).ping();
   return c.json({ ok: a === 1 && (await quota(c, "b").ping()) === 1 });
 });
-// A scenario's own storage work (core/bench-replay.ts): the D1 batches its request in this slot
-// sent, after the Durable Object calls it makes (`do=1` or `2`), its writes too with `writes=1`,
-// answered with `bytes` bytes when given (the scenario's answer size, at most 4 MiB): the runtime
-// writing them out is not the isolate's work either.
+/**
+ * A recorded object call, sent again doing the same storage work. The account's object: an
+ * admission (or an owner's charge) as the same counting transaction on the floor's own object (a
+ * counter no real request reads), a key check or a plan read (memory only) as a round trip to it,
+ * its other calls (today's usage, the history, a refund, a bookmark) on it as they were. Any other
+ * object's call (a chat room's post or read, a push to an account's MCP sessions) on the same
+ * object with the same arguments (an MCP session's request as the object recorded it: `benchTouch`,
+ * its session read and write). A `fetch` no object said more of is one round trip to the floor's object.
+ */
+async function replayCall(c: { env: AppEnv["Bindings"]; req: { query(k: string): string | undefined } }, call: RecordedCall) {
+  if (call.binding === "ACCOUNT_QUOTA" || call.method === "fetch") {
+    const floor = quota(c);
+    type Admit = { metric: Parameters<typeof floor.benchAdmit>[0]; counted?: Parameters<typeof floor.benchAdmit>[1] };
+    if (call.method === "admit" || call.method === "charge") {
+      const req = call.args[0] as Admit;
+      return floor.benchAdmit(req.metric, req.counted ?? false);
+    }
+    // A fetch no object said more of (core/bench-replay.ts, recordingInside): a round trip.
+    if (call.method === "fetch" || call.method === "verify" || call.method === "plan" || call.method === "refresh") return floor.ping();
+    return (floor as unknown as Record<string, (...a: unknown[]) => unknown>)[call.method]!(...call.args);
+  }
+  const ns = c.env[call.binding as keyof AppEnv["Bindings"]] as DurableObjectNamespace;
+  const stub = ns.get(ns.idFromString(call.id)) as unknown as Record<string, (...a: unknown[]) => unknown>;
+  return stub[call.method]!(...call.args);
+}
+
+// A scenario's own storage work (core/bench-replay.ts): the object calls and the D1 batches its
+// request in this slot made, its writes too with `writes=1`, then `do` more round trips to the
+// floor's object (calls made from inside an object, which the Worker does not see), answered with
+// `bytes` bytes when given (the scenario's answer size, at most 4 MiB): the runtime writing them
+// out is not the isolate's work either.
 benchRoute.get("/replay", async (c) => {
-  // `do`: how many Durable Object calls the scenario's admission and reads make (0 to 2).
+  const slot = c.req.query("slot") ?? "";
+  const recorded = recordedCalls(slot);
+  for (const call of recorded) await replayCall(c, call);
   const calls = Math.min(2, Math.max(0, Number(c.req.query("do") ?? 0) || 0));
   let a = 1;
   for (let k = 0; k < calls; k++) a = a === 1 ? await quota(c, k ? "b" : "").ping() : a;
-  const n = await replayStorage(c.env.DB, c.req.query("slot") ?? "", { writes: c.req.query("writes") === "1" });
+  const n = await replayStorage(c.env.DB, slot, { writes: c.req.query("writes") === "1" });
   const bytes = Number(c.req.query("bytes") ?? 0);
   if (a === 1 && n >= 0 && bytes > 0) {
     return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });
   }
-  return c.json({ ok: a === 1 && n >= 0, statements: n });
+  return c.json({ ok: a === 1 && n >= 0, statements: n, calls: recorded.map((r) => `${r.binding}.${r.method}`) });
 });

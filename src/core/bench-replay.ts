@@ -1,5 +1,6 @@
 import { LruCache } from "./cache";
 import { newId } from "./crypto";
+import type { Env } from "../env";
 import { WRITES } from "./d1";
 
 /**
@@ -17,10 +18,19 @@ interface Recorded {
   binds: unknown[];
 }
 
-/** A request's D1 work: its batches, and when it started (the keys it made carry that time). */
+/** A call the request made to a Durable Object: which binding, which object, which method, with what. */
+export interface RecordedCall {
+  binding: string;
+  id: string;
+  method: string;
+  args: unknown[];
+}
+
+/** A request's storage work: its D1 batches, its object calls, and when it started (the keys it made carry that time). */
 interface Work {
   at: number;
   batches: Recorded[][];
+  calls: RecordedCall[];
 }
 
 // The bench replays a slot right after its scenario's requests (scripts/bench.mjs interleaves them),
@@ -73,13 +83,81 @@ function freshKeys({ at, batches }: Work): (v: unknown) => unknown {
   };
 }
 
-/** A D1 binding whose work (its sessions' too) is this slot's record, replacing the slot's last one. */
-export function recordingDb(slot: string, db: D1Database, at = Date.now()): D1Database {
-  const batches: Recorded[][] = [];
-  recorded.set(slotKey(slot), { at, batches });
+/**
+ * The request's bindings with its storage work recorded as this slot's, replacing the slot's last
+ * record: the D1 binding (its sessions' too) and every Durable Object namespace (each RPC method a
+ * stub of it is asked for; `fetch` too, though only its name is kept).
+ */
+export function recordingEnv<E extends Env>(slot: string, env: E, at = Date.now()): E {
+  const work: Work = { at, batches: [], calls: [] };
+  recorded.set(slotKey(slot), work);
+  return recordInto(work, env);
+}
+
+/**
+ * An object serving a request the Worker forwarded (with its slot header): the object's own
+ * bindings record into the same slot, and the `fetch` that reached it is recorded as `method` of it
+ * with `args`, the round trip standing for the storage work it did (null: nothing recorded under
+ * that slot, the object's bindings as they are). Locally the objects share the Worker's isolate.
+ */
+export function recordingInside<E extends Env>(
+  slot: string,
+  env: E,
+  self: { binding: (typeof NAMESPACES)[number]; id: string; method: string; args: unknown[] },
+): E {
+  const work = recorded.get(slotKey(slot));
+  if (!work) return env;
+  const fetched = work.calls.findLastIndex((c) => c.binding === self.binding && c.id === self.id && c.method === "fetch");
+  if (fetched >= 0) work.calls[fetched] = self;
+  else work.calls.push(self);
+  return recordInto(work, env);
+}
+
+function recordInto<E extends Env>(work: Work, env: E): E {
+  const out: Record<string, unknown> = { ...(env as object) };
   // Keyed by the wrapper the caller holds (what it hands to batch), with the statement it stands for;
   // one for the binding and its sessions, so a batch of statements prepared on either is recorded.
-  return recorder(db, batches, new WeakMap());
+  out.DB = recorder(env.DB, work.batches, new WeakMap());
+  // Named: a service binding answers every property with a function, so none can be told by its shape.
+  for (const binding of NAMESPACES) out[binding] = recordingNamespace(binding, env[binding], work.calls);
+  return out as E;
+}
+
+/** The Durable Object namespaces of env.ts. */
+const NAMESPACES = ["ACCOUNT_QUOTA", "CHAT_ROOM", "MCP_SESSIONS"] as const satisfies readonly (keyof Env)[];
+
+// What a stub answers that is not an RPC method (its own properties, and what `await` looks for).
+const NOT_RPC = new Set(["id", "name", "then", "connect", "dup", "fetch"]);
+
+function recordingNamespace(binding: string, ns: DurableObjectNamespace, calls: RecordedCall[]): DurableObjectNamespace {
+  return new Proxy(ns, {
+    get(target, p) {
+      const v = Reflect.get(target, p);
+      if (p !== "get" && p !== "getByName") return typeof v === "function" ? v.bind(target) : v;
+      return (...a: unknown[]) => {
+        const stub = Reflect.apply(v as (...a: unknown[]) => DurableObjectStub, target, a) as DurableObjectStub;
+        const id = p === "get" ? String(a[0]) : target.idFromName(String(a[0])).toString();
+        return new Proxy(stub, {
+          get(s, m) {
+            const f = Reflect.get(s, m);
+            if (typeof m !== "string" || typeof f !== "function") return f;
+            // An RPC method is a callable stand-in whose own properties are RPC too (`f.apply` would be
+            // a call of the object's "apply"): called with Reflect.
+            if (NOT_RPC.has(m) && m !== "fetch") return (...args: unknown[]) => Reflect.apply(f, s, args);
+            return (...args: unknown[]) => {
+              calls.push({ binding, id, method: m, args: m === "fetch" ? [] : args });
+              return Reflect.apply(f, s, args);
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
+/** The object calls the slot's last request made, in order (empty: nothing recorded under that slot). */
+export function recordedCalls(slot: string): RecordedCall[] {
+  return recorded.get(slotKey(slot))?.calls ?? [];
 }
 
 type Meta = WeakMap<D1PreparedStatement, { real: D1PreparedStatement; r: Recorded }>;

@@ -3,3 +3,4 @@ export { accountStub, quotaGate } from "../quota";
 export { storeActivity } from "../sync";
 export { serveMcp } from "./endpoint";
 export { admitMessage, KeyRefused } from "../core/mcp-tools";
+export { BENCH_SLOT_HEADER, recordingInside } from "../core/bench-replay";

@@ -114,7 +114,7 @@ export class McpSessions extends DurableObject<Env> {
     const h = request.headers;
     const ownerId = h.get(OWNER_HEADER) ?? "";
     const keyHash = h.get(KEY_HASH_HEADER) ?? "";
-    const { quotaGate, storeActivity, KeyRefused } = await deps();
+    const { quotaGate, storeActivity, KeyRefused, BENCH_SLOT_HEADER, recordingInside } = await deps();
     const call: ToolCall = {
       gate: quotaGate,
       activity: storeActivity,
@@ -124,9 +124,16 @@ export class McpSessions extends DurableObject<Env> {
       origin: h.get(ORIGIN_HEADER) ?? "",
       waitUntil: (p) => this.ctx.waitUntil(p),
     };
+    const sid = h.get("mcp-session-id");
+    // The bench's own server: this request's storage work is its slot's (core/bench-replay.ts). Only
+    // a Worker with BENCH_ROUTES "1" records a slot; elsewhere the header finds none and changes nothing.
+    const slot = h.get(BENCH_SLOT_HEADER);
+    if (slot) {
+      const self = { binding: "MCP_SESSIONS" as const, id: this.ctx.id.toString(), method: "benchTouch", args: [sid, keyHash] };
+      call.env = recordingInside(slot, this.env, self);
+    }
     this.schema();
     this.sweep();
-    const sid = h.get("mcp-session-id");
     try {
       if (sid === null) return await this.initialize(request, ownerId, keyHash, call);
       const session = this.session(sid, keyHash);
@@ -150,6 +157,18 @@ export class McpSessions extends DurableObject<Env> {
       if (err instanceof ApiError && (err.code === "UNAUTHENTICATED" || err.code === "RATE_LIMITED")) return refused(err, call.requestId);
       throw err;
     }
+  }
+
+  /**
+   * The bench's floor for a message of a session (src/admin/bench.route.ts): the storage work
+   * `fetch` does before the message is served (the session read and its last-seen write).
+   */
+  benchTouch(sid: string | null, keyHash: string): boolean {
+    this.schema();
+    this.sweep();
+    if (sid === null || !this.session(sid, keyHash)) return false;
+    this.ctx.storage.sql.exec("UPDATE sessions SET last_seen = ? WHERE id = ?", now(), sid);
+    return true;
   }
 
   /** A session held for this key, or null (unknown, expired, or made by another key). */

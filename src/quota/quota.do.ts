@@ -195,6 +195,14 @@ export class AccountQuota extends DurableObject<Env> {
     return 1;
   }
 
+  /**
+   * The bench's floor for an admission (src/admin/bench.route.ts): the same counting transaction
+   * `admit` runs, on the floor's own object (no account, no key: those are read from memory).
+   */
+  benchAdmit(metric: Metric | null, counted: Counting): boolean {
+    return this.check("EXPERT", metric, counted, now()).ok;
+  }
+
   usage(planId: PlanId): UsageSnapshot {
     const t = now();
     const day = utcDay(t);

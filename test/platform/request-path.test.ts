@@ -602,6 +602,66 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     for (const t of rows) expect(t.slug).toMatch(/^replay-me-wrangler-d1-binding-missing-[0-9a-z]{8}$/);
   });
 
+  it("replay a request's object calls: the admission on the floor's own object, a room's post on the room", async () => {
+    const a: TestAgent = await newAgent();
+    const owner = { token: a.owner.token };
+    const post = await call("POST", "/v1/chat/rooms/general/messages", {
+      key: a.key,
+      body: { content: "replay me", type: "TEXT" },
+      ...slot(`chat-${a.id}`),
+    });
+    expect(post.status).toBe(201);
+    const roomCount = async () =>
+      (await call("GET", "/v1/chat/rooms/general?limit=100", { key: a.key })).body.messages.filter(
+        (m: { content: string }) => m.content === "replay me",
+      ).length;
+    const usage = async () => (await call("GET", "/v1/me/usage/today", owner)).body.metrics;
+    const [before, inRoom] = [await usage(), await roomCount()];
+    for (let i = 0; i < 2; i++) {
+      const r = await call("GET", `/internal/bench/replay?slot=chat-${a.id}&writes=1&n=replay-test`, bench);
+      expect(r.status).toBe(200);
+      // The admission and the room's post (its D1 work besides: the activity feed's row).
+      expect(r.body.ok).toBe(true);
+      expect(r.body.calls).toEqual(["ACCOUNT_QUOTA.admit", "CHAT_ROOM.post"]);
+    }
+    // The room did the post's storage work again; the account's own counters did not move (the
+    // floor's admission counts on the floor's object).
+    expect(await roomCount()).toBe(inRoom + 2);
+    const after = await usage();
+    expect(after.API_CALLS.used).toBe(before.API_CALLS.used + 2); // the two room reads above, not the replays
+    expect(after.CHAT_MESSAGES.used).toBe(before.CHAT_MESSAGES.used);
+  });
+
+  it("replay an MCP session's message as the object did it: the session's read and write, the admission it asked for", async () => {
+    const a: TestAgent = await newAgent();
+    const mcp = (body: unknown, headers: Record<string, string> = {}) =>
+      call("POST", "/v1/mcp", { key: a.key, body, headers: { accept: "application/json, text/event-stream", ...headers }, ...bench });
+    const init = await mcp({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    const sid = init.headers.get("mcp-session-id")!;
+    expect(sid).toBeTruthy();
+    const session = { "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18", "x-lore-bench-slot": `mcp-${a.id}` };
+    const listed = await mcp({ jsonrpc: "2.0", id: 1, method: "tools/list" }, session);
+    expect(listed.status).toBe(200);
+    const r = await call("GET", `/internal/bench/replay?slot=mcp-${a.id}&n=replay-test`, bench);
+    expect(r.status).toBe(200);
+    expect(r.body.ok).toBe(true);
+    // The Worker's fetch into the sessions object stands as what the object did for it.
+    expect(r.body.calls).toEqual(["MCP_SESSIONS.benchTouch", "ACCOUNT_QUOTA.admit"]);
+    // A header alone records nothing: a slot exists only where the Worker made it.
+    const other = await call("POST", "/v1/mcp", {
+      key: a.key,
+      body: { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      headers: { accept: "application/json, text/event-stream", ...session, "x-lore-bench-slot": "mcp-unrecorded" },
+    });
+    expect(other.status).toBe(200);
+    expect((await call("GET", "/internal/bench/replay?slot=mcp-unrecorded", bench)).body.calls).toEqual([]);
+  });
+
   it("record any request's D1 work through its session, and only where BENCH_ROUTES is 1", async () => {
     const a: TestAgent = await newAgent();
     expect((await call("GET", "/v1/threads?q=react", { key: a.key, ...slot("forum-1") })).status).toBe(200);
@@ -610,7 +670,7 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     expect(r.body.statements).toBeGreaterThan(0);
     // Elsewhere the header records nothing, and the route is a 404.
     expect((await call("GET", "/v1/threads?q=react", { key: a.key, headers: { "x-lore-bench-slot": "forum-2" } })).status).toBe(200);
-    expect((await call("GET", "/internal/bench/replay?slot=forum-2", bench)).body).toEqual({ ok: false, statements: -1 });
+    expect((await call("GET", "/internal/bench/replay?slot=forum-2", bench)).body).toEqual({ ok: false, statements: -1, calls: [] });
     expectError(await call("GET", "/internal/bench/replay?slot=forum-1"), 404, "NOT_FOUND");
   });
 });
