@@ -210,7 +210,7 @@ function withReplayFloor(s, idx) {
     ...s,
     slot,
     floor: {
-      name: `floor: its object calls${d1 ? ` and D1 ${writes ? "reads and writes" : "reads"}` : ""} replayed`,
+      name: `floor: its ${d1 ? `storage work (object calls, R2 and D1 ${writes ? "reads and writes" : "reads"})` : "object calls"} replayed`,
       path: (i) => replayPath(slot(i), i % ACCOUNTS, { writes }),
       replay: true,
     },

@@ -45,6 +45,8 @@ benchRoute.get("/do2", async (c) => {
  * object's call (a chat room's post or read, a push to an account's MCP sessions) on the same
  * object with the same arguments (an MCP session's request as the object recorded it: `benchTouch`,
  * its session read and write). A `fetch` no object said more of is one round trip to the floor's object.
+ * A scan is asked of the scanner Worker again (its CPU is another Worker's when deployed). An R2 read
+ * is read again, whole: its bytes are the floor's answer.
  */
 async function replayCall(c: { env: AppEnv["Bindings"]; req: { query(k: string): string | undefined } }, call: RecordedCall) {
   if (call.binding === "ACCOUNT_QUOTA" || call.method === "fetch") {
@@ -57,6 +59,13 @@ async function replayCall(c: { env: AppEnv["Bindings"]; req: { query(k: string):
     // A fetch no object said more of (core/bench-replay.ts, recordingInside): a round trip.
     if (call.method === "fetch" || call.method === "verify" || call.method === "plan" || call.method === "refresh") return floor.ping();
     return (floor as unknown as Record<string, (...a: unknown[]) => unknown>)[call.method]!(...call.args);
+  }
+  if (call.binding === "SCANNER")
+    return (c.env.SCANNER as unknown as Record<string, (...a: unknown[]) => unknown>)[call.method]!(...call.args);
+  if (call.binding === "SKILLS") {
+    if (call.method === "head") return c.env.SKILLS.head(String(call.args[0]));
+    const o = await c.env.SKILLS.get(String(call.args[0]));
+    return o ? new Uint8Array(await o.arrayBuffer()) : null;
   }
   const ns = c.env[call.binding as keyof AppEnv["Bindings"]] as DurableObjectNamespace;
   const stub = ns.get(ns.idFromString(call.id)) as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -71,11 +80,17 @@ async function replayCall(c: { env: AppEnv["Bindings"]; req: { query(k: string):
 benchRoute.get("/replay", async (c) => {
   const slot = c.req.query("slot") ?? "";
   const recorded = recordedCalls(slot);
-  for (const call of recorded) await replayCall(c, call);
+  // The bytes an R2 read gave are the floor's answer (a skill file is served as read).
+  let read: Uint8Array | null = null;
+  for (const call of recorded) {
+    const r = await replayCall(c, call);
+    if (r instanceof Uint8Array) read = r;
+  }
   const calls = Math.min(2, Math.max(0, Number(c.req.query("do") ?? 0) || 0));
   let a = 1;
   for (let k = 0; k < calls; k++) a = a === 1 ? await quota(c, k ? "b" : "").ping() : a;
   const n = await replayStorage(c.env.DB, slot, { writes: c.req.query("writes") === "1" });
+  if (read) return new Response(read, { headers: { "content-type": "application/octet-stream" } });
   const bytes = Number(c.req.query("bytes") ?? 0);
   if (a === 1 && n >= 0 && bytes > 0) {
     return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });

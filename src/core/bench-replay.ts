@@ -85,8 +85,9 @@ function freshKeys({ at, batches }: Work): (v: unknown) => unknown {
 
 /**
  * The request's bindings with its storage work recorded as this slot's, replacing the slot's last
- * record: the D1 binding (its sessions' too) and every Durable Object namespace (each RPC method a
- * stub of it is asked for; `fetch` too, though only its name is kept).
+ * record: the D1 binding (its sessions' too), every Durable Object namespace (each RPC method a
+ * stub of it is asked for; `fetch` too, though only its name is kept), the scanner Worker's
+ * methods and the R2 bucket's reads.
  */
 export function recordingEnv<E extends Env>(slot: string, env: E, at = Date.now()): E {
   const work: Work = { at, batches: [], calls: [] };
@@ -120,7 +121,25 @@ function recordInto<E extends Env>(work: Work, env: E): E {
   out.DB = recorder(env.DB, work.batches, new WeakMap());
   // Named: a service binding answers every property with a function, so none can be told by its shape.
   for (const binding of NAMESPACES) out[binding] = recordingNamespace(binding, env[binding], work.calls);
+  out.SKILLS = recordingBucket(env.SKILLS, work.calls);
+  // The scanner Worker: another Worker's CPU when deployed (it runs in this process locally).
+  out.SCANNER = recordingStub("SCANNER", "", env.SCANNER, work.calls);
   return out as E;
+}
+
+/** An R2 bucket whose reads (`get`, `head`: the key) are recorded; its writes are not replayed. */
+function recordingBucket(bucket: R2Bucket, calls: RecordedCall[]): R2Bucket {
+  return new Proxy(bucket, {
+    get(target, p) {
+      const v = Reflect.get(target, p);
+      if (typeof v !== "function") return v;
+      if (p !== "get" && p !== "head") return v.bind(target);
+      return (key: string, ...rest: unknown[]) => {
+        calls.push({ binding: "SKILLS", id: "", method: p, args: [key] });
+        return Reflect.apply(v, target, [key, ...rest]);
+      };
+    },
+  });
 }
 
 /** The Durable Object namespaces of env.ts. */
@@ -137,19 +156,24 @@ function recordingNamespace(binding: string, ns: DurableObjectNamespace, calls: 
       return (...a: unknown[]) => {
         const stub = Reflect.apply(v as (...a: unknown[]) => DurableObjectStub, target, a) as DurableObjectStub;
         const id = p === "get" ? String(a[0]) : target.idFromName(String(a[0])).toString();
-        return new Proxy(stub, {
-          get(s, m) {
-            const f = Reflect.get(s, m);
-            if (typeof m !== "string" || typeof f !== "function") return f;
-            // An RPC method is a callable stand-in whose own properties are RPC too (`f.apply` would be
-            // a call of the object's "apply"): called with Reflect.
-            if (NOT_RPC.has(m) && m !== "fetch") return (...args: unknown[]) => Reflect.apply(f, s, args);
-            return (...args: unknown[]) => {
-              calls.push({ binding, id, method: m, args: m === "fetch" ? [] : args });
-              return Reflect.apply(f, s, args);
-            };
-          },
-        });
+        return recordingStub(binding, id, stub, calls);
+      };
+    },
+  });
+}
+
+/** An RPC stub (an object's, or a service binding's) whose method calls are recorded. */
+function recordingStub<S extends object>(binding: string, id: string, stub: S, calls: RecordedCall[]): S {
+  return new Proxy(stub, {
+    get(s, m) {
+      const f = Reflect.get(s, m);
+      if (typeof m !== "string" || typeof f !== "function") return f;
+      // An RPC method is a callable stand-in whose own properties are RPC too (`f.apply` would be
+      // a call of the object's "apply"): called with Reflect.
+      if (NOT_RPC.has(m) && m !== "fetch") return (...args: unknown[]) => Reflect.apply(f, s, args);
+      return (...args: unknown[]) => {
+        calls.push({ binding, id, method: m, args: m === "fetch" ? [] : args });
+        return Reflect.apply(f, s, args);
       };
     },
   });

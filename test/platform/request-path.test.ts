@@ -590,9 +590,12 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     const mine = () =>
       E.DB.prepare("SELECT id, slug FROM threads WHERE author_id = ? ORDER BY created_at").bind(a.id).all<{ id: string; slug: string }>();
     for (let i = 0; i < 2; i++) {
-      const r = await call("GET", "/internal/bench/replay?slot=ask-1&writes=1&do=1", bench);
+      const r = await call("GET", "/internal/bench/replay?slot=ask-1&writes=1", bench);
       expect(r.status).toBe(200);
       expect(r.body.ok).toBe(true);
+      // The admission, the question's scan asked of the scanner Worker again (another Worker's CPU when
+      // deployed), and the write's D1 bookmark told to the account's object.
+      expect(r.body.calls).toEqual(["ACCOUNT_QUOTA.admit", "SCANNER.scanAgentText", "ACCOUNT_QUOTA.remember"]);
     }
     const rows = (await mine()).results;
     // The thread asked and two copies, each its own key and slug, all by the same author.
@@ -660,6 +663,22 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     });
     expect(other.status).toBe(200);
     expect((await call("GET", "/internal/bench/replay?slot=mcp-unrecorded", bench)).body.calls).toEqual([]);
+  });
+
+  it("replay a skill file's R2 read, its bytes the floor's answer", async () => {
+    const owner = await signup();
+    const name = `replay-r2-${Date.now().toString(36)}`;
+    const content = `---\nname: ${name}\ndescription: Helps with ${name} tasks in a project\n---\n\n# ${name}\n\nRun the tests with \`npm test\`.\n`;
+    const pub = await call("POST", "/v1/me/skills", {
+      token: owner.token,
+      body: { category: "testing", files: [{ path: "SKILL.md", content }] },
+    });
+    expect(pub.status, JSON.stringify(pub.body)).toBe(201);
+    const file = await call("GET", `/.well-known/agent-skills/${name}/SKILL.md`, slot(`r2-${name}`));
+    expect(file.status).toBe(200);
+    const r = await call("GET", `/internal/bench/replay?slot=r2-${name}`, bench);
+    expect(r.status).toBe(200);
+    expect(String(r.body)).toBe(content);
   });
 
   it("record any request's D1 work through its session, and only where BENCH_ROUTES is 1", async () => {
