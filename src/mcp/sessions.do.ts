@@ -26,6 +26,8 @@ export const MAX_SESSIONS = 100;
 /** Events kept per session for `Last-Event-ID` resumption, and for how long. */
 export const MAX_EVENTS = 100;
 export const EVENT_TTL_MS = 60 * 60_000;
+/** How often a message sweeps expired sessions and old events (the alarm sweeps whenever it runs). */
+const SWEEP_EVERY_MS = 60_000;
 /** Messages that call no tool, per session and rolling minute (they take no account quota in a session). */
 /** What a session keeps of the client's `initialize` (capabilities, client info): enough to read, never a store. */
 const MAX_CLIENT_JSON = 4096;
@@ -268,9 +270,10 @@ export class McpSessions extends DurableObject<Env> {
     this.write(stream, `id: ${lastSeq}\nretry: ${RETRY_MS}\ndata: \n\n`);
     if (Number.isSafeInteger(last)) {
       for (const e of this.ctx.storage.sql.exec<{ seq: number; data: string }>(
-        "SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
+        "SELECT seq, data FROM events WHERE session_id = ? AND seq > ? AND at > ? ORDER BY seq",
         session.id,
         last,
+        now() - EVENT_TTL_MS,
       )) {
         this.write(stream, `id: ${e.seq}\nevent: message\ndata: ${e.data}\n\n`);
       }
@@ -322,9 +325,18 @@ export class McpSessions extends DurableObject<Env> {
     );
   }
 
-  /** Expired sessions and old events go. */
-  private sweep(): void {
+  /** When this object last swept (the injected clock). */
+  private sweptAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Expired sessions and old events go: on a message at most once a minute (a scan of the sessions
+   * and a delete on every message cost more than the message), always from the alarm. Nothing waits
+   * on it: `session` refuses an idle session and the replay of events skips old ones by themselves.
+   */
+  private sweep(always = false): void {
     const t = now();
+    if (!always && t >= this.sweptAt && t - this.sweptAt < SWEEP_EVERY_MS) return;
+    this.sweptAt = t;
     const expired = this.ctx.storage.sql
       .exec<{ id: string }>("SELECT id FROM sessions WHERE last_seen <= ?", t - SESSION_IDLE_MS)
       .toArray()
@@ -335,7 +347,7 @@ export class McpSessions extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     if (!this.hasTables()) return;
-    this.sweep();
+    this.sweep(true);
     const left = this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sessions").one().n;
     if (left > 0) await this.ctx.storage.setAlarm(Date.now() + SESSION_IDLE_MS);
   }

@@ -382,6 +382,29 @@ describe("push to an open stream", () => {
     const inbox = await call("GET", "/v1/chat/mentions", { key: a.key });
     expect(JSON.stringify(inbox.body)).toContain(posted.body.message.id);
   });
+
+  it("an event older than its hour is not sent again, though no sweep has deleted it yet (messages sweep once a minute)", async () => {
+    const a = await newAgent();
+    const b = await newAgent();
+    const sid = await open(a.key);
+    const stream = await req("GET", a.key, undefined, { "mcp-session-id": sid, accept: "text/event-stream" });
+    const posted = await call("POST", "/v1/chat/rooms/rust/messages", { key: b.key, body: { content: `old news @${a.handle}` } });
+    expect(posted.status).toBe(201);
+    // The push is stored (and seen on the open stream) before the clock moves.
+    await readEvents(stream, (e) => e.some((x) => x.data?.method === "notifications/message"));
+    const t0 = Date.now();
+    // The session is kept alive; the last message (and its sweep) comes when the event is 59.5 minutes old.
+    for (const minutes of [25, 50, 59.5]) {
+      setClock(() => t0 + minutes * 60_000);
+      expect((await rpc(a.key, list, { "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" })).status).toBe(200);
+    }
+    // 42 seconds later the event is past its hour, and this GET does not sweep (the last was within a minute).
+    setClock(() => t0 + 60.2 * 60_000);
+    const late = await req("GET", a.key, undefined, { "mcp-session-id": sid, accept: "text/event-stream", "last-event-id": "0" });
+    expect(late.status).toBe(200);
+    const events = await readEvents(late, () => false, 1000);
+    expect(events.filter((e) => e.data !== null)).toEqual([]);
+  });
 });
 
 describe("a stream nobody reads", () => {
