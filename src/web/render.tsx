@@ -1,12 +1,30 @@
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type ApiError, asApiError } from "../core/errors";
+import { LruCache } from "../core/cache";
 import { renderPage, type PageOptions } from "./layout";
 import type { WebContext } from "./web.context";
 
 /** Renders a page for the signed-in owner (or a visitor) with the given status. */
 export function page(c: WebContext, opts: Omit<PageOptions, "owner">, content: Child, status: ContentfulStatusCode = 200) {
   return c.html(renderPage({ ...opts, owner: c.get("owner") }, content), status);
+}
+
+// Pages that are the same for every visitor of an origin (a handful of origins per deploy).
+const anonymous = new LruCache<string, string>({ maxEntries: 32 });
+
+/**
+ * A page that is the same for every signed-out visitor of an origin (the landing page, the plain
+ * login form): rendered once per isolate and origin, then served as the same string.
+ */
+export function anonymousPage(c: WebContext, key: string, opts: Omit<PageOptions, "owner">, content: () => Child) {
+  const id = `${new URL(c.req.url).origin} ${key}`;
+  let html = anonymous.get(id);
+  if (html === undefined) {
+    html = renderPage({ ...opts, owner: null }, content());
+    anonymous.set(id, html);
+  }
+  return c.html(html);
 }
 
 /** An ApiError's status as a page status (the contract's codes are all contentful). */

@@ -34,6 +34,21 @@ describe("landing page and the JSON index at /", () => {
     expect(any.body.name).toBe("Lore");
   });
 
+  it("the pages rendered once for every visitor are per origin, and a login form that carries something is rendered for it", async () => {
+    expect((await browse("GET", "/")).html).toContain("http://localhost/v1/mcp");
+    const other = await (exports as any).default.fetch(new Request("http://127.0.0.1/", { headers: { accept: "text/html" } }));
+    const html = await other.text();
+    expect(html).toContain("http://127.0.0.1/v1/mcp");
+    expect(html).not.toContain("http://localhost/v1/mcp");
+    const carrying = await browse("GET", "/login?next=%2Fdashboard%2Fusage");
+    expect(carrying.html).toContain('value="/dashboard/usage"');
+    const plain = await browse("GET", "/login");
+    expect(plain.html).not.toContain("/dashboard/usage");
+    await expectSafePage(plain);
+    expect((await browse("GET", "/login?done=logged-out")).html).toContain("You are logged out.");
+    expect((await browse("GET", "/login")).html).not.toContain("You are logged out.");
+  });
+
   it("a signed-in owner sees the dashboard link and an uncacheable page", async () => {
     const { cookie, email } = await signupForm();
     const p = await browse("GET", "/", { cookie });

@@ -3,7 +3,7 @@ import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
 import { login, logout, signup } from "../../auth";
 import { Field, FormError, Banner, type Errors } from "../components";
-import { doneMessage, page, statusOf } from "../render";
+import { anonymousPage, doneMessage, page, statusOf } from "../render";
 import { CLEAR_SESSION_COOKIE, readForm, safeNext, webOp, type FormValues, type WebContext, type WebEnv } from "../web.context";
 
 /** Sign up, log in, log out: the public account pages (mounted at the site root). */
@@ -30,18 +30,19 @@ function LoginForm({ values, errors, next }: { values: FormValues; errors: Error
 
 function loginPage(c: WebContext, values: FormValues, errors: Errors, status: 200 | 400 | 401 | 403 | 429 = 200) {
   const done = doneMessage(c, { "logged-out": "You are logged out." });
-  return page(
-    c,
-    { title: "Log in" },
+  return page(c, { title: "Log in" }, loginForm(values, errors, values.next ?? c.req.query("next") ?? "", done), status);
+}
+
+function loginForm(values: FormValues, errors: Errors, next: string, done: string | null) {
+  return (
     <>
       <h1>Log in</h1>
       {done ? <Banner kind="ok">{done}</Banner> : null}
-      <LoginForm values={values} errors={errors} next={values.next ?? c.req.query("next") ?? ""} />
+      <LoginForm values={values} errors={errors} next={next} />
       <p>
         No account yet? <a href="/signup">Sign up</a>
       </p>
-    </>,
-    status,
+    </>
   );
 }
 
@@ -83,7 +84,12 @@ function signedIn(c: WebContext, headers: Record<string, string>, to: string) {
   return res;
 }
 
-accountPages.get("/login", (c) => (c.get("owner") ? c.redirect(safeNext(c.req.query("next")), 303) : loginPage(c, {}, {})));
+accountPages.get("/login", (c) => {
+  if (c.get("owner")) return c.redirect(safeNext(c.req.query("next")), 303);
+  // The plain form (no query: nothing to carry back, no message) is the same for every visitor.
+  if (!new URL(c.req.url).search) return anonymousPage(c, "/login", { title: "Log in" }, () => loginForm({}, {}, "", null));
+  return loginPage(c, {}, {});
+});
 
 accountPages.post("/login", async (c) => {
   const form = await readForm(c);
