@@ -217,6 +217,26 @@ function withReplayFloor(s, idx) {
   };
 }
 
+/**
+ * The goals of issue 27, per scenario: CPU at most 1.5× its floor's, throughput at least 0.8× its
+ * floor's for a read and 0.6× for a write (`kind`, or by method: GET reads), and where a scenario
+ * names one (sync) at most `aboveGoalMs` of CPU above its floor. Start-up: at most 2× a bare Worker.
+ */
+const CPU_GOAL = 1.5;
+const RPS_GOAL = { read: 0.8, write: 0.6 };
+const STARTUP_GOAL = 2;
+const GOALS_TEXT = `CPU ≤ ${CPU_GOAL}× the floor's; req/s ≥ ${RPS_GOAL.read}× for reads, ≥ ${RPS_GOAL.write}× for writes; sync's CPU above its floor ≤ its own goal`;
+function goalOf(r) {
+  const over = [];
+  const cpu = r.cpu / r.fl.cpu;
+  const rps = r.rps / r.fl.rps;
+  if (cpu > CPU_GOAL) over.push(`CPU > ${CPU_GOAL}×`);
+  if (rps < RPS_GOAL[r.kind]) over.push(`req/s < ${RPS_GOAL[r.kind]}× (${r.kind})`);
+  if (r.aboveGoalMs !== undefined && r.cpu - r.fl.cpu > r.aboveGoalMs) over.push(`above floor > ${r.aboveGoalMs} ms`);
+  return { met: over.length === 0, text: over.length ? `over: ${over.join(", ")}` : `met (${r.kind})` };
+}
+const kindOf = (s) => s.kind ?? ((at(s.method, 0) ?? "GET") === "GET" ? "read" : "write");
+
 const floorOf = (s) =>
   typeof s.floor === "object"
     ? s.floor.name
@@ -277,6 +297,7 @@ async function main() {
         path: "/v1/mcp",
         headers: mcpHeaders,
         body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }),
+        kind: "read",
         floor: "do",
         tags: ["core"],
       },
@@ -286,6 +307,7 @@ async function main() {
         path: "/v1/mcp",
         headers: mcpHeaders,
         body: mcpCall("service_usage", {}),
+        kind: "read",
         floor: "do",
       },
       // tools/list with a cursor: until 2026-11-27 left to the MCP SDK (a fresh McpServer, its transport,
@@ -297,6 +319,7 @@ async function main() {
         path: "/v1/mcp",
         headers: mcpHeaders,
         body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: { cursor: "" } }),
+        kind: "read",
         floor: "do",
         tags: ["mcp-sdk"],
       },
@@ -307,6 +330,7 @@ async function main() {
         path: "/v1/mcp",
         headers: mcpHeaders,
         body: (i) => [mcpCall("service_kb_search", { q: "react" })(i)],
+        kind: "read",
         floor: "do-d1",
         tags: ["mcp-sdk"],
       },
@@ -316,6 +340,7 @@ async function main() {
         path: "/v1/mcp",
         headers: mcpHeaders,
         body: mcpCall("service_kb_search", { q: "react" }),
+        kind: "read",
         floor: "do-d1",
         tags: ["core"],
       },
@@ -348,7 +373,7 @@ async function main() {
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     for (const s of chosen) {
       const { floor, scenario: r } = await runPaired(s, floorScenario(typeof s.floor === "object" ? s.floor : floorOf(s)), pid);
-      results.push({ ...r, floor: floorOf(s), fl: floor });
+      results.push({ ...r, floor: floorOf(s), fl: floor, kind: kindOf(s), aboveGoalMs: s.aboveGoalMs });
       console.log(
         `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
           `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req, ${JSON.stringify(floor.statuses)}`,
@@ -385,18 +410,24 @@ async function main() {
         `above floor = CPU minus the floor's: with a floor doing the same storage work, the Worker's own CPU (what the Workers plans limit)\n`,
     );
     console.log(
-      "| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | CPU above floor ms/req | p50 ms | p99 ms | statuses |",
+      "| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | CPU above floor ms/req | p50 ms | p99 ms | statuses | goal |",
     );
-    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let met = 0;
     for (const r of results) {
+      const g = goalOf(r);
+      if (g.met) met++;
       console.log(
-        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${(r.rps / r.fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${(r.cpu / r.fl.cpu).toFixed(2)}× | ${(r.cpu - r.fl.cpu).toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} |`,
+        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${(r.rps / r.fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${(r.cpu / r.fl.cpu).toFixed(2)}× | ${(r.cpu - r.fl.cpu).toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} | ${g.text} |`,
       );
     }
-    if (startup)
+    if (startup) {
+      const ratio = startup.lore / startup.bare;
       console.log(
-        `| start-up (\`npm run check:startup\`: profile window, median of ${startup.rounds}) | bare Hono Worker | | | | ${startup.lore.toFixed(1)} | ${startup.bare.toFixed(1)} | ${(startup.lore / startup.bare).toFixed(2)}× | active ${startup.active.toFixed(1)} | | | |`,
+        `| start-up (\`npm run check:startup\`: profile window, median of ${startup.rounds}) | bare Hono Worker | | | | ${startup.lore.toFixed(1)} | ${startup.bare.toFixed(1)} | ${ratio.toFixed(2)}× | active ${startup.active.toFixed(1)} | | | | ${ratio <= STARTUP_GOAL ? "met" : `over (goal ${STARTUP_GOAL}×)`} |`,
       );
+    }
+    console.log(`\n${met} of ${results.length} scenarios within their goal (${GOALS_TEXT})`);
     for (const line of reportLines) console.log(line);
   } finally {
     dev.kill("SIGINT");

@@ -36,6 +36,7 @@ export async function scenarios(ctx) {
       headers,
       body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/list", params: {} }),
       floor: "do2",
+      kind: "read",
       tags: ["session"],
     },
     {
@@ -45,6 +46,7 @@ export async function scenarios(ctx) {
       headers,
       body: (i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "service_usage", arguments: {} } }),
       floor: "do2",
+      kind: "read",
       tags: ["session"],
     },
   ];
