@@ -141,7 +141,7 @@ async function runChunk(s, pid, from, count, acc) {
         headers,
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
-      await res.arrayBuffer();
+      acc.bytes += (await res.arrayBuffer()).byteLength;
       acc.lat.push(performance.now() - start);
       acc.statuses.set(res.status, (acc.statuses.get(res.status) ?? 0) + 1);
     }
@@ -152,7 +152,7 @@ async function runChunk(s, pid, from, count, acc) {
   acc.n += count;
 }
 
-const newAcc = () => ({ lat: [], statuses: new Map(), secs: 0, cpu: 0, n: 0 });
+const newAcc = () => ({ lat: [], statuses: new Map(), secs: 0, cpu: 0, n: 0, bytes: 0 });
 function summary(name, acc) {
   const lat = [...acc.lat].sort((a, b) => a - b);
   const pct = (p) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))];
@@ -170,7 +170,12 @@ async function runPaired(s, floor, pid) {
   const per = Math.ceil(REQUESTS / ROUNDS);
   // A floor that replays the scenario's D1 work needs each slot recorded by this scenario first
   // (another scenario may have left its own work under the same slot).
-  if (floor.replay) await runChunk(s, pid, 0, Math.min(REQUESTS, Math.max(SLOTS, ACCOUNTS)), newAcc());
+  if (floor.replay) {
+    const rec = newAcc();
+    await runChunk(s, pid, 0, Math.min(REQUESTS, Math.max(SLOTS, ACCOUNTS)), rec);
+    // And answers with as many bytes as the scenario does (the runtime writing them is not the isolate's work).
+    if (floor.sized) floor.sized(Math.round(rec.bytes / rec.n));
+  }
   for (let r = 0, done = 0; done < REQUESTS; r++) {
     const count = Math.min(per, REQUESTS - done);
     await runChunk(floor, pid, done, count, a);
@@ -206,13 +211,17 @@ function withReplayFloor(s, idx) {
   const slot = (i) => `r${idx}-${i % SLOTS}`;
   const writes = (at(s.method, 0) ?? "GET") !== "GET";
   const d1 = f.includes("d1");
+  let bytes = 0;
   return {
     ...s,
     slot,
     floor: {
-      name: `floor: its ${d1 ? `storage work (object calls, R2 and D1 ${writes ? "reads and writes" : "reads"})` : "object calls"} replayed`,
-      path: (i) => replayPath(slot(i), i % ACCOUNTS, { writes }),
+      name: `floor: its ${d1 ? `storage work (object calls, R2 and D1 ${writes ? "reads and writes" : "reads"})` : "object calls"} replayed, as many bytes`,
+      path: (i) => replayPath(slot(i), i % ACCOUNTS, { writes, bytes }),
       replay: true,
+      sized: (n) => {
+        bytes = n;
+      },
     },
   };
 }
@@ -363,7 +372,7 @@ async function main() {
     // A scenario may bring its own floor ({name, path}: a route doing the same storage work).
     const floorScenario = (f) =>
       typeof f === "object"
-        ? { name: f.name, method: "GET", path: f.path, replay: f.replay }
+        ? { name: f.name, method: "GET", path: f.path, replay: f.replay, sized: f.sized }
         : { name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` };
     // Warm up the isolate, the Durable Objects and every floor before measuring.
     for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)])
