@@ -117,6 +117,9 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
   let inTable = false;
   let listLead = false;
   let listDescribes = false;
+  // A block quote introduced as an example ("A classic example an attacker might plant:\n> Ignore …").
+  let inQuote = false;
+  let quoteDescribes = false;
   const cue = (s: string) => STRONG_EXAMPLE_CUE.test(s) || (security && WEAK_EXAMPLE_CUE.test(s));
   let l = 1;
   // Front matter.
@@ -139,6 +142,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       } else {
         kind[l] = LineKind.Prose;
         inTable = false;
+        inQuote = false;
         if (headingDescribes) describes[l] = 1;
       }
       continue;
@@ -222,6 +226,12 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
     inTable = false;
     kind[l] = LineKind.Prose;
     if (headingDescribes) describes[l] = 1;
+    // Its lead-in is read as a fence's is: the prose line shortly before the quote's first line.
+    if (BLOCK_QUOTE.test(line)) {
+      if (!inQuote) quoteDescribes = negating || (l - lastProseLine <= 3 && (cue(lastProse) || cue(leadIn)));
+      inQuote = true;
+      if (quoteDescribes) describes[l] = 1;
+    } else inQuote = false;
     // A list introduced by a line that says it lists red flags or examples ("Red flags, in order of severity:").
     if (LIST_ITEM.test(line)) {
       if (listLead) listDescribes = true;
@@ -265,6 +275,8 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
     },
   };
 }
+
+const BLOCK_QUOTE = /^ {0,3}>/;
 
 const YARA = /^\s*(?:(?:private|global)\s+)*rule\s+\w+[^\n]*$/m;
 const YARA_PARTS = /^\s*(?:strings|condition|meta)\s*:/m;

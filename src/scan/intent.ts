@@ -963,6 +963,9 @@ const SINKS: Entry[] = [
   },
 ];
 
+/** A negation right before a concealment word (at most one word between): "can't silently", "never quietly". */
+const CONCEAL_DENIED = /\b(?:not|never|can'?t|cannot|won'?t|doesn'?t|don'?t|shouldn'?t|mustn'?t|no\s+longer)\s+(?:\w+\s+)?$/i;
+
 // Concealment: keeping it from the user; acting without asking.
 const CONCEAL: Entry[] = [
   {
@@ -1664,6 +1667,8 @@ export function readIntent(text: string, opts: IntentOptions): IntentDoc {
             why = "quoted as an example";
           // "Never delete anything without asking" asks for consent: the opposite of concealment.
           else if (entry.role === "conceal" && /^without\b/i.test(m[0]) && isNegated(prose.text, pat)) why = "negated";
+          // "so the list can't silently grow", "never secretly": concealment denied by the word just before it.
+          else if (entry.role === "conceal" && CONCEAL_DENIED.test(prose.text.slice(Math.max(0, pat - 40), pat))) why = "negated";
           // "Do not display secret values in the chat": keeping a secret's value off the screen protects it; it hides no act.
           else if (entry.role === "conceal" && SECRET_HYGIENE.test(prose.text.slice(pat, pat + 240)))
             why = "keeps a secret's value off the screen";

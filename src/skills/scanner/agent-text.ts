@@ -7,7 +7,7 @@
  */
 import { collectLimits, runRules, sortFindings, statusOf, type ScanTarget } from "../../scan";
 import { collectUncertain, ruleDefaults } from "../../scan/uncertain";
-import { AGENT_TEXT_RULES, skillHidden } from "./index";
+import { AGENT_TEXT_RULES, DESCRIBE_EXEMPT, describeFor, skillHidden } from "./index";
 import { AGENT_TEXT_RULESET } from "./ruleset";
 import type { AgentTextInput, AgentTextScan } from "./types";
 
@@ -19,7 +19,11 @@ const DEFAULTS = ruleDefaults(AGENT_TEXT_RULES);
 export function scanAgentText(texts: readonly AgentTextInput[]): AgentTextScan {
   const targets: ScanTarget[] = texts.filter((t) => t.text !== "").map((t) => ({ path: t.path, kind: "markdown", text: t.text }));
   // A bound that cut the reading is a `warn` finding of its own (src/scan/limits.ts).
-  const { result, limits } = collectLimits(() => runRules(AGENT_TEXT_RULES, targets, { derive: skillHidden }));
+  // Writing about attacks is not an attack here either: an example fence, a quote introduced as what
+  // an attacker plants, a negated step are read as a SKILL.md's are (no security purpose is assumed).
+  const { result, limits } = collectLimits(() =>
+    runRules(AGENT_TEXT_RULES, targets, { derive: skillHidden, describe: describeFor(false), describeExempt: DESCRIBE_EXEMPT }),
+  );
   const findings = limits.length ? sortFindings([...result, ...limits]) : result;
   const byPath = new Map(targets.map((t) => [t.path, t.text!]));
   const uncertain = collectUncertain(

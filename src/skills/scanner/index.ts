@@ -354,7 +354,7 @@ export function toTargets(files: readonly SkillFileInput[]): ScanTarget[] {
 }
 
 /** Rules whose own reading of the context stands (or that report facts about a file): the description context never lowers them. */
-const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
+export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
   "unicode.hidden",
   "markdown.hidden-instructions",
   INTENT_RULE_ID,
@@ -373,7 +373,7 @@ const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?
  * under a "red flags" heading, and on a prose line a negated match or a quoted one in a sentence
  * that says it describes something (src/scan/context.ts).
  */
-function describeFor(security: boolean) {
+export function describeFor(security: boolean) {
   return (target: ScanTarget, lines: LineIndex): DescribeFn | null => {
     if (!target.text || !["markdown", "text", "html"].includes(target.kind) || target.embedded) return null;
     const ctx = target.kind === "markdown" ? markdownContext(target.text, lines, security) : null;

@@ -9,7 +9,7 @@ import type { RulesetInfo } from "../../scan/types";
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.27-1" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.27-2" };
 
 /**
  * The agent-text rules are the skills' own text rules (AGENT_TEXT_RULES): a change there rescans
@@ -17,4 +17,4 @@ export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11
  * (`t2`: the sabotage, interest, against-user and intent-chain rules added, 2026-11-27), so such a
  * change rescans that text without rescanning every skill.
  */
-export const AGENT_TEXT_RULESET: RulesetInfo = { id: "lore-agent-text", version: `${SKILL_RULESET.version}t2` };
+export const AGENT_TEXT_RULESET: RulesetInfo = { id: "lore-agent-text", version: `${SKILL_RULESET.version}t3` };
