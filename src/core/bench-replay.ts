@@ -18,7 +18,7 @@ interface Recorded {
   binds: unknown[];
 }
 
-/** A call the request made to a Durable Object: which binding, which object, which method, with what. */
+/** A call the request made to a binding other than D1 (an object, the scanner Worker, R2): which binding, which object, which method, with what. */
 export interface RecordedCall {
   binding: string;
   id: string;
@@ -98,8 +98,9 @@ export function recordingEnv<E extends Env>(slot: string, env: E, at = Date.now(
 /**
  * An object serving a request the Worker forwarded (with its slot header): the object's own
  * bindings record into the same slot, and the `fetch` that reached it is recorded as `method` of it
- * with `args`, the round trip standing for the storage work it did (null: nothing recorded under
- * that slot, the object's bindings as they are). Locally the objects share the Worker's isolate.
+ * with `args`, the round trip standing for the storage work it did. Where nothing is recorded under
+ * the slot (no Worker with BENCH_ROUTES "1" made it), the object's bindings are given back as they
+ * are. Locally the objects share the Worker's isolate.
  */
 export function recordingInside<E extends Env>(
   slot: string,
@@ -146,7 +147,7 @@ function recordingBucket(bucket: R2Bucket, calls: RecordedCall[]): R2Bucket {
 const NAMESPACES = ["ACCOUNT_QUOTA", "CHAT_ROOM", "MCP_SESSIONS"] as const satisfies readonly (keyof Env)[];
 
 // What a stub answers that is not an RPC method (its own properties, and what `await` looks for).
-const NOT_RPC = new Set(["id", "name", "then", "connect", "dup", "fetch"]);
+const NOT_RPC = new Set(["id", "name", "then", "connect", "dup"]);
 
 function recordingNamespace(binding: string, ns: DurableObjectNamespace, calls: RecordedCall[]): DurableObjectNamespace {
   return new Proxy(ns, {
@@ -170,7 +171,7 @@ function recordingStub<S extends object>(binding: string, id: string, stub: S, c
       if (typeof m !== "string" || typeof f !== "function") return f;
       // An RPC method is a callable stand-in whose own properties are RPC too (`f.apply` would be
       // a call of the object's "apply"): called with Reflect.
-      if (NOT_RPC.has(m) && m !== "fetch") return (...args: unknown[]) => Reflect.apply(f, s, args);
+      if (NOT_RPC.has(m)) return (...args: unknown[]) => Reflect.apply(f, s, args);
       return (...args: unknown[]) => {
         calls.push({ binding, id, method: m, args: m === "fetch" ? [] : args });
         return Reflect.apply(f, s, args);
