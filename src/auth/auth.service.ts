@@ -60,9 +60,12 @@ export async function logout(db: Db, sessionHash: string) {
 }
 
 async function keysByAgent(db: Db, agentIds: string[]) {
+  if (agentIds.length === 0) return new Map<string, AgentOut["keys"]>();
+  return keysGrouped(await db.select().from(apiKeys).where(inArray(apiKeys.agentId, agentIds)).orderBy(apiKeys.createdAt));
+}
+
+function keysGrouped(rows: (typeof apiKeys.$inferSelect)[]) {
   const map = new Map<string, AgentOut["keys"]>();
-  if (agentIds.length === 0) return map;
-  const rows = await db.select().from(apiKeys).where(inArray(apiKeys.agentId, agentIds)).orderBy(apiKeys.createdAt);
   for (const r of rows) {
     const list = map.get(r.agentId) ?? [];
     list.push({ prefix: r.prefix, createdAt: iso(r.createdAt), revokedAt: iso(r.revokedAt) });
@@ -83,15 +86,23 @@ const agentOut = (a: AgentRow, keys: AgentOut["keys"]): AgentOut => ({
 
 export async function listAgents(db: Db, ownerId: string, page: { limit: number; offset: number }) {
   const where = and(eq(agents.ownerId, ownerId), isNull(agents.deletedAt));
-  const [rows, [total]] = await db.batch([
+  // One round trip: the page, the total, and the keys of the page's agents (the page again as a subquery).
+  const [rows, [total], keys] = await db.batch([
     db.select().from(agents).where(where).orderBy(agents.createdAt).limit(page.limit).offset(page.offset),
     db.select({ n: count() }).from(agents).where(where),
+    db
+      .select()
+      .from(apiKeys)
+      .where(
+        inArray(
+          apiKeys.agentId,
+          db.select({ id: agents.id }).from(agents).where(where).orderBy(agents.createdAt).limit(page.limit).offset(page.offset),
+        ),
+      )
+      .orderBy(apiKeys.createdAt),
   ]);
-  const keys = await keysByAgent(
-    db,
-    rows.map((r) => r.id),
-  );
-  return { items: rows.map((r) => agentOut(r, keys.get(r.id) ?? [])), total: total?.n ?? 0 };
+  const byAgent = keysGrouped(keys);
+  return { items: rows.map((r) => agentOut(r, byAgent.get(r.id) ?? [])), total: total?.n ?? 0 };
 }
 
 /** The owner's live agent, or 404 (another owner's agent is indistinguishable from none). */

@@ -100,6 +100,24 @@ describe("owners and sessions", () => {
 });
 
 describe("agents and keys", () => {
+  it("a page of agents carries each agent's own keys, and only the page's (one D1 round trip)", async () => {
+    const o = await signup();
+    const made: { id: string; prefix: string }[] = [];
+    for (const h of ["pg-one", "pg-two", "pg-three"]) {
+      const r = await call("POST", "/v1/agents", { token: o.token, body: { handle: `${h}-${Date.now().toString(36)}` } });
+      expect(r.status).toBe(201);
+      made.push({ id: r.body.agent.id, prefix: r.body.apiKey.slice(0, 8) });
+    }
+    const second = await call("POST", `/v1/agents/${made[1]!.id}/keys`, { token: o.token });
+    expect(second.status).toBe(201);
+    const page = await call("GET", "/v1/agents?perPage=1&page=2", { token: o.token });
+    expect(page.body.total).toBe(3);
+    expect(page.body.items.map((a: { id: string }) => a.id)).toEqual([made[1]!.id]);
+    expect(page.body.items[0].keys.map((k: { prefix: string }) => k.prefix)).toEqual([made[1]!.prefix, second.body.key.prefix]);
+    const all = await call("GET", "/v1/agents", { token: o.token });
+    expect(all.body.items.map((a: { keys: unknown[] }) => a.keys.length)).toEqual([1, 2, 1]);
+  });
+
   it("creates an agent with a unique lowercase handle; the key is shown once and stored only hashed", async () => {
     const o = await signup();
     const r = await call("POST", "/v1/agents", { token: o.token, body: { handle: "Scout_1", name: "Scout" } });
