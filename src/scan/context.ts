@@ -19,7 +19,7 @@ import type { FileKind } from "./files";
  * detection's pattern, not where it is an email, commit or code signature the skill makes.
  */
 export const STRONG_EXAMPLE_CUE =
-  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use|apply)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|(?<!\b(?:e-?mail|digital|code|commit|gpg|pgp|ssh|cryptographic|webhook|request|hmac|type|function|method|message|pdf|document|electronic|handwritten)[\s-])signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
+  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use|apply)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|(?<!\b(?:e-?mail|digital|code|commit|gpg|pgp|ssh|cryptographic|webhook|request|hmac|type|function|method|message|pdf|document|electronic|handwritten)[\s-])signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|infostealers?|ransomware|rootkits?|spyware|keyloggers?|botnets?|threat\s+actors?|TTPs|❌|✗)(?!\w)/i;
 // "e.g." ends in a full stop, after which `\b` never holds at the end of a line: it is matched apart.
 // A proof of concept is how a penetration test writes the payload it demonstrates, and "Bad (flagged):" how a
 // scanner's documentation shows what a rule catches (security skills only).
@@ -27,14 +27,14 @@ export const WEAK_EXAMPLE_CUE =
   /\b(?:examples?|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look|pocs?|proofs?[- ]of[- ]concept|flagged)\b|\be\.g\./i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
 const CATALOGUE_HEADER =
-  /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
+  /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|att&ck|mitre|atomic\s+tests?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
 
 /** Headings over sections that catalogue what to look for. */
 const HEADING_CUE =
   /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
 /** Headings that say what follows is not to be done ("Never do this", "Anti-patterns", "Avoid"): fences under them are examples too. */
 const NEGATING_HEADING =
-  /\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
+  /^\s*#+\s*(?:never|don'?t|do\s+not|avoid|forbidden|prohibited)\s*:?\s*$|\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
 /** Not to be run: said of the things a heading lists ("never run them", "do not execute these"). */
 const RUN_FORBIDDEN = /\b(?:never|do\s+not|don'?t)\s+(?:run|execute|try|paste)\s+(?:them|these|those|any\s+of\s+(?:them|these))\b/i;
 /** A catalogue entry's heading rates a severity ("### remote-code-execution (high)"): what follows is a specimen of it. */
@@ -117,6 +117,10 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
   let inTable = false;
   let listLead = false;
   let listDescribes = false;
+  // In a paragraph a cued lead-in ending with a colon opened.
+  let paraDescribes = false;
+  // Open brackets of a deny list inside a fence (0: not in one).
+  let denyDepth = 0;
   // A block quote introduced as an example ("A classic example an attacker might plant:\n> Ignore …").
   let inQuote = false;
   let quoteDescribes = false;
@@ -143,6 +147,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
         kind[l] = LineKind.Prose;
         inTable = false;
         inQuote = false;
+        paraDescribes = false;
         if (headingDescribes) describes[l] = 1;
       }
       continue;
@@ -153,9 +158,16 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       if (m && m[1]!.startsWith(fence.mark[0]!) && m[1]!.length >= fence.mark.length && !m[2]) {
         kind[l] = LineKind.FenceMark;
         fence = null;
+        denyDepth = 0;
         continue;
       }
       kind[l] = LineKind.Fence;
+      // A settings file's deny list names what the agent may not do (`"deny": ["Bash(curl * | sh)", …]`).
+      if (denyDepth === 0 && DENY_LIST.test(line))
+        denyDepth = 1 + bracketBalance(line.slice(line.search(DENY_LIST)).replace(/^[^[]*\[/, ""));
+      else if (denyDepth > 0) denyDepth += bracketBalance(line);
+      if (denyDepth > 0 || (DENY_LIST.test(line) && denyDepth <= 0)) describes[l] = 1;
+      if (denyDepth < 0) denyDepth = 0;
       continue;
     }
     const f = FENCE.exec(line);
@@ -218,7 +230,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       kind[l] = LineKind.Table;
       if (!inTable) {
         inTable = true;
-        tableDescribes = CATALOGUE_HEADER.test(line) || headingDescribes;
+        tableDescribes = CATALOGUE_HEADER.test(line) || STRONG_EXAMPLE_CUE.test(line) || headingDescribes;
       }
       if (tableDescribes || headingDescribes) describes[l] = 1;
       continue;
@@ -240,6 +252,12 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
     } else if (line.trim()) {
       if (listDescribes && /^\s+\S/.test(line)) describes[l] = 1;
       else {
+        // The lines of a paragraph right after a lead-in that says it shows what attackers do
+        // ("Attackers frequently base64 their droppers:\n`echo … | base64 -d`\n→ prints …").
+        if ((listLead && lastProseLine === l - 1) || (paraDescribes && lastProseLine === l - 1)) {
+          paraDescribes = true;
+          describes[l] = 1;
+        } else paraDescribes = false;
         listDescribes = false;
         listLead = /:\s*$/.test(line) && cue(line);
       }
@@ -278,6 +296,25 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
 
 const BLOCK_QUOTE = /^ {0,3}>/;
 
+/** Where a settings file opens a list of what is refused: `"deny": [`, `disallowed_tools = [`, `blockedCommands: [`. */
+const DENY_LIST =
+  /["']?\b(?:deny|denied|denylist|deny_?list|blocklist|block_?list|blocked_?commands|blockedCommands|disallowed_?tools|disallowedTools|forbidden(?:_?commands)?)["']?\s*[:=]\s*\[/i;
+/** Opening minus closing square brackets outside strings. */
+function bracketBalance(line: string): number {
+  let n = 0;
+  let q: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (q) {
+      if (c === "\\") i++;
+      else if (c === q) q = null;
+    } else if (c === '"' || c === "'") q = c;
+    else if (c === "[") n++;
+    else if (c === "]") n--;
+  }
+  return n;
+}
+
 const YARA = /^\s*(?:(?:private|global)\s+)*rule\s+\w+[^\n]*$/m;
 const YARA_PARTS = /^\s*(?:strings|condition|meta)\s*:/m;
 const SIGMA = /^\s*logsource\s*:/m;
@@ -292,13 +329,21 @@ const FIXTURE_KEYS = /^\s*-?\s*["']?(?:expect(?:ed)?|label|verdict|should(?:_\w+
  * it is a pattern to look for, not something to do. Only data kinds qualify (a script is code
  * whatever its folder), and a file a skill runs is never taken for one (the caller checks).
  */
+const FIXTURE_TITLE = /\b(?:fixtures?|test\s+(?:data|cases|payloads|inputs)|payloads?|samples?|specimens?)\b/i;
+const NOT_TO_FOLLOW = /\b(?:do\s+not|don'?t|never)\s+(?:follow|run|execute|obey|act\s+on)\b|\bnot\s+instructions\b|\btest\s+data\b/i;
+
 export function ruleDataFile(path: string, kind: FileKind, text: string): string | null {
-  if (!["yaml", "json", "text", "toml"].includes(kind) && !/\.(?:yara?|sigma|rules?)$/i.test(path)) return null;
+  if (!["yaml", "json", "text", "toml", "markdown"].includes(kind) && !/\.(?:yara?|sigma|rules?)$/i.test(path)) return null;
   const head = text.slice(0, 200_000);
   if (/\.yara?$/i.test(path) || (YARA.test(head) && YARA_PARTS.test(head))) return "a YARA rule file";
   if (SIGMA.test(head) && SIGMA_DETECTION.test(head)) return "a Sigma rule file";
   if (SEMGREP.test(head) && SEMGREP_PATTERN.test(head)) return "a Semgrep rule file";
   if (TESTISH_PATH.test(path) && FIXTURE_KEYS.test(head)) return "a file of labelled test payloads";
+  // A Markdown file of test payloads that says so in its title: "# Injection fixtures (test data — do not follow)".
+  if (kind === "markdown" && TESTISH_PATH.test(path)) {
+    const title = /^\s*#\s+(.+)$/m.exec(head.slice(0, 400))?.[1] ?? "";
+    if (FIXTURE_TITLE.test(title) && NOT_TO_FOLLOW.test(title)) return "a file of labelled test payloads";
+  }
   return null;
 }
 
@@ -315,7 +360,7 @@ export function contextOf(target: { text: string | null }, security = false): Do
 
 /** The instructions make a step wait for the user: a destructive or persistent change done at the user's request. */
 export const CONSENT_CUE =
-  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve)|only\s+(?:after|if|when|once)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:asked|requested|confirmed|approved)|after\s+(?:(?:the\s+user'?s|their|explicit)\s+)?approval|wait\s+for\s+approval|ask\s+for\s+(?:(?:their|explicit)\s+)?(?:approval|consent)|(?:show|present)\s+(?:the\s+\w+(?:\s+\w+)?|it|them)\s+to\s+the\s+user\s+(?:before|first))\b/i;
+  /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:explicit\s+)?(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve)|only\s+(?:after|if|when|once)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:asked|requested|confirmed|approved)|after\s+(?:(?:the\s+user'?s|their|explicit)\s+)?approval|wait\s+for\s+approval|ask\s+for\s+(?:(?:their|explicit)\s+)?(?:approval|consent)|(?:show|present)\s+(?:the\s+\w+(?:\s+\w+)?|it|them)\s+to\s+the\s+user\s+(?:before|first))\b/i;
 
 const SEMGREP_RULE_ID = /^\s*-\s*id\s*:\s*["']?([\w.-]{1,100})["']?\s*$/gm;
 /** The ids of the Semgrep rules a file defines (empty for any other file). */

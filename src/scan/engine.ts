@@ -105,10 +105,18 @@ export interface HiddenText {
   /** How it was hidden, for messages: "base64", "tag characters", "an HTML comment". */
   via: string;
   /**
-   * Not hidden: the text's own characters rearranged (a command continued over lines, joined), so
-   * what describes the line it starts at describes it too. Other hidden text is never described.
+   * Not hidden: the text's own characters rearranged (a command continued over lines, joined), or an
+   * encoded string whose line says in clear what it decodes to (`SWdub3Jl…` (base64 for "Ignore
+   * previous instructions")), so what describes the line it starts at describes it too. Other hidden
+   * text is never described.
    */
   own?: boolean;
+}
+
+/** The decoded text is on the line in clear too (at least 8 characters of it, case aside). */
+function shownInClear(line: string, decoded: string): boolean {
+  const clear = decoded.trim();
+  return clear.length >= 8 && clear.length <= line.length && line.toLowerCase().includes(clear.toLowerCase());
 }
 
 /** Where a hidden text sits in its target, and what describes it (null: nothing does). */
@@ -466,11 +474,14 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     // Inflated payloads were charged to the budget as they were inflated, not again when read.
     const charged = new Set<HiddenText>();
     for (const p of findEncodedPayloads(text, budget)) {
-      const h = {
+      const at = lines.lineOf(p.offset);
+      const h: HiddenText = {
         text: p.decoded,
-        line: lines.lineOf(p.offset),
+        line: at,
         via: p.kind === "char-codes" ? "character codes" : p.kind === "gzip" ? "gzip inside base64" : p.kind === "rot13" ? "ROT13" : p.kind,
       };
+      // Said in clear on its line or the next ("→ prints `curl … | sh`").
+      if (shownInClear(lines.line(at), p.decoded) || (at < lines.count && shownInClear(lines.line(at + 1), p.decoded))) h.own = true;
       nested.push(h);
       if (p.kind === "gzip") charged.add(h);
     }

@@ -1272,7 +1272,7 @@ function inlineCodeAt(text: string, at: number): string | null {
   return null;
 }
 const NOT_A_READ =
-  /^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
+  /--mount=type=secret\b|^\s*(?:mkdir|chmod|chown|touch|rm|rmdir|ssh-keygen|ssh-add|ssh-copy-id|test|\[\[?|ls|stat|echo\s+["']?(?:no|missing|not)|gitignore|git\s+check-ignore|git\s+rm)\b|>>?\s*["']?(?:~|\$HOME)?\/?\.ssh\/authorized_keys/i;
 
 // Source kinds that each sink kind is about: the conversation posted on the user's own PR is not a leak.
 const COMPATIBLE: Record<SinkKind, ReadonlySet<SourceKind> | null> = {

@@ -366,6 +366,8 @@ export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
   // negations, quotes and talk about attackers, and a security heading over it describes nothing.
   "sabotage.suppressed-findings",
 ]);
+const REFUSAL_EXPECTED =
+  /^[^.;\n]{0,25}?\b(?:it|this|that|the\s+(?:call|command|request|read))\s+(?:must|should|will)\s+(?:be\s+)?(?:refused|blocked|denied|rejected|fail|prompt)\b/i;
 const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?|malicious|compromised|injected|poisoned)\b/i;
 
 /**
@@ -405,6 +407,8 @@ export function describeFor(security: boolean) {
       if (prev && index < 140 && isNegated(`${prev.slice(-141)} ${lineText.slice(0, index)}`, Math.min(prev.length, 141) + 1 + index, true))
         return "negated";
       if (cued && (quoted ??= quotedIn(lineText))(index, length)) return "quoted as an example";
+      // A check that the step is refused: "ask the agent to `cat ~/.ssh/id_ed25519` — it must be refused".
+      if (REFUSAL_EXPECTED.test(lineText.slice(index + length, index + length + 60))) return "a test that it is refused";
       return null;
     };
   };

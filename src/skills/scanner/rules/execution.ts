@@ -53,6 +53,15 @@ function remoteSeverity(line: string, text: string | null): { severity: Severity
       where: `the installer at ${urls[0]!.c.host}, named after the tool the skill runs (not a known installer host)`,
     };
   }
+  // The same for a tool's own repository (`raw.githubusercontent.com/anchore/syft/main/install.sh`
+  // when the skill runs `syft`): where most tools publish their installer, and where anyone can name a
+  // repository after the command they ship.
+  if (urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && ownToolRepo(u.url, text)))) {
+    return {
+      severity: "medium",
+      where: `the installer in the ${repoOf(urls.find((u) => u.c.kind === "other")!.url)} repository, named after the tool the skill runs (not a known installer host)`,
+    };
+  }
   const bad = urls.find((u) => u.c.kind !== "other" && u.c.kind !== "installer");
   if (bad) return { severity: "critical", where: bad.c.label };
   if (urls.every((u) => u.c.kind === "installer")) return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
@@ -65,9 +74,8 @@ function remoteSeverity(line: string, text: string | null): { severity: Severity
 const BARE_FETCH =
   /\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b(?:\s+-{1,2}[\w-]+)*\s+["'(]?((?:[a-z0-9-]+\.)+[a-z]{2,}(?:\/[^\s"'|)`]*)?)/gi;
 
-// The last text `ownToolHost` read and, per host label, whether that text runs it as a command.
+// The last text `runsAny` read.
 let usedText: string | null = null;
-const usedAsCommand = new Map<string, boolean>();
 
 /**
  * The host reads as the tool's own domain: one of its names (`chezmoi` in get.chezmoi.io) is a
@@ -81,21 +89,47 @@ function ownToolHost(host: string, text: string | null): boolean {
     .split(".")
     .slice(0, -1)
     .filter((l) => l.length >= 3 && !/^(?:get|install|www|sh|dl|download|cdn|raw|static|releases?)$/.test(l));
-  // Each label's answer is kept for the text: hosts of one text share labels (`example` of
+  return runsAny(labels, text);
+}
+
+/** Code hosts whose paths start with `<owner>/<repository>`. */
+const REPO_HOSTS = new Set(["raw.githubusercontent.com", "github.com", "gitlab.com", "codeberg.org"]);
+const repoOf = (url: string): string | null => {
+  const m = /^https:\/\/([^/]+)\/([\w.-]+)\/([\w.-]+)\//i.exec(url);
+  return m && REPO_HOSTS.has(m[1]!.toLowerCase()) ? `${m[2]}/${m[3]}` : null;
+};
+
+/** The URL is a file of a repository named after a command the same text runs (`anchore/syft` and `syft scan …`). */
+function ownToolRepo(url: string, text: string | null): boolean {
+  const repo = text ? repoOf(url) : null;
+  if (!repo) return false;
+  const name = repo.split("/")[1]!.toLowerCase();
+  // A repository names its tool more exactly than a host label does: once run is enough.
+  return name.length >= 3 && runsAny([name], text!, 1);
+}
+
+/** How many times each label is run as a command in the text (kept per text: hosts of one text share labels). */
+const usesAsCommand = new Map<string, number>();
+
+/**
+ * One of `labels` is run as a command in the text, at a line's or code span's start with an
+ * argument, at least `times` times.
+ */
+function runsAny(labels: readonly string[], text: string, times = 2): boolean {
+  // Each label's count is kept for the text: hosts of one text share labels (`example` of
   // x1.example.com, x2.example.com …), and each asking read the whole text.
   if (text !== usedText) {
     usedText = text;
-    usedAsCommand.clear();
+    usesAsCommand.clear();
   }
   return labels.some((l) => {
-    let used = usedAsCommand.get(l);
-    if (used === undefined) {
-      const esc = l.replace(/[-]/g, "\\-");
-      // Run as a command at a line's or code span's start, with an argument, more than once.
-      const uses = text.match(new RegExp(String.raw`(?:^|[\n\`$]\s*|&&\s*|;\s*)${esc}\s+[a-z][\w-]*`, "gi"));
-      usedAsCommand.set(l, (used = (uses?.length ?? 0) >= 2));
+    let n = usesAsCommand.get(l);
+    if (n === undefined) {
+      const esc = l.replace(/[-.]/g, "\\$&");
+      n = text.match(new RegExp(String.raw`(?:^|[\n\`$]\s*|&&\s*|;\s*)${esc}\s+[a-z][\w-]*`, "gi"))?.length ?? 0;
+      usesAsCommand.set(l, n);
     }
-    return used;
+    return n >= times;
   });
 }
 
@@ -113,7 +147,8 @@ const PIPE_TO_SHELL: readonly RegExp[] = [
   headThenTail(/\b(?:curl|wget)\b/, TO_INTERPRETER, new RegExp(String.raw`\b(?:curl|wget)\b[^|\n]*${TO_INTERPRETER.source}`, "i")),
   /\b(?:ba|z)?sh\s+(?:-s\s+)?<\(\s*(?:curl|wget)\b|\b(?:source|\.)\s+<\(\s*(?:curl|wget)\b/i,
   /\b(?:ba|z)?sh\s+-c\s+["']?\$\(\s*(?:curl|wget)\b|\beval\s+["']?\$\(\s*(?:curl|wget)\b|\bpython[23]?\s+-c\s+["']?\$\(\s*(?:curl|wget)\b/i,
-  /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)\b/i,
+  // (A WebClient runs nothing until its download: `IEX (New-Object Net.WebClient).DownloadString(…)` is the pattern below.)
+  /\b(?:iex|Invoke-Expression)\b[^\n]{0,20}\(?\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b/i,
   headThenTail(
     /\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b/,
     /\|\s*(?:iex|Invoke-Expression)\b/,
@@ -454,7 +489,8 @@ export const encodedExec = patternRule({
     // Any decoder feeding a shell: base32, basenc, xxd, openssl, uudecode, gunzip/zcat, tr (ROT13).
     /\b(?:base32\s+(?:-[a-z]*d[a-z]*|--decode)|basenc\b[^\n|]*(?:-d|--decode)|xxd\s+-r|openssl\s+(?:enc\s+)?(?:-d\b|base64\s+-d)|uudecode|gunzip|zcat|gzip\s+-d[a-z]*|bzip2\s+-d|xz\s+-d|tr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-Mn-za-m|n-za-mN-ZA-M))\b[^\n]*\|\s*(?:sudo\s+)?(?:\/bin\/)?(?:ba|z|da)?sh\b/i,
     /\beval\s+["']?\$\(\s*(?:echo|printf)\b[^\n]*\|\s*(?:base64|base32|xxd|openssl|gunzip|zcat|tr|rev)\b/i,
-    /\becho\s+["']?[A-Za-z0-9+/=]{16,}["']?\s*\|\s*base64\s+(?:-[a-z]*d[a-z]*|--decode)\b/i,
+    // Decoded to be looked at (`| iconv`, `| xxd`, `| strings`, …) runs nothing.
+    /\becho\s+["']?[A-Za-z0-9+/=]{16,}["']?\s*\|\s*base64\s+(?:-[a-z]*d[a-z]*|--decode)\b(?!\s*\|\s*(?:iconv|xxd|hexdump|od|strings|less|more|head|tail|jq|file|wc|grep)\b)/i,
     /\beval\s*\(\s*(?:atob|unescape|decodeURIComponent)\s*\(|\beval\s*\(\s*Buffer\.from\([^)]*["'](?:base64|hex)["']/i,
     /\b(?:exec|eval)\s*\(\s*(?:base64\.(?:b64decode|b32decode|b85decode|urlsafe_b64decode)|codecs\.decode|zlib\.decompress|bytes\.fromhex|binascii\.unhexlify|marshal\.loads|bz2\.decompress|lzma\.decompress)\b/i,
     /\b(?:exec|eval)\s*\(\s*["']{2}\.join\(|\b(?:exec|eval)\s*\(\s*compile\(/i,

@@ -226,7 +226,7 @@ const HARM_READINGS: Reading[] = [
     what: "gets past the site's robots.txt, rate limits, terms or bot defences",
   },
   {
-    re: /\b(?:rotat\w*|spoof\w*|fake|forg\w*|randomi[sz]\w*|cycl\w*|switch\w*\s+to\s+(?:the\s+)?(?:next|another|a\s+new))\b[^.!?\n]{0,40}?\b(?:user[- ]agents?|prox(?:y|ies)|IPs?|IP\s+address\w*|residential|browser\s+(?:strings|headers|fingerprints?)|fingerprints?)\b/i,
+    re: /\b(?:rotat\w*|spoof\w*|fake|forg(?:e|es|ed|ing|ery)|randomi[sz]\w*|cycl\w*|switch\w*\s+to\s+(?:the\s+)?(?:next|another|a\s+new))\b[^.!?\n]{0,40}?\b(?:user[- ]agents?|prox(?:y|ies)|IPs?|IP\s+address\w*|residential|browser\s+(?:strings|headers|fingerprints?)|fingerprints?)\b/i,
     what: "disguises its requests so the site cannot block them",
   },
   {

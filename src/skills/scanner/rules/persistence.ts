@@ -36,7 +36,11 @@ const STARTUP: readonly RegExp[] = [
     String.raw`${WRITE}${HOMEP}\/\.(?:bashrc|zshrc|profile|bash_profile|zprofile|zshenv|bash_login|config\/fish\/config\.fish)\b|${WRITE}\/etc\/(?:profile|bash\.bashrc|zshrc|environment|rc\.local)\b|${WRITE}\$PROFILE\b`,
   ),
   /\bcrontab\s+(?:-\w+\s+)*-\s*(?:$|[;&|)])|\(\s*crontab\s+-l[^)]*;\s*echo\b|\|\s*crontab\s+-(?:\s|$)|@reboot\b|(?:>>?|\btee\b)\s*\/etc\/cron/,
-  /Library\/(?:LaunchAgents|LaunchDaemons)\/|\blaunchctl\s+(?:load|bootstrap)\b/,
+  // A plist written or copied there, or loaded: listing the folder (a persistence hunt) installs nothing.
+  new RegExp(
+    String.raw`${WRITE}[^\n]*Library\/(?:LaunchAgents|LaunchDaemons)\/|\b(?:save|write|put|place|copy|install|create|add|drop|move)\b[^\n]{0,60}?Library\/(?:LaunchAgents|LaunchDaemons)\/|\blaunchctl\s+(?:load|bootstrap)\b`,
+    "i",
+  ),
   /\/etc\/systemd\/system\/[\w@.-]+\.service|\bsystemctl\s+(?:--user\s+)?enable\b/,
   // Python runs the import lines of every `.pth` file in site-packages at each interpreter start.
   /["'][\w.-]+\.pth["']\s*\)?\s*\.write_text\(|\bopen\([^\n)]*\.pth["'][^\n)]*["'][wa]\+?["']|(?:>>?|\btee\s+(?:-a\s+)?)\s*\S*site-packages\/[\w.-]+\.pth\b/,
