@@ -118,12 +118,20 @@ const REDIRECT_TRIGGERS = [
   ".pydistutils",
 ];
 
+/**
+ * A word every REDIRECTS match contains, as one expression: the rule reads every text of any size
+ * (unbudgeted), and the trigger pass it asks for otherwise ran over all of a 5 MiB text that has
+ * none of them, once more after the budgeted rules' passes.
+ */
+const MAY_REDIRECT = /registry|index|goproxy|sources|npmrc|pip|pydistutils/i;
+
 export const registryRedirect: Rule = {
   id: "supply.registry",
   severity: "medium",
   title: "Installs from a third-party package index",
   unbudgeted: true,
   text(text, ctx) {
+    if (!MAY_REDIRECT.test(text)) return [];
     const candidates = triggerLines(text, ctx.lines, REDIRECT_TRIGGERS);
     if (!candidates.size) return [];
     const hits: Hit[] = [];
