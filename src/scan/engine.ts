@@ -145,6 +145,21 @@ export interface RunOptions {
    * noted where they stop. Line rules still read every line. Unbounded when omitted.
    */
   analysisBudget?: number;
+  /**
+   * Characters of the targets' own text the line rules read in this run, every target together (a
+   * text is read up to its last line that fits, or up to the budget when one line is longer, and not
+   * at all once it is spent; a limit noted where they stop). Hidden text (decoded payloads, derived
+   * regions) has bounds of its own and is not charged. Unbounded when omitted.
+   */
+  lineBudget?: number;
+}
+
+/** Where a text is cut to fit `left` characters: its last line that fits, or `left` itself when its first line does not. */
+export function budgetEnd(text: string, left: number): number {
+  if (text.length <= left) return text.length;
+  if (left <= 0) return 0;
+  const end = text.lastIndexOf("\n", left - 1) + 1;
+  return end > 0 ? end : left;
 }
 
 const WINDOW = 4096;
@@ -206,6 +221,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   let analysisLeft = opts.analysisBudget ?? Number.POSITIVE_INFINITY;
   // Noted once, where the budget ran out: every text after it is unread by the same cut.
   let analysisCut = false;
+  let lineLeft = opts.lineBudget ?? Number.POSITIVE_INFINITY;
+  let lineCut = false;
   const byKey = new Map<string, Finding>();
   // The lines each rule and file holds a finding on (what `byKey` says, asked without making a key
   // string: a rule past its cap is asked on every line it could fire on).
@@ -266,7 +283,20 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     // A limit hit while reading this text is reported at its line of the target (hidden text: where it was found).
     limitScope(target.path, () => scanTextIn(target, text, lines, hidden, depth), hidden ? () => hidden.line : (o) => lines.lineOf(o));
   };
-  const scanTextIn = (target: ScanTarget, text: string, lines: LineIndex, hidden: HiddenAt | null, depth: number) => {
+  const scanTextIn = (target: ScanTarget, fullText: string, fullLines: LineIndex, hidden: HiddenAt | null, depth: number) => {
+    // The line rules read the file's own text within the run's line budget (noted once, where it ran out).
+    let text = fullText;
+    let lines = fullLines;
+    if (!hidden) {
+      const end = budgetEnd(fullText, lineLeft);
+      if (end < fullText.length) {
+        if (!lineCut) noteLimit("line-analysis", end);
+        lineCut = true;
+        text = fullText.slice(0, end);
+        lines = LineIndex.of(text);
+      }
+      lineLeft -= end;
+    }
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
     // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden
     // text never does, but for the file's own characters rearranged (described where they start).
@@ -275,7 +305,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       : hidden
         ? (hidden.describe ?? null)
         : opts.describe
-          ? opts.describe(target, lines)
+          ? opts.describe(target, fullLines)
           : null;
     const lineRules = applicable.filter((r) => r.line);
     const realLine = (n: number) => (hidden ? hidden.line : n);
@@ -410,6 +440,9 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         }
       }
     }
+    // Everything after the line rules reads the whole text (the whole-text rules within their own budget).
+    text = fullText;
+    lines = fullLines;
     // The whole-text rules read within the run's analysis budget.
     let read = text;
     let readLines = lines;

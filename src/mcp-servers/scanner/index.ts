@@ -182,6 +182,13 @@ type Part = Omit<Segment, "start" | "line">;
  */
 export const ANALYSIS_BUDGET = 256 * 1024;
 
+/**
+ * Characters of the tools' own texts the line rules read (src/scan/engine.ts `lineBudget`): twice
+ * the whole-text bound, so no server of the corpora comes near it; past it a 1 MiB scan of dense
+ * text cost up to a second of CPU in a long-lived isolate (a limit noted when it cuts).
+ */
+export const LINE_BUDGET = 512 * 1024;
+
 /** How much of a tool's annotations is read (what is not read is a `scan.incomplete` finding). */
 const ANNOTATIONS_READ = 32;
 const ANNOTATION_CHARS = 65_536;
@@ -269,6 +276,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
             describe: describeMcp,
             describeExempt: DESCRIBE_EXEMPT,
             analysisBudget: ANALYSIS_BUDGET,
+            lineBudget: LINE_BUDGET,
           }),
           ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
         ],
