@@ -146,7 +146,8 @@ export interface RunOptions {
    */
   analysisBudget?: number;
   /**
-   * Characters of the targets' own text the line rules read in this run, every target together (a
+   * Characters of the targets' own text the line rules (and the search for encoded payloads) read in
+   * this run, every target together (a
    * text is read up to its last line that fits, or up to the budget when one line is longer, and not
    * at all once it is spent; a limit noted where they stop). Hidden text (decoded payloads, derived
    * regions) has bounds of its own and is not charged. Unbounded when omitted.
@@ -440,7 +441,9 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         }
       }
     }
-    // Everything after the line rules reads the whole text (the whole-text rules within their own budget).
+    // Encoded payloads are looked for where the line rules read (a search over every unit of a 5 MiB text).
+    const searched = text;
+    // Everything else after the line rules reads the whole text (the whole-text rules within their own budget).
     text = fullText;
     lines = fullLines;
     // The whole-text rules read within the run's analysis budget.
@@ -498,7 +501,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     }
     // Inflated payloads were charged to the budget as they were inflated, not again when read.
     const charged = new Set<HiddenText>();
-    for (const p of findEncodedPayloads(text, budget)) {
+    for (const p of findEncodedPayloads(searched, budget)) {
       const h = {
         text: p.decoded,
         line: lines.lineOf(p.offset),

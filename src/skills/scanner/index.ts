@@ -142,8 +142,8 @@ export const ANALYSIS_BUDGET = 1024 * 1024;
 /**
  * Characters of a skill's own text the line rules and the capability reading cover (src/scan/engine.ts
  * `lineBudget`): eight times the 256 KiB a large real skill stays under. Past it a 5 MiB publish of
- * dense text cost up to a second of CPU; hidden Unicode, control characters and encoded payloads are
- * still looked for in every byte (a limit noted when it cuts: test/skills/scan-limits.test.ts).
+ * dense text cost up to a second of CPU; hidden Unicode and control characters are still looked for
+ * in every byte (a limit noted when it cuts: test/skills/scan-limits.test.ts).
  */
 export const LINE_BUDGET = 2 * 1024 * 1024;
 
