@@ -26,7 +26,7 @@ export const LIMITS = {
   "schema-strings": "the first 2,000 strings (names, descriptions, values) of a tool's schema are read",
   "annotation-strings": "the first 32 annotations of a tool are read, each up to 64 KiB",
   "line-analysis":
-    "the line rules and the search for encoded payloads read the first 2 MiB of a skill's text and the first 512 KiB of an MCP server's; hidden Unicode and control characters are looked for in all of it",
+    "the line rules and the search for encoded payloads read the first 1 MiB of a skill's text and the first 256 KiB of an MCP server's; hidden Unicode and control characters are looked for in all of it",
   "text-analysis":
     "the whole-text analyses (sentences, paragraphs, the intent model) read the first 1 MiB of a skill's text and the first 256 KiB of an MCP server's; the line rules read it all",
 } as const;

@@ -183,11 +183,12 @@ type Part = Omit<Segment, "start" | "line">;
 export const ANALYSIS_BUDGET = 256 * 1024;
 
 /**
- * Characters of the tools' own texts the line rules read (src/scan/engine.ts `lineBudget`): twice
- * the whole-text bound, so no server of the corpora comes near it; past it a 1 MiB scan of dense
- * text cost up to a second of CPU in a long-lived isolate (a limit noted when it cuts).
+ * Characters of the tools' own texts the line rules and the search for encoded payloads read
+ * (src/scan/engine.ts `lineBudget`): the whole-text bound, far more than any server of the corpora
+ * and directory fixtures; past it a 1 MiB scan of dense text cost up to a second of CPU in a
+ * long-lived isolate (a limit noted when it cuts).
  */
-export const LINE_BUDGET = 512 * 1024;
+export const LINE_BUDGET = 256 * 1024;
 
 /** How much of a tool's annotations is read (what is not read is a `scan.incomplete` finding). */
 const ANNOTATIONS_READ = 32;

@@ -140,12 +140,13 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
 export const ANALYSIS_BUDGET = 1024 * 1024;
 
 /**
- * Characters of a skill's own text the line rules and the capability reading cover (src/scan/engine.ts
- * `lineBudget`): eight times the 256 KiB a large real skill stays under. Past it a 5 MiB publish of
- * dense text cost up to a second of CPU; hidden Unicode and control characters are still looked for
- * in every byte (a limit noted when it cuts: test/skills/scan-limits.test.ts).
+ * Characters of a skill's own text the line rules, the search for encoded payloads and the capability
+ * reading cover (src/scan/engine.ts `lineBudget`): the whole-text analyses' bound, four times the
+ * 256 KiB a large real skill stays under. Past it a 5 MiB publish of dense text cost up to a second
+ * of CPU in a long-lived isolate; hidden Unicode and control characters are still looked for in
+ * every byte (a limit noted when it cuts: test/skills/scan-limits.test.ts).
  */
-export const LINE_BUDGET = 2 * 1024 * 1024;
+export const LINE_BUDGET = 1024 * 1024;
 
 /** Run references are looked for in this much of a file (a limit noted when a file is longer). */
 const MAX_RUN_TEXT = 2_000_000;
