@@ -146,21 +146,25 @@ export interface RunOptions {
    */
   analysisBudget?: number;
   /**
-   * Characters of the targets' own text the line rules (and the search for encoded payloads) read in
-   * this run, every target together (a
-   * text is read up to its last line that fits, or up to the budget when one line is longer, and not
-   * at all once it is spent; a limit noted where they stop). Hidden text (decoded payloads, derived
-   * regions) has bounds of its own and is not charged. Unbounded when omitted.
+   * Characters of the targets' own text the line rules (and the search for encoded payloads and
+   * `derive` regions) read in this run, every target together (`budgetEnd`: a text up to its last
+   * line that fits, and not at all once the budget is spent; a limit noted where they stop). Hidden
+   * text (decoded payloads, derived regions) has bounds of its own and is not charged. Unbounded
+   * when omitted.
    */
   lineBudget?: number;
 }
 
-/** Where a text is cut to fit `left` characters: its last line that fits, or `left` itself when its first line does not. */
+/**
+ * Where a text is cut to fit `left` characters: after its last line that fits, or at `left` itself
+ * when that would leave more than half of it unread (one long line is read up to the bound, as the
+ * line rules read long lines: in windows).
+ */
 export function budgetEnd(text: string, left: number): number {
   if (text.length <= left) return text.length;
   if (left <= 0) return 0;
   const end = text.lastIndexOf("\n", left - 1) + 1;
-  return end > 0 ? end : left;
+  return end > left / 2 ? end : left;
 }
 
 const WINDOW = 4096;
@@ -441,8 +445,10 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         }
       }
     }
-    // Encoded payloads are looked for where the line rules read (a search over every unit of a 5 MiB text).
+    // Encoded payloads and derived regions are looked for where the line rules read (searches over
+    // every unit of a 5 MiB text: about a third of a scan of random bytes read as text).
     const searched = text;
+    const searchedLines = lines;
     // Everything else after the line rules reads the whole text (the whole-text rules within their own budget).
     text = fullText;
     lines = fullLines;
@@ -514,7 +520,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     // Each region is a scan of its own (every rule's set-up, tens of microseconds): a line of half a
     // million comments is half a million regions, so a scan reads a bounded number (a limit noted when it cuts).
     if (depth === 0 && opts.derive) {
-      for (const h of opts.derive(target, lines)) {
+      const within = searched === fullText ? target : { ...target, text: searched };
+      for (const h of opts.derive(within, searchedLines)) {
         if (derivedLeft <= 0) {
           noteLimit("hidden-regions", undefined, h.line);
           break;

@@ -140,8 +140,8 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
 export const ANALYSIS_BUDGET = 1024 * 1024;
 
 /**
- * Characters of a skill's own text the line rules, the search for encoded payloads and the capability
- * reading cover (src/scan/engine.ts `lineBudget`): the whole-text analyses' bound, four times the
+ * Characters of a skill's own text the line rules, the search for encoded payloads and hidden
+ * regions, and the capability reading cover (src/scan/engine.ts `lineBudget`): the whole-text analyses' bound, four times the
  * 256 KiB a large real skill stays under. Past it a 5 MiB publish of dense text cost up to a second
  * of CPU in a long-lived isolate; hidden Unicode and control characters are still looked for in
  * every byte (a limit noted when it cuts: test/skills/scan-limits.test.ts).
