@@ -153,6 +153,26 @@ export interface RunOptions {
    * noted where they stop. Line rules still read every line. Unbounded when omitted.
    */
   analysisBudget?: number;
+  /**
+   * Characters of the targets' own text the line rules (and the search for encoded payloads and
+   * `derive` regions) read in this run, every target together (`budgetEnd`: a text up to its last
+   * line that fits, and not at all once the budget is spent; a limit noted where they stop). Hidden
+   * text (decoded payloads, derived regions) has bounds of its own and is not charged. Unbounded
+   * when omitted.
+   */
+  lineBudget?: number;
+}
+
+/**
+ * Where a text is cut to fit `left` characters: after its last line that fits, or at `left` itself
+ * when that would leave more than half of it unread (one long line is read up to the bound, as the
+ * line rules read long lines: in windows).
+ */
+export function budgetEnd(text: string, left: number): number {
+  if (text.length <= left) return text.length;
+  if (left <= 0) return 0;
+  const end = text.lastIndexOf("\n", left - 1) + 1;
+  return end > left / 2 ? end : left;
 }
 
 const WINDOW = 4096;
@@ -214,6 +234,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
   let analysisLeft = opts.analysisBudget ?? Number.POSITIVE_INFINITY;
   // Noted once, where the budget ran out: every text after it is unread by the same cut.
   let analysisCut = false;
+  let lineLeft = opts.lineBudget ?? Number.POSITIVE_INFINITY;
+  let lineCut = false;
   const byKey = new Map<string, Finding>();
   // The lines each rule and file holds a finding on (what `byKey` says, asked without making a key
   // string: a rule past its cap is asked on every line it could fire on).
@@ -274,7 +296,20 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     // A limit hit while reading this text is reported at its line of the target (hidden text: where it was found).
     limitScope(target.path, () => scanTextIn(target, text, lines, hidden, depth), hidden ? () => hidden.line : (o) => lines.lineOf(o));
   };
-  const scanTextIn = (target: ScanTarget, text: string, lines: LineIndex, hidden: HiddenAt | null, depth: number) => {
+  const scanTextIn = (target: ScanTarget, fullText: string, fullLines: LineIndex, hidden: HiddenAt | null, depth: number) => {
+    // The line rules read the file's own text within the run's line budget (noted once, where it ran out).
+    let text = fullText;
+    let lines = fullLines;
+    if (!hidden) {
+      const end = budgetEnd(fullText, lineLeft);
+      if (end < fullText.length) {
+        if (!lineCut) noteLimit("line-analysis", end);
+        lineCut = true;
+        text = fullText.slice(0, end);
+        lines = LineIndex.of(text);
+      }
+      lineLeft -= end;
+    }
     const applicable = rules.filter((r) => appliesTo(r, target.kind));
     // A whole file of detection rules or test payloads describes, hidden parts included; elsewhere hidden
     // text never does, but for the file's own characters rearranged (described where they start).
@@ -283,7 +318,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
       : hidden
         ? (hidden.describe ?? null)
         : opts.describe
-          ? opts.describe(target, lines)
+          ? opts.describe(target, fullLines)
           : null;
     const lineRules = applicable.filter((r) => r.line);
     const realLine = (n: number) => (hidden ? hidden.line : n);
@@ -418,6 +453,13 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
         }
       }
     }
+    // Encoded payloads and derived regions are looked for where the line rules read (searches over
+    // every unit of a 5 MiB text: about a third of a scan of random bytes read as text).
+    const searched = text;
+    const searchedLines = lines;
+    // Everything else after the line rules reads the whole text (the whole-text rules within their own budget).
+    text = fullText;
+    lines = fullLines;
     // The whole-text rules read within the run's analysis budget.
     let read = text;
     let readLines = lines;
@@ -473,7 +515,7 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     }
     // Inflated payloads were charged to the budget as they were inflated, not again when read.
     const charged = new Set<HiddenText>();
-    for (const p of findEncodedPayloads(text, budget)) {
+    for (const p of findEncodedPayloads(searched, budget)) {
       const at = lines.lineOf(p.offset);
       const h: HiddenText = {
         text: p.decoded,
@@ -489,7 +531,8 @@ export function runRules(rules: readonly Rule[], targets: readonly ScanTarget[],
     // Each region is a scan of its own (every rule's set-up, tens of microseconds): a line of half a
     // million comments is half a million regions, so a scan reads a bounded number (a limit noted when it cuts).
     if (depth === 0 && opts.derive) {
-      for (const h of opts.derive(target, lines)) {
+      const within = searched === fullText ? target : { ...target, text: searched };
+      for (const h of opts.derive(within, searchedLines)) {
         if (derivedLeft <= 0) {
           noteLimit("hidden-regions", undefined, h.line);
           break;

@@ -25,8 +25,10 @@ export const LIMITS = {
     "at most 2,000 hidden regions (HTML comments, invisible elements, reversed, ROT13 and joined strings) are read per scan",
   "schema-strings": "the first 2,000 strings (names, descriptions, values) of a tool's schema are read",
   "annotation-strings": "the first 32 annotations of a tool are read, each up to 64 KiB",
+  "line-analysis":
+    "the line rules and the search for encoded payloads and hidden regions read the first 1 MiB of a skill's text and the first 192 KiB of an MCP server's; hidden Unicode and control characters are looked for in all of it",
   "text-analysis":
-    "the whole-text analyses (sentences, paragraphs, the intent model) read the first 1 MiB of a skill's text and the first 256 KiB of an MCP server's; the line rules read it all",
+    "the whole-text analyses (sentences, paragraphs, the intent model) read the first 1 MiB of a skill's text and the first 192 KiB of an MCP server's; the line rules read the same or more",
 } as const;
 export type Limit = keyof typeof LIMITS;
 

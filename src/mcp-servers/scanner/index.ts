@@ -176,11 +176,20 @@ type Part = Omit<Segment, "start" | "line">;
 
 /**
  * Characters of a server's texts the whole-text analyses read (the sentence rules, the intent
- * model; src/scan/engine.ts `analysisBudget`): a quarter of what a scan may carry, far more than
- * any server of the corpora and directory fixtures, so padding reaches it; it is what bounds a
- * 1 MiB scan's cost (a limit noted when it cuts: test/skills/scan-limits.test.ts).
+ * model; src/scan/engine.ts `analysisBudget`): three sixteenths of what a scan may carry, about twice
+ * the largest real tool lists (a hundred tools with their schemas) and far more than any server of
+ * the corpora and directory fixtures (the seed's largest is 2 KiB), so padding reaches it; it is
+ * what bounds a 1 MiB scan's cost (a limit noted when it cuts: test/skills/scan-limits.test.ts).
+ * At 256 KiB a scan of 200 tools of dense prose still cost about 0.5 s in a long-lived isolate.
  */
-export const ANALYSIS_BUDGET = 256 * 1024;
+export const ANALYSIS_BUDGET = 192 * 1024;
+
+/**
+ * Characters of the tools' own texts the line rules and the search for encoded payloads and hidden
+ * regions read (src/scan/engine.ts `lineBudget`): the whole-text bound. Unbounded, a 1 MiB scan of
+ * dense text cost up to a second of CPU in a long-lived isolate (a limit noted when it cuts).
+ */
+export const LINE_BUDGET = 192 * 1024;
 
 /** How much of a tool's annotations is read (what is not read is a `scan.incomplete` finding). */
 const ANNOTATIONS_READ = 32;
@@ -269,6 +278,7 @@ export function scanMcpTools(input: McpScanInput, opts: ScanOptions = {}): McpSc
             describe: describeMcp,
             describeExempt: DESCRIBE_EXEMPT,
             analysisBudget: ANALYSIS_BUDGET,
+            lineBudget: LINE_BUDGET,
           }),
           ...(tokenTarget ? runRules(TOKEN_RULES, [tokenTarget], { totalCap: 1000, ungated }) : []),
         ],

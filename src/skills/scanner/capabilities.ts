@@ -7,6 +7,7 @@
 import {
   NETWORK_SINK,
   NETWORK_SINK_TRIGGERS,
+  budgetEnd,
   extractUrls,
   LineIndex,
   excerpt,
@@ -142,7 +143,12 @@ export function detectCapabilities(targets: readonly ScanTarget[]): { caps: Capa
  * capabilities while the text's trigger pass is still kept (after the whole scan, a publish of a
  * hundred files had let the first files' passes go, and ran them again).
  */
-export function capabilityReader(): { add(t: ScanTarget): void; result(): { caps: Capabilities; where: Map<string, Where> } } {
+export function capabilityReader(budget = Number.POSITIVE_INFINITY): {
+  add(t: ScanTarget): void;
+  result(): { caps: Capabilities; where: Map<string, Where> };
+} {
+  // Within the same budget, over the same texts in the same order, as the engine's line rules (which note the cut).
+  let left = budget;
   const where = new Map<string, Where>();
   // The first place of each capability, its excerpt made only when read (a finding names one of
   // thousands of hosts); no closure per line (a fence of 100,000 commands noted on every line).
@@ -153,25 +159,29 @@ export function capabilityReader(): { add(t: ScanTarget): void; result(): { caps
   let writesOutside = false;
   const hosts = new Set<string>();
   const env = new Set<string>();
-  const add = (t: ScanTarget) => {
-    if (t.text === null) return;
-    const lines = LineIndex.of(t.text);
+  const add = (target: ScanTarget) => {
+    if (target.text === null) return;
+    const end = budgetEnd(target.text, left);
+    left -= end;
+    const t = end < target.text.length ? { ...target, text: target.text.slice(0, end) } : target;
+    const text = t.text as string;
+    const lines = LineIndex.of(text);
     if (SCRIPT_KINDS.has(t.kind) && (t.kind === "shell" || t.kind === "powershell" || t.kind === "batch")) {
       shell = true;
       note("shell", t.path, 1, lines.line(1));
     }
     // Each pattern runs only on the lines that hold one of its words (src/scan/triggers.ts).
-    const [spawnLines, sinkLines, writeAny, envLines] = triggerLineSets(t.text, lines, CAPABILITY_TRIGGERS) as [
+    const [spawnLines, sinkLines, writeAny, envLines] = triggerLineSets(text, lines, CAPABILITY_TRIGGERS) as [
       Set<number>,
       Set<number>,
       Set<number>,
       Set<number>,
     ];
-    const writeLines = t.kind !== "markdown" || /```|~~~/.test(t.text) ? writeAny : new Set<number>();
+    const writeLines = t.kind !== "markdown" || /```|~~~/.test(text) ? writeAny : new Set<number>();
     let inShellFence = false;
     for (let n = 1; n <= lines.count; n++) {
       const start = lines.startOf(n);
-      const c = t.text.charCodeAt(start);
+      const c = text.charCodeAt(start);
       // Cheap exits: a line none of the patterns can match, outside a shell fence, that opens no fence.
       if (
         !inShellFence &&

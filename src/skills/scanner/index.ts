@@ -139,6 +139,15 @@ export const skillHidden = (target: ScanTarget, lines: LineIndex) => [
  */
 export const ANALYSIS_BUDGET = 1024 * 1024;
 
+/**
+ * Characters of a skill's own text the line rules, the search for encoded payloads and hidden
+ * regions, and the capability reading cover (src/scan/engine.ts `lineBudget`): the whole-text analyses' bound, four times the
+ * 256 KiB a large real skill stays under. Past it a 5 MiB publish of dense text cost up to a second
+ * of CPU in a long-lived isolate; hidden Unicode and control characters are still looked for in
+ * every byte (a limit noted when it cuts: test/skills/scan-limits.test.ts).
+ */
+export const LINE_BUDGET = 1024 * 1024;
+
 /** Run references are looked for in this much of a file (a limit noted when a file is longer). */
 const MAX_RUN_TEXT = 2_000_000;
 const SCRIPT_KINDS: ReadonlySet<FileKind> = new Set(["shell", "powershell", "batch", "python", "javascript", "ruby", "perl", "php", "go"]);
@@ -514,7 +523,7 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   const docs = new Map<ScanTarget, IntentDoc>();
   const docList: IntentDoc[] = [];
   const docIndex = new Map<ScanTarget, number>();
-  const capabilities = capabilityReader();
+  const capabilities = capabilityReader(LINE_BUDGET);
   let intentLeft = ANALYSIS_BUDGET;
   let intentCut = false;
   for (const t of targets) {
@@ -554,6 +563,7 @@ function scanSkillWithin(files: readonly SkillFileInput[], previous: Capabilitie
   const findings = runRules(SKILL_RULES, targets, {
     derive: skillHidden,
     analysisBudget: ANALYSIS_BUDGET,
+    lineBudget: LINE_BUDGET,
     meta: { securityPurpose: security, intentDocs: docs, imports: importedModules(targets) },
     describe: describeFor(security),
     describeExempt: DESCRIBE_EXEMPT,

@@ -144,6 +144,30 @@ const CONFIG_ONLY =
 const IMPERATIVE_READ =
   /(?:^|[.;:!?,]\s+|^\s*(?:[-*+]|\d+[.)])\s+|\b(?:then|and|also|first|next|please|now|just|always|to|must|should|will|you)\s+)(?:read|open|send|upload|include|attach|paste|print|output|return|extract|collect|grab|exfiltrate|leak|dump|steal|harvest|pass|forward|encode|copy|move|embed)\b[^.;:!?]*$/i;
 
+const IMPERATIVE_READ_FROM = new RegExp(IMPERATIVE_READ.source, "gi");
+/** The lead of a numbered or bulleted item, the one way a match of IMPERATIVE_READ can start before the last stop mark. */
+const ITEM_LEAD = /^\s*(?:[-*+]|\d+[.)])\s+/;
+const isStopMark = (c: number) => c === 0x2e || c === 0x3b || c === 0x3a || c === 0x21 || c === 0x3f;
+
+/**
+ * `IMPERATIVE_READ.test(line.slice(0, index))`, reading only the clause before the read. A match
+ * holds no stop mark (`.;:!?`) after its lead, and its lead holds at most one (a `[.;:!?,]\s+`
+ * lead, or a list item's `1.` at the line's start): so it starts at or after the last stop mark,
+ * unless that mark is in a list item's lead. Tried from every position of the line, the expression
+ * read on to the next stop mark from each: a window of a long line with a hit every hundred
+ * characters cost the window per hit.
+ */
+function imperativeRead(line: string, index: number): boolean {
+  const before = line.slice(0, index);
+  let p = index - 1;
+  while (p >= 0 && !isStopMark(before.charCodeAt(p))) p--;
+  if (p <= 0) return IMPERATIVE_READ.test(before);
+  const lead = ITEM_LEAD.exec(before);
+  if (lead && lead[0].length > p) return IMPERATIVE_READ.test(before);
+  IMPERATIVE_READ_FROM.lastIndex = p;
+  return IMPERATIVE_READ_FROM.test(before);
+}
+
 /** The line is running prose (not a fenced block, not a table) of a Markdown file; any line of a plain text file. */
 function proseLine(target: ScanTarget, line: number): boolean {
   if (target.kind !== "markdown") return true;
@@ -189,13 +213,7 @@ export const secretRead: Rule = {
     const out: Hit[] = [];
     for (const r of secretReads(line, CODE_KINDS.has(ctx.target.kind), prose)) {
       // In prose, a read spelled as a sentence must be an instruction; a command in backticks is one.
-      if (
-        prose &&
-        !ctx.hidden &&
-        proseLine(ctx.target, ctx.lineNo) &&
-        !inCodeSpan(line, r.index) &&
-        !IMPERATIVE_READ.test(line.slice(0, r.index))
-      )
+      if (prose && !ctx.hidden && proseLine(ctx.target, ctx.lineNo) && !inCodeSpan(line, r.index) && !imperativeRead(line, r.index))
         continue;
       const config = CONFIG_ONLY.test(r.what);
       out.push({
