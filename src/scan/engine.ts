@@ -113,10 +113,14 @@ export interface HiddenText {
   own?: boolean;
 }
 
-/** The decoded text is on the line in clear too (at least 8 characters of it, case aside). */
+/**
+ * The decoded text is on the line in clear too (at least 8 characters of it, case aside). Only a
+ * line of prose length is read: a line of megabytes holding thousands of payloads is not read once
+ * per payload.
+ */
 function shownInClear(line: string, decoded: string): boolean {
   const clear = decoded.trim();
-  return clear.length >= 8 && clear.length <= line.length && line.toLowerCase().includes(clear.toLowerCase());
+  return line.length <= 2000 && clear.length >= 8 && clear.length <= line.length && line.toLowerCase().includes(clear.toLowerCase());
 }
 
 /** Where a hidden text sits in its target, and what describes it (null: nothing does). */
