@@ -963,3 +963,23 @@ describe("plan and billing under Stripe", () => {
     expect(portal.html).toContain("The local billing provider has no customer portal");
   });
 });
+
+describe("the page layout (rendered once, spliced around what changes)", () => {
+  it("escapes the title and the owner's email, marks the current tab, and includes the script only when asked", async () => {
+    const { renderPage } = await import("../../src/web/layout");
+    const owner = { kind: "owner", ownerId: "own_x", email: 'a<b>&"c@example.com' } as never;
+    const page = renderPage({ title: 'T <script>alert(1)</script> "q"', owner, section: "usage", script: true }, "body <i>");
+    expect(page.startsWith('<!doctype html><html lang="en">')).toBe(true);
+    expect(page).toContain("<title>T &lt;script&gt;alert(1)&lt;/script&gt; &quot;q&quot; · Lore</title>");
+    expect(page).toContain('<span class="who">a&lt;b&gt;&amp;&quot;c@example.com</span>');
+    expect(page).toContain('<a href="/dashboard/usage" aria-current="page">Usage</a>');
+    expect(page.match(/aria-current="page"/g)).toHaveLength(1);
+    expect(page).toContain('<main id="main">body &lt;i&gt;</main>');
+    expect(page).toContain('id="copy-status"');
+    expect(page.endsWith("</body></html>")).toBe(true);
+    const visitor = renderPage({ title: "Log in", owner: null, section: "usage" }, "x");
+    expect(visitor).not.toContain('class="tabs"');
+    expect(visitor).not.toContain("copy-status");
+    expect(visitor).toContain('<a href="/login">Log in</a>');
+  });
+});
