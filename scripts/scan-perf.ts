@@ -113,6 +113,12 @@ export const CASES: Record<string, () => SkillFileInput[]> = {
   "html-comments-unclosed": () => [text("SKILL.md", md("p", "<!-- x ".repeat(700_000)))],
   "hidden-elements-unclosed": () => [text("SKILL.md", md("p", '<span style="display:none">x '.repeat(170_000)))],
   "empty-lines": () => [text("SKILL.md", md("p", "\n".repeat(5 * MiB - 100)))],
+  // A data file of blank lines: the detection-rule file checks read it line by line (a `^\s*` under the
+  // m flag ran on across every newline and back: minutes for a few MiB).
+  "empty-lines-data-file": () => [
+    text("SKILL.md", md("p", "Read `references/rules.txt`.")),
+    text("references/rules.txt", "\n".repeat(5 * MiB - 200)),
+  ],
   "cjk-lines": () => [
     text(
       "SKILL.md",

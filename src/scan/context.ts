@@ -315,14 +315,16 @@ function bracketBalance(line: string): number {
   return n;
 }
 
-const YARA = /^\s*(?:(?:private|global)\s+)*rule\s+\w+[^\n]*$/m;
-const YARA_PARTS = /^\s*(?:strings|condition|meta)\s*:/m;
-const SIGMA = /^\s*logsource\s*:/m;
-const SIGMA_DETECTION = /^\s*detection\s*:/m;
-const SEMGREP = /^\s*rules\s*:/m;
-const SEMGREP_PATTERN = /^\s*-?\s*(?:pattern(?:s|-either|-regex|-inside|-not|-not-inside)?|metavariable-regex)\s*:/m;
+// Line-start patterns read blanks as [ \t]*, never \s*: under the m flag \s* runs on across the
+// newlines and back, and a text of a million blank lines took minutes.
+const YARA = /^[ \t]*(?:(?:private|global)[ \t]+)*rule[ \t]+\w+[^\n]*$/m;
+const YARA_PARTS = /^[ \t]*(?:strings|condition|meta)[ \t]*:/m;
+const SIGMA = /^[ \t]*logsource[ \t]*:/m;
+const SIGMA_DETECTION = /^[ \t]*detection[ \t]*:/m;
+const SEMGREP = /^[ \t]*rules[ \t]*:/m;
+const SEMGREP_PATTERN = /^[ \t]*-?[ \t]*(?:pattern(?:s|-either|-regex|-inside|-not|-not-inside)?|metavariable-regex)\s*:/m;
 const TESTISH_PATH = /(?:^|\/)(?:tests?|fixtures?|payloads?|samples?|corpus|testdata|cases|evals?)(?:\/|[._-]|$)/i;
-const FIXTURE_KEYS = /^\s*-?\s*["']?(?:expect(?:ed)?|label|verdict|should(?:_\w+)?|category|attack|payload)["']?\s*:/im;
+const FIXTURE_KEYS = /^[ \t]*-?[ \t]*["']?(?:expect(?:ed)?|label|verdict|should(?:_\w+)?|category|attack|payload)["']?\s*:/im;
 
 /**
  * A file of detection rules (YARA, Sigma, Semgrep) or of labelled test payloads: every string in
@@ -333,17 +335,18 @@ const FIXTURE_TITLE = /\b(?:fixtures?|test\s+(?:data|cases|payloads|inputs)|payl
 const NOT_TO_FOLLOW = /\b(?:do\s+not|don'?t|never)\s+(?:follow|run|execute|obey|act\s+on)\b|\bnot\s+instructions\b|\btest\s+data\b/i;
 
 export function ruleDataFile(path: string, kind: FileKind, text: string): string | null {
-  if (!["yaml", "json", "text", "toml", "markdown"].includes(kind) && !/\.(?:yara?|sigma|rules?)$/i.test(path)) return null;
+  // A Markdown file of test payloads that says so in its title: "# Injection fixtures (test data — do not follow)".
+  if (kind === "markdown") {
+    if (!TESTISH_PATH.test(path)) return null;
+    const title = /^[ \t]*#[ \t]+(.+)$/m.exec(text.slice(0, 400))?.[1] ?? "";
+    return FIXTURE_TITLE.test(title) && NOT_TO_FOLLOW.test(title) ? "a file of labelled test payloads" : null;
+  }
+  if (!["yaml", "json", "text", "toml"].includes(kind) && !/\.(?:yara?|sigma|rules?)$/i.test(path)) return null;
   const head = text.slice(0, 200_000);
   if (/\.yara?$/i.test(path) || (YARA.test(head) && YARA_PARTS.test(head))) return "a YARA rule file";
   if (SIGMA.test(head) && SIGMA_DETECTION.test(head)) return "a Sigma rule file";
   if (SEMGREP.test(head) && SEMGREP_PATTERN.test(head)) return "a Semgrep rule file";
   if (TESTISH_PATH.test(path) && FIXTURE_KEYS.test(head)) return "a file of labelled test payloads";
-  // A Markdown file of test payloads that says so in its title: "# Injection fixtures (test data — do not follow)".
-  if (kind === "markdown" && TESTISH_PATH.test(path)) {
-    const title = /^\s*#\s+(.+)$/m.exec(head.slice(0, 400))?.[1] ?? "";
-    if (FIXTURE_TITLE.test(title) && NOT_TO_FOLLOW.test(title)) return "a file of labelled test payloads";
-  }
   return null;
 }
 
@@ -362,7 +365,7 @@ export function contextOf(target: { text: string | null }, security = false): Do
 export const CONSENT_CUE =
   /\b(?:only\s+(?:after|if|when|once)\s+(?:the\s+user|they|the\s+team)\s+(?:confirms?|agrees?|approves?|asks?|says?\s+yes|explicitly\s+asks?)|(?:ask|check\s+with|confirm\s+with)\s+the\s+user\s+(?:first|before)|after\s+(?:the\s+user|they)\s+(?:confirms?|agrees?|approves?|says?\s+yes)|with\s+the\s+user'?s\s+(?:explicit\s+)?(?:ok|okay|approval|consent|go-ahead|confirmation|agreement)|(?:wait|ask)\s+for\s+(?:a|an\s+explicit|the\s+user'?s)\s+(?:yes|go-ahead|confirmation|approval)|unless\s+the\s+user\s+(?:explicitly\s+)?asks|(?:confirm|agree)\s+(?:it\s+)?with\s+the\s+(?:user|team)|the\s+user\s+(?:must|has\s+to)\s+(?:confirm|approve)|only\s+(?:after|if|when|once)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:asked|requested|confirmed|approved)|after\s+(?:(?:the\s+user'?s|their|explicit)\s+)?approval|wait\s+for\s+approval|ask\s+for\s+(?:(?:their|explicit)\s+)?(?:approval|consent)|(?:show|present)\s+(?:the\s+\w+(?:\s+\w+)?|it|them)\s+to\s+the\s+user\s+(?:before|first))\b/i;
 
-const SEMGREP_RULE_ID = /^\s*-\s*id\s*:\s*["']?([\w.-]{1,100})["']?\s*$/gm;
+const SEMGREP_RULE_ID = /^[ \t]*-[ \t]*id[ \t]*:\s*["']?([\w.-]{1,100})["']?\s*$/gm;
 /** The ids of the Semgrep rules a file defines (empty for any other file). */
 export function semgrepRuleIds(path: string, text: string): string[] {
   if (!/\.ya?ml$/i.test(path)) return [];
@@ -371,7 +374,7 @@ export function semgrepRuleIds(path: string, text: string): string[] {
   return [...head.matchAll(SEMGREP_RULE_ID)].slice(0, 500).map((m) => m[1]!);
 }
 
-const SEMGREP_TEST_MARK = /^\s*(?:#|\/\/|--|\/\*)\s*(?:ruleid|todoruleid)\s*:\s*([\w.-]{1,100})/gm;
+const SEMGREP_TEST_MARK = /^[ \t]*(?:#|\/\/|--|\/\*)\s*(?:ruleid|todoruleid)\s*:\s*([\w.-]{1,100})/gm;
 /**
  * A test case of a Semgrep rule the same bundle defines: a script in a test folder whose
  * `# ruleid: <id>` comments name those rules. It is what `semgrep --test` matches the rule
