@@ -163,11 +163,12 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       }
       kind[l] = LineKind.Fence;
       // A settings file's deny list names what the agent may not do (`"deny": ["Bash(curl * | sh)", …]`).
-      if (denyDepth === 0 && DENY_LIST.test(line))
-        denyDepth = 1 + bracketBalance(line.slice(line.search(DENY_LIST)).replace(/^[^[]*\[/, ""));
-      else if (denyDepth > 0) denyDepth += bracketBalance(line);
-      if (denyDepth > 0 || (DENY_LIST.test(line) && denyDepth <= 0)) describes[l] = 1;
-      if (denyDepth < 0) denyDepth = 0;
+      const opens = denyDepth === 0 ? line.search(DENY_LIST) : -1;
+      if (opens >= 0 || denyDepth > 0) {
+        describes[l] = 1;
+        // From where the list opens (its `[` counted), until its brackets close.
+        denyDepth = Math.max(0, denyDepth + bracketBalance(opens >= 0 ? line.slice(opens) : line));
+      }
       continue;
     }
     const f = FENCE.exec(line);
@@ -254,7 +255,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       else {
         // The lines of a paragraph right after a lead-in that says it shows what attackers do
         // ("Attackers frequently base64 their droppers:\n`echo … | base64 -d`\n→ prints …").
-        if ((listLead && lastProseLine === l - 1) || (paraDescribes && lastProseLine === l - 1)) {
+        if ((listLead || paraDescribes) && lastProseLine === l - 1) {
           paraDescribes = true;
           describes[l] = 1;
         } else paraDescribes = false;
