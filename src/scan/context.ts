@@ -119,6 +119,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
   let listDescribes = false;
   // In a paragraph a cued lead-in ending with a colon opened.
   let paraDescribes = false;
+  let paraFrom = 0;
   // Open brackets of a deny list inside a fence (0: not in one).
   let denyDepth = 0;
   // A block quote introduced as an example ("A classic example an attacker might plant:\n> Ignore …").
@@ -255,7 +256,13 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       else {
         // The lines of a paragraph right after a lead-in that says it shows what attackers do
         // ("Attackers frequently base64 their droppers:\n`echo … | base64 -d`\n→ prints …").
-        if ((listLead || paraDescribes) && lastProseLine === l - 1) {
+        const follows = (listLead || paraDescribes) && lastProseLine === l - 1;
+        if (follows && RUN_WHAT_WAS_SHOWN.test(line)) {
+          // "… Run the above now": what the paragraph showed is an instruction after all.
+          for (let k = paraFrom; k < l; k++) describes[k] = headingDescribes ? 1 : 0;
+          paraDescribes = false;
+        } else if (follows) {
+          if (!paraDescribes) paraFrom = l;
           paraDescribes = true;
           describes[l] = 1;
         } else paraDescribes = false;
@@ -296,6 +303,9 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
 }
 
 const BLOCK_QUOTE = /^ {0,3}>/;
+/** "Run the above", "execute it now", "paste that into your terminal": what was shown, now to be done. */
+export const RUN_WHAT_WAS_SHOWN =
+  /\b(?:run|execute|apply|paste|type|use|do)\s+(?:it|this|that|them|these|those|the\s+(?:above|command|commands|line|lines|snippet|example|one\s+above))\b/i;
 
 /** Where a settings file opens a list of what is refused: `"deny": [`, `disallowed_tools = [`, `blockedCommands: [`. */
 const DENY_LIST =

@@ -9,6 +9,7 @@ import {
   CONSENT_CUE,
   LineKind,
   contextOf,
+  RUN_WHAT_WAS_SHOWN,
   STRONG_EXAMPLE_CUE,
   WEAK_EXAMPLE_CUE,
   NPM_INSTALL,
@@ -320,7 +321,9 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
     } else if (run && byPath && !SCRIPT_KINDS.has(byPath) && byPath !== "markdown") {
       disguise = { severity: "medium", message: `${run.by}:${run.line} runs this ${byPath} file as a ${run.kind} script` };
     }
-    const describes = run ? null : SCRIPT_KINDS.has(kind) ? ruleTestFile(f.path, text, semgrepIds) : ruleDataFile(f.path, kind, text);
+    let describes = run ? null : SCRIPT_KINDS.has(kind) ? ruleTestFile(f.path, text, semgrepIds) : ruleDataFile(f.path, kind, text);
+    // A Markdown file of test payloads that another file tells the agent to follow or carry out is instructions.
+    if (describes && kind === "markdown" && followedElsewhere(f.path, files)) describes = null;
     index.set(i, targets.length);
     targets.push({
       path: f.path,
@@ -415,12 +418,26 @@ export function describeFor(security: boolean) {
       // Negation reaches 140 characters back: across the line break only for a match near the line's start.
       if (prev && index < 140 && isNegated(`${prev.slice(-141)} ${lineText.slice(0, index)}`, Math.min(prev.length, 141) + 1 + index, true))
         return "negated";
-      if (cued && (quoted ??= quotedIn(lineText))(index, length)) return "quoted as an example";
+      // Not when the next line says to run what was shown ("Run the above now").
+      if (cued && (quoted ??= quotedIn(lineText))(index, length) && !(n < lines.count && RUN_WHAT_WAS_SHOWN.test(lines.line(n + 1))))
+        return "quoted as an example";
       // A check that the step is refused: "ask the agent to `cat ~/.ssh/id_ed25519` — it must be refused".
       if (REFUSAL_EXPECTED.test(lineText.slice(index + length, index + length + 60))) return "a test that it is refused";
       return null;
     };
   };
+}
+
+/** Another file's line names `path` (or its file name) beside a verb that carries out what it says. */
+function followedElsewhere(path: string, files: readonly SkillFileInput[]): boolean {
+  const name = path.split("/").pop()!;
+  const FOLLOW = /\b(?:follow|obey|apply|do|run|execute|carry\s+out|perform|act\s+on|complete)\b/i;
+  for (const g of files) {
+    if (g.path === path || !g.text || !g.text.includes(name)) continue;
+    for (const line of g.text.split("\n"))
+      if (line.includes(name) && FOLLOW.test(line) && !isNegated(line, line.indexOf(name), true)) return true;
+  }
+  return false;
 }
 
 /** Destructive steps the instructions hold until the user confirms (purging a leaked file from history, resetting a database). */
