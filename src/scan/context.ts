@@ -164,7 +164,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       }
       kind[l] = LineKind.Fence;
       // A settings file's deny list names what the agent may not do (`"deny": ["Bash(curl * | sh)", …]`).
-      const opens = denyDepth === 0 ? line.search(DENY_LIST) : -1;
+      const opens = denyDepth === 0 && line.includes("[") ? line.search(DENY_LIST) : -1;
       if (opens >= 0 || denyDepth > 0) {
         describes[l] = 1;
         // From where the list opens (its `[` counted), until its brackets close.
@@ -257,7 +257,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
         // The lines of a paragraph right after a lead-in that says it shows what attackers do
         // ("Attackers frequently base64 their droppers:\n`echo … | base64 -d`\n→ prints …").
         const follows = (listLead || paraDescribes) && lastProseLine === l - 1;
-        if (follows && RUN_WHAT_WAS_SHOWN.test(line)) {
+        if (follows && RUN_WHAT_WAS_SHOWN.test(line.slice(0, 400))) {
           // "… Run the above now": what the paragraph showed is an instruction after all.
           for (let k = paraFrom; k < l; k++) describes[k] = headingDescribes ? 1 : 0;
           paraDescribes = false;

@@ -413,14 +413,15 @@ export function describeFor(security: boolean) {
         }
         const around = prev ? `${prev} ${lineText}` : lineText;
         cued = STRONG_EXAMPLE_CUE.test(around) || ACTOR.test(around) || (security && WEAK_EXAMPLE_CUE.test(around));
+        // Not when the next line says to run what was shown ("Run the above now"); read once per line
+        // (a prose-length start of it: a line of megabytes is not read once per hit).
+        if (cued && n < lines.count) cued = !RUN_WHAT_WAS_SHOWN.test(lines.line(n + 1).slice(0, 400));
         quoted = null;
       }
       // Negation reaches 140 characters back: across the line break only for a match near the line's start.
       if (prev && index < 140 && isNegated(`${prev.slice(-141)} ${lineText.slice(0, index)}`, Math.min(prev.length, 141) + 1 + index, true))
         return "negated";
-      // Not when the next line says to run what was shown ("Run the above now").
-      if (cued && (quoted ??= quotedIn(lineText))(index, length) && !(n < lines.count && RUN_WHAT_WAS_SHOWN.test(lines.line(n + 1))))
-        return "quoted as an example";
+      if (cued && (quoted ??= quotedIn(lineText))(index, length)) return "quoted as an example";
       // A check that the step is refused: "ask the agent to `cat ~/.ssh/id_ed25519` — it must be refused".
       if (REFUSAL_EXPECTED.test(lineText.slice(index + length, index + length + 60))) return "a test that it is refused";
       return null;
@@ -429,13 +430,18 @@ export function describeFor(security: boolean) {
 }
 
 /** Another file's line names `path` (or its file name) beside a verb that carries out what it says. */
+const FOLLOW = /\b(?:follow|obey|apply|do|run|execute|carry\s+out|perform|act\s+on|complete)\b/i;
 function followedElsewhere(path: string, files: readonly SkillFileInput[]): boolean {
   const name = path.split("/").pop()!;
-  const FOLLOW = /\b(?:follow|obey|apply|do|run|execute|carry\s+out|perform|act\s+on|complete)\b/i;
   for (const g of files) {
-    if (g.path === path || !g.text || !g.text.includes(name)) continue;
-    for (const line of g.text.split("\n"))
-      if (line.includes(name) && FOLLOW.test(line) && !isNegated(line, line.indexOf(name), true)) return true;
+    if (g.path === path || !g.text) continue;
+    // The lines that name it, the first 50 of each file (bounded whatever the files repeat).
+    for (let at = g.text.indexOf(name), k = 0; at !== -1 && k < 50; at = g.text.indexOf(name, at + name.length), k++) {
+      const from = g.text.lastIndexOf("\n", at) + 1;
+      const to = g.text.indexOf("\n", at);
+      const line = g.text.slice(Math.max(from, at - 300), Math.min(to === -1 ? g.text.length : to, at + 300));
+      if (FOLLOW.test(line) && !isNegated(line, line.indexOf(name), true)) return true;
+    }
   }
   return false;
 }
