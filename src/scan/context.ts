@@ -19,7 +19,7 @@ import type { FileKind } from "./files";
  * detection's pattern, not where it is an email, commit or code signature the skill makes.
  */
 export const STRONG_EXAMPLE_CUE =
-  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use|apply)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|(?<!\b(?:e-?mail|digital|code|commit|gpg|pgp|ssh|cryptographic|webhook|request|hmac|type|function|method|message|pdf|document|electronic|handwritten)[\s-])signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|infostealers?|ransomware|rootkits?|spyware|keyloggers?|botnets?|threat\s+actors?|TTPs|❌|✗)(?!\w)/i;
+  /\b(?:do(?:es)?\s+not\s+(?:run|execute|use|apply)|don'?t\s+(?:run|execute)|never\s+(?:run|execute)|not\s+(?:be\s+)?executed|quoted|indicators?|iocs?|malicious|malware|vulnerable|insecure|unsafe|dangerous|attack(?:s|er|ers)?|payloads?|observed|found\s+in|defang(?:ed)?|injected|injections?|poison(?:ed|ing)?|red[- ]flags?|bad\s+(?:example|practice)|what\s+not\s+to|anti-?patterns?|exploit(?:s|ed)?|worm|backdoor(?:ed)?|trojan(?:ed)?|detects?|detections?|(?<!\b(?:e-?mail|digital|code|commit|gpg|pgp|ssh|cryptographic|webhook|request|hmac|type|function|method|message|pdf|document|electronic|handwritten)[\s-])signatures?|suspicious|compromised|phishing|typical\s+findings?|looks?\s+like\s+this|positive\s+(?:sample|case|for)|negative\s+(?:sample|case|for)|sigma|yara|semgrep|ssrf|❌|✗)(?!\w)/i;
 // "e.g." ends in a full stop, after which `\b` never holds at the end of a line: it is matched apart.
 // A proof of concept is how a penetration test writes the payload it demonstrates, and "Bad (flagged):" how a
 // scanner's documentation shows what a rule catches (security skills only).
@@ -27,14 +27,14 @@ export const WEAK_EXAMPLE_CUE =
   /\b(?:examples?|for\s+instance|such\s+as|like\s+this|samples?|sample\s+output|would\s+look|pocs?|proofs?[- ]of[- ]concept|flagged)\b|\be\.g\./i;
 /** A table header that catalogues patterns (a red-flag table, a rule catalogue, a threat table). */
 const CATALOGUE_HEADER =
-  /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|att&ck|mitre|atomic\s+tests?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
+  /\b(?:patterns?|signals?|red\s+flags?|indicators?|iocs?|rules?|catches|triggers?(?:\s+on)?|threats?|attacks?|techniques?|signatures?|why\s+it\s+matters|detects?|detection|example|severity|looks\s+like|finding)\b/i;
 
 /** Headings over sections that catalogue what to look for. */
 const HEADING_CUE =
   /\b(?:red\s+flags?|don'?ts|look(?:s|ing)?\s+for|know\s+what|what\s+\w+\s+(?:did|does|do|looks?\s+like)|catalog(?:ue)?|signals?|indicators?|threats?|channels)\b/i;
 /** Headings that say what follows is not to be done ("Never do this", "Anti-patterns", "Avoid"): fences under them are examples too. */
 const NEGATING_HEADING =
-  /^\s*#+\s*(?:never|don'?t|do\s+not|avoid|forbidden|prohibited)\s*:?\s*$|\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
+  /\b(?:never\s+do|don'?t\s+do|do\s+not\s+do|don'?ts|anti-?patterns?|(?:bad|insecure|unsafe|vulnerable|dangerous)\s+(?:examples?|practices?|code|patterns?|versions?)|what\s+not\s+to\s+do|wrong\s+way)\b/i;
 /** Not to be run: said of the things a heading lists ("never run them", "do not execute these"). */
 const RUN_FORBIDDEN = /\b(?:never|do\s+not|don'?t)\s+(?:run|execute|try|paste)\s+(?:them|these|those|any\s+of\s+(?:them|these))\b/i;
 /** A catalogue entry's heading rates a severity ("### remote-code-execution (high)"): what follows is a specimen of it. */
@@ -117,14 +117,6 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
   let inTable = false;
   let listLead = false;
   let listDescribes = false;
-  // In a paragraph a cued lead-in ending with a colon opened.
-  let paraDescribes = false;
-  let paraFrom = 0;
-  // Open brackets of a deny list inside a fence (0: not in one).
-  let denyDepth = 0;
-  // A block quote introduced as an example ("A classic example an attacker might plant:\n> Ignore …").
-  let inQuote = false;
-  let quoteDescribes = false;
   const cue = (s: string) => STRONG_EXAMPLE_CUE.test(s) || (security && WEAK_EXAMPLE_CUE.test(s));
   let l = 1;
   // Front matter.
@@ -147,8 +139,6 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       } else {
         kind[l] = LineKind.Prose;
         inTable = false;
-        inQuote = false;
-        paraDescribes = false;
         if (headingDescribes) describes[l] = 1;
       }
       continue;
@@ -159,17 +149,9 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       if (m && m[1]!.startsWith(fence.mark[0]!) && m[1]!.length >= fence.mark.length && !m[2]) {
         kind[l] = LineKind.FenceMark;
         fence = null;
-        denyDepth = 0;
         continue;
       }
       kind[l] = LineKind.Fence;
-      // A settings file's deny list names what the agent may not do (`"deny": ["Bash(curl * | sh)", …]`).
-      const opens = denyDepth === 0 && line.includes("[") ? line.search(DENY_LIST) : -1;
-      if (opens >= 0 || denyDepth > 0) {
-        describes[l] = 1;
-        // From where the list opens (its `[` counted), until its brackets close.
-        denyDepth = Math.max(0, denyDepth + bracketBalance(opens >= 0 ? line.slice(opens) : line));
-      }
       continue;
     }
     const f = FENCE.exec(line);
@@ -232,7 +214,7 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
       kind[l] = LineKind.Table;
       if (!inTable) {
         inTable = true;
-        tableDescribes = CATALOGUE_HEADER.test(line) || STRONG_EXAMPLE_CUE.test(line) || headingDescribes;
+        tableDescribes = CATALOGUE_HEADER.test(line) || headingDescribes;
       }
       if (tableDescribes || headingDescribes) describes[l] = 1;
       continue;
@@ -240,12 +222,6 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
     inTable = false;
     kind[l] = LineKind.Prose;
     if (headingDescribes) describes[l] = 1;
-    // Its lead-in is read as a fence's is: the prose line shortly before the quote's first line.
-    if (BLOCK_QUOTE.test(line)) {
-      if (!inQuote) quoteDescribes = negating || (l - lastProseLine <= 3 && (cue(lastProse) || cue(leadIn)));
-      inQuote = true;
-      if (quoteDescribes) describes[l] = 1;
-    } else inQuote = false;
     // A list introduced by a line that says it lists red flags or examples ("Red flags, in order of severity:").
     if (LIST_ITEM.test(line)) {
       if (listLead) listDescribes = true;
@@ -254,18 +230,6 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
     } else if (line.trim()) {
       if (listDescribes && /^\s+\S/.test(line)) describes[l] = 1;
       else {
-        // The lines of a paragraph right after a lead-in that says it shows what attackers do
-        // ("Attackers frequently base64 their droppers:\n`echo … | base64 -d`\n→ prints …").
-        const follows = (listLead || paraDescribes) && lastProseLine === l - 1;
-        if (follows && RUN_WHAT_WAS_SHOWN.test(line.slice(0, 400))) {
-          // "… Run the above now": what the paragraph showed is an instruction after all.
-          for (let k = paraFrom; k < l; k++) describes[k] = headingDescribes ? 1 : 0;
-          paraDescribes = false;
-        } else if (follows) {
-          if (!paraDescribes) paraFrom = l;
-          paraDescribes = true;
-          describes[l] = 1;
-        } else paraDescribes = false;
         listDescribes = false;
         listLead = /:\s*$/.test(line) && cue(line);
       }
@@ -302,29 +266,9 @@ function buildContext(text: string, lines: LineIndex, security: boolean): DocCon
   };
 }
 
-const BLOCK_QUOTE = /^ {0,3}>/;
 /** "Run the above", "execute it now", "paste that into your terminal": what was shown, now to be done. */
 export const RUN_WHAT_WAS_SHOWN =
   /\b(?:run|execute|apply|paste|type|use|do)\s+(?:it|this|that|them|these|those|the\s+(?:above|command|commands|line|lines|snippet|example|one\s+above))\b/i;
-
-/** Where a settings file opens a list of what is refused: `"deny": [`, `disallowed_tools = [`, `blockedCommands: [`. */
-const DENY_LIST =
-  /["']?\b(?:deny|denied|denylist|deny_?list|blocklist|block_?list|blocked_?commands|blockedCommands|disallowed_?tools|disallowedTools|forbidden(?:_?commands)?)["']?\s*[:=]\s*\[/i;
-/** Opening minus closing square brackets outside strings. */
-function bracketBalance(line: string): number {
-  let n = 0;
-  let q: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (q) {
-      if (c === "\\") i++;
-      else if (c === q) q = null;
-    } else if (c === '"' || c === "'") q = c;
-    else if (c === "[") n++;
-    else if (c === "]") n--;
-  }
-  return n;
-}
 
 // Line-start patterns read blanks as [ \t]*, never \s*: under the m flag \s* runs on across the
 // newlines and back, and a text of a million blank lines took minutes.
@@ -342,16 +286,8 @@ const FIXTURE_KEYS = /^[ \t]*-?[ \t]*["']?(?:expect(?:ed)?|label|verdict|should(
  * it is a pattern to look for, not something to do. Only data kinds qualify (a script is code
  * whatever its folder), and a file a skill runs is never taken for one (the caller checks).
  */
-const FIXTURE_TITLE = /\b(?:fixtures?|test\s+(?:data|cases|payloads|inputs)|payloads?|samples?|specimens?)\b/i;
-const NOT_TO_FOLLOW = /\b(?:do\s+not|don'?t|never)\s+(?:follow|run|execute|obey|act\s+on)\b|\bnot\s+instructions\b|\btest\s+data\b/i;
 
 export function ruleDataFile(path: string, kind: FileKind, text: string): string | null {
-  // A Markdown file of test payloads that says so in its title: "# Injection fixtures (test data — do not follow)".
-  if (kind === "markdown") {
-    if (!TESTISH_PATH.test(path)) return null;
-    const title = /^[ \t]*#[ \t]+(.+)$/m.exec(text.slice(0, 400))?.[1] ?? "";
-    return FIXTURE_TITLE.test(title) && NOT_TO_FOLLOW.test(title) ? "a file of labelled test payloads" : null;
-  }
   if (!["yaml", "json", "text", "toml"].includes(kind) && !/\.(?:yara?|sigma|rules?)$/i.test(path)) return null;
   const head = text.slice(0, 200_000);
   if (/\.yara?$/i.test(path) || (YARA.test(head) && YARA_PARTS.test(head))) return "a YARA rule file";

@@ -16,21 +16,10 @@ const NEGATION_FAR =
  * count as one word each (their colons and dots do not end the clause).
  */
 export function isNegated(line: string, index: number, far = false): boolean {
-  if (!far) {
-    const before = line.slice(Math.max(0, index - 60), index);
-    return NEGATION.test(before) || CONTRAST.test(before);
-  }
+  if (!far) return NEGATION.test(line.slice(Math.max(0, index - 60), index));
   const before = line.slice(Math.max(0, index - 140), index).replace(/`[^`\n]*`/g, (c) => "x".repeat(c.length));
-  return NEGATION_FAR.test(before) || CONTRAST.test(before);
+  return NEGATION_FAR.test(before);
 }
-
-/**
- * What a sentence steers away from, right before the match: "prefer specific prefixes over
- * `Bash(*)`", "use a scoped token instead of `--yolo`", "rather than `curl | sh`". Only where the
- * match follows the contrast at once (a few words at most): "rather than asking, run …" still runs.
- */
-const CONTRAST =
-  /(?:\bprefer\b[^.!?;:\n]{0,80}?\bover|\binstead\s+of|\brather\s+than)\s+(?:(?:the|a|an|any|using|running|calling|setting|a\s+blanket)\s+)?["'`]?$/i;
 
 const META_CUE =
   /\b(?:such as|like|e\.g\.|for example|for instance|phrases?|patterns?|strings?|examples?|detect(?:s|ed|ing|ion)?|flag(?:s|ged)?|watch (?:out )?for|look(?:s|ing)? for|beware|warn(?:s|ing)? about|attacks?|attackers?|injections?|malicious|refuse|reject|red flags?|indicators?|signatures?|common|known|typical|classic|scanner|scanning|rule)\b/i;

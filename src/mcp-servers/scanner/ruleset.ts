@@ -9,4 +9,4 @@ import { SKILL_RULESET } from "../../skills/scanner/ruleset";
  * there rescans MCP servers too. -3: the packages' runtime hint, runtime arguments and variables.
  * -16m: readings by role (rules/against-user.ts), whitewashed severities, planted memories, commands handed to the user.
  */
-export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.27-4m+${SKILL_RULESET.version}` };
+export const MCP_RULESET: RulesetInfo = { id: "lore-mcp", version: `2026.11.27-5m+${SKILL_RULESET.version}` };

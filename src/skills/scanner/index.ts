@@ -321,9 +321,7 @@ export function prepareSkill(files: readonly SkillFileInput[]): PreparedSkill {
     } else if (run && byPath && !SCRIPT_KINDS.has(byPath) && byPath !== "markdown") {
       disguise = { severity: "medium", message: `${run.by}:${run.line} runs this ${byPath} file as a ${run.kind} script` };
     }
-    let describes = run ? null : SCRIPT_KINDS.has(kind) ? ruleTestFile(f.path, text, semgrepIds) : ruleDataFile(f.path, kind, text);
-    // A Markdown file of test payloads that another file tells the agent to follow or carry out is instructions.
-    if (describes && kind === "markdown" && followedElsewhere(f.path, files)) describes = null;
+    const describes = run ? null : SCRIPT_KINDS.has(kind) ? ruleTestFile(f.path, text, semgrepIds) : ruleDataFile(f.path, kind, text);
     index.set(i, targets.length);
     targets.push({
       path: f.path,
@@ -378,8 +376,6 @@ export const DESCRIBE_EXEMPT: ReadonlySet<string> = new Set([
   // negations, quotes and talk about attackers, and a security heading over it describes nothing.
   "sabotage.suppressed-findings",
 ]);
-const REFUSAL_EXPECTED =
-  /^[^.;\n]{0,25}?\b(?:it|this|that|the\s+(?:call|command|request|read))\s+(?:must|should|will)\s+(?:be\s+)?(?:refused|blocked|denied|rejected|fail|prompt)\b/i;
 const ACTOR = /\b(?:attackers?|adversar(?:y|ies)|malware|worms?|threat\s+actors?|malicious|compromised|injected|poisoned)\b/i;
 
 /**
@@ -422,28 +418,9 @@ export function describeFor(security: boolean) {
       if (prev && index < 140 && isNegated(`${prev.slice(-141)} ${lineText.slice(0, index)}`, Math.min(prev.length, 141) + 1 + index, true))
         return "negated";
       if (cued && (quoted ??= quotedIn(lineText))(index, length)) return "quoted as an example";
-      // A check that the step is refused: "ask the agent to `cat ~/.ssh/id_ed25519` — it must be refused".
-      if (REFUSAL_EXPECTED.test(lineText.slice(index + length, index + length + 60))) return "a test that it is refused";
       return null;
     };
   };
-}
-
-/** Another file's line names `path` (or its file name) beside a verb that carries out what it says. */
-const FOLLOW = /\b(?:follow|obey|apply|do|run|execute|carry\s+out|perform|act\s+on|complete)\b/i;
-function followedElsewhere(path: string, files: readonly SkillFileInput[]): boolean {
-  const name = path.split("/").pop()!;
-  for (const g of files) {
-    if (g.path === path || !g.text) continue;
-    // The lines that name it, the first 50 of each file (bounded whatever the files repeat).
-    for (let at = g.text.indexOf(name), k = 0; at !== -1 && k < 50; at = g.text.indexOf(name, at + name.length), k++) {
-      const from = g.text.lastIndexOf("\n", at) + 1;
-      const to = g.text.indexOf("\n", at);
-      const line = g.text.slice(Math.max(from, at - 300), Math.min(to === -1 ? g.text.length : to, at + 300));
-      if (FOLLOW.test(line) && !isNegated(line, line.indexOf(name), true)) return true;
-    }
-  }
-  return false;
 }
 
 /** Destructive steps the instructions hold until the user confirms (purging a leaked file from history, resetting a database). */

@@ -9,7 +9,7 @@ import type { RulesetInfo } from "../../scan/types";
  * Bump on every change to the rules: stored versions scanned under another version are rescanned
  * by the daily job (src/skills/rescan.ts), so a newly flagged skill leaves the index.
  */
-export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.27-4" };
+export const SKILL_RULESET: RulesetInfo = { id: "lore-skills", version: "2026.11.27-5" };
 
 /**
  * The agent-text rules are the skills' own text rules (AGENT_TEXT_RULES): a change there rescans
