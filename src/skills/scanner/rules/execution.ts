@@ -43,20 +43,19 @@ function remoteSeverity(line: string, text: string | null): { severity: Severity
   }
   if (urls.length === 0) return { severity: "high", where: "a remote script" };
   if (urls.every((u) => u.c.kind === "installer")) return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
-  // A host named after the tool the skill goes on to run reads as the vendor's own installer, but
-  // anyone can name a host after the command they ship: medium (warn), never passed unread.
-  if (
-    urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && ownToolHost(u.c.host, text)))
-  ) {
+  // Every URL a known installer or, over https, the tool's own: by a host named after the tool the
+  // skill goes on to run, or by its own repository (`raw.githubusercontent.com/anchore/syft/…` when
+  // the skill runs `syft`). That reads as the vendor's installer, but anyone can name a host or a
+  // repository after the command they ship: medium (warn), never passed unread.
+  const allOwn = (own: (u: (typeof urls)[number]) => boolean) =>
+    urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && own(u)));
+  if (allOwn((u) => ownToolHost(u.c.host, text))) {
     return {
       severity: "medium",
       where: `the installer at ${urls[0]!.c.host}, named after the tool the skill runs (not a known installer host)`,
     };
   }
-  // The same for a tool's own repository (`raw.githubusercontent.com/anchore/syft/main/install.sh`
-  // when the skill runs `syft`): where most tools publish their installer, and where anyone can name a
-  // repository after the command they ship.
-  if (urls.every((u) => u.c.kind === "installer" || (u.c.kind === "other" && u.url.startsWith("https://") && ownToolRepo(u.url, text)))) {
+  if (allOwn((u) => ownToolRepo(u.url, text))) {
     return {
       severity: "medium",
       where: `the installer in the ${repoOf(urls.find((u) => u.c.kind === "other")!.url)} repository, named after the tool the skill runs (not a known installer host)`,
@@ -64,7 +63,6 @@ function remoteSeverity(line: string, text: string | null): { severity: Severity
   }
   const bad = urls.find((u) => u.c.kind !== "other" && u.c.kind !== "installer");
   if (bad) return { severity: "critical", where: bad.c.label };
-  if (urls.every((u) => u.c.kind === "installer")) return { severity: "low", where: `the official installer at ${urls[0]!.c.host}` };
   const plain = urls.find((u) => /^http:\/\//i.test(u.url));
   if (plain) return { severity: "high", where: `${plain.c.host} over plain http` };
   return { severity: "high", where: urls[0]!.c.host };
