@@ -52,7 +52,7 @@ const origin = `http://127.0.0.1:${PORT}`;
 
 /** The floors: the same Worker doing only the storage work (src/admin/bench.route.ts). */
 const FLOORS = {
-  bare: { name: "floor: bare route", path: "/internal/bench/bare" },
+  bare: { name: "floor: bare route, as many bytes", path: "/internal/bench/bare" },
   d1: { name: "floor: one D1 SELECT 1", path: "/internal/bench/d1" },
   do: { name: "floor: one Durable Object RPC", path: "/internal/bench/do" },
   "do-d1": { name: "floor: one Durable Object RPC + one D1 SELECT 1", path: "/internal/bench/do-d1" },
@@ -169,10 +169,11 @@ async function runPaired(s, floor, pid) {
   const b = newAcc();
   const per = Math.ceil(REQUESTS / ROUNDS);
   // A floor that replays the scenario's D1 work needs each slot recorded by this scenario first
-  // (another scenario may have left its own work under the same slot).
-  if (floor.replay) {
+  // (another scenario may have left its own work under the same slot); the bare route needs only
+  // the scenario's answer size.
+  if (floor.replay || floor.sized) {
     const rec = newAcc();
-    await runChunk(s, pid, 0, Math.min(REQUESTS, Math.max(SLOTS, ACCOUNTS)), rec);
+    await runChunk(s, pid, 0, floor.replay ? Math.min(REQUESTS, Math.max(SLOTS, ACCOUNTS)) : Math.min(REQUESTS, SLOTS), rec);
     // And answers with as many bytes as the scenario does (the runtime writing them is not the isolate's work).
     if (floor.sized) floor.sized(Math.round(rec.bytes / rec.n));
   }
@@ -370,10 +371,20 @@ async function main() {
     );
     const floorsUsed = [...new Set(chosen.filter((s) => typeof s.floor !== "object").map(floorOf))];
     // A scenario may bring its own floor ({name, path}: a route doing the same storage work).
-    const floorScenario = (f) =>
-      typeof f === "object"
-        ? { name: f.name, method: "GET", path: f.path, replay: f.replay, sized: f.sized }
-        : { name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` };
+    const floorScenario = (f) => {
+      if (typeof f === "object") return { name: f.name, method: "GET", path: f.path, replay: f.replay, sized: f.sized };
+      if (f !== "bare") return { name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` };
+      // The bare route answers as many bytes as the scenario (a page, an index) as every replayed floor does.
+      let bytes = 0;
+      return {
+        name: FLOORS.bare.name,
+        method: "GET",
+        path: (i) => `${FLOORS.bare.path}?n=${i % ACCOUNTS}${bytes ? `&bytes=${bytes}` : ""}`,
+        sized: (n) => {
+          bytes = n;
+        },
+      };
+    };
     // Warm up the isolate, the Durable Objects and every floor before measuring.
     for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)])
       await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});

@@ -26,7 +26,12 @@ const quota = (c: { env: AppEnv["Bindings"]; req: { query(k: string): string | u
 
 const selectOne = (c: { env: AppEnv["Bindings"] }) => c.env.DB.prepare("SELECT 1 AS one").first<number>("one");
 
-benchRoute.get("/bare", (c) => c.json({ ok: true }));
+// `bytes`: as many bytes as the scenario answers (a page, an index), as the replayed floors do.
+benchRoute.get("/bare", (c) => {
+  const bytes = Number(c.req.query("bytes") ?? 0);
+  if (bytes > 0) return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });
+  return c.json({ ok: true });
+});
 benchRoute.get("/d1", async (c) => c.json({ ok: (await selectOne(c)) === 1 }));
 benchRoute.get("/do", async (c) => c.json({ ok: (await quota(c).ping()) === 1 }));
 benchRoute.get("/do-d1", async (c) => {

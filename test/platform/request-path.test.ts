@@ -540,6 +540,14 @@ describe("the bench floors", () => {
       expect(r.body).toEqual({ ok: true });
     }
   });
+
+  it("the bare route answers as many bytes as asked (a page's size), capped at 4 MiB", async () => {
+    const env = { env: { BENCH_ROUTES: "1" } };
+    const r = await call("GET", "/internal/bench/bare?n=1&bytes=9595", env);
+    expect(r.status).toBe(200);
+    expect(r.body).toHaveLength(9595);
+    expect((await call("GET", "/internal/bench/bare?n=1&bytes=99999999", env)).body).toHaveLength(4 << 20);
+  });
 });
 
 describe("the replay floors (core/bench-replay.ts)", () => {
