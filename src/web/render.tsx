@@ -1,4 +1,6 @@
 import type { Child } from "hono/jsx";
+import { raw } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type ApiError, asApiError } from "../core/errors";
 import { LruCache } from "../core/cache";
@@ -25,6 +27,29 @@ export function anonymousPage(c: WebContext, key: string, opts: Omit<PageOptions
     anonymous.set(id, html);
   }
   return c.html(html);
+}
+
+// Page content that depends only on its key (an origin, a harness, signed in or not), not on the
+// account or the data: bounded by count and bytes, as the key holds the client's Host header.
+const fixed = new LruCache<string, { title: string; html: HtmlEscapedString }>({ maxEntries: 128, maxBytes: 4 * 1024 * 1024 });
+
+/**
+ * A page's content rendered once per isolate and key, then served as the same (already escaped)
+ * HTML: for content made only of shipped data (the harness setup pages, the publish form). The
+ * key must name everything the content depends on; a build that throws caches nothing.
+ */
+export async function fixedContent(
+  key: string,
+  build: () => { title: string; content: Child } | Promise<{ title: string; content: Child }>,
+): Promise<{ title: string; content: HtmlEscapedString }> {
+  let hit = fixed.get(key);
+  if (hit === undefined) {
+    const { title, content } = await build();
+    const html = (<>{content}</>).toString() as string;
+    hit = { title, html: raw(html) };
+    fixed.set(key, hit, 2 * (html.length + key.length + title.length));
+  }
+  return { title: hit.title, content: hit.html };
 }
 
 /** An ApiError's status as a page status (the contract's codes are all contentful). */

@@ -461,6 +461,37 @@ describe("connect your harness", () => {
     expect(mine.html).toMatch(/<a href="\/connect" aria-current="page">Connect a harness<\/a>/);
     expect(mine.headers.get("cache-control")).toBe("no-store");
   });
+
+  it("keeps the pages rendered once per isolate apart by origin and by signed in or not", async () => {
+    const visitorStep = '<a href="/signup">Sign up</a> or <a href="/login">log in</a>, create an agent';
+    const ownerStep = '<a href="/dashboard/agents">create an agent or a key</a>';
+    const { cookie } = await signupForm();
+    for (const path of ["/connect", "/connect/codex"]) {
+      const first = await browse("GET", path);
+      const signedIn = await browse("GET", path, { cookie });
+      const again = await browse("GET", path);
+      for (const p of [first, again]) {
+        expect(p.html, path).toContain(visitorStep);
+        expect(p.html, path).not.toContain(ownerStep);
+        expect(p.html, path).toContain('<a href="/login">Log in</a>');
+      }
+      expect(signedIn.html, path).toContain(ownerStep);
+      expect(signedIn.html, path).not.toContain(visitorStep);
+      expect(signedIn.html, path).toContain('<span class="who">');
+      expect(again.html).toBe(first.html);
+      // Another origin (its Host) gets its own endpoint, and this origin's page is unchanged after it.
+      const other = await (exports as any).default.fetch(
+        new Request(`https://lore.example${path}`, { headers: { accept: "text/html", "sec-fetch-site": "same-origin" } }),
+      );
+      const otherHtml = await other.text();
+      expect(other.status, path).toBe(200);
+      expect(otherHtml).toContain("https://lore.example/v1/mcp");
+      expect(otherHtml).not.toContain("http://localhost/v1/mcp");
+      expect((await browse("GET", path)).html).toBe(first.html);
+    }
+    // A harness the operation does not know is a 404 every time, never a kept page.
+    for (let i = 0; i < 2; i++) expect((await browse("GET", "/connect/notepad")).status).toBe(404);
+  });
 });
 
 describe("community pages", () => {

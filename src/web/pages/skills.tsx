@@ -10,7 +10,7 @@ import { SKILL_HARNESSES } from "../../skills";
 import { HARNESSES } from "../../harnesses/setup.data";
 import { SEVERITIES, type Finding, type Severity } from "../../scan/types";
 import { Banner, FormError, Pager, fit, num, utc, type Errors } from "../components";
-import { page, statusOf } from "../render";
+import { fixedContent, page, statusOf } from "../render";
 import { readMultipart, webOp, type WebContext, type WebEnv } from "../web.context";
 import { base64, skillFiles, type UploadedFile } from "../upload";
 
@@ -346,12 +346,13 @@ function Err({ id, msg }: { id: string; msg?: string }) {
 const describedBy = (id: string, msg: string | undefined, hint = true) =>
   [hint ? `${id}-hint` : "", msg ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
 
-function publishPage(c: WebContext, state: PublishState = { values: {}, errors: {} }, status: 200 | 400 | 409 | 413 | 415 | 429 = 200) {
-  const { values, errors } = state;
+function publishPage(c: WebContext, state: PublishState, status: 200 | 400 | 409 | 413 | 415 | 429 = 200) {
+  return page(c, { title: "Publish a skill", section: "skills" }, publishForm(state), status);
+}
+
+function publishForm({ values, errors }: PublishState) {
   const harnesses = values.harnesses ?? SKILL_HARNESSES;
-  return page(
-    c,
-    { title: "Publish a skill", section: "skills" },
+  return (
     <>
       <p class="small">
         <a href="/dashboard/skills">Your skills</a>
@@ -438,12 +439,18 @@ function publishPage(c: WebContext, state: PublishState = { values: {}, errors: 
           Publish and scan
         </button>
       </form>
-    </>,
-    status,
+    </>
   );
 }
 
-skillPages.get("/skills/publish", (c) => publishPage(c));
+// The empty form is the same for everyone: rendered once per isolate.
+skillPages.get("/skills/publish", async (c) => {
+  const { title, content } = await fixedContent("publish-form", () => ({
+    title: "Publish a skill",
+    content: publishForm({ values: {}, errors: {} }),
+  }));
+  return page(c, { title, section: "skills" }, content);
+});
 
 /** `files.3.path` → `files`, `body.tags.0` → `tags`: each message goes next to the field it is about. */
 function errorsByField(err: ApiError): Errors {
