@@ -29,7 +29,8 @@ const selectOne = (c: { env: AppEnv["Bindings"] }) => c.env.DB.prepare("SELECT 1
 // `bytes`: as many bytes as the scenario answers (a page, an index), as the replayed floors do.
 benchRoute.get("/bare", (c) => {
   const bytes = Number(c.req.query("bytes") ?? 0);
-  if (bytes > 0) return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });
+  if (bytes > 0)
+    return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });
   return c.json({ ok: true });
 });
 benchRoute.get("/d1", async (c) => c.json({ ok: (await selectOne(c)) === 1 }));
