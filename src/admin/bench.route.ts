@@ -26,13 +26,18 @@ const quota = (c: { env: AppEnv["Bindings"]; req: { query(k: string): string | u
 
 const selectOne = (c: { env: AppEnv["Bindings"] }) => c.env.DB.prepare("SELECT 1 AS one").first<number>("one");
 
-// `bytes`: as many bytes as the scenario answers (a page, an index), as the replayed floors do.
-benchRoute.get("/bare", (c) => {
+/**
+ * The floors' answer of a scenario's size (`bytes`, at most 4 MiB) and type (`type=html` for a
+ * page: the dev server's proxy does more for HTML than for JSON), or null when no size is asked.
+ */
+function sizedAnswer(c: { req: { query(k: string): string | undefined } }): Response | null {
   const bytes = Number(c.req.query("bytes") ?? 0);
-  if (bytes > 0)
-    return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });
-  return c.json({ ok: true });
-});
+  if (!(bytes > 0)) return null;
+  const type = c.req.query("type") === "html" ? "text/html; charset=UTF-8" : "application/json";
+  return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": type } });
+}
+
+benchRoute.get("/bare", (c) => sizedAnswer(c) ?? c.json({ ok: true }));
 benchRoute.get("/d1", async (c) => c.json({ ok: (await selectOne(c)) === 1 }));
 benchRoute.get("/do", async (c) => c.json({ ok: (await quota(c).ping()) === 1 }));
 benchRoute.get("/do-d1", async (c) => {
@@ -81,7 +86,7 @@ async function replayCall(c: { env: AppEnv["Bindings"]; req: { query(k: string):
 // A scenario's own storage work (core/bench-replay.ts): the object calls and the D1 batches its
 // request in this slot made, its writes too with `writes=1`, then `do` more round trips to the
 // floor's object (calls made from inside an object, which the Worker does not see), answered with
-// `bytes` bytes when given (the scenario's answer size, at most 4 MiB): the runtime writing them
+// `bytes` bytes of its type when given (sizedAnswer): the runtime writing them
 // out is not the isolate's work either.
 benchRoute.get("/replay", async (c) => {
   const slot = c.req.query("slot") ?? "";
@@ -97,9 +102,7 @@ benchRoute.get("/replay", async (c) => {
   for (let k = 0; k < calls; k++) a = a === 1 ? await quota(c, k ? "b" : "").ping() : a;
   const n = await replayStorage(c.env.DB, slot, { writes: c.req.query("writes") === "1" });
   if (read) return new Response(read, { headers: { "content-type": "application/octet-stream" } });
-  const bytes = Number(c.req.query("bytes") ?? 0);
-  if (a === 1 && n >= 0 && bytes > 0) {
-    return new Response(new Uint8Array(Math.min(bytes, 4 << 20)).fill(32), { headers: { "content-type": "application/json" } });
-  }
+  const sized = a === 1 && n >= 0 ? sizedAnswer(c) : null;
+  if (sized) return sized;
   return c.json({ ok: a === 1 && n >= 0, statements: n, calls: recorded.map((r) => `${r.binding}.${r.method}`) });
 });

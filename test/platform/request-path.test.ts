@@ -541,12 +541,17 @@ describe("the bench floors", () => {
     }
   });
 
-  it("the bare route answers as many bytes as asked (a page's size), capped at 4 MiB", async () => {
+  it("the bare route answers as many bytes as asked (a page's size, capped at 4 MiB) and of its type", async () => {
     const env = { env: { BENCH_ROUTES: "1" } };
     const r = await call("GET", "/internal/bench/bare?n=1&bytes=9595", env);
     expect(r.status).toBe(200);
     expect(r.body).toHaveLength(9595);
+    expect(r.headers.get("content-type")).toBe("application/json");
     expect((await call("GET", "/internal/bench/bare?n=1&bytes=99999999", env)).body).toHaveLength(4 << 20);
+    // Of the scenario's type: a page's floor answers HTML.
+    const page = await call("GET", "/internal/bench/bare?n=1&bytes=100&type=html", env);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=UTF-8");
+    expect(page.body).toHaveLength(100);
   });
 });
 
@@ -585,6 +590,9 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     const sized = await call("GET", `/internal/bench/replay?slot=s-${a.id}&bytes=250000`, bench);
     expect(sized.status).toBe(200);
     expect(String(sized.body).length).toBe(250000);
+    const page = await call("GET", `/internal/bench/replay?slot=s-${a.id}&bytes=2000&type=html`, bench);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=UTF-8");
+    expect(String(page.body).length).toBe(2000);
   });
 
   it("replay a write as new rows: the keys and slugs the request made are bound anew, the ones it named are kept", async () => {
