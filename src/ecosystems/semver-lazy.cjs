@@ -8,6 +8,7 @@
 let loaded;
 exports.semver = () => {
   loaded ??= {
+    SemVer: require("semver/classes/semver"),
     compare: require("semver/functions/compare"),
     major: require("semver/functions/major"),
     minor: require("semver/functions/minor"),

@@ -78,7 +78,7 @@ const PLAIN_SEMVER = /^(?:0|[1-9]\d{0,14})\.(?:0|[1-9]\d{0,14})\.(?:0|[1-9]\d{0,
 const plainSemver = (eco: Ecosystem, v: string) => (eco === "npm" || eco === "cargo") && PLAIN_SEMVER.test(v);
 
 /** For tests: what the version memo holds. */
-export const versionMemoSize = () => ({ entries: memo.size, bytes: memo.bytes });
+export const versionMemoSize = () => ({ entries: memo.size, bytes: memo.bytes, parsed: { entries: parsed.size, bytes: parsed.bytes } });
 
 /** A version in the ecosystem's canonical form, or null when it is not a version there. */
 export function cleanVersion(eco: Ecosystem, v: string): string | null {
@@ -166,16 +166,47 @@ function versionKeyOnce(eco: Ecosystem, v: string): string {
   return cleanVersion(eco, s) ?? s;
 }
 
+/**
+ * Parsed semver versions for comparing: a topic's releases are sorted and compared on every
+ * freshness read (hundreds of versions, each parsed twice per comparison), always the same ones.
+ * semver's `compare` takes a parsed version as it is. A text semver cannot parse is given back as
+ * text, so `compare` throws on it as before.
+ */
+type SemVer = InstanceType<ReturnType<typeof semver>["SemVer"]>;
+const parsed = new LruCache<string, SemVer>({ maxEntries: 20_000, maxBytes: VERSION_MEMO_BYTES });
+function semverOf(v: string): SemVer | string {
+  if (v.length > MEMO_MAX_TEXT) return v;
+  let p = parsed.get(v);
+  if (p === undefined) {
+    try {
+      p = new (semver().SemVer)(v);
+    } catch {
+      return v;
+    }
+    parsed.set(v, p, 160 + 2 * v.length);
+  }
+  return p;
+}
+
+/** semver's order of two versions, each parsed once (semverOf). */
+function compareSemver(a: string, b: string): number {
+  const pa = semverOf(a);
+  const pb = semverOf(b);
+  return typeof pa === "string" || typeof pb === "string" ? semver().compare(pa, pb) : pa.compare(pb);
+}
+/** An npm or Cargo version without its `v`/`=` prefixes (most have none: no new string then). */
+const unprefixed = (v: string) => (v.charCodeAt(0) === 118 || v.charCodeAt(0) === 61 ? v.replace(/^[=v]+/, "") : v);
+
 /** Sign of a - b in the ecosystem's order; both must be valid (see cleanVersion). */
 export function compareVersions(eco: Ecosystem, a: string, b: string): number {
   switch (eco) {
     case "npm":
     case "cargo":
-      return semver().compare(a.replace(/^[=v]+/, ""), b.replace(/^[=v]+/, ""));
+      return compareSemver(unprefixed(a), unprefixed(b));
     case "pypi":
       return pep440.compare(a, b);
     case "go":
-      return semver().compare(goToSemver(a) ?? "0.0.0", goToSemver(b) ?? "0.0.0");
+      return compareSemver(goToSemver(a) ?? "0.0.0", goToSemver(b) ?? "0.0.0");
   }
 }
 

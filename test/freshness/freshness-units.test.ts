@@ -18,6 +18,7 @@ import {
   versionKey,
   type OsvRange,
 } from "../../src/ecosystems/versions";
+import semverCompare from "semver/functions/compare";
 import { packageKey, registryKey } from "../../src/ecosystems/topics";
 import { registryProbe } from "../../src/packages/packages.service";
 import tagsDoc from "../fixtures/npm/tags.json?raw";
@@ -86,6 +87,17 @@ describe("version order per ecosystem", () => {
     expect(cleanVersion("npm", "1.2")).toBeNull();
     expect(compareVersions("npm", "1.0.0-beta.2", "1.0.0-beta.10")).toBe(-1);
     expect(compareVersions("npm", "1.0.0-rc.1", "1.0.0")).toBe(-1);
+    // Parsed once and held (the memo): the same order as semver's own, asked again and reversed.
+    const vs = ["1.0.0", "v1.0.0", "=1.0.0", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-beta.10", "1.0.0+build.5", "0.9.9", "10.0.0", "1.10.0"];
+    for (let round = 0; round < 2; round++)
+      for (const a of vs)
+        for (const b of vs) {
+          const want = semverCompare(a.replace(/^[=v]+/, ""), b.replace(/^[=v]+/, ""));
+          expect(compareVersions("npm", a, b), `${a} vs ${b}`).toBe(want);
+          expect(compareVersions("cargo", b, a)).toBe(want === 0 ? 0 : -want);
+        }
+    // Not a version: semver's own error, as before the memo.
+    expect(() => compareVersions("npm", "not-a-version", "1.0.0")).toThrow(TypeError);
     expect(isBreakingBump("npm", "0.2.3", "0.3.0")).toBe(true);
     expect(isBreakingBump("cargo", "0.2.3", "0.2.9")).toBe(false);
     expect(isBreakingBump("cargo", "0.0.3", "0.0.4")).toBe(true);

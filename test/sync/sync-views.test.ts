@@ -16,7 +16,7 @@ import {
   viewCacheSize,
 } from "../../src/sync/views";
 import { runReads } from "../../src/core/batch";
-import { VERSION_MEMO_BYTES, versionMemoSize, pinnedVersion } from "../../src/ecosystems/versions";
+import { VERSION_MEMO_BYTES, compareVersions, versionMemoSize, pinnedVersion } from "../../src/ecosystems/versions";
 import { mockFetch } from "../fixtures/mock";
 import releases from "../../data/freshness/releases.json?raw";
 import deprecations from "../../data/freshness/deprecations.json?raw";
@@ -165,5 +165,8 @@ describe("sync's held release views", () => {
     for (let i = 0; i < 6_000; i++) pinnedVersion("npm", `^1.${i}.0-${"z".repeat(200)}`);
     expect(versionMemoSize().bytes).toBeLessThanOrEqual(VERSION_MEMO_BYTES);
     expect(versionMemoSize().entries).toBeGreaterThan(1000);
+    for (let i = 0; i < 25_000; i++) compareVersions("npm", `1.${i}.0-${"q".repeat(200)}`, "1.0.0");
+    expect(versionMemoSize().parsed.bytes).toBeLessThanOrEqual(VERSION_MEMO_BYTES);
+    expect(versionMemoSize().parsed.entries).toBeGreaterThan(1000);
   }, 120_000);
 });
