@@ -11,7 +11,8 @@ import { notFound } from "../core/errors";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ScanStatus } from "../scan/types";
 import type { ScanLayer } from "../scan/judge";
-import { renderMcpConfig, renderMcpConfigs } from "../harnesses/mcp-config";
+import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig } from "../harnesses/mcp-config";
+import { LruCache } from "../core/cache";
 import type { McpFinding, McpToolInput } from "./scanner/types";
 import { installInput } from "./install";
 import { remotes as normaliseRemotes, type PackageRecord } from "./records";
@@ -121,6 +122,14 @@ export async function searchServers(db: D1Database, input: ListInput) {
   return { items: rows.map(itemOut), ...total, page: input.page, perPage: input.perPage };
 }
 
+/**
+ * A server's configuration for every harness depends only on its name, remotes and packages as
+ * stored: rendered once per isolate for each (13 renderers, a YAML and a TOML writer among them)
+ * and served as the same objects, which are only ever serialised. Keyed by the stored text, so an
+ * ingest that changes any of it renders anew; bounded by count and bytes.
+ */
+const renderedConfigs = new LruCache<string, HarnessMcpConfig[]>({ maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 });
+
 /** A server by slug, or by its registry name (`io.github.owner/server`, URL-encoded in the path). */
 export async function getServer(db: D1Database, slugOrName: string, harness?: string): Promise<ServerDetailOut> {
   const [found, scans] = await db.batch([
@@ -143,7 +152,17 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
   const remotes = normaliseRemotes(JSON.parse(r.remotes));
   const packages = JSON.parse(r.packages) as PackageRecord[];
   const install = installInput({ name: r.name, remotes, packages });
-  const configs = install.input ? (harness ? [renderMcpConfig(harness, install.input)!] : renderMcpConfigs(install.input)) : [];
+  let configs: HarnessMcpConfig[] = [];
+  if (install.input && harness) configs = [renderMcpConfig(harness, install.input)!];
+  else if (install.input) {
+    const key = `${r.name}\u0000${r.remotes}\u0000${r.packages}`;
+    const held = renderedConfigs.get(key);
+    if (held) configs = held;
+    else {
+      configs = renderMcpConfigs(install.input);
+      renderedConfigs.set(key, configs, 2 * (key.length + JSON.stringify(configs).length));
+    }
+  }
   const findings = [...(JSON.parse(r.change_findings) as McpFinding[]), ...(JSON.parse(r.security_findings) as McpFinding[])];
   const order = ["critical", "high", "medium", "low", "info"];
   findings.sort((a, b) => order.indexOf(a.severity) - order.indexOf(b.severity));

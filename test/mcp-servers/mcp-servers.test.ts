@@ -187,6 +187,30 @@ describe("detail: GET /v1/mcp-servers/:slug", () => {
     expectError(await call("GET", "/v1/mcp-servers/bad%E2%80%8Bslug", { key: agent.key }), 400, "VALIDATION_FAILED");
   });
 
+  it("the configurations rendered once per isolate follow the stored record: a changed endpoint is rendered anew", async () => {
+    const slug = encodeURIComponent("io.github.github/github-mcp-server");
+    const before = await call("GET", `/v1/mcp-servers/${slug}`, { key: agent.key });
+    const again = await call("GET", `/v1/mcp-servers/${slug}`, { key: agent.key });
+    expect(again.body.install).toEqual(before.body.install);
+    expect(JSON.stringify(before.body.install.harnesses)).toContain("https://api.githubcopilot.com/mcp/");
+    const row = await env.DB.prepare("SELECT remotes FROM mcp_servers WHERE name = ?")
+      .bind("io.github.github/github-mcp-server")
+      .first<{ remotes: string }>();
+    const moved = row!.remotes.replaceAll("https://api.githubcopilot.com/mcp/", "https://mcp.example.com/v2/");
+    await env.DB.prepare("UPDATE mcp_servers SET remotes = ? WHERE name = ?").bind(moved, "io.github.github/github-mcp-server").run();
+    try {
+      const after = await call("GET", `/v1/mcp-servers/${slug}`, { key: agent.key });
+      const text = JSON.stringify(after.body.install.harnesses);
+      expect(after.body.install.harnesses).toHaveLength(13);
+      expect(text).toContain("https://mcp.example.com/v2/");
+      expect(text).not.toContain("https://api.githubcopilot.com/mcp/");
+    } finally {
+      await env.DB.prepare("UPDATE mcp_servers SET remotes = ? WHERE name = ?")
+        .bind(row!.remotes, "io.github.github/github-mcp-server")
+        .run();
+    }
+  });
+
   it("every server's configuration parses in each harness's own format and names the server's endpoint or package", async () => {
     for (const s of SEED) {
       const r = await call("GET", `/v1/mcp-servers/${encodeURIComponent(s.name)}`, { key: agent.key });
