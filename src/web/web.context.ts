@@ -35,7 +35,8 @@ export const pageHeaders: MiddlewareHandler<WebEnv> = async (c, next) => {
   h.set("cross-origin-opener-policy", "same-origin");
   h.set("cross-origin-resource-policy", "same-origin");
   h.set("permissions-policy", "camera=(), microphone=(), geolocation=(), payment=()");
-  if (new URL(c.req.url).protocol === "https:") h.set("strict-transport-security", "max-age=31536000");
+  // The request URL is absolute and normalised (lower-case scheme): no URL parse for one prefix.
+  if (c.req.url.startsWith("https:")) h.set("strict-transport-security", "max-age=31536000");
   if (c.get("owner") || !h.has("cache-control")) h.set("cache-control", "no-store");
 };
 

@@ -489,6 +489,10 @@ describe("connect your harness", () => {
       expect(otherHtml).not.toContain("http://localhost/v1/mcp");
       expect((await browse("GET", path)).html).toBe(first.html);
     }
+    // HSTS over https only (here, the other origin's page above).
+    const https = await (exports as any).default.fetch(new Request("https://lore.example/connect", { headers: { accept: "text/html" } }));
+    expect(https.headers.get("strict-transport-security")).toBe("max-age=31536000");
+    expect((await browse("GET", "/connect")).headers.get("strict-transport-security")).toBeNull();
     // A harness the operation does not know is a 404 every time, never a kept page.
     for (let i = 0; i < 2; i++) expect((await browse("GET", "/connect/notepad")).status).toBe(404);
   });
