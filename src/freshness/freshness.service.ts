@@ -11,6 +11,7 @@ import { foldDisplay, packageKey, resolveTopics, topicCandidates, topicDataAsOf,
 import { advisoriesForStackRead, type VulnerabilityOut } from "./advisories";
 import { advisoryCoverageRead } from "./coverage";
 import { MAX_AGE_MS } from "./staleness";
+import { LruCache } from "../core/cache";
 import {
   cleanVersion,
   compareVersions,
@@ -170,6 +171,21 @@ export function upgradeView(
   };
 }
 
+/**
+ * A topic's releases sorted by version and read into changes, and the upgrade views asked of them,
+ * held per isolate for the release data's generation: the change log's newest row, which every
+ * insert or update of fresh_releases and fresh_deprecations adds (triggers, migration 0012; rows of
+ * either are never deleted), read in the same batch as the rows. Sorting a topic of a thousand
+ * releases and comparing each with the caller's version was most of a read's own CPU; a new
+ * generation makes new keys, and the old ones age out. The held objects are only ever serialised.
+ * Bounded by count and approximate bytes (topics and versions are the callers').
+ */
+const heldChanges = new LruCache<string, ChangeOut[]>({ maxEntries: 2_000, maxBytes: 16 * 1024 * 1024 });
+const heldViews = new LruCache<string, UpgradeView>({ maxEntries: 5_000, maxBytes: 8 * 1024 * 1024 });
+const changesCost = (n: number) => 400 + 600 * n;
+// A view's releases are the held changes' objects: it costs its arrays and its key.
+const viewCost = (releases: number, deprecations: number, version: string) => 400 + 8 * releases + 600 * deprecations + 2 * version.length;
+
 export async function getFreshness(
   db: D1Database,
   input: { topic?: string; ecosystem?: string; since?: string; version?: string; page: number; perPage: number },
@@ -247,7 +263,8 @@ export async function getFreshness(
       .prepare(
         `${q} SELECT q.topic, t.ecosystem, t.tracked, (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = q.topic) AS last_ok_at,
                 (SELECT max(last_ok_at) FROM ingest_status s WHERE s.topic = q.topic AND s.source IN ('npm', 'pypi', 'go', 'crates')) AS registry_ok_at,
-                (SELECT max(as_of_date) FROM fresh_releases r WHERE r.topic = q.topic) AS seed_as_of
+                (SELECT max(as_of_date) FROM fresh_releases r WHERE r.topic = q.topic) AS seed_as_of,
+                (SELECT seq || ':' || coalesce(at, '') FROM sync_changes ORDER BY seq DESC LIMIT 1) AS generation
            FROM q LEFT JOIN fresh_topics t ON t.topic = q.topic`,
       )
       .bind(tc.candidates, tc.fallback),
@@ -261,6 +278,7 @@ export async function getFreshness(
     last_ok_at: number | null;
     registry_ok_at: number | null;
     seed_as_of: string | null;
+    generation: string | null;
   };
   const dataAsOf = topicDataAsOf({
     tracked: true,
@@ -294,12 +312,20 @@ export async function getFreshness(
       });
     }
   }
-  const all = changesOf(sortReleases(rels!.results as unknown as ReleaseRowDb[]));
+  // No change row yet names no generation: nothing is held then.
+  const gen = meta.generation;
+  const sorted = () => changesOf(sortReleases(rels!.results as unknown as ReleaseRowDb[]));
+  const all = gen ? heldChanges.getOrSet(`${gen}\u0000${topic}`, sorted, changesCost(rels!.results.length)) : sorted();
   const latest = latestOf(all);
   let list = [...all].reverse();
   let upgrade = null;
   if (yourVersion) {
-    const view = upgradeView(topic, eco, yourVersion, all, deps!.results as unknown as DeprecationRowDb[]);
+    const deprecations = deps!.results as unknown as DeprecationRowDb[];
+    const v = yourVersion;
+    const make = () => upgradeView(topic, eco, v, all, deprecations);
+    const view = gen
+      ? heldViews.getOrSet(`${gen}\u0000${topic}\u0000${eco}\u0000${v}`, make, viewCost(all.length, deprecations.length, v))
+      : make();
     upgrade = {
       from: yourVersion,
       to: view.latestVersion,

@@ -89,6 +89,43 @@ describe("GET /v1/freshness", () => {
     expect(fresh.body).toMatchObject({ stale: false, upgrade: { releases: 0, upToDate: true, versionKnown: true, note: null } });
   });
 
+  it("answers from what is stored now: a release or a removal written after a read is in the next read (the views held per generation)", async () => {
+    const a = await newAgent();
+    const path = "/v1/freshness?topic=react&version=18.2.0";
+    const before = await get(a, path);
+    expect((await get(a, path)).body).toEqual(before.body);
+    expect(before.body.latestVersion).toBe("19.2.0");
+    const cols =
+      "topic, ecosystem, package, date_basis, date_rank, as_of_date, title, summary_md, breaking, changes, prerelease, url, source, verification";
+    await env.DB.prepare(
+      `INSERT INTO fresh_releases (version, date, ingested_at, ${cols}) SELECT '19.3.0', '2026-11-20', ?1, ${cols} FROM fresh_releases WHERE topic = 'react' AND version = '19.2.0'`,
+    )
+      .bind(Date.now())
+      .run();
+    await env.DB.prepare(
+      "INSERT INTO fresh_deprecations (id, topic, ecosystem, package, api, status, since, removed_in, as_of_date, source, ingested_at) VALUES ('react-test-removal', 'react', 'npm', 'react', 'React.testOnlyApi', 'removed', '19.0.0', '19.3.0', '2026-11-20', 'https://react.dev', ?1)",
+    )
+      .bind(Date.now())
+      .run();
+    try {
+      const after = await get(a, path);
+      expect(after.body.latestVersion).toBe("19.3.0");
+      expect(versions(after.body)).toEqual(["19.3.0", "19.2.0", "19.0.0"]);
+      expect(after.body.upgrade).toMatchObject({ to: "19.3.0", releases: 3 });
+      expect(after.body.upgrade.removedDeprecations.map((d: { id: string }) => d.id)).toContain("react-test-removal");
+      // A version asked for the first time at the new generation, and one the old generation held.
+      expect((await get(a, "/v1/freshness?topic=react&version=19.2.0")).body.upgrade).toMatchObject({ to: "19.3.0", releases: 1 });
+    } finally {
+      // Lore never deletes these rows, so no trigger logs a deletion: the test logs its own, as a
+      // change, so the next read (another test's) is at a new generation.
+      await env.DB.batch([
+        env.DB.prepare("DELETE FROM fresh_releases WHERE topic = 'react' AND version = '19.3.0'"),
+        env.DB.prepare("DELETE FROM fresh_deprecations WHERE id = 'react-test-removal'"),
+        env.DB.prepare("INSERT INTO sync_changes (kind, scope, ref, at) VALUES ('release', 'react', '19.3.0', ?1)").bind(Date.now()),
+      ]);
+    }
+  });
+
   it("resolves aliases (react-dom, @types/react, Next.js) and uses each ecosystem's order", async () => {
     const a = await newAgent();
     for (const t of ["react-dom", "@types/react", "ReactJS"])
