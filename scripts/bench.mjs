@@ -222,20 +222,26 @@ function withReplayFloor(s, idx) {
   const slot = (i) => `r${idx}-${i % SLOTS}`;
   const writes = (at(s.method, 0) ?? "GET") !== "GET";
   const d1 = f.includes("d1");
-  let bytes = 0;
-  let html = false;
   return {
     ...s,
     slot,
     floor: {
+      ...sizedFloor((size, i) => replayPath(slot(i), i % ACCOUNTS, { writes, ...size })),
       name: `floor: its ${d1 ? `storage work (object calls, R2 and D1 ${writes ? "reads and writes" : "reads"})` : "object calls"} replayed, as many bytes`,
-      path: (i) => replayPath(slot(i), i % ACCOUNTS, { writes, bytes, html }),
       replay: true,
-      sized: (n, isHtml) => {
-        bytes = n;
-        html = isHtml;
-      },
     },
+  };
+}
+
+/**
+ * A floor's path that answers as many bytes as its scenario, of its type: `sized` is told them
+ * (runPaired, from the chunk run before the rounds) and `path(i)` asks for them.
+ */
+function sizedFloor(pathOf) {
+  const size = { bytes: 0, html: false };
+  return {
+    path: (i) => pathOf(size, i),
+    sized: (bytes, html) => Object.assign(size, { bytes, html }),
   };
 }
 
@@ -387,16 +393,12 @@ async function main() {
       if (typeof f === "object") return { name: f.name, method: "GET", path: f.path, replay: f.replay, sized: f.sized };
       if (f !== "bare") return { name: FLOORS[f].name, method: "GET", path: (i) => `${FLOORS[f].path}?n=${i % ACCOUNTS}` };
       // The bare route answers as many bytes as the scenario (a page, an index) as every replayed floor does.
-      let bytes = 0;
-      let html = false;
       return {
         name: FLOORS.bare.name,
         method: "GET",
-        path: (i) => `${FLOORS.bare.path}?n=${i % ACCOUNTS}${bytes ? `&bytes=${bytes}` : ""}${html ? "&type=html" : ""}`,
-        sized: (n, isHtml) => {
-          bytes = n;
-          html = isHtml;
-        },
+        ...sizedFloor(
+          ({ bytes, html }, i) => `${FLOORS.bare.path}?n=${i % ACCOUNTS}${bytes ? `&bytes=${bytes}` : ""}${html ? "&type=html" : ""}`,
+        ),
       };
     };
     // Warm up the isolate, the Durable Objects and every floor before measuring.
