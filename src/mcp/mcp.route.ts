@@ -9,7 +9,16 @@ import { corsPreflightHeaders } from "../core/cors";
 import { checkBody } from "./protocol";
 import { builtHere, refused, serveMcp, TOOLS } from "./endpoint";
 import { ApiError } from "../core/errors";
-import { KEY_HASH_HEADER, ORIGIN_HEADER, OWNER_HEADER, REQUEST_ID_HEADER, SESSION_ID } from "./sessions.do";
+import {
+  KEY_HASH_HEADER,
+  ORIGIN_HEADER,
+  OWNER_HEADER,
+  REQUEST_ID_HEADER,
+  SESSION_ID,
+  sessionNotFound,
+  type McpSessions,
+} from "./sessions.do";
+import type { ToolCall } from "../core/mcp-tools";
 
 const MAX_MCP_BODY = 1024 * 1024;
 /** Without a session only POST carries messages; GET and DELETE need one. */
@@ -49,14 +58,16 @@ export function mcpRoute(gate: Gate, activity: ActivitySink | null): Hono<AppEnv
     // Without a session there is no server stream to GET and nothing to DELETE.
     if (c.req.method !== "POST" && sid === undefined) return methodNotAllowed();
     let body: Uint8Array | undefined;
+    let parsed: unknown;
     if (c.req.method === "POST") {
       body = await readBodyLimited(c.req.raw, MAX_MCP_BODY, "MCP request body");
       // Malformed messages are answered here, as the JSON-RPC errors they are, before any storage.
       const checked = await checkBody(body, TOOLS, c.req.raw.headers);
       if (!checked.ok) return c.json(checked.error.body, checked.error.status as 200 | 400, CORS);
       if (sid === undefined && !isInitialize(checked.parsed)) return stateless(c, gate, activity, key, body, checked.parsed);
+      parsed = checked.parsed;
     }
-    return withCors(await toSessions(c, gate, key, sid, body));
+    return withCors(await toSessions(c, gate, activity, key, sid, body, parsed));
   });
 
   // Any other method (PUT, PATCH…): the same JSON-RPC 405 the transport gives GET and DELETE.
@@ -77,35 +88,61 @@ function withCors(res: Response): Response {
  * and a key that names no account is the endpoint's 401, both before any object is addressed. The
  * object trusts the account and key hash it is handed: only this route reaches it.
  */
-async function toSessions(c: Context<AppEnv>, gate: Gate, key: string, sid: string | undefined, body: Uint8Array | undefined) {
-  if (sid !== undefined && !SESSION_ID.test(sid)) {
-    return Response.json(
-      { jsonrpc: "2.0", error: { code: -32001, message: "Session not found: initialize a new session." }, id: null },
-      { status: 404 },
-    );
-  }
+async function toSessions(
+  c: Context<AppEnv>,
+  gate: Gate,
+  activity: ActivitySink | null,
+  key: string,
+  sid: string | undefined,
+  body: Uint8Array | undefined,
+  parsed: unknown,
+) {
+  if (sid !== undefined && !SESSION_ID.test(sid)) return sessionNotFound();
   const account = await gate.route(c.env, key);
   if (!account) return refused(new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked"), c.get("requestId"));
+  const stub = c.env.MCP_SESSIONS.get(c.env.MCP_SESSIONS.idFromName(account.ownerId)) as DurableObjectStub<McpSessions>;
+  if (sid !== undefined && body !== undefined && answeredHere(parsed)) {
+    // The object keeps the session alive and names its version; the answer is made here, so its
+    // bytes (a tools/list is the largest answer of a session) never cross the object's hop.
+    const session = await stub.touch(sid, account.keyHash);
+    if (session === "not-found") return sessionNotFound();
+    if (session === "revoked") return refused(new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked"), c.get("requestId"));
+    const headers = new Headers(c.req.raw.headers);
+    // The negotiated version stands for a request that names none (as the object does for the rest).
+    if (!headers.has("mcp-protocol-version")) headers.set("mcp-protocol-version", session.protocolVersion);
+    const res = await serveMcp(new Request(c.req.url, { method: "POST", headers }), body, parsed, callOf(c, gate, activity, key));
+    const out = builtHere(res) ? res : new Response(res.body, res);
+    out.headers.set("mcp-session-id", sid);
+    return out;
+  }
   const headers = new Headers(c.req.raw.headers);
   headers.set(OWNER_HEADER, account.ownerId);
   headers.set(KEY_HASH_HEADER, account.keyHash);
   headers.set(REQUEST_ID_HEADER, c.get("requestId"));
   headers.set(ORIGIN_HEADER, new URL(c.req.url).origin);
-  const stub = c.env.MCP_SESSIONS.get(c.env.MCP_SESSIONS.idFromName(account.ownerId));
   return stub.fetch(
     new Request(`https://mcp.lore.internal${c.req.path}`, { method: c.req.method, headers, body, signal: c.req.raw.signal }),
   );
 }
 
+/** One tools/list or ping request (not a batch, not a notification): nothing in its answer is the session object's but the version. */
+const answeredHere = (m: unknown) =>
+  typeof m === "object" &&
+  m !== null &&
+  !Array.isArray(m) &&
+  "id" in m &&
+  ((m as { method?: unknown }).method === "tools/list" || (m as { method?: unknown }).method === "ping");
+
+const callOf = (c: Context<AppEnv>, gate: Gate, activity: ActivitySink | null, key: string): ToolCall => ({
+  gate,
+  activity,
+  env: c.env,
+  key,
+  requestId: c.get("requestId"),
+  origin: new URL(c.req.url).origin,
+  waitUntil: (p) => c.executionCtx.waitUntil(p),
+});
+
 async function stateless(c: Context<AppEnv>, gate: Gate, activity: ActivitySink | null, key: string, body: Uint8Array, parsed: unknown) {
-  const res = await serveMcp(c.req.raw, body, parsed, {
-    gate,
-    activity,
-    env: c.env,
-    key,
-    requestId: c.get("requestId"),
-    origin: new URL(c.req.url).origin,
-    waitUntil: (p) => c.executionCtx.waitUntil(p),
-  });
-  return withCors(res);
+  return withCors(await serveMcp(c.req.raw, body, parsed, callOf(c, gate, activity, key)));
 }

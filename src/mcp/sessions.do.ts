@@ -65,7 +65,7 @@ const rpcError = (status: number, code: number, message: string, headers: Record
   Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
 
 /** The Streamable HTTP transport's answer to a session id it does not hold (unknown, ended, expired or another key's). */
-const sessionNotFound = () => rpcError(404, -32001, "Session not found: initialize a new session.");
+export const sessionNotFound = () => rpcError(404, -32001, "Session not found: initialize a new session.");
 
 type Stream = { writer: WritableStreamDefaultWriter<Uint8Array>; closed: boolean };
 /** Events a stream may hold unread (a full replay and as many again) before it is closed. */
@@ -166,11 +166,27 @@ export class McpSessions extends DurableObject<Env> {
    * `fetch` does before the message is served (the session read and its last-seen write).
    */
   benchTouch(sid: string | null, keyHash: string): boolean {
+    return sid !== null && typeof this.touch(sid, keyHash) === "object";
+  }
+
+  /**
+   * A message the Worker answers itself in a session (tools/list, ping: nothing of the object's
+   * state but the negotiated version goes into them, and their answer is the largest a session
+   * sends), asked of the object first as `fetch` would: the session held for this key, kept alive,
+   * and its protocol version; "not-found" (unknown, ended, expired, another key's), or "revoked"
+   * (the session is ended, as `fetch` ends it).
+   */
+  touch(sid: string, keyHash: string): { protocolVersion: string } | "not-found" | "revoked" {
     this.schema();
     this.sweep();
-    if (sid === null || !this.session(sid, keyHash)) return false;
+    const session = this.session(sid, keyHash);
+    if (!session) return "not-found";
+    if (session.revoked) {
+      this.end([sid]);
+      return "revoked";
+    }
     this.ctx.storage.sql.exec("UPDATE sessions SET last_seen = ? WHERE id = ?", now(), sid);
-    return true;
+    return { protocolVersion: session.protocol_version };
   }
 
   /** A session held for this key, or null (unknown, expired, or made by another key). */

@@ -669,8 +669,14 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     const r = await call("GET", `/internal/bench/replay?slot=mcp-${a.id}&n=replay-test`, bench);
     expect(r.status).toBe(200);
     expect(r.body.ok).toBe(true);
-    // The Worker's fetch into the sessions object stands as what the object did for it.
-    expect(r.body.calls).toEqual(["MCP_SESSIONS.benchTouch", "ACCOUNT_QUOTA.admit"]);
+    // tools/list is answered by the Worker: the session's touch in its object, then the admission.
+    expect(r.body.calls).toEqual(["MCP_SESSIONS.touch", "ACCOUNT_QUOTA.admit"]);
+    // A tool call goes to the object: the Worker's fetch into it stands as what the object did for it.
+    const called = await mcp({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "service_usage", arguments: {} } }, session);
+    expect(called.status).toBe(200);
+    const rc = await call("GET", `/internal/bench/replay?slot=mcp-${a.id}&n=replay-test`, bench);
+    expect(rc.body.calls[0]).toBe("MCP_SESSIONS.benchTouch");
+    expect(rc.body.calls).not.toContain("MCP_SESSIONS.fetch");
     // A header alone records nothing: a slot exists only where the Worker made it.
     const other = await call("POST", "/v1/mcp", {
       key: a.key,
