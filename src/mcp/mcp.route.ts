@@ -39,9 +39,10 @@ const isInitialize = (m: unknown) =>
  * /v1/mcp. Every request: Host and Origin checked (DNS rebinding), the agent key present, the body
  * checked as JSON-RPC (protocol.ts). Then an `initialize`, and every request naming a session
  * (`Mcp-Session-Id`: POST, the GET stream, DELETE), goes to the account's McpSessions object
- * (sessions.do.ts), addressed by the account the key names; any other request is served here,
- * statelessly (endpoint.ts), with the key verified in the account's object as part of its one
- * admission.
+ * (sessions.do.ts), addressed by the account the key names, except a session's tools/list and ping:
+ * the object only checks and touches the session, and they are answered here with its version. Any
+ * other request is served here, statelessly (endpoint.ts), with the key verified in the account's
+ * object as part of its one admission.
  */
 export function mcpRoute(gate: Gate, activity: ActivitySink | null): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
