@@ -15,6 +15,7 @@ import {
   OWNER_HEADER,
   REQUEST_ID_HEADER,
   SESSION_ID,
+  inSessionVersion,
   sessionNotFound,
   type McpSessions,
 } from "./sessions.do";
@@ -108,10 +109,8 @@ async function toSessions(
     const session = await stub.touch(sid, account.keyHash);
     if (session === "not-found") return sessionNotFound();
     if (session === "revoked") return refused(new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked"), c.get("requestId"));
-    const headers = new Headers(c.req.raw.headers);
-    // The negotiated version stands for a request that names none (as the object does for the rest).
-    if (!headers.has("mcp-protocol-version")) headers.set("mcp-protocol-version", session.protocolVersion);
-    const res = await serveMcp(new Request(c.req.url, { method: "POST", headers }), body, parsed, callOf(c, gate, activity, key));
+    const request = inSessionVersion(c.req.raw, session.protocolVersion);
+    const res = await serveMcp(request, body, parsed, callOf(c, gate, activity, key));
     const out = builtHere(res) ? res : new Response(res.body, res);
     out.headers.set("mcp-session-id", sid);
     return out;

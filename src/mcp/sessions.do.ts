@@ -67,6 +67,13 @@ const rpcError = (status: number, code: number, message: string, headers: Record
 /** The Streamable HTTP transport's answer to a session id it does not hold (unknown, ended, expired or another key's). */
 export const sessionNotFound = () => rpcError(404, -32001, "Session not found: initialize a new session.");
 
+/** A session's POST as served: the negotiated version stands for a request that names none. */
+export function inSessionVersion(request: Request, version: string): Request {
+  const headers = new Headers(request.headers);
+  if (!headers.has("mcp-protocol-version")) headers.set("mcp-protocol-version", version);
+  return new Request(request.url, { method: "POST", headers });
+}
+
 type Stream = { writer: WritableStreamDefaultWriter<Uint8Array>; closed: boolean };
 /** Events a stream may hold unread (a full replay and as many again) before it is closed. */
 const MAX_UNREAD = 2 * MAX_EVENTS + 16;
@@ -138,13 +145,9 @@ export class McpSessions extends DurableObject<Env> {
     this.sweep();
     try {
       if (sid === null) return await this.initialize(request, ownerId, keyHash, call);
-      const session = this.session(sid, keyHash);
-      if (!session) return sessionNotFound();
-      if (session.revoked) {
-        this.end([sid]);
-        return refused(new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked"), call.requestId);
-      }
-      this.ctx.storage.sql.exec("UPDATE sessions SET last_seen = ? WHERE id = ?", now(), sid);
+      const session = this.held(sid, keyHash);
+      if (session === "not-found") return sessionNotFound();
+      if (session === "revoked") return refused(new ApiError("UNAUTHENTICATED", "The agent key is unknown or revoked"), call.requestId);
       if (request.method === "DELETE") {
         this.end([sid]);
         return new Response(null, { status: 200 });
@@ -179,6 +182,12 @@ export class McpSessions extends DurableObject<Env> {
   touch(sid: string, keyHash: string): { protocolVersion: string } | "not-found" | "revoked" {
     this.schema();
     this.sweep();
+    const session = this.held(sid, keyHash);
+    return typeof session === "string" ? session : { protocolVersion: session.protocol_version };
+  }
+
+  /** The session a message names, kept alive; or why there is none (a revoked one is ended here). */
+  private held(sid: string, keyHash: string): SessionRow | "not-found" | "revoked" {
     const session = this.session(sid, keyHash);
     if (!session) return "not-found";
     if (session.revoked) {
@@ -186,7 +195,7 @@ export class McpSessions extends DurableObject<Env> {
       return "revoked";
     }
     this.ctx.storage.sql.exec("UPDATE sessions SET last_seen = ? WHERE id = ?", now(), sid);
-    return { protocolVersion: session.protocol_version };
+    return session;
   }
 
   /** A session held for this key, or null (unknown, expired, or made by another key). */
@@ -243,10 +252,7 @@ export class McpSessions extends DurableObject<Env> {
     if (messages.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize")) {
       return rpcError(400, -32600, "Invalid Request: this session is already initialized.");
     }
-    // The negotiated version stands for a request that names none.
-    const headers = new Headers(request.headers);
-    if (!headers.has("mcp-protocol-version")) headers.set("mcp-protocol-version", session.protocol_version);
-    const inner = new Request(request.url, { method: "POST", headers });
+    const inner = inSessionVersion(request, session.protocol_version);
     // Admitted by the account's object like any request (call.gate is the quota gate).
     const { serveMcp } = await deps();
     const res = await serveMcp(inner, body, parsed, call);
