@@ -66,10 +66,15 @@ export class LruCache<K, V> {
     return value;
   }
 
-  /** The value held for `key`, or `make()`'s, held from now on (a promise is held as it is: callers share it). */
-  getOrSet(key: K, make: () => V, bytes = 0): V {
+  /**
+   * The value held for `key`, or `make()`'s, held from now on (a promise is held as it is: callers
+   * share it). `bytes` may be reckoned from the value made.
+   */
+  getOrSet(key: K, make: () => V, bytes: number | ((value: V) => number) = 0): V {
     const hit = this.get(key);
-    return hit !== undefined ? hit : this.set(key, make(), bytes);
+    if (hit !== undefined) return hit;
+    const value = make();
+    return this.set(key, value, typeof bytes === "function" ? bytes(value) : bytes);
   }
 
   delete(key: K): void {

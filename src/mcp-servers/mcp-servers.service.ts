@@ -11,7 +11,7 @@ import { notFound } from "../core/errors";
 import { ftsQuery, pagedSearch, emptyPage } from "../core/fts";
 import type { ScanStatus } from "../scan/types";
 import type { ScanLayer } from "../scan/judge";
-import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig } from "../harnesses/mcp-config";
+import { renderMcpConfig, renderMcpConfigs, type HarnessMcpConfig, type McpConfigInput } from "../harnesses/mcp-config";
 import { LruCache } from "../core/cache";
 import type { McpFinding, McpToolInput } from "./scanner/types";
 import { installInput } from "./install";
@@ -130,6 +130,15 @@ export async function searchServers(db: D1Database, input: ListInput) {
  */
 const renderedConfigs = new LruCache<string, HarnessMcpConfig[]>({ maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 });
 
+function everyHarness(r: { name: string; remotes: string; packages: string }, input: McpConfigInput): HarnessMcpConfig[] {
+  const key = `${r.name}\u0000${r.remotes}\u0000${r.packages}`;
+  return renderedConfigs.getOrSet(
+    key,
+    () => renderMcpConfigs(input),
+    (made) => 2 * (key.length + JSON.stringify(made).length),
+  );
+}
+
 /** A server by slug, or by its registry name (`io.github.owner/server`, URL-encoded in the path). */
 export async function getServer(db: D1Database, slugOrName: string, harness?: string): Promise<ServerDetailOut> {
   const [found, scans] = await db.batch([
@@ -152,17 +161,8 @@ export async function getServer(db: D1Database, slugOrName: string, harness?: st
   const remotes = normaliseRemotes(JSON.parse(r.remotes));
   const packages = JSON.parse(r.packages) as PackageRecord[];
   const install = installInput({ name: r.name, remotes, packages });
-  let configs: HarnessMcpConfig[] = [];
-  if (install.input && harness) configs = [renderMcpConfig(harness, install.input)!];
-  else if (install.input) {
-    const key = `${r.name}\u0000${r.remotes}\u0000${r.packages}`;
-    const held = renderedConfigs.get(key);
-    if (held) configs = held;
-    else {
-      configs = renderMcpConfigs(install.input);
-      renderedConfigs.set(key, configs, 2 * (key.length + JSON.stringify(configs).length));
-    }
-  }
+  const input = install.input;
+  const configs = !input ? [] : harness ? [renderMcpConfig(harness, input)!] : everyHarness(r, input);
   const findings = [...(JSON.parse(r.change_findings) as McpFinding[]), ...(JSON.parse(r.security_findings) as McpFinding[])];
   const order = ["critical", "high", "medium", "low", "info"];
   findings.sort((a, b) => order.indexOf(a.severity) - order.indexOf(b.severity));
