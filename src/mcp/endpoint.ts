@@ -71,8 +71,13 @@ export async function viaSdk(request: Request, body: Uint8Array, call: ToolCall)
  * list (some 60 tools with their schemas) is not serialized again for every request. Bounded by
  * the supported versions.
  */
-const remembered = new Map<string, Promise<string>>();
-function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<string> {
+const remembered = new Map<string, Promise<Remembered>>();
+/** A remembered result: its JSON text (for a batch's array) and that text as UTF-8 (a message sent alone). */
+interface Remembered {
+  text: string;
+  bytes: Uint8Array;
+}
+function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<Remembered> {
   let p = remembered.get(cacheKey);
   if (!p) {
     const body = new TextEncoder().encode(JSON.stringify({ ...message, id: 1 }));
@@ -84,7 +89,8 @@ function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<
     p = viaSdk(request, body, call).then(async (res) => {
       const json = (await res.json()) as { result?: unknown };
       if (res.status !== 200 || json.result === undefined) throw new Error(`MCP ${message.method}: the SDK answered ${res.status}`);
-      return JSON.stringify(json.result);
+      const text = JSON.stringify(json.result);
+      return { text, bytes: encoder.encode(text) };
     });
     p.catch(() => remembered.delete(cacheKey));
     remembered.set(cacheKey, p);
@@ -130,7 +136,15 @@ export const refused = (err: ApiError, requestId: string): Response => errorResp
 /** The JSON-RPC error a message of a batch gets when its admission is refused (the 429 of a message sent alone). */
 export const RATE_LIMITED_CODE = -32029;
 
-type Answer = { kind: "text"; text: string } | { kind: "none" } | { kind: "response"; response: Response };
+/**
+ * `text`: a JSON-RPC response; with `bytes`, the same response as UTF-8 made from a remembered
+ * result's bytes (a tool list is some 40 KB: encoding its text again for every request was the
+ * largest part of the Worker's own CPU on tools/list).
+ */
+type Answer =
+  | { kind: "text"; text: string; bytes?: () => Uint8Array }
+  | { kind: "none" }
+  | { kind: "response"; response: Response };
 
 const isToolCall = (m: unknown): m is Message & { id: string | number } => isObject(m) && m.method === "tools/call" && "id" in m;
 
@@ -155,18 +169,28 @@ async function answer(request: Request, body: Uint8Array, msg: unknown, call: To
   if (isToolCall(msg)) await call.gate.verify(call.env, call.key);
   else await admitMessage(call);
   if (!answerable(request, msg)) return { kind: "response", response: await viaSdk(request, body, call) };
-  const reply = (result: string) => ({
-    kind: "text" as const,
-    text: `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`,
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":`;
+  const reply = (result: string) => ({ kind: "text" as const, text: `${head}${result}}` });
+  const replyRemembered = (r: Remembered): Answer => ({
+    kind: "text",
+    text: `${head}${r.text}}`,
+    bytes: () => {
+      const start = encoder.encode(head);
+      const out = new Uint8Array(start.length + r.bytes.length + 1);
+      out.set(start);
+      out.set(r.bytes, start.length);
+      out[out.length - 1] = 0x7d; // }
+      return out;
+    },
   });
   switch (msg.method) {
     case "initialize": {
       const asked = (msg.params as { protocolVersion: string }).protocolVersion;
       const version = sdk!.SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
-      return reply(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
+      return replyRemembered(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
     }
     case "tools/list":
-      return reply(await sdkResult("tools/list", { jsonrpc: "2.0", method: "tools/list" }, call));
+      return replyRemembered(await sdkResult("tools/list", { jsonrpc: "2.0", method: "tools/list" }, call));
     case "ping":
       return reply("{}");
     default:
@@ -254,7 +278,8 @@ const built = new WeakSet<Response>();
 export const builtHere = (res: Response): boolean => built.has(res);
 const own = (res: Response): Response => (built.add(res), res);
 
-const jsonText = (text: string, status = 200) => own(new Response(text, { status, headers: { "content-type": "application/json" } }));
+const jsonText = (text: string | Uint8Array, status = 200) =>
+  own(new Response(text, { status, headers: { "content-type": "application/json" } }));
 
 /**
  * A batch (protocol versions before 2025-06-18; protocol.ts refuses the others, and batches over
@@ -326,7 +351,7 @@ export async function serveMcp(request: Request, body: Uint8Array, parsed: unkno
     const a = await answer(request, body, parsed, call);
     if (a.kind === "response") return a.response;
     if (a.kind === "none") return own(new Response(null, { status: 202 }));
-    return jsonText(a.text);
+    return jsonText(a.bytes ? a.bytes() : a.text);
   } catch (err) {
     if (err instanceof KeyRefused) return refused(err.error, call.requestId);
     if (err instanceof ApiError && (err.code === "UNAUTHENTICATED" || err.code === "RATE_LIMITED")) return refused(err, call.requestId);
