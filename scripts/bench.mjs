@@ -171,6 +171,7 @@ function summary(name, acc) {
  * stay comparable from run to run even when the absolute numbers do not.
  */
 async function runPaired(s, floor, pid) {
+  floor = asSent(floor, s);
   const a = newAcc();
   const b = newAcc();
   const per = Math.ceil(REQUESTS / ROUNDS);
@@ -183,6 +184,14 @@ async function runPaired(s, floor, pid) {
   }
   return { floor: summary(floor.name, a), scenario: summary(s.name, b) };
 }
+
+/**
+ * A floor sent the scenario's own request: its method, headers and body (the floor reads the body
+ * whole and ignores the rest), so the bytes the runtime receives are the same on both sides, as the
+ * bytes it answers are (sizedFloor). Until 2026-11-27 floors were plain GETs: a POST scenario's
+ * request body (an MCP message, a chat post, a 500-entry stack) counted as its own work.
+ */
+const asSent = (floor, s) => ({ ...floor, method: s.method ?? "GET", headers: s.headers, body: s.body });
 
 /**
  * Before a scenario's rounds: a floor that replays the scenario's D1 work needs each slot recorded
@@ -417,7 +426,7 @@ async function main() {
       await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});
     const firstOfKind = new Map();
     for (const s of chosen) if (typeof s.floor === "object" && !firstOfKind.has(s.floor.name)) firstOfKind.set(s.floor.name, s);
-    for (const s of firstOfKind.values()) await prime(s, floorScenario(s.floor), pid, 300).catch(() => {});
+    for (const s of firstOfKind.values()) await prime(s, asSent(floorScenario(s.floor), s), pid, 300).catch(() => {});
     const results = [];
     const profiler = PROFILE_DIR ? await connectInspector(inspectorPort) : null;
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
