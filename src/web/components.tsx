@@ -103,8 +103,19 @@ export function Meter({ used, limit, label }: { used: number; limit: number | nu
 }
 
 const fmt = new Intl.NumberFormat("en-US");
-export const num = (n: number) => fmt.format(n);
-export const limitText = (n: number | null) => (n === null ? "unlimited" : fmt.format(n));
+/**
+ * A count as en-US writes it (`12,345`). The pages show only whole counts, and Intl's formatter
+ * (ICU) cost a dashboard page 0.1–0.15 ms of its render (a profile of /dashboard): a safe integer
+ * is grouped by hand, anything else (a fraction, -0, a non-finite) is left to Intl.
+ */
+export function num(n: number): string {
+  if (!Number.isSafeInteger(n) || Object.is(n, -0)) return fmt.format(n);
+  const digits = String(Math.abs(n));
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return n < 0 ? `-${out}` : out;
+}
+export const limitText = (n: number | null) => (n === null ? "unlimited" : num(n));
 
 /** `2026-11-23 14:05 UTC`: one unambiguous form everywhere (quotas reset at 00:00 UTC). */
 export function utc(isoOrMs: string | number | null): string {

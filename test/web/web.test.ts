@@ -1018,3 +1018,32 @@ describe("the page layout (rendered once, spliced around what changes)", () => {
     expect(visitor).toContain('<a href="/login">Log in</a>');
   });
 });
+
+describe("counts on the pages", () => {
+  it("num writes every count as en-US Intl does, grouped by hand for safe integers", async () => {
+    const { num, limitText } = await import("../../src/web/components");
+    const intl = new Intl.NumberFormat("en-US");
+    const cases = [
+      0,
+      7,
+      999,
+      1000,
+      1001,
+      12_345,
+      999_999,
+      1_000_000,
+      1_234_567_890,
+      -1,
+      -999,
+      -1000,
+      -1_234_567,
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+    ];
+    const odd = [-0, 1.5, 0.1234, 2 ** 53, 1e21, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    for (const n of [...cases, ...odd]) expect(num(n), String(n)).toBe(intl.format(n));
+    for (let n = 1; n < 1e15; n = n * 7 + 3) expect(num(n)).toBe(intl.format(n));
+    expect(limitText(null)).toBe("unlimited");
+    expect(limitText(25_000)).toBe("25,000");
+  });
+});
