@@ -14,10 +14,14 @@ export function randomBase62(bytes: number): string {
   return out;
 }
 
+// Every request hashes its key or session token to hex: a table of the 256 pairs, not two string
+// calls per byte through the iterator protocol (a profile of a dashboard page showed toHex at 1.3%).
+const HEX_PAIRS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export function toHex(buf: ArrayBuffer | Uint8Array): string {
   const bytes = buf instanceof Uint8Array ? buf : new Uint8Array(buf);
   let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  for (let i = 0; i < bytes.length; i++) s += HEX_PAIRS[bytes[i]!];
   return s;
 }
 

@@ -553,6 +553,35 @@ describe("the bench floors", () => {
     expect(page.headers.get("content-type")).toBe("text/html; charset=UTF-8");
     expect(page.body).toHaveLength(100);
   });
+
+  it("a floor takes its scenario's request, a POST or PATCH with its body, and reads the body whole", async () => {
+    const env = { env: { BENCH_ROUTES: "1" } };
+    const body = { jsonrpc: "2.0", id: 1, method: "tools/list", pad: "x".repeat(100_000) };
+    for (const method of ["POST", "PATCH"] as const) {
+      for (const p of ["bare", "do-d1", "replay?slot=none"]) {
+        const r = await call(method, `/internal/bench/${p}${p.includes("?") ? "&" : "?"}n=2`, { ...env, body });
+        expect(r.status, `${method} ${p}`).toBe(200);
+        expect(r.body.ok, `${method} ${p}`).toBe(p.startsWith("replay") ? false : true);
+      }
+    }
+    // Other methods are not floors; outside the bench nothing answers.
+    expect((await call("DELETE", "/internal/bench/bare", env)).status).toBe(404);
+    expectError(await call("POST", "/internal/bench/bare", { body }), 404, "NOT_FOUND");
+  });
+});
+
+describe("toHex", () => {
+  it("writes each byte as two lower-case hex digits, as fromHex reads them", async () => {
+    const { toHex, fromHex } = await import("../../src/core/crypto");
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const hex = toHex(all);
+    expect(hex).toHaveLength(512);
+    expect(hex.slice(0, 8)).toBe("00010203");
+    expect(hex.slice(-4)).toBe("feff");
+    expect(fromHex(hex)).toEqual(all);
+    expect(toHex(all.buffer)).toBe(hex);
+    expect(await sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
 });
 
 describe("the replay floors (core/bench-replay.ts)", () => {
