@@ -22,7 +22,7 @@
 // The process CPU includes D1's SQLite work, which a deployed Worker does not pay for: against a
 // floor doing the same storage work (its own D1 reads replayed; sync's reads and writes), "CPU above floor" is the
 // Worker's own CPU, what the Workers plans limit. BENCH_PROFILE=<folder> runs 100 more requests
-// of each scenario under the inspector's profiler and keeps each profile there
+// of each scenario, then as many of its floor (BENCH_PROFILE_REQUESTS), under the inspector's profiler and keeps each profile there
 // (scripts/cpu-profile.mjs, docs/profiling.md). A full run ends with `npm run check:startup`'s start-up window against a bare
 // Worker's as the table's last row.
 //
@@ -51,6 +51,9 @@ const PROFILE_DIR = process.env.BENCH_PROFILE;
 const origin = `http://127.0.0.1:${PORT}`;
 
 /** The floors: the same Worker doing only the storage work (src/admin/bench.route.ts). */
+/** Requests profiled per scenario and per floor with BENCH_PROFILE (BENCH_PROFILE_REQUESTS). */
+const PROFILE_REQUESTS = Number(process.env.BENCH_PROFILE_REQUESTS ?? 100);
+
 const FLOORS = {
   bare: { name: "floor: bare route, as many bytes", path: "/internal/bench/bare" },
   d1: { name: "floor: one D1 SELECT 1", path: "/internal/bench/d1" },
@@ -431,21 +434,29 @@ async function main() {
     const profiler = PROFILE_DIR ? await connectInspector(inspectorPort) : null;
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     for (const s of chosen) {
-      const { floor, scenario: r } = await runPaired(s, floorScenario(typeof s.floor === "object" ? s.floor : floorOf(s)), pid);
+      const fl = floorScenario(typeof s.floor === "object" ? s.floor : floorOf(s));
+      const { floor, scenario: r } = await runPaired(s, fl, pid);
       results.push({ ...r, floor: floorOf(s), fl: floor, kind: kindOf(s), aboveGoalMs: s.aboveGoalMs });
       console.log(
         `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
           `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req, ${JSON.stringify(floor.statuses)}`,
       );
       if (profiler) {
-        await profiler.start();
-        await runChunk(s, pid, 0, Math.min(REQUESTS, 100), newAcc());
-        const prof = await profiler.stop();
-        const { top } = topFrames(prof, 5);
-        const file = path.join(PROFILE_DIR, `${s.name.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`);
-        writeFileSync(file, JSON.stringify(prof));
-        console.log(`    profile ${file}; top self time:`);
-        for (const t of top) console.log(`      ${(t.share * 100).toFixed(1)}%  ${t.ms.toFixed(1)} ms  ${t.frame}`);
+        // The scenario, then its floor as many requests: what the scenario does that its floor does
+        // not is the difference (`node scripts/profile-summary.mjs <scenario> --against <floor>`).
+        const base = path.join(PROFILE_DIR, s.name.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, ""));
+        for (const [what, run, file] of [
+          ["scenario", s, `${base}.cpuprofile`],
+          ["floor", asSent(fl, s), `${base}.floor.cpuprofile`],
+        ]) {
+          await profiler.start();
+          await runChunk(run, pid, 0, PROFILE_REQUESTS, newAcc());
+          const prof = await profiler.stop();
+          writeFileSync(file, JSON.stringify(prof));
+          const { top } = topFrames(prof, 5);
+          console.log(`    ${what} profile ${file} (${PROFILE_REQUESTS} requests); top self time:`);
+          for (const t of top) console.log(`      ${(t.share * 100).toFixed(1)}%  ${t.ms.toFixed(1)} ms  ${t.frame}`);
+        }
       }
     }
     profiler?.close();
