@@ -12,8 +12,9 @@
 // load on the machine changes it far less than it changes requests/s.
 //
 // Scenarios come from scripts/bench/*.mjs, each exporting `scenarios(ctx)` that returns
-// `{name, method, path, headers?, body?, floor?, tags?}` templates; any field may be a function of
-// the request index i. `floor` names the scenario's floor (FLOORS below; default "bare" for
+// `{name, method, path, headers?, body?, floor?, tags?, status?, prepare?}` templates; any of the first
+// five may be a function of the request index i. `status`: the one status every answer must have
+// (default: any 2xx), else the row is over; `prepare()`: awaited just before the scenario runs. `floor` names the scenario's floor (FLOORS below; default "bare" for
 // requests without a key, "do-d1" for agent requests), or is its own `{name, path}`. ctx.key(i) gives an agent key (round-robin
 // over the pool, so one account's per-minute rate is never the bottleneck), ctx.pool[i].token a
 // session token, ctx.origin the server, ctx.replayPath(slot, n, {calls, writes, bytes}) a floor replaying a slot's D1 work (requests name their slot with a `slot` field). A file may also export `report(ctx)`, run after the
@@ -174,6 +175,8 @@ function summary(name, acc) {
  * stay comparable from run to run even when the absolute numbers do not.
  */
 async function runPaired(s, floor, pid) {
+  // Whatever the scenario must read from the server just before it runs (a current ETag).
+  await s.prepare?.();
   floor = asSent(floor, s);
   const a = newAcc();
   const b = newAcc();
@@ -275,6 +278,14 @@ const STARTUP_GOAL = 2;
 const GOALS_TEXT = `CPU ≤ ${CPU_GOAL}× the floor's; req/s ≥ ${RPS_GOAL.read}× for reads, ≥ ${RPS_GOAL.write}× for writes; sync's CPU above its floor ≤ its own goal`;
 function goalOf(r) {
   const over = [];
+  // A row measures what it names only if it was answered so: every status the one it expects
+  // (`status`), or a 2xx where it names none.
+  const wrong = Object.keys(r.statuses)
+    .map(Number)
+    .filter((st) => (r.status !== undefined ? st !== r.status : st < 200 || st > 299));
+  if (wrong.length) over.push(`answered ${wrong.join(", ")}, not ${r.status ?? "2xx"}`);
+  const floorWrong = Object.keys(r.fl.statuses).filter((st) => !/^2/.test(st));
+  if (floorWrong.length) over.push(`its floor answered ${floorWrong.join(", ")}`);
   const cpu = r.cpu / r.fl.cpu;
   const rps = r.rps / r.fl.rps;
   if (cpu > CPU_GOAL) over.push(`CPU > ${CPU_GOAL}×`);
@@ -436,7 +447,7 @@ async function main() {
     for (const s of chosen) {
       const fl = floorScenario(typeof s.floor === "object" ? s.floor : floorOf(s));
       const { floor, scenario: r } = await runPaired(s, fl, pid);
-      results.push({ ...r, floor: floorOf(s), fl: floor, kind: kindOf(s), aboveGoalMs: s.aboveGoalMs });
+      results.push({ ...r, floor: floorOf(s), fl: floor, kind: kindOf(s), aboveGoalMs: s.aboveGoalMs, status: s.status });
       console.log(
         `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
           `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req, ${JSON.stringify(floor.statuses)}`,
