@@ -107,9 +107,11 @@ export async function listAgents(db: Db, ownerId: string, page: { limit: number;
 
 /** The owner's live agent, or 404 (another owner's agent is indistinguishable from none). */
 async function ownAgent(db: Db, ownerId: string, agentId: string): Promise<AgentRow> {
-  const a = await db.query.agents.findFirst({
-    where: and(eq(agents.id, agentId), eq(agents.ownerId, ownerId), isNull(agents.deletedAt)),
-  });
+  const [a] = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.ownerId, ownerId), isNull(agents.deletedAt)))
+    .limit(1);
   if (!a) throw notFound("Agent");
   return a;
 }
@@ -206,7 +208,13 @@ export async function revokeKey(env: Env, db: Db, ownerId: string, agentId: stri
 }
 
 export async function getSettings(db: Db, ownerId: string) {
-  const o = await db.query.owners.findFirst({ where: eq(owners.id, ownerId) });
+  // A plain select of three columns, not drizzle's relational findFirst: its query building and row
+  // mapping were the settings page's largest frames above its floor (profile-summary --against).
+  const [o] = await db
+    .select({ email: owners.email, plan: owners.plan, refreshSchedule: owners.refreshSchedule })
+    .from(owners)
+    .where(eq(owners.id, ownerId))
+    .limit(1);
   if (!o) throw notFound("Account");
   return { settings: { email: o.email, plan: o.plan, refreshSchedule: o.refreshSchedule as never } };
 }
