@@ -1,0 +1,45 @@
+// Five ways to answer the same 29 KB JSON (a tool list of 60 tools, not Latin-1 text), and a two-byte
+// answer (/x), for run.mjs: a string, a copied array, a zero-copy cached array, a Blob, spaces.
+const enc = new TextEncoder();
+let text = null,
+  bytes = null;
+function init() {
+  if (text) return;
+  const tools = [];
+  for (let i = 0; i < 60; i++)
+    tools.push({
+      name: `service_tool_${i}`,
+      description: "Does a thing — with some “quotes” and detail. ".repeat(8),
+      inputSchema: { type: "object", properties: { q: { type: "string" } } },
+    });
+  text = JSON.stringify({ tools });
+  bytes = enc.encode(text);
+}
+export default {
+  async fetch(req) {
+    init();
+    const u = new URL(req.url);
+    const id = u.searchParams.get("id") ?? "1";
+    const head = `{"jsonrpc":"2.0","id":${id},"result":`;
+    switch (u.pathname) {
+      case "/str":
+        return new Response(`${head}${text}}`, { headers: { "content-type": "application/json" } });
+      case "/bytes": {
+        const s = enc.encode(head);
+        const out = new Uint8Array(s.length + bytes.length + 1);
+        out.set(s);
+        out.set(bytes, s.length);
+        out[out.length - 1] = 125;
+        return new Response(out, { headers: { "content-type": "application/json" } });
+      }
+      case "/fill":
+        return new Response(new Uint8Array(bytes.length + head.length + 1).fill(32), { headers: { "content-type": "application/json" } });
+      case "/blob":
+        return new Response(new Blob([head, bytes, "}"]), { headers: { "content-type": "application/json" } });
+      case "/same":
+        return new Response(bytes, { headers: { "content-type": "application/json" } });
+      default:
+        return new Response("ok");
+    }
+  },
+};
