@@ -51,10 +51,10 @@ const ONLY = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const origin = `http://127.0.0.1:${PORT}`;
 
-/** The floors: the same Worker doing only the storage work (src/admin/bench.route.ts). */
 /** Requests profiled per scenario and per floor with BENCH_PROFILE (BENCH_PROFILE_REQUESTS). */
 const PROFILE_REQUESTS = Number(process.env.BENCH_PROFILE_REQUESTS ?? 100);
 
+/** The floors: the same Worker doing only the storage work (src/admin/bench.route.ts). */
 const FLOORS = {
   bare: { name: "floor: bare route, as many bytes", path: "/internal/bench/bare" },
   d1: { name: "floor: one D1 SELECT 1", path: "/internal/bench/d1" },
@@ -453,9 +453,9 @@ async function main() {
     };
     // Warm up the isolate, the Durable Objects and every floor before measuring: the first scenarios,
     // and the first of each kind of floor, the replayed ones too (their route and the floor
-    // accounts' objects). Unwarmed, the run's first replayed floor measured 0.1–0.25 ms more CPU a
-    // request than the same work later in the run, which flattered its scenario (MCP tools/list
-    // against tools/list with a cursor, the same answer: four runs).
+    // accounts' objects). Unwarmed, the run's first replayed floor measured 0.12–0.23 ms more CPU a
+    // request than the same work for the next row, which flattered its scenario (MCP tools/list
+    // against tools/list with a cursor, which answer alike: three runs, docs/profiling.md).
     for (const s of [...floorsUsed.map(floorScenario), ...chosen.slice(0, 4)])
       await runChunk(s, pid, 0, Math.min(REQUESTS, 300), newAcc()).catch(() => {});
     const firstOfKind = new Map();
