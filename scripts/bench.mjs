@@ -35,7 +35,19 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, fail, freePort, migrateLocal, startDev, waitForServer, createAgent, newAdminToken, runMain } from "./lib.mjs";
+import {
+  ROOT,
+  fail,
+  freePort,
+  migrateLocal,
+  startDev,
+  waitForServer,
+  createAgent,
+  newAdminToken,
+  runMain,
+  workerdPid,
+  cpuMs,
+} from "./lib.mjs";
 import { seed } from "./seed.mjs";
 import { connectInspector, topFrames } from "./cpu-profile.mjs";
 
@@ -83,45 +95,6 @@ function measureStartup() {
 }
 
 const at = (v, i) => (typeof v === "function" ? v(i) : v);
-
-/** The workerd process that runs the Worker (not the one serving wrangler's proxy on PORT). */
-function workerdPid(rootPid) {
-  const children = new Map();
-  for (const d of readdirSync("/proc").filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* gone */
-    }
-  }
-  const found = [];
-  const walk = (pid) => {
-    for (const c of children.get(pid) ?? []) {
-      let cmd = "";
-      try {
-        cmd = readFileSync(`/proc/${c}/cmdline`, "utf8").replaceAll("\0", " ");
-      } catch {
-        continue;
-      }
-      if (/\/workerd\s+serve\b/.test(cmd) && !cmd.includes(`--socket-addr=entry=127.0.0.1:${PORT} `)) found.push(c);
-      walk(c);
-    }
-  };
-  walk(rootPid);
-  if (found.length !== 1) fail(`expected one workerd process running the Worker under wrangler (pid ${rootPid}), found ${found.length}`);
-  return found[0];
-}
-
-const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim() || 100);
-/** CPU time (user + system) the process has used so far, in ms. */
-function cpuMs(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
-  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), counted from the state field (3).
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 
 /**
  * Runs `count` requests of a scenario (indices from `from`) at CONCURRENCY; adds to `acc`. With
@@ -337,7 +310,7 @@ async function main() {
   });
   try {
     await waitForServer(origin, 60_000, { adminToken, child: dev });
-    const pid = workerdPid(dev.pid);
+    const pid = workerdPid(dev.pid, PORT);
     const t0 = Date.now();
     await seed(origin, adminToken);
     console.log(`shipped data loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -1,7 +1,7 @@
 // Shared by start, bench, seed, agent-key and the e2e tests: run wrangler from this project's own install.
-import { spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -390,4 +390,46 @@ export async function buildForUpload(config, dir, { metafile, functions = false 
   if (!functions) return { folder: built, out: r.stdout ?? "" };
   await functionsForArrows(built, path.join(dir, "upload"));
   return { folder: path.join(dir, "upload"), out: r.stdout ?? "" };
+}
+
+/**
+ * The workerd process that runs the Worker under a `wrangler dev` started at `rootPid` (not the one
+ * serving wrangler's proxy on `port`): whose CPU the bench and the experiments read.
+ */
+export function workerdPid(rootPid, port) {
+  const children = new Map();
+  for (const d of readdirSync("/proc").filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* gone */
+    }
+  }
+  const found = [];
+  const walk = (pid) => {
+    for (const c of children.get(pid) ?? []) {
+      let cmd = "";
+      try {
+        cmd = readFileSync(`/proc/${c}/cmdline`, "utf8").replaceAll("\0", " ");
+      } catch {
+        continue;
+      }
+      if (/\/workerd\s+serve\b/.test(cmd) && !cmd.includes(`--socket-addr=entry=127.0.0.1:${port} `)) found.push(c);
+      walk(c);
+    }
+  };
+  walk(rootPid);
+  if (found.length !== 1) fail(`expected one workerd process running the Worker under wrangler (pid ${rootPid}), found ${found.length}`);
+  return found[0];
+}
+
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim() || 100);
+/** CPU time (user + system) the process has used so far, in ms. */
+export function cpuMs(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), counted from the state field (3).
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }

@@ -139,7 +139,7 @@ export const RATE_LIMITED_CODE = -32029;
 /**
  * `text`: a JSON-RPC response; with `bytes`, the same response as UTF-8 made from a remembered
  * result's bytes (a message sent alone). A tool list is some 40 KB of text that is not Latin-1:
- * encoding it again for every request cost about 0.08 ms of a 29 KB answer's 0.7 (docs/profiling.md).
+ * encoding it again for every request cost up to 0.08 ms of a 29 KB answer's 0.7 (docs/profiling.md).
  */
 type Answer = { kind: "text"; text: string; bytes?: () => Uint8Array } | { kind: "none" } | { kind: "response"; response: Response };
 
