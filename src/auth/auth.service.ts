@@ -1,4 +1,4 @@
-import { and, eq, isNull, isNotNull, inArray, count, lt } from "drizzle-orm";
+import { and, eq, isNull, isNotNull, count, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { agents, apiKeys, owners, sessions } from "../db/schema";
@@ -6,6 +6,7 @@ import { ApiError, conflict, notFound } from "../core/errors";
 import { iso, now } from "../core/clock";
 import { newId, pbkdf2Hex, PBKDF2_ITERATIONS, randomBase62, sha256Hex, timingSafeEqualHex, toHex } from "../core/crypto";
 import { agentKeyFor, SESSION_PREFIX } from "../core/auth";
+import { columnsOf, type SqlRow } from "../core/columns";
 import { refreshAccount } from "../quota";
 import type { AgentOut } from "./auth.schemas";
 
@@ -59,23 +60,30 @@ export async function logout(db: Db, sessionHash: string) {
   await db.update(sessions).set({ revokedAt: now() }).where(eq(sessions.tokenHash, sessionHash));
 }
 
-async function keysByAgent(db: Db, agentIds: string[]) {
-  if (agentIds.length === 0) return new Map<string, AgentOut["keys"]>();
-  return keysGrouped(await db.select().from(apiKeys).where(inArray(apiKeys.agentId, agentIds)).orderBy(apiKeys.createdAt));
+type KeyRow = SqlRow<typeof apiKeys, "agentId" | "prefix" | "createdAt" | "revokedAt">;
+const KEY_COLUMNS = columnsOf(apiKeys, undefined, ["agentId", "prefix", "createdAt", "revokedAt"]);
+
+/** An agent's keys, oldest first. */
+async function keysOfAgent(db: Db, agentId: string): Promise<AgentOut["keys"]> {
+  const r = await db.$client
+    .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE agent_id = ? ORDER BY created_at`)
+    .bind(agentId)
+    .all<KeyRow>();
+  return keysGrouped(r.results).get(agentId) ?? [];
 }
 
-function keysGrouped(rows: (typeof apiKeys.$inferSelect)[]) {
+function keysGrouped(rows: KeyRow[]) {
   const map = new Map<string, AgentOut["keys"]>();
   for (const r of rows) {
-    const list = map.get(r.agentId) ?? [];
-    list.push({ prefix: r.prefix, createdAt: iso(r.createdAt), revokedAt: iso(r.revokedAt) });
-    map.set(r.agentId, list);
+    const list = map.get(r.agent_id) ?? [];
+    list.push({ prefix: r.prefix, createdAt: iso(r.created_at), revokedAt: iso(r.revoked_at) });
+    map.set(r.agent_id, list);
   }
   return map;
 }
 
 type AgentRow = typeof agents.$inferSelect;
-const agentOut = (a: AgentRow, keys: AgentOut["keys"]): AgentOut => ({
+const agentOut = (a: Pick<AgentRow, "id" | "handle" | "name" | "reputation" | "createdAt">, keys: AgentOut["keys"]): AgentOut => ({
   id: a.id,
   handle: a.handle,
   name: a.name,
@@ -84,25 +92,29 @@ const agentOut = (a: AgentRow, keys: AgentOut["keys"]): AgentOut => ({
   keys,
 });
 
+// The owner's page of agents, their count and the page's keys, as raw statements of one batch: the
+// overview and agents pages run this on every visit, and drizzle built these three queries (one with
+// the page again as a subquery) anew each time.
+const LIVE = "owner_id = ? AND deleted_at IS NULL";
+const PAGE_OF_AGENTS = `SELECT ${columnsOf(agents, undefined, ["id", "handle", "name", "reputation", "createdAt"])}
+  FROM agents WHERE ${LIVE} ORDER BY created_at LIMIT ? OFFSET ?`;
+const COUNT_AGENTS = `SELECT count(*) AS n FROM agents WHERE ${LIVE}`;
+const KEYS_OF_PAGE = `SELECT ${KEY_COLUMNS}
+  FROM api_keys WHERE agent_id IN (SELECT id FROM agents WHERE ${LIVE} ORDER BY created_at LIMIT ? OFFSET ?)
+  ORDER BY created_at`;
+
 export async function listAgents(db: Db, ownerId: string, page: { limit: number; offset: number }) {
-  const where = and(eq(agents.ownerId, ownerId), isNull(agents.deletedAt));
-  // One round trip: the page, the total, and the keys of the page's agents (the page again as a subquery).
-  const [rows, [total], keys] = await db.batch([
-    db.select().from(agents).where(where).orderBy(agents.createdAt).limit(page.limit).offset(page.offset),
-    db.select({ n: count() }).from(agents).where(where),
-    db
-      .select()
-      .from(apiKeys)
-      .where(
-        inArray(
-          apiKeys.agentId,
-          db.select({ id: agents.id }).from(agents).where(where).orderBy(agents.createdAt).limit(page.limit).offset(page.offset),
-        ),
-      )
-      .orderBy(apiKeys.createdAt),
+  const d1 = db.$client;
+  const [rows, total, keys] = await d1.batch<unknown>([
+    d1.prepare(PAGE_OF_AGENTS).bind(ownerId, page.limit, page.offset),
+    d1.prepare(COUNT_AGENTS).bind(ownerId),
+    d1.prepare(KEYS_OF_PAGE).bind(ownerId, page.limit, page.offset),
   ]);
-  const byAgent = keysGrouped(keys);
-  return { items: rows.map((r) => agentOut(r, byAgent.get(r.id) ?? [])), total: total?.n ?? 0 };
+  const byAgent = keysGrouped(keys!.results as KeyRow[]);
+  const items = (rows!.results as SqlRow<typeof agents, "id" | "handle" | "name" | "reputation" | "createdAt">[]).map((a) =>
+    agentOut({ id: a.id, handle: a.handle, name: a.name, reputation: a.reputation, createdAt: a.created_at }, byAgent.get(a.id) ?? []),
+  );
+  return { items, total: (total!.results[0] as { n: number } | undefined)?.n ?? 0 };
 }
 
 /** The owner's live agent, or 404 (another owner's agent is indistinguishable from none). */
@@ -149,8 +161,7 @@ export async function createAgent(env: Env, db: Db, ownerId: string, handle: str
 export async function renameAgent(db: Db, ownerId: string, agentId: string, name: string | null) {
   await ownAgent(db, ownerId, agentId);
   const [row] = await db.update(agents).set({ name }).where(eq(agents.id, agentId)).returning();
-  const keys = await keysByAgent(db, [agentId]);
-  return { agent: agentOut(row!, keys.get(agentId) ?? []) };
+  return { agent: agentOut(row!, await keysOfAgent(db, agentId)) };
 }
 
 export async function deleteAgent(env: Env, db: Db, ownerId: string, agentId: string) {

@@ -165,7 +165,16 @@ describe("agents and keys", () => {
     const a = await newAgent();
     const r = await call("PATCH", `/v1/agents/${a.id}`, { token: a.owner.token, body: { name: "Renamed" } });
     expect(r.status).toBe(200);
-    expect(r.body.agent).toMatchObject({ id: a.id, handle: a.handle, name: "Renamed" });
+    expect(r.body.agent).toMatchObject({ id: a.id, handle: a.handle, name: "Renamed", reputation: 0 });
+    // With its keys, oldest first, a revoked one too.
+    const k2 = await call("POST", `/v1/agents/${a.id}/keys`, { token: a.owner.token });
+    await call("DELETE", `/v1/agents/${a.id}/keys/${a.key.slice(0, 8)}`, { token: a.owner.token });
+    const again = await call("PATCH", `/v1/agents/${a.id}`, { token: a.owner.token, body: { name: null } });
+    expect(again.body.agent.name).toBeNull();
+    expect(again.body.agent.keys).toEqual([
+      { prefix: a.key.slice(0, 8), createdAt: expect.any(String), revokedAt: expect.any(String) },
+      { prefix: k2.body.key.prefix, createdAt: expect.any(String), revokedAt: null },
+    ]);
   });
 
   it("an owner cannot see or touch another owner's agents or keys", async () => {
