@@ -1,4 +1,5 @@
 import type { Child } from "hono/jsx";
+import { el, markup } from "./markup";
 
 /** Field name → message, from an ApiError's `details.issues` (core/invoke.ts `fieldErrors`). */
 export type Errors = Record<string, string>;
@@ -89,16 +90,18 @@ export function CopyBlock({ id, text, label }: { id: string; text: string; label
   );
 }
 
-/** A horizontal usage bar (SVG: no inline style is allowed by the CSP). */
+/** A horizontal usage bar (SVG: no inline style is allowed by the CSP; written as text, markup.ts says why). */
 export function Meter({ used, limit, label }: { used: number; limit: number | null; label: string }) {
   if (limit === null) return null;
   const ratio = limit > 0 ? Math.min(1, used / limit) : 1;
   const level = ratio >= 1 ? "fill full" : ratio >= 0.8 ? "fill high" : "fill";
-  return (
-    <svg class="meter" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label={`${label}: ${used} of ${limit}`}>
-      <rect class="track" width="100" height="10" rx="2" />
-      <rect class={level} width={(ratio * 100).toFixed(2)} height="10" rx="2" />
-    </svg>
+  return markup(
+    el(
+      "svg",
+      { class: "meter", viewBox: "0 0 100 10", preserveAspectRatio: "none", role: "img", "aria-label": `${label}: ${used} of ${limit}` },
+      el("rect", { class: "track", width: "100", height: "10", rx: "2" }) +
+        el("rect", { class: level, width: (ratio * 100).toFixed(2), height: "10", rx: "2" }),
+    ),
   );
 }
 

@@ -2,6 +2,7 @@ import type { Child } from "hono/jsx";
 import type { OwnerPrincipal } from "../core/principal";
 import { CSS, SCRIPT } from "./assets";
 import { DASHBOARD_NAV, SITE_NAV } from "./nav";
+import { markup } from "./markup";
 
 export interface PageOptions {
   title: string;
@@ -35,16 +36,14 @@ function chromeOf(): Chrome {
   const T = "\u0000T\u0000";
   const A = "\u0000A\u0000";
   const M = "\u0000M\u0000";
+  // The head is text, not JSX (markup.ts says why); the style is Lore's own stylesheet.
+  const headPart = markup(
+    `<head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/><title>${T}</title><link rel="icon" href="data:,"/><style>${CSS}</style></head>`,
+  );
   const whole = `<!doctype html>${(
     (
       <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>{T}</title>
-          <link rel="icon" href="data:," />
-          <style dangerouslySetInnerHTML={{ __html: CSS }} />
-        </head>
+        {headPart}
         <body>
           <a class="skip" href="#main">
             Skip to content
