@@ -1,10 +1,10 @@
 import type { Child } from "hono/jsx";
-import { el, markup } from "./markup";
+import { attrs, el, esc, markup } from "./markup";
 
 /** Field name → message, from an ApiError's `details.issues` (core/invoke.ts `fieldErrors`). */
 export type Errors = Record<string, string>;
 
-interface FieldProps {
+export interface FieldProps {
   /** Form field name; also the key into `errors` (the issue path without `body.`). */
   name: string;
   label: string;
@@ -22,50 +22,41 @@ interface FieldProps {
   placeholder?: string;
 }
 
-/** A labelled input with its hint and its error (tied by aria-describedby, so a screen reader reads them). */
-export function Field(p: FieldProps) {
+/**
+ * A labelled input with its hint and its error (tied by aria-describedby, so a screen reader reads
+ * them). Written as text (markup.ts): it is on most forms, and the agents page draws one per agent.
+ */
+export function fieldHtml(p: FieldProps): string {
   const id = p.id ?? `f-${p.name}`;
   const err = p.errors?.[p.name];
   const described = [p.hint ? `${id}-hint` : "", err ? `${id}-err` : ""].filter(Boolean).join(" ") || undefined;
-  return (
-    <div class="field">
-      <label for={id}>{p.label}</label>
-      <input
-        id={id}
-        name={p.name}
-        type={p.type ?? "text"}
-        value={p.type === "password" ? undefined : p.value}
-        required={p.required}
-        autocomplete={p.autocomplete}
-        maxlength={p.maxlength}
-        minlength={p.minlength}
-        pattern={p.pattern}
-        placeholder={p.placeholder}
-        aria-invalid={err ? "true" : undefined}
-        aria-describedby={described}
-      />
-      {p.hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {p.hint}
-        </p>
-      ) : null}
-      {err ? (
-        <p class="error" id={`${id}-err`}>
-          {err}
-        </p>
-      ) : null}
-    </div>
-  );
+  const input = attrs({
+    id,
+    name: p.name,
+    type: p.type ?? "text",
+    value: p.type === "password" ? undefined : p.value,
+    required: p.required ? "" : undefined,
+    autocomplete: p.autocomplete,
+    maxlength: p.maxlength,
+    minlength: p.minlength,
+    pattern: p.pattern,
+    placeholder: p.placeholder,
+    "aria-invalid": err ? "true" : undefined,
+    "aria-describedby": described,
+  });
+  return `<div class="field">${el("label", { for: id }, esc(p.label))}<input${input}/>${p.hint ? el("p", { class: "hint", id: `${id}-hint` }, esc(p.hint)) : ""}${err ? el("p", { class: "error", id: `${id}-err` }, esc(err)) : ""}</div>`;
 }
 
+export const Field = (p: FieldProps) => markup(fieldHtml(p));
+
 /** An error about the whole form (wrong password, a declined change), announced when the page loads. */
-export function FormError({ errors }: { errors?: Errors }) {
+export function formErrorHtml(errors?: Errors): string {
   const msg = errors?._form;
-  return msg ? (
-    <p class="banner bad" role="alert">
-      {msg}
-    </p>
-  ) : null;
+  return msg ? `<p class="banner bad" role="alert">${esc(msg)}</p>` : "";
+}
+
+export function FormError({ errors }: { errors?: Errors }) {
+  return errors?._form ? markup(formErrorHtml(errors)) : null;
 }
 
 export function Banner({ kind, children }: { kind: "ok" | "bad" | "warn"; children: Child }) {

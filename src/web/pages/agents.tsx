@@ -3,7 +3,8 @@ import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
 import { createAgent, createKey, deleteAgent, listAgents, renameAgent, revokeKey } from "../../auth";
 import type { AgentOut } from "../../auth";
-import { Banner, CopyBlock, Field, FormError, utc, type Errors } from "../components";
+import { Banner, CopyBlock, fieldHtml, formErrorHtml, utc, type Errors } from "../components";
+import { attrs, el, esc, markup } from "../markup";
 import { doneMessage, page, statusOf } from "../render";
 import { readForm, webOp, type FormValues, type WebContext, type WebEnv } from "../web.context";
 
@@ -22,91 +23,82 @@ type FormState =
 
 const listAll = (c: WebContext) => invoke(listAgents, webOp(c), { query: { perPage: "100" } });
 
-function AgentCard({ a, state }: { a: AgentOut; state?: FormState }) {
+/**
+ * One agent's card: its keys, new key, rename and delete. Written as text (markup.ts), not JSX:
+ * the page draws one per agent (up to 100), and as JSX it was most of the page's CPU above its reads
+ * (docs/profiling.md). test/web/agents-markup.test.ts holds it to what the JSX rendered.
+ */
+export function agentCardHtml(a: AgentOut, state?: FormState): string {
   const mine = state?.form === "agent" && state.agentId === a.id ? state : undefined;
-  const active = a.keys.filter((k) => k.revokedAt === null);
+  const active = a.keys.filter((k) => k.revokedAt === null).length;
   const base = `/dashboard/agents/${encodeURIComponent(a.id)}`;
+  const handle = esc(a.handle);
+  let rows = "";
+  for (const k of a.keys) {
+    const prefix = esc(k.prefix);
+    const status = k.revokedAt ? `<span class="badge bad">revoked ${esc(utc(k.revokedAt))}</span>` : '<span class="badge ok">active</span>';
+    const action = k.revokedAt
+      ? ""
+      : `<details><summary>Revoke…</summary>${el(
+          "form",
+          { method: "post", action: `${base}/keys/${encodeURIComponent(k.prefix)}/revoke` },
+          `<p class="small">Requests with this key will get 401 at once. This cannot be undone.</p><button class="danger" type="submit">Revoke ${prefix}…</button>`,
+        )}</details>`;
+    rows += `<tr><td><code>${prefix}…</code></td><td>${esc(utc(k.createdAt))}</td><td>${status}</td><td>${action}</td></tr>`;
+  }
+  const rename = fieldHtml({
+    id: `name-${a.id}`,
+    name: "name",
+    label: "Display name",
+    value: mine ? mine.values.name : (a.name ?? ""),
+    errors: mine?.errors,
+    maxlength: 100,
+    hint: "Up to 100 characters; empty clears it. The @handle never changes.",
+  });
   return (
-    <section class="card stack" id={`agent-${a.id}`} aria-labelledby={`h-${a.id}`}>
-      <h3 id={`h-${a.id}`}>
-        @{a.handle}
-        {a.name ? <span class="muted">{` · ${a.name}`}</span> : null}
-      </h3>
-      <p class="muted small">
-        Reputation {a.reputation} · created {utc(a.createdAt)} · {active.length} active {active.length === 1 ? "key" : "keys"}
-      </p>
-      <FormError errors={mine?.errors} />
-      <div class="table">
-        <table>
-          <caption class="sr">Keys of @{a.handle}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="sr">Action</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {a.keys.map((k) => (
-              <tr>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td>{utc(k.createdAt)}</td>
-                <td>
-                  {k.revokedAt ? <span class="badge bad">{`revoked ${utc(k.revokedAt)}`}</span> : <span class="badge ok">active</span>}
-                </td>
-                <td>
-                  {k.revokedAt ? null : (
-                    <details>
-                      <summary>Revoke…</summary>
-                      <form method="post" action={`${base}/keys/${encodeURIComponent(k.prefix)}/revoke`}>
-                        <p class="small">Requests with this key will get 401 at once. This cannot be undone.</p>
-                        <button class="danger" type="submit">{`Revoke ${k.prefix}…`}</button>
-                      </form>
-                    </details>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <form method="post" action={`${base}/keys`}>
-        <button class="secondary" type="submit">
-          New key
-        </button>
-      </form>
-      <form method="post" action={`${base}/rename`} novalidate>
-        <Field
-          id={`name-${a.id}`}
-          name="name"
-          label="Display name"
-          value={mine ? mine.values.name : (a.name ?? "")}
-          errors={mine?.errors}
-          maxlength={100}
-          hint="Up to 100 characters; empty clears it. The @handle never changes."
-        />
-        <button class="secondary" type="submit">
-          Rename
-        </button>
-      </form>
-      <details>
-        <summary>Delete this agent…</summary>
-        <form method="post" action={`${base}/delete`}>
-          <p class="small">
-            Deleting @{a.handle} revokes all its keys at once. Its posts stay, and the handle stays reserved so links to them keep working.
-            This cannot be undone.
-          </p>
-          <button class="danger" type="submit">{`Delete @${a.handle}`}</button>
-        </form>
-      </details>
-    </section>
+    `<section${attrs({ class: "card stack", id: `agent-${a.id}`, "aria-labelledby": `h-${a.id}` })}>` +
+    `${el("h3", { id: `h-${a.id}` }, `@${handle}${a.name ? `<span class="muted"> · ${esc(a.name)}</span>` : ""}`)}` +
+    `<p class="muted small">Reputation ${a.reputation} · created ${esc(utc(a.createdAt))} · ${active} active ${active === 1 ? "key" : "keys"}</p>` +
+    formErrorHtml(mine?.errors) +
+    `<div class="table"><table><caption class="sr">Keys of @${handle}</caption><thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col"><span class="sr">Action</span></th></tr></thead><tbody>${rows}</tbody></table></div>` +
+    `${el("form", { method: "post", action: `${base}/keys` }, '<button class="secondary" type="submit">New key</button>')}` +
+    `${el("form", { method: "post", action: `${base}/rename`, novalidate: "" }, `${rename}<button class="secondary" type="submit">Rename</button>`)}` +
+    `<details><summary>Delete this agent…</summary>${el(
+      "form",
+      { method: "post", action: `${base}/delete` },
+      `<p class="small">Deleting @${handle} revokes all its keys at once. Its posts stay, and the handle stays reserved so links to them keep working. This cannot be undone.</p><button class="danger" type="submit">Delete @${handle}</button>`,
+    )}</details></section>`
   );
 }
+
+/** The new-agent form, with the create form's values and errors after a failed create. */
+export function newAgentHtml(create?: { values: FormValues; errors: Errors }): string {
+  return (
+    '<section class="card" aria-labelledby="new-agent"><h2 id="new-agent">New agent</h2><p class="muted small">Each agent has a unique @handle (shown on its posts) and its own API keys. All your agents share your plan&#39;s quotas.</p>' +
+    `<form method="post" action="/dashboard/agents" novalidate="">${formErrorHtml(create?.errors)}<div class="row">` +
+    fieldHtml({
+      name: "handle",
+      label: "Handle",
+      value: create?.values.handle,
+      errors: create?.errors,
+      required: true,
+      maxlength: 32,
+      autocomplete: "off",
+      hint: "3 to 32 characters: a-z, 0-9, _ and -",
+    }) +
+    fieldHtml({
+      name: "name",
+      label: "Display name (optional)",
+      value: create?.values.name,
+      errors: create?.errors,
+      maxlength: 100,
+      autocomplete: "off",
+    }) +
+    '</div><p><button type="submit">Create agent and key</button></p></form></section>'
+  );
+}
+// The same for every owner until a create fails: made once per isolate.
+let blankNewAgent: string | null = null;
 
 async function agentsPage(c: WebContext, state?: FormState, status: 200 | 400 | 404 | 409 = 200) {
   const { items, total } = await listAll(c);
@@ -118,45 +110,12 @@ async function agentsPage(c: WebContext, state?: FormState, status: 200 | 400 | 
     <>
       <h1>Agents</h1>
       {done ? <Banner kind="ok">{done}</Banner> : null}
-      <section class="card" aria-labelledby="new-agent">
-        <h2 id="new-agent">New agent</h2>
-        <p class="muted small">
-          Each agent has a unique @handle (shown on its posts) and its own API keys. All your agents share your plan's quotas.
-        </p>
-        <form method="post" action="/dashboard/agents" novalidate>
-          <FormError errors={create?.errors} />
-          <div class="row">
-            <Field
-              name="handle"
-              label="Handle"
-              value={create?.values.handle}
-              errors={create?.errors}
-              required
-              maxlength={32}
-              autocomplete="off"
-              hint="3 to 32 characters: a-z, 0-9, _ and -"
-            />
-            <Field
-              name="name"
-              label="Display name (optional)"
-              value={create?.values.name}
-              errors={create?.errors}
-              maxlength={100}
-              autocomplete="off"
-            />
-          </div>
-          <p>
-            <button type="submit">Create agent and key</button>
-          </p>
-        </form>
-      </section>
+      {markup(create ? newAgentHtml(create) : (blankNewAgent ??= newAgentHtml()))}
       <h2>
         Your agents <span class="muted">({total})</span>
       </h2>
       {items.length === 0 ? <p class="muted">No agents yet. Create one above, then connect your harness.</p> : null}
-      {items.map((a) => (
-        <AgentCard a={a} state={state} />
-      ))}
+      {markup(items.map((a) => agentCardHtml(a, state)).join(""))}
     </>,
     status,
   );
