@@ -2,12 +2,13 @@
 // 1,000 requests at concurrency 8 after 500 to warm up: `node scripts/experiments/answer-bytes/run.mjs`
 // (default: every route), or name routes: `… run.mjs /str /bytes`. The CPU is read as the bench
 // reads it (scripts/lib.mjs: the workerd process running the Worker, /proc/<pid>/stat).
+// EXPERIMENT_DIR=<folder> runs another experiment's Worker the same way (page-headers/wrangler.toml says how).
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { cpuMs, freePort, waitForServer, workerdPid } from "../../lib.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HERE = process.env.EXPERIMENT_DIR ? path.resolve(process.env.EXPERIMENT_DIR) : path.dirname(fileURLToPath(import.meta.url));
 const WRANGLER = path.join(HERE, "../../../node_modules/.bin/wrangler");
 const port = await freePort();
 const dev = spawn(WRANGLER, ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"], {
