@@ -123,7 +123,11 @@ async function runChunk(s, pid, from, count, acc, { record = false } = {}) {
         headers,
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
-      acc.bytes += (await res.arrayBuffer()).byteLength;
+      const bytes = await res.arrayBuffer();
+      acc.bytes += bytes.byteLength;
+      // The first 5xx's answer, printed with the row: a failing floor or scenario says why.
+      if (res.status >= 500 && acc.failure === undefined)
+        acc.failure = `${res.status} ${new TextDecoder().decode(bytes.slice(0, 400)).replace(/\s+/g, " ")}`;
       if ((res.headers.get("content-type") ?? "").startsWith("text/html")) acc.html++;
       acc.lat.push(performance.now() - start);
       acc.statuses.set(res.status, (acc.statuses.get(res.status) ?? 0) + 1);
@@ -150,6 +154,7 @@ function summary(name, acc) {
     cpu: acc.cpu / acc.n,
     statuses: Object.fromEntries(acc.statuses),
     chunks: acc.chunks,
+    failure: acc.failure,
   };
 }
 
@@ -445,6 +450,11 @@ async function main() {
         `  ${r.name}: ${r.rps.toFixed(0)} req/s, ${r.cpu.toFixed(2)} ms CPU/req, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${JSON.stringify(r.statuses)}; ` +
           `floor ${floor.rps.toFixed(0)} req/s, ${floor.cpu.toFixed(2)} ms CPU/req, ${JSON.stringify(floor.statuses)}`,
       );
+      for (const [who, x] of [
+        ["scenario", r],
+        ["floor", floor],
+      ])
+        if (x.failure) console.log(`    first 5xx of the ${who}: ${x.failure}`);
       if (profiler) {
         // The scenario, then its floor as many requests: what the scenario does that its floor does
         // not is the difference (`node scripts/profile-summary.mjs <scenario> --against <floor>`).
