@@ -142,6 +142,9 @@ async function runChunk(s, pid, from, count, acc, { record = false } = {}) {
   acc.n += count;
 }
 
+/** The server's logged error line naming a request id (set once the server starts). */
+let serverLog = (_requestId) => undefined;
+
 const newAcc = () => ({ lat: [], statuses: new Map(), secs: 0, cpu: 0, n: 0, bytes: 0, html: 0, chunks: [] });
 function summary(name, acc) {
   const lat = [...acc.lat].sort((a, b) => a - b);
@@ -313,6 +316,15 @@ async function main() {
     // Profiles name functions as written; the measured table is of the minified Worker otherwise.
     minify: !process.env.BENCH_PROFILE,
   });
+  // The server's logged errors, so a 5xx answer's (core/errors.ts: one JSON line with the request
+  // id and the stack) is printed with its row.
+  const serverLines = [];
+  for (const stream of [dev.stdout, dev.stderr])
+    stream?.on("data", (chunk) => {
+      for (const line of String(chunk).split("\n")) if (line.includes('"level":"error"')) serverLines.push(line);
+      if (serverLines.length > 500) serverLines.splice(0, serverLines.length - 500);
+    });
+  serverLog = (requestId) => serverLines.find((l) => l.includes(requestId));
   try {
     await waitForServer(origin, 60_000, { adminToken, child: dev });
     const pid = workerdPid(dev.pid, PORT);
@@ -453,8 +465,13 @@ async function main() {
       for (const [who, x] of [
         ["scenario", r],
         ["floor", floor],
-      ])
-        if (x.failure) console.log(`    first 5xx of the ${who}: ${x.failure}`);
+      ]) {
+        if (!x.failure) continue;
+        console.log(`    first 5xx of the ${who}: ${x.failure}`);
+        const id = /"requestId":"(req_[0-9a-f]+)"/.exec(x.failure)?.[1];
+        const logged = id && serverLog(id);
+        if (logged) console.log(`    the server logged: ${logged.slice(0, 2000)}`);
+      }
       if (profiler) {
         // The scenario, then its floor as many requests: what the scenario does that its floor does
         // not is the difference (`node scripts/profile-summary.mjs <scenario> --against <floor>`).
