@@ -40,8 +40,6 @@ function respond(c: Context<AppEnv>, body: Uint8Array | string, etag: string, co
   return new Response(c.req.method === "HEAD" ? null : body, { status: 200, headers: { ...headers, "content-type": contentType } });
 }
 
-const origin = (c: Context<AppEnv>) => new URL(c.req.url).origin;
-
 const notFound = (c: Context<AppEnv>) =>
   new ApiError("NOT_FOUND", `No listed skill at ${new URL(c.req.url).pathname} (only scan-passed skills are published here)`);
 
@@ -56,21 +54,22 @@ discoveryRoute.options(
 
 discoveryRoute.on(["GET", "HEAD"], "/:prefix{agent-skills|skills}/*", async (c) => {
   const prefix = c.req.param("prefix");
+  const url = new URL(c.req.url);
   let rest: string;
   try {
-    rest = decodeURIComponent(new URL(c.req.url).pathname.slice(`/.well-known/${prefix}/`.length));
+    rest = decodeURIComponent(url.pathname.slice(`/.well-known/${prefix}/`.length));
   } catch {
     throw notFound(c);
   }
   if (rest === "index.json") {
-    const index = await discoveryIndex(c.env.DB, origin(c), prefix === "agent-skills" ? "0.2.0" : "0.1.0");
+    const index = await discoveryIndex(c.env.DB, url.origin, prefix === "agent-skills" ? "0.2.0" : "0.1.0");
     return respond(c, index.body, index.etag, "application/json; charset=utf-8");
   }
   const archive = /^([a-z0-9-]{1,64})\.tar\.gz$/.exec(rest);
   const file = /^([a-z0-9-]{1,64})\/(.+)$/.exec(rest);
   const name = archive?.[1] ?? file?.[1];
   if (!name || (archive && prefix !== "agent-skills")) throw notFound(c);
-  const skill = await listedSkill(c.env.DB, origin(c), name);
+  const skill = await listedSkill(c.env.DB, url.origin, name);
   if (!skill) throw notFound(c);
 
   let digest: string;

@@ -58,9 +58,12 @@ async function listedSkills(db: D1Database): Promise<Listed[]> {
 }
 
 export interface BuiltIndex {
-  body: string;
+  /** The index as UTF-8, encoded once per build: each answer copies these bytes, never encodes the text again. */
+  body: Uint8Array;
   etag: string;
 }
+
+const encoder = new TextEncoder();
 
 const indexCache = new LruCache<string, { epoch: number; v2: BuiltIndex; v1: BuiltIndex; listed: Map<string, Listed> }>({
   maxEntries: 16,
@@ -93,8 +96,8 @@ async function build(db: D1Database, origin: string) {
   });
   const entry = {
     epoch,
-    v2: { body: v2, etag: `"sha256:${await sha256Hex(v2)}"` },
-    v1: { body: v1, etag: `"sha256:${await sha256Hex(v1)}"` },
+    v2: { body: encoder.encode(v2), etag: `"sha256:${await sha256Hex(v2)}"` },
+    v1: { body: encoder.encode(v1), etag: `"sha256:${await sha256Hex(v1)}"` },
     listed: new Map(listed.map((s) => [s.name, s])),
   };
   return indexCache.set(origin, entry);
