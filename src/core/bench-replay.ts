@@ -29,6 +29,8 @@ export interface RecordedCall {
 /** A request's storage work: its D1 batches, its object calls, and when it started (the keys it made carry that time). */
 interface Work {
   at: number;
+  /** When its last D1 statement or batch was sent: the keys it made were made by then. */
+  last: number;
   batches: Recorded[][];
   calls: RecordedCall[];
 }
@@ -53,7 +55,11 @@ const KEY = /^([a-z]{2,5}_)([0-9a-z]{9})[0-9a-z]{8,12}$/;
 const KEY_IN_TEXT = /\b[a-z]{2,5}_[0-9a-z]{17,21}\b/g;
 const MADE_WITHIN_MS = 2000;
 
-function freshKeys({ at, batches }: Work): (v: unknown) => unknown {
+function freshKeys({ at, last, batches }: Work): (v: unknown) => unknown {
+  // Made within the request: from its start until its last statement (a slow recorded request,
+  // such as the first sync of a loaded run, makes keys seconds after it started; left as they
+  // were, their rows collide with the originals when replayed), and never less than MADE_WITHIN_MS.
+  const until = Math.max(at + MADE_WITHIN_MS, last + 5);
   const keys = new Map<string, string>();
   const tails = new Map<string, string>();
   for (const b of batches)
@@ -65,7 +71,7 @@ function freshKeys({ at, batches }: Work): (v: unknown) => unknown {
           const m = KEY.exec(k);
           if (!m) continue;
           const t = Number.parseInt(m[2]!, 36);
-          if (t < at - 5 || t > at + MADE_WITHIN_MS) continue;
+          if (t < at - 5 || t > until) continue;
           const fresh = newId(m[1]);
           keys.set(k, fresh);
           tails.set(k.slice(-8), fresh.slice(-8));
@@ -90,7 +96,7 @@ function freshKeys({ at, batches }: Work): (v: unknown) => unknown {
  * methods and the R2 bucket's reads.
  */
 export function recordingEnv<E extends Env>(slot: string, env: E, at = Date.now()): E {
-  const work: Work = { at, batches: [], calls: [] };
+  const work: Work = { at, last: at, batches: [], calls: [] };
   recorded.set(slotKey(slot), work);
   return recordInto(work, env);
 }
@@ -119,7 +125,7 @@ function recordInto<E extends Env>(work: Work, env: E): E {
   const out: Record<string, unknown> = { ...(env as object) };
   // Keyed by the wrapper the caller holds (what it hands to batch), with the statement it stands for;
   // one for the binding and its sessions, so a batch of statements prepared on either is recorded.
-  out.DB = recorder(env.DB, work.batches, new WeakMap());
+  out.DB = recorder(env.DB, work, new WeakMap());
   // Named: a service binding answers every property with a function, so none can be told by its shape.
   for (const binding of NAMESPACES) out[binding] = recordingNamespace(binding, env[binding], work.calls);
   out.SKILLS = recordingBucket(env.SKILLS, work.calls);
@@ -187,13 +193,17 @@ export function recordedCalls(slot: string): RecordedCall[] {
 
 type Meta = WeakMap<D1PreparedStatement, { real: D1PreparedStatement; r: Recorded }>;
 
-function recorder<D extends D1Database | D1DatabaseSession>(db: D, batches: Recorded[][], meta: Meta): D {
+function recorder<D extends D1Database | D1DatabaseSession>(db: D, work: Work, meta: Meta): D {
+  const push = (b: Recorded[]) => {
+    work.batches.push(b);
+    work.last = Date.now();
+  };
   const wrap = (stmt: D1PreparedStatement, r: Recorded): D1PreparedStatement => {
     const bind = stmt.bind.bind(stmt);
     const note =
       <K extends "first" | "all" | "run" | "raw">(k: K) =>
       (...args: unknown[]) => {
-        batches.push([r]);
+        push([r]);
         return (stmt[k] as (...a: unknown[]) => unknown)(...args);
       };
     const proxy = new Proxy(stmt, {
@@ -215,13 +225,13 @@ function recorder<D extends D1Database | D1DatabaseSession>(db: D, batches: Reco
           const ms = stmts.map((s) => meta.get(s));
           // Every statement of a batch is one this binding made (a request makes them all here).
           if (ms.every((m) => m)) {
-            batches.push(ms.map((m) => m!.r));
+            push(ms.map((m) => m!.r));
             return target.batch(ms.map((m) => m!.real));
           }
           return target.batch(stmts);
         };
       // A request's reads and writes go through a session (core/d1.ts): recorded into the same slot.
-      if (p === "withSession") return (c?: string) => recorder((target as D1Database).withSession(c), batches, meta);
+      if (p === "withSession") return (c?: string) => recorder((target as D1Database).withSession(c), work, meta);
       const v = Reflect.get(target, p);
       return typeof v === "function" ? v.bind(target) : v;
     },

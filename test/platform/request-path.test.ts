@@ -3,7 +3,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "../helpers";
 import { viaSdk } from "../../src/mcp/endpoint";
 import { setClock } from "../../src/core/clock";
-import { randomBase62, sha256Hex } from "../../src/core/crypto";
+import { newId, randomBase62, sha256Hex } from "../../src/core/crypto";
+import { recordingEnv as benchRecording, replayStorage } from "../../src/core/bench-replay";
 import { accountOfKey } from "../../src/core/auth";
 import { quotaGate, quotaStub } from "../../src/quota/quota.client";
 import { refreshAccount } from "../../src/quota/account";
@@ -648,6 +649,21 @@ describe("the replay floors (core/bench-replay.ts)", () => {
     expect(new Set(rows.map((t) => t.id)).size).toBe(3);
     expect(new Set(rows.map((t) => t.slug)).size).toBe(3);
     for (const t of rows) expect(t.slug).toMatch(/^replay-me-wrangler-d1-binding-missing-[0-9a-z]{8}$/);
+  });
+
+  it("replay a slow request's write: keys it made seconds after it started are bound anew too", async () => {
+    // A recorded request that made its row 5 s after it started (the first sync of a loaded bench
+    // run, queued behind a cold build): its key is still the request's own, so each replay makes a
+    // new row rather than colliding with the original (a 500 on the floor, seen in full runs).
+    await E.DB.prepare("CREATE TABLE IF NOT EXISTS replay_probe (id TEXT PRIMARY KEY, note TEXT)").run();
+    const rec = benchRecording("slow-1", E, Date.now() - 5000);
+    const id = newId("prb_");
+    await rec.DB.prepare("INSERT INTO replay_probe (id, note) VALUES (?, ?)").bind(id, "slow").run();
+    for (let i = 0; i < 2; i++) expect(await replayStorage(E.DB, "slow-1", { writes: true })).toBe(1);
+    const rows = (await E.DB.prepare("SELECT id FROM replay_probe WHERE note = 'slow'").all<{ id: string }>()).results;
+    expect(rows).toHaveLength(3);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(3);
+    expect(rows.map((r) => r.id)).toContain(id);
   });
 
   it("replay a request's object calls: the admission on the floor's own object, a room's post on the room", async () => {
