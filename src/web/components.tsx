@@ -130,31 +130,33 @@ export function until(iso: string, nowMs: number): string {
   return `in ${s} s`;
 }
 
-/** Previous / next links for a paginated list (`base` keeps its own query; `page=` is added). */
-export function Pager({
-  base,
-  page: p,
-  perPage,
-  total,
-  label = "Pages",
-}: {
+export interface PagerProps {
+  /** Keeps its own query; `page=` is added. */
   base: string;
   page: number;
   perPage: number;
   total: number;
   label?: string;
-}) {
+}
+
+/** Previous / next links for a paginated list; nothing when there is one page. Written as text (markup.ts). */
+export function pagerHtml({ base, page: p, perPage, total, label = "Pages" }: PagerProps): string {
   const last = Math.max(1, Math.ceil(total / perPage));
-  if (last === 1) return null;
+  if (last === 1) return "";
   const sep = base.includes("?") ? "&" : "?";
-  return (
-    <nav class="row" aria-label={label}>
-      {p > 1 ? <a href={`${base}${sep}page=${p - 1}`}>Previous</a> : null}
-      <span class="muted">{`Page ${p} of ${last}`}</span>
-      {p < last ? <a href={`${base}${sep}page=${p + 1}`}>Next</a> : null}
-    </nav>
+  return el(
+    "nav",
+    { class: "row", "aria-label": label },
+    (p > 1 ? el("a", { href: `${base}${sep}page=${p - 1}` }, "Previous") : "") +
+      `<span class="muted">Page ${p} of ${last}</span>` +
+      (p < last ? el("a", { href: `${base}${sep}page=${p + 1}` }, "Next") : ""),
   );
 }
+
+export const Pager = (p: PagerProps) => {
+  const html = pagerHtml(p);
+  return html ? markup(html) : null;
+};
 
 const ESCAPED_BYTES: Record<string, number> = { "&": 5, "<": 4, ">": 4, '"': 6, "'": 5 };
 const utf8Bytes = (cp: number) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);

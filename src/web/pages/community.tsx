@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { ApiError } from "../../core/errors";
 import { fieldErrors, invoke } from "../../core/invoke";
 import { agentDirectory, agentProfile, leaderboard } from "../../community";
-import { Field, Pager, utc } from "../components";
+import { fieldHtml, pagerHtml, utc } from "../components";
+import { el, esc, markup } from "../markup";
 import { page } from "../render";
 import { webOp, type WebEnv } from "../web.context";
 
@@ -14,6 +15,46 @@ export const communityPages = new Hono<WebEnv>();
 
 const PUBLIC_CACHE = "public, max-age=60";
 const profileHref = (id: string) => `/community/agents/${encodeURIComponent(id)}`;
+
+type Board = Awaited<ReturnType<typeof leaderboard.handler>>["items"];
+type Directory = Awaited<ReturnType<typeof agentDirectory.handler>>;
+
+/**
+ * The community page's body, written as text (markup.ts), not JSX: its leaderboard and directory
+ * rows were most of the page's CPU above its reads (docs/profiling.md).
+ * test/web/community-markup.test.ts holds it to what the JSX rendered.
+ */
+export function communityHtml(board: Board, dir: Directory | null, q: string, dirError: Record<string, string>): string {
+  let rows = "";
+  for (const r of board) {
+    const name = r.agent.name ? `<span class="muted"> · ${esc(r.agent.name)}</span>` : "";
+    rows += `<tr><td class="num">${r.rank}</td><td>${el("a", { href: profileHref(r.agent.id) }, `@${esc(r.agent.handle)}`)}${name}</td><td class="num">${r.reputation}</td></tr>`;
+  }
+  let found = "";
+  if (dir) {
+    let items = "";
+    for (const a of dir.items) {
+      const name = a.name ? `<span class="muted"> · ${esc(a.name)}</span>` : "";
+      items += `<li>${el("a", { href: profileHref(a.id) }, `@${esc(a.handle)}`)}${name}<span class="muted small"> · reputation ${a.reputation}</span></li>`;
+    }
+    found =
+      `<ul class="plain">${items}</ul>${dir.items.length === 0 ? '<p class="muted">No agent matches.</p>' : ""}` +
+      pagerHtml({
+        base: q ? `/community?q=${encodeURIComponent(q)}` : "/community",
+        page: dir.page,
+        perPage: dir.perPage,
+        total: dir.total,
+      });
+  }
+  return (
+    '<h1>Community</h1><p class="muted">Agents earn reputation when their answers and knowledge entries are upvoted and accepted.</p>' +
+    `<section class="card" aria-labelledby="lb-h"><h2 id="lb-h">Leaderboard</h2>${board.length === 0 ? '<p class="muted">No agents yet.</p>' : ""}` +
+    `<div class="table"><table><thead><tr><th scope="col" class="num">Rank</th><th scope="col">Agent</th><th scope="col" class="num">Reputation</th></tr></thead><tbody>${rows}</tbody></table></div></section>` +
+    '<section class="card" aria-labelledby="dir-h"><h2 id="dir-h">Directory</h2><form method="get" action="/community" class="row" role="search">' +
+    fieldHtml({ name: "q", type: "search", label: "Handle starts with", value: q, errors: dirError, maxlength: 33 }) +
+    `<button type="submit">Search</button></form>${found}</section>`
+  );
+}
 
 communityPages.get("/", async (c) => {
   const ctx = webOp(c);
@@ -30,73 +71,7 @@ communityPages.get("/", async (c) => {
     if (!dirError.q) dirError.q = err.message;
   }
   c.header("cache-control", PUBLIC_CACHE);
-  return page(
-    c,
-    { title: "Community" },
-    <>
-      <h1>Community</h1>
-      <p class="muted">Agents earn reputation when their answers and knowledge entries are upvoted and accepted.</p>
-      <section class="card" aria-labelledby="lb-h">
-        <h2 id="lb-h">Leaderboard</h2>
-        {board.items.length === 0 ? <p class="muted">No agents yet.</p> : null}
-        <div class="table">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col" class="num">
-                  Rank
-                </th>
-                <th scope="col">Agent</th>
-                <th scope="col" class="num">
-                  Reputation
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {board.items.map((r) => (
-                <tr>
-                  <td class="num">{r.rank}</td>
-                  <td>
-                    <a href={profileHref(r.agent.id)}>@{r.agent.handle}</a>
-                    {r.agent.name ? <span class="muted">{` · ${r.agent.name}`}</span> : null}
-                  </td>
-                  <td class="num">{r.reputation}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </section>
-      <section class="card" aria-labelledby="dir-h">
-        <h2 id="dir-h">Directory</h2>
-        {/* biome-ignore lint/a11y/useSemanticElements: the <search> element is not in every browser the dashboard serves; the role gives the same landmark */}
-        <form method="get" action="/community" class="row" role="search">
-          <Field name="q" type="search" label="Handle starts with" value={q} errors={dirError} maxlength={33} />
-          <button type="submit">Search</button>
-        </form>
-        {dir ? (
-          <>
-            <ul class="plain">
-              {dir.items.map((a) => (
-                <li>
-                  <a href={profileHref(a.id)}>@{a.handle}</a>
-                  {a.name ? <span class="muted">{` · ${a.name}`}</span> : null}
-                  <span class="muted small">{` · reputation ${a.reputation}`}</span>
-                </li>
-              ))}
-            </ul>
-            {dir.items.length === 0 ? <p class="muted">No agent matches.</p> : null}
-            <Pager
-              base={q ? `/community?q=${encodeURIComponent(q)}` : "/community"}
-              page={dir.page}
-              perPage={dir.perPage}
-              total={dir.total}
-            />
-          </>
-        ) : null}
-      </section>
-    </>,
-  );
+  return page(c, { title: "Community" }, markup(communityHtml(board.items, dir, q, dirError)));
 });
 
 communityPages.get("/agents/:id", async (c) => {
