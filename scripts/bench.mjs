@@ -267,8 +267,42 @@ function sizedFloor(pathOf) {
 const CPU_GOAL = 1.5;
 const RPS_GOAL = { read: 0.8, write: 0.6 };
 const STARTUP_GOAL = 2;
-const GOALS_TEXT = `CPU ≤ ${CPU_GOAL}× the floor's; req/s ≥ ${RPS_GOAL.read}× for reads, ≥ ${RPS_GOAL.write}× for writes; sync's CPU above its floor ≤ its own goal`;
-function goalOf(r) {
+const GOALS_TEXT = `CPU ≤ ${CPU_GOAL}× the floor's; req/s ≥ ${RPS_GOAL.read}× for reads, ≥ ${RPS_GOAL.write}× for writes; sync's CPU above its floor ≤ its own goal; each judged on its median round`;
+
+/**
+ * A row's ratios to its floor, per round (a floor chunk and the scenario chunk after it) and over all
+ * its rounds. The goals are judged on the median round: on this shared 2-core machine one round in
+ * five can read 1.8–2.2× where the other four read 1.0–1.3× (a hiccup that lands on one chunk: the
+ * default-size runs of 2026-11-27, docs/bench-history.md), and the total of a row carries that one
+ * round; a row truly over is over in most of its rounds. The totals are printed beside, and the run
+ * says how many rows would meet their goals on the totals.
+ */
+function ratios(r) {
+  const rounds = r.chunks
+    .map((c, i) => ({ cpu: c.cpu / r.fl.chunks[i].cpu, rps: c.rps / r.fl.chunks[i].rps, above: c.cpu - r.fl.chunks[i].cpu }))
+    .filter((x) => Number.isFinite(x.cpu) && Number.isFinite(x.rps));
+  const median = (xs) => {
+    const v = [...xs].sort((a, b) => a - b);
+    const m = v.length >> 1;
+    return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  };
+  const total = { cpu: r.cpu / r.fl.cpu, rps: r.rps / r.fl.rps, above: r.cpu - r.fl.cpu };
+  const med = rounds.length
+    ? { cpu: median(rounds.map((x) => x.cpu)), rps: median(rounds.map((x) => x.rps)), above: median(rounds.map((x) => x.above)) }
+    : total;
+  return { rounds, total, median: med };
+}
+
+/** `lowest–median–highest` of one ratio over a row's rounds. */
+function spread(rounds, key) {
+  if (!rounds.length) return "";
+  const v = rounds.map((x) => x[key]).sort((a, b) => a - b);
+  const m = v.length >> 1;
+  const mid = v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  return `${v[0].toFixed(2)}–**${mid.toFixed(2)}**–${v[v.length - 1].toFixed(2)}×`;
+}
+
+function goalOf(r, on = "median") {
   const over = [];
   // A row measures what it names only if it was answered so: every status the one it expects
   // (`status`), or a 2xx where it names none.
@@ -278,21 +312,11 @@ function goalOf(r) {
   if (wrong.length) over.push(`answered ${wrong.join(", ")}, not ${r.status ?? "2xx"}`);
   const floorWrong = Object.keys(r.fl.statuses).filter((st) => !/^2/.test(st));
   if (floorWrong.length) over.push(`its floor answered ${floorWrong.join(", ")}`);
-  const cpu = r.cpu / r.fl.cpu;
-  const rps = r.rps / r.fl.rps;
-  if (cpu > CPU_GOAL) over.push(`CPU > ${CPU_GOAL}×`);
-  if (rps < RPS_GOAL[r.kind]) over.push(`req/s < ${RPS_GOAL[r.kind]}× (${r.kind})`);
-  if (r.aboveGoalMs !== undefined && r.cpu - r.fl.cpu > r.aboveGoalMs) over.push(`above floor > ${r.aboveGoalMs} ms`);
+  const x = ratios(r)[on];
+  if (x.cpu > CPU_GOAL) over.push(`CPU > ${CPU_GOAL}×`);
+  if (x.rps < RPS_GOAL[r.kind]) over.push(`req/s < ${RPS_GOAL[r.kind]}× (${r.kind})`);
+  if (r.aboveGoalMs !== undefined && x.above > r.aboveGoalMs) over.push(`above floor > ${r.aboveGoalMs} ms`);
   return { met: over.length === 0, text: over.length ? `over: ${over.join(", ")}` : `met (${r.kind})` };
-}
-/**
- * The CPU ratio of each round (a floor chunk and the scenario chunk after it), lowest to highest:
- * how far the row's total ratio could move with the machine. The goal is judged on the totals.
- */
-function byRound(r) {
-  const ratios = r.chunks.map((c, i) => c.cpu / r.fl.chunks[i].cpu).filter(Number.isFinite);
-  if (!ratios.length) return "";
-  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×`;
 }
 const kindOf = (s) => s.kind ?? ((at(s.method, 0) ?? "GET") === "GET" ? "read" : "write");
 
@@ -519,24 +543,29 @@ async function main() {
         `above floor = CPU minus the floor's: with a floor doing the same storage work, the Worker's own CPU (what the Workers plans limit)\n`,
     );
     console.log(
-      "| scenario | floor | req/s | floor req/s | req/s vs floor | CPU ms/req | floor CPU ms/req | CPU vs floor | CPU vs floor, each round | CPU above floor ms/req | p50 ms | p99 ms | statuses | goal |",
+      "| scenario | floor | req/s | floor req/s | req/s vs floor, all rounds | req/s vs floor by round: lowest–**median**–highest | CPU ms/req | floor CPU ms/req | CPU vs floor, all rounds | CPU vs floor by round: lowest–**median**–highest | CPU above floor ms/req (median round) | p50 ms | p99 ms | statuses | goal (median round) |",
     );
-    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let met = 0;
+    let metOnTotals = 0;
     for (const r of results) {
       const g = goalOf(r);
       if (g.met) met++;
+      if (goalOf(r, "total").met) metOnTotals++;
+      const x = ratios(r);
       console.log(
-        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${(r.rps / r.fl.rps).toFixed(2)}× | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${(r.cpu / r.fl.cpu).toFixed(2)}× | ${byRound(r)} | ${(r.cpu - r.fl.cpu).toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} | ${g.text} |`,
+        `| ${r.name} | ${r.floor} | ${r.rps.toFixed(0)} | ${r.fl.rps.toFixed(0)} | ${x.total.rps.toFixed(2)}× | ${spread(x.rounds, "rps")} | ${r.cpu.toFixed(3)} | ${r.fl.cpu.toFixed(3)} | ${x.total.cpu.toFixed(2)}× | ${spread(x.rounds, "cpu")} | ${x.median.above.toFixed(2)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${JSON.stringify(r.statuses)} | ${g.text} |`,
       );
     }
     if (startup) {
       const ratio = startup.lore / startup.bare;
       console.log(
-        `| start-up (\`npm run check:startup\`: profile window, median of ${startup.rounds}) | bare Hono Worker | | | | ${startup.lore.toFixed(1)} | ${startup.bare.toFixed(1)} | ${ratio.toFixed(2)}× | | active ${startup.active.toFixed(1)} | | | | ${ratio <= STARTUP_GOAL ? "met" : `over (goal ${STARTUP_GOAL}×)`} |`,
+        `| start-up (\`npm run check:startup\`: profile window, median of ${startup.rounds}) | bare Hono Worker | | | | | ${startup.lore.toFixed(1)} | ${startup.bare.toFixed(1)} | ${ratio.toFixed(2)}× | | active ${startup.active.toFixed(1)} | | | | ${ratio <= STARTUP_GOAL ? "met" : `over (goal ${STARTUP_GOAL}×)`} |`,
       );
     }
-    console.log(`\n${met} of ${results.length} scenarios within their goal (${GOALS_TEXT})`);
+    console.log(
+      `\n${met} of ${results.length} scenarios within their goal (${GOALS_TEXT}); ${metOnTotals} of ${results.length} on the totals of all their rounds`,
+    );
     for (const line of reportLines) console.log(line);
   } finally {
     dev.kill("SIGINT");
