@@ -76,12 +76,13 @@ const FLOORS = {
 };
 
 // Start-up against a bare Worker (scripts/startup.mjs) as the table's last row: on a full run, or
-// when BENCH_ONLY names "startup". STARTUP_ROUNDS (default 3).
+// when BENCH_ONLY names "startup". STARTUP_ROUNDS (default 5: with 3, its median read 1.86–2.26× at the
+// end of three full runs on 2026-11-27).
 const STARTUP = !ONLY || ONLY.includes("startup");
 
 /** `npm run check:startup`'s medians: Lore's and the bare Worker's profile windows, Lore's active CPU (ms). */
 function measureStartup() {
-  const rounds = Number(process.env.STARTUP_ROUNDS ?? 3);
+  const rounds = Number(process.env.STARTUP_ROUNDS ?? 5);
   const out = execFileSync(process.execPath, [path.join(ROOT, "scripts", "startup.mjs")], {
     cwd: ROOT,
     env: { ...process.env, ROUNDS: String(rounds) },
