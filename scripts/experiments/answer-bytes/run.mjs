@@ -3,6 +3,8 @@
 // (default: every route), or name routes: `… run.mjs /str /bytes`. The CPU is read as the bench
 // reads it (scripts/lib.mjs: the workerd process running the Worker, /proc/<pid>/stat).
 // EXPERIMENT_DIR=<folder> runs another experiment's Worker the same way (page-headers/wrangler.toml says how).
+// ACCEPT_ENCODING=<value> sends that Accept-Encoding (default: fetch's own, `gzip, deflate`: the dev
+// server then gzips JSON and HTML answers in the Worker's process, as Cloudflare's edge does outside it).
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +12,7 @@ import { cpuMs, freePort, waitForServer, workerdPid } from "../../lib.mjs";
 
 const HERE = process.env.EXPERIMENT_DIR ? path.resolve(process.env.EXPERIMENT_DIR) : path.dirname(fileURLToPath(import.meta.url));
 const WRANGLER = path.join(HERE, "../../../node_modules/.bin/wrangler");
+const ACCEPT = process.env.ACCEPT_ENCODING ? { "accept-encoding": process.env.ACCEPT_ENCODING } : {};
 const port = await freePort();
 const dev = spawn(WRANGLER, ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"], {
   cwd: HERE,
@@ -28,7 +31,7 @@ try {
       Array.from({ length: 8 }, async () => {
         while (next < n) {
           const i = next++;
-          await (await fetch(`${origin}${route}?id=${i}`)).arrayBuffer();
+          await (await fetch(`${origin}${route}?id=${i}`, { headers: ACCEPT })).arrayBuffer();
         }
       }),
     );

@@ -1,8 +1,9 @@
-// Five ways to answer the same 29 KB JSON (a tool list of 60 tools, not Latin-1 text), and a two-byte
+// Five ways to answer the same 29 KB JSON (and /hex: 29 KB of JSON with a SHA-256 digest per entry) (a tool list of 60 tools, not Latin-1 text), and a two-byte
 // answer (/x), for run.mjs: a string, a copied array, a zero-copy cached array, a Blob, spaces.
 const enc = new TextEncoder();
 let text = null,
-  bytes = null;
+  bytes = null,
+  hex = null;
 function init() {
   if (text) return;
   const tools = [];
@@ -14,6 +15,17 @@ function init() {
     });
   text = JSON.stringify({ tools });
   bytes = enc.encode(text);
+  // As many bytes of a skills index's JSON (cut to size): names, a description, a SHA-256 digest each (less
+  // redundant than the tool list, so gzip works harder on it).
+  const skills = [];
+  const h = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+  while (JSON.stringify({ skills }).length < bytes.length)
+    skills.push({ name: `skill-${skills.length}`, description: `Bench fixture ${skills.length}`, digest: `sha256:${h()}` });
+  hex = enc.encode(
+    JSON.stringify({ skills })
+      .slice(0, bytes.length - 2)
+      .padEnd(bytes.length, " "),
+  );
 }
 export default {
   async fetch(req) {
@@ -36,6 +48,8 @@ export default {
         return new Response(new Uint8Array(bytes.length + head.length + 1).fill(32), { headers: { "content-type": "application/json" } });
       case "/blob":
         return new Response(new Blob([head, bytes, "}"]), { headers: { "content-type": "application/json" } });
+      case "/hex":
+        return new Response(hex, { headers: { "content-type": "application/json" } });
       case "/same":
         return new Response(bytes, { headers: { "content-type": "application/json" } });
       default:
