@@ -287,11 +287,6 @@ function ratios(r) {
   const rounds = r.chunks
     .map((c, i) => ({ cpu: c.cpu / r.fl.chunks[i].cpu, rps: c.rps / r.fl.chunks[i].rps, above: c.cpu - r.fl.chunks[i].cpu }))
     .filter((x) => Number.isFinite(x.cpu) && Number.isFinite(x.rps));
-  const median = (xs) => {
-    const v = [...xs].sort((a, b) => a - b);
-    const m = v.length >> 1;
-    return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-  };
   const total = { cpu: r.cpu / r.fl.cpu, rps: r.rps / r.fl.rps, above: r.cpu - r.fl.cpu };
   const med = rounds.length
     ? { cpu: median(rounds.map((x) => x.cpu)), rps: median(rounds.map((x) => x.rps)), above: median(rounds.map((x) => x.above)) }
@@ -299,13 +294,17 @@ function ratios(r) {
   return { rounds, total, median: med };
 }
 
+function median(xs) {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
 /** `lowest–median–highest` of one ratio over a row's rounds. */
 function spread(rounds, key) {
   if (!rounds.length) return "";
-  const v = rounds.map((x) => x[key]).sort((a, b) => a - b);
-  const m = v.length >> 1;
-  const mid = v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-  return `${v[0].toFixed(2)}–**${mid.toFixed(2)}**–${v[v.length - 1].toFixed(2)}×`;
+  const v = rounds.map((x) => x[key]);
+  return `${Math.min(...v).toFixed(2)}–**${median(v).toFixed(2)}**–${Math.max(...v).toFixed(2)}×`;
 }
 
 function goalOf(r, on = "median") {
