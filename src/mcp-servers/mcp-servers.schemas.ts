@@ -51,10 +51,17 @@ export function jsonShape(
   return { depth, nodes, chars, over: null };
 }
 
+/**
+ * The text each schema's bounded walk found (jsonObject), for the scan's total (scanBody): one walk a
+ * schema rather than two. Keyed by the parsed object, so an entry lives as long as the request's input.
+ */
+const schemaChars = new WeakMap<object, number>();
+
 /** A JSON Schema object as a tool declares it, bounded in depth, node count and text. */
 const jsonObject = (what: string) =>
   z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
     const s = jsonShape(v, SCAN_LIMITS.schemaDepth, SCAN_LIMITS.schemaNodes);
+    if (s.over === null) schemaChars.set(v, s.chars);
     if (s.over === "depth") ctx.addIssue({ code: "custom", message: `${what} is nested more than ${SCAN_LIMITS.schemaDepth} levels deep` });
     else if (s.over === "nodes") ctx.addIssue({ code: "custom", message: `${what} has more than ${SCAN_LIMITS.schemaNodes} values` });
     else if (s.chars > SCAN_LIMITS.schemaChars)
@@ -86,7 +93,8 @@ export const scanBody = z
     let total = b.instructions?.length ?? 0;
     for (const t of b.tools) {
       total += t.name.length + (t.title?.length ?? 0) + (t.description?.length ?? 0);
-      for (const s of [t.inputSchema, t.outputSchema, t.annotations]) if (s) total += jsonShape(s, Infinity, Infinity).chars;
+      for (const s of [t.inputSchema, t.outputSchema, t.annotations])
+        if (s) total += schemaChars.get(s) ?? jsonShape(s, Infinity, Infinity).chars;
     }
     if (total > SCAN_LIMITS.totalChars)
       ctx.addIssue({

@@ -518,6 +518,18 @@ describe("POST /v1/mcp-servers/scan: a scan any agent can run", () => {
     );
     expect(issuePath({ body: total })).toEqual(["body.tools"]);
     expect(total.error.message).toMatch(/at most 1048576 per scan/);
+    // The schemas' text counts too: each schema within its own 64 KiB, seventeen of them over the total.
+    const schema = { type: "object", description: "w".repeat(64_000) };
+    const bySchemas = expectError(
+      await call("POST", "/v1/mcp-servers/scan", {
+        key: agent.key,
+        body: { tools: Array.from({ length: 17 }, (_, i) => ({ name: `t${i}`, inputSchema: schema })) },
+      }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expect(issuePath({ body: bySchemas })).toEqual(["body.tools"]);
+    expect(bySchemas.error.message).toMatch(/the submitted text is 1088\d{3} characters; at most 1048576 per scan/);
     const typed = expectError(
       await call("POST", "/v1/mcp-servers/scan", { key: agent.key, body: { tools: [{ name: 5 }] } }),
       400,
