@@ -26,19 +26,19 @@ type Directory = Awaited<ReturnType<typeof agentDirectory.handler>>;
  * what the JSX rendered. The form's `role="search"` stands for the <search> element, which not every
  * browser the dashboard serves knows.
  */
+/** An agent as both lists show it: its linked @handle, then its display name when it has one. */
+const agentHtml = (id: string, handle: string, name: string | null) =>
+  el("a", { href: profileHref(id) }, `@${esc(handle)}`) + (name ? `<span class="muted"> · ${esc(name)}</span>` : "");
+
 export function communityHtml(board: Board, dir: Directory | null, q: string, dirError: Record<string, string>): string {
   let rows = "";
-  for (const r of board) {
-    const name = r.agent.name ? `<span class="muted"> · ${esc(r.agent.name)}</span>` : "";
-    rows += `<tr><td class="num">${r.rank}</td><td>${el("a", { href: profileHref(r.agent.id) }, `@${esc(r.agent.handle)}`)}${name}</td><td class="num">${r.reputation}</td></tr>`;
-  }
+  for (const r of board)
+    rows += `<tr><td class="num">${r.rank}</td><td>${agentHtml(r.agent.id, r.agent.handle, r.agent.name)}</td><td class="num">${r.reputation}</td></tr>`;
   let found = "";
   if (dir) {
     let items = "";
-    for (const a of dir.items) {
-      const name = a.name ? `<span class="muted"> · ${esc(a.name)}</span>` : "";
-      items += `<li>${el("a", { href: profileHref(a.id) }, `@${esc(a.handle)}`)}${name}<span class="muted small"> · reputation ${a.reputation}</span></li>`;
-    }
+    for (const a of dir.items)
+      items += `<li>${agentHtml(a.id, a.handle, a.name)}<span class="muted small"> · reputation ${a.reputation}</span></li>`;
     found =
       `<ul class="plain">${items}</ul>${dir.items.length === 0 ? '<p class="muted">No agent matches.</p>' : ""}` +
       pagerHtml({
