@@ -13,8 +13,8 @@
  *   renderMcpConfig(harnessId, input) → one, or null for an unknown harness
  */
 import { stringify as toToml } from "smol-toml";
-import { dump as toYaml } from "js-yaml";
 import { HARNESSES, type HarnessSetup } from "./setup.data";
+import { toYaml } from "./yaml";
 
 export type McpTransport = "streamable-http" | "sse";
 export type McpConfigFormat = "json" | "json5" | "toml" | "yaml";
@@ -198,7 +198,7 @@ function serialise(doc: Record<string, unknown>, format: McpConfigFormat): strin
     case "yaml":
       // Values double-quoted (a URL or a `${VAR}` reference is never read as another type); keys plain
       // unless YAML 1.1 would read them as something else (`n`, `on`).
-      return toYaml(doc, { quoteStyle: "double", forceQuotes: true, lineWidth: -1 });
+      return toYaml(doc);
   }
 }
 
