@@ -43,11 +43,17 @@ const LIGHT = new Set([
 ]);
 const RULES = /^src\/(?:scan|skills\/scanner|mcp-servers\/scanner)\//;
 
-/** Modules of the rule folders in Lore's build that are not in LIGHT, with their bytes in the output. */
+/**
+ * Packages only the scanner Worker runs: js-yaml reads SKILL.md front matter there
+ * (src/skills/scanner/front-matter.ts); the main Worker writes its YAML with src/harnesses/yaml.ts.
+ */
+const SCANNER_ONLY_PACKAGES = /^node_modules\/js-yaml\//;
+
+/** Modules of the rule folders (and scanner-only packages) in Lore's build that are not in LIGHT, with their bytes in the output. */
 function rulesIn(metafile) {
   const out = Object.values(metafile.outputs).find((o) => o.entryPoint);
   return Object.entries(out?.inputs ?? {})
-    .filter(([file, v]) => RULES.test(file) && !LIGHT.has(file) && v.bytesInOutput > 0)
+    .filter(([file, v]) => (RULES.test(file) || SCANNER_ONLY_PACKAGES.test(file)) && !LIGHT.has(file) && v.bytesInOutput > 0)
     .map(([file, v]) => `${file} (${v.bytesInOutput} B)`);
 }
 

@@ -4,12 +4,14 @@
  * service binding (src/scan/remote.ts). The rules are about a quarter of the code and run only when
  * a skill is published or rescanned, an MCP server's tools are scanned, or a forum or knowledge-base
  * text is written; every other request would pay for parsing them at each cold start
- * (docs/scanner.md, "Where the rules run"). Pure functions of their input: no bindings, no state,
+ * (docs/scanner.md, "Where the rules run"). SKILL.md's front matter is read here too, so that its
+ * YAML parser (js-yaml) is not in the main Worker either. Pure functions of their input: no bindings, no state,
  * no outbound calls. No public route (wrangler.toml here: workers_dev = false; fetch answers 404).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { scanSkill } from "../skills/scanner";
 import { scanAgentText } from "../skills/scanner/agent-text";
+import { readFrontMatterYaml } from "../skills/scanner/front-matter";
 import type { SkillScannerRpc } from "../skills/scanner/remote";
 import type { AgentTextInput, Capabilities, SkillFileInput } from "../skills/scanner/types";
 import { scanMcpTools } from "../mcp-servers/scanner";
@@ -37,6 +39,11 @@ export class Scanner extends WorkerEntrypoint implements SkillScannerRpc, McpSca
   /** The agent-text scan of many texts (a rescan batch), in one call. */
   scanAgentTexts(items: AgentTextInput[][]) {
     return items.map((texts) => scanAgentText(texts));
+  }
+
+  /** SKILL.md's front matter read as YAML: the YAML parser is bundled here, not in the main Worker. */
+  readFrontMatter(source: string) {
+    return readFrontMatterYaml(source);
   }
 
   /** The tool-poisoning scanner over an MCP server's instructions and tools. */

@@ -3,12 +3,12 @@
  * its discovery artifact (the SKILL.md bytes, or a deterministic .tar.gz of every file). Pure: no
  * storage here, so the same code serves the publish route, the seed loader and the rescan.
  */
-import { CORE_SCHEMA, constructFromEvents, eventsToAst, parseEvents, type Node as YamlNode } from "js-yaml";
 import { gzipSync } from "fflate";
 import { ApiError, badRequest } from "../core/errors";
 import { sha256Hex } from "../core/crypto";
 import { decodeBase64 } from "../scan/base64";
 import { kindFromPath, TEXT_KINDS } from "../scan/files";
+import { MAX_ALIASED_VALUES, MAX_FRONT_MATTER_CHARS, type FrontMatterYaml } from "./scanner/types";
 
 export const MAX_FILES = 100;
 export const MAX_BUNDLE_BYTES = 5 * 1024 * 1024;
@@ -151,100 +151,17 @@ export function normalizeTags(tags: readonly string[], where: (string | number)[
   return [...out];
 }
 
-/**
- * The version label as the author wrote it. YAML reads `version: 1.10` as the float 1.1 and
- * `version: 2.0` as the integer 2; a version label is text, so a plain scalar keeps its source.
- * `aliases` maps each alias node of the document to the node its anchor names.
- */
-function versionLabel(root: YamlNode | null, path: string[], aliases: Map<YamlNode, YamlNode>): string | null | undefined {
-  let node: YamlNode | undefined = root ?? undefined;
-  for (const key of path) {
-    if (node?.kind === "alias") node = aliases.get(node);
-    if (node?.kind !== "mapping") return undefined;
-    node = node.items.find((i) => i.key.kind === "scalar" && i.key.value === key)?.value;
-  }
-  if (node?.kind === "alias") node = aliases.get(node);
-  if (node === undefined) return undefined;
-  if (node.kind === "scalar") return node.tag === "tag:yaml.org,2002:null" ? null : node.value;
-  // A mapping or a list: not a label (refused below).
-  return "[not a scalar]";
-}
+export { MAX_ALIASED_VALUES, MAX_FRONT_MATTER_CHARS };
 
-/** Each alias node of a document and the node it stands for (the nearest anchor of that name before it). */
-function resolveAliases(root: YamlNode | null): Map<YamlNode, YamlNode> {
-  const anchors = new Map<string, YamlNode>();
-  const out = new Map<YamlNode, YamlNode>();
-  const walk = (n: YamlNode) => {
-    if (n.kind === "alias") {
-      const target = anchors.get(n.anchor);
-      if (target) out.set(n, target);
-      return;
-    }
-    if (n.anchor) anchors.set(n.anchor, n);
-    if (n.kind === "sequence") for (const i of n.items) walk(i);
-    else if (n.kind === "mapping")
-      for (const i of n.items) {
-        walk(i.key);
-        walk(i.value);
-      }
-  };
-  if (root) walk(root);
-  return out;
-}
+/** Reads the front matter's YAML: in the scanner Worker (readFrontMatterRemote), or in-process in a test. */
+export type FrontMatterReader = (source: string) => Promise<FrontMatterYaml> | FrontMatterYaml;
 
 /**
- * Values that aliases add to the front matter once expanded (it is stored as JSON, where an alias is
- * a copy): an anchor used inside itself is circular (no JSON form), and a few aliases nested in
- * each other can stand for millions of values (an alias bomb). Counted on the parsed value, each
- * distinct object once, so the count costs what the document is, not what it expands to. `chars`
- * is the expanded text (keys and scalars): one aliased long string is one value but a copy of all
- * its characters each time, so a value count alone lets a 1 MiB string aliased 49 times through.
+ * Parses and checks SKILL.md's YAML front matter (agentskills.io: `name`, `description`). The YAML
+ * itself is read by `readYaml` (src/skills/scanner/front-matter.ts, in the scanner Worker); its
+ * refusals are this function's 400s.
  */
-export const MAX_ALIASED_VALUES = 1000;
-/**
- * The front matter's text, its expanded text and its stored JSON are each at most 64 KiB: SKILL.md
- * front matter is a name, a description of ≤ 1024 characters and a little metadata, and the JSON is
- * one D1 column (a row is at most 2 MB, and the version row holds SKILL.md too).
- */
-export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
-function aliasedValues(value: unknown): { aliased: number; chars: number } | "circular" {
-  const sizes = new Map<object, { n: number; chars: number }>();
-  const open = new Set<object>();
-  const size = (v: unknown): { n: number; chars: number } => {
-    if (v === null || typeof v !== "object") return { n: 1, chars: String(v).length };
-    const known = sizes.get(v);
-    if (known !== undefined) return known;
-    if (open.has(v)) throw CIRCULAR;
-    open.add(v);
-    const s = { n: 1, chars: 0 };
-    for (const [k, c] of Object.entries(v)) {
-      const cs = size(c);
-      s.n += cs.n;
-      s.chars += cs.chars + (Array.isArray(v) ? 0 : k.length);
-    }
-    open.delete(v);
-    sizes.set(v, s);
-    return s;
-  };
-  let expanded: { n: number; chars: number };
-  try {
-    expanded = size(value);
-  } catch (e) {
-    if (e === CIRCULAR) return "circular";
-    throw e;
-  }
-  // The distinct values: each object once with its direct children.
-  let distinct = 1;
-  for (const o of sizes.keys()) distinct += Object.keys(o).length;
-  return { aliased: Math.max(0, expanded.n - distinct), chars: expanded.chars };
-}
-const CIRCULAR = Symbol("circular");
-
-/**
- * Parses and checks SKILL.md's YAML front matter (agentskills.io: `name`, `description`): YAML 1.2's
- * core schema (`yes`, `on` and dates stay text), no duplicate keys, no custom tags.
- */
-export function parseFrontMatter(text: string): FrontMatter {
+export async function parseFrontMatter(text: string, readYaml: FrontMatterReader): Promise<FrontMatter> {
   const where = ["files", "SKILL.md"];
   const m = FRONT_MATTER.exec(text);
   const bareCr = "SKILL.md front matter must use LF or CRLF line ends, not bare CR (the skills CLI reads only those)";
@@ -256,36 +173,10 @@ export function parseFrontMatter(text: string): FrontMatter {
   if (/\r(?!\n)/.test(source)) throw badRequest(bareCr, where);
   if (source.length > MAX_FRONT_MATTER_CHARS)
     throw badRequest(`SKILL.md front matter must be at most ${MAX_FRONT_MATTER_CHARS} characters`, where);
-  let root: YamlNode | null = null;
-  let data: unknown = null;
-  try {
-    const events = parseEvents(source, {});
-    const values = constructFromEvents(events, { source, schema: CORE_SCHEMA, maxAliases: 50 });
-    if (values.length > 1) throw new Error("the front matter holds more than one YAML document");
-    data = values[0] ?? null;
-    root = eventsToAst(events, { source, schema: CORE_SCHEMA })[0]?.contents ?? null;
-  } catch (e) {
-    throw badRequest(`SKILL.md front matter is not valid YAML: ${(e as Error).message.split("\n")[0]}`, where);
-  }
-  const aliased = aliasedValues(data);
-  if (aliased === "circular")
-    throw badRequest("SKILL.md front matter must not contain circular aliases (an anchor used inside itself)", where);
-  if (aliased.aliased > MAX_ALIASED_VALUES)
-    throw badRequest(
-      `SKILL.md front matter is not valid YAML: its aliases expand to more than ${MAX_ALIASED_VALUES} values (an alias bomb)`,
-      where,
-    );
-  if (!data || typeof data !== "object" || Array.isArray(data)) throw badRequest("SKILL.md front matter must be a YAML mapping", where);
-  if (aliased.chars > MAX_FRONT_MATTER_CHARS)
-    throw badRequest(
-      `SKILL.md front matter is too large: with its aliases expanded it holds more than ${MAX_FRONT_MATTER_CHARS} characters`,
-      where,
-    );
-  // Stored as JSON with the version (aliases expanded, bounded above; escapes can still lengthen it).
-  const rawJson = JSON.stringify(data);
-  if (rawJson.length > MAX_FRONT_MATTER_CHARS)
-    throw badRequest(`SKILL.md front matter is too large: stored as JSON it is more than ${MAX_FRONT_MATTER_CHARS} characters`, where);
-  const fm = data as Record<string, unknown>;
+  const yaml = await readYaml(source);
+  if (!yaml.ok) throw badRequest(yaml.message, where);
+  const rawJson = yaml.json;
+  const fm = JSON.parse(rawJson) as Record<string, unknown>;
   const name = fm.name;
   if (typeof name !== "string" || name.length < 1 || name.length > 64 || !NAME_RE.test(name)) {
     throw badRequest(
@@ -302,9 +193,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   }
   const metadata =
     fm.metadata && typeof fm.metadata === "object" && !Array.isArray(fm.metadata) ? (fm.metadata as Record<string, unknown>) : {};
-  const aliases = resolveAliases(root);
-  const top = versionLabel(root, ["version"], aliases);
-  const version = top ?? (fm.metadata === metadata ? (versionLabel(root, ["metadata", "version"], aliases) ?? null) : null);
+  const version = yaml.version ?? yaml.metadataVersion;
   if (version !== null && !/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/.test(version)) {
     throw badRequest("SKILL.md 'version' must be 1-64 characters of letters, digits, '.', '+', '_' or '-'", [...where, "version"]);
   }
@@ -321,12 +210,12 @@ export function parseFrontMatter(text: string): FrontMatter {
 }
 
 /** Decodes the files, requires SKILL.md at the root and checks its front matter. */
-export async function readBundle(input: readonly FileInput[]): Promise<Bundle> {
+export async function readBundle(input: readonly FileInput[], readYaml: FrontMatterReader): Promise<Bundle> {
   const files = await decodeFiles(input);
   const skillMd = files.find((f) => f.path === "SKILL.md");
   if (!skillMd) throw badRequest("A skill needs a SKILL.md file at its root", ["files"]);
   if (skillMd.text === null) throw badRequest("SKILL.md must be UTF-8 text", ["files", "SKILL.md"]);
-  const frontMatter = parseFrontMatter(skillMd.text);
+  const frontMatter = await parseFrontMatter(skillMd.text, readYaml);
   return {
     files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     skillMd: skillMd as Bundle["skillMd"],

@@ -15,7 +15,7 @@ import { HARNESSES } from "../harnesses/setup.data";
 import { CATEGORY_SLUGS } from "./categories";
 import { buildArtifact, contentTypeFor, normalizeTags, readBundle, type FileInput } from "./bundle";
 import { putBlobs, blobKey } from "./storage";
-import { scanSkillRemote } from "./scanner/remote";
+import { readFrontMatterRemote, scanSkillRemote } from "./scanner/remote";
 import type { Capabilities } from "./scanner/types";
 import { isReservedName, nameReserved, nameTaken } from "./names";
 import { SYSTEM_OWNER_ID } from "./lore-skill";
@@ -108,7 +108,7 @@ export async function publishSkill(env: Env, ownerId: string, input: PublishInpu
   const plan = PLANS[(PLAN_IDS as readonly string[]).includes(quota?.plan ?? "") ? (quota!.plan as PlanId) : "FREE"];
   const t0 = now();
   const dayStart = nextUtcMidnight(t0) - DAY_MS;
-  const bundle = await readBundle(input.files);
+  const bundle = await readBundle(input.files, (source) => readFrontMatterRemote(env, source));
   const fm = bundle.frontMatter;
   const name = fm.name;
   const category = input.category ?? fm.category;

@@ -6,13 +6,23 @@
 import type { Env } from "../../env";
 import { callScanner, checkedScan, scannerOf } from "../../scan/remote";
 import { AGENT_TEXT_RULESET, SKILL_RULESET } from "./ruleset";
-import type { AgentTextInput, AgentTextScan, Capabilities, SkillFileInput, SkillScan } from "./types";
+import {
+  MAX_FRONT_MATTER_CHARS,
+  type AgentTextInput,
+  type AgentTextScan,
+  type Capabilities,
+  type FrontMatterYaml,
+  type SkillFileInput,
+  type SkillScan,
+} from "./types";
 
 export interface SkillScannerRpc {
   scanSkill(files: SkillFileInput[], previous: Capabilities | null): SkillScan | Promise<SkillScan>;
   scanAgentText(texts: AgentTextInput[]): AgentTextScan | Promise<AgentTextScan>;
   /** Many agent texts in one call (a rescan batch): one RPC call rather than one per row. */
   scanAgentTexts(items: AgentTextInput[][]): AgentTextScan[] | Promise<AgentTextScan[]>;
+  /** SKILL.md's front matter read as YAML (src/skills/scanner/front-matter.ts). */
+  readFrontMatter(source: string): FrontMatterYaml | Promise<FrontMatterYaml>;
 }
 
 /** scanSkill (src/skills/scanner/index.ts) in the scanner Worker; the caller has checked the bundle's size limits. */
@@ -43,5 +53,26 @@ export const scanAgentTextsRemote = (env: Pick<Env, "SCANNER">, items: readonly 
     (rs) => {
       if (!Array.isArray(rs) || rs.length !== items.length) throw new Error("the scanner answered another number of results");
       return rs.map((r) => checkedScan(r, AGENT_TEXT_RULESET.version));
+    },
+  );
+
+const isLabel = (v: unknown) => v === null || (typeof v === "string" && v.length <= 200);
+
+/** SKILL.md's front matter read as YAML in the scanner Worker; an answer of another shape is the scanner failing. */
+export const readFrontMatterRemote = (env: Pick<Env, "SCANNER">, source: string) =>
+  callScanner(
+    "SKILL.md front matter",
+    () => scannerOf<SkillScannerRpc>(env).readFrontMatter(source),
+    (r) => {
+      if (r?.ok === false && typeof r.message === "string") return { ok: false as const, message: r.message.slice(0, 500) };
+      if (
+        r?.ok === true &&
+        typeof r.json === "string" &&
+        r.json.length <= MAX_FRONT_MATTER_CHARS &&
+        isLabel(r.version) &&
+        isLabel(r.metadataVersion)
+      )
+        return r;
+      throw new Error("the scanner answered the front matter in another shape");
     },
   );

@@ -38,3 +38,27 @@ export interface AgentTextScan {
   rulesetVersion: string;
   uncertain: UncertainSpan[];
 }
+
+/**
+ * At most this many values added by aliases once expanded (SKILL.md front matter is stored as JSON,
+ * where an alias is a copy): a few aliases nested in each other can stand for millions (an alias bomb).
+ */
+export const MAX_ALIASED_VALUES = 1000;
+/**
+ * The front matter's text, its expanded text and its stored JSON are each at most 64 KiB: SKILL.md
+ * front matter is a name, a description of ≤ 1024 characters and a little metadata, and the JSON is
+ * one D1 column (a row is at most 2 MB, and the version row holds SKILL.md too).
+ */
+export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+
+/** SKILL.md's front matter read as YAML in the scanner Worker (src/skills/scanner/front-matter.ts). */
+export type FrontMatterYaml =
+  | {
+      ok: true;
+      /** The front matter as JSON (aliases expanded), at most MAX_FRONT_MATTER_CHARS characters. */
+      json: string;
+      /** `version` and `metadata.version` as the author wrote them (a plain `1.10` stays `1.10`), or null. */
+      version: string | null;
+      metadataVersion: string | null;
+    }
+  | { ok: false; message: string };
