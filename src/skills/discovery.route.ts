@@ -13,7 +13,7 @@ import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
 import { corsPreflightHeaders, corsResponseHeaders } from "../core/cors";
 import { contentTypeFor } from "./bundle";
-import { discoveryIndex, listedSkill } from "./discovery";
+import { discoveryIndex, listedSkill, type WaitUntil } from "./discovery";
 import { IntegrityError, getVerified, integrityFailure } from "./storage";
 
 export const discoveryRoute = new Hono<AppEnv>();
@@ -40,6 +40,12 @@ function respond(c: Context<AppEnv>, body: Uint8Array | string, etag: string, co
   return new Response(c.req.method === "HEAD" ? null : body, { status: 200, headers: { ...headers, "content-type": contentType } });
 }
 
+/** The request's `waitUntil`, for the index's background rebuild (src/skills/discovery.ts, refresh-ahead). */
+const waitUntilOf =
+  (c: Context<AppEnv>): WaitUntil =>
+  (p) =>
+    c.executionCtx.waitUntil(p);
+
 const notFound = (c: Context<AppEnv>) =>
   new ApiError("NOT_FOUND", `No listed skill at ${new URL(c.req.url).pathname} (only scan-passed skills are published here)`);
 
@@ -62,14 +68,14 @@ discoveryRoute.on(["GET", "HEAD"], "/:prefix{agent-skills|skills}/*", async (c) 
     throw notFound(c);
   }
   if (rest === "index.json") {
-    const index = await discoveryIndex(c.env.DB, url.origin, prefix === "agent-skills" ? "0.2.0" : "0.1.0");
+    const index = await discoveryIndex(c.env.DB, url.origin, prefix === "agent-skills" ? "0.2.0" : "0.1.0", waitUntilOf(c));
     return respond(c, index.body, index.etag, "application/json; charset=utf-8");
   }
   const archive = /^([a-z0-9-]{1,64})\.tar\.gz$/.exec(rest);
   const file = /^([a-z0-9-]{1,64})\/(.+)$/.exec(rest);
   const name = archive?.[1] ?? file?.[1];
   if (!name || (archive && prefix !== "agent-skills")) throw notFound(c);
-  const skill = await listedSkill(c.env.DB, url.origin, name);
+  const skill = await listedSkill(c.env.DB, url.origin, name, waitUntilOf(c));
   if (!skill) throw notFound(c);
 
   let digest: string;

@@ -5,9 +5,13 @@
  * Only scan-passed skills, latest version (Lore's own `lore` among them, published like any other).
  * One D1 query builds an index; the serialised index is kept per isolate for a few seconds (and
  * dropped at once when this isolate publishes or rescans), because these are public, hot URLs.
+ * In its last second a request that reads it starts one rebuild in the background (refresh-ahead),
+ * so under steady traffic no request waits for a rebuild, and the requests in flight when it would
+ * expire do not each rebuild it at once.
  */
 import { sha256Hex } from "../core/crypto";
 import { LruCache } from "../core/cache";
+import { now } from "../core/clock";
 import type { SqlRow } from "../core/columns";
 import type { skills, skillVersions } from "../db/skills";
 
@@ -65,14 +69,54 @@ export interface BuiltIndex {
 
 const encoder = new TextEncoder();
 
-const indexCache = new LruCache<string, { epoch: number; v2: BuiltIndex; v1: BuiltIndex; listed: Map<string, Listed> }>({
-  maxEntries: 16,
-  ttlMs: INDEX_TTL_MS,
-});
+interface Built {
+  epoch: number;
+  /** core/clock time the build started (its D1 read): what its age is counted from. */
+  at: number;
+  v2: BuiltIndex;
+  v1: BuiltIndex;
+  listed: Map<string, Listed>;
+}
 
-async function build(db: D1Database, origin: string) {
+const indexCache = new LruCache<string, Built>({ maxEntries: 16, ttlMs: INDEX_TTL_MS });
+
+/** How long before a build expires a request that reads it starts the next one in the background. */
+export const REFRESH_AHEAD_MS = 1_000;
+/** Origins whose rebuild runs in the background, with when it started (a rebuild never settled is retried after a TTL). */
+const refreshing = new Map<string, number>();
+
+/** `waitUntil` keeps a background rebuild alive past the response of the request that started it. */
+export type WaitUntil = (p: Promise<unknown>) => void;
+
+async function build(db: D1Database, origin: string, waitUntil?: WaitUntil): Promise<Built> {
   const cached = indexCache.get(origin);
-  if (cached && cached.epoch === epoch) return cached;
+  if (cached && cached.epoch === epoch) {
+    if (waitUntil && now() - cached.at >= INDEX_TTL_MS - REFRESH_AHEAD_MS) refreshAhead(db, origin, waitUntil);
+    return cached;
+  }
+  return rebuild(db, origin);
+}
+
+/**
+ * One background rebuild per origin at a time. No other request awaits it (workerd cancels a request
+ * that waits on a promise another request settles: src/core/write-group.ts); they keep reading the
+ * build they have until the new one is stored.
+ */
+function refreshAhead(db: D1Database, origin: string, waitUntil: WaitUntil): void {
+  const started = refreshing.get(origin);
+  if (started !== undefined && now() - started < INDEX_TTL_MS) return;
+  refreshing.set(origin, now());
+  waitUntil(
+    rebuild(db, origin)
+      .catch((e) => console.error(JSON.stringify({ level: "error", what: "discovery-refresh", error: String(e).slice(0, 300) })))
+      .finally(() => refreshing.delete(origin)),
+  );
+}
+
+async function rebuild(db: D1Database, origin: string): Promise<Built> {
+  // The epoch and time before the read: a write during it leaves this build already outdated.
+  const at = now();
+  const builtFor = epoch;
   const listed = await listedSkills(db);
   const base = `${origin}/.well-known/agent-skills`;
   const v2 = JSON.stringify({
@@ -94,21 +138,30 @@ async function build(db: D1Database, origin: string) {
       digest: s.digest,
     })),
   });
-  const entry = {
-    epoch,
+  const entry: Built = {
+    epoch: builtFor,
+    at,
     v2: { body: encoder.encode(v2), etag: `"sha256:${await sha256Hex(v2)}"` },
     v1: { body: encoder.encode(v1), etag: `"sha256:${await sha256Hex(v1)}"` },
     listed: new Map(listed.map((s) => [s.name, s])),
   };
+  // A slower build finishing after a newer one does not replace it.
+  const current = indexCache.get(origin);
+  if (current && current.epoch === epoch && current.at > at) return entry;
   return indexCache.set(origin, entry);
 }
 
-export async function discoveryIndex(db: D1Database, origin: string, version: "0.2.0" | "0.1.0"): Promise<BuiltIndex> {
-  const b = await build(db, origin);
+export async function discoveryIndex(
+  db: D1Database,
+  origin: string,
+  version: "0.2.0" | "0.1.0",
+  waitUntil?: WaitUntil,
+): Promise<BuiltIndex> {
+  const b = await build(db, origin, waitUntil);
   return version === "0.2.0" ? b.v2 : b.v1;
 }
 
 /** A listed skill by name (from the same cached build), or undefined when it is not listed. */
-export async function listedSkill(db: D1Database, origin: string, name: string): Promise<Listed | undefined> {
-  return (await build(db, origin)).listed.get(name);
+export async function listedSkill(db: D1Database, origin: string, name: string, waitUntil?: WaitUntil): Promise<Listed | undefined> {
+  return (await build(db, origin, waitUntil)).listed.get(name);
 }

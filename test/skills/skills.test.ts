@@ -12,6 +12,7 @@ import { mySkills } from "../../src/skills/mine";
 import { recommendSkills, skillScanChangesSince, skillStatuses } from "../../src/skills/stack";
 import { SYSTEM_OWNER_ID } from "../../src/skills/lore-skill";
 import { buildArchive } from "../../src/skills/bundle";
+import { INDEX_TTL_MS, REFRESH_AHEAD_MS } from "../../src/skills/discovery";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -948,6 +949,39 @@ describe("Lore's own skills", () => {
 });
 
 describe("rescans and what sync reads", () => {
+  it("the discovery index is rebuilt in the background in its last second, and never served past its 5 s", async () => {
+    let t = Date.parse("2031-04-01T10:00:00Z");
+    setClock(() => t);
+    try {
+      const owner = await signup();
+      const name = uniqueName("fresh");
+      await published(owner, [{ path: "SKILL.md", content: skillMd(name) }]);
+      const described = async () => (await index2()).skills.find((s: any) => s.name === name)?.description;
+      const setDescription = (d: string) => env.DB.prepare("UPDATE skills SET description = ? WHERE slug = ?").bind(d, name).run();
+      const first = await described();
+      // Changed behind the index's back (no publish in this isolate, which would drop the built index).
+      await setDescription("second text");
+      t += INDEX_TTL_MS - REFRESH_AHEAD_MS - 1;
+      expect(await described()).toBe(first);
+      // In the last second: that read starts one rebuild in the background; a later read gets it.
+      t += 1;
+      let seen = await described();
+      for (let i = 0; i < 50 && seen !== "second text"; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        seen = await described();
+      }
+      expect(seen).toBe("second text");
+      // The background build counts its 5 s from when it read D1 (t), not from the first build.
+      await setDescription("third text");
+      t += INDEX_TTL_MS - REFRESH_AHEAD_MS - 1;
+      expect(await described()).toBe("second text");
+      t += REFRESH_AHEAD_MS + 1;
+      expect(await described()).toBe("third text");
+    } finally {
+      setClock();
+    }
+  });
+
   it("the daily job rescans versions scanned by an older ruleset; a newly flagged skill leaves the index", async () => {
     let t = Date.parse("2031-05-01T10:00:00Z");
     setClock(() => t);
