@@ -12,18 +12,27 @@
  * against js-yaml's dump for every harness and reads adversarial documents back with js-yaml.
  */
 
-/** Keys written plain: identifiers no YAML 1.1 or 1.2 reader takes for a boolean or a null. */
+/**
+ * Keys written plain: identifiers no YAML 1.1 or 1.2 reader takes for a boolean, a null or a number
+ * (the `yaml` package's YAML 1.1 mode reads `e1` as a float).
+ */
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-const NOT_TEXT = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
+const NOT_TEXT = /^(?:y|n|yes|no|on|off|true|false|null|[eE][-+]?[0-9]+)$/i;
 const JSON_RAW_YAML_ESCAPED = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
+/** An implicit key is at most 1024 characters (YAML 1.2 §7.4.2, 8.2.2); a longer one is written `? key`. */
+const MAX_IMPLICIT_KEY = 1024;
 
+// A lone surrogate has no UTF-8 form: it is written as U+FFFD, as encoding the snippet would.
 const quoted = (s: string): string =>
-  JSON.stringify(s).replace(JSON_RAW_YAML_ESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  JSON.stringify(s.toWellFormed()).replace(JSON_RAW_YAML_ESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 const keyText = (k: string): string => (PLAIN_KEY.test(k) && !NOT_TEXT.test(k) ? k : quoted(k));
 
+/** A mapping's entries as JSON keeps them (an `undefined` value has no key). */
+const entriesOf = (v: object): [string, unknown][] => Object.entries(v).filter(([, x]) => x !== undefined);
+
 const isNested = (v: unknown): v is object =>
-  v !== null && typeof v === "object" && (Array.isArray(v) ? v.length > 0 : Object.keys(v).length > 0);
+  v !== null && typeof v === "object" && (Array.isArray(v) ? v.length > 0 : entriesOf(v).length > 0);
 
 function inline(v: unknown): string {
   if (typeof v === "string") return quoted(v);
@@ -36,6 +45,7 @@ function inline(v: unknown): string {
   if (typeof v === "boolean") return String(v);
   if (Array.isArray(v)) return "[]";
   if (v !== null && typeof v === "object") return "{}";
+  // null, and an `undefined` list item (JSON writes null for it).
   return "null";
 }
 
@@ -54,12 +64,19 @@ function block(value: object, indent: string, out: string[]): void {
     }
     return;
   }
-  for (const [k, v] of Object.entries(value)) {
-    if (v === undefined) continue;
-    if (isNested(v)) {
-      out.push(`${indent}${keyText(k)}:`);
+  for (const [k, v] of entriesOf(value)) {
+    const key = keyText(k);
+    if (key.length > MAX_IMPLICIT_KEY) {
+      // An explicit key: `? "…"`, then `:` and the value.
+      out.push(`${indent}? ${key}`);
+      if (isNested(v)) {
+        out.push(`${indent}:`);
+        block(v, `${indent}  `, out);
+      } else out.push(`${indent}: ${inline(v)}`);
+    } else if (isNested(v)) {
+      out.push(`${indent}${key}:`);
       block(v, `${indent}  `, out);
-    } else out.push(`${indent}${keyText(k)}: ${inline(v)}`);
+    } else out.push(`${indent}${key}: ${inline(v)}`);
   }
 }
 

@@ -118,10 +118,29 @@ describe("harness YAML", () => {
     for (const s of ADVERSARIAL) expect(toYaml({ k: s }).split("\n")).toHaveLength(2);
   });
 
-  it("writes a lone surrogate as an escape that reads back", () => {
-    const doc = { k: "half \ud800 pair" };
-    expect(toYaml(doc)).toBe('k: "half \\ud800 pair"\n');
-    expect(load(toYaml(doc), { schema: CORE_SCHEMA })).toEqual(doc);
+  it("writes a lone surrogate as U+FFFD, as encoding the snippet as UTF-8 would (it has no YAML escape every reader takes)", () => {
+    expect(toYaml({ k: "half \ud800 pair" })).toBe('k: "half \ufffd pair"\n');
+  });
+
+  it("leaves out undefined values as JSON does, and writes what is left", () => {
+    expect(toYaml([{ a: undefined }])).toBe("- {}\n");
+    expect(toYaml({ a: [{ b: undefined }] })).toBe("a:\n  - {}\n");
+    expect(toYaml({ a: { b: undefined }, c: 1 })).toBe("a: {}\nc: 1\n");
+    expect(toYaml({ a: undefined })).toBe("{}\n");
+    expect(load(toYaml({ a: [1, undefined, { b: undefined, c: "x" }] }), { schema: CORE_SCHEMA })).toEqual({ a: [1, null, { c: "x" }] });
+  });
+
+  it("quotes keys a YAML 1.1 reader could take for a number, and writes a key past 1024 characters as an explicit key", () => {
+    for (const k of ["e1", "E9", "e-1", "e+1", "E012"]) expect(toYaml({ [k]: 1 })).toBe(`"${k}": 1\n`);
+    expect(toYaml({ e1x: 1 })).toBe("e1x: 1\n");
+    const long = "k".repeat(1025);
+    const controls = "\u0001".repeat(200); // 1,202 characters once escaped
+    const doc = { [long]: 1, [controls]: { nested: [long] }, short: "s" };
+    const text = toYaml(doc);
+    expect(text).toContain(`? ${long}\n: 1\n`);
+    expect(text.split("\n").every((line) => !/^\s*"[^"]{1025,}":/.test(line))).toBe(true);
+    expect(load(text, { schema: CORE_SCHEMA })).toEqual(doc);
+    expect(load(text, { schema: YAML11_SCHEMA })).toEqual(doc);
   });
 
   it("writes scalars and empty documents as YAML does", () => {
