@@ -171,6 +171,13 @@ export async function parseFrontMatter(text: string, readYaml: FrontMatterReader
   // YAML reads a lone CR as a line break but the `skills` CLI splits front matter on \r?\n only: it
   // would read `name: x\rdescription: …` as one line, so the skill it installs is not the one listed.
   if (/\r(?!\n)/.test(source)) throw badRequest(bareCr, where);
+  // YAML 1.1 readers break lines at NEL, LS and PS, YAML 1.2 readers do not; a BOM inside a key makes
+  // `\ufeffversion` look like `version`. Each would let two readers see two skills.
+  if (/[\u0085\u2028\u2029\ufeff]/.test(source))
+    throw badRequest(
+      "SKILL.md front matter must not contain U+0085, U+2028, U+2029 or a byte-order mark (YAML readers disagree on them)",
+      where,
+    );
   if (source.length > MAX_FRONT_MATTER_CHARS)
     throw badRequest(`SKILL.md front matter must be at most ${MAX_FRONT_MATTER_CHARS} characters`, where);
   const yaml = await readYaml(source);

@@ -67,6 +67,38 @@ describe("SKILL.md front matter (YAML 1.2 core schema)", () => {
   });
 });
 
+describe("SKILL.md front matter: what two YAML readers could read differently", () => {
+  it("a version label too long is the author's 400, not a scanner failure; a long metadata.version under a top-level one is ignored", async () => {
+    expect(await refusal(`version: ${"a".repeat(201)}\n`)).toMatch(/'version' must be 1-64 characters/);
+    expect(await refusal(`version: |\n  ${"b".repeat(300)}\n`)).toMatch(/'version' must be 1-64 characters/);
+    expect((await fm(`version: 1.0\nmetadata:\n  version: ${"x ".repeat(300)}\n`)).version).toBe("1.0");
+  });
+
+  it("a key written as an alias still names the version; a tagged null is null", async () => {
+    const viaAlias = await parseFrontMatter("---\nname: x\ndescription: &v version\n*v : 1.10\n---\n# x\n");
+    expect(viaAlias.version).toBe("1.10");
+    await expect(
+      parseFrontMatter("---\nname: x\ndescription: &v version\n*v : 9.9.9 evil\nmetadata:\n  version: '1.0'\n---\n# x\n"),
+    ).rejects.toThrow(/'version' must be 1-64 characters of letters/);
+    expect(await refusal("m: &m metadata\n*m : {version: 2.0 x}\n")).toMatch(/'version' must be/);
+    expect((await fm("version: !!null null\n")).version).toBeNull();
+    expect((await fm("version: !!null ~\n")).version).toBeNull();
+    expect((await fm("version: !<tag:yaml.org,2002:null> ''\n")).version).toBeNull();
+    expect((await fm("version: !!str 1.10\n")).version).toBe("1.10");
+  });
+
+  it("refuses merge keys, Unicode line breaks, a byte-order mark and keys past 1024 characters", async () => {
+    expect(await refusal("<<: {version: 9.9.9, allowed-tools: Bash}\n")).toMatch(/must not use '<<' merge keys/);
+    expect(await refusal("metadata:\n  <<: {category: x}\n")).toMatch(/merge keys/);
+    for (const c of ["\u0085", "\u2028", "\u2029", "\ufeff"])
+      expect(await refusal(`x: "a${c}b"\n`)).toMatch(/must not contain U\+0085, U\+2028, U\+2029 or a byte-order mark/);
+    expect(await refusal(`${"k".repeat(1025)}: 1\n`)).toMatch(/keys must be at most 1024 characters/);
+    expect((await fm(`${"k".repeat(1024)}: 1\n`)).raw["k".repeat(1024)]).toBe(1);
+    // A quoted "<<" is an ordinary key to YAML 1.1 too, but two readers' disagreement is not worth keeping.
+    expect(await refusal('"<<": 1\n')).toMatch(/merge keys/);
+  });
+});
+
 describe("SKILL.md front matter through the scanner Worker", () => {
   it("an answer of another shape, or no answer, is the scanner failing: INTERNAL and retryable, never a parsed skill", async () => {
     const scannerAnswering = (answer: unknown) => ({ SCANNER: { readFrontMatter: async () => answer } as unknown as Fetcher });

@@ -21,7 +21,11 @@ function versionLabel(root: YamlNode | null, path: string[], aliases: Map<YamlNo
   for (const key of path) {
     if (node?.kind === "alias") node = aliases.get(node);
     if (node?.kind !== "mapping") return null;
-    node = node.items.find((i) => i.key.kind === "scalar" && i.key.value === key)?.value;
+    // A key may itself be an alias (`*v : 1.10` where `&v version`): compared as the scalar it stands for.
+    node = node.items.find((i) => {
+      const k = i.key.kind === "alias" ? aliases.get(i.key) : i.key;
+      return k?.kind === "scalar" && k.value === key;
+    })?.value;
   }
   if (node?.kind === "alias") node = aliases.get(node);
   if (node === undefined) return null;
@@ -60,7 +64,7 @@ function resolveAliases(root: YamlNode | null): Map<YamlNode, YamlNode> {
  * is the expanded text (keys and scalars): one aliased long string is one value but a copy of all
  * its characters each time, so a value count alone lets a 1 MiB string aliased 49 times through.
  */
-function aliasedValues(value: unknown): { aliased: number; chars: number } | "circular" {
+function aliasedValues(value: unknown): { aliased: number; chars: number } | "circular" | "merge" | "long key" {
   const sizes = new Map<object, { n: number; chars: number }>();
   const open = new Set<object>();
   const size = (v: unknown): { n: number; chars: number } => {
@@ -71,6 +75,8 @@ function aliasedValues(value: unknown): { aliased: number; chars: number } | "ci
     open.add(v);
     const s = { n: 1, chars: 0 };
     for (const [k, c] of Object.entries(v)) {
+      if (!Array.isArray(v) && k === "<<") throw MERGE;
+      if (k.length > MAX_IMPLICIT_KEY) throw LONG_KEY;
       const cs = size(c);
       s.n += cs.n;
       s.chars += cs.chars + (Array.isArray(v) ? 0 : k.length);
@@ -84,6 +90,8 @@ function aliasedValues(value: unknown): { aliased: number; chars: number } | "ci
     expanded = size(value);
   } catch (e) {
     if (e === CIRCULAR) return "circular";
+    if (e === MERGE) return "merge";
+    if (e === LONG_KEY) return "long key";
     throw e;
   }
   // The distinct values: each object once with its direct children.
@@ -92,6 +100,10 @@ function aliasedValues(value: unknown): { aliased: number; chars: number } | "ci
   return { aliased: Math.max(0, expanded.n - distinct), chars: expanded.chars };
 }
 const CIRCULAR = Symbol("circular");
+const MERGE = Symbol("merge");
+const LONG_KEY = Symbol("long key");
+/** YAML allows an implicit key of at most 1024 characters (§7.4.2); js-yaml reads longer ones, other readers refuse them. */
+const MAX_IMPLICIT_KEY = 1024;
 
 /** The front matter's YAML text (between the `---` lines; the caller checked its length and line ends). */
 export function readFrontMatterYaml(source: string): FrontMatterYaml {
@@ -110,6 +122,13 @@ export function readFrontMatterYaml(source: string): FrontMatterYaml {
   }
   const aliased = aliasedValues(data);
   if (aliased === "circular") return refuse("SKILL.md front matter must not contain circular aliases (an anchor used inside itself)");
+  // Readers that disagree on what a SKILL.md says would let the skill that is listed and scanned differ from the one installed.
+  if (aliased === "merge")
+    return refuse(
+      "SKILL.md front matter must not use '<<' merge keys: YAML 1.1 readers merge them and YAML 1.2 readers (this one) do not, so each would read another skill",
+    );
+  if (aliased === "long key")
+    return refuse(`SKILL.md front matter keys must be at most ${MAX_IMPLICIT_KEY} characters (longer implicit keys are not YAML)`);
   if (aliased.aliased > MAX_ALIASED_VALUES)
     return refuse(`SKILL.md front matter is not valid YAML: its aliases expand to more than ${MAX_ALIASED_VALUES} values (an alias bomb)`);
   if (!data || typeof data !== "object" || Array.isArray(data)) return refuse("SKILL.md front matter must be a YAML mapping");
@@ -119,14 +138,20 @@ export function readFrontMatterYaml(source: string): FrontMatterYaml {
   const json = JSON.stringify(data);
   if (json.length > MAX_FRONT_MATTER_CHARS)
     return refuse(`SKILL.md front matter is too large: stored as JSON it is more than ${MAX_FRONT_MATTER_CHARS} characters`);
-  const metadata = (data as Record<string, unknown>).metadata;
+  const fm = data as Record<string, unknown>;
   const aliases = resolveAliases(root);
+  // Null when the value read is null (`~`, `!!null ''`), whatever its source text; else the source text.
+  const label = (value: unknown, path: string[]) =>
+    value === null || value === undefined ? null : (versionLabel(root, path, aliases) ?? String(value));
+  const metadata = fm.metadata;
   return {
     ok: true,
     json,
-    version: versionLabel(root, ["version"], aliases),
+    version: label(fm.version, ["version"]),
     // Only a mapping's `version` is a label (the caller reads `metadata` as a mapping or not at all).
     metadataVersion:
-      metadata && typeof metadata === "object" && !Array.isArray(metadata) ? versionLabel(root, ["metadata", "version"], aliases) : null,
+      metadata && typeof metadata === "object" && !Array.isArray(metadata)
+        ? label((metadata as Record<string, unknown>).version, ["metadata", "version"])
+        : null,
   };
 }

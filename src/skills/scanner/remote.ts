@@ -56,7 +56,8 @@ export const scanAgentTextsRemote = (env: Pick<Env, "SCANNER">, items: readonly 
     },
   );
 
-const isLabel = (v: unknown) => v === null || (typeof v === "string" && v.length <= 200);
+// A label is the author's text, bounded by the front matter's; the caller refuses one that is not a version.
+const isLabel = (v: unknown) => v === null || (typeof v === "string" && v.length <= MAX_FRONT_MATTER_CHARS);
 
 /** SKILL.md's front matter read as YAML in the scanner Worker; an answer of another shape is the scanner failing. */
 export const readFrontMatterRemote = (env: Pick<Env, "SCANNER">, source: string) =>
