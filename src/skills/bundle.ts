@@ -8,7 +8,7 @@ import { ApiError, badRequest } from "../core/errors";
 import { sha256Hex } from "../core/crypto";
 import { decodeBase64 } from "../scan/base64";
 import { kindFromPath, TEXT_KINDS } from "../scan/files";
-import { MAX_ALIASED_VALUES, MAX_FRONT_MATTER_CHARS, type FrontMatterYaml } from "./scanner/types";
+import { MAX_FRONT_MATTER_CHARS, type FrontMatterYaml } from "./scanner/types";
 
 export const MAX_FILES = 100;
 export const MAX_BUNDLE_BYTES = 5 * 1024 * 1024;
@@ -150,8 +150,6 @@ export function normalizeTags(tags: readonly string[], where: (string | number)[
   if (out.size > MAX_TAGS) throw badRequest(`At most ${MAX_TAGS} tags`, where);
   return [...out];
 }
-
-export { MAX_ALIASED_VALUES, MAX_FRONT_MATTER_CHARS };
 
 /** Reads the front matter's YAML: in the scanner Worker (readFrontMatterRemote), or in-process in a test. */
 export type FrontMatterReader = (source: string) => Promise<FrontMatterYaml> | FrontMatterYaml;

@@ -2,7 +2,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/core/errors";
-import { MAX_ALIASED_VALUES, MAX_FRONT_MATTER_CHARS, parseFrontMatter as parseWith } from "../../src/skills/bundle";
+import { parseFrontMatter as parseWith } from "../../src/skills/bundle";
+import { MAX_ALIASED_VALUES, MAX_FRONT_MATTER_CHARS } from "../../src/skills/scanner/types";
 import { readFrontMatterRemote } from "../../src/skills/scanner/remote";
 
 const parseFrontMatter = (text: string) => parseWith(text, (source) => readFrontMatterRemote(env, source));
