@@ -29,7 +29,8 @@ function versionLabel(root: YamlNode | null, path: string[], aliases: Map<YamlNo
   }
   if (node?.kind === "alias") node = aliases.get(node);
   if (node === undefined) return null;
-  if (node.kind === "scalar") return node.tag === "tag:yaml.org,2002:null" ? null : node.value;
+  // Only asked for a value that was not read as null (the caller's `label`), so a scalar is its text.
+  if (node.kind === "scalar") return node.value;
   // A mapping or a list: not a label (refused by the caller).
   return "[not a scalar]";
 }
@@ -63,6 +64,7 @@ function resolveAliases(root: YamlNode | null): Map<YamlNode, YamlNode> {
  * distinct object once, so the count costs what the document is, not what it expands to. `chars`
  * is the expanded text (keys and scalars): one aliased long string is one value but a copy of all
  * its characters each time, so a value count alone lets a 1 MiB string aliased 49 times through.
+ * The same walk refuses the keys two YAML readers would read differently (`<<`, past 1024 characters).
  */
 function aliasedValues(value: unknown): { aliased: number; chars: number } | "circular" | "merge" | "long key" {
   const sizes = new Map<object, { n: number; chars: number }>();
