@@ -5,25 +5,31 @@ import { parse } from "smol-toml";
 import { build } from "esbuild";
 import { defineConfig } from "vitest/config";
 
-// wrangler.toml's [alias] (the MCP SDK's shims), so that the tests run the modules the deploy bundles.
-const wranglerAlias = (parse(readFileSync("./wrangler.toml", "utf8")).alias ?? {}) as Record<string, string>;
-const alias = Object.fromEntries(Object.entries(wranglerAlias).map(([from, to]) => [from, path.resolve(to)]));
+type AuxToml = { name: string; main: string; compatibility_date: string; compatibility_flags?: string[]; alias?: Record<string, string> };
+
+/** A Worker config's [alias], its paths resolved from the config's folder (as wrangler resolves them). */
+const aliasOf = (config: string) => {
+  const toml = parse(readFileSync(config, "utf8")) as AuxToml;
+  return Object.fromEntries(Object.entries(toml.alias ?? {}).map(([from, to]) => [from, path.resolve(path.dirname(config), to)]));
+};
 
 /**
- * The scanner Worker (src/scan-worker/), built to one JS file: the main Worker's `SCANNER` service
- * binding reaches it in the tests as it does when deployed, and Vite does not process an auxiliary
- * Worker. Built with wrangler's own esbuild, as `wrangler deploy` would (not minified).
+ * The MCP SDK Worker's [alias] (the SDK's shims) applies to the tests too: they build the SDK's
+ * server (test/mcp/mcp-sdk-worker.test.ts) with the modules that Worker bundles.
  */
-async function buildScannerWorker() {
-  const toml = parse(readFileSync("./src/scan-worker/wrangler.toml", "utf8")) as {
-    name: string;
-    main: string;
-    compatibility_date: string;
-    compatibility_flags?: string[];
-  };
-  const outfile = path.resolve(".wrangler/vitest/scanner-worker.js");
+const alias = aliasOf("./src/mcp-worker/wrangler.toml");
+
+/**
+ * A Worker the main Worker reaches over a service binding (the scanner, src/scan-worker/; the MCP
+ * SDK, src/mcp-worker/), built to one JS file: the binding reaches it in the tests as it does when
+ * deployed, and Vite does not process an auxiliary Worker. Built with wrangler's own esbuild and the
+ * config's [alias], as `wrangler deploy` would (not minified).
+ */
+async function buildAuxWorker(config: string) {
+  const toml = parse(readFileSync(config, "utf8")) as AuxToml;
+  const outfile = path.resolve(`.wrangler/vitest/${toml.name}.js`);
   await build({
-    entryPoints: [path.resolve("src/scan-worker", toml.main)],
+    entryPoints: [path.resolve(path.dirname(config), toml.main)],
     outfile,
     bundle: true,
     format: "esm",
@@ -31,7 +37,8 @@ async function buildScannerWorker() {
     target: "es2024",
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["browser", "module", "main"],
-    external: ["cloudflare:*"],
+    external: ["cloudflare:*", "node:*"],
+    alias: aliasOf(config),
     sourcemap: "inline",
     logLevel: "warning",
   });
@@ -45,15 +52,19 @@ async function buildScannerWorker() {
 }
 
 export default defineConfig(async () => {
-  const [migrations, scanner] = await Promise.all([readD1Migrations("./migrations"), buildScannerWorker()]);
+  const [migrations, scanner, mcpSdk] = await Promise.all([
+    readD1Migrations("./migrations"),
+    buildAuxWorker("./src/scan-worker/wrangler.toml"),
+    buildAuxWorker("./src/mcp-worker/wrangler.toml"),
+  ]);
   return {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         // LORE_TRANSCRIPT=1 makes test/billing/billing.test.ts print the Stripe flow it runs.
         miniflare: {
-          // The service binding SCANNER (wrangler.toml [[services]]) names this Worker.
-          workers: [scanner],
+          // The service bindings SCANNER and MCP_SDK (wrangler.toml [[services]]) name these Workers.
+          workers: [scanner, mcpSdk],
           bindings: {
             TEST_MIGRATIONS: migrations,
             LORE_TRANSCRIPT: process.env.LORE_TRANSCRIPT ?? "",

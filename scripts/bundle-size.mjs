@@ -1,4 +1,4 @@
-// `npm run check:bundle` (and .ci/run): builds both Workers exactly as `npm run deploy` uploads them
+// `npm run check:bundle` (and .ci/run): builds the three Workers exactly as `npm run deploy` uploads them
 // (`wrangler deploy --dry-run --outdir`, then for Lore lib.mjs's functionsForArrows), and fails when a build fails or a gzipped size passes
 // its budget. Lore (wrangler.toml): 400 KiB, because every cold isolate parses the whole bundle
 // before its first answer; the budget sits a little above what the Worker is, to catch a large
@@ -7,6 +7,8 @@
 // on paid plans). Lore's build must also hold none of the rules: its esbuild metafile is read, and
 // any module of src/scan, src/skills/scanner or src/mcp-servers/scanner outside the light ones below
 // (types, ruleset versions, the RPC clients, toolsHash, the rug-pull diff, the judge) fails the check.
+// The MCP SDK Worker (src/mcp-worker/wrangler.toml) holds the MCP SDK and the agents package, which
+// Lore's build must not hold either (HELPER_ONLY_PACKAGES below names them): 1 MiB, well above it.
 // Large data belongs in D1 through the seed mechanism, never in a bundle.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +21,7 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const WORKERS = [
   { name: "lore", config: "wrangler.toml", functions: true, budget: Number(process.env.BUNDLE_BUDGET_KIB ?? 400) * 1024 },
   { name: "lore-scanner", config: "src/scan-worker/wrangler.toml", budget: Number(process.env.SCANNER_BUNDLE_BUDGET_KIB ?? 3072) * 1024 },
+  { name: "lore-mcp-sdk", config: "src/mcp-worker/wrangler.toml", budget: Number(process.env.MCP_SDK_BUNDLE_BUDGET_KIB ?? 1024) * 1024 },
 ];
 
 /** The scanner folders' modules Lore itself may bundle: none of them holds a rule. */
@@ -44,16 +47,18 @@ const LIGHT = new Set([
 const RULES = /^src\/(?:scan|skills\/scanner|mcp-servers\/scanner)\//;
 
 /**
- * Packages only the scanner Worker runs: js-yaml reads SKILL.md front matter there
- * (src/skills/scanner/front-matter.ts); the main Worker writes its YAML with src/harnesses/yaml.ts.
+ * Packages only the helper Workers run: js-yaml reads SKILL.md front matter in the scanner Worker
+ * (src/skills/scanner/front-matter.ts; the main Worker writes its YAML with src/harnesses/yaml.ts);
+ * the MCP SDK's server and the agents package serve in the MCP SDK Worker (src/mcp-worker/; the main
+ * Worker checks messages with the SDK's core package, src/mcp/spec.ts).
  */
-const SCANNER_ONLY_PACKAGES = /^node_modules\/js-yaml\//;
+const HELPER_ONLY_PACKAGES = /^node_modules\/(?:js-yaml|@modelcontextprotocol\/server|agents)\//;
 
 /** Modules of the rule folders (and scanner-only packages) in Lore's build that are not in LIGHT, with their bytes in the output. */
 function rulesIn(metafile) {
   const out = Object.values(metafile.outputs).find((o) => o.entryPoint);
   return Object.entries(out?.inputs ?? {})
-    .filter(([file, v]) => (RULES.test(file) || SCANNER_ONLY_PACKAGES.test(file)) && !LIGHT.has(file) && v.bytesInOutput > 0)
+    .filter(([file, v]) => (RULES.test(file) || HELPER_ONLY_PACKAGES.test(file)) && !LIGHT.has(file) && v.bytesInOutput > 0)
     .map(([file, v]) => `${file} (${v.bytesInOutput} B)`);
 }
 
@@ -88,7 +93,7 @@ runMain(async () => {
         const rules = rulesIn(metafile);
         if (rules.length)
           fail(
-            `Lore's bundle holds scanner rules, which belong in the scanner Worker (import the light modules instead: src/scan/types.ts, ruleset.ts, remote.ts): ${rules.join(", ")}`,
+            `Lore's bundle holds scanner rules or a helper Worker's package, which belong in that Worker (import the light modules instead: src/scan/types.ts, ruleset.ts, remote.ts; src/core/mcp-sdk-rpc.ts): ${rules.join(", ")}`,
           );
       }
     }

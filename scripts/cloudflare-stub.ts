@@ -10,7 +10,7 @@ registerHooks({
   resolve: (specifier, context, next) =>
     specifier.startsWith("cloudflare:")
       ? {
-          url: "data:text/javascript,export class DurableObject {}; export class WorkerEntrypoint {}; export const env = {};",
+          url: "data:text/javascript,export class DurableObject {}; export class WorkerEntrypoint {}; export class RpcTarget {}; export const env = {};",
           shortCircuit: true,
         }
       : next(specifier, context),

@@ -1,7 +1,7 @@
 // `npm run deploy`: from a Cloudflare account to a live Lore, in the order the README's "Deploy to
 // Cloudflare" section explains: check the login, create the D1 database and the R2 bucket (or find
 // them), write the database id into wrangler.toml, apply the migrations to the remote database,
-// deploy the scanner Worker (src/scan-worker/) and then the Worker, set the ADMIN_TOKEN secret, load the shipped data (scripts/seed.mjs) and check the
+// deploy the scanner Worker (src/scan-worker/) and the MCP SDK Worker (src/mcp-worker/), then the Worker, set the ADMIN_TOKEN secret, load the shipped data (scripts/seed.mjs) and check the
 // live service with one request. Running it again is safe: what exists is found, not recreated.
 //
 //   npm run deploy                         # the whole thing
@@ -31,8 +31,15 @@ import {
 import { seed } from "./seed.mjs";
 
 const USAGE = "usage: npm run deploy -- [--dry-run] [--config wrangler.toml] [--hostname <custom domain>]... [--url <https://…>]";
-/** The scanner Worker's configuration (relative to the project folder): deployed before the Worker, named after it. */
-const SCANNER_CONFIG = "src/scan-worker/wrangler.toml";
+/**
+ * The Workers the main Worker reaches over a service binding, each deployed before it from its own
+ * configuration (relative to the project folder) and named after it: the binding's service must be
+ * the main Worker's name + `suffix`.
+ */
+const HELPERS = [
+  { binding: "SCANNER", config: "src/scan-worker/wrangler.toml", suffix: "-scanner", what: "scanner Worker" },
+  { binding: "MCP_SDK", config: "src/mcp-worker/wrangler.toml", suffix: "-mcp-sdk", what: "MCP SDK Worker" },
+];
 
 /**
  * Secrets the Worker needs, put with `wrangler secret put` after the deploy. `env` is where a
@@ -72,13 +79,16 @@ export function deployedUrl(output) {
   return /https:\/\/[a-z0-9.-]+\.workers\.dev\b/i.exec(output)?.[0] ?? null;
 }
 
+/** The `[[section]]` block of wrangler.toml whose binding is `binding` ("" when there is none). */
+const block = (toml, section, binding) =>
+  toml.split(/^\s*\[\[/m).find((b) => b.startsWith(`${section}]]`) && new RegExp(`^\\s*binding\\s*=\\s*"${binding}"`, "m").test(b)) ?? "";
+/** A string field of a block, or null. */
+const field = (b, key) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, "m").exec(b)?.[1] ?? null;
+
 /** The names wrangler.toml gives the D1 database (binding DB) and the R2 bucket (binding SKILLS). */
 export function resourceNames(toml) {
-  const block = (binding, section) =>
-    toml.split(/^\s*\[\[/m).find((b) => b.startsWith(`${section}]]`) && new RegExp(`^\\s*binding\\s*=\\s*"${binding}"`, "m").test(b)) ?? "";
-  const field = (b, key) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, "m").exec(b)?.[1] ?? null;
-  const d1 = block("DB", "d1_databases");
-  const r2 = block("SKILLS", "r2_buckets");
+  const d1 = block(toml, "d1_databases", "DB");
+  const r2 = block(toml, "r2_buckets", "SKILLS");
   return { database: field(d1, "database_name"), databaseId: field(d1, "database_id"), bucket: field(r2, "bucket_name") };
 }
 
@@ -145,22 +155,24 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   }
   const names = resourceNames(toml);
   if (!names.database || !names.bucket) fail(`${configPath} has no D1 binding DB or R2 binding SKILLS: restore them from the repository`);
-  // The scanner Worker (src/scan-worker/): the main Worker's SCANNER service binding names it, so it
-  // is deployed first (a binding to a Worker that does not exist yet is refused), under the name the
-  // binding gives, which must be this Worker's name + "-scanner": a second configuration (staging)
-  // then deploys and binds its own scanner rather than replacing the production one.
-  const scannerConfig = path.join(ROOT, SCANNER_CONFIG);
+  // The helper Workers (HELPERS): the main Worker's service bindings name them, so they are deployed
+  // first (a binding to a Worker that does not exist yet is refused), under the name each binding
+  // gives, which must be this Worker's name + the helper's suffix: a second configuration (staging)
+  // then deploys and binds its own helpers rather than replacing the production ones.
   const workerName = /^name\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
   if (!workerName) fail(`${configPath} has no top-level name = "…": restore it from the repository`);
-  const bound = /\[\[services\]\][^[]*?binding\s*=\s*"SCANNER"[^[]*?service\s*=\s*"([^"]+)"/.exec(toml)?.[1];
-  if (!bound) fail(`${configPath} has no [[services]] binding SCANNER: restore it from the repository`);
-  const scannerName = `${workerName}-scanner`;
-  if (bound !== scannerName)
-    fail(
-      `${configPath} names the Worker "${workerName}" but binds SCANNER to "${bound}": bind service = "${scannerName}", ` +
-        "so each deployment has its own scanner Worker (deploy creates it)",
-    );
-  const total = 10;
+  const helpers = HELPERS.map((h) => {
+    const bound = field(block(toml, "services", h.binding), "service");
+    if (!bound) fail(`${configPath} has no [[services]] binding ${h.binding}: restore it from the repository`);
+    const name = `${workerName}${h.suffix}`;
+    if (bound !== name)
+      fail(
+        `${configPath} names the Worker "${workerName}" but binds ${h.binding} to "${bound}": bind service = "${name}", ` +
+          `so each deployment has its own ${h.what} (deploy creates it)`,
+      );
+    return { ...h, name, config: path.join(ROOT, h.config) };
+  });
+  const total = 9 + HELPERS.length;
   let n = 0;
   const step = (what) => log(`${++n}/${total} ${what}${dry ? "  (dry run: not run)" : ""}`);
   const run = async (args, what, opts = {}) => {
@@ -220,8 +232,10 @@ export async function deploy(argv = process.argv.slice(2), log = (line) => conso
   step("migrations on the remote database");
   await run(["d1", "migrations", "apply", "DB", "--remote"], "applying the migrations");
 
-  step(`deploy the scanner Worker "${scannerName}" (no public route; the Worker calls it over RPC)`);
-  await run(["deploy", "--name", scannerName], "deploying the scanner Worker", { config: scannerConfig });
+  for (const h of helpers) {
+    step(`deploy the ${h.what} "${h.name}" (no public route; the Worker calls it over RPC)`);
+    await run(["deploy", "--name", h.name], `deploying the ${h.what}`, { config: h.config });
+  }
 
   step("deploy the Worker");
   // Built by wrangler, then esbuild's module wrappers in it written as `function` expressions rather

@@ -159,14 +159,15 @@ export function localVars(persistTo) {
 }
 
 /**
- * The Workers `wrangler dev` runs, primary first: Lore, and the scanner Worker its SCANNER service
- * binding calls (src/scan-worker/). Paths relative to ROOT.
+ * The Workers `wrangler dev` runs, primary first: Lore, the scanner Worker its SCANNER service
+ * binding calls (src/scan-worker/) and the MCP SDK Worker its MCP_SDK binding calls (src/mcp-worker/).
+ * Paths relative to ROOT.
  */
-export const DEV_CONFIGS = ["wrangler.toml", "src/scan-worker/wrangler.toml"];
+export const DEV_CONFIGS = ["wrangler.toml", "src/scan-worker/wrangler.toml", "src/mcp-worker/wrangler.toml"];
 
 /**
  * Starts `wrangler dev` with local D1, R2 and Durable Objects and the local variables (localVars),
- * both Workers in one session (DEV_CONFIGS). `vars` become Worker variables too (`--var K:V`);
+ * all three Workers in one session (DEV_CONFIGS). `vars` become Worker variables too (`--var K:V`);
  * `inspectorPort` keeps parallel servers off each other's devtools port.
  */
 export function startDev({ port, persistTo, quiet = false, vars = {}, inspectorPort, minify } = {}) {
@@ -346,7 +347,11 @@ export async function functionsForArrows(from, to) {
     return out + line.slice(last);
   });
   const rewritten = moves.reduce((n, m) => n + m.length, 0);
-  const calls = [esm, cjs].filter(Boolean).reduce((n, h) => n + (code.match(new RegExp(`(?<![\\w$.])${esc(h)}\\(`, "g"))?.length ?? 0), 0);
+  // A call is the helper's name not preceded by a name character, a dot or a backslash (`\b(` in a
+  // regular expression literal is no call when the helper is minified to `b`).
+  const calls = [esm, cjs]
+    .filter(Boolean)
+    .reduce((n, h) => n + (code.match(new RegExp(`(?<![\\w$.\\\\])${esc(h)}\\(`, "g"))?.length ?? 0), 0);
   if (rewritten !== calls)
     fail(
       `${from}/index.js: ${calls} calls of esbuild's module wrappers, ${rewritten} of them of the shape functionsForArrows knows: update it`,

@@ -3,9 +3,10 @@
 // start-up, written as .cpuprofile) for a bare Hono Worker built in a temporary folder and for
 // Lore, alternately; the median of the rounds is printed: the profile window (what the issue and
 // the README call start-up) and its active CPU (samples that are not idle). Reports, budgets
-// nothing: the machine's load moves both numbers, so compare the two columns of one run. The scanner
-// Worker (src/scan-worker/, the content rules) is profiled in the same rounds and shown beside them:
-// it starts only when something is scanned, so Lore's own row is the one every request pays for.
+// nothing: the machine's load moves both numbers, so compare the two columns of one run. The helper
+// Workers (the scanner, src/scan-worker/, with the content rules; the MCP SDK, src/mcp-worker/) are
+// profiled in the same rounds and shown beside them: each starts only when something is scanned or
+// an MCP request needs the SDK, so Lore's own row is the one every request pays for.
 // Lore is profiled as `npm run deploy` uploads it (lib.mjs's buildForUpload: wrangler's build, then its
 // arrow functions written as `function` expressions), with `--no-bundle`; AS_BUILT=1 adds a row for
 // wrangler's build as it is, to compare.
@@ -60,12 +61,16 @@ runMain(async () => {
     // wrangler splits --args on spaces.
     if (/\s/.test(ROOT + folder)) fail(`${ROOT} or ${folder} has a space in it, which \`wrangler check startup --args\` cannot take`);
     const upload = [`--args=--no-bundle --minify=false --config ${path.join(ROOT, "wrangler.toml")} ${path.join(folder, "index.js")}`];
-    const runs = { bare: [], lore: [], scanner: [], built: [] };
+    const helpers = [
+      ["scanner", "src/scan-worker/wrangler.toml"],
+      ["mcp-sdk", "src/mcp-worker/wrangler.toml"],
+    ];
+    const runs = { bare: [], lore: [], built: [], ...Object.fromEntries(helpers.map(([name]) => [name, []])) };
     for (let r = 1; r <= ROUNDS; r++) {
       runs.bare.push(profile(bare, path.join(dir, `bare-${r}.cpuprofile`)));
       runs.lore.push(profile(ROOT, path.join(dir, `lore-${r}.cpuprofile`), upload));
       if (process.env.AS_BUILT) runs.built.push(profile(ROOT, path.join(dir, `built-${r}.cpuprofile`)));
-      runs.scanner.push(profile(ROOT, path.join(dir, `scanner-${r}.cpuprofile`), ["--config", "src/scan-worker/wrangler.toml"]));
+      for (const [name, config] of helpers) runs[name].push(profile(ROOT, path.join(dir, `${name}-${r}.cpuprofile`), ["--config", config]));
     }
     const row = (name, xs) => {
       const w = median(xs.map((x) => x.windowMs));
@@ -79,15 +84,14 @@ runMain(async () => {
     };
     const b = row("bare", runs.bare);
     const l = row("lore", runs.lore);
-    const s = row("scanner", runs.scanner);
     console.log(
-      `[startup] median of ${ROUNDS} round(s) of \`wrangler check startup\`, bare Hono Worker, Lore and its scanner Worker alternately`,
+      `[startup] median of ${ROUNDS} round(s) of \`wrangler check startup\`, bare Hono Worker, Lore and its helper Workers alternately`,
     );
     console.log(`[startup] ${b.text}`);
     console.log(`[startup] ${l.text}`);
     const asBuilt = process.env.AS_BUILT ? row("as-built", runs.built) : null;
     if (asBuilt) console.log(`[startup] ${asBuilt.text}  (wrangler's build, arrows kept: ${(asBuilt.w / b.w).toFixed(2)}×)`);
-    console.log(`[startup] ${s.text}`);
+    for (const [name] of helpers) console.log(`[startup] ${row(name, runs[name]).text}`);
     // The bare Worker's profile holds a handful of samples, so only the windows are compared.
     console.log(`[startup] lore / bare window: ${(l.w / b.w).toFixed(2)}×`);
     if (process.env.KEEP) console.log(`[startup] profiles kept in ${dir}`);

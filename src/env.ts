@@ -18,6 +18,11 @@ export interface Env {
    * its methods (src/skills/scanner/remote.ts, src/mcp-servers/scanner/remote.ts).
    */
   SCANNER: Fetcher;
+  /**
+   * The MCP SDK Worker (src/mcp-worker/index.ts, class `McpSdk`), a service binding: the SDK serves
+   * there what /v1/mcp does not answer itself. Typed by src/core/mcp-sdk-rpc.ts where it is called.
+   */
+  MCP_SDK: Fetcher;
   /** Static assets (data/assets/, wrangler.toml [assets]): only what the Worker serves itself, e.g. lore-setup's tarball. */
   ASSETS: Fetcher;
   /** Password checks (login, sign-up): per address, per address and email, per email, and past that ceiling one per address (src/auth/throttle.ts). */

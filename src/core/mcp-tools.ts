@@ -1,4 +1,3 @@
-import type { McpServer } from "@modelcontextprotocol/server";
 import type * as z from "zod/v4";
 import type { Env } from "../env";
 import type { AnyOperation } from "./operation";
@@ -10,6 +9,7 @@ import { jsonSchemaOf } from "./json-schema";
 import type { ActivitySink } from "./activity";
 import { isFree, type Ran, runOperation } from "./run-operation";
 import { compactAnswer, compactSchema, DETAIL_VALUES, shareDefs, type Detail } from "./compact";
+import type { ServerDefinition, ToolDefinitionJson } from "./mcp-sdk-rpc";
 
 export const SERVER_INSTRUCTIONS =
   "Lore gives coding agents dated facts about their dependencies and models, a package-name check " +
@@ -42,26 +42,6 @@ function parse(schema: z.ZodType | undefined, value: unknown): object {
 
 /** The operation's input from arguments in its REST shape: the same path/query/body schemas the REST route uses. */
 const restInput = (op: AnyOperation, raw: unknown) => ({ ...parse(op.params, raw), ...parse(op.query, raw), ...parse(op.body, raw) });
-
-/**
- * A schema as the SDK sees it: the JSON Schema it advertises in tools/list (made once by `json`
- * from core/json-schema, the same converter as the OpenAPI document), and a validator that lets
- * the value through. Arguments are validated by the operation itself (callTool), so a bad argument
- * gets the contract's VALIDATION_FAILED body with `details.issues` instead of the SDK's plain text,
- * and transforms run once; results are parsed by `op.output` before they reach the SDK.
- */
-function advertised(vendor: string, json: () => Record<string, unknown>) {
-  let memo: Record<string, unknown> | undefined;
-  const once = () => (memo ??= json());
-  return {
-    "~standard": {
-      version: 1 as const,
-      vendor,
-      jsonSchema: { input: once, output: once },
-      validate: (value: unknown) => ({ value: value ?? {} }),
-    },
-  };
-}
 
 /**
  * The argument every tool with a compact answer takes. Only "full" is advertised: leaving it out
@@ -336,21 +316,6 @@ function failure(err: unknown, op: AnyOperation, call: { requestId: string }): T
   return errorResult(asApiError(err, { requestId: call.requestId, op: op.id, via: "mcp" }));
 }
 
-// A fresh McpServer is built per request; the operations and their schemas are not, so each
-// operation's advertised argument and result schemas are made once.
-const advertisedSchemas = new WeakMap<AnyOperation, { input: ReturnType<typeof advertised>; output: ReturnType<typeof advertised> }>();
-function advertisedFor(op: AnyOperation) {
-  let schemas = advertisedSchemas.get(op);
-  if (!schemas) {
-    const vendor = op.output["~standard"].vendor;
-    advertisedSchemas.set(
-      op,
-      (schemas = { input: advertised(vendor, () => inputJson(op)), output: advertised(vendor, () => outputJson(op)) }),
-    );
-  }
-  return schemas;
-}
-
 /**
  * What a tool call costs, from the operation's metric, at the end of every tool's description:
  * the model reads it where it decides, and it cannot drift from what the admission counts.
@@ -373,42 +338,36 @@ function annotationsOf(op: AnyOperation) {
   return { readOnlyHint: false, destructiveHint: false, idempotentHint };
 }
 
-/** A tool as tools/list advertises it (the SDK adds nothing the model reads). */
-export function toolDefinition(op: AnyOperation) {
+/**
+ * A tool as tools/list advertises it (the SDK adds nothing the model reads): the argument schema is
+ * the operation's, which checks the arguments itself (callTool), so a bad one gets the contract's
+ * VALIDATION_FAILED body with `details.issues` instead of the SDK's plain text.
+ */
+export function toolDefinition(op: AnyOperation): ToolDefinitionJson {
   const mcp = op.mcp!;
   return {
     name: mcp.tool,
     title: mcp.title ?? op.summary,
     description: `${mcp.description} ${costSentence(op)}`,
-    inputSchema: advertisedFor(op).input as unknown as z.ZodObject,
-    outputSchema: advertisedFor(op).output as unknown as z.ZodObject,
+    inputSchema: inputJson(op),
+    outputSchema: outputJson(op),
     annotations: annotationsOf(op),
   };
 }
 
 /**
- * A fresh SDK McpServer with one tool per operation that declares `mcp`. It serves what the MCP
- * endpoint does not answer itself (src/mcp/endpoint.ts): batches, SSE-only clients, the 2026
- * protocol, methods other than initialize, ping, tools/list and tools/call. The class is handed in:
- * the SDK is loaded on the first MCP request (mcp/endpoint.ts), not with this module.
+ * The MCP server as the SDK Worker builds it (src/mcp-worker/server.ts) for what the endpoint does
+ * not answer itself: one tool per operation that declares `mcp`, as JSON text made once per isolate
+ * (the SDK Worker reads it again only when the text changes).
  */
-export function buildMcpServer(Server: typeof McpServer, ops: readonly AnyOperation[], callFor: () => ToolCall): McpServer {
-  const server = new Server(
-    { name: "lore", version: "1.0.0" },
-    { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS },
-  );
-  for (const op of ops) {
-    if (!op.mcp) continue;
-    const { name, ...config } = toolDefinition(op);
-    server.registerTool(
-      name,
-      config,
-      // Here the key was verified when the request came in; one revoked since is a tool error.
-      (async (args: Record<string, unknown>) =>
-        callTool(op, args ?? {}, callFor()).catch((err) =>
-          errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")),
-        )) as never,
-    );
+export function serverDefinitionJson(ops: readonly AnyOperation[]): string {
+  let text = serverDefinitions.get(ops);
+  if (text === undefined) {
+    const tools = ops.filter((op) => op.mcp).map(toolDefinition);
+    const vendor = ops.find((op) => op.mcp)?.output["~standard"].vendor ?? "zod";
+    text = JSON.stringify({ instructions: SERVER_INSTRUCTIONS, vendor, tools } satisfies ServerDefinition);
+    serverDefinitions.set(ops, text);
   }
-  return server;
+  return text;
 }
+const serverDefinitions = new WeakMap<readonly AnyOperation[], string>();

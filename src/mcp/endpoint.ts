@@ -1,15 +1,22 @@
-import { admitMessage, buildMcpServer, callTool, KeyRefused, toolResultJson, type ToolCall } from "../core/mcp-tools";
+import { RpcTarget } from "cloudflare:workers";
+import {
+  admitMessage,
+  callTool,
+  errorResult,
+  KeyRefused,
+  serverDefinitionJson,
+  toolResultJson,
+  type ToolCall,
+  type ToolResult,
+} from "../core/mcp-tools";
 import type { AnyOperation } from "../core/operation";
 import { ApiError, errorResponse } from "../core/errors";
 import { OPERATIONS } from "../operations";
 import { preferJson } from "./json-response";
+import { mcpSpec, type McpSpec } from "./protocol";
+import type { McpSdkRpc, ToolHost } from "../core/mcp-sdk-rpc";
 
 export const MCP_PATH = "/v1/mcp";
-/**
- * Requests handed to the SDK carry this address: the public Host and Origin were checked by the
- * route, and the SDK's own localhost Host check must not apply to the inner request.
- */
-const INTERNAL_MCP_URL = `https://mcp.lore.internal${MCP_PATH}`;
 
 const BY_TOOL = new Map<string, AnyOperation>(OPERATIONS.flatMap((o) => (o.mcp ? [[o.mcp.tool, o] as const] : [])));
 export const TOOLS: ReadonlySet<string> = new Set(BY_TOOL.keys());
@@ -22,42 +29,55 @@ type Message = { jsonrpc: "2.0"; id?: string | number; method?: string; params?:
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * The SDK (sdk.ts), loaded on the first MCP request rather than at module load, and the stateless
- * handler of the agents package over a fresh SDK v2 McpServer per request, built from the same
- * operations. The handler serves everything the endpoint does not answer itself, and computes once
- * per isolate the answers the endpoint then gives from memory. Every request this endpoint serves
- * awaits `mcpSdk()` first (serveMcp, viaSdk, protocol.ts checkBody), so `sdk` is set wherever it is read.
+ * The protocol's schemas and versions (protocol.ts `mcpSpec`), loaded on the first MCP request
+ * rather than at module load. Every request this endpoint serves awaits it first (serveMcp, and
+ * protocol.ts checkBody before it), so `spec` is set wherever it is read.
  */
-type Sdk = typeof import("./sdk") & { handler: ReturnType<typeof import("./sdk")["createMcpHandler"]> };
-let loading: Promise<Sdk> | undefined;
-let sdk: Sdk | undefined;
-export function mcpSdk(): Promise<Sdk> {
-  loading ??= import("./sdk").then((m) => {
-    const handler = m.createMcpHandler(
-      (reqCtx) => {
-        const call = reqCtx.authInfo?.extra?.call as ToolCall;
-        return buildMcpServer(m.McpServer, OPERATIONS, () => call);
-      },
-      {
-        route: MCP_PATH,
-        // The route validated Host and Origin against the allowlist and checked the key's presence.
-        allowedOriginHostnames: "*",
-        allowedHostnames: undefined,
-        corsOptions: false,
-      },
+let spec: McpSpec | undefined;
+
+/**
+ * The main Worker's side of a request the SDK Worker serves (src/mcp-worker/): each tool call the
+ * SDK makes comes back here and runs as the endpoint's own do (callTool). The key was verified when
+ * the request came in; one revoked since is a tool error, as is anything that fails unexpectedly.
+ */
+class SdkHost extends RpcTarget implements ToolHost {
+  readonly #call: ToolCall;
+  constructor(call: ToolCall) {
+    super();
+    this.#call = call;
+  }
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const op = BY_TOOL.get(name);
+    if (!op) return errorResult(new ApiError("NOT_FOUND", "No such tool."));
+    return callTool(op, args, this.#call).catch((err) =>
+      errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")),
     );
-    sdk = { ...m, handler };
-    return sdk;
-  });
-  return loading;
+  }
 }
 
+/** Statuses whose response has no body (the Fetch standard's null body statuses). */
+const NULL_BODY: ReadonlySet<number> = new Set([101, 204, 205, 304]);
+
+/**
+ * One POST handed to the SDK Worker (the route checked its Host, Origin and key; the credentials are
+ * not passed on), answered as the SDK answered it. An SDK Worker that cannot answer is the contract's
+ * INTERNAL, retryable: nothing was run that its answer would have reported.
+ */
 export async function viaSdk(request: Request, body: Uint8Array, call: ToolCall): Promise<Response> {
-  const headers = new Headers(request.headers);
-  for (const h of ["authorization", "x-service-key", "cookie"]) headers.delete(h);
-  const inner = new Request(INTERNAL_MCP_URL, { method: "POST", headers, body, signal: request.signal });
-  const res = await (await mcpSdk()).handler.fetch(inner, {
-    authInfo: { token: "agent-key", clientId: "lore", scopes: [], extra: { call } },
+  const headers: [string, string][] = [];
+  for (const [k, v] of request.headers) if (k !== "authorization" && k !== "x-service-key" && k !== "cookie") headers.push([k, v]);
+  let answer: Awaited<ReturnType<McpSdkRpc["serve"]>>;
+  try {
+    answer = await (call.env.MCP_SDK as unknown as McpSdkRpc).serve({ headers, body }, serverDefinitionJson(OPERATIONS), new SdkHost(call));
+  } catch (e) {
+    console.error(
+      JSON.stringify({ level: "error", what: "mcp-sdk-unavailable", error: (e instanceof Error ? e.message : String(e)).slice(0, 300) }),
+    );
+    throw new ApiError("INTERNAL", "The MCP server could not answer this request. Try again in a moment.", { retryable: true });
+  }
+  const res = new Response(NULL_BODY.has(answer.status) ? null : answer.body, {
+    status: answer.status,
+    headers: answer.headers,
   });
   // The route checked that the body is JSON; `[` starts a batch.
   const batch = new TextDecoder().decode(body.subarray(0, 64)).trimStart().startsWith("[");
@@ -81,7 +101,7 @@ function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<
   let p = remembered.get(cacheKey);
   if (!p) {
     const body = new TextEncoder().encode(JSON.stringify({ ...message, id: 1 }));
-    const request = new Request(INTERNAL_MCP_URL, {
+    const request = new Request(`https://mcp.lore.internal${MCP_PATH}`, {
       method: "POST",
       headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
       body,
@@ -112,7 +132,7 @@ function answerable(request: Request, msg: unknown): msg is Message {
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
   if ((h.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() !== "application/json") return false;
   const version = h.get("mcp-protocol-version");
-  if (version !== null && !sdk!.SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+  if (version !== null && !spec!.SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
   const params = isObject(msg.params) ? msg.params : undefined;
   if (params && isObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta) return false;
   if (!("id" in msg)) return msg.method === "notifications/initialized";
@@ -183,7 +203,7 @@ async function answer(request: Request, body: Uint8Array, msg: unknown, call: To
   switch (msg.method) {
     case "initialize": {
       const asked = (msg.params as { protocolVersion: string }).protocolVersion;
-      const version = sdk!.SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
+      const version = spec!.SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : "other";
       return replyRemembered(await sdkResult(`initialize:${version}`, { jsonrpc: "2.0", method: "initialize", params: msg.params }, call));
     }
     case "tools/list":
@@ -343,7 +363,7 @@ async function serveBatch(request: Request, batch: unknown[], call: ToolCall): P
  */
 export async function serveMcp(request: Request, body: Uint8Array, parsed: unknown, call: ToolCall): Promise<Response> {
   try {
-    await mcpSdk();
+    spec ??= await mcpSpec();
     if (Array.isArray(parsed)) return await serveBatch(request, parsed, call);
     const a = await answer(request, body, parsed, call);
     if (a.kind === "response") return a.response;

@@ -1,38 +1,27 @@
-import type { SpecTypeName } from "@modelcontextprotocol/server";
-import { mcpSdk } from "./endpoint";
-
 /**
  * JSON-RPC checks made before a message reaches the SDK. The SDK parses each request's params
  * with its own schemas inside the handler and turns a failure into `-32603 Internal error` with a
  * zod dump; a client that sent `capabilities: "x"` deserves `-32602 Invalid params` naming the
- * field. The same schemas (the SDK's `specTypeSchemas`) are applied here first, so the answer is
- * exactly what the SDK would have required, as the right error.
+ * field. The same schemas (the SDK's `specTypeSchemas`, which are the objects spec.ts imports from
+ * the SDK's core package) are applied here first, so the answer is exactly what the SDK would have
+ * required, as the right error.
  */
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
 
-/** Client-to-server methods whose params the SDK checks with a spec schema. */
-const METHOD_SCHEMAS: Record<string, SpecTypeName> = {
-  initialize: "InitializeRequest",
-  ping: "PingRequest",
-  "tools/list": "ListToolsRequest",
-  "tools/call": "CallToolRequest",
-  "resources/list": "ListResourcesRequest",
-  "resources/templates/list": "ListResourceTemplatesRequest",
-  "resources/read": "ReadResourceRequest",
-  "resources/subscribe": "SubscribeRequest",
-  "resources/unsubscribe": "UnsubscribeRequest",
-  "prompts/list": "ListPromptsRequest",
-  "prompts/get": "GetPromptRequest",
-  "completion/complete": "CompleteRequest",
-  "logging/setLevel": "SetLevelRequest",
-  "notifications/initialized": "InitializedNotification",
-  "notifications/cancelled": "CancelledNotification",
-  "notifications/progress": "ProgressNotification",
-  "notifications/roots/list_changed": "RootsListChangedNotification",
-};
+export type McpSpec = typeof import("./spec");
+let loading: Promise<McpSpec> | undefined;
+/**
+ * The protocol's schemas and versions (spec.ts), loaded with `import()` on the first MCP request:
+ * the SDK's core package builds its zod schemas when it loads, work no REST request, page or cron
+ * run needs.
+ */
+export function mcpSpec(): Promise<McpSpec> {
+  loading ??= import("./spec");
+  return loading;
+}
 
 /** Names echoed back in errors are cut here: a client's 1 MiB tool name is not repeated to it. */
 export const MAX_ECHO = 100;
@@ -56,11 +45,7 @@ type PathItem = PropertyKey | { key: PropertyKey };
 const pathOf = (path: ReadonlyArray<PathItem> | undefined) => (path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
 
 /** One message: null when it may go on to the SDK, else the error to answer with. */
-function checkOne(
-  msg: unknown,
-  tools: ReadonlySet<string>,
-  specTypeSchemas: Awaited<ReturnType<typeof mcpSdk>>["specTypeSchemas"],
-): RpcError | null {
+function checkOne(msg: unknown, tools: ReadonlySet<string>, schemas: McpSpec["METHOD_SCHEMAS"]): RpcError | null {
   if (!isObject(msg)) return error(400, null, INVALID_REQUEST, "Invalid Request: a JSON-RPC message must be an object");
   const id: Id = typeof msg.id === "string" || typeof msg.id === "number" ? msg.id : null;
   if (msg.jsonrpc !== "2.0") return error(400, id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"');
@@ -77,9 +62,9 @@ function checkOne(
       issues: [{ path: "params", message: `expected an object, received ${describe(msg.params)}` }],
     });
   }
-  const schemaName = METHOD_SCHEMAS[msg.method];
-  if (schemaName) {
-    const result = specTypeSchemas[schemaName]["~standard"].validate({
+  const schema = Object.hasOwn(schemas, msg.method) ? schemas[msg.method] : undefined;
+  if (schema) {
+    const result = schema["~standard"].validate({
       method: msg.method,
       ...(msg.params === undefined ? {} : { params: msg.params }),
     });
@@ -166,7 +151,7 @@ export async function checkBody(
   tools: ReadonlySet<string>,
   headers: Headers,
 ): Promise<{ ok: true; parsed: unknown } | { ok: false; error: RpcError }> {
-  const { specTypeSchemas } = await mcpSdk();
+  const { METHOD_SCHEMAS } = await mcpSpec();
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -183,11 +168,11 @@ export async function checkBody(
     const refused = checkBatch(parsed, headers);
     if (refused) return { ok: false, error: refused };
     for (const m of parsed) {
-      const e = checkOne(m, tools, specTypeSchemas);
+      const e = checkOne(m, tools, METHOD_SCHEMAS);
       if (e) return { ok: false, error: e };
     }
     return { ok: true, parsed };
   }
-  const e = checkOne(parsed, tools, specTypeSchemas);
+  const e = checkOne(parsed, tools, METHOD_SCHEMAS);
   return e ? { ok: false, error: e } : { ok: true, parsed };
 }

@@ -266,7 +266,7 @@ describe("npm run deploy", () => {
     const r = await sh("npm run -s deploy -- --dry-run --hostname api.example.com", { LORE_WRANGLER: "/nonexistent/wrangler" });
     expect(r.code, r.stderr).toBe(0);
     const order = [
-      "1/10 Cloudflare login",
+      "1/11 Cloudflare login",
       "wrangler whoami",
       "wrangler d1 list --json",
       "wrangler d1 create lore",
@@ -275,7 +275,9 @@ describe("npm run deploy", () => {
       "wrangler d1 migrations apply DB --remote",
       'deploy the scanner Worker "lore-scanner"',
       "wrangler deploy --name lore-scanner --config src/scan-worker/wrangler.toml",
-      "7/10 deploy the Worker",
+      'deploy the MCP SDK Worker "lore-mcp-sdk"',
+      "wrangler deploy --name lore-mcp-sdk --config src/mcp-worker/wrangler.toml",
+      "8/11 deploy the Worker",
       "wrangler deploy --dry-run --outdir .wrangler/deploy/wrangler",
       "esbuild's module wrappers written as function expressions → .wrangler/deploy/upload/index.js",
       "wrangler deploy --no-bundle --minify=false .wrangler/deploy/upload/index.js\n",
@@ -321,6 +323,7 @@ describe("npm run deploy", () => {
         "r2 bucket create lore-skills",
         "d1 migrations apply DB --remote",
         "deploy --name lore-scanner",
+        "deploy --name lore-mcp-sdk",
         "deploy --dry-run --outdir .wrangler/deploy/wrangler",
         "deploy --no-bundle --minify=false .wrangler/deploy/upload/index.js",
         "secret list --format json",
@@ -330,9 +333,10 @@ describe("npm run deploy", () => {
       ]);
       // What was uploaded is wrangler's build with esbuild's module wrapper as a `function` expression.
       expect(readFileSync(path.join(ROOT, ".wrangler/deploy/upload/index.js"), "utf8")).toContain('s=w(function(){a="ok"})');
-      // The scanner Worker first, from its own configuration; everything else on the given one.
+      // The scanner and MCP SDK Workers first, each from its own configuration; everything else on the given one.
       expect(calls[6]!.config).toBe(path.join(ROOT, "src/scan-worker/wrangler.toml"));
-      for (const c of calls.filter((_, i) => i !== 6)) expect(c.config).toBe(config);
+      expect(calls[7]!.config).toBe(path.join(ROOT, "src/mcp-worker/wrangler.toml"));
+      for (const c of calls.filter((_, i) => i !== 6 && i !== 7)) expect(c.config).toBe(config);
       const put = (name: string) => calls.find((c) => c.args.join(" ") === `secret put ${name}`)!.stdin;
       expect(put("ADMIN_TOKEN")).toBe(server.adminToken);
       // The signing secrets are made here, never shown.
@@ -369,7 +373,7 @@ describe("npm run deploy", () => {
     }
   }, 180_000);
 
-  it("a second configuration deploys its own scanner Worker, and one bound to another deployment's scanner is refused", async () => {
+  it("a second configuration deploys its own scanner and MCP SDK Workers, and one bound to another deployment's is refused", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "lore-deploy-"));
     try {
       const toml = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").replace(/^name = "lore"$/m, 'name = "lore-staging"');
@@ -380,12 +384,22 @@ describe("npm run deploy", () => {
       expect(scriptErrors(refused.stderr)).toEqual([
         `[deploy] ${borrowed} names the Worker "lore-staging" but binds SCANNER to "lore-scanner": bind service = "lore-staging-scanner", so each deployment has its own scanner Worker (deploy creates it)`,
       ]);
+      const ownScanner = toml.replace('service = "lore-scanner"', 'service = "lore-staging-scanner"');
+      const half = path.join(dir, "half.toml");
+      writeFileSync(half, ownScanner);
+      const refusedSdk = await sh(`npm run -s deploy -- --dry-run --config ${half}`, { LORE_WRANGLER: "/nonexistent/wrangler" });
+      expect(refusedSdk.code).toBe(1);
+      expect(scriptErrors(refusedSdk.stderr)).toEqual([
+        `[deploy] ${half} names the Worker "lore-staging" but binds MCP_SDK to "lore-mcp-sdk": bind service = "lore-staging-mcp-sdk", so each deployment has its own MCP SDK Worker (deploy creates it)`,
+      ]);
       const own = path.join(dir, "staging.toml");
-      writeFileSync(own, toml.replace('service = "lore-scanner"', 'service = "lore-staging-scanner"'));
+      writeFileSync(own, ownScanner.replace('service = "lore-mcp-sdk"', 'service = "lore-staging-mcp-sdk"'));
       const r = await sh(`npm run -s deploy -- --dry-run --config ${own}`, { LORE_WRANGLER: "/nonexistent/wrangler" });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('deploy the scanner Worker "lore-staging-scanner"');
       expect(r.stdout).toContain("wrangler deploy --name lore-staging-scanner --config src/scan-worker/wrangler.toml");
+      expect(r.stdout).toContain('deploy the MCP SDK Worker "lore-staging-mcp-sdk"');
+      expect(r.stdout).toContain("wrangler deploy --name lore-staging-mcp-sdk --config src/mcp-worker/wrangler.toml");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -35,10 +35,23 @@ const FLOORS: { floor: string; units: string[] }[] = [
     ],
   },
   // What puts the areas together: the operation list, seeds, schedules, the dashboard, admin, the MCP endpoint, the app;
-  // and the scanner Worker's entry (src/scan-worker), which serves the rule sets over a service binding.
+  // and the helper Workers' entries: the scanner's (src/scan-worker), which serves the rule sets over a service
+  // binding, and the MCP SDK's (src/mcp-worker), which serves the SDK over another.
   {
     floor: "top",
-    units: ["operations.ts", "seeds.ts", "maintenance.ts", "scheduled.ts", "web", "admin", "mcp", "app.ts", "index.ts", "scan-worker"],
+    units: [
+      "operations.ts",
+      "seeds.ts",
+      "maintenance.ts",
+      "scheduled.ts",
+      "web",
+      "admin",
+      "mcp",
+      "app.ts",
+      "index.ts",
+      "scan-worker",
+      "mcp-worker",
+    ],
   },
 ];
 
@@ -76,6 +89,7 @@ const SAME_FLOOR: Record<string, string[]> = {
   "scheduled.ts": ["maintenance.ts"],
   "index.ts": ["app.ts", "scheduled.ts", "mcp"],
   "scan-worker": [],
+  "mcp-worker": [],
 };
 
 const AREAS = new Set(FLOORS.find((f) => f.floor === "areas")!.units);
