@@ -20,6 +20,14 @@ const INTERNAL_MCP_URL = `https://mcp.lore.internal${MCP_PATH}`;
 
 const notFound = () => new Response("Not found", { status: 404 });
 
+/**
+ * The longest one request may take here. What reaches the SDK answers and ends (a stateless POST;
+ * the open stream of subscriptions/listen is refused by the main Worker), so this only bounds a
+ * request that would otherwise hold both Workers: the slowest tool call (a 500-entry sync, a cold
+ * package check) takes seconds.
+ */
+const SERVE_TIMEOUT_MS = 60_000;
+
 const handler = createMcpHandler(
   (reqCtx) => {
     // `serve` hands every request over with these; the handler is reached no other way.
@@ -44,7 +52,12 @@ export class McpSdk extends WorkerEntrypoint implements McpSdkRpc {
    */
   async serve(request: SdkRequest, server: string, host: ToolHost): Promise<SdkAnswer> {
     if (definition?.text !== server) definition = { text: server, parsed: JSON.parse(server) as ServerDefinition };
-    const inner = new Request(INTERNAL_MCP_URL, { method: "POST", headers: request.headers, body: request.body });
+    const inner = new Request(INTERNAL_MCP_URL, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(SERVE_TIMEOUT_MS),
+    });
     const res = await handler.fetch(inner, {
       authInfo: { token: "agent-key", clientId: "lore", scopes: [], extra: { server: definition.parsed, host } },
     });

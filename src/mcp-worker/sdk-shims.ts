@@ -1,9 +1,8 @@
 /**
- * What the MCP SDK imports as `@modelcontextprotocol/server/_shims` (wrangler.toml [alias]), in
- * place of its workerd shim. Two differences from that shim:
- * - no `preloadSchemas()` at module load: the SDK builds both protocol eras' wire schemas on first
- *   use, and most requests never reach the SDK (REST; MCP initialize and tools/list are answered
- *   from memory);
+ * What the MCP SDK imports as `@modelcontextprotocol/server/_shims` (this folder's wrangler.toml
+ * [alias]), in place of its workerd shim. Two differences from that shim:
+ * - no `preloadSchemas()` at module load: the SDK builds a protocol era's wire schemas when a request
+ *   of that era first needs them, not both eras' before the SDK Worker's first answer;
  * - no JSON Schema validator (@cfworker/json-schema, some 6 KiB of the gzipped bundle). The SDK
  *   uses its default validator only to check an elicitation answer against the schema the server
  *   asked with (`Server.elicitInput`) and in `fromJsonSchema`; Lore sends no elicitation and builds
@@ -15,7 +14,7 @@ import type { jsonSchemaValidator, JsonSchemaValidator } from "@modelcontextprot
 export class DefaultJsonSchemaValidator implements jsonSchemaValidator {
   getValidator<T>(_schema: unknown): JsonSchemaValidator<T> {
     throw new Error(
-      "JSON Schema validation is not bundled (src/mcp/sdk-shims.ts): pass McpServer a jsonSchemaValidator before sending elicitations",
+      "JSON Schema validation is not bundled (src/mcp-worker/sdk-shims.ts): pass McpServer a jsonSchemaValidator before sending elicitations",
     );
   }
 }

@@ -24,9 +24,12 @@ function advertised(vendor: string, json: Record<string, unknown>) {
  * (`host.callTool`), which admits it, runs the operation and answers the tool result, errors included.
  */
 export function buildMcpServer(def: ServerDefinition, host: ToolHost): McpServer {
+  // listChanged: false, said explicitly (the SDK says true when a tool is registered): the tool list is
+  // fixed per deploy, no notification of a change is ever sent, and subscriptions/listen is refused
+  // before it gets here (src/mcp/protocol.ts).
   const server = new McpServer(
     { name: "lore", version: "1.0.0" },
-    { capabilities: { tools: {}, logging: {} }, instructions: def.instructions },
+    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: def.instructions },
   );
   for (const { name, inputSchema, outputSchema, ...config } of def.tools) {
     server.registerTool(

@@ -42,37 +42,68 @@ let spec: McpSpec | undefined;
  */
 class SdkHost extends RpcTarget implements ToolHost {
   readonly #call: ToolCall;
+  /** Whether the SDK asked for a tool call: a failure after that is not safe to retry blindly. */
+  #ran = false;
   constructor(call: ToolCall) {
     super();
     this.#call = call;
   }
+  get ranTool(): boolean {
+    return this.#ran;
+  }
   async callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
     const op = BY_TOOL.get(name);
     if (!op) return errorResult(new ApiError("NOT_FOUND", "No such tool."));
+    this.#ran = true;
     return callTool(op, args, this.#call).catch((err) =>
       errorResult(err instanceof KeyRefused ? err.error : new ApiError("INTERNAL", "Internal error")),
     );
   }
 }
 
+/**
+ * The request headers the SDK reads (the transport's content negotiation, the protocol version and
+ * session, the 2026 protocol's method and name headers, a stream's resumption): nothing else is
+ * handed on, neither the credentials nor what the route or the sessions object added (x-lore-*).
+ */
+const forSdk = (name: string) => name === "accept" || name === "content-type" || name === "last-event-id" || name.startsWith("mcp-");
+
+/**
+ * The address of what the endpoint hands the SDK itself (sdkResult): only its headers and body are
+ * sent (viaSdk); the SDK Worker serves them at an internal address of its own.
+ */
+const SDK_REQUEST_URL = `https://mcp.lore.internal${MCP_PATH}`;
+
 /** Statuses whose response has no body (the Fetch standard's null body statuses). */
 const NULL_BODY: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 
 /**
- * One POST handed to the SDK Worker (the route checked its Host, Origin and key; the credentials are
- * not passed on), answered as the SDK answered it. An SDK Worker that cannot answer is the contract's
- * INTERNAL, retryable: nothing was run that its answer would have reported.
+ * One POST handed to the SDK Worker (the route checked its Host, Origin and key; only the headers
+ * the SDK reads are passed on), answered as the SDK answered it. An SDK Worker that cannot answer is
+ * the contract's INTERNAL: retryable when no tool call had started, else not, since the call may
+ * have taken effect (and been counted) before the answer was lost.
  */
 export async function viaSdk(request: Request, body: Uint8Array, call: ToolCall): Promise<Response> {
   const headers: [string, string][] = [];
-  for (const [k, v] of request.headers) if (k !== "authorization" && k !== "x-service-key" && k !== "cookie") headers.push([k, v]);
+  for (const [k, v] of request.headers) if (forSdk(k)) headers.push([k, v]);
+  const host = new SdkHost(call);
   let answer: Awaited<ReturnType<McpSdkRpc["serve"]>>;
   try {
-    answer = await (call.env.MCP_SDK as unknown as McpSdkRpc).serve({ headers, body }, serverDefinitionJson(OPERATIONS), new SdkHost(call));
+    answer = await (call.env.MCP_SDK as unknown as McpSdkRpc).serve({ headers, body }, serverDefinitionJson(OPERATIONS), host);
   } catch (e) {
     console.error(
-      JSON.stringify({ level: "error", what: "mcp-sdk-unavailable", error: (e instanceof Error ? e.message : String(e)).slice(0, 300) }),
+      JSON.stringify({
+        level: "error",
+        what: "mcp-sdk-unavailable",
+        ranTool: host.ranTool,
+        error: (e instanceof Error ? e.message : String(e)).slice(0, 300),
+      }),
     );
+    if (host.ranTool)
+      throw new ApiError(
+        "INTERNAL",
+        "The MCP server failed after the tool call started: it may have taken effect. Check (service_usage, or the thing it changes) before calling it again.",
+      );
     throw new ApiError("INTERNAL", "The MCP server could not answer this request. Try again in a moment.", { retryable: true });
   }
   const res = new Response(NULL_BODY.has(answer.status) ? null : answer.body, {
@@ -91,31 +122,34 @@ export async function viaSdk(request: Request, body: Uint8Array, call: ToolCall)
  * tool list (some 60 tools with their schemas) is not serialized again for every request. Bounded
  * by the supported versions.
  */
-const remembered = new Map<string, Promise<Remembered>>();
+const remembered = new Map<string, Remembered>();
 /** A remembered result: its JSON text (for a batch's array) and that text as UTF-8 (a message sent alone). */
 interface Remembered {
   text: string;
   bytes: Uint8Array;
 }
-function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<Remembered> {
-  let p = remembered.get(cacheKey);
-  if (!p) {
-    const body = new TextEncoder().encode(JSON.stringify({ ...message, id: 1 }));
-    const request = new Request(`https://mcp.lore.internal${MCP_PATH}`, {
-      method: "POST",
-      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
-      body,
-    });
-    p = viaSdk(request, body, call).then(async (res) => {
-      const json = (await res.json()) as { result?: unknown };
-      if (res.status !== 200 || json.result === undefined) throw new Error(`MCP ${message.method}: the SDK answered ${res.status}`);
-      const text = JSON.stringify(json.result);
-      return { text, bytes: encoder.encode(text) };
-    });
-    p.catch(() => remembered.delete(cacheKey));
-    remembered.set(cacheKey, p);
-  }
-  return p;
+/**
+ * Only settled answers are kept, never a promise in flight: the SDK's answer comes over RPC, I/O of
+ * the request that asked, and workerd cancels another request that waits on it once that request
+ * ends (or is cancelled by its client) first. The requests of a cold isolate's first burst may each
+ * ask the SDK once; every one after is answered from memory.
+ */
+async function sdkResult(cacheKey: string, message: Message, call: ToolCall): Promise<Remembered> {
+  const hit = remembered.get(cacheKey);
+  if (hit) return hit;
+  const body = encoder.encode(JSON.stringify({ ...message, id: 1 }));
+  const request = new Request(SDK_REQUEST_URL, {
+    method: "POST",
+    headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+    body,
+  });
+  const res = await viaSdk(request, body, call);
+  const json = (await res.json()) as { result?: unknown };
+  if (res.status !== 200 || json.result === undefined) throw new Error(`MCP ${message.method}: the SDK answered ${res.status}`);
+  const text = JSON.stringify(json.result);
+  const r = { text, bytes: encoder.encode(text) };
+  remembered.set(cacheKey, r);
+  return r;
 }
 
 /**
@@ -155,6 +189,8 @@ export const refused = (err: ApiError, requestId: string): Response => errorResp
 
 /** The JSON-RPC error a message of a batch gets when its admission is refused (the 429 of a message sent alone). */
 export const RATE_LIMITED_CODE = -32029;
+/** JSON-RPC's internal error: a message of a batch the SDK Worker could not answer (the 500 of a message sent alone). */
+const INTERNAL_ERROR_CODE = -32603;
 
 /**
  * `text`: a JSON-RPC response; with `bytes`, the same response as UTF-8 made from a remembered
@@ -337,11 +373,12 @@ async function serveBatch(request: Request, batch: unknown[], call: ToolCall): P
     try {
       a = await answer(request, one, msg, call);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== "RATE_LIMITED") throw err;
+      // A full window refuses this message alone; so does an SDK Worker that could not answer it
+      // (INTERNAL, from viaSdk): the messages before it were answered, the ones after still run.
+      if (!(err instanceof ApiError) || (err.code !== "RATE_LIMITED" && err.code !== "INTERNAL")) throw err;
       if (id !== undefined && isObject(msg) && "method" in msg) {
-        out.push(
-          JSON.stringify({ jsonrpc: "2.0", id, error: { code: RATE_LIMITED_CODE, message: err.message, data: err.toBody().error } }),
-        );
+        const code = err.code === "RATE_LIMITED" ? RATE_LIMITED_CODE : INTERNAL_ERROR_CODE;
+        out.push(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message: err.message, data: err.toBody().error } }));
       }
       continue;
     }

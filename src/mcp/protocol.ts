@@ -10,6 +10,14 @@
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
+export const METHOD_NOT_FOUND = -32601;
+
+/**
+ * The 2026 protocol's open stream for change notifications. Lore sends none (its tools are fixed per
+ * deploy, and the server advertises `listChanged: false`), and the SDK would hold the request open
+ * with nothing to send: refused before it reaches the SDK.
+ */
+const LISTEN = "subscriptions/listen";
 
 export type McpSpec = typeof import("./spec");
 let loading: Promise<McpSpec> | undefined;
@@ -61,6 +69,14 @@ function checkOne(msg: unknown, tools: ReadonlySet<string>, schemas: McpSpec["ME
     return error(status, id, INVALID_PARAMS, `Invalid params: "params" must be an object, not ${describe(msg.params)}`, {
       issues: [{ path: "params", message: `expected an object, received ${describe(msg.params)}` }],
     });
+  }
+  if (msg.method === LISTEN) {
+    return error(
+      status,
+      id,
+      METHOD_NOT_FOUND,
+      `Method not found: ${LISTEN} (Lore's tool list does not change while a client is connected, so there is nothing to listen for: capabilities.tools.listChanged is false)`,
+    );
   }
   const schema = Object.hasOwn(schemas, msg.method) ? schemas[msg.method] : undefined;
   if (schema) {

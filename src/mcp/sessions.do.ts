@@ -159,7 +159,9 @@ export class McpSessions extends DurableObject<Env> {
         this.endKey(keyHash);
         return refused(err.error, call.requestId);
       }
-      if (err instanceof ApiError && (err.code === "UNAUTHENTICATED" || err.code === "RATE_LIMITED")) return refused(err, call.requestId);
+      // Every error of the contract is answered here, in its shape: thrown on, it would reach the
+      // route through the object's stub as a plain Error, and be a 500 without its code or details.
+      if (err instanceof ApiError) return refused(err, call.requestId);
       throw err;
     }
   }

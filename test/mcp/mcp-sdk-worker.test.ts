@@ -92,6 +92,90 @@ describe("the MCP SDK Worker behind the MCP_SDK service binding", () => {
     expect(tool.body.result.isError).toBeUndefined();
   });
 
+  it("a batch message the SDK Worker cannot answer gets its JSON-RPC error; the rest of the batch is answered", async () => {
+    const a = await newAgent();
+    const r = await rpc(
+      a.key,
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 2, method: "resources/list" },
+        { jsonrpc: "2.0", id: 3, method: "ping" },
+      ],
+      { env: DOWN },
+    );
+    expect(r.status).toBe(200);
+    expect(r.body[0]).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(r.body[1]).toMatchObject({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32603, data: { code: "INTERNAL", details: { retryable: true } } },
+    });
+    expect(r.body[2]).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+  });
+
+  it("failing after a tool call started is INTERNAL but not retryable: the call was counted and may have taken effect", async () => {
+    const a = await newAgent();
+    const before = await usage(a.key);
+    const failsAfterTheCall = {
+      MCP_SDK: {
+        serve: async (_req: unknown, _server: string, host: { callTool(n: string, args: object): Promise<unknown> }) => {
+          await host.callTool("service_kb_search", { q: "retry" });
+          throw new Error("Network connection lost.");
+        },
+      },
+    };
+    const r = await rpc(a.key, { jsonrpc: "2.0", id: 1, method: "resources/list" }, { env: failsAfterTheCall });
+    expectError(r, 500, "INTERNAL");
+    expect(r.body.error.details).toBeUndefined();
+    expect(r.body.error.message).toMatch(/may have taken effect/);
+    expect((await usage(a.key)).API_CALLS.used).toBe(before.API_CALLS.used + 1);
+  });
+
+  it("hands the SDK only the headers it reads: never the key, the cookie or Lore's own", async () => {
+    const a = await newAgent();
+    let seen: [string, string][] = [];
+    const recording = {
+      MCP_SDK: {
+        serve: async (req: { headers: [string, string][] }) => {
+          seen = req.headers;
+          return { status: 200, headers: [["content-type", "application/json"]], body: '{"jsonrpc":"2.0","id":1,"result":{}}' };
+        },
+      },
+    };
+    const r = await rpc(
+      a.key,
+      { jsonrpc: "2.0", id: 1, method: "resources/list" },
+      {
+        env: recording,
+        headers: { cookie: "lore_session=secret", "x-service-key": a.key, "mcp-protocol-version": "2025-06-18", "x-lore-owner": "acct_x" },
+      },
+    );
+    expect(r.status).toBe(200);
+    expect(Object.fromEntries(seen)).toEqual({
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      "mcp-protocol-version": "2025-06-18",
+    });
+  });
+
+  it("subscriptions/listen is refused before the SDK (nothing to listen for), and initialize says listChanged: false", async () => {
+    const a = await newAgent();
+    const listen = await rpc(
+      a.key,
+      { jsonrpc: "2.0", id: 4, method: "subscriptions/listen", params: { _meta: envelope } },
+      { headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" } },
+    );
+    expect(listen.body).toMatchObject({ jsonrpc: "2.0", id: 4, error: { code: -32601 } });
+    expect(listen.body.error.message).toMatch(/^Method not found: subscriptions\/listen/);
+    const init = await rpc(a.key, {
+      jsonrpc: "2.0",
+      id: 5,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    expect(init.body.result.capabilities.tools).toEqual({ listChanged: false });
+  });
+
   it("the main Worker checks messages with the SDK's own schemas and versions (the same objects)", () => {
     expect(SUPPORTED_PROTOCOL_VERSIONS).toEqual(SDK_VERSIONS);
     const byObject = new Map<unknown, string>(Object.entries(specTypeSchemas).map(([name, schema]) => [schema, name]));
