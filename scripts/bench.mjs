@@ -3,8 +3,8 @@
 // CPU per request against its floor: a route of the same Worker that does only the storage round
 // trips a request of that kind cannot avoid (src/admin/bench.route.ts). Not a test: budgets live here.
 //
-// Each scenario runs interleaved with its floor (BENCH_ROUNDS rounds of floor, then scenario), so
-// both meet the same load on a shared machine.
+// Each scenario runs interleaved with its floor (BENCH_ROUNDS rounds of a floor chunk and a scenario
+// chunk, each going first in every other round), so both meet the same load on a shared machine.
 //
 // Worker CPU is read from /proc/<pid>/stat (utime + stime) of the workerd process that runs the
 // Worker and its Durable Objects (wrangler dev runs a second workerd for its HTTP proxy: that one is
@@ -27,7 +27,7 @@
 // (scripts/cpu-profile.mjs, docs/profiling.md). A full run ends with `npm run check:startup`'s start-up window against a bare
 // Worker's as the table's last row.
 //
-// Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_ROUNDS (default 5), BENCH_CONCURRENCY (default 16),
+// Options (env): BENCH_REQUESTS (per scenario, default 1500), BENCH_ROUNDS (default 6), BENCH_CONCURRENCY (default 16),
 // BENCH_ACCOUNTS (default 120), PORT (default: a free one), BENCH_ONLY (comma-separated parts of
 // scenario names, or tags: `BENCH_ONLY=core` runs the request-path set of issue 13).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -52,7 +52,8 @@ import { seed } from "./seed.mjs";
 import { connectInspector, topFrames } from "./cpu-profile.mjs";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+// Even, so that the floor and the scenario each go first in as many rounds (runPaired).
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 120);
 // Other servers (tests, other benches) may run at the same time: never a fixed port by default.
@@ -168,7 +169,8 @@ function summary(name, acc) {
 }
 
 /**
- * A scenario and its floor, interleaved: ROUNDS rounds of (floor chunk, scenario chunk), so both
+ * A scenario and its floor, interleaved: ROUNDS rounds of a floor chunk and a scenario chunk (the floor
+ * first in even rounds, the scenario in odd ones), so both
  * see the same machine. Other work on a shared machine then moves both sides alike, and the ratios
  * stay comparable from run to run even when the absolute numbers do not.
  */
@@ -182,8 +184,15 @@ async function runPaired(s, floor, pid) {
   await prime(s, floor, pid);
   for (let r = 0, done = 0; done < REQUESTS; r++) {
     const count = Math.min(per, REQUESTS - done);
-    await runChunk(floor, pid, done, count, a);
-    await runChunk(s, pid, done, count, b);
+    // Each side goes first in every other round: whichever runs second was measured slower (the bare
+    // route against itself read 0.89–0.97× over a run's rounds when the floor always went first).
+    if (r % 2 === 0) {
+      await runChunk(floor, pid, done, count, a);
+      await runChunk(s, pid, done, count, b);
+    } else {
+      await runChunk(s, pid, done, count, b);
+      await runChunk(floor, pid, done, count, a);
+    }
     done += count;
   }
   return { floor: summary(floor.name, a), scenario: summary(s.name, b) };
