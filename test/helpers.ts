@@ -99,6 +99,22 @@ export function expectError(r: { status: number; body: any; headers: Headers }, 
   return r.body;
 }
 
+/**
+ * One POST to /v1/mcp as a Streamable HTTP client sends it (JSON and SSE accepted, the agent key as a
+ * bearer token), through the Worker's fetch like `call`; `env` as for `call`.
+ */
+export const mcpPost = (key: string, body: unknown, opts: { headers?: Record<string, string>; env?: Record<string, unknown> } = {}) =>
+  call("POST", "/v1/mcp", {
+    raw: JSON.stringify(body),
+    headers: {
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      authorization: `Bearer ${key}`,
+      ...opts.headers,
+    },
+    env: opts.env,
+  });
+
 /** A real MCP SDK v1 client (what most harnesses speak) connected through the Worker's fetch. */
 export async function mcpClient(key: string, header: "bearer" | "x-service-key" = "bearer") {
   const client = new Client({ name: "lore-test", version: "1.0.0" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError, newAgent, type TestAgent } from "../helpers";
+import { call, expectError, mcpPost, newAgent, type TestAgent } from "../helpers";
 import { setClock } from "../../src/core/clock";
 
 /**
@@ -10,9 +10,7 @@ import { setClock } from "../../src/core/clock";
  * per-minute rate like every other request.
  */
 
-const HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json" };
-const rpc = (key: string, body: unknown, headers: Record<string, string> = {}) =>
-  call("POST", "/v1/mcp", { raw: JSON.stringify(body), headers: { ...HEADERS, authorization: `Bearer ${key}`, ...headers } });
+const rpc = (key: string, body: unknown, headers: Record<string, string> = {}) => mcpPost(key, body, { headers });
 const usage = async (a: TestAgent) => (await call("GET", "/v1/usage/today", { key: a.key })).body.metrics;
 const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list" });
 const tool = (id: number, name: string, args: Record<string, unknown> = {}) => ({

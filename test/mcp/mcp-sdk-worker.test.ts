@@ -8,24 +8,14 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { specTypeSchemas, SUPPORTED_PROTOCOL_VERSIONS as SDK_VERSIONS } from "@modelcontextprotocol/server";
-import { call, expectError, newAgent } from "../helpers";
+import { call, expectError, mcpPost, newAgent } from "../helpers";
 import { METHOD_SCHEMAS, SUPPORTED_PROTOCOL_VERSIONS } from "../../src/mcp/spec";
 import { serverDefinitionJson } from "../../src/core/mcp-tools";
 import { OPERATIONS } from "../../src/operations";
 import { buildMcpServer } from "../../src/mcp-worker/server";
 import { DefaultJsonSchemaValidator } from "../../src/mcp-worker/sdk-shims";
 
-const rpc = (key: string, body: unknown, opts: { headers?: Record<string, string>; env?: Record<string, unknown> } = {}) =>
-  call("POST", "/v1/mcp", {
-    raw: JSON.stringify(body),
-    headers: {
-      accept: "application/json, text/event-stream",
-      "content-type": "application/json",
-      authorization: `Bearer ${key}`,
-      ...opts.headers,
-    },
-    env: opts.env,
-  });
+const rpc = mcpPost;
 
 /** What an unreachable SDK Worker looks like to the caller: every RPC call rejects. */
 const lost = () => Promise.reject(new Error("Network connection lost."));

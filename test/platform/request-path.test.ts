@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { BASE, call, expectError, mcpClient, newAgent, signup, toolJson, type TestAgent } from "../helpers";
+import { BASE, call, expectError, mcpClient, mcpPost, newAgent, signup, toolJson, type TestAgent } from "../helpers";
 import { viaSdk } from "../../src/mcp/endpoint";
 import { setClock } from "../../src/core/clock";
 import { newId, randomBase62, sha256Hex } from "../../src/core/crypto";
@@ -26,16 +26,7 @@ function clockAt(iso: string) {
 }
 
 const usage = (key: string) => call("GET", "/v1/usage/today", { key });
-const rpc = (key: string, body: unknown, headers: Record<string, string> = {}) =>
-  call("POST", "/v1/mcp", {
-    raw: JSON.stringify(body),
-    headers: {
-      accept: "application/json, text/event-stream",
-      "content-type": "application/json",
-      authorization: `Bearer ${key}`,
-      ...headers,
-    },
-  });
+const rpc = (key: string, body: unknown, headers: Record<string, string> = {}) => mcpPost(key, body, { headers });
 const toolCall = (key: string, name: string, args: Record<string, unknown> = {}, id: number | string = 1) =>
   rpc(key, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
 
