@@ -2,13 +2,21 @@
  * What the main Worker and the MCP SDK Worker (src/mcp-worker/) say to each other over the `MCP_SDK`
  * service binding. Types only: neither side's code is imported by the other.
  *
- * The SDK serves what the endpoint does not answer itself (src/mcp/endpoint.ts): batches' other
- * methods, SSE-only clients, the 2026 protocol, the first initialize and tools/list of each isolate.
+ * The SDK serves what the endpoint does not answer itself (src/mcp/endpoint.ts): methods other than
+ * initialize, ping, tools/list and tools/call (alone or in a batch), clients that accept only SSE,
+ * the 2026 protocol, and the first initialize and tools/list of each isolate.
  * It runs in a Worker of its own so that the main Worker's every cold start does not compile it (the
  * SDK and the agents package are some 190 KB of the upload: docs/profiling.md). The tools stay the
  * main Worker's: the SDK is handed their definitions as JSON and calls back for each tool call.
  */
-import type { ToolResult } from "./mcp-tools";
+
+/** A tool call's result as MCP carries it (core/mcp-tools.ts callTool makes it; the SDK answers it as is). */
+export type ToolResult = {
+  isError?: boolean;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+};
 
 /** A tool as tools/list advertises it, its schemas as JSON Schema (core/mcp-tools.ts `serverDefinitionJson`). */
 export interface ToolDefinitionJson {

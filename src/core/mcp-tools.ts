@@ -9,7 +9,9 @@ import { jsonSchemaOf } from "./json-schema";
 import type { ActivitySink } from "./activity";
 import { isFree, type Ran, runOperation } from "./run-operation";
 import { compactAnswer, compactSchema, DETAIL_VALUES, shareDefs, type Detail } from "./compact";
-import type { ServerDefinition, ToolDefinitionJson } from "./mcp-sdk-rpc";
+import type { ServerDefinition, ToolDefinitionJson, ToolResult } from "./mcp-sdk-rpc";
+
+export type { ToolResult };
 
 export const SERVER_INSTRUCTIONS =
   "Lore gives coding agents dated facts about their dependencies and models, a package-name check " +
@@ -175,13 +177,6 @@ function quotaLine(q: ReturnType<typeof quotaMeta>): string {
   const { metrics: _all, perMinute: _window, plan: _plan, ...own } = q;
   return JSON.stringify(own);
 }
-
-export type ToolResult = {
-  isError?: boolean;
-  content: { type: "text"; text: string }[];
-  structuredContent?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-};
 
 /**
  * An error as a tool result: plain JSON `{error}` for every tool, so clients parse one shape. Errors
