@@ -13,7 +13,7 @@ import type { AnyOperation } from "../core/operation";
 import { ApiError, errorResponse } from "../core/errors";
 import { OPERATIONS } from "../operations";
 import { preferJson } from "./json-response";
-import { mcpSpec, type McpSpec } from "./protocol";
+import { carriesEnvelope, isObject, mcpSpec, type McpSpec } from "./protocol";
 import type { McpSdkRpc, ToolHost } from "../core/mcp-sdk-rpc";
 
 export const MCP_PATH = "/v1/mcp";
@@ -21,12 +21,7 @@ export const MCP_PATH = "/v1/mcp";
 const BY_TOOL = new Map<string, AnyOperation>(OPERATIONS.flatMap((o) => (o.mcp ? [[o.mcp.tool, o] as const] : [])));
 export const TOOLS: ReadonlySet<string> = new Set(BY_TOOL.keys());
 
-/** The `_meta` key of the 2026 protocol's per-request envelope: such requests go to the SDK. */
-const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
-
 type Message = { jsonrpc: "2.0"; id?: string | number; method?: string; params?: Record<string, unknown> };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The protocol's schemas and versions (protocol.ts `mcpSpec`), loaded on the first MCP request
@@ -168,7 +163,8 @@ function answerable(request: Request, msg: unknown): msg is Message {
   const version = h.get("mcp-protocol-version");
   if (version !== null && !spec!.SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
   const params = isObject(msg.params) ? msg.params : undefined;
-  if (params && isObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta) return false;
+  // The 2026 protocol's per-request envelope: such requests go to the SDK.
+  if (carriesEnvelope(msg)) return false;
   if (!("id" in msg)) return msg.method === "notifications/initialized";
   switch (msg.method) {
     case "initialize":

@@ -47,7 +47,7 @@ const error = (status: number, id: Id, code: number, message: string, data?: unk
   body: { jsonrpc: "2.0", id, error: { code, message, ...(data === undefined ? {} : { data }) } },
 });
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 type PathItem = PropertyKey | { key: PropertyKey };
 const pathOf = (path: ReadonlyArray<PathItem> | undefined) => (path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
@@ -118,7 +118,7 @@ export const MAX_BATCH = 10;
 
 /** The 2026 protocol's per-request envelope (`params._meta` naming a protocol version). */
 const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
-const carriesEnvelope = (m: unknown) =>
+export const carriesEnvelope = (m: unknown) =>
   isObject(m) && isObject(m.params) && isObject(m.params._meta) && PROTOCOL_VERSION_META_KEY in m.params._meta;
 
 /** A batch the protocol version in use does not allow, or one too large: the -32600 to answer, else null. */
